@@ -1,0 +1,56 @@
+import type { Db } from '../db/database.js';
+import type { Kysely, Transaction } from 'kysely';
+import type { Database, NewOrganization, OrganizationKind, Role } from '../db/schema.js';
+
+/** Only repositories touch Kysely. They take `db | trx` first and return rows. */
+export type Executor = Db | Kysely<Database> | Transaction<Database>;
+
+export function insertOrganization(db: Executor, values: NewOrganization) {
+  return db.insertInto('organizations').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export function findOrganizationByEin(db: Executor, ein: string) {
+  return db.selectFrom('organizations').selectAll().where('ein', '=', ein).executeTakeFirst();
+}
+
+export function listOrganizations(db: Executor, kind?: OrganizationKind) {
+  let query = db.selectFrom('organizations').selectAll().orderBy('name').orderBy('id');
+  if (kind) query = query.where('kind', '=', kind);
+  return query.execute();
+}
+
+export function insertUser(db: Executor, values: { email: string; password_hash: string; display_name?: string | null }) {
+  return db.insertInto('users').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export function findUserByEmail(db: Executor, email: string) {
+  return db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+}
+
+export function insertMembership(db: Executor, values: { organization_id: string; user_id: string; role: Role }) {
+  return db.insertInto('memberships').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export function updateMembershipRole(db: Executor, organizationId: string, userId: string, role: Role) {
+  return db
+    .updateTable('memberships')
+    .set({ role, updated_at: new Date() })
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export function deleteMembership(db: Executor, organizationId: string, userId: string) {
+  return db.deleteFrom('memberships').where('organization_id', '=', organizationId).where('user_id', '=', userId).returningAll().executeTakeFirst();
+}
+
+export function listMembershipsOfOrganization(db: Executor, organizationId: string) {
+  return db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select(['users.email', 'memberships.role', 'memberships.created_at'])
+    .where('memberships.organization_id', '=', organizationId)
+    .orderBy('users.email')
+    .execute();
+}

@@ -1,0 +1,57 @@
+import Koa from 'koa';
+import type { AppConfig } from './config/schema.js';
+import type { Db } from './db/database.js';
+import type { Logger } from './logging/logger.js';
+import { buildApiApp } from './apps/api-app.js';
+import { buildDashboardApp } from './apps/dashboard-app.js';
+import { accessLog } from './http/access-log.js';
+import { AddressSet } from './http/client-address.js';
+import { clientAddress } from './http/client-address.js';
+import { errorHandler } from './http/error-handler.js';
+import { healthEndpoints, isLoopback } from './http/health.js';
+import { hostDispatch } from './http/host-dispatch.js';
+import { HostTable, hostTargets, isLoopbackAuthority } from './http/hosts.js';
+import { httpsRequired } from './http/https-required.js';
+import { requestId } from './http/request-id.js';
+import { securityHeaders } from './http/security-headers.js';
+import type { Middleware } from 'koa';
+import './http/state.js';
+
+export interface AppDeps {
+  config: AppConfig;
+  db: Db;
+  logger: Logger;
+}
+
+/**
+ * Builds the one Koa app that serves all four hosts. It never listens: main.ts does, and
+ * tests drive `app.callback()` through supertest.
+ */
+export function buildApp({ config, db, logger }: AppDeps): Koa {
+  const app = new Koa();
+  app.proxy = false; // forwarded headers are judged by clientAddress, against trusted_proxies only
+  app.silent = true; // errors are logged by errorHandler, with the request id
+
+  const hosts = new HostTable(hostTargets(config));
+  const health = healthEndpoints(db);
+
+  app.use(requestId(logger));
+  app.use(clientAddress(new AddressSet(config.trusted_proxies)));
+  app.use(accessLog());
+  app.use(errorHandler());
+  app.use(securityHeaders());
+  if (config.profile === 'production') app.use(httpsRequired());
+  // Health probes answer on the four hosts, and on a loopback authority from a loopback peer
+  // (an operator's or orchestrator's local check that knows no public host name).
+  app.use(async (ctx, next) => {
+    const localProbe = isLoopback(ctx.req.socket.remoteAddress ?? '') && isLoopbackAuthority(ctx.get('host'));
+    if (localProbe || hosts.lookup(ctx.get('host'))) return health(ctx, next);
+    return next();
+  });
+  const apps: Record<string, Middleware> = {};
+  for (const target of hosts.targets) {
+    apps[target.key] = target.surface === 'api' ? buildApiApp(target) : buildDashboardApp(target);
+  }
+  app.use(hostDispatch(hosts, apps as Record<(typeof hosts.targets)[number]['key'], Middleware>));
+  return app;
+}

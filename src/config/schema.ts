@@ -1,0 +1,128 @@
+import net from 'node:net';
+import { z } from 'zod';
+
+/** Every setting Almoner reads, in one flat namespace so each maps to one env var. */
+
+const originUrl = z
+  .string()
+  .superRefine((value, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be an absolute URL such as https://api.example.org' });
+      return;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      ctx.addIssue({ code: 'custom', message: 'must use http or https' });
+    }
+    if (url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
+      ctx.addIssue({ code: 'custom', message: 'must be an origin only (scheme, host, optional port), without path, query, fragment or credentials' });
+    }
+  })
+  // Normalised form: scheme and host lower-cased, default port dropped, no trailing slash.
+  .transform((value) => new URL(value).origin);
+
+export function isCidrOrAddress(value: string): boolean {
+  const [address, prefix, extra] = value.split('/');
+  if (extra !== undefined || !address) return false;
+  const family = net.isIP(address);
+  if (family === 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+const cidr = z.string().refine(isCidrOrAddress, { message: 'must be an IP address or CIDR range (IPv4 or IPv6), e.g. 10.0.0.0/8 or fd00::/8' });
+
+const listenAddress = z.string().refine(
+  (value) => {
+    const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(value);
+    if (!match) return false;
+    const host = match[1] ?? match[2] ?? '';
+    const port = Number(match[3]);
+    return port >= 0 && port <= 65535 && (net.isIP(host) !== 0 || host === 'localhost');
+  },
+  { message: 'must be host:port with an IP address or localhost, e.g. 0.0.0.0:8080 or [::]:8443' },
+);
+
+const booleanLike = z.preprocess((value) => {
+  if (typeof value !== 'string') return value;
+  if (/^(true|1|yes)$/i.test(value)) return true;
+  if (/^(false|0|no)$/i.test(value)) return false;
+  return value;
+}, z.boolean());
+
+const intIn = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const settingsShape = z
+  .object({
+    profile: z.enum(['dev', 'production']),
+    database_url: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection URL')
+      .optional(),
+    database_pool_max: intIn(1, 200),
+    database_statement_timeout_ms: intIn(0, 600_000),
+    data_dir: z.string().min(1),
+    base_url: originUrl,
+    sandbox_base_url: originUrl,
+    dashboard_url: originUrl,
+    sandbox_dashboard_url: originUrl,
+    listen: z.array(listenAddress).optional(),
+    tls_cert: z.string().min(1).optional(),
+    tls_key: z.string().min(1).optional(),
+    trusted_proxies: z.array(cidr),
+    log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    shutdown_grace_seconds: intIn(0, 600),
+    demo_data: booleanLike,
+    password_memory_kib: intIn(19_456, 4_194_304),
+    password_time_cost: intIn(2, 100),
+    password_parallelism: intIn(1, 16),
+  })
+  .strict();
+
+export const configSchema = settingsShape.superRefine((config, ctx) => {
+    const distinct = new Set([config.base_url, config.sandbox_base_url, config.dashboard_url, config.sandbox_dashboard_url]);
+    if (distinct.size !== 4) {
+      ctx.addIssue({ code: 'custom', path: ['base_url'], message: 'the four public URLs (base_url, sandbox_base_url, dashboard_url, sandbox_dashboard_url) must all differ' });
+    }
+    if ((config.tls_cert === undefined) !== (config.tls_key === undefined)) {
+      ctx.addIssue({ code: 'custom', path: [config.tls_cert ? 'tls_key' : 'tls_cert'], message: 'tls_cert and tls_key must be set together' });
+    }
+    if (config.profile !== 'production') return;
+    // The production profile refuses to start without what makes it safe; every gap is named at once.
+    if (!config.database_url) {
+      ctx.addIssue({ code: 'custom', path: ['database_url'], message: 'is required in the production profile (an external PostgreSQL server)' });
+    }
+    if (!config.tls_cert && config.trusted_proxies.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tls_cert'],
+        message: 'HTTPS is required in the production profile: set tls_cert and tls_key (ALMONER_TLS_CERT, ALMONER_TLS_KEY) or trusted_proxies (ALMONER_TRUSTED_PROXIES) for a TLS-terminating proxy',
+      });
+    }
+    for (const key of ['base_url', 'sandbox_base_url', 'dashboard_url', 'sandbox_dashboard_url'] as const) {
+      if (!config[key].startsWith('https://')) {
+        ctx.addIssue({ code: 'custom', path: [key], message: 'must be an https URL in the production profile' });
+      }
+    }
+    if (config.demo_data) {
+      ctx.addIssue({ code: 'custom', path: ['demo_data'], message: 'demo data is never seeded in the production profile' });
+    }
+  });
+
+export type ConfigInput = z.input<typeof configSchema>;
+export type AppConfig = Readonly<z.output<typeof configSchema>>;
+export type SettingKey = keyof z.output<typeof configSchema>;
+
+/** Settings whose environment value is a comma-separated list. */
+export const LIST_SETTINGS: ReadonlySet<string> = new Set(['listen', 'trusted_proxies']);
+
+/** The environment variable that overrides a setting. */
+export function envNameFor(key: string): string {
+  if (key === 'database_url') return 'DATABASE_URL';
+  return `ALMONER_${key.toUpperCase()}`;
+}
+
+export const SETTING_KEYS: readonly string[] = Object.keys(settingsShape.shape);

@@ -1,0 +1,41 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.js';
+
+export type Db = Kysely<Database>;
+
+export interface DatabaseOptions {
+  url: string;
+  poolMax?: number;
+  statementTimeoutMs?: number;
+  applicationName?: string;
+  onPoolError?: (error: Error) => void;
+}
+
+/** The one way the server, the CLI and the tests talk to Postgres: Kysely over a pg pool. */
+export function createDatabase(options: DatabaseOptions): Db {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolMax ?? 10,
+    // Fail fast during an outage instead of queueing requests behind a dead server.
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    statement_timeout: options.statementTimeoutMs || undefined,
+    application_name: options.applicationName ?? 'almoner',
+  });
+  // An idle client losing its connection (database restart) must not crash the process.
+  pool.on('error', (error) => options.onPoolError?.(error));
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** Errors that mean "the database is unreachable right now", as opposed to a bad query. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string') {
+    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
+    // 08xxx connection exceptions, 57P0x operator intervention (shutdown), 53300 too many connections.
+    if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return true;
+  }
+  return typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
+}

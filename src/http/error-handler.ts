@@ -1,0 +1,42 @@
+import type { Middleware } from 'koa';
+import { isDatabaseUnavailable } from '../db/database.js';
+import { HttpProblem, sendProblem, titleFor } from './problem.js';
+
+/**
+ * The one place errors become responses: RFC 9457 problem documents. Known problems pass
+ * through; Koa/http-errors keep their status; an unreachable database is a 503 the client may
+ * retry; anything else is a logged 500 that reveals nothing but the request id.
+ */
+export function errorHandler(): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new HttpProblem(404, 'Not Found', `No resource at ${ctx.method} ${ctx.path}.`);
+      }
+    } catch (error) {
+      sendProblem(ctx, toProblem(error, ctx.state.log));
+    }
+  };
+}
+
+function toProblem(error: unknown, log: { error: (o: object, m: string) => void; warn: (o: object, m: string) => void } | undefined): HttpProblem {
+  if (error instanceof HttpProblem) return error;
+  if (isDatabaseUnavailable(error)) {
+    log?.warn({ err: describe(error) }, 'database unavailable');
+    return new HttpProblem(503, 'Service Unavailable', 'The service is temporarily unavailable; retry shortly.', { headers: { 'Retry-After': '5' } });
+  }
+  const status = (error as { status?: unknown; statusCode?: unknown })?.status ?? (error as { statusCode?: unknown })?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const expose = (error as { expose?: boolean }).expose;
+    const message = (error as Error).message;
+    return new HttpProblem(status, titleFor(status), expose && message ? message : undefined);
+  }
+  log?.error({ err: error }, 'unhandled error');
+  return new HttpProblem(500, 'Internal Server Error', 'An unexpected error occurred; quote the X-Request-Id header when reporting it.');
+}
+
+function describe(error: unknown): Record<string, unknown> {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return { code, message };
+}

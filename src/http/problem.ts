@@ -1,0 +1,67 @@
+import type { Context } from 'koa';
+
+/** An RFC 9457 problem the error middleware renders as application/problem+json. */
+export class HttpProblem extends Error {
+  readonly status: number;
+  readonly title: string;
+  readonly detail: string | undefined;
+  readonly type: string;
+  readonly extensions: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    status: number,
+    title: string,
+    detail?: string,
+    options: { type?: string; extensions?: Record<string, unknown>; headers?: Record<string, string> } = {},
+  ) {
+    super(detail ?? title);
+    this.name = 'HttpProblem';
+    this.status = status;
+    this.title = title;
+    this.detail = detail;
+    this.type = options.type ?? 'about:blank';
+    this.extensions = options.extensions ?? {};
+    this.headers = options.headers ?? {};
+  }
+
+  toJSON(): Record<string, unknown> {
+    return {
+      type: this.type,
+      title: this.title,
+      status: this.status,
+      ...(this.detail === undefined ? {} : { detail: this.detail }),
+      ...this.extensions,
+    };
+  }
+}
+
+export const STATUS_TITLES: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  406: 'Not Acceptable',
+  409: 'Conflict',
+  410: 'Gone',
+  412: 'Precondition Failed',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  421: 'Misdirected Request',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+export function titleFor(status: number): string {
+  return STATUS_TITLES[status] ?? (status >= 500 ? 'Server Error' : 'Request Error');
+}
+
+export function sendProblem(ctx: Context, problem: HttpProblem): void {
+  ctx.status = problem.status;
+  for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);
+  ctx.type = 'application/problem+json';
+  ctx.body = problem.toJSON();
+}

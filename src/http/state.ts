@@ -1,0 +1,18 @@
+import type { Logger } from '../logging/logger.js';
+import type { HostTarget } from './hosts.js';
+
+/** What the shared middleware puts on ctx.state for everything after it. */
+export interface RequestState {
+  requestId: string;
+  /** Caller address: the socket peer, or X-Forwarded-For when the peer is a trusted proxy. */
+  clientIp: string;
+  /** 'https' when TLS ended in this process or at a trusted proxy that said so. */
+  protocol: 'http' | 'https';
+  log: Logger;
+  /** Which of the four public hosts the request addressed; set by the host dispatcher. */
+  host: HostTarget['key'];
+}
+
+declare module 'koa' {
+  interface DefaultState extends Partial<RequestState> {}
+}

@@ -1,0 +1,74 @@
+import { ConfigError, loadConfig, unknownEnvSettings } from './config/load.js';
+import type { AppConfig } from './config/schema.js';
+import { DEMO_PASSWORD, DEMO_USERS } from './demo/accounts-step.js';
+import { createLogger } from './logging/logger.js';
+import { startServer, type RunningServer } from './server/start.js';
+
+function banner(config: AppConfig, server: RunningServer): string {
+  const lines = [
+    '',
+    `Almoner is running (profile: ${config.profile})`,
+    '',
+    `  API (production)        ${config.base_url}`,
+    `  API (sandbox)           ${config.sandbox_base_url}`,
+    `  Dashboard (production)  ${config.dashboard_url}`,
+    `  Dashboard (sandbox)     ${config.sandbox_dashboard_url}`,
+    '',
+    `  Database                ${server.database.description}`,
+  ];
+  if (config.demo_data) {
+    lines.push('', `  Demo users (password "${DEMO_PASSWORD}", dev profile only):`);
+    for (const user of DEMO_USERS) lines.push(`    ${user.email.padEnd(24)} ${user.role} of Demo Food Bank (12-3456789)`);
+  }
+  lines.push('', '  Health: GET /healthz and /readyz on each URL. Stop with Ctrl-C.', '');
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`almoner: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.log_level);
+  const unknown = unknownEnvSettings();
+  if (unknown.length > 0) logger.warn({ variables: unknown }, 'ignoring unknown ALMONER_* environment variables');
+
+  let server: RunningServer;
+  try {
+    server = await startServer(config, logger);
+  } catch (error) {
+    logger.fatal({ err: { message: (error as Error).message } }, 'start failed');
+    process.stderr.write(`almoner: could not start: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+
+  logger.info({ urls: [config.base_url, config.sandbox_base_url, config.dashboard_url, config.sandbox_dashboard_url], listening: server.listening }, 'ready');
+  if (config.profile === 'dev') process.stdout.write(`${banner(config, server)}\n`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    server.close().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (error: Error) => {
+        logger.error({ err: { message: error.message } }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+await main();

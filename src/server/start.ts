@@ -1,0 +1,69 @@
+import type http from 'node:http';
+import type { AppConfig } from '../config/schema.js';
+import { buildApp } from '../app.js';
+import { createDatabase, type Db } from '../db/database.js';
+import { migrateToLatest } from '../db/migrator.js';
+import { resolveDatabase, type DatabaseLocation } from '../db/resolve.js';
+import { passwordParamsFrom } from '../accounts/passwords.js';
+import { seedDemoData } from '../demo/seed.js';
+import type { Logger } from '../logging/logger.js';
+import { closeServers, listen, listenAddresses, readTls, type ListenAddress } from './listeners.js';
+
+export interface RunningServer {
+  config: AppConfig;
+  db: Db;
+  database: DatabaseLocation;
+  listening: ListenAddress[];
+  seeded: string[];
+  close(): Promise<void>;
+}
+
+/** load config → open db → migrate → seed (dev) → build app → listen. */
+export async function startServer(config: AppConfig, logger: Logger): Promise<RunningServer> {
+  const tls = readTls(config);
+  const database = await resolveDatabase(config, 'always', (message) => logger.info(message));
+  const db = createDatabase({
+    url: database.url,
+    poolMax: config.database_pool_max,
+    statementTimeoutMs: config.database_statement_timeout_ms,
+    onPoolError: (error) => logger.warn({ err: { message: error.message } }, 'idle database connection lost'),
+  });
+  const servers: http.Server[] = [];
+  try {
+    const { applied } = await migrateToLatest(db);
+    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    const seeded = config.demo_data ? await seedDemoData(db, { passwordParams: passwordParamsFrom(config) }) : [];
+    if (seeded.length > 0) logger.info({ steps: seeded }, 'demo data seeded');
+
+    const app = buildApp({ config, db, logger });
+    const handler = app.callback();
+    const addresses = listenAddresses(config);
+    for (const address of addresses) servers.push(await listen(address, handler, tls));
+    const listening = servers.map((server) => {
+      const info = server.address() as { address: string; port: number };
+      return { host: info.address, port: info.port };
+    });
+
+    let closing: Promise<void> | undefined;
+    return {
+      config,
+      db,
+      database,
+      listening,
+      seeded,
+      close() {
+        closing ??= (async () => {
+          await closeServers(servers, config.shutdown_grace_seconds);
+          await db.destroy();
+          await database.release();
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await closeServers(servers, 0);
+    await db.destroy().catch(() => undefined);
+    await database.release().catch(() => undefined);
+    throw error;
+  }
+}
