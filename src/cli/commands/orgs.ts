@@ -1,0 +1,31 @@
+import { listOrganizations } from '../../accounts/repository.js';
+import { addOrganization, organizationView } from '../../accounts/service.js';
+import { optionalString, requireString, UsageError, type Command } from '../command.js';
+
+export const orgsAdd: Command = {
+  path: ['orgs', 'add'],
+  summary: 'add an organization',
+  usage: 'orgs add --ein <ein> --name <name> [--kind nonprofit|fund_provider]',
+  options: { ein: { type: 'string' }, name: { type: 'string' }, kind: { type: 'string' } },
+  async run(ctx) {
+    const org = await addOrganization(await ctx.db(), {
+      ein: requireString(ctx.values, 'ein'),
+      name: requireString(ctx.values, 'name'),
+      kind: optionalString(ctx.values, 'kind'),
+    });
+    return { json: { ...org }, text: `added ${org.kind} ${org.name} (${org.ein}), id ${org.id}` };
+  },
+};
+
+export const orgsList: Command = {
+  path: ['orgs', 'list'],
+  summary: 'list organizations',
+  usage: 'orgs list [--kind nonprofit|fund_provider]',
+  options: { kind: { type: 'string' } },
+  async run(ctx) {
+    const kind = optionalString(ctx.values, 'kind');
+    if (kind && kind !== 'nonprofit' && kind !== 'fund_provider') throw new UsageError('--kind must be nonprofit or fund_provider');
+    const orgs = (await listOrganizations(await ctx.db(), kind as 'nonprofit' | 'fund_provider' | undefined)).map(organizationView);
+    return { json: { organizations: orgs }, text: orgs.map((o) => `${o.ein}  ${o.kind.padEnd(13)}  ${o.name}`).join('\n') || '(no organizations)' };
+  },
+};

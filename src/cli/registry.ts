@@ -1,0 +1,8 @@
+import type { Command } from './command.js';
+import { migrate } from './commands/migrate.js';
+import { orgsAdd, orgsList } from './commands/orgs.js';
+import { usersAdd } from './commands/users.js';
+import { membersAdd, membersList, membersRemove, membersSetRole } from './commands/members.js';
+
+/** Every admin command; later features register theirs here. */
+export const COMMANDS: readonly Command[] = [migrate, orgsAdd, orgsList, usersAdd, membersAdd, membersSetRole, membersRemove, membersList];

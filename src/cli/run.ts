@@ -1,0 +1,120 @@
+import { parseArgs } from 'node:util';
+import { DomainError } from '../accounts/errors.js';
+import { ConfigError, loadConfig } from '../config/load.js';
+import type { AppConfig } from '../config/schema.js';
+import { createDatabase, isDatabaseUnavailable, type Db } from '../db/database.js';
+import { ClusterError } from '../db/embedded-cluster.js';
+import { migrateToLatest } from '../db/migrator.js';
+import { resolveDatabase, type DatabaseLocation } from '../db/resolve.js';
+import { UsageError, type Command, type CommandContext, type OptionValues } from './command.js';
+import { COMMANDS } from './registry.js';
+
+export interface CliIo {
+  argv: readonly string[];
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  readStdin: () => Promise<string>;
+  env?: NodeJS.ProcessEnv;
+}
+
+const PREFIX = 'npm run admin --';
+
+function helpText(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.usage.length));
+  return [
+    'Almoner admin CLI',
+    '',
+    `usage: ${PREFIX} <command> [options] [--json]`,
+    '',
+    ...COMMANDS.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
+    '',
+    'Global options: --json (print exactly one JSON object), --help.',
+    'Uses DATABASE_URL when set, otherwise the embedded PostgreSQL in ALMONER_DATA_DIR (it joins a',
+    "running server's cluster, or starts it for the command and stops it after).",
+  ].join('\n');
+}
+
+function findCommand(words: readonly string[]): { command: Command; rest: string[] } | undefined {
+  const candidates = [...COMMANDS].sort((a, b) => b.path.length - a.path.length);
+  for (const command of candidates) {
+    if (command.path.every((part, i) => words[i] === part)) return { command, rest: words.slice(command.path.length) };
+  }
+  return undefined;
+}
+
+/** One line, whatever the error: the CLI never prints a stack trace. */
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, '; ').trim();
+}
+
+/** Runs one admin command and returns the exit status. */
+export async function runCli(io: CliIo): Promise<number> {
+  const words = io.argv.filter((a) => a !== '--json' && a !== '--help' && a !== '-h');
+  const json = io.argv.includes('--json');
+  const help = io.argv.includes('--help') || io.argv.includes('-h');
+  const found = findCommand(words);
+
+  if (!found) {
+    if (words.length === 0 || help) {
+      io.stdout(`${helpText()}\n`);
+      return words.length === 0 && !help ? 2 : 0;
+    }
+    io.stderr(`almoner admin: unknown command "${words.join(' ')}"; see ${PREFIX} --help\n`);
+    return 2;
+  }
+  const { command, rest } = found;
+  if (help) {
+    io.stdout(`usage: ${PREFIX} ${command.usage}\n  ${command.summary}\n`);
+    return 0;
+  }
+
+  let location: DatabaseLocation | undefined;
+  let db: Db | undefined;
+  try {
+    let values: OptionValues;
+    try {
+      values = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false }).values as OptionValues;
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    const config: AppConfig = loadConfig({ env: io.env });
+    const ctx: CommandContext = {
+      config,
+      values,
+      readStdin: io.readStdin,
+      async db() {
+        if (db) return db;
+        location = await resolveDatabase(config, 'if-started-here');
+        db = createDatabase({ url: location.url, poolMax: 2, applicationName: 'almoner-admin' });
+        // A fresh database is usable straight away: commands other than `migrate` bring it up to date first.
+        if (command.path[0] !== 'migrate') await migrateToLatest(db);
+        return db;
+      },
+    };
+    const result = await command.run(ctx);
+    io.stdout(json ? `${JSON.stringify(result.json)}\n` : `${result.text}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`almoner admin: ${oneLine(error.message)}; usage: ${PREFIX} ${command.usage}\n`);
+      return 2;
+    }
+    if (error instanceof DomainError || error instanceof ClusterError) {
+      io.stderr(`almoner admin: ${oneLine(error.message)}\n`);
+      return 1;
+    }
+    if (error instanceof ConfigError) {
+      io.stderr(`almoner admin: ${oneLine(error.message)}\n`);
+      return 2;
+    }
+    if (isDatabaseUnavailable(error)) {
+      io.stderr(`almoner admin: cannot reach the database (${oneLine((error as Error).message || String((error as { code?: string }).code))})\n`);
+      return 1;
+    }
+    io.stderr(`almoner admin: ${oneLine((error as Error)?.message ?? String(error))}\n`);
+    return 1;
+  } finally {
+    await db?.destroy().catch(() => undefined);
+    await location?.release().catch(() => undefined);
+  }
+}
