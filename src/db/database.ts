@@ -31,7 +31,8 @@ export function createDatabase(options: DatabaseOptions): Db {
 /** Errors that mean "the database is unreachable right now", as opposed to a bad query. */
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!error || typeof error !== 'object') return false;
-  const { code, message } = error as { code?: unknown; message?: unknown };
+  const { code, message, cause } = error as { code?: unknown; message?: unknown; cause?: unknown };
+  if (cause && cause !== error && isDatabaseUnavailable(cause)) return true;
   if (typeof code === 'string') {
     if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
     // 08xxx connection exceptions, 57P0x operator intervention (shutdown), 53300 too many connections.

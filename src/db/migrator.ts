@@ -39,7 +39,7 @@ export async function migrateToLatest(db: Kysely<any>, // eslint-disable-line @t
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(failed ? `migration ${failed} failed: ${reason}` : `migrations failed: ${reason}`);
+    throw new Error(failed ? `migration ${failed} failed: ${reason}` : `migrations failed: ${reason}`, { cause: error });
   }
   return { applied: (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
 }

@@ -11,9 +11,11 @@ export function errorHandler(): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
+      if (ctx.status === 404 && ctx.body == null) {
         throw new HttpProblem(404, 'Not Found', `No resource at ${ctx.method} ${ctx.path}.`);
       }
+      // Bodiless error statuses set by routers (405, 501) become problems too.
+      if (ctx.status >= 400 && ctx.body == null) throw new HttpProblem(ctx.status, titleFor(ctx.status));
     } catch (error) {
       sendProblem(ctx, toProblem(error, ctx.state.log));
     }

@@ -14,5 +14,7 @@ export interface RequestState {
 }
 
 declare module 'koa' {
+  // Declaration merging needs an interface; it adds RequestState to Koa's ctx.state type.
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
   interface DefaultState extends Partial<RequestState> {}
 }

@@ -1,0 +1,119 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, unknownEnvSettings } from '../../src/config/load.js';
+
+function problemsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return [...error.problems];
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+function configDir(files: Record<string, unknown>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'almoner-config-'));
+  for (const [name, content] of Object.entries(files)) {
+    fs.writeFileSync(path.join(dir, name), typeof content === 'string' ? content : JSON.stringify(content));
+  }
+  return dir;
+}
+
+describe('configuration', () => {
+  it('loads the dev profile from config/default.json with the documented defaults', () => {
+    const config = loadConfig({ env: {} });
+    expect(config).toMatchObject({
+      profile: 'dev',
+      data_dir: './data',
+      base_url: 'http://127.0.0.1:3000',
+      sandbox_base_url: 'http://127.0.0.1:3001',
+      dashboard_url: 'http://127.0.0.1:3002',
+      sandbox_dashboard_url: 'http://127.0.0.1:3003',
+      demo_data: true,
+    });
+    expect(config.database_url).toBeUndefined();
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('lets environment variables override files, with lists comma-separated', () => {
+    const config = loadConfig({
+      env: { DATABASE_URL: 'postgres://u@db.internal/almoner', ALMONER_BASE_URL: 'http://API.Example.org:80/', ALMONER_TRUSTED_PROXIES: '10.0.0.0/8, fd00::/8', ALMONER_DATA_DIR: '/srv/almoner' },
+    });
+    expect(config.database_url).toBe('postgres://u@db.internal/almoner');
+    expect(config.base_url).toBe('http://api.example.org');
+    expect(config.trusted_proxies).toEqual(['10.0.0.0/8', 'fd00::/8']);
+    expect(config.data_dir).toBe('/srv/almoner');
+  });
+
+  it('applies config/<profile>.json over default.json', () => {
+    const dir = configDir({ 'default.json': { ...JSON.parse(fs.readFileSync('config/default.json', 'utf8')) }, 'production.json': { log_level: 'warn', demo_data: false, base_url: 'https://a.example', sandbox_base_url: 'https://b.example', dashboard_url: 'https://c.example', sandbox_dashboard_url: 'https://d.example' } });
+    const config = loadConfig({ configDir: dir, env: { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://db/x', ALMONER_TRUSTED_PROXIES: '10.0.0.1' } });
+    expect(config.log_level).toBe('warn');
+    expect(config.profile).toBe('production');
+  });
+
+  it('reports an invalid value with its path, its source and the rule', () => {
+    const problems = problemsOf(() => loadConfig({ env: { ALMONER_BASE_URL: 'not a url', ALMONER_SHUTDOWN_GRACE_SECONDS: 'soon' } }));
+    expect(problems).toHaveLength(2);
+    expect(problems.find((p) => p.startsWith('base_url'))).toMatch(/^base_url \(from ALMONER_BASE_URL\): must be an absolute URL/);
+    expect(problems.find((p) => p.startsWith('shutdown_grace_seconds'))).toMatch(/ALMONER_SHUTDOWN_GRACE_SECONDS/);
+  });
+
+  it('reports bad values and unknown keys in a config file with the file named', () => {
+    const base = JSON.parse(fs.readFileSync('config/default.json', 'utf8'));
+    const dir = configDir({ 'default.json': { ...base, trusted_proxies: ['10.0.0.0/33'], base_urll: 'x', password_time_cost: 1 } });
+    const problems = problemsOf(() => loadConfig({ configDir: dir, env: {} }));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^trusted_proxies\.0 \(from .*default\.json\): must be an IP address or CIDR range/),
+        expect.stringMatching(/^base_urll \(in .*default\.json\): is not a known setting/),
+        expect.stringMatching(/^password_time_cost \(from .*default\.json\): /),
+      ]),
+    );
+  });
+
+  it('rejects a config file that is not JSON', () => {
+    const dir = configDir({ 'default.json': '{ nope' });
+    expect(problemsOf(() => loadConfig({ configDir: dir, env: {} }))[0]).toMatch(/default\.json: is not valid JSON/);
+  });
+
+  it('rejects URLs with a path, query or credentials, and duplicates among the four', () => {
+    expect(problemsOf(() => loadConfig({ env: { ALMONER_DASHBOARD_URL: 'https://dash.example/app' } }))[0]).toMatch(/^dashboard_url .*origin only/);
+    expect(problemsOf(() => loadConfig({ env: { ALMONER_DASHBOARD_URL: 'http://127.0.0.1:3000' } }))[0]).toMatch(/must all differ/);
+  });
+
+  it('names every missing production setting at once', () => {
+    const problems = problemsOf(() => loadConfig({ env: { ALMONER_PROFILE: 'production' } }));
+    expect(problems.some((p) => p.startsWith('database_url') && p.includes('required in the production profile'))).toBe(true);
+    expect(problems.some((p) => p.startsWith('tls_cert') && p.includes('ALMONER_TRUSTED_PROXIES'))).toBe(true);
+  });
+
+  it('accepts production with a database and trusted proxies, or with TLS material', () => {
+    expect(loadConfig({ env: { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://db/x', ALMONER_TRUSTED_PROXIES: '10.0.0.0/8' } }).profile).toBe('production');
+    expect(loadConfig({ env: { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://db/x', ALMONER_TLS_CERT: '/c.pem', ALMONER_TLS_KEY: '/k.pem' } }).tls_cert).toBe('/c.pem');
+  });
+
+  it('refuses plain-http URLs, demo data and a lone TLS file in production', () => {
+    const problems = problemsOf(() =>
+      loadConfig({ env: { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://db/x', ALMONER_TLS_CERT: '/c.pem', ALMONER_BASE_URL: 'http://api.example', ALMONER_DEMO_DATA: 'true' } }),
+    );
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^tls_key .*set together/),
+        expect.stringMatching(/^base_url .*https URL in the production profile/),
+        expect.stringMatching(/^demo_data .*never seeded/),
+      ]),
+    );
+  });
+
+  it('rejects an unknown profile', () => {
+    expect(problemsOf(() => loadConfig({ env: { ALMONER_PROFILE: 'staging' } }))[0]).toMatch(/ALMONER_PROFILE.*"dev" or "production"/);
+  });
+
+  it('lists unknown ALMONER_ variables so typos are visible', () => {
+    expect(unknownEnvSettings({ ALMONER_BASE_URL: 'x', ALMONER_BASEURL: 'y', ALMONER_PROFILE: 'dev', HOME: '/' })).toEqual(['ALMONER_BASEURL']);
+  });
+});
