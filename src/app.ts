@@ -15,19 +15,23 @@ import { httpsRequired } from './http/https-required.js';
 import { requestId } from './http/request-id.js';
 import { securityHeaders } from './http/security-headers.js';
 import type { Middleware } from 'koa';
+import type { OidcService } from './oidc/service.js';
 import './http/state.js';
 
 export interface AppDeps {
   config: AppConfig;
   db: Db;
   logger: Logger;
+  oidc: OidcService;
+  /** Key for the hosted forms' CSRF tokens (a server secret). */
+  csrfKey: Buffer;
 }
 
 /**
  * Builds the one Koa app that serves all four hosts. It never listens: main.ts does, and
  * tests drive `app.callback()` through supertest.
  */
-export function buildApp({ config, db, logger }: AppDeps): Koa {
+export function buildApp({ config, db, logger, oidc, csrfKey }: AppDeps): Koa {
   const app = new Koa();
   app.proxy = false; // forwarded headers are judged by clientAddress, against trusted_proxies only
   app.silent = true; // errors are logged by errorHandler, with the request id
@@ -50,7 +54,7 @@ export function buildApp({ config, db, logger }: AppDeps): Koa {
   });
   const apps: Record<string, Middleware> = {};
   for (const target of hosts.targets) {
-    apps[target.key] = target.surface === 'api' ? buildApiApp(target) : buildDashboardApp(target);
+    apps[target.key] = target.surface === 'api' ? buildApiApp(target, oidc) : buildDashboardApp(target, { db, oidc, csrfKey });
   }
   app.use(hostDispatch(hosts, apps as Record<(typeof hosts.targets)[number]['key'], Middleware>));
   return app;

@@ -54,3 +54,19 @@ export function listMembershipsOfOrganization(db: Executor, organizationId: stri
     .orderBy('users.email')
     .execute();
 }
+
+/** The nonprofits a user belongs to, with their role in each. */
+export function listNonprofitMemberships(db: Executor, userId: string) {
+  return db
+    .selectFrom('memberships')
+    .innerJoin('organizations', 'organizations.id', 'memberships.organization_id')
+    .select(['organizations.id', 'organizations.name', 'organizations.ein', 'memberships.role'])
+    .where('memberships.user_id', '=', userId)
+    .where('organizations.kind', '=', 'nonprofit')
+    .orderBy('organizations.name')
+    .execute();
+}
+
+export function findUserById(db: Executor, id: string) {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}

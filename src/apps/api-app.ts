@@ -1,14 +1,17 @@
 import Router from '@koa/router';
+import compose from 'koa-compose';
 import type { Middleware } from 'koa';
 import type { HostTarget } from '../http/hosts.js';
+import { apiOidcRoutes } from '../oidc/mount.js';
+import type { OidcService } from '../oidc/service.js';
 
-/** The API host of one environment: OAuth token side and resource gateway (later issues). */
-export function buildApiApp(target: HostTarget): Middleware {
+/** The API host of one environment: the OAuth token side, and the resource gateway (later). */
+export function buildApiApp(target: HostTarget, oidc: OidcService): Middleware {
   const router = new Router();
   router.get('/', (ctx) => {
-    ctx.body = { service: 'almoner', surface: 'api', environment: target.environment, base_url: target.origin };
+    ctx.body = { service: 'almoner', surface: 'api', environment: target.environment, base_url: target.origin, discovery: `${target.origin}/.well-known/openid-configuration` };
   });
-  return composeRouter(router);
+  return compose([apiOidcRoutes(oidc, target), composeRouter(router)]);
 }
 
 export function composeRouter(router: Router): Middleware {

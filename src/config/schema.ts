@@ -79,6 +79,9 @@ const settingsShape = z
     password_memory_kib: intIn(19_456, 4_194_304),
     password_time_cost: intIn(2, 100),
     password_parallelism: intIn(1, 16),
+    clients_file: z.string().min(1),
+    clients_poll_seconds: intIn(1, 60),
+    refresh_reuse_grace_seconds: intIn(0, 300),
   })
   .strict();
 

@@ -60,12 +60,86 @@ export interface DemoSeedStepsTable {
   applied_at: CreatedAt;
 }
 
+export type SubjectType = 'user' | 'organization';
+
+export interface OidcModelsTable {
+  environment: Environment;
+  model: string;
+  id: string;
+  payload: ColumnType<Record<string, unknown>, string, string>;
+  grant_id: string | null;
+  uid: string | null;
+  expires_at: Date | null;
+  consumed_at: Date | null;
+}
+
+export interface OidcRefreshSuccessorsTable {
+  environment: Environment;
+  id: string;
+  ciphertext: string;
+  expires_at: Date;
+}
+
+export interface OauthClientsTable {
+  environment: Environment;
+  client_id: string;
+  client_secret_hash: string;
+  name: string;
+  logo_uri: string | null;
+  redirect_uris: string[];
+  scopes: string[];
+  subject_type: SubjectType;
+  ip_allow_list: string[];
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface OauthAuthorizationsTable {
+  grant_id: string;
+  environment: Environment;
+  client_id: string;
+  subject_type: SubjectType;
+  user_id: string;
+  organization_id: string;
+  scopes: string[];
+  created_at: CreatedAt;
+  expires_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+  revoked_reason: string | null;
+}
+
+export type KeyState = 'next' | 'current' | 'previous';
+
+export interface SigningKeysTable {
+  environment: Environment;
+  kid: string;
+  alg: 'ES256' | 'RS256';
+  state: KeyState;
+  private_jwk: ColumnType<Record<string, unknown>, string, string>;
+  created_at: CreatedAt;
+  activated_at: Date | null;
+  retire_after: Date | null;
+}
+
+export interface ServerSecretsTable {
+  name: string;
+  value: string;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
   memberships: MembershipsTable;
   audit_events: AuditEventsTable;
   demo_seed_steps: DemoSeedStepsTable;
+  oidc_models: OidcModelsTable;
+  oidc_refresh_successors: OidcRefreshSuccessorsTable;
+  oauth_clients: OauthClientsTable;
+  oauth_authorizations: OauthAuthorizationsTable;
+  signing_keys: SigningKeysTable;
+  server_secrets: ServerSecretsTable;
 }
 
 /** Column lists of every table, tied to the interfaces above at compile time. */
@@ -79,6 +153,12 @@ export const TABLE_COLUMNS = {
   memberships: columns<MembershipsTable>()(['organization_id', 'user_id', 'role', 'created_at', 'updated_at']),
   audit_events: columns<AuditEventsTable>()(['id', 'occurred_at', 'event', 'environment', 'actor_user_id', 'organization_id', 'client_id', 'ip', 'request_id', 'details']),
   demo_seed_steps: columns<DemoSeedStepsTable>()(['name', 'applied_at']),
+  oidc_models: columns<OidcModelsTable>()(['environment', 'model', 'id', 'payload', 'grant_id', 'uid', 'expires_at', 'consumed_at']),
+  oidc_refresh_successors: columns<OidcRefreshSuccessorsTable>()(['environment', 'id', 'ciphertext', 'expires_at']),
+  oauth_clients: columns<OauthClientsTable>()(['environment', 'client_id', 'client_secret_hash', 'name', 'logo_uri', 'redirect_uris', 'scopes', 'subject_type', 'ip_allow_list', 'created_at', 'updated_at']),
+  oauth_authorizations: columns<OauthAuthorizationsTable>()(['grant_id', 'environment', 'client_id', 'subject_type', 'user_id', 'organization_id', 'scopes', 'created_at', 'expires_at', 'last_used_at', 'revoked_at', 'revoked_reason']),
+  signing_keys: columns<SigningKeysTable>()(['environment', 'kid', 'alg', 'state', 'private_jwk', 'created_at', 'activated_at', 'retire_after']),
+  server_secrets: columns<ServerSecretsTable>()(['name', 'value', 'created_at']),
 } satisfies { [K in keyof Database]: readonly string[] };
 
 export type Organization = Selectable<OrganizationsTable>;

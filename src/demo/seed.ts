@@ -1,11 +1,22 @@
 import type { Transaction } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Database } from '../db/schema.js';
-import type { PasswordParams } from '../accounts/passwords.js';
+import path from 'node:path';
+import type { AppConfig } from '../config/schema.js';
+import { passwordParamsFrom, type PasswordParams } from '../accounts/passwords.js';
 import { accountsStep } from './accounts-step.js';
+import { demoClientStep } from './demo-client-step.js';
 
 export interface SeedContext {
   passwordParams: PasswordParams;
+  /** The clients file the demo client is registered in. */
+  clientsFile: string;
+  /** Where the demo client's credentials are written for the dev banner. */
+  dataDir: string;
+}
+
+export function seedContext(config: AppConfig): SeedContext {
+  return { passwordParams: passwordParamsFrom(config), clientsFile: path.resolve(config.clients_file), dataDir: path.resolve(config.data_dir) };
 }
 
 /** One named, idempotent piece of demo data. Later features append their own steps. */
@@ -14,9 +25,11 @@ export interface SeedStep {
   /** Work that must not run inside the transaction (e.g. slow password hashing). */
   prepare?(ctx: SeedContext): Promise<unknown>;
   run(trx: Transaction<Database>, prepared: unknown, ctx: SeedContext): Promise<void>;
+  /** Work after the transaction committed (files, other systems). */
+  after?(db: Db, ctx: SeedContext): Promise<void>;
 }
 
-export const SEED_STEPS: readonly SeedStep[] = [accountsStep];
+export const SEED_STEPS: readonly SeedStep[] = [accountsStep, demoClientStep];
 
 /**
  * Applies every demo step not yet recorded in demo_seed_steps, each in its own transaction.
@@ -34,7 +47,10 @@ export async function seedDemoData(db: Db, ctx: SeedContext, steps: readonly See
       await step.run(trx, prepared, ctx);
       return true;
     });
-    if (ran) applied.push(step.name);
+    if (ran) {
+      await step.after?.(db, ctx);
+      applied.push(step.name);
+    }
   }
   return applied;
 }

@@ -1,11 +1,10 @@
 import type http from 'node:http';
 import type { AppConfig } from '../config/schema.js';
-import { buildApp } from '../app.js';
+import { createRuntime } from '../runtime.js';
 import { createDatabase, type Db } from '../db/database.js';
 import { migrateToLatest } from '../db/migrator.js';
 import { resolveDatabase, type DatabaseLocation } from '../db/resolve.js';
-import { passwordParamsFrom } from '../accounts/passwords.js';
-import { seedDemoData } from '../demo/seed.js';
+import { seedContext, seedDemoData } from '../demo/seed.js';
 import type { Logger } from '../logging/logger.js';
 import { closeServers, listen, listenAddresses, readTls, type ListenAddress } from './listeners.js';
 
@@ -29,14 +28,17 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     onPoolError: (error) => logger.warn({ err: { message: error.message } }, 'idle database connection lost'),
   });
   const servers: http.Server[] = [];
+  let stopRuntime = async () => undefined as void;
   try {
     const { applied } = await migrateToLatest(db);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
-    const seeded = config.demo_data ? await seedDemoData(db, { passwordParams: passwordParamsFrom(config) }) : [];
+    const seeded = config.demo_data ? await seedDemoData(db, seedContext(config)) : [];
     if (seeded.length > 0) logger.info({ steps: seeded }, 'demo data seeded');
 
-    const app = buildApp({ config, db, logger });
-    const handler = app.callback();
+    const runtime = await createRuntime(config, db, logger);
+    runtime.start();
+    stopRuntime = () => runtime.stop();
+    const handler = runtime.app.callback();
     const addresses = listenAddresses(config);
     for (const address of addresses) servers.push(await listen(address, handler, tls));
     const listening = servers.map((server) => {
@@ -54,6 +56,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
       close() {
         closing ??= (async () => {
           await closeServers(servers, config.shutdown_grace_seconds);
+          await stopRuntime();
           await db.destroy();
           await database.release();
         })();
@@ -62,6 +65,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     };
   } catch (error) {
     await closeServers(servers, 0);
+    await stopRuntime().catch(() => undefined);
     await db.destroy().catch(() => undefined);
     await database.release().catch(() => undefined);
     throw error;

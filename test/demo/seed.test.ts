@@ -1,8 +1,10 @@
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIN_PASSWORD_PARAMS, verifyPassword } from '../../src/accounts/passwords.js';
 import { DEMO_PASSWORD, DEMO_USERS } from '../../src/demo/accounts-step.js';
 import { seedDemoData, type SeedStep } from '../../src/demo/seed.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { tempDir } from '../helpers/app.js';
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -10,11 +12,12 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.drop());
 
-const ctx = { passwordParams: MIN_PASSWORD_PARAMS };
+const dir = tempDir();
+const ctx = { passwordParams: MIN_PASSWORD_PARAMS, clientsFile: path.join(dir, 'clients.json'), dataDir: dir };
 
 describe('demo data', () => {
   it('seeds the demo nonprofit, the fund provider and the four demo users with their roles', async () => {
-    expect(await seedDemoData(t.db, ctx)).toEqual(['2026-11-22-accounts']);
+    expect(await seedDemoData(t.db, ctx)).toEqual(['2026-11-22-accounts', '2026-11-22-demo-client']);
     const orgs = await t.db.selectFrom('organizations').select(['ein', 'name', 'kind']).orderBy('ein').execute();
     expect(orgs).toEqual([
       { ein: '123456789', name: 'Demo Food Bank', kind: 'nonprofit' },

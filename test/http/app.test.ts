@@ -24,20 +24,20 @@ describe('host routing', () => {
     ['dashboard', 'production', 'dashboard'],
     ['sandbox_dashboard', 'sandbox', 'dashboard'],
   ] as const)('sends Host %s to the %s %s app', async (host, environment, surface) => {
-    const { app } = testApp(t.db);
+    const { app } = await testApp(t.db);
     const res = await request(app.callback()).get('/').set('Host', HOSTS[host]);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ surface, environment });
   });
 
   it('matches the Host case-insensitively and with an explicit default port', async () => {
-    const { app } = testApp(t.db, { base_url: 'https://API.example.org' });
+    const { app } = await testApp(t.db, { base_url: 'https://API.example.org' });
     const res = await request(app.callback()).get('/').set('Host', 'api.EXAMPLE.org:443');
     expect(res.body).toMatchObject({ surface: 'api', environment: 'production' });
   });
 
   it('answers an unknown Host with 421 problem+json, health paths included', async () => {
-    const { app } = testApp(t.db);
+    const { app } = await testApp(t.db);
     for (const path of ['/', '/healthz', '/readyz', '/v1/donations']) {
       const res = await request(app.callback()).get(path).set('Host', 'evil.example');
       expectProblem(res, 421, 'Misdirected Request');
@@ -45,7 +45,7 @@ describe('host routing', () => {
   });
 
   it('answers an unknown path with a 404 problem and a wrong method with 405', async () => {
-    const { app } = testApp(t.db);
+    const { app } = await testApp(t.db);
     expectProblem(await request(app.callback()).get('/no/such/thing').set('Host', HOSTS.api), 404, 'Not Found');
     const res = await request(app.callback()).delete('/').set('Host', HOSTS.api);
     expectProblem(res, 405, 'Method Not Allowed');
@@ -55,7 +55,7 @@ describe('host routing', () => {
 
 describe('health', () => {
   it('serves /healthz and /readyz on all four hosts', async () => {
-    const { app } = testApp(t.db);
+    const { app } = await testApp(t.db);
     for (const host of Object.values(HOSTS)) {
       const live = await request(app.callback()).get('/healthz').set('Host', host);
       expect(live.status).toBe(200);
@@ -69,7 +69,7 @@ describe('health', () => {
   it('fails /readyz with a 503 problem while the database is unreachable, and keeps /healthz up', async () => {
     const down = createDatabase({ url: 'postgres://nobody@127.0.0.1:1/none' });
     try {
-      const { app } = testApp(down);
+      const app = (await testApp(t.db)).withDatabase(down);
       const ready = await request(app.callback()).get('/readyz').set('Host', HOSTS.api);
       expectProblem(ready, 503, 'Service Unavailable');
       expect(ready.headers['retry-after']).toBe('5');
@@ -80,7 +80,7 @@ describe('health', () => {
   });
 
   it('answers a local probe addressed to a loopback authority the URLs do not name', async () => {
-    const { app } = testApp(t.db, { base_url: 'https://api.example.org', sandbox_base_url: 'https://api.sandbox.example.org', dashboard_url: 'https://dash.example.org', sandbox_dashboard_url: 'https://dash.sandbox.example.org' });
+    const { app } = await testApp(t.db, { base_url: 'https://api.example.org', sandbox_base_url: 'https://api.sandbox.example.org', dashboard_url: 'https://dash.example.org', sandbox_dashboard_url: 'https://dash.sandbox.example.org' });
     expect((await request(app.callback()).get('/healthz').set('Host', '127.0.0.1:8080')).status).toBe(200);
     expectProblem(await request(app.callback()).get('/').set('Host', '127.0.0.1:8080'), 421, 'Misdirected Request');
   });
@@ -88,7 +88,7 @@ describe('health', () => {
 
 describe('every response', () => {
   it('carries X-Request-Id, keeping a well-formed incoming id and replacing a malformed one', async () => {
-    const { app } = testApp(t.db);
+    const { app } = await testApp(t.db);
     const kept = await request(app.callback()).get('/healthz').set('Host', HOSTS.api).set('X-Request-Id', 'lb-1234567890abcdef');
     expect(kept.headers['x-request-id']).toBe('lb-1234567890abcdef');
     const replaced = await request(app.callback()).get('/healthz').set('Host', HOSTS.api).set('X-Request-Id', 'bad id\twith spaces');
@@ -98,7 +98,7 @@ describe('every response', () => {
   });
 
   it('carries the security headers', async () => {
-    const { app } = testApp(t.db);
+    const { app } = await testApp(t.db);
     const res = await request(app.callback()).get('/').set('Host', HOSTS.dashboard);
     expect(res.headers).toMatchObject({
       'x-content-type-options': 'nosniff',
@@ -115,20 +115,20 @@ describe('production profile: HTTPS only', () => {
   const production = (proxies: string) => ({ ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://unused/x', ALMONER_TRUSTED_PROXIES: proxies });
 
   it('refuses plain HTTP with a 403 problem and never redirects', async () => {
-    const { app } = testApp(t.db, {}, production('10.0.0.0/8'));
+    const { app } = await testApp(t.db, {}, production('10.0.0.0/8'));
     const res = await request(app.callback()).get('/').set('Host', HOSTS.api);
     expectProblem(res, 403, 'HTTPS required');
     expect(res.headers.location).toBeUndefined();
   });
 
   it('ignores X-Forwarded-Proto from a peer that is not a trusted proxy', async () => {
-    const { app } = testApp(t.db, {}, production('10.0.0.0/8'));
+    const { app } = await testApp(t.db, {}, production('10.0.0.0/8'));
     const res = await request(app.callback()).get('/').set('Host', HOSTS.api).set('X-Forwarded-Proto', 'https');
     expectProblem(res, 403, 'HTTPS required');
   });
 
   it('believes X-Forwarded-Proto from a trusted proxy, and then sends HSTS', async () => {
-    const { app } = testApp(t.db, {}, production('127.0.0.1/32, ::1/128'));
+    const { app } = await testApp(t.db, {}, production('127.0.0.1/32, ::1/128'));
     const ok = await request(app.callback()).get('/').set('Host', HOSTS.api).set('X-Forwarded-Proto', 'https');
     expect(ok.status).toBe(200);
     expect(ok.headers['strict-transport-security']).toMatch(/max-age=\d+/);
@@ -137,7 +137,7 @@ describe('production profile: HTTPS only', () => {
   });
 
   it('still answers loopback health checks over plain HTTP', async () => {
-    const { app } = testApp(t.db, {}, production('10.0.0.0/8'));
+    const { app } = await testApp(t.db, {}, production('10.0.0.0/8'));
     expect((await request(app.callback()).get('/healthz').set('Host', HOSTS.api)).status).toBe(200);
     expect((await request(app.callback()).get('/readyz').set('Host', HOSTS.sandbox_dashboard)).status).toBe(200);
   });

@@ -1,0 +1,129 @@
+import crypto from 'node:crypto';
+import { sql } from 'kysely';
+import { errors } from 'oidc-provider';
+import type { Db } from '../db/database.js';
+import type { Environment } from '../db/schema.js';
+
+/**
+ * oidc-provider's storage contract over one Postgres table (oidc_models), one adapter per
+ * model and environment. Ids are stored as SHA-256 hashes and the raw id (the token, code or
+ * session cookie value) is stripped from the payload, so the table yields no credential.
+ * `consume` is a conditional update, so two concurrent uses of one code or refresh token
+ * cannot both succeed.
+ */
+
+export type AdapterPayload = Record<string, unknown> & { grantId?: string; uid?: string; jti?: string; consumed?: unknown };
+
+export function hashId(id: string): string {
+  return crypto.createHash('sha256').update(id).digest('base64url');
+}
+
+/** Called when a second use of a code or refresh token loses the race to consume it. */
+export type ConsumeConflictHandler = (model: string, grantId: string | undefined, consumedAt: Date) => Promise<void>;
+
+export interface AdapterOptions {
+  db: Db;
+  environment: Environment;
+  onConsumeConflict?: ConsumeConflictHandler;
+}
+
+function sanitise(model: string, payload: AdapterPayload): Record<string, unknown> {
+  const { jti: _jti, ...rest } = payload;
+  if (model === 'Interaction' && rest.session && typeof rest.session === 'object') {
+    // The interaction keeps a copy of the session cookie value that nothing reads.
+    const { cookie: _cookie, ...session } = rest.session as Record<string, unknown>;
+    rest.session = session;
+  }
+  return rest;
+}
+
+export class PostgresAdapter {
+  constructor(
+    private readonly model: string,
+    private readonly options: AdapterOptions,
+  ) {}
+
+  private get db(): Db {
+    return this.options.db;
+  }
+
+  private where() {
+    return this.db.selectFrom('oidc_models').where('environment', '=', this.options.environment).where('model', '=', this.model);
+  }
+
+  async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+    const expiresAt = typeof expiresIn === 'number' ? new Date(Date.now() + expiresIn * 1000) : null;
+    const row = {
+      environment: this.options.environment,
+      model: this.model,
+      id: hashId(id),
+      payload: JSON.stringify(sanitise(this.model, payload)),
+      grant_id: typeof payload.grantId === 'string' ? payload.grantId : null,
+      uid: typeof payload.uid === 'string' ? payload.uid : null,
+      expires_at: expiresAt,
+    };
+    await this.db
+      .insertInto('oidc_models')
+      .values(row)
+      .onConflict((oc) => oc.columns(['environment', 'model', 'id']).doUpdateSet({ payload: row.payload, grant_id: row.grant_id, uid: row.uid, expires_at: row.expires_at }))
+      .execute();
+  }
+
+  async find(id: string): Promise<AdapterPayload | undefined> {
+    const row = await this.where().select(['payload', 'consumed_at']).where('id', '=', hashId(id)).executeTakeFirst();
+    if (!row) return undefined;
+    return { ...row.payload, jti: id, ...(row.consumed_at ? { consumed: Math.floor(row.consumed_at.getTime() / 1000) } : {}) };
+  }
+
+  /** Sessions by uid. The raw session id is not stored, so the result carries no jti. */
+  async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    const row = await this.where().select(['payload', 'consumed_at']).where('uid', '=', uid).executeTakeFirst();
+    return row ? { ...row.payload } : undefined;
+  }
+
+  async findByUserCode(): Promise<undefined> {
+    return undefined; // device flow is disabled
+  }
+
+  async consume(id: string): Promise<void> {
+    const updated = await this.db
+      .updateTable('oidc_models')
+      .set({ consumed_at: sql<Date>`now()` })
+      .where('environment', '=', this.options.environment)
+      .where('model', '=', this.model)
+      .where('id', '=', hashId(id))
+      .where('consumed_at', 'is', null)
+      .returning('id')
+      .executeTakeFirst();
+    if (updated) return;
+    const row = await this.where().select(['grant_id', 'consumed_at']).where('id', '=', hashId(id)).executeTakeFirst();
+    await this.options.onConsumeConflict?.(this.model, row?.grant_id ?? undefined, row?.consumed_at ?? new Date());
+    throw new errors.InvalidGrant(`${this.model === 'RefreshToken' ? 'refresh token' : 'authorization code'} already used`);
+  }
+
+  async destroy(id: string): Promise<void> {
+    await this.db.deleteFrom('oidc_models').where('environment', '=', this.options.environment).where('model', '=', this.model).where('id', '=', hashId(id)).execute();
+  }
+
+  async revokeByGrantId(grantId: string): Promise<void> {
+    await this.db.deleteFrom('oidc_models').where('environment', '=', this.options.environment).where('model', '=', this.model).where('grant_id', '=', grantId).execute();
+  }
+}
+
+/** Deletes expired rows in batches; expired rows are kept a day so late lookups can explain themselves. */
+export async function sweepExpired(db: Db, batchSize = 1000, graceSeconds = 86_400): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const result = await sql<{ count: string }>`
+      with doomed as (
+        select environment, model, id from oidc_models
+        where expires_at < now() - make_interval(secs => ${graceSeconds})
+        limit ${batchSize}
+      )
+      delete from oidc_models m using doomed d
+      where m.environment = d.environment and m.model = d.model and m.id = d.id`.execute(db);
+    const deleted = Number(result.numAffectedRows ?? 0);
+    total += deleted;
+    if (deleted < batchSize) return total;
+  }
+}

@@ -1,0 +1,52 @@
+import type { Executor } from '../../accounts/repository.js';
+import type { Environment } from '../../db/schema.js';
+import type { ClientEntry } from './schema.js';
+
+export function findClient(db: Executor, environment: Environment, clientId: string) {
+  return db.selectFrom('oauth_clients').selectAll().where('client_id', '=', clientId).where('environment', '=', environment).executeTakeFirst();
+}
+
+export function listClients(db: Executor, environment?: Environment) {
+  let query = db.selectFrom('oauth_clients').selectAll().orderBy('environment').orderBy('name').orderBy('client_id');
+  if (environment) query = query.where('environment', '=', environment);
+  return query.execute();
+}
+
+/** Makes the table equal to the file: upsert every entry, delete the rest. */
+export async function replaceAllClients(db: Executor, entries: readonly ClientEntry[]): Promise<void> {
+  const ids = entries.map((e) => e.client_id);
+  if (ids.length === 0) {
+    await db.deleteFrom('oauth_clients').execute();
+    return;
+  }
+  await db.deleteFrom('oauth_clients').where('client_id', 'not in', ids).execute();
+  await db
+    .insertInto('oauth_clients')
+    .values(
+      entries.map((e) => ({
+        environment: e.environment,
+        client_id: e.client_id,
+        client_secret_hash: e.client_secret_hash,
+        name: e.name,
+        logo_uri: e.logo_uri ?? null,
+        redirect_uris: e.redirect_uris,
+        scopes: e.scopes,
+        subject_type: e.subject_type,
+        ip_allow_list: e.ip_allow_list,
+      })),
+    )
+    .onConflict((oc) =>
+      oc.column('client_id').doUpdateSet((eb) => ({
+        environment: eb.ref('excluded.environment'),
+        client_secret_hash: eb.ref('excluded.client_secret_hash'),
+        name: eb.ref('excluded.name'),
+        logo_uri: eb.ref('excluded.logo_uri'),
+        redirect_uris: eb.ref('excluded.redirect_uris'),
+        scopes: eb.ref('excluded.scopes'),
+        subject_type: eb.ref('excluded.subject_type'),
+        ip_allow_list: eb.ref('excluded.ip_allow_list'),
+        updated_at: new Date(),
+      })),
+    )
+    .execute();
+}

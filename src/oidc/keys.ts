@@ -1,0 +1,110 @@
+import crypto from 'node:crypto';
+import type { Db } from '../db/database.js';
+import type { Environment, KeyState } from '../db/schema.js';
+
+/**
+ * Signing keys (ES256 and RS256) per environment, generated on first start and kept in the
+ * database. Each algorithm has a `current` key that signs, a `next` key that is already
+ * published so relying parties have it before it signs, and `previous` keys kept published
+ * until what they signed has expired.
+ */
+export const SIGNING_ALGS = ['RS256', 'ES256'] as const;
+export type SigningAlg = (typeof SIGNING_ALGS)[number];
+export const ENVIRONMENTS: readonly Environment[] = ['production', 'sandbox'];
+
+/** ID tokens live an hour; a previous key stays published a while longer. */
+export const PREVIOUS_KEY_RETENTION_SECONDS = 2 * 3600;
+
+export interface SigningJwk extends Record<string, unknown> {
+  kid: string;
+  alg: SigningAlg;
+  use: 'sig';
+}
+
+function generateJwk(alg: SigningAlg): SigningJwk {
+  const { privateKey } = alg === 'RS256' ? crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }) : crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const kid = crypto.randomBytes(12).toString('base64url');
+  return { ...(privateKey.export({ format: 'jwk' }) as Record<string, unknown>), kid, alg, use: 'sig' };
+}
+
+async function insertKey(db: Db, environment: Environment, alg: SigningAlg, state: KeyState): Promise<void> {
+  const jwk = generateJwk(alg);
+  // The partial unique indexes make a concurrent start's insert a no-op.
+  await db
+    .insertInto('signing_keys')
+    .values({ environment, kid: jwk.kid, alg, state, private_jwk: JSON.stringify(jwk), activated_at: state === 'current' ? new Date() : null })
+    .onConflict((oc) => oc.doNothing())
+    .execute();
+}
+
+export async function ensureSigningKeys(db: Db): Promise<void> {
+  const rows = await db.selectFrom('signing_keys').select(['environment', 'alg', 'state']).where('state', 'in', ['current', 'next']).execute();
+  const has = (environment: Environment, alg: SigningAlg, state: KeyState) => rows.some((r) => r.environment === environment && r.alg === alg && r.state === state);
+  for (const environment of ENVIRONMENTS) {
+    for (const alg of SIGNING_ALGS) {
+      if (!has(environment, alg, 'current')) await insertKey(db, environment, alg, 'current');
+      if (!has(environment, alg, 'next')) await insertKey(db, environment, alg, 'next');
+    }
+  }
+}
+
+/** The provider's JWKS: current keys first (the provider signs with the first match), then next, then previous. */
+export async function loadJwks(db: Db, environment: Environment): Promise<{ keys: SigningJwk[] }> {
+  const rows = await db
+    .selectFrom('signing_keys')
+    .select(['private_jwk', 'state', 'alg', 'retire_after'])
+    .where('environment', '=', environment)
+    .execute();
+  const order: Record<KeyState, number> = { current: 0, next: 1, previous: 2 };
+  const now = Date.now();
+  const live = rows.filter((r) => r.state !== 'previous' || (r.retire_after && r.retire_after.getTime() > now));
+  live.sort((a, b) => order[a.state] - order[b.state] || (a.alg === 'RS256' ? -1 : 1));
+  return { keys: live.map((r) => r.private_jwk as SigningJwk) };
+}
+
+/** A cheap fingerprint of the key set, so running servers notice a rotation. */
+export async function keysVersion(db: Db): Promise<string> {
+  const rows = await db.selectFrom('signing_keys').select(['kid', 'state']).orderBy('kid').execute();
+  return rows.map((r) => `${r.kid}:${r.state}`).join(',');
+}
+
+export interface KeyStateView {
+  environment: Environment;
+  kid: string;
+  alg: string;
+  state: KeyState;
+  retire_after: string | null;
+}
+
+/**
+ * next → current, current → previous (published until retire_after), a fresh next. The
+ * new current key was published since the last rotation, so clients already have it.
+ */
+export async function rotateSigningKeys(db: Db, environments: readonly Environment[] = ENVIRONMENTS): Promise<{ kids: string[]; keys: KeyStateView[] }> {
+  await ensureSigningKeys(db);
+  const promoted: string[] = [];
+  await db.transaction().execute(async (trx) => {
+    await trx.selectFrom('signing_keys').select('kid').forUpdate().execute();
+    for (const environment of environments) {
+      for (const alg of SIGNING_ALGS) {
+        const retireAfter = new Date(Date.now() + PREVIOUS_KEY_RETENTION_SECONDS * 1000);
+        await trx.updateTable('signing_keys').set({ state: 'previous', retire_after: retireAfter }).where('environment', '=', environment).where('alg', '=', alg).where('state', '=', 'current').execute();
+        const next = await trx
+          .updateTable('signing_keys')
+          .set({ state: 'current', activated_at: new Date() })
+          .where('environment', '=', environment)
+          .where('alg', '=', alg)
+          .where('state', '=', 'next')
+          .returning('kid')
+          .executeTakeFirstOrThrow();
+        promoted.push(next.kid);
+        const jwk = generateJwk(alg);
+        await trx.insertInto('signing_keys').values({ environment, kid: jwk.kid, alg, state: 'next', private_jwk: JSON.stringify(jwk) }).execute();
+      }
+    }
+    // Previous keys past their retention are of no further use.
+    await trx.deleteFrom('signing_keys').where('state', '=', 'previous').where('retire_after', '<', new Date()).execute();
+  });
+  const keys = await db.selectFrom('signing_keys').select(['environment', 'kid', 'alg', 'state', 'retire_after']).orderBy('environment').orderBy('alg').orderBy('state').execute();
+  return { kids: promoted, keys: keys.map((k) => ({ ...k, retire_after: k.retire_after?.toISOString() ?? null })) };
+}

@@ -1,0 +1,38 @@
+import type { Middleware } from 'koa';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import type { Db } from '../../db/database.js';
+import type { Environment } from '../../db/schema.js';
+import { effectiveScopes } from '../account.js';
+import { loadAuthorization } from '../authorizations.js';
+import { hasResourceScope } from '../scopes.js';
+
+/**
+ * Introspection reports what a token can do now: the effective (role-narrowed) scope, and
+ * `active: false` once the authorization is revoked, the user subject has left, or nothing
+ * of its resource scope remains.
+ */
+export function introspectionResponse(db: Db, environment: Environment): Middleware {
+  return async (rawCtx, next) => {
+    await next();
+    const ctx = rawCtx as unknown as KoaContextWithOIDC;
+    if (ctx.oidc?.route !== 'introspection' || ctx.status !== 200) return;
+    const body = ctx.body as Record<string, unknown>;
+    if (body.active !== true) return;
+    const entities = ctx.oidc.entities as Record<string, { grantId?: string } | undefined>;
+    const grantId = (entities.AccessToken ?? entities.RefreshToken)?.grantId;
+    const authorization = grantId ? await loadAuthorization(db, environment, grantId) : undefined;
+    if (!authorization || authorization.revoked) {
+      ctx.body = { active: false };
+      return;
+    }
+    const granted = typeof body.scope === 'string' ? body.scope.split(' ').filter(Boolean) : [];
+    const effective = effectiveScopes(authorization, granted);
+    const userGone = authorization.subjectType === 'user' && (authorization.role === undefined || authorization.userDisabled);
+    if (userGone || (hasResourceScope(granted) && !hasResourceScope(effective))) {
+      ctx.body = { active: false };
+      return;
+    }
+    body.scope = effective.join(' ');
+    body.subject_type = authorization.subjectType;
+  };
+}

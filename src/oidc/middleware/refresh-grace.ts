@@ -1,0 +1,92 @@
+import crypto from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import type { Db } from '../../db/database.js';
+import type { Environment } from '../../db/schema.js';
+import { hashId } from '../adapter.js';
+import { API_ROUTES } from '../provider.js';
+import { single, takeFormBody } from './raw-form.js';
+
+/**
+ * refresh_reuse_grace_seconds: a duplicate presentation of a refresh token within the
+ * window after its first use (a client retrying, two tabs racing) gets the same new pair
+ * instead of revoking the authorization. The pair is stored encrypted under a key derived
+ * from the presented refresh token, so the table alone reveals nothing.
+ */
+const WAIT_MS = 3_000;
+
+function keyFor(refreshToken: string, environment: Environment): Buffer {
+  return Buffer.from(crypto.hkdfSync('sha256', refreshToken, environment, 'almoner refresh successor', 32));
+}
+
+function seal(plaintext: string, key: Buffer): string {
+  const iv = crypto.randomBytes(12);
+  const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
+  const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
+}
+
+function open(sealed: string, key: Buffer): string | undefined {
+  try {
+    const raw = Buffer.from(sealed, 'base64url');
+    const decipher = crypto.createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a refresh token was consumed within the grace window (the adapter asks this too). */
+export function withinGrace(consumedAt: Date | null | undefined, graceSeconds: number): boolean {
+  return graceSeconds > 0 && consumedAt instanceof Date && Date.now() - consumedAt.getTime() <= graceSeconds * 1000;
+}
+
+export function refreshGrace(db: Db, environment: Environment, graceSeconds: number): Middleware {
+  const consumedAt = async (id: string) =>
+    (await db.selectFrom('oidc_models').select('consumed_at').where('environment', '=', environment).where('model', '=', 'RefreshToken').where('id', '=', id).executeTakeFirst())?.consumed_at;
+
+  const successor = async (id: string, key: Buffer): Promise<Record<string, unknown> | undefined> => {
+    const deadline = Date.now() + WAIT_MS;
+    for (;;) {
+      const row = await db.selectFrom('oidc_refresh_successors').select(['ciphertext', 'expires_at']).where('environment', '=', environment).where('id', '=', id).executeTakeFirst();
+      if (row && row.expires_at.getTime() > Date.now()) {
+        const text = open(row.ciphertext, key);
+        return text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
+      }
+      if (Date.now() > deadline) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  return async (rawCtx, next) => {
+    if (graceSeconds <= 0 || rawCtx.path !== API_ROUTES.token || rawCtx.method !== 'POST') return next();
+    const body = await takeFormBody(rawCtx);
+    const refreshToken = body && single(body.grant_type) === 'refresh_token' ? single(body.refresh_token) : undefined;
+    if (!refreshToken || refreshToken.length > 256) return next();
+    const id = hashId(refreshToken);
+    const key = keyFor(refreshToken, environment);
+    const replay = async () => {
+      if (!withinGrace(await consumedAt(id), graceSeconds)) return false;
+      const pair = await successor(id, key);
+      if (!pair) return false;
+      rawCtx.status = 200;
+      rawCtx.set('Cache-Control', 'no-store');
+      rawCtx.body = pair;
+      return true;
+    };
+
+    if (await replay()) return;
+    await next();
+    const ctx = rawCtx as unknown as KoaContextWithOIDC;
+    if (ctx.status === 200 && ctx.body && typeof ctx.body === 'object') {
+      await db
+        .insertInto('oidc_refresh_successors')
+        .values({ environment, id, ciphertext: seal(JSON.stringify(ctx.body), key), expires_at: new Date(Date.now() + graceSeconds * 1000) })
+        .onConflict((oc) => oc.columns(['environment', 'id']).doNothing())
+        .execute();
+    } else if (ctx.status === 401 || ctx.status === 400) {
+      await replay();
+    }
+  };
+}

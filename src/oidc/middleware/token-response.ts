@@ -1,0 +1,27 @@
+import type { Middleware } from 'koa';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import type { Db } from '../../db/database.js';
+import type { Environment } from '../../db/schema.js';
+import { effectiveScopes } from '../account.js';
+import { loadAuthorization } from '../authorizations.js';
+
+/**
+ * Token endpoint, after the provider:
+ * - status codes of PRODUCT.md section 4: invalid_grant (bad, used or expired code, wrong
+ *   verifier, bad or reused refresh token) is 401, not the library's 400;
+ * - for a user subject the response's `scope` is what the approver's current role permits.
+ */
+export function tokenResponse(db: Db, environment: Environment): Middleware {
+  return async (rawCtx, next) => {
+    await next();
+    const ctx = rawCtx as unknown as KoaContextWithOIDC;
+    if (ctx.oidc?.route !== 'token') return;
+    const body = ctx.body as Record<string, unknown> | undefined;
+    if (ctx.status === 400 && body?.error === 'invalid_grant') ctx.status = 401;
+    if (ctx.status === 200 && body && typeof body.scope === 'string') {
+      const grantId = (ctx.oidc.entities as { AccessToken?: { grantId?: string } }).AccessToken?.grantId;
+      const authorization = grantId ? await loadAuthorization(db, environment, grantId) : undefined;
+      if (authorization) body.scope = effectiveScopes(authorization, body.scope.split(' ')).join(' ');
+    }
+  };
+}

@@ -1,0 +1,235 @@
+import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Db } from '../db/database.js';
+import type { Environment } from '../db/schema.js';
+import { PostgresAdapter, type ConsumeConflictHandler } from './adapter.js';
+import { makeFindAccount } from './account.js';
+import type { ClientSecretCache } from './client-secret-cache.js';
+import { findClient } from './clients/repository.js';
+import { redirectUriMatches } from './clients/redirect-uris.js';
+import { FDX_SCOPES, SCOPES } from './scopes.js';
+import { renderErrorPage } from './error-page.js';
+import { AUTHORIZATION_LIFETIME_SECONDS } from './authorizations.js';
+
+export const ACCESS_TOKEN_TTL = 900;
+export const AUTHORIZATION_CODE_TTL = 60;
+export const REFRESH_TOKEN_TTL = 31 * 86_400;
+export const INTERACTION_TTL = 3600;
+export const SESSION_TTL = 14 * 86_400;
+export const ID_TOKEN_TTL = 3600;
+
+export interface ProviderOptions {
+  environment: Environment;
+  /** The environment's API origin: the issuer. */
+  issuer: string;
+  /** The environment's dashboard origin, where the authorization endpoint and pages live. */
+  dashboardOrigin: string;
+  db: Db;
+  jwks: { keys: Record<string, unknown>[] };
+  cookieKeys: string[];
+  secretCache: ClientSecretCache;
+  onConsumeConflict?: ConsumeConflictHandler;
+}
+
+export function authorizationPath(environment: Environment): string {
+  return environment === 'production' ? '/oauth/authorize' : '/oauth/sandbox/authorize';
+}
+
+export const INTERACTION_PREFIX = '/oauth/interaction';
+export const API_ROUTES = {
+  token: '/auth/oauth/token',
+  userinfo: '/auth/oauth/userinfo',
+  revocation: '/auth/oauth/revoke',
+  introspection: '/auth/oauth/introspect',
+  jwks: '/.well-known/jwks.json',
+  discovery: '/.well-known/openid-configuration',
+} as const;
+
+const epoch = () => Math.floor(Date.now() / 1000);
+
+/** Refresh tokens live 31 days from now, but never past 365 days from the first issue (iiat). */
+export function refreshTokenTtl(_ctx: unknown, token: { iiat?: number; iat?: number }): number {
+  const firstIssue = token.iiat ?? token.iat ?? epoch();
+  return Math.max(1, Math.min(REFRESH_TOKEN_TTL, firstIssue + AUTHORIZATION_LIFETIME_SECONDS - epoch()));
+}
+
+interface ClientMetadataRow {
+  client_id: string;
+  client_secret_hash: string;
+  name: string;
+  logo_uri: string | null;
+  redirect_uris: string[];
+  scopes: string[];
+  subject_type: string;
+  ip_allow_list: string[];
+}
+
+export function toClientMetadata(row: ClientMetadataRow, environment: Environment) {
+  return {
+    client_id: row.client_id,
+    client_secret: row.client_secret_hash,
+    client_name: row.name,
+    ...(row.logo_uri ? { logo_uri: row.logo_uri } : {}),
+    redirect_uris: row.redirect_uris,
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'client_secret_basic',
+    id_token_signed_response_alg: 'RS256',
+    scope: row.scopes.join(' '),
+    authorization_subject: row.subject_type,
+    ip_allow_list: row.ip_allow_list,
+    almoner_environment: environment,
+  };
+}
+
+export function createProvider(options: ProviderOptions): Provider {
+  const { environment, db } = options;
+  const base: PostgresAdapterFactory = (model) => new PostgresAdapter(model, { db, environment, onConsumeConflict: options.onConsumeConflict });
+  const secure = options.dashboardOrigin.startsWith('https:');
+  const cookie = { signed: true, httpOnly: true, sameSite: 'lax' as const, secure, overwrite: true };
+
+  const configuration: Configuration = {
+    adapter: function AdapterFactory(model: string) {
+      if (model === 'Client') return new ClientAdapter(db, environment);
+      return base(model);
+    } as unknown as Configuration['adapter'],
+    clients: [],
+    findAccount: makeFindAccount(db, environment) as unknown as Configuration['findAccount'],
+    jwks: options.jwks as Configuration['jwks'],
+    cookies: {
+      names: { session: `alm_${environment}_session`, interaction: `alm_${environment}_interaction`, resume: `alm_${environment}_resume` },
+      keys: options.cookieKeys,
+      long: cookie,
+      short: cookie,
+    },
+    routes: {
+      authorization: authorizationPath(environment),
+      token: API_ROUTES.token,
+      userinfo: API_ROUTES.userinfo,
+      revocation: API_ROUTES.revocation,
+      introspection: API_ROUTES.introspection,
+      jwks: API_ROUTES.jwks,
+    },
+    interactions: { url: (_ctx, interaction) => `${INTERACTION_PREFIX}/${interaction.uid}` },
+    features: {
+      devInteractions: { enabled: false },
+      dPoP: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      resourceIndicators: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      claimsParameter: { enabled: false },
+      registration: { enabled: false },
+      userinfo: { enabled: true },
+      revocation: { enabled: true },
+      introspection: {
+        enabled: true,
+        // A client learns about its own tokens only.
+        allowedPolicy: async (ctx, client, token) => token.clientId === client.clientId,
+      },
+    },
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    clientAuthMethods: ['client_secret_basic'],
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      id_token_signed_response_alg: 'RS256',
+    },
+    enabledJWA: {
+      idTokenSigningAlgValues: ['RS256', 'ES256'],
+      userinfoSigningAlgValues: ['RS256', 'ES256'],
+      introspectionSigningAlgValues: ['RS256', 'ES256'],
+      authorizationSigningAlgValues: ['RS256', 'ES256'],
+    },
+    scopes: [...SCOPES],
+    claims: { openid: ['sub', 'email', 'email_verified', 'name'] },
+    subjectTypes: ['public'],
+    ttl: {
+      AuthorizationCode: AUTHORIZATION_CODE_TTL,
+      AccessToken: ACCESS_TOKEN_TTL,
+      IdToken: ID_TOKEN_TTL,
+      Interaction: INTERACTION_TTL,
+      Session: SESSION_TTL,
+      Grant: AUTHORIZATION_LIFETIME_SECONDS,
+      RefreshToken: refreshTokenTtl as never,
+    },
+    rotateRefreshToken: true,
+    // Every code grant gets a refresh token (offline_access is accepted but changes nothing),
+    // and tokens outlive the browser session that approved them.
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    expiresWithSession: async () => false,
+    revokeGrantPolicy: () => true,
+    // A new authorization (Grant) per consent, with its own 365-day clock.
+    loadExistingGrant: async (ctx) => {
+      const grantId = ctx.oidc.result?.consent?.grantId;
+      return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
+    },
+    allowOmittingSingleRegisteredRedirectUri: false,
+    extraParams: {
+      // Set by our authorization pre-middleware from the raw request (see authorization-request.ts).
+      x_requested_scope: validateRequestedScopes,
+      x_nonce: null,
+      nonce: (ctx: KoaContextWithOIDC, value: string | undefined) => {
+        if (!value && !ctx.oidc.params?.x_nonce) throw new errors.InvalidRequest("missing required parameter 'nonce'");
+      },
+    } as unknown as Configuration['extraParams'],
+    extraClientMetadata: {
+      properties: ['authorization_subject', 'ip_allow_list', 'almoner_environment'],
+    },
+    renderError: renderErrorPage,
+    conformIdTokenClaims: true,
+    clockTolerance: 0,
+  };
+
+  const provider = new Provider(options.issuer, configuration);
+  provider.proxy = true; // forwarded headers are set by our own mount, from trusted values only
+
+  // Redirect URIs match as PRODUCT.md section 3 says: scheme and host case-insensitive,
+  // :443 equal to no port, path exact, never a pattern.
+  provider.Client.prototype.redirectUriAllowed = function redirectUriAllowed(this: { redirectUris: string[] }, value: string) {
+    return redirectUriMatches(value, this.redirectUris, environment);
+  };
+  // client_secret holds an argon2id hash; verified through a short-lived cache.
+  provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientId: string; clientSecret: string }, presented: string) {
+    return options.secretCache.verify(this.clientId, this.clientSecret, presented) as unknown as boolean;
+  };
+  return provider;
+}
+
+type PostgresAdapterFactory = (model: string) => PostgresAdapter;
+
+/** The Client model, read from oauth_clients; registration is by admin only, so writes are refused. */
+class ClientAdapter {
+  constructor(
+    private readonly db: Db,
+    private readonly environment: Environment,
+  ) {}
+
+  async find(id: string) {
+    if (typeof id !== 'string' || id.length > 64) return undefined;
+    const row = await findClient(this.db, this.environment, id);
+    return row ? toClientMetadata(row, this.environment) : undefined;
+  }
+
+  async upsert(): Promise<never> {
+    throw new Error('clients are registered through config/clients.json');
+  }
+
+  async destroy(): Promise<never> {
+    throw new Error('clients are registered through config/clients.json');
+  }
+}
+
+/**
+ * Every requested scope must be one the client registered (unknown ones included, which the
+ * library would otherwise drop silently), and an authorization holds at most one FDX scope.
+ */
+function validateRequestedScopes(ctx: KoaContextWithOIDC, value: string | undefined, client: { scope?: string }) {
+  const requested = (value ?? '').split(' ').filter(Boolean);
+  const registered = new Set((client?.scope ?? '').split(' '));
+  const outside = requested.filter((s) => !registered.has(s));
+  if (outside.length > 0) throw new errors.InvalidScope('requested scope is not allowed', outside.join(' '));
+  if (FDX_SCOPES.every((s) => requested.includes(s))) {
+    throw new errors.InvalidScope('read:bank_accounts and sync:connected_accounts cannot be requested together', FDX_SCOPES.join(' '));
+  }
+}

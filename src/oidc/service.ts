@@ -1,0 +1,150 @@
+import type http from 'node:http';
+import type Provider from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import type { AppConfig } from '../config/schema.js';
+import type { Db } from '../db/database.js';
+import type { Environment } from '../db/schema.js';
+import type { Logger } from '../logging/logger.js';
+import { recordAudit } from '../audit/audit-log.js';
+import { sweepExpired } from './adapter.js';
+import { revokeAuthorization, forgetGrantInSessions } from './authorizations.js';
+import { ClientSecretCache } from './client-secret-cache.js';
+import { ensureSigningKeys, ENVIRONMENTS, keysVersion, loadJwks } from './keys.js';
+import { authorizationPath, createProvider } from './provider.js';
+import { getOrCreateSecret } from './secrets.js';
+import { authorizationRequest } from './middleware/authorization-request.js';
+import { discoveryDocument } from './middleware/discovery.js';
+import { introspectionResponse } from './middleware/introspection-response.js';
+import { catchOAuthErrors } from './middleware/oauth-errors.js';
+import { refreshGrace, withinGrace } from './middleware/refresh-grace.js';
+import { tokenRequest } from './middleware/token-request.js';
+import { tokenResponse } from './middleware/token-response.js';
+
+type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
+
+const KEY_POLL_MS = 5_000;
+const SWEEP_MS = 10 * 60_000;
+
+/**
+ * The two providers (production, sandbox), rebuilt when the signing keys rotate, plus the
+ * background chores: noticing rotations and sweeping expired provider rows.
+ */
+export class OidcService {
+  private readonly providers = new Map<Environment, { provider: Provider; handler: Handler }>();
+  private keyVersion = '';
+  private timers: NodeJS.Timeout[] = [];
+
+  private constructor(
+    private readonly db: Db,
+    private readonly config: AppConfig,
+    private readonly logger: Logger,
+    private readonly cookieKeys: Record<Environment, string[]>,
+    readonly secretCache: ClientSecretCache,
+  ) {}
+
+  static async create(db: Db, config: AppConfig, logger: Logger): Promise<OidcService> {
+    await ensureSigningKeys(db);
+    const cookieKeys = {
+      production: [await getOrCreateSecret(db, 'cookie_key:production')],
+      sandbox: [await getOrCreateSecret(db, 'cookie_key:sandbox')],
+    };
+    const cacheKey = Buffer.from(await getOrCreateSecret(db, 'client_secret_cache_key'), 'base64url');
+    const service = new OidcService(db, config, logger, cookieKeys, new ClientSecretCache(cacheKey));
+    await service.rebuild();
+    return service;
+  }
+
+  provider(environment: Environment): Provider {
+    return this.providers.get(environment)!.provider;
+  }
+
+  handler(environment: Environment): Handler {
+    return this.providers.get(environment)!.handler;
+  }
+
+  /** Builds both providers from the current keys. */
+  async rebuild(): Promise<void> {
+    this.keyVersion = await keysVersion(this.db);
+    for (const environment of ENVIRONMENTS) {
+      const provider = this.build(environment, await loadJwks(this.db, environment));
+      this.providers.set(environment, { provider, handler: provider.callback() as unknown as Handler });
+    }
+  }
+
+  private build(environment: Environment, jwks: { keys: Record<string, unknown>[] }): Provider {
+    const issuer = environment === 'production' ? this.config.base_url : this.config.sandbox_base_url;
+    const dashboardOrigin = environment === 'production' ? this.config.dashboard_url : this.config.sandbox_dashboard_url;
+    const grace = this.config.refresh_reuse_grace_seconds;
+    // A second use of a code or refresh token that loses the race to consume it is a replay:
+    // it ends the authorization, as the library does for a replay it sees (a refresh
+    // duplicate inside the grace window excepted).
+    const onConflict = async (model: string, grantId: string | undefined, consumedAt: Date) => {
+      if (!grantId) return;
+      if (model === 'RefreshToken' && withinGrace(consumedAt, grace)) return;
+      await revokeAuthorization(this.db, environment, grantId, model === 'RefreshToken' ? 'refresh_token_reuse' : 'authorization_code_replay');
+      await recordAudit(this.db, { event: model === 'RefreshToken' ? 'refresh_token.reuse' : 'authorization_code.replay', environment, details: { grant_id: grantId } });
+    };
+    const provider = createProvider({
+      environment,
+      issuer,
+      dashboardOrigin,
+      db: this.db,
+      jwks,
+      cookieKeys: this.cookieKeys[environment],
+      secretCache: this.secretCache,
+      onConsumeConflict: onConflict,
+    });
+
+    provider.use(catchOAuthErrors(authorizationRequest(authorizationPath(environment))));
+    provider.use(catchOAuthErrors(tokenRequest(provider)));
+    provider.use(catchOAuthErrors(refreshGrace(this.db, environment, grace)));
+    provider.use(tokenResponse(this.db, environment));
+    provider.use(introspectionResponse(this.db, environment));
+    provider.use(discoveryDocument(`${dashboardOrigin}${authorizationPath(environment)}`));
+
+    const audit = (ctx: KoaContextWithOIDC | undefined, event: string, details: Record<string, unknown>) =>
+      void recordAudit(this.db, { event, environment, clientId: ctx?.oidc?.client?.clientId ?? null, ip: ctx?.ip ?? null, requestId: String(ctx?.res?.getHeader('x-request-id') ?? '') || null, details }).catch((error: Error) =>
+        this.logger.error({ err: { message: error.message } }, 'audit write failed'),
+      );
+    provider.on('grant.success', (ctx: KoaContextWithOIDC) => audit(ctx, 'token.issued', { grant_type: ctx.oidc.params?.grant_type }));
+    provider.on('grant.revoked', (ctx: KoaContextWithOIDC, grantId: string) => {
+      void (async () => {
+        const revoked = await revokeAuthorization(this.db, environment, grantId, ctx.oidc?.route === 'revocation' ? 'token_revoked' : 'replay_detected');
+        await forgetGrantInSessions(this.db, environment, grantId);
+        if (revoked) audit(ctx, ctx.oidc?.route === 'revocation' ? 'authorization.revoked' : 'refresh_token.reuse', { grant_id: grantId });
+      })().catch((error: Error) => this.logger.error({ err: { message: error.message } }, 'grant revocation bookkeeping failed'));
+    });
+    provider.on('grant.error', (ctx: KoaContextWithOIDC, error: { error?: string; error_detail?: string }) =>
+      this.logger.info({ req_id: ctx?.res?.getHeader('x-request-id'), error: error.error, detail: error.error_detail }, 'token request refused'),
+    );
+    provider.on('server_error', (_ctx: unknown, error: Error) => this.logger.error({ err: error }, 'oidc provider error'));
+    return provider;
+  }
+
+  /** Starts the key watcher and the sweeper. */
+  start(): void {
+    const keyTimer = setInterval(() => {
+      void keysVersion(this.db)
+        .then(async (version) => {
+          if (version !== this.keyVersion) {
+            await this.rebuild();
+            this.logger.info('signing keys changed; providers rebuilt');
+          }
+        })
+        .catch((error: Error) => this.logger.warn({ err: { message: error.message } }, 'key check failed'));
+    }, KEY_POLL_MS);
+    const sweepTimer = setInterval(() => {
+      void Promise.all([sweepExpired(this.db), this.db.deleteFrom('oidc_refresh_successors').where('expires_at', '<', new Date()).execute()])
+        .then(([deleted]) => deleted > 0 && this.logger.info({ deleted }, 'expired provider rows swept'))
+        .catch((error: Error) => this.logger.warn({ err: { message: error.message } }, 'sweep failed'));
+    }, SWEEP_MS);
+    keyTimer.unref();
+    sweepTimer.unref();
+    this.timers = [keyTimer, sweepTimer];
+  }
+
+  stop(): void {
+    for (const timer of this.timers) clearInterval(timer);
+  }
+}
+

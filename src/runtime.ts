@@ -1,0 +1,43 @@
+import path from 'node:path';
+import type Koa from 'koa';
+import { buildApp } from './app.js';
+import type { AppConfig } from './config/schema.js';
+import type { Db } from './db/database.js';
+import type { Logger } from './logging/logger.js';
+import { ClientRegistrySync } from './oidc/clients/registry-sync.js';
+import { getOrCreateSecret } from './oidc/secrets.js';
+import { OidcService } from './oidc/service.js';
+
+export interface Runtime {
+  app: Koa;
+  oidc: OidcService;
+  clients: ClientRegistrySync;
+  /** Background chores: clients-file polling, key-rotation watch, sweeping. */
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Everything the HTTP app needs beyond config and database: the client registry (synced
+ * from the clients file; an invalid file stops here), the providers and their secrets.
+ */
+export async function createRuntime(config: AppConfig, db: Db, logger: Logger): Promise<Runtime> {
+  const clients = new ClientRegistrySync(db, path.resolve(config.clients_file), logger);
+  await clients.syncNow();
+  const oidc = await OidcService.create(db, config, logger);
+  const csrfKey = Buffer.from(await getOrCreateSecret(db, 'csrf_key'), 'base64url');
+  const app = buildApp({ config, db, logger, oidc, csrfKey });
+  return {
+    app,
+    oidc,
+    clients,
+    start() {
+      clients.start(config.clients_poll_seconds);
+      oidc.start();
+    },
+    async stop() {
+      oidc.stop();
+      await clients.stop();
+    },
+  };
+}

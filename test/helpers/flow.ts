@@ -1,0 +1,94 @@
+import * as oauth from 'oauth4webapi';
+import { FormBrowser } from './browser.js';
+import type { OAuthTestServer } from './oauth-server.js';
+
+export type Env = 'production' | 'sandbox';
+
+export function endpoints(server: OAuthTestServer, environment: Env) {
+  const api = environment === 'production' ? server.urls.api : server.urls.sandboxApi;
+  const dashboard = environment === 'production' ? server.urls.dashboard : server.urls.sandboxDashboard;
+  const authorize = `${dashboard}${environment === 'production' ? '/oauth/authorize' : '/oauth/sandbox/authorize'}`;
+  return { api, dashboard, authorize, token: `${api}/auth/oauth/token` };
+}
+
+/** Discovery through oauth4webapi (plain http is allowed only because tests run on loopback). */
+export async function discover(server: OAuthTestServer, environment: Env): Promise<oauth.AuthorizationServer> {
+  const issuer = new URL(endpoints(server, environment).api);
+  const response = await oauth.discoveryRequest(issuer, { [oauth.allowInsecureRequests]: true });
+  return oauth.processDiscoveryResponse(issuer, response);
+}
+
+export interface AuthorizeOptions {
+  environment: Env;
+  clientId: string;
+  redirectUri: string;
+  scope: string;
+  login?: { email: string; password: string };
+  /** Choose this organization id on the nonprofit page if it is shown. */
+  organizationId?: string;
+  decision?: 'approve' | 'deny';
+  extraParams?: Record<string, string | undefined>;
+  browser?: FormBrowser;
+}
+
+export interface AuthorizeResult {
+  callback: URL;
+  verifier: string;
+  nonce: string;
+  state: string;
+  browser: FormBrowser;
+  /** The consent page as shown, for assertions. */
+  consentHtml: string;
+}
+
+/** Drives the authorization endpoint, login and consent with a form-submitting user agent. */
+export async function authorize(server: OAuthTestServer, options: AuthorizeOptions): Promise<AuthorizeResult> {
+  const verifier = oauth.generateRandomCodeVerifier();
+  const nonce = oauth.generateRandomNonce();
+  const state = oauth.generateRandomState();
+  const url = new URL(endpoints(server, options.environment).authorize);
+  const params: Record<string, string | undefined> = {
+    client_id: options.clientId,
+    redirect_uri: options.redirectUri,
+    response_type: 'code',
+    scope: options.scope,
+    state,
+    nonce,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    ...options.extraParams,
+  };
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
+  const redirectOrigin = new URL(options.redirectUri).origin;
+  const browser = options.browser ?? new FormBrowser((next) => next.origin === redirectOrigin);
+  let page = await browser.request(url.toString());
+  let consentHtml = '';
+  for (let step = 0; step < 6 && !page.location; step += 1) {
+    if (page.html.includes('action="/oauth/interaction/') && page.html.includes('name="password"')) {
+      if (!options.login) throw new Error('login page shown but no credentials given');
+      page = await browser.submit(page, '/login', { email: options.login.email, password: options.login.password });
+    } else if (page.html.includes('name="org"')) {
+      if (!options.organizationId) throw new Error('organization choice shown but none given');
+      page = await browser.request(new URL(`${page.url.pathname}?org=${options.organizationId}`, page.url).toString());
+    } else if (page.html.includes('/consent"') || page.html.includes('/deny"')) {
+      consentHtml = page.html;
+      page = await browser.submit(page, options.decision === 'deny' || !page.html.includes('/consent"') ? '/deny' : '/consent');
+    } else {
+      throw new Error(`unexpected page ${page.status} at ${page.url}: ${page.html.slice(0, 400)}`);
+    }
+  }
+  if (!page.location) throw new Error('the flow did not come back to the client');
+  return { callback: page.location, verifier, nonce, state, browser, consentHtml };
+}
+
+export async function exchangeCode(server: OAuthTestServer, environment: Env, client: { client_id: string; client_secret: string }, result: AuthorizeResult, redirectUri: string) {
+  const as = await discover(server, environment);
+  const c: oauth.Client = { client_id: client.client_id };
+  const params = oauth.validateAuthResponse(as, c, result.callback, result.state);
+  const response = await oauth.authorizationCodeGrantRequest(as, c, oauth.ClientSecretBasic(client.client_secret), params, redirectUri, result.verifier, { [oauth.allowInsecureRequests]: true });
+  return { as, client: c, response };
+}
+
+export function basic(clientId: string, secret: string): string {
+  return `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+}
