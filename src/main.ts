@@ -1,6 +1,7 @@
 import { ConfigError, loadConfig, unknownEnvSettings } from './config/load.js';
 import type { AppConfig } from './config/schema.js';
 import { DEMO_PASSWORD, DEMO_USERS } from './demo/accounts-step.js';
+import { demoClientFile, readDemoClient } from './demo/demo-client-step.js';
 import { createLogger } from './logging/logger.js';
 import { startServer, type RunningServer } from './server/start.js';
 
@@ -19,6 +20,18 @@ function banner(config: AppConfig, server: RunningServer): string {
   if (config.demo_data) {
     lines.push('', `  Demo users (password "${DEMO_PASSWORD}", dev profile only):`);
     for (const user of DEMO_USERS) lines.push(`    ${user.email.padEnd(24)} ${user.role} of Demo Food Bank (12-3456789)`);
+    const client = readDemoClient(config.data_dir);
+    if (client) {
+      lines.push(
+        '',
+        `  Demo client (sandbox; also in ${demoClientFile(config.data_dir)}):`,
+        `    client_id      ${client.client_id}`,
+        `    client_secret  ${client.client_secret}`,
+        `    redirect_uris  ${client.redirect_uris.join(' ')}`,
+        `    authorize at   ${config.sandbox_dashboard_url}/oauth/sandbox/authorize`,
+        `    token at       ${config.sandbox_base_url}/auth/oauth/token`,
+      );
+    }
   }
   lines.push('', '  Health: GET /healthz and /readyz on each URL. Stop with Ctrl-C.', '');
   return lines.join('\n');

@@ -3,6 +3,8 @@ import { migrate } from './commands/migrate.js';
 import { orgsAdd, orgsList } from './commands/orgs.js';
 import { usersAdd } from './commands/users.js';
 import { membersAdd, membersList, membersRemove, membersSetRole } from './commands/members.js';
+import { clientsAdd, clientsList, clientsRemove, clientsRotateSecret, clientsValidate } from './commands/clients.js';
+import { keysRotate } from './commands/keys.js';
 
 /** Every admin command; later features register theirs here. */
-export const COMMANDS: readonly Command[] = [migrate, orgsAdd, orgsList, usersAdd, membersAdd, membersSetRole, membersRemove, membersList];
+export const COMMANDS: readonly Command[] = [migrate, orgsAdd, orgsList, usersAdd, membersAdd, membersSetRole, membersRemove, membersList, clientsAdd, clientsRotateSecret, clientsList, clientsValidate, clientsRemove, keysRotate];

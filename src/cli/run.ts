@@ -8,6 +8,8 @@ import { migrateToLatest } from '../db/migrator.js';
 import { resolveDatabase, type DatabaseLocation } from '../db/resolve.js';
 import { UsageError, type Command, type CommandContext, type OptionValues } from './command.js';
 import { COMMANDS } from './registry.js';
+import { ClientsInvalid } from './commands/clients.js';
+import { ClientRegistryError } from '../oidc/clients/schema.js';
 
 export interface CliIo {
   argv: readonly string[];
@@ -99,7 +101,12 @@ export async function runCli(io: CliIo): Promise<number> {
       io.stderr(`almoner admin: ${oneLine(error.message)}; usage: ${PREFIX} ${command.usage}\n`);
       return 2;
     }
-    if (error instanceof DomainError || error instanceof ClusterError) {
+    if (error instanceof ClientsInvalid) {
+      if (json) io.stdout(`${JSON.stringify({ valid: false, problems: error.problems })}\n`);
+      io.stderr(`almoner admin: clients file invalid: ${oneLine(error.message)}\n`);
+      return 1;
+    }
+    if (error instanceof DomainError || error instanceof ClusterError || error instanceof ClientRegistryError) {
       io.stderr(`almoner admin: ${oneLine(error.message)}\n`);
       return 1;
     }

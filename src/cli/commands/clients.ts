@@ -1,0 +1,117 @@
+import path from 'node:path';
+import { passwordParamsFrom } from '../../accounts/passwords.js';
+import type { Environment } from '../../db/schema.js';
+import { addClient, listRegisteredClients, removeClient, rotateClientSecret, validateClientsFile, type RegistryContext } from '../../oidc/clients/service.js';
+import { optionalString, requireString, UsageError, type Command, type CommandContext } from '../command.js';
+
+async function registry(ctx: CommandContext): Promise<RegistryContext> {
+  return { db: await ctx.db(), clientsFile: path.resolve(ctx.config.clients_file), passwordParams: passwordParamsFrom(ctx.config) };
+}
+
+function list(values: CommandContext['values'], name: string): string[] {
+  const value = values[name];
+  const items = Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
+  return items.flatMap((v) => v.split(name === 'scope' ? ' ' : /\s+/)).filter(Boolean);
+}
+
+function environmentOption(values: CommandContext['values'], required: boolean): Environment | undefined {
+  const value = optionalString(values, 'environment');
+  if (value === undefined) {
+    if (required) throw new UsageError('--environment is required (production or sandbox)');
+    return undefined;
+  }
+  if (value !== 'production' && value !== 'sandbox') throw new UsageError('--environment must be production or sandbox');
+  return value;
+}
+
+export const clientsAdd: Command = {
+  path: ['clients', 'add'],
+  summary: 'register a client; prints its secret once',
+  usage: 'clients add --environment production|sandbox --name <name> [--logo-uri <uri>] --redirect-uri <uri>... --scope <scope>... [--subject-type user|organization] [--ip-allow-list <cidr>...]',
+  options: {
+    environment: { type: 'string' },
+    name: { type: 'string' },
+    'logo-uri': { type: 'string' },
+    'redirect-uri': { type: 'string', multiple: true },
+    scope: { type: 'string', multiple: true },
+    'subject-type': { type: 'string' },
+    'ip-allow-list': { type: 'string', multiple: true },
+  },
+  async run(ctx) {
+    const environment = environmentOption(ctx.values, true)!;
+    const redirectUris = list(ctx.values, 'redirect-uri');
+    const scopes = list(ctx.values, 'scope');
+    if (redirectUris.length === 0) throw new UsageError('at least one --redirect-uri is required');
+    if (scopes.length === 0) throw new UsageError('at least one --scope is required');
+    const created = await addClient(await registry(ctx), {
+      environment,
+      name: requireString(ctx.values, 'name'),
+      logoUri: optionalString(ctx.values, 'logo-uri'),
+      redirectUris,
+      scopes,
+      subjectType: optionalString(ctx.values, 'subject-type'),
+      ipAllowList: list(ctx.values, 'ip-allow-list'),
+    });
+    return {
+      json: { ...created },
+      text: `client_id:     ${created.client_id}\nclient_secret: ${created.client_secret}\n(the secret is shown once; it is stored only as an argon2id hash)`,
+    };
+  },
+};
+
+export const clientsRotateSecret: Command = {
+  path: ['clients', 'rotate-secret'],
+  summary: "replace a client's secret; prints the new one once",
+  usage: 'clients rotate-secret --client-id <id>',
+  options: { 'client-id': { type: 'string' } },
+  async run(ctx) {
+    const rotated = await rotateClientSecret(await registry(ctx), requireString(ctx.values, 'client-id'));
+    return { json: { ...rotated }, text: `client_id:     ${rotated.client_id}\nclient_secret: ${rotated.client_secret}\n(the old secret stops working at once)` };
+  },
+};
+
+export const clientsList: Command = {
+  path: ['clients', 'list'],
+  summary: 'list registered clients',
+  usage: 'clients list [--environment production|sandbox]',
+  options: { environment: { type: 'string' } },
+  async run(ctx) {
+    const clients = await listRegisteredClients(await ctx.db(), environmentOption(ctx.values, false));
+    return {
+      json: { clients },
+      text: clients.map((c) => `${c.client_id}  ${c.environment.padEnd(10)}  ${c.subject_type.padEnd(12)}  ${c.name}  [${c.scopes.join(' ')}]`).join('\n') || '(no clients)',
+    };
+  },
+};
+
+export const clientsValidate: Command = {
+  path: ['clients', 'validate'],
+  summary: 'check the clients file; exits non-zero when it is invalid',
+  usage: 'clients validate',
+  options: {},
+  async run(ctx) {
+    const file = path.resolve(ctx.config.clients_file);
+    const result = validateClientsFile(file);
+    if (!result.valid) throw new ClientsInvalid(result.problems);
+    return { json: { valid: true, clients: result.count, file }, text: `${file}: valid (${result.count} clients)` };
+  },
+};
+
+export const clientsRemove: Command = {
+  path: ['clients', 'remove'],
+  summary: 'remove a client (its tokens stop working)',
+  usage: 'clients remove --client-id <id>',
+  options: { 'client-id': { type: 'string' } },
+  async run(ctx) {
+    const removed = await removeClient(await registry(ctx), requireString(ctx.values, 'client-id'));
+    return { json: { ...removed }, text: `removed ${removed.client_id}` };
+  },
+};
+
+/** An invalid clients file: `--json` still prints one object, `{valid: false, problems}`. */
+export class ClientsInvalid extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('; '));
+    this.name = 'ClientsInvalid';
+  }
+}
