@@ -95,7 +95,7 @@ export class OidcService {
       onConsumeConflict: onConflict,
     });
 
-    provider.use(catchOAuthErrors(authorizationRequest(authorizationPath(environment))));
+    provider.use(catchOAuthErrors(authorizationRequest(provider, authorizationPath(environment))));
     provider.use(catchOAuthErrors(tokenRequest(provider)));
     provider.use(catchOAuthErrors(refreshGrace(this.db, environment, grace)));
     provider.use(tokenResponse(this.db, environment));

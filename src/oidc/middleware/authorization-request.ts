@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import type Provider from 'oidc-provider';
 
 /**
  * Authorization endpoint, before the provider.
@@ -8,12 +9,18 @@ import type { Middleware } from 'koa';
  * - The raw `scope` is copied to `x_requested_scope`, validated against the client's
  *   registration after the redirect URI is known, because the library silently drops
  *   unknown scopes and `offline_access` before its own check.
+ * - Only the `query` response mode exists, and an unsupported response_type is answered in
+ *   the query too (RFC 6749 4.1.2.1) once client and redirect URI are known to be good;
+ *   otherwise the provider renders its error page.
  */
-export function authorizationRequest(authorizationPath: string): Middleware {
+export function authorizationRequest(provider: Provider, authorizationPath: string): Middleware {
   return async (ctx, next) => {
     if (ctx.path !== authorizationPath || ctx.method !== 'GET') return next();
     const query = { ...ctx.query } as Record<string, string | string[] | undefined>;
+    if (typeof query.response_type === 'string' && query.response_type !== 'code' && (await unsupportedResponseType(provider, ctx, query))) return;
     delete query.x_nonce;
+    // Only the query response mode exists here: errors too go back in the query string.
+    query.response_mode = 'query';
     delete query.x_requested_scope;
     const scope = typeof query.scope === 'string' ? query.scope : undefined;
     if (scope !== undefined) query.x_requested_scope = scope;
@@ -25,4 +32,19 @@ export function authorizationRequest(authorizationPath: string): Middleware {
     ctx.query = query;
     await next();
   };
+}
+
+async function unsupportedResponseType(provider: Provider, ctx: Parameters<Middleware>[0], query: Record<string, string | string[] | undefined>): Promise<boolean> {
+  const { client_id: clientId, redirect_uri: redirectUri, state } = query;
+  if (typeof clientId !== 'string' || typeof redirectUri !== 'string') return false;
+  const client = await provider.Client.find(clientId).catch(() => undefined);
+  if (!client || !client.redirectUriAllowed(redirectUri)) return false;
+  const target = new URL(redirectUri);
+  target.searchParams.set('error', 'unsupported_response_type');
+  target.searchParams.set('error_description', 'only response_type=code is supported');
+  if (typeof state === 'string') target.searchParams.set('state', state);
+  target.searchParams.set('iss', provider.issuer);
+  ctx.status = 303;
+  ctx.redirect(target.toString());
+  return true;
 }
