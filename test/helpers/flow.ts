@@ -92,3 +92,40 @@ export async function exchangeCode(server: OAuthTestServer, environment: Env, cl
 export function basic(clientId: string, secret: string): string {
   return `Basic ${Buffer.from(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 }
+
+export interface TokenResult {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Headers;
+}
+
+/** A raw token-endpoint request (form body, Basic auth unless `auth` is false). */
+export async function tokenRequest(server: OAuthTestServer, environment: Env, client: { client_id: string; client_secret: string } | undefined, form: Record<string, string | undefined>): Promise<TokenResult> {
+  const body = new URLSearchParams();
+  for (const [k, v] of Object.entries(form)) if (v !== undefined) body.set(k, v);
+  const response = await fetch(endpoints(server, environment).token, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(client ? { authorization: basic(client.client_id, client.client_secret) } : {}) },
+    body,
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, headers: response.headers };
+}
+
+/** Authorizes and exchanges the code without redirect_uri (as the specification allows). */
+export async function obtainTokens(server: OAuthTestServer, options: AuthorizeOptions & { client: { client_id: string; client_secret: string } }) {
+  const result = await authorize(server, options);
+  const code = result.callback.searchParams.get('code');
+  if (!code) throw new Error(`no code: ${result.callback}`);
+  const tokens = await tokenRequest(server, options.environment, options.client, { grant_type: 'authorization_code', code, code_verifier: result.verifier });
+  return { ...result, code, tokens };
+}
+
+export async function introspect(server: OAuthTestServer, environment: Env, client: { client_id: string; client_secret: string }, token: string) {
+  const response = await fetch(`${endpoints(server, environment).api}/auth/oauth/introspect`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client.client_id, client.client_secret) },
+    body: new URLSearchParams({ token }),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}

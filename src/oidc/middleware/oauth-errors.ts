@@ -6,10 +6,11 @@ import { errors } from 'oidc-provider';
  * raised there are rendered here as RFC 6749 `{error, error_description}` bodies.
  */
 export function sendOAuthError(ctx: ParameterizedContext, error: InstanceType<typeof errors.OIDCProviderError>): void {
-  ctx.status = error.statusCode;
+  // RFC 6749 5.2: failed client authentication is 401 (the library's class defaults to 400).
+  ctx.status = error.error === 'invalid_client' ? 401 : error.statusCode;
   ctx.type = 'application/json';
   ctx.set('Cache-Control', 'no-store');
-  if (error.statusCode === 401 && error.error === 'invalid_client') ctx.set('WWW-Authenticate', 'Basic realm="almoner"');
+  if (error.error === 'invalid_client') ctx.set('WWW-Authenticate', 'Basic realm="almoner"');
   ctx.body = { error: error.error, error_description: error.error_description };
 }
 

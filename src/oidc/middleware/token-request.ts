@@ -6,6 +6,7 @@ import { single, takeFormBody } from './raw-form.js';
 
 /**
  * Token endpoint, before the provider:
+ * - a missing or malformed code or code_verifier is 400 before the code is looked up;
  * - a client secret in the body is refused (401 invalid_client), even next to Basic
  *   credentials: only HTTP Basic authenticates a client;
  * - `redirect_uri` is not required of the client: it is filled in from the code, so the
@@ -19,12 +20,20 @@ export function tokenRequest(provider: Provider): Middleware {
     if (body) {
       if (body.client_secret !== undefined) throw new errors.InvalidClient('client authentication must use HTTP Basic; a client_secret in the body is not accepted');
       const code = single(body.code);
-      if (single(body.grant_type) === 'authorization_code' && code && body.redirect_uri === undefined && code.length <= 128) {
+      if (single(body.grant_type) === 'authorization_code') {
+        // Malformed is 400 whatever the code: checked before the code is looked up.
+        if (!code) throw new errors.InvalidRequest("missing required parameter 'code'");
+        const verifier = single(body.code_verifier);
+        if (!verifier) throw new errors.InvalidRequest("missing required parameter 'code_verifier'");
+        if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) throw new errors.InvalidRequest('code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
+      }
+      if (single(body.grant_type) === 'authorization_code' && code && body.redirect_uri === undefined && code.length <= 256) {
         const stored = await provider.AuthorizationCode.find(code, { ignoreExpiration: true });
-        if (stored?.redirectUri) {
-          const req = ctx.req as typeof ctx.req & { body?: string };
-          req.body = `${req.body}&redirect_uri=${encodeURIComponent(stored.redirectUri)}`;
-        }
+        // An unknown code still needs a redirect_uri to get past the presence check to the
+        // code lookup, which answers invalid_grant (401), not invalid_request (400).
+        const redirectUri = stored?.redirectUri ?? 'urn:almoner:unknown-code';
+        const req = ctx.req as typeof ctx.req & { body?: string };
+        req.body = `${req.body}&redirect_uri=${encodeURIComponent(redirectUri)}`;
       }
     }
     await next();
