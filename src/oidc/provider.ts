@@ -119,7 +119,8 @@ export function createProvider(options: ProviderOptions): Provider {
       claimsParameter: { enabled: false },
       registration: { enabled: false },
       userinfo: { enabled: true },
-      revocation: { enabled: true },
+      // A client may revoke only its own tokens; another client's token is ignored (200, RFC 7009).
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       introspection: {
         enabled: true,
         // A client learns about its own tokens only.
