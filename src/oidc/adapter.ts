@@ -25,6 +25,12 @@ export interface AdapterOptions {
   db: Db;
   environment: Environment;
   onConsumeConflict?: ConsumeConflictHandler;
+  /**
+   * refresh_reuse_grace_seconds. Inside the window a consumed refresh token is reported as
+   * unconsumed, so a duplicate reaches consume(), loses there without revoking, and the token
+   * endpoint answers it with the stored successor pair (middleware/refresh-grace.ts).
+   */
+  refreshGraceSeconds?: number;
 }
 
 function sanitise(model: string, payload: AdapterPayload): Record<string, unknown> {
@@ -72,7 +78,9 @@ export class PostgresAdapter {
   async find(id: string): Promise<AdapterPayload | undefined> {
     const row = await this.where().select(['payload', 'consumed_at']).where('id', '=', hashId(id)).executeTakeFirst();
     if (!row) return undefined;
-    return { ...row.payload, jti: id, ...(row.consumed_at ? { consumed: Math.floor(row.consumed_at.getTime() / 1000) } : {}) };
+    const grace = this.model === 'RefreshToken' ? (this.options.refreshGraceSeconds ?? 0) : 0;
+    const consumed = row.consumed_at && !(grace > 0 && Date.now() - row.consumed_at.getTime() <= grace * 1000);
+    return { ...row.payload, jti: id, ...(consumed ? { consumed: Math.floor(row.consumed_at!.getTime() / 1000) } : {}) };
   }
 
   /** Sessions by uid. The raw session id is not stored, so the result carries no jti. */

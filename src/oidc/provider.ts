@@ -28,6 +28,7 @@ export interface ProviderOptions {
   cookieKeys: string[];
   secretCache: ClientSecretCache;
   onConsumeConflict?: ConsumeConflictHandler;
+  refreshGraceSeconds?: number;
 }
 
 export function authorizationPath(environment: Environment): string {
@@ -83,7 +84,7 @@ export function toClientMetadata(row: ClientMetadataRow, environment: Environmen
 
 export function createProvider(options: ProviderOptions): Provider {
   const { environment, db } = options;
-  const base: PostgresAdapterFactory = (model) => new PostgresAdapter(model, { db, environment, onConsumeConflict: options.onConsumeConflict });
+  const base: PostgresAdapterFactory = (model) => new PostgresAdapter(model, { db, environment, onConsumeConflict: options.onConsumeConflict, refreshGraceSeconds: options.refreshGraceSeconds });
   const secure = options.dashboardOrigin.startsWith('https:');
   const cookie = { signed: true, httpOnly: true, sameSite: 'lax' as const, secure, overwrite: true };
 

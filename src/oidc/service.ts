@@ -93,6 +93,7 @@ export class OidcService {
       cookieKeys: this.cookieKeys[environment],
       secretCache: this.secretCache,
       onConsumeConflict: onConflict,
+      refreshGraceSeconds: grace,
     });
 
     provider.use(catchOAuthErrors(authorizationRequest(provider, authorizationPath(environment))));
