@@ -35,3 +35,19 @@ describe.each(['production', 'sandbox'] as Env[])('authorization code flow with 
     expect(claims.iss).toBe(as.issuer);
   });
 });
+
+describe('audit trail', () => {
+  it('records the login, the consent and the token issuance of a flow, and a failed login', async () => {
+    const client = await server.registerClient({ environment: 'production', redirectUris: ['https://app.example.org/callback'] });
+    const result = await authorize(server, { environment: 'production', clientId: client.client_id, redirectUri: 'https://app.example.org/callback', scope: 'read_only', login: staff.users.owner });
+    await exchangeCode(server, 'production', client, result, 'https://app.example.org/callback');
+    const failed = await authorize(server, { environment: 'production', clientId: client.client_id, redirectUri: 'https://app.example.org/callback', scope: 'read_only', login: { email: staff.users.owner.email, password: 'wrong password' } }).catch((e: Error) => e);
+    expect(failed).toBeInstanceOf(Error);
+    await expect
+      .poll(async () => (await t.db.selectFrom('audit_events').select('event').where('client_id', '=', client.client_id).execute()).map((e) => e.event).sort())
+      .toEqual(expect.arrayContaining(['consent.granted', 'login.failed', 'login.succeeded', 'token.issued']));
+    const consent = await t.db.selectFrom('audit_events').selectAll().where('event', '=', 'consent.granted').where('client_id', '=', client.client_id).executeTakeFirstOrThrow();
+    expect(consent).toMatchObject({ environment: 'production', actor_user_id: staff.users.owner.id, organization_id: staff.orgId });
+    expect(JSON.stringify(await t.db.selectFrom('audit_events').selectAll().execute())).not.toContain('wrong password');
+  });
+});
