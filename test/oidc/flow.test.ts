@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { authorize, exchangeCode, type Env } from '../helpers/flow.js';
+import { authorize, endpoints, exchangeCode, type Env } from '../helpers/flow.js';
 import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
 
 let t: TestDatabase;
@@ -33,6 +33,34 @@ describe.each(['production', 'sandbox'] as Env[])('authorization code flow with 
     const claims = oauth.getValidatedIdTokenClaims(tokens)!;
     expect(claims.sub).toBe(staff.users.member.id);
     expect(claims.iss).toBe(as.issuer);
+  });
+});
+
+describe('discovery', () => {
+  it.each(['production', 'sandbox'] as Env[])('advertises exactly what is supported (%s), with the authorization endpoint on the dashboard host', async (environment) => {
+    const { api, authorize: authorizeUrl } = endpoints(server, environment);
+    const response = await fetch(`${api}/.well-known/openid-configuration`);
+    expect(response.status).toBe(200);
+    const doc = (await response.json()) as Record<string, unknown>;
+    expect(doc).toMatchObject({
+      issuer: api,
+      authorization_endpoint: authorizeUrl,
+      token_endpoint: `${api}/auth/oauth/token`,
+      jwks_uri: `${api}/.well-known/jwks.json`,
+      userinfo_endpoint: `${api}/auth/oauth/userinfo`,
+      revocation_endpoint: `${api}/auth/oauth/revoke`,
+      introspection_endpoint: `${api}/auth/oauth/introspect`,
+      response_types_supported: ['code'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic'],
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+    });
+    expect([...(doc.scopes_supported as string[])].sort()).toEqual(['offline_access', 'openid', 'read:bank_accounts', 'read_only', 'read_write', 'sync:connected_accounts']);
+    expect(doc).not.toHaveProperty('registration_endpoint');
+    expect(doc).not.toHaveProperty('pushed_authorization_request_endpoint');
+    expect(doc).not.toHaveProperty('end_session_endpoint');
+    expect(doc).not.toHaveProperty('dpop_signing_alg_values_supported');
+    expect(String(doc.token_endpoint)).not.toContain('dashboard');
   });
 });
 
