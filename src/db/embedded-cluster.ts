@@ -150,6 +150,20 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/**
+ * A pid file can outlive its postmaster (host restart, hard kill of both), and the pid can
+ * be reused by an unrelated process. On Linux, /proc tells whether it is really a postgres.
+ */
+function isPostgres(pid: number): boolean {
+  if (!isAlive(pid)) return false;
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('postgres');
+  } catch (error) {
+    // No /proc (not Linux): trust that a live pid is ours.
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' && !fs.existsSync('/proc/self');
+  }
+}
+
 function urlFor(credentials: Credentials, port: number, database: string): string {
   return `postgres://${SUPERUSER}:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}/${database}`;
 }
@@ -253,6 +267,23 @@ async function waitForConnect(url: string, seconds: number): Promise<boolean> {
  * when it can take that lock exclusively, i.e. when nobody else is using it.
  */
 export async function openEmbeddedCluster(options: OpenOptions): Promise<ClusterHandle> {
+  // A cluster being stopped by its last user as we join it ends our connection: start over.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await openOnce(options);
+    } catch (error) {
+      if (attempt >= 3 || error instanceof ClusterError || !isConnectionLoss(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
+function isConnectionLoss(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  return code === '57P01' || code === 'ECONNREFUSED' || code === 'ECONNRESET' || /terminat|ECONNREFUSED|shutting down/i.test(message ?? '');
+}
+
+async function openOnce(options: OpenOptions): Promise<ClusterHandle> {
   const log = options.log ?? (() => undefined);
   const dataDir = path.resolve(options.dataDir);
   const pgdata = path.join(dataDir, 'pg');
@@ -270,7 +301,11 @@ export async function openEmbeddedCluster(options: OpenOptions): Promise<Cluster
   let startedHere = false;
   let port: number;
   const running = readPostmasterPid(pgdata);
-  if (running && isAlive(running.pid)) {
+  if (running && !isPostgres(running.pid)) {
+    log(`removing a stale postmaster.pid (pid ${running.pid} is not a running PostgreSQL)`);
+    fs.rmSync(path.join(pgdata, 'postmaster.pid'), { force: true });
+  }
+  if (running && isPostgres(running.pid)) {
     port = running.port;
     if (!(await waitForConnect(urlFor(credentials, port, 'postgres'), 15))) {
       throw new ClusterError(
@@ -288,7 +323,7 @@ export async function openEmbeddedCluster(options: OpenOptions): Promise<Cluster
     } catch (error) {
       // Another process may have started it between our check and our start.
       const raced = readPostmasterPid(pgdata);
-      if (!raced || !isAlive(raced.pid) || !(await waitForConnect(urlFor(credentials, raced.port, 'postgres'), 15))) {
+      if (!raced || !isPostgres(raced.pid) || !(await waitForConnect(urlFor(credentials, raced.port, 'postgres'), 15))) {
         throw new ClusterError(`the embedded PostgreSQL did not start: ${tail(logFile, 4) || (error as Error).message}`);
       }
       port = raced.port;
@@ -325,15 +360,19 @@ export async function openEmbeddedCluster(options: OpenOptions): Promise<Cluster
       try {
         await probe.connect();
         const { rows } = await probe.query<{ free: boolean }>('select pg_try_advisory_lock($1) as free', [USERS_LOCK_KEY.toString()]);
-        await probe.end();
         if (!rows[0]?.free) {
+          await probe.end();
           log('embedded PostgreSQL left running: another Almoner process is using it');
           return;
         }
       } catch {
+        await probe.end().catch(() => undefined);
         return; // already gone
       }
+      // The exclusive lock stays held through the stop: a process joining now waits on its
+      // shared lock, sees the shutdown, and opens the cluster afresh (see openEmbeddedCluster).
       await run(bins.pg_ctl, ['stop', '-D', pgdata, '-m', 'fast', '-w', '-t', '30'], runAs).catch(() => undefined);
+      await probe.end().catch(() => undefined);
       log('embedded PostgreSQL stopped');
     },
   };

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, unknownEnvSettings } from '../../src/config/load.js';
+import { tempDir } from '../helpers/app.js';
 
 function problemsOf(fn: () => unknown): string[] {
   try {
@@ -15,7 +15,7 @@ function problemsOf(fn: () => unknown): string[] {
 }
 
 function configDir(files: Record<string, unknown>): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'almoner-config-'));
+  const dir = tempDir('almoner-config-');
   for (const [name, content] of Object.entries(files)) {
     fs.writeFileSync(path.join(dir, name), typeof content === 'string' ? content : JSON.stringify(content));
   }

@@ -9,10 +9,16 @@ import type { Db } from '../../src/db/database.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 
-/** A temporary directory the embedded Postgres user could traverse too. */
+const created: string[] = [];
+process.on('exit', () => {
+  for (const dir of created) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** A temporary directory the embedded Postgres user could traverse too; removed when the test process exits. */
 export function tempDir(prefix = 'almoner-test-'): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   fs.chmodSync(dir, 0o755);
+  created.push(dir);
   return dir;
 }
 

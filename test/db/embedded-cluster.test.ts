@@ -1,0 +1,71 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { ClusterError, openEmbeddedCluster } from '../../src/db/embedded-cluster.js';
+import { tempDir } from '../helpers/app.js';
+
+async function query(url: string, text: string) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('embedded cluster', () => {
+  it('initialises once, keeps data across restarts, and is shared by a second user', async () => {
+    const dir = tempDir('almoner-cluster-');
+    const first = await openEmbeddedCluster({ dataDir: dir, stopWhenUnused: 'always' });
+    expect(first.startedHere).toBe(true);
+    await query(first.url, 'create table kept (v int); insert into kept values (42)');
+    const second = await openEmbeddedCluster({ dataDir: dir, stopWhenUnused: 'if-started-here' });
+    expect(second.startedHere).toBe(false);
+    expect(second.port).toBe(first.port);
+    await second.release();
+    // The second user did not stop the cluster the first one uses.
+    expect(await query(first.url, 'select v from kept')).toEqual([{ v: 42 }]);
+    await first.release();
+    expect(fs.existsSync(path.join(dir, 'pg', 'postmaster.pid'))).toBe(false);
+    const again = await openEmbeddedCluster({ dataDir: dir, stopWhenUnused: 'always' });
+    expect(await query(again.url, 'select v from kept')).toEqual([{ v: 42 }]);
+    await again.release();
+    // The password is generated, kept private to the owner, and never the package default.
+    const credentials = fs.statSync(path.join(dir, 'embedded-postgres.json'));
+    expect(credentials.mode & 0o077).toBe(0);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'embedded-postgres.json'), 'utf8')).password).not.toBe('password');
+  });
+
+  it('treats a postmaster.pid whose pid now belongs to another process as stale', async () => {
+    const dir = tempDir('almoner-cluster-');
+    const cluster = await openEmbeddedCluster({ dataDir: dir, stopWhenUnused: 'always' });
+    await cluster.release();
+    const impostor = spawn('sleep', ['30']);
+    try {
+      fs.writeFileSync(path.join(dir, 'pg', 'postmaster.pid'), `${impostor.pid}\n${path.join(dir, 'pg')}\n0\n${cluster.port}\n\n127.0.0.1\n`);
+      const reopened = await openEmbeddedCluster({ dataDir: dir, stopWhenUnused: 'always' });
+      expect(reopened.startedHere).toBe(true);
+      await reopened.release();
+    } finally {
+      impostor.kill('SIGKILL');
+    }
+  });
+
+  it('explains a missing credentials file instead of failing obscurely', async () => {
+    const dir = tempDir('almoner-cluster-');
+    const cluster = await openEmbeddedCluster({ dataDir: dir, stopWhenUnused: 'always' });
+    await cluster.release();
+    fs.rmSync(path.join(dir, 'embedded-postgres.json'));
+    await expect(openEmbeddedCluster({ dataDir: dir, stopWhenUnused: 'always' })).rejects.toThrow(ClusterError);
+  });
+
+  it('refuses, with a reason, a data directory the postgres user cannot reach when running as root', async () => {
+    if (process.getuid?.() !== 0) return expect(process.getuid?.()).not.toBe(0);
+    const parent = tempDir('almoner-cluster-');
+    fs.chmodSync(parent, 0o700);
+    await expect(openEmbeddedCluster({ dataDir: path.join(parent, 'data'), stopWhenUnused: 'always' })).rejects.toThrow(/not reachable by the "postgres" OS user/);
+  });
+});
