@@ -72,11 +72,11 @@ async function main(): Promise<void> {
     server.close().then(
       () => {
         logger.info('stopped');
-        process.exit(0);
+        logger.flush(() => process.exit(0));
       },
       (error: Error) => {
         logger.error({ err: { message: error.message } }, 'shutdown failed');
-        process.exit(1);
+        logger.flush(() => process.exit(1));
       },
     );
   };
