@@ -27,11 +27,14 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger): 
   const oidc = await OidcService.create(db, config, logger);
   const csrfKey = Buffer.from(await getOrCreateSecret(db, 'csrf_key'), 'base64url');
   const app = buildApp({ config, db, logger, oidc, csrfKey });
+  let started = false;
   return {
     app,
     oidc,
     clients,
     start() {
+      if (started) return;
+      started = true;
       clients.start(config.clients_poll_seconds);
       oidc.start();
     },

@@ -64,8 +64,10 @@ export async function loadJwks(db: Db, environment: Environment): Promise<{ keys
 
 /** A cheap fingerprint of the key set, so running servers notice a rotation. */
 export async function keysVersion(db: Db): Promise<string> {
-  const rows = await db.selectFrom('signing_keys').select(['kid', 'state']).orderBy('kid').execute();
-  return rows.map((r) => `${r.kid}:${r.state}`).join(',');
+  const rows = await db.selectFrom('signing_keys').select(['kid', 'state', 'retire_after']).orderBy('kid').execute();
+  const now = Date.now();
+  // A previous key that passes its retire_after changes the published set too.
+  return rows.map((r) => `${r.kid}:${r.state}${r.retire_after && r.retire_after.getTime() <= now ? ':retired' : ''}`).join(',');
 }
 
 export interface KeyStateView {

@@ -35,6 +35,8 @@ export async function startOAuthServer(db: Db, overrides: Record<string, unknown
     sandboxDashboard: `http://127.0.0.1:${ports[3]}`,
   };
   const test = await testApp(db, { base_url: urls.api, sandbox_base_url: urls.sandboxApi, dashboard_url: urls.dashboard, sandbox_dashboard_url: urls.sandboxDashboard, ...overrides });
+  // Background chores run as in `npm start`: clients-file polling, key watcher, sweeper.
+  test.runtime.start();
   const handler = test.app.callback();
   const servers = await Promise.all(
     ports.map(

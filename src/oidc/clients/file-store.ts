@@ -64,13 +64,18 @@ async function withLock<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
   }
 }
 
-/** Read, change and write the file under the lock; the change may throw to abort. */
-export function updateClientsFile(file: string, change: (entries: ClientEntry[]) => ClientEntry[]): Promise<ClientEntry[]> {
-  return withLock(file, () => {
+/**
+ * Read, change and write the file under the lock; the change may throw to abort. `publish`
+ * runs under the same lock, so overlapping admin commands update the database in the
+ * order they wrote the file.
+ */
+export function updateClientsFile(file: string, change: (entries: ClientEntry[]) => ClientEntry[], publish?: (entries: ClientEntry[]) => Promise<void>): Promise<ClientEntry[]> {
+  return withLock(file, async () => {
     const next = change(readClientsFile(file).entries);
     // Validate the whole document before it replaces the old one.
     parseClientsDocument({ clients: next }, path.basename(file));
     writeAtomically(file, next);
+    await publish?.(next);
     return next;
   });
 }

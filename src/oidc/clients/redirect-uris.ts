@@ -9,16 +9,29 @@ export const MAX_REDIRECT_URIS = 5;
 export const MAX_REDIRECT_URI_LENGTH = 255;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
+/**
+ * The URI as written: scheme, host and path exactly as the caller typed them. The WHATWG
+ * parser forgives a lot (a backslash for a slash, "https:host" without "//", numeric IPv4
+ * spellings), so a URI is only accepted when what it says and what the parser reads agree.
+ */
+const RAW = /^([a-z][a-z0-9+.-]*):\/\/([^/?#@]*@)?([^/?#]*)(\/[^?#]*)?/i;
+
 /** The first rule the URI breaks, or undefined when it is acceptable. */
 export function redirectUriProblem(uri: string, environment: Environment): string | undefined {
   if (uri.length > MAX_REDIRECT_URI_LENGTH) return `must be at most ${MAX_REDIRECT_URI_LENGTH} characters`;
   if (/\s/.test(uri)) return 'must not contain white space';
+  if (uri.includes('\\')) return 'must not contain a backslash';
   let url: URL;
   try {
     url = new URL(uri);
   } catch {
     return 'must be an absolute URL';
   }
+  const raw = RAW.exec(uri);
+  if (!raw) return 'must be an absolute URL of the form scheme://host/path';
+  const rawHost = (raw[3] ?? '').toLowerCase().replace(/:\d*$/, '');
+  if (raw[2]) return 'must not contain user info';
+  if (rawHost !== url.hostname) return 'must name its host in canonical form (lower-case ASCII, a dotted IPv4 or a bracketed IPv6 address)';
   const loopbackHttp = environment === 'sandbox' && url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
   if (url.protocol !== 'https:' && !loopbackHttp) {
     return environment === 'sandbox' ? 'must use https (http only for localhost, 127.0.0.1 or [::1] in the sandbox)' : 'must use https';
@@ -50,7 +63,7 @@ function comparable(uri: string): string | undefined {
   try {
     const url = new URL(uri);
     // Paths compare exactly, so take the path as the caller wrote it, not as normalised.
-    const rawPath = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*(\/[^?#]*)?/i.exec(uri)?.[1] ?? '';
+    const rawPath = RAW.exec(uri)?.[4] ?? '';
     return `${url.protocol}//${url.host}${rawPath}`;
   } catch {
     return undefined;

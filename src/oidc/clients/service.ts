@@ -71,31 +71,40 @@ export async function addClient(ctx: RegistryContext, input: AddClientInput): Pr
   const problem = describeProblems(candidate);
   if (problem) throw invalid(problem);
   const entry = clientEntrySchema.parse({ ...candidate, client_secret_hash: await hashClientSecret(secret, ctx.passwordParams) });
-  const entries = await updateClientsFile(ctx.clientsFile, (current) => {
-    if (current.some((c) => c.client_id === entry.client_id)) throw invalid(`client_id ${entry.client_id} already exists`);
-    return [...current, entry];
-  });
-  await syncClients(ctx.db, entries);
+  await updateClientsFile(
+    ctx.clientsFile,
+    (current) => {
+      if (current.some((c) => c.client_id === entry.client_id)) throw invalid(`client_id ${entry.client_id} already exists`);
+      return [...current, entry];
+    },
+    (entries) => syncClients(ctx.db, entries),
+  );
   return { client_id: entry.client_id, client_secret: secret, environment };
 }
 
 export async function rotateClientSecret(ctx: RegistryContext, clientId: string): Promise<{ client_id: string; client_secret: string }> {
   const secret = generateClientSecret();
   const hash = await hashClientSecret(secret, ctx.passwordParams);
-  const entries = await updateClientsFile(ctx.clientsFile, (current) => {
-    if (!current.some((c) => c.client_id === clientId)) throw notFound(`no client ${clientId}`);
-    return current.map((c) => (c.client_id === clientId ? { ...c, client_secret_hash: hash } : c));
-  });
-  await syncClients(ctx.db, entries);
+  await updateClientsFile(
+    ctx.clientsFile,
+    (current) => {
+      if (!current.some((c) => c.client_id === clientId)) throw notFound(`no client ${clientId}`);
+      return current.map((c) => (c.client_id === clientId ? { ...c, client_secret_hash: hash } : c));
+    },
+    (entries) => syncClients(ctx.db, entries),
+  );
   return { client_id: clientId, client_secret: secret };
 }
 
 export async function removeClient(ctx: RegistryContext, clientId: string): Promise<{ client_id: string }> {
-  const entries = await updateClientsFile(ctx.clientsFile, (current) => {
-    if (!current.some((c) => c.client_id === clientId)) throw notFound(`no client ${clientId}`);
-    return current.filter((c) => c.client_id !== clientId);
-  });
-  await syncClients(ctx.db, entries);
+  await updateClientsFile(
+    ctx.clientsFile,
+    (current) => {
+      if (!current.some((c) => c.client_id === clientId)) throw notFound(`no client ${clientId}`);
+      return current.filter((c) => c.client_id !== clientId);
+    },
+    (entries) => syncClients(ctx.db, entries),
+  );
   return { client_id: clientId };
 }
 

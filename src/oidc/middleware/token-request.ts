@@ -17,6 +17,8 @@ export function tokenRequest(provider: Provider): Middleware {
   return async (ctx, next) => {
     if (ctx.path !== API_ROUTES.token || ctx.method !== 'POST') return next();
     const body = await takeFormBody(ctx);
+    // RFC 6749 5.2: a request without client authentication is invalid_client (401), not a malformed request.
+    if (!/^Basic\s/i.test(ctx.get('authorization'))) throw new errors.InvalidClient('client authentication by HTTP Basic is required');
     if (body) {
       if (body.client_secret !== undefined) throw new errors.InvalidClient('client authentication must use HTTP Basic; a client_secret in the body is not accepted');
       const code = single(body.code);
