@@ -3,6 +3,7 @@ import type { AppConfig } from './config/schema.js';
 import type { Db } from './db/database.js';
 import type { Logger } from './logging/logger.js';
 import { buildApiApp } from './apps/api-app.js';
+import { buildGateway } from './gateway/index.js';
 import { buildDashboardApp } from './apps/dashboard-app.js';
 import { accessLog } from './http/access-log.js';
 import { AddressSet } from './http/client-address.js';
@@ -54,7 +55,10 @@ export function buildApp({ config, db, logger, oidc, csrfKey }: AppDeps): Koa {
   });
   const apps: Record<string, Middleware> = {};
   for (const target of hosts.targets) {
-    apps[target.key] = target.surface === 'api' ? buildApiApp(target, oidc) : buildDashboardApp(target, { db, oidc, csrfKey });
+    apps[target.key] =
+      target.surface === 'api'
+        ? buildApiApp(target, oidc, buildGateway({ db, origin: target.origin, ipRestrictedAreas: config.ip_restricted_areas }))
+        : buildDashboardApp(target, { db, oidc, csrfKey });
   }
   app.use(hostDispatch(hosts, apps as Record<(typeof hosts.targets)[number]['key'], Middleware>));
   return app;

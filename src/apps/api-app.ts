@@ -5,13 +5,13 @@ import type { HostTarget } from '../http/hosts.js';
 import { apiOidcRoutes } from '../oidc/mount.js';
 import type { OidcService } from '../oidc/service.js';
 
-/** The API host of one environment: the OAuth token side, and the resource gateway (later). */
-export function buildApiApp(target: HostTarget, oidc: OidcService): Middleware {
+/** The API host of one environment: the OAuth token side and the resource gateway. */
+export function buildApiApp(target: HostTarget, oidc: OidcService, gateway: Middleware): Middleware {
   const router = new Router();
   router.get('/', (ctx) => {
     ctx.body = { service: 'almoner', surface: 'api', environment: target.environment, base_url: target.origin, discovery: `${target.origin}/.well-known/openid-configuration` };
   });
-  return compose([apiOidcRoutes(oidc, target), composeRouter(router)]);
+  return compose([apiOidcRoutes(oidc, target), gateway, composeRouter(router)]);
 }
 
 export function composeRouter(router: Router): Middleware {

@@ -5,6 +5,7 @@ import { usersAdd } from './commands/users.js';
 import { membersAdd, membersList, membersRemove, membersSetRole } from './commands/members.js';
 import { clientsAdd, clientsList, clientsRemove, clientsRotateSecret, clientsValidate } from './commands/clients.js';
 import { keysRotate } from './commands/keys.js';
+import { apiKeysCreate, apiKeysList, apiKeysRevoke } from './commands/api-keys.js';
 
 /** Every admin command; later features register theirs here. */
-export const COMMANDS: readonly Command[] = [migrate, orgsAdd, orgsList, usersAdd, membersAdd, membersSetRole, membersRemove, membersList, clientsAdd, clientsRotateSecret, clientsList, clientsValidate, clientsRemove, keysRotate];
+export const COMMANDS: readonly Command[] = [migrate, orgsAdd, orgsList, usersAdd, membersAdd, membersSetRole, membersRemove, membersList, clientsAdd, clientsRotateSecret, clientsList, clientsValidate, clientsRemove, keysRotate, apiKeysCreate, apiKeysRevoke, apiKeysList];

@@ -82,6 +82,7 @@ const settingsShape = z
     clients_file: z.string().min(1),
     clients_poll_seconds: intIn(1, 60),
     refresh_reuse_grace_seconds: intIn(0, 300),
+    ip_restricted_areas: z.array(z.enum(['fdx', 'donations', 'grants', 'nonprofits'])),
   })
   .strict();
 
@@ -120,7 +121,7 @@ export type AppConfig = Readonly<z.output<typeof configSchema>>;
 export type SettingKey = keyof z.output<typeof configSchema>;
 
 /** Settings whose environment value is a comma-separated list. */
-export const LIST_SETTINGS: ReadonlySet<string> = new Set(['listen', 'trusted_proxies']);
+export const LIST_SETTINGS: ReadonlySet<string> = new Set(['listen', 'trusted_proxies', 'ip_restricted_areas']);
 
 /** The environment variable that overrides a setting. */
 export function envNameFor(key: string): string {

@@ -128,6 +128,78 @@ export interface ServerSecretsTable {
   created_at: CreatedAt;
 }
 
+export interface ApiKeysTable {
+  id: string;
+  environment: Environment;
+  organization_id: string;
+  key_hash: string;
+  key_prefix: string;
+  created_at: CreatedAt;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export interface ConnectsTable {
+  id: string;
+  environment: Environment;
+  organization_id: string;
+  name: string;
+  created_at: CreatedAt;
+}
+
+export type PaymentStatus = 'INCOMING_TO_CHARIOT' | 'INCOMING_OUTSIDE_CHARIOT' | 'RECEIVED_IN_CHARIOT' | 'RECEIVED_OUTSIDE_CHARIOT' | 'CANCELED';
+
+export interface DonorJson {
+  full_name?: string;
+  first_name?: string;
+  last_name?: string;
+  email?: string;
+  phone?: string;
+  address?: { line1: string; line2?: string; city: string; state: string; postal_code: string; country: string };
+}
+
+export interface DonationsTable {
+  id: string;
+  environment: Environment;
+  organization_id: string;
+  external_id: string;
+  payment_source_id: string;
+  deposit_id: string | null;
+  dafpay_tracking_id: string | null;
+  amount_gross: ColumnType<string, number | bigint | string, number | bigint | string>;
+  amount_net: ColumnType<string, number | bigint | string, number | bigint | string>;
+  amount_fee: ColumnType<string, number | bigint | string, number | bigint | string>;
+  currency: Generated<string>;
+  purpose: Generated<string>;
+  note: Generated<string>;
+  primary_donor: ColumnType<DonorJson | null, string | null, string | null>;
+  payment_status: PaymentStatus;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+  canceled_at: Date | null;
+}
+
+export interface GrantsTable {
+  id: Generated<string>;
+  environment: Environment;
+  organization_id: string;
+  connect_id: string;
+  workflow_session_id: Generated<string>;
+  tracking_id: string;
+  fund_id: string;
+  external_grant_id: string | null;
+  amount: ColumnType<string, number | bigint | string, number | bigint | string>;
+  status: string;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  phone: string | null;
+  note: string | null;
+  payment_channel: Generated<'dafpay_network' | 'direct'>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
 export interface Database {
   organizations: OrganizationsTable;
   users: UsersTable;
@@ -140,6 +212,10 @@ export interface Database {
   oauth_authorizations: OauthAuthorizationsTable;
   signing_keys: SigningKeysTable;
   server_secrets: ServerSecretsTable;
+  api_keys: ApiKeysTable;
+  connects: ConnectsTable;
+  donations: DonationsTable;
+  grants: GrantsTable;
 }
 
 /** Column lists of every table, tied to the interfaces above at compile time. */
@@ -159,6 +235,10 @@ export const TABLE_COLUMNS = {
   oauth_authorizations: columns<OauthAuthorizationsTable>()(['grant_id', 'environment', 'client_id', 'subject_type', 'user_id', 'organization_id', 'scopes', 'created_at', 'expires_at', 'last_used_at', 'revoked_at', 'revoked_reason']),
   signing_keys: columns<SigningKeysTable>()(['environment', 'kid', 'alg', 'state', 'private_jwk', 'created_at', 'activated_at', 'retire_after']),
   server_secrets: columns<ServerSecretsTable>()(['name', 'value', 'created_at']),
+  api_keys: columns<ApiKeysTable>()(['id', 'environment', 'organization_id', 'key_hash', 'key_prefix', 'created_at', 'last_used_at', 'revoked_at']),
+  connects: columns<ConnectsTable>()(['id', 'environment', 'organization_id', 'name', 'created_at']),
+  donations: columns<DonationsTable>()(['id', 'environment', 'organization_id', 'external_id', 'payment_source_id', 'deposit_id', 'dafpay_tracking_id', 'amount_gross', 'amount_net', 'amount_fee', 'currency', 'purpose', 'note', 'primary_donor', 'payment_status', 'created_at', 'updated_at', 'canceled_at']),
+  grants: columns<GrantsTable>()(['id', 'environment', 'organization_id', 'connect_id', 'workflow_session_id', 'tracking_id', 'fund_id', 'external_grant_id', 'amount', 'status', 'first_name', 'last_name', 'email', 'phone', 'note', 'payment_channel', 'created_at', 'updated_at']),
 } satisfies { [K in keyof Database]: readonly string[] };
 
 export type Organization = Selectable<OrganizationsTable>;

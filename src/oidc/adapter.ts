@@ -1,8 +1,8 @@
-import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import { errors } from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
+import { hashId } from '../db/token-hash.js';
 
 /**
  * oidc-provider's storage contract over one Postgres table (oidc_models), one adapter per
@@ -14,9 +14,7 @@ import type { Environment } from '../db/schema.js';
 
 export type AdapterPayload = Record<string, unknown> & { grantId?: string; uid?: string; jti?: string; consumed?: unknown };
 
-export function hashId(id: string): string {
-  return crypto.createHash('sha256').update(id).digest('base64url');
-}
+export { hashId };
 
 /** Called when a second use of a code or refresh token loses the race to consume it. */
 export type ConsumeConflictHandler = (model: string, grantId: string | undefined, consumedAt: Date) => Promise<void>;

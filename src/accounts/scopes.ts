@@ -1,0 +1,46 @@
+import type { Role } from '../db/schema.js';
+
+/** The six scopes of PRODUCT.md section 3, in display order. */
+export const SCOPES = ['read_only', 'read_write', 'openid', 'offline_access', 'read:bank_accounts', 'sync:connected_accounts'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const FDX_SCOPES: readonly Scope[] = ['read:bank_accounts', 'sync:connected_accounts'];
+/** Scopes that give access to data, as opposed to identity (openid) or compatibility (offline_access). */
+export const RESOURCE_SCOPES: readonly Scope[] = ['read_only', 'read_write', ...FDX_SCOPES];
+
+const READ_ONLY: readonly Scope[] = ['read_only', 'openid', 'offline_access'];
+const MEMBER: readonly Scope[] = [...READ_ONLY, 'read_write'];
+const ADMIN: readonly Scope[] = [...MEMBER, ...FDX_SCOPES];
+
+/** What each role may grant (PRODUCT.md section 10): bank data is an organization-level decision. */
+export const ROLE_SCOPES: Readonly<Record<Role, readonly Scope[]>> = {
+  read_only: READ_ONLY,
+  member: MEMBER,
+  admin: ADMIN,
+  owner: ADMIN,
+};
+
+export function isScope(value: string): value is Scope {
+  return (SCOPES as readonly string[]).includes(value);
+}
+
+export function parseScopeParam(value: string | undefined): string[] {
+  return [...new Set((value ?? '').split(' ').filter(Boolean))];
+}
+
+/** requested ∩ allowed, in the canonical order. */
+export function intersectScopes(requested: Iterable<string>, ...allowed: Iterable<string>[]): Scope[] {
+  const sets = allowed.map((a) => new Set(a));
+  const wanted = new Set(requested);
+  return SCOPES.filter((s) => wanted.has(s) && sets.every((set) => set.has(s)));
+}
+
+/** The scopes a role permits out of a token's scopes; an approver's current role narrows a user-subject token. */
+export function narrowToRole(scopes: Iterable<string>, role: Role | undefined): Scope[] {
+  return role ? intersectScopes(scopes, ROLE_SCOPES[role]) : [];
+}
+
+export function hasResourceScope(scopes: Iterable<string>): boolean {
+  for (const s of scopes) if ((RESOURCE_SCOPES as readonly string[]).includes(s)) return true;
+  return false;
+}

@@ -1,0 +1,38 @@
+import { createApiKey, listApiKeys, revokeApiKey } from '../../gateway/api-keys/service.js';
+import { requireString, type Command } from '../command.js';
+
+export const apiKeysCreate: Command = {
+  path: ['api-keys', 'create'],
+  summary: "create an API key for an organization; prints the key once",
+  usage: 'api-keys create --org <ein> --environment production|sandbox',
+  options: { org: { type: 'string' }, environment: { type: 'string' } },
+  async run(ctx) {
+    const created = await createApiKey(await ctx.db(), { org: requireString(ctx.values, 'org'), environment: requireString(ctx.values, 'environment') });
+    return { json: { ...created }, text: `id:  ${created.id}\nkey: ${created.key}\n(the key is shown once; it is stored only as a SHA-256 hash)` };
+  },
+};
+
+export const apiKeysRevoke: Command = {
+  path: ['api-keys', 'revoke'],
+  summary: 'revoke an API key (it stops working at once)',
+  usage: 'api-keys revoke --id <id>',
+  options: { id: { type: 'string' } },
+  async run(ctx) {
+    const revoked = await revokeApiKey(await ctx.db(), requireString(ctx.values, 'id'));
+    return { json: { ...revoked }, text: `revoked ${revoked.id}` };
+  },
+};
+
+export const apiKeysList: Command = {
+  path: ['api-keys', 'list'],
+  summary: "list an organization's API keys (revoked ones with revoked_at)",
+  usage: 'api-keys list --org <ein>',
+  options: { org: { type: 'string' } },
+  async run(ctx) {
+    const listed = await listApiKeys(await ctx.db(), requireString(ctx.values, 'org'));
+    return {
+      json: listed,
+      text: listed.api_keys.map((k) => `${k.id}  ${k.environment.padEnd(10)}  ${k.prefix}…  created ${k.created_at}${k.revoked_at ? `  revoked ${k.revoked_at}` : ''}`).join('\n') || '(no API keys)',
+    };
+  },
+};

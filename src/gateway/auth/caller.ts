@@ -1,0 +1,34 @@
+import type { Environment, SubjectType } from '../../db/schema.js';
+
+/** Who is calling the gateway, established once per request by the authentication stack. */
+export type Caller =
+  | { kind: 'api_key'; environment: Environment; organizationId: string; organizationKind: 'nonprofit' | 'fund_provider'; keyId: string }
+  | {
+      kind: 'access_token';
+      environment: Environment;
+      organizationId: string;
+      clientId: string;
+      grantId: string;
+      subjectType: SubjectType;
+      userId: string;
+      /** Effective scopes: the token's, narrowed by the approver's current role for a user subject. */
+      scopes: ReadonlySet<string>;
+    };
+
+/** A presented bearer credential, resolved but not yet judged valid. */
+export type Credential =
+  | { kind: 'api_key'; presented: true; row: import('./credential-repository.js').ApiKeyRow | undefined }
+  | { kind: 'access_token'; presented: true; row: import('./credential-repository.js').AccessTokenRow | undefined };
+
+export interface GatewayState {
+  bearer?: string;
+  credential?: Credential;
+  caller?: Caller;
+  apiVersion?: string;
+}
+
+declare module 'koa' {
+  // Declaration merging needs an interface; it adds the gateway's state to ctx.state.
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type
+  interface DefaultState extends GatewayState {}
+}

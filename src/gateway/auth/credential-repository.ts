@@ -1,0 +1,63 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/database.js';
+import type { Environment, Role, SubjectType } from '../../db/schema.js';
+
+export interface AccessTokenRow {
+  payload: { exp?: number; scope?: string; clientId?: string; accountId?: string; grantId?: string; kind?: string };
+  grant_id: string | null;
+  authorization_client_id: string | null;
+  subject_type: SubjectType | null;
+  user_id: string | null;
+  organization_id: string | null;
+  authorization_expires_at: Date | null;
+  revoked_at: Date | null;
+  user_disabled_at: Date | null;
+  role: Role | null;
+  client_id: string | null;
+  ip_allow_list: string[] | null;
+}
+
+/**
+ * Everything a call with an access token needs, in one indexed query: the token (by hash),
+ * its authorization, the approver's current membership and role, and the client.
+ */
+export async function findAccessTokenContext(db: Db, environment: Environment, tokenHash: string): Promise<AccessTokenRow | undefined> {
+  const { rows } = await sql<AccessTokenRow>`
+    select t.payload, t.grant_id,
+           a.client_id as authorization_client_id, a.subject_type, a.user_id, a.organization_id,
+           a.expires_at as authorization_expires_at, a.revoked_at,
+           u.disabled_at as user_disabled_at, m.role,
+           c.client_id, c.ip_allow_list
+    from oidc_models t
+    left join oauth_authorizations a on a.grant_id = t.grant_id and a.environment = t.environment
+    left join users u on u.id = a.user_id
+    left join memberships m on m.user_id = a.user_id and m.organization_id = a.organization_id
+    left join oauth_clients c on c.client_id = t.payload->>'clientId' and c.environment = t.environment
+    where t.environment = ${environment} and t.model = 'AccessToken' and t.id = ${tokenHash}`.execute(db);
+  return rows[0];
+}
+
+export interface ApiKeyRow {
+  id: string;
+  organization_id: string;
+  organization_kind: 'nonprofit' | 'fund_provider';
+}
+
+export async function findLiveApiKey(db: Db, environment: Environment, keyHash: string): Promise<ApiKeyRow | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('organizations', 'organizations.id', 'api_keys.organization_id')
+    .select(['api_keys.id', 'api_keys.organization_id', 'organizations.kind as organization_kind'])
+    .where('api_keys.key_hash', '=', keyHash)
+    .where('api_keys.environment', '=', environment)
+    .where('api_keys.revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function touchApiKey(db: Db, id: string): Promise<void> {
+  await db.updateTable('api_keys').set({ last_used_at: new Date() }).where('id', '=', id).execute();
+}
+
+export async function touchAuthorization(db: Db, grantId: string): Promise<void> {
+  await db.updateTable('oauth_authorizations').set({ last_used_at: new Date() }).where('grant_id', '=', grantId).execute();
+}

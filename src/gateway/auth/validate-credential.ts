@@ -1,0 +1,61 @@
+import type { Middleware } from 'koa';
+import type { Db } from '../../db/database.js';
+import { narrowToRole } from '../../accounts/scopes.js';
+import { unauthorized } from '../problems.js';
+import { environmentOf } from '../environment.js';
+import { touchApiKey, touchAuthorization } from './credential-repository.js';
+
+const TOUCH_INTERVAL_MS = 60_000;
+const touched = new Map<string, number>();
+/** last_used_at is informational: written at most once a minute per key or authorization. */
+function shouldTouch(id: string): boolean {
+  const now = Date.now();
+  if ((touched.get(id) ?? 0) > now - TOUCH_INTERVAL_MS) return false;
+  if (touched.size > 10_000) touched.clear();
+  touched.set(id, now);
+  return true;
+}
+
+/**
+ * Judges the credential on every call: an API key must be live; an access token must be
+ * unexpired, its authorization live (not revoked, not past 365 days), its client still
+ * registered, and for a user subject the approver still a member, whose current role
+ * narrows the token's scopes. Anything else is 401.
+ */
+export function validateCredential(db: Db): Middleware {
+  return async (ctx, next) => {
+    const credential = ctx.state.credential!;
+    const environment = environmentOf(ctx);
+    if (credential.kind === 'api_key') {
+      const key = credential.row;
+      if (!key) throw unauthorized('The API key is unknown or revoked.', true);
+      ctx.state.caller = { kind: 'api_key', environment, organizationId: key.organization_id, organizationKind: key.organization_kind, keyId: key.id };
+      if (shouldTouch(key.id)) void touchApiKey(db, key.id).catch(() => undefined);
+      return next();
+    }
+    const row = credential.row;
+    const now = Date.now();
+    const invalid = () => unauthorized('The access token is invalid, expired or revoked.', true);
+    if (!row || row.payload.kind !== 'AccessToken' || !row.payload.exp || row.payload.exp * 1000 <= now) throw invalid();
+    if (!row.grant_id || !row.user_id || !row.organization_id || row.revoked_at || !row.authorization_expires_at || row.authorization_expires_at.getTime() <= now) throw invalid();
+    if (!row.client_id || row.client_id !== row.authorization_client_id) throw invalid();
+    const granted = (row.payload.scope ?? '').split(' ').filter(Boolean);
+    let scopes: string[] = granted;
+    if (row.subject_type === 'user') {
+      if (!row.role || row.user_disabled_at) throw unauthorized('The user who approved this authorization is no longer a member of the nonprofit.', true);
+      scopes = narrowToRole(granted, row.role);
+    }
+    ctx.state.caller = {
+      kind: 'access_token',
+      environment,
+      organizationId: row.organization_id,
+      clientId: row.client_id,
+      grantId: row.grant_id,
+      subjectType: row.subject_type ?? 'user',
+      userId: row.user_id,
+      scopes: new Set(scopes),
+    };
+    if (shouldTouch(row.grant_id)) void touchAuthorization(db, row.grant_id).catch(() => undefined);
+    await next();
+  };
+}

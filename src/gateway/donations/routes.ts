@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import type { Selectable } from 'kysely';
+import type { DonationsTable } from '../../db/schema.js';
+import { decodeCursor, page } from '../pagination.js';
+import { notFound } from '../problems.js';
+import { defineRoute } from '../route-spec.js';
+import type { ApiVersion } from '../versions.js';
+import { findDonation, listDonations } from './repository.js';
+
+const Address = z.object({ line1: z.string(), line2: z.string().optional(), city: z.string(), state: z.string(), postal_code: z.string(), country: z.string() });
+const Donor = z.object({ full_name: z.string().optional(), first_name: z.string().optional(), last_name: z.string().optional(), email: z.string().optional(), phone: z.string().optional(), address: Address.optional() });
+
+const donationFields = {
+  id: z.string().describe('The unique identifier for the donation'),
+  payment_source_id: z.string(),
+  amount_gross: z.number().int().describe('Minor units (cents)'),
+  amount_net: z.number().int(),
+  amount_fee: z.number().int(),
+  currency: z.string(),
+  purpose: z.string(),
+  note: z.string(),
+  attribution: z.object({ primary_donor: Donor.optional() }).optional(),
+  created_at: z.string().datetime(),
+  updated_at: z.string().datetime(),
+  canceled_at: z.string().datetime().nullable(),
+  payment_status: z.enum(['INCOMING_TO_CHARIOT', 'INCOMING_OUTSIDE_CHARIOT', 'RECEIVED_IN_CHARIOT', 'RECEIVED_OUTSIDE_CHARIOT', 'CANCELED']),
+};
+/** 2026-04-01 added external_id. */
+const DonationV2026_04 = z.object({ ...donationFields, external_id: z.string() });
+const DonationV2026_01 = z.object(donationFields);
+
+function toDonation(row: Selectable<DonationsTable>, version: ApiVersion) {
+  return {
+    id: row.id,
+    ...(version === '2026-04-01' ? { external_id: row.external_id } : {}),
+    payment_source_id: row.payment_source_id,
+    amount_gross: Number(row.amount_gross),
+    amount_net: Number(row.amount_net),
+    amount_fee: Number(row.amount_fee),
+    currency: row.currency,
+    purpose: row.purpose,
+    note: row.note,
+    ...(row.primary_donor ? { attribution: { primary_donor: row.primary_donor } } : {}),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    canceled_at: row.canceled_at?.toISOString() ?? null,
+    payment_status: row.payment_status,
+  };
+}
+
+const dateTime = z.string().datetime({ offset: true, message: 'must be an RFC 3339 date-time' });
+const listQueryBase = {
+  limit: z.coerce.number().int().min(1).max(100).default(100),
+  page_token: z.string().max(200).optional(),
+  payment_source_id: z.string().max(2000).optional(),
+  deposit_id: z.string().max(200).optional(),
+  'created_at.after': dateTime.optional(),
+  'created_at.before': dateTime.optional(),
+};
+// dafpay_tracking_id is a 2026-04-01 filter; earlier versions refuse it as unknown.
+const ListQuery = z.object({ ...listQueryBase, dafpay_tracking_id: z.string().max(200).optional() }).strict();
+const ListQueryV2026_01 = z.object(listQueryBase).strict();
+
+export const donationRoutes = [
+  defineRoute({
+    operationId: 'listDonations',
+    method: 'get',
+    path: '/v1/donations',
+    summary: "List the authorizing nonprofit's donations, newest first",
+    tag: 'donations',
+    versions: ['2026-04-01', '2026-01-15'],
+    area: 'donations',
+    access: 'read',
+    credentials: 'any',
+    query: ListQuery,
+    queryByVersion: { '2026-01-15': ListQueryV2026_01 },
+    response: {
+      '2026-04-01': z.object({ results: z.array(DonationV2026_04), next_page_token: z.string().optional() }),
+      '2026-01-15': z.object({ results: z.array(DonationV2026_01), next_page_token: z.string().optional() }),
+    },
+    errors: [400, 401, 403],
+    async handler({ db, caller, version, query }) {
+      const rows = await listDonations(
+        db,
+        caller,
+        {
+          paymentSourceIds: query.payment_source_id?.split(',').map((s) => s.trim()).filter(Boolean),
+          depositId: query.deposit_id,
+          dafpayTrackingId: query.dafpay_tracking_id,
+          createdAfter: query['created_at.after'] ? new Date(query['created_at.after']) : undefined,
+          createdBefore: query['created_at.before'] ? new Date(query['created_at.before']) : undefined,
+        },
+        decodeCursor(query.page_token, 'page_token'),
+        query.limit,
+      );
+      const { items, next } = page(rows, query.limit);
+      return { results: items.map((row) => toDonation(row, version)), ...(next ? { next_page_token: next } : {}) };
+    },
+  }),
+  defineRoute({
+    operationId: 'getDonation',
+    method: 'get',
+    path: '/v1/donations/:id',
+    summary: 'Get one of the authorizing nonprofit\'s donations',
+    tag: 'donations',
+    versions: ['2026-04-01', '2026-01-15'],
+    area: 'donations',
+    access: 'read',
+    credentials: 'any',
+    params: z.object({ id: z.string().min(1).max(100) }),
+    response: { '2026-04-01': DonationV2026_04, '2026-01-15': DonationV2026_01 },
+    errors: [400, 401, 403, 404],
+    async handler({ db, caller, version, params }) {
+      const row = await findDonation(db, caller, params.id);
+      // Another nonprofit's or environment's donation does not exist for this caller.
+      if (!row) throw notFound('The donation');
+      return toDonation(row, version);
+    },
+  }),
+];

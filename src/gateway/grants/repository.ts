@@ -1,0 +1,23 @@
+import type { Db } from '../../db/database.js';
+import type { Environment } from '../../db/schema.js';
+import type { Cursor } from '../pagination.js';
+
+type Scope = { organizationId: string; environment: Environment };
+
+/** The caller's grants, across all its connects or one of them, newest first, keyset-paged. */
+export function listGrants(db: Db, scope: Scope, connectId: string | undefined, cursor: Cursor | undefined, limit: number) {
+  let query = db.selectFrom('grants').selectAll().where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment);
+  if (connectId) query = query.where('connect_id', '=', connectId);
+  if (cursor) {
+    query = query.where((eb) => eb.or([eb('created_at', '<', cursor.createdAt), eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)])]));
+  }
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+}
+
+export function findGrant(db: Db, scope: Scope, id: string) {
+  return db.selectFrom('grants').selectAll().where('id', '=', id).where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment).executeTakeFirst();
+}
+
+export function connectBelongsTo(db: Db, scope: Scope, connectId: string) {
+  return db.selectFrom('connects').select('id').where('id', '=', connectId).where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment).executeTakeFirst();
+}

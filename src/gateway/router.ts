@@ -1,0 +1,72 @@
+import Router from '@koa/router';
+import compose from 'koa-compose';
+import type { Middleware } from 'koa';
+import { z } from 'zod';
+import type { Db } from '../db/database.js';
+import { acceptAccessTokensOnly } from './auth/accept-credentials.js';
+import { bearerToken } from './auth/bearer.js';
+import { ipAllowList } from './auth/ip-allow-list.js';
+import { loadCredential } from './auth/load-credential.js';
+import { requireScope } from './auth/require-scope.js';
+import { validateCredential } from './auth/validate-credential.js';
+import { badRequest } from './problems.js';
+import { HttpProblem } from '../http/problem.js';
+import type { RouteSpec } from './route-spec.js';
+import type { ApiVersion } from './versions.js';
+
+export interface GatewayOptions {
+  db: Db;
+  /** API areas whose callers must be inside their client's CIDR ranges. */
+  ipRestrictedAreas: readonly string[];
+}
+
+function availableIn(versions: readonly ApiVersion[]): Middleware {
+  return async (ctx, next) => {
+    if (!versions.includes(ctx.state.apiVersion as ApiVersion)) {
+      throw new HttpProblem(404, 'Not Found', `${ctx.method} ${ctx.path} does not exist in API version ${ctx.state.apiVersion}.`);
+    }
+    await next();
+  };
+}
+
+function describeIssues(error: z.ZodError, where: string): string {
+  return error.issues
+    .map((issue) => {
+      if (issue.code === 'unrecognized_keys') return `unknown ${where} parameter${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`;
+      const name = issue.path.map(String).join('.') || where;
+      return `${name}: ${issue.message}`;
+    })
+    .join('; ');
+}
+
+function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, where: string): z.output<T> {
+  if (!schema) return {} as z.output<T>;
+  const result = schema.safeParse(value);
+  if (!result.success) throw badRequest(`Invalid ${where}: ${describeIssues(result.error, where)}.`);
+  return result.data;
+}
+
+/**
+ * The gateway's router, generated from the route specs: per operation, version gate →
+ * bearer → credential lookup (one query) → access-token-only → IP allow-list (before the
+ * token is judged) → credential validity → scope → input validation → handler.
+ */
+export function buildGatewayRouter(specs: readonly RouteSpec[], options: GatewayOptions): Middleware {
+  const router = new Router();
+  for (const spec of specs) {
+    const stack: Middleware[] = [availableIn(spec.versions), bearerToken(), loadCredential(options.db)];
+    if (spec.credentials === 'access_token') stack.push(acceptAccessTokensOnly());
+    if (options.ipRestrictedAreas.includes(spec.area)) stack.push(ipAllowList(options.db, spec.area));
+    stack.push(validateCredential(options.db), requireScope(spec.access));
+    stack.push(async (ctx) => {
+      const params = parse(spec.params, ctx.params, 'path');
+      const version = ctx.state.apiVersion as ApiVersion;
+      const query = parse(spec.queryByVersion?.[version] ?? spec.query, ctx.query, 'query');
+      ctx.body = await spec.handler({ ctx, db: options.db, caller: ctx.state.caller!, version, params, query });
+    });
+    router.register(spec.path, [spec.method], compose(stack) as never);
+  }
+  const routes = router.routes() as unknown as Middleware;
+  const allowed = router.allowedMethods() as unknown as Middleware;
+  return async (ctx, next) => routes(ctx, () => allowed(ctx, next));
+}
