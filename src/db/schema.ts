@@ -128,6 +128,14 @@ export interface ServerSecretsTable {
   created_at: CreatedAt;
 }
 
+/** rate-limiter-flexible's Postgres store (src/interactions/login-throttle.ts). */
+export interface LoginThrottleTable {
+  key: string;
+  points: number;
+  /** Epoch milliseconds (bigint, read as a string). */
+  expire: ColumnType<string | null, number | null, number | null>;
+}
+
 export interface ApiKeysTable {
   id: string;
   environment: Environment;
@@ -212,6 +220,7 @@ export interface Database {
   oauth_authorizations: OauthAuthorizationsTable;
   signing_keys: SigningKeysTable;
   server_secrets: ServerSecretsTable;
+  login_throttle: LoginThrottleTable;
   api_keys: ApiKeysTable;
   connects: ConnectsTable;
   donations: DonationsTable;
@@ -235,6 +244,7 @@ export const TABLE_COLUMNS = {
   oauth_authorizations: columns<OauthAuthorizationsTable>()(['grant_id', 'environment', 'client_id', 'subject_type', 'user_id', 'organization_id', 'scopes', 'created_at', 'expires_at', 'last_used_at', 'revoked_at', 'revoked_reason']),
   signing_keys: columns<SigningKeysTable>()(['environment', 'kid', 'alg', 'state', 'private_jwk', 'created_at', 'activated_at', 'retire_after']),
   server_secrets: columns<ServerSecretsTable>()(['name', 'value', 'created_at']),
+  login_throttle: columns<LoginThrottleTable>()(['key', 'points', 'expire']),
   api_keys: columns<ApiKeysTable>()(['id', 'environment', 'organization_id', 'key_hash', 'key_prefix', 'created_at', 'last_used_at', 'revoked_at']),
   connects: columns<ConnectsTable>()(['id', 'environment', 'organization_id', 'name', 'created_at']),
   donations: columns<DonationsTable>()(['id', 'environment', 'organization_id', 'external_id', 'payment_source_id', 'deposit_id', 'dafpay_tracking_id', 'amount_gross', 'amount_net', 'amount_fee', 'currency', 'purpose', 'note', 'primary_donor', 'payment_status', 'created_at', 'updated_at', 'canceled_at']),

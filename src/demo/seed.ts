@@ -6,6 +6,7 @@ import type { AppConfig } from '../config/schema.js';
 import { passwordParamsFrom, type PasswordParams } from '../accounts/passwords.js';
 import { accountsStep } from './accounts-step.js';
 import { demoClientStep } from './demo-client-step.js';
+import { nonprofitDataStep } from './nonprofit-data-step.js';
 
 export interface SeedContext {
   passwordParams: PasswordParams;
@@ -29,7 +30,7 @@ export interface SeedStep {
   after?(db: Db, ctx: SeedContext): Promise<void>;
 }
 
-export const SEED_STEPS: readonly SeedStep[] = [accountsStep, demoClientStep];
+export const SEED_STEPS: readonly SeedStep[] = [accountsStep, demoClientStep, nonprofitDataStep];
 
 /**
  * Applies every demo step not yet recorded in demo_seed_steps, each in its own transaction.

@@ -30,7 +30,8 @@ export class HttpProblem extends Error {
       type: this.type,
       title: this.title,
       status: this.status,
-      ...(this.detail === undefined ? {} : { detail: this.detail }),
+      // detail is always present: the published ProblemDetails schema requires it.
+      detail: this.detail ?? defaultDetail(this.status, this.title),
       ...this.extensions,
     };
   }
@@ -54,6 +55,11 @@ export const STATUS_TITLES: Readonly<Record<number, string>> = {
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };
+
+function defaultDetail(status: number, title: string): string {
+  if (status === 405) return 'This method is not allowed on this resource.';
+  return `${title}.`;
+}
 
 export function titleFor(status: number): string {
   return STATUS_TITLES[status] ?? (status >= 500 ? 'Server Error' : 'Request Error');

@@ -40,6 +40,6 @@ describe('error middleware', () => {
     const exposed = await request(appThrowing(Object.assign(new Error('body too large'), { status: 413, expose: true }))).get('/');
     expect(exposed.body).toEqual({ type: 'about:blank', title: 'Content Too Large', status: 413, detail: 'body too large' });
     const hidden = await request(appThrowing(Object.assign(new Error('internal detail'), { status: 400, expose: false }))).get('/');
-    expect(hidden.body).toEqual({ type: 'about:blank', title: 'Bad Request', status: 400 });
+    expect(hidden.body).toEqual({ type: 'about:blank', title: 'Bad Request', status: 400, detail: 'Bad Request.' });
   });
 });

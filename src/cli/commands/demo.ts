@@ -1,0 +1,33 @@
+import { requireOrganization } from '../../accounts/service.js';
+import { seedNonprofitData } from '../../demo/nonprofit-data.js';
+import { requireString, UsageError, type Command, type OptionValues } from '../command.js';
+
+function count(values: OptionValues, name: string, fallback: number, max: number): number {
+  const raw = values[name];
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > max) throw new UsageError(`--${name} must be a whole number from 0 to ${max}`);
+  return n;
+}
+
+export const demoSeed: Command = {
+  path: ['demo', 'seed'],
+  summary: "add realistic connects, grants and donations to an organization (never replaces)",
+  usage: 'demo seed --org <ein> --environment production|sandbox [--donations N] [--connects N] [--grants N]',
+  options: { org: { type: 'string' }, environment: { type: 'string' }, donations: { type: 'string' }, connects: { type: 'string' }, grants: { type: 'string' } },
+  async run(ctx) {
+    const environment = requireString(ctx.values, 'environment');
+    if (environment !== 'production' && environment !== 'sandbox') throw new UsageError('--environment must be production or sandbox');
+    const db = await ctx.db();
+    const org = await requireOrganization(db, requireString(ctx.values, 'org'));
+    const options = {
+      organizationId: org.id,
+      environment,
+      connects: count(ctx.values, 'connects', 2, 100),
+      grantsPerConnect: count(ctx.values, 'grants', 10, 100_000),
+      donations: count(ctx.values, 'donations', 200, 1_000_000),
+    } as const;
+    const ids = await db.transaction().execute((trx) => seedNonprofitData(trx, options));
+    return { json: { ...ids }, text: `added ${ids.connect_ids.length} connects, ${ids.grant_ids.length} grants, ${ids.donation_ids.length} donations to ${org.name} (${environment})` };
+  },
+};

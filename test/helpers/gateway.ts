@@ -1,0 +1,35 @@
+import { createApiKey } from '../../src/gateway/api-keys/service.js';
+import { seedNonprofitData } from '../../src/demo/nonprofit-data.js';
+import type { Db } from '../../src/db/database.js';
+import type { Env } from './flow.js';
+import { endpoints, obtainTokens } from './flow.js';
+import type { OAuthTestServer, Staff } from './oauth-server.js';
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  body: Record<string, unknown>;
+}
+
+export async function apiGet(server: OAuthTestServer, environment: Env, path: string, options: { bearer?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse> {
+  const response = await fetch(`${endpoints(server, environment).api}${path}`, {
+    headers: { ...(options.bearer ? { authorization: `Bearer ${options.bearer}` } : {}), ...options.headers },
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+export async function apiKeyFor(db: Db, staff: Staff, environment: Env): Promise<string> {
+  return (await createApiKey(db, { org: staff.ein, environment })).key;
+}
+
+export async function seedData(db: Db, staff: Staff, environment: Env, counts: { donations?: number; connects?: number; grantsPerConnect?: number } = {}) {
+  return db.transaction().execute((trx) => seedNonprofitData(trx, { organizationId: staff.orgId, environment, ...counts }));
+}
+
+/** An access token from the full code flow for one of the staff. */
+export async function accessToken(server: OAuthTestServer, client: { client_id: string; client_secret: string }, options: { environment: Env; redirectUri: string; scope: string; login: { email: string; password: string } }) {
+  const { tokens } = await obtainTokens(server, { ...options, client, clientId: client.client_id });
+  if (tokens.status !== 200) throw new Error(`token exchange failed: ${tokens.status} ${JSON.stringify(tokens.body)}`);
+  return tokens.body.access_token as string;
+}
