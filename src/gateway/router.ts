@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import compose from 'koa-compose';
 import type { Middleware } from 'koa';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Db } from '../db/database.js';
 import { acceptAccessTokensOnly } from './auth/accept-credentials.js';
 import { bearerToken } from './auth/bearer.js';

@@ -1,4 +1,5 @@
 import type { Environment, SubjectType } from '../../db/schema.js';
+import type { AccessTokenRow, ApiKeyRow } from './credential-repository.js';
 
 /** Who is calling the gateway, established once per request by the authentication stack. */
 export type Caller =
@@ -17,8 +18,8 @@ export type Caller =
 
 /** A presented bearer credential, resolved but not yet judged valid. */
 export type Credential =
-  | { kind: 'api_key'; presented: true; row: import('./credential-repository.js').ApiKeyRow | undefined }
-  | { kind: 'access_token'; presented: true; row: import('./credential-repository.js').AccessTokenRow | undefined };
+  | { kind: 'api_key'; presented: true; row: ApiKeyRow | undefined }
+  | { kind: 'access_token'; presented: true; row: AccessTokenRow | undefined };
 
 export interface GatewayState {
   bearer?: string;
