@@ -58,7 +58,7 @@ export function buildApp({ config, db, logger, oidc, csrfKey }: AppDeps): Koa {
     apps[target.key] =
       target.surface === 'api'
         ? buildApiApp(target, oidc, buildGateway({ db, origin: target.origin, ipRestrictedAreas: config.ip_restricted_areas }))
-        : buildDashboardApp(target, { db, oidc, csrfKey });
+        : buildDashboardApp(target, { db, oidc, csrfKey, config });
   }
   app.use(hostDispatch(hosts, apps as Record<(typeof hosts.targets)[number]['key'], Middleware>));
   return app;

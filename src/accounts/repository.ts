@@ -70,3 +70,8 @@ export function listNonprofitMemberships(db: Executor, userId: string) {
 export function findUserById(db: Executor, id: string) {
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
+
+/** Replaces a password hash, only if it is still the one that was verified (a concurrent change wins). */
+export function replacePasswordHash(db: Executor, userId: string, previousHash: string, newHash: string) {
+  return db.updateTable('users').set({ password_hash: newHash, updated_at: new Date() }).where('id', '=', userId).where('password_hash', '=', previousHash).execute();
+}

@@ -4,10 +4,16 @@ import Router from '@koa/router';
 import compose from 'koa-compose';
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
+import { passwordParamsFrom } from '../accounts/passwords.js';
+import type { AppConfig } from '../config/schema.js';
 import { VIEWS_DIR } from '../config/paths.js';
 import type { Db } from '../db/database.js';
 import type { HostTarget } from '../http/hosts.js';
+import { buildConnectionsRouter } from '../interactions/connections-routes.js';
+import { htmlErrorPages } from '../interactions/error-pages.js';
+import { LoginThrottle } from '../interactions/login-throttle.js';
 import { buildInteractionRouter } from '../interactions/routes.js';
+import { SignIn } from '../interactions/sign-in.js';
 import { dashboardOidcRoutes } from '../oidc/mount.js';
 import type { OidcService } from '../oidc/service.js';
 import { composeRouter } from './api-app.js';
@@ -18,9 +24,14 @@ export interface DashboardDeps {
   db: Db;
   oidc: OidcService;
   csrfKey: Buffer;
+  /** Password hashing parameters (upgrades at sign-in). */
+  config: Pick<AppConfig, 'password_memory_kib' | 'password_time_cost' | 'password_parallelism'>;
 }
 
-/** The dashboard host of one environment: authorization endpoint, hosted login and consent. */
+/**
+ * The dashboard host of one environment: the authorization endpoint, the hosted sign-in,
+ * nonprofit choice and consent, and the connected-applications page.
+ */
 export function buildDashboardApp(target: HostTarget, deps: DashboardDeps): Middleware {
   const router = new Router();
   router.get('/', (ctx) => {
@@ -31,12 +42,20 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardDeps): Midd
     ctx.set('Cache-Control', 'public, max-age=3600');
     ctx.body = STYLESHEET;
   });
-  const interactions = buildInteractionRouter({
+  const pageDeps = {
     db: deps.db,
     environment: target.environment,
     origin: target.origin,
     provider: (): Provider => deps.oidc.provider(target.environment),
     csrfKey: deps.csrfKey,
-  });
-  return compose([dashboardOidcRoutes(deps.oidc, target), composeRouter(interactions), composeRouter(router)]);
+    // Throttling state is in Postgres, so both dashboards (and every process) share it.
+    signIn: new SignIn(deps.db, new LoginThrottle(deps.db), passwordParamsFrom(deps.config)),
+  };
+  return compose([
+    dashboardOidcRoutes(deps.oidc, target),
+    htmlErrorPages(target.environment),
+    composeRouter(buildInteractionRouter(pageDeps)),
+    composeRouter(buildConnectionsRouter(pageDeps)),
+    composeRouter(router),
+  ]);
 }

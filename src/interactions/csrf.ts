@@ -3,21 +3,33 @@ import type { Context } from 'koa';
 import { HttpProblem } from '../http/problem.js';
 
 /**
- * CSRF protection for the hosted forms: a token bound to the interaction (HMAC of its id
- * under a server key), which only a page we rendered for that interaction carries, plus a
- * same-origin check of Origin / Sec-Fetch-Site when the browser sends them.
+ * CSRF protection for the hosted forms. The token is an HMAC, under a server key, of what the
+ * form acts on, so only a page we rendered for it carries one:
+ * - `interaction:<uid>` for login, consent and deny (the interaction cookie names the uid);
+ * - `session:<uid>` for the connections page and logout (the provider session);
+ * - `signin:<nonce>` for signing in on the connections page, where there is no session yet
+ *   (the nonce lives in an HttpOnly SameSite=Strict cookie).
+ * On top, a submission a browser marks as cross-site (Sec-Fetch-Site, Origin) is refused.
  */
-export function csrfToken(key: Buffer, binding: string): string {
+export type CsrfBinding = `interaction:${string}` | `session:${string}` | `signin:${string}`;
+
+export function csrfToken(key: Buffer, binding: CsrfBinding): string {
   return crypto.createHmac('sha256', key).update('csrf:').update(binding).digest('base64url');
 }
 
-export function verifyCsrf(ctx: Context, key: Buffer, binding: string, presented: string | undefined, origin: string): void {
+/** A form that did not come from our page: 403, rendered as its own page for browsers. */
+export class CsrfRejected extends HttpProblem {
+  constructor() {
+    super(403, 'Forbidden', 'The form could not be verified (missing or invalid CSRF token). Reload the page and try again.', { type: 'https://almoner.dev/problems/csrf' });
+  }
+}
+
+export function verifyCsrf(ctx: Context, key: Buffer, binding: CsrfBinding, presented: string | undefined, origin: string): void {
   const expected = Buffer.from(csrfToken(key, binding));
   const given = Buffer.from(presented ?? '');
   const site = ctx.get('sec-fetch-site');
   const requestOrigin = ctx.get('origin');
   const crossSite = (site && site !== 'same-origin' && site !== 'none') || (requestOrigin && requestOrigin !== 'null' && requestOrigin !== origin);
-  if (crossSite || given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) {
-    throw new HttpProblem(403, 'Forbidden', 'The form could not be verified (missing or invalid CSRF token). Reload the page and try again.');
-  }
+  // timingSafeEqual needs equal lengths; a length mismatch reveals only the (public) length.
+  if (crossSite || given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) throw new CsrfRejected();
 }

@@ -1,9 +1,19 @@
-/** Each permission in plain words, for the consent screen. */
-export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  read_only: 'View your nonprofit’s data (donations, grants and other records)',
-  read_write: 'View and change your nonprofit’s data',
-  openid: 'Know who you are (your name and e-mail address)',
-  offline_access: 'Stay connected when you are not using the application',
-  'read:bank_accounts': 'Read your nonprofit’s bank accounts, statements and transactions',
-  'sync:connected_accounts': 'Keep your nonprofit’s connected bank accounts in sync',
+/** Each permission in plain words, for the consent screen and the connections page. */
+export const SCOPE_DESCRIPTIONS: Readonly<Record<string, { title: string; detail: string }>> = {
+  read_only: { title: 'View your nonprofit’s data', detail: 'Donations, grants and other records. It cannot change anything.' },
+  read_write: { title: 'View and change your nonprofit’s data', detail: 'Everything view access allows, plus creating and updating records.' },
+  openid: { title: 'Know who you are', detail: 'Your name and e-mail address.' },
+  offline_access: { title: 'Stay connected while you are away', detail: 'Access continues until it is revoked, or for at most a year.' },
+  'read:bank_accounts': { title: 'Read your nonprofit’s bank accounts', detail: 'Balances, statements and transactions, through the FDX bank-data API.' },
+  'sync:connected_accounts': { title: 'Keep connected bank accounts in sync', detail: 'Regular reads of statements and transactions, through the FDX bank-data API.' },
 };
+
+export interface ScopeView {
+  scope: string;
+  title: string;
+  detail: string;
+}
+
+export function describeScopes(scopes: readonly string[]): ScopeView[] {
+  return scopes.map((scope) => ({ scope, ...(SCOPE_DESCRIPTIONS[scope] ?? { title: scope, detail: '' }) }));
+}

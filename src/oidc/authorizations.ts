@@ -110,3 +110,21 @@ export async function forgetGrantInSessions(db: Executor, environment: Environme
     where s.environment = ${environment} and s.model = 'Session'
       and s.payload @? ${`$.authorizations.* ? (@.grantId == "${grantId.replace(/[^A-Za-z0-9_-]/g, '')}")`}::jsonpath`.execute(db);
 }
+
+/**
+ * The live (not revoked, not expired) authorizations one user gave one client for one
+ * nonprofit, newest first: candidates for answering a new request without asking again.
+ */
+export async function listLiveAuthorizations(db: Executor, environment: Environment, q: { clientId: string; userId: string; organizationId: string }) {
+  return db
+    .selectFrom('oauth_authorizations')
+    .select(['grant_id', 'scopes', 'subject_type'])
+    .where('environment', '=', environment)
+    .where('client_id', '=', q.clientId)
+    .where('user_id', '=', q.userId)
+    .where('organization_id', '=', q.organizationId)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', new Date())
+    .orderBy('created_at', 'desc')
+    .execute();
+}

@@ -1,5 +1,5 @@
 import type { Role, SubjectType } from '../db/schema.js';
-import { hasResourceScope, intersectScopes, RESOURCE_SCOPES, ROLE_SCOPES, type Scope } from '../oidc/scopes.js';
+import { hasResourceScope, intersectScopes, RESOURCE_SCOPES, ROLE_SCOPES, type Scope } from './scopes.js';
 
 export interface ConsentPlan {
   requested: Scope[];

@@ -1,5 +1,6 @@
 import type { KoaContextWithOIDC, ErrorOut } from 'oidc-provider';
-import { renderView } from '../views/render.js';
+import type { Environment } from '../db/schema.js';
+import { sendPage } from '../views/page.js';
 
 const FRIENDLY: Record<string, { title: string; text: string }> = {
   invalid_client: { title: 'Unknown application', text: 'The application that sent you here is not registered with us. Go back to it and try again, or contact its developer.' },
@@ -9,10 +10,11 @@ const FRIENDLY: Record<string, { title: string; text: string }> = {
 };
 
 /** Authorization errors that cannot go back to the client: a page, never a redirect. */
-export async function renderErrorPage(ctx: KoaContextWithOIDC, out: ErrorOut, error: Error): Promise<void> {
-  const requestId = String(ctx.res.getHeader('x-request-id') ?? '');
-  const code = out.error;
-  const friendly = FRIENDLY[code] ?? { title: 'Something went wrong', text: 'We could not complete this request.' };
-  ctx.type = 'html';
-  ctx.body = renderView('error.njk', { title: friendly.title, text: friendly.text, error: code, description: out.error_description, requestId, status: (error as { statusCode?: number }).statusCode ?? ctx.status });
+export function errorPageFor(environment: Environment) {
+  return async function renderErrorPage(ctx: KoaContextWithOIDC, out: ErrorOut, error: Error): Promise<void> {
+    const requestId = String(ctx.res.getHeader('x-request-id') ?? '');
+    const code = out.error;
+    const friendly = FRIENDLY[code] ?? { title: 'Something went wrong', text: 'We could not complete this request.' };
+    sendPage(ctx, environment, 'error.njk', { title: friendly.title, text: friendly.text, error: code, description: out.error_description, requestId, status: (error as { statusCode?: number }).statusCode ?? ctx.status });
+  };
 }

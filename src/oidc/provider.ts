@@ -7,7 +7,8 @@ import type { ClientSecretCache } from './client-secret-cache.js';
 import { findClient } from './clients/repository.js';
 import { redirectUriMatches } from './clients/redirect-uris.js';
 import { FDX_SCOPES, SCOPES } from './scopes.js';
-import { renderErrorPage } from './error-page.js';
+import { errorPageFor } from './error-page.js';
+import { makeLoadExistingGrant } from './existing-grant.js';
 import { AUTHORIZATION_LIFETIME_SECONDS } from './authorizations.js';
 
 export const ACCESS_TOKEN_TTL = 900;
@@ -82,11 +83,15 @@ export function toClientMetadata(row: ClientMetadataRow, environment: Environmen
   };
 }
 
+/** The provider's cookies (session, interaction, resume): HttpOnly, SameSite=Lax, Secure on https. */
+export function providerCookieOptions(dashboardOrigin: string) {
+  return { signed: true, httpOnly: true, sameSite: 'lax' as const, secure: dashboardOrigin.startsWith('https:'), overwrite: true };
+}
+
 export function createProvider(options: ProviderOptions): Provider {
   const { environment, db } = options;
   const base: PostgresAdapterFactory = (model) => new PostgresAdapter(model, { db, environment, onConsumeConflict: options.onConsumeConflict, refreshGraceSeconds: options.refreshGraceSeconds });
-  const secure = options.dashboardOrigin.startsWith('https:');
-  const cookie = { signed: true, httpOnly: true, sameSite: 'lax' as const, secure, overwrite: true };
+  const cookie = providerCookieOptions(options.dashboardOrigin);
 
   const configuration: Configuration = {
     adapter: function AdapterFactory(model: string) {
@@ -161,11 +166,9 @@ export function createProvider(options: ProviderOptions): Provider {
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: async () => false,
     revokeGrantPolicy: () => true,
-    // A new authorization (Grant) per consent, with its own 365-day clock.
-    loadExistingGrant: async (ctx) => {
-      const grantId = ctx.oidc.result?.consent?.grantId;
-      return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
-    },
+    // A new authorization (Grant) per consent, with its own 365-day clock, unless a live
+    // authorization already covers the request (existing-grant.ts).
+    loadExistingGrant: makeLoadExistingGrant(db, environment),
     allowOmittingSingleRegisteredRedirectUri: false,
     extraParams: {
       // Set by our authorization pre-middleware from the raw request (see authorization-request.ts).
@@ -178,7 +181,7 @@ export function createProvider(options: ProviderOptions): Provider {
     extraClientMetadata: {
       properties: ['authorization_subject', 'ip_allow_list', 'almoner_environment'],
     },
-    renderError: renderErrorPage,
+    renderError: errorPageFor(environment),
     conformIdTokenClaims: true,
     clockTolerance: 0,
   };

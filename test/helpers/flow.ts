@@ -67,6 +67,8 @@ export async function authorize(server: OAuthTestServer, options: AuthorizeOptio
     if (page.html.includes('action="/oauth/interaction/') && page.html.includes('name="password"')) {
       if (!options.login) throw new Error('login page shown but no credentials given');
       page = await browser.submit(page, '/login', { email: options.login.email, password: options.login.password });
+      // A refused sign-in shows the form again: stop rather than keep trying (and lock the account).
+      if (!page.location && page.html.includes('name="password"')) throw new Error(`sign-in refused (${page.status})`);
     } else if (page.html.includes('name="org"')) {
       if (!options.organizationId) throw new Error('organization choice shown but none given');
       page = await browser.request(new URL(`${page.url.pathname}?org=${options.organizationId}`, page.url).toString());

@@ -1,0 +1,113 @@
+import type { Context } from 'koa';
+import { recordAudit } from '../audit/audit-log.js';
+import { findUserById } from '../accounts/repository.js';
+import { readForm } from '../http/form-body.js';
+import { insertAuthorization } from '../oidc/authorizations.js';
+import { planConsent, type ConsentPlan } from '../oidc/consent-plan.js';
+import { consentForced, findCoveringGrant, subjectTypeOf } from '../oidc/existing-grant.js';
+import { clientView, finishInteraction, interactionCsrf, loadInteraction, paths, redirectUri, sendInteractionPage, verifyInteractionCsrf, type Interaction, type InteractionDeps } from './interaction.js';
+import { membershipsOf, resolveOrganization, ROLE_NAMES, type Membership } from './organization-page.js';
+import { describeScopes } from './scope-descriptions.js';
+
+function requestedScopes(interaction: Interaction): string[] {
+  return String(interaction.params.scope ?? '').split(' ');
+}
+
+function planFor(interaction: Interaction, client: { scope?: string }, membership: Membership, subjectType: ReturnType<typeof subjectTypeOf>): ConsentPlan {
+  return planConsent(requestedScopes(interaction), String(client.scope ?? '').split(' '), membership.role, subjectType);
+}
+
+/**
+ * GET /oauth/interaction/:uid once signed in: the nonprofit choice when needed, then either
+ * straight back to the application (a live authorization covers the request and
+ * prompt=consent was not asked for) or the consent screen.
+ */
+export async function showConsentStep(deps: InteractionDeps, ctx: Context, interaction: Interaction): Promise<void> {
+  const provider = deps.provider();
+  const userId = interaction.session?.accountId;
+  const user = userId ? await findUserById(deps.db, userId) : undefined;
+  const client = await provider.Client.find(String(interaction.params.client_id));
+  if (!user || !client) throw new Error('a consent interaction without its user or client');
+  const view = clientView(client, redirectUri(interaction));
+  const memberships = await membershipsOf(deps, user.id);
+  const who = { email: user.email, name: user.display_name };
+  const membership = await resolveOrganization(deps, ctx, interaction, memberships, view, who);
+  if (!membership) return;
+  const subjectType = subjectTypeOf(client);
+  const plan = planFor(interaction, client, membership, subjectType);
+  if (!consentForced(interaction.params.prompt)) {
+    const covering = await findCoveringGrant(deps.db, provider, deps.environment, { clientId: client.clientId, userId: user.id, organizationId: membership.id, plan });
+    if (covering) return finishInteraction(deps, ctx, { consent: { grantId: covering.jti } });
+  }
+  const p = paths(interaction);
+  sendInteractionPage(deps, ctx, interaction, 'consent.njk', {
+    client: view,
+    user: who,
+    organization: membership,
+    roleName: ROLE_NAMES[membership.role],
+    subjectType,
+    plan,
+    granted: describeScopes(plan.granted),
+    withheld: describeScopes(plan.withheld),
+    action: p.consent,
+    denyAction: p.deny,
+    // Back to the nonprofit choice, when there was one.
+    changeOrganization: memberships.length > 1 ? p.page : undefined,
+    csrf: interactionCsrf(deps, interaction),
+  });
+}
+
+/** POST /oauth/interaction/:uid/consent: decided again from current data, never from the page. */
+export async function approve(deps: InteractionDeps, ctx: Context): Promise<void> {
+  const interaction = await loadInteraction(deps, ctx);
+  const form = await readForm(ctx);
+  verifyInteractionCsrf(deps, ctx, interaction, form);
+  const provider = deps.provider();
+  const userId = interaction.session?.accountId;
+  const client = await provider.Client.find(String(interaction.params.client_id));
+  const membership = userId ? (await membershipsOf(deps, userId)).find((m) => m.id === form.organization) : undefined;
+  const back = () => {
+    ctx.status = 303;
+    ctx.redirect(paths(interaction).page);
+  };
+  if (interaction.prompt.name !== 'consent' || !userId || !client || !membership) return back();
+  const subjectType = subjectTypeOf(client);
+  const plan = planFor(interaction, client, membership, subjectType);
+  if (!plan.canApprove) return back();
+
+  const grant = new provider.Grant({ accountId: userId, clientId: client.clientId });
+  grant.addOIDCScope(plan.granted.join(' '));
+  if (plan.withheld.length > 0) grant.rejectOIDCScope(plan.withheld.join(' '));
+  const grantId = await grant.save();
+  await deps.db.transaction().execute(async (trx) => {
+    await insertAuthorization(trx, { grantId, environment: deps.environment, clientId: client.clientId, subjectType, userId, organizationId: membership.id, scopes: plan.granted });
+    await recordAudit(trx, {
+      event: 'consent.granted',
+      environment: deps.environment,
+      actorUserId: userId,
+      organizationId: membership.id,
+      clientId: client.clientId,
+      ip: ctx.state.clientIp ?? null,
+      requestId: ctx.state.requestId ?? null,
+      details: { grant_id: grantId, scopes: plan.granted, withheld: plan.withheld, subject_type: subjectType },
+    });
+  });
+  await finishInteraction(deps, ctx, { consent: { grantId } });
+}
+
+/** POST /oauth/interaction/:uid/deny: back to the application with access_denied and its state. */
+export async function deny(deps: InteractionDeps, ctx: Context): Promise<void> {
+  const interaction = await loadInteraction(deps, ctx);
+  const form = await readForm(ctx);
+  verifyInteractionCsrf(deps, ctx, interaction, form);
+  await recordAudit(deps.db, {
+    event: 'consent.denied',
+    environment: deps.environment,
+    actorUserId: interaction.session?.accountId ?? null,
+    clientId: String(interaction.params.client_id ?? '') || null,
+    ip: ctx.state.clientIp ?? null,
+    requestId: ctx.state.requestId ?? null,
+    details: { scopes: requestedScopes(interaction).filter(Boolean) },
+  });
+  await finishInteraction(deps, ctx, { error: 'access_denied', error_description: 'The user denied the request.' });
+}

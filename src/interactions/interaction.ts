@@ -1,0 +1,79 @@
+import type { Context } from 'koa';
+import type Provider from 'oidc-provider';
+import { errors } from 'oidc-provider';
+import type { Db } from '../db/database.js';
+import type { Environment } from '../db/schema.js';
+import { INTERACTION_PREFIX } from '../oidc/provider.js';
+import { sendPage } from '../views/page.js';
+import { csrfToken, verifyCsrf } from './csrf.js';
+import type { SignIn } from './sign-in.js';
+
+export interface InteractionDeps {
+  db: Db;
+  environment: Environment;
+  /** The dashboard origin of this environment. */
+  origin: string;
+  provider: () => Provider;
+  csrfKey: Buffer;
+  signIn: SignIn;
+}
+
+export type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+/**
+ * The interaction the request's cookie names. The page's uid must be that one: a stale tab
+ * of an earlier sign-in gets the "expired" page instead of acting on another interaction.
+ */
+export async function loadInteraction(deps: InteractionDeps, ctx: Context): Promise<Interaction> {
+  const interaction = await deps.provider().interactionDetails(ctx.req, ctx.res);
+  if (interaction.uid !== ctx.params.uid) throw new errors.SessionNotFound('the page belongs to another sign-in');
+  return interaction;
+}
+
+export function interactionCsrf(deps: InteractionDeps, interaction: Interaction): string {
+  return csrfToken(deps.csrfKey, `interaction:${interaction.uid}`);
+}
+
+export function verifyInteractionCsrf(deps: InteractionDeps, ctx: Context, interaction: Interaction, form: Record<string, string>): void {
+  verifyCsrf(ctx, deps.csrfKey, `interaction:${interaction.uid}`, form.csrf, deps.origin);
+}
+
+/** Hands the result to the provider and sends the browser back to its resume endpoint. */
+export async function finishInteraction(deps: InteractionDeps, ctx: Context, result: Record<string, unknown>): Promise<void> {
+  const target = await deps.provider().interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: false });
+  ctx.status = 303;
+  ctx.redirect(target);
+}
+
+export function paths(interaction: Interaction) {
+  const base = `${INTERACTION_PREFIX}/${interaction.uid}`;
+  return { page: base, login: `${base}/login`, consent: `${base}/consent`, deny: `${base}/deny` };
+}
+
+export function redirectUri(interaction: Interaction): string {
+  return String(interaction.params.redirect_uri ?? '');
+}
+
+/** A page of the flow: the last redirect after its forms goes to the application. */
+export function sendInteractionPage(deps: InteractionDeps, ctx: Context, interaction: Interaction, view: string, data: Record<string, unknown>, status?: number): void {
+  sendPage(ctx, deps.environment, view, { requestId: ctx.state.requestId, ...data }, { status, formTargets: [redirectUri(interaction)] });
+}
+
+export interface ClientView {
+  name: string;
+  logo: string | undefined;
+  initial: string;
+  /** Where the browser goes back to, shown so the user can tell the application is genuine. */
+  returnHost: string;
+}
+
+export function clientView(client: { clientName?: string; logoUri?: string } & object, returnTo: string): ClientView {
+  const name = client.clientName ?? 'Unnamed application';
+  let returnHost = '';
+  try {
+    returnHost = new URL(returnTo).host;
+  } catch {
+    /* shown without it */
+  }
+  return { name, logo: client.logoUri?.startsWith('https:') ? client.logoUri : undefined, initial: [...name.trim()][0]?.toUpperCase() ?? '?', returnHost };
+}

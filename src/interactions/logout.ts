@@ -1,0 +1,23 @@
+import type { Context } from 'koa';
+import { recordAudit } from '../audit/audit-log.js';
+import { readForm } from '../http/form-body.js';
+import { verifyCsrf } from './csrf.js';
+import type { InteractionDeps } from './interaction.js';
+import { endSession, signedInSession } from './provider-session.js';
+
+/**
+ * POST /oauth/logout: ends this environment's browser session (the provider session the
+ * hosted pages share). Authorizations and their tokens are untouched: applications keep the
+ * access they were given until it is revoked on the connections page.
+ */
+export async function logout(deps: InteractionDeps, ctx: Context): Promise<void> {
+  const form = await readForm(ctx);
+  const session = await signedInSession(deps, ctx);
+  if (session) {
+    verifyCsrf(ctx, deps.csrfKey, `session:${session.uid}`, form.csrf, deps.origin);
+    await endSession(deps, ctx, session);
+    await recordAudit(deps.db, { event: 'logout', environment: deps.environment, actorUserId: session.accountId, ip: ctx.state.clientIp ?? null, requestId: ctx.state.requestId ?? null });
+  }
+  ctx.status = 303;
+  ctx.redirect('/oauth/connections?signed_out=1');
+}

@@ -1,0 +1,86 @@
+import crypto from 'node:crypto';
+import type { Db } from '../db/database.js';
+import type { Environment, User } from '../db/schema.js';
+import { recordAudit } from '../audit/audit-log.js';
+import { findUserByEmail, replacePasswordHash } from '../accounts/repository.js';
+import { hashPassword, MAX_PASSWORD_LENGTH, needsRehash, verifyPassword, type PasswordParams } from '../accounts/passwords.js';
+import { normaliseEmail } from '../accounts/service.js';
+import type { Logger } from '../logging/logger.js';
+import type { LoginThrottle, LockoutScope } from './login-throttle.js';
+
+export interface SignInAttempt {
+  email: string;
+  password: string;
+  ip: string;
+  environment: Environment;
+  requestId: string | null;
+  /** The application the user is signing in for, when there is one (audit only). */
+  clientId: string | null;
+}
+
+export type SignInOutcome =
+  | { kind: 'signed_in'; user: User }
+  | { kind: 'invalid' }
+  | { kind: 'locked_out'; scope: LockoutScope; retryAfterSeconds: number };
+
+/** The e-mail key throttling uses: the normalised address, or the trimmed input when it is not one. */
+function throttleKey(input: string): { email: string | undefined; key: string } {
+  try {
+    const email = normaliseEmail(input);
+    return { email, key: email };
+  } catch {
+    return { email: undefined, key: input.trim().toLowerCase().slice(0, 254) };
+  }
+}
+
+/**
+ * E-mail and password sign-in, shared by the authorization flow and the connections page:
+ * throttled per account and per address, one answer for every kind of failure, argon2id
+ * hashes upgraded to the configured parameters after a successful sign-in, audited.
+ */
+export class SignIn {
+  private dummyHash: Promise<string> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly throttle: LoginThrottle,
+    private readonly params: PasswordParams,
+  ) {}
+
+  // Verifying an unknown address against a hash of a random password with the configured
+  // parameters makes it as slow as a wrong password, so timing does not tell them apart.
+  private dummy(): Promise<string> {
+    return (this.dummyHash ??= hashPassword(crypto.randomBytes(16).toString('hex'), this.params));
+  }
+
+  async attempt(attempt: SignInAttempt, log?: Logger): Promise<SignInOutcome> {
+    const { email, key } = throttleKey(attempt.email);
+    const audit = { environment: attempt.environment, ip: attempt.ip || null, requestId: attempt.requestId, clientId: attempt.clientId };
+    const locked = await this.throttle.lockedOut(key, attempt.ip);
+    if (locked) {
+      // Refused before the password is looked at: a locked account is no oracle.
+      await recordAudit(this.db, { ...audit, event: 'login.failed', details: { email: key, reason: 'locked_out', scope: locked.scope } });
+      return { kind: 'locked_out', ...locked };
+    }
+    const user = email ? await findUserByEmail(this.db, email) : undefined;
+    const password = attempt.password.length <= MAX_PASSWORD_LENGTH ? attempt.password : undefined;
+    const verified = password !== undefined && (await verifyPassword(user?.password_hash ?? (await this.dummy()), password));
+    if (!user || !verified || user.disabled_at) {
+      const reason = !user ? 'unknown_user' : user.disabled_at ? 'disabled' : 'wrong_password';
+      await recordAudit(this.db, { ...audit, event: 'login.failed', actorUserId: user?.id ?? null, details: { email: key, reason } });
+      const lockout = await this.throttle.failed(key, attempt.ip);
+      if (!lockout) return { kind: 'invalid' };
+      await recordAudit(this.db, { ...audit, event: 'login.locked_out', actorUserId: user?.id ?? null, details: { email: key, scope: lockout.scope, seconds: lockout.retryAfterSeconds } });
+      return { kind: 'locked_out', ...lockout };
+    }
+    await this.throttle.succeeded(key);
+    if (needsRehash(user.password_hash, this.params)) {
+      // Best effort: a failed upgrade must not fail the sign-in; the next one tries again.
+      await hashPassword(password!, this.params)
+        .then((hash) => replacePasswordHash(this.db, user.id, user.password_hash, hash))
+        .catch((error: Error) => log?.warn({ err: { message: error.message } }, 'password rehash failed'));
+    }
+    await recordAudit(this.db, { ...audit, event: 'login.succeeded', actorUserId: user.id });
+    return { kind: 'signed_in', user };
+  }
+}

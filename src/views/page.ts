@@ -1,0 +1,52 @@
+import type { Environment } from '../db/schema.js';
+import { renderView } from './render.js';
+
+/** The part of a Koa context a page needs (the provider's renderError gets its own context). */
+interface PageTarget {
+  status: number;
+  type: string;
+  body: unknown;
+  set(field: string, value: string): void;
+}
+
+export interface PageOptions {
+  status?: number;
+  /**
+   * Origins a form on the page may end up at. Chromium applies form-action to the redirects
+   * that follow a submission too, so the consent and login pages list the application's
+   * redirect URI origin, where the last redirect of the flow goes.
+   */
+  formTargets?: readonly string[];
+}
+
+function origins(targets: readonly string[]): string[] {
+  const list: string[] = [];
+  for (const target of targets) {
+    try {
+      const { origin } = new URL(target);
+      if (origin !== 'null' && !list.includes(origin)) list.push(origin);
+    } catch {
+      /* not a URL: nothing to allow */
+    }
+  }
+  return list;
+}
+
+/**
+ * The hosted pages' policy: our stylesheet only, no script at all (not even inline), images
+ * from us, https (application logos) or data:, forms to ourselves (plus the redirect URI
+ * origin), never framed. X-Frame-Options: DENY comes with it for browsers without CSP 2.
+ */
+export function pagePolicy(formTargets: readonly string[] = []): string {
+  const formAction = ["'self'", ...origins(formTargets)].join(' ');
+  return `default-src 'none'; style-src 'self'; img-src 'self' https: data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`;
+}
+
+/** Renders a hosted page with its security headers and the layout's common values. */
+export function sendPage(ctx: PageTarget, environment: Environment, view: string, data: Record<string, unknown>, options: PageOptions = {}): void {
+  ctx.set('Content-Security-Policy', pagePolicy(options.formTargets));
+  ctx.set('X-Frame-Options', 'DENY');
+  if (options.status) ctx.status = options.status;
+  ctx.type = 'html';
+  ctx.body = renderView(view, { sandbox: environment === 'sandbox', environment, ...data });
+}
