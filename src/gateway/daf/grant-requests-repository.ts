@@ -1,0 +1,40 @@
+import type { Executor } from '../../accounts/repository.js';
+import type { Cursor } from '../pagination.js';
+import type { DafScope } from './scope.js';
+
+type Scope = Omit<DafScope, 'principal'>;
+
+
+export function findGrantRequest(db: Executor, scope: Scope, id: string, forUpdate = false) {
+  let query = db.selectFrom('grant_requests').selectAll().where('id', '=', id).where('fund_provider_id', '=', scope.fundProviderId).where('environment', '=', scope.environment);
+  if (forUpdate) query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export function listGrantRequests(db: Executor, scope: Scope, donorAccountId: string | undefined, cursor: Cursor | undefined, limit: number) {
+  let query = db.selectFrom('grant_requests').selectAll().where('fund_provider_id', '=', scope.fundProviderId).where('environment', '=', scope.environment);
+  if (donorAccountId) query = query.where('donor_account_id', '=', donorAccountId);
+  if (cursor) query = query.where((eb) => eb.or([eb('created_at', '<', cursor.createdAt), eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)])]));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+}
+
+export function findGivingPool(db: Executor, scope: Scope, id: string) {
+  return db.selectFrom('giving_pools').selectAll().where('id', '=', id).where('fund_provider_id', '=', scope.fundProviderId).where('environment', '=', scope.environment).executeTakeFirst();
+}
+
+export function listGivingPools(db: Executor, scope: Scope, donorAccountId: string | undefined, cursor: Cursor | undefined, limit: number) {
+  let query = db.selectFrom('giving_pools').selectAll().where('fund_provider_id', '=', scope.fundProviderId).where('environment', '=', scope.environment);
+  if (donorAccountId) query = query.where('donor_account_id', '=', donorAccountId);
+  if (cursor) query = query.where((eb) => eb.or([eb('created_at', '<', cursor.createdAt), eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)])]));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+}
+
+export async function findOrCreateGivingPool(db: Executor, scope: Scope, donorAccountId: string, name: string) {
+  const existing = await db.selectFrom('giving_pools').selectAll().where('donor_account_id', '=', donorAccountId).where('name', '=', name).executeTakeFirst();
+  if (existing) return existing;
+  return db
+    .insertInto('giving_pools')
+    .values({ environment: scope.environment, fund_provider_id: scope.fundProviderId, donor_account_id: donorAccountId, name, metadata: '{}' })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

@@ -1,0 +1,125 @@
+import crypto from 'node:crypto';
+import type { Db } from '../../db/database.js';
+import type { Executor } from '../../accounts/repository.js';
+import type { Environment } from '../../db/schema.js';
+import { prefixedId } from '../../db/ids.js';
+import { HttpProblem } from '../../http/problem.js';
+import { emitEvent } from '../../webhooks/outbox.js';
+import { notFound } from '../problems.js';
+import { findDonorAccount, type DonorAccountRow } from './donor-accounts-repository.js';
+import { approveDonorAccount, conflict } from './donor-accounts-service.js';
+import { findToken, findTokenByCode, insertToken, recentVerifyFailures, recordVerifyFailure, setTokenStatus, type TokenRow } from './tokens-repository.js';
+import type { DafScope } from './scope.js';
+import { tokenStatus } from './views.js';
+
+export const DEFAULT_TOKEN_TTL_SECONDS = 30 * 86_400;
+export const MIN_TOKEN_TTL_SECONDS = 60;
+export const MAX_TOKEN_TTL_SECONDS = 90 * 86_400;
+/** Verify attempts: at most this many failures per provider in the window, then 429. */
+export const VERIFY_FAILURE_LIMIT = 10;
+export const VERIFY_WINDOW_MS = 15 * 60_000;
+
+// Unambiguous characters only (no 0/O, 1/I/L, U): easy to read out and type.
+const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTVWXYZ23456789';
+
+/** 12 characters, ~58 bits: guessing is hopeless under the verify rate limit. */
+export function generateCode(): string {
+  let code = '';
+  while (code.length < 12) {
+    for (const byte of crypto.randomBytes(16)) {
+      if (byte < 240 && code.length < 12) code += CODE_ALPHABET[byte % CODE_ALPHABET.length];
+    }
+  }
+  return code;
+}
+
+/** Case-insensitive and tolerant of whitespace and dashes, as the published document says. */
+export function normaliseCode(code: string): string {
+  return code.toUpperCase().replace(/[\s-]/g, '');
+}
+
+export function codeHash(code: string): string {
+  return crypto.createHash('sha256').update(normaliseCode(code)).digest('hex');
+}
+
+type Scope = Omit<DafScope, 'principal'>;
+
+function tokenEvent(scope: Scope, category: 'authorization_token.created' | 'authorization_token.updated', id: string) {
+  return { environment: scope.environment, organizationId: scope.fundProviderId, category, objectId: id, objectType: 'authorization_token' as const };
+}
+
+/** A pending token for an account; the code is returned to the caller once and stored hashed. */
+export async function issueToken(trx: Executor, scope: Scope, account: DonorAccountRow, options: { expiresIn?: number; metadata?: Record<string, string> } = {}): Promise<{ row: TokenRow; code: string }> {
+  const code = generateCode();
+  const ttl = options.expiresIn ?? DEFAULT_TOKEN_TTL_SECONDS;
+  const row = await insertToken(trx, {
+    id: prefixedId('auth_token'),
+    environment: scope.environment,
+    fund_provider_id: scope.fundProviderId,
+    donor_account_id: account.id,
+    code_hash: codeHash(code),
+    expires_at: new Date(Date.now() + ttl * 1000),
+    metadata: options.metadata,
+  });
+  await emitEvent(trx, tokenEvent(scope, 'authorization_token.created', row.id));
+  return { row, code };
+}
+
+export async function createToken(db: Db, scope: DafScope, donorAccountId: string, options: { expiresIn?: number; metadata?: Record<string, string> }) {
+  return db.transaction().execute(async (trx) => {
+    const account = await findDonorAccount(trx, scope, donorAccountId, true);
+    if (!account) throw notFound('The donor account');
+    return issueToken(trx, scope, account, options);
+  });
+}
+
+export async function revokeToken(db: Db, scope: DafScope, id: string): Promise<TokenRow> {
+  return db.transaction().execute(async (trx) => {
+    const row = await findToken(trx, scope, id, true);
+    if (!row) throw notFound('The authorization token');
+    const status = tokenStatus(row);
+    if (status === 'revoked') return row;
+    if (status !== 'pending') throw new HttpProblem(412, 'Precondition Failed', `The authorization token is ${status}; only a pending token can be revoked.`);
+    const updated = await setTokenStatus(trx, id, 'revoked');
+    await emitEvent(trx, tokenEvent(scope, 'authorization_token.updated', id));
+    return updated;
+  });
+}
+
+const invalidCode = () => new HttpProblem(404, 'Not Found', 'The code is invalid or has expired.');
+
+async function redeem(trx: Executor, scope: Scope, token: TokenRow | undefined, by: string, externalId?: string, email?: string): Promise<DonorAccountRow> {
+  if (!token || tokenStatus(token) !== 'pending') throw invalidCode();
+  const account = await findDonorAccount(trx, { ...scope, principal: by }, token.donor_account_id, true);
+  if (!account || (email !== undefined && account.email !== email.trim().toLowerCase())) throw invalidCode();
+  if (account.status === 'rejected') throw conflict('The donor account has been rejected; it cannot be verified.');
+  await setTokenStatus(trx, token.id, 'verified');
+  await emitEvent(trx, tokenEvent(scope, 'authorization_token.updated', token.id));
+  return approveDonorAccount(trx, scope, account, by, externalId);
+}
+
+/**
+ * The provider's verify (donor-initiated flow). Unknown, expired, revoked and used codes
+ * are one and the same 404, so they cannot be told apart; failures count toward a
+ * per-provider rate limit (429) so codes cannot be guessed.
+ */
+export async function verifyCode(db: Db, scope: DafScope, code: string, externalId?: string): Promise<DonorAccountRow> {
+  if ((await recentVerifyFailures(db, scope, VERIFY_WINDOW_MS)) >= VERIFY_FAILURE_LIMIT) {
+    throw new HttpProblem(429, 'Too Many Requests', 'Too many failed verification attempts; try again later.', { headers: { 'Retry-After': String(VERIFY_WINDOW_MS / 1000) } });
+  }
+  try {
+    return await db.transaction().execute(async (trx) => redeem(trx, scope, await findTokenByCode(trx, scope.environment, codeHash(code), scope.fundProviderId), 'system:authorization_token', externalId));
+  } catch (error) {
+    if (error instanceof HttpProblem && error.status === 404) await recordVerifyFailure(db, scope);
+    throw error;
+  }
+}
+
+/** The donor side (profile setup, outside this product; `admin daf redeem-code` stands in): the code approves the account. */
+export async function redeemCode(db: Db, environment: Environment, code: string, email: string): Promise<DonorAccountRow> {
+  return db.transaction().execute(async (trx) => {
+    const token = await findTokenByCode(trx, environment, codeHash(code));
+    const scope = { environment, fundProviderId: token?.fund_provider_id ?? '' };
+    return redeem(trx, scope, token, 'system:authorization_token', undefined, email);
+  });
+}

@@ -1,0 +1,42 @@
+import type { Executor } from '../../accounts/repository.js';
+import type { Environment } from '../../db/schema.js';
+import type { SubscriptionStatus } from '../../db/schema-daf.js';
+import type { Cursor } from '../pagination.js';
+
+type Scope = { environment: Environment; organizationId: string };
+
+
+export function listEvents(db: Executor, scope: Scope, category: string | undefined, cursor: Cursor | undefined, limit: number) {
+  let query = db.selectFrom('events').selectAll().where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment);
+  if (category) query = query.where('category', '=', category);
+  const c = cursor;
+  if (c) query = query.where((eb) => eb.or([eb('created_at', '<', c.createdAt), eb.and([eb('created_at', '=', c.createdAt), eb('id', '<', c.id)])]));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+}
+
+export function findEvent(db: Executor, scope: Scope, id: string) {
+  return db.selectFrom('events').selectAll().where('id', '=', id).where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment).executeTakeFirst();
+}
+
+export function listSubscriptions(db: Executor, scope: Scope, cursor: Cursor | undefined, limit: number) {
+  let query = db.selectFrom('event_subscriptions').selectAll().where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment);
+  if (cursor) query = query.where((eb) => eb.or([eb('created_at', '<', cursor.createdAt), eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)])]));
+  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+}
+
+export function findSubscription(db: Executor, scope: Scope, id: string) {
+  return db.selectFrom('event_subscriptions').selectAll().where('id', '=', id).where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment).executeTakeFirst();
+}
+
+export function insertSubscription(db: Executor, values: { id: string; environment: Environment; organization_id: string; url: string; category: string; signing_secret: string }) {
+  return db.insertInto('event_subscriptions').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export function setSubscriptionStatus(db: Executor, id: string, status: SubscriptionStatus) {
+  return db
+    .updateTable('event_subscriptions')
+    .set({ status, updated_at: new Date(), ...(status === 'active' ? { failing_since: null } : {}) })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}

@@ -1,0 +1,149 @@
+import { z } from 'zod';
+import type { Selectable } from 'kysely';
+import type { EventSubscriptionsTable, EventsTable } from '../../db/schema-daf.js';
+import { prefixedId } from '../../db/ids.js';
+import { generateSigningSecret, isValidSigningSecret } from '../../webhooks/signing-secret.js';
+import { targetProblem } from '../../webhooks/targets.js';
+import type { Caller } from '../auth/caller.js';
+import { decodeCursor, page } from '../pagination.js';
+import { badRequest, notFound } from '../problems.js';
+import { defineRoute } from '../route-spec.js';
+import { findEvent, findSubscription, insertSubscription, listEvents, listSubscriptions, setSubscriptionStatus } from './repository.js';
+
+/** The published EventCategory enum (this product emits the six DAF kinds). */
+export const EVENT_CATEGORIES = [
+  'grant.created', 'grant.updated', 'unintegrated_grant.created', 'unintegrated_grant.updated', 'donor_account.created', 'donor_account.updated',
+  'authorization_token.created', 'authorization_token.updated', 'grant_request.created', 'grant_request.updated', 'disbursement.created',
+  'disbursement.updated', 'inbound_transfer.created', 'inbound_transfer.updated', 'donation.created', 'donation.updated', 'deposit.created',
+  'deposit.updated', 'verification_request.created', 'verification_request.updated',
+] as const;
+
+const Event = z.object({ id: z.string(), category: z.enum(EVENT_CATEGORIES), created_at: z.string(), associated_object_id: z.string(), associated_object_type: z.string() });
+const Subscription = z.object({ id: z.string(), created_at: z.string(), status: z.enum(['active', 'disabled', 'deleted', 'requires_attention']), url: z.string(), category: z.enum(EVENT_CATEGORIES), signing_secret: z.string().optional() });
+const common = { versions: ['2026-04-01', '2026-01-15'] as const, area: 'events', credentials: 'any' as const };
+const scopeOf = (caller: Caller) => ({ environment: caller.environment, organizationId: caller.organizationId });
+const listQuery = { limit: z.coerce.number().int().min(1).max(100).default(100), cursor: z.string().max(200).optional() };
+
+/** The thin Event body, also what webhooks carry. */
+export function eventView(row: Selectable<EventsTable>) {
+  return { id: row.id, category: row.category, created_at: row.created_at.toISOString(), associated_object_id: row.associated_object_id, associated_object_type: row.associated_object_type };
+}
+
+function subscriptionView(row: Selectable<EventSubscriptionsTable>, secret?: string) {
+  return { id: row.id, created_at: row.created_at.toISOString(), status: row.status, url: row.url, category: row.category, ...(secret ? { signing_secret: secret } : {}) };
+}
+
+export const eventRoutes = [
+  defineRoute({
+    ...common,
+    tag: 'Events',
+    operationId: 'listEvents',
+    method: 'get',
+    path: '/v1/events',
+    summary: "List your organization's events, newest first",
+    access: 'read',
+    query: z.object({ ...listQuery, category: z.enum(EVENT_CATEGORIES).optional() }).strict(),
+    response: z.object({ results: z.array(Event), nextPageToken: z.string().optional() }),
+    errors: [400, 401, 403],
+    async handler({ db, caller, query }) {
+      const rows = await listEvents(db, scopeOf(caller), query.category, decodeCursor(query.cursor, 'cursor'), query.limit);
+      const { items, next } = page(rows, query.limit);
+      return { results: items.map(eventView), ...(next ? { nextPageToken: next } : {}) };
+    },
+  }),
+  defineRoute({
+    ...common,
+    tag: 'Events',
+    operationId: 'getEvent',
+    method: 'get',
+    path: '/v1/events/:id',
+    summary: 'Get an event',
+    access: 'read',
+    params: z.object({ id: z.string().min(1).max(100) }),
+    response: Event,
+    errors: [400, 401, 403, 404],
+    async handler({ db, caller, params }) {
+      const row = await findEvent(db, scopeOf(caller), params.id);
+      if (!row) throw notFound('The event');
+      return eventView(row);
+    },
+  }),
+  defineRoute({
+    ...common,
+    tag: 'Event Subscriptions',
+    operationId: 'createEventSubscription',
+    method: 'post',
+    path: '/v1/event_subscriptions',
+    summary: 'Subscribe a webhook URL to one event category; returns the signing secret only when generated',
+    access: 'write',
+    body: z.object({ url: z.string().min(1), category: z.enum(EVENT_CATEGORIES), signing_secret: z.string().optional() }).strict(),
+    status: 201,
+    location: (result) => `/v1/event_subscriptions/${(result as { id: string }).id}`,
+    response: Subscription,
+    errors: [400, 401, 403],
+    async handler({ db, caller, body, services }) {
+      const input = body as { url: string; category: string; signing_secret?: string };
+      const problem = targetProblem(input.url, services.profile);
+      if (problem) throw badRequest(`${problem}.`);
+      if (input.signing_secret !== undefined && !isValidSigningSecret(input.signing_secret)) throw badRequest('signing_secret must be a Standard Webhooks secret: whsec_ followed by the base64 of 24 to 64 random bytes.');
+      const generated = input.signing_secret === undefined ? generateSigningSecret() : undefined;
+      const row = await insertSubscription(db, { id: prefixedId('evtsub'), environment: caller.environment, organization_id: caller.organizationId, url: input.url, category: input.category, signing_secret: input.signing_secret ?? generated! });
+      return subscriptionView(row, generated);
+    },
+  }),
+  defineRoute({
+    ...common,
+    tag: 'Event Subscriptions',
+    operationId: 'listEventSubscriptions',
+    method: 'get',
+    path: '/v1/event_subscriptions',
+    summary: "List your organization's event subscriptions",
+    access: 'read',
+    query: z.object(listQuery).strict(),
+    response: z.object({ results: z.array(Subscription), nextPageToken: z.string().optional() }),
+    errors: [400, 401, 403],
+    async handler({ db, caller, query }) {
+      const rows = await listSubscriptions(db, scopeOf(caller), decodeCursor(query.cursor, 'cursor'), query.limit);
+      const { items, next } = page(rows, query.limit);
+      return { results: items.map((row) => subscriptionView(row)), ...(next ? { nextPageToken: next } : {}) };
+    },
+  }),
+  defineRoute({
+    ...common,
+    tag: 'Event Subscriptions',
+    operationId: 'getEventSubscription',
+    method: 'get',
+    path: '/v1/event_subscriptions/:id',
+    summary: 'Get an event subscription',
+    access: 'read',
+    params: z.object({ id: z.string().min(1).max(100) }),
+    response: Subscription,
+    errors: [400, 401, 403, 404],
+    async handler({ db, caller, params }) {
+      const row = await findSubscription(db, scopeOf(caller), params.id);
+      if (!row) throw notFound('The event subscription');
+      return subscriptionView(row);
+    },
+  }),
+  defineRoute({
+    ...common,
+    tag: 'Event Subscriptions',
+    operationId: 'updateEventSubscription',
+    method: 'patch',
+    path: '/v1/event_subscriptions/:id',
+    summary: 'Activate, disable or delete an event subscription',
+    access: 'write',
+    params: z.object({ id: z.string().min(1).max(100) }),
+    body: z.object({ status: z.enum(['active', 'disabled', 'deleted']).optional() }).strict(),
+    response: Subscription,
+    errors: [400, 401, 403, 404],
+    async handler({ db, caller, params, body }) {
+      const row = await findSubscription(db, scopeOf(caller), params.id);
+      if (!row) throw notFound('The event subscription');
+      const { status } = body as { status?: 'active' | 'disabled' | 'deleted' };
+      if (!status || status === row.status) return subscriptionView(row);
+      if (row.status === 'deleted') throw badRequest('A deleted subscription cannot be changed.');
+      return subscriptionView(await setSubscriptionStatus(db, row.id, status));
+    },
+  }),
+];

@@ -1,0 +1,47 @@
+import nodemailer from 'nodemailer';
+import type { Db } from '../db/database.js';
+import type { Logger } from '../logging/logger.js';
+
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+}
+
+/** Where outgoing mail goes: SMTP in production, a table (and a log line) in dev. */
+export interface MailSender {
+  send(mail: Mail): Promise<void>;
+}
+
+/** Dev: kept in outbound_mail for `admin mail list`; the log line never carries the body (it may hold a code). */
+export class TableMailSender implements MailSender {
+  constructor(
+    private readonly db: Db,
+    private readonly logger?: Logger,
+  ) {}
+
+  async send(mail: Mail): Promise<void> {
+    await this.db.insertInto('outbound_mail').values({ recipient: mail.to, subject: mail.subject, body: mail.text }).execute();
+    this.logger?.info({ to: mail.to, subject: mail.subject }, 'mail stored (dev mail sink; see `admin mail list`)');
+  }
+}
+
+export class SmtpMailSender implements MailSender {
+  private readonly transport: nodemailer.Transporter;
+
+  constructor(
+    smtpUrl: string,
+    private readonly from: string,
+  ) {
+    this.transport = nodemailer.createTransport(smtpUrl);
+  }
+
+  async send(mail: Mail): Promise<void> {
+    await this.transport.sendMail({ from: this.from, to: mail.to, subject: mail.subject, text: mail.text });
+  }
+}
+
+export function createMailSender(config: { profile: string; smtp_url?: string; mail_from: string }, db: Db, logger?: Logger): MailSender {
+  if (config.smtp_url) return new SmtpMailSender(config.smtp_url, config.mail_from);
+  return new TableMailSender(db, logger);
+}
