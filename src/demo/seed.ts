@@ -7,6 +7,7 @@ import { passwordParamsFrom, type PasswordParams } from '../accounts/passwords.j
 import { accountsStep } from './accounts-step.js';
 import { demoClientStep } from './demo-client-step.js';
 import { nonprofitDataStep } from './nonprofit-data-step.js';
+import { bankDataStep } from './bank-data-step.js';
 
 export interface SeedContext {
   passwordParams: PasswordParams;
@@ -30,7 +31,7 @@ export interface SeedStep {
   after?(db: Db, ctx: SeedContext): Promise<void>;
 }
 
-export const SEED_STEPS: readonly SeedStep[] = [accountsStep, demoClientStep, nonprofitDataStep];
+export const SEED_STEPS: readonly SeedStep[] = [accountsStep, demoClientStep, nonprofitDataStep, bankDataStep];
 
 /**
  * Applies every demo step not yet recorded in demo_seed_steps, each in its own transaction.

@@ -3,6 +3,12 @@ import type { RouteSpec } from './route-spec.js';
 import { STATUS_TITLES } from '../http/problem.js';
 import type { ApiVersion } from './versions.js';
 
+const REQUIRED_SCOPE: Record<RouteSpec['access'], string> = {
+  read: 'read_only or read_write',
+  write: 'read_write',
+  fdx: 'read_only and exactly one of read:bank_accounts, sync:connected_accounts',
+};
+
 /**
  * The gateway's own OpenAPI 3.1 document, generated from the route specs (the same zod
  * schemas that validate requests), for one API version.
@@ -18,9 +24,11 @@ export function buildOpenApiDocument(specs: readonly RouteSpec[], version: ApiVe
     const query = querySchema ? (z.toJSONSchema(querySchema, { io: 'input' }) as { properties?: Record<string, unknown>; required?: string[] }) : undefined;
     for (const [name, schema] of Object.entries(query?.properties ?? {})) parameters.push({ name, in: 'query', required: query?.required?.includes(name) ?? false, schema });
     const response = spec.response instanceof z.ZodType ? spec.response : spec.response[version]!;
-    const responses: Record<string, unknown> = {
-      '200': { description: 'OK', headers: { 'X-Request-Id': { schema: { type: 'string' } }, 'Api-Version': { schema: { type: 'string' } } }, content: { 'application/json': { schema: z.toJSONSchema(response) } } },
-    };
+    const headers = spec.pathVersioned ? { 'X-Request-Id': { schema: { type: 'string' } } } : { 'X-Request-Id': { schema: { type: 'string' } }, 'Api-Version': { schema: { type: 'string' } } };
+    const content = spec.media
+      ? Object.fromEntries(spec.media.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
+      : { 'application/json': { schema: z.toJSONSchema(response) } };
+    const responses: Record<string, unknown> = { '200': { description: 'OK', headers, content } };
     for (const status of spec.errors) {
       responses[String(status)] = { description: STATUS_TITLES[status] ?? 'Error', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } };
     }
@@ -31,10 +39,10 @@ export function buildOpenApiDocument(specs: readonly RouteSpec[], version: ApiVe
         summary: spec.summary,
         tags: [spec.tag],
         security: [{ bearerAuth: [] }],
-        parameters: [{ name: 'Api-Version', in: 'header', required: false, schema: { type: 'string', enum: [version] } }, ...parameters],
+        parameters: spec.pathVersioned ? parameters : [{ name: 'Api-Version', in: 'header', required: false, schema: { type: 'string', enum: [version] } }, ...parameters],
         responses,
         'x-credentials': spec.credentials === 'access_token' ? 'OAuth access token' : 'OAuth access token or API key',
-        'x-required-scope': spec.access === 'read' ? 'read_only or read_write' : 'read_write',
+        'x-required-scope': REQUIRED_SCOPE[spec.access],
       },
     };
   }

@@ -10,8 +10,8 @@ export function unauthorized(detail: string, tokenPresented: boolean): HttpProbl
   });
 }
 
-export function insufficientScope(needed: string): HttpProblem {
-  return new HttpProblem(403, 'Forbidden', `This operation needs the ${needed} scope.`, {
+export function insufficientScope(needed: string, detail = `This operation needs the ${needed} scope.`): HttpProblem {
+  return new HttpProblem(403, 'Forbidden', detail, {
     headers: { 'WWW-Authenticate': `${REALM}, error="insufficient_scope", scope="${needed}"` },
     extensions: { error: 'insufficient_scope' },
   });

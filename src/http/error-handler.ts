@@ -22,7 +22,7 @@ export function errorHandler(): Middleware {
   };
 }
 
-function toProblem(error: unknown, log: { error: (o: object, m: string) => void; warn: (o: object, m: string) => void } | undefined): HttpProblem {
+export function toProblem(error: unknown, log: { error: (o: object, m: string) => void; warn: (o: object, m: string) => void } | undefined): HttpProblem {
   if (error instanceof HttpProblem) return error;
   if (isDatabaseUnavailable(error)) {
     log?.warn({ err: describe(error) }, 'database unavailable');

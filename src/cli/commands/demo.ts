@@ -1,5 +1,6 @@
 import { requireOrganization } from '../../accounts/service.js';
 import { seedNonprofitData } from '../../demo/nonprofit-data.js';
+import { seedBankData } from '../../demo/bank-data.js';
 import { requireString, UsageError, type Command, type OptionValues } from '../command.js';
 
 function count(values: OptionValues, name: string, fallback: number, max: number): number {
@@ -12,9 +13,9 @@ function count(values: OptionValues, name: string, fallback: number, max: number
 
 export const demoSeed: Command = {
   path: ['demo', 'seed'],
-  summary: "add realistic connects, grants and donations to an organization (never replaces)",
-  usage: 'demo seed --org <ein> --environment production|sandbox [--donations N] [--connects N] [--grants N]',
-  options: { org: { type: 'string' }, environment: { type: 'string' }, donations: { type: 'string' }, connects: { type: 'string' }, grants: { type: 'string' } },
+  summary: "add realistic connects, grants, donations and bank accounts to an organization (never replaces)",
+  usage: 'demo seed --org <ein> --environment production|sandbox [--donations N] [--connects N] [--grants N] [--accounts N] [--transactions N]',
+  options: { org: { type: 'string' }, environment: { type: 'string' }, donations: { type: 'string' }, connects: { type: 'string' }, grants: { type: 'string' }, accounts: { type: 'string' }, transactions: { type: 'string' } },
   async run(ctx) {
     const environment = requireString(ctx.values, 'environment');
     if (environment !== 'production' && environment !== 'sandbox') throw new UsageError('--environment must be production or sandbox');
@@ -27,7 +28,12 @@ export const demoSeed: Command = {
       grantsPerConnect: count(ctx.values, 'grants', 10, 100_000),
       donations: count(ctx.values, 'donations', 200, 1_000_000),
     } as const;
-    const ids = await db.transaction().execute((trx) => seedNonprofitData(trx, options));
-    return { json: { ...ids }, text: `added ${ids.connect_ids.length} connects, ${ids.grant_ids.length} grants, ${ids.donation_ids.length} donations to ${org.name} (${environment})` };
+    // Bank data: accounts with 24 monthly statements each; --transactions is per account.
+    const bank = { organizationId: org.id, environment, accounts: count(ctx.values, 'accounts', 2, 100), transactionsPerAccount: count(ctx.values, 'transactions', 500, 200_000) } as const;
+    const ids = await db.transaction().execute(async (trx) => ({ ...(await seedNonprofitData(trx, options)), ...(await seedBankData(trx, bank)) }));
+    return {
+      json: { ...ids },
+      text: `added ${ids.connect_ids.length} connects, ${ids.grant_ids.length} grants, ${ids.donation_ids.length} donations, ${ids.account_ids.length} bank accounts (${ids.statement_ids.length} statements, ${bank.accounts * bank.transactionsPerAccount} transactions) to ${org.name} (${environment})`,
+    };
   },
 };

@@ -1,13 +1,16 @@
 import type { Middleware } from 'koa';
 import { insufficientScope } from '../problems.js';
+import { requireFdxScope } from './require-fdx-scope.js';
 
-export type Access = 'read' | 'write';
+/** 'fdx': the FDX API's own rule (require-fdx-scope.ts). */
+export type Access = 'read' | 'write' | 'fdx';
 
 /**
  * Reads need read_only or read_write, writes need read_write (PRODUCT.md section 10).
  * API keys carry broad privileges for their organization.
  */
 export function requireScope(access: Access): Middleware {
+  if (access === 'fdx') return requireFdxScope();
   return async (ctx, next) => {
     const caller = ctx.state.caller!;
     if (caller.kind === 'access_token') {

@@ -1,0 +1,78 @@
+import type { ColumnType, Generated } from 'kysely';
+import type { Environment } from './schema.js';
+
+/** Table types of the FDX bank-account data (migration 20261122000500_fdx.sql). */
+
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+/** Cents in a bigint column (pg reads bigint as a string). */
+type Cents = ColumnType<string, number | bigint | string, number | bigint | string>;
+/**
+ * A date column, written as YYYY-MM-DD. pg reads dates as a Date at local midnight, so
+ * repositories select them as text (`col::text`) instead of trusting the process time zone.
+ */
+type DateOnly = ColumnType<Date, string, string>;
+
+export type DepositAccountStatus = 'OPEN' | 'CLOSED' | 'DELINQUENT' | 'NEGATIVECURRENTBALANCE' | 'PAID' | 'PENDINGCLOSE' | 'PENDINGOPEN' | 'RESTRICTED';
+export const DEPOSIT_TRANSACTION_TYPES = [
+  'ADJUSTMENT', 'ATMDEPOSIT', 'ATMWITHDRAWAL', 'BILLPAYMENT', 'CHECK', 'DEPOSIT', 'DIRECTDEPOSIT', 'DIVIDEND',
+  'FEE', 'INTEREST', 'POSCREDIT', 'POSDEBIT', 'PREAUTHORIZEDDEPOSIT', 'PREAUTHORIZEDWITHDRAWAL', 'TRANSFER', 'WITHDRAWAL',
+] as const;
+export type DepositTransactionType = (typeof DEPOSIT_TRANSACTION_TYPES)[number];
+
+export interface DepositAccountsTable {
+  id: Generated<string>;
+  environment: Environment;
+  organization_id: string;
+  account_number: string;
+  routing_transit_number: string;
+  product_name: string;
+  nickname: string | null;
+  description: string | null;
+  status: Generated<DepositAccountStatus>;
+  currency: Generated<string>;
+  opened_on: DateOnly;
+  closed_on: DateOnly | null;
+  opening_balance: Cents;
+  created_at: CreatedAt;
+}
+
+export interface DepositStatementsTable {
+  id: Generated<string>;
+  account_id: string;
+  period_start: DateOnly;
+  period_end: DateOnly;
+  created_at: CreatedAt;
+}
+
+export interface DepositTransactionsTable {
+  id: Generated<string>;
+  account_id: string;
+  transaction_timestamp: Date;
+  posted_timestamp: Date | null;
+  status: 'POSTED' | 'PENDING';
+  debit_credit: 'DEBIT' | 'CREDIT';
+  amount: Cents;
+  transaction_type: DepositTransactionType;
+  description: string;
+  memo: string | null;
+  reference: string;
+  payee: string | null;
+  check_number: number | null;
+  created_at: CreatedAt;
+}
+
+export interface FdxDatabase {
+  deposit_accounts: DepositAccountsTable;
+  deposit_statements: DepositStatementsTable;
+  deposit_transactions: DepositTransactionsTable;
+}
+
+type Columns<T> = readonly (keyof T & string)[];
+type Exhaustive<T, L extends readonly unknown[]> = Exclude<keyof T, L[number]> extends never ? L : never;
+const columns = <T>() => <const L extends Columns<T>>(list: Exhaustive<T, L>) => list;
+
+export const FDX_TABLE_COLUMNS = {
+  deposit_accounts: columns<DepositAccountsTable>()(['id', 'environment', 'organization_id', 'account_number', 'routing_transit_number', 'product_name', 'nickname', 'description', 'status', 'currency', 'opened_on', 'closed_on', 'opening_balance', 'created_at']),
+  deposit_statements: columns<DepositStatementsTable>()(['id', 'account_id', 'period_start', 'period_end', 'created_at']),
+  deposit_transactions: columns<DepositTransactionsTable>()(['id', 'account_id', 'transaction_timestamp', 'posted_timestamp', 'status', 'debit_credit', 'amount', 'transaction_type', 'description', 'memo', 'reference', 'payee', 'check_number', 'created_at']),
+} satisfies { [K in keyof FdxDatabase]: readonly string[] };

@@ -1,0 +1,27 @@
+import type { Db } from '../../db/database.js';
+import type { Caller } from '../auth/caller.js';
+import { findAccount, type AccountRow, type Scope } from './accounts-repository.js';
+import { isUuid } from './paging.js';
+import { accountNotFound } from './problems.js';
+import { badRequest } from '../problems.js';
+
+/** The authorizing organization in the host's environment: the only data an FDX call may see. */
+export function scopeOf(caller: Caller): Scope {
+  return { organizationId: caller.organizationId, environment: caller.environment };
+}
+
+/**
+ * The caller's account, or 701. Another organization's or environment's account, and an id
+ * that cannot be one, are all "not found": existence is never revealed.
+ */
+export async function requireAccount(db: Db, caller: Caller, id: string): Promise<AccountRow> {
+  const account = isUuid(id) ? await findAccount(db, scopeOf(caller), id) : undefined;
+  if (!account) throw accountNotFound();
+  return account;
+}
+
+/** A pageKey must name a row of the list being paged; anything else is a 400 (FDX code 400). */
+export async function checkPageKey(pageKey: string | undefined, belongs: (id: string) => Promise<boolean>): Promise<string | undefined> {
+  if (pageKey !== undefined && !(await belongs(pageKey))) throw badRequest('pageKey is not a nextPageKey this API returned for this list.');
+  return pageKey;
+}

@@ -1,0 +1,21 @@
+import type { Middleware } from 'koa';
+import { toProblem } from '../../http/error-handler.js';
+import { HttpProblem, titleFor } from '../../http/problem.js';
+import { withFdxCode } from './problems.js';
+
+/**
+ * The FDX API's problems carry an FDX `code` and `message` (fdx-notes.md), including those
+ * raised outside its routes: an unknown /fdx/v6 path, a method not allowed, a malformed
+ * parameter, a 500 or 503. The app's error middleware still renders (and logs) them.
+ */
+export function fdxProblems(): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body == null) throw new HttpProblem(404, 'Not Found', `No FDX resource at ${ctx.method} ${ctx.path}.`);
+      if (ctx.status >= 400 && ctx.body == null) throw new HttpProblem(ctx.status, titleFor(ctx.status));
+    } catch (error) {
+      throw withFdxCode(toProblem(error, ctx.state.log));
+    }
+  };
+}

@@ -1,0 +1,48 @@
+import { HttpProblem } from '../../http/problem.js';
+
+/**
+ * FDX error codes (fdx-notes.md). FDX clients act on `code`, so every FDX problem carries it
+ * with FDX's short `message`, beside the RFC 9457 members. Exceptions, by PRODUCT.md section
+ * 10: 401 and the scope 403 carry no code, and the IP-restriction 403 stays exactly
+ * {type, title, status, detail}.
+ */
+export const FDX_CODES = {
+  701: { status: 404, message: 'Account not found' },
+  702: { status: 400, message: 'Invalid start or end date' },
+  703: { status: 400, message: 'Invalid date range' },
+  705: { status: 409, message: 'Account is closed' },
+  1104: { status: 404, message: 'Statement id not found for account' },
+  1203: { status: 406, message: 'Content type not supported' },
+  601: { status: 404, message: 'Customer not found' },
+  500: { status: 500, message: 'Internal server error' },
+  503: { status: 503, message: 'Scheduled maintenance' },
+} as const;
+export type FdxCode = keyof typeof FDX_CODES;
+
+const TITLES: Readonly<Record<number, string>> = { 400: 'Bad Request', 404: 'Not Found', 406: 'Not Acceptable', 409: 'Conflict', 500: 'Internal Server Error', 503: 'Service Unavailable' };
+
+export function fdxProblem(code: FdxCode, detail: string, headers: Record<string, string> = {}): HttpProblem {
+  const { status, message } = FDX_CODES[code];
+  return new HttpProblem(status, TITLES[status]!, detail, { extensions: { code, message }, headers });
+}
+
+export const accountNotFound = () => fdxProblem(701, 'No account with this id is available to this authorization.');
+export const statementNotFound = () => fdxProblem(1104, 'The account has no statement with this id.');
+export const customerNotFound = () => fdxProblem(601, 'The customer of this authorization no longer exists.');
+export const invalidDateRange = (detail: string) => fdxProblem(703, detail);
+
+/**
+ * Gives a problem raised elsewhere (a malformed pageKey, an unknown path, a 500) an FDX
+ * `code`: the FDX core code where one exists, otherwise the HTTP status itself, as FDX's own
+ * 500 and 503 do. Credential problems (401, 403) are returned unchanged.
+ */
+export function withFdxCode(problem: HttpProblem): HttpProblem {
+  if (problem.status === 401 || problem.status === 403 || 'code' in problem.extensions) return problem;
+  const known = FDX_CODES[problem.status as FdxCode];
+  const message = known && known.status === problem.status ? known.message : problem.title;
+  return new HttpProblem(problem.status, problem.title, problem.detail, {
+    type: problem.type,
+    headers: problem.headers,
+    extensions: { ...problem.extensions, code: problem.status, message },
+  });
+}

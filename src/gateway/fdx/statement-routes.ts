@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { defineRoute } from '../route-spec.js';
+import { findOrganization } from './accounts-repository.js';
+import { countStatements, findStatement, listStatements, statementBelongsTo } from './activity-repository.js';
+import { AccountParams, FDX_ROUTE } from './account-routes.js';
+import { checkPageKey, requireAccount } from './access.js';
+import { resolveDateRange } from './dates.js';
+import { fdxPage, isUuid, limitParam, pageKeyParam } from './paging.js';
+import { customerNotFound, statementNotFound } from './problems.js';
+import { ListStatementsResponse, toStatement } from './shapes.js';
+import { loadStatementContent } from './statements/content.js';
+import { chooseFormat, STATEMENT_FORMATS } from './statements/formats.js';
+import { DateParams } from './transaction-routes.js';
+
+export const statementRoutes = [
+  defineRoute({
+    ...FDX_ROUTE,
+    operationId: 'listAccountStatements',
+    method: 'get',
+    path: '/fdx/v6/accounts/:id/statements',
+    summary: "An account's monthly statements by statement date, newest first",
+    tag: 'FDX Statements',
+    params: AccountParams,
+    query: z.object({ limit: limitParam, pageKey: pageKeyParam, ...DateParams }),
+    response: ListStatementsResponse,
+    errors: [400, 401, 403, 404],
+    async handler({ db, caller, params, query }) {
+      const account = await requireAccount(db, caller, params.id);
+      const window = resolveDateRange(query.startTime, query.endTime);
+      const startId = await checkPageKey(query.pageKey, (id) => statementBelongsTo(db, account.id, id));
+      const [rows, total] = await Promise.all([listStatements(db, account.id, window, startId, query.limit), countStatements(db, account.id, window)]);
+      const { items, page } = fdxPage(rows, query.limit, total);
+      return { page, statements: items.map(toStatement) };
+    },
+  }),
+  defineRoute({
+    ...FDX_ROUTE,
+    operationId: 'getAccountStatement',
+    method: 'get',
+    path: '/fdx/v6/accounts/:id/statements/:statementId',
+    summary: 'A statement file, generated from the stored transactions: PDF (default), CSV or BAI2 by Accept',
+    tag: 'FDX Statements',
+    params: AccountParams.extend({ statementId: z.string().max(100).describe('The statementId (a UUID)') }),
+    media: STATEMENT_FORMATS.map((f) => f.mediaType),
+    response: z.string(),
+    errors: [401, 403, 404, 406],
+    async handler({ ctx, db, caller, params }) {
+      const account = await requireAccount(db, caller, params.id);
+      // Another account's statement, even the caller's own, is not this account's: 1104.
+      const statement = isUuid(params.statementId) ? await findStatement(db, account.id, params.statementId) : undefined;
+      if (!statement) throw statementNotFound();
+      const format = chooseFormat(ctx);
+      const organization = await findOrganization(db, caller.organizationId);
+      if (!organization) throw customerNotFound();
+      // Totals are read before the first byte, so a failure here is still a proper problem.
+      const content = await loadStatementContent(db, organization, account, statement);
+      ctx.type = format.mediaType;
+      ctx.set('Content-Disposition', `attachment; filename="statement-${statement.period_start.slice(0, 7)}-${account.account_number.slice(-4)}.${format.extension}"`);
+      ctx.set('Cache-Control', 'private, no-store');
+      ctx.vary('Accept');
+      return format.render(content);
+    },
+  }),
+];
