@@ -49,6 +49,7 @@ export function showConnectionsSignIn(deps: InteractionDeps, ctx: Context, state
     action: SIGN_IN_PATH,
     csrf: csrfToken(deps.csrfKey, `signin:${nonce}`),
     error: state.error,
+    lockedOut: Boolean(state.retryAfterSeconds),
     notice: state.notice,
     email: state.email ?? '',
   }, { status });

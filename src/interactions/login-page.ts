@@ -19,6 +19,7 @@ export async function showLogin(deps: InteractionDeps, ctx: Context, interaction
     action: p.login,
     csrf: interactionCsrf(deps, interaction),
     error: form.error,
+    lockedOut: Boolean(form.retryAfterSeconds),
     email: form.email ?? (typeof interaction.params.login_hint === 'string' ? interaction.params.login_hint : ''),
     reauthenticate: interaction.prompt.reasons.includes('login_prompt') && Boolean(interaction.session?.accountId),
   }, status);

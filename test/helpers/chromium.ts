@@ -1,0 +1,113 @@
+import * as oauth from 'oauth4webapi';
+import { chromium, type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
+import { expect } from 'vitest';
+import { endpoints, type Env } from './flow.js';
+import type { OAuthTestServer } from './oauth-server.js';
+
+/**
+ * Real headless Chromium (Debian's /usr/bin/chromium) driven by playwright-core. No network:
+ * every host name fails to resolve at once, so nothing leaves the machine and a client's
+ * redirect URI is never served; its URL is read from the request the browser makes.
+ */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+    ],
+  });
+}
+
+/**
+ * Stands in for the applications: their redirect URIs answer with a small page from the test
+ * (the browser never reaches a network), so a flow that a form submission ends there stops
+ * on a loaded page rather than an error page.
+ */
+export async function serveRedirectUris(context: BrowserContext, redirectUris: readonly string[]): Promise<void> {
+  for (const uri of redirectUris) {
+    await context.route((url) => `${url.origin}${url.pathname}` === uri, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Application</title><p>Back at the application.</p>' }));
+  }
+}
+
+/** Every HTML document the context loads from our servers, for header assertions. */
+export function collectDocuments(context: BrowserContext, server: OAuthTestServer): Response[] {
+  const ours = Object.values(server.urls);
+  const documents: Response[] = [];
+  context.on('response', (response) => {
+    const request = response.request();
+    if (request.resourceType() === 'document' && ours.some((origin) => response.url().startsWith(origin))) documents.push(response);
+  });
+  return documents;
+}
+
+export interface BrowserAuthorization {
+  verifier: string;
+  state: string;
+  nonce: string;
+  /** Resolves with the redirect URI the browser was sent to (code or error in its query). */
+  callback: Promise<URL>;
+}
+
+export interface StartOptions {
+  environment: Env;
+  clientId: string;
+  redirectUri: string;
+  scope: string;
+  extraParams?: Record<string, string>;
+}
+
+/** Opens the authorization endpoint in `page` and watches for the redirect back to the client. */
+export async function startAuthorization(page: Page, server: OAuthTestServer, options: StartOptions): Promise<BrowserAuthorization> {
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
+  const nonce = oauth.generateRandomNonce();
+  const url = new URL(endpoints(server, options.environment).authorize);
+  const params = {
+    client_id: options.clientId,
+    redirect_uri: options.redirectUri,
+    response_type: 'code',
+    scope: options.scope,
+    state,
+    nonce,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    ...options.extraParams,
+  };
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  const callback = page.waitForRequest((request) => request.url().startsWith(`${options.redirectUri}?`), { timeout: 15_000 }).then((request) => new URL(request.url()));
+  callback.catch(() => undefined);
+  // A signed-in user whose authorization covers the request goes straight back to the
+  // application: this navigation itself then ends at the redirect URI, which route handlers
+  // do not see (redirect hops bypass them), so it fails to resolve. Not an error here.
+  await page.goto(url.toString()).catch(async (error: Error) => {
+    if (!/ERR_NAME_NOT_RESOLVED|ERR_CONNECTION_REFUSED/.test(error.message)) throw error;
+    await callback;
+  });
+  return { verifier, state, nonce, callback };
+}
+
+export async function signIn(page: Page, user: { email: string; password: string }): Promise<void> {
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** Every cookie the pages set is HttpOnly and SameSite Lax or Strict (PRODUCT.md section 10). */
+export async function expectCookiesLocked(context: BrowserContext): Promise<void> {
+  const cookies = await context.cookies();
+  expect(cookies.length).toBeGreaterThan(0);
+  for (const cookie of cookies) {
+    expect({ name: cookie.name, httpOnly: cookie.httpOnly }).toEqual({ name: cookie.name, httpOnly: true });
+    expect(['Lax', 'Strict'], `${cookie.name} SameSite`).toContain(cookie.sameSite);
+  }
+}
