@@ -7,6 +7,8 @@ import type { Logger } from './logging/logger.js';
 import { ClientRegistrySync } from './oidc/clients/registry-sync.js';
 import { getOrCreateSecret } from './oidc/secrets.js';
 import { OidcService } from './oidc/service.js';
+import { createMailSender } from './mail/sender.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 export interface Runtime {
   app: Koa;
@@ -26,7 +28,9 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger): 
   await clients.syncNow();
   const oidc = await OidcService.create(db, config, logger);
   const csrfKey = Buffer.from(await getOrCreateSecret(db, 'csrf_key'), 'base64url');
-  const app = buildApp({ config, db, logger, oidc, csrfKey });
+  const mail = createMailSender(config, db, logger);
+  const app = buildApp({ config, db, logger, oidc, csrfKey, mail });
+  const webhooks = new WebhookDispatcher({ db, logger, retrySeconds: config.webhook_retry_seconds, timeoutMs: config.webhook_timeout_ms, profile: config.profile });
   let started = false;
   return {
     app,
@@ -37,10 +41,12 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger): 
       started = true;
       clients.start(config.clients_poll_seconds);
       oidc.start();
+      webhooks.start(config.webhook_poll_ms);
     },
     async stop() {
       oidc.stop();
       await clients.stop();
+      await webhooks.stop();
     },
   };
 }

@@ -25,6 +25,8 @@ export interface Command {
   summary: string;
   usage: string;
   options: OptionSpec;
+  /** Positional arguments, by option name (e.g. `webhooks replay <id>`). */
+  positionals?: readonly string[];
   run(ctx: CommandContext): Promise<CommandResult>;
 }
 

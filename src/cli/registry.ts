@@ -7,6 +7,8 @@ import { clientsAdd, clientsList, clientsRemove, clientsRotateSecret, clientsVal
 import { keysRotate } from './commands/keys.js';
 import { apiKeysCreate, apiKeysList, apiKeysRevoke } from './commands/api-keys.js';
 import { demoSeed } from './commands/demo.js';
+import { dafRedeemCode, dafRejectAccount, dafSubmitGrantRequest } from './commands/daf.js';
+import { mailList, webhooksDeliveries, webhooksReplay } from './commands/mail-webhooks.js';
 
 /** Every admin command; later features register theirs here. */
-export const COMMANDS: readonly Command[] = [migrate, orgsAdd, orgsList, usersAdd, membersAdd, membersSetRole, membersRemove, membersList, clientsAdd, clientsRotateSecret, clientsList, clientsValidate, clientsRemove, keysRotate, apiKeysCreate, apiKeysRevoke, apiKeysList, demoSeed];
+export const COMMANDS: readonly Command[] = [migrate, orgsAdd, orgsList, usersAdd, membersAdd, membersSetRole, membersRemove, membersList, clientsAdd, clientsRotateSecret, clientsList, clientsValidate, clientsRemove, keysRotate, apiKeysCreate, apiKeysRevoke, apiKeysList, demoSeed, dafSubmitGrantRequest, dafRedeemCode, dafRejectAccount, mailList, webhooksDeliveries, webhooksReplay];

@@ -75,7 +75,12 @@ export async function runCli(io: CliIo): Promise<number> {
   try {
     let values: OptionValues;
     try {
-      values = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false }).values as OptionValues;
+      const parsed = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: Boolean(command.positionals) });
+      values = parsed.values as OptionValues;
+      if (parsed.positionals.length > (command.positionals?.length ?? 0)) throw new UsageError(`unexpected argument ${parsed.positionals.at(-1)!}`);
+      command.positionals?.forEach((name, i) => {
+        if (parsed.positionals[i] !== undefined) values[name] = parsed.positionals[i];
+      });
     } catch (error) {
       throw new UsageError((error as Error).message);
     }

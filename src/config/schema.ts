@@ -83,6 +83,11 @@ const settingsShape = z
     clients_poll_seconds: intIn(1, 60),
     refresh_reuse_grace_seconds: intIn(0, 300),
     ip_restricted_areas: z.array(z.enum(['fdx', 'donations', 'grants', 'nonprofits'])),
+    smtp_url: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+    mail_from: z.string().min(3),
+    webhook_retry_seconds: z.array(z.coerce.number().int().min(1).max(7 * 86_400)).min(0).max(20),
+    webhook_timeout_ms: intIn(100, 60_000),
+    webhook_poll_ms: intIn(50, 60_000),
   })
   .strict();
 
@@ -121,7 +126,7 @@ export type AppConfig = Readonly<z.output<typeof configSchema>>;
 export type SettingKey = keyof z.output<typeof configSchema>;
 
 /** Settings whose environment value is a comma-separated list. */
-export const LIST_SETTINGS: ReadonlySet<string> = new Set(['listen', 'trusted_proxies', 'ip_restricted_areas']);
+export const LIST_SETTINGS: ReadonlySet<string> = new Set(['listen', 'trusted_proxies', 'ip_restricted_areas', 'webhook_retry_seconds']);
 
 /** The environment variable that overrides a setting. */
 export function envNameFor(key: string): string {

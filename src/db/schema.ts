@@ -1,4 +1,6 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import { DAF_TABLE_COLUMNS, type DafDatabase } from './schema-daf.js';
+import { FDX_TABLE_COLUMNS, type FdxDatabase } from './schema-fdx.js';
 
 /** Table types of the migrated schema; test/db/schema.test.ts checks them against the database. */
 
@@ -208,7 +210,7 @@ export interface GrantsTable {
   updated_at: UpdatedAt;
 }
 
-export interface Database {
+export interface Database extends DafDatabase, FdxDatabase {
   organizations: OrganizationsTable;
   users: UsersTable;
   memberships: MembershipsTable;
@@ -233,6 +235,8 @@ type Exhaustive<T, L extends readonly unknown[]> = Exclude<keyof T, L[number]> e
 const columns = <T>() => <const L extends Columns<T>>(list: Exhaustive<T, L>) => list;
 
 export const TABLE_COLUMNS = {
+  ...DAF_TABLE_COLUMNS,
+  ...FDX_TABLE_COLUMNS,
   organizations: columns<OrganizationsTable>()(['id', 'kind', 'ein', 'name', 'address_line1', 'address_line2', 'city', 'region', 'postal_code', 'country', 'created_at', 'updated_at']),
   users: columns<UsersTable>()(['id', 'email', 'password_hash', 'display_name', 'disabled_at', 'created_at', 'updated_at']),
   memberships: columns<MembershipsTable>()(['organization_id', 'user_id', 'role', 'created_at', 'updated_at']),

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Executor } from '../accounts/repository.js';
 import type { DonorJson, Environment, PaymentStatus } from '../db/schema.js';
+import { ulid } from '../db/ids.js';
 
 /**
  * Realistic nonprofit data (connects, grants, donations) for demos and benchmarks. Dates are
@@ -32,21 +33,10 @@ const PURPOSES = ['Where needed most', 'General Operating Support', 'Holiday Mea
 const NOTES = ['', '', 'In memory of grandma', 'Keep up the great work!', 'For the kids program'];
 const FUNDS = ['daf-fidelity-charitable', 'daf-schwab-charitable', 'daf-vanguard-charitable', 'daf-national-philanthropic-trust'];
 const STATUSES: PaymentStatus[] = ['RECEIVED_IN_CHARIOT', 'RECEIVED_IN_CHARIOT', 'RECEIVED_OUTSIDE_CHARIOT', 'INCOMING_TO_CHARIOT', 'CANCELED'];
-const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
 
 const pick = <T>(list: readonly T[]): T => list[crypto.randomInt(list.length)]!;
 
-/** A ULID-shaped id (time-ordered, 26 Crockford base32 characters), as the published examples use. */
-export function ulid(time: number = Date.now()): string {
-  let out = '';
-  let t = time;
-  for (let i = 0; i < 10; i += 1) {
-    out = CROCKFORD[t % 32]! + out;
-    t = Math.floor(t / 32);
-  }
-  for (const byte of crypto.randomBytes(16)) out += CROCKFORD[byte % 32];
-  return out;
-}
+export { ulid };
 
 function randomDate(now: number): Date {
   const twoYears = 730 * 86_400_000;

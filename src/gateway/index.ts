@@ -5,23 +5,51 @@ import type { Db } from '../db/database.js';
 import { donationRoutes } from './donations/routes.js';
 import { grantRoutes } from './grants/routes.js';
 import { nonprofitRoutes } from './nonprofits/routes.js';
+import { donorAccountRoutes } from './daf/donor-accounts-routes.js';
+import { tokenRoutes } from './daf/tokens-routes.js';
+import { givingPoolRoutes, grantRequestRoutes } from './daf/pools-requests-routes.js';
+import { eventRoutes } from './events/routes.js';
+import { fdxProblems } from './fdx/errors.js';
+import { fdxRoutes } from './fdx/routes.js';
 import { buildOpenApiDocument } from './openapi.js';
-import type { RouteSpec } from './route-spec.js';
+import type { GatewayServices, RouteSpec } from './route-spec.js';
 import { buildGatewayRouter } from './router.js';
-import { apiVersion, type ApiVersion } from './versions.js';
+import { apiVersion, DEFAULT_API_VERSION, type ApiVersion } from './versions.js';
 
 /** Every gateway operation; later areas (FDX, DAF) add theirs. */
-export const GATEWAY_ROUTES: readonly RouteSpec[] = [...donationRoutes, ...grantRoutes, ...nonprofitRoutes] as unknown as RouteSpec[];
+export const GATEWAY_ROUTES: readonly RouteSpec[] = [
+  ...donationRoutes,
+  ...grantRoutes,
+  ...nonprofitRoutes,
+  ...donorAccountRoutes,
+  ...tokenRoutes,
+  ...givingPoolRoutes,
+  ...grantRequestRoutes,
+  ...eventRoutes,
+  ...fdxRoutes,
+] as unknown as RouteSpec[];
 
 export interface GatewayDeps {
   db: Db;
+  services: GatewayServices;
   origin: string;
   ipRestrictedAreas: readonly string[];
 }
 
-/** The resource gateway of one API host: /v1 operations and /openapi.json. */
+function pathVersion(): Middleware {
+  return async (ctx, next) => {
+    ctx.state.apiVersion = DEFAULT_API_VERSION;
+    await next();
+  };
+}
+
+/** The resource gateway of one API host: /v1 and /fdx/v6 operations, and /openapi.json. */
 export function buildGateway(deps: GatewayDeps): Middleware {
-  const versioned = compose([apiVersion(), buildGatewayRouter(GATEWAY_ROUTES, { db: deps.db, ipRestrictedAreas: deps.ipRestrictedAreas })]);
+  const router = buildGatewayRouter(GATEWAY_ROUTES, { db: deps.db, services: deps.services, ipRestrictedAreas: deps.ipRestrictedAreas });
+  const versioned = compose([apiVersion(), router]);
+  // FDX is versioned by its path: Api-Version is neither required nor echoed there, and the
+  // FDX routes (which exist under every header version) see the default.
+  const fdx = compose([fdxProblems(), pathVersion(), router]);
   const docs = new Router();
   const cache = new Map<string, unknown>();
   docs.get('/openapi.json', apiVersion(), (ctx) => {
@@ -33,6 +61,7 @@ export function buildGateway(deps: GatewayDeps): Middleware {
   const docsRoutes = docs.routes() as unknown as Middleware;
   return async (ctx, next) => {
     if (ctx.path === '/v1' || ctx.path.startsWith('/v1/')) return versioned(ctx, next);
+    if (ctx.path === '/fdx/v6' || ctx.path.startsWith('/fdx/v6/')) return fdx(ctx, next);
     return docsRoutes(ctx, next);
   };
 }

@@ -4,6 +4,7 @@ import type { Db } from '../db/database.js';
 import type { Caller } from './auth/caller.js';
 import type { Access } from './auth/require-scope.js';
 import type { ApiVersion } from './versions.js';
+import type { MailSender } from '../mail/sender.js';
 
 /**
  * One gateway operation: its path, the versions that have it, what credential and scope it
@@ -18,6 +19,11 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   summary: string;
   tag: string;
   versions: readonly ApiVersion[];
+  /**
+   * Versioned by its path (the FDX API's /fdx/v6), not by Api-Version: the header is neither
+   * read nor echoed there, and the generated document does not list it.
+   */
+  pathVersioned?: boolean;
   /** Which IP-restriction setting applies (see config ip_restricted_areas). */
   area: string;
   access: Access;
@@ -26,6 +32,15 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   query?: Q;
   /** A different query schema for some versions (parameters added later are unknown before). */
   queryByVersion?: Partial<Record<ApiVersion, z.ZodType>>;
+  /** JSON request body, for writes. */
+  body?: z.ZodType;
+  /** Success status (200 by default; 201 for creations, with a Location). */
+  status?: number;
+  location?: (result: unknown) => string;
+  /** Restricts the operation to callers of one organization kind (the DAF APIs: fund providers). */
+  callers?: 'fund_provider';
+  /** Binary representations by media type (a file download); the JSON response schema is then unused. */
+  media?: readonly string[];
   /** Response schema per version (the same for all when given once). */
   response: z.ZodType | Partial<Record<ApiVersion, z.ZodType>>;
   errors: readonly number[];
@@ -39,6 +54,16 @@ export interface HandlerInput<P, Q> {
   version: ApiVersion;
   params: P;
   query: Q;
+  /** The parsed JSON body (validated by spec.body when given). */
+  body: unknown;
+  services: GatewayServices;
+}
+
+/** What write operations need beyond the database. */
+export interface GatewayServices {
+  mail: MailSender;
+  /** The deployment profile: webhook targets are stricter in production. */
+  profile: 'dev' | 'production';
 }
 
 /** Preserves the generic parameters of a spec literal. */

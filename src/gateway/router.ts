@@ -11,11 +11,14 @@ import { requireScope } from './auth/require-scope.js';
 import { validateCredential } from './auth/validate-credential.js';
 import { badRequest } from './problems.js';
 import { HttpProblem } from '../http/problem.js';
-import type { RouteSpec } from './route-spec.js';
+import type { GatewayServices, RouteSpec } from './route-spec.js';
+import { requireFundProvider } from './auth/require-fund-provider.js';
+import { readJson } from '../http/json-body.js';
 import type { ApiVersion } from './versions.js';
 
 export interface GatewayOptions {
   db: Db;
+  services: GatewayServices;
   /** API areas whose callers must be inside their client's CIDR ranges. */
   ipRestrictedAreas: readonly string[];
 }
@@ -58,11 +61,16 @@ export function buildGatewayRouter(specs: readonly RouteSpec[], options: Gateway
     if (spec.credentials === 'access_token') stack.push(acceptAccessTokensOnly());
     if (options.ipRestrictedAreas.includes(spec.area)) stack.push(ipAllowList(options.db, spec.area));
     stack.push(validateCredential(options.db), requireScope(spec.access));
+    if (spec.callers === 'fund_provider') stack.push(requireFundProvider());
     stack.push(async (ctx) => {
       const params = parse(spec.params, ctx.params, 'path');
       const version = ctx.state.apiVersion as ApiVersion;
       const query = parse(spec.queryByVersion?.[version] ?? spec.query, ctx.query, 'query');
-      ctx.body = await spec.handler({ ctx, db: options.db, caller: ctx.state.caller!, version, params, query });
+      const body = spec.body ? parse(spec.body, await readJson(ctx), 'body') : undefined;
+      const result = await spec.handler({ ctx, db: options.db, caller: ctx.state.caller!, version, params, query, body, services: options.services });
+      if (spec.status) ctx.status = spec.status;
+      if (spec.location) ctx.set('Location', spec.location(result));
+      ctx.body = result;
     });
     router.register(spec.path, [spec.method], compose(stack) as never);
   }

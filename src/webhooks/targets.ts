@@ -10,7 +10,9 @@ import { AddressSet } from '../http/client-address.js';
 const NOT_PUBLIC = new AddressSet([
   '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.0.0.0/24', '192.0.2.0/24',
   '192.168.0.0/16', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24', '224.0.0.0/4', '240.0.0.0/4',
-  '::/128', '::1/128', '::ffff:0:0/96', '64:ff9b::/96', '100::/64', '2001:db8::/32', 'fc00::/7', 'fe80::/10', 'ff00::/8',
+  // (IPv4-mapped IPv6 is normalised to IPv4 before the check, so ::ffff:0:0/96 needs no entry:
+  // Node's BlockList would also match every plain IPv4 address against it.)
+  '::/128', '::1/128', '64:ff9b::/96', '100::/64', '2001:db8::/32', 'fc00::/7', 'fe80::/10', 'ff00::/8',
 ]);
 
 export function isPublicAddress(address: string): boolean {

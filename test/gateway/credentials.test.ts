@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeMember, setMemberRole } from '../../src/accounts/service.js';
 import { revokeApiKey } from '../../src/gateway/api-keys/service.js';
 import { revokeAuthorization } from '../../src/oidc/authorizations.js';
+import { hashId } from '../../src/db/token-hash.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { basic, type Env } from '../helpers/flow.js';
 import { accessToken, apiGet, apiKeyFor, seedData } from '../helpers/gateway.js';
@@ -104,8 +105,8 @@ describe('gateway credentials', () => {
   it('refuses the token of a revoked authorization at once', async () => {
     const bearer = await token('read_only');
     expect((await apiGet(server, 'production', '/v1/donations', { bearer })).status).toBe(200);
-    const { grant_id } = await t.db.selectFrom('oauth_authorizations').select('grant_id').orderBy('created_at', 'desc').executeTakeFirstOrThrow();
-    await revokeAuthorization(t.db, 'production', grant_id, 'test');
+    const { grant_id } = await t.db.selectFrom('oidc_models').select('grant_id').where('model', '=', 'AccessToken').where('id', '=', hashId(bearer)).executeTakeFirstOrThrow();
+    await revokeAuthorization(t.db, 'production', grant_id!, 'test');
     expect401(await apiGet(server, 'production', '/v1/donations', { bearer }), true);
   });
 

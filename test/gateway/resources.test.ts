@@ -183,10 +183,12 @@ describe('OpenAPI', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ openapi: '3.1.0', info: { version: '2026-04-01' } });
     const paths = res.body.paths as Record<string, Record<string, { parameters: { name: string }[]; operationId: string }>>;
-    expect(Object.keys(paths).sort()).toEqual(['/v1/donations', '/v1/donations/{id}', '/v1/grants', '/v1/grants/{id}', '/v1/nonprofit/{ein}']);
+    expect(Object.keys(paths)).toEqual(expect.arrayContaining(['/v1/donations', '/v1/donations/{id}', '/v1/grants', '/v1/grants/{id}', '/v1/nonprofit/{ein}', '/v1/donor_accounts', '/v1/authorization_tokens/verify']));
     expect(paths['/v1/donations']!.get!.parameters.map((p) => p.name)).toContain('dafpay_tracking_id');
     const older = await apiGet(server, 'production', '/openapi.json', { headers: { 'api-version': '2026-01-15' } });
     const olderPaths = older.body.paths as typeof paths;
     expect(olderPaths['/v1/donations']!.get!.parameters.map((p) => p.name)).not.toContain('dafpay_tracking_id');
+    // The donor-advised-fund APIs arrived in 2026-04-01.
+    expect(Object.keys(olderPaths)).not.toContain('/v1/donor_accounts');
   });
 });

@@ -6,6 +6,7 @@ import { errorHandler } from '../../src/http/error-handler.js';
 import { buildGatewayRouter } from '../../src/gateway/router.js';
 import { defineRoute, type RouteSpec } from '../../src/gateway/route-spec.js';
 import { apiVersion } from '../../src/gateway/versions.js';
+import { TableMailSender } from '../../src/mail/sender.js';
 import { createApiKey } from '../../src/gateway/api-keys/service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createStaff } from '../helpers/oauth-server.js';
@@ -43,7 +44,7 @@ function app() {
     await next();
   });
   koa.use(apiVersion());
-  koa.use(buildGatewayRouter([spec] as unknown as RouteSpec[], { db: t.db, ipRestrictedAreas: [] }));
+  koa.use(buildGatewayRouter([spec] as unknown as RouteSpec[], { db: t.db, ipRestrictedAreas: [], services: { mail: new TableMailSender(t.db), profile: 'dev' } }));
   return koa.callback();
 }
 

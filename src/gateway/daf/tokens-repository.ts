@@ -30,7 +30,7 @@ export function listTokens(db: Executor, scope: Scope, donorAccountId: string, s
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
 }
 
-export function insertToken(db: Executor, values: { id: string; environment: Scope['environment']; fund_provider_id: string; donor_account_id: string; code_hash: string; expires_at: Date; metadata?: Record<string, string> }) {
+export function insertToken(db: Executor, values: { id: string; created_at: Date; environment: Scope['environment']; fund_provider_id: string; donor_account_id: string; code_hash: string; expires_at: Date; metadata?: Record<string, string> }) {
   return db
     .insertInto('donor_authorization_tokens')
     .values({ ...values, metadata: JSON.stringify(values.metadata ?? {}) })

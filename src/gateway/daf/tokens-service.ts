@@ -52,13 +52,15 @@ function tokenEvent(scope: Scope, category: 'authorization_token.created' | 'aut
 export async function issueToken(trx: Executor, scope: Scope, account: DonorAccountRow, options: { expiresIn?: number; metadata?: Record<string, string> } = {}): Promise<{ row: TokenRow; code: string }> {
   const code = generateCode();
   const ttl = options.expiresIn ?? DEFAULT_TOKEN_TTL_SECONDS;
+  const now = new Date();
   const row = await insertToken(trx, {
+    created_at: now,
     id: prefixedId('auth_token'),
     environment: scope.environment,
     fund_provider_id: scope.fundProviderId,
     donor_account_id: account.id,
     code_hash: codeHash(code),
-    expires_at: new Date(Date.now() + ttl * 1000),
+    expires_at: new Date(now.getTime() + ttl * 1000),
     metadata: options.metadata,
   });
   await emitEvent(trx, tokenEvent(scope, 'authorization_token.created', row.id));

@@ -1,0 +1,78 @@
+import { parseEin } from '../../accounts/ein.js';
+import { notFound } from '../../accounts/errors.js';
+import { createMailSender } from '../../mail/sender.js';
+import { rejectDonorAccount } from '../../gateway/daf/donor-accounts-service.js';
+import { submitFromDonor } from '../../gateway/daf/grant-requests-service.js';
+import { redeemCode } from '../../gateway/daf/tokens-service.js';
+import { donorAccountView } from '../../gateway/daf/views.js';
+import { optionalString, requireString, UsageError, type Command, type CommandContext } from '../command.js';
+
+function environment(ctx: CommandContext) {
+  const value = requireString(ctx.values, 'environment');
+  if (value !== 'production' && value !== 'sandbox') throw new UsageError('--environment must be production or sandbox');
+  return value;
+}
+
+export const dafSubmitGrantRequest: Command = {
+  path: ['daf', 'submit-grant-request'],
+  summary: 'stand in for a donor submitting a grant request through DAFpay (e-mails a code when the donor account is not approved)',
+  usage: 'daf submit-grant-request --fund-provider <ein> --environment <env> --email <donor email> --ein <nonprofit ein> --amount-cents <n> [--frequency one_time|monthly|quarterly|annual] [--giving-pool <name>] [--purpose <text>] [--note <text>] [--name <donor name>]',
+  options: {
+    'fund-provider': { type: 'string' },
+    environment: { type: 'string' },
+    email: { type: 'string' },
+    ein: { type: 'string' },
+    'amount-cents': { type: 'string' },
+    frequency: { type: 'string' },
+    'giving-pool': { type: 'string' },
+    purpose: { type: 'string' },
+    note: { type: 'string' },
+    name: { type: 'string' },
+  },
+  async run(ctx) {
+    const frequency = optionalString(ctx.values, 'frequency');
+    if (frequency && !['one_time', 'monthly', 'quarterly', 'annual'].includes(frequency)) throw new UsageError('--frequency must be one_time, monthly, quarterly or annual');
+    const db = await ctx.db();
+    const result = await submitFromDonor(db, createMailSender(ctx.config, db), {
+      fundProviderEin: requireString(ctx.values, 'fund-provider'),
+      environment: environment(ctx),
+      email: requireString(ctx.values, 'email'),
+      nonprofitEin: requireString(ctx.values, 'ein'),
+      amountCents: Number(requireString(ctx.values, 'amount-cents')),
+      frequency: frequency as 'one_time' | undefined,
+      givingPool: optionalString(ctx.values, 'giving-pool'),
+      purpose: optionalString(ctx.values, 'purpose'),
+      note: optionalString(ctx.values, 'note'),
+      donorName: optionalString(ctx.values, 'name'),
+    });
+    return { json: result, text: `grant request ${result.grant_request_id} for donor account ${result.donor_account_id}${result.emailed ? ' (a one-time code was e-mailed to the donor; see `admin mail list` in dev)' : ''}` };
+  },
+};
+
+export const dafRedeemCode: Command = {
+  path: ['daf', 'redeem-code'],
+  summary: 'stand in for a donor entering a code during DAFpay profile setup (approves the donor account)',
+  usage: 'daf redeem-code --environment <env> --email <donor email> --code <code>',
+  options: { environment: { type: 'string' }, email: { type: 'string' }, code: { type: 'string' } },
+  async run(ctx) {
+    const account = await redeemCode(await ctx.db(), environment(ctx), requireString(ctx.values, 'code'), requireString(ctx.values, 'email'));
+    const view = donorAccountView(account);
+    return { json: view, text: `donor account ${view.id} is ${view.status}` };
+  },
+};
+
+export const dafRejectAccount: Command = {
+  path: ['daf', 'reject-account'],
+  summary: "record a fund provider's rejection of a donor account",
+  usage: 'daf reject-account --fund-provider <ein> --environment <env> --id <donor account id> --reason <text>',
+  options: { 'fund-provider': { type: 'string' }, environment: { type: 'string' }, id: { type: 'string' }, reason: { type: 'string' } },
+  async run(ctx) {
+    const db = await ctx.db();
+    const ein = parseEin(requireString(ctx.values, 'fund-provider'));
+    const provider = ein ? await db.selectFrom('organizations').select('id').where('ein', '=', ein).where('kind', '=', 'fund_provider').executeTakeFirst() : undefined;
+    if (!provider) throw notFound('no such fund provider');
+    const account = await rejectDonorAccount(db, { environment: environment(ctx), fundProviderId: provider.id, principal: 'admin' }, requireString(ctx.values, 'id'), requireString(ctx.values, 'reason'));
+    const view = donorAccountView(account);
+    return { json: view, text: `donor account ${view.id} is ${view.status}` };
+  },
+};

@@ -1,0 +1,45 @@
+import { listDeliveries, listMail, replayDelivery } from '../../webhooks/admin-repository.js';
+import { optionalString, requireString, UsageError, type Command } from '../command.js';
+
+export const mailList: Command = {
+  path: ['mail', 'list'],
+  summary: 'show the mail the dev profile kept instead of sending (newest first)',
+  usage: 'mail list [--to <email>] [--limit N]',
+  options: { to: { type: 'string' }, limit: { type: 'string' } },
+  async run(ctx) {
+    const limit = Number(optionalString(ctx.values, 'limit') ?? 20);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be 1 to 1000');
+    const mail = await listMail(await ctx.db(), optionalString(ctx.values, 'to'), limit);
+    return { json: { mail }, text: mail.map((m) => `#${m.id} ${m.created_at} to ${m.to}: ${m.subject}\n${m.body}\n`).join('\n') || '(no mail)' };
+  },
+};
+
+export const webhooksDeliveries: Command = {
+  path: ['webhooks', 'deliveries'],
+  summary: 'the webhook delivery log (newest first)',
+  usage: 'webhooks deliveries [--subscription <id>] [--status pending|succeeded|failed] [--limit N]',
+  options: { subscription: { type: 'string' }, status: { type: 'string' }, limit: { type: 'string' } },
+  async run(ctx) {
+    const status = optionalString(ctx.values, 'status');
+    if (status && !['pending', 'succeeded', 'failed'].includes(status)) throw new UsageError('--status must be pending, succeeded or failed');
+    const limit = Number(optionalString(ctx.values, 'limit') ?? 50);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be 1 to 1000');
+    const deliveries = await listDeliveries(await ctx.db(), { subscriptionId: optionalString(ctx.values, 'subscription'), status, limit });
+    return {
+      json: { deliveries },
+      text: deliveries.map((d) => `${d.id}  ${d.status.padEnd(9)}  attempts ${d.attempts}  ${d.category}  → ${d.url}${d.last_error ? `  (${d.last_error})` : ''}`).join('\n') || '(no deliveries)',
+    };
+  },
+};
+
+export const webhooksReplay: Command = {
+  path: ['webhooks', 'replay'],
+  summary: 'queue a delivery again, at once',
+  usage: 'webhooks replay <delivery id>',
+  options: { id: { type: 'string' } },
+  positionals: ['id'],
+  async run(ctx) {
+    const replayed = await replayDelivery(await ctx.db(), requireString(ctx.values, 'id'));
+    return { json: replayed, text: `delivery ${replayed.id} queued again` };
+  },
+};

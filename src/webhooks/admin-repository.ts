@@ -1,0 +1,39 @@
+import type { Db } from '../db/database.js';
+import { notFound } from '../accounts/errors.js';
+
+export async function listMail(db: Db, to: string | undefined, limit: number) {
+  let query = db.selectFrom('outbound_mail').selectAll().orderBy('id', 'desc').limit(limit);
+  if (to) query = query.where('recipient', '=', to.trim().toLowerCase());
+  return (await query.execute()).map((m) => ({ id: String(m.id), to: m.recipient, subject: m.subject, body: m.body, created_at: m.created_at.toISOString() }));
+}
+
+export async function listDeliveries(db: Db, filters: { subscriptionId?: string; status?: string; limit: number }) {
+  let query = db
+    .selectFrom('webhook_deliveries as d')
+    .innerJoin('event_subscriptions as s', 's.id', 'd.subscription_id')
+    .innerJoin('events as e', 'e.id', 'd.event_id')
+    .select(['d.id', 'd.status', 'd.attempts', 'd.next_attempt_at', 'd.last_attempt_at', 'd.last_status', 'd.last_error', 'd.subscription_id', 's.url', 'e.id as event_id', 'e.category', 'd.created_at'])
+    .orderBy('d.created_at', 'desc')
+    .orderBy('d.id', 'desc')
+    .limit(filters.limit);
+  if (filters.subscriptionId) query = query.where('d.subscription_id', '=', filters.subscriptionId);
+  if (filters.status) query = query.where('d.status', '=', filters.status as 'pending');
+  return (await query.execute()).map((d) => ({
+    ...d,
+    next_attempt_at: d.next_attempt_at.toISOString(),
+    last_attempt_at: d.last_attempt_at?.toISOString() ?? null,
+    created_at: d.created_at.toISOString(),
+  }));
+}
+
+/** Sends a delivery again at the next dispatcher pass, with a fresh set of attempts. */
+export async function replayDelivery(db: Db, id: string) {
+  const row = await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', attempts: 0, next_attempt_at: new Date(), locked_until: null })
+    .where('id', '=', id)
+    .returning(['id', 'status'])
+    .executeTakeFirst();
+  if (!row) throw notFound(`no delivery ${id}`);
+  return row;
+}
