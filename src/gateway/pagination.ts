@@ -1,3 +1,4 @@
+import { sql, type RawBuilder } from 'kysely';
 import { badRequest } from './problems.js';
 
 /**
@@ -7,6 +8,11 @@ import { badRequest } from './problems.js';
 export interface Cursor {
   createdAt: Date;
   id: string;
+}
+
+/** Rows after the cursor in (created_at desc, id desc) order: one row comparison, index-friendly. */
+export function beforeCursor(cursor: Cursor): RawBuilder<boolean> {
+  return sql<boolean>`(created_at, id) < (${cursor.createdAt}, ${cursor.id})`;
 }
 
 export function encodeCursor(cursor: Cursor): string {

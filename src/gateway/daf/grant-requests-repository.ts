@@ -1,5 +1,5 @@
 import type { Executor } from '../../accounts/repository.js';
-import type { Cursor } from '../pagination.js';
+import { beforeCursor, type Cursor } from '../pagination.js';
 import type { DafScope } from './scope.js';
 
 type Scope = Omit<DafScope, 'principal'>;
@@ -14,7 +14,7 @@ export function findGrantRequest(db: Executor, scope: Scope, id: string, forUpda
 export function listGrantRequests(db: Executor, scope: Scope, donorAccountId: string | undefined, cursor: Cursor | undefined, limit: number) {
   let query = db.selectFrom('grant_requests').selectAll().where('fund_provider_id', '=', scope.fundProviderId).where('environment', '=', scope.environment);
   if (donorAccountId) query = query.where('donor_account_id', '=', donorAccountId);
-  if (cursor) query = query.where((eb) => eb.or([eb('created_at', '<', cursor.createdAt), eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)])]));
+  if (cursor) query = query.where(beforeCursor(cursor));
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
 }
 
@@ -25,7 +25,7 @@ export function findGivingPool(db: Executor, scope: Scope, id: string) {
 export function listGivingPools(db: Executor, scope: Scope, donorAccountId: string | undefined, cursor: Cursor | undefined, limit: number) {
   let query = db.selectFrom('giving_pools').selectAll().where('fund_provider_id', '=', scope.fundProviderId).where('environment', '=', scope.environment);
   if (donorAccountId) query = query.where('donor_account_id', '=', donorAccountId);
-  if (cursor) query = query.where((eb) => eb.or([eb('created_at', '<', cursor.createdAt), eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)])]));
+  if (cursor) query = query.where(beforeCursor(cursor));
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
 }
 

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../../accounts/repository.js';
 import type { DonorAuthorizationTokensTable } from '../../db/schema-daf.js';
-import type { Cursor } from '../pagination.js';
+import { beforeCursor, type Cursor } from '../pagination.js';
 import type { DafScope } from './scope.js';
 
 export type TokenRow = Selectable<DonorAuthorizationTokensTable>;
@@ -26,7 +26,7 @@ export function listTokens(db: Executor, scope: Scope, donorAccountId: string, s
   if (status === 'expired') query = query.where('status', '=', 'pending').where('expires_at', '<=', now);
   else if (status === 'pending') query = query.where('status', '=', 'pending').where('expires_at', '>', now);
   else if (status) query = query.where('status', '=', status as 'verified' | 'revoked');
-  if (cursor) query = query.where((eb) => eb.or([eb('created_at', '<', cursor.createdAt), eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)])]));
+  if (cursor) query = query.where(beforeCursor(cursor));
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
 }
 

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
-import type { Cursor } from '../pagination.js';
+import { beforeCursor, type Cursor } from '../pagination.js';
 
 export interface DonationFilters {
   paymentSourceIds?: string[];
@@ -23,7 +23,7 @@ export function listDonations(db: Db, scope: { organizationId: string; environme
   if (filters.createdAfter) query = query.where('created_at', '>', filters.createdAfter);
   if (filters.createdBefore) query = query.where('created_at', '<', filters.createdBefore);
   if (cursor) {
-    query = query.where((eb) => eb.or([eb('created_at', '<', cursor.createdAt), eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)])]));
+    query = query.where(beforeCursor(cursor));
   }
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
 }

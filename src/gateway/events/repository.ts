@@ -1,7 +1,7 @@
 import type { Executor } from '../../accounts/repository.js';
 import type { Environment } from '../../db/schema.js';
 import type { SubscriptionStatus } from '../../db/schema-daf.js';
-import type { Cursor } from '../pagination.js';
+import { beforeCursor, type Cursor } from '../pagination.js';
 
 type Scope = { environment: Environment; organizationId: string };
 
@@ -9,8 +9,7 @@ type Scope = { environment: Environment; organizationId: string };
 export function listEvents(db: Executor, scope: Scope, category: string | undefined, cursor: Cursor | undefined, limit: number) {
   let query = db.selectFrom('events').selectAll().where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment);
   if (category) query = query.where('category', '=', category);
-  const c = cursor;
-  if (c) query = query.where((eb) => eb.or([eb('created_at', '<', c.createdAt), eb.and([eb('created_at', '=', c.createdAt), eb('id', '<', c.id)])]));
+  if (cursor) query = query.where(beforeCursor(cursor));
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
 }
 
@@ -20,7 +19,7 @@ export function findEvent(db: Executor, scope: Scope, id: string) {
 
 export function listSubscriptions(db: Executor, scope: Scope, cursor: Cursor | undefined, limit: number) {
   let query = db.selectFrom('event_subscriptions').selectAll().where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment);
-  if (cursor) query = query.where((eb) => eb.or([eb('created_at', '<', cursor.createdAt), eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)])]));
+  if (cursor) query = query.where(beforeCursor(cursor));
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
 }
 

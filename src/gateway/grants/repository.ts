@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
-import type { Cursor } from '../pagination.js';
+import { beforeCursor, type Cursor } from '../pagination.js';
 
 type Scope = { organizationId: string; environment: Environment };
 
@@ -9,7 +9,7 @@ export function listGrants(db: Db, scope: Scope, connectId: string | undefined, 
   let query = db.selectFrom('grants').selectAll().where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment);
   if (connectId) query = query.where('connect_id', '=', connectId);
   if (cursor) {
-    query = query.where((eb) => eb.or([eb('created_at', '<', cursor.createdAt), eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)])]));
+    query = query.where(beforeCursor(cursor));
   }
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
 }
