@@ -6,7 +6,7 @@ import { addMember, addOrganization, addUser } from '../../src/accounts/service.
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
 import { PROJECT_ROOT } from '../../src/config/paths.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { expectCookiesLocked, launchChromium, serveRedirectUris, signIn, startAuthorization } from '../helpers/chromium.js';
+import { expectCookiesLocked, launchChromium, signIn, startAuthorization } from '../helpers/chromium.js';
 import { introspect, tokenRequest, type Env } from '../helpers/flow.js';
 import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
 
@@ -31,7 +31,6 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   context = await browser.newContext();
-  await serveRedirectUris(context, Object.values(REDIRECT));
   // Application logos live on other https hosts; here one answers from the test.
   await context.route('https://logo.example/**', (route) => route.fulfill({ contentType: 'image/svg+xml', body: LOGO }));
 });
@@ -125,7 +124,6 @@ describe('consent decisions', () => {
     expect(tokens.body.id_token).toBeUndefined();
 
     const memberContext = await browser.newContext();
-    await serveRedirectUris(memberContext, Object.values(REDIRECT));
     const memberPage = await memberContext.newPage();
     await startAuthorization(memberPage, server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT.production, scope: 'read_only' });
     await signIn(memberPage, staff.users.member);

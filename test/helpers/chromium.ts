@@ -6,8 +6,9 @@ import type { OAuthTestServer } from './oauth-server.js';
 
 /**
  * Real headless Chromium (Debian's /usr/bin/chromium) driven by playwright-core. No network:
- * every host name fails to resolve at once, so nothing leaves the machine and a client's
- * redirect URI is never served; its URL is read from the request the browser makes.
+ * every host name but 127.0.0.1 fails to resolve at once, so nothing leaves the machine and
+ * a client's redirect URI is never served; its URL is read from the request the browser
+ * makes, which is how a flow's result (code or error, and state) is observed.
  */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -26,17 +27,6 @@ export function launchChromium(): Promise<Browser> {
       '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
     ],
   });
-}
-
-/**
- * Stands in for the applications: their redirect URIs answer with a small page from the test
- * (the browser never reaches a network), so a flow that a form submission ends there stops
- * on a loaded page rather than an error page.
- */
-export async function serveRedirectUris(context: BrowserContext, redirectUris: readonly string[]): Promise<void> {
-  for (const uri of redirectUris) {
-    await context.route((url) => `${url.origin}${url.pathname}` === uri, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Application</title><p>Back at the application.</p>' }));
-  }
 }
 
 /** Every HTML document the context loads from our servers, for header assertions. */
@@ -84,11 +74,18 @@ export async function startAuthorization(page: Page, server: OAuthTestServer, op
     ...options.extraParams,
   };
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-  const callback = page.waitForRequest((request) => request.url().startsWith(`${options.redirectUri}?`), { timeout: 15_000 }).then((request) => new URL(request.url()));
+  // The redirect URI is not served (and a redirect hop bypasses route handlers), so the
+  // browser shows its error page after requesting it; waiting for that page keeps the tab
+  // settled for whatever the test does next.
+  const errorPage = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame() && frame.url().startsWith('chrome-error:'), timeout: 15_000 });
+  const callback = page.waitForRequest((request) => request.url().startsWith(`${options.redirectUri}?`), { timeout: 15_000 }).then(async (request) => {
+    await errorPage.catch(() => undefined);
+    return new URL(request.url());
+  });
+  errorPage.catch(() => undefined);
   callback.catch(() => undefined);
   // A signed-in user whose authorization covers the request goes straight back to the
-  // application: this navigation itself then ends at the redirect URI, which route handlers
-  // do not see (redirect hops bypass them), so it fails to resolve. Not an error here.
+  // application: this navigation itself then ends at the redirect URI. Not an error here.
   await page.goto(url.toString()).catch(async (error: Error) => {
     if (!/ERR_NAME_NOT_RESOLVED|ERR_CONNECTION_REFUSED/.test(error.message)) throw error;
     await callback;

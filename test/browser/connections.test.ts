@@ -1,0 +1,147 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { expectCookiesLocked, launchChromium, signIn, startAuthorization } from '../helpers/chromium.js';
+import { introspect, tokenRequest } from '../helpers/flow.js';
+import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
+
+let t: TestDatabase;
+let server: OAuthTestServer;
+let browser: Browser;
+let context: BrowserContext;
+const REDIRECT = 'https://app.example.org/callback';
+
+beforeAll(async () => {
+  [t, browser] = await Promise.all([createTestDatabase(), launchChromium()]);
+  server = await startOAuthServer(t.db);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+  await t?.drop();
+});
+beforeEach(async () => {
+  context = await browser.newContext();
+});
+afterEach(async () => context?.close());
+
+type Client = { client_id: string; client_secret: string };
+const connectionsUrl = () => `${server.urls.dashboard}/oauth/connections`;
+
+/** A full authorization in `page` (signing in if asked), exchanged for tokens. */
+async function authorizeAndExchange(page: Page, client: Client, user: { email: string; password: string }, scope = 'read_only') {
+  const flow = await startAuthorization(page, server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope });
+  if (await page.getByLabel('Password').isVisible()) await signIn(page, user);
+  await page.getByRole('button', { name: 'Approve' }).click();
+  const code = (await flow.callback).searchParams.get('code')!;
+  const tokens = await tokenRequest(server, 'production', client, { grant_type: 'authorization_code', code, code_verifier: flow.verifier });
+  expect(tokens.status).toBe(200);
+  return tokens.body as { access_token: string; refresh_token: string };
+}
+
+/** The list item of one application on the connections page. */
+const item = (page: Page, name: string) => page.getByRole('listitem').filter({ has: page.getByRole('heading', { name, exact: true }) });
+const listedApplications = (page: Page) => page.locator('.connection h2').allTextContents();
+
+describe('connected applications', () => {
+  it('lists the authorization with its details, and Revoke kills every token at once', async () => {
+    const staff = await createStaff(t.db);
+    const client = await server.registerClient({ environment: 'production', name: 'Books Sync', redirectUris: [REDIRECT] });
+    const page = await context.newPage();
+    const tokens = await authorizeAndExchange(page, client, staff.users.member, 'read_only read_write');
+
+    await page.goto(connectionsUrl());
+    await expect(page.getByRole('heading', { name: 'Connected applications' }).isVisible()).resolves.toBe(true);
+    const entry = item(page, 'Books Sync');
+    await expect(entry.textContent()).resolves.toMatch(/Nonprofit.*Environment\s*Production.*Access for\s*You.*Permissions\s*View your nonprofit’s data\s*View and change your nonprofit’s data.*Granted.*UTC.*Last used.*UTC/s);
+    await expectCookiesLocked(context);
+
+    await entry.getByRole('button', { name: 'Revoke' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toMatch(/Books Sync no longer has access/);
+    await expect(listedApplications(page)).resolves.toEqual([]);
+
+    // Every token of the authorization died with it.
+    expect((await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token })).status).toBe(401);
+    expect((await introspect(server, 'production', client, tokens.access_token)).body).toEqual({ active: false });
+    const audit = await t.db.selectFrom('audit_events').selectAll().where('event', '=', 'authorization.revoked').where('client_id', '=', client.client_id).executeTakeFirstOrThrow();
+    expect(audit).toMatchObject({ environment: 'production', actor_user_id: staff.users.member.id, organization_id: staff.orgId });
+    expect(audit.details).toMatchObject({ via: 'connections_page', subject_type: 'user' });
+  });
+
+  it('shows a user only their own authorizations, and Owners and Admins their nonprofit’s organization-subject ones; nothing else can be revoked', async () => {
+    const [a, b] = await Promise.all([createStaff(t.db), createStaff(t.db)]);
+    const userApp = await server.registerClient({ environment: 'production', name: 'Member Tool', redirectUris: [REDIRECT] });
+    const orgApp = await server.registerClient({ environment: 'production', name: 'Org Ledger', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write'], subjectType: 'organization' });
+    const asUser = async (user: Staff['users']['owner'], client: Client) => {
+      const ctx = await browser.newContext();
+      await authorizeAndExchange(await ctx.newPage(), client, user);
+      await ctx.close();
+    };
+    await asUser(a.users.member, userApp);
+    await asUser(a.users.admin, orgApp);
+    await asUser(b.users.member, userApp);
+    await asUser(b.users.admin, orgApp);
+    const grants = await t.db.selectFrom('oauth_authorizations').select(['grant_id', 'user_id']).where('organization_id', 'in', [a.orgId, b.orgId]).execute();
+    const grantOf = (userId: string) => grants.find((g) => g.user_id === userId)!.grant_id;
+
+    // The Owner of A: A's organization-subject authorization (approved by A's Admin), not the
+    // Member's own one, nothing of B.
+    const page = await context.newPage();
+    await page.goto(connectionsUrl());
+    await signIn(page, a.users.owner);
+    await expect(listedApplications(page)).resolves.toEqual(['Org Ledger']);
+    await expect(item(page, 'Org Ledger').textContent()).resolves.toMatch(new RegExp(`The nonprofit\\s*approved by ${a.users.admin.email.replace('.', '\\.')}`));
+
+    // A's Member: their own authorization only.
+    const memberContext = await browser.newContext();
+    const memberPage = await memberContext.newPage();
+    await memberPage.goto(connectionsUrl());
+    await signIn(memberPage, a.users.member);
+    await expect(listedApplications(memberPage)).resolves.toEqual(['Member Tool']);
+
+    // A forged revoke with the Member's own valid CSRF token, for grants that are not theirs:
+    // 404 as if they did not exist, and those authorizations stay live.
+    const csrf = await memberPage.locator('input[name=csrf]').first().inputValue();
+    for (const grant of [grantOf(a.users.admin.id), grantOf(b.users.member.id), grantOf(b.users.admin.id), 'no-such-grant']) {
+      const response = await memberContext.request.post(`${connectionsUrl()}/revoke`, { form: { csrf, grant }, headers: { origin: server.urls.dashboard, accept: 'text/html' }, maxRedirects: 0 });
+      expect(response.status()).toBe(404);
+      expect(await response.text()).toContain('There is no such connected application.');
+    }
+    const stillLive = await t.db.selectFrom('oauth_authorizations').select('grant_id').where('grant_id', 'in', grants.map((g) => g.grant_id)).where('revoked_at', 'is', null).execute();
+    expect(stillLive).toHaveLength(4);
+    await memberContext.close();
+
+    // The sandbox dashboard is another environment: its own session, none of these.
+    const sandbox = await context.newPage();
+    await sandbox.goto(`${server.urls.sandboxDashboard}/oauth/connections`);
+    await signIn(sandbox, a.users.owner);
+    await expect(sandbox.getByText('No application has access').isVisible()).resolves.toBe(true);
+  });
+
+  it('signs in on its own, shares the session with the authorization flow, and Sign out ends it', async () => {
+    const staff = await createStaff(t.db);
+    const client = await server.registerClient({ environment: 'production', name: 'Shared Session', redirectUris: [REDIRECT] });
+    const page = await context.newPage();
+    await page.goto(connectionsUrl());
+    await expect(page.getByRole('heading', { name: 'Sign in to manage connected applications' }).isVisible()).resolves.toBe(true);
+    await signIn(page, staff.users.owner);
+    await expect(page.getByText(`Signed in as ${staff.users.owner.email}`).isVisible()).resolves.toBe(true);
+    await expectCookiesLocked(context);
+
+    // Signed in here means signed in for the flow: straight to the consent screen.
+    const flow = await startAuthorization(page, server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope: 'read_only' });
+    await expect(page.getByRole('button', { name: 'Approve' }).isVisible()).resolves.toBe(true);
+    await page.getByRole('button', { name: 'Approve' }).click();
+    expect((await flow.callback).searchParams.get('code')).toBeTruthy();
+
+    await page.goto(connectionsUrl());
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toBe('You are signed out.');
+    expect((await context.cookies()).map((c) => c.name)).not.toContain('alm_production_session');
+    expect(await t.db.selectFrom('audit_events').select('event').where('event', '=', 'logout').where('actor_user_id', '=', staff.users.owner.id).execute()).toHaveLength(1);
+
+    // Signed out: the next authorization asks to sign in again (tokens already issued live on).
+    await startAuthorization(page, server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope: 'read_only read_write' });
+    await expect(page.getByLabel('Password').isVisible()).resolves.toBe(true);
+  });
+});
