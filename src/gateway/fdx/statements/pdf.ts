@@ -21,7 +21,11 @@ const COLUMNS = [
   { title: 'Balance', x: MARGIN + 454, width: 58, align: 'right' },
 ] as const;
 
-const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+/** One line per cell: line breaks in bank text become spaces, long text is cut with an ellipsis. */
+const clip = (value: string, max: number) => {
+  const text = value.replace(/\s+/g, ' ').trim();
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+};
 
 export function renderPdf(content: StatementContent): Readable {
   const { account, organization, statement } = content;
