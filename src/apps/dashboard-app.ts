@@ -10,6 +10,7 @@ import { VIEWS_DIR } from '../config/paths.js';
 import type { Db } from '../db/database.js';
 import type { HostTarget } from '../http/hosts.js';
 import { buildConnectionsRouter } from '../interactions/connections-routes.js';
+import { refuseCrossSitePosts } from '../interactions/csrf.js';
 import { htmlErrorPages } from '../interactions/error-pages.js';
 import { LoginThrottle } from '../interactions/login-throttle.js';
 import { buildInteractionRouter } from '../interactions/routes.js';
@@ -54,6 +55,7 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardDeps): Midd
   return compose([
     dashboardOidcRoutes(deps.oidc, target),
     htmlErrorPages(target.environment),
+    refuseCrossSitePosts(target.origin),
     composeRouter(buildInteractionRouter(pageDeps)),
     composeRouter(buildConnectionsRouter(pageDeps)),
     composeRouter(router),

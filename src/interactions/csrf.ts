@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Context } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { HttpProblem } from '../http/problem.js';
 
 /**
@@ -24,12 +24,31 @@ export class CsrfRejected extends HttpProblem {
   }
 }
 
+/**
+ * True when the browser says the submission comes from another origin. (With our
+ * Referrer-Policy no-referrer, a same-origin POST carries `Origin: null`, so that passes.)
+ */
+function crossSite(ctx: Context, origin: string): boolean {
+  const site = ctx.get('sec-fetch-site');
+  const requestOrigin = ctx.get('origin');
+  return Boolean((site && site !== 'same-origin' && site !== 'none') || (requestOrigin && requestOrigin !== 'null' && requestOrigin !== origin));
+}
+
 export function verifyCsrf(ctx: Context, key: Buffer, binding: CsrfBinding, presented: string | undefined, origin: string): void {
   const expected = Buffer.from(csrfToken(key, binding));
   const given = Buffer.from(presented ?? '');
-  const site = ctx.get('sec-fetch-site');
-  const requestOrigin = ctx.get('origin');
-  const crossSite = (site && site !== 'same-origin' && site !== 'none') || (requestOrigin && requestOrigin !== 'null' && requestOrigin !== origin);
   // timingSafeEqual needs equal lengths; a length mismatch reveals only the (public) length.
-  if (crossSite || given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) throw new CsrfRejected();
+  if (crossSite(ctx, origin) || given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) throw new CsrfRejected();
+}
+
+/**
+ * Refuses every cross-site form post to the hosted pages before anything else is looked at,
+ * so a forged submission is answered as what it is, not as an expired sign-in (the
+ * SameSite cookies it lacks would otherwise decide the answer).
+ */
+export function refuseCrossSitePosts(origin: string): Middleware {
+  return async (ctx, next) => {
+    if (ctx.method === 'POST' && crossSite(ctx, origin)) throw new CsrfRejected();
+    await next();
+  };
 }

@@ -1,5 +1,5 @@
 import * as oauth from 'oauth4webapi';
-import { chromium, type Browser, type BrowserContext, type Page, type Response } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { endpoints, type Env } from './flow.js';
 import type { OAuthTestServer } from './oauth-server.js';
@@ -29,13 +29,30 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
-/** Every HTML document the context loads from our servers, for header assertions. */
-export function collectDocuments(context: BrowserContext, server: OAuthTestServer): Response[] {
+export interface SeenDocument {
+  url: string;
+  status: number;
+  headers: Record<string, string>;
+  /** The body of a non-redirect response ('' when the browser no longer had it). */
+  html: string;
+}
+
+/**
+ * Every document the context loads from our servers, for header and markup assertions. The
+ * body is read as the response arrives: the browser forgets it once the page is left.
+ */
+export function collectDocuments(context: BrowserContext, server: OAuthTestServer): Promise<SeenDocument>[] {
   const ours = Object.values(server.urls);
-  const documents: Response[] = [];
+  const documents: Promise<SeenDocument>[] = [];
   context.on('response', (response) => {
-    const request = response.request();
-    if (request.resourceType() === 'document' && ours.some((origin) => response.url().startsWith(origin))) documents.push(response);
+    if (response.request().resourceType() !== 'document' || !ours.some((origin) => response.url().startsWith(origin))) return;
+    documents.push(
+      (async () => {
+        const status = response.status();
+        const html = status >= 300 && status < 400 ? '' : await response.text().catch(() => '');
+        return { url: response.url(), status, headers: await response.allHeaders(), html };
+      })(),
+    );
   });
   return documents;
 }
