@@ -113,12 +113,13 @@ describe('error pages', () => {
     page.on('request', (request) => {
       if (!request.url().startsWith('http://127.0.0.1')) redirected.push(request.url());
     });
-    for (const [params, title] of [
-      [{ client_id: 'live_unknownclient000' }, 'Unknown application'],
+    const cases: [Record<string, string>, string][] = [
+      [{ client_id: 'live_unknownclient000', redirect_uri: REDIRECT }, 'Unknown application'],
       [{ client_id: client.client_id, redirect_uri: 'https://evil.example/callback' }, 'Unexpected return address'],
-    ] as const) {
+    ];
+    for (const [params, title] of cases) {
       const url = new URL(`${server.urls.dashboard}/oauth/authorize`);
-      for (const [k, v] of Object.entries({ client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'read_only', state: 's', nonce: 'n', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256', ...params })) url.searchParams.set(k, v);
+      for (const [k, v] of Object.entries({ ...params, response_type: 'code', scope: 'read_only', state: 's', nonce: 'n', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
       const response = await page.goto(url.toString());
       expect(response!.status()).toBe(400);
       await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(title);
@@ -138,7 +139,8 @@ describe('CSRF', () => {
     const organization = await page.locator('input[name=organization]').inputValue();
 
     // From another site, without and with the real token.
-    for (const fields of [{ organization }, { organization, csrf: token }]) {
+    const forgeries: Record<string, string>[] = [{ organization }, { organization, csrf: token }];
+    for (const fields of forgeries) {
       const forged = await attackerPage(`${consentUrl.href}/consent`, fields);
       await expect(forged.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('We could not accept this form');
       await forged.close();
