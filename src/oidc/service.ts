@@ -14,6 +14,7 @@ import { authorizationPath, createProvider } from './provider.js';
 import { getOrCreateSecret } from './secrets.js';
 import { authorizationRequest } from './middleware/authorization-request.js';
 import { discoveryDocument } from './middleware/discovery.js';
+import { databaseOutage } from './middleware/database-outage.js';
 import { introspectionResponse } from './middleware/introspection-response.js';
 import { catchOAuthErrors } from './middleware/oauth-errors.js';
 import { refreshGrace, withinGrace } from './middleware/refresh-grace.js';
@@ -96,6 +97,7 @@ export class OidcService {
       refreshGraceSeconds: grace,
     });
 
+    provider.use(databaseOutage(provider));
     provider.use(catchOAuthErrors(authorizationRequest(provider, authorizationPath(environment))));
     provider.use(catchOAuthErrors(tokenRequest(provider)));
     provider.use(catchOAuthErrors(refreshGrace(this.db, environment, grace)));

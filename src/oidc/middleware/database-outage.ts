@@ -1,0 +1,26 @@
+import type { Middleware } from 'koa';
+import type Provider from 'oidc-provider';
+import { isDatabaseUnavailable } from '../../db/database.js';
+
+const FLAG = Symbol('almoner.databaseDown');
+
+/**
+ * The provider turns any storage failure into a 500 server_error. When the cause is an
+ * unreachable database, the client should hear "try again shortly": 503 with Retry-After
+ * (as every other endpoint answers during an outage), never a 500.
+ */
+export function databaseOutage(provider: Provider): Middleware {
+  provider.on('server_error', (ctx: { state?: Record<symbol, unknown> }, error: unknown) => {
+    if (ctx?.state && isDatabaseUnavailable(error)) ctx.state[FLAG] = true;
+  });
+  return async (ctx, next) => {
+    await next();
+    if ((ctx.state as Record<symbol, unknown>)[FLAG]) {
+      ctx.status = 503;
+      ctx.set('Retry-After', '5');
+      if (ctx.body && typeof ctx.body === 'object' && !Buffer.isBuffer(ctx.body)) {
+        ctx.body = { error: 'temporarily_unavailable', error_description: 'The service is temporarily unavailable; retry shortly.' };
+      }
+    }
+  };
+}
