@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ACCOUNT_POLICY, ADDRESS_POLICY, addressKey, LoginThrottle, type LockoutPolicy } from '../../src/interactions/login-throttle.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => t?.drop());
+
+// The production numbers with seconds instead of minutes, so a lockout can be waited out.
+const account: LockoutPolicy = { ...ACCOUNT_POLICY, failures: 3, baseLockSeconds: 1, maxLockSeconds: 4 };
+const address: LockoutPolicy = { ...ADDRESS_POLICY, failures: 5, baseLockSeconds: 1, maxLockSeconds: 4 };
+const throttle = (addressFailures = address.failures) => new LoginThrottle(t.db, { account, address: { ...address, failures: addressFailures } });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+let n = 0;
+const fresh = () => ({ email: `user${(n += 1)}@example.org`, ip: `198.51.100.${n}` });
+
+describe('login throttling', () => {
+  it('locks an account at the Nth failure, for longer at each lockout, and a success clears it', async () => {
+    const limiter = throttle(100);
+    const { email, ip } = fresh();
+    expect(await limiter.failed(email, ip)).toBeUndefined();
+    expect(await limiter.failed(email, ip)).toBeUndefined();
+    expect(await limiter.lockedOut(email, ip)).toBeUndefined();
+    expect(await limiter.failed(email, ip)).toEqual({ scope: 'account', retryAfterSeconds: 1 });
+    expect(await limiter.lockedOut(email, ip)).toEqual({ scope: 'account', retryAfterSeconds: 1 });
+    // Another address does not unlock the account.
+    expect(await limiter.lockedOut(email, '203.0.113.9')).toMatchObject({ scope: 'account' });
+
+    await sleep(1_100);
+    expect(await limiter.lockedOut(email, ip)).toBeUndefined();
+    await limiter.failed(email, ip);
+    await limiter.failed(email, ip);
+    expect(await limiter.failed(email, ip)).toEqual({ scope: 'account', retryAfterSeconds: 2 });
+
+    await limiter.succeeded(email);
+    expect(await limiter.lockedOut(email, ip)).toBeUndefined();
+    await limiter.failed(email, ip);
+    await limiter.failed(email, ip);
+    expect(await limiter.failed(email, ip)).toEqual({ scope: 'account', retryAfterSeconds: 1 });
+  });
+
+  it('locks an address that fails across many accounts, IPv6 by its /64', async () => {
+    const limiter = throttle();
+    const ip = '2001:db8:aa:1::1';
+    for (let i = 0; i < 4; i += 1) expect(await limiter.failed(fresh().email, i % 2 ? ip : '2001:db8:aa:1:ffff::2')).toBeUndefined();
+    expect(await limiter.failed(fresh().email, ip)).toEqual({ scope: 'address', retryAfterSeconds: 1 });
+    expect(await limiter.lockedOut(fresh().email, '2001:db8:aa:1::99')).toEqual({ scope: 'address', retryAfterSeconds: 1 });
+    expect(await limiter.lockedOut(fresh().email, '2001:db8:aa:2::1')).toBeUndefined();
+    // A success does not clear the address.
+    await limiter.succeeded('someone@example.org');
+    expect(await limiter.lockedOut(fresh().email, ip)).toMatchObject({ scope: 'address' });
+  });
+
+  it('holds across processes (state is in Postgres) and stores neither addresses nor e-mail addresses', async () => {
+    const { email, ip } = fresh();
+    const [one, two] = [throttle(), throttle()];
+    await one.failed(email, ip);
+    await two.failed(email, ip);
+    expect(await one.failed(email, ip)).toMatchObject({ scope: 'account' });
+    expect(await two.lockedOut(email, ip)).toMatchObject({ scope: 'account' });
+    const keys = (await t.db.selectFrom('login_throttle').select('key').execute()).map((r) => r.key).join(' ');
+    expect(keys).not.toContain('@');
+    expect(keys).not.toContain(ip);
+    expect(keys).toMatch(/account_fail:[0-9a-f]{64}/);
+  });
+
+  it('keys IPv6 callers by /64 and IPv4 callers by address', () => {
+    expect(addressKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(addressKey('2001:0db8:0000:0000:ffff::')).toBe('2001:db8:0:0::/64');
+    expect(addressKey('2001:db8:1:2:3:4:5:6')).toBe('2001:db8:1:2::/64');
+    expect(addressKey('::1')).toBe('0:0:0:0::/64');
+    expect(addressKey('192.0.2.7')).toBe('192.0.2.7');
+  });
+});
