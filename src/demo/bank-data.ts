@@ -73,7 +73,8 @@ export function statementPeriods(now: Date, months = HISTORY_MONTHS): { start: s
 }
 
 function transaction(accountId: string, openedAt: number, now: number, checkNumber: () => number) {
-  const credit = crypto.randomInt(100) < 55;
+  // Slightly more money in than out over time, as for a healthy food bank.
+  const credit = crypto.randomInt(100) < 45;
   const kind = pick(credit ? CREDITS : DEBITS);
   const at = new Date(openedAt + crypto.randomInt(Math.max(1, now - openedAt)));
   const posted = new Date(at.getTime() + crypto.randomInt(36 * 3_600_000));
@@ -105,7 +106,8 @@ export async function seedBankData(db: Executor, options: BankDataOptions): Prom
   const openedAt = new Date(`${openedOn}T00:00:00Z`).getTime();
   const ids: SeededBankIds = { account_ids: [], statement_ids: [] };
   const routing = routingNumber();
-  for (let a = 0; a < (options.accounts ?? 2); a += 1) {
+  const count = options.accounts ?? 2;
+  for (let a = 0; a < count; a += 1) {
     const accountId = crypto.randomUUID();
     await db
       .insertInto('deposit_accounts')
@@ -119,6 +121,8 @@ export async function seedBankData(db: Executor, options: BankDataOptions): Prom
         nickname: NICKNAMES[a % NICKNAMES.length]!,
         opened_on: openedOn,
         opening_balance: crypto.randomInt(10_000, 50_000) * 100,
+        // A millisecond apart, so lists (by created_at) show them in the order made: Operating first.
+        created_at: new Date(Date.now() - (count - a)),
       })
       .execute();
     const statements = periods.map((p) => ({ id: crypto.randomUUID(), account_id: accountId, period_start: p.start, period_end: p.end }));

@@ -10,8 +10,8 @@ export const MIN_LIMIT = 10;
 export const MAX_LIMIT = 100;
 
 export const limitParam = z.coerce
-  .number()
-  .int()
+  .number({ error: 'must be a whole number' })
+  .int({ error: 'must be a whole number' })
   .optional()
   .transform((value) => Math.min(MAX_LIMIT, Math.max(MIN_LIMIT, value ?? MIN_LIMIT)))
   .describe('Results per page, clamped to 10–100 (default 10)');

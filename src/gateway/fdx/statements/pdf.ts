@@ -74,6 +74,8 @@ export function renderPdf(content: StatementContent): Readable {
     let balance = content.openingBalance;
     doc.fontSize(8);
     for await (const row of content.lines()) {
+      // The client went away (or it was a HEAD request): stop reading the database.
+      if (doc.destroyed) return;
       if (y > doc.page.height - MARGIN - ROW_HEIGHT) {
         footer();
         doc.addPage();
