@@ -10,6 +10,12 @@ import argon2 from 'argon2';
  */
 export class ClientSecretCache {
   private readonly entries = new Map<string, number>();
+  private readonly failures = new Map<string, { count: number; resetAt: number }>();
+  /** argon2 verifications performed (the expensive path), for tests and metrics. */
+  argon2Runs = 0;
+  /** Failed checks per client and address allowed per window before argon2 stops running for them. */
+  failureLimit = 10;
+  failureWindowMs = 60_000;
 
   constructor(
     private readonly key: Buffer,
@@ -21,7 +27,28 @@ export class ClientSecretCache {
     return crypto.createHmac('sha256', this.key).update(clientId).update('\0').update(storedHash).update('\0').update(presented).digest('base64url');
   }
 
-  async verify(clientId: string, storedHash: string, presented: string): Promise<boolean> {
+  /**
+   * A flood of wrong secrets must not buy argon2 time: past the failure limit for a client
+   * and caller address, checks fail at once (a correct secret already in the cache still
+   * passes, so a busy legitimate client is unaffected).
+   */
+  private limited(key: string): boolean {
+    const entry = this.failures.get(key);
+    return entry !== undefined && entry.resetAt > Date.now() && entry.count >= this.failureLimit;
+  }
+
+  private recordFailure(key: string): void {
+    const now = Date.now();
+    const entry = this.failures.get(key);
+    if (!entry || entry.resetAt <= now) {
+      if (this.failures.size >= this.maxEntries) this.failures.clear();
+      this.failures.set(key, { count: 1, resetAt: now + this.failureWindowMs });
+    } else {
+      entry.count += 1;
+    }
+  }
+
+  async verify(clientId: string, storedHash: string, presented: string, source = ''): Promise<boolean> {
     if (typeof presented !== 'string' || presented.length === 0 || presented.length > 512) return false;
     const key = this.entryKey(clientId, storedHash, presented);
     const expires = this.entries.get(key);
@@ -29,11 +56,20 @@ export class ClientSecretCache {
       if (expires > Date.now()) return true;
       this.entries.delete(key);
     }
+    const failureKey = `${clientId}\0${source}`;
+    if (this.limited(failureKey)) return false;
+    // Counted as a failure until it succeeds, so concurrent attempts cannot all slip past the limit.
+    this.recordFailure(failureKey);
     let ok = false;
+    this.argon2Runs += 1;
     try {
       ok = await argon2.verify(storedHash, presented);
     } catch {
       ok = false;
+    }
+    if (ok) {
+      const entry = this.failures.get(failureKey);
+      if (entry) entry.count = Math.max(0, entry.count - 1);
     }
     if (ok) {
       if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);

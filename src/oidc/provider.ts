@@ -196,7 +196,9 @@ export function createProvider(options: ProviderOptions): Provider {
   };
   // client_secret holds an argon2id hash; verified through a short-lived cache.
   provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientId: string; clientSecret: string }, presented: string) {
-    return options.secretCache.verify(this.clientId, this.clientSecret, presented) as unknown as boolean;
+    // The caller address (ours, from trusted proxies only: see oidc/mount.ts) keys the failure limit.
+    const source = (Provider as unknown as { ctx?: { ip?: string } }).ctx?.ip ?? '';
+    return options.secretCache.verify(this.clientId, this.clientSecret, presented, source) as unknown as boolean;
   };
   return provider;
 }

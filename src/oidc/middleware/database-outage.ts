@@ -10,7 +10,7 @@ const FLAG = Symbol('almoner.databaseDown');
  * (as every other endpoint answers during an outage), never a 500.
  */
 export function databaseOutage(provider: Provider): Middleware {
-  provider.on('server_error', (ctx: { state?: Record<symbol, unknown> }, error: unknown) => {
+  (provider as unknown as NodeJS.EventEmitter).on('server_error', (ctx: { state?: Record<symbol, unknown> }, error: unknown) => {
     if (ctx?.state && isDatabaseUnavailable(error)) ctx.state[FLAG] = true;
   });
   return async (ctx, next) => {

@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { endpoints, basic } from '../helpers/flow.js';
+import { startOAuthServer, type OAuthTestServer } from '../helpers/oauth-server.js';
+
+let t: TestDatabase;
+let server: OAuthTestServer;
+let client: { client_id: string; client_secret: string };
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  server = await startOAuthServer(t.db);
+  client = await server.registerClient({ environment: 'production' });
+});
+afterAll(async () => {
+  await server?.close();
+  await t?.drop();
+});
+
+function introspect(secret: string) {
+  return fetch(`${endpoints(server, 'production').api}/auth/oauth/introspect`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client.client_id, secret) },
+    body: new URLSearchParams({ token: 'x'.repeat(43) }),
+  });
+}
+
+describe('a flood of wrong client secrets', () => {
+  it('is refused without running argon2 past the limit, is never cached as success, and leaves the good secret working', async () => {
+    const cache = server.runtime.oidc.secretCache;
+    // Warm the cache with the correct secret, as a busy legitimate client would have.
+    expect((await introspect(client.client_secret)).status).toBe(200);
+    const before = cache.argon2Runs;
+    const wrong = Array.from({ length: 1000 }, (_, i) => introspect(`wrong-${i}`).then((r) => r.status));
+    const good = Array.from({ length: 50 }, () => introspect(client.client_secret).then((r) => r.status));
+    const [wrongStatuses, goodStatuses] = await Promise.all([Promise.all(wrong), Promise.all(good)]);
+    expect(new Set(wrongStatuses)).toEqual(new Set([401]));
+    expect(new Set(goodStatuses)).toEqual(new Set([200]));
+    // argon2 ran only until the limit was reached.
+    expect(cache.argon2Runs - before).toBe(cache.failureLimit);
+    // A wrong secret never became a success, even one that was tried many times.
+    expect((await introspect('wrong-1')).status).toBe(401);
+  });
+});
