@@ -89,7 +89,7 @@ describe('FDX date rules (YYYY-MM-DD, inclusive, UTC days)', () => {
 
   it('refuses a malformed or impossible date with 703', async () => {
     const good = isoDay(daysAgo(3));
-    for (const bad of ['2026-1-05', '2026-02-30', '2025-13-01', '20260105', 'yesterday', '2026-01-05T00:00:00Z', '']) {
+    for (const bad of ['2026-1-05', '2026-02-30', '2025-13-01', '20260105', 'yesterday', '2026-01-05T00:00:00Z', '', '9'.repeat(500)]) {
       await expect703(`/accounts/${accountId}/transactions?startTime=${encodeURIComponent(bad)}&endTime=${good}`);
       await expect703(`/accounts/${accountId}/transactions?startTime=${good}&endTime=${encodeURIComponent(bad)}`);
     }

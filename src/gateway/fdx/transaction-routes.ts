@@ -9,8 +9,8 @@ import { ListTransactionsResponse, toTransaction } from './shapes.js';
 
 /** Checked by resolveDateRange, so that every bad date is FDX code 703 rather than a generic 400. */
 export const DateParams = {
-  startTime: z.string().max(40).optional().describe('YYYY-MM-DD, inclusive; with endTime or neither (the last 7 days)'),
-  endTime: z.string().max(40).optional().describe('YYYY-MM-DD, inclusive; with startTime or neither'),
+  startTime: z.string().optional().describe('YYYY-MM-DD, inclusive; with endTime or neither (the last 7 days)'),
+  endTime: z.string().optional().describe('YYYY-MM-DD, inclusive; with startTime or neither'),
 };
 
 export const transactionRoutes = [
