@@ -1,7 +1,9 @@
 import type { Context } from 'koa';
+import { errors } from 'oidc-provider';
 import { recordAudit } from '../audit/audit-log.js';
 import { findUserById } from '../accounts/repository.js';
 import { readForm } from '../http/form-body.js';
+import { HttpProblem } from '../http/problem.js';
 import { insertAuthorization } from '../oidc/authorizations.js';
 import { planConsent, type ConsentPlan } from '../oidc/consent-plan.js';
 import { consentForced, findCoveringGrant, subjectTypeOf } from '../oidc/existing-grant.js';
@@ -27,7 +29,9 @@ export async function showConsentStep(deps: InteractionDeps, ctx: Context, inter
   const userId = interaction.session?.accountId;
   const user = userId ? await findUserById(deps.db, userId) : undefined;
   const client = await provider.Client.find(String(interaction.params.client_id));
-  if (!user || !client) throw new Error('a consent interaction without its user or client');
+  // The account or the application went away during the flow: start again, or stop here.
+  if (!user || user.disabled_at) throw new errors.SessionNotFound('the signed-in account no longer exists');
+  if (!client) throw new HttpProblem(400, 'Unknown application', 'The application that sent you here is no longer registered with us. Nothing was shared with it.');
   const view = clientView(client, redirectUri(interaction));
   const memberships = await membershipsOf(deps, user.id);
   const who = { email: user.email, name: user.display_name };

@@ -1,7 +1,7 @@
 import type { Context, Middleware } from 'koa';
 import { isDatabaseUnavailable } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
-import { HttpProblem } from '../http/problem.js';
+import { HttpProblem, titleFor } from '../http/problem.js';
 import { sendPage } from '../views/page.js';
 import { CsrfRejected } from './csrf.js';
 
@@ -63,7 +63,10 @@ export function htmlErrorPages(environment: Environment): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body == null && ctx.respond !== false && wantsHtml(ctx)) render(ctx, NOT_FOUND);
+      // Bodiless answers of the routers (404, 405) become pages too.
+      if (ctx.status >= 400 && ctx.body == null && ctx.respond !== false && wantsHtml(ctx)) {
+        render(ctx, ctx.status === 404 ? NOT_FOUND : { status: ctx.status, title: titleFor(ctx.status), text: 'This address does not accept that kind of request. Go back and try again.' });
+      }
     } catch (error) {
       if (!wantsHtml(ctx)) throw error;
       const page = describe(error);
