@@ -40,3 +40,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
 }
+
+/**
+ * Errors Postgres raises for input it cannot even represent (a NUL byte in text, a
+ * malformed uuid or timestamp): the request was bad, not the server.
+ */
+export function isUnrepresentableInput(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === '22021' || code === '22P02' || code === '22007' || code === '22008' || code === '54000';
+}

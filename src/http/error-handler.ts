@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { isDatabaseUnavailable } from '../db/database.js';
+import { isDatabaseUnavailable, isUnrepresentableInput } from '../db/database.js';
 import { HttpProblem, sendProblem, titleFor } from './problem.js';
 
 /**
@@ -28,6 +28,7 @@ export function toProblem(error: unknown, log: { error: (o: object, m: string) =
     log?.warn({ err: describe(error) }, 'database unavailable');
     return new HttpProblem(503, 'Service Unavailable', 'The service is temporarily unavailable; retry shortly.', { headers: { 'Retry-After': '5' } });
   }
+  if (isUnrepresentableInput(error)) return new HttpProblem(400, 'Bad Request', 'The request contains a value this service cannot accept.');
   const status = (error as { status?: unknown; statusCode?: unknown })?.status ?? (error as { statusCode?: unknown })?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     const expose = (error as { expose?: boolean }).expose;

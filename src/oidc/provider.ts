@@ -213,7 +213,9 @@ class ClientAdapter {
   ) {}
 
   async find(id: string) {
-    if (typeof id !== 'string' || id.length > 64) return undefined;
+    // Anything but a well-formed client id is simply unknown (and never reaches Postgres,
+    // which refuses NUL bytes in text with an error).
+    if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) return undefined;
     const row = await findClient(this.db, this.environment, id);
     return row ? toClientMetadata(row, this.environment) : undefined;
   }
