@@ -9,8 +9,10 @@ export function accessLog(): Middleware {
       await next();
     } finally {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      const line = { method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: Math.round(durationMs * 10) / 10, ip: ctx.state.clientIp, host: ctx.state.host };
-      if (isHealthPath(ctx.method, ctx.path) && ctx.status < 400) ctx.state.log?.debug(line, 'request');
+      // Requests handed to the provider (ctx.respond = false) wrote their own status.
+      const status = ctx.respond === false ? ctx.res.statusCode : ctx.status;
+      const line = { method: ctx.method, path: ctx.path, status, duration_ms: Math.round(durationMs * 10) / 10, ip: ctx.state.clientIp, host: ctx.state.host };
+      if (isHealthPath(ctx.method, ctx.path) && status < 400) ctx.state.log?.debug(line, 'request');
       else ctx.state.log?.info(line, 'request');
     }
   };

@@ -6,7 +6,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { AppConfig } from '../../src/config/schema.js';
 import type { Db } from '../../src/db/database.js';
-import { createLogger } from '../../src/logging/logger.js';
+import { createLogger, type Logger } from '../../src/logging/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 
 const created: string[] = [];
@@ -36,9 +36,8 @@ export interface TestApp {
   withDatabase(db: Db): Runtime['app'];
 }
 
-export async function testApp(db: Db, overrides: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
+export async function testApp(db: Db, overrides: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}, logger: Logger = createLogger('silent')): Promise<TestApp> {
   const config = testConfig(overrides, env);
-  const logger = createLogger('silent');
   const runtime = await createRuntime(config, db, logger);
   return {
     config,

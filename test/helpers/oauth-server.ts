@@ -7,6 +7,7 @@ import { addClient, type AddClientInput } from '../../src/oidc/clients/service.j
 import { addMember, addOrganization, addUser } from '../../src/accounts/service.js';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
 import { testApp, type TestApp } from './app.js';
+import type { Logger } from '../../src/logging/logger.js';
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -26,7 +27,7 @@ export interface OAuthTestServer extends TestApp {
 }
 
 /** The whole app listening on four real loopback ports, like `npm start`, over a test database. */
-export async function startOAuthServer(db: Db, overrides: Record<string, unknown> = {}): Promise<OAuthTestServer> {
+export async function startOAuthServer(db: Db, overrides: Record<string, unknown> = {}, logger?: Logger): Promise<OAuthTestServer> {
   const ports = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const urls = {
     api: `http://127.0.0.1:${ports[0]}`,
@@ -34,7 +35,7 @@ export async function startOAuthServer(db: Db, overrides: Record<string, unknown
     dashboard: `http://127.0.0.1:${ports[2]}`,
     sandboxDashboard: `http://127.0.0.1:${ports[3]}`,
   };
-  const test = await testApp(db, { base_url: urls.api, sandbox_base_url: urls.sandboxApi, dashboard_url: urls.dashboard, sandbox_dashboard_url: urls.sandboxDashboard, ...overrides });
+  const test = await testApp(db, { base_url: urls.api, sandbox_base_url: urls.sandboxApi, dashboard_url: urls.dashboard, sandbox_dashboard_url: urls.sandboxDashboard, ...overrides }, {}, logger);
   // Background chores run as in `npm start`: clients-file polling, key watcher, sweeper.
   test.runtime.start();
   const handler = test.app.callback();

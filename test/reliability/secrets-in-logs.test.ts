@@ -1,0 +1,68 @@
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/gateway/api-keys/service.js';
+import { createLogger } from '../../src/logging/logger.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { authorize, introspect, obtainTokens, tokenRequest } from '../helpers/flow.js';
+import { apiGet } from '../helpers/gateway.js';
+import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
+
+/** Every log line written during a full flow, at the most verbose level. */
+const lines: string[] = [];
+const sink = new Writable({
+  write(chunk, _encoding, done) {
+    lines.push(String(chunk));
+    done();
+  },
+});
+
+let t: TestDatabase;
+let server: OAuthTestServer;
+let staff: Staff;
+const REDIRECT = 'https://app.example.org/callback';
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  server = await startOAuthServer(t.db, {}, createLogger('trace', sink));
+  staff = await createStaff(t.db);
+});
+afterAll(async () => {
+  await server?.close();
+  await t?.drop();
+});
+
+describe('secrets in logs', () => {
+  it('no raw token, code, client secret, API key or password is ever logged', async () => {
+    const client = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT] });
+    const { tokens, code } = await obtainTokens(server, { environment: 'production', client, clientId: client.client_id, redirectUri: REDIRECT, scope: 'openid read_only', login: staff.users.member });
+    const refreshed = await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string });
+    // A replay, a wrong secret and a failed login are logged as refusals, without the values.
+    await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string });
+    await tokenRequest(server, 'production', { client_id: client.client_id, client_secret: 'wrong-secret-value-123' }, { grant_type: 'refresh_token', refresh_token: 'x' });
+    await authorize(server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope: 'read_only', login: { email: staff.users.admin.email, password: 'not-the-password-456' } }).catch(() => undefined);
+    await introspect(server, 'production', client, refreshed.body.access_token as string);
+    const key = (await createApiKey(t.db, { org: staff.ein, environment: 'production' })).key;
+    await apiGet(server, 'production', '/v1/donations?limit=1', { bearer: key });
+    await apiGet(server, 'production', `/v1/donations?page_token=${encodeURIComponent(tokens.body.access_token as string)}`, { bearer: refreshed.body.access_token as string });
+
+    const log = lines.join('');
+    expect(lines.length).toBeGreaterThan(10);
+    expect(log).toContain("token request refused");
+    const secrets = [
+      tokens.body.access_token,
+      tokens.body.refresh_token,
+      tokens.body.id_token,
+      refreshed.body.access_token,
+      refreshed.body.refresh_token,
+      code,
+      client.client_secret,
+      'wrong-secret-value-123',
+      staff.users.member.password,
+      'not-the-password-456',
+      key,
+    ] as string[];
+    for (const secret of secrets) expect(log, 'a secret reached the log').not.toContain(secret);
+    const privateKeys = await t.db.selectFrom('signing_keys').select('private_jwk').execute();
+    for (const { private_jwk } of privateKeys) expect(log).not.toContain((private_jwk as { d: string }).d);
+  });
+});
