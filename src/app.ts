@@ -18,6 +18,7 @@ import { securityHeaders } from './http/security-headers.js';
 import type { Middleware } from 'koa';
 import type { OidcService } from './oidc/service.js';
 import { TableMailSender, type MailSender } from './mail/sender.js';
+import type { SecretBox } from './db/secret-box.js';
 import './http/state.js';
 
 export interface AppDeps {
@@ -27,6 +28,8 @@ export interface AppDeps {
   oidc: OidcService;
   /** Outgoing mail (SMTP in production, the dev mail table otherwise); defaults to the table. */
   mail?: MailSender;
+  /** Encryption at rest for secrets written by requests (webhook signing secrets). */
+  box: SecretBox;
   /** Key for the hosted forms' CSRF tokens (a server secret). */
   csrfKey: Buffer;
 }
@@ -35,7 +38,7 @@ export interface AppDeps {
  * Builds the one Koa app that serves all four hosts. It never listens: main.ts does, and
  * tests drive `app.callback()` through supertest.
  */
-export function buildApp({ config, db, logger, oidc, csrfKey, mail }: AppDeps): Koa {
+export function buildApp({ config, db, logger, oidc, csrfKey, mail, box }: AppDeps): Koa {
   const app = new Koa();
   app.proxy = false; // forwarded headers are judged by clientAddress, against trusted_proxies only
   app.silent = true; // errors are logged by errorHandler, with the request id
@@ -60,7 +63,7 @@ export function buildApp({ config, db, logger, oidc, csrfKey, mail }: AppDeps): 
   for (const target of hosts.targets) {
     apps[target.key] =
       target.surface === 'api'
-        ? buildApiApp(target, oidc, buildGateway({ db, origin: target.origin, ipRestrictedAreas: config.ip_restricted_areas, services: { mail: mail ?? new TableMailSender(db), profile: config.profile } }))
+        ? buildApiApp(target, oidc, buildGateway({ db, origin: target.origin, ipRestrictedAreas: config.ip_restricted_areas, services: { mail: mail ?? new TableMailSender(db), profile: config.profile, box } }))
         : buildDashboardApp(target, { db, oidc, csrfKey, config });
   }
   app.use(hostDispatch(hosts, apps as Record<(typeof hosts.targets)[number]['key'], Middleware>));

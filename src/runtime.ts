@@ -8,6 +8,7 @@ import { ClientRegistrySync } from './oidc/clients/registry-sync.js';
 import { getOrCreateSecret } from './oidc/secrets.js';
 import { OidcService } from './oidc/service.js';
 import { createMailSender } from './mail/sender.js';
+import { loadSecretBox } from './db/secret-box.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 
 export interface Runtime {
@@ -26,11 +27,12 @@ export interface Runtime {
 export async function createRuntime(config: AppConfig, db: Db, logger: Logger): Promise<Runtime> {
   const clients = new ClientRegistrySync(db, path.resolve(config.clients_file), logger);
   await clients.syncNow();
-  const oidc = await OidcService.create(db, config, logger);
-  const csrfKey = Buffer.from(await getOrCreateSecret(db, 'csrf_key'), 'base64url');
+  const box = loadSecretBox(config);
+  const oidc = await OidcService.create(db, config, logger, box);
+  const csrfKey = Buffer.from(await getOrCreateSecret(db, box, 'csrf_key'), 'base64url');
   const mail = createMailSender(config, db, logger);
-  const app = buildApp({ config, db, logger, oidc, csrfKey, mail });
-  const webhooks = new WebhookDispatcher({ db, logger, retrySeconds: config.webhook_retry_seconds, timeoutMs: config.webhook_timeout_ms, profile: config.profile });
+  const app = buildApp({ config, db, logger, oidc, csrfKey, mail, box });
+  const webhooks = new WebhookDispatcher({ db, logger, box, retrySeconds: config.webhook_retry_seconds, timeoutMs: config.webhook_timeout_ms, profile: config.profile });
   let started = false;
   return {
     app,

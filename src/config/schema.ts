@@ -83,6 +83,7 @@ const settingsShape = z
     clients_poll_seconds: intIn(1, 60),
     refresh_reuse_grace_seconds: intIn(0, 300),
     ip_restricted_areas: z.array(z.enum(['fdx', 'donations', 'grants', 'nonprofits'])),
+    secrets_key: z.string().min(32).optional(),
     smtp_url: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
     mail_from: z.string().min(3),
     webhook_retry_seconds: z.array(z.coerce.number().int().min(1).max(7 * 86_400)).min(0).max(20),

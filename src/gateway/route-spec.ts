@@ -5,6 +5,7 @@ import type { Caller } from './auth/caller.js';
 import type { Access } from './auth/require-scope.js';
 import type { ApiVersion } from './versions.js';
 import type { MailSender } from '../mail/sender.js';
+import type { SecretBox } from '../db/secret-box.js';
 
 /**
  * One gateway operation: its path, the versions that have it, what credential and scope it
@@ -64,6 +65,8 @@ export interface GatewayServices {
   mail: MailSender;
   /** The deployment profile: webhook targets are stricter in production. */
   profile: 'dev' | 'production';
+  /** Seals secrets stored at rest (webhook signing secrets). */
+  box: SecretBox;
 }
 
 /** Preserves the generic parameters of a spec literal. */

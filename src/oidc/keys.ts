@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/database.js';
 import type { Environment, KeyState } from '../db/schema.js';
+import type { SecretBox } from '../db/secret-box.js';
 
 /**
  * Signing keys (ES256 and RS256) per environment, generated on first start and kept in the
@@ -27,29 +28,38 @@ function generateJwk(alg: SigningAlg): SigningJwk {
   return { ...(privateKey.export({ format: 'jwk' }) as Record<string, unknown>), kid, alg, use: 'sig' };
 }
 
-async function insertKey(db: Db, environment: Environment, alg: SigningAlg, state: KeyState): Promise<void> {
+/** Private keys are stored sealed: {"sealed": "enc:v1:…"} (see db/secret-box.ts). */
+function sealJwk(box: SecretBox, jwk: SigningJwk): string {
+  return JSON.stringify({ sealed: box.seal(JSON.stringify(jwk)) });
+}
+
+function openJwk(box: SecretBox, stored: Record<string, unknown>): SigningJwk {
+  return typeof stored.sealed === 'string' ? (JSON.parse(box.open(stored.sealed)) as SigningJwk) : (stored as SigningJwk);
+}
+
+async function insertKey(db: Db, box: SecretBox, environment: Environment, alg: SigningAlg, state: KeyState): Promise<void> {
   const jwk = generateJwk(alg);
   // The partial unique indexes make a concurrent start's insert a no-op.
   await db
     .insertInto('signing_keys')
-    .values({ environment, kid: jwk.kid, alg, state, private_jwk: JSON.stringify(jwk), activated_at: state === 'current' ? new Date() : null })
+    .values({ environment, kid: jwk.kid, alg, state, private_jwk: sealJwk(box, jwk), activated_at: state === 'current' ? new Date() : null })
     .onConflict((oc) => oc.doNothing())
     .execute();
 }
 
-export async function ensureSigningKeys(db: Db): Promise<void> {
+export async function ensureSigningKeys(db: Db, box: SecretBox): Promise<void> {
   const rows = await db.selectFrom('signing_keys').select(['environment', 'alg', 'state']).where('state', 'in', ['current', 'next']).execute();
   const has = (environment: Environment, alg: SigningAlg, state: KeyState) => rows.some((r) => r.environment === environment && r.alg === alg && r.state === state);
   for (const environment of ENVIRONMENTS) {
     for (const alg of SIGNING_ALGS) {
-      if (!has(environment, alg, 'current')) await insertKey(db, environment, alg, 'current');
-      if (!has(environment, alg, 'next')) await insertKey(db, environment, alg, 'next');
+      if (!has(environment, alg, 'current')) await insertKey(db, box, environment, alg, 'current');
+      if (!has(environment, alg, 'next')) await insertKey(db, box, environment, alg, 'next');
     }
   }
 }
 
 /** The provider's JWKS: current keys first (the provider signs with the first match), then next, then previous. */
-export async function loadJwks(db: Db, environment: Environment): Promise<{ keys: SigningJwk[] }> {
+export async function loadJwks(db: Db, box: SecretBox, environment: Environment): Promise<{ keys: SigningJwk[] }> {
   const rows = await db
     .selectFrom('signing_keys')
     .select(['private_jwk', 'state', 'alg', 'retire_after'])
@@ -59,7 +69,7 @@ export async function loadJwks(db: Db, environment: Environment): Promise<{ keys
   const now = Date.now();
   const live = rows.filter((r) => r.state !== 'previous' || (r.retire_after && r.retire_after.getTime() > now));
   live.sort((a, b) => order[a.state] - order[b.state] || (a.alg === 'RS256' ? -1 : 1));
-  return { keys: live.map((r) => r.private_jwk as SigningJwk) };
+  return { keys: live.map((r) => openJwk(box, r.private_jwk)) };
 }
 
 /** A cheap fingerprint of the key set, so running servers notice a rotation. */
@@ -82,8 +92,8 @@ export interface KeyStateView {
  * next → current, current → previous (published until retire_after), a fresh next. The
  * new current key was published since the last rotation, so clients already have it.
  */
-export async function rotateSigningKeys(db: Db, environments: readonly Environment[] = ENVIRONMENTS): Promise<{ kids: string[]; keys: KeyStateView[] }> {
-  await ensureSigningKeys(db);
+export async function rotateSigningKeys(db: Db, box: SecretBox, environments: readonly Environment[] = ENVIRONMENTS): Promise<{ kids: string[]; keys: KeyStateView[] }> {
+  await ensureSigningKeys(db, box);
   const promoted: string[] = [];
   await db.transaction().execute(async (trx) => {
     await trx.selectFrom('signing_keys').select('kid').forUpdate().execute();
@@ -101,7 +111,7 @@ export async function rotateSigningKeys(db: Db, environments: readonly Environme
           .executeTakeFirstOrThrow();
         promoted.push(next.kid);
         const jwk = generateJwk(alg);
-        await trx.insertInto('signing_keys').values({ environment, kid: jwk.kid, alg, state: 'next', private_jwk: JSON.stringify(jwk) }).execute();
+        await trx.insertInto('signing_keys').values({ environment, kid: jwk.kid, alg, state: 'next', private_jwk: sealJwk(box, jwk) }).execute();
       }
     }
     // Previous keys past their retention are of no further use.

@@ -12,6 +12,7 @@ import { ClientSecretCache } from './client-secret-cache.js';
 import { ensureSigningKeys, ENVIRONMENTS, keysVersion, loadJwks } from './keys.js';
 import { authorizationPath, createProvider } from './provider.js';
 import { getOrCreateSecret } from './secrets.js';
+import type { SecretBox } from '../db/secret-box.js';
 import { authorizationRequest } from './middleware/authorization-request.js';
 import { discoveryDocument } from './middleware/discovery.js';
 import { databaseOutage } from './middleware/database-outage.js';
@@ -41,16 +42,17 @@ export class OidcService {
     private readonly logger: Logger,
     private readonly cookieKeys: Record<Environment, string[]>,
     readonly secretCache: ClientSecretCache,
+    private readonly box: SecretBox,
   ) {}
 
-  static async create(db: Db, config: AppConfig, logger: Logger): Promise<OidcService> {
-    await ensureSigningKeys(db);
+  static async create(db: Db, config: AppConfig, logger: Logger, box: SecretBox): Promise<OidcService> {
+    await ensureSigningKeys(db, box);
     const cookieKeys = {
-      production: [await getOrCreateSecret(db, 'cookie_key:production')],
-      sandbox: [await getOrCreateSecret(db, 'cookie_key:sandbox')],
+      production: [await getOrCreateSecret(db, box, 'cookie_key:production')],
+      sandbox: [await getOrCreateSecret(db, box, 'cookie_key:sandbox')],
     };
-    const cacheKey = Buffer.from(await getOrCreateSecret(db, 'client_secret_cache_key'), 'base64url');
-    const service = new OidcService(db, config, logger, cookieKeys, new ClientSecretCache(cacheKey));
+    const cacheKey = Buffer.from(await getOrCreateSecret(db, box, 'client_secret_cache_key'), 'base64url');
+    const service = new OidcService(db, config, logger, cookieKeys, new ClientSecretCache(cacheKey), box);
     await service.rebuild();
     return service;
   }
@@ -67,7 +69,7 @@ export class OidcService {
   async rebuild(): Promise<void> {
     this.keyVersion = await keysVersion(this.db);
     for (const environment of ENVIRONMENTS) {
-      const provider = this.build(environment, await loadJwks(this.db, environment));
+      const provider = this.build(environment, await loadJwks(this.db, this.box, environment));
       this.providers.set(environment, { provider, handler: provider.callback() as unknown as Handler });
     }
   }

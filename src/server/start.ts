@@ -35,6 +35,9 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     const seeded = config.demo_data ? await seedDemoData(db, seedContext(config)) : [];
     if (seeded.length > 0) logger.info({ steps: seeded }, 'demo data seeded');
 
+    if (config.profile === 'production' && !config.secrets_key) {
+      logger.warn('ALMONER_SECRETS_KEY is not set: secrets are sealed with a key file in the data directory; processes sharing a database must share that key');
+    }
     const runtime = await createRuntime(config, db, logger);
     runtime.start();
     stopRuntime = () => runtime.stop();

@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import type { Db } from '../db/database.js';
+import type { SecretBox } from '../db/secret-box.js';
 import type { Logger } from '../logging/logger.js';
 import { claimDueDeliveries, markFailed, markSkipped, markSucceeded, type ClaimedDelivery } from './deliveries-repository.js';
 import { postJson } from './send.js';
@@ -9,6 +10,8 @@ export const ATTENTION_AFTER_MS = 5 * 86_400_000;
 
 export interface DispatcherOptions {
   db: Db;
+  /** Opens the subscriptions' signing secrets, stored sealed. */
+  box: SecretBox;
   logger?: Logger;
   /** Delays between attempts (seconds): attempts = 1 + delays.length. */
   retrySeconds: readonly number[];
@@ -20,7 +23,7 @@ export interface DispatcherOptions {
 }
 
 /** The thin Event body, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature). */
-export function signedRequest(delivery: ClaimedDelivery, now: Date) {
+export function signedRequest(delivery: ClaimedDelivery, now: Date, box: SecretBox) {
   const body = JSON.stringify({
     id: delivery.event_id,
     category: delivery.category,
@@ -28,7 +31,7 @@ export function signedRequest(delivery: ClaimedDelivery, now: Date) {
     associated_object_id: delivery.associated_object_id,
     associated_object_type: delivery.associated_object_type,
   });
-  const signature = new Webhook(delivery.signing_secret).sign(delivery.event_id, now, body);
+  const signature = new Webhook(box.open(delivery.signing_secret)).sign(delivery.event_id, now, body);
   return { body, headers: { 'webhook-id': delivery.event_id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signature } };
 }
 
@@ -54,7 +57,7 @@ export class WebhookDispatcher {
     await Promise.all(
       claimed.map(async (delivery) => {
         if (delivery.subscription_status !== 'active') return markSkipped(db, delivery, `subscription ${delivery.subscription_status}`);
-        const { body, headers } = signedRequest(delivery, now);
+        const { body, headers } = signedRequest(delivery, now, this.options.box);
         const result = await postJson(delivery.url, body, headers, { timeoutMs: this.options.timeoutMs, profile: this.options.profile });
         if (result.ok) return markSucceeded(db, delivery, result.status!, now);
         const delays = this.options.retrySeconds;

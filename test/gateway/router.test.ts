@@ -7,6 +7,7 @@ import { buildGatewayRouter } from '../../src/gateway/router.js';
 import { defineRoute, type RouteSpec } from '../../src/gateway/route-spec.js';
 import { apiVersion } from '../../src/gateway/versions.js';
 import { TableMailSender } from '../../src/mail/sender.js';
+import { testBox } from '../helpers/app.js';
 import { createApiKey } from '../../src/gateway/api-keys/service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createStaff } from '../helpers/oauth-server.js';
@@ -44,7 +45,7 @@ function app() {
     await next();
   });
   koa.use(apiVersion());
-  koa.use(buildGatewayRouter([spec] as unknown as RouteSpec[], { db: t.db, ipRestrictedAreas: [], services: { mail: new TableMailSender(t.db), profile: 'dev' } }));
+  koa.use(buildGatewayRouter([spec] as unknown as RouteSpec[], { db: t.db, ipRestrictedAreas: [], services: { mail: new TableMailSender(t.db), profile: 'dev', box: testBox } }));
   return koa.callback();
 }
 

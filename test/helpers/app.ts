@@ -8,6 +8,7 @@ import type { AppConfig } from '../../src/config/schema.js';
 import type { Db } from '../../src/db/database.js';
 import { createLogger, type Logger } from '../../src/logging/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { decodeSecretsKey, SecretBox } from '../../src/db/secret-box.js';
 
 const created: string[] = [];
 process.on('exit', () => {
@@ -22,10 +23,14 @@ export function tempDir(prefix = 'almoner-test-'): string {
   return dir;
 }
 
+/** One master key for every in-process app of a test run, so apps sharing a database can read each other's secrets. */
+export const TEST_SECRETS_KEY = crypto.createHash('sha256').update('almoner test secrets key').digest('base64url');
+export const testBox = new SecretBox(decodeSecretsKey(TEST_SECRETS_KEY));
+
 /** The dev profile's configuration with test overrides, ignoring the caller's environment. */
 export function testConfig(overrides: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}): AppConfig {
   const dir = tempDir();
-  return loadConfig({ env, overrides: { log_level: 'silent', clients_file: path.join(dir, 'clients.json'), data_dir: dir, ...overrides } });
+  return loadConfig({ env, overrides: { log_level: 'silent', clients_file: path.join(dir, 'clients.json'), data_dir: dir, secrets_key: TEST_SECRETS_KEY, ...overrides } });
 }
 
 export interface TestApp {
@@ -43,7 +48,7 @@ export async function testApp(db: Db, overrides: Record<string, unknown> = {}, e
     config,
     runtime,
     app: runtime.app,
-    withDatabase: (other) => buildApp({ config, db: other, logger, oidc: runtime.oidc, csrfKey: crypto.randomBytes(32) }),
+    withDatabase: (other) => buildApp({ config, db: other, logger, oidc: runtime.oidc, csrfKey: crypto.randomBytes(32), box: testBox }),
   };
 }
 

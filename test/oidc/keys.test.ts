@@ -3,6 +3,7 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { ensureSigningKeys } from '../../src/oidc/keys.js';
+import { testBox, TEST_SECRETS_KEY } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { authorize, endpoints, exchangeCode, type Env } from '../helpers/flow.js';
 import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
@@ -40,8 +41,10 @@ async function keyRows(db = t.db): Promise<KeyRow[]> {
   return (await db.selectFrom('signing_keys').select(['environment', 'kid', 'alg', 'state', 'retire_after', 'private_jwk']).execute()) as KeyRow[];
 }
 
+/** The stored private key, opened with the test master key (keys are sealed at rest). */
 function jwkOf(row: KeyRow): Record<string, unknown> {
-  return (typeof row.private_jwk === 'string' ? JSON.parse(row.private_jwk) : row.private_jwk) as Record<string, unknown>;
+  const stored = (typeof row.private_jwk === 'string' ? JSON.parse(row.private_jwk) : row.private_jwk) as { sealed: string };
+  return JSON.parse(testBox.open(stored.sealed)) as Record<string, unknown>;
 }
 
 function kidOf(rows: KeyRow[], environment: Env, alg: string, state: string): string {
@@ -78,7 +81,7 @@ async function admin(argv: string[]) {
     stdout: (s) => void (stdout += s),
     stderr: (s) => void (stderr += s),
     readStdin: async () => '',
-    env: { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: server.config.clients_file },
+    env: { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: server.config.clients_file, ALMONER_SECRETS_KEY: TEST_SECRETS_KEY },
   });
   return { code, stdout, stderr };
 }
@@ -112,7 +115,7 @@ describe('ensureSigningKeys', () => {
     const fresh = await createTestDatabase();
     try {
       expect(await keyRows(fresh.db)).toHaveLength(0);
-      await ensureSigningKeys(fresh.db);
+      await ensureSigningKeys(fresh.db, testBox);
       const rows = await keyRows(fresh.db);
       expect(rows).toHaveLength(8);
       for (const environment of ENVS) {
@@ -130,7 +133,7 @@ describe('ensureSigningKeys', () => {
       }
       expect(new Set(rows.map((r) => r.kid)).size).toBe(8);
       // Idempotent: a second start adds nothing and changes nothing.
-      await ensureSigningKeys(fresh.db);
+      await ensureSigningKeys(fresh.db, testBox);
       const again = await keyRows(fresh.db);
       expect(again.map((r) => `${r.kid}:${r.state}`).sort()).toEqual(rows.map((r) => `${r.kid}:${r.state}`).sort());
     } finally {

@@ -66,3 +66,28 @@ describe('secrets in logs', () => {
     for (const { private_jwk } of privateKeys) expect(log).not.toContain((private_jwk as { d: string }).d);
   });
 });
+
+describe('secrets at rest', () => {
+  it('private signing keys, cookie and CSRF keys and webhook signing secrets are stored sealed', async () => {
+    const { sql } = await import('kysely');
+    const { rows } = await sql<{ t: string }>`select string_agg(x::text, ' ') as t from (
+      select row_to_json(k)::text as x from signing_keys k
+      union all select row_to_json(s)::text from server_secrets s
+      union all select row_to_json(e)::text from event_subscriptions e) all_rows`.execute(t.db);
+    const dump = rows[0]!.t ?? '';
+    const { testBox } = await import('../helpers/app.js');
+    const keys = await t.db.selectFrom('signing_keys').select('private_jwk').execute();
+    expect(keys.length).toBeGreaterThan(0);
+    for (const { private_jwk } of keys) {
+      const jwk = JSON.parse(testBox.open((private_jwk as { sealed: string }).sealed)) as { d: string; p?: string };
+      expect(dump).not.toContain(jwk.d);
+      if (jwk.p) expect(dump).not.toContain(jwk.p);
+    }
+    const secrets = await t.db.selectFrom('server_secrets').select(['name', 'value']).execute();
+    expect(secrets.length).toBeGreaterThan(0);
+    for (const { value } of secrets) {
+      expect(value.startsWith('enc:v1:')).toBe(true);
+      expect(dump).not.toContain(testBox.open(value));
+    }
+  });
+});

@@ -7,6 +7,7 @@ import { generateSigningSecret } from '../../src/webhooks/signing-secret.js';
 import { isPublicAddress, targetProblem } from '../../src/webhooks/targets.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
+import { testBox } from '../helpers/app.js';
 
 let t: TestDatabase;
 let orgId: string;
@@ -24,7 +25,7 @@ afterAll(async () => t?.drop());
 
 async function subscribe(url: string, category = 'donor_account.created') {
   const id = prefixedId('evtsub');
-  await t.db.insertInto('event_subscriptions').values({ id, environment: 'sandbox', organization_id: orgId, url, category, signing_secret: generateSigningSecret() }).execute();
+  await t.db.insertInto('event_subscriptions').values({ id, environment: 'sandbox', organization_id: orgId, url, category, signing_secret: testBox.seal(generateSigningSecret()) }).execute();
   return id;
 }
 
@@ -48,7 +49,7 @@ describe('webhook dispatcher', () => {
     const subscription = await subscribe(receiver.url);
     await emit();
     const c = clock();
-    const dispatcher = new WebhookDispatcher({ db: t.db, retrySeconds: [5, 300], timeoutMs: 2000, profile: 'dev', now: c.now });
+    const dispatcher = new WebhookDispatcher({ db: t.db, box: testBox, retrySeconds: [5, 300], timeoutMs: 2000, profile: 'dev', now: c.now });
     expect(await dispatcher.runOnce()).toBe(1);
     expect(receiver.received).toHaveLength(1);
     const first = await t.db.selectFrom('webhook_deliveries').selectAll().where('subscription_id', '=', subscription).executeTakeFirstOrThrow();
@@ -77,7 +78,7 @@ describe('webhook dispatcher', () => {
     const subscription = await subscribe(receiver.url);
     await emit();
     const c = clock();
-    const dispatcher = new WebhookDispatcher({ db: t.db, retrySeconds: [86_400, 86_400, 86_400, 86_400, 86_400, 86_400], timeoutMs: 2000, profile: 'dev', now: c.now });
+    const dispatcher = new WebhookDispatcher({ db: t.db, box: testBox, retrySeconds: [86_400, 86_400, 86_400, 86_400, 86_400, 86_400], timeoutMs: 2000, profile: 'dev', now: c.now });
     for (let day = 0; day < 5; day += 1) {
       await dispatcher.runOnce();
       expect((await t.db.selectFrom('event_subscriptions').select('status').where('id', '=', subscription).executeTakeFirstOrThrow()).status).toBe('active');
@@ -94,7 +95,7 @@ describe('webhook dispatcher', () => {
     const subscription = await subscribe(receiver.url);
     await emit();
     const c = clock();
-    const dispatcher = new WebhookDispatcher({ db: t.db, retrySeconds: [5], timeoutMs: 2000, profile: 'dev', now: c.now });
+    const dispatcher = new WebhookDispatcher({ db: t.db, box: testBox, retrySeconds: [5], timeoutMs: 2000, profile: 'dev', now: c.now });
     await dispatcher.runOnce();
     status = 200;
     c.advance(5);
@@ -109,8 +110,8 @@ describe('webhook dispatcher', () => {
     receivers.push(receiver);
     await subscribe(receiver.url);
     const events = await emit(40);
-    const a = new WebhookDispatcher({ db: t.db, retrySeconds: [5], timeoutMs: 2000, profile: 'dev', batchSize: 7 });
-    const b = new WebhookDispatcher({ db: t.db, retrySeconds: [5], timeoutMs: 2000, profile: 'dev', batchSize: 7 });
+    const a = new WebhookDispatcher({ db: t.db, box: testBox, retrySeconds: [5], timeoutMs: 2000, profile: 'dev', batchSize: 7 });
+    const b = new WebhookDispatcher({ db: t.db, box: testBox, retrySeconds: [5], timeoutMs: 2000, profile: 'dev', batchSize: 7 });
     for (let round = 0; round < 10; round += 1) await Promise.all([a.runOnce(), b.runOnce(), a.runOnce(), b.runOnce()]);
     const ids = receiver.received.map((r) => r.headers['webhook-id'] as string);
     expect(ids).toHaveLength(40);
@@ -129,7 +130,7 @@ describe('webhook dispatcher', () => {
       }),
     ).rejects.toThrow('the change failed');
     expect(Number((await t.db.selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n)).toBe(before);
-    expect(await new WebhookDispatcher({ db: t.db, retrySeconds: [], timeoutMs: 1000, profile: 'dev' }).runOnce()).toBe(0);
+    expect(await new WebhookDispatcher({ db: t.db, box: testBox, retrySeconds: [], timeoutMs: 1000, profile: 'dev' }).runOnce()).toBe(0);
   });
 });
 
@@ -151,7 +152,7 @@ describe('webhook targets', () => {
     void id;
     await t.db.updateTable('event_subscriptions').set({ url: 'https://127.0.0.1.nip.invalid/in' }).execute();
     await emit();
-    const dispatcher = new WebhookDispatcher({ db: t.db, retrySeconds: [], timeoutMs: 1000, profile: 'production' });
+    const dispatcher = new WebhookDispatcher({ db: t.db, box: testBox, retrySeconds: [], timeoutMs: 1000, profile: 'production' });
     expect(await dispatcher.runOnce()).toBe(1);
     const row = await t.db.selectFrom('webhook_deliveries').selectAll().orderBy('created_at', 'desc').executeTakeFirstOrThrow();
     expect(row.status).toBe('failed');

@@ -1,4 +1,5 @@
 import { rotateSigningKeys } from '../../oidc/keys.js';
+import { loadSecretBox } from '../../db/secret-box.js';
 import type { Command } from '../command.js';
 
 export const keysRotate: Command = {
@@ -7,7 +8,7 @@ export const keysRotate: Command = {
   usage: 'keys rotate',
   options: {},
   async run(ctx) {
-    const { kids, keys } = await rotateSigningKeys(await ctx.db());
+    const { kids, keys } = await rotateSigningKeys(await ctx.db(), loadSecretBox(ctx.config));
     const published = keys.filter((k) => k.state === 'next').map((k) => k.kid);
     return {
       json: { kid: kids[0], kids, published, keys },

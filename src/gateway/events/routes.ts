@@ -87,7 +87,7 @@ export const eventRoutes = [
       if (problem) throw badRequest(`${problem}.`);
       if (input.signing_secret !== undefined && !isValidSigningSecret(input.signing_secret)) throw badRequest('signing_secret must be a Standard Webhooks secret: whsec_ followed by the base64 of 24 to 64 random bytes.');
       const generated = input.signing_secret === undefined ? generateSigningSecret() : undefined;
-      const row = await insertSubscription(db, { id: prefixedId('evtsub'), environment: caller.environment, organization_id: caller.organizationId, url: input.url, category: input.category, signing_secret: input.signing_secret ?? generated! });
+      const row = await insertSubscription(db, { id: prefixedId('evtsub'), environment: caller.environment, organization_id: caller.organizationId, url: input.url, category: input.category, signing_secret: services.box.seal(input.signing_secret ?? generated!) });
       return subscriptionView(row, generated);
     },
   }),
