@@ -159,3 +159,32 @@ describe('webhook targets', () => {
     expect(row.last_error).toBeTruthy();
   });
 });
+
+describe('webhook admin commands', () => {
+  it('webhooks deliveries shows the log and webhooks replay <id> sends a failed delivery again', async () => {
+    const { runCli } = await import('../../src/cli/run.js');
+    const { TEST_SECRETS_KEY } = await import('../helpers/app.js');
+    let status = 500;
+    const receiver = await startReceiver(() => status);
+    receivers.push(receiver);
+    await subscribe(receiver.url);
+    await emit();
+    const dispatcher = new WebhookDispatcher({ db: t.db, box: testBox, retrySeconds: [], timeoutMs: 2000, profile: 'dev' });
+    await dispatcher.runOnce();
+    const admin = async (...argv: string[]) => {
+      let stdout = '';
+      const code = await runCli({ argv: [...argv, '--json'], stdout: (s) => void (stdout += s), stderr: () => undefined, readStdin: async () => '', env: { DATABASE_URL: t.url, ALMONER_SECRETS_KEY: TEST_SECRETS_KEY } });
+      return { code, json: JSON.parse(stdout || '{}') as Record<string, unknown> };
+    };
+    const failed = await admin('webhooks', 'deliveries', '--status', 'failed');
+    const [delivery] = failed.json.deliveries as { id: string; attempts: number; last_status: number; url: string }[];
+    expect(delivery).toMatchObject({ attempts: 1, last_status: 500, url: receiver.url });
+    status = 204;
+    const replayed = await admin('webhooks', 'replay', delivery!.id);
+    expect(replayed).toMatchObject({ code: 0, json: { id: delivery!.id, status: 'pending' } });
+    await dispatcher.runOnce();
+    expect(receiver.received).toHaveLength(2);
+    expect(((await admin('webhooks', 'deliveries', '--status', 'succeeded')).json.deliveries as { id: string }[]).map((d) => d.id)).toContain(delivery!.id);
+    expect((await admin('webhooks', 'replay', 'whd_nope')).code).toBe(1);
+  });
+});
