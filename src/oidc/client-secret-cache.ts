@@ -11,6 +11,8 @@ import argon2 from 'argon2';
 export class ClientSecretCache {
   private readonly entries = new Map<string, number>();
   private readonly failures = new Map<string, { count: number; resetAt: number }>();
+  /** Checks under way, by entry key: concurrent presentations of one secret share one argon2 run. */
+  private readonly pending = new Map<string, Promise<boolean>>();
   /** argon2 verifications performed (the expensive path), for tests and metrics. */
   argon2Runs = 0;
   /** Failed checks per client and address allowed per window before argon2 stops running for them. */
@@ -56,8 +58,18 @@ export class ClientSecretCache {
       if (expires > Date.now()) return true;
       this.entries.delete(key);
     }
+    // A busy client's concurrent first requests (a cold cache, or an entry just expired) wait
+    // for the one check under way instead of each running argon2 and counting as failures.
+    const inflight = this.pending.get(key);
+    if (inflight) return inflight;
     const failureKey = `${clientId}\0${source}`;
     if (this.limited(failureKey)) return false;
+    const check = this.check(key, failureKey, storedHash, presented).finally(() => this.pending.delete(key));
+    this.pending.set(key, check);
+    return check;
+  }
+
+  private async check(key: string, failureKey: string, storedHash: string, presented: string): Promise<boolean> {
     // Counted as a failure until it succeeds, so concurrent attempts cannot all slip past the limit.
     this.recordFailure(failureKey);
     let ok = false;
