@@ -1,0 +1,167 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root (bench/lib/ → ../..). */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** `count` distinct free TCP ports on 127.0.0.1 (held at once, then released). */
+export async function freePorts(count: number): Promise<number[]> {
+  const servers: net.Server[] = [];
+  try {
+    for (let i = 0; i < count; i += 1) {
+      const server = net.createServer();
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => resolve());
+      });
+      servers.push(server);
+    }
+    return servers.map((server) => (server.address() as net.AddressInfo).port);
+  } finally {
+    await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  }
+}
+
+/** One GET without keep-alive; resolves with the status (0 when nothing answered). */
+export function probe(url: string, timeoutMs = 2_000): Promise<number> {
+  return new Promise((resolve) => {
+    const req = http.get(url, { agent: false, timeout: timeoutMs }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(0));
+  });
+}
+
+/** process.env without DATABASE_URL or ALMONER_* (so the caller's settings never leak in), plus `extra`. */
+export function cleanEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of Object.keys(env)) if (name === 'DATABASE_URL' || name.startsWith('ALMONER_')) delete env[name];
+  for (const [name, value] of Object.entries(extra)) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  return env;
+}
+
+/** A child Node process, with its output kept for errors. */
+export class NodeProcess {
+  readonly child: ChildProcess;
+  output = '';
+  exit: { code: number | null; signal: string | null } | undefined;
+  readonly exited: Promise<void>;
+
+  /** A `.ts` entry runs through tsx; a `.js` entry (the build in dist/) runs as it is. */
+  constructor(entry: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = []) {
+    const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
+    this.child = spawn(process.execPath, [...nodeArgs, ...loader, entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const keep = (chunk: Buffer) => {
+      this.output = (this.output + chunk.toString('utf8')).slice(-20_000);
+    };
+    this.child.stdout!.on('data', keep);
+    this.child.stderr!.on('data', keep);
+    this.exited = new Promise((resolve) => {
+      this.child.once('exit', (code, signal) => {
+        this.exit = { code, signal };
+        resolve();
+      });
+    });
+  }
+
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  get running(): boolean {
+    return this.exit === undefined;
+  }
+
+  /** Polls `url` every `intervalMs` until it answers 200; returns the milliseconds since `since`. */
+  async waitFor(url: string, since: number, timeoutMs = 60_000, intervalMs = 25): Promise<number> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (!this.running) throw new Error(`process exited (${JSON.stringify(this.exit)}) before ${url} answered\n${this.output}`);
+      if ((await probe(url, 1_000)) === 200) return performance.now() - since;
+      if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms\n${this.output}`);
+      await sleep(intervalMs);
+    }
+  }
+
+  /** Waits for a line on stdout that parses as JSON and has `key`. */
+  async waitForJsonLine<T>(key: string, timeoutMs = 60_000): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      for (const line of this.output.split('\n')) {
+        if (!line.startsWith('{')) continue;
+        try {
+          const value = JSON.parse(line) as Record<string, unknown>;
+          if (key in value) return value as T;
+        } catch {
+          // not a whole line yet
+        }
+      }
+      if (!this.running) throw new Error(`process exited (${JSON.stringify(this.exit)}) before it printed ${key}\n${this.output}`);
+      if (Date.now() > deadline) throw new Error(`no ${key} line within ${timeoutMs} ms\n${this.output}`);
+      await sleep(50);
+    }
+  }
+
+  /** SIGTERM, then SIGKILL after `graceMs`. */
+  async stop(graceMs = 20_000): Promise<void> {
+    if (!this.running) return;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
+
+/** The resident set size of a process in bytes (VmRSS), or undefined once it is gone. */
+export function rssBytes(pid: number): number | undefined {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB$/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time (user + system, all threads) a process has used so far, in seconds. */
+export function cpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz)
+  } catch {
+    return undefined;
+  }
+}
+
+/** Samples a process's RSS every 200 ms until stopped; reports the peak in MB. */
+export class RssSampler {
+  private peak = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly pid: number) {
+    this.sample();
+    this.timer = setInterval(() => this.sample(), 200);
+  }
+
+  private sample(): void {
+    const rss = rssBytes(this.pid);
+    if (rss !== undefined && rss > this.peak) this.peak = rss;
+  }
+
+  stop(): number {
+    clearInterval(this.timer);
+    this.sample();
+    return Math.round((this.peak / 1024 / 1024) * 10) / 10;
+  }
+}

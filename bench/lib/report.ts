@@ -1,0 +1,104 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Measurement } from './load.js';
+
+export interface Check {
+  label: string;
+  met: boolean;
+}
+
+export interface ScenarioResult {
+  id: string;
+  title: string;
+  almoner: Measurement;
+  baselineLabel: string;
+  baseline?: Measurement;
+  /** almoner.rps / baseline.rps */
+  ratio?: number;
+  target: string;
+  checks: Check[];
+  /** Anything the table cannot say (setup, unit, caveats). */
+  detail?: string;
+}
+
+export interface StartResult {
+  label: string;
+  /** Milliseconds from spawning `node --import tsx src/main.ts` to GET /readyz answering 200. */
+  ms: number[];
+}
+
+export interface BenchResults {
+  date: string;
+  machine: { cpus: number; cpuModel: string; memoryGb: number; node: string; postgres: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[] };
+  settings: Record<string, unknown>;
+  scenarios: ScenarioResult[];
+  starts: StartResult[];
+  startChecks: Check[];
+  peakRssMb: number;
+  rssCheck: Check;
+  argon2: Record<string, unknown>;
+  explain?: string;
+  wallSeconds: number;
+}
+
+const fmt = (value: number | undefined, digits = 1) => (value === undefined ? '—' : value >= 100 ? Math.round(value).toLocaleString('en-US') : value.toFixed(digits));
+const verdict = (checks: Check[]) => checks.map((c) => `${c.met ? 'met' : '**missed**'}: ${c.label}`).join('; ');
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** The results table (markdown), as printed at the end of a run and kept in docs/benchmarks.md. */
+export function markdownTable(results: BenchResults): string {
+  const cpu = (m: Measurement | undefined) =>
+    m?.serverCpuMs === undefined ? '—' : `${fmt(m.serverCpuMs, 2)}${m.postgresCpuMs !== undefined ? ` + ${fmt(m.postgresCpuMs, 2)}` : ''}${m.transactions !== undefined ? ` (${fmt(m.transactions, 1)} tx)` : ''}`;
+  const lines = [
+    '| scenario | Almoner req/s | p50 / p99 ms | errors | peak RSS MB | CPU ms/req: server + PostgreSQL (transactions) | baseline (same run) | baseline req/s | baseline p50 / p99 ms | baseline CPU ms/req | ratio | target | verdict |',
+    '|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---|',
+  ];
+  for (const s of results.scenarios) {
+    const a = s.almoner;
+    const b = s.baseline;
+    lines.push(
+      `| ${s.title} | ${fmt(a.rps)} | ${fmt(a.p50)} / ${fmt(a.p99)} | ${a.errors} | ${fmt(a.peakRssMb)} | ${cpu(a)} | ${s.baselineLabel} | ${fmt(b?.rps)} | ${b ? `${fmt(b.p50)} / ${fmt(b.p99)}` : '—'} | ${cpu(b)} | ${s.ratio === undefined ? '—' : `${s.ratio.toFixed(2)}×`} | ${s.target} | ${verdict(s.checks)} |`,
+    );
+  }
+  const starts = results.starts.map((s) => `${s.label}: ${s.ms.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s`).join('; ');
+  lines.push(`| server start to ready | — | — | — | — | — | — | — | — | — | — | ≤ 3 s | ${verdict(results.startChecks)} (${starts}) |`);
+  lines.push(`| peak RSS under load (all scenarios) | — | — | — | ${fmt(results.peakRssMb)} | — | — | — | — | — | — | ≤ 250 MB | ${verdict([results.rssCheck])} |`);
+  return lines.join('\n');
+}
+
+function details(results: BenchResults): string {
+  const m = results.machine;
+  const lines = [
+    `Run of ${results.date} (${Math.round(results.wallSeconds)} s in all): ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB, Node ${m.node}, ${m.postgres}; load average ${m.loadAverageAtStart.map((l) => l.toFixed(2)).join(' ')} at the start, ${m.loadAverageAtEnd.map((l) => l.toFixed(2)).join(' ')} at the end.`,
+    '',
+    ...results.scenarios.filter((s) => s.detail).map((s) => `- **${s.title}**: ${s.detail}`),
+    `- **argon2id on this machine** (same run, own process): ${Object.entries(results.argon2)
+      .map(([k, v]) => `${k}: ${typeof v === 'number' ? v.toFixed(1) : JSON.stringify(v)}`)
+      .join('; ')}.`,
+  ];
+  return lines.join('\n');
+}
+
+export const BEGIN = '<!-- bench:results:begin (written by npm run bench; edit outside these markers) -->';
+export const END = '<!-- bench:results:end -->';
+
+/** Replaces the generated part of docs/benchmarks.md, keeping the prose and notes around it. */
+export function writeDoc(file: string, results: BenchResults): void {
+  const generated = [BEGIN, '', markdownTable(results), '', details(results), '', `Raw numbers: \`bench/results/${path.basename(resultsFileName(results))}\`.`, '', END].join('\n');
+  const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const start = current.indexOf(BEGIN);
+  const end = current.indexOf(END);
+  let next: string;
+  if (start >= 0 && end > start) next = current.slice(0, start) + generated + current.slice(end + END.length);
+  else next = `# Benchmarks\n\n${generated}\n`;
+  fs.writeFileSync(file, next);
+}
+
+export function resultsFileName(results: BenchResults): string {
+  return `${results.date.replace(/:/g, '-').replace(/\.\d+Z$/, 'Z')}.json`;
+}
