@@ -1,3 +1,4 @@
+import http from 'node:http';
 import autocannon from 'autocannon';
 import { cpuSeconds, RssSampler } from './processes.js';
 
@@ -41,8 +42,6 @@ export interface LoadOptions {
   duration?: number;
   /** Stop after exactly this many responses (for requests that consume a token each). */
   amount?: number;
-  /** Offered load in requests per second over all connections (open loop); unset: as fast as answered. */
-  rate?: number;
   /** Called for every request; returns what to send. */
   next: () => HttpRequestSpec;
   /** Status that counts as success (default 200). */
@@ -138,7 +137,6 @@ export async function runLoad(options: LoadOptions): Promise<Measurement> {
         connections: options.connections,
         pipelining: 1,
         timeout: 30,
-        ...(options.rate ? { overallRate: options.rate } : {}),
         ...(options.amount ? { amount: options.amount } : { duration: options.duration ?? 10 }),
         requests: [
           {
@@ -199,4 +197,55 @@ export async function runWorkers(options: { concurrency: number; seconds: number
   const peakRssMb = sampler?.stop();
   const cpuUse = await cpu.stop(latencies.length);
   return summarise(latencies, seconds, errors, options.concurrency, { ...(peakRssMb !== undefined ? { peakRssMb } : {}), ...cpuUse, ...(firstError ? { firstError } : {}) });
+}
+
+/**
+ * Open-loop load: requests leave at a steady `rate` per second, whatever the answers do,
+ * over a keep-alive pool of `connections` sockets. Latency runs from the moment a request
+ * was due, so time spent waiting for a free socket counts (no coordinated omission).
+ * autocannon's own rate limit releases each second's budget in a burst, which is not this.
+ */
+export async function runPaced(options: { origin: string; connections: number; rate: number; seconds: number; next: () => HttpRequestSpec; expect?: number }): Promise<Measurement> {
+  const expected = options.expect ?? 200;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
+  const origin = new URL(options.origin);
+  const latencies: number[] = [];
+  let errors = 0;
+  let firstError: string | undefined;
+  const inflight: Promise<void>[] = [];
+  const started = performance.now();
+  const total = Math.round(options.rate * options.seconds);
+  for (let i = 0; i < total; i += 1) {
+    const due = started + (i * 1000) / options.rate;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const spec = options.next();
+    inflight.push(
+      new Promise<void>((resolve) => {
+        const req = http.request(
+          { agent, host: origin.hostname, port: origin.port, method: spec.method, path: spec.path, headers: { ...spec.headers, host: origin.host } },
+          (res) => {
+            res.resume();
+            res.on('end', () => {
+              if (res.statusCode === expected) latencies.push(performance.now() - due);
+              else {
+                errors += 1;
+                firstError ??= `status ${res.statusCode}`;
+              }
+              resolve();
+            });
+          },
+        );
+        req.on('error', (error) => {
+          errors += 1;
+          firstError ??= error.message;
+          resolve();
+        });
+        req.end(spec.body);
+      }),
+    );
+  }
+  await Promise.all(inflight);
+  agent.destroy();
+  return summarise(latencies, (performance.now() - started) / 1000, errors, options.connections, firstError ? { firstError } : {});
 }

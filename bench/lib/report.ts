@@ -41,7 +41,8 @@ export interface BenchResults {
   wallSeconds: number;
 }
 
-const fmt = (value: number | undefined, digits = 1) => (value === undefined ? '—' : value >= 100 ? Math.round(value).toLocaleString('en-US') : value.toFixed(digits));
+const fmt = (value: number | undefined, digits = 1) =>
+  value === undefined ? '—' : value >= 100 ? Math.round(value).toLocaleString('en-US') : value > 0 && value < 0.1 ? value.toPrecision(2) : value.toFixed(digits);
 const verdict = (checks: Check[]) => checks.map((c) => `${c.met ? 'met' : '**missed**'}: ${c.label}`).join('; ');
 
 export function median(values: number[]): number {
