@@ -50,6 +50,8 @@ const GATEWAY_CONNECTIONS = 32;
 const FLOW_WORKERS = 4;
 /** Offered load of the paced gateway run (requests/s over all connections). */
 const PACED_RATE = 250;
+/** Requests that make every pooled backend publish its statistics (more than the pool of 10). */
+const POKES = 24;
 
 let benchExplain: string | undefined;
 let tsxStartMs: number | undefined;
@@ -87,12 +89,13 @@ function introspectRequest(client: Client): HttpRequestSpec {
  * calibration run, a warm-up of about WARM_SECONDS, then a measured run of about SECONDS with
  * exactly as many requests as were minted for it, each with its own item.
  */
-async function consuming<T>(label: string, options: { origin: string; pid: number; postgresPids?: () => Promise<number[]>; postgresTransactions?: () => Promise<number>; mint: (n: number) => Promise<T[]>; request: (item: T) => HttpRequestSpec }): Promise<Measurement> {
+async function consuming<T>(label: string, options: { origin: string; pid: number; postgresPids?: () => Promise<number[]>; postgresTransactions?: () => Promise<number>; mint: (n: number) => Promise<T[]>; afterMint?: () => Promise<void>; request: (item: T) => HttpRequestSpec }): Promise<Measurement> {
   const slack = TOKEN_CONNECTIONS * 2;
   const phase = async (amount: number, measure: boolean) => {
     const t0 = performance.now();
     const items = await options.mint(amount + slack);
     const mintSeconds = (performance.now() - t0) / 1000;
+    if (measure) await options.afterMint?.();
     let next = 0;
     const result = await runLoad({
       origin: options.origin,
@@ -224,12 +227,23 @@ async function main(): Promise<void> {
     const pid = server.pid;
     const backends = (application: string) => async () => (await admin.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1 and application_name = $2', [dbName, application])).rows.map((r) => r.pid);
     const serverBackends = backends('almoner');
-    // Statistics reach pg_stat_database when a backend goes idle, at most once a second.
-    const transactions = async () => {
-      await sleep(1100);
-      const row = (await admin.query<{ n: string }>('select xact_commit + xact_rollback as n from pg_stat_database where datname = $1', [dbName])).rows[0];
-      return Number(row?.n ?? 0);
+    // A backend publishes its counts to pg_stat_database when it goes idle, but at most once a
+    // second: what it did in its last second shows up only after a 10 s idle timeout. So each
+    // reading waits a second, then has every pooled backend run one more transaction (cheap
+    // requests that touch the database, more than the pool holds), which flushes them, and
+    // discounts those transactions.
+    const transactionsVia = (poke: () => Promise<unknown>) => {
+      let poked = 0;
+      return async () => {
+        await sleep(1100);
+        await Promise.all(Array.from({ length: POKES }, () => poke()));
+        poked += POKES;
+        await sleep(200);
+        const row = (await admin.query<{ n: string }>('select xact_commit + xact_rollback as n from pg_stat_database where datname = $1', [dbName])).rows[0];
+        return Number(row?.n ?? 0) - poked;
+      };
     };
+    const transactions = transactionsVia(() => fetch(`${urls.sandboxApi}/readyz`).then((r) => r.text()));
     const baselineBackends = backends('almoner-bench-baseline');
     log(`    ready in ${(loadStartMs / 1000).toFixed(2)} s, pid ${pid}, RSS ${((rssBytes(pid) ?? 0) / 1048576).toFixed(0)} MB`);
     const scenarios: ScenarioResult[] = [];
@@ -254,7 +268,7 @@ async function main(): Promise<void> {
       const baseline = await bareScenario((origin, adminOrigin, bpid) =>
         consuming('bare oidc-provider', { origin, pid: bpid, mint: (n) => mintBare<string>(adminOrigin, 'refresh', n), request: (t) => refreshRequest(bareClient, t) }),
       );
-      const almoner = await consuming('Almoner', { origin: urls.sandboxApi, pid, postgresPids: serverBackends, postgresTransactions: transactions, mint: (n) => setup!.mintRefreshTokens(n), request: (t) => refreshRequest(setup!.client, t) });
+      const almoner = await consuming('Almoner', { origin: urls.sandboxApi, pid, postgresPids: serverBackends, postgresTransactions: transactions, mint: (n) => setup!.mintRefreshTokens(n), afterMint: () => setup!.settleStatistics(), request: (t) => refreshRequest(setup!.client, t) });
       const r = ratio(almoner, baseline);
       scenarios.push({
         id: 'refresh',
@@ -277,7 +291,7 @@ async function main(): Promise<void> {
       const baseline = await bareScenario((origin, adminOrigin, bpid) =>
         consuming('bare oidc-provider', { origin, pid: bpid, mint: (n) => mintBare<{ code: string; verifier: string }>(adminOrigin, 'code', n), request: (c) => codeRequest(bareClient, c) }),
       );
-      const almoner = await consuming('Almoner', { origin: urls.sandboxApi, pid, postgresPids: serverBackends, postgresTransactions: transactions, mint: (n) => setup!.mintCodes(n), request: (c) => codeRequest(setup!.client, c) });
+      const almoner = await consuming('Almoner', { origin: urls.sandboxApi, pid, postgresPids: serverBackends, postgresTransactions: transactions, mint: (n) => setup!.mintCodes(n), afterMint: () => setup!.settleStatistics(), request: (c) => codeRequest(setup!.client, c) });
       const r = ratio(almoner, baseline);
       scenarios.push({
         id: 'code',
@@ -305,10 +319,12 @@ async function main(): Promise<void> {
       const [port] = await freePorts(1);
       const koa = track(new NodeProcess('bench/baseline/donations-endpoint.ts', cleanEnv({ PORT: String(port), DATABASE_URL: databaseUrl.toString(), ORG_ID: setup.orgId, ENVIRONMENT })));
       await koa.waitForJsonLine('ready');
+      await setup.settleStatistics();
       let baseline: Measurement;
       let baselinePaced: Measurement;
       try {
-        baseline = await repeating('Koa + pg, no authentication', { origin: `http://127.0.0.1:${port}`, pid: koa.pid, postgresPids: baselineBackends, postgresTransactions: transactions, connections: GATEWAY_CONNECTIONS, next: () => ({ method: 'GET', path: nextPath(), headers: {} }) });
+        const koaTransactions = transactionsVia(() => fetch(`http://127.0.0.1:${port}/v1/donations?limit=1`).then((r) => r.text()));
+        baseline = await repeating('Koa + pg, no authentication', { origin: `http://127.0.0.1:${port}`, pid: koa.pid, postgresPids: baselineBackends, postgresTransactions: koaTransactions, connections: GATEWAY_CONNECTIONS, next: () => ({ method: 'GET', path: nextPath(), headers: {} }) });
         baselinePaced = await runPaced({ origin: `http://127.0.0.1:${port}`, connections: GATEWAY_CONNECTIONS, seconds: SECONDS, rate: PACED_RATE, next: () => ({ method: 'GET', path: nextPath(), headers: {} }) });
         log(`    Koa + pg at a steady ${PACED_RATE}/s: p50 ${baselinePaced.p50} ms, p99 ${baselinePaced.p99} ms, ${baselinePaced.errors} errors`);
       } finally {
@@ -324,6 +340,7 @@ async function main(): Promise<void> {
           return body.access_token;
         }),
       );
+      await setup.settleStatistics();
       let k = 0;
       const almonerNext = () => ({ method: 'GET' as const, path: nextPath(), headers: { authorization: `Bearer ${accessTokens[(k += 1) % accessTokens.length]}` } });
       const almoner = await repeating('Almoner', { origin: urls.sandboxApi, pid, postgresPids: serverBackends, postgresTransactions: transactions, connections: GATEWAY_CONNECTIONS, next: almonerNext });
