@@ -396,7 +396,7 @@ async function main(): Promise<void> {
           { label: '≥ 0.8×', met: (r ?? 0) >= 0.8 },
           { label: 'parameters ≥ 19 MiB, t=2, p=1', met: owasp },
         ],
-        detail: `${FLOW_WORKERS} concurrent user agents (the test suite's FormBrowser: cookies, redirects, forms), each flow with a fresh agent: GET /authorize (prompt=consent) → sign-in page → POST sign-in (one argon2id verification) → consent page → POST consent (new authorization) → redirect with the code → POST /token. About 10 HTTP requests per flow; latency columns are per flow.`,
+        detail: `${FLOW_WORKERS} concurrent user agents (the test suite's FormBrowser: cookies, redirects, forms), each flow with a fresh agent: GET /authorize (prompt=consent) → sign-in page → POST sign-in (one argon2id verification) → consent page → POST consent (new authorization) → redirect with the code → POST /token. About 8 HTTP requests per flow; latency columns are per flow.`,
       });
     }
 
