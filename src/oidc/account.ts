@@ -29,6 +29,25 @@ export function accountFor(sub: string, email: string, name: string | null) {
   };
 }
 
+/** The authorization findAccount read for a request, so later steps need not read it again. */
+const readForRequest = new WeakMap<object, AuthorizationContext>();
+
+export function authorizationReadFor(ctx: object, grantId: string): AuthorizationContext | undefined {
+  const authorization = readForRequest.get(ctx);
+  return authorization?.grantId === grantId ? authorization : undefined;
+}
+
+const USE_RECORD_INTERVAL_MS = 60_000;
+const lastRecorded = new Map<string, number>();
+/** last_used_at is informational: written at most once a minute per authorization per process. */
+function shouldRecordUse(grantId: string): boolean {
+  const now = Date.now();
+  if ((lastRecorded.get(grantId) ?? 0) > now - USE_RECORD_INTERVAL_MS) return false;
+  if (lastRecorded.size > 10_000) lastRecorded.clear();
+  lastRecorded.set(grantId, now);
+  return true;
+}
+
 /**
  * The scopes an authorization can exercise right now: as approved for an organization
  * subject; narrowed by the approver's current role for a user subject (none once they left).
@@ -57,7 +76,10 @@ export function makeFindAccount(db: Db, environment: Environment) {
           throw new InsufficientPermissions(`the approving user's current role (${authorization.role}) permits none of the requested scopes`);
         }
       }
-      if (ctx.oidc?.route === 'token') void markAuthorizationUsed(db, authorization.grantId).catch(() => undefined);
+      if (ctx.oidc?.route === 'token') {
+        readForRequest.set(ctx, authorization);
+        if (shouldRecordUse(authorization.grantId)) void markAuthorizationUsed(db, authorization.grantId).catch(() => undefined);
+      }
       return accountFor(sub, authorization.email, authorization.displayName);
     }
     if (!/^[0-9a-f-]{36}$/i.test(sub)) return undefined;

@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
-import { effectiveScopes } from '../account.js';
+import { authorizationReadFor, effectiveScopes } from '../account.js';
 import { loadAuthorization } from '../authorizations.js';
 
 /**
@@ -20,7 +20,8 @@ export function tokenResponse(db: Db, environment: Environment): Middleware {
     if (ctx.status === 400 && body?.error === 'invalid_grant') ctx.status = 401;
     if (ctx.status === 200 && body && typeof body.scope === 'string') {
       const grantId = (ctx.oidc.entities as { AccessToken?: { grantId?: string } }).AccessToken?.grantId;
-      const authorization = grantId ? await loadAuthorization(db, environment, grantId) : undefined;
+      // findAccount read it moments ago for this very request.
+      const authorization = grantId ? (authorizationReadFor(ctx, grantId) ?? (await loadAuthorization(db, environment, grantId))) : undefined;
       if (authorization) body.scope = effectiveScopes(authorization, body.scope.split(' ')).join(' ');
     }
   };
