@@ -10,8 +10,9 @@
  *
  * Writes bench/results/<date>.json and the table in docs/benchmarks.md, and prints the table.
  *
- * The server under test is the production build (`npm run build`, then `node dist/main.js`,
- * as the README runs it in production); BENCH_SERVER=tsx runs `node --import tsx src/main.ts`
+ * The server under test is the production build (`npm run build`, then
+ * `UV_THREADPOOL_SIZE=2 node --max-semi-space-size=32 dist/main.js`, as the README runs it in
+ * production); BENCH_SERVER=tsx runs `node --max-semi-space-size=32 --import tsx src/main.ts`
  * (what `npm start` runs) instead.
  *
  * Knobs (environment): BENCH_SECONDS (per measured run, default 12), BENCH_ONLY (comma list
@@ -42,6 +43,11 @@ const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
 const SERVER_KIND = process.env.BENCH_SERVER === 'tsx' ? 'tsx' : 'dist';
 const SERVER_ENTRY = SERVER_KIND === 'tsx' ? 'src/main.ts' : 'dist/main.js';
+/** The README's start command: `UV_THREADPOOL_SIZE=2 node --max-semi-space-size=32 dist/main.js`. */
+const SERVER_NODE_ARGS = ['--max-semi-space-size=32'];
+const SERVER_THREADPOOL_SIZE = process.env.UV_THREADPOOL_SIZE ?? '2';
+/** How the reports name the server's command. */
+const SERVER_COMMAND = `node ${SERVER_NODE_ARGS.join(' ')} ${SERVER_ENTRY}`;
 const DONATIONS = 100_000;
 const UNCACHED_CLIENTS = 200;
 const STAFF = 8;
@@ -181,6 +187,7 @@ async function main(): Promise<void> {
       ALMONER_SANDBOX_BASE_URL: urls.sandboxApi,
       ALMONER_DASHBOARD_URL: urls.dashboard,
       ALMONER_SANDBOX_DASHBOARD_URL: urls.sandboxDashboard,
+      UV_THREADPOOL_SIZE: SERVER_THREADPOOL_SIZE,
     };
     const serverEnv = cleanEnv({ ...settings, DATABASE_URL: databaseUrl.toString() });
     if (SERVER_KIND === 'dist') {
@@ -199,12 +206,12 @@ async function main(): Promise<void> {
     const starts: StartResult[] = [];
     const startServer = async (env: NodeJS.ProcessEnv, nodeArgs: string[] = [], entry = SERVER_ENTRY) => {
       const t0 = performance.now();
-      const server = track(new NodeProcess(entry, env, nodeArgs));
+      const server = track(new NodeProcess(entry, env, [...SERVER_NODE_ARGS, ...nodeArgs]));
       const ms = await server.waitFor(`${urls.sandboxApi}/readyz`, t0);
       return { server, ms };
     };
     if (ONLY.has('start')) {
-      log(`\nserver start to ready, real PostgreSQL (spawn of node ${SERVER_ENTRY} → GET /readyz 200)`);
+      log(`\nserver start to ready, real PostgreSQL (spawn of ${SERVER_COMMAND} → GET /readyz 200)`);
       const ms: number[] = [];
       for (let i = 0; i < 3; i += 1) {
         const { server, ms: took } = await startServer(serverEnv);
@@ -212,7 +219,7 @@ async function main(): Promise<void> {
         log(`    start ${i + 1}${i === 0 ? ' (first: generates the signing keys)' : ''}: ${(took / 1000).toFixed(2)} s`);
         await server.stop();
       }
-      starts.push({ label: `real PostgreSQL, node ${SERVER_ENTRY} (first, then restarts)`, ms });
+      starts.push({ label: `real PostgreSQL, ${SERVER_COMMAND} (first, then restarts)`, ms });
       if (SERVER_KIND === 'dist') {
         const { server, ms: took } = await startServer(serverEnv, [], 'src/main.ts');
         log(`    node --import tsx src/main.ts (what npm start runs; compiles on load): ${(took / 1000).toFixed(2)} s`);
@@ -476,7 +483,7 @@ async function main(): Promise<void> {
       } finally {
         fs.rmSync(embeddedDir, { recursive: true, force: true });
       }
-      starts.push({ label: `embedded PostgreSQL, node ${SERVER_ENTRY} (first, with initdb; then restarts)`, ms });
+      starts.push({ label: `embedded PostgreSQL, ${SERVER_COMMAND} (first, with initdb; then restarts)`, ms });
     }
     const restarts = starts.flatMap((s) => s.ms.slice(1));
     const firsts = starts.map((s) => s.ms[0]!);
@@ -505,7 +512,7 @@ async function main(): Promise<void> {
         gateway_connections: GATEWAY_CONNECTIONS,
         flow_workers: FLOW_WORKERS,
         donations: DONATIONS,
-        server_entry: `node ${SERVER_ENTRY}`,
+        server_entry: `node ${[...SERVER_NODE_ARGS, SERVER_ENTRY].join(' ')}`,
         tsx_start_ms: tsxStartMs ?? null,
         server: { ...settings, ALMONER_DATA_DIR: '(temporary)', ALMONER_CLIENTS_FILE: '(temporary)', DATABASE_URL: `${POSTGRES_URL.replace(/\/[^/]*$/, '')}/almoner_bench_<timestamp>` },
         password_params: params,

@@ -18,6 +18,9 @@ import { securityHeaders } from './http/security-headers.js';
 import type { Middleware } from 'koa';
 import type { OidcService } from './oidc/service.js';
 import { TableMailSender, type MailSender } from './mail/sender.js';
+import { metricsEndpoint } from './metrics/endpoint.js';
+import { httpMetrics } from './metrics/http-metrics.js';
+import { Metrics } from './metrics/metrics.js';
 import type { SecretBox } from './db/secret-box.js';
 import './http/state.js';
 
@@ -32,13 +35,15 @@ export interface AppDeps {
   box: SecretBox;
   /** Key for the hosted forms' CSRF tokens (a server secret). */
   csrfKey: Buffer;
+  /** The runtime's Prometheus metrics; a fresh set when omitted. */
+  metrics?: Metrics;
 }
 
 /**
  * Builds the one Koa app that serves all four hosts. It never listens: main.ts does, and
  * tests drive `app.callback()` through supertest.
  */
-export function buildApp({ config, db, logger, oidc, csrfKey, mail, box }: AppDeps): Koa {
+export function buildApp({ config, db, logger, oidc, csrfKey, mail, box, metrics = new Metrics({ db, oidc }) }: AppDeps): Koa {
   const app = new Koa();
   app.proxy = false; // forwarded headers are judged by clientAddress, against trusted_proxies only
   app.silent = true; // errors are logged by errorHandler, with the request id
@@ -48,6 +53,7 @@ export function buildApp({ config, db, logger, oidc, csrfKey, mail, box }: AppDe
 
   app.use(requestId(logger));
   app.use(clientAddress(new AddressSet(config.trusted_proxies)));
+  app.use(httpMetrics(metrics, 'none'));
   app.use(accessLog());
   app.use(errorHandler());
   app.use(securityHeaders());
@@ -59,6 +65,8 @@ export function buildApp({ config, db, logger, oidc, csrfKey, mail, box }: AppDe
     if (localProbe || hosts.lookup(ctx.get('host'))) return health(ctx, next);
     return next();
   });
+  // GET /metrics on the two API hosts, unless metrics_listen gives it a listener of its own.
+  if (!config.metrics_listen) app.use(metricsEndpoint(metrics, new AddressSet(config.metrics_allow), (ctx) => hosts.lookup(ctx.get('host'))?.surface === 'api'));
   const apps: Record<string, Middleware> = {};
   for (const target of hosts.targets) {
     apps[target.key] =

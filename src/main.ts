@@ -3,6 +3,7 @@ import type { AppConfig } from './config/schema.js';
 import { DEMO_PASSWORD, DEMO_USERS } from './demo/accounts-step.js';
 import { demoClientFile, readDemoClient } from './demo/demo-client-step.js';
 import { createLogger } from './logging/logger.js';
+import { tuneHeap } from './server/heap-tuning.js';
 import { startServer, type RunningServer } from './server/start.js';
 
 function banner(config: AppConfig, server: RunningServer): string {
@@ -38,6 +39,7 @@ function banner(config: AppConfig, server: RunningServer): string {
 }
 
 async function main(): Promise<void> {
+  tuneHeap();
   let config: AppConfig;
   try {
     config = loadConfig();
@@ -61,7 +63,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  logger.info({ urls: [config.base_url, config.sandbox_base_url, config.dashboard_url, config.sandbox_dashboard_url], listening: server.listening }, 'ready');
+  logger.info({ urls: [config.base_url, config.sandbox_base_url, config.dashboard_url, config.sandbox_dashboard_url], listening: server.listening, metrics: server.metricsListening }, 'ready');
   if (config.profile === 'dev') process.stdout.write(`${banner(config, server)}\n`);
 
   let stopping = false;

@@ -10,9 +10,16 @@ import { OidcService } from './oidc/service.js';
 import { createMailSender } from './mail/sender.js';
 import { loadSecretBox } from './db/secret-box.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { AddressSet } from './http/client-address.js';
+import { buildMetricsApp } from './metrics/endpoint.js';
+import { Metrics } from './metrics/metrics.js';
 
 export interface Runtime {
   app: Koa;
+  /** Prometheus metrics of this runtime (its own registry). */
+  metrics: Metrics;
+  /** The admin listener's app (/metrics, /healthz, /readyz) when metrics_listen is set. */
+  metricsApp: Koa | undefined;
   oidc: OidcService;
   clients: ClientRegistrySync;
   /** Background chores: clients-file polling, key-rotation watch, sweeping. */
@@ -31,11 +38,15 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger): 
   const oidc = await OidcService.create(db, config, logger, box);
   const csrfKey = Buffer.from(await getOrCreateSecret(db, box, 'csrf_key'), 'base64url');
   const mail = createMailSender(config, db, logger);
-  const app = buildApp({ config, db, logger, oidc, csrfKey, mail, box });
+  const metrics = new Metrics({ db, oidc });
+  const app = buildApp({ config, db, logger, oidc, csrfKey, mail, box, metrics });
+  const metricsApp = config.metrics_listen ? buildMetricsApp({ metrics, db, logger, allow: new AddressSet(config.metrics_allow) }) : undefined;
   const webhooks = new WebhookDispatcher({ db, logger, box, retrySeconds: config.webhook_retry_seconds, timeoutMs: config.webhook_timeout_ms, profile: config.profile });
   let started = false;
   return {
     app,
+    metrics,
+    metricsApp,
     oidc,
     clients,
     start() {

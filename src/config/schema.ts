@@ -89,6 +89,8 @@ const settingsShape = z
     webhook_retry_seconds: z.array(z.coerce.number().int().min(1).max(7 * 86_400)).min(0).max(20),
     webhook_timeout_ms: intIn(100, 60_000),
     webhook_poll_ms: intIn(50, 60_000),
+    metrics_listen: listenAddress.optional(),
+    metrics_allow: z.array(cidr),
   })
   .strict();
 
@@ -96,6 +98,9 @@ export const configSchema = settingsShape.superRefine((config, ctx) => {
     const distinct = new Set([config.base_url, config.sandbox_base_url, config.dashboard_url, config.sandbox_dashboard_url]);
     if (distinct.size !== 4) {
       ctx.addIssue({ code: 'custom', path: ['base_url'], message: 'the four public URLs (base_url, sandbox_base_url, dashboard_url, sandbox_dashboard_url) must all differ' });
+    }
+    if (config.metrics_listen && !config.metrics_listen.endsWith(':0') && config.listen?.includes(config.metrics_listen)) {
+      ctx.addIssue({ code: 'custom', path: ['metrics_listen'], message: 'must differ from every listen address (it is a listener of its own)' });
     }
     if ((config.tls_cert === undefined) !== (config.tls_key === undefined)) {
       ctx.addIssue({ code: 'custom', path: [config.tls_cert ? 'tls_key' : 'tls_cert'], message: 'tls_cert and tls_key must be set together' });
@@ -127,7 +132,7 @@ export type AppConfig = Readonly<z.output<typeof configSchema>>;
 export type SettingKey = keyof z.output<typeof configSchema>;
 
 /** Settings whose environment value is a comma-separated list. */
-export const LIST_SETTINGS: ReadonlySet<string> = new Set(['listen', 'trusted_proxies', 'ip_restricted_areas', 'webhook_retry_seconds']);
+export const LIST_SETTINGS: ReadonlySet<string> = new Set(['listen', 'trusted_proxies', 'ip_restricted_areas', 'webhook_retry_seconds', 'metrics_allow']);
 
 /** The environment variable that overrides a setting. */
 export function envNameFor(key: string): string {

@@ -1,5 +1,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { PreparingClient } from './prepared-statements.js';
+import { almonerTypes } from './timestamp-parser.js';
 import type { Database } from './schema.js';
 
 export type Db = Kysely<Database>;
@@ -12,6 +14,8 @@ export interface DatabaseOptions {
   onPoolError?: (error: Error) => void;
 }
 
+const pools = new WeakMap<Db, pg.Pool>();
+
 /** The one way the server, the CLI and the tests talk to Postgres: Kysely over a pg pool. */
 export function createDatabase(options: DatabaseOptions): Db {
   const pool = new pg.Pool({
@@ -22,10 +26,20 @@ export function createDatabase(options: DatabaseOptions): Db {
     idleTimeoutMillis: 30_000,
     statement_timeout: options.statementTimeoutMs || undefined,
     application_name: options.applicationName ?? 'almoner',
+    // Registered hot-path statements run as named prepared statements (prepared-statements.ts).
+    Client: PreparingClient,
+    types: almonerTypes,
   });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', (error) => options.onPoolError?.(error));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  pools.set(db, pool);
+  return db;
+}
+
+/** The pg pool behind a Db made by createDatabase, for its connection gauges (see src/metrics). */
+export function poolOf(db: Db): pg.Pool | undefined {
+  return pools.get(db);
 }
 
 /** Errors that mean "the database is unreachable right now", as opposed to a bad query. */

@@ -26,18 +26,28 @@ export class TableMailSender implements MailSender {
   }
 }
 
+/** A message the mail server did not take; names the server (never its credentials). */
+export class MailDeliveryError extends Error {}
+
 export class SmtpMailSender implements MailSender {
   private readonly transport: nodemailer.Transporter;
+  private readonly server: string;
 
   constructor(
     smtpUrl: string,
     private readonly from: string,
   ) {
     this.transport = nodemailer.createTransport(smtpUrl);
+    const url = new URL(smtpUrl);
+    this.server = `${url.protocol}//${url.host}`;
   }
 
   async send(mail: Mail): Promise<void> {
-    await this.transport.sendMail({ from: this.from, to: mail.to, subject: mail.subject, text: mail.text });
+    try {
+      await this.transport.sendMail({ from: this.from, to: mail.to, subject: mail.subject, text: mail.text });
+    } catch (error) {
+      throw new MailDeliveryError(`the mail server ${this.server} did not take the message: ${(error as Error).message}`);
+    }
   }
 }
 

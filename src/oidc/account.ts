@@ -2,8 +2,9 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
-import { loadAuthorization, markAuthorizationUsed, type AuthorizationContext } from './authorizations.js';
+import { authorizationForRequest, markAuthorizationUsed, type AuthorizationContext } from './authorizations.js';
 import { hasResourceScope, narrowToRole } from './scopes.js';
+import { currentTokenUnit } from './token-unit.js';
 
 /** 412: the approving user's current role permits none of the token's resource scopes. */
 export class InsufficientPermissions extends errors.OIDCProviderError {
@@ -67,7 +68,8 @@ export function effectiveScopes(authorization: AuthorizationContext, scopes: Ite
 export function makeFindAccount(db: Db, environment: Environment) {
   return async (ctx: KoaContextWithOIDC, sub: string, token?: TokenLike) => {
     if (token?.grantId) {
-      const authorization = await loadAuthorization(db, environment, token.grantId);
+      // At the token endpoint the authorization was read together with the code or refresh token.
+      const authorization = await authorizationForRequest(db, environment, token.grantId);
       if (!authorization || authorization.revoked || authorization.expiresAt.getTime() <= Date.now() || authorization.userId !== sub) return undefined;
       if (authorization.subjectType === 'user') {
         if (authorization.role === undefined || authorization.userDisabled) return undefined;
@@ -78,7 +80,11 @@ export function makeFindAccount(db: Db, environment: Environment) {
       }
       if (ctx.oidc?.route === 'token') {
         readForRequest.set(ctx, authorization);
-        if (shouldRecordUse(authorization.grantId)) void markAuthorizationUsed(db, authorization.grantId).catch(() => undefined);
+        if (shouldRecordUse(authorization.grantId)) {
+          const unit = currentTokenUnit();
+          if (unit) unit.usedGrantId = authorization.grantId;
+          else void markAuthorizationUsed(db, authorization.grantId).catch(() => undefined);
+        }
       }
       return accountFor(sub, authorization.email, authorization.displayName);
     }

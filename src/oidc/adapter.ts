@@ -3,14 +3,21 @@ import { errors } from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import { hashId } from '../db/token-hash.js';
+import { currentTokenUnit, prefetchToken, type StoredRow } from './token-unit.js';
 
 /**
  * oidc-provider's storage contract over one Postgres table (oidc_models), one adapter per
  * model and environment. Ids are stored as SHA-256 hashes and the raw id (the token, code or
  * session cookie value) is stripped from the payload, so the table yields no credential.
  * `consume` is a conditional update, so two concurrent uses of one code or refresh token
- * cannot both succeed.
+ * cannot both succeed. Inside the token endpoint, reads and writes of the request's tokens go
+ * through its TokenUnit (token-unit.ts): one read, one commit.
  */
+
+/** Models whose consume and creation the token endpoint defers to its single write. */
+const DEFERRED = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
+/** Models read together with their Grant and authorization at the token and introspection endpoints. */
+const PREFETCHED = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
 
 export type AdapterPayload = Record<string, unknown> & { grantId?: string; uid?: string; jti?: string; consumed?: unknown };
 
@@ -66,6 +73,11 @@ export class PostgresAdapter {
       uid: typeof payload.uid === 'string' ? payload.uid : null,
       expires_at: expiresAt,
     };
+    const unit = DEFERRED.has(this.model) ? currentTokenUnit() : undefined;
+    if (unit) {
+      unit.inserts.push({ model: this.model, id: row.id, payload: row.payload, grantId: row.grant_id, uid: row.uid, expiresAt });
+      return;
+    }
     await this.db
       .insertInto('oidc_models')
       .values(row)
@@ -74,11 +86,21 @@ export class PostgresAdapter {
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
-    const row = await this.where().select(['payload', 'consumed_at']).where('id', '=', hashId(id)).executeTakeFirst();
+    const row = await this.read(hashId(id));
     if (!row) return undefined;
     const grace = this.model === 'RefreshToken' ? (this.options.refreshGraceSeconds ?? 0) : 0;
     const consumed = row.consumed_at && !(grace > 0 && Date.now() - row.consumed_at.getTime() <= grace * 1000);
     return { ...row.payload, jti: id, ...(consumed ? { consumed: Math.floor(row.consumed_at!.getTime() / 1000) } : {}) };
+  }
+
+  private async read(hashedId: string): Promise<StoredRow | undefined> {
+    const unit = currentTokenUnit();
+    if (unit) {
+      if (PREFETCHED.has(this.model)) return prefetchToken(this.options.db, this.options.environment, unit, this.model, hashedId);
+      const key = `${this.model}:${hashedId}`;
+      if (unit.rows.has(key)) return unit.rows.get(key) ?? undefined;
+    }
+    return this.where().select(['payload', 'consumed_at']).where('id', '=', hashedId).executeTakeFirst();
   }
 
   /** Sessions by uid. The raw session id is not stored, so the result carries no jti. */
@@ -92,6 +114,11 @@ export class PostgresAdapter {
   }
 
   async consume(id: string): Promise<void> {
+    const unit = DEFERRED.has(this.model) ? currentTokenUnit() : undefined;
+    if (unit && !unit.consume) {
+      unit.consume = { model: this.model, id: hashId(id) };
+      return;
+    }
     const updated = await this.db
       .updateTable('oidc_models')
       .set({ consumed_at: sql<Date>`now()` })
@@ -102,9 +129,8 @@ export class PostgresAdapter {
       .returning('id')
       .executeTakeFirst();
     if (updated) return;
-    const row = await this.where().select(['grant_id', 'consumed_at']).where('id', '=', hashId(id)).executeTakeFirst();
-    await this.options.onConsumeConflict?.(this.model, row?.grant_id ?? undefined, row?.consumed_at ?? new Date());
-    throw new errors.InvalidGrant(`${this.model === 'RefreshToken' ? 'refresh token' : 'authorization code'} already used`);
+    await consumeConflict(this.options, this.model, hashId(id));
+    throw alreadyUsed(this.model);
   }
 
   async destroy(id: string): Promise<void> {
@@ -114,6 +140,22 @@ export class PostgresAdapter {
   async revokeByGrantId(grantId: string): Promise<void> {
     await this.db.deleteFrom('oidc_models').where('environment', '=', this.options.environment).where('model', '=', this.model).where('grant_id', '=', grantId).execute();
   }
+}
+
+/** A lost race to consume: the conflict handler decides whether it ends the authorization. */
+export async function consumeConflict(options: AdapterOptions, model: string, hashedId: string): Promise<void> {
+  const row = await options.db
+    .selectFrom('oidc_models')
+    .select(['grant_id', 'consumed_at'])
+    .where('environment', '=', options.environment)
+    .where('model', '=', model)
+    .where('id', '=', hashedId)
+    .executeTakeFirst();
+  await options.onConsumeConflict?.(model, row?.grant_id ?? undefined, row?.consumed_at ?? new Date());
+}
+
+export function alreadyUsed(model: string): InstanceType<typeof errors.InvalidGrant> {
+  return new errors.InvalidGrant(`${model === 'RefreshToken' ? 'refresh token' : 'authorization code'} already used`);
 }
 
 /** Deletes expired rows in batches; expired rows are kept a day so late lookups can explain themselves. */

@@ -3,6 +3,7 @@ import type { Db } from '../db/database.js';
 import type { Environment, Role, SubjectType } from '../db/schema.js';
 import type { Executor } from '../accounts/repository.js';
 import { hashId } from './adapter.js';
+import { currentTokenUnit } from './token-unit.js';
 
 /** An authorization's ceiling: it ends 365 days after it began, whatever happens to its tokens. */
 export const AUTHORIZATION_LIFETIME_SECONDS = 365 * 86_400;
@@ -73,6 +74,13 @@ export async function loadAuthorization(db: Executor, environment: Environment, 
     userDisabled: row.disabled_at !== null,
     role: row.role ?? undefined,
   };
+}
+
+/** loadAuthorization, answered from the request's TokenUnit when the token lookup already brought it. */
+export async function authorizationForRequest(db: Executor, environment: Environment, grantId: string): Promise<AuthorizationContext | undefined> {
+  const unit = currentTokenUnit();
+  if (unit?.authorizations.has(grantId)) return unit.authorizations.get(grantId) ?? undefined;
+  return loadAuthorization(db, environment, grantId);
 }
 
 export async function markAuthorizationUsed(db: Executor, grantId: string): Promise<void> {

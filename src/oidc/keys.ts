@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { promisify } from 'node:util';
 import type { Db } from '../db/database.js';
 import type { Environment, KeyState } from '../db/schema.js';
 import type { SecretBox } from '../db/secret-box.js';
@@ -22,8 +23,11 @@ export interface SigningJwk extends Record<string, unknown> {
   use: 'sig';
 }
 
-function generateJwk(alg: SigningAlg): SigningJwk {
-  const { privateKey } = alg === 'RS256' ? crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }) : crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
+const generateKeyPair = promisify(crypto.generateKeyPair);
+
+/** On libuv's threads: a first start generates several RSA keys at once (about 0.3 s each here). */
+async function generateJwk(alg: SigningAlg): Promise<SigningJwk> {
+  const { privateKey } = alg === 'RS256' ? await generateKeyPair('rsa', { modulusLength: 2048 }) : await generateKeyPair('ec', { namedCurve: 'P-256' });
   const kid = crypto.randomBytes(12).toString('base64url');
   return { ...(privateKey.export({ format: 'jwk' }) as Record<string, unknown>), kid, alg, use: 'sig' };
 }
@@ -38,7 +42,7 @@ function openJwk(box: SecretBox, stored: Record<string, unknown>): SigningJwk {
 }
 
 async function insertKey(db: Db, box: SecretBox, environment: Environment, alg: SigningAlg, state: KeyState): Promise<void> {
-  const jwk = generateJwk(alg);
+  const jwk = await generateJwk(alg);
   // The partial unique indexes make a concurrent start's insert a no-op.
   await db
     .insertInto('signing_keys')
@@ -50,12 +54,13 @@ async function insertKey(db: Db, box: SecretBox, environment: Environment, alg: 
 export async function ensureSigningKeys(db: Db, box: SecretBox): Promise<void> {
   const rows = await db.selectFrom('signing_keys').select(['environment', 'alg', 'state']).where('state', 'in', ['current', 'next']).execute();
   const has = (environment: Environment, alg: SigningAlg, state: KeyState) => rows.some((r) => r.environment === environment && r.alg === alg && r.state === state);
+  const missing: Promise<void>[] = [];
   for (const environment of ENVIRONMENTS) {
     for (const alg of SIGNING_ALGS) {
-      if (!has(environment, alg, 'current')) await insertKey(db, box, environment, alg, 'current');
-      if (!has(environment, alg, 'next')) await insertKey(db, box, environment, alg, 'next');
+      for (const state of ['current', 'next'] as const) if (!has(environment, alg, state)) missing.push(insertKey(db, box, environment, alg, state));
     }
   }
+  await Promise.all(missing);
 }
 
 /** The provider's JWKS: current keys first (the provider signs with the first match), then next, then previous. */
@@ -110,7 +115,7 @@ export async function rotateSigningKeys(db: Db, box: SecretBox, environments: re
           .returning('kid')
           .executeTakeFirstOrThrow();
         promoted.push(next.kid);
-        const jwk = generateJwk(alg);
+        const jwk = await generateJwk(alg);
         await trx.insertInto('signing_keys').values({ environment, kid: jwk.kid, alg, state: 'next', private_jwk: sealJwk(box, jwk) }).execute();
       }
     }

@@ -92,10 +92,11 @@ export function createProvider(options: ProviderOptions): Provider {
   const { environment, db } = options;
   const base: PostgresAdapterFactory = (model) => new PostgresAdapter(model, { db, environment, onConsumeConflict: options.onConsumeConflict, refreshGraceSeconds: options.refreshGraceSeconds });
   const cookie = providerCookieOptions(options.dashboardOrigin);
+  const clients = new ClientAdapter(db, environment);
 
   const configuration: Configuration = {
     adapter: function AdapterFactory(model: string) {
-      if (model === 'Client') return new ClientAdapter(db, environment);
+      if (model === 'Client') return clients;
       return base(model);
     } as unknown as Configuration['adapter'],
     clients: [],
@@ -195,18 +196,33 @@ export function createProvider(options: ProviderOptions): Provider {
     return redirectUriMatches(value, this.redirectUris, environment);
   };
   // client_secret holds an argon2id hash; verified through a short-lived cache.
-  provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientId: string; clientSecret: string }, presented: string) {
+  provider.Client.prototype.compareClientSecret = async function compareClientSecret(this: { clientId: string; clientSecret: string }, presented: string) {
     // The caller address (ours, from trusted proxies only: see oidc/mount.ts) keys the failure limit.
     const source = (Provider as unknown as { ctx?: { ip?: string } }).ctx?.ip ?? '';
-    return options.secretCache.verify(this.clientId, this.clientSecret, presented, source) as unknown as boolean;
-  };
+    if (await options.secretCache.verify(this.clientId, this.clientSecret, presented, source)) return true;
+    // The registration may have been read before a rotation in another process: a secret that
+    // fails is checked once more against the current one, so a new secret works at once.
+    const current = await clients.reload(this.clientId);
+    if (!current || current.client_secret === this.clientSecret) return false;
+    return options.secretCache.verify(this.clientId, current.client_secret, presented, source);
+  } as unknown as (presented: string) => boolean;
   return provider;
 }
 
 type PostgresAdapterFactory = (model: string) => PostgresAdapter;
 
-/** The Client model, read from oauth_clients; registration is by admin only, so writes are refused. */
+/** How long a process reuses a client registration it read (PRODUCT.md: changes are live within 5 s). */
+export const CLIENT_CACHE_MS = 1_000;
+const CLIENT_CACHE_MAX = 10_000;
+
+/**
+ * The Client model, read from oauth_clients; registration is by admin only, so writes are
+ * refused. A registration read is reused for CLIENT_CACHE_MS: every token, introspection and
+ * revocation request reads its client, and a busy client would otherwise cost a query each.
+ */
 class ClientAdapter {
+  private readonly cache = new Map<string, { metadata: ReturnType<typeof toClientMetadata>; until: number }>();
+
   constructor(
     private readonly db: Db,
     private readonly environment: Environment,
@@ -216,8 +232,23 @@ class ClientAdapter {
     // Anything but a well-formed client id is simply unknown (and never reaches Postgres,
     // which refuses NUL bytes in text with an error).
     if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) return undefined;
+    const cached = this.cache.get(id);
+    if (cached && cached.until > performance.now()) return { ...cached.metadata };
+    return this.reload(id);
+  }
+
+  /** Reads the registration from the database, bypassing (and refreshing) the cache. */
+  async reload(id: string) {
     const row = await findClient(this.db, this.environment, id);
-    return row ? toClientMetadata(row, this.environment) : undefined;
+    if (!row) {
+      this.cache.delete(id);
+      return undefined;
+    }
+    const metadata = toClientMetadata(row, this.environment);
+    if (this.cache.size >= CLIENT_CACHE_MAX) this.cache.clear();
+    // A monotonic clock: moving the wall clock (tests do) must not extend an entry.
+    this.cache.set(id, { metadata, until: performance.now() + CLIENT_CACHE_MS });
+    return { ...metadata };
   }
 
   async upsert(): Promise<never> {

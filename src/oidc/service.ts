@@ -7,7 +7,7 @@ import type { Environment } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { sweepExpired } from './adapter.js';
-import { revokeAuthorization, forgetGrantInSessions } from './authorizations.js';
+import { revokeAuthorization } from './authorizations.js';
 import { ClientSecretCache } from './client-secret-cache.js';
 import { ensureSigningKeys, ENVIRONMENTS, keysVersion, loadJwks } from './keys.js';
 import { authorizationPath, createProvider } from './provider.js';
@@ -21,6 +21,9 @@ import { catchOAuthErrors } from './middleware/oauth-errors.js';
 import { refreshGrace, withinGrace } from './middleware/refresh-grace.js';
 import { tokenRequest } from './middleware/token-request.js';
 import { tokenResponse } from './middleware/token-response.js';
+import { tokenUnit } from './middleware/token-unit.js';
+import { awaitResponseWork, finishBeforeResponse } from './middleware/response-work.js';
+import { currentTokenUnit } from './token-unit.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
 
@@ -99,25 +102,46 @@ export class OidcService {
       refreshGraceSeconds: grace,
     });
 
+    provider.use(awaitResponseWork());
     provider.use(databaseOutage(provider));
     provider.use(catchOAuthErrors(authorizationRequest(provider, authorizationPath(environment))));
-    provider.use(catchOAuthErrors(tokenRequest(provider)));
-    provider.use(catchOAuthErrors(refreshGrace(this.db, environment, grace)));
+    // Refusals before the provider's token route are announced as its own are (logs, metrics).
+    const tokenRefused = (ctx: unknown, error: unknown) => void provider.emit('grant.error', ctx, error);
+    provider.use(catchOAuthErrors(tokenRequest(provider), tokenRefused));
+    provider.use(catchOAuthErrors(refreshGrace(this.db, environment, grace), tokenRefused));
     provider.use(tokenResponse(this.db, environment));
+    // Inside refreshGrace and tokenResponse: they see the answer to a lost consume race.
+    provider.use(tokenUnit({ db: this.db, environment, onConsumeConflict: onConflict, refreshGraceSeconds: grace }));
     provider.use(introspectionResponse(this.db, environment));
     provider.use(discoveryDocument(`${dashboardOrigin}${authorizationPath(environment)}`));
 
-    const audit = (ctx: KoaContextWithOIDC | undefined, event: string, details: Record<string, unknown>) =>
-      void recordAudit(this.db, { event, environment, clientId: ctx?.oidc?.client?.clientId ?? null, ip: ctx?.ip ?? null, requestId: String(ctx?.res?.getHeader('x-request-id') ?? '') || null, details }).catch((error: Error) =>
-        this.logger.error({ err: { message: error.message } }, 'audit write failed'),
-      );
+    const auditEntry = (ctx: KoaContextWithOIDC | undefined, event: string, details: Record<string, unknown>) => ({
+      event,
+      environment,
+      clientId: ctx?.oidc?.client?.clientId ?? null,
+      ip: ctx?.ip ?? null,
+      requestId: String(ctx?.res?.getHeader('x-request-id') ?? '') || null,
+      details,
+    });
+    const audit = (ctx: KoaContextWithOIDC | undefined, event: string, details: Record<string, unknown>) => {
+      const entry = auditEntry(ctx, event, details);
+      // At the token endpoint the event commits with the tokens it records (token-unit.ts).
+      const unit = currentTokenUnit();
+      if (unit && event === 'token.issued') {
+        unit.audits.push(entry);
+        return;
+      }
+      void recordAudit(this.db, entry).catch((error: Error) => this.logger.error({ err: { message: error.message } }, 'audit write failed'));
+    };
     provider.on('grant.success', (ctx: KoaContextWithOIDC) => audit(ctx, 'token.issued', { grant_type: ctx.oidc.params?.grant_type }));
     provider.on('grant.revoked', (ctx: KoaContextWithOIDC, grantId: string) => {
-      void (async () => {
+      // The library does not await its listeners; the answer waits for this instead, so a
+      // client told "revoked" never finds the authorization still live.
+      const work = (async () => {
         const revoked = await revokeAuthorization(this.db, environment, grantId, ctx.oidc?.route === 'revocation' ? 'token_revoked' : 'replay_detected');
-        await forgetGrantInSessions(this.db, environment, grantId);
-        if (revoked) audit(ctx, ctx.oidc?.route === 'revocation' ? 'authorization.revoked' : 'refresh_token.reuse', { grant_id: grantId });
+        if (revoked) await recordAudit(this.db, auditEntry(ctx, ctx.oidc?.route === 'revocation' ? 'authorization.revoked' : 'refresh_token.reuse', { grant_id: grantId }));
       })().catch((error: Error) => this.logger.error({ err: { message: error.message } }, 'grant revocation bookkeeping failed'));
+      finishBeforeResponse(ctx, work);
     });
     provider.on('grant.error', (ctx: KoaContextWithOIDC, error: { error?: string; error_detail?: string }) =>
       this.logger.info({ req_id: ctx?.res?.getHeader('x-request-id'), error: error.error, detail: error.error_detail }, 'token request refused'),

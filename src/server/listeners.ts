@@ -11,12 +11,7 @@ export interface ListenAddress {
 
 /** ALMONER_LISTEN when given; otherwise one listener per distinct port of the four public URLs. */
 export function listenAddresses(config: Pick<AppConfig, 'listen' | 'base_url' | 'sandbox_base_url' | 'dashboard_url' | 'sandbox_dashboard_url'>): ListenAddress[] {
-  if (config.listen && config.listen.length > 0) {
-    return config.listen.map((entry) => {
-      const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(entry)!;
-      return { host: match[1] ?? match[2]!, port: Number(match[3]) };
-    });
-  }
+  if (config.listen && config.listen.length > 0) return config.listen.map(parseListenAddress);
   const byPort = new Map<number, string>();
   for (const origin of [config.base_url, config.sandbox_base_url, config.dashboard_url, config.sandbox_dashboard_url]) {
     const url = new URL(origin);
@@ -28,6 +23,12 @@ export function listenAddresses(config: Pick<AppConfig, 'listen' | 'base_url' | 
     byPort.set(port, previous && previous !== bind ? '0.0.0.0' : bind);
   }
   return [...byPort].map(([port, host]) => ({ host, port }));
+}
+
+/** A validated host:port setting ([::1]:9100 style for IPv6). */
+export function parseListenAddress(entry: string): ListenAddress {
+  const match = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(entry)!;
+  return { host: match[1] ?? match[2]!, port: Number(match[3]) };
 }
 
 export interface TlsMaterial {

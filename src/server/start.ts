@@ -6,13 +6,15 @@ import { migrateToLatest } from '../db/migrator.js';
 import { resolveDatabase, type DatabaseLocation } from '../db/resolve.js';
 import { seedContext, seedDemoData } from '../demo/seed.js';
 import type { Logger } from '../logging/logger.js';
-import { closeServers, listen, listenAddresses, readTls, type ListenAddress } from './listeners.js';
+import { closeServers, listen, listenAddresses, parseListenAddress, readTls, type ListenAddress } from './listeners.js';
 
 export interface RunningServer {
   config: AppConfig;
   db: Db;
   database: DatabaseLocation;
   listening: ListenAddress[];
+  /** The admin listener serving /metrics (metrics_listen), when configured. */
+  metricsListening: ListenAddress | undefined;
   seeded: string[];
   close(): Promise<void>;
 }
@@ -44,10 +46,18 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     const handler = runtime.app.callback();
     const addresses = listenAddresses(config);
     for (const address of addresses) servers.push(await listen(address, handler, tls));
-    const listening = servers.map((server) => {
+    const boundTo = (server: http.Server) => {
       const info = server.address() as { address: string; port: number };
       return { host: info.address, port: info.port };
-    });
+    };
+    const listening = servers.map(boundTo);
+    let metricsListening: ListenAddress | undefined;
+    if (runtime.metricsApp && config.metrics_listen) {
+      // Plain HTTP on purpose: bind it to loopback or a private interface (see README, Metrics).
+      const server = await listen(parseListenAddress(config.metrics_listen), runtime.metricsApp.callback(), undefined);
+      servers.push(server);
+      metricsListening = boundTo(server);
+    }
 
     let closing: Promise<void> | undefined;
     return {
@@ -55,6 +65,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
       db,
       database,
       listening,
+      metricsListening,
       seeded,
       close() {
         closing ??= (async () => {

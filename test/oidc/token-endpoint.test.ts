@@ -1,4 +1,5 @@
 import * as oauth from 'oauth4webapi';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { authorize, basic, endpoints, introspect, obtainTokens, tokenRequest } from '../helpers/flow.js';
@@ -127,6 +128,44 @@ describe('token endpoint: refresh_token', () => {
     expect(audit.length).toBeGreaterThan(0);
   });
 
+  it('answers a replayed refresh token only once its authorization is revoked and gone from every session', async () => {
+    const { tokens } = await flow();
+    const rotated = await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string });
+    expect(rotated.status).toBe(200);
+    // Hold the authorization rows so the revocation cannot finish until we let it.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held!: () => void;
+    const lockHeld = new Promise<void>((resolve) => (held = resolve));
+    const holder = t.db.transaction().execute(async (trx) => {
+      await trx.selectFrom('oauth_authorizations').select('grant_id').where('client_id', '=', client.client_id).where('revoked_at', 'is', null).forUpdate().execute();
+      held();
+      await released;
+    });
+    await lockHeld;
+    let answered = false;
+    const reuse = tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string }).then((response) => {
+      answered = true;
+      return response;
+    });
+    try {
+      await waitForLockWaiter();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(answered).toBe(false);
+    } finally {
+      release();
+      await holder;
+    }
+    const response = await reuse;
+    expect(response.status).toBe(401);
+    expect(response.body.error).toBe('invalid_grant');
+    // Read at once: the answer came after the bookkeeping, not before it.
+    const revoked = await t.db.selectFrom('oauth_authorizations').select('grant_id').where('client_id', '=', client.client_id).where('revoked_reason', '=', 'replay_detected').execute();
+    expect(revoked.length).toBeGreaterThan(0);
+    const sessions = JSON.stringify((await t.db.selectFrom('oidc_models').select('payload').where('model', '=', 'Session').execute()).map((s) => s.payload));
+    for (const g of revoked) expect(sessions).not.toContain(g.grant_id);
+  });
+
   it('answers an unknown refresh token and another client\'s refresh token with 401', async () => {
     const other = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT] });
     const { tokens } = await flow();
@@ -162,3 +201,13 @@ describe('secrets at rest', () => {
     for (const secret of secrets) expect(dump).not.toContain(secret);
   });
 });
+
+/** Resolves once some connection to this test's database is waiting on a row lock. */
+async function waitForLockWaiter(): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(t.db);
+    if (rows[0]!.n > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error('no request ever waited on the held authorization rows');
+}

@@ -100,11 +100,16 @@ export async function submitFromDonor(db: Db, mail: MailSender, input: DonorGran
   });
   // Mail goes out only once the change is committed.
   if (result.token) {
-    await mail.send({
-      to: email,
-      subject: `Your verification code for ${provider.name}`,
-      text: `To confirm your grant request, give ${provider.name} this one-time code: ${result.token.code}\nIt expires on ${result.token.row.expires_at.toISOString().slice(0, 10)}.`,
-    });
+    await mail
+      .send({
+        to: email,
+        subject: `Your verification code for ${provider.name}`,
+        text: `To confirm your grant request, give ${provider.name} this one-time code: ${result.token.code}\nIt expires on ${result.token.row.expires_at.toISOString().slice(0, 10)}.`,
+      })
+      .catch((error: Error) => {
+        // The request stands; asking again sends a new code for the same pending account.
+        throw new Error(`grant request ${result.request.id} recorded, but its verification code was not e-mailed (submit again to send a new one): ${error.message}`);
+      });
   }
   return { donor_account_id: result.account.id, grant_request_id: result.request.id, authorization_token_id: result.token?.row.id ?? null, emailed: result.token !== undefined };
 }

@@ -1,11 +1,9 @@
 import { z } from 'zod';
-import type { Selectable } from 'kysely';
-import type { DonationsTable } from '../../db/schema.js';
 import { decodeCursor, page } from '../pagination.js';
 import { notFound } from '../problems.js';
 import { defineRoute } from '../route-spec.js';
 import type { ApiVersion } from '../versions.js';
-import { findDonation, listDonations } from './repository.js';
+import { findDonation, listDonations, type DonationRow } from './repository.js';
 
 const Address = z.object({ line1: z.string(), line2: z.string().optional(), city: z.string(), state: z.string(), postal_code: z.string(), country: z.string() });
 const Donor = z.object({ full_name: z.string().optional(), first_name: z.string().optional(), last_name: z.string().optional(), email: z.string().optional(), phone: z.string().optional(), address: Address.optional() });
@@ -29,10 +27,14 @@ const donationFields = {
 const DonationV2026_04 = z.object({ ...donationFields, external_id: z.string() });
 const DonationV2026_01 = z.object(donationFields);
 
-function toDonation(row: Selectable<DonationsTable>, version: ApiVersion) {
+/**
+ * One donation in its API shape. Absent members are undefined, which JSON leaves out: a
+ * fixed shape is built much faster than one with conditional spreads, 100 times a page.
+ */
+function toDonation(row: DonationRow, version: ApiVersion) {
   return {
     id: row.id,
-    ...(version === '2026-04-01' ? { external_id: row.external_id } : {}),
+    external_id: version === '2026-04-01' ? row.external_id : undefined,
     payment_source_id: row.payment_source_id,
     amount_gross: Number(row.amount_gross),
     amount_net: Number(row.amount_net),
@@ -40,10 +42,10 @@ function toDonation(row: Selectable<DonationsTable>, version: ApiVersion) {
     currency: row.currency,
     purpose: row.purpose,
     note: row.note,
-    ...(row.primary_donor ? { attribution: { primary_donor: row.primary_donor } } : {}),
+    attribution: row.primary_donor ? { primary_donor: row.primary_donor } : undefined,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
-    canceled_at: row.canceled_at?.toISOString() ?? null,
+    canceled_at: row.canceled_at === null ? null : row.canceled_at.toISOString(),
     payment_status: row.payment_status,
   };
 }

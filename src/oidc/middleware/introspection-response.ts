@@ -3,7 +3,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { effectiveScopes } from '../account.js';
-import { loadAuthorization } from '../authorizations.js';
+import { authorizationForRequest } from '../authorizations.js';
 import { hasResourceScope } from '../scopes.js';
 
 /**
@@ -20,7 +20,8 @@ export function introspectionResponse(db: Db, environment: Environment): Middlew
     if (body.active !== true) return;
     const entities = ctx.oidc.entities as Record<string, { grantId?: string } | undefined>;
     const grantId = (entities.AccessToken ?? entities.RefreshToken)?.grantId;
-    const authorization = grantId ? await loadAuthorization(db, environment, grantId) : undefined;
+    // Read with the token itself (token-unit.ts) unless the token came from elsewhere.
+    const authorization = grantId ? await authorizationForRequest(db, environment, grantId) : undefined;
     if (!authorization || authorization.revoked) {
       ctx.body = { active: false };
       return;

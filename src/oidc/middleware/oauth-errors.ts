@@ -14,12 +14,14 @@ export function sendOAuthError(ctx: ParameterizedContext, error: InstanceType<ty
   ctx.body = { error: error.error, error_description: error.error_description };
 }
 
-export function catchOAuthErrors(middleware: Middleware): Middleware {
+/** `onRefusal` hears each error rendered here (the token endpoint's announce it as grant.error). */
+export function catchOAuthErrors(middleware: Middleware, onRefusal?: (ctx: ParameterizedContext, error: InstanceType<typeof errors.OIDCProviderError>) => void): Middleware {
   return async (ctx, next) => {
     try {
       await middleware(ctx, next);
     } catch (error) {
       if (error instanceof errors.OIDCProviderError && error.statusCode < 500) {
+        onRefusal?.(ctx, error);
         sendOAuthError(ctx, error);
         return;
       }

@@ -1,0 +1,53 @@
+import Koa, { type Context, type Middleware } from 'koa';
+import type { Db } from '../db/database.js';
+import { normaliseIp, type AddressSet } from '../http/client-address.js';
+import { errorHandler } from '../http/error-handler.js';
+import { healthEndpoints } from '../http/health.js';
+import { requestId } from '../http/request-id.js';
+import { securityHeaders } from '../http/security-headers.js';
+import type { Logger } from '../logging/logger.js';
+import { httpMetrics } from './http-metrics.js';
+import { METRICS_PATH, type Metrics } from './metrics.js';
+
+/**
+ * GET /metrics for callers inside `allow` (metrics_allow; loopback by default), judged by the
+ * caller address clientAddress decided on. Anyone else, and any other method, falls through
+ * to the app behind, which answers exactly as for a path that does not exist: a 404, so the
+ * endpoint is not even advertised.
+ */
+export function metricsEndpoint(metrics: Metrics, allow: AddressSet, servedHere: (ctx: Context) => boolean = () => true): Middleware {
+  return async (ctx, next) => {
+    if (ctx.path !== METRICS_PATH || (ctx.method !== 'GET' && ctx.method !== 'HEAD') || !servedHere(ctx) || !allow.has(ctx.state.clientIp ?? '')) return next();
+    const body = await metrics.scrape();
+    ctx.type = metrics.contentType;
+    ctx.body = body;
+  };
+}
+
+export interface MetricsAppDeps {
+  metrics: Metrics;
+  db: Db;
+  logger: Logger;
+  allow: AddressSet;
+}
+
+/**
+ * The admin listener (metrics_listen): /metrics, /healthz and /readyz on a port of its own,
+ * whatever the Host. No proxy stands in front of it, so the socket peer is the caller.
+ */
+export function buildMetricsApp({ metrics, db, logger, allow }: MetricsAppDeps): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  app.silent = true;
+  app.use(requestId(logger));
+  app.use(async (ctx, next) => {
+    ctx.state.clientIp = normaliseIp(ctx.req.socket.remoteAddress);
+    await next();
+  });
+  app.use(httpMetrics(metrics, 'admin'));
+  app.use(errorHandler());
+  app.use(securityHeaders());
+  app.use(healthEndpoints(db));
+  app.use(metricsEndpoint(metrics, allow));
+  return app;
+}

@@ -1,0 +1,42 @@
+import type { Middleware } from 'koa';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import { isDatabaseUnavailable } from '../../db/database.js';
+import { alreadyUsed, consumeConflict, type AdapterOptions } from '../adapter.js';
+import { API_ROUTES } from '../provider.js';
+import { flushTokenUnit, runInTokenUnit, TokenUnit } from '../token-unit.js';
+import { sendOAuthError } from './oauth-errors.js';
+
+/**
+ * Token endpoint: runs the provider inside a TokenUnit (see token-unit.ts) and, when it built a
+ * successful response, writes the unit in one statement before the response leaves. A request
+ * that lost the race to consume its code or refresh token wrote nothing; it is answered as the
+ * provider answers a used one (invalid_grant), after the conflict handler has judged the replay.
+ * A failed request (any status but 200) writes nothing: its tokens were never handed out.
+ * Introspection runs in a unit too, for the single read (it writes nothing).
+ */
+export function tokenUnit(options: AdapterOptions): Middleware {
+  return async (ctx, next) => {
+    if (ctx.method !== 'POST' || (ctx.path !== API_ROUTES.token && ctx.path !== API_ROUTES.introspection)) return next();
+    const unit = new TokenUnit();
+    await runInTokenUnit(unit, next);
+    if (ctx.status !== 200 || !unit.hasWrites) return;
+    let written: boolean;
+    try {
+      written = await flushTokenUnit(options.db, options.environment, unit);
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      ctx.status = 503;
+      ctx.set('Retry-After', '5');
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { error: 'temporarily_unavailable', error_description: 'The service is temporarily unavailable; retry shortly.' };
+      return;
+    }
+    if (written) return;
+    const model = unit.consume!.model;
+    await consumeConflict(options, model, unit.consume!.id);
+    const error = alreadyUsed(model);
+    // Announced as the library announces its own refusals (logs, metrics).
+    (ctx as unknown as KoaContextWithOIDC).oidc?.provider.emit('grant.error', ctx, error);
+    sendOAuthError(ctx, error);
+  };
+}
