@@ -131,7 +131,7 @@ export class OidcService {
         unit.audits.push(entry);
         return;
       }
-      void recordAudit(this.db, entry).catch((error: Error) => this.logger.error({ err: { message: error.message } }, 'audit write failed'));
+      finishBeforeResponse(ctx, recordAudit(this.db, entry).catch((error: Error) => this.logger.error({ err: { message: error.message } }, 'audit write failed')));
     };
     provider.on('grant.success', (ctx: KoaContextWithOIDC) => audit(ctx, 'token.issued', { grant_type: ctx.oidc.params?.grant_type }));
     provider.on('grant.revoked', (ctx: KoaContextWithOIDC, grantId: string) => {
