@@ -1,5 +1,6 @@
 import { Counter, type Registry } from 'prom-client';
 import type { Environment } from '../db/schema.js';
+import { whenTokensCommitted } from '../oidc/token-unit.js';
 
 const ENVIRONMENTS: readonly Environment[] = ['production', 'sandbox'];
 const GRANT_TYPES: ReadonlySet<string> = new Set(['authorization_code', 'refresh_token', 'client_credentials']);
@@ -19,7 +20,8 @@ export interface ProviderSource {
  * Token issuance and token-endpoint refusals, per environment. The counters are fed by the
  * providers' `grant.success` and `grant.error` events; `tokenIssued` and `tokenRefused` are
  * also callable directly. Refusals by our own checks before the token route are announced as
- * `grant.error` too (oidc/service.ts), so they are counted here.
+ * `grant.error` too (oidc/service.ts), so they are counted here. An issue counts once its
+ * tokens are stored: one that loses its consume race is counted as the refusal it becomes.
  */
 export class OAuthMetrics {
   private readonly issued: Counter<'environment' | 'grant_type'>;
@@ -59,7 +61,10 @@ export class OAuthMetrics {
       const provider = this.source.provider(environment) as ProviderEvents & object;
       if (this.watched.has(provider)) continue;
       this.watched.add(provider);
-      provider.on('grant.success', (ctx) => this.tokenIssued(environment, ctx?.oidc?.params?.grant_type));
+      provider.on('grant.success', (ctx) => {
+        const grantType = ctx?.oidc?.params?.grant_type;
+        whenTokensCommitted(() => this.tokenIssued(environment, grantType));
+      });
       provider.on('grant.error', (_ctx, error) => this.tokenRefused(environment, error?.error));
     }
   }

@@ -41,6 +41,8 @@ export class TokenUnit {
   consume: { model: string; id: string } | undefined;
   readonly inserts: PendingRow[] = [];
   readonly audits: AuditEvent[] = [];
+  /** Run once the response's tokens are stored: never for a request that lost its race. */
+  readonly afterCommit: (() => void)[] = [];
   usedGrantId: string | undefined;
 
   get hasWrites(): boolean {
@@ -52,6 +54,17 @@ const storage = new AsyncLocalStorage<TokenUnit>();
 
 export function currentTokenUnit(): TokenUnit | undefined {
   return storage.getStore();
+}
+
+/**
+ * Runs `fn` once the current token response is committed (at once outside a token request).
+ * oidc-provider announces grant.success before the unit writes; anything that counts issued
+ * tokens waits for the write, so a request that then loses its consume race is not counted.
+ */
+export function whenTokensCommitted(fn: () => void): void {
+  const unit = storage.getStore();
+  if (unit) unit.afterCommit.push(fn);
+  else fn();
 }
 
 export function runInTokenUnit<T>(unit: TokenUnit, fn: () => Promise<T>): Promise<T> {

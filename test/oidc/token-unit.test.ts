@@ -69,6 +69,12 @@ beforeEach(() => {
 
 const tokens = () => obtainTokens(server, { environment: 'production', client, clientId: client.client_id, redirectUri: REDIRECT, scope: 'openid read_only', login: staff.users.member });
 
+async function metricValue(name: string, labels: Record<string, string>): Promise<number> {
+  const metric = server.runtime.metrics.registry.getSingleMetric(name);
+  const values = (await metric!.get()).values;
+  return values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value ?? 0;
+}
+
 async function grantOf(refreshToken: string): Promise<string> {
   const row = await t.db.selectFrom('oidc_models').select('grant_id').where('model', '=', 'RefreshToken').where('id', '=', hashId(refreshToken)).executeTakeFirstOrThrow();
   return row.grant_id!;
@@ -128,8 +134,13 @@ describe('token endpoint unit of work', () => {
         await t.db.updateTable('oidc_models').set({ consumed_at: new Date() }).where('model', '=', 'RefreshToken').where('id', '=', hashId(refreshToken)).execute();
       },
     };
+    const issuedBefore = await metricValue('almoner_oauth_tokens_issued_total', { environment: 'production', grant_type: 'refresh_token' });
+    const refusedBefore = await metricValue('almoner_oauth_token_errors_total', { environment: 'production', error: 'invalid_grant' });
     const lost = await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: refreshToken });
     expect(probe.interceptor).toBeUndefined();
+    // Counted as the refusal it became, not as an issue (the provider announced success first).
+    expect(await metricValue('almoner_oauth_tokens_issued_total', { environment: 'production', grant_type: 'refresh_token' })).toBe(issuedBefore);
+    expect(await metricValue('almoner_oauth_token_errors_total', { environment: 'production', error: 'invalid_grant' })).toBe(refusedBefore + 1);
     expect(lost.status).toBe(401);
     expect(lost.body).toMatchObject({ error: 'invalid_grant' });
     expect(lost.body.access_token).toBeUndefined();

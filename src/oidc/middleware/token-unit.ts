@@ -19,7 +19,8 @@ export function tokenUnit(options: AdapterOptions): Middleware {
     if (ctx.method !== 'POST' || (ctx.path !== API_ROUTES.token && ctx.path !== API_ROUTES.introspection)) return next();
     const unit = new TokenUnit();
     await runInTokenUnit(unit, next);
-    if (ctx.status !== 200 || !unit.hasWrites) return;
+    if (ctx.status !== 200) return;
+    if (!unit.hasWrites) return committed(unit);
     let written: boolean;
     try {
       written = await flushTokenUnit(options.db, options.environment, unit);
@@ -31,7 +32,7 @@ export function tokenUnit(options: AdapterOptions): Middleware {
       ctx.body = { error: 'temporarily_unavailable', error_description: 'The service is temporarily unavailable; retry shortly.' };
       return;
     }
-    if (written) return;
+    if (written) return committed(unit);
     const model = unit.consume!.model;
     await consumeConflict(options, model, unit.consume!.id);
     const error = alreadyUsed(model);
@@ -39,4 +40,8 @@ export function tokenUnit(options: AdapterOptions): Middleware {
     (ctx as unknown as KoaContextWithOIDC).oidc?.provider.emit('grant.error', ctx, error);
     sendOAuthError(ctx, error);
   };
+}
+
+function committed(unit: TokenUnit): void {
+  for (const fn of unit.afterCommit) fn();
 }
