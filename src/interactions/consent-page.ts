@@ -41,7 +41,7 @@ export async function showConsentStep(deps: InteractionDeps, ctx: Context, inter
   const plan = planFor(interaction, client, membership, subjectType);
   if (!consentForced(interaction.params.prompt)) {
     const covering = await findCoveringGrant(deps.db, provider, deps.environment, { clientId: client.clientId, userId: user.id, organizationId: membership.id, plan });
-    if (covering) return finishInteraction(deps, ctx, { consent: { grantId: covering.jti } });
+    if (covering) return finishInteraction(ctx, interaction, { consent: { grantId: covering.jti } });
   }
   const p = paths(interaction);
   sendInteractionPage(deps, ctx, interaction, 'consent.njk', {
@@ -96,7 +96,7 @@ export async function approve(deps: InteractionDeps, ctx: Context): Promise<void
       details: { grant_id: grantId, scopes: plan.granted, withheld: plan.withheld, subject_type: subjectType },
     });
   });
-  await finishInteraction(deps, ctx, { consent: { grantId } });
+  await finishInteraction(ctx, interaction, { consent: { grantId } });
 }
 
 /** POST /oauth/interaction/:uid/deny: back to the application with access_denied and its state. */
@@ -113,5 +113,5 @@ export async function deny(deps: InteractionDeps, ctx: Context): Promise<void> {
     requestId: ctx.state.requestId ?? null,
     details: { scopes: requestedScopes(interaction).filter(Boolean) },
   });
-  await finishInteraction(deps, ctx, { error: 'access_denied', error_description: 'The user denied the request.' });
+  await finishInteraction(ctx, interaction, { error: 'access_denied', error_description: 'The user denied the request.' });
 }

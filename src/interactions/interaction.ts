@@ -38,11 +38,16 @@ export function verifyInteractionCsrf(deps: InteractionDeps, ctx: Context, inter
   verifyCsrf(ctx, deps.csrfKey, `interaction:${interaction.uid}`, form.csrf, deps.origin);
 }
 
-/** Hands the result to the provider and sends the browser back to its resume endpoint. */
-export async function finishInteraction(deps: InteractionDeps, ctx: Context, result: Record<string, unknown>): Promise<void> {
-  const target = await deps.provider().interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: false });
+/**
+ * Hands the result to the provider and sends the browser back to its resume endpoint. The
+ * interaction this request already loaded (and checked against the cookie) is stored with its
+ * result, as provider.interactionResult does without merging, minus its second read.
+ */
+export async function finishInteraction(ctx: Context, interaction: Interaction, result: Record<string, unknown>): Promise<void> {
+  interaction.result = result;
+  await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
   ctx.status = 303;
-  ctx.redirect(target);
+  ctx.redirect(interaction.returnTo);
 }
 
 export function paths(interaction: Interaction) {

@@ -43,5 +43,5 @@ export async function submitLogin(deps: InteractionDeps, ctx: Context): Promise<
   if (outcome.kind === 'invalid') return showLogin(deps, ctx, interaction, { error: SIGN_IN_FAILED, email: form.email }, 401);
   if (outcome.kind === 'locked_out') return showLogin(deps, ctx, interaction, { error: lockoutMessage(outcome.retryAfterSeconds), email: form.email, retryAfterSeconds: outcome.retryAfterSeconds }, 429);
   if (interaction.session?.accountId && interaction.session.accountId !== outcome.user.id) await detachFromSession(deps, interaction);
-  await finishInteraction(deps, ctx, { login: { accountId: outcome.user.id } });
+  await finishInteraction(ctx, interaction, { login: { accountId: outcome.user.id } });
 }

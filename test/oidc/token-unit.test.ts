@@ -1,10 +1,10 @@
-import { PostgresQueryCompiler, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
 import { hashId } from '../../src/db/token-hash.js';
 import { rotateClientSecret } from '../../src/oidc/clients/service.js';
 import { CLIENT_CACHE_MS } from '../../src/oidc/provider.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { StatementProbe } from '../helpers/statement-probe.js';
 import { authorize, introspect, obtainTokens, tokenRequest } from '../helpers/flow.js';
 import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
 
@@ -13,37 +13,6 @@ import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from 
  * with its Grant and authorization, one write of everything the response hands out, and
  * nothing written when the consume loses a race.
  */
-
-/** Sees every statement the server runs; can hold one back to let a rival act first. */
-class StatementProbe implements KyselyPlugin {
-  private readonly texts = new Map<unknown, string>();
-  private readonly compiler = new PostgresQueryCompiler();
-  statements: string[] = [];
-  /** Runs after the first statement whose text matches, before its result returns. */
-  interceptor: { match: RegExp; run: () => Promise<void> } | undefined;
-
-  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    this.texts.set(args.queryId, this.compiler.compileQuery(args.node, args.queryId).sql);
-    return args.node;
-  }
-
-  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    const text = this.texts.get(args.queryId) ?? '';
-    this.texts.delete(args.queryId);
-    this.statements.push(text);
-    const interceptor = this.interceptor;
-    if (interceptor && interceptor.match.test(text)) {
-      this.interceptor = undefined;
-      await interceptor.run();
-    }
-    return args.result;
-  }
-
-  /** Statements that touched the provider's rows, our authorizations or the audit trail. */
-  tokenStatements(): string[] {
-    return this.statements.filter((s) => /oidc_models|oauth_authorizations|audit_events/.test(s));
-  }
-}
 
 const REDIRECT = 'https://app.example.org/callback';
 let t: TestDatabase;
@@ -93,7 +62,7 @@ describe('token endpoint unit of work', () => {
     const refreshToken = first.tokens.body.refresh_token as string;
     const grantId = await grantOf(refreshToken);
     const before = await rowsOf(grantId);
-    probe.statements = [];
+    probe.reset();
     const next = await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: refreshToken });
     expect(next.status).toBe(200);
     const statements = probe.tokenStatements();
@@ -115,7 +84,7 @@ describe('token endpoint unit of work', () => {
   it('a code exchange is likewise one read and one write', async () => {
     const result = await authorize(server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope: 'openid read_only', login: staff.users.member });
     const code = result.callback.searchParams.get('code')!;
-    probe.statements = [];
+    probe.reset();
     const exchanged = await tokenRequest(server, 'production', client, { grant_type: 'authorization_code', code, code_verifier: result.verifier, redirect_uri: REDIRECT });
     expect(exchanged.status).toBe(200);
     expect(exchanged.body.id_token).toEqual(expect.any(String));
@@ -177,7 +146,7 @@ describe('token endpoint unit of work', () => {
   it('introspection reads the token with its authorization: no statement but the token lookups', async () => {
     const first = await tokens();
     await introspect(server, 'production', client, first.tokens.body.access_token as string);
-    probe.statements = [];
+    probe.reset();
     const seen = await introspect(server, 'production', client, first.tokens.body.access_token as string);
     expect(seen.body).toMatchObject({ active: true, scope: expect.stringContaining('read_only'), subject_type: 'user' });
     // The library looks the value up as each kind of token it could be (at most two here);
@@ -186,7 +155,7 @@ describe('token endpoint unit of work', () => {
     expect(lookups.length).toBeGreaterThanOrEqual(1);
     expect(lookups.length).toBeLessThanOrEqual(2);
     expect(lookups.every((s) => s.includes('left join lateral'))).toBe(true);
-    probe.statements = [];
+    probe.reset();
     expect((await introspect(server, 'production', client, first.tokens.body.refresh_token as string)).body).toMatchObject({ active: true });
     expect(probe.tokenStatements().every((s) => s.includes('left join lateral'))).toBe(true);
   });
@@ -194,7 +163,7 @@ describe('token endpoint unit of work', () => {
   it('a refused request writes nothing (a wrong PKCE verifier leaves the code usable)', async () => {
     const result = await authorize(server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope: 'read_only', login: staff.users.member });
     const code = result.callback.searchParams.get('code')!;
-    probe.statements = [];
+    probe.reset();
     const wrong = await tokenRequest(server, 'production', client, { grant_type: 'authorization_code', code, code_verifier: 'x'.repeat(43), redirect_uri: REDIRECT });
     expect(wrong.status).toBe(401);
     expect(probe.tokenStatements().some((s) => /update oidc_models|insert into/i.test(s))).toBe(false);
@@ -212,7 +181,7 @@ describe('client registrations read by the token endpoint', () => {
   it('are reused for a moment instead of read on every request', async () => {
     const first = await refreshWith(client);
     expect(first.status).toBe(200);
-    probe.statements = [];
+    probe.reset();
     const second = await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token as string });
     expect(second.status).toBe(200);
     // A token request right after another of the same client: its registration is not read again.

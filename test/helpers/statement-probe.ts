@@ -1,0 +1,56 @@
+import { PostgresQueryCompiler, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
+
+/** One statement the server ran: its text and its parameters. */
+export interface ProbedStatement {
+  text: string;
+  parameters: readonly unknown[];
+}
+
+/**
+ * Sees every statement a Kysely instance runs (install with db.withPlugin(probe)); can hold one
+ * back to let a rival act first.
+ */
+export class StatementProbe implements KyselyPlugin {
+  private readonly pending = new Map<unknown, ProbedStatement>();
+  private readonly compiler = new PostgresQueryCompiler();
+  /** The texts of the statements run since the last reset, in completion order. */
+  statements: string[] = [];
+  /** The same statements with their parameters. */
+  probed: ProbedStatement[] = [];
+  /** Runs after the first statement whose text matches, before its result returns. */
+  interceptor: { match: RegExp; run: () => Promise<void> } | undefined;
+
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    const compiled = this.compiler.compileQuery(args.node, args.queryId);
+    this.pending.set(args.queryId, { text: compiled.sql, parameters: compiled.parameters });
+    return args.node;
+  }
+
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    const statement = this.pending.get(args.queryId) ?? { text: '', parameters: [] };
+    this.pending.delete(args.queryId);
+    this.statements.push(statement.text);
+    this.probed.push(statement);
+    const interceptor = this.interceptor;
+    if (interceptor && interceptor.match.test(statement.text)) {
+      this.interceptor = undefined;
+      await interceptor.run();
+    }
+    return args.result;
+  }
+
+  reset(): void {
+    this.statements = [];
+    this.probed = [];
+  }
+
+  /** Statements that touched the provider's rows, our authorizations or the audit trail. */
+  tokenStatements(): string[] {
+    return this.statements.filter((s) => /oidc_models|oauth_authorizations|audit_events/.test(s));
+  }
+
+  /** Reads of one provider model's rows (the adapter's find by id). */
+  modelReads(model: string): ProbedStatement[] {
+    return this.probed.filter((s) => /^select\b/i.test(s.text) && /\boidc_models\b/.test(s.text) && s.parameters.includes(model));
+  }
+}
