@@ -21,7 +21,6 @@
  * BENCH_NODE_ARGS (more node options for the server under load), BENCH_NO_WRITE=1 (print
  * only), BENCH_DEBUG=1 (print the server's output at the end).
  */
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -33,7 +32,7 @@ import { ClientSecretCache } from '../src/oidc/client-secret-cache.js';
 import { generateClientSecret, hashClientSecret } from '../src/oidc/clients/service.js';
 import { AlmonerSetup, ENVIRONMENT, REDIRECT_URI, SCOPE, type Client } from './lib/almoner.js';
 import { round, runLoad, runPaced, runWorkers, type HttpRequestSpec, type Measurement } from './lib/load.js';
-import { cleanEnv, freePorts, NodeProcess, ROOT, rssBytes, sleep } from './lib/processes.js';
+import { buildServer, cleanEnv, freePorts, NodeProcess, PRODUCTION_ENTRY, PRODUCTION_NODE_ARGS, PRODUCTION_THREADPOOL_SIZE, ROOT, rssBytes, sleep } from './lib/processes.js';
 import { markdownTable, median, resultsFileName, writeDoc, type BenchResults, type Check, type ScenarioResult, type StartResult } from './lib/report.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
@@ -42,10 +41,9 @@ const ONLY = new Set((process.env.BENCH_ONLY ?? 'refresh,code,donations,flow,cli
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
 const SERVER_KIND = process.env.BENCH_SERVER === 'tsx' ? 'tsx' : 'dist';
-const SERVER_ENTRY = SERVER_KIND === 'tsx' ? 'src/main.ts' : 'dist/main.js';
-/** The README's start command: `UV_THREADPOOL_SIZE=2 node --max-semi-space-size=32 dist/main.js`. */
-const SERVER_NODE_ARGS = ['--max-semi-space-size=32'];
-const SERVER_THREADPOOL_SIZE = process.env.UV_THREADPOOL_SIZE ?? '2';
+const SERVER_ENTRY = SERVER_KIND === 'tsx' ? 'src/main.ts' : PRODUCTION_ENTRY;
+const SERVER_NODE_ARGS = PRODUCTION_NODE_ARGS;
+const SERVER_THREADPOOL_SIZE = PRODUCTION_THREADPOOL_SIZE;
 /** How the reports name the server's command. */
 const SERVER_COMMAND = `node ${SERVER_NODE_ARGS.join(' ')} ${SERVER_ENTRY}`;
 const DONATIONS = 100_000;
@@ -192,8 +190,7 @@ async function main(): Promise<void> {
     const serverEnv = cleanEnv({ ...settings, DATABASE_URL: databaseUrl.toString() });
     if (SERVER_KIND === 'dist') {
       log('building the server (npm run build → dist/)');
-      const build = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
-      if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);
+      buildServer();
     }
     log(`Almoner benchmark: database ${dbName}, ${SECONDS} s per measured run (+${WARM_SECONDS} s warm-up), scenarios: ${[...ONLY].join(', ')}`);
 

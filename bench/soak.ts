@@ -6,13 +6,10 @@
  * The mix: gateway reads with an API key and with access tokens, refresh-token rotation
  * chains, introspection, discovery and JWKS, and health checks, from 8 concurrent workers.
  */
-import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import * as oauth from 'oauth4webapi';
 import { addMember, addOrganization, addUser } from '../src/accounts/service.js';
@@ -23,25 +20,14 @@ import { seedNonprofitData } from '../src/demo/nonprofit-data.js';
 import { createApiKey } from '../src/gateway/api-keys/service.js';
 import { addClient } from '../src/oidc/clients/service.js';
 import { FormBrowser } from '../test/helpers/browser.js';
+import { buildServer, cleanEnv, freePorts, NodeProcess, PRODUCTION_ENTRY, PRODUCTION_NODE_ARGS, PRODUCTION_THREADPOOL_SIZE, ROOT, rssBytes } from './lib/processes.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const WORKERS = 8;
 const ADMIN_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function rssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  return (rssBytes(pid) ?? 0) / 1024 / 1024;
 }
 
 async function main() {
@@ -55,7 +41,7 @@ async function main() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'almoner-soak-'));
   fs.chmodSync(dir, 0o755);
   const clientsFile = path.join(dir, 'clients.json');
-  let server: ReturnType<typeof spawn> | undefined;
+  let server: NodeProcess | undefined;
   try {
     await migrateToLatest(db);
     const org = await addOrganization(db, { ein: '12-3456789', name: 'Soak Food Bank' });
@@ -67,28 +53,25 @@ async function main() {
     const client = await addClient({ db, clientsFile, passwordParams: MIN_PASSWORD_PARAMS }, { environment: 'sandbox', name: 'Soak App', redirectUris: [redirect], scopes: ['read_only', 'openid'] });
     const key = (await createApiKey(db, { org: '12-3456789', environment: 'sandbox' })).key;
 
-    const ports = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+    const ports = await freePorts(4);
     const [api, sandboxApi, dashboard, sandboxDashboard] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string, string];
-    server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: {
-        ...process.env,
-        DATABASE_URL: url.toString(),
-        ALMONER_DATA_DIR: dir,
-        ALMONER_CLIENTS_FILE: clientsFile,
-        ALMONER_LOG_LEVEL: 'warn',
-        ALMONER_DEMO_DATA: 'false',
-        ALMONER_BASE_URL: api,
-        ALMONER_SANDBOX_BASE_URL: sandboxApi,
-        ALMONER_DASHBOARD_URL: dashboard,
-        ALMONER_SANDBOX_DASHBOARD_URL: sandboxDashboard,
-      },
+    // The production build with the README's start command, as the benchmark runs it.
+    console.log(`building the server (npm run build → dist/), then UV_THREADPOOL_SIZE=${PRODUCTION_THREADPOOL_SIZE} node ${PRODUCTION_NODE_ARGS.join(' ')} ${PRODUCTION_ENTRY}`);
+    buildServer();
+    const env = cleanEnv({
+      DATABASE_URL: url.toString(),
+      UV_THREADPOOL_SIZE: PRODUCTION_THREADPOOL_SIZE,
+      ALMONER_DATA_DIR: dir,
+      ALMONER_CLIENTS_FILE: clientsFile,
+      ALMONER_LOG_LEVEL: 'warn',
+      ALMONER_DEMO_DATA: 'false',
+      ALMONER_BASE_URL: api,
+      ALMONER_SANDBOX_BASE_URL: sandboxApi,
+      ALMONER_DASHBOARD_URL: dashboard,
+      ALMONER_SANDBOX_DASHBOARD_URL: sandboxDashboard,
     });
-    for (let i = 0; i < 150; i += 1) {
-      if ((await fetch(`${sandboxApi}/readyz`).catch(() => undefined))?.status === 200) break;
-      await sleep(200);
-    }
+    server = new NodeProcess(PRODUCTION_ENTRY, env, [...PRODUCTION_NODE_ARGS]);
+    await server.waitFor(`${sandboxApi}/readyz`, performance.now());
 
     /** One refresh-token chain per worker, started through the real code flow. */
     async function startChain(): Promise<{ access: string; refresh: string }> {
@@ -129,7 +112,7 @@ async function main() {
       check(what, response.status, 200);
     };
 
-    const pid = server.pid!;
+    const pid = server.pid;
     const samples: { t: number; rss: number }[] = [];
     const started = Date.now();
     const deadline = started + SECONDS * 1000;
@@ -143,12 +126,17 @@ async function main() {
           if (op < 4) await get('donations (API key)', `${sandboxApi}/v1/donations?limit=20`, { authorization: `Bearer ${key}` });
           else if (op < 6) await get('grants (token)', `${sandboxApi}/v1/grants`, { authorization: `Bearer ${chain.access}` });
           else if (op === 6) {
-            chain = await token({ grant_type: 'refresh_token', refresh_token: chain.refresh }).catch((error: Error) => {
-              check('refresh', 0, 200);
-              failures.push(error.message);
-              return chain;
-            });
-            counts.requests += 1;
+            chain = await token({ grant_type: 'refresh_token', refresh_token: chain.refresh }).then(
+              (next) => {
+                check('refresh', 200, 200);
+                return next;
+              },
+              (error: Error) => {
+                check('refresh', 0, 200);
+                failures.push(error.message);
+                return chain;
+              },
+            );
           } else if (op === 7) {
             const response = await fetch(`${sandboxApi}/auth/oauth/introspect`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: chain.access }) });
             const body = (await response.json()) as { active: boolean };
@@ -178,12 +166,13 @@ async function main() {
       verdict: counts.errors === 0 && final < baseline * 1.1 ? 'pass' : 'fail',
     };
     fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
-    fs.writeFileSync(path.join(ROOT, 'bench', 'results', `soak-${result.date.slice(0, 10)}.json`), `${JSON.stringify({ ...result, samples }, null, 2)}\n`);
+    // soak-2026-11-22T07-08Z.json: one file per run, never overwriting an earlier one.
+    const stamp = `${result.date.slice(0, 13)}-${result.date.slice(14, 16)}Z`;
+    fs.writeFileSync(path.join(ROOT, 'bench', 'results', `soak-${stamp}.json`), `${JSON.stringify({ ...result, server: `UV_THREADPOOL_SIZE=${PRODUCTION_THREADPOOL_SIZE} node ${PRODUCTION_NODE_ARGS.join(' ')} ${PRODUCTION_ENTRY}`, samples }, null, 2)}\n`);
     console.log(JSON.stringify(result, null, 2));
     process.exitCode = result.verdict === 'pass' ? 0 : 1;
   } finally {
-    server?.kill('SIGTERM');
-    await sleep(1500);
+    await server?.stop();
     await db.destroy();
     await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => undefined);
     await admin.end();

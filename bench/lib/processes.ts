@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -9,6 +9,17 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The README's production start command: `UV_THREADPOOL_SIZE=2 node --max-semi-space-size=32 dist/main.js`. */
+export const PRODUCTION_ENTRY = 'dist/main.js';
+export const PRODUCTION_NODE_ARGS: readonly string[] = ['--max-semi-space-size=32'];
+export const PRODUCTION_THREADPOOL_SIZE = process.env.UV_THREADPOOL_SIZE ?? '2';
+
+/** `npm run build`: compiles src/ into dist/, as a deployment would before starting. */
+export function buildServer(): void {
+  const build = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);
+}
 
 /** `count` distinct free TCP ports on 127.0.0.1 (held at once, then released). */
 export async function freePorts(count: number): Promise<number[]> {
