@@ -5,6 +5,7 @@ import type { Environment } from '../db/schema.js';
 import { authorizationForRequest, markAuthorizationUsed, type AuthorizationContext } from './authorizations.js';
 import { hasResourceScope, narrowToRole } from './scopes.js';
 import { currentTokenUnit } from './token-unit.js';
+import { UseThrottle } from '../db/use-throttle.js';
 
 /** 412: the approving user's current role permits none of the token's resource scopes. */
 export class InsufficientPermissions extends errors.OIDCProviderError {
@@ -38,16 +39,8 @@ export function authorizationReadFor(ctx: object, grantId: string): Authorizatio
   return authorization?.grantId === grantId ? authorization : undefined;
 }
 
-const USE_RECORD_INTERVAL_MS = 60_000;
-const lastRecorded = new Map<string, number>();
 /** last_used_at is informational: written at most once a minute per authorization per process. */
-function shouldRecordUse(grantId: string): boolean {
-  const now = Date.now();
-  if ((lastRecorded.get(grantId) ?? 0) > now - USE_RECORD_INTERVAL_MS) return false;
-  if (lastRecorded.size > 10_000) lastRecorded.clear();
-  lastRecorded.set(grantId, now);
-  return true;
-}
+const recordedUse = new UseThrottle();
 
 /**
  * The scopes an authorization can exercise right now: as approved for an organization
@@ -80,7 +73,7 @@ export function makeFindAccount(db: Db, environment: Environment) {
       }
       if (ctx.oidc?.route === 'token') {
         readForRequest.set(ctx, authorization);
-        if (shouldRecordUse(authorization.grantId)) {
+        if (recordedUse.due(authorization.grantId)) {
           const unit = currentTokenUnit();
           if (unit) unit.usedGrantId = authorization.grantId;
           else void markAuthorizationUsed(db, authorization.grantId).catch(() => undefined);

@@ -3,18 +3,11 @@ import type { Db } from '../../db/database.js';
 import { narrowToRole } from '../../accounts/scopes.js';
 import { unauthorized } from '../problems.js';
 import { environmentOf } from '../environment.js';
+import { UseThrottle } from '../../db/use-throttle.js';
 import { touchApiKey, touchAuthorization } from './credential-repository.js';
 
-const TOUCH_INTERVAL_MS = 60_000;
-const touched = new Map<string, number>();
 /** last_used_at is informational: written at most once a minute per key or authorization. */
-function shouldTouch(id: string): boolean {
-  const now = Date.now();
-  if ((touched.get(id) ?? 0) > now - TOUCH_INTERVAL_MS) return false;
-  if (touched.size > 10_000) touched.clear();
-  touched.set(id, now);
-  return true;
-}
+const touched = new UseThrottle();
 
 /**
  * Judges the credential on every call: an API key must be live; an access token must be
@@ -30,7 +23,7 @@ export function validateCredential(db: Db): Middleware {
       const key = credential.row;
       if (!key) throw unauthorized('The API key is unknown or revoked.', true);
       ctx.state.caller = { kind: 'api_key', environment, organizationId: key.organization_id, organizationKind: key.organization_kind, keyId: key.id };
-      if (shouldTouch(key.id)) void touchApiKey(db, key.id).catch(() => undefined);
+      if (touched.due(key.id)) void touchApiKey(db, key.id).catch(() => undefined);
       return next();
     }
     const row = credential.row;
@@ -55,7 +48,7 @@ export function validateCredential(db: Db): Middleware {
       userId: row.user_id,
       scopes: new Set(scopes),
     };
-    if (shouldTouch(row.grant_id)) void touchAuthorization(db, row.grant_id).catch(() => undefined);
+    if (touched.due(row.grant_id)) void touchAuthorization(db, row.grant_id).catch(() => undefined);
     await next();
   };
 }
