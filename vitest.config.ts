@@ -1,5 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
+// ALMONER_TEST_REPORT=<file> adds vitest's JSON report (CI reads it for its closing line and to
+// fail a run that ran no test); `npm run check` gives no way to pass reporter flags through.
+const jsonReport = process.env.ALMONER_TEST_REPORT;
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
@@ -9,5 +13,6 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Each file gets its own database cloned from a migrated template (test/helpers/database.ts).
     fileParallelism: true,
+    ...(jsonReport ? { reporters: ['default', 'json'], outputFile: { json: jsonReport } } : {}),
   },
 });
