@@ -3,8 +3,9 @@
 // nothing beside it, so such a path works on our machines and breaks on theirs.
 //
 // What it finds, in every tracked text file:
-//   - `../shared` (the product specification's folder beside our checkout) anywhere;
-//   - a relative path (`../x`, `../../x`) that, resolved from the file's own folder,
+//   - the product specification's `shared` folder beside our checkout, named by a relative
+//     path or by path.join steps, anywhere;
+//   - a relative path (one or more `..` steps) that, resolved from the file's own folder,
 //     leaves the repository (Markdown links, imports, shell paths);
 //   - in code, path.join/resolve from the file's own folder (import.meta.url, __dirname)
 //     with more `'..'` steps than the file is deep, or from a root constant
@@ -48,7 +49,7 @@ for (const file of files) {
   lines.forEach((line, index) => {
     const where = `${file}:${index + 1}`;
     if (/\.\.[\\/]shared\b|['"]\.\.['"]\s*,\s*['"]shared['"]/.test(line)) {
-      findings.push(`${where}: names ../shared, the folder beside our checkout`);
+      findings.push(`${where}: names the shared folder beside our checkout`);
       return;
     }
     for (const match of line.matchAll(RELATIVE)) {
