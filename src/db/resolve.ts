@@ -31,7 +31,9 @@ export async function resolveDatabase(
   const cluster = await openEmbeddedCluster({ dataDir: config.data_dir, stopWhenUnused, log });
   return {
     url: cluster.url,
-    description: `embedded PostgreSQL 17 on 127.0.0.1:${cluster.port} (data in ${cluster.pgdata})`,
+    description: cluster.relocatedFrom
+      ? `embedded PostgreSQL 17 on 127.0.0.1:${cluster.port} (data in ${cluster.pgdata}, outside ${cluster.relocatedFrom}, which the "postgres" OS user cannot reach)`
+      : `embedded PostgreSQL 17 on 127.0.0.1:${cluster.port} (data in ${cluster.pgdata})`,
     embedded: true,
     release: () => cluster.release(),
   };

@@ -9,10 +9,14 @@ import type { Db } from '../../src/db/database.js';
 import { createLogger, type Logger } from '../../src/logging/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { decodeSecretsKey, SecretBox } from '../../src/db/secret-box.js';
+import { removeRelocatedCluster } from './relocated-cluster.js';
 
 const created: string[] = [];
 process.on('exit', () => {
-  for (const dir of created) fs.rmSync(dir, { recursive: true, force: true });
+  for (const dir of created) {
+    removeRelocatedCluster(dir);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 /** A temporary directory the embedded Postgres user could traverse too; removed when the test process exits. */

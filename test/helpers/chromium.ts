@@ -1,20 +1,31 @@
 import * as oauth from 'oauth4webapi';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
+import { decide, gatherFacts } from '../../scripts/ensure-chromium.mjs';
 import { endpoints, type Env } from './flow.js';
 import type { OAuthTestServer } from './oauth-server.js';
 
 /**
- * Real headless Chromium (Debian's /usr/bin/chromium) driven by playwright-core. No network:
+ * Real headless Chromium driven by playwright-core. No network:
  * every host name but 127.0.0.1 fails to resolve at once, so nothing leaves the machine and
  * a client's redirect URI is never served; its URL is read from the request the browser
  * makes, which is how a flow's result (code or error, and state) is observed.
  */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-export function launchChromium(): Promise<Browser> {
+/**
+ * The Chromium `npm test`'s pretest step (scripts/ensure-chromium.mjs) made sure of, found the
+ * same way: CHROMIUM_PATH, Debian's /usr/bin/chromium, or the one playwright-core installed.
+ */
+export async function chromiumPath(): Promise<string> {
+  const decision = decide(await gatherFacts());
+  if (decision.action === 'none') return decision.chromium;
+  const why = decision.action === 'fail' ? decision.message : `none installed (${decision.command} would install one)`;
+  throw new Error(`no Chromium for the browser tests: ${why}; "npm test" provides one before the tests (node scripts/ensure-chromium.mjs)`);
+}
+
+export async function launchChromium(): Promise<Browser> {
   return chromium.launch({
-    executablePath: CHROMIUM_PATH,
+    executablePath: await chromiumPath(),
     args: [
       '--headless',
       '--no-sandbox',

@@ -7,6 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { PROJECT_ROOT } from '../../src/config/paths.js';
+import { embeddedPgdata } from '../../src/db/cluster-location.js';
+import { removeRelocatedCluster } from './relocated-cluster.js';
 
 /**
  * End-to-end helpers: the real server (`src/main.ts`) and the real admin CLI
@@ -102,10 +104,10 @@ export function makeDataDir(): string {
   return dir;
 }
 
-/** The postmaster's pid from <dataDir>/pg/postmaster.pid, if that file exists. */
+/** The postmaster's pid from the cluster's postmaster.pid (<dataDir>/pg, or where it was relocated), if that file exists. */
 export function postmasterPid(dataDir: string): number | undefined {
   try {
-    const pid = Number(fs.readFileSync(path.join(dataDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const pid = Number(fs.readFileSync(path.join(embeddedPgdata(dataDir), 'postmaster.pid'), 'utf8').split('\n')[0]);
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     return undefined;
@@ -162,7 +164,7 @@ async function pgCtlPath(): Promise<string> {
 export async function stopOrphanCluster(dataDir: string): Promise<void> {
   if (livePostmaster(dataDir) === undefined) return;
   const pgCtl = await pgCtlPath();
-  const args = ['stop', '-D', path.join(dataDir, 'pg'), '-m', 'immediate', '-w', '-t', '30'];
+  const args = ['stop', '-D', embeddedPgdata(dataDir), '-m', 'immediate', '-w', '-t', '30'];
   const asRoot = process.getuid?.() === 0;
   spawnSync(asRoot ? 'runuser' : pgCtl, asRoot ? ['-u', 'postgres', '--', pgCtl, ...args] : args, { stdio: 'ignore', timeout: 40_000 });
   const pid = livePostmaster(dataDir);
@@ -175,10 +177,11 @@ export async function stopOrphanCluster(dataDir: string): Promise<void> {
   }
 }
 
-/** Stops whatever cluster is left in the data directory, then removes the directory. */
+/** Stops whatever cluster is left in the data directory, then removes the directory (and its relocated cluster, if any). */
 export async function removeDataDir(dataDir: string | undefined): Promise<void> {
   if (!dataDir) return;
   await stopOrphanCluster(dataDir);
+  removeRelocatedCluster(dataDir);
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 

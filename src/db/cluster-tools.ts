@@ -1,0 +1,80 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+/**
+ * Running PostgreSQL's own tools (initdb, pg_ctl) and reporting their failures.
+ *
+ * A failure message always says what the tool said: its stderr, or, when that is empty, its
+ * stdout and how it ended (exit code, signal, or why it could not be started at all). An
+ * empty reason ("initdb failed: ") leaves a user nothing to act on.
+ */
+
+const execFileAsync = promisify(execFile);
+
+export class ClusterError extends Error {
+  override name = 'ClusterError';
+}
+
+/** The OS user the tools run as: empty for the current user, the `postgres` user's ids as root. */
+export interface RunAs {
+  uid?: number;
+  gid?: number;
+}
+
+interface ExecFailure {
+  code?: number | string | null;
+  signal?: NodeJS.Signals | null;
+  killed?: boolean;
+  stdout?: string;
+  stderr?: string;
+  message?: string;
+}
+
+/** The last lines of a tool's output, on one line (messages end up in one-line errors). */
+function lastLines(text: string, count = 6): string {
+  return text
+    .trim()
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .slice(-count)
+    .join(' | ');
+}
+
+/** One line saying how a tool run ended and what it printed; never empty. */
+export function describeToolFailure(tool: string, error: unknown): string {
+  const failure = (error ?? {}) as ExecFailure;
+  let ending: string;
+  if (typeof failure.code === 'string') {
+    // Not started at all (EACCES, ENOENT…): Node's message names the call and the code.
+    ending = `could not be run (${failure.message ?? failure.code})`;
+    if (failure.code === 'EACCES') ending += '; the OS user running it cannot execute it or reach its directory';
+  } else if (failure.killed && failure.signal) {
+    ending = `was stopped by ${failure.signal} after its time limit`;
+  } else if (failure.signal) {
+    ending = `was killed by ${failure.signal}`;
+  } else if (typeof failure.code === 'number') {
+    ending = `failed (exit code ${failure.code})`;
+  } else {
+    ending = `failed (${failure.message ?? String(error)})`;
+  }
+  const stderr = lastLines(failure.stderr ?? '');
+  if (stderr) return `${tool} ${ending}: ${stderr}`;
+  const stdout = lastLines(failure.stdout ?? '');
+  if (stdout) return `${tool} ${ending}, printing nothing on stderr; stdout: ${stdout}`;
+  return `${tool} ${ending}, printing nothing`;
+}
+
+/**
+ * Runs a PostgreSQL tool, as `runAs`. The working directory is `/`: a child of root would
+ * otherwise inherit root's (say, a 0700 home), which the `postgres` user cannot use.
+ * Throws a ClusterError whose message describes the failure (see describeToolFailure).
+ */
+export async function runTool(binary: string, args: readonly string[], runAs: RunAs): Promise<void> {
+  try {
+    await execFileAsync(binary, args, { ...runAs, cwd: '/', env: { ...process.env, LC_ALL: 'C' }, timeout: 120_000 });
+  } catch (error) {
+    throw new ClusterError(describeToolFailure(path.basename(binary), error));
+  }
+}
