@@ -5,7 +5,6 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const REDIRECT = 'https://app.example.org/callback';
 const {
-  testDatabase: t,
   server,
   staff,
   clients: { client },
