@@ -7,7 +7,10 @@ import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from 
 export type ClientSpec = Parameters<OAuthTestServer['registerClient']>[0];
 export type RegisteredClient = Awaited<ReturnType<OAuthTestServer['registerClient']>>;
 
-export interface OAuthServerOptions<C extends string, P extends string> {
+/** `N` copies of `T` as a tuple, so `allStaff: [, theirs]` is typed (any number: an array). */
+type Tuple<T, N extends number, R extends T[] = []> = number extends N ? T[] : R['length'] extends N ? R : Tuple<T, N, [...R, T]>;
+
+export interface OAuthServerOptions<C extends string, P extends string, N extends number> {
   /** Configuration overrides of the server (and of every peer). */
   config?: Record<string, unknown>;
   /** The server's logger (silent by default). */
@@ -15,7 +18,7 @@ export interface OAuthServerOptions<C extends string, P extends string> {
   /** Kysely plugins on the server's database handle only (e.g. a StatementProbe); `testDatabase.db` stays plain. */
   plugins?: KyselyPlugin[];
   /** How many nonprofits, each with one user per role, to create (default 1). */
-  staff?: number;
+  staff?: N;
   /** Clients to register with the server once the staff exist, by the name the handle gives them. */
   clients?: Record<C, ClientSpec>;
   /** More servers over the same database and clients file, as a deployment's other processes: their overrides on top of `config`. */
@@ -27,12 +30,12 @@ export interface OAuthServerOptions<C extends string, P extends string> {
  * by the fixture's beforeAll, so a file can destructure it at its top level and keep its names
  * (`const { testDatabase: t, server } = useOAuthServer()`); read members inside tests and hooks.
  */
-export interface OAuthServerFixture<C extends string, P extends string> {
+export interface OAuthServerFixture<C extends string, P extends string, N extends number> {
   testDatabase: TestDatabase;
   server: OAuthTestServer;
   /** The first nonprofit (absent when `staff: 0`). */
   staff: Staff;
-  allStaff: readonly Staff[];
+  allStaff: Readonly<Tuple<Staff, N>>;
   clients: Record<C, RegisteredClient>;
   peers: Record<P, OAuthTestServer>;
 }
@@ -45,15 +48,15 @@ const placeholders = <K extends string, T>(keys: readonly K[]) => Object.fromEnt
  * four loopback ports, staff and clients; all torn down after the file. Registers its own
  * beforeAll/afterAll, so a file's own hooks run after it (and their afterAll before its teardown).
  */
-export function useOAuthServer<C extends string = never, P extends string = never>(options: OAuthServerOptions<C, P> = {}): OAuthServerFixture<C, P> {
+export function useOAuthServer<C extends string = never, P extends string = never, N extends number = 1>(options: OAuthServerOptions<C, P, N> = {}): OAuthServerFixture<C, P, N> {
   const clientSpecs = Object.entries(options.clients ?? {}) as [C, ClientSpec][];
   const peerConfigs = Object.entries(options.peers ?? {}) as [P, Record<string, unknown>][];
   const allStaff = Array.from({ length: options.staff ?? 1 }, () => placeholder<Staff>());
-  const fixture: OAuthServerFixture<C, P> = {
+  const fixture: OAuthServerFixture<C, P, N> = {
     testDatabase: placeholder(),
     server: placeholder(),
     staff: allStaff[0] ?? placeholder(),
-    allStaff,
+    allStaff: allStaff as Tuple<Staff, N>,
     clients: placeholders(clientSpecs.map(([name]) => name)),
     peers: placeholders(peerConfigs.map(([name]) => name)),
   };
