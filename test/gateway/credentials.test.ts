@@ -10,12 +10,9 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 import { validatePublished } from '../helpers/published-openapi.js';
 
 const REDIRECT = 'https://app.example.org/callback';
-const {
-  testDatabase: t,
-  server,
-  staff,
-  clients: { client },
-} = useOAuthServer({ clients: { client: { environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid'] } } });
+const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({
+  clients: { client: { environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid'] } },
+});
 
 beforeAll(async () => {
   await seedData(t.db, staff, 'production', { donations: 5 });

@@ -7,11 +7,7 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 import { validatePublished } from '../helpers/published-openapi.js';
 
 // The default configuration: the FDX area is IP-restricted.
-const {
-  testDatabase: t,
-  server,
-  allStaff: [ours, theirs],
-} = useOAuthServer({ staff: 2 });
+const { testDatabase: t, server, allStaff: [ours, theirs] } = useOAuthServer({ staff: 2 });
 let ourBank: { account_ids: string[]; statement_ids: string[] };
 let theirBank: { account_ids: string[]; statement_ids: string[] };
 let ourSandboxAccount: string;

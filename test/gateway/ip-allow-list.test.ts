@@ -4,12 +4,10 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const REDIRECT = 'https://app.example.org/callback';
 // Donations made IP-restricted for these tests; one server trusts loopback as its proxy.
-const {
-  testDatabase: t,
-  server: direct,
-  staff,
-  peers: { proxied },
-} = useOAuthServer({ config: { ip_restricted_areas: ['donations', 'fdx'] }, peers: { proxied: { trusted_proxies: ['127.0.0.1/32'] } } });
+const { testDatabase: t, server: direct, staff, peers: { proxied } } = useOAuthServer({
+  config: { ip_restricted_areas: ['donations', 'fdx'] },
+  peers: { proxied: { trusted_proxies: ['127.0.0.1/32'] } },
+});
 
 beforeAll(async () => {
   await seedData(t.db, staff, 'production', { donations: 3 });

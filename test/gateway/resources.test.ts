@@ -4,11 +4,7 @@ import { accessToken, apiGet, apiKeyFor, seedData } from '../helpers/gateway.js'
 import { validatePublished } from '../helpers/published-openapi.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-const {
-  testDatabase: t,
-  server,
-  allStaff: [staff, other],
-} = useOAuthServer({ staff: 2 });
+const { testDatabase: t, server, allStaff: [staff, other] } = useOAuthServer({ staff: 2 });
 let key: string;
 let token: string;
 let seeded: Awaited<ReturnType<typeof seedData>>;

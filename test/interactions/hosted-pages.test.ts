@@ -7,12 +7,7 @@ import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const REDIRECT = 'https://app.example.org/callback';
-const {
-  testDatabase: t,
-  server,
-  staff,
-  clients: { client },
-} = useOAuthServer({
+const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({
   // Stronger than the parameters createStaff hashes with, so every first sign-in upgrades.
   config: { password_time_cost: 3 },
   clients: { client: { environment: 'production', redirectUris: [REDIRECT] } },

@@ -12,11 +12,7 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const REDIRECT = 'https://app.example.org/callback';
 const probe = new StatementProbe();
-const {
-  server,
-  staff,
-  clients: { client },
-} = useOAuthServer({ plugins: [probe], clients: { client: { environment: 'production', redirectUris: [REDIRECT] } } });
+const { server, staff, clients: { client } } = useOAuthServer({ plugins: [probe], clients: { client: { environment: 'production', redirectUris: [REDIRECT] } } });
 
 describe('interaction form posts', () => {
   it('read their Interaction once, and the flow still ends with a code that exchanges', async () => {

@@ -4,11 +4,9 @@ import { authorize, endpoints } from '../helpers/flow.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const REDIRECT = 'https://app.example.org/callback';
-const {
-  server,
-  staff,
-  clients: { client },
-} = useOAuthServer({ clients: { client: { environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid', 'read:bank_accounts', 'sync:connected_accounts'] } } });
+const { server, staff, clients: { client } } = useOAuthServer({
+  clients: { client: { environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid', 'read:bank_accounts', 'sync:connected_accounts'] } },
+});
 
 async function authorizationRequest(overrides: Record<string, string | undefined>) {
   const verifier = oauth.generateRandomCodeVerifier();

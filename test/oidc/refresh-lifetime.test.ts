@@ -6,13 +6,7 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 const DAY = 86_400;
 const REDIRECT = 'https://app.example.org/callback';
 // Two processes over one database share one clients file, as in a deployment.
-const {
-  testDatabase: t,
-  server,
-  staff,
-  peers: { graceServer },
-  clients: { client, graceClient },
-} = useOAuthServer({
+const { testDatabase: t, server, staff, peers: { graceServer }, clients: { client, graceClient } } = useOAuthServer({
   peers: { graceServer: { refresh_reuse_grace_seconds: 10 } },
   clients: { client: { environment: 'production', redirectUris: [REDIRECT] }, graceClient: { environment: 'production', redirectUris: [REDIRECT] } },
 });

@@ -5,12 +5,7 @@ import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const REDIRECT = 'https://app.example.org/callback';
-const {
-  testDatabase: t,
-  server,
-  staff,
-  clients: { userClient, orgClient },
-} = useOAuthServer({
+const { testDatabase: t, server, staff, clients: { userClient, orgClient } } = useOAuthServer({
   clients: {
     userClient: { environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid', 'offline_access'] },
     orgClient: { environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write'], subjectType: 'organization' },

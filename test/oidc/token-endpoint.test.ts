@@ -5,12 +5,9 @@ import { authorize, basic, endpoints, introspect, obtainTokens, tokenRequest } f
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const REDIRECT = 'https://app.example.org/callback';
-const {
-  testDatabase: t,
-  server,
-  staff,
-  clients: { client },
-} = useOAuthServer({ clients: { client: { environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid', 'offline_access'] } } });
+const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({
+  clients: { client: { environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid', 'offline_access'] } },
+});
 
 const flow = (scope = 'openid read_only read_write', login = staff.users.member) =>
   obtainTokens(server, { environment: 'production', client, clientId: client.client_id, redirectUri: REDIRECT, scope, login });

@@ -12,12 +12,7 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
  * token, introspection, revocation and gateway endpoints. None may answer 5xx or crash the
  * server, and each endpoint answers with the statuses its rules name.
  */
-const {
-  testDatabase: t,
-  server,
-  staff,
-  clients: { client },
-} = useOAuthServer({ clients: { client: { environment: 'production' } } });
+const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({ clients: { client: { environment: 'production' } } });
 let nonprofitKey = '';
 let fundKey = '';
 

@@ -2,10 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { endpoints, basic } from '../helpers/flow.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-const {
-  server,
-  clients: { client },
-} = useOAuthServer({ staff: 0, clients: { client: { environment: 'production' } } });
+const { server, clients: { client } } = useOAuthServer({ staff: 0, clients: { client: { environment: 'production' } } });
 
 function introspect(secret: string) {
   return fetch(`${endpoints(server, 'production').api}/auth/oauth/introspect`, {
