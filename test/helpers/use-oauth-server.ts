@@ -40,6 +40,8 @@ export interface OAuthServerFixture<C extends string, P extends string, N extend
   peers: Record<P, OAuthTestServer>;
 }
 
+// Filled with Object.assign, which suits the plain objects handed out here (the Kysely instance
+// itself is reached as testDatabase.db, a property, for the same reason).
 const placeholder = <T>() => ({}) as T;
 const placeholders = <K extends string, T>(keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, placeholder<T>()])) as Record<K, T>;
 
