@@ -5,14 +5,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { addMember, addOrganization, addUser } from '../../src/accounts/service.js';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
 import { PROJECT_ROOT } from '../../src/config/paths.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { expectCookiesLocked, launchChromium, signIn, startAuthorization } from '../helpers/chromium.js';
 import { introspect, tokenRequest, type Env } from '../helpers/flow.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
+import { createStaff, type OAuthTestServer } from '../helpers/oauth-server.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-let t: TestDatabase;
-let server: OAuthTestServer;
-let staff: Staff;
+const { testDatabase: t, server, staff } = useOAuthServer();
 let browser: Browser;
 let context: BrowserContext;
 
@@ -20,14 +18,10 @@ const REDIRECT: Record<Env, string> = { production: 'https://app.example.org/cal
 const LOGO = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="14" fill="#0b7285"/><path d="M14 44 27 24l8 12 6-8 9 16Z" fill="#fff"/><circle cx="45" cy="19" r="5" fill="#ffd43b"/></svg>';
 
 beforeAll(async () => {
-  [t, browser] = await Promise.all([createTestDatabase(), launchChromium()]);
-  server = await startOAuthServer(t.db);
-  staff = await createStaff(t.db);
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
-  await t?.drop();
 });
 beforeEach(async () => {
   context = await browser.newContext();

@@ -1,24 +1,20 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { expectCookiesLocked, launchChromium, signIn, startAuthorization } from '../helpers/chromium.js';
 import { introspect, tokenRequest } from '../helpers/flow.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
+import { createStaff, type Staff } from '../helpers/oauth-server.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-let t: TestDatabase;
-let server: OAuthTestServer;
+const { testDatabase: t, server } = useOAuthServer({ staff: 0 });
 let browser: Browser;
 let context: BrowserContext;
 const REDIRECT = 'https://app.example.org/callback';
 
 beforeAll(async () => {
-  [t, browser] = await Promise.all([createTestDatabase(), launchChromium()]);
-  server = await startOAuthServer(t.db);
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
-  await t?.drop();
 });
 beforeEach(async () => {
   context = await browser.newContext();

@@ -1,28 +1,20 @@
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { addMember } from '../../src/accounts/service.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { collectDocuments, expectCookiesLocked, launchChromium, signIn, startAuthorization } from '../helpers/chromium.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
+import { createStaff } from '../helpers/oauth-server.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-let t: TestDatabase;
-let server: OAuthTestServer;
+const REDIRECT = 'https://app.example.org/callback';
+const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({ clients: { client: { environment: 'production', name: 'Safe App', redirectUris: [REDIRECT] } } });
 let browser: Browser;
 let context: BrowserContext;
-let staff: Staff;
-let client: { client_id: string; client_secret: string };
-const REDIRECT = 'https://app.example.org/callback';
 
 beforeAll(async () => {
-  [t, browser] = await Promise.all([createTestDatabase(), launchChromium()]);
-  server = await startOAuthServer(t.db);
-  staff = await createStaff(t.db);
-  client = await server.registerClient({ environment: 'production', name: 'Safe App', redirectUris: [REDIRECT] });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
-  await server?.close();
-  await t?.drop();
 });
 beforeEach(async () => {
   context = await browser.newContext();

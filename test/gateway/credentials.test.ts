@@ -1,31 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { removeMember, setMemberRole } from '../../src/accounts/service.js';
 import { revokeApiKey } from '../../src/gateway/api-keys/service.js';
 import { revokeAuthorization } from '../../src/oidc/authorizations.js';
 import { hashId } from '../../src/db/token-hash.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { basic, type Env } from '../helpers/flow.js';
 import { accessToken, apiGet, apiKeyFor, seedData } from '../helpers/gateway.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
+import { createStaff } from '../helpers/oauth-server.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 import { validatePublished } from '../helpers/published-openapi.js';
 
-let t: TestDatabase;
-let server: OAuthTestServer;
-let staff: Staff;
-let client: { client_id: string; client_secret: string };
 const REDIRECT = 'https://app.example.org/callback';
+const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({
+  clients: { client: { environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid'] } },
+});
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  server = await startOAuthServer(t.db);
-  staff = await createStaff(t.db);
-  client = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid'] });
   await seedData(t.db, staff, 'production', { donations: 5 });
   await seedData(t.db, staff, 'sandbox', { donations: 5 });
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
 });
 
 const token = (scope: string, login = staff.users.member, environment: Env = 'production', c = client) => accessToken(server, c, { environment, redirectUri: REDIRECT, scope, login });

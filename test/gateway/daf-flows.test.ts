@@ -1,33 +1,23 @@
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
 import { runCli } from '../../src/cli/run.js';
 import { createApiKey } from '../../src/gateway/api-keys/service.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { endpoints } from '../helpers/flow.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
 import { validatePublished } from '../helpers/published-openapi.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-let t: TestDatabase;
-let server: OAuthTestServer;
-let nonprofit: Staff;
+const { testDatabase: t, server, staff: nonprofit } = useOAuthServer({ config: { webhook_poll_ms: 100 } });
 let key: string;
 let otherKey: string;
 const FUND_EIN = '98-1234567';
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  server = await startOAuthServer(t.db, { webhook_poll_ms: 100 });
-  nonprofit = await createStaff(t.db);
   await addOrganization(t.db, { ein: FUND_EIN, name: 'Acme Giving Fund', kind: 'fund_provider' });
   await addOrganization(t.db, { ein: '98-7654000', name: 'Other Fund', kind: 'fund_provider' });
   key = (await createApiKey(t.db, { org: FUND_EIN, environment: 'sandbox' })).key;
   otherKey = (await createApiKey(t.db, { org: '98-7654000', environment: 'sandbox' })).key;
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
 });
 
 async function call(method: string, path: string, body?: unknown, bearer = key, headers: Record<string, string> = {}) {

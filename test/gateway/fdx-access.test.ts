@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { setMemberRole } from '../../src/accounts/service.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { apiGet, apiKeyFor, type ApiResponse } from '../helpers/gateway.js';
 import { fdxClient, fdxDownload, fdxGet, fdxToken, seedBank } from '../helpers/fdx.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
+import { createStaff } from '../helpers/oauth-server.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 import { validatePublished } from '../helpers/published-openapi.js';
 
-let t: TestDatabase;
-let server: OAuthTestServer;
-let ours: Staff;
-let theirs: Staff;
+// The default configuration: the FDX area is IP-restricted.
+const { testDatabase: t, server, allStaff: [ours, theirs] } = useOAuthServer({ staff: 2 });
 let ourBank: { account_ids: string[]; statement_ids: string[] };
 let theirBank: { account_ids: string[]; statement_ids: string[] };
 let ourSandboxAccount: string;
@@ -17,20 +15,11 @@ let token: string;
 let client: { client_id: string; client_secret: string };
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  // The default configuration: the FDX area is IP-restricted.
-  server = await startOAuthServer(t.db);
-  ours = await createStaff(t.db);
-  theirs = await createStaff(t.db);
   ourBank = await seedBank(t.db, ours, 'production', { accounts: 2, transactionsPerAccount: 30 });
   theirBank = await seedBank(t.db, theirs, 'production', { accounts: 1, transactionsPerAccount: 30 });
   ourSandboxAccount = (await seedBank(t.db, ours, 'sandbox', { accounts: 1, transactionsPerAccount: 5 })).account_ids[0]!;
   client = await fdxClient(server);
   token = await fdxToken(server, client, ours);
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
 });
 
 /** Every FDX operation, as (published path, concrete path) for one account and statement. */

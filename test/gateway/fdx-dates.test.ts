@@ -1,13 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { historyBoundary } from '../../src/gateway/fdx/dates.js';
 import { createAccount, createStatement, daysAgo, fdxClient, fdxGet, fdxToken, insertTransactions, isoDay } from '../helpers/fdx.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
 import { validatePublished } from '../helpers/published-openapi.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-let t: TestDatabase;
-let server: OAuthTestServer;
-let staff: Staff;
+const { testDatabase: t, server, staff } = useOAuthServer();
 let token: string;
 let accountId: string;
 const tx: Record<string, string> = {};
@@ -20,9 +17,6 @@ const boundary = historyBoundary(today);
 const at = (day: Date, ms = 12 * 3_600_000) => new Date(day.getTime() + ms);
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  server = await startOAuthServer(t.db);
-  staff = await createStaff(t.db);
   token = await fdxToken(server, await fdxClient(server), staff);
   accountId = (await createAccount(t.db, staff, 'production')).id;
   const named: [string, Date][] = [
@@ -44,10 +38,6 @@ beforeAll(async () => {
   for (const [name, end] of [['recent', daysAgo(2)], ['lastMonthish', daysAgo(40)], ['old', daysAgo(800)]] as const) {
     statements[name] = await createStatement(t.db, accountId, isoDay(new Date(end.getTime() - 27 * DAY)), isoDay(end));
   }
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
 });
 
 async function transactions(query: string): Promise<string[]> {

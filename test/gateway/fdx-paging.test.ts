@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, daysAgo, fdxClient, fdxGet, fdxToken, insertTransactions, isoDay, type TxInput } from '../helpers/fdx.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
 import { validatePublished } from '../helpers/published-openapi.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-let t: TestDatabase;
-let server: OAuthTestServer;
-let staff: Staff;
+const { testDatabase: t, server, staff } = useOAuthServer();
 let token: string;
 let accountId: string;
 let stored: string[];
@@ -15,19 +12,12 @@ const TOTAL = 5000;
 const range = `startTime=${isoDay(daysAgo(400))}&endTime=${isoDay(new Date())}`;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  server = await startOAuthServer(t.db);
-  staff = await createStaff(t.db);
   token = await fdxToken(server, await fdxClient(server), staff);
   accountId = (await createAccount(t.db, staff, 'production')).id;
   // Transactions in runs of five sharing one timestamp, so pages also split ties (broken by id).
   const base = daysAgo(1).getTime();
   const inputs: TxInput[] = Array.from({ length: TOTAL }, (_, i) => ({ at: new Date(base - Math.floor(i / 5) * 3_600_000), cents: 100 + i, direction: i % 3 === 0 ? 'DEBIT' : 'CREDIT', postedAfterMs: i < 20 ? null : 60_000 }));
   stored = await insertTransactions(t.db, accountId, inputs);
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
 });
 
 type Page = { transactions: { transactionId: string; transactionTimestamp: string }[]; page: { nextPageKey?: string; totalElements: number } };

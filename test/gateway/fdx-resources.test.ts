@@ -1,27 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { apiGet } from '../helpers/gateway.js';
 import { createAccount, daysAgo, fdxClient, fdxGet, fdxToken, insertTransactions, isoDay, seedBank } from '../helpers/fdx.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
+import { createStaff } from '../helpers/oauth-server.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 import { validatePublished } from '../helpers/published-openapi.js';
 
-let t: TestDatabase;
-let server: OAuthTestServer;
-let staff: Staff;
+const { testDatabase: t, server, staff } = useOAuthServer();
 let bank: { account_ids: string[]; statement_ids: string[] };
 let token: string;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  server = await startOAuthServer(t.db);
-  staff = await createStaff(t.db);
   await t.db.updateTable('organizations').set({ address_line1: '100 Harvest Way', city: 'Springfield', region: 'IL', postal_code: '62701' }).where('id', '=', staff.orgId).execute();
   bank = await seedBank(t.db, staff, 'production', { accounts: 3, transactionsPerAccount: 400 });
   token = await fdxToken(server, await fdxClient(server), staff);
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
 });
 
 const get = (path: string, bearer = token) => fdxGet(server, path, bearer);

@@ -1,15 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createAccount, createStatement, fdxClient, fdxDownload, fdxGet, fdxToken, insertTransactions, type TxInput } from '../helpers/fdx.js';
 import { parseBai2 } from '../helpers/bai2.js';
 import { parseCsv } from '../helpers/csv.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
 import { pdfPages } from '../helpers/pdf-text.js';
 import { validatePublished } from '../helpers/published-openapi.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-let t: TestDatabase;
-let server: OAuthTestServer;
-let staff: Staff;
+const { testDatabase: t, server, staff } = useOAuthServer();
 let token: string;
 let account: { id: string; accountNumber: string };
 let statementId: string;
@@ -37,18 +34,11 @@ const DEBITS = 40_050 + 1_500 + 250_000 + 777;
 const CLOSING = OPENING + CREDITS - DEBITS;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  server = await startOAuthServer(t.db);
-  staff = await createStaff(t.db);
   token = await fdxToken(server, await fdxClient(server), staff);
   account = await createAccount(t.db, staff, 'production', { openingBalance: 100_000, accountNumber: '4455667788' });
   await insertTransactions(t.db, account.id, [...inMonth, ...outside]);
   statementId = await createStatement(t.db, account.id, '2025-03-01', '2025-03-31');
   path = `/accounts/${account.id}/statements/${statementId}`;
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
 });
 
 /** The period's posted transactions as stored, in posting order. */

@@ -1,26 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { accessToken, apiGet, apiKeyFor, seedData } from '../helpers/gateway.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-let t: TestDatabase;
-let direct: OAuthTestServer;
-let proxied: OAuthTestServer;
-let staff: Staff;
 const REDIRECT = 'https://app.example.org/callback';
+// Donations made IP-restricted for these tests; one server trusts loopback as its proxy.
+const { testDatabase: t, server: direct, staff, peers: { proxied } } = useOAuthServer({
+  config: { ip_restricted_areas: ['donations', 'fdx'] },
+  peers: { proxied: { trusted_proxies: ['127.0.0.1/32'] } },
+});
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  // Donations made IP-restricted for these tests; one server trusts loopback as its proxy.
-  direct = await startOAuthServer(t.db, { ip_restricted_areas: ['donations', 'fdx'] });
-  proxied = await startOAuthServer(t.db, { ip_restricted_areas: ['donations', 'fdx'], trusted_proxies: ['127.0.0.1/32'], clients_file: direct.config.clients_file });
-  staff = await createStaff(t.db);
   await seedData(t.db, staff, 'production', { donations: 3 });
-});
-afterAll(async () => {
-  await direct?.close();
-  await proxied?.close();
-  await t?.drop();
 });
 
 async function tokenFor(ranges: string[]) {

@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { accessToken, apiGet, apiKeyFor, seedData } from '../helpers/gateway.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
 import { validatePublished } from '../helpers/published-openapi.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-let t: TestDatabase;
-let server: OAuthTestServer;
-let staff: Staff;
-let other: Staff;
+const { testDatabase: t, server, allStaff: [staff, other] } = useOAuthServer({ staff: 2 });
 let key: string;
 let token: string;
 let seeded: Awaited<ReturnType<typeof seedData>>;
@@ -17,10 +13,6 @@ let sandboxSeeded: Awaited<ReturnType<typeof seedData>>;
 const REDIRECT = 'https://app.example.org/callback';
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  server = await startOAuthServer(t.db);
-  staff = await createStaff(t.db);
-  other = await createStaff(t.db);
   seeded = await seedData(t.db, staff, 'production', { donations: 137, connects: 3, grantsPerConnect: 9 });
   // Rows sharing one created_at must still page exactly once.
   await t.db.updateTable('donations').set({ created_at: new Date('2026-05-05T05:05:05Z') } as never).where('id', 'in', seeded.donation_ids.slice(0, 40)).execute();
@@ -29,10 +21,6 @@ beforeAll(async () => {
   key = await apiKeyFor(t.db, staff, 'production');
   const client = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only'] });
   token = await accessToken(server, client, { environment: 'production', redirectUri: REDIRECT, scope: 'read_only', login: staff.users.member });
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
 });
 
 const get = (path: string, headers: Record<string, string> = {}, bearer = token) => apiGet(server, 'production', path, { bearer, headers });

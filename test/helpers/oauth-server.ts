@@ -1,5 +1,4 @@
 import http from 'node:http';
-import net from 'node:net';
 import crypto from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Db } from '../../src/db/database.js';
@@ -9,16 +8,39 @@ import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
 import { testApp, type TestApp } from './app.js';
 import type { Logger } from '../../src/logging/logger.js';
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
+const closeServer = (server: http.Server) =>
+  new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
   });
+
+/**
+ * `count` HTTP servers already listening on loopback ports the system chose, with no handler
+ * yet. Binding first means no other test file can take a port between lookup and listen.
+ */
+async function listenOnFreePorts(count: number): Promise<http.Server[]> {
+  const bound = await Promise.allSettled(
+    Array.from({ length: count }, () => {
+      const server = http.createServer();
+      return new Promise<http.Server>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => {
+          server.off('error', reject);
+          resolve(server);
+        });
+      });
+    }),
+  );
+  const servers = bound.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  const failed = bound.find((r) => r.status === 'rejected');
+  if (failed) {
+    await Promise.all(servers.map(closeServer));
+    throw failed.reason;
+  }
+  return servers;
 }
+
+const origin = (server: http.Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 export interface OAuthTestServer extends TestApp {
   urls: { api: string; sandboxApi: string; dashboard: string; sandboxDashboard: string };
@@ -28,32 +50,27 @@ export interface OAuthTestServer extends TestApp {
 
 /** The whole app listening on four real loopback ports, like `npm start`, over a test database. */
 export async function startOAuthServer(db: Db, overrides: Record<string, unknown> = {}, logger?: Logger): Promise<OAuthTestServer> {
-  const ports = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  const urls = {
-    api: `http://127.0.0.1:${ports[0]}`,
-    sandboxApi: `http://127.0.0.1:${ports[1]}`,
-    dashboard: `http://127.0.0.1:${ports[2]}`,
-    sandboxDashboard: `http://127.0.0.1:${ports[3]}`,
-  };
-  const test = await testApp(db, { base_url: urls.api, sandbox_base_url: urls.sandboxApi, dashboard_url: urls.dashboard, sandbox_dashboard_url: urls.sandboxDashboard, ...overrides }, {}, logger);
+  // The four listeners bind first; the config is built from the ports they got.
+  const servers = await listenOnFreePorts(4);
+  const [api, sandboxApi, dashboard, sandboxDashboard] = servers.map(origin) as [string, string, string, string];
+  const urls = { api, sandboxApi, dashboard, sandboxDashboard };
+  let test: TestApp;
+  try {
+    test = await testApp(db, { base_url: api, sandbox_base_url: sandboxApi, dashboard_url: dashboard, sandbox_dashboard_url: sandboxDashboard, ...overrides }, {}, logger);
+  } catch (error) {
+    await Promise.all(servers.map(closeServer));
+    throw error;
+  }
   // Background chores run as in `npm start`: clients-file polling, key watcher, sweeper.
   test.runtime.start();
   const handler = test.app.callback();
-  const servers = await Promise.all(
-    ports.map(
-      (port) =>
-        new Promise<http.Server>((resolve) => {
-          const server = http.createServer(handler);
-          server.listen(port, '127.0.0.1', () => resolve(server));
-        }),
-    ),
-  );
+  for (const server of servers) server.on('request', handler);
   return {
     ...test,
     urls,
     async close() {
       await test.runtime.stop();
-      await Promise.all(servers.map((s) => new Promise((resolve) => { s.closeAllConnections(); s.close(resolve); })));
+      await Promise.all(servers.map(closeServer));
     },
     registerClient(input) {
       const defaults: AddClientInput = {

@@ -1,27 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addMember } from '../../src/accounts/service.js';
 import { revokeAuthorization } from '../../src/oidc/authorizations.js';
 import { FormBrowser } from '../helpers/browser.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { authorize, endpoints } from '../helpers/flow.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
+import { createStaff } from '../helpers/oauth-server.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-let t: TestDatabase;
-let server: OAuthTestServer;
-let staff: Staff;
-let client: { client_id: string; client_secret: string };
 const REDIRECT = 'https://app.example.org/callback';
-
-beforeAll(async () => {
-  t = await createTestDatabase();
+const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({
   // Stronger than the parameters createStaff hashes with, so every first sign-in upgrades.
-  server = await startOAuthServer(t.db, { password_time_cost: 3 });
-  staff = await createStaff(t.db);
-  client = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT] });
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
+  config: { password_time_cost: 3 },
+  clients: { client: { environment: 'production', redirectUris: [REDIRECT] } },
 });
 
 const browser = () => new FormBrowser((url) => url.origin === 'https://app.example.org');

@@ -1,10 +1,9 @@
 import * as oauth from 'oauth4webapi';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FormBrowser } from '../helpers/browser.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { endpoints } from '../helpers/flow.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
 import { StatementProbe } from '../helpers/statement-probe.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 /**
  * The hosted pages' form posts store their result on the Interaction they loaded and checked,
@@ -12,23 +11,8 @@ import { StatementProbe } from '../helpers/statement-probe.js';
  */
 
 const REDIRECT = 'https://app.example.org/callback';
-let t: TestDatabase;
-let probe: StatementProbe;
-let server: OAuthTestServer;
-let staff: Staff;
-let client: { client_id: string; client_secret: string };
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  probe = new StatementProbe();
-  server = await startOAuthServer(t.db.withPlugin(probe));
-  staff = await createStaff(t.db);
-  client = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT] });
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
-});
+const probe = new StatementProbe();
+const { server, staff, clients: { client } } = useOAuthServer({ plugins: [probe], clients: { client: { environment: 'production', redirectUris: [REDIRECT] } } });
 
 describe('interaction form posts', () => {
   it('read their Interaction once, and the flow still ends with a code that exchanges', async () => {

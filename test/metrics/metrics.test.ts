@@ -1,36 +1,23 @@
 import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/load.js';
 import { createDatabase } from '../../src/db/database.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { startServer } from '../../src/server/start.js';
 import { HOSTS, testApp, testConfig } from '../helpers/app.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { obtainTokens, tokenRequest } from '../helpers/flow.js';
 import { apiGet, apiKeyFor, seedData } from '../helpers/gateway.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
 import { request as httpRequest } from '../helpers/process.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 import { parseExposition, total, type Sample } from './exposition.js';
 
 const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 const DURATION = 'almoner_http_request_duration_seconds';
 const REDIRECT = 'https://app.example.org/callback';
 
-let t: TestDatabase;
-let server: OAuthTestServer;
-let staff: Staff;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  server = await startOAuthServer(t.db);
-  staff = await createStaff(t.db);
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
-});
+const { testDatabase: t, server, staff } = useOAuthServer();
 
 async function scrape(base = server.urls.api): Promise<{ text: string; samples: Sample[]; types: Map<string, string> }> {
   const response = await fetch(`${base}/metrics`);

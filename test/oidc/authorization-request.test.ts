@@ -1,24 +1,11 @@
 import * as oauth from 'oauth4webapi';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { describe, expect, it } from 'vitest';
 import { authorize, endpoints } from '../helpers/flow.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-let t: TestDatabase;
-let server: OAuthTestServer;
-let staff: Staff;
-let client: { client_id: string; client_secret: string };
 const REDIRECT = 'https://app.example.org/callback';
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  server = await startOAuthServer(t.db);
-  staff = await createStaff(t.db);
-  client = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid', 'read:bank_accounts', 'sync:connected_accounts'] });
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
+const { server, staff, clients: { client } } = useOAuthServer({
+  clients: { client: { environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid', 'read:bank_accounts', 'sync:connected_accounts'] } },
 });
 
 async function authorizationRequest(overrides: Record<string, string | undefined>) {

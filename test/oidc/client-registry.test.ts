@@ -1,29 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { generateClientSecret, hashClientSecret } from '../../src/oidc/clients/service.js';
 import { createRuntime } from '../../src/runtime.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { tempDir, testConfig } from '../helpers/app.js';
 import { basic, type Env } from '../helpers/flow.js';
-import { startOAuthServer, type OAuthTestServer } from '../helpers/oauth-server.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-let t: TestDatabase;
-let server: OAuthTestServer;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  server = await startOAuthServer(t.db);
-  // What `npm start` does after listening (src/server/start.ts): the clients-file poller and
-  // the key watcher. The test helper leaves them off.
-  server.runtime.start();
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
-});
+const { testDatabase: t, server } = useOAuthServer({ staff: 0 });
 
 interface Credentials {
   client_id: string;

@@ -1,21 +1,9 @@
 import * as oauth from 'oauth4webapi';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { describe, expect, it } from 'vitest';
 import { authorize, endpoints, exchangeCode, type Env } from '../helpers/flow.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-let t: TestDatabase;
-let server: OAuthTestServer;
-let staff: Staff;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  server = await startOAuthServer(t.db);
-  staff = await createStaff(t.db);
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
-});
+const { testDatabase: t, server, staff } = useOAuthServer();
 
 describe.each(['production', 'sandbox'] as Env[])('authorization code flow with PKCE (%s)', (environment) => {
   it('logs in, consents, exchanges the code and verifies the id_token with a real OAuth client library', async () => {

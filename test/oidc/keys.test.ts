@@ -1,32 +1,18 @@
 import crypto from 'node:crypto';
 import * as oauth from 'oauth4webapi';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { ensureSigningKeys } from '../../src/oidc/keys.js';
 import { testBox, TEST_SECRETS_KEY } from '../helpers/app.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { createTestDatabase } from '../helpers/database.js';
 import { authorize, endpoints, exchangeCode, type Env } from '../helpers/flow.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const ENVS: Env[] = ['production', 'sandbox'];
 const ALGS = ['RS256', 'ES256'] as const;
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'priv', 'k'];
 
-let t: TestDatabase;
-let server: OAuthTestServer;
-let staff: Staff;
-beforeAll(async () => {
-  t = await createTestDatabase();
-  server = await startOAuthServer(t.db);
-  // What `npm start` does after listening (src/server/start.ts): the key watcher and the
-  // clients-file poller. The test helper leaves them off.
-  server.runtime.start();
-  staff = await createStaff(t.db);
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
-});
+const { testDatabase: t, server, staff } = useOAuthServer();
 
 interface KeyRow {
   environment: string;

@@ -1,30 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { introspect, obtainTokens, tokenRequest } from '../helpers/flow.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
+import type { OAuthTestServer } from '../helpers/oauth-server.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const DAY = 86_400;
-let t: TestDatabase;
-let server: OAuthTestServer;
-let graceServer: OAuthTestServer;
-let staff: Staff;
-let client: { client_id: string; client_secret: string };
-let graceClient: { client_id: string; client_secret: string };
 const REDIRECT = 'https://app.example.org/callback';
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  server = await startOAuthServer(t.db);
-  // Two processes over one database share one clients file, as in a deployment.
-  graceServer = await startOAuthServer(t.db, { refresh_reuse_grace_seconds: 10, clients_file: server.config.clients_file });
-  staff = await createStaff(t.db);
-  client = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT] });
-  graceClient = await graceServer.registerClient({ environment: 'production', redirectUris: [REDIRECT] });
-});
-afterAll(async () => {
-  await server?.close();
-  await graceServer?.close();
-  await t?.drop();
+// Two processes over one database share one clients file, as in a deployment.
+const { testDatabase: t, server, staff, peers: { graceServer }, clients: { client, graceClient } } = useOAuthServer({
+  peers: { graceServer: { refresh_reuse_grace_seconds: 10 } },
+  clients: { client: { environment: 'production', redirectUris: [REDIRECT] }, graceClient: { environment: 'production', redirectUris: [REDIRECT] } },
 });
 afterEach(() => {
   vi.useRealTimers();

@@ -1,26 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { removeMember, setMemberRole, addMember } from '../../src/accounts/service.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { authorize, basic, endpoints, introspect, obtainTokens, tokenRequest } from '../helpers/flow.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
+import { createStaff } from '../helpers/oauth-server.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-let t: TestDatabase;
-let server: OAuthTestServer;
-let staff: Staff;
-let userClient: { client_id: string; client_secret: string };
-let orgClient: { client_id: string; client_secret: string };
 const REDIRECT = 'https://app.example.org/callback';
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  server = await startOAuthServer(t.db);
-  staff = await createStaff(t.db);
-  userClient = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid', 'offline_access'] });
-  orgClient = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write'], subjectType: 'organization' });
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
+const { testDatabase: t, server, staff, clients: { userClient, orgClient } } = useOAuthServer({
+  clients: {
+    userClient: { environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid', 'offline_access'] },
+    orgClient: { environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write'], subjectType: 'organization' },
+  },
 });
 
 const refresh = (client: { client_id: string; client_secret: string }, token: unknown) => tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: token as string });

@@ -1,12 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
 import { hashId } from '../../src/db/token-hash.js';
 import { rotateClientSecret } from '../../src/oidc/clients/service.js';
 import { CLIENT_CACHE_MS } from '../../src/oidc/provider.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { StatementProbe } from '../helpers/statement-probe.js';
 import { authorize, introspect, obtainTokens, tokenRequest } from '../helpers/flow.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 /**
  * The token endpoint's unit of work (src/oidc/token-unit.ts): one read of the presented token
@@ -15,23 +14,10 @@ import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from 
  */
 
 const REDIRECT = 'https://app.example.org/callback';
-let t: TestDatabase;
-let probe: StatementProbe;
-let server: OAuthTestServer;
-let staff: Staff;
-let client: { client_id: string; client_secret: string };
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  probe = new StatementProbe();
-  server = await startOAuthServer(t.db.withPlugin(probe));
-  staff = await createStaff(t.db);
-  client = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT] });
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
-});
+const probe = new StatementProbe();
+const { testDatabase: t, server, staff, clients } = useOAuthServer({ plugins: [probe], clients: { client: { environment: 'production', redirectUris: [REDIRECT] } } });
+// A `let`: the secret-rotation test goes on with the rotated credentials.
+let client = clients.client;
 beforeEach(() => {
   probe.interceptor = undefined;
 });

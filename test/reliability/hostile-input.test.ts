@@ -1,36 +1,25 @@
 import http from 'node:http';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/gateway/api-keys/service.js';
 import { ClientRegistryError, parseClientsDocument } from '../../src/oidc/clients/schema.js';
 import { addOrganization } from '../../src/accounts/service.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { basic } from '../helpers/flow.js';
-import { createStaff, startOAuthServer, type OAuthTestServer } from '../helpers/oauth-server.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 /**
  * Property-based hostile input: at least 10,000 malformed requests across the authorization,
  * token, introspection, revocation and gateway endpoints. None may answer 5xx or crash the
  * server, and each endpoint answers with the statuses its rules name.
  */
-let t: TestDatabase;
-let server: OAuthTestServer;
-let client: { client_id: string; client_secret: string };
+const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({ clients: { client: { environment: 'production' } } });
 let nonprofitKey = '';
 let fundKey = '';
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  server = await startOAuthServer(t.db);
-  client = await server.registerClient({ environment: 'production' });
-  const staff = await createStaff(t.db);
   nonprofitKey = (await createApiKey(t.db, { org: staff.ein, environment: 'production' })).key;
   await addOrganization(t.db, { ein: '98-1010101', name: 'Fuzz Fund', kind: 'fund_provider' });
   fundKey = (await createApiKey(t.db, { org: '98-1010101', environment: 'production' })).key;
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
 });
 
 interface Spec {

@@ -1,11 +1,10 @@
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/gateway/api-keys/service.js';
 import { createLogger } from '../../src/logging/logger.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { authorize, introspect, obtainTokens, tokenRequest } from '../helpers/flow.js';
 import { apiGet } from '../helpers/gateway.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 /** Every log line written during a full flow, at the most verbose level. */
 const lines: string[] = [];
@@ -16,20 +15,8 @@ const sink = new Writable({
   },
 });
 
-let t: TestDatabase;
-let server: OAuthTestServer;
-let staff: Staff;
 const REDIRECT = 'https://app.example.org/callback';
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  server = await startOAuthServer(t.db, {}, createLogger('trace', sink));
-  staff = await createStaff(t.db);
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
-});
+const { testDatabase: t, server, staff } = useOAuthServer({ logger: createLogger('trace', sink) });
 
 describe('secrets in logs', () => {
   it('no raw token, code, client secret, API key or password is ever logged', async () => {

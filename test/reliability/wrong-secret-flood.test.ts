@@ -1,21 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { describe, expect, it } from 'vitest';
 import { endpoints, basic } from '../helpers/flow.js';
-import { startOAuthServer, type OAuthTestServer } from '../helpers/oauth-server.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-let t: TestDatabase;
-let server: OAuthTestServer;
-let client: { client_id: string; client_secret: string };
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  server = await startOAuthServer(t.db);
-  client = await server.registerClient({ environment: 'production' });
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
-});
+const { server, clients: { client } } = useOAuthServer({ staff: 0, clients: { client: { environment: 'production' } } });
 
 function introspect(secret: string) {
   return fetch(`${endpoints(server, 'production').api}/auth/oauth/introspect`, {
