@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createAccount, daysAgo, fdxClient, fdxGet, fdxToken, insertTransactions, isoDay, type TxInput } from '../helpers/fdx.js';
 import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
-import { validatePublished } from '../helpers/published-openapi.js';
 
 let t: TestDatabase;
 let server: OAuthTestServer;
@@ -42,7 +41,6 @@ describe('FDX paging', () => {
     do {
       const res = await fdxGet(server, `/accounts/${accountId}/transactions?limit=10&${range}${key ? `&pageKey=${key}` : ''}`, token);
       expect(res.status).toBe(200);
-      if (pages % 50 === 0) expect(validatePublished('fdx-v6', '/accounts/{id}/transactions', 'get', 200, res.body)).toEqual([]);
       const body = res.body as unknown as Page;
       expect(body.transactions.length).toBeLessThanOrEqual(10);
       for (const tx of body.transactions) {
@@ -93,7 +91,6 @@ describe('FDX paging', () => {
       const res = await fdxGet(server, `/accounts/${accountId}/transactions?pageKey=${encodeURIComponent(key)}&${range}`, token);
       expect(res.status, key).toBe(400);
       expect(res.body).toMatchObject({ type: 'about:blank', title: 'Bad Request', status: 400, code: 400, detail: expect.stringMatching(/pageKey/) });
-      expect(validatePublished('fdx-v6', '/accounts/{id}/transactions', 'get', 400, res.body)).toEqual([]);
     }
   });
 });
