@@ -201,20 +201,33 @@ describe('state rules', () => {
 
 describe('events and webhooks', () => {
   it('records an event per change, lists and gets them per the published schema', async () => {
+    // One change of each kind, made here.
+    const account = (await call('POST', '/v1/donor_accounts', { donor: { email: 'events@example.org' } })).body.id as string;
+    expect((await call('PATCH', `/v1/donor_accounts/${account}`, { metadata: { step: 'updated' } })).status).toBe(200);
+    const token = (await call('POST', `/v1/donor_accounts/${account}/authorization_tokens`, {})).body.id as string;
+    expect((await call('POST', `/v1/authorization_tokens/${token}/revoke`)).status).toBe(200);
+    const submitted = await admin('daf', 'submit-grant-request', '--fund-provider', FUND_EIN, '--environment', 'sandbox', '--email', 'events-donor@example.org', '--ein', nonprofit.ein, '--amount-cents', '500');
+    expect(submitted.code).toBe(0);
+    const request = submitted.json.grant_request_id as string;
+    expect((await call('POST', `/v1/grant_requests/${request}/reject`, { reason: 'test' })).status).toBe(200);
+
     const events = await call('GET', '/v1/events?limit=100');
     expect(events.status).toBe(200);
-    const categories = new Set((events.body.results as { category: string }[]).map((e) => e.category));
-    for (const kind of ['donor_account.created', 'donor_account.updated', 'authorization_token.created', 'authorization_token.updated', 'grant_request.created', 'grant_request.updated']) expect(categories).toContain(kind);
+    const recorded = new Set((events.body.results as { category: string; associated_object_id: string }[]).map((e) => `${e.category} ${e.associated_object_id}`));
+    for (const [kind, object] of [['donor_account.created', account], ['donor_account.updated', account], ['authorization_token.created', token], ['authorization_token.updated', token], ['grant_request.created', request], ['grant_request.updated', request]]) {
+      expect(recorded).toContain(`${kind} ${object}`);
+    }
     const first = (events.body.results as { id: string }[])[0]!;
     const one = await call('GET', `/v1/events/${first.id}`);
     expect(one.status).toBe(200);
-    expect((await call('GET', '/v1/events?category=grant_request.created')).body.results).toEqual(expect.arrayContaining([expect.objectContaining({ category: 'grant_request.created' })]));
+    expect((await call('GET', '/v1/events?category=grant_request.created')).body.results).toEqual(expect.arrayContaining([expect.objectContaining({ category: 'grant_request.created', associated_object_id: request })]));
     expect((await call('GET', `/v1/events/${first.id}`, undefined, otherKey)).status).toBe(404);
   });
 
   it('does not record an event for a change that was refused', async () => {
+    expect((await call('POST', '/v1/donor_accounts', { donor: { email: 'refused@example.org' } })).status).toBe(201);
     const before = await t.db.selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
-    expect((await call('POST', '/v1/donor_accounts', { donor: { email: 'warren@example.com' } })).status).toBe(409);
+    expect((await call('POST', '/v1/donor_accounts', { donor: { email: 'refused@example.org' } })).status).toBe(409);
     const after = await t.db.selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
     expect(after.n).toBe(before.n);
   });
