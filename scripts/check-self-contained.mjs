@@ -29,10 +29,12 @@ const RELATIVE = /(?<![\w./-])((?:\.\.\/)+)([\w.@-][^\s'"`)\]>,;]*)?/g;
 const FROM_OWN_DIR = /path\.(?:join|resolve)\(\s*(?:path\.dirname\(\s*fileURLToPath\(\s*import\.meta\.url\s*\)\s*\)|__dirname|import\.meta\.dirname)\s*((?:,\s*['"]\.\.['"]\s*)+)/g;
 const FROM_ROOT = /path\.(?:join|resolve)\(\s*(?:PROJECT_ROOT|ROOT|REPO_ROOT)\s*,\s*['"]\.\.['"]/g;
 
+/** @param {Buffer} buffer */
 function isText(buffer) {
   return !buffer.subarray(0, 8000).includes(0);
 }
 
+/** @type {string[]} */
 const findings = [];
 for (const file of files) {
   if (IGNORED.some((pattern) => pattern.test(file))) continue;
@@ -53,12 +55,12 @@ for (const file of files) {
       return;
     }
     for (const match of line.matchAll(RELATIVE)) {
-      const ups = match[1].length / 3;
+      const ups = (match[1] ?? '').length / 3;
       if (ups > depth) findings.push(`${where}: ${match[0]} leaves the repository (${ups} levels up from a file ${depth} deep)`);
     }
     if (!CODE.test(file)) return;
     for (const match of line.matchAll(FROM_OWN_DIR)) {
-      const ups = (match[1].match(/\.\./g) ?? []).length;
+      const ups = ((match[1] ?? '').match(/\.\./g) ?? []).length;
       if (ups > depth) findings.push(`${where}: ${ups} '..' steps from a file ${depth} deep leave the repository`);
     }
     for (const match of line.matchAll(FROM_ROOT)) findings.push(`${where}: ${match[0]} goes above the repository root`);

@@ -4,7 +4,6 @@ import { apiGet, apiKeyFor, type ApiResponse } from '../helpers/gateway.js';
 import { fdxClient, fdxDownload, fdxGet, fdxToken, seedBank } from '../helpers/fdx.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
-import { validatePublished } from '../helpers/published-openapi.js';
 
 // The default configuration: the FDX area is IP-restricted.
 const { testDatabase: t, server, allStaff: [ours, theirs] } = useOAuthServer({ staff: 2 });
@@ -40,12 +39,11 @@ async function call(path: string, bearer: string, headers: Record<string, string
   return fdxGet(server, path, bearer, { headers });
 }
 
-function expectNoFdxCode(res: ApiResponse, published: string, status: number) {
+function expectNoFdxCode(res: ApiResponse, status: number) {
   expect(res.status).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   expect(res.body).not.toHaveProperty('code');
   expect(res.body).not.toHaveProperty('message');
-  expect(validatePublished('fdx-v6', published, 'get', status, res.body)).toEqual([]);
 }
 
 describe('FDX access', () => {
@@ -64,12 +62,11 @@ describe('FDX access', () => {
   it('answers an address outside the allow-list with exactly the four-member 403 on every operation, even for an expired token', async () => {
     const outside = await fdxClient(server, 'production', { ipAllowList: ['10.0.0.0/8'] });
     const bearer = await fdxToken(server, outside, ours);
-    for (const [published, path] of operations(ourBank.account_ids[0]!, ourBank.statement_ids[0]!)) {
+    for (const [, path] of operations(ourBank.account_ids[0]!, ourBank.statement_ids[0]!)) {
       const res = await call(path, bearer);
       expect(res.status, path).toBe(403);
       expect(res.body).toEqual({ type: 'about:blank', title: 'Forbidden', status: 403, detail: expect.stringMatching(/outside the CIDR ranges/) });
       expect(Object.keys(res.body).sort()).toEqual(['detail', 'status', 'title', 'type']);
-      expect(validatePublished('fdx-v6', published, 'get', 403, res.body)).toEqual([]);
     }
     // The address is judged before the token: an expired token from outside is the same 403.
     const row = await t.db.selectFrom('oidc_models').select(['id', 'payload']).where('model', '=', 'AccessToken').orderBy('expires_at', 'desc').executeTakeFirstOrThrow();
@@ -83,9 +80,9 @@ describe('FDX access', () => {
 
   it('refuses a token without an FDX scope with 403 insufficient_scope and no FDX code', async () => {
     const plain = await fdxToken(server, client, ours, { scope: 'read_only' });
-    for (const [published, path] of operations(ourBank.account_ids[0]!, ourBank.statement_ids[0]!)) {
+    for (const [, path] of operations(ourBank.account_ids[0]!, ourBank.statement_ids[0]!)) {
       const res = await call(path, plain);
-      expectNoFdxCode(res, published, 403);
+      expectNoFdxCode(res, 403);
       expect(res.body).toMatchObject({ error: 'insufficient_scope', detail: expect.stringMatching(/read_only and exactly one of read:bank_accounts or sync:connected_accounts/) });
       expect(res.headers.get('www-authenticate')).toMatch(/error="insufficient_scope"/);
     }
@@ -95,7 +92,7 @@ describe('FDX access', () => {
 
   it('refuses an FDX scope without read_only', async () => {
     const bare = await fdxToken(server, client, ours, { scope: 'read:bank_accounts' });
-    expectNoFdxCode(await call('/accounts', bare), '/accounts', 403);
+    expectNoFdxCode(await call('/accounts', bare), 403);
   });
 
   it('stops FDX access when the approving admin becomes a member (the role narrows the token)', async () => {
@@ -104,18 +101,18 @@ describe('FDX access', () => {
     const bearer = await fdxToken(server, client, staff);
     expect((await call('/accounts', bearer)).status).toBe(200);
     await setMemberRole(t.db, { org: staff.ein, email: staff.users.admin.email, role: 'member' });
-    expectNoFdxCode(await call('/accounts', bearer), '/accounts', 403);
+    expectNoFdxCode(await call('/accounts', bearer), 403);
   });
 
   it('takes access tokens only: an API key, no credential or a bad token is 401 without an FDX code', async () => {
     const key = await apiKeyFor(t.db, ours, 'production');
     const byKey = await call('/accounts', key);
-    expectNoFdxCode(byKey, '/accounts', 401);
+    expectNoFdxCode(byKey, 401);
     expect(byKey.body.detail).toMatch(/access tokens only/);
     const none = await apiGet(server, 'production', '/fdx/v6/accounts');
-    expectNoFdxCode(none, '/accounts', 401);
+    expectNoFdxCode(none, 401);
     expect(none.headers.get('www-authenticate')).toBe('Bearer realm="almoner"');
-    expectNoFdxCode(await call('/customers/current', 'x'.repeat(43)), '/customers/current', 401);
+    expectNoFdxCode(await call('/customers/current', 'x'.repeat(43)), 401);
   });
 
   it('shows no data of another organization: lists hold only ours, their ids are 701 everywhere', async () => {
@@ -124,12 +121,11 @@ describe('FDX access', () => {
     expect((list.body.accounts as { accountId: string }[]).map((a) => a.accountId).sort()).toEqual([...ourBank.account_ids].sort());
     expect((await call('/customers/current', token)).body.customerId).toBe(ours.orgId);
     const [theirAccount, theirStatement] = [theirBank.account_ids[0]!, theirBank.statement_ids[0]!];
-    for (const [published, path] of operations(theirAccount, theirStatement).filter(([p]) => p.includes('{id}'))) {
+    for (const [, path] of operations(theirAccount, theirStatement).filter(([p]) => p.includes('{id}'))) {
       const res = await call(path, token);
       expect(res.status, path).toBe(404);
       expect(res.body).toMatchObject({ type: 'about:blank', title: 'Not Found', status: 404, code: 701, message: 'Account not found' });
       expect(JSON.stringify(res.body)).not.toContain(theirAccount);
-      expect(validatePublished('fdx-v6', published, 'get', 404, res.body)).toEqual([]);
     }
     // And the other way round: their token sees their organization only.
     const theirToken = await fdxToken(server, client, theirs);
@@ -155,7 +151,6 @@ describe('FDX access', () => {
     for (const statementId of [secondStatement, '00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
       const res = await call(`/accounts/${first}/statements/${statementId}`, token);
       expect(res.body).toMatchObject({ status: 404, code: 1104, message: 'Statement id not found for account' });
-      expect(validatePublished('fdx-v6', '/accounts/{id}/statements/{statementId}', 'get', 404, res.body)).toEqual([]);
     }
     expect((await fdxDownload(server, `/accounts/${second}/statements/${secondStatement}`, token)).status).toBe(200);
   });
@@ -176,6 +171,5 @@ describe('FDX access', () => {
     expect(unknown.body).toMatchObject({ status: 404, code: 404, message: 'Not Found' });
     const badKey = await call('/accounts?pageKey=abc', token);
     expect(badKey.body).toMatchObject({ status: 400, code: 400, detail: expect.stringMatching(/pageKey/) });
-    expect(validatePublished('fdx-v6', '/accounts', 'get', 400, badKey.body)).toEqual([]);
   });
 });

@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { historyBoundary } from '../../src/gateway/fdx/dates.js';
 import { createAccount, createStatement, daysAgo, fdxClient, fdxGet, fdxToken, insertTransactions, isoDay } from '../helpers/fdx.js';
-import { validatePublished } from '../helpers/published-openapi.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const { testDatabase: t, server, staff } = useOAuthServer();
@@ -52,7 +51,6 @@ async function expect703(path: string) {
   expect(res.status, path).toBe(400);
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
   expect(res.body).toMatchObject({ type: 'about:blank', title: 'Bad Request', status: 400, code: 703, message: 'Invalid date range', detail: expect.any(String) });
-  expect(validatePublished('fdx-v6', path.includes('/statements') ? '/accounts/{id}/statements' : '/accounts/{id}/transactions', 'get', 400, res.body)).toEqual([]);
 }
 
 describe('FDX date rules (YYYY-MM-DD, inclusive, UTC days)', () => {

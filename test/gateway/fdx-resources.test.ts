@@ -3,7 +3,6 @@ import { apiGet } from '../helpers/gateway.js';
 import { createAccount, daysAgo, fdxClient, fdxGet, fdxToken, insertTransactions, isoDay, seedBank } from '../helpers/fdx.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
-import { validatePublished } from '../helpers/published-openapi.js';
 
 const { testDatabase: t, server, staff } = useOAuthServer();
 let bank: { account_ids: string[]; statement_ids: string[] };
@@ -16,18 +15,19 @@ beforeAll(async () => {
 });
 
 const get = (path: string, bearer = token) => fdxGet(server, path, bearer);
-const valid = (path: string, body: unknown, status = 200) => expect(validatePublished('fdx-v6', path, 'get', status, body)).toEqual([]);
 const today = isoDay(new Date());
 const twoYears = isoDay(daysAgo(729));
 
-describe('FDX resources, validated against openapi/fdx-v6.yaml', () => {
+describe('FDX resources (fdxGet validates each against spec/openapi/fdx-v6.yaml)', () => {
   it('lists the accounts with organizationId, masked account numbers and page metadata', async () => {
     const res = await get('/accounts');
     expect(res.status).toBe(200);
-    valid('/accounts', res.body);
     expect(res.body.organizationId).toBe(staff.orgId);
-    expect(res.body.page).toEqual({ totalElements: 3 });
-    const stored = await t.db.selectFrom('deposit_accounts').select(['id', 'account_number']).where('organization_id', '=', staff.orgId).execute();
+    // The seeded three, and any account another test of this file added first.
+    const stored = await t.db.selectFrom('deposit_accounts').select(['id', 'account_number']).where('organization_id', '=', staff.orgId).where('environment', '=', 'production').execute();
+    expect(stored.map((s) => s.id)).toEqual(expect.arrayContaining(bank.account_ids));
+    expect(res.body.page).toEqual({ totalElements: stored.length });
+    expect((res.body.accounts as unknown[]).length).toBe(stored.length);
     for (const account of res.body.accounts as Record<string, string>[]) {
       const row = stored.find((s) => s.id === account.accountId)!;
       expect(account).toMatchObject({ accountCategory: 'DEPOSIT_ACCOUNT', accountType: 'CHECKING', status: 'OPEN', currency: { currencyCode: 'USD' }, accountNumber: row.account_number });
@@ -41,7 +41,7 @@ describe('FDX resources, validated against openapi/fdx-v6.yaml', () => {
     await seedBank(t.db, many, 'production', { accounts: 12, transactionsPerAccount: 0 });
     const bearer = await fdxToken(server, await fdxClient(server), many);
     const first = await get('/accounts?limit=5', bearer); // clamped up to 10
-    valid('/accounts', first.body);
+    expect(first.status).toBe(200);
     expect((first.body.accounts as unknown[]).length).toBe(10);
     expect(first.body.page).toEqual({ totalElements: 12, nextPageKey: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     const second = await get(`/accounts?limit=5&pageKey=${(first.body.page as { nextPageKey: string }).nextPageKey}`, bearer);
@@ -63,7 +63,7 @@ describe('FDX resources, validated against openapi/fdx-v6.yaml', () => {
       { at: daysAgo(1), cents: 7_000, direction: 'CREDIT', postedAfterMs: null }, // a pending credit is not available yet
     ]);
     const res = await get(`/accounts/${account.id}`);
-    valid('/accounts/{id}', res.body);
+    expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ accountId: account.id, accountNumber: account.accountNumber, balanceType: 'ASSET', routingTransitNumber: '011000015', currentBalance: 1200.25, availableBalance: 1190.25 });
     expect(Date.now() - Date.parse(res.body.balanceAsOf as string)).toBeLessThan(60_000);
   });
@@ -71,17 +71,17 @@ describe('FDX resources, validated against openapi/fdx-v6.yaml', () => {
   it('gives the account contact and customers: the organization, never a person', async () => {
     const id = bank.account_ids[0]!;
     const contact = await get(`/accounts/${id}/contact`);
-    valid('/accounts/{id}/contact', contact.body);
+    expect(contact.status).toBe(200);
     const address = { line1: '100 Harvest Way', city: 'Springfield', region: 'IL', postalCode: '62701', country: 'US' };
     expect(contact.body).toMatchObject({ addresses: [address], holders: [{ relationship: 'BUSINESS', type: 'BUSINESS', businessCustomer: { registeredId: `${staff.ein.slice(0, 2)}-${staff.ein.slice(2)}` } }] });
     const customers = await get(`/accounts/${id}/customers`);
-    valid('/accounts/{id}/customers', customers.body);
+    expect(customers.status).toBe(200);
     expect(customers.body.customers).toEqual([expect.objectContaining({ customerId: staff.orgId, type: 'BUSINESS', addresses: [address] })]);
   });
 
   it('gives the current customer from the token alone: customerId is the organizationId', async () => {
     const res = await get('/customers/current');
-    valid('/customers/current', res.body);
+    expect(res.status).toBe(200);
     const org = await t.db.selectFrom('organizations').select(['name']).where('id', '=', staff.orgId).executeTakeFirstOrThrow();
     expect(res.body).toEqual({
       customerId: staff.orgId,
@@ -97,7 +97,7 @@ describe('FDX resources, validated against openapi/fdx-v6.yaml', () => {
   it('lists the 24 monthly statements newest first, each with a download link', async () => {
     const id = bank.account_ids[1]!;
     const res = await get(`/accounts/${id}/statements?startTime=${twoYears}&endTime=${today}&limit=100`);
-    valid('/accounts/{id}/statements', res.body);
+    expect(res.status).toBe(200);
     const statements = res.body.statements as { statementId: string; statementDate: string; status: string; links: { href: string }[]; accountId: string }[];
     expect(res.body.page).toEqual({ totalElements: 24 });
     expect(statements).toHaveLength(24);
@@ -117,7 +117,7 @@ describe('FDX resources, validated against openapi/fdx-v6.yaml', () => {
   it('lists transactions with the FDX fields: amount absolute, direction in debitCreditMemo, postedTimestamp only when posted', async () => {
     const id = bank.account_ids[2]!;
     const res = await get(`/accounts/${id}/transactions?startTime=${twoYears}&endTime=${today}&limit=100`);
-    valid('/accounts/{id}/transactions', res.body);
+    expect(res.status).toBe(200);
     const transactions = res.body.transactions as Record<string, unknown>[];
     expect(transactions).toHaveLength(100);
     const stored = await t.db.selectFrom('deposit_transactions').selectAll().where('account_id', '=', id).execute();

@@ -32,24 +32,30 @@ async function counts(organizationId: string, environment: 'production' | 'sandb
   return { accounts: ids.length, statements: Number(statements.n), transactions: Number(transactions.n) };
 }
 
+type Counts = Awaited<ReturnType<typeof counts>>;
+const plus = (a: Counts, b: Counts): Counts => ({ accounts: a.accounts + b.accounts, statements: a.statements + b.statements, transactions: a.transactions + b.transactions });
+
 describe('bank demo data', () => {
   it('demo seed adds 2 accounts with 500 transactions each by default and prints account_ids and statement_ids', async () => {
+    const [sandbox, production] = [await counts(staff.orgId, 'sandbox'), await counts(staff.orgId, 'production')];
     const out = await admin('demo', 'seed', '--org', staff.ein, '--environment', 'sandbox', '--donations', '1', '--json');
     expect(out.code).toBe(0);
     const ids = JSON.parse(out.stdout) as Record<string, string[]>;
     expect(Object.keys(ids).sort()).toEqual(['account_ids', 'connect_ids', 'donation_ids', 'grant_ids', 'statement_ids']);
     expect(ids.account_ids).toHaveLength(2);
     expect(ids.statement_ids).toHaveLength(48);
-    expect(await counts(staff.orgId, 'sandbox')).toEqual({ accounts: 2, statements: 48, transactions: 1000 });
-    expect(await counts(staff.orgId, 'production')).toEqual({ accounts: 0, statements: 0, transactions: 0 });
+    expect(await counts(staff.orgId, 'sandbox')).toEqual(plus(sandbox, { accounts: 2, statements: 48, transactions: 1000 }));
+    expect(await counts(staff.orgId, 'production')).toEqual(production);
   });
 
   it('takes --accounts and --transactions (per account), adds rather than replaces, and refuses bad counts', async () => {
+    const before = await counts(staff.orgId, 'sandbox');
     const out = await admin('demo', 'seed', '--org', staff.ein, '--environment', 'sandbox', '--accounts', '3', '--transactions', '40', '--json');
     const ids = JSON.parse(out.stdout) as Record<string, string[]>;
     expect(ids.account_ids).toHaveLength(3);
     expect(ids.statement_ids).toHaveLength(72);
-    expect(await counts(staff.orgId, 'sandbox')).toEqual({ accounts: 5, statements: 120, transactions: 1120 });
+    // Adds: the accounts already there (the default seed's, when it ran first) stay.
+    expect(await counts(staff.orgId, 'sandbox')).toEqual(plus(before, { accounts: 3, statements: 72, transactions: 120 }));
     expect((await admin('demo', 'seed', '--org', staff.ein, '--environment', 'sandbox', '--accounts', '-1')).code).toBe(2);
     expect((await admin('demo', 'seed', '--org', staff.ein, '--environment', 'sandbox', '--transactions', 'many')).stderr).toMatch(/--transactions must be a whole number/);
   });
@@ -59,7 +65,16 @@ describe('bank demo data', () => {
     const periods = statementPeriods(now);
     expect(periods).toHaveLength(24);
     expect(periods[23]!.end).toBe(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 0)).toISOString().slice(0, 10));
-    const rows = await t.db.selectFrom('deposit_transactions').select(['status', 'posted_timestamp', 'transaction_timestamp', 'amount']).limit(2000).execute();
+    // Bank data of an organization of its own, as the demo seed makes it.
+    const own = await createStaff(t.db);
+    expect((await admin('demo', 'seed', '--org', own.ein, '--environment', 'production', '--donations', '1', '--accounts', '2', '--transactions', '300', '--json')).code).toBe(0);
+    const rows = await t.db
+      .selectFrom('deposit_transactions')
+      .innerJoin('deposit_accounts', 'deposit_accounts.id', 'deposit_transactions.account_id')
+      .select(['deposit_transactions.status', 'posted_timestamp', 'transaction_timestamp', 'amount'])
+      .where('deposit_accounts.organization_id', '=', own.orgId)
+      .execute();
+    expect(rows).toHaveLength(600);
     for (const row of rows) {
       expect(row.status === 'POSTED').toBe(row.posted_timestamp !== null);
       expect(row.transaction_timestamp.getTime()).toBeLessThanOrEqual(now.getTime());

@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
 import { accessToken, apiGet, apiKeyFor, seedData } from '../helpers/gateway.js';
-import { validatePublished } from '../helpers/published-openapi.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const { testDatabase: t, server, allStaff: [staff, other] } = useOAuthServer({ staff: 2 });
@@ -48,7 +47,6 @@ describe('donations', () => {
       const res = await get('/v1/donations?limit=5', { 'api-version': version });
       expect(res.status).toBe(200);
       expect(res.headers.get('api-version')).toBe(version);
-      expect(validatePublished(version, '/v1/donations', 'get', 200, res.body)).toEqual([]);
       const results = res.body.results as { created_at: string; external_id?: string }[];
       expect(results).toHaveLength(5);
       expect([...results].sort((a, b) => b.created_at.localeCompare(a.created_at))).toEqual(results);
@@ -78,7 +76,6 @@ describe('donations', () => {
     for (const query of ['limit=0', 'limit=101', 'limit=abc', 'page_token=not-a-token', 'created_at.after=yesterday', 'colour=blue']) {
       const res = await get(`/v1/donations?${query}`);
       expect(res.status, query).toBe(400);
-      expect(validatePublished('2026-04-01', '/v1/donations', 'get', 400, res.body)).toEqual([]);
     }
     // dafpay_tracking_id arrived in 2026-04-01.
     expect((await get('/v1/donations?dafpay_tracking_id=X', { 'api-version': '2026-04-01' })).status).toBe(200);
@@ -89,12 +86,10 @@ describe('donations', () => {
     const res = await get(`/v1/donations/${seeded.donation_ids[3]!}`);
     expect(res.status).toBe(200);
     expect(res.body.id).toBe(seeded.donation_ids[3]);
-    expect(validatePublished('2026-04-01', '/v1/donations/{id}', 'get', 200, res.body)).toEqual([]);
     for (const id of [otherSeeded.donation_ids[0]!, sandboxSeeded.donation_ids[0]!, 'donation_nope']) {
       const missing = await get(`/v1/donations/${id}`);
       expect(missing.status).toBe(404);
       expect(JSON.stringify(missing.body)).not.toContain('amount');
-      expect(validatePublished('2026-04-01', '/v1/donations/{id}', 'get', 404, missing.body)).toEqual([]);
     }
   });
 });
@@ -108,7 +103,8 @@ describe('grants', () => {
     expect(one.status).toBe(200);
     expect((one.body.results as unknown[]).length).toBe(9);
     expect(one.body.nextPageToken).toBeNull();
-    for (const version of ['2026-04-01', '2026-01-15'] as const) expect(validatePublished(version, '/v1/grants', 'get', 200, one.body)).toEqual([]);
+    // Served (and so validated) under each version's document.
+    for (const version of ['2026-04-01', '2026-01-15']) expect((await get(`/v1/grants?connect_id=${seeded.connect_ids[1]!}&pageLimit=100`, { 'api-version': version })).body).toEqual(one.body);
   });
 
   it('default to 10 per page and need no x-service-api-key header', async () => {
@@ -119,13 +115,17 @@ describe('grants', () => {
   });
 
   it('treat another organization\'s connect and grant as unknown', async () => {
-    expect((await get(`/v1/grants?connect_id=${otherSeeded.connect_ids[0]!}`)).status).toBe(404);
+    // The list documents no 404: a connect_id that is not the caller's is an invalid parameter,
+    // worded the same whether it exists elsewhere or nowhere.
+    const foreign = await get(`/v1/grants?connect_id=${otherSeeded.connect_ids[0]!}`);
+    expect(foreign.status).toBe(400);
+    expect(foreign.body.detail).toBe('Invalid query: connect_id names no connect of the caller.');
+    expect((await get('/v1/grants?connect_id=live_nowhere')).body).toEqual(foreign.body);
     const otherGrant = (await t.db.selectFrom('grants').select('id').where('organization_id', '=', other.orgId).executeTakeFirstOrThrow()).id;
     expect((await get(`/v1/grants/${otherGrant}`)).status).toBe(404);
     expect((await get('/v1/grants/not-a-uuid')).status).toBe(400);
     const mine = await get(`/v1/grants/${seeded.grant_ids[0]!}`);
     expect(mine.status).toBe(200);
-    expect(validatePublished('2026-04-01', '/v1/grants/{id}', 'get', 200, mine.body)).toEqual([]);
   });
 });
 
@@ -136,7 +136,6 @@ describe('nonprofit directory', () => {
         const res = await get(`/v1/nonprofit/${ein}`, { 'api-version': version }, key);
         expect(res.status).toBe(200);
         expect(res.body).toMatchObject({ id: other.orgId, ein: other.ein, claimed: true });
-        expect(validatePublished('2023-01-01', '/v1/nonprofit/{ein}', 'get', 200, res.body)).toEqual([]);
       }
     }
   });
@@ -146,7 +145,6 @@ describe('nonprofit directory', () => {
     for (const ein of ['99-9999999', '911111111']) {
       const res = await get(`/v1/nonprofit/${ein}`, {}, key);
       expect(res.status).toBe(404);
-      expect(validatePublished('2023-01-01', '/v1/nonprofit/{ein}', 'get', 404, res.body)).toEqual([]);
     }
     expect((await get('/v1/nonprofit/12345', {}, key)).status).toBe(400);
   });

@@ -5,6 +5,7 @@ import { seedBankData } from '../../src/demo/bank-data.js';
 import { endpoints, type Env } from './flow.js';
 import { accessToken, apiGet } from './gateway.js';
 import type { OAuthTestServer, Staff } from './oauth-server.js';
+import { checkGatewayResponse } from './published-openapi.js';
 
 /** FDX test fixtures: clients that may call the API, tokens, bank data with exact timestamps. */
 
@@ -32,13 +33,20 @@ export interface Download {
   text: string;
 }
 
-/** A statement download as raw bytes (no Accept header at all when accept is undefined). */
+/**
+ * A statement download as raw bytes (no Accept header at all when accept is undefined),
+ * checked against the published operation like every gateway response (a file by its media
+ * type, a problem by its schema).
+ */
 export async function fdxDownload(server: OAuthTestServer, path: string, bearer: string, accept?: string, environment: Env = 'production'): Promise<Download> {
   const headers: Record<string, string> = { authorization: `Bearer ${bearer}` };
   if (accept !== undefined) headers.accept = accept;
   const response = await fetch(`${endpoints(server, environment).api}/fdx/v6${path}`, { headers });
   const bytes = Buffer.from(await response.arrayBuffer());
-  return { status: response.status, headers: response.headers, bytes, text: bytes.toString('utf8') };
+  const contentType = response.headers.get('content-type');
+  const text = bytes.toString('utf8');
+  checkGatewayResponse({ method: 'GET', path: `/fdx/v6${path}`, requestHeaders: headers, status: response.status, contentType, text: /json/.test(contentType ?? '') ? text : undefined });
+  return { status: response.status, headers: response.headers, bytes, text };
 }
 
 export function seedBank(db: Db, staff: Staff, environment: Env, counts: { accounts?: number; transactionsPerAccount?: number } = {}) {

@@ -4,6 +4,7 @@ import type { Db } from '../../src/db/database.js';
 import type { Env } from './flow.js';
 import { endpoints, obtainTokens } from './flow.js';
 import type { OAuthTestServer, Staff } from './oauth-server.js';
+import { checkGatewayResponse } from './published-openapi.js';
 
 export interface ApiResponse {
   status: number;
@@ -11,12 +12,28 @@ export interface ApiResponse {
   body: Record<string, unknown>;
 }
 
-export async function apiGet(server: OAuthTestServer, environment: Env, path: string, options: { bearer?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse> {
-  const response = await fetch(`${endpoints(server, environment).api}${path}`, {
-    headers: { ...(options.bearer ? { authorization: `Bearer ${options.bearer}` } : {}), ...options.headers },
-  });
+export interface ApiRequestOptions {
+  bearer?: string;
+  headers?: Record<string, string>;
+  /** A JSON request body (sent with content-type application/json). */
+  json?: unknown;
+}
+
+/**
+ * One call to an API host. Every response is checked against the published operation that
+ * serves it (checkGatewayResponse) before it is returned, so a test cannot receive a
+ * response the published documents (or published-additions.ts) do not allow.
+ */
+export async function apiRequest(server: OAuthTestServer, environment: Env, method: string, path: string, options: ApiRequestOptions = {}): Promise<ApiResponse> {
+  const headers: Record<string, string> = { ...(options.bearer ? { authorization: `Bearer ${options.bearer}` } : {}), ...(options.json === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers };
+  const response = await fetch(`${endpoints(server, environment).api}${path}`, { method, headers, body: options.json === undefined ? undefined : JSON.stringify(options.json) });
   const text = await response.text();
+  checkGatewayResponse({ method, path, requestHeaders: headers, status: response.status, contentType: response.headers.get('content-type'), text });
   return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+export function apiGet(server: OAuthTestServer, environment: Env, path: string, options: Omit<ApiRequestOptions, 'json'> = {}): Promise<ApiResponse> {
+  return apiRequest(server, environment, 'GET', path, options);
 }
 
 export async function apiKeyFor(db: Db, staff: Staff, environment: Env): Promise<string> {

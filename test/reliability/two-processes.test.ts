@@ -9,6 +9,7 @@ import { addClient } from '../../src/oidc/clients/service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { basic } from '../helpers/flow.js';
 import { createStaff, type Staff } from '../helpers/oauth-server.js';
+import { checkGatewayResponse, isGatewayPath } from '../helpers/published-openapi.js';
 import { freePorts, makeDataDir, removeDataDir, spawnServer, urlSettings, type PublicUrls, type ServerProcess } from '../helpers/process.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 
@@ -50,7 +51,16 @@ function hop(url: URL, method: string, headers: Record<string, string>, body?: s
     const req = http.request({ host: '127.0.0.1', port, method, path: url.pathname + url.search, headers: { host: url.host, ...headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => {
+        const answer = { status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') };
+        try {
+          // A gateway answer must be one its published operation allows, whichever process gave it.
+          if (url.origin === new URL(urls.api).origin && isGatewayPath(url.pathname)) checkGatewayResponse({ method, path: url.pathname + url.search, requestHeaders: headers, status: answer.status, contentType: res.headers['content-type'], text: answer.text });
+          resolve(answer);
+        } catch (error) {
+          reject(error as Error);
+        }
+      });
     });
     req.on('error', reject);
     req.end(body);

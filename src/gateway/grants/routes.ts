@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Selectable } from 'kysely';
 import type { GrantsTable } from '../../db/schema.js';
 import { decodeCursor, page } from '../pagination.js';
-import { notFound } from '../problems.js';
+import { badRequest, notFound } from '../problems.js';
 import { defineRoute } from '../route-spec.js';
 import { connectBelongsTo, findGrant, listGrants } from './repository.js';
 
@@ -70,8 +70,9 @@ export const grantRoutes = [
     errors: [400, 401, 403],
     async handler({ db, caller, query }) {
       // Another organization's (or environment's) connect is unknown here: an empty list would
-      // hide a typo, a 404 would reveal nothing about the other party.
-      if (query.connect_id && !(await connectBelongsTo(db, caller, query.connect_id))) throw notFound('The connect');
+      // hide a typo. A 400, as for any invalid parameter, since the published operation lists
+      // no 404; it says the same for an id that exists nowhere, so it reveals nothing.
+      if (query.connect_id && !(await connectBelongsTo(db, caller, query.connect_id))) throw badRequest('Invalid query: connect_id names no connect of the caller.');
       const rows = await listGrants(db, caller, query.connect_id, decodeCursor(query.pageToken, 'pageToken'), query.pageLimit);
       const { items, next } = page(rows, query.pageLimit);
       return { results: items.map(toGrant), nextPageToken: next ?? null };

@@ -1,0 +1,76 @@
+import type { PublishedDocument } from './published-openapi.js';
+
+/**
+ * Every gateway response the published documents (spec/openapi) do not describe, but the
+ * product gives on purpose, each with its reason. checkGatewayResponse (published-openapi.ts)
+ * accepts a response only if its operation documents it or it is listed here, so a new entry
+ * is a decision about the product's interface: keep the list short, and fix the product
+ * instead wherever it should follow the document. Added error responses are still checked:
+ * an application/problem+json body matching the document's ProblemDetails, whose `status` is
+ * the response's.
+ */
+
+/** One published operation: its document, lower-case method and path template. */
+export interface Operation {
+  document: PublishedDocument;
+  method: string;
+  path: string;
+}
+
+/** An unknown Api-Version is refused before routing, on every /v1 path (PRODUCT.md §5: "an unknown value is 400"). */
+export const UNKNOWN_API_VERSION = {
+  status: 400,
+  reason: 'PRODUCT.md §5: an unknown Api-Version is 400; no document can describe a version it does not know.',
+};
+
+/**
+ * A method and path the chosen document has no operation for: the product's generic 404
+ * problem (a path that exists nowhere, or an operation absent from the requested version).
+ */
+export const UNKNOWN_OPERATION = {
+  statuses: [404],
+  reason: 'PRODUCT.md §5: "an operation absent from a version is 404 there"; a path no document has is 404 too.',
+};
+
+/** Operations served under a version whose document lacks them, with another document's shape. */
+export const BORROWED_OPERATIONS: (Operation & { reason: string })[] = [
+  {
+    document: '2023-01-01',
+    method: 'get',
+    path: '/v1/nonprofit/{ein}',
+    reason: 'PRODUCT.md §10: served under both accepted versions with the shape of 2023-01-01.yaml, because the specification lists it; neither 2026 document has it.',
+  },
+];
+
+/** The product's own operations on the API hosts, which no published document has. */
+export const OWN_OPERATIONS: { method: string; path: string; reason: string; schema: object }[] = [
+  {
+    method: 'get',
+    path: '/openapi.json',
+    reason: "The gateway's own OpenAPI 3.1 document, generated from its route specs, per Api-Version (README, Resource gateway).",
+    schema: { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { const: '3.1.0' }, paths: { type: 'object' } } },
+  },
+];
+
+/**
+ * Statuses an operation answers that its document does not list: on every operation, or on
+ * the operations named as `<document> <METHOD> <template>`.
+ */
+export const ADDED_STATUSES: { status: number; operations: 'every' | string[]; reason: string }[] = [
+  {
+    status: 503,
+    operations: 'every',
+    reason: 'PRODUCT.md §9: requests during a database outage get 503 problems with Retry-After, never a wrong answer; the documents list 500 only.',
+  },
+  {
+    status: 429,
+    operations: ['2026-04-01 POST /v1/authorization_tokens/verify'],
+    reason: 'PRODUCT.md §8: verify attempts are rate-limited (a guessed code must not be brute-forced); the document lists no 429.',
+  },
+];
+
+/** Is `status` on `op` one of ADDED_STATUSES? */
+export function addedStatus(op: Operation, status: number) {
+  const name = `${op.document} ${op.method.toUpperCase()} ${op.path}`;
+  return ADDED_STATUSES.find((a) => a.status === status && (a.operations === 'every' || a.operations.includes(name)));
+}
