@@ -75,7 +75,12 @@ function expectLimited(answer: Answer) {
 
 /** Sessions waiting for the lock the test holds on the tokens table: attempts held at the code check. */
 async function heldAtCodeCheck(): Promise<number> {
-  const { rows } = await lockPool.query<{ n: number }>(`select count(*)::int as n from pg_locks where relation = 'donor_authorization_tokens'::regclass and not granted`);
+  // pg_locks spans the cluster, and databases cloned from one template share table oids.
+  const { rows } = await lockPool.query<{ n: number }>(
+    `select count(*)::int as n from pg_locks
+     where database = (select oid from pg_database where datname = current_database())
+       and relation = 'donor_authorization_tokens'::regclass and not granted`,
+  );
   return rows[0]!.n;
 }
 
