@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.js';
 import type { Organization, OrganizationKind, Role } from '../db/schema.js';
 import { recordAudit } from '../audit/audit-log.js';
+import { revokeUserAuthorizationsIn } from '../oidc/authorizations.js';
 import { formatEin, parseEin } from './ein.js';
 import { conflict, invalid, mapUniqueViolation, notFound } from './errors.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, type PasswordParams } from './passwords.js';
@@ -111,13 +112,27 @@ export async function setMemberRole(db: Db, input: { org: string; email: string;
   });
 }
 
-export async function removeMember(db: Db, input: { org: string; email: string }): Promise<Omit<MembershipView, 'role'>> {
+/** Removes a membership; `revoked_authorizations` counts the user-subject authorizations that ended with it. */
+export async function removeMember(db: Db, input: { org: string; email: string }): Promise<Omit<MembershipView, 'role'> & { revoked_authorizations: number }> {
   return db.transaction().execute(async (trx) => {
     const org = await requireOrganization(trx, input.org);
     const user = await requireUser(trx, input.email);
     const row = await repo.deleteMembership(trx, org.id, user.id);
     if (!row) throw notFound(`${user.email} is not a member of ${formatEin(org.ein)}`);
     await recordAudit(trx, { event: 'membership.removed', organizationId: org.id, actorUserId: user.id, details: { email: user.email, role: row.role } });
-    return { org: formatEin(org.ein), email: user.email };
+    // What they approved as themselves ends with their membership, in this transaction: an
+    // authorization only suspended would come back if they were ever added again.
+    const revoked = await revokeUserAuthorizationsIn(trx, { userId: user.id, organizationId: org.id, reason: 'membership_removed' });
+    for (const a of revoked) {
+      await recordAudit(trx, {
+        event: 'authorization.revoked',
+        environment: a.environment,
+        organizationId: org.id,
+        actorUserId: user.id,
+        clientId: a.clientId,
+        details: { grant_id: a.grantId, subject_type: 'user', reason: 'membership_removed' },
+      });
+    }
+    return { org: formatEin(org.ein), email: user.email, revoked_authorizations: revoked.length };
   });
 }

@@ -56,10 +56,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 }
 
 /**
- * Errors Postgres raises for input it cannot even represent (a NUL byte in text, a
- * malformed uuid or timestamp): the request was bad, not the server.
+ * Errors Postgres raises for input it cannot even represent (a NUL byte in text or, 22P05,
+ * \u0000 in jsonb; a malformed uuid or timestamp): the request was bad, not the server. The
+ * JSON body parser refuses U+0000 before it gets this far; this is the backstop.
  */
 export function isUnrepresentableInput(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
-  return code === '22021' || code === '22P02' || code === '22007' || code === '22008' || code === '54000';
+  return code === '22021' || code === '22P05' || code === '22P02' || code === '22007' || code === '22008' || code === '54000';
 }

@@ -46,10 +46,12 @@ export interface DonorAuthorizationTokensTable {
   revoked_at: Date | null;
 }
 
-export interface DonorTokenVerifyFailuresTable {
+/** One row per provider and environment: the current verify window and the attempts reserved in it. */
+export interface DonorTokenVerifyLimitsTable {
   fund_provider_id: string;
-  environment: string;
-  failed_at: CreatedAt;
+  environment: Environment;
+  window_start: Date;
+  attempts: number;
 }
 
 export interface GivingPoolsTable {
@@ -135,7 +137,7 @@ export interface OutboundMailTable {
 export interface DafDatabase {
   donor_accounts: DonorAccountsTable;
   donor_authorization_tokens: DonorAuthorizationTokensTable;
-  donor_token_verify_failures: DonorTokenVerifyFailuresTable;
+  donor_token_verify_limits: DonorTokenVerifyLimitsTable;
   giving_pools: GivingPoolsTable;
   grant_requests: GrantRequestsTable;
   events: EventsTable;
@@ -151,7 +153,7 @@ const columns = <T>() => <const L extends Columns<T>>(list: Exhaustive<T, L>) =>
 export const DAF_TABLE_COLUMNS = {
   donor_accounts: columns<DonorAccountsTable>()(['id', 'environment', 'fund_provider_id', 'status', 'email', 'first_name', 'last_name', 'phone', 'external_id', 'metadata', 'disabled', 'approved_at', 'approved_by', 'rejected_at', 'rejected_by', 'rejection_reason', 'created_at', 'updated_at']),
   donor_authorization_tokens: columns<DonorAuthorizationTokensTable>()(['id', 'environment', 'fund_provider_id', 'donor_account_id', 'code_hash', 'status', 'metadata', 'created_at', 'expires_at', 'verified_at', 'revoked_at']),
-  donor_token_verify_failures: columns<DonorTokenVerifyFailuresTable>()(['fund_provider_id', 'environment', 'failed_at']),
+  donor_token_verify_limits: columns<DonorTokenVerifyLimitsTable>()(['fund_provider_id', 'environment', 'window_start', 'attempts']),
   giving_pools: columns<GivingPoolsTable>()(['id', 'environment', 'fund_provider_id', 'donor_account_id', 'name', 'metadata', 'created_at', 'updated_at']),
   grant_requests: columns<GrantRequestsTable>()(['id', 'environment', 'fund_provider_id', 'donor_account_id', 'giving_pool_id', 'status', 'ein', 'nonprofit_name', 'amount_cents', 'frequency', 'form_url', 'purpose', 'note', 'donor_contact', 'rejection_reason', 'external_grant_id', 'comment', 'created_at', 'updated_at']),
   events: columns<EventsTable>()(['id', 'environment', 'organization_id', 'category', 'associated_object_id', 'associated_object_type', 'created_at']),

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Environment, Role, SubjectType } from '../db/schema.js';
 import type { Executor } from '../accounts/repository.js';
-import { hashId } from './adapter.js';
+import { hashId } from '../db/token-hash.js';
 import { currentTokenUnit } from './token-unit.js';
 
 /** An authorization's ceiling: it ends 365 days after it began, whatever happens to its tokens. */
@@ -92,19 +92,52 @@ export async function markAuthorizationUsed(db: Executor, grantId: string): Prom
  * references to it, and our row (kept, marked revoked, for the record).
  */
 export async function revokeAuthorization(db: Db, environment: Environment, grantId: string, reason: string): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('oidc_models').where('environment', '=', environment).where('model', 'in', [...TOKEN_MODELS]).where('grant_id', '=', grantId).execute();
-    await trx.deleteFrom('oidc_models').where('environment', '=', environment).where('model', '=', 'Grant').where('id', '=', hashId(grantId)).execute();
-    await forgetGrantInSessions(trx, environment, grantId);
-    const updated = await trx
-      .updateTable('oauth_authorizations')
-      .set({ revoked_at: new Date(), revoked_reason: reason })
-      .where('grant_id', '=', grantId)
-      .where('revoked_at', 'is', null)
-      .returning('grant_id')
-      .executeTakeFirst();
-    return updated !== undefined;
-  });
+  return db.transaction().execute((trx) => revokeAuthorizationIn(trx, environment, grantId, reason));
+}
+
+/** revokeAuthorization inside the caller's transaction, so the revocation commits with the change that causes it. */
+export async function revokeAuthorizationIn(trx: Executor, environment: Environment, grantId: string, reason: string): Promise<boolean> {
+  await trx.deleteFrom('oidc_models').where('environment', '=', environment).where('model', 'in', [...TOKEN_MODELS]).where('grant_id', '=', grantId).execute();
+  await trx.deleteFrom('oidc_models').where('environment', '=', environment).where('model', '=', 'Grant').where('id', '=', hashId(grantId)).execute();
+  await forgetGrantInSessions(trx, environment, grantId);
+  const updated = await trx
+    .updateTable('oauth_authorizations')
+    .set({ revoked_at: new Date(), revoked_reason: reason })
+    .where('grant_id', '=', grantId)
+    .where('revoked_at', 'is', null)
+    .returning('grant_id')
+    .executeTakeFirst();
+  return updated !== undefined;
+}
+
+export interface RevokedAuthorization {
+  grantId: string;
+  environment: Environment;
+  clientId: string;
+}
+
+/**
+ * Revokes, in both environments, every live user-subject authorization one user approved for
+ * one organization (with its tokens, as revokeAuthorizationIn does): what leaving the
+ * organization ends for good, so that being added back later revives none of it.
+ * Organization-subject authorizations belong to the organization and are left alone.
+ */
+export async function revokeUserAuthorizationsIn(trx: Executor, q: { userId: string; organizationId: string; reason: string }): Promise<RevokedAuthorization[]> {
+  const rows = await trx
+    .selectFrom('oauth_authorizations')
+    .select(['grant_id', 'environment', 'client_id'])
+    .where('user_id', '=', q.userId)
+    .where('organization_id', '=', q.organizationId)
+    .where('subject_type', '=', 'user')
+    .where('revoked_at', 'is', null)
+    .orderBy('grant_id')
+    .forUpdate()
+    .execute();
+  const revoked: RevokedAuthorization[] = [];
+  for (const row of rows) {
+    if (await revokeAuthorizationIn(trx, row.environment, row.grant_id, q.reason)) revoked.push({ grantId: row.grant_id, environment: row.environment, clientId: row.client_id });
+  }
+  return revoked;
 }
 
 /** Removes a grant from the sessions that point at it, so no session keeps a dangling reference. */

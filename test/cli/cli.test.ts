@@ -91,7 +91,7 @@ describe('admin CLI', () => {
     const listed = await admin('members list --org 12-3456780 --json');
     expect(listed.json()).toEqual({ org: '12-3456780', members: [{ email: 'staff@example.org', role: 'read_only' }] });
     const removed = await admin('members remove --org 12-3456780 --email staff@example.org --json');
-    expect(oneObject(removed.stdout)).toEqual({ org: '12-3456780', email: 'staff@example.org' });
+    expect(oneObject(removed.stdout)).toEqual({ org: '12-3456780', email: 'staff@example.org', revoked_authorizations: 0 });
     const gone = await admin('members remove --org 12-3456780 --email staff@example.org');
     expect(gone.code).toBe(1);
     expect(gone.stderr).toMatch(/not a member/);

@@ -17,6 +17,8 @@ export interface ApiRequestOptions {
   headers?: Record<string, string>;
   /** A JSON request body (sent with content-type application/json). */
   json?: unknown;
+  /** A request body sent as it is, with content-type application/json (for bodies JSON.stringify cannot produce). */
+  rawJson?: string;
 }
 
 /**
@@ -25,14 +27,15 @@ export interface ApiRequestOptions {
  * response the published documents (or published-additions.ts) do not allow.
  */
 export async function apiRequest(server: OAuthTestServer, environment: Env, method: string, path: string, options: ApiRequestOptions = {}): Promise<ApiResponse> {
-  const headers: Record<string, string> = { ...(options.bearer ? { authorization: `Bearer ${options.bearer}` } : {}), ...(options.json === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers };
-  const response = await fetch(`${endpoints(server, environment).api}${path}`, { method, headers, body: options.json === undefined ? undefined : JSON.stringify(options.json) });
+  const body = options.rawJson ?? (options.json === undefined ? undefined : JSON.stringify(options.json));
+  const headers: Record<string, string> = { ...(options.bearer ? { authorization: `Bearer ${options.bearer}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers };
+  const response = await fetch(`${endpoints(server, environment).api}${path}`, { method, headers, body });
   const text = await response.text();
   checkGatewayResponse({ method, path, requestHeaders: headers, status: response.status, contentType: response.headers.get('content-type'), text });
   return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
-export function apiGet(server: OAuthTestServer, environment: Env, path: string, options: Omit<ApiRequestOptions, 'json'> = {}): Promise<ApiResponse> {
+export function apiGet(server: OAuthTestServer, environment: Env, path: string, options: Omit<ApiRequestOptions, 'json' | 'rawJson'> = {}): Promise<ApiResponse> {
   return apiRequest(server, environment, 'GET', path, options);
 }
 

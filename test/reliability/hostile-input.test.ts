@@ -2,9 +2,13 @@ import http from 'node:http';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/gateway/api-keys/service.js';
+import { GATEWAY_ROUTES } from '../../src/gateway/index.js';
+import { submitFromDonor } from '../../src/gateway/daf/grant-requests-service.js';
+import { createMailSender } from '../../src/mail/sender.js';
 import { ClientRegistryError, parseClientsDocument } from '../../src/oidc/clients/schema.js';
 import { addOrganization } from '../../src/accounts/service.js';
 import { basic } from '../helpers/flow.js';
+import { apiRequest } from '../helpers/gateway.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 import { checkGatewayResponse, isGatewayPath } from '../helpers/published-openapi.js';
 
@@ -12,16 +16,28 @@ import { checkGatewayResponse, isGatewayPath } from '../helpers/published-openap
  * Property-based hostile input: at least 10,000 malformed requests across the authorization,
  * token, introspection, revocation and gateway endpoints. None may answer 5xx or crash the
  * server, each endpoint answers with the statuses its rules name, and every gateway response
- * is one its published operation (or published-additions.ts) allows.
+ * is one its published operation (or published-additions.ts) allows. And U+0000 in the JSON
+ * body of every operation that takes one: always a 400 problem from the body parser.
  */
 const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({ clients: { client: { environment: 'production' } } });
 let nonprofitKey = '';
 let fundKey = '';
+/** Real ids for the path parameters of the operations that take a JSON body, so a body that got past the parser would reach the database. */
+const ids: Record<string, string> = {};
 
 beforeAll(async () => {
   nonprofitKey = (await createApiKey(t.db, { org: staff.ein, environment: 'production' })).key;
   await addOrganization(t.db, { ein: '98-1010101', name: 'Fuzz Fund', kind: 'fund_provider' });
   fundKey = (await createApiKey(t.db, { org: '98-1010101', environment: 'production' })).key;
+  const post = async (path: string, body: unknown) => {
+    const response = await apiRequest(server, 'production', 'POST', path, { bearer: fundKey, json: body });
+    return response.body as { id: string };
+  };
+  ids.donor_accounts = (await post('/v1/donor_accounts', { donor: { email: 'fuzz@example.org' } })).id;
+  ids.event_subscriptions = (await post('/v1/event_subscriptions', { url: 'http://127.0.0.1:9/hook', category: 'donor_account.created' })).id;
+  const request = await submitFromDonor(t.db, createMailSender(server.config, t.db), { fundProviderEin: '98-1010101', environment: 'production', email: 'fuzz2@example.org', nonprofitEin: staff.ein, amountCents: 100 });
+  ids.grant_requests = request.grant_request_id;
+  ids.authorization_tokens = request.authorization_token_id!;
 });
 
 interface Spec {
@@ -96,7 +112,88 @@ const specs: fc.Arbitrary<Spec> = fc.oneof(
   })),
 );
 
+/**
+ * U+0000 anywhere in a JSON body: in a key or a string value, at any depth, of a body that
+ * is otherwise well formed for the operation or arbitrary JSON. JSON.stringify writes it as
+ * the escape \u0000, as any client would send it.
+ */
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+const NUL = '\u0000';
+const withNul = (text: string, at: number) => text.slice(0, at % (text.length + 1)) + NUL + text.slice(at % (text.length + 1));
+
+function containers(value: Json, found: (Json[] | { [key: string]: Json })[] = []) {
+  if (value !== null && typeof value === 'object') {
+    found.push(value);
+    for (const child of Array.isArray(value) ? value : Object.values(value)) containers(child, found);
+  }
+  return found;
+}
+
+/** Puts a NUL into `base` (a fresh copy): into an existing key or string, or as a new entry. */
+function injectNul(base: Json, pick: number, where: 'key' | 'value' | 'new', at: number): Json {
+  const root: Json = base !== null && typeof base === 'object' ? (JSON.parse(JSON.stringify(base)) as Json) : { value: base };
+  const all = containers(root);
+  const target = all[pick % all.length]!;
+  if (Array.isArray(target)) {
+    const strings = target.map((v, i) => (typeof v === 'string' ? i : -1)).filter((i) => i >= 0);
+    if (where === 'value' && strings.length > 0) target[strings[at % strings.length]!] = withNul(target[strings[at % strings.length]!] as string, at);
+    else target.push(withNul('v', at));
+    return root;
+  }
+  const keys = Object.keys(target);
+  if (where === 'key' && keys.length > 0) {
+    const key = keys[at % keys.length]!;
+    target[withNul(key, at)] = target[key]!;
+    delete target[key];
+  } else if (where === 'value' && keys.some((k) => typeof target[k] === 'string')) {
+    const key = keys.filter((k) => typeof target[k] === 'string')[at % keys.filter((k) => typeof target[k] === 'string').length]!;
+    target[key] = withNul(target[key] as string, at);
+  } else {
+    target[where === 'key' ? withNul('k', at) : 'k'] = where === 'key' ? 'v' : withNul('v', at);
+  }
+  return root;
+}
+
+/** A body each operation would otherwise accept, so that without the parser's check the NUL would reach the database. */
+const WELL_FORMED: Record<string, Json> = {
+  'POST /v1/donor_accounts': { donor: { email: 'nul@example.org', first_name: 'Ada' }, external_id: 'X-1', metadata: { tier: 'gold' } },
+  'PATCH /v1/donor_accounts/:id': { donor: { last_name: 'Lovelace' }, metadata: { k: 'v' } },
+  'POST /v1/donor_accounts/:id/authorization_tokens': { expires_in: 3600, metadata: { k: 'v' } },
+  'POST /v1/authorization_tokens/verify': { code: 'ABCDEFGHJKMN', external_id: 'E-1' },
+  'POST /v1/grant_requests/:id/submit': { external_grant_id: 'G-1', comment: 'sent' },
+  'POST /v1/grant_requests/:id/reject': { reason: 'late' },
+  'POST /v1/event_subscriptions': { url: 'http://127.0.0.1:9/hook', category: 'grant_request.created' },
+  'PATCH /v1/event_subscriptions/:id': { status: 'disabled' },
+};
+
+const jsonOperations = GATEWAY_ROUTES.filter((route) => route.body !== undefined);
+
 describe('hostile input', () => {
+  it('U+0000 in the JSON body of every operation that takes one: 400 problem, never further', async () => {
+    expect(jsonOperations.map((r) => `${r.method.toUpperCase()} ${r.path}`).sort()).toEqual(Object.keys(WELL_FORMED).sort());
+    const unexpected: string[] = [];
+    let sent = 0;
+    for (const route of jsonOperations) {
+      const operation = `${route.method.toUpperCase()} ${route.path}`;
+      const base = fc.oneof(fc.constant(WELL_FORMED[operation] ?? {}), fc.jsonValue() as fc.Arbitrary<Json>);
+      const bodies = fc.sample(fc.tuple(base, fc.nat(), fc.constantFrom('key' as const, 'value' as const, 'new' as const), fc.nat(64)).map(([b, pick, where, at]) => JSON.stringify(injectNul(b, pick, where, at))), { numRuns: 200, seed: 20261123 });
+      const path = route.path.replace(/^\/v1\/(\w+)\/:id/, (_, resource: string) => `/v1/${resource}/${ids[resource] ?? 'x'}`);
+      const answers = await Promise.all(
+        bodies.map(async (body) => {
+          expect(body).toContain('\\u0000');
+          const response = await apiRequest(server, 'production', route.method.toUpperCase(), path, { bearer: fundKey, rawJson: body });
+          return { body, status: response.status, type: response.headers.get('content-type'), detail: String(response.body.detail ?? '') };
+        }),
+      );
+      for (const a of answers) {
+        sent += 1;
+        if (a.status !== 400 || !a.type?.startsWith('application/problem+json') || !a.detail.includes('U+0000')) unexpected.push(`${operation} ${a.body.slice(0, 100)} → ${a.status} ${a.detail}`);
+      }
+    }
+    expect(unexpected.slice(0, 20)).toEqual([]);
+    expect(sent).toBe(jsonOperations.length * 200);
+  }, 120_000);
+
   it('10,000 malformed requests: no 5xx, no crash, only the statuses each endpoint names, gateway answers as published', async () => {
     const all = fc.sample(specs, { numRuns: 10_000, seed: 20261122 });
     const unexpected: string[] = [];

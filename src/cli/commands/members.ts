@@ -34,7 +34,7 @@ export const membersRemove: Command = {
   options: { org: { type: 'string' }, email: { type: 'string' } },
   async run(ctx) {
     const m = await removeMember(await ctx.db(), { org: requireString(ctx.values, 'org'), email: requireString(ctx.values, 'email') });
-    return { json: { ...m }, text: `${m.email} removed from ${m.org}` };
+    return { json: { ...m }, text: `${m.email} removed from ${m.org}; ${m.revoked_authorizations} authorization${m.revoked_authorizations === 1 ? '' : 's'} they approved revoked` };
   },
 };
 

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../accounts/repository.js';
 import type { DonorAuthorizationTokensTable } from '../../db/schema-daf.js';
 import { beforeCursor, type Cursor } from '../pagination.js';
@@ -47,17 +47,40 @@ export function setTokenStatus(db: Executor, id: string, status: 'verified' | 'r
     .executeTakeFirstOrThrow();
 }
 
-export async function recentVerifyFailures(db: Executor, scope: Scope, sinceMs: number): Promise<number> {
-  const row = await db
-    .selectFrom('donor_token_verify_failures')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('fund_provider_id', '=', scope.fundProviderId)
-    .where('environment', '=', scope.environment)
-    .where('failed_at', '>', new Date(Date.now() - sinceMs))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+export type VerifyReservation = { reserved: true; windowStart: Date } | { reserved: false; retryAfterSeconds: number };
+
+/**
+ * Reserves one verify attempt for the provider, or refuses it, in one statement: the upsert
+ * locks the provider's counter row, so concurrent attempts are counted one after another and
+ * no more than `limit` are ever let through per window. A window starts with its first attempt
+ * (database time, to the millisecond, so refundVerifyAttempt can name it exactly).
+ */
+export async function reserveVerifyAttempt(db: Executor, scope: Scope, limit: number, windowSeconds: number): Promise<VerifyReservation> {
+  const over = sql<boolean>`l.window_start <= now() - ${windowSeconds}::int * interval '1 second'`;
+  const reserved = await sql<{ window_start: Date }>`
+    insert into donor_token_verify_limits as l (fund_provider_id, environment, window_start, attempts)
+    values (${scope.fundProviderId}, ${scope.environment}, date_trunc('milliseconds', now()), 1)
+    on conflict (fund_provider_id, environment) do update set
+      window_start = case when ${over} then date_trunc('milliseconds', now()) else l.window_start end,
+      attempts = case when ${over} then 1 else l.attempts + 1 end
+    where ${over} or l.attempts < ${limit}
+    returning window_start`.execute(db);
+  const row = reserved.rows[0];
+  if (row) return { reserved: true, windowStart: row.window_start };
+  const left = await sql<{ seconds: number }>`
+    select ceil(extract(epoch from window_start + ${windowSeconds}::int * interval '1 second' - now()))::int as seconds
+    from donor_token_verify_limits where fund_provider_id = ${scope.fundProviderId} and environment = ${scope.environment}`.execute(db);
+  return { reserved: false, retryAfterSeconds: Math.max(1, left.rows[0]?.seconds ?? windowSeconds) };
 }
 
-export async function recordVerifyFailure(db: Executor, scope: Scope): Promise<void> {
-  await db.insertInto('donor_token_verify_failures').values({ fund_provider_id: scope.fundProviderId, environment: scope.environment }).execute();
+/** Gives a reserved attempt back, if its window is still the current one. */
+export async function refundVerifyAttempt(db: Executor, scope: Scope, windowStart: Date): Promise<void> {
+  await db
+    .updateTable('donor_token_verify_limits')
+    .set((eb) => ({ attempts: eb('attempts', '-', 1) }))
+    .where('fund_provider_id', '=', scope.fundProviderId)
+    .where('environment', '=', scope.environment)
+    .where('window_start', '=', windowStart)
+    .where('attempts', '>', 0)
+    .execute();
 }

@@ -8,16 +8,16 @@ import { emitEvent } from '../../webhooks/outbox.js';
 import { notFound } from '../problems.js';
 import { findDonorAccount, type DonorAccountRow } from './donor-accounts-repository.js';
 import { approveDonorAccount, conflict } from './donor-accounts-service.js';
-import { findToken, findTokenByCode, insertToken, recentVerifyFailures, recordVerifyFailure, setTokenStatus, type TokenRow } from './tokens-repository.js';
+import { findToken, findTokenByCode, insertToken, refundVerifyAttempt, reserveVerifyAttempt, setTokenStatus, type TokenRow } from './tokens-repository.js';
 import type { DafScope } from './scope.js';
 import { tokenStatus } from './views.js';
 
 export const DEFAULT_TOKEN_TTL_SECONDS = 30 * 86_400;
 export const MIN_TOKEN_TTL_SECONDS = 60;
 export const MAX_TOKEN_TTL_SECONDS = 90 * 86_400;
-/** Verify attempts: at most this many failures per provider in the window, then 429. */
+/** Verify attempts: at most this many failures per provider and environment in the window, then 429. */
 export const VERIFY_FAILURE_LIMIT = 10;
-export const VERIFY_WINDOW_MS = 15 * 60_000;
+export const VERIFY_WINDOW_SECONDS = 15 * 60;
 
 // Unambiguous characters only (no 0/O, 1/I/L, U): easy to read out and type.
 const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTVWXYZ23456789';
@@ -102,19 +102,22 @@ async function redeem(trx: Executor, scope: Scope, token: TokenRow | undefined, 
 
 /**
  * The provider's verify (donor-initiated flow). Unknown, expired, revoked and used codes
- * are one and the same 404, so they cannot be told apart; failures count toward a
- * per-provider rate limit (429) so codes cannot be guessed.
+ * are one and the same 404, so they cannot be told apart. Guessing is bounded per provider:
+ * the attempt is reserved before the code is looked up (so concurrent guesses cannot outrun
+ * the count), and past the limit every attempt is 429, a correct code included. Only an
+ * attempt that approves the account gives its reservation back, in the same transaction;
+ * every refusal (wrong code, rejected account, an error) keeps it.
  */
 export async function verifyCode(db: Db, scope: DafScope, code: string, externalId?: string): Promise<DonorAccountRow> {
-  if ((await recentVerifyFailures(db, scope, VERIFY_WINDOW_MS)) >= VERIFY_FAILURE_LIMIT) {
-    throw new HttpProblem(429, 'Too Many Requests', 'Too many failed verification attempts; try again later.', { headers: { 'Retry-After': String(VERIFY_WINDOW_MS / 1000) } });
+  const reservation = await reserveVerifyAttempt(db, scope, VERIFY_FAILURE_LIMIT, VERIFY_WINDOW_SECONDS);
+  if (!reservation.reserved) {
+    throw new HttpProblem(429, 'Too Many Requests', 'Too many failed verification attempts; try again later.', { headers: { 'Retry-After': String(reservation.retryAfterSeconds) } });
   }
-  try {
-    return await db.transaction().execute(async (trx) => redeem(trx, scope, await findTokenByCode(trx, scope.environment, codeHash(code), scope.fundProviderId), 'system:authorization_token', externalId));
-  } catch (error) {
-    if (error instanceof HttpProblem && error.status === 404) await recordVerifyFailure(db, scope);
-    throw error;
-  }
+  return db.transaction().execute(async (trx) => {
+    const account = await redeem(trx, scope, await findTokenByCode(trx, scope.environment, codeHash(code), scope.fundProviderId), 'system:authorization_token', externalId);
+    await refundVerifyAttempt(trx, scope, reservation.windowStart);
+    return account;
+  });
 }
 
 /** The donor side (profile setup, outside this product; `admin daf redeem-code` stands in): the code approves the account. */

@@ -21,6 +21,9 @@ export const EVENT_CATEGORIES = [
 const Event = z.object({ id: z.string(), category: z.enum(EVENT_CATEGORIES), created_at: z.string(), associated_object_id: z.string(), associated_object_type: z.string() });
 const Subscription = z.object({ id: z.string(), created_at: z.string(), status: z.enum(['active', 'disabled', 'deleted', 'requires_attention']), url: z.string(), category: z.enum(EVENT_CATEGORIES), signing_secret: z.string().optional() });
 const common = { versions: ['2026-04-01', '2026-01-15'] as const, area: 'events', credentials: 'any' as const };
+// Events exist only for fund providers (the DAF kinds), so only they may have webhooks sent
+// anywhere: subscriptions follow the DAF APIs' rule (their organization's API key; 403 otherwise).
+const subscriptions = { ...common, tag: 'Event Subscriptions', callers: 'fund_provider' as const };
 const scopeOf = (caller: Caller) => ({ environment: caller.environment, organizationId: caller.organizationId });
 const listQuery = { limit: z.coerce.number().int().min(1).max(100).default(100), cursor: z.string().max(200).optional() };
 
@@ -69,8 +72,7 @@ export const eventRoutes = [
     },
   }),
   defineRoute({
-    ...common,
-    tag: 'Event Subscriptions',
+    ...subscriptions,
     operationId: 'createEventSubscription',
     method: 'post',
     path: '/v1/event_subscriptions',
@@ -92,8 +94,7 @@ export const eventRoutes = [
     },
   }),
   defineRoute({
-    ...common,
-    tag: 'Event Subscriptions',
+    ...subscriptions,
     operationId: 'listEventSubscriptions',
     method: 'get',
     path: '/v1/event_subscriptions',
@@ -109,8 +110,7 @@ export const eventRoutes = [
     },
   }),
   defineRoute({
-    ...common,
-    tag: 'Event Subscriptions',
+    ...subscriptions,
     operationId: 'getEventSubscription',
     method: 'get',
     path: '/v1/event_subscriptions/:id',
@@ -126,8 +126,7 @@ export const eventRoutes = [
     },
   }),
   defineRoute({
-    ...common,
-    tag: 'Event Subscriptions',
+    ...subscriptions,
     operationId: 'updateEventSubscription',
     method: 'patch',
     path: '/v1/event_subscriptions/:id',
