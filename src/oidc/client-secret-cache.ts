@@ -2,13 +2,6 @@ import crypto from 'node:crypto';
 import argon2 from 'argon2';
 
 /**
- * argon2id on every token request would cap a process at a few dozen requests per second,
- * so a successful check is remembered briefly. Entries are keyed by an HMAC of the client
- * id, the stored hash and the presented secret: the cache never holds a secret, and a
- * rotated secret (a new stored hash) misses at once in every process. Failures are never
- * cached.
- */
-/**
  * Whether `now` lies in [since, since + ms): a clock stepped back (NTP, or a test moving
  * Date) ends an entry or a window instead of stretching it.
  */
@@ -16,6 +9,13 @@ function within(since: number, ms: number, now = Date.now()): boolean {
   return now >= since && now - since < ms;
 }
 
+/**
+ * argon2id on every token request would cap a process at a few dozen requests per second,
+ * so a successful check is remembered briefly. Entries are keyed by an HMAC of the client
+ * id, the stored hash and the presented secret: the cache never holds a secret, and a
+ * rotated secret (a new stored hash) misses at once in every process. Failures are never
+ * cached.
+ */
 export class ClientSecretCache {
   /** Successful checks by entry key: when each was made. */
   private readonly entries = new Map<string, number>();

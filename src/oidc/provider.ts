@@ -233,8 +233,8 @@ class ClientAdapter {
     // which refuses NUL bytes in text with an error).
     if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) return undefined;
     const cached = this.cache.get(id);
-    // The wall clock (the one tests move with vi.setSystemTime): an entry is fresh from its read
-    // until CLIENT_CACHE_MS later, so a clock stepped back (NTP, tests) expires it instead of extending it.
+    // Fresh from its read until CLIENT_CACHE_MS later on the wall clock (the one tests move): a
+    // clock stepped back (NTP, a test) ends an entry instead of extending it.
     const age = cached ? Date.now() - cached.readAt : -1;
     if (cached && age >= 0 && age < CLIENT_CACHE_MS) return { ...cached.metadata };
     return this.reload(id);
