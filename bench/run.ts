@@ -32,7 +32,7 @@ import { ClientSecretCache } from '../src/oidc/client-secret-cache.js';
 import { generateClientSecret, hashClientSecret } from '../src/oidc/clients/service.js';
 import { AlmonerSetup, ENVIRONMENT, REDIRECT_URI, SCOPE, type Client } from './lib/almoner.js';
 import { round, runLoad, runPaced, runWorkers, type HttpRequestSpec, type Measurement } from './lib/load.js';
-import { buildServer, cleanEnv, freePorts, NodeProcess, PRODUCTION_ENTRY, PRODUCTION_NODE_ARGS, PRODUCTION_THREADPOOL_SIZE, ROOT, rssBytes, sleep } from './lib/processes.js';
+import { buildServer, cleanEnv, EPHEMERAL_URLS, NodeProcess, PRODUCTION_ENTRY, type AlmonerUrls, PRODUCTION_NODE_ARGS, PRODUCTION_THREADPOOL_SIZE, ROOT, rssBytes, sleep } from './lib/processes.js';
 import { markdownTable, median, resultsFileName, writeDoc, type BenchResults, type Check, type ScenarioResult, type StartResult } from './lib/report.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
@@ -173,18 +173,17 @@ async function main(): Promise<void> {
   process.once('SIGINT', interrupted);
 
   try {
-    const ports = await freePorts(4);
-    const urls = { api: `http://127.0.0.1:${ports[0]}`, sandboxApi: `http://127.0.0.1:${ports[1]}`, dashboard: `http://127.0.0.1:${ports[2]}`, sandboxDashboard: `http://127.0.0.1:${ports[3]}` };
+    // Each server binds its own ports (port 0) and names them in its ready file: these are the
+    // URLs of the one started last, which is the server under test.
+    let urls: AlmonerUrls = { api: '', sandboxApi: '', dashboard: '', sandboxDashboard: '' };
+    let readyFiles = 0;
     const settings = {
       ALMONER_PROFILE: 'dev',
       ALMONER_LOG_LEVEL: 'warn',
       ALMONER_DEMO_DATA: 'false',
       ALMONER_DATA_DIR: dataDir,
       ALMONER_CLIENTS_FILE: path.join(dataDir, 'clients.json'),
-      ALMONER_BASE_URL: urls.api,
-      ALMONER_SANDBOX_BASE_URL: urls.sandboxApi,
-      ALMONER_DASHBOARD_URL: urls.dashboard,
-      ALMONER_SANDBOX_DASHBOARD_URL: urls.sandboxDashboard,
+      ...EPHEMERAL_URLS,
       UV_THREADPOOL_SIZE: SERVER_THREADPOOL_SIZE,
     };
     const serverEnv = cleanEnv({ ...settings, DATABASE_URL: databaseUrl.toString() });
@@ -202,8 +201,10 @@ async function main(): Promise<void> {
     // ------------------------------------------------------------- start to ready (real Postgres)
     const starts: StartResult[] = [];
     const startServer = async (env: NodeJS.ProcessEnv, nodeArgs: string[] = [], entry = SERVER_ENTRY) => {
+      const readyFile = path.join(dataDir, `ready-${(readyFiles += 1)}.json`);
       const t0 = performance.now();
-      const server = track(new NodeProcess(entry, env, [...SERVER_NODE_ARGS, ...nodeArgs]));
+      const server = track(new NodeProcess(entry, { ...env, ALMONER_READY_FILE: readyFile }, [...SERVER_NODE_ARGS, ...nodeArgs]));
+      urls = await server.waitForReadyFile(readyFile);
       const ms = await server.waitFor(`${urls.sandboxApi}/readyz`, t0);
       return { server, ms };
     };
@@ -255,9 +256,8 @@ async function main(): Promise<void> {
 
     // ------------------------------------------------------------- bare oidc-provider
     const bareScenario = async (run: (origin: string, adminOrigin: string, pid: number) => Promise<Measurement>) => {
-      const [port, adminPort] = await freePorts(2);
-      const bare = track(new NodeProcess('bench/baseline/bare-provider.ts', cleanEnv({ PORT: String(port), ADMIN_PORT: String(adminPort), CLIENT_ID: 'bare-client', CLIENT_SECRET: setup!.client.client_secret, REDIRECT_URI })));
-      await bare.waitForJsonLine('ready');
+      const bare = track(new NodeProcess('bench/baseline/bare-provider.ts', cleanEnv({ PORT: '0', ADMIN_PORT: '0', CLIENT_ID: 'bare-client', CLIENT_SECRET: setup!.client.client_secret, REDIRECT_URI })));
+      const { port, admin_port: adminPort } = await bare.waitForJsonLine<{ port: number; admin_port: number }>('ready');
       try {
         return await run(`http://127.0.0.1:${port}`, `http://127.0.0.1:${adminPort}`, bare.pid);
       } finally {
@@ -320,9 +320,8 @@ async function main(): Promise<void> {
         // One request in 2,001 asks for the first page; the others start at a random place.
         return page === pages.length ? '/v1/donations' : `/v1/donations?page_token=${pages[page]}`;
       };
-      const [port] = await freePorts(1);
-      const koa = track(new NodeProcess('bench/baseline/donations-endpoint.ts', cleanEnv({ PORT: String(port), DATABASE_URL: databaseUrl.toString(), ORG_ID: setup.orgId, ENVIRONMENT })));
-      await koa.waitForJsonLine('ready');
+      const koa = track(new NodeProcess('bench/baseline/donations-endpoint.ts', cleanEnv({ PORT: '0', DATABASE_URL: databaseUrl.toString(), ORG_ID: setup.orgId, ENVIRONMENT })));
+      const { port } = await koa.waitForJsonLine<{ port: number }>('ready');
       await setup.settleStatistics();
       let baseline: Measurement;
       let baselinePaced: Measurement;

@@ -20,7 +20,7 @@ import { seedNonprofitData } from '../src/demo/nonprofit-data.js';
 import { createApiKey } from '../src/gateway/api-keys/service.js';
 import { addClient } from '../src/oidc/clients/service.js';
 import { FormBrowser } from '../test/helpers/browser.js';
-import { buildServer, cleanEnv, freePorts, NodeProcess, PRODUCTION_ENTRY, PRODUCTION_NODE_ARGS, PRODUCTION_THREADPOOL_SIZE, ROOT, rssBytes } from './lib/processes.js';
+import { buildServer, cleanEnv, EPHEMERAL_URLS, NodeProcess, PRODUCTION_ENTRY, PRODUCTION_NODE_ARGS, PRODUCTION_THREADPOOL_SIZE, ROOT, rssBytes } from './lib/processes.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const WORKERS = 8;
@@ -53,8 +53,6 @@ async function main() {
     const client = await addClient({ db, clientsFile, passwordParams: MIN_PASSWORD_PARAMS }, { environment: 'sandbox', name: 'Soak App', redirectUris: [redirect], scopes: ['read_only', 'openid'] });
     const key = (await createApiKey(db, { org: '12-3456789', environment: 'sandbox' })).key;
 
-    const ports = await freePorts(4);
-    const [api, sandboxApi, dashboard, sandboxDashboard] = ports.map((p) => `http://127.0.0.1:${p}`) as [string, string, string, string];
     // The production build with the README's start command, as the benchmark runs it.
     console.log(`building the server (npm run build → dist/), then UV_THREADPOOL_SIZE=${PRODUCTION_THREADPOOL_SIZE} node ${PRODUCTION_NODE_ARGS.join(' ')} ${PRODUCTION_ENTRY}`);
     buildServer();
@@ -65,12 +63,12 @@ async function main() {
       ALMONER_CLIENTS_FILE: clientsFile,
       ALMONER_LOG_LEVEL: 'warn',
       ALMONER_DEMO_DATA: 'false',
-      ALMONER_BASE_URL: api,
-      ALMONER_SANDBOX_BASE_URL: sandboxApi,
-      ALMONER_DASHBOARD_URL: dashboard,
-      ALMONER_SANDBOX_DASHBOARD_URL: sandboxDashboard,
+      // The server binds its own ports and names them in its ready file.
+      ...EPHEMERAL_URLS,
+      ALMONER_READY_FILE: path.join(dir, 'ready.json'),
     });
     server = new NodeProcess(PRODUCTION_ENTRY, env, [...PRODUCTION_NODE_ARGS]);
+    const { sandboxApi, sandboxDashboard } = await server.waitForReadyFile(path.join(dir, 'ready.json'));
     await server.waitFor(`${sandboxApi}/readyz`, performance.now());
 
     /** One refresh-token chain per worker, started through the real code flow. */

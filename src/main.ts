@@ -63,8 +63,10 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  logger.info({ urls: [config.base_url, config.sandbox_base_url, config.dashboard_url, config.sandbox_dashboard_url], listening: server.listening, metrics: server.metricsListening }, 'ready');
-  if (config.profile === 'dev') process.stdout.write(`${banner(config, server)}\n`);
+  // What is served: a port-0 URL now names its bound port.
+  const served = server.config;
+  logger.info({ urls: [served.base_url, served.sandbox_base_url, served.dashboard_url, served.sandbox_dashboard_url], listening: server.listening, metrics: server.metricsListening }, 'ready');
+  if (served.profile === 'dev') process.stdout.write(`${banner(served, server)}\n`);
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -9,16 +9,20 @@
  * process-local LRU map (Almoner's is Postgres).
  *
  * Environment: PORT (the provider), ADMIN_PORT (minting, never measured), CLIENT_ID,
- * CLIENT_SECRET, REDIRECT_URI. Prints one JSON line {"ready": true} when listening.
+ * CLIENT_SECRET, REDIRECT_URI. A port of 0 (the default) binds an ephemeral one. Prints one
+ * JSON line {"ready": true, "issuer", "port", "admin_port"} when listening.
  *
  * Run: node --import tsx bench/baseline/bare-provider.ts
  */
 import crypto from 'node:crypto';
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Provider, { type Configuration } from 'oidc-provider';
 
-const port = Number(process.env.PORT);
-const adminPort = Number(process.env.ADMIN_PORT);
+// Bound before anything else, so the issuer names the port actually bound (0: an ephemeral one).
+const server = http.createServer();
+await new Promise<void>((resolve) => server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', resolve));
+const port = (server.address() as AddressInfo).port;
 const clientId = process.env.CLIENT_ID ?? 'bare-client';
 const clientSecret = process.env.CLIENT_SECRET ?? 'bare-secret';
 const redirectUri = process.env.REDIRECT_URI ?? 'http://127.0.0.1:9999/callback';
@@ -147,8 +151,7 @@ async function mintCodes(n: number): Promise<{ code: string; verifier: string }[
   return codes;
 }
 
-const server = http.createServer(provider.callback());
-await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+server.on('request', provider.callback());
 
 // Minting answers on its own port so it never shares a measured connection.
 const admin = http.createServer((req, res) => {
@@ -166,8 +169,8 @@ const admin = http.createServer((req, res) => {
     },
   );
 });
-await new Promise<void>((resolve) => admin.listen(adminPort, '127.0.0.1', resolve));
-process.stdout.write(`${JSON.stringify({ ready: true, issuer })}\n`);
+await new Promise<void>((resolve) => admin.listen(Number(process.env.ADMIN_PORT ?? 0), '127.0.0.1', resolve));
+process.stdout.write(`${JSON.stringify({ ready: true, issuer, port, admin_port: (admin.address() as AddressInfo).port })}\n`);
 process.on('SIGTERM', () => {
   server.closeAllConnections();
   admin.closeAllConnections();

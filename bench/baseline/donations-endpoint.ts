@@ -4,16 +4,17 @@
  * (created_at desc, id desc) with the same page-token format, limit + 1 rows) and answers
  * the same JSON, with no authentication, no role check and no middleware.
  *
- * Environment: PORT, DATABASE_URL, ORG_ID, ENVIRONMENT (default sandbox), POOL_MAX
- * (default 10, Almoner's database_pool_max). Prints {"ready": true} when listening.
+ * Environment: PORT (0, the default: an ephemeral one), DATABASE_URL, ORG_ID, ENVIRONMENT
+ * (default sandbox), POOL_MAX (default 10, Almoner's database_pool_max). Prints
+ * {"ready": true, "port"} when listening.
  *
  * Run: node --import tsx bench/baseline/donations-endpoint.ts
  */
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import pg from 'pg';
 
-const port = Number(process.env.PORT);
 const orgId = process.env.ORG_ID!;
 const environment = process.env.ENVIRONMENT ?? 'sandbox';
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.POOL_MAX ?? 10), application_name: 'almoner-bench-baseline' });
@@ -81,8 +82,8 @@ app.use(async (ctx) => {
 });
 
 const server = http.createServer(app.callback());
-await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-process.stdout.write(`${JSON.stringify({ ready: true })}\n`);
+await new Promise<void>((resolve) => server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', resolve));
+process.stdout.write(`${JSON.stringify({ ready: true, port: (server.address() as AddressInfo).port })}\n`);
 process.on('SIGTERM', () => {
   server.closeAllConnections();
   server.close(() => void pool.end().then(() => process.exit(0)));

@@ -1,7 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,22 +20,19 @@ export function buildServer(): void {
   if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);
 }
 
-/** `count` distinct free TCP ports on 127.0.0.1 (held at once, then released). */
-export async function freePorts(count: number): Promise<number[]> {
-  const servers: net.Server[] = [];
-  try {
-    for (let i = 0; i < count; i += 1) {
-      const server = net.createServer();
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => resolve());
-      });
-      servers.push(server);
-    }
-    return servers.map((server) => (server.address() as net.AddressInfo).port);
-  } finally {
-    await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
-  }
+/** The four public URLs with port 0: the server binds an ephemeral port for each (README, Configuration). */
+export const EPHEMERAL_URLS = {
+  ALMONER_BASE_URL: 'http://127.0.0.1:0',
+  ALMONER_SANDBOX_BASE_URL: 'http://127.0.0.1:0',
+  ALMONER_DASHBOARD_URL: 'http://127.0.0.1:0',
+  ALMONER_SANDBOX_DASHBOARD_URL: 'http://127.0.0.1:0',
+} as const;
+
+export interface AlmonerUrls {
+  api: string;
+  sandboxApi: string;
+  dashboard: string;
+  sandboxDashboard: string;
 }
 
 /** One GET without keep-alive; resolves with the status (0 when nothing answered). */
@@ -101,6 +97,20 @@ export class NodeProcess {
       if (!this.running) throw new Error(`process exited (${JSON.stringify(this.exit)}) before ${url} answered\n${this.output}`);
       if ((await probe(url, 1_000)) === 200) return performance.now() - since;
       if (Date.now() > deadline) throw new Error(`${url} did not answer 200 within ${timeoutMs} ms\n${this.output}`);
+      await sleep(intervalMs);
+    }
+  }
+
+  /** Waits for Almoner's ready file (ALMONER_READY_FILE: written once it listens) and returns the URLs it serves. */
+  async waitForReadyFile(file: string, timeoutMs = 60_000, intervalMs = 25): Promise<AlmonerUrls> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (fs.existsSync(file)) {
+        const { urls } = JSON.parse(fs.readFileSync(file, 'utf8')) as { urls: Record<string, string> };
+        return { api: urls.base_url!, sandboxApi: urls.sandbox_base_url!, dashboard: urls.dashboard_url!, sandboxDashboard: urls.sandbox_dashboard_url! };
+      }
+      if (!this.running) throw new Error(`process exited (${JSON.stringify(this.exit)}) before it wrote ${file}\n${this.output}`);
+      if (Date.now() > deadline) throw new Error(`no ready file ${file} within ${timeoutMs} ms\n${this.output}`);
       await sleep(intervalMs);
     }
   }

@@ -91,13 +91,31 @@ const settingsShape = z
     webhook_poll_ms: intIn(50, 60_000),
     metrics_listen: listenAddress.optional(),
     metrics_allow: z.array(cidr),
+    ready_file: z.string().min(1).optional(),
   })
   .strict();
 
+/** The four public URL settings, in the order listeners and banners use them. */
+export const PUBLIC_URL_KEYS = ['base_url', 'sandbox_base_url', 'dashboard_url', 'sandbox_dashboard_url'] as const;
+
+/** Port 0 in a public URL: the server binds an ephemeral port for it and builds the URL from it. */
+export function hasEphemeralPort(origin: string): boolean {
+  try {
+    return new URL(origin).port === '0';
+  } catch {
+    return false; // reported by the URL's own rule
+  }
+}
+
 export const configSchema = settingsShape.superRefine((config, ctx) => {
-    const distinct = new Set([config.base_url, config.sandbox_base_url, config.dashboard_url, config.sandbox_dashboard_url]);
-    if (distinct.size !== 4) {
+    // Each port-0 URL gets a port of its own once bound, so only the others can collide.
+    const fixed = PUBLIC_URL_KEYS.map((key) => config[key]).filter((origin) => !hasEphemeralPort(origin));
+    if (new Set(fixed).size !== fixed.length) {
       ctx.addIssue({ code: 'custom', path: ['base_url'], message: 'the four public URLs (base_url, sandbox_base_url, dashboard_url, sandbox_dashboard_url) must all differ' });
+    }
+    const ephemeral = PUBLIC_URL_KEYS.find((key) => hasEphemeralPort(config[key]));
+    if (ephemeral && config.listen && config.listen.length > 0) {
+      ctx.addIssue({ code: 'custom', path: [ephemeral], message: 'port 0 (an ephemeral port) in a public URL needs listen unset: the port bound for the URL is the one it names' });
     }
     if (config.metrics_listen && !config.metrics_listen.endsWith(':0') && config.listen?.includes(config.metrics_listen)) {
       ctx.addIssue({ code: 'custom', path: ['metrics_listen'], message: 'must differ from every listen address (it is a listener of its own)' });
@@ -117,7 +135,7 @@ export const configSchema = settingsShape.superRefine((config, ctx) => {
         message: 'HTTPS is required in the production profile: set tls_cert and tls_key (ALMONER_TLS_CERT, ALMONER_TLS_KEY) or trusted_proxies (ALMONER_TRUSTED_PROXIES) for a TLS-terminating proxy',
       });
     }
-    for (const key of ['base_url', 'sandbox_base_url', 'dashboard_url', 'sandbox_dashboard_url'] as const) {
+    for (const key of PUBLIC_URL_KEYS) {
       if (!config[key].startsWith('https://')) {
         ctx.addIssue({ code: 'custom', path: [key], message: 'must be an https URL in the production profile' });
       }

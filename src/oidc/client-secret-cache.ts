@@ -2,6 +2,14 @@ import crypto from 'node:crypto';
 import argon2 from 'argon2';
 
 /**
+ * Whether `now` lies in [since, since + ms): a clock stepped back (NTP, or a test moving
+ * Date) ends an entry or a window instead of stretching it.
+ */
+function within(since: number, ms: number, now = Date.now()): boolean {
+  return now >= since && now - since < ms;
+}
+
+/**
  * argon2id on every token request would cap a process at a few dozen requests per second,
  * so a successful check is remembered briefly. Entries are keyed by an HMAC of the client
  * id, the stored hash and the presented secret: the cache never holds a secret, and a
@@ -9,8 +17,9 @@ import argon2 from 'argon2';
  * cached.
  */
 export class ClientSecretCache {
+  /** Successful checks by entry key: when each was made. */
   private readonly entries = new Map<string, number>();
-  private readonly failures = new Map<string, { count: number; resetAt: number }>();
+  private readonly failures = new Map<string, { count: number; since: number }>();
   /** Checks under way, by entry key: concurrent presentations of one secret share one argon2 run. */
   private readonly pending = new Map<string, Promise<boolean>>();
   /** argon2 verifications performed (the expensive path), for tests and metrics. */
@@ -36,15 +45,15 @@ export class ClientSecretCache {
    */
   private limited(key: string): boolean {
     const entry = this.failures.get(key);
-    return entry !== undefined && entry.resetAt > Date.now() && entry.count >= this.failureLimit;
+    return entry !== undefined && within(entry.since, this.failureWindowMs) && entry.count >= this.failureLimit;
   }
 
   private recordFailure(key: string): void {
     const now = Date.now();
     const entry = this.failures.get(key);
-    if (!entry || entry.resetAt <= now) {
+    if (!entry || !within(entry.since, this.failureWindowMs, now)) {
       if (this.failures.size >= this.maxEntries) this.failures.clear();
-      this.failures.set(key, { count: 1, resetAt: now + this.failureWindowMs });
+      this.failures.set(key, { count: 1, since: now });
     } else {
       entry.count += 1;
     }
@@ -53,9 +62,9 @@ export class ClientSecretCache {
   async verify(clientId: string, storedHash: string, presented: string, source = ''): Promise<boolean> {
     if (typeof presented !== 'string' || presented.length === 0 || presented.length > 512) return false;
     const key = this.entryKey(clientId, storedHash, presented);
-    const expires = this.entries.get(key);
-    if (expires !== undefined) {
-      if (expires > Date.now()) return true;
+    const checkedAt = this.entries.get(key);
+    if (checkedAt !== undefined) {
+      if (within(checkedAt, this.ttlMs)) return true;
       this.entries.delete(key);
     }
     // A busy client's concurrent first requests (a cold cache, or an entry just expired) wait
@@ -85,7 +94,7 @@ export class ClientSecretCache {
     }
     if (ok) {
       if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(key, Date.now() + this.ttlMs);
+      this.entries.set(key, Date.now());
     }
     return ok;
   }

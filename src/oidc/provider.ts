@@ -221,7 +221,7 @@ const CLIENT_CACHE_MAX = 10_000;
  * revocation request reads its client, and a busy client would otherwise cost a query each.
  */
 class ClientAdapter {
-  private readonly cache = new Map<string, { metadata: ReturnType<typeof toClientMetadata>; until: number }>();
+  private readonly cache = new Map<string, { metadata: ReturnType<typeof toClientMetadata>; readAt: number }>();
 
   constructor(
     private readonly db: Db,
@@ -233,7 +233,10 @@ class ClientAdapter {
     // which refuses NUL bytes in text with an error).
     if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) return undefined;
     const cached = this.cache.get(id);
-    if (cached && cached.until > performance.now()) return { ...cached.metadata };
+    // Fresh from its read until CLIENT_CACHE_MS later on the wall clock (the one tests move): a
+    // clock stepped back (NTP, a test) ends an entry instead of extending it.
+    const age = cached ? Date.now() - cached.readAt : -1;
+    if (cached && age >= 0 && age < CLIENT_CACHE_MS) return { ...cached.metadata };
     return this.reload(id);
   }
 
@@ -246,8 +249,7 @@ class ClientAdapter {
     }
     const metadata = toClientMetadata(row, this.environment);
     if (this.cache.size >= CLIENT_CACHE_MAX) this.cache.clear();
-    // A monotonic clock: moving the wall clock (tests do) must not extend an entry.
-    this.cache.set(id, { metadata, until: performance.now() + CLIENT_CACHE_MS });
+    this.cache.set(id, { metadata, readAt: Date.now() });
     return { ...metadata };
   }
 

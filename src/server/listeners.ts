@@ -14,15 +14,19 @@ export function listenAddresses(config: Pick<AppConfig, 'listen' | 'base_url' | 
   if (config.listen && config.listen.length > 0) return config.listen.map(parseListenAddress);
   const byPort = new Map<number, string>();
   for (const origin of [config.base_url, config.sandbox_base_url, config.dashboard_url, config.sandbox_dashboard_url]) {
-    const url = new URL(origin);
-    const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-    const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
-    // A loopback or literal address is bound as such; a DNS name means "all interfaces".
-    const bind = net.isIP(hostname) !== 0 || hostname === 'localhost' ? hostname : '0.0.0.0';
+    const { host: bind, port } = bindAddressOf(origin);
     const previous = byPort.get(port);
     byPort.set(port, previous && previous !== bind ? '0.0.0.0' : bind);
   }
   return [...byPort].map(([port, host]) => ({ host, port }));
+}
+
+/** Where a public URL is served: a loopback or literal address is bound as such, a DNS name on all interfaces. */
+export function bindAddressOf(origin: string): ListenAddress {
+  const url = new URL(origin);
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return { host: net.isIP(hostname) !== 0 || hostname === 'localhost' ? hostname : '0.0.0.0', port };
 }
 
 /** A validated host:port setting ([::1]:9100 style for IPv6). */

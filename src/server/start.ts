@@ -6,9 +6,12 @@ import { migrateToLatest } from '../db/migrator.js';
 import { resolveDatabase, type DatabaseLocation } from '../db/resolve.js';
 import { seedContext, seedDemoData } from '../demo/seed.js';
 import type { Logger } from '../logging/logger.js';
+import { bindEphemeralUrls } from './ephemeral-urls.js';
 import { closeServers, listen, listenAddresses, parseListenAddress, readTls, type ListenAddress } from './listeners.js';
+import { removeReadyFile, writeReadyFile } from './ready-file.js';
 
 export interface RunningServer {
+  /** The configuration served: a port-0 URL names the port bound for it. */
   config: AppConfig;
   db: Db;
   database: DatabaseLocation;
@@ -19,19 +22,24 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** load config → open db → migrate → seed (dev) → build app → listen. */
-export async function startServer(config: AppConfig, logger: Logger): Promise<RunningServer> {
-  const tls = readTls(config);
-  const database = await resolveDatabase(config, 'always', (message) => logger.info(message));
-  const db = createDatabase({
-    url: database.url,
-    poolMax: config.database_pool_max,
-    statementTimeoutMs: config.database_statement_timeout_ms,
-    onPoolError: (error) => logger.warn({ err: { message: error.message } }, 'idle database connection lost'),
-  });
-  const servers: http.Server[] = [];
+/** load config → bind port-0 URLs → open db → migrate → seed (dev) → build app → listen. */
+export async function startServer(loaded: AppConfig, logger: Logger): Promise<RunningServer> {
+  const tls = readTls(loaded);
+  // Port-0 URLs are bound before anything reads the configuration, which then names the bound ports.
+  const ephemeral = await bindEphemeralUrls(loaded, tls);
+  const config = ephemeral.config;
+  const servers: http.Server[] = [...ephemeral.servers];
+  let database: DatabaseLocation | undefined;
+  let db: Db | undefined;
   let stopRuntime = async () => undefined as void;
   try {
+    database = await resolveDatabase(config, 'always', (message) => logger.info(message));
+    db = createDatabase({
+      url: database.url,
+      poolMax: config.database_pool_max,
+      statementTimeoutMs: config.database_statement_timeout_ms,
+      onPoolError: (error) => logger.warn({ err: { message: error.message } }, 'idle database connection lost'),
+    });
     const { applied } = await migrateToLatest(db);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     const seeded = config.demo_data ? await seedDemoData(db, seedContext(config)) : [];
@@ -44,7 +52,8 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     runtime.start();
     stopRuntime = () => runtime.stop();
     const handler = runtime.app.callback();
-    const addresses = listenAddresses(config);
+    ephemeral.attach(handler);
+    const addresses = listenAddresses(config).filter((address) => !ephemeral.ports.has(address.port));
     for (const address of addresses) servers.push(await listen(address, handler, tls));
     const boundTo = (server: http.Server) => {
       const info = server.address() as { address: string; port: number };
@@ -58,21 +67,29 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
       servers.push(server);
       metricsListening = boundTo(server);
     }
+    const readyFile = config.ready_file;
+    if (readyFile) {
+      const urls = { base_url: config.base_url, sandbox_base_url: config.sandbox_base_url, dashboard_url: config.dashboard_url, sandbox_dashboard_url: config.sandbox_dashboard_url };
+      writeReadyFile(readyFile, { pid: process.pid, profile: config.profile, urls, listening, metrics_listening: metricsListening ?? null });
+    }
 
+    const openDb = db;
+    const openDatabase = database;
     let closing: Promise<void> | undefined;
     return {
       config,
-      db,
-      database,
+      db: openDb,
+      database: openDatabase,
       listening,
       metricsListening,
       seeded,
       close() {
         closing ??= (async () => {
+          if (readyFile) removeReadyFile(readyFile);
           await closeServers(servers, config.shutdown_grace_seconds);
           await stopRuntime();
-          await db.destroy();
-          await database.release();
+          await openDb.destroy();
+          await openDatabase.release();
         })();
         return closing;
       },
@@ -80,8 +97,8 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
   } catch (error) {
     await closeServers(servers, 0);
     await stopRuntime().catch(() => undefined);
-    await db.destroy().catch(() => undefined);
-    await database.release().catch(() => undefined);
+    await db?.destroy().catch(() => undefined);
+    await database?.release().catch(() => undefined);
     throw error;
   }
 }

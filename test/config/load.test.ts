@@ -85,6 +85,15 @@ describe('configuration', () => {
     expect(problemsOf(() => loadConfig({ env: { ALMONER_DASHBOARD_URL: 'http://127.0.0.1:3000' } }))[0]).toMatch(/must all differ/);
   });
 
+  it('accepts port 0 in several public URLs (each gets a port of its own), but not next to listen', () => {
+    const ephemeral = 'http://127.0.0.1:0';
+    const env = { ALMONER_BASE_URL: ephemeral, ALMONER_SANDBOX_BASE_URL: ephemeral, ALMONER_DASHBOARD_URL: ephemeral, ALMONER_SANDBOX_DASHBOARD_URL: 'http://127.0.0.1:3003' };
+    expect(loadConfig({ env })).toMatchObject({ base_url: ephemeral, sandbox_base_url: ephemeral, dashboard_url: ephemeral });
+    // Fixed ports still may not repeat.
+    expect(problemsOf(() => loadConfig({ env: { ...env, ALMONER_DASHBOARD_URL: 'http://127.0.0.1:3003' } }))[0]).toMatch(/must all differ/);
+    expect(problemsOf(() => loadConfig({ env: { ...env, ALMONER_LISTEN: '0.0.0.0:8080' } }))).toEqual([expect.stringMatching(/^base_url \(from ALMONER_BASE_URL\): port 0 .*needs listen unset/)]);
+  });
+
   it('names every missing production setting at once', () => {
     const problems = problemsOf(() => loadConfig({ env: { ALMONER_PROFILE: 'production' } }));
     expect(problems.some((p) => p.startsWith('database_url') && p.includes('required in the production profile'))).toBe(true);

@@ -8,7 +8,8 @@ let accountId: string;
 let stored: string[];
 
 const TOTAL = 5000;
-const range = `startTime=${isoDay(daysAgo(400))}&endTime=${isoDay(new Date())}`;
+/** The last 400 days up to today, computed at each request (a run may cross UTC midnight). */
+const range = () => `startTime=${isoDay(daysAgo(400))}&endTime=${isoDay(new Date())}`;
 
 beforeAll(async () => {
   token = await fdxToken(server, await fdxClient(server), staff);
@@ -29,7 +30,7 @@ describe('FDX paging', () => {
     let previous = '9999';
     let added: string[] = [];
     do {
-      const res = await fdxGet(server, `/accounts/${accountId}/transactions?limit=10&${range}${key ? `&pageKey=${key}` : ''}`, token);
+      const res = await fdxGet(server, `/accounts/${accountId}/transactions?limit=10&${range()}${key ? `&pageKey=${key}` : ''}`, token);
       expect(res.status).toBe(200);
       const body = res.body as unknown as Page;
       expect(body.transactions.length).toBeLessThanOrEqual(10);
@@ -58,7 +59,7 @@ describe('FDX paging', () => {
     let key: string | undefined;
     const sizes: number[] = [];
     do {
-      const body = (await fdxGet(server, `/accounts/${accountId}/transactions?limit=100&${range}${key ? `&pageKey=${key}` : ''}`, token)).body as unknown as Page;
+      const body = (await fdxGet(server, `/accounts/${accountId}/transactions?limit=100&${range()}${key ? `&pageKey=${key}` : ''}`, token)).body as unknown as Page;
       sizes.push(body.transactions.length);
       key = body.page.nextPageKey;
       if (!key) expect(body.page).not.toHaveProperty('nextPageKey');
@@ -72,7 +73,7 @@ describe('FDX paging', () => {
 
   it('clamps limit to 10–100 instead of refusing it', async () => {
     for (const [limit, size] of [['1', 10], ['0', 10], ['-4', 10], ['10', 10], ['57', 57], ['100', 100], ['101', 100], ['100000', 100]] as const) {
-      const body = (await fdxGet(server, `/accounts/${accountId}/transactions?limit=${limit}&${range}`, token)).body as unknown as Page;
+      const body = (await fdxGet(server, `/accounts/${accountId}/transactions?limit=${limit}&${range()}`, token)).body as unknown as Page;
       expect(body.transactions.length, `limit=${limit}`).toBe(size);
     }
   });
@@ -81,7 +82,7 @@ describe('FDX paging', () => {
     const otherAccount = (await createAccount(t.db, staff, 'production')).id;
     const [foreign] = await insertTransactions(t.db, otherAccount, [{ at: daysAgo(2), cents: 5 }]);
     for (const key of ['abc', '12345', '00000000-0000-4000-8000-000000000000', foreign!, "'; drop table deposit_transactions; --"]) {
-      const res = await fdxGet(server, `/accounts/${accountId}/transactions?pageKey=${encodeURIComponent(key)}&${range}`, token);
+      const res = await fdxGet(server, `/accounts/${accountId}/transactions?pageKey=${encodeURIComponent(key)}&${range()}`, token);
       expect(res.status, key).toBe(400);
       expect(res.body).toMatchObject({ type: 'about:blank', title: 'Bad Request', status: 400, code: 400, detail: expect.stringMatching(/pageKey/) });
     }

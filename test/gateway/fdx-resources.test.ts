@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { apiGet } from '../helpers/gateway.js';
 import { createAccount, daysAgo, fdxClient, fdxGet, fdxToken, insertTransactions, isoDay, seedBank } from '../helpers/fdx.js';
 import { createStaff } from '../helpers/oauth-server.js';
@@ -15,8 +15,8 @@ beforeAll(async () => {
 });
 
 const get = (path: string, bearer = token) => fdxGet(server, path, bearer);
-const today = isoDay(new Date());
-const twoYears = isoDay(daysAgo(729));
+/** The last two years up to today, computed when a test asks (a run may cross UTC midnight). */
+const lastTwoYears = () => `startTime=${isoDay(daysAgo(729))}&endTime=${isoDay(new Date())}`;
 
 describe('FDX resources (fdxGet validates each against spec/openapi/fdx-v6.yaml)', () => {
   it('lists the accounts with organizationId, masked account numbers and page metadata', async () => {
@@ -62,10 +62,14 @@ describe('FDX resources (fdxGet validates each against spec/openapi/fdx-v6.yaml)
       { at: daysAgo(1), cents: 1_000, direction: 'DEBIT', postedAfterMs: null }, // pending: holds the available balance only
       { at: daysAgo(1), cents: 7_000, direction: 'CREDIT', postedAfterMs: null }, // a pending credit is not available yet
     ]);
+    // The balances are as of the request: with the clock stopped, exactly this instant.
+    const asOf = Date.now();
+    vi.useFakeTimers({ toFake: ['Date'], now: asOf });
+    onTestFinished(() => void vi.useRealTimers());
     const res = await get(`/accounts/${account.id}`);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ accountId: account.id, accountNumber: account.accountNumber, balanceType: 'ASSET', routingTransitNumber: '011000015', currentBalance: 1200.25, availableBalance: 1190.25 });
-    expect(Date.now() - Date.parse(res.body.balanceAsOf as string)).toBeLessThan(60_000);
+    expect(res.body.balanceAsOf).toBe(new Date(asOf).toISOString());
   });
 
   it('gives the account contact and customers: the organization, never a person', async () => {
@@ -96,7 +100,7 @@ describe('FDX resources (fdxGet validates each against spec/openapi/fdx-v6.yaml)
 
   it('lists the 24 monthly statements newest first, each with a download link', async () => {
     const id = bank.account_ids[1]!;
-    const res = await get(`/accounts/${id}/statements?startTime=${twoYears}&endTime=${today}&limit=100`);
+    const res = await get(`/accounts/${id}/statements?${lastTwoYears()}&limit=100`);
     expect(res.status).toBe(200);
     const statements = res.body.statements as { statementId: string; statementDate: string; status: string; links: { href: string }[]; accountId: string }[];
     expect(res.body.page).toEqual({ totalElements: 24 });
@@ -109,14 +113,14 @@ describe('FDX resources (fdxGet validates each against spec/openapi/fdx-v6.yaml)
     // The last statement covers the month before this one.
     const lastMonth = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 0));
     expect(statements[0]!.statementDate).toBe(`${isoDay(lastMonth)}T00:00:00.000Z`);
-    const paged = await get(`/accounts/${id}/statements?startTime=${twoYears}&endTime=${today}`);
+    const paged = await get(`/accounts/${id}/statements?${lastTwoYears()}`);
     expect((paged.body.statements as unknown[]).length).toBe(10);
     expect((paged.body.page as { nextPageKey?: string }).nextPageKey).toBe(statements[10]!.statementId);
   });
 
   it('lists transactions with the FDX fields: amount absolute, direction in debitCreditMemo, postedTimestamp only when posted', async () => {
     const id = bank.account_ids[2]!;
-    const res = await get(`/accounts/${id}/transactions?startTime=${twoYears}&endTime=${today}&limit=100`);
+    const res = await get(`/accounts/${id}/transactions?${lastTwoYears()}&limit=100`);
     expect(res.status).toBe(200);
     const transactions = res.body.transactions as Record<string, unknown>[];
     expect(transactions).toHaveLength(100);

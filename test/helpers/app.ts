@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { AppConfig } from '../../src/config/schema.js';
@@ -12,14 +13,18 @@ import { decodeSecretsKey, SecretBox } from '../../src/db/secret-box.js';
 import { removeRelocatedCluster } from './relocated-cluster.js';
 
 const created: string[] = [];
-process.on('exit', () => {
-  for (const dir of created) {
+// Registered when a test file imports this module, so it runs after the file's own afterAll
+// hooks (vitest runs them last-registered first): a cluster in one of these directories has
+// been stopped by then. (A process 'exit' handler is not enough: vitest's workers end
+// without running it, and each run left its directories, an embedded cluster among them, in /tmp.)
+afterAll(() => {
+  for (const dir of created.splice(0)) {
     removeRelocatedCluster(dir);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 
-/** A temporary directory the embedded Postgres user could traverse too; removed when the test process exits. */
+/** A temporary directory the embedded Postgres user could traverse too; removed after the test file. */
 export function tempDir(prefix = 'almoner-test-'): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   fs.chmodSync(dir, 0o755);

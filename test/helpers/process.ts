@@ -2,7 +2,6 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
@@ -12,8 +11,8 @@ import { removeRelocatedCluster } from './relocated-cluster.js';
 
 /**
  * End-to-end helpers: the real server (`src/main.ts`) and the real admin CLI
- * (`src/cli/main.ts`) as child processes, on free ports, with an environment that
- * holds nothing of the caller's Almoner settings.
+ * (`src/cli/main.ts`) as child processes, the server on ports it binds itself (port 0),
+ * with an environment that holds nothing of the caller's Almoner settings.
  */
 
 export { PROJECT_ROOT };
@@ -21,25 +20,7 @@ export { PROJECT_ROOT };
 const SERVER_ENTRY = 'src/main.ts';
 const CLI_ENTRY = 'src/cli/main.ts';
 
-// ---------------------------------------------------------------- ports and URLs
-
-/** `count` distinct free TCP ports on 127.0.0.1 (all held at once, then released). */
-export async function freePorts(count = 4): Promise<number[]> {
-  const servers: net.Server[] = [];
-  try {
-    for (let i = 0; i < count; i += 1) {
-      const server = net.createServer();
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => resolve());
-      });
-      servers.push(server);
-    }
-    return servers.map((server) => (server.address() as net.AddressInfo).port);
-  } finally {
-    await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
-  }
-}
+// ---------------------------------------------------------------- URLs
 
 export interface PublicUrls {
   api: string;
@@ -48,33 +29,23 @@ export interface PublicUrls {
   sandboxDashboard: string;
 }
 
-export function publicUrls(ports: readonly number[], scheme: 'http' | 'https' = 'http'): PublicUrls {
-  const [a, b, c, d] = ports;
-  if (d === undefined) throw new Error('publicUrls needs four ports');
-  return {
-    api: `${scheme}://127.0.0.1:${a}`,
-    sandboxApi: `${scheme}://127.0.0.1:${b}`,
-    dashboard: `${scheme}://127.0.0.1:${c}`,
-    sandboxDashboard: `${scheme}://127.0.0.1:${d}`,
-  };
-}
-
 export function allUrls(urls: PublicUrls): string[] {
   return [urls.api, urls.sandboxApi, urls.dashboard, urls.sandboxDashboard];
 }
 
-/** Four free ports as the four public URLs, ready to merge into a child's environment. */
-export async function urlSettings(scheme: 'http' | 'https' = 'http'): Promise<{ urls: PublicUrls; env: Record<string, string> }> {
-  const urls = publicUrls(await freePorts(4), scheme);
-  return {
-    urls,
-    env: {
-      ALMONER_BASE_URL: urls.api,
-      ALMONER_SANDBOX_BASE_URL: urls.sandboxApi,
-      ALMONER_DASHBOARD_URL: urls.dashboard,
-      ALMONER_SANDBOX_DASHBOARD_URL: urls.sandboxDashboard,
-    },
-  };
+/**
+ * The four public URLs with port 0: the server binds an ephemeral port for each and names
+ * them in its ready file, so no other test can take a port between choosing and binding it.
+ */
+export function ephemeralUrlEnv(scheme: 'http' | 'https' = 'http'): Record<string, string> {
+  const url = `${scheme}://127.0.0.1:0`;
+  return { ALMONER_BASE_URL: url, ALMONER_SANDBOX_BASE_URL: url, ALMONER_DASHBOARD_URL: url, ALMONER_SANDBOX_DASHBOARD_URL: url };
+}
+
+/** The same URLs reached with another scheme (e.g. plain HTTP to a server configured for a TLS proxy). */
+export function withScheme(urls: PublicUrls, scheme: 'http' | 'https'): PublicUrls {
+  const swap = (url: string) => url.replace(/^https?:/, `${scheme}:`);
+  return { api: swap(urls.api), sandboxApi: swap(urls.sandboxApi), dashboard: swap(urls.dashboard), sandboxDashboard: swap(urls.sandboxDashboard) };
 }
 
 // ---------------------------------------------------------------- environment
@@ -247,21 +218,44 @@ export interface ExitStatus {
   signal: NodeJS.Signals | null;
 }
 
+/** What the server wrote to its ready file once every listener was bound (src/server/ready-file.ts). */
+export interface ReadyInfo {
+  pid: number;
+  /** The four public URLs as served: each port-0 URL with the port bound for it. */
+  urls: PublicUrls;
+  listening: { host: string; port: number }[];
+}
+
+function readReadyFile(file: string): ReadyInfo | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined; // not written yet
+  }
+  const record = JSON.parse(text) as { pid: number; urls: Record<string, string>; listening: ReadyInfo['listening'] };
+  const { base_url, sandbox_base_url, dashboard_url, sandbox_dashboard_url } = record.urls;
+  return { pid: record.pid, urls: { api: base_url!, sandboxApi: sandbox_base_url!, dashboard: dashboard_url!, sandboxDashboard: sandbox_dashboard_url! }, listening: record.listening };
+}
+
 export class ServerProcess {
   stdout = '';
   stderr = '';
   exitStatus: ExitStatus | undefined;
   readonly exited: Promise<ExitStatus>;
+  private ready: ReadyInfo | undefined;
 
   constructor(
     readonly child: ChildProcess,
-    readonly urls: PublicUrls,
+    /** ALMONER_READY_FILE of this process, in a directory of its own that goes when it exits. */
+    readonly readyFile: string,
   ) {
     child.stdout!.setEncoding('utf8').on('data', (text: string) => (this.stdout += text));
     child.stderr!.setEncoding('utf8').on('data', (text: string) => (this.stderr += text));
     this.exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
         this.exitStatus = { code, signal };
+        fs.rmSync(path.dirname(readyFile), { recursive: true, force: true });
         resolve(this.exitStatus);
       });
     });
@@ -275,26 +269,45 @@ export class ServerProcess {
     return this.exitStatus === undefined;
   }
 
+  /** The public URLs it serves, from its ready file: known once waitReady() has returned. */
+  get urls(): PublicUrls {
+    if (!this.ready) throw new Error('the server has not announced its URLs yet: await waitReady() first');
+    return this.ready.urls;
+  }
+
+  /** The addresses it listens on (with ALMONER_LISTEN, not those of the URLs). */
+  get listening(): ReadyInfo['listening'] {
+    if (!this.ready) throw new Error('the server has not announced its addresses yet: await waitReady() first');
+    return this.ready.listening;
+  }
+
   /** What the process printed, for assertion messages. */
   output(): string {
     return `--- server stdout ---\n${this.stdout.slice(-4000)}\n--- server stderr ---\n${this.stderr.slice(-4000)}`;
   }
 
-  /** Polls GET <url>/readyz until 200; fails early if the process exits. */
-  async waitReady(timeoutMs = 45_000, url = this.urls.api): Promise<void> {
+  /**
+   * Waits for the ready file (the server writes it once every listener is bound), then polls
+   * GET /readyz until 200 at `probe(ready)`, by default its API URL. Fails early if the process exits.
+   */
+  async waitReady(timeoutMs = 45_000, probe: (ready: ReadyInfo) => string = (ready) => ready.urls.api): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    let last = 'no answer yet';
+    let last = 'no ready file yet';
     for (;;) {
       if (!this.running) throw new Error(`server exited (${JSON.stringify(this.exitStatus)}) before it was ready\n${this.output()}`);
-      try {
-        const res = await request(`${url}/readyz`, { timeoutMs: 3_000 });
-        if (res.status === 200) return;
-        last = `status ${res.status}: ${res.body}`;
-      } catch (error) {
-        last = (error as Error).message;
+      this.ready ??= readReadyFile(this.readyFile);
+      if (this.ready) {
+        const url = probe(this.ready);
+        try {
+          const res = await request(`${url}/readyz`, { timeoutMs: 3_000 });
+          if (res.status === 200) return;
+          last = `${url}/readyz: status ${res.status}: ${res.body}`;
+        } catch (error) {
+          last = `${url}/readyz: ${(error as Error).message}`;
+        }
       }
-      if (Date.now() > deadline) throw new Error(`server not ready at ${url}/readyz after ${timeoutMs} ms (last: ${last})\n${this.output()}`);
-      await sleep(200);
+      if (Date.now() > deadline) throw new Error(`server not ready after ${timeoutMs} ms (last: ${last})\n${this.output()}`);
+      await sleep(this.ready ? 200 : 50);
     }
   }
 
@@ -331,22 +344,25 @@ export class ServerProcess {
 }
 
 export interface SpawnOptions {
-  /** Variables on top of childEnv() (undefined deletes). */
+  /**
+   * Variables on top of childEnv() (undefined deletes). The four public URLs default to port 0
+   * (ephemeralUrlEnv()); read them from the process once it is ready.
+   */
   env: Record<string, string | undefined>;
-  urls: PublicUrls;
 }
 
 /** Starts `node --import tsx src/main.ts` in the project root. */
 export function spawnServer(options: SpawnOptions): ServerProcess {
+  const readyFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'almoner-ready-')), 'ready.json');
   const child = spawn(process.execPath, ['--import', 'tsx', SERVER_ENTRY], {
     cwd: PROJECT_ROOT,
-    env: childEnv(options.env),
+    env: childEnv({ ...ephemeralUrlEnv(), ALMONER_READY_FILE: readyFile, ...options.env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  return new ServerProcess(child, options.urls);
+  return new ServerProcess(child, readyFile);
 }
 
-/** Starts the server and waits for /readyz on its API URL. */
+/** Starts the server and waits until it is ready (see ServerProcess.waitReady). */
 export async function startServer(options: SpawnOptions & { readyTimeoutMs?: number }): Promise<ServerProcess> {
   const server = spawnServer(options);
   try {

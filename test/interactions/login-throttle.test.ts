@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ACCOUNT_POLICY, ADDRESS_POLICY, addressKey, LoginThrottle, type LockoutPolicy } from '../../src/interactions/login-throttle.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
@@ -8,16 +8,22 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.drop());
 
-// The production numbers with seconds instead of minutes, so a lockout can be waited out.
+// Smaller numbers than production's, so a test runs through several lockouts quickly.
 const account: LockoutPolicy = { ...ACCOUNT_POLICY, failures: 3, baseLockSeconds: 1, maxLockSeconds: 4 };
 const address: LockoutPolicy = { ...ADDRESS_POLICY, failures: 5, baseLockSeconds: 1, maxLockSeconds: 4 };
 const throttle = (addressFailures = address.failures) => new LoginThrottle(t.db, { account, address: { ...address, failures: addressFailures } });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Stops the clock the throttle reads (rate-limiter-flexible reads Date.now()) for this test; `advance` moves it on. */
+function stopClock() {
+  vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+  onTestFinished(() => void vi.useRealTimers());
+  return { advance: (ms: number) => vi.setSystemTime(Date.now() + ms) };
+}
 let n = 0;
 const fresh = () => ({ email: `user${(n += 1)}@example.org`, ip: `198.51.100.${n}` });
 
 describe('login throttling', () => {
   it('locks an account at the Nth failure, for longer at each lockout, and a success clears it', async () => {
+    const clock = stopClock();
     const limiter = throttle(100);
     const { email, ip } = fresh();
     expect(await limiter.failed(email, ip)).toBeUndefined();
@@ -28,11 +34,21 @@ describe('login throttling', () => {
     // Another address does not unlock the account.
     expect(await limiter.lockedOut(email, '203.0.113.9')).toMatchObject({ scope: 'account' });
 
-    await sleep(1_100);
+    // Still locked a moment before the second is over, free once it is.
+    clock.advance(999);
+    expect(await limiter.lockedOut(email, ip)).toEqual({ scope: 'account', retryAfterSeconds: 1 });
+    clock.advance(1);
     expect(await limiter.lockedOut(email, ip)).toBeUndefined();
     await limiter.failed(email, ip);
     await limiter.failed(email, ip);
     expect(await limiter.failed(email, ip)).toEqual({ scope: 'account', retryAfterSeconds: 2 });
+    // Each further lockout doubles, up to the maximum (4 s here).
+    for (const [waited, next] of [[2, 4], [4, 4]] as const) {
+      clock.advance(waited * 1000);
+      await limiter.failed(email, ip);
+      await limiter.failed(email, ip);
+      expect(await limiter.failed(email, ip)).toEqual({ scope: 'account', retryAfterSeconds: next });
+    }
 
     await limiter.succeeded(email);
     expect(await limiter.lockedOut(email, ip)).toBeUndefined();

@@ -122,22 +122,23 @@ describe('token endpoint: refresh_token', () => {
     // Hold the authorization rows so the revocation cannot finish until we let it.
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    let held!: () => void;
-    const lockHeld = new Promise<void>((resolve) => (held = resolve));
+    let held!: (backendPid: number) => void;
+    const lockHeld = new Promise<number>((resolve) => (held = resolve));
     const holder = t.db.transaction().execute(async (trx) => {
       await trx.selectFrom('oauth_authorizations').select('grant_id').where('client_id', '=', client.client_id).where('revoked_at', 'is', null).forUpdate().execute();
-      held();
+      held((await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]!.pid);
       await released;
     });
-    await lockHeld;
+    const holderPid = await lockHeld;
     let answered = false;
     const reuse = tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string }).then((response) => {
       answered = true;
       return response;
     });
     try {
-      await waitForLockWaiter();
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The request's revocation is blocked on the rows we hold, and it has not answered: the
+      // answer waits for the bookkeeping.
+      await waitUntilBlockedBy(holderPid);
       expect(answered).toBe(false);
     } finally {
       release();
@@ -189,12 +190,13 @@ describe('secrets at rest', () => {
   });
 });
 
-/** Resolves once some connection to this test's database is waiting on a row lock. */
-async function waitForLockWaiter(): Promise<void> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(t.db);
+/** Resolves once a connection to this test's database waits on a lock that backend `holderPid` holds. */
+async function waitUntilBlockedBy(holderPid: number, timeoutMs = 10_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and ${holderPid}::int = any(pg_blocking_pids(pid))`.execute(t.db);
     if (rows[0]!.n > 0) return;
+    if (performance.now() > deadline) throw new Error(`no request waited on the rows backend ${holderPid} holds within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
-  throw new Error('no request ever waited on the held authorization rows');
 }

@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
 import { hashId } from '../../src/db/token-hash.js';
 import { rotateClientSecret } from '../../src/oidc/clients/service.js';
@@ -184,7 +184,13 @@ describe('client registrations read by the token endpoint', () => {
     expect(atOnce.body.error).toBe('invalid_grant');
     const old = await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: 'unknown-token' });
     expect(old.body.error).toBe('invalid_client');
-    await new Promise((resolve) => setTimeout(resolve, CLIENT_CACHE_MS + 100));
+    // Once the cache time has passed (the clock moved, as in refresh-lifetime.test.ts) the
+    // registration is read again, and the old secret is still refused.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + CLIENT_CACHE_MS });
+    onTestFinished(() => void vi.useRealTimers());
+    probe.reset();
+    expect((await tokenRequest(server, 'production', fresh, { grant_type: 'refresh_token', refresh_token: 'unknown-token' })).body.error).toBe('invalid_grant');
+    expect(probe.statements.filter((s) => /from "oauth_clients"/.test(s)).length, 'read again after the cache time').toBeGreaterThan(0);
     expect((await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: 'unknown-token' })).body.error).toBe('invalid_client');
     client = fresh;
     expect((await refreshWith(client)).status).toBe(200);

@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { basic } from '../helpers/flow.js';
 import { createStaff, type Staff } from '../helpers/oauth-server.js';
 import { checkGatewayResponse, isGatewayPath } from '../helpers/published-openapi.js';
-import { freePorts, makeDataDir, removeDataDir, spawnServer, urlSettings, type PublicUrls, type ServerProcess } from '../helpers/process.js';
+import { makeDataDir, removeDataDir, spawnServer, type PublicUrls, type ServerProcess } from '../helpers/process.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 
 /**
@@ -28,13 +28,15 @@ let staff: Staff;
 beforeAll(async () => {
   t = await createTestDatabase();
   dataDir = makeDataDir();
-  const settings = await urlSettings();
-  urls = settings.urls;
-  portB = (await freePorts(1))[0]!;
-  const env = { ...settings.env, DATABASE_URL: t.url, ALMONER_DATA_DIR: dataDir, ALMONER_CLIENTS_FILE: path.join(dataDir, 'clients.json'), ALMONER_DEMO_DATA: 'false', ALMONER_WEBHOOK_POLL_MS: '50' };
-  a = spawnServer({ env, urls });
-  b = spawnServer({ env: { ...env, ALMONER_LISTEN: `127.0.0.1:${portB}` }, urls: { ...urls, api: `http://127.0.0.1:${portB}` } });
-  await Promise.all([a.waitReady(), b.waitReady()]);
+  const env = { DATABASE_URL: t.url, ALMONER_DATA_DIR: dataDir, ALMONER_CLIENTS_FILE: path.join(dataDir, 'clients.json'), ALMONER_DEMO_DATA: 'false', ALMONER_WEBHOOK_POLL_MS: '50' };
+  // A binds its four URLs on ports of its own (port 0); B serves the same URLs on one port it binds itself.
+  a = spawnServer({ env });
+  await a.waitReady();
+  urls = a.urls;
+  const publicUrls = { ALMONER_BASE_URL: urls.api, ALMONER_SANDBOX_BASE_URL: urls.sandboxApi, ALMONER_DASHBOARD_URL: urls.dashboard, ALMONER_SANDBOX_DASHBOARD_URL: urls.sandboxDashboard };
+  b = spawnServer({ env: { ...env, ...publicUrls, ALMONER_LISTEN: '127.0.0.1:0' } });
+  await b.waitReady(45_000, (ready) => `http://127.0.0.1:${ready.listening[0]!.port}`);
+  portB = b.listening[0]!.port;
   staff = await createStaff(t.db);
 }, 90_000);
 afterAll(async () => {
@@ -128,7 +130,13 @@ describe('two server processes on one database', () => {
         expect(created.status).toBe(201);
       }
       await expect.poll(() => receiver.received.length, { timeout: 15_000 }).toBe(30);
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      // Each POST follows a claim, and each claim counts an attempt: every delivery recorded as
+      // succeeded after exactly one attempt means no dispatcher claimed one twice, so no second
+      // POST of any of them can still be on its way.
+      const subscriptionId = (JSON.parse(sub.text) as { id: string }).id;
+      const deliveries = () => t.db.selectFrom('webhook_deliveries').select(['status', 'attempts']).where('subscription_id', '=', subscriptionId).execute();
+      await expect.poll(async () => (await deliveries()).filter((d) => d.status === 'succeeded').length, { timeout: 15_000 }).toBe(30);
+      expect((await deliveries()).map((d) => d.attempts)).toEqual(Array(30).fill(1));
       const ids = receiver.received.map((r) => r.headers['webhook-id']);
       expect(ids).toHaveLength(30);
       expect(new Set(ids).size).toBe(30);

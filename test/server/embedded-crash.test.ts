@@ -8,9 +8,7 @@ import {
   removeDataDir,
   runCliJson,
   startServer,
-  urlSettings,
   waitForClusterStopped,
-  type PublicUrls,
   type ServerProcess,
 } from '../helpers/process.js';
 
@@ -21,15 +19,12 @@ import {
  */
 
 let dataDir: string;
-let urls: PublicUrls;
 let env: Record<string, string>;
 const servers: ServerProcess[] = [];
 
 beforeAll(async () => {
   dataDir = makeDataDir();
-  const settings = await urlSettings();
-  urls = settings.urls;
-  env = { ...settings.env, ALMONER_DATA_DIR: dataDir };
+  env = { ALMONER_DATA_DIR: dataDir };
 });
 
 afterAll(async () => {
@@ -40,7 +35,7 @@ afterAll(async () => {
 
 describe('embedded PostgreSQL after a crash', () => {
   it('a SIGKILLed server leaves its cluster running, and the next start takes it over and stops it', async () => {
-    const first = await startServer({ env, urls });
+    const first = await startServer({ env });
     servers.push(first);
     const pid = livePostmaster(dataDir);
     expect(pid, 'the server should have started an embedded postmaster').toBeDefined();
@@ -51,7 +46,7 @@ describe('embedded PostgreSQL after a crash', () => {
     expect(postmasterPid(dataDir)).toBe(pid);
     expect(isAlive(pid!), 'the orphaned postmaster should still be running').toBe(true);
 
-    const second = await startServer({ env, urls });
+    const second = await startServer({ env });
     servers.push(second);
     await expectHealthyEverywhere(second);
     expect(livePostmaster(dataDir), 'the second start should reuse the orphaned postmaster').toBeDefined();

@@ -8,10 +8,8 @@ import {
   removeDataDir,
   runCliJson,
   startServer,
-  urlSettings,
   waitForClusterStopped,
   waitUntil,
-  type PublicUrls,
   type ServerProcess,
 } from '../helpers/process.js';
 
@@ -25,7 +23,6 @@ import {
 const asRoot = process.getuid?.() === 0;
 let parent: string;
 let dataDir: string;
-let urls: PublicUrls;
 let env: Record<string, string>;
 const servers: ServerProcess[] = [];
 
@@ -33,9 +30,7 @@ beforeAll(async () => {
   parent = fs.mkdtempSync(path.join(os.tmpdir(), 'almoner-home-'));
   fs.chmodSync(parent, 0o700);
   dataDir = path.join(parent, 'data');
-  const settings = await urlSettings();
-  urls = settings.urls;
-  env = { ...settings.env, ALMONER_DATA_DIR: dataDir };
+  env = { ALMONER_DATA_DIR: dataDir };
 });
 
 afterAll(async () => {
@@ -57,7 +52,7 @@ describe('a data directory under a 0700 directory', () => {
   let pgdata: string;
 
   it('starts, with the cluster where the "postgres" OS user can reach it, named in the banner, and shares it with the admin CLI', async () => {
-    const server = await startServer({ env, urls });
+    const server = await startServer({ env });
     servers.push(server);
     const line = await databaseLine(server);
 
@@ -91,7 +86,7 @@ describe('a data directory under a 0700 directory', () => {
     expect(offline.organizations.map((o) => o.ein)).toContain('55-0700700');
     expect(livePostmaster(dataDir)).toBeUndefined();
 
-    const server = await startServer({ env, urls });
+    const server = await startServer({ env });
     servers.push(server);
     expect(await databaseLine(server), server.output()).toContain(`(data in ${pgdata}`);
     expect(embeddedPgdata(dataDir)).toBe(pgdata);

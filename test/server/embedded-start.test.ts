@@ -9,10 +9,8 @@ import {
   removeDataDir,
   runCliJson,
   startServer,
-  urlSettings,
   waitForClusterStopped,
   waitUntil,
-  type PublicUrls,
   type ServerProcess,
 } from '../helpers/process.js';
 
@@ -23,15 +21,12 @@ import {
  */
 
 let dataDir: string;
-let urls: PublicUrls;
 let env: Record<string, string>;
 const servers: ServerProcess[] = [];
 
 beforeAll(async () => {
   dataDir = makeDataDir();
-  const settings = await urlSettings();
-  urls = settings.urls;
-  env = { ...settings.env, ALMONER_DATA_DIR: dataDir };
+  env = { ALMONER_DATA_DIR: dataDir };
 });
 
 afterAll(async () => {
@@ -41,7 +36,7 @@ afterAll(async () => {
 
 describe('dev profile with the embedded PostgreSQL', () => {
   it('starts, serves all four hosts, shares its cluster with the admin CLI and stops cleanly', async () => {
-    const server = await startServer({ env, urls });
+    const server = await startServer({ env });
     servers.push(server);
 
     await expectHealthyEverywhere(server);
@@ -50,7 +45,7 @@ describe('dev profile with the embedded PostgreSQL', () => {
     await waitUntil('the dev banner', () => server.stdout.includes('readonly@example.org'), 10_000).catch((error: Error) => {
       throw new Error(`${error.message}\n${server.output()}`);
     });
-    for (const url of allUrls(urls)) expect(server.stdout, server.output()).toContain(url);
+    for (const url of allUrls(server.urls)) expect(server.stdout, server.output()).toContain(url);
     for (const email of ['owner@example.org', 'admin@example.org', 'member@example.org', 'readonly@example.org']) {
       expect(server.stdout, server.output()).toContain(email);
     }
@@ -77,7 +72,7 @@ describe('dev profile with the embedded PostgreSQL', () => {
 
   it('starts again on the same data directory, keeping the data and not seeding twice', async () => {
     expect(livePostmaster(dataDir)).toBeUndefined();
-    const server = await startServer({ env, urls });
+    const server = await startServer({ env });
     servers.push(server);
     await expectHealthyEverywhere(server);
 

@@ -9,9 +9,7 @@ import {
   makeDataDir,
   removeDataDir,
   startServer,
-  urlSettings,
   waitUntil,
-  type PublicUrls,
   type ServerProcess,
 } from '../helpers/process.js';
 
@@ -19,16 +17,13 @@ import {
 
 let t: TestDatabase;
 let dataDir: string;
-let urls: PublicUrls;
 let env: Record<string, string>;
 let server: ServerProcess | undefined;
 
 beforeAll(async () => {
   t = await createTestDatabase();
   dataDir = makeDataDir();
-  const settings = await urlSettings();
-  urls = settings.urls;
-  env = { ...settings.env, DATABASE_URL: t.url, ALMONER_DATA_DIR: dataDir };
+  env = { DATABASE_URL: t.url, ALMONER_DATA_DIR: dataDir };
 });
 
 afterAll(async () => {
@@ -39,10 +34,10 @@ afterAll(async () => {
 
 describe('dev profile with DATABASE_URL', () => {
   it('serves all four hosts from the external database, runs the admin commands alongside, and stops cleanly', async () => {
-    server = await startServer({ env, urls });
+    server = await startServer({ env });
     await expectHealthyEverywhere(server);
     await waitUntil('the dev banner', () => server!.stdout.includes('readonly@example.org'), 10_000);
-    for (const url of allUrls(urls)) expect(server.stdout, server.output()).toContain(url);
+    for (const url of allUrls(server.urls)) expect(server.stdout, server.output()).toContain(url);
     expect(server.stdout, 'the banner names the database').toContain(t.name);
     const password = decodeURIComponent(new URL(t.url).password);
     if (password) expect(server.stdout + server.stderr, 'the database password is never printed').not.toContain(password);

@@ -6,13 +6,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import {
   allUrls,
-  freePorts,
+  ephemeralUrlEnv,
   makeDataDir,
-  publicUrls,
   removeDataDir,
   request,
   spawnServer,
   startServer,
+  withScheme,
   type ServerProcess,
 } from '../helpers/process.js';
 
@@ -40,20 +40,9 @@ afterAll(async () => {
   await t?.drop();
 });
 
-/** The four URLs on fresh ports, as `scheme` in the configuration; requests go to `connect`. */
-async function settings(scheme: 'http' | 'https', connect: 'http' | 'https' = scheme) {
-  const ports = await freePorts(4);
-  const configured = publicUrls(ports, scheme);
-  return {
-    urls: publicUrls(ports, connect),
-    env: {
-      ALMONER_BASE_URL: configured.api,
-      ALMONER_SANDBOX_BASE_URL: configured.sandboxApi,
-      ALMONER_DASHBOARD_URL: configured.dashboard,
-      ALMONER_SANDBOX_DASHBOARD_URL: configured.sandboxDashboard,
-      ALMONER_DATA_DIR: dataDir,
-    },
-  };
+/** The four URLs on ports the server binds itself (port 0), as `scheme` in the configuration. */
+function settings(scheme: 'http' | 'https') {
+  return { env: { ...ephemeralUrlEnv(scheme), ALMONER_DATA_DIR: dataDir } };
 }
 
 function problemOf(output: string): string {
@@ -62,8 +51,8 @@ function problemOf(output: string): string {
 
 describe('production profile', () => {
   it('refuses to start without DATABASE_URL and HTTPS, naming both at once', async () => {
-    const { urls, env } = await settings('https');
-    server = spawnServer({ urls, env: { ...env, ALMONER_PROFILE: 'production' } });
+    const { env } = settings('https');
+    server = spawnServer({ env: { ...env, ALMONER_PROFILE: 'production' } });
     const status = await server.waitExit(20_000);
     expect(status.code, server.output()).not.toBe(0);
     expect(status.code, server.output()).not.toBeNull();
@@ -78,8 +67,8 @@ describe('production profile', () => {
   }, 60_000);
 
   it('refuses an invalid setting, naming the key and the variable it came from', async () => {
-    const { urls, env } = await settings('http');
-    server = spawnServer({ urls, env: { ...env, ALMONER_BASE_URL: 'not-a-url' } });
+    const { env } = settings('http');
+    server = spawnServer({ env: { ...env, ALMONER_BASE_URL: 'not-a-url' } });
     const status = await server.waitExit(20_000);
     expect(status.code, server.output()).not.toBe(0);
     expect(status.code, server.output()).not.toBeNull();
@@ -90,8 +79,12 @@ describe('production profile', () => {
   }, 60_000);
 
   it('behind a trusted proxy: plain HTTP is refused with 403, loopback health checks are exempt', async () => {
-    const { urls, env } = await settings('https', 'http');
-    server = await startServer({ urls, env: { ...env, ALMONER_PROFILE: 'production', DATABASE_URL: t.url, ALMONER_TRUSTED_PROXIES: '10.0.0.0/8' } });
+    const { env } = settings('https');
+    // Configured as https (the proxy terminates TLS); the test reaches the process in plain HTTP.
+    server = spawnServer({ env: { ...env, ALMONER_PROFILE: 'production', DATABASE_URL: t.url, ALMONER_TRUSTED_PROXIES: '10.0.0.0/8' } });
+    await server.waitReady(45_000, (ready) => withScheme(ready.urls, 'http').api);
+    const urls = withScheme(server.urls, 'http');
+    expect(server.urls.api, 'the configuration keeps the https scheme with the bound port').toMatch(/^https:\/\/127\.0\.0\.1:[1-9]\d*$/);
 
     const refused = await request(`${urls.api}/v1/anything`);
     expect(refused.status, refused.body).toBe(403);
@@ -133,11 +126,11 @@ describe('production profile', () => {
     );
     expect(made.status, `openssl: ${made.stderr}`).toBe(0);
 
-    const { urls, env } = await settings('https');
+    const { env } = settings('https');
     server = await startServer({
-      urls,
       env: { ...env, ALMONER_PROFILE: 'production', DATABASE_URL: t.url, ALMONER_TLS_CERT: cert, ALMONER_TLS_KEY: key },
     });
+    const urls = server.urls;
 
     for (const url of allUrls(urls)) {
       const ready = await request(`${url}/readyz`);
