@@ -39,7 +39,7 @@ export function buildMetricsApp({ metrics, db, logger, allow }: MetricsAppDeps):
   const app = new Koa();
   app.proxy = false;
   app.silent = true;
-  app.use(requestId(logger));
+  app.use(requestId(logger)); // no proxy in front: every incoming id is replaced
   app.use(async (ctx, next) => {
     ctx.state.clientIp = normaliseIp(ctx.req.socket.remoteAddress);
     ctx.state.clientIpKnown = ctx.state.clientIp !== '';
