@@ -6,8 +6,7 @@ import { buildApiApp } from './apps/api-app.js';
 import { buildGateway } from './gateway/index.js';
 import { buildDashboardApp } from './apps/dashboard-app.js';
 import { accessLog } from './http/access-log.js';
-import { AddressSet } from './http/client-address.js';
-import { clientAddress } from './http/client-address.js';
+import { AddressSet, clientAddress } from './http/client-address.js';
 import { errorHandler } from './http/error-handler.js';
 import { healthEndpoints, isLoopback } from './http/health.js';
 import { hostDispatch } from './http/host-dispatch.js';
@@ -51,8 +50,9 @@ export function buildApp({ config, db, logger, oidc, csrfKey, mail, box, metrics
   const hosts = new HostTable(hostTargets(config));
   const health = healthEndpoints(db);
 
-  app.use(requestId(logger));
-  app.use(clientAddress(new AddressSet(config.trusted_proxies)));
+  const trustedProxies = new AddressSet(config.trusted_proxies);
+  app.use(requestId(logger, trustedProxies));
+  app.use(clientAddress(trustedProxies));
   app.use(httpMetrics(metrics, 'none'));
   app.use(accessLog());
   app.use(errorHandler());

@@ -36,30 +36,82 @@ function lastListValue(header: string): string | undefined {
   return parts[parts.length - 1];
 }
 
+const IPV4_PORT = /^(\d{1,3}(?:\.\d{1,3}){3}):(\d{1,5})$/;
+const IPV6_PORT = /^\[([0-9A-Fa-f:.]+)\]:(\d{1,5})$/;
+const IPV6 = /^[0-9A-Fa-f:.]+$/;
+
+const validPort = (port: string) => Number(port) <= 65_535;
+
+/**
+ * One X-Forwarded-For element, strictly: IPv4, IPv6, IPv4:port or [IPv6]:port (what
+ * proxies actually write). Anything else (`unknown`, an obfuscated name, a zone id, an
+ * empty element, garbage) is undefined: the walk must stop there, not skip it.
+ */
+export function parseHop(raw: string): string | undefined {
+  const hop = raw.trim();
+  if (net.isIPv4(hop)) return hop;
+  if (IPV6.test(hop) && net.isIPv6(hop)) return normaliseIp(hop);
+  const v4 = IPV4_PORT.exec(hop);
+  if (v4 && net.isIPv4(v4[1]!) && validPort(v4[2]!)) return v4[1]!;
+  const v6 = IPV6_PORT.exec(hop);
+  if (v6 && net.isIPv6(v6[1]!) && validPort(v6[2]!)) return normaliseIp(v6[1]!);
+  return undefined;
+}
+
+export interface ResolvedAddress {
+  /** The caller's address; when `known` is false, the nearest hop we trust (for throttling and logs only). */
+  ip: string;
+  /** False when a trusted proxy forwarded a hop we cannot read: the caller's address is unknown. */
+  known: boolean;
+}
+
+/**
+ * Walks X-Forwarded-For right to left from a trusted peer: each trusted hop is one of our
+ * own proxies, and the first hop that is not trusted is the caller (everything left of it
+ * was written by the caller and proves nothing). An unparseable hop ends the walk too, with
+ * the caller unknown; skipping it would let the caller choose the address. Several header
+ * lines are one list, in order (RFC 9110 5.3).
+ */
+export function resolveForwarded(peer: string, forwardedFor: readonly string[], trustedProxies: AddressSet): ResolvedAddress {
+  const hops = forwardedFor.flatMap((line) => line.split(','));
+  let nearest = peer;
+  for (let i = hops.length - 1; i >= 0; i -= 1) {
+    const hop = parseHop(hops[i]!);
+    if (hop === undefined) return { ip: nearest, known: false };
+    if (!trustedProxies.has(hop)) return { ip: hop, known: true };
+    nearest = hop;
+  }
+  // Every hop is one of ours (or there is none): the left-most is where the request began.
+  return { ip: nearest, known: true };
+}
+
+/**
+ * Whether the caller is inside `set`, for decisions that admit (IP allow-lists, /metrics):
+ * an unknown caller address is never inside anything.
+ */
+export function callerInside(set: AddressSet, state: { clientIp?: string; clientIpKnown?: boolean }): boolean {
+  return state.clientIpKnown === true && set.has(state.clientIp ?? '');
+}
+
 /**
  * Decides who is calling and over what. The socket peer is the truth unless the peer is a
- * configured trusted proxy; only then are X-Forwarded-For (walked from the right, skipping
- * our own proxies) and X-Forwarded-Proto (the value the nearest proxy set) believed.
- * Koa's own `app.proxy` is left off because it trusts those headers from anyone.
+ * configured trusted proxy; only then are X-Forwarded-For (resolveForwarded) and
+ * X-Forwarded-Proto (the value the nearest proxy set) believed. `Forwarded` (RFC 7239) is
+ * not read. Koa's own `app.proxy` is left off because it trusts those headers from anyone.
  */
 export function clientAddress(trustedProxies: AddressSet): Middleware {
   return async (ctx, next) => {
     const peer = normaliseIp(ctx.req.socket.remoteAddress);
     const encrypted = Boolean((ctx.req.socket as { encrypted?: boolean }).encrypted);
-    let clientIp = peer;
+    let caller: ResolvedAddress = { ip: peer, known: peer !== '' };
     let protocol: 'http' | 'https' = encrypted ? 'https' : 'http';
     if (trustedProxies.size > 0 && trustedProxies.has(peer)) {
-      const hops = ctx.get('x-forwarded-for').split(',').map((h) => normaliseIp(h.trim())).filter((h) => net.isIP(h) !== 0);
-      let chosen: string | undefined;
-      for (let i = hops.length - 1; i >= 0; i -= 1) {
-        chosen = hops[i];
-        if (!trustedProxies.has(hops[i]!)) break;
-      }
-      if (chosen) clientIp = chosen;
+      caller = resolveForwarded(peer, ctx.req.headersDistinct['x-forwarded-for'] ?? [], trustedProxies);
       const forwardedProto = lastListValue(ctx.get('x-forwarded-proto'))?.toLowerCase();
       if (forwardedProto === 'https' || forwardedProto === 'http') protocol = forwardedProto;
     }
-    ctx.state.clientIp = clientIp;
+    ctx.state.clientIp = caller.ip;
+    ctx.state.clientIpKnown = caller.known;
     ctx.state.protocol = protocol;
     await next();
   };

@@ -1,18 +1,22 @@
 import crypto from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from '../logging/logger.js';
+import { normaliseIp, type AddressSet } from './client-address.js';
 
-const ACCEPTABLE = /^[A-Za-z0-9._:-]{8,128}$/;
+/** What an id from a proxy may look like: short, and nothing a log line or header could misread. */
+const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /**
  * Gives every request an id, echoed in X-Request-Id on every response (errors included) and
- * carried by its log lines. A well-formed incoming X-Request-Id (from a proxy) is kept so one
- * id follows the request end to end; anything else is replaced, which keeps logs clean.
+ * carried by its log lines. An incoming X-Request-Id is kept only from a trusted proxy (so
+ * one id follows the request end to end) and only if well formed; any other caller's id is
+ * replaced, so no caller can choose what our logs and audit rows correlate on.
  */
-export function requestId(logger: Logger): Middleware {
+export function requestId(logger: Logger, trustedProxies?: AddressSet): Middleware {
   return async (ctx, next) => {
     const incoming = ctx.get('x-request-id');
-    const id = ACCEPTABLE.test(incoming) ? incoming : crypto.randomUUID();
+    const fromProxy = trustedProxies !== undefined && trustedProxies.size > 0 && trustedProxies.has(normaliseIp(ctx.req.socket.remoteAddress));
+    const id = fromProxy && ACCEPTABLE.test(incoming) ? incoming : crypto.randomUUID();
     ctx.state.requestId = id;
     ctx.state.log = logger.child({ req_id: id });
     ctx.set('X-Request-Id', id);

@@ -1,6 +1,6 @@
 import Koa, { type Context, type Middleware } from 'koa';
 import type { Db } from '../db/database.js';
-import { normaliseIp, type AddressSet } from '../http/client-address.js';
+import { callerInside, normaliseIp, type AddressSet } from '../http/client-address.js';
 import { errorHandler } from '../http/error-handler.js';
 import { healthEndpoints } from '../http/health.js';
 import { requestId } from '../http/request-id.js';
@@ -11,13 +11,13 @@ import { METRICS_PATH, type Metrics } from './metrics.js';
 
 /**
  * GET /metrics for callers inside `allow` (metrics_allow; loopback by default), judged by the
- * caller address clientAddress decided on. Anyone else, and any other method, falls through
- * to the app behind, which answers exactly as for a path that does not exist: a 404, so the
- * endpoint is not even advertised.
+ * caller address clientAddress decided on (an unknown address is outside). Anyone else, and
+ * any other method, falls through to the app behind, which answers exactly as for a path
+ * that does not exist: a 404, so the endpoint is not even advertised.
  */
 export function metricsEndpoint(metrics: Metrics, allow: AddressSet, servedHere: (ctx: Context) => boolean = () => true): Middleware {
   return async (ctx, next) => {
-    if (ctx.path !== METRICS_PATH || (ctx.method !== 'GET' && ctx.method !== 'HEAD') || !servedHere(ctx) || !allow.has(ctx.state.clientIp ?? '')) return next();
+    if (ctx.path !== METRICS_PATH || (ctx.method !== 'GET' && ctx.method !== 'HEAD') || !servedHere(ctx) || !callerInside(allow, ctx.state)) return next();
     const body = await metrics.scrape();
     ctx.type = metrics.contentType;
     ctx.body = body;
@@ -39,9 +39,10 @@ export function buildMetricsApp({ metrics, db, logger, allow }: MetricsAppDeps):
   const app = new Koa();
   app.proxy = false;
   app.silent = true;
-  app.use(requestId(logger));
+  app.use(requestId(logger)); // no proxy in front: every incoming id is replaced
   app.use(async (ctx, next) => {
     ctx.state.clientIp = normaliseIp(ctx.req.socket.remoteAddress);
+    ctx.state.clientIpKnown = ctx.state.clientIp !== '';
     await next();
   });
   app.use(httpMetrics(metrics, 'admin'));

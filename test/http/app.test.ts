@@ -87,11 +87,14 @@ describe('health', () => {
 });
 
 describe('every response', () => {
-  it('carries X-Request-Id, keeping a well-formed incoming id and replacing a malformed one', async () => {
+  it('carries X-Request-Id, keeping a well-formed incoming id from a trusted proxy only', async () => {
     const { app } = await testApp(t.db);
-    const kept = await request(app.callback()).get('/healthz').set('Host', HOSTS.api).set('X-Request-Id', 'lb-1234567890abcdef');
+    const direct = await request(app.callback()).get('/healthz').set('Host', HOSTS.api).set('X-Request-Id', 'lb-1234567890abcdef');
+    expect(direct.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const behindProxy = (await testApp(t.db, { trusted_proxies: ['127.0.0.1/32', '::1/128'] })).app;
+    const kept = await request(behindProxy.callback()).get('/healthz').set('Host', HOSTS.api).set('X-Request-Id', 'lb-1234567890abcdef');
     expect(kept.headers['x-request-id']).toBe('lb-1234567890abcdef');
-    const replaced = await request(app.callback()).get('/healthz').set('Host', HOSTS.api).set('X-Request-Id', 'bad id\twith spaces');
+    const replaced = await request(behindProxy.callback()).get('/healthz').set('Host', HOSTS.api).set('X-Request-Id', 'bad id\twith spaces');
     expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     const errored = await request(app.callback()).get('/missing').set('Host', HOSTS.dashboard);
     expect(errored.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Db } from '../../db/database.js';
-import { AddressSet } from '../../http/client-address.js';
+import { AddressSet, callerInside } from '../../http/client-address.js';
 import { recordAudit } from '../../audit/audit-log.js';
 import { outsideAllowList } from '../problems.js';
 import { environmentOf } from '../environment.js';
@@ -20,8 +20,9 @@ function addressSet(ranges: readonly string[]): AddressSet {
 /**
  * IP-restricted APIs: the caller address (trusted proxies only, see http/client-address)
  * must be inside the CIDR ranges registered for the token's client. This runs before the
- * token is judged, so a valid token from outside gets the 403, not a 401 or a 200. A client
- * with no ranges registered cannot call a restricted API at all. Denials are audited.
+ * token is judged, so a valid token from outside (or from an unknown address) gets the 403,
+ * not a 401 or a 200. A client with no ranges registered cannot call a restricted API at
+ * all. Denials are audited.
  */
 export function ipAllowList(db: Db, area: string): Middleware {
   return async (ctx, next) => {
@@ -29,7 +30,7 @@ export function ipAllowList(db: Db, area: string): Middleware {
     if (credential?.kind === 'access_token' && credential.row?.client_id) {
       const ranges = credential.row.ip_allow_list ?? [];
       const ip = ctx.state.clientIp ?? '';
-      if (ranges.length === 0 || !addressSet(ranges).has(ip)) {
+      if (ranges.length === 0 || !callerInside(addressSet(ranges), ctx.state)) {
         await recordAudit(db, {
           event: 'gateway.ip_denied',
           environment: environmentOf(ctx),

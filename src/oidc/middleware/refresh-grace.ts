@@ -6,12 +6,21 @@ import type { Environment } from '../../db/schema.js';
 import { hashId } from '../adapter.js';
 import { API_ROUTES } from '../provider.js';
 import { single, takeFormBody } from './raw-form.js';
+import { lostRefreshRaceClient } from './token-unit.js';
 
 /**
  * refresh_reuse_grace_seconds: a duplicate presentation of a refresh token within the
  * window after its first use (a client retrying, two tabs racing) gets the same new pair
  * instead of revoking the authorization. The pair is stored encrypted under a key derived
- * from the presented refresh token, so the table alone reveals nothing.
+ * from the presented refresh token and bound to the client it was issued to, so the table
+ * alone reveals nothing.
+ *
+ * A duplicate is answered only after the provider has handled it in full: client
+ * authentication (HTTP Basic, the secret check and its failure limits), the check that the
+ * token was issued to that client, then the consume that loses to the first use
+ * (tokenUnit records that). A refusal before that point (no or wrong credentials, another
+ * client) stays the refusal it is, and changes nothing: holding the token without the
+ * client's secret neither refreshes nor revokes.
  */
 const WAIT_MS = 3_000;
 
@@ -19,17 +28,20 @@ function keyFor(refreshToken: string, environment: Environment): Buffer {
   return Buffer.from(crypto.hkdfSync('sha256', refreshToken, environment, 'almoner refresh successor', 32));
 }
 
-function seal(plaintext: string, key: Buffer): string {
+/** AES-256-GCM; the client id is additional data, so the pair opens only for that client. */
+function seal(plaintext: string, key: Buffer, clientId: string): string {
   const iv = crypto.randomBytes(12);
   const cipher = crypto.createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(clientId, 'utf8'));
   const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
   return Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64url');
 }
 
-function open(sealed: string, key: Buffer): string | undefined {
+function open(sealed: string, key: Buffer, clientId: string): string | undefined {
   try {
     const raw = Buffer.from(sealed, 'base64url');
     const decipher = crypto.createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+    decipher.setAAD(Buffer.from(clientId, 'utf8'));
     decipher.setAuthTag(raw.subarray(12, 28));
     return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
   } catch {
@@ -46,12 +58,12 @@ export function refreshGrace(db: Db, environment: Environment, graceSeconds: num
   const consumedAt = async (id: string) =>
     (await db.selectFrom('oidc_models').select('consumed_at').where('environment', '=', environment).where('model', '=', 'RefreshToken').where('id', '=', id).executeTakeFirst())?.consumed_at;
 
-  const successor = async (id: string, key: Buffer): Promise<Record<string, unknown> | undefined> => {
+  const successor = async (id: string, key: Buffer, clientId: string): Promise<Record<string, unknown> | undefined> => {
     const deadline = Date.now() + WAIT_MS;
     for (;;) {
       const row = await db.selectFrom('oidc_refresh_successors').select(['ciphertext', 'expires_at']).where('environment', '=', environment).where('id', '=', id).executeTakeFirst();
       if (row && row.expires_at.getTime() > Date.now()) {
-        const text = open(row.ciphertext, key);
+        const text = open(row.ciphertext, key, clientId);
         return text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
       }
       if (Date.now() > deadline) return undefined;
@@ -66,27 +78,26 @@ export function refreshGrace(db: Db, environment: Environment, graceSeconds: num
     if (!refreshToken || refreshToken.length > 256) return next();
     const id = hashId(refreshToken);
     const key = keyFor(refreshToken, environment);
-    const replay = async () => {
-      if (!withinGrace(await consumedAt(id), graceSeconds)) return false;
-      const pair = await successor(id, key);
-      if (!pair) return false;
-      rawCtx.status = 200;
-      rawCtx.set('Cache-Control', 'no-store');
-      rawCtx.body = pair;
-      return true;
-    };
 
-    if (await replay()) return;
     await next();
     const ctx = rawCtx as unknown as KoaContextWithOIDC;
-    if (ctx.status === 200 && ctx.body && typeof ctx.body === 'object') {
+    const clientId = ctx.oidc?.client?.clientId;
+    if (ctx.status === 200 && ctx.body && typeof ctx.body === 'object' && clientId) {
       await db
         .insertInto('oidc_refresh_successors')
-        .values({ environment, id, ciphertext: seal(JSON.stringify(ctx.body), key), expires_at: new Date(Date.now() + graceSeconds * 1000) })
+        .values({ environment, id, ciphertext: seal(JSON.stringify(ctx.body), key, clientId), expires_at: new Date(Date.now() + graceSeconds * 1000) })
         .onConflict((oc) => oc.columns(['environment', 'id']).doNothing())
         .execute();
-    } else if (ctx.status === 401 || ctx.status === 400) {
-      await replay();
+      return;
     }
+    // Only a duplicate from the authenticated owner that lost the consume race is answered.
+    const owner = lostRefreshRaceClient(rawCtx);
+    if (!owner || owner !== clientId || !withinGrace(await consumedAt(id), graceSeconds)) return;
+    const pair = await successor(id, key, owner);
+    if (!pair) return;
+    rawCtx.status = 200;
+    rawCtx.remove('WWW-Authenticate');
+    rawCtx.set('Cache-Control', 'no-store');
+    rawCtx.body = pair;
   };
 }

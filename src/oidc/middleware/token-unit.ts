@@ -14,6 +14,19 @@ import { sendOAuthError } from './oauth-errors.js';
  * A failed request (any status but 200) writes nothing: its tokens were never handed out.
  * Introspection runs in a unit too, for the single read (it writes nothing).
  */
+/**
+ * Requests whose refresh lost the race to consume its token, with the client the provider
+ * authenticated for them. The provider gets that far only after client authentication and
+ * its check that the token was issued to that client, so this is the one answer the refresh
+ * grace window may replace with the stored successor (refresh-grace.ts).
+ */
+const lostRefreshRaces = new WeakMap<object, string>();
+
+/** The authenticated client whose refresh token was consumed under it, if this request is one. */
+export function lostRefreshRaceClient(ctx: object): string | undefined {
+  return lostRefreshRaces.get(ctx);
+}
+
 export function tokenUnit(options: AdapterOptions): Middleware {
   return async (ctx, next) => {
     if (ctx.method !== 'POST' || (ctx.path !== API_ROUTES.token && ctx.path !== API_ROUTES.introspection)) return next();
@@ -35,6 +48,8 @@ export function tokenUnit(options: AdapterOptions): Middleware {
     if (written) return committed(unit);
     const model = unit.consume!.model;
     await consumeConflict(options, model, unit.consume!.id);
+    const clientId = (ctx as unknown as KoaContextWithOIDC).oidc?.client?.clientId;
+    if (model === 'RefreshToken' && clientId) lostRefreshRaces.set(ctx, clientId);
     const error = alreadyUsed(model);
     // Announced as the library announces its own refusals (logs, metrics).
     (ctx as unknown as KoaContextWithOIDC).oidc?.provider.emit('grant.error', ctx, error);
