@@ -30,7 +30,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     onPoolError: (error) => logger.warn({ err: { message: error.message } }, 'idle database connection lost'),
   });
   const servers: http.Server[] = [];
-  let stopRuntime = async () => undefined as void;
+  let stopRuntime: (graceMs?: number) => Promise<void> = async () => undefined;
   try {
     const { applied } = await migrateToLatest(db);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
@@ -42,7 +42,7 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
     }
     const runtime = await createRuntime(config, db, logger);
     runtime.start();
-    stopRuntime = () => runtime.stop();
+    stopRuntime = (graceMs) => runtime.stop(graceMs);
     const handler = runtime.app.callback();
     const addresses = listenAddresses(config);
     for (const address of addresses) servers.push(await listen(address, handler, tls));
@@ -69,8 +69,9 @@ export async function startServer(config: AppConfig, logger: Logger): Promise<Ru
       seeded,
       close() {
         closing ??= (async () => {
-          await closeServers(servers, config.shutdown_grace_seconds);
-          await stopRuntime();
+          // One grace for everything in flight, HTTP requests and webhook attempts alike, so
+          // shutdown is bounded by shutdown_grace_seconds whatever clients or receivers do.
+          await Promise.all([closeServers(servers, config.shutdown_grace_seconds), stopRuntime(config.shutdown_grace_seconds * 1000)]);
           await db.destroy();
           await database.release();
         })();
