@@ -1,5 +1,6 @@
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
 
 export interface ClaimedDelivery {
   id: string;
@@ -48,13 +49,14 @@ export async function claimDueDeliveries(db: Db, now: Date, limit: number, lease
  * Only the claim that is still current may record its outcome: if its lease ran out and
  * another dispatcher (or a replay) took the row meanwhile, the late result is dropped.
  */
-function stillOurs<Q extends { where(column: 'id' | 'attempts' | 'locked_until', op: '=', value: unknown): Q }>(query: Q, delivery: ClaimedDelivery): Q {
-  return query.where('id', '=', delivery.id).where('attempts', '=', delivery.attempts).where('locked_until', '=', delivery.locked_until);
+function stillOurs(delivery: ClaimedDelivery) {
+  return (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) =>
+    eb.and([eb('id', '=', delivery.id), eb('attempts', '=', delivery.attempts), eb('locked_until', '=', delivery.locked_until)]);
 }
 
 export async function markSucceeded(db: Db, delivery: ClaimedDelivery, status: number, now: Date): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    const updated = await stillOurs(trx.updateTable('webhook_deliveries').set({ status: 'succeeded', last_status: status, last_error: null, locked_until: null }), delivery).executeTakeFirst();
+    const updated = await trx.updateTable('webhook_deliveries').set({ status: 'succeeded', last_status: status, last_error: null, locked_until: null }).where(stillOurs(delivery)).executeTakeFirst();
     if (updated.numUpdatedRows === 0n) return;
     await trx.updateTable('event_subscriptions').set({ last_success_at: now, failing_since: null }).where('id', '=', delivery.subscription_id).execute();
   });
@@ -69,16 +71,17 @@ export interface FailureOutcome {
 
 export async function markFailed(db: Db, delivery: ClaimedDelivery, result: { status?: number; error: string }, now: Date, outcome: FailureOutcome): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    const updated = await stillOurs(
-      trx.updateTable('webhook_deliveries').set({
+    const updated = await trx
+      .updateTable('webhook_deliveries')
+      .set({
         status: outcome.retryAt ? 'pending' : 'failed',
         next_attempt_at: outcome.retryAt ?? now,
         locked_until: null,
         last_status: result.status ?? null,
         last_error: result.error.slice(0, 500),
-      }),
-      delivery,
-    ).executeTakeFirst();
+      })
+      .where(stillOurs(delivery))
+      .executeTakeFirst();
     if (updated.numUpdatedRows === 0n) return;
     const subscription = await trx.updateTable('event_subscriptions').set((eb) => ({ failing_since: eb.fn.coalesce('failing_since', sql<Date>`${now}::timestamptz`) })).where('id', '=', delivery.subscription_id).returning(['failing_since', 'last_success_at', 'status']).executeTakeFirst();
     const since = subscription?.failing_since?.getTime() ?? now.getTime();
@@ -91,7 +94,7 @@ export async function markFailed(db: Db, delivery: ClaimedDelivery, result: { st
 
 /** A delivery whose subscription is no longer active is dropped without an attempt. */
 export async function markSkipped(db: Db, delivery: ClaimedDelivery, reason: string): Promise<void> {
-  await stillOurs(db.updateTable('webhook_deliveries').set({ status: 'failed', locked_until: null, last_error: reason, attempts: delivery.attempts - 1 }), delivery).execute();
+  await db.updateTable('webhook_deliveries').set({ status: 'failed', locked_until: null, last_error: reason, attempts: delivery.attempts - 1 }).where(stillOurs(delivery)).execute();
 }
 
 /**
@@ -102,5 +105,9 @@ export async function markSkipped(db: Db, delivery: ClaimedDelivery, reason: str
  * delivery's limit, since the receiver did not cause it.
  */
 export async function markInterrupted(db: Db, delivery: ClaimedDelivery, reason?: string): Promise<void> {
-  await stillOurs(db.updateTable('webhook_deliveries').set({ status: 'pending', locked_until: null, attempts: delivery.attempts - 1, ...(reason ? { last_error: reason } : {}) }), delivery).execute();
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', locked_until: null, attempts: delivery.attempts - 1, ...(reason ? { last_error: reason } : {}) })
+    .where(stillOurs(delivery))
+    .execute();
 }

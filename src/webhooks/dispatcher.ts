@@ -16,6 +16,7 @@ export interface DispatcherOptions {
   logger?: Logger;
   /** Delays between attempts (seconds): attempts = 1 + delays.length. */
   retrySeconds: readonly number[];
+  /** The deadline of one whole attempt (connect, headers, body). */
   timeoutMs: number;
   profile: Profile;
   /** The clock; injectable so tests can walk the backoff schedule. */

@@ -143,7 +143,7 @@ async function deliveryOf(subscription: string) {
 }
 
 function dispatcher(options: Partial<ConstructorParameters<typeof WebhookDispatcher>[0]> = {}) {
-  const created = new WebhookDispatcher({ db: t.db, box: testBox, retrySeconds: [5], timeoutMs: 60_000, profile: 'dev', ...options });
+  const created = new WebhookDispatcher({ db: t.db, box: testBox, retrySeconds: [3600], timeoutMs: 60_000, profile: 'dev', ...options });
   cleanups.push(() => created.stop(0));
   return created;
 }
