@@ -24,7 +24,11 @@ export interface Runtime {
   clients: ClientRegistrySync;
   /** Background chores: clients-file polling, key-rotation watch, sweeping. */
   start(): void;
-  stop(): Promise<void>;
+  /**
+   * Stops the chores. Webhook attempts in flight get up to `graceMs` to finish, then are
+   * aborted and given back for a later attempt (0, the default, aborts them at once).
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -56,10 +60,9 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger): 
       oidc.start();
       webhooks.start(config.webhook_poll_ms);
     },
-    async stop() {
+    async stop(graceMs = 0) {
       oidc.stop();
-      await clients.stop();
-      await webhooks.stop();
+      await Promise.all([clients.stop(), webhooks.stop(graceMs)]);
     },
   };
 }

@@ -31,7 +31,7 @@ export async function startServer(loaded: AppConfig, logger: Logger): Promise<Ru
   const servers: http.Server[] = [...ephemeral.servers];
   let database: DatabaseLocation | undefined;
   let db: Db | undefined;
-  let stopRuntime = async () => undefined as void;
+  let stopRuntime: (graceMs?: number) => Promise<void> = async () => undefined;
   try {
     database = await resolveDatabase(config, 'always', (message) => logger.info(message));
     db = createDatabase({
@@ -50,7 +50,7 @@ export async function startServer(loaded: AppConfig, logger: Logger): Promise<Ru
     }
     const runtime = await createRuntime(config, db, logger);
     runtime.start();
-    stopRuntime = () => runtime.stop();
+    stopRuntime = (graceMs) => runtime.stop(graceMs);
     const handler = runtime.app.callback();
     ephemeral.attach(handler);
     const addresses = listenAddresses(config).filter((address) => !ephemeral.ports.has(address.port));
@@ -86,8 +86,9 @@ export async function startServer(loaded: AppConfig, logger: Logger): Promise<Ru
       close() {
         closing ??= (async () => {
           if (readyFile) removeReadyFile(readyFile);
-          await closeServers(servers, config.shutdown_grace_seconds);
-          await stopRuntime();
+          // One grace for everything in flight, HTTP requests and webhook attempts alike, so
+          // shutdown is bounded by shutdown_grace_seconds whatever clients or receivers do.
+          await Promise.all([closeServers(servers, config.shutdown_grace_seconds), stopRuntime(config.shutdown_grace_seconds * 1000)]);
           await openDb.destroy();
           await openDatabase.release();
         })();

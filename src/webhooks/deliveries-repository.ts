@@ -1,9 +1,12 @@
-import { sql } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { Database } from '../db/schema.js';
 
 export interface ClaimedDelivery {
   id: string;
   attempts: number;
+  /** This claim's lease; with `attempts`, it fences the outcome to the claim that made it. */
+  locked_until: Date;
   subscription_id: string;
   url: string;
   signing_secret: string;
@@ -18,9 +21,10 @@ export interface ClaimedDelivery {
 /**
  * Claims due deliveries for this dispatcher: FOR UPDATE SKIP LOCKED means two dispatchers
  * (in one process or several) never take the same row, and the lease (locked_until) keeps a
- * crashed dispatcher's claim from blocking the delivery for more than a minute.
+ * crashed dispatcher's claim from blocking the delivery for longer than the lease. The lease
+ * outlasts the attempt's own deadline, so a live dispatcher's claim is never taken over.
  */
-export async function claimDueDeliveries(db: Db, now: Date, limit: number, leaseSeconds = 60): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(db: Db, now: Date, limit: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
   const { rows } = await sql<ClaimedDelivery>`
     with claimed as (
       update webhook_deliveries d
@@ -33,7 +37,7 @@ export async function claimDueDeliveries(db: Db, now: Date, limit: number, lease
         for update skip locked)
       returning d.*
     )
-    select c.id, c.attempts, c.subscription_id, s.url, s.signing_secret, s.status as subscription_status,
+    select c.id, c.attempts, c.locked_until, c.subscription_id, s.url, s.signing_secret, s.status as subscription_status,
            e.id as event_id, e.category, e.created_at as event_created_at, e.associated_object_id, e.associated_object_type
     from claimed c
     join event_subscriptions s on s.id = c.subscription_id
@@ -41,9 +45,19 @@ export async function claimDueDeliveries(db: Db, now: Date, limit: number, lease
   return rows;
 }
 
+/**
+ * Only the claim that is still current may record its outcome: if its lease ran out and
+ * another dispatcher (or a replay) took the row meanwhile, the late result is dropped.
+ */
+function stillOurs(delivery: ClaimedDelivery) {
+  return (eb: ExpressionBuilder<Database, 'webhook_deliveries'>) =>
+    eb.and([eb('id', '=', delivery.id), eb('attempts', '=', delivery.attempts), eb('locked_until', '=', delivery.locked_until)]);
+}
+
 export async function markSucceeded(db: Db, delivery: ClaimedDelivery, status: number, now: Date): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await trx.updateTable('webhook_deliveries').set({ status: 'succeeded', last_status: status, last_error: null, locked_until: null }).where('id', '=', delivery.id).execute();
+    const updated = await trx.updateTable('webhook_deliveries').set({ status: 'succeeded', last_status: status, last_error: null, locked_until: null }).where(stillOurs(delivery)).executeTakeFirst();
+    if (updated.numUpdatedRows === 0n) return;
     await trx.updateTable('event_subscriptions').set({ last_success_at: now, failing_since: null }).where('id', '=', delivery.subscription_id).execute();
   });
 }
@@ -57,7 +71,7 @@ export interface FailureOutcome {
 
 export async function markFailed(db: Db, delivery: ClaimedDelivery, result: { status?: number; error: string }, now: Date, outcome: FailureOutcome): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await trx
+    const updated = await trx
       .updateTable('webhook_deliveries')
       .set({
         status: outcome.retryAt ? 'pending' : 'failed',
@@ -66,8 +80,9 @@ export async function markFailed(db: Db, delivery: ClaimedDelivery, result: { st
         last_status: result.status ?? null,
         last_error: result.error.slice(0, 500),
       })
-      .where('id', '=', delivery.id)
-      .execute();
+      .where(stillOurs(delivery))
+      .executeTakeFirst();
+    if (updated.numUpdatedRows === 0n) return;
     const subscription = await trx.updateTable('event_subscriptions').set((eb) => ({ failing_since: eb.fn.coalesce('failing_since', sql<Date>`${now}::timestamptz`) })).where('id', '=', delivery.subscription_id).returning(['failing_since', 'last_success_at', 'status']).executeTakeFirst();
     const since = subscription?.failing_since?.getTime() ?? now.getTime();
     const lastSuccess = subscription?.last_success_at?.getTime() ?? 0;
@@ -79,5 +94,20 @@ export async function markFailed(db: Db, delivery: ClaimedDelivery, result: { st
 
 /** A delivery whose subscription is no longer active is dropped without an attempt. */
 export async function markSkipped(db: Db, delivery: ClaimedDelivery, reason: string): Promise<void> {
-  await db.updateTable('webhook_deliveries').set({ status: 'failed', locked_until: null, last_error: reason, attempts: delivery.attempts - 1 }).where('id', '=', delivery.id).execute();
+  await db.updateTable('webhook_deliveries').set({ status: 'failed', locked_until: null, last_error: reason, attempts: delivery.attempts - 1 }).where(stillOurs(delivery)).execute();
+}
+
+/**
+ * Gives a claim back without counting it, still due: the server shut down before the attempt
+ * started, or cut it short at the end of the shutdown grace. The receiver may or may not have
+ * seen it; delivery is at least once, so the next dispatcher sends it again (same webhook-id).
+ * An interrupted attempt is recorded in last_error; the attempt is not held against the
+ * delivery's limit, since the receiver did not cause it.
+ */
+export async function markInterrupted(db: Db, delivery: ClaimedDelivery, reason?: string): Promise<void> {
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'pending', locked_until: null, attempts: delivery.attempts - 1, ...(reason ? { last_error: reason } : {}) })
+    .where(stillOurs(delivery))
+    .execute();
 }

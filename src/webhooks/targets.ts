@@ -1,26 +1,23 @@
 import net from 'node:net';
-import { AddressSet } from '../http/client-address.js';
+import { isPublicAddress } from './addresses.js';
+
+export { isPublicAddress };
 
 /**
- * Webhook targets. In production only https to public addresses (no loopback, private,
- * link-local or other special ranges: server-side request forgery); the dev profile also
- * allows http on loopback, for local receivers. Checked when a subscription is written and
- * again, against the resolved address, at every delivery.
+ * Webhook targets. In production only https to globally routable addresses (no loopback,
+ * private, link-local or other special ranges, whatever IPv6 form they are written in:
+ * server-side request forgery); the dev profile also allows http on loopback, for local
+ * receivers. Checked when a subscription is written and again at every delivery, then on
+ * every address the name resolves to, on the connection itself (send.ts).
  */
-const NOT_PUBLIC = new AddressSet([
-  '0.0.0.0/8', '10.0.0.0/8', '100.64.0.0/10', '127.0.0.0/8', '169.254.0.0/16', '172.16.0.0/12', '192.0.0.0/24', '192.0.2.0/24',
-  '192.168.0.0/16', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24', '224.0.0.0/4', '240.0.0.0/4',
-  // (IPv4-mapped IPv6 is normalised to IPv4 before the check, so ::ffff:0:0/96 needs no entry:
-  // Node's BlockList would also match every plain IPv4 address against it.)
-  '::/128', '::1/128', '64:ff9b::/96', '100::/64', '2001:db8::/32', 'fc00::/7', 'fe80::/10', 'ff00::/8',
-]);
-
-export function isPublicAddress(address: string): boolean {
-  return net.isIP(address) !== 0 && !NOT_PUBLIC.has(address);
-}
 
 export function isLoopbackAddress(address: string): boolean {
   return (net.isIPv4(address) && address.startsWith('127.')) || address === '::1';
+}
+
+/** localhost and its subdomains always mean this machine (RFC 6761), whatever DNS says. */
+function isLocalhostName(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost');
 }
 
 export type Profile = 'dev' | 'production';
@@ -35,8 +32,10 @@ export function targetProblem(raw: string, profile: Profile): string | undefined
   }
   if (raw.length > 2048) return 'url must be at most 2048 characters';
   if (url.username || url.password) return 'url must not contain credentials';
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  const loopback = host === 'localhost' || isLoopbackAddress(host);
+  // The URL parser already turned 0x7f000001, 2130706433 and 127.1 into 127.0.0.1; a
+  // trailing dot (localhost.) names the same host.
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+  const loopback = isLocalhostName(host) || isLoopbackAddress(host);
   if (url.protocol === 'https:') {
     if (profile === 'production' && (loopback || (net.isIP(host) !== 0 && !isPublicAddress(host)))) return 'url must point to a public address in production';
     return undefined;

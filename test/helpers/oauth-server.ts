@@ -40,7 +40,7 @@ async function listenOnFreePorts(count: number): Promise<http.Server[]> {
   return servers;
 }
 
-const origin = (server: http.Server) => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const origin = (server: http.Server, scheme = 'http') => `${scheme}://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 export interface OAuthTestServer extends TestApp {
   urls: { api: string; sandboxApi: string; dashboard: string; sandboxDashboard: string };
@@ -48,15 +48,30 @@ export interface OAuthTestServer extends TestApp {
   registerClient(input: Partial<AddClientInput> & { environment: 'production' | 'sandbox' }): Promise<{ client_id: string; client_secret: string }>;
 }
 
-/** The whole app listening on four real loopback ports, like `npm start`, over a test database. */
-export async function startOAuthServer(db: Db, overrides: Record<string, unknown> = {}, logger?: Logger): Promise<OAuthTestServer> {
+export interface StartOptions {
+  /**
+   * The production profile behind a TLS-terminating proxy on loopback: the public URLs are
+   * https, 127.0.0.1 is a trusted proxy, and the test plays the proxy, sending plain HTTP to
+   * `urls` with X-Forwarded-Proto: https.
+   */
+  behindLoopbackProxy?: boolean;
+}
+
+/**
+ * The whole app listening on four real loopback ports, like `npm start`, over a test database.
+ * `urls` are where the test connects (plain HTTP on loopback).
+ */
+export async function startOAuthServer(db: Db, overrides: Record<string, unknown> = {}, logger?: Logger, options: StartOptions = {}): Promise<OAuthTestServer> {
   // The four listeners bind first; the config is built from the ports they got.
   const servers = await listenOnFreePorts(4);
-  const [api, sandboxApi, dashboard, sandboxDashboard] = servers.map(origin) as [string, string, string, string];
+  const [api, sandboxApi, dashboard, sandboxDashboard] = servers.map((server) => origin(server)) as [string, string, string, string];
   const urls = { api, sandboxApi, dashboard, sandboxDashboard };
+  const [base_url, sandbox_base_url, dashboard_url, sandbox_dashboard_url] = servers.map((server) => origin(server, options.behindLoopbackProxy ? 'https' : 'http'));
+  const proxy = options.behindLoopbackProxy ? { trusted_proxies: ['127.0.0.1/32'] } : {};
+  const env = options.behindLoopbackProxy ? { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://unused/x' } : {};
   let test: TestApp;
   try {
-    test = await testApp(db, { base_url: api, sandbox_base_url: sandboxApi, dashboard_url: dashboard, sandbox_dashboard_url: sandboxDashboard, ...overrides }, {}, logger);
+    test = await testApp(db, { base_url, sandbox_base_url, dashboard_url, sandbox_dashboard_url, ...proxy, ...overrides }, env, logger);
   } catch (error) {
     await Promise.all(servers.map(closeServer));
     throw error;

@@ -11,10 +11,8 @@
  * read (src/http/client-address.ts).
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADDRESS_POLICY } from '../../src/interactions/login-throttle.js';
-import { testApp } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { accessToken, seedData } from '../helpers/gateway.js';
 import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
@@ -24,40 +22,8 @@ type Headers = Record<string, string | string[]>;
 
 let t: TestDatabase;
 let issuer: OAuthTestServer;
-let proxied: { api: string; dashboard: string; close(): Promise<void> };
+let proxied: OAuthTestServer;
 let staff: Staff;
-
-/**
- * The production profile (HTTPS only, no demo data) behind a TLS-terminating proxy on
- * loopback: the test plays the proxy, sending plain HTTP with X-Forwarded-Proto: https.
- */
-async function startBehindLoopbackProxy(db: TestDatabase['db'], overrides: Record<string, unknown>) {
-  const servers = await Promise.all(
-    [0, 1, 2, 3].map(() => new Promise<http.Server>((resolve) => {
-      const server = http.createServer();
-      server.listen(0, '127.0.0.1', () => resolve(server));
-    })),
-  );
-  const ports = servers.map((s) => (s.address() as AddressInfo).port);
-  const origin = (i: number) => `https://127.0.0.1:${ports[i]}`;
-  const app = await testApp(
-    db,
-    { base_url: origin(0), sandbox_base_url: origin(1), dashboard_url: origin(2), sandbox_dashboard_url: origin(3), trusted_proxies: ['127.0.0.1/32'], ...overrides },
-    { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://unused/x' },
-  );
-  expect(app.config.profile).toBe('production');
-  app.runtime.start();
-  const handler = app.app.callback();
-  for (const server of servers) server.on('request', handler);
-  return {
-    api: `http://127.0.0.1:${ports[0]}`,
-    dashboard: `http://127.0.0.1:${ports[2]}`,
-    async close() {
-      await app.runtime.stop();
-      await Promise.all(servers.map((s) => new Promise((resolve) => { s.closeAllConnections(); s.close(resolve); })));
-    },
-  };
-}
 
 /** One request as the proxy sends it: repeated header lines stay separate lines on the wire. */
 function send(url: string, options: { method?: string; headers?: Headers; body?: string } = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
@@ -76,7 +42,8 @@ function send(url: string, options: { method?: string; headers?: Headers; body?:
 beforeAll(async () => {
   t = await createTestDatabase();
   issuer = await startOAuthServer(t.db, { ip_restricted_areas: ['donations', 'fdx'] });
-  proxied = await startBehindLoopbackProxy(t.db, { ip_restricted_areas: ['donations', 'fdx'], clients_file: issuer.config.clients_file });
+  proxied = await startOAuthServer(t.db, { ip_restricted_areas: ['donations', 'fdx'], clients_file: issuer.config.clients_file }, undefined, { behindLoopbackProxy: true });
+  expect(proxied.config.profile).toBe('production');
   staff = await createStaff(t.db);
   await seedData(t.db, staff, 'production', { donations: 2 });
 });
@@ -91,7 +58,7 @@ async function tokenFor(ranges: string[]) {
   return accessToken(issuer, client, { environment: 'production', redirectUri: REDIRECT, scope: 'read_only', login: staff.users.member });
 }
 
-const donations = (bearer: string, headers: Headers) => send(`${proxied.api}/v1/donations`, { headers: { authorization: `Bearer ${bearer}`, ...headers } });
+const donations = (bearer: string, headers: Headers) => send(`${proxied.urls.api}/v1/donations`, { headers: { authorization: `Bearer ${bearer}`, ...headers } });
 
 /** Each steering form from the issue, with an allowed address written further left. */
 const steering = (allowed: string): [string, Headers][] => [
@@ -144,7 +111,7 @@ describe('X-Forwarded-For steering: IP allow-lists', () => {
 });
 
 describe('X-Forwarded-For steering: /metrics', () => {
-  const metrics = (headers: Headers) => send(`${proxied.api}/metrics`, { headers });
+  const metrics = (headers: Headers) => send(`${proxied.urls.api}/metrics`, { headers });
 
   it('serves the proxy host itself (loopback, inside metrics_allow)', async () => {
     const res = await metrics({});
@@ -163,13 +130,13 @@ describe('X-Forwarded-For steering: /metrics', () => {
 });
 
 describe('X-Forwarded-For steering: the per-address sign-in throttle', () => {
-  const signInUrl = () => `${proxied.dashboard}/oauth/connections/sign-in`;
+  const signInUrl = () => `${proxied.urls.dashboard}/oauth/connections/sign-in`;
   let cookie = '';
   let csrf = '';
   let attempt = 0;
 
   beforeAll(async () => {
-    const page = await send(`${proxied.dashboard}/oauth/connections`, { headers: { accept: 'text/html' } });
+    const page = await send(`${proxied.urls.dashboard}/oauth/connections`, { headers: { accept: 'text/html' } });
     expect(page.status).toBe(200);
     cookie = (page.headers['set-cookie'] ?? []).map((c) => c.split(';')[0]).join('; ');
     csrf = /name="csrf" value="([^"]+)"/.exec(page.body)![1]!;
