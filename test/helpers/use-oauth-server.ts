@@ -1,5 +1,6 @@
 import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
+import { createDatabase, type Db } from '../../src/db/database.js';
 import type { Logger } from '../../src/logging/logger.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from './oauth-server.js';
@@ -17,6 +18,8 @@ export interface OAuthServerOptions<C extends string, P extends string, N extend
   logger?: Logger;
   /** Kysely plugins on the server's database handle only (e.g. a StatementProbe); `testDatabase.db` stays plain. */
   plugins?: KyselyPlugin[];
+  /** A pool of this size for the server's own database handle (the test database's has 5). */
+  serverPoolMax?: number;
   /** How many nonprofits, each with one user per role, to create (default 1). */
   staff?: N;
   /** Clients to register with the server once the staff exist, by the name the handle gives them. */
@@ -64,12 +67,14 @@ export function useOAuthServer<C extends string = never, P extends string = neve
   };
   // What was really created, for teardown after a partial failure.
   let testDatabase: TestDatabase | undefined;
+  let ownPool: Db | undefined;
   const started: OAuthTestServer[] = [];
 
   beforeAll(async () => {
     testDatabase = await createTestDatabase();
     Object.assign(fixture.testDatabase, testDatabase);
-    const serverDb = (options.plugins ?? []).reduce((db, plugin) => db.withPlugin(plugin), testDatabase.db);
+    if (options.serverPoolMax) ownPool = createDatabase({ url: testDatabase.url, poolMax: options.serverPoolMax });
+    const serverDb = (options.plugins ?? []).reduce((db, plugin) => db.withPlugin(plugin), ownPool ?? testDatabase.db);
     const server = await startOAuthServer(serverDb, options.config, options.logger);
     started.push(server);
     Object.assign(fixture.server, server);
@@ -85,6 +90,7 @@ export function useOAuthServer<C extends string = never, P extends string = neve
 
   afterAll(async () => {
     for (const server of started.splice(0).reverse()) await server.close();
+    await ownPool?.destroy();
     await testDatabase?.drop();
   });
 

@@ -7,50 +7,22 @@
  * code, and a correct code gives its reservation back (only failures count).
  */
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
-import { createDatabase, type Db } from '../../src/db/database.js';
 import { createApiKey } from '../../src/gateway/api-keys/service.js';
 import { VERIFY_FAILURE_LIMIT } from '../../src/gateway/daf/tokens-service.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { endpoints } from '../helpers/flow.js';
-import { startOAuthServer, type OAuthTestServer } from '../helpers/oauth-server.js';
+import { apiRequest, type ApiResponse } from '../helpers/gateway.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-let t: TestDatabase;
 // The server gets a pool larger than the limit, so attempts held at the code check (below)
 // cannot starve the ones that should be refused at once.
-let serverDb: Db;
-let server: OAuthTestServer;
+const { testDatabase: t, server } = useOAuthServer({ staff: 0, serverPoolMax: VERIFY_FAILURE_LIMIT + 10 });
 // The test's own connections, outside the server's pool: one holds the lock, one watches.
 let lockPool: pg.Pool;
 let providers = 0;
 
-beforeAll(async () => {
-  t = await createTestDatabase();
-  serverDb = createDatabase({ url: t.url, poolMax: VERIFY_FAILURE_LIMIT + 10 });
-  server = await startOAuthServer(serverDb);
-});
-afterAll(async () => {
-  await server?.close();
-  await serverDb?.destroy();
-  await t?.drop();
-});
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  body: Record<string, unknown>;
-}
-
-async function call(key: string, method: string, path: string, body?: unknown): Promise<Answer> {
-  const response = await fetch(`${endpoints(server, 'sandbox').api}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
-}
+type Answer = ApiResponse;
+const call = (key: string, method: string, path: string, body?: unknown): Promise<Answer> => apiRequest(server, 'sandbox', method, path, { bearer: key, json: body });
 
 /** A fund provider of its own (the limit is per provider), its API key, and a pending account with a live code. */
 async function provider() {

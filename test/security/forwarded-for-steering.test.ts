@@ -14,6 +14,7 @@ import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADDRESS_POLICY } from '../../src/interactions/login-throttle.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { checkGatewayResponse } from '../helpers/published-openapi.js';
 import { accessToken, seedData } from '../helpers/gateway.js';
 import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
 
@@ -58,7 +59,14 @@ async function tokenFor(ranges: string[]) {
   return accessToken(issuer, client, { environment: 'production', redirectUri: REDIRECT, scope: 'read_only', login: staff.users.member });
 }
 
-const donations = (bearer: string, headers: Headers) => send(`${proxied.urls.api}/v1/donations`, { headers: { authorization: `Bearer ${bearer}`, ...headers } });
+/** GET /v1/donations through the proxy; the answer is checked against its published operation. */
+async function donations(bearer: string, headers: Headers) {
+  const requestHeaders = { authorization: `Bearer ${bearer}`, ...headers };
+  const res = await send(`${proxied.urls.api}/v1/donations`, { headers: requestHeaders });
+  const flat = Object.fromEntries(Object.entries(requestHeaders).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]));
+  checkGatewayResponse({ method: 'GET', path: '/v1/donations', requestHeaders: flat, status: res.status, contentType: res.headers['content-type'], text: res.body });
+  return res;
+}
 
 /** Each steering form from the issue, with an allowed address written further left. */
 const steering = (allowed: string): [string, Headers][] => [

@@ -6,39 +6,22 @@
  * any depth) with a 400 problem, before any handler runs; nothing is written.
  * The property test over every operation's body is in test/reliability/hostile-input.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
 import { createApiKey } from '../../src/gateway/api-keys/service.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { endpoints } from '../helpers/flow.js';
-import { startOAuthServer, type OAuthTestServer } from '../helpers/oauth-server.js';
+import { apiRequest } from '../helpers/gateway.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-let t: TestDatabase;
-let server: OAuthTestServer;
+const { testDatabase: t, server } = useOAuthServer({ staff: 0 });
 let key: string;
 let accountId: string;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  server = await startOAuthServer(t.db);
   await addOrganization(t.db, { ein: '98-4440001', name: 'Nul Fund', kind: 'fund_provider' });
   key = (await createApiKey(t.db, { org: '98-4440001', environment: 'sandbox' })).key;
   accountId = (await call('POST', '/v1/donor_accounts', JSON.stringify({ donor: { email: 'nul@example.org' }, metadata: { k: 'before' } }))).body.id as string;
 });
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
-});
-
-async function call(method: string, path: string, body?: string) {
-  const response = await fetch(`${endpoints(server, 'sandbox').api}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body,
-  });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
-}
+const call = (method: string, path: string, body?: string) => apiRequest(server, 'sandbox', method, path, { bearer: key, rawJson: body });
 
 function expectNulRefused(answer: Awaited<ReturnType<typeof call>>) {
   expect(answer.status).toBe(400);

@@ -8,32 +8,27 @@
  * Re-adding starts from nothing. Organization-subject authorizations are unaffected (they
  * belong to the nonprofit), and a role change still only narrows.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { introspect, obtainTokens, tokenRequest, type Env } from '../helpers/flow.js';
 import { apiGet } from '../helpers/gateway.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
+import { createStaff, type Staff } from '../helpers/oauth-server.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-let t: TestDatabase;
-let server: OAuthTestServer;
 type Client = { client_id: string; client_secret: string };
-let production: Client;
-let sandbox: Client;
-let orgClient: Client;
 const REDIRECT = 'https://app.example.org/callback';
 const SANDBOX_REDIRECT = 'http://127.0.0.1:9999/callback';
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  server = await startOAuthServer(t.db);
-  production = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT] });
-  sandbox = await server.registerClient({ environment: 'sandbox', redirectUris: [SANDBOX_REDIRECT] });
-  orgClient = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write'], subjectType: 'organization' });
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
+const {
+  testDatabase: t,
+  server,
+  clients: { production, sandbox, orgClient },
+} = useOAuthServer({
+  staff: 0,
+  clients: {
+    production: { environment: 'production', redirectUris: [REDIRECT] },
+    sandbox: { environment: 'sandbox', redirectUris: [SANDBOX_REDIRECT] },
+    orgClient: { environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write'], subjectType: 'organization' },
+  },
 });
 
 /** The real admin CLI, in process, against the test database. */

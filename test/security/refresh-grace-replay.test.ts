@@ -8,30 +8,20 @@
  * token's client check). A failed client authentication changes nothing; outside the window
  * reuse by the right client still revokes the authorization.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { describe, expect, it } from 'vitest';
 import { endpoints, introspect, obtainTokens, tokenRequest, type TokenResult } from '../helpers/flow.js';
-import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const REDIRECT = 'https://app.example.org/callback';
 const GRACE_SECONDS = 300;
 type Client = { client_id: string; client_secret: string };
 
-let t: TestDatabase;
-let server: OAuthTestServer;
-let staff: Staff;
-let otherClient: Client;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  server = await startOAuthServer(t.db, { refresh_reuse_grace_seconds: GRACE_SECONDS });
-  staff = await createStaff(t.db);
-  otherClient = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT] });
-});
-afterAll(async () => {
-  await server?.close();
-  await t?.drop();
-});
+const {
+  testDatabase: t,
+  server,
+  staff,
+  clients: { otherClient },
+} = useOAuthServer({ config: { refresh_reuse_grace_seconds: GRACE_SECONDS }, clients: { otherClient: { environment: 'production', redirectUris: [REDIRECT] } } });
 
 /** A victim client of its own (failure limits are per client) with a fresh authorization. */
 async function victim() {

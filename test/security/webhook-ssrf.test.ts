@@ -21,7 +21,8 @@ import { generateSigningSecret } from '../../src/webhooks/signing-secret.js';
 import { isPublicAddress } from '../../src/webhooks/targets.js';
 import { testBox } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { startOAuthServer } from '../helpers/oauth-server.js';
+import { apiRequest } from '../helpers/gateway.js';
+import { startOAuthServer, type OAuthTestServer } from '../helpers/oauth-server.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 
 /** The URLs the issue reproduced, accepted in production before the fix. */
@@ -55,33 +56,27 @@ const bracket = (address: string) => (address.includes(':') ? `[${address}]` : a
 let t: TestDatabase;
 let orgId: string;
 let key: string;
-let close: () => Promise<void>;
-let sandboxApi: string;
+let gateway: OAuthTestServer;
 
 beforeAll(async () => {
   t = await createTestDatabase();
   orgId = (await addOrganization(t.db, { ein: '98-5551301', name: 'SSRF Fund', kind: 'fund_provider' })).id;
   key = (await createApiKey(t.db, { org: '98-5551301', environment: 'sandbox' })).key;
-  const gateway = await startOAuthServer(t.db, { demo_data: false, database_url: t.url }, undefined, { behindLoopbackProxy: true });
-  ({ sandboxApi } = gateway.urls);
-  close = () => gateway.close();
+  gateway = await startOAuthServer(t.db, { demo_data: false, database_url: t.url }, undefined, { behindLoopbackProxy: true });
 });
 afterEach(async () => {
   await t.db.deleteFrom('webhook_deliveries').execute();
   await t.db.deleteFrom('event_subscriptions').execute();
 });
 afterAll(async () => {
-  await close?.();
+  await gateway?.close();
   await t?.drop();
 });
 
 async function subscribe(url: string) {
-  const response = await fetch(`${sandboxApi}/v1/event_subscriptions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-forwarded-proto': 'https' },
-    body: JSON.stringify({ url, category: 'donor_account.created' }),
-  });
-  return { status: response.status, type: response.headers.get('content-type'), body: (await response.json()) as Record<string, unknown> };
+  // As the TLS-terminating proxy sends it.
+  const response = await apiRequest(gateway, 'sandbox', 'POST', '/v1/event_subscriptions', { bearer: key, json: { url, category: 'donor_account.created' }, headers: { 'x-forwarded-proto': 'https' } });
+  return { status: response.status, type: response.headers.get('content-type'), body: response.body };
 }
 
 /** A subscription written straight into the table (as one created before the rules were tightened). */

@@ -6,9 +6,9 @@ import { beforeCursor, type Cursor } from '../pagination.js';
 type Scope = { environment: Environment; organizationId: string };
 
 
-export function listEvents(db: Executor, scope: Scope, category: string | undefined, cursor: Cursor | undefined, limit: number) {
-  let query = db.selectFrom('events').selectAll().where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment);
-  if (category) query = query.where('category', '=', category);
+/** Events of `categories` (an API version's, or the one asked for), newest first. */
+export function listEvents(db: Executor, scope: Scope, categories: readonly string[], cursor: Cursor | undefined, limit: number) {
+  let query = db.selectFrom('events').selectAll().where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment).where('category', 'in', categories);
   if (cursor) query = query.where(beforeCursor(cursor));
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
 }
@@ -17,8 +17,8 @@ export function findEvent(db: Executor, scope: Scope, id: string) {
   return db.selectFrom('events').selectAll().where('id', '=', id).where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment).executeTakeFirst();
 }
 
-export function listSubscriptions(db: Executor, scope: Scope, cursor: Cursor | undefined, limit: number) {
-  let query = db.selectFrom('event_subscriptions').selectAll().where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment);
+export function listSubscriptions(db: Executor, scope: Scope, categories: readonly string[], cursor: Cursor | undefined, limit: number) {
+  let query = db.selectFrom('event_subscriptions').selectAll().where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment).where('category', 'in', categories);
   if (cursor) query = query.where(beforeCursor(cursor));
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
 }

@@ -8,6 +8,7 @@ import type { Caller } from '../auth/caller.js';
 import { decodeCursor, page } from '../pagination.js';
 import { badRequest, notFound } from '../problems.js';
 import { defineRoute } from '../route-spec.js';
+import type { ApiVersion } from '../versions.js';
 import { findEvent, findSubscription, insertSubscription, listEvents, listSubscriptions, setSubscriptionStatus } from './repository.js';
 
 /** The published EventCategory enum (this product emits the six DAF kinds). */
@@ -18,9 +19,28 @@ export const EVENT_CATEGORIES = [
   'deposit.updated', 'verification_request.created', 'verification_request.updated',
 ] as const;
 
-const Event = z.object({ id: z.string(), category: z.enum(EVENT_CATEGORIES), created_at: z.string(), associated_object_id: z.string(), associated_object_type: z.string() });
-const Subscription = z.object({ id: z.string(), created_at: z.string(), status: z.enum(['active', 'disabled', 'deleted', 'requires_attention']), url: z.string(), category: z.enum(EVENT_CATEGORIES), signing_secret: z.string().optional() });
-const common = { versions: ['2026-04-01', '2026-01-15'] as const, area: 'events', credentials: 'any' as const };
+/** The donor-account kinds came with the DAF APIs (May 2026): 2026-01-15's EventCategory has none of them. */
+const DAF_KINDS: readonly string[] = ['donor_account.created', 'donor_account.updated', 'authorization_token.created', 'authorization_token.updated', 'grant_request.created', 'grant_request.updated'];
+
+/**
+ * Each version's published EventCategory. Under 2026-01-15 the events and subscriptions of
+ * later kinds do not exist (lists leave them out, reads are 404, creating one is 400), so a
+ * client of that version never receives a category its document does not know.
+ */
+export const EVENT_CATEGORIES_BY_VERSION: Record<'2026-04-01' | '2026-01-15', readonly [string, ...string[]]> = {
+  '2026-04-01': EVENT_CATEGORIES,
+  '2026-01-15': EVENT_CATEGORIES.filter((c) => !DAF_KINDS.includes(c)) as [string, ...string[]],
+};
+const VERSIONS = ['2026-04-01', '2026-01-15'] as const;
+const categoriesOf = (version: ApiVersion) => EVENT_CATEGORIES_BY_VERSION[version as (typeof VERSIONS)[number]];
+const inVersion = (version: ApiVersion, category: string) => categoriesOf(version).includes(category);
+/** One schema per version, built from that version's categories. */
+const perVersion = (build: (categories: readonly [string, ...string[]]) => z.ZodType) => Object.fromEntries(VERSIONS.map((v) => [v, build(EVENT_CATEGORIES_BY_VERSION[v])])) as Record<(typeof VERSIONS)[number], z.ZodType>;
+
+const eventSchema = (categories: readonly [string, ...string[]]) => z.object({ id: z.string(), category: z.enum(categories), created_at: z.string(), associated_object_id: z.string(), associated_object_type: z.string() });
+const subscriptionSchema = (categories: readonly [string, ...string[]]) =>
+  z.object({ id: z.string(), created_at: z.string(), status: z.enum(['active', 'disabled', 'deleted', 'requires_attention']), url: z.string(), category: z.enum(categories), signing_secret: z.string().optional() });
+const common = { versions: VERSIONS, area: 'events', credentials: 'any' as const };
 // Events exist only for fund providers (the DAF kinds), so only they may have webhooks sent
 // anywhere: subscriptions follow the DAF APIs' rule (their organization's API key; 403 otherwise).
 const subscriptions = { ...common, tag: 'Event Subscriptions', callers: 'fund_provider' as const };
@@ -46,10 +66,12 @@ export const eventRoutes = [
     summary: "List your organization's events, newest first",
     access: 'read',
     query: z.object({ ...listQuery, category: z.enum(EVENT_CATEGORIES).optional() }).strict(),
-    response: z.object({ results: z.array(Event), nextPageToken: z.string().optional() }),
+    queryByVersion: perVersion((categories) => z.object({ ...listQuery, category: z.enum(categories).optional() }).strict()),
+    response: perVersion((categories) => z.object({ results: z.array(eventSchema(categories)), nextPageToken: z.string().optional() })),
     errors: [400, 401, 403],
-    async handler({ db, caller, query }) {
-      const rows = await listEvents(db, scopeOf(caller), query.category, decodeCursor(query.cursor, 'cursor'), query.limit);
+    async handler({ db, caller, query, version }) {
+      const categories = query.category ? [query.category] : categoriesOf(version);
+      const rows = await listEvents(db, scopeOf(caller), categories, decodeCursor(query.cursor, 'cursor'), query.limit);
       const { items, next } = page(rows, query.limit);
       return { results: items.map(eventView), ...(next ? { nextPageToken: next } : {}) };
     },
@@ -63,11 +85,11 @@ export const eventRoutes = [
     summary: 'Get an event',
     access: 'read',
     params: z.object({ id: z.string().min(1).max(100) }),
-    response: Event,
+    response: perVersion(eventSchema),
     errors: [400, 401, 403, 404],
-    async handler({ db, caller, params }) {
+    async handler({ db, caller, params, version }) {
       const row = await findEvent(db, scopeOf(caller), params.id);
-      if (!row) throw notFound('The event');
+      if (!row || !inVersion(version, row.category)) throw notFound('The event');
       return eventView(row);
     },
   }),
@@ -81,10 +103,11 @@ export const eventRoutes = [
     body: z.object({ url: z.string().min(1), category: z.enum(EVENT_CATEGORIES), signing_secret: z.string().optional() }).strict(),
     status: 201,
     location: (result) => `/v1/event_subscriptions/${(result as { id: string }).id}`,
-    response: Subscription,
+    response: perVersion(subscriptionSchema),
     errors: [400, 401, 403],
-    async handler({ db, caller, body, services }) {
+    async handler({ db, caller, body, services, version }) {
       const input = body as { url: string; category: string; signing_secret?: string };
+      if (!inVersion(version, input.category)) throw badRequest(`category ${input.category} does not exist in API version ${version}.`);
       const problem = targetProblem(input.url, services.profile);
       if (problem) throw badRequest(`${problem}.`);
       if (input.signing_secret !== undefined && !isValidSigningSecret(input.signing_secret)) throw badRequest('signing_secret must be a Standard Webhooks secret: whsec_ followed by the base64 of 24 to 64 random bytes.');
@@ -101,10 +124,10 @@ export const eventRoutes = [
     summary: "List your organization's event subscriptions",
     access: 'read',
     query: z.object(listQuery).strict(),
-    response: z.object({ results: z.array(Subscription), nextPageToken: z.string().optional() }),
+    response: perVersion((categories) => z.object({ results: z.array(subscriptionSchema(categories)), nextPageToken: z.string().optional() })),
     errors: [400, 401, 403],
-    async handler({ db, caller, query }) {
-      const rows = await listSubscriptions(db, scopeOf(caller), decodeCursor(query.cursor, 'cursor'), query.limit);
+    async handler({ db, caller, query, version }) {
+      const rows = await listSubscriptions(db, scopeOf(caller), categoriesOf(version), decodeCursor(query.cursor, 'cursor'), query.limit);
       const { items, next } = page(rows, query.limit);
       return { results: items.map((row) => subscriptionView(row)), ...(next ? { nextPageToken: next } : {}) };
     },
@@ -117,11 +140,11 @@ export const eventRoutes = [
     summary: 'Get an event subscription',
     access: 'read',
     params: z.object({ id: z.string().min(1).max(100) }),
-    response: Subscription,
+    response: perVersion(subscriptionSchema),
     errors: [400, 401, 403, 404],
-    async handler({ db, caller, params }) {
+    async handler({ db, caller, params, version }) {
       const row = await findSubscription(db, scopeOf(caller), params.id);
-      if (!row) throw notFound('The event subscription');
+      if (!row || !inVersion(version, row.category)) throw notFound('The event subscription');
       return subscriptionView(row);
     },
   }),
@@ -134,11 +157,11 @@ export const eventRoutes = [
     access: 'write',
     params: z.object({ id: z.string().min(1).max(100) }),
     body: z.object({ status: z.enum(['active', 'disabled', 'deleted']).optional() }).strict(),
-    response: Subscription,
+    response: perVersion(subscriptionSchema),
     errors: [400, 401, 403, 404],
-    async handler({ db, caller, params, body }) {
+    async handler({ db, caller, params, body, version }) {
       const row = await findSubscription(db, scopeOf(caller), params.id);
-      if (!row) throw notFound('The event subscription');
+      if (!row || !inVersion(version, row.category)) throw notFound('The event subscription');
       const { status } = body as { status?: 'active' | 'disabled' | 'deleted' };
       if (!status || status === row.status) return subscriptionView(row);
       if (row.status === 'deleted') throw badRequest('A deleted subscription cannot be changed.');
