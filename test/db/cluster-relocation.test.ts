@@ -3,8 +3,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { queryOnce as query } from '../helpers/database.js';
 import { ClusterError, openEmbeddedCluster, type ClusterHandle } from '../../src/db/embedded-cluster.js';
 import { removeRelocatedCluster } from '../helpers/relocated-cluster.js';
 
@@ -54,15 +54,6 @@ async function open(dataDir: string, root = relocationRoot): Promise<ClusterHand
   return cluster;
 }
 
-async function query(url: string, text: string) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 function recorded(dataDir: string): { pgdata?: string } {
   return JSON.parse(fs.readFileSync(path.join(dataDir, 'embedded-postgres.json'), 'utf8')) as { pgdata?: string };

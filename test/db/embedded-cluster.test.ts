@@ -1,20 +1,11 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
+import { queryOnce as query } from '../helpers/database.js';
 import { ClusterError, openEmbeddedCluster } from '../../src/db/embedded-cluster.js';
 import { tempDir } from '../helpers/app.js';
 
-async function query(url: string, text: string) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 describe('embedded cluster', () => {
   it('initialises once, keeps data across restarts, and is shared by a second user', async () => {

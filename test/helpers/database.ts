@@ -46,3 +46,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
   };
 }
+
+/** One query on a connection of its own (for a cluster or database the test does not otherwise hold). */
+export async function queryOnce(url: string, text: string): Promise<Record<string, unknown>[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text)).rows as Record<string, unknown>[];
+  } finally {
+    await client.end();
+  }
+}
