@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import net from 'node:net';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Db } from '../db/database.js';
-import { THROTTLE_TABLE, throttleStoreClient } from './login-throttle-store.js';
+import { giveBackAttempt, takeAttempt, THROTTLE_TABLE, throttleStoreClient, type TakenAttempt } from './login-throttle-store.js';
 
 /**
  * Progressive lockout: `failures` failed sign-ins within `windowSeconds` lock the key for
@@ -49,16 +49,35 @@ class ProgressiveLockout {
   private readonly lock: RateLimiterPostgres;
 
   constructor(
-    client: ReturnType<typeof throttleStoreClient>,
+    private readonly db: Db,
     private readonly policy: LockoutPolicy,
     sweep: boolean,
   ) {
     // tableCreated: the migration owns the table. One limiter per process sweeps rows
     // expired an hour ago (its timer is unref'd); the others leave it to that one.
-    const base = { storeClient: client, storeType: 'pool', tableName: THROTTLE_TABLE, tableCreated: true, clearExpiredByTimeout: false };
+    const base = { storeClient: throttleStoreClient(db), storeType: 'pool', tableName: THROTTLE_TABLE, tableCreated: true, clearExpiredByTimeout: false };
     this.failures = new RateLimiterPostgres({ ...base, keyPrefix: `${policy.name}_fail`, points: policy.failures, duration: policy.windowSeconds, clearExpiredByTimeout: sweep });
     this.lockouts = new RateLimiterPostgres({ ...base, keyPrefix: `${policy.name}_lockouts`, points: 1_000_000, duration: policy.historySeconds });
     this.lock = new RateLimiterPostgres({ ...base, keyPrefix: `${policy.name}_lock`, points: 1, duration: policy.maxLockSeconds });
+  }
+
+  /**
+   * Takes an attempt from the key's budget before the password is checked: one atomic
+   * upsert, so concurrent attempts get distinct numbers and at most `failures` of them fit
+   * in a window. Attempts in flight count as failures until they succeed.
+   */
+  take(key: string): Promise<TakenAttempt> {
+    return takeAttempt(this.db, this.failures.getKey(key), this.policy.windowSeconds * 1000);
+  }
+
+  /** Gives a taken attempt back (it was refused after all, or it succeeded). */
+  giveBack(key: string, taken: TakenAttempt): Promise<void> {
+    return giveBackAttempt(this.db, this.failures.getKey(key), taken);
+  }
+
+  /** Whether the attempt fits in the budget (the attempt that uses the last point may still run). */
+  allows(taken: TakenAttempt): boolean {
+    return taken.attempt <= this.policy.failures;
   }
 
   /** Seconds until the key may try again; 0 when it is not locked. */
@@ -67,12 +86,35 @@ class ProgressiveLockout {
     return state && state.consumedPoints > 1 && state.msBeforeNext > 0 ? Math.ceil(state.msBeforeNext / 1000) : 0;
   }
 
-  /** Counts a failure; returns the lockout's length when this failure starts one. */
-  async fail(key: string): Promise<number> {
-    const counted = await this.failures.penalty(key, 1);
-    if (counted.consumedPoints < this.policy.failures) return 0;
+  /** The lockout's length after `previous` lockouts within the history: doubling, capped. */
+  private lockSeconds(previous: number): number {
+    return Math.min(this.policy.maxLockSeconds, this.policy.baseLockSeconds * 2 ** Math.min(previous, 20));
+  }
+
+  /**
+   * How long a caller refused for a spent budget should wait: the lockout in force, or else
+   * (the last attempts are still being checked) the length of the lockout they will start.
+   */
+  async wait(key: string): Promise<number> {
+    const locked = await this.retryAfter(key);
+    if (locked > 0) return locked;
+    return this.lockSeconds((await this.lockouts.get(key))?.consumedPoints ?? 0);
+  }
+
+  /**
+   * A taken attempt failed (it stays counted). The one that used the budget's last point
+   * starts the lockout; returns the lockout's length, 0 when this failure starts none.
+   */
+  async fail(key: string, taken: TakenAttempt): Promise<number> {
+    if (taken.attempt < this.policy.failures) return 0;
+    // A success given back while the last attempts were in flight can let two attempts hold
+    // the last number: the second finds the lockout begun and does not start another.
+    const current = await this.retryAfter(key);
+    if (current > 0) return current;
     const previous = (await this.lockouts.penalty(key, 1)).consumedPoints - 1;
-    const seconds = Math.min(this.policy.maxLockSeconds, this.policy.baseLockSeconds * 2 ** Math.min(previous, 20));
+    const seconds = this.lockSeconds(previous);
+    // Lock first, then clear the budget: an attempt taken from the cleared budget finds the
+    // lock when it looks (reserve reads the lock after taking).
     await this.lock.block(key, seconds);
     await this.failures.delete(key);
     return seconds;
@@ -88,33 +130,66 @@ export interface Lockout {
   retryAfterSeconds: number;
 }
 
-/** Sign-in throttling in Postgres (rate-limiter-flexible), so it holds across processes. */
+/** The longer of the two scopes' waits (account first on a tie), or undefined when neither applies. */
+function longer(account: number, address: number): Lockout | undefined {
+  if (account > 0 || address > 0) return account >= address ? { scope: 'account', retryAfterSeconds: account } : { scope: 'address', retryAfterSeconds: address };
+  return undefined;
+}
+
+/** An attempt that holds a point of both budgets: settle it with `failed` or `succeeded`. */
+export interface Reservation {
+  readonly keys: { account: string; address: string };
+  readonly account: TakenAttempt;
+  readonly address: TakenAttempt;
+}
+
+/** Sign-in throttling in Postgres (rate-limiter-flexible's table), so it holds across processes. */
 export class LoginThrottle {
   private readonly account: ProgressiveLockout;
   private readonly address: ProgressiveLockout;
 
   constructor(db: Db, policies: { account: LockoutPolicy; address: LockoutPolicy } = { account: ACCOUNT_POLICY, address: ADDRESS_POLICY }) {
-    const client = throttleStoreClient(db);
-    this.account = new ProgressiveLockout(client, policies.account, true);
-    this.address = new ProgressiveLockout(client, policies.address, false);
+    this.account = new ProgressiveLockout(db, policies.account, true);
+    this.address = new ProgressiveLockout(db, policies.address, false);
   }
 
-  /** The lockout in force for this e-mail address or caller address, if any. */
-  async lockedOut(email: string, ip: string): Promise<Lockout | undefined> {
-    const [account, address] = await Promise.all([this.account.retryAfter(keyOf(email)), this.address.retryAfter(keyOf(addressKey(ip)))]);
-    if (account > 0 || address > 0) return account >= address ? { scope: 'account', retryAfterSeconds: account } : { scope: 'address', retryAfterSeconds: address };
-    return undefined;
+  /**
+   * Reserves an attempt for this e-mail address from this caller address, before anything
+   * about the password is looked at: a point of the account's and of the address's budget,
+   * each taken atomically, then the lockouts read. Refused (a lockout in force, or a budget
+   * spent by failures and attempts still in flight): the points are given back and the
+   * answer is the lockout; the password must not be checked.
+   */
+  async reserve(email: string, ip: string): Promise<{ reservation: Reservation } | { lockout: Lockout }> {
+    const keys = { account: keyOf(email), address: keyOf(addressKey(ip)) };
+    const [account, address] = await Promise.all([this.account.take(keys.account), this.address.take(keys.address)]);
+    // Read after taking: a lockout that began meanwhile cleared the budget it was taken from.
+    const [accountLock, addressLock] = await Promise.all([this.account.retryAfter(keys.account), this.address.retryAfter(keys.address)]);
+    const refuseAccount = accountLock > 0 || !this.account.allows(account);
+    const refuseAddress = addressLock > 0 || !this.address.allows(address);
+    if (!refuseAccount && !refuseAddress) return { reservation: { keys, account, address } };
+    await Promise.all([this.account.giveBack(keys.account, account), this.address.giveBack(keys.address, address)]);
+    const [accountWait, addressWait] = await Promise.all([
+      refuseAccount ? (accountLock || this.account.wait(keys.account)) : 0,
+      refuseAddress ? (addressLock || this.address.wait(keys.address)) : 0,
+    ]);
+    return { lockout: longer(accountWait, addressWait)! };
   }
 
-  /** Records a failed sign-in; returns the lockout it starts, if it starts one. */
-  async failed(email: string, ip: string): Promise<Lockout | undefined> {
-    const [account, address] = await Promise.all([this.account.fail(keyOf(email)), this.address.fail(keyOf(addressKey(ip)))]);
-    if (account > 0 || address > 0) return account >= address ? { scope: 'account', retryAfterSeconds: account } : { scope: 'address', retryAfterSeconds: address };
-    return undefined;
+  /** The reserved attempt failed; returns the lockout it starts, if it starts one. */
+  async failed(reservation: Reservation): Promise<Lockout | undefined> {
+    const { keys } = reservation;
+    const [account, address] = await Promise.all([this.account.fail(keys.account, reservation.account), this.address.fail(keys.address, reservation.address)]);
+    return longer(account, address);
   }
 
-  /** A successful sign-in clears the account's history (never the address's: one good password does not vouch for the rest of the traffic). */
-  async succeeded(email: string): Promise<void> {
-    await this.account.reset(keyOf(email));
+  /**
+   * The reserved attempt succeeded: the account's history is cleared; the address gets its
+   * point back, but keeps its failures (one good password does not vouch for the rest of
+   * the traffic from there).
+   */
+  async succeeded(reservation: Reservation): Promise<void> {
+    const { keys } = reservation;
+    await Promise.all([this.account.reset(keys.account), this.address.giveBack(keys.address, reservation.address)]);
   }
 }

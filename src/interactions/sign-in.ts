@@ -35,7 +35,8 @@ function throttleKey(input: string): { email: string | undefined; key: string } 
 
 /**
  * E-mail and password sign-in, shared by the authorization flow and the connections page:
- * throttled per account and per address, one answer for every kind of failure, argon2id
+ * throttled per account and per address (an attempt is reserved before its password is
+ * checked), one answer for every kind of failure, argon2id
  * hashes upgraded to the configured parameters after a successful sign-in, audited.
  */
 export class SignIn {
@@ -56,24 +57,28 @@ export class SignIn {
   async attempt(attempt: SignInAttempt, log?: Logger): Promise<SignInOutcome> {
     const { email, key } = throttleKey(attempt.email);
     const audit = { environment: attempt.environment, ip: attempt.ip || null, requestId: attempt.requestId, clientId: attempt.clientId };
-    const locked = await this.throttle.lockedOut(key, attempt.ip);
-    if (locked) {
+    // The attempt is reserved before anything else: concurrent attempts cannot all pass a
+    // lockout check that their failures have not yet reached.
+    const reserved = await this.throttle.reserve(key, attempt.ip);
+    if ('lockout' in reserved) {
       // Refused before the password is looked at: a locked account is no oracle.
+      const locked = reserved.lockout;
       await recordAudit(this.db, { ...audit, event: 'login.failed', details: { email: key, reason: 'locked_out', scope: locked.scope } });
       return { kind: 'locked_out', ...locked };
     }
+    const { reservation } = reserved;
     const user = email ? await findUserByEmail(this.db, email) : undefined;
     const password = attempt.password.length <= MAX_PASSWORD_LENGTH ? attempt.password : undefined;
     const verified = password !== undefined && (await verifyPassword(user?.password_hash ?? (await this.dummy()), password));
     if (!user || !verified || user.disabled_at) {
       const reason = !user ? 'unknown_user' : user.disabled_at ? 'disabled' : 'wrong_password';
       await recordAudit(this.db, { ...audit, event: 'login.failed', actorUserId: user?.id ?? null, details: { email: key, reason } });
-      const lockout = await this.throttle.failed(key, attempt.ip);
+      const lockout = await this.throttle.failed(reservation);
       if (!lockout) return { kind: 'invalid' };
       await recordAudit(this.db, { ...audit, event: 'login.locked_out', actorUserId: user?.id ?? null, details: { email: key, scope: lockout.scope, seconds: lockout.retryAfterSeconds } });
       return { kind: 'locked_out', ...lockout };
     }
-    await this.throttle.succeeded(key);
+    await this.throttle.succeeded(reservation);
     if (needsRehash(user.password_hash, this.params)) {
       // Best effort: a failed upgrade must not fail the sign-in; the next one tries again.
       await hashPassword(password!, this.params)

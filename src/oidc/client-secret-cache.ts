@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
 import argon2 from 'argon2';
+import { addressKey } from '../interactions/login-throttle.js';
+import { LruMap } from './lru-map.js';
 
 /**
  * Whether `now` lies in [since, since + ms): a clock stepped back (NTP, or a test moving
@@ -9,54 +11,85 @@ function within(since: number, ms: number, now = Date.now()): boolean {
   return now >= since && now - since < ms;
 }
 
+/** Failures counted in one window. Reservations hold the object, so a give-back never reaches a later window. */
+interface FailureWindow {
+  count: number;
+  since: number;
+}
+
 /**
  * argon2id on every token request would cap a process at a few dozen requests per second,
  * so a successful check is remembered briefly. Entries are keyed by an HMAC of the client
  * id, the stored hash and the presented secret: the cache never holds a secret, and a
  * rotated secret (a new stored hash) misses at once in every process. Failures are never
  * cached.
+ *
+ * Wrong secrets must not buy argon2 time either: failures are counted per client and caller
+ * address (IPv6 by its /64, as the sign-in throttle keys it) and per client across all
+ * addresses; past either limit the check fails without argon2. Every record is a bounded
+ * LRU, so a flood from many addresses evicts the oldest records, never all of them.
  */
 export class ClientSecretCache {
   /** Successful checks by entry key: when each was made. */
-  private readonly entries = new Map<string, number>();
-  private readonly failures = new Map<string, { count: number; since: number }>();
+  private readonly entries: LruMap<string, number>;
+  /** Failures by client and caller address (IPv6 by /64). */
+  private readonly failures: LruMap<string, FailureWindow>;
+  /** Failures by client, from every address. */
+  private readonly clientFailures: LruMap<string, FailureWindow>;
+  /** When each client and caller address (IPv6 by /64) last presented the client's right secret. */
+  private readonly vouched: LruMap<string, number>;
   /** Checks under way, by entry key: concurrent presentations of one secret share one argon2 run. */
   private readonly pending = new Map<string, Promise<boolean>>();
   /** argon2 verifications performed (the expensive path), for tests and metrics. */
   argon2Runs = 0;
-  /** Failed checks per client and address allowed per window before argon2 stops running for them. */
+  /** Failed checks per client and address (IPv6 /64) allowed per window before argon2 stops running for them. */
   failureLimit = 10;
+  /** Failed checks per client, from all addresses together, allowed per window (addresses it succeeded from excepted). */
+  clientFailureLimit = 50;
   failureWindowMs = 60_000;
+  /** How long an address that presented the right secret stays exempt from the per-client ceiling. */
+  vouchedMs = 24 * 3600_000;
 
   constructor(
     private readonly key: Buffer,
     private readonly ttlMs = 60_000,
-    private readonly maxEntries = 10_000,
-  ) {}
+    maxEntries = 10_000,
+  ) {
+    this.entries = new LruMap(maxEntries);
+    this.failures = new LruMap(maxEntries);
+    this.clientFailures = new LruMap(maxEntries);
+    this.vouched = new LruMap(maxEntries);
+  }
 
   private entryKey(clientId: string, storedHash: string, presented: string): string {
     return crypto.createHmac('sha256', this.key).update(clientId).update('\0').update(storedHash).update('\0').update(presented).digest('base64url');
   }
 
-  /**
-   * A flood of wrong secrets must not buy argon2 time: past the failure limit for a client
-   * and caller address, checks fail at once (a correct secret already in the cache still
-   * passes, so a busy legitimate client is unaffected).
-   */
-  private limited(key: string): boolean {
-    const entry = this.failures.get(key);
-    return entry !== undefined && within(entry.since, this.failureWindowMs) && entry.count >= this.failureLimit;
+  /** The key's failure window in force now, started afresh when the last one is over. */
+  private window(records: LruMap<string, FailureWindow>, key: string, now: number): FailureWindow {
+    const current = records.get(key);
+    if (current && within(current.since, this.failureWindowMs, now)) return current;
+    const fresh = { count: 0, since: now };
+    records.set(key, fresh);
+    return fresh;
   }
 
-  private recordFailure(key: string): void {
+  /**
+   * Reserves a check as a failure before argon2 runs, or refuses it: synchronous, so
+   * concurrent requests are counted one by one and cannot all pass the limit. Past the
+   * per-client ceiling only an address the right secret came from recently is still checked
+   * (a flood from elsewhere does not lock the client itself out once its cached success ends).
+   */
+  private reserve(clientId: string, address: string): FailureWindow[] | undefined {
     const now = Date.now();
-    const entry = this.failures.get(key);
-    if (!entry || !within(entry.since, this.failureWindowMs, now)) {
-      if (this.failures.size >= this.maxEntries) this.failures.clear();
-      this.failures.set(key, { count: 1, since: now });
-    } else {
-      entry.count += 1;
-    }
+    const perAddress = this.window(this.failures, address, now);
+    if (perAddress.count >= this.failureLimit) return undefined;
+    const perClient = this.window(this.clientFailures, clientId, now);
+    const vouchedAt = this.vouched.get(address);
+    if (perClient.count >= this.clientFailureLimit && !(vouchedAt !== undefined && within(vouchedAt, this.vouchedMs, now))) return undefined;
+    perAddress.count += 1;
+    perClient.count += 1;
+    return [perAddress, perClient];
   }
 
   async verify(clientId: string, storedHash: string, presented: string, source = ''): Promise<boolean> {
@@ -71,16 +104,15 @@ export class ClientSecretCache {
     // for the one check under way instead of each running argon2 and counting as failures.
     const inflight = this.pending.get(key);
     if (inflight) return inflight;
-    const failureKey = `${clientId}\0${source}`;
-    if (this.limited(failureKey)) return false;
-    const check = this.check(key, failureKey, storedHash, presented).finally(() => this.pending.delete(key));
+    const address = `${clientId}\0${addressKey(source)}`;
+    const reserved = this.reserve(clientId, address);
+    if (!reserved) return false;
+    const check = this.check(key, address, reserved, storedHash, presented).finally(() => this.pending.delete(key));
     this.pending.set(key, check);
     return check;
   }
 
-  private async check(key: string, failureKey: string, storedHash: string, presented: string): Promise<boolean> {
-    // Counted as a failure until it succeeds, so concurrent attempts cannot all slip past the limit.
-    this.recordFailure(failureKey);
+  private async check(key: string, address: string, reserved: FailureWindow[], storedHash: string, presented: string): Promise<boolean> {
     let ok = false;
     this.argon2Runs += 1;
     try {
@@ -89,16 +121,16 @@ export class ClientSecretCache {
       ok = false;
     }
     if (ok) {
-      const entry = this.failures.get(failureKey);
-      if (entry) entry.count = Math.max(0, entry.count - 1);
-    }
-    if (ok) {
-      if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(key, Date.now());
+      // Counted as a failure until it succeeded: give it back to the windows it was taken from.
+      for (const window of reserved) window.count = Math.max(0, window.count - 1);
+      const now = Date.now();
+      this.entries.set(key, now);
+      this.vouched.set(address, now);
     }
     return ok;
   }
 
+  /** Forgets the successful checks (each is then verified again); failure records stay. */
   clear(): void {
     this.entries.clear();
   }

@@ -9,7 +9,8 @@ export class FormBrowser {
 
   constructor(private readonly stopAt: (url: URL) => boolean) {}
 
-  private cookieHeader(url: URL): string {
+  /** The Cookie header this agent would send to `url` (for a test that sends its own requests). */
+  cookieHeader(url: URL): string {
     return [...(this.jar.get(url.host) ?? new Map())].map(([k, v]) => `${k}=${v}`).join('; ');
   }
 

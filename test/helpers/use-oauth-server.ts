@@ -26,6 +26,8 @@ export interface OAuthServerOptions<C extends string, P extends string, N extend
   clients?: Record<C, ClientSpec>;
   /** More servers over the same database and clients file, as a deployment's other processes: their overrides on top of `config`. */
   peers?: Record<P, Record<string, unknown>>;
+  /** The production profile behind a trusted loopback proxy (see `startOAuthServer`): the test sets X-Forwarded-For. */
+  behindLoopbackProxy?: boolean;
 }
 
 /**
@@ -75,12 +77,13 @@ export function useOAuthServer<C extends string = never, P extends string = neve
     Object.assign(fixture.testDatabase, testDatabase);
     if (options.serverPoolMax) ownPool = createDatabase({ url: testDatabase.url, poolMax: options.serverPoolMax });
     const serverDb = (options.plugins ?? []).reduce((db, plugin) => db.withPlugin(plugin), ownPool ?? testDatabase.db);
-    const server = await startOAuthServer(serverDb, options.config, options.logger);
+    const start = { behindLoopbackProxy: options.behindLoopbackProxy };
+    const server = await startOAuthServer(serverDb, options.config, options.logger, start);
     started.push(server);
     Object.assign(fixture.server, server);
     for (const [name, overrides] of peerConfigs) {
       // One clients file for all, as processes of one deployment share it.
-      const peer = await startOAuthServer(serverDb, { ...options.config, ...overrides, clients_file: server.config.clients_file }, options.logger);
+      const peer = await startOAuthServer(serverDb, { ...options.config, ...overrides, clients_file: server.config.clients_file }, options.logger, start);
       started.push(peer);
       Object.assign(fixture.peers[name], peer);
     }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { ACCOUNT_POLICY, ADDRESS_POLICY, addressKey, LoginThrottle, type LockoutPolicy } from '../../src/interactions/login-throttle.js';
+import { ACCOUNT_POLICY, ADDRESS_POLICY, addressKey, LoginThrottle, type Lockout, type LockoutPolicy, type Reservation } from '../../src/interactions/login-throttle.js';
+import { giveBackAttempt, takeAttempt } from '../../src/interactions/login-throttle-store.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 let t: TestDatabase;
@@ -21,65 +22,117 @@ function stopClock() {
 let n = 0;
 const fresh = () => ({ email: `user${(n += 1)}@example.org`, ip: `198.51.100.${n}` });
 
+/** One failed sign-in as SignIn makes it (reserve, then fail): the lockout it met, or the one it started. */
+async function failOnce(limiter: LoginThrottle, email: string, ip: string): Promise<{ refused?: Lockout; started?: Lockout }> {
+  const reserved = await limiter.reserve(email, ip);
+  if ('lockout' in reserved) return { refused: reserved.lockout };
+  return { started: await limiter.failed(reserved.reservation) };
+}
+
+async function reservation(limiter: LoginThrottle, email: string, ip: string): Promise<Reservation> {
+  const reserved = await limiter.reserve(email, ip);
+  if ('lockout' in reserved) throw new Error(`refused: ${JSON.stringify(reserved.lockout)}`);
+  return reserved.reservation;
+}
+
 describe('login throttling', () => {
   it('locks an account at the Nth failure, for longer at each lockout, and a success clears it', async () => {
     const clock = stopClock();
     const limiter = throttle(100);
     const { email, ip } = fresh();
-    expect(await limiter.failed(email, ip)).toBeUndefined();
-    expect(await limiter.failed(email, ip)).toBeUndefined();
-    expect(await limiter.lockedOut(email, ip)).toBeUndefined();
-    expect(await limiter.failed(email, ip)).toEqual({ scope: 'account', retryAfterSeconds: 1 });
-    expect(await limiter.lockedOut(email, ip)).toEqual({ scope: 'account', retryAfterSeconds: 1 });
+    expect(await failOnce(limiter, email, ip)).toEqual({ started: undefined });
+    expect(await failOnce(limiter, email, ip)).toEqual({ started: undefined });
+    expect(await failOnce(limiter, email, ip)).toEqual({ started: { scope: 'account', retryAfterSeconds: 1 } });
+    expect(await limiter.reserve(email, ip)).toEqual({ lockout: { scope: 'account', retryAfterSeconds: 1 } });
     // Another address does not unlock the account.
-    expect(await limiter.lockedOut(email, '203.0.113.9')).toMatchObject({ scope: 'account' });
+    expect(await limiter.reserve(email, '203.0.113.9')).toMatchObject({ lockout: { scope: 'account' } });
 
     // Still locked a moment before the second is over, free once it is.
     clock.advance(999);
-    expect(await limiter.lockedOut(email, ip)).toEqual({ scope: 'account', retryAfterSeconds: 1 });
+    expect(await limiter.reserve(email, ip)).toEqual({ lockout: { scope: 'account', retryAfterSeconds: 1 } });
     clock.advance(1);
-    expect(await limiter.lockedOut(email, ip)).toBeUndefined();
-    await limiter.failed(email, ip);
-    await limiter.failed(email, ip);
-    expect(await limiter.failed(email, ip)).toEqual({ scope: 'account', retryAfterSeconds: 2 });
+    expect(await failOnce(limiter, email, ip)).toEqual({ started: undefined });
+    await failOnce(limiter, email, ip);
+    expect(await failOnce(limiter, email, ip)).toEqual({ started: { scope: 'account', retryAfterSeconds: 2 } });
     // Each further lockout doubles, up to the maximum (4 s here).
     for (const [waited, next] of [[2, 4], [4, 4]] as const) {
       clock.advance(waited * 1000);
-      await limiter.failed(email, ip);
-      await limiter.failed(email, ip);
-      expect(await limiter.failed(email, ip)).toEqual({ scope: 'account', retryAfterSeconds: next });
+      await failOnce(limiter, email, ip);
+      await failOnce(limiter, email, ip);
+      expect(await failOnce(limiter, email, ip)).toEqual({ started: { scope: 'account', retryAfterSeconds: next } });
     }
 
-    await limiter.succeeded(email);
-    expect(await limiter.lockedOut(email, ip)).toBeUndefined();
-    await limiter.failed(email, ip);
-    await limiter.failed(email, ip);
-    expect(await limiter.failed(email, ip)).toEqual({ scope: 'account', retryAfterSeconds: 1 });
+    clock.advance(4000);
+    await limiter.succeeded(await reservation(limiter, email, ip));
+    await failOnce(limiter, email, ip);
+    await failOnce(limiter, email, ip);
+    expect(await failOnce(limiter, email, ip)).toEqual({ started: { scope: 'account', retryAfterSeconds: 1 } });
+  });
+
+  it('counts attempts when they are reserved: those in flight spend the budget, and a refused one gives its points back', async () => {
+    const limiter = throttle();
+    const { email, ip } = fresh();
+    const inFlight = await Promise.all([1, 2, 3].map(() => reservation(limiter, email, ip)));
+    // The account's budget is spent by attempts not yet answered: refused, told the lockout they will start.
+    expect(await limiter.reserve(email, ip)).toEqual({ lockout: { scope: 'account', retryAfterSeconds: account.baseLockSeconds } });
+    // The refused attempt did not keep its point of the address's budget (5): two more fit, not three.
+    const others = [await reservation(limiter, fresh().email, ip), await reservation(limiter, fresh().email, ip)];
+    expect(await limiter.reserve(fresh().email, ip)).toEqual({ lockout: { scope: 'address', retryAfterSeconds: address.baseLockSeconds } });
+    expect(await limiter.failed(inFlight[0]!)).toBeUndefined();
+    expect(await limiter.failed(inFlight[1]!)).toBeUndefined();
+    expect(await limiter.failed(inFlight[2]!)).toEqual({ scope: 'account', retryAfterSeconds: account.baseLockSeconds });
+    // Successes give the address its points back.
+    for (const other of others) await limiter.succeeded(other);
+    await reservation(limiter, fresh().email, ip);
+    await reservation(limiter, fresh().email, ip);
+    expect(await limiter.reserve(fresh().email, ip)).toMatchObject({ lockout: { scope: 'address' } });
+  });
+
+  it('grants exactly the budget to concurrent reservations', async () => {
+    const limiter = throttle();
+    const { email, ip } = fresh();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => limiter.reserve(email, ip)));
+    expect(answers.filter((a) => 'reservation' in a)).toHaveLength(account.failures);
+    expect(answers.filter((a) => 'lockout' in a)).toHaveLength(20 - account.failures);
+  });
+
+  it('gives an attempt back only to the window it was taken from', async () => {
+    const key = `account_fail:window-test-${(n += 1)}`;
+    const first = await takeAttempt(t.db, key, 60_000);
+    expect((await takeAttempt(t.db, key, 60_000)).attempt).toBe(2);
+    // A lockout or a success clears the row: a late give-back must not lend the new window a point.
+    await t.db.deleteFrom('login_throttle').where('key', '=', key).execute();
+    expect((await takeAttempt(t.db, key, 60_000)).attempt).toBe(1);
+    await giveBackAttempt(t.db, key, first);
+    const current = await takeAttempt(t.db, key, 60_000);
+    expect(current.attempt).toBe(2);
+    await giveBackAttempt(t.db, key, current);
+    expect((await takeAttempt(t.db, key, 60_000)).attempt).toBe(2);
   });
 
   it('locks an address that fails across many accounts, IPv6 by its /64', async () => {
     const limiter = throttle();
     const ip = '2001:db8:aa:1::1';
-    for (let i = 0; i < 4; i += 1) expect(await limiter.failed(fresh().email, i % 2 ? ip : '2001:db8:aa:1:ffff::2')).toBeUndefined();
-    expect(await limiter.failed(fresh().email, ip)).toEqual({ scope: 'address', retryAfterSeconds: 1 });
-    expect(await limiter.lockedOut(fresh().email, '2001:db8:aa:1::99')).toEqual({ scope: 'address', retryAfterSeconds: 1 });
-    expect(await limiter.lockedOut(fresh().email, '2001:db8:aa:2::1')).toBeUndefined();
+    for (let i = 0; i < 4; i += 1) expect(await failOnce(limiter, fresh().email, i % 2 ? ip : '2001:db8:aa:1:ffff::2')).toEqual({ started: undefined });
+    expect(await failOnce(limiter, fresh().email, ip)).toEqual({ started: { scope: 'address', retryAfterSeconds: 1 } });
+    expect(await limiter.reserve(fresh().email, '2001:db8:aa:1::99')).toEqual({ lockout: { scope: 'address', retryAfterSeconds: 1 } });
+    const elsewhere = await reservation(limiter, fresh().email, '2001:db8:aa:2::1');
     // A success does not clear the address.
-    await limiter.succeeded('someone@example.org');
-    expect(await limiter.lockedOut(fresh().email, ip)).toMatchObject({ scope: 'address' });
+    await limiter.succeeded(elsewhere);
+    expect(await limiter.reserve(fresh().email, ip)).toMatchObject({ lockout: { scope: 'address' } });
   });
 
   it('holds across processes (state is in Postgres) and stores neither addresses nor e-mail addresses', async () => {
     const { email, ip } = fresh();
     const [one, two] = [throttle(), throttle()];
-    await one.failed(email, ip);
-    await two.failed(email, ip);
-    expect(await one.failed(email, ip)).toMatchObject({ scope: 'account' });
-    expect(await two.lockedOut(email, ip)).toMatchObject({ scope: 'account' });
+    await failOnce(one, email, ip);
+    await failOnce(two, email, ip);
+    expect(await failOnce(one, email, ip)).toMatchObject({ started: { scope: 'account' } });
+    expect(await two.reserve(email, ip)).toMatchObject({ lockout: { scope: 'account' } });
     const keys = (await t.db.selectFrom('login_throttle').select('key').execute()).map((r) => r.key).join(' ');
     expect(keys).not.toContain('@');
     expect(keys).not.toContain(ip);
-    expect(keys).toMatch(/account_fail:[0-9a-f]{64}/);
+    expect(keys).toMatch(/account_lock:[0-9a-f]{64}/);
   });
 
   it('keys IPv6 callers by /64 and IPv4 callers by address', () => {

@@ -52,4 +52,21 @@ describe('client secret cache', () => {
     vi.setSystemTime(start);
     expect(await cache.verify('other', hash, SECRET, '192.0.2.1')).toBe(true);
   });
+
+  it('keeps the failure records bounded by evicting the least recently used, not all of them', async () => {
+    const small = new ClientSecretCache(crypto.randomBytes(32), 60_000, 3);
+    const limit = async (source: string) => {
+      for (let i = 0; i < small.failureLimit; i += 1) await small.verify('client', hash, `wrong-${i}`, source);
+    };
+    await limit('192.0.2.1');
+    await small.verify('client', hash, 'wrong', '192.0.2.2');
+    await small.verify('client', hash, 'wrong', '192.0.2.3');
+    // Refused at the limit; that use makes 192.0.2.1 the most recently used record.
+    expect(await small.verify('client', hash, SECRET, '192.0.2.1')).toBe(false);
+    const runs = small.argon2Runs;
+    // A fourth address evicts the least recently used record (192.0.2.2), not everything.
+    await small.verify('client', hash, 'wrong', '192.0.2.4');
+    expect(await small.verify('client', hash, SECRET, '192.0.2.1')).toBe(false);
+    expect(small.argon2Runs).toBe(runs + 1);
+  });
 });

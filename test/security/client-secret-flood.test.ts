@@ -1,0 +1,84 @@
+/**
+ * Attack: wrong client secrets sent to the token endpoints from many addresses, so that argon2
+ * (about 19 MiB and tens of milliseconds each) keeps running: from every address of one IPv6
+ * /64 (a subscriber holds the whole /64), from many /64s, or from enough of them to flush the
+ * failure records.
+ * Protection: failures are counted per client and caller address, IPv6 by its /64 (the sign-in
+ * throttle's addressKey), and per client across all addresses; past either limit argon2 does
+ * not run. Each check is reserved synchronously before argon2 starts, so concurrent requests
+ * cannot all pass the limit. The records are a bounded LRU, so a flood evicts the oldest, never
+ * everything. A secret verified recently is answered from the cache, and an address (/64) that
+ * presented the right secret recently is still checked past the per-client ceiling, so the
+ * client keeps working (src/oidc/client-secret-cache.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { basic, endpoints } from '../helpers/flow.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
+
+const production = { environment: 'production' } as const;
+const { server, clients } = useOAuthServer({ staff: 0, behindLoopbackProxy: true, clients: { sameNet: production, manyNets: production, busy: production } });
+
+/** An introspection request as the trusted loopback proxy forwards it for `from`: 200 with the right secret, 401 otherwise. */
+async function introspect(client: { client_id: string }, secret: string, from: string): Promise<number> {
+  const response = await fetch(`${endpoints(server, 'production').api}/auth/oauth/introspect`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client.client_id, secret), 'x-forwarded-for': from, 'x-forwarded-proto': 'https' },
+    body: new URLSearchParams({ token: 'x'.repeat(43) }),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/** `perAddress` wrong secrets from each address, all at once. */
+async function flood(client: { client_id: string }, addresses: string[], perAddress: number): Promise<number[]> {
+  return Promise.all(addresses.flatMap((from, a) => Array.from({ length: perAddress }, (_, i) => introspect(client, `wrong-${a}-${i}`, from))));
+}
+
+const cache = () => server.runtime.oidc.secretCache;
+
+describe('a flood of wrong client secrets from many addresses', () => {
+  it('from 12 addresses of one /64 runs argon2 only up to the per-address limit', async () => {
+    const client = clients.sameNet;
+    const net = Array.from({ length: 12 }, (_, i) => (i % 2 ? `2001:db8:5:6::${i + 1}` : `2001:db8:5:6:${(i + 1).toString(16)}:ffff:0:1`));
+    const before = cache().argon2Runs;
+    const statuses = await flood(client, net, 12);
+    expect(new Set(statuses)).toEqual(new Set([401]));
+    expect(cache().argon2Runs - before).toBe(cache().failureLimit);
+    // Another address of the same /64 is limited too, even with the right secret (not even checked) ...
+    expect(await introspect(client, client.client_secret, '2001:db8:5:6:abcd::99')).toBe(401);
+    expect(cache().argon2Runs - before).toBe(cache().failureLimit);
+    // ... while the next /64 is not.
+    expect(await introspect(client, client.client_secret, '2001:db8:5:7::1')).toBe(200);
+  });
+
+  it('from many /64s runs argon2 only up to the per-client ceiling', async () => {
+    const client = clients.manyNets;
+    const nets = Array.from({ length: 20 }, (_, i) => `2001:db8:7:${i.toString(16)}::1`);
+    const before = cache().argon2Runs;
+    const statuses = await flood(client, nets, cache().failureLimit);
+    expect(new Set(statuses)).toEqual(new Set([401]));
+    expect(cache().argon2Runs - before).toBe(cache().clientFailureLimit);
+    // A /64 that never failed, and never presented the right secret, is not checked either.
+    expect(await introspect(client, client.client_secret, '2001:db8:8::1')).toBe(401);
+    expect(cache().argon2Runs - before).toBe(cache().clientFailureLimit);
+  });
+
+  it('leaves the right secret working throughout: cached, and checked again from an address that used it', async () => {
+    const client = clients.busy;
+    const home = '2001:db8:100:1::10';
+    expect(await introspect(client, client.client_secret, home)).toBe(200);
+    const before = cache().argon2Runs;
+    const nets = Array.from({ length: 20 }, (_, i) => `2001:db8:9:${i.toString(16)}::1`);
+    const [wrong, right] = await Promise.all([flood(client, nets, cache().failureLimit), Promise.all(Array.from({ length: 50 }, () => introspect(client, client.client_secret, home)))]);
+    expect(new Set(wrong)).toEqual(new Set([401]));
+    expect(new Set(right)).toEqual(new Set([200]));
+    expect(cache().argon2Runs - before).toBe(cache().clientFailureLimit);
+    // The cached success ends (its TTL) while the flood's failures still count: a /64 the
+    // client never used is refused unchecked; its own /64 is checked again and passes.
+    cache().clear();
+    expect(await introspect(client, client.client_secret, '2001:db8:100:2::10')).toBe(401);
+    expect(cache().argon2Runs - before).toBe(cache().clientFailureLimit);
+    expect(await introspect(client, client.client_secret, '2001:db8:100:1::11')).toBe(200);
+    expect(cache().argon2Runs - before).toBe(cache().clientFailureLimit + 1);
+  });
+});
