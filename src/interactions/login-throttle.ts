@@ -1,7 +1,7 @@
-import crypto from 'node:crypto';
 import net from 'node:net';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Db } from '../db/database.js';
+import type { KeyedHasher } from '../keys/server-keys.js';
 import { THROTTLE_TABLE, throttleStoreClient } from './login-throttle-store.js';
 
 /**
@@ -26,9 +26,18 @@ export const ADDRESS_POLICY: LockoutPolicy = { name: 'address', failures: 20, wi
 
 export type LockoutScope = 'account' | 'address';
 
-/** Keys are hashed: the table never holds an e-mail address or an IP address. */
-function keyOf(value: string): string {
-  return crypto.createHash('sha256').update(value).digest('hex');
+/**
+ * Keys are HMACs under the server's hashing key ("<kid>.<mac>"): the table never holds an
+ * e-mail address or an IP address, nor a plain hash a dictionary of them would find. Failures
+ * are counted under the current key; a lockout is honoured under every version still live
+ * (a day after a rotation), so a rotation lifts no lockout (it restarts counts short of one).
+ */
+function keyOf(keys: KeyedHasher, value: string): string {
+  return keys.keyedHash('login_throttle', value);
+}
+
+function keysOf(keys: KeyedHasher, value: string): string[] {
+  return keys.keyedHashes('login_throttle', value);
 }
 
 /** An IPv6 caller is throttled by its /64, which one subscriber usually holds whole. */
@@ -93,7 +102,11 @@ export class LoginThrottle {
   private readonly account: ProgressiveLockout;
   private readonly address: ProgressiveLockout;
 
-  constructor(db: Db, policies: { account: LockoutPolicy; address: LockoutPolicy } = { account: ACCOUNT_POLICY, address: ADDRESS_POLICY }) {
+  constructor(
+    db: Db,
+    policies: { account: LockoutPolicy; address: LockoutPolicy } = { account: ACCOUNT_POLICY, address: ADDRESS_POLICY },
+    private readonly keys: KeyedHasher,
+  ) {
     const client = throttleStoreClient(db);
     this.account = new ProgressiveLockout(client, policies.account, true);
     this.address = new ProgressiveLockout(client, policies.address, false);
@@ -101,20 +114,21 @@ export class LoginThrottle {
 
   /** The lockout in force for this e-mail address or caller address, if any. */
   async lockedOut(email: string, ip: string): Promise<Lockout | undefined> {
-    const [account, address] = await Promise.all([this.account.retryAfter(keyOf(email)), this.address.retryAfter(keyOf(addressKey(ip)))]);
+    const longest = async (lockout: ProgressiveLockout, value: string) => Math.max(0, ...(await Promise.all(keysOf(this.keys, value).map((key) => lockout.retryAfter(key)))));
+    const [account, address] = await Promise.all([longest(this.account, email), longest(this.address, addressKey(ip))]);
     if (account > 0 || address > 0) return account >= address ? { scope: 'account', retryAfterSeconds: account } : { scope: 'address', retryAfterSeconds: address };
     return undefined;
   }
 
   /** Records a failed sign-in; returns the lockout it starts, if it starts one. */
   async failed(email: string, ip: string): Promise<Lockout | undefined> {
-    const [account, address] = await Promise.all([this.account.fail(keyOf(email)), this.address.fail(keyOf(addressKey(ip)))]);
+    const [account, address] = await Promise.all([this.account.fail(keyOf(this.keys, email)), this.address.fail(keyOf(this.keys, addressKey(ip)))]);
     if (account > 0 || address > 0) return account >= address ? { scope: 'account', retryAfterSeconds: account } : { scope: 'address', retryAfterSeconds: address };
     return undefined;
   }
 
   /** A successful sign-in clears the account's history (never the address's: one good password does not vouch for the rest of the traffic). */
   async succeeded(email: string): Promise<void> {
-    await this.account.reset(keyOf(email));
+    await Promise.all(keysOf(this.keys, email).map((key) => this.account.reset(key)));
   }
 }

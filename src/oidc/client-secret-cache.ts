@@ -9,6 +9,9 @@ function within(since: number, ms: number, now = Date.now()): boolean {
   return now >= since && now - since < ms;
 }
 
+/** How long a successful check is remembered. */
+export const CLIENT_SECRET_CACHE_TTL_MS = 60_000;
+
 /**
  * argon2id on every token request would cap a process at a few dozen requests per second,
  * so a successful check is remembered briefly. Entries are keyed by an HMAC of the client
@@ -28,14 +31,19 @@ export class ClientSecretCache {
   failureLimit = 10;
   failureWindowMs = 60_000;
 
-  constructor(
-    private readonly key: Buffer,
-    private readonly ttlMs = 60_000,
-    private readonly maxEntries = 10_000,
-  ) {}
+  /** The entry keys' HMAC keys, current first: one fixed key, or the rotating server key's live versions. */
+  private readonly keys: () => readonly Buffer[];
 
-  private entryKey(clientId: string, storedHash: string, presented: string): string {
-    return crypto.createHmac('sha256', this.key).update(clientId).update('\0').update(storedHash).update('\0').update(presented).digest('base64url');
+  constructor(
+    key: Buffer | (() => readonly Buffer[]),
+    private readonly ttlMs = CLIENT_SECRET_CACHE_TTL_MS,
+    private readonly maxEntries = 10_000,
+  ) {
+    this.keys = typeof key === 'function' ? key : () => [key];
+  }
+
+  private entryKey(clientId: string, storedHash: string, presented: string, key: Buffer): string {
+    return crypto.createHmac('sha256', key).update(clientId).update('\0').update(storedHash).update('\0').update(presented).digest('base64url');
   }
 
   /**
@@ -61,11 +69,14 @@ export class ClientSecretCache {
 
   async verify(clientId: string, storedHash: string, presented: string, source = ''): Promise<boolean> {
     if (typeof presented !== 'string' || presented.length === 0 || presented.length > 512) return false;
-    const key = this.entryKey(clientId, storedHash, presented);
-    const checkedAt = this.entries.get(key);
-    if (checkedAt !== undefined) {
+    const [current, ...older] = this.keys();
+    const key = this.entryKey(clientId, storedHash, presented, current!);
+    // Entries made under a key rotated out moments ago still count, so a rotation does not send every client to argon2 at once.
+    for (const entry of [key, ...older.map((k) => this.entryKey(clientId, storedHash, presented, k))]) {
+      const checkedAt = this.entries.get(entry);
+      if (checkedAt === undefined) continue;
       if (within(checkedAt, this.ttlMs)) return true;
-      this.entries.delete(key);
+      this.entries.delete(entry);
     }
     // A busy client's concurrent first requests (a cold cache, or an entry just expired) wait
     // for the one check under way instead of each running argon2 and counting as failures.

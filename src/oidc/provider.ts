@@ -3,6 +3,7 @@ import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import { PostgresAdapter, type ConsumeConflictHandler } from './adapter.js';
 import { makeFindAccount } from './account.js';
+import type { Keygrip } from './cookie-keys.js';
 import type { ClientSecretCache } from './client-secret-cache.js';
 import { findClient } from './clients/repository.js';
 import { redirectUriMatches } from './clients/redirect-uris.js';
@@ -26,7 +27,8 @@ export interface ProviderOptions {
   dashboardOrigin: string;
   db: Db;
   jwks: { keys: Record<string, unknown>[] };
-  cookieKeys: string[];
+  /** Signs and verifies the provider's cookies (a live keygrip over the rotating cookie keys). */
+  cookieKeys: Keygrip;
   secretCache: ClientSecretCache;
   onConsumeConflict?: ConsumeConflictHandler;
   refreshGraceSeconds?: number;
@@ -104,7 +106,8 @@ export function createProvider(options: ProviderOptions): Provider {
     jwks: options.jwks as Configuration['jwks'],
     cookies: {
       names: { session: `alm_${environment}_session`, interaction: `alm_${environment}_interaction`, resume: `alm_${environment}_resume` },
-      keys: options.cookieKeys,
+      // The library accepts a keygrip in place of an array (it hands it to `cookies` as is).
+      keys: options.cookieKeys as unknown as string[],
       long: cookie,
       short: cookie,
     },

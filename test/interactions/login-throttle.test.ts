@@ -1,17 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ACCOUNT_POLICY, ADDRESS_POLICY, addressKey, LoginThrottle, type LockoutPolicy } from '../../src/interactions/login-throttle.js';
+import { ServerKeys } from '../../src/keys/server-keys.js';
+import { testBox } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 let t: TestDatabase;
+let keys: ServerKeys;
 beforeAll(async () => {
   t = await createTestDatabase();
+  keys = await ServerKeys.load(t.db, testBox);
 });
 afterAll(async () => t?.drop());
 
 // Smaller numbers than production's, so a test runs through several lockouts quickly.
 const account: LockoutPolicy = { ...ACCOUNT_POLICY, failures: 3, baseLockSeconds: 1, maxLockSeconds: 4 };
 const address: LockoutPolicy = { ...ADDRESS_POLICY, failures: 5, baseLockSeconds: 1, maxLockSeconds: 4 };
-const throttle = (addressFailures = address.failures) => new LoginThrottle(t.db, { account, address: { ...address, failures: addressFailures } });
+const throttle = (addressFailures = address.failures) => new LoginThrottle(t.db, { account, address: { ...address, failures: addressFailures } }, keys);
 /** Stops the clock the throttle reads (rate-limiter-flexible reads Date.now()) for this test; `advance` moves it on. */
 function stopClock() {
   vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
@@ -76,10 +80,10 @@ describe('login throttling', () => {
     await two.failed(email, ip);
     expect(await one.failed(email, ip)).toMatchObject({ scope: 'account' });
     expect(await two.lockedOut(email, ip)).toMatchObject({ scope: 'account' });
-    const keys = (await t.db.selectFrom('login_throttle').select('key').execute()).map((r) => r.key).join(' ');
-    expect(keys).not.toContain('@');
-    expect(keys).not.toContain(ip);
-    expect(keys).toMatch(/account_fail:[0-9a-f]{64}/);
+    const stored = (await t.db.selectFrom('login_throttle').select('key').execute()).map((r) => r.key).join(' ');
+    expect(stored).not.toContain('@');
+    expect(stored).not.toContain(ip);
+    expect(stored).toMatch(/account_fail:[0-9a-f]{12}\.[A-Za-z0-9_-]{43}/);
   });
 
   it('keys IPv6 callers by /64 and IPv4 callers by address', () => {
