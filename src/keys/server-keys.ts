@@ -5,7 +5,7 @@ import { SecretBox } from '../db/secret-box.js';
 import { MAX_TOKEN_TTL_SECONDS } from '../gateway/daf/tokens-service.js';
 import { ACCOUNT_POLICY, ADDRESS_POLICY } from '../interactions/login-throttle.js';
 import { CLIENT_SECRET_CACHE_TTL_MS } from '../oidc/client-secret-cache.js';
-import { SESSION_TTL } from '../oidc/provider.js';
+import { SESSION_TTL } from '../oidc/lifetimes.js';
 
 /**
  * The server's own symmetric keys, shared by every process through the database (sealed with

@@ -12,12 +12,9 @@ import { errorPageFor } from './error-page.js';
 import { makeLoadExistingGrant } from './existing-grant.js';
 import { AUTHORIZATION_LIFETIME_SECONDS } from './authorizations.js';
 
-export const ACCESS_TOKEN_TTL = 900;
-export const AUTHORIZATION_CODE_TTL = 60;
-export const REFRESH_TOKEN_TTL = 31 * 86_400;
-export const INTERACTION_TTL = 3600;
-export const SESSION_TTL = 14 * 86_400;
-export const ID_TOKEN_TTL = 3600;
+import { ACCESS_TOKEN_TTL, AUTHORIZATION_CODE_TTL, ID_TOKEN_TTL, INTERACTION_TTL, REFRESH_TOKEN_TTL, SESSION_TTL } from './lifetimes.js';
+
+export { ACCESS_TOKEN_TTL, AUTHORIZATION_CODE_TTL, ID_TOKEN_TTL, INTERACTION_TTL, REFRESH_TOKEN_TTL, SESSION_TTL };
 
 export interface ProviderOptions {
   environment: Environment;
