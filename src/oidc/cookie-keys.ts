@@ -7,8 +7,14 @@ import type { ServerKeys } from '../keys/server-keys.js';
  * `sign` and checks with `index`, so giving it this instead of a fixed array makes a rotation
  * (and a version aging out) take effect at the next request, without rebuilding the provider.
  * Signatures are keygrip's own (HMAC-SHA1 of `name=value` keyed with the key's text,
- * base64url), so cookies signed before versions existed still verify. A cookie that verifies
- * under an older version is re-signed with the current one by `cookies` itself (index > 0).
+ * base64url), so cookies signed before versions existed still verify.
+ *
+ * `index` answers 0 for a match under any live version: for a later index `cookies` would
+ * re-set the signature cookie with its default attributes (no Secure, no SameSite). A cookie
+ * signed with an older version is instead re-signed when the provider next sets it, which it
+ * does whenever it saves the session (every authorization request), extending it; a session
+ * last saved before the new version activated ends within SESSION_TTL of that, so before the
+ * older version stops verifying.
  */
 export interface Keygrip {
   sign(data: string): string;
@@ -39,7 +45,7 @@ class LiveKeygrip implements Keygrip {
 
   index(data: string, digest: string): number {
     if (typeof digest !== 'string') return -1;
-    return this.keys.verifying(this.name).findIndex((version) => same(sign(data, version.secret), digest));
+    return this.keys.verifying(this.name).some((version) => same(sign(data, version.secret), digest)) ? 0 : -1;
   }
 
   verify(data: string, digest: string): boolean {

@@ -55,11 +55,20 @@ async function signIn(form: { nonce: string; csrf: string }, user: { email: stri
   return { status: response.status, jti: cookies[SESSION], sig: cookies[`${SESSION}.sig`] };
 }
 
-/** The connections page with a session cookie: signed in or not, and a signature set on the way out. */
+/** The connections page with a session cookie: signed in or not. */
 async function connections(jti: string, sig: string) {
   const response = await fetch(`${dashboard()}/oauth/connections`, { headers: { cookie: `${SESSION}=${jti}; ${SESSION}.sig=${sig}` } });
-  const html = await response.text();
-  return { signedIn: html.includes(staff.users.member.email), resigned: setCookies(response)[`${SESSION}.sig`] };
+  return { signedIn: (await response.text()).includes(staff.users.member.email) };
+}
+
+/** An authorization request with a session cookie: the provider saves the session and sets its cookie again. */
+async function authorizeWith(jti: string, sig: string): Promise<Record<string, string>> {
+  const url = new URL(endpoints(server, 'production').authorize);
+  const params = { client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'read_only', state: 's'.repeat(16), nonce: 'n'.repeat(16), code_challenge: 'c'.repeat(43), code_challenge_method: 'S256' };
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+  const response = await fetch(url, { redirect: 'manual', headers: { cookie: `${SESSION}=${jti}; ${SESSION}.sig=${sig}` } });
+  expect(response.status).toBe(303);
+  return setCookies(response);
 }
 
 async function secret(name: string, kid: string): Promise<string> {
@@ -138,11 +147,13 @@ describe('admin keys rotate --kind server', () => {
     expect(session2.status).toBe(303);
     expect(session2.sig).toBe(cookieSig(newCookieKey, session2.jti!));
 
-    // What was minted before still works: the old session cookie (re-signed with the new key on
-    // the way out), the old CSRF token, and the cached client check (no argon2 run).
-    const seen = await connections(session1.jti!, session1.sig!);
-    expect(seen.signedIn).toBe(true);
-    expect(seen.resigned).toBe(cookieSig(newCookieKey, session1.jti!));
+    // What was minted before still works: the old session cookie (which the provider signs again
+    // with the new key when it next saves the session), the old CSRF token, and the cached
+    // client check (no argon2 run).
+    expect((await connections(session1.jti!, session1.sig!)).signedIn).toBe(true);
+    const resigned = await authorizeWith(session1.jti!, session1.sig!);
+    expect(resigned[SESSION]).toBe(session1.jti);
+    expect(resigned[`${SESSION}.sig`]).toBe(cookieSig(newCookieKey, session1.jti!));
     expect((await signIn(form1, user)).status).toBe(303);
     expect(await clientCheck()).toBe('invalid_grant');
     expect(server.runtime.oidc.secretCache.argon2Runs).toBe(argon2Runs);
