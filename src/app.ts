@@ -21,6 +21,7 @@ import { metricsEndpoint } from './metrics/endpoint.js';
 import { httpMetrics } from './metrics/http-metrics.js';
 import { Metrics } from './metrics/metrics.js';
 import type { SecretBox } from './db/secret-box.js';
+import type { ServerKeys } from './keys/server-keys.js';
 import './http/state.js';
 
 export interface AppDeps {
@@ -32,8 +33,8 @@ export interface AppDeps {
   mail?: MailSender;
   /** Encryption at rest for secrets written by requests (webhook signing secrets). */
   box: SecretBox;
-  /** Key for the hosted forms' CSRF tokens (a server secret). */
-  csrfKey: Buffer;
+  /** The rotating server keys: CSRF tokens, keyed hashes (throttle, audit, DAF codes). */
+  serverKeys: ServerKeys;
   /** The runtime's Prometheus metrics; a fresh set when omitted. */
   metrics?: Metrics;
 }
@@ -42,7 +43,7 @@ export interface AppDeps {
  * Builds the one Koa app that serves all four hosts. It never listens: main.ts does, and
  * tests drive `app.callback()` through supertest.
  */
-export function buildApp({ config, db, logger, oidc, csrfKey, mail, box, metrics = new Metrics({ db, oidc }) }: AppDeps): Koa {
+export function buildApp({ config, db, logger, oidc, serverKeys, mail, box, metrics = new Metrics({ db, oidc }) }: AppDeps): Koa {
   const app = new Koa();
   app.proxy = false; // forwarded headers are judged by clientAddress, against trusted_proxies only
   app.silent = true; // errors are logged by errorHandler, with the request id
@@ -71,8 +72,8 @@ export function buildApp({ config, db, logger, oidc, csrfKey, mail, box, metrics
   for (const target of hosts.targets) {
     apps[target.key] =
       target.surface === 'api'
-        ? buildApiApp(target, oidc, buildGateway({ db, origin: target.origin, ipRestrictedAreas: config.ip_restricted_areas, services: { mail: mail ?? new TableMailSender(db), profile: config.profile, box } }))
-        : buildDashboardApp(target, { db, oidc, csrfKey, config });
+        ? buildApiApp(target, oidc, buildGateway({ db, origin: target.origin, ipRestrictedAreas: config.ip_restricted_areas, services: { mail: mail ?? new TableMailSender(db), profile: config.profile, box, keys: serverKeys } }))
+        : buildDashboardApp(target, { db, oidc, serverKeys, config });
   }
   app.use(hostDispatch(hosts, apps as Record<(typeof hosts.targets)[number]['key'], Middleware>));
   return app;

@@ -5,10 +5,10 @@ import type { AppConfig } from './config/schema.js';
 import type { Db } from './db/database.js';
 import type { Logger } from './logging/logger.js';
 import { ClientRegistrySync } from './oidc/clients/registry-sync.js';
-import { getOrCreateSecret } from './oidc/secrets.js';
 import { OidcService } from './oidc/service.js';
 import { createMailSender } from './mail/sender.js';
 import { loadSecretBox } from './db/secret-box.js';
+import { ServerKeys } from './keys/server-keys.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { AddressSet } from './http/client-address.js';
 import { buildMetricsApp } from './metrics/endpoint.js';
@@ -21,6 +21,8 @@ export interface Runtime {
   /** The admin listener's app (/metrics, /healthz, /readyz) when metrics_listen is set. */
   metricsApp: Koa | undefined;
   oidc: OidcService;
+  /** The server keys of this process (cookie, CSRF, cache and hashing keys), refreshed by the key watcher. */
+  keys: ServerKeys;
   clients: ClientRegistrySync;
   /** Background chores: clients-file polling, key-rotation watch, sweeping. */
   start(): void;
@@ -39,11 +41,11 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger): 
   const clients = new ClientRegistrySync(db, path.resolve(config.clients_file), logger);
   await clients.syncNow();
   const box = loadSecretBox(config);
-  const oidc = await OidcService.create(db, config, logger, box);
-  const csrfKey = Buffer.from(await getOrCreateSecret(db, box, 'csrf_key'), 'base64url');
+  const keys = await ServerKeys.load(db, box);
+  const oidc = await OidcService.create(db, config, logger, box, keys);
   const mail = createMailSender(config, db, logger);
   const metrics = new Metrics({ db, oidc });
-  const app = buildApp({ config, db, logger, oidc, csrfKey, mail, box, metrics });
+  const app = buildApp({ config, db, logger, oidc, serverKeys: keys, mail, box, metrics });
   const metricsApp = config.metrics_listen ? buildMetricsApp({ metrics, db, logger, allow: new AddressSet(config.metrics_allow) }) : undefined;
   const webhooks = new WebhookDispatcher({ db, logger, box, retrySeconds: config.webhook_retry_seconds, timeoutMs: config.webhook_timeout_ms, profile: config.profile });
   let started = false;
@@ -52,6 +54,7 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger): 
     metrics,
     metricsApp,
     oidc,
+    keys,
     clients,
     start() {
       if (started) return;

@@ -15,6 +15,7 @@ import { htmlErrorPages } from '../interactions/error-pages.js';
 import { LoginThrottle } from '../interactions/login-throttle.js';
 import { buildInteractionRouter } from '../interactions/routes.js';
 import { SignIn } from '../interactions/sign-in.js';
+import type { ServerKeys } from '../keys/server-keys.js';
 import { dashboardOidcRoutes } from '../oidc/mount.js';
 import type { OidcService } from '../oidc/service.js';
 import { composeRouter } from './api-app.js';
@@ -24,7 +25,8 @@ const STYLESHEET = fs.readFileSync(path.join(VIEWS_DIR, 'static', 'almoner.css')
 export interface DashboardDeps {
   db: Db;
   oidc: OidcService;
-  csrfKey: Buffer;
+  /** The rotating server keys (CSRF tokens, the throttle's and the audit's keyed hashes). */
+  serverKeys: ServerKeys;
   /** Password hashing parameters (upgrades at sign-in). */
   config: Pick<AppConfig, 'password_memory_kib' | 'password_time_cost' | 'password_parallelism'>;
 }
@@ -48,9 +50,9 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardDeps): Midd
     environment: target.environment,
     origin: target.origin,
     provider: (): Provider => deps.oidc.provider(target.environment),
-    csrfKey: deps.csrfKey,
+    serverKeys: deps.serverKeys,
     // Throttling state is in Postgres, so both dashboards (and every process) share it.
-    signIn: new SignIn(deps.db, new LoginThrottle(deps.db), passwordParamsFrom(deps.config)),
+    signIn: new SignIn(deps.db, new LoginThrottle(deps.db, undefined, deps.serverKeys), passwordParamsFrom(deps.config), deps.serverKeys),
   };
   return compose([
     dashboardOidcRoutes(deps.oidc, target),

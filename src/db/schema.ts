@@ -124,10 +124,13 @@ export interface SigningKeysTable {
   retire_after: Date | null;
 }
 
-export interface ServerSecretsTable {
+/** Versioned server keys (src/keys/server-keys.ts); values sealed with the secrets key. */
+export interface ServerKeysTable {
   name: string;
+  kid: string;
   value: string;
   created_at: CreatedAt;
+  activates_at: Date;
 }
 
 /** rate-limiter-flexible's Postgres store (src/interactions/login-throttle.ts). */
@@ -221,7 +224,7 @@ export interface Database extends DafDatabase, FdxDatabase {
   oauth_clients: OauthClientsTable;
   oauth_authorizations: OauthAuthorizationsTable;
   signing_keys: SigningKeysTable;
-  server_secrets: ServerSecretsTable;
+  server_keys: ServerKeysTable;
   login_throttle: LoginThrottleTable;
   api_keys: ApiKeysTable;
   connects: ConnectsTable;
@@ -247,7 +250,7 @@ export const TABLE_COLUMNS = {
   oauth_clients: columns<OauthClientsTable>()(['environment', 'client_id', 'client_secret_hash', 'name', 'logo_uri', 'redirect_uris', 'scopes', 'subject_type', 'ip_allow_list', 'created_at', 'updated_at']),
   oauth_authorizations: columns<OauthAuthorizationsTable>()(['grant_id', 'environment', 'client_id', 'subject_type', 'user_id', 'organization_id', 'scopes', 'created_at', 'expires_at', 'last_used_at', 'revoked_at', 'revoked_reason']),
   signing_keys: columns<SigningKeysTable>()(['environment', 'kid', 'alg', 'state', 'private_jwk', 'created_at', 'activated_at', 'retire_after']),
-  server_secrets: columns<ServerSecretsTable>()(['name', 'value', 'created_at']),
+  server_keys: columns<ServerKeysTable>()(['name', 'kid', 'value', 'created_at', 'activates_at']),
   login_throttle: columns<LoginThrottleTable>()(['key', 'points', 'expire']),
   api_keys: columns<ApiKeysTable>()(['id', 'environment', 'organization_id', 'key_hash', 'key_prefix', 'created_at', 'last_used_at', 'revoked_at']),
   connects: columns<ConnectsTable>()(['id', 'environment', 'organization_id', 'name', 'created_at']),

@@ -6,6 +6,7 @@ import type { Access } from './auth/require-scope.js';
 import type { ApiVersion } from './versions.js';
 import type { MailSender } from '../mail/sender.js';
 import type { SecretBox } from '../db/secret-box.js';
+import type { KeyedHasher } from '../keys/server-keys.js';
 
 /**
  * One gateway operation: its path, the versions that have it, what credential and scope it
@@ -67,6 +68,8 @@ export interface GatewayServices {
   profile: 'dev' | 'production';
   /** Seals secrets stored at rest (webhook signing secrets). */
   box: SecretBox;
+  /** Keyed hashes of DAF codes (the rotating hashing key). */
+  keys: KeyedHasher;
 }
 
 /** Preserves the generic parameters of a spec literal. */

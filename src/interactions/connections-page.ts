@@ -71,7 +71,7 @@ export async function showConnections(deps: InteractionDeps, ctx: Context): Prom
     connections: rows.map((row) => connectionView(row, environmentName)),
     managesOrganizations: who.adminOf.length > 0,
     notice,
-    csrf: csrfToken(deps.csrfKey, `session:${who.session.uid}`),
+    csrf: csrfToken(deps.serverKeys, `session:${who.session.uid}`),
     revokeAction: REVOKE_PATH,
     logoutAction: LOGOUT_PATH,
   });
@@ -86,7 +86,7 @@ export async function revokeConnection(deps: InteractionDeps, ctx: Context): Pro
     ctx.redirect(CONNECTIONS_PATH);
     return;
   }
-  verifyCsrf(ctx, deps.csrfKey, `session:${who.session.uid}`, form.csrf, deps.origin);
+  verifyCsrf(ctx, deps.serverKeys, `session:${who.session.uid}`, form.csrf, deps.origin);
   const grantId = form.grant ?? '';
   const row = grantId.length > 0 && grantId.length <= 128 ? await findConnection(deps.db, deps.environment, grantId) : undefined;
   // Someone else's authorization, another nonprofit's or another environment's: 404, as if

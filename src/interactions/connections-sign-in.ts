@@ -47,7 +47,7 @@ export function showConnectionsSignIn(deps: InteractionDeps, ctx: Context, state
     heading: 'Sign in to manage connected applications',
     lead: 'See which applications can act for your nonprofit, and revoke their access.',
     action: SIGN_IN_PATH,
-    csrf: csrfToken(deps.csrfKey, `signin:${nonce}`),
+    csrf: csrfToken(deps.serverKeys, `signin:${nonce}`),
     error: state.error,
     lockedOut: Boolean(state.retryAfterSeconds),
     notice: state.notice,
@@ -59,7 +59,7 @@ export function showConnectionsSignIn(deps: InteractionDeps, ctx: Context, state
 export async function submitConnectionsSignIn(deps: InteractionDeps, ctx: Context): Promise<void> {
   const form = await readForm(ctx);
   const nonce = cookies(deps, ctx).get(nonceCookie(deps)) ?? '';
-  verifyCsrf(ctx, deps.csrfKey, `signin:${nonce}`, nonce ? form.csrf : undefined, deps.origin);
+  verifyCsrf(ctx, deps.serverKeys, `signin:${nonce}`, nonce ? form.csrf : undefined, deps.origin);
   const outcome = await deps.signIn.attempt(
     { email: form.email ?? '', password: form.password ?? '', ip: ctx.state.clientIp ?? '', environment: deps.environment, requestId: ctx.state.requestId ?? null, clientId: null },
     ctx.state.log,

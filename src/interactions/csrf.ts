@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Context, Middleware } from 'koa';
 import { HttpProblem } from '../http/problem.js';
+import type { ServerKeys } from '../keys/server-keys.js';
 
 /**
  * CSRF protection for the hosted forms. The token is an HMAC, under a server key, of what the
@@ -10,11 +11,36 @@ import { HttpProblem } from '../http/problem.js';
  * - `signin:<nonce>` for signing in on the connections page, where there is no session yet
  *   (the nonce lives in an HttpOnly SameSite=Strict cookie).
  * On top, a submission a browser marks as cross-site (Sec-Fetch-Site, Origin) is refused.
+ * The key rotates (`csrf_key`, see keys/server-keys.ts): a token is `<kid>.<mac>`, and a
+ * token of an older version verifies until that version ages out. A token without a kid
+ * (rendered before versions existed) is checked against every live version.
  */
 export type CsrfBinding = `interaction:${string}` | `session:${string}` | `signin:${string}`;
 
-export function csrfToken(key: Buffer, binding: CsrfBinding): string {
+function mac(key: Buffer, binding: CsrfBinding): string {
   return crypto.createHmac('sha256', key).update('csrf:').update(binding).digest('base64url');
+}
+
+export function csrfToken(keys: ServerKeys, binding: CsrfBinding): string {
+  const version = keys.signing('csrf_key');
+  return `${version.kid}.${mac(version.bytes, binding)}`;
+}
+
+function equal(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  // timingSafeEqual needs equal lengths; a length mismatch reveals only the (public) length.
+  return x.length === y.length && crypto.timingSafeEqual(x, y);
+}
+
+function validToken(keys: ServerKeys, binding: CsrfBinding, presented: string): boolean {
+  const dot = presented.indexOf('.');
+  const kid = dot === -1 ? undefined : presented.slice(0, dot);
+  const given = dot === -1 ? presented : presented.slice(dot + 1);
+  return keys
+    .verifying('csrf_key')
+    .filter((version) => kid === undefined || version.kid === kid)
+    .some((version) => equal(given, mac(version.bytes, binding)));
 }
 
 /** A form that did not come from our page: 403, rendered as its own page for browsers. */
@@ -34,11 +60,8 @@ function crossSite(ctx: Context, origin: string): boolean {
   return Boolean((site && site !== 'same-origin' && site !== 'none') || (requestOrigin && requestOrigin !== 'null' && requestOrigin !== origin));
 }
 
-export function verifyCsrf(ctx: Context, key: Buffer, binding: CsrfBinding, presented: string | undefined, origin: string): void {
-  const expected = Buffer.from(csrfToken(key, binding));
-  const given = Buffer.from(presented ?? '');
-  // timingSafeEqual needs equal lengths; a length mismatch reveals only the (public) length.
-  if (crossSite(ctx, origin) || given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) throw new CsrfRejected();
+export function verifyCsrf(ctx: Context, keys: ServerKeys, binding: CsrfBinding, presented: string | undefined, origin: string): void {
+  if (crossSite(ctx, origin) || !presented || !validToken(keys, binding, presented)) throw new CsrfRejected();
 }
 
 /**

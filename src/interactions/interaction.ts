@@ -7,6 +7,7 @@ import { INTERACTION_PREFIX } from '../oidc/provider.js';
 import { sendPage } from '../views/page.js';
 import { csrfToken, verifyCsrf } from './csrf.js';
 import type { SignIn } from './sign-in.js';
+import type { ServerKeys } from '../keys/server-keys.js';
 
 export interface InteractionDeps {
   db: Db;
@@ -14,7 +15,8 @@ export interface InteractionDeps {
   /** The dashboard origin of this environment. */
   origin: string;
   provider: () => Provider;
-  csrfKey: Buffer;
+  /** The rotating server keys (CSRF tokens). */
+  serverKeys: ServerKeys;
   signIn: SignIn;
 }
 
@@ -31,11 +33,11 @@ export async function loadInteraction(deps: InteractionDeps, ctx: Context): Prom
 }
 
 export function interactionCsrf(deps: InteractionDeps, interaction: Interaction): string {
-  return csrfToken(deps.csrfKey, `interaction:${interaction.uid}`);
+  return csrfToken(deps.serverKeys, `interaction:${interaction.uid}`);
 }
 
 export function verifyInteractionCsrf(deps: InteractionDeps, ctx: Context, interaction: Interaction, form: Record<string, string>): void {
-  verifyCsrf(ctx, deps.csrfKey, `interaction:${interaction.uid}`, form.csrf, deps.origin);
+  verifyCsrf(ctx, deps.serverKeys, `interaction:${interaction.uid}`, form.csrf, deps.origin);
 }
 
 /**

@@ -1,7 +1,7 @@
-import crypto from 'node:crypto';
 import net from 'node:net';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Db } from '../db/database.js';
+import type { KeyedHasher } from '../keys/server-keys.js';
 import { giveBackAttempt, takeAttempt, THROTTLE_TABLE, throttleStoreClient, type TakenAttempt } from './login-throttle-store.js';
 
 /**
@@ -26,9 +26,18 @@ export const ADDRESS_POLICY: LockoutPolicy = { name: 'address', failures: 20, wi
 
 export type LockoutScope = 'account' | 'address';
 
-/** Keys are hashed: the table never holds an e-mail address or an IP address. */
-function keyOf(value: string): string {
-  return crypto.createHash('sha256').update(value).digest('hex');
+/**
+ * Keys are HMACs under the server's hashing key ("<kid>.<mac>"): the table never holds an
+ * e-mail address or an IP address, nor a plain hash a dictionary of them would find. Failures
+ * are counted under the current key; a lockout is honoured under every version still live
+ * (a day after a rotation), so a rotation lifts no lockout (it restarts counts short of one).
+ */
+function keyOf(keys: KeyedHasher, value: string): string {
+  return keys.keyedHash('login_throttle', value);
+}
+
+function keysOf(keys: KeyedHasher, value: string): string[] {
+  return keys.keyedHashes('login_throttle', value);
 }
 
 /** An IPv6 caller is throttled by its /64, which one subscriber usually holds whole. */
@@ -138,6 +147,9 @@ function longer(account: number, address: number): Lockout | undefined {
 
 /** An attempt that holds a point of both budgets: settle it with `failed` or `succeeded`. */
 export interface Reservation {
+  /** What is throttled: the e-mail address as typed, the caller's address (IPv6 by /64). */
+  readonly values: { account: string; address: string };
+  /** Their keys under the current version of the hashing key. */
   readonly keys: { account: string; address: string };
   readonly account: TakenAttempt;
   readonly address: TakenAttempt;
@@ -148,26 +160,36 @@ export class LoginThrottle {
   private readonly account: ProgressiveLockout;
   private readonly address: ProgressiveLockout;
 
-  constructor(db: Db, policies: { account: LockoutPolicy; address: LockoutPolicy } = { account: ACCOUNT_POLICY, address: ADDRESS_POLICY }) {
+  constructor(
+    db: Db,
+    policies: { account: LockoutPolicy; address: LockoutPolicy } = { account: ACCOUNT_POLICY, address: ADDRESS_POLICY },
+    private readonly hasher: KeyedHasher,
+  ) {
     this.account = new ProgressiveLockout(db, policies.account, true);
     this.address = new ProgressiveLockout(db, policies.address, false);
+  }
+
+  /** The longest lockout of `value` under every live version of the hashing key (a rotation lifts none). */
+  private async lockedFor(lockout: ProgressiveLockout, value: string): Promise<number> {
+    return Math.max(0, ...(await Promise.all(keysOf(this.hasher, value).map((key) => lockout.retryAfter(key)))));
   }
 
   /**
    * Reserves an attempt for this e-mail address from this caller address, before anything
    * about the password is looked at: a point of the account's and of the address's budget,
-   * each taken atomically, then the lockouts read. Refused (a lockout in force, or a budget
-   * spent by failures and attempts still in flight): the points are given back and the
-   * answer is the lockout; the password must not be checked.
+   * each taken atomically (under the current key), then the lockouts read. Refused (a
+   * lockout in force, or a budget spent by failures and attempts still in flight): the
+   * points are given back and the answer is the lockout; the password must not be checked.
    */
   async reserve(email: string, ip: string): Promise<{ reservation: Reservation } | { lockout: Lockout }> {
-    const keys = { account: keyOf(email), address: keyOf(addressKey(ip)) };
+    const values = { account: email, address: addressKey(ip) };
+    const keys = { account: keyOf(this.hasher, values.account), address: keyOf(this.hasher, values.address) };
     const [account, address] = await Promise.all([this.account.take(keys.account), this.address.take(keys.address)]);
     // Read after taking: a lockout that began meanwhile cleared the budget it was taken from.
-    const [accountLock, addressLock] = await Promise.all([this.account.retryAfter(keys.account), this.address.retryAfter(keys.address)]);
+    const [accountLock, addressLock] = await Promise.all([this.lockedFor(this.account, values.account), this.lockedFor(this.address, values.address)]);
     const refuseAccount = accountLock > 0 || !this.account.allows(account);
     const refuseAddress = addressLock > 0 || !this.address.allows(address);
-    if (!refuseAccount && !refuseAddress) return { reservation: { keys, account, address } };
+    if (!refuseAccount && !refuseAddress) return { reservation: { values, keys, account, address } };
     await Promise.all([this.account.giveBack(keys.account, account), this.address.giveBack(keys.address, address)]);
     const [accountWait, addressWait] = await Promise.all([
       refuseAccount ? (accountLock || this.account.wait(keys.account)) : 0,
@@ -184,12 +206,12 @@ export class LoginThrottle {
   }
 
   /**
-   * The reserved attempt succeeded: the account's history is cleared; the address gets its
-   * point back, but keeps its failures (one good password does not vouch for the rest of
-   * the traffic from there).
+   * The reserved attempt succeeded: the account's history is cleared (under every key
+   * version); the address gets its point back, but keeps its failures (one good password
+   * does not vouch for the rest of the traffic from there).
    */
   async succeeded(reservation: Reservation): Promise<void> {
-    const { keys } = reservation;
-    await Promise.all([this.account.reset(keys.account), this.address.giveBack(keys.address, reservation.address)]);
+    const { keys, values } = reservation;
+    await Promise.all([...keysOf(this.hasher, values.account).map((key) => this.account.reset(key)), this.address.giveBack(keys.address, reservation.address)]);
   }
 }

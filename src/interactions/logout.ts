@@ -14,7 +14,7 @@ export async function logout(deps: InteractionDeps, ctx: Context): Promise<void>
   const form = await readForm(ctx);
   const session = await signedInSession(deps, ctx);
   if (session) {
-    verifyCsrf(ctx, deps.csrfKey, `session:${session.uid}`, form.csrf, deps.origin);
+    verifyCsrf(ctx, deps.serverKeys, `session:${session.uid}`, form.csrf, deps.origin);
     await endSession(deps, ctx, session);
     await recordAudit(deps.db, { event: 'logout', environment: deps.environment, actorUserId: session.accountId, ip: ctx.state.clientIp ?? null, requestId: ctx.state.requestId ?? null });
   }

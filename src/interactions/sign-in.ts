@@ -5,6 +5,7 @@ import { recordAudit } from '../audit/audit-log.js';
 import { findUserByEmail, replacePasswordHash } from '../accounts/repository.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, needsRehash, verifyPassword, type PasswordParams } from '../accounts/passwords.js';
 import { normaliseEmail } from '../accounts/service.js';
+import type { KeyedHasher } from '../keys/server-keys.js';
 import type { Logger } from '../logging/logger.js';
 import type { LoginThrottle, LockoutScope } from './login-throttle.js';
 
@@ -46,7 +47,18 @@ export class SignIn {
     private readonly db: Db,
     private readonly throttle: LoginThrottle,
     private readonly params: PasswordParams,
+    private readonly keys: KeyedHasher,
   ) {}
+
+  /**
+   * What audit rows say of the e-mail field: never the text as typed (it may be a stranger's
+   * address, or a password typed into the wrong field), but its HMAC under the hashing key,
+   * named by the key's id, so rows of one input can be correlated and checked against a
+   * candidate by someone holding the key; plus the account's own address when there is one.
+   */
+  private typedEmail(key: string, user: User | undefined): Record<string, string> {
+    return { email_hmac: this.keys.keyedHash('audit_input', key), ...(user ? { email: user.email } : {}) };
+  }
 
   // Verifying an unknown address against a hash of a random password with the configured
   // parameters makes it as slow as a wrong password, so timing does not tell them apart.
@@ -63,7 +75,7 @@ export class SignIn {
     if ('lockout' in reserved) {
       // Refused before the password is looked at: a locked account is no oracle.
       const locked = reserved.lockout;
-      await recordAudit(this.db, { ...audit, event: 'login.failed', details: { email: key, reason: 'locked_out', scope: locked.scope } });
+      await recordAudit(this.db, { ...audit, event: 'login.failed', details: { ...this.typedEmail(key, undefined), reason: 'locked_out', scope: locked.scope } });
       return { kind: 'locked_out', ...locked };
     }
     const { reservation } = reserved;
@@ -72,10 +84,10 @@ export class SignIn {
     const verified = password !== undefined && (await verifyPassword(user?.password_hash ?? (await this.dummy()), password));
     if (!user || !verified || user.disabled_at) {
       const reason = !user ? 'unknown_user' : user.disabled_at ? 'disabled' : 'wrong_password';
-      await recordAudit(this.db, { ...audit, event: 'login.failed', actorUserId: user?.id ?? null, details: { email: key, reason } });
+      await recordAudit(this.db, { ...audit, event: 'login.failed', actorUserId: user?.id ?? null, details: { ...this.typedEmail(key, user), reason } });
       const lockout = await this.throttle.failed(reservation);
       if (!lockout) return { kind: 'invalid' };
-      await recordAudit(this.db, { ...audit, event: 'login.locked_out', actorUserId: user?.id ?? null, details: { email: key, scope: lockout.scope, seconds: lockout.retryAfterSeconds } });
+      await recordAudit(this.db, { ...audit, event: 'login.locked_out', actorUserId: user?.id ?? null, details: { ...this.typedEmail(key, user), scope: lockout.scope, seconds: lockout.retryAfterSeconds } });
       return { kind: 'locked_out', ...lockout };
     }
     await this.throttle.succeeded(reservation);

@@ -11,6 +11,9 @@ function within(since: number, ms: number, now = Date.now()): boolean {
   return now >= since && now - since < ms;
 }
 
+/** How long a successful check is remembered. */
+export const CLIENT_SECRET_CACHE_TTL_MS = 60_000;
+
 /** Failures counted in one window. Reservations hold the object, so a give-back never reaches a later window. */
 interface FailureWindow {
   count: number;
@@ -50,19 +53,23 @@ export class ClientSecretCache {
   /** How long an address that presented the right secret stays exempt from the per-client ceiling. */
   vouchedMs = 24 * 3600_000;
 
+  /** The entry keys' HMAC keys, current first: one fixed key, or the rotating server key's live versions. */
+  private readonly keys: () => readonly Buffer[];
+
   constructor(
-    private readonly key: Buffer,
-    private readonly ttlMs = 60_000,
+    key: Buffer | (() => readonly Buffer[]),
+    private readonly ttlMs = CLIENT_SECRET_CACHE_TTL_MS,
     maxEntries = 10_000,
   ) {
+    this.keys = typeof key === 'function' ? key : () => [key];
     this.entries = new LruMap(maxEntries);
     this.failures = new LruMap(maxEntries);
     this.clientFailures = new LruMap(maxEntries);
     this.vouched = new LruMap(maxEntries);
   }
 
-  private entryKey(clientId: string, storedHash: string, presented: string): string {
-    return crypto.createHmac('sha256', this.key).update(clientId).update('\0').update(storedHash).update('\0').update(presented).digest('base64url');
+  private entryKey(clientId: string, storedHash: string, presented: string, key: Buffer): string {
+    return crypto.createHmac('sha256', key).update(clientId).update('\0').update(storedHash).update('\0').update(presented).digest('base64url');
   }
 
   /** The key's failure window in force now, started afresh when the last one is over. */
@@ -94,11 +101,14 @@ export class ClientSecretCache {
 
   async verify(clientId: string, storedHash: string, presented: string, source = ''): Promise<boolean> {
     if (typeof presented !== 'string' || presented.length === 0 || presented.length > 512) return false;
-    const key = this.entryKey(clientId, storedHash, presented);
-    const checkedAt = this.entries.get(key);
-    if (checkedAt !== undefined) {
+    const [current, ...older] = this.keys();
+    const key = this.entryKey(clientId, storedHash, presented, current!);
+    // Entries made under a key rotated out moments ago still count, so a rotation does not send every client to argon2 at once.
+    for (const entry of [key, ...older.map((k) => this.entryKey(clientId, storedHash, presented, k))]) {
+      const checkedAt = this.entries.get(entry);
+      if (checkedAt === undefined) continue;
       if (within(checkedAt, this.ttlMs)) return true;
-      this.entries.delete(key);
+      this.entries.delete(entry);
     }
     // A busy client's concurrent first requests (a cold cache, or an entry just expired) wait
     // for the one check under way instead of each running argon2 and counting as failures.

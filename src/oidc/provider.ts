@@ -3,6 +3,7 @@ import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import { PostgresAdapter, type ConsumeConflictHandler } from './adapter.js';
 import { makeFindAccount } from './account.js';
+import type { Keygrip } from './cookie-keys.js';
 import type { ClientSecretCache } from './client-secret-cache.js';
 import { findClient } from './clients/repository.js';
 import { redirectUriMatches } from './clients/redirect-uris.js';
@@ -11,12 +12,9 @@ import { errorPageFor } from './error-page.js';
 import { makeLoadExistingGrant } from './existing-grant.js';
 import { AUTHORIZATION_LIFETIME_SECONDS } from './authorizations.js';
 
-export const ACCESS_TOKEN_TTL = 900;
-export const AUTHORIZATION_CODE_TTL = 60;
-export const REFRESH_TOKEN_TTL = 31 * 86_400;
-export const INTERACTION_TTL = 3600;
-export const SESSION_TTL = 14 * 86_400;
-export const ID_TOKEN_TTL = 3600;
+import { ACCESS_TOKEN_TTL, AUTHORIZATION_CODE_TTL, ID_TOKEN_TTL, INTERACTION_TTL, REFRESH_TOKEN_TTL, SESSION_TTL } from './lifetimes.js';
+
+export { ACCESS_TOKEN_TTL, AUTHORIZATION_CODE_TTL, ID_TOKEN_TTL, INTERACTION_TTL, REFRESH_TOKEN_TTL, SESSION_TTL };
 
 export interface ProviderOptions {
   environment: Environment;
@@ -26,7 +24,8 @@ export interface ProviderOptions {
   dashboardOrigin: string;
   db: Db;
   jwks: { keys: Record<string, unknown>[] };
-  cookieKeys: string[];
+  /** Signs and verifies the provider's cookies (a live keygrip over the rotating cookie keys). */
+  cookieKeys: Keygrip;
   secretCache: ClientSecretCache;
   onConsumeConflict?: ConsumeConflictHandler;
   refreshGraceSeconds?: number;
@@ -104,7 +103,8 @@ export function createProvider(options: ProviderOptions): Provider {
     jwks: options.jwks as Configuration['jwks'],
     cookies: {
       names: { session: `alm_${environment}_session`, interaction: `alm_${environment}_interaction`, resume: `alm_${environment}_resume` },
-      keys: options.cookieKeys,
+      // The library accepts a keygrip in place of an array (it hands it to `cookies` as is).
+      keys: options.cookieKeys as unknown as string[],
       long: cookie,
       short: cookie,
     },

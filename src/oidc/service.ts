@@ -11,8 +11,9 @@ import { revokeAuthorization } from './authorizations.js';
 import { ClientSecretCache } from './client-secret-cache.js';
 import { ensureSigningKeys, ENVIRONMENTS, keysVersion, loadJwks } from './keys.js';
 import { authorizationPath, createProvider } from './provider.js';
-import { getOrCreateSecret } from './secrets.js';
 import type { SecretBox } from '../db/secret-box.js';
+import { KEY_POLL_SECONDS, type ServerKeys } from '../keys/server-keys.js';
+import { cookieKeygrip } from './cookie-keys.js';
 import { authorizationRequest } from './middleware/authorization-request.js';
 import { discoveryDocument } from './middleware/discovery.js';
 import { databaseOutage } from './middleware/database-outage.js';
@@ -27,7 +28,7 @@ import { currentTokenUnit } from './token-unit.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
 
-const KEY_POLL_MS = 5_000;
+const KEY_POLL_MS = KEY_POLL_SECONDS * 1000;
 const SWEEP_MS = 10 * 60_000;
 
 /**
@@ -43,19 +44,15 @@ export class OidcService {
     private readonly db: Db,
     private readonly config: AppConfig,
     private readonly logger: Logger,
-    private readonly cookieKeys: Record<Environment, string[]>,
+    private readonly serverKeys: ServerKeys,
     readonly secretCache: ClientSecretCache,
     private readonly box: SecretBox,
   ) {}
 
-  static async create(db: Db, config: AppConfig, logger: Logger, box: SecretBox): Promise<OidcService> {
+  static async create(db: Db, config: AppConfig, logger: Logger, box: SecretBox, serverKeys: ServerKeys): Promise<OidcService> {
     await ensureSigningKeys(db, box);
-    const cookieKeys = {
-      production: [await getOrCreateSecret(db, box, 'cookie_key:production')],
-      sandbox: [await getOrCreateSecret(db, box, 'cookie_key:sandbox')],
-    };
-    const cacheKey = Buffer.from(await getOrCreateSecret(db, box, 'client_secret_cache_key'), 'base64url');
-    const service = new OidcService(db, config, logger, cookieKeys, new ClientSecretCache(cacheKey), box);
+    const cacheKeys = () => serverKeys.verifying('client_secret_cache_key').map((version) => version.bytes);
+    const service = new OidcService(db, config, logger, serverKeys, new ClientSecretCache(cacheKeys), box);
     await service.rebuild();
     return service;
   }
@@ -96,7 +93,7 @@ export class OidcService {
       dashboardOrigin,
       db: this.db,
       jwks,
-      cookieKeys: this.cookieKeys[environment],
+      cookieKeys: cookieKeygrip(this.serverKeys, environment),
       secretCache: this.secretCache,
       onConsumeConflict: onConflict,
       refreshGraceSeconds: grace,
@@ -150,7 +147,11 @@ export class OidcService {
     return provider;
   }
 
-  /** Starts the key watcher and the sweeper. */
+  /**
+   * Starts the key watcher and the sweeper. The watcher picks up signing-key rotations
+   * (rebuilding the providers) and server-key rotations (cookie, CSRF, cache and hashing
+   * keys, read at each use) within KEY_POLL_SECONDS.
+   */
   start(): void {
     const keyTimer = setInterval(() => {
       void keysVersion(this.db)
@@ -161,6 +162,10 @@ export class OidcService {
           }
         })
         .catch((error: Error) => this.logger.warn({ err: { message: error.message } }, 'key check failed'));
+      void this.serverKeys
+        .refresh()
+        .then((changed) => changed && this.logger.info('server keys changed; new versions loaded'))
+        .catch((error: Error) => this.logger.warn({ err: { message: error.message } }, 'server key check failed'));
     }, KEY_POLL_MS);
     const sweepTimer = setInterval(() => {
       void Promise.all([sweepExpired(this.db), this.db.deleteFrom('oidc_refresh_successors').where('expires_at', '<', new Date()).execute()])

@@ -7,6 +7,7 @@ import { buildGatewayRouter } from '../../src/gateway/router.js';
 import { defineRoute, type RouteSpec } from '../../src/gateway/route-spec.js';
 import { apiVersion } from '../../src/gateway/versions.js';
 import { TableMailSender } from '../../src/mail/sender.js';
+import { ServerKeys } from '../../src/keys/server-keys.js';
 import { testBox } from '../helpers/app.js';
 import { createApiKey } from '../../src/gateway/api-keys/service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -14,10 +15,12 @@ import { createStaff } from '../helpers/oauth-server.js';
 
 let t: TestDatabase;
 let key: string;
+let keys: ServerKeys;
 beforeAll(async () => {
   t = await createTestDatabase();
   const staff = await createStaff(t.db);
   key = (await createApiKey(t.db, { org: staff.ein, environment: 'production' })).key;
+  keys = await ServerKeys.load(t.db, testBox);
 });
 afterAll(async () => t?.drop());
 
@@ -45,7 +48,7 @@ function app() {
     await next();
   });
   koa.use(apiVersion());
-  koa.use(buildGatewayRouter([spec] as unknown as RouteSpec[], { db: t.db, ipRestrictedAreas: [], services: { mail: new TableMailSender(t.db), profile: 'dev', box: testBox } }));
+  koa.use(buildGatewayRouter([spec] as unknown as RouteSpec[], { db: t.db, ipRestrictedAreas: [], services: { mail: new TableMailSender(t.db), profile: 'dev', box: testBox, keys } }));
   return koa.callback();
 }
 

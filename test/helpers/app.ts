@@ -57,7 +57,7 @@ export async function testApp(db: Db, overrides: Record<string, unknown> = {}, e
     config,
     runtime,
     app: runtime.app,
-    withDatabase: (other) => buildApp({ config, db: other, logger, oidc: runtime.oidc, csrfKey: crypto.randomBytes(32), box: testBox }),
+    withDatabase: (other) => buildApp({ config, db: other, logger, oidc: runtime.oidc, serverKeys: runtime.keys, box: testBox }),
   };
 }
 

@@ -1,18 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { ACCOUNT_POLICY, ADDRESS_POLICY, addressKey, LoginThrottle, type Lockout, type LockoutPolicy, type Reservation } from '../../src/interactions/login-throttle.js';
 import { giveBackAttempt, takeAttempt } from '../../src/interactions/login-throttle-store.js';
+import { ServerKeys } from '../../src/keys/server-keys.js';
+import { testBox } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 let t: TestDatabase;
+let keys: ServerKeys;
 beforeAll(async () => {
   t = await createTestDatabase();
+  keys = await ServerKeys.load(t.db, testBox);
 });
 afterAll(async () => t?.drop());
 
 // Smaller numbers than production's, so a test runs through several lockouts quickly.
 const account: LockoutPolicy = { ...ACCOUNT_POLICY, failures: 3, baseLockSeconds: 1, maxLockSeconds: 4 };
 const address: LockoutPolicy = { ...ADDRESS_POLICY, failures: 5, baseLockSeconds: 1, maxLockSeconds: 4 };
-const throttle = (addressFailures = address.failures) => new LoginThrottle(t.db, { account, address: { ...address, failures: addressFailures } });
+const throttle = (addressFailures = address.failures) => new LoginThrottle(t.db, { account, address: { ...address, failures: addressFailures } }, keys);
 /** Stops the clock the throttle reads (rate-limiter-flexible reads Date.now()) for this test; `advance` moves it on. */
 function stopClock() {
   vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
@@ -129,10 +133,10 @@ describe('login throttling', () => {
     await failOnce(two, email, ip);
     expect(await failOnce(one, email, ip)).toMatchObject({ started: { scope: 'account' } });
     expect(await two.reserve(email, ip)).toMatchObject({ lockout: { scope: 'account' } });
-    const keys = (await t.db.selectFrom('login_throttle').select('key').execute()).map((r) => r.key).join(' ');
-    expect(keys).not.toContain('@');
-    expect(keys).not.toContain(ip);
-    expect(keys).toMatch(/account_lock:[0-9a-f]{64}/);
+    const stored = (await t.db.selectFrom('login_throttle').select('key').execute()).map((r) => r.key).join(' ');
+    expect(stored).not.toContain('@');
+    expect(stored).not.toContain(ip);
+    expect(stored).toMatch(/account_lock:[0-9a-f]{12}\.[A-Za-z0-9_-]{43}/);
   });
 
   it('keys IPv6 callers by /64 and IPv4 callers by address', () => {

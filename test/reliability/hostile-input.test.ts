@@ -35,7 +35,7 @@ beforeAll(async () => {
   };
   ids.donor_accounts = (await post('/v1/donor_accounts', { donor: { email: 'fuzz@example.org' } })).id;
   ids.event_subscriptions = (await post('/v1/event_subscriptions', { url: 'http://127.0.0.1:9/hook', category: 'donor_account.created' })).id;
-  const request = await submitFromDonor(t.db, createMailSender(server.config, t.db), { fundProviderEin: '98-1010101', environment: 'production', email: 'fuzz2@example.org', nonprofitEin: staff.ein, amountCents: 100 });
+  const request = await submitFromDonor(t.db, createMailSender(server.config, t.db), server.runtime.keys, { fundProviderEin: '98-1010101', environment: 'production', email: 'fuzz2@example.org', nonprofitEin: staff.ein, amountCents: 100 });
   ids.grant_requests = request.grant_request_id;
   ids.authorization_tokens = request.authorization_token_id!;
 });

@@ -1,5 +1,7 @@
 import { parseEin } from '../../accounts/ein.js';
 import { notFound } from '../../accounts/errors.js';
+import { loadSecretBox } from '../../db/secret-box.js';
+import { ServerKeys } from '../../keys/server-keys.js';
 import { createMailSender } from '../../mail/sender.js';
 import { rejectDonorAccount } from '../../gateway/daf/donor-accounts-service.js';
 import { submitFromDonor } from '../../gateway/daf/grant-requests-service.js';
@@ -33,7 +35,7 @@ export const dafSubmitGrantRequest: Command = {
     const frequency = optionalString(ctx.values, 'frequency');
     if (frequency && !['one_time', 'monthly', 'quarterly', 'annual'].includes(frequency)) throw new UsageError('--frequency must be one_time, monthly, quarterly or annual');
     const db = await ctx.db();
-    const result = await submitFromDonor(db, createMailSender(ctx.config, db), {
+    const result = await submitFromDonor(db, createMailSender(ctx.config, db), await ServerKeys.load(db, loadSecretBox(ctx.config)), {
       fundProviderEin: requireString(ctx.values, 'fund-provider'),
       environment: environment(ctx),
       email: requireString(ctx.values, 'email'),
@@ -55,7 +57,8 @@ export const dafRedeemCode: Command = {
   usage: 'daf redeem-code --environment <env> --email <donor email> --code <code>',
   options: { environment: { type: 'string' }, email: { type: 'string' }, code: { type: 'string' } },
   async run(ctx) {
-    const account = await redeemCode(await ctx.db(), environment(ctx), requireString(ctx.values, 'code'), requireString(ctx.values, 'email'));
+    const db = await ctx.db();
+    const account = await redeemCode(db, await ServerKeys.load(db, loadSecretBox(ctx.config)), environment(ctx), requireString(ctx.values, 'code'), requireString(ctx.values, 'email'));
     const view = donorAccountView(account);
     return { json: view, text: `donor account ${view.id} is ${view.status}` };
   },

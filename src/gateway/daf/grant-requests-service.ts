@@ -6,6 +6,7 @@ import { parseEin } from '../../accounts/ein.js';
 import { invalid, notFound as domainNotFound } from '../../accounts/errors.js';
 import { prefixedId } from '../../db/ids.js';
 import { HttpProblem } from '../../http/problem.js';
+import type { KeyedHasher } from '../../keys/server-keys.js';
 import type { MailSender } from '../../mail/sender.js';
 import { emitEvent } from '../../webhooks/outbox.js';
 import { notFound } from '../problems.js';
@@ -60,7 +61,7 @@ export interface DonorGrantRequest {
  * submit-grant-request` stands in). A donor without an approved account gets a pending
  * account and a one-time code by e-mail, which they give to the provider to verify.
  */
-export async function submitFromDonor(db: Db, mail: MailSender, input: DonorGrantRequest) {
+export async function submitFromDonor(db: Db, mail: MailSender, keys: KeyedHasher, input: DonorGrantRequest) {
   const providerEin = parseEin(input.fundProviderEin);
   const nonprofitEin = parseEin(input.nonprofitEin);
   if (!providerEin || !nonprofitEin) throw invalid('EINs must be written 12-3456789 or 123456789');
@@ -95,7 +96,7 @@ export async function submitFromDonor(db: Db, mail: MailSender, input: DonorGran
       .returningAll()
       .executeTakeFirstOrThrow();
     await emitEvent(trx, { ...scope, organizationId: provider.id, category: 'grant_request.created', objectId: request.id, objectType: 'grant_request' });
-    const token = account.status === 'pending' ? await issueToken(trx, scope, account) : undefined;
+    const token = account.status === 'pending' ? await issueToken(trx, keys, scope, account) : undefined;
     return { account, request, token };
   });
   // Mail goes out only once the change is committed.

@@ -13,9 +13,12 @@ export function findToken(db: Executor, scope: Scope, id: string, forUpdate = fa
   return query.executeTakeFirst();
 }
 
-/** By code hash, within one provider (verify) or within the environment (the donor side, which knows no provider). */
-export function findTokenByCode(db: Executor, environment: Scope['environment'], codeHash: string, fundProviderId?: string) {
-  let query = db.selectFrom('donor_authorization_tokens').selectAll().where('environment', '=', environment).where('code_hash', '=', codeHash);
+/**
+ * By any of the code's hashes (one per live hashing key, see codeHashes), within one provider
+ * (verify) or within the environment (the donor side, which knows no provider).
+ */
+export function findTokenByCode(db: Executor, environment: Scope['environment'], codeHashes: readonly string[], fundProviderId?: string) {
+  let query = db.selectFrom('donor_authorization_tokens').selectAll().where('environment', '=', environment).where('code_hash', 'in', codeHashes);
   if (fundProviderId) query = query.where('fund_provider_id', '=', fundProviderId);
   return query.forUpdate().executeTakeFirst();
 }

@@ -37,9 +37,9 @@ export const tokenRoutes = [
     location: (result) => `/v1/authorization_tokens/${(result as { id: string }).id}`,
     response: Token,
     errors: [400, 401, 403, 404],
-    async handler({ db, caller, params, body }) {
+    async handler({ db, caller, params, body, services }) {
       const input = body as { expires_in?: number; metadata?: Record<string, string> };
-      const { row, code } = await createToken(db, dafScope(caller), params.id, { expiresIn: input.expires_in, metadata: input.metadata });
+      const { row, code } = await createToken(db, services.keys, dafScope(caller), params.id, { expiresIn: input.expires_in, metadata: input.metadata });
       return authorizationTokenView(row, code);
     },
   }),
@@ -102,9 +102,9 @@ export const tokenRoutes = [
     body: z.object({ code: z.string().min(1).max(64), external_id: z.string().trim().max(255).optional() }).strict(),
     response: z.object({}).passthrough().describe('The donor account'),
     errors: [400, 401, 403, 404, 409, 429],
-    async handler({ db, caller, body }) {
+    async handler({ db, caller, body, services }) {
       const input = body as { code: string; external_id?: string };
-      return donorAccountView(await verifyCode(db, dafScope(caller), input.code, input.external_id));
+      return donorAccountView(await verifyCode(db, services.keys, dafScope(caller), input.code, input.external_id));
     },
   }),
 ];

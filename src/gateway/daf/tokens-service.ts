@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../../db/database.js';
 import type { Executor } from '../../accounts/repository.js';
 import type { Environment } from '../../db/schema.js';
+import type { KeyedHasher } from '../../keys/server-keys.js';
 import { prefixedId } from '../../db/ids.js';
 import { HttpProblem } from '../../http/problem.js';
 import { emitEvent } from '../../webhooks/outbox.js';
@@ -38,8 +39,23 @@ export function normaliseCode(code: string): string {
   return code.toUpperCase().replace(/[\s-]/g, '');
 }
 
-export function codeHash(code: string): string {
-  return crypto.createHash('sha256').update(normaliseCode(code)).digest('hex');
+/**
+ * How a code is stored: its HMAC under the server's hashing key, "<kid>.<mac>" (a plain hash
+ * of a 12-character code could be searched for in a copy of the database).
+ */
+export function codeHash(keys: KeyedHasher, code: string): string {
+  return keys.keyedHash('daf_code', normaliseCode(code));
+}
+
+/**
+ * Every stored form a live code can have: its HMAC under each hashing key version still live
+ * for codes (a code outlives a rotation), and the plain SHA-256 (hex) codes were stored with
+ * before the 20261124000100_server_keys migration. That legacy form can go once no code issued
+ * before the upgrade can still be pending: MAX_TOKEN_TTL_SECONDS (90 days) after it.
+ */
+export function codeHashes(keys: KeyedHasher, code: string): string[] {
+  const normalised = normaliseCode(code);
+  return [...keys.keyedHashes('daf_code', normalised), crypto.createHash('sha256').update(normalised).digest('hex')];
 }
 
 type Scope = Omit<DafScope, 'principal'>;
@@ -49,7 +65,7 @@ function tokenEvent(scope: Scope, category: 'authorization_token.created' | 'aut
 }
 
 /** A pending token for an account; the code is returned to the caller once and stored hashed. */
-export async function issueToken(trx: Executor, scope: Scope, account: DonorAccountRow, options: { expiresIn?: number; metadata?: Record<string, string> } = {}): Promise<{ row: TokenRow; code: string }> {
+export async function issueToken(trx: Executor, keys: KeyedHasher, scope: Scope, account: DonorAccountRow, options: { expiresIn?: number; metadata?: Record<string, string> } = {}): Promise<{ row: TokenRow; code: string }> {
   const code = generateCode();
   const ttl = options.expiresIn ?? DEFAULT_TOKEN_TTL_SECONDS;
   const now = new Date();
@@ -59,7 +75,7 @@ export async function issueToken(trx: Executor, scope: Scope, account: DonorAcco
     environment: scope.environment,
     fund_provider_id: scope.fundProviderId,
     donor_account_id: account.id,
-    code_hash: codeHash(code),
+    code_hash: codeHash(keys, code),
     expires_at: new Date(now.getTime() + ttl * 1000),
     metadata: options.metadata,
   });
@@ -67,11 +83,11 @@ export async function issueToken(trx: Executor, scope: Scope, account: DonorAcco
   return { row, code };
 }
 
-export async function createToken(db: Db, scope: DafScope, donorAccountId: string, options: { expiresIn?: number; metadata?: Record<string, string> }) {
+export async function createToken(db: Db, keys: KeyedHasher, scope: DafScope, donorAccountId: string, options: { expiresIn?: number; metadata?: Record<string, string> }) {
   return db.transaction().execute(async (trx) => {
     const account = await findDonorAccount(trx, scope, donorAccountId, true);
     if (!account) throw notFound('The donor account');
-    return issueToken(trx, scope, account, options);
+    return issueToken(trx, keys, scope, account, options);
   });
 }
 
@@ -108,22 +124,22 @@ async function redeem(trx: Executor, scope: Scope, token: TokenRow | undefined, 
  * attempt that approves the account gives its reservation back, in the same transaction;
  * every refusal (wrong code, rejected account, an error) keeps it.
  */
-export async function verifyCode(db: Db, scope: DafScope, code: string, externalId?: string): Promise<DonorAccountRow> {
+export async function verifyCode(db: Db, keys: KeyedHasher, scope: DafScope, code: string, externalId?: string): Promise<DonorAccountRow> {
   const reservation = await reserveVerifyAttempt(db, scope, VERIFY_FAILURE_LIMIT, VERIFY_WINDOW_SECONDS);
   if (!reservation.reserved) {
     throw new HttpProblem(429, 'Too Many Requests', 'Too many failed verification attempts; try again later.', { headers: { 'Retry-After': String(reservation.retryAfterSeconds) } });
   }
   return db.transaction().execute(async (trx) => {
-    const account = await redeem(trx, scope, await findTokenByCode(trx, scope.environment, codeHash(code), scope.fundProviderId), 'system:authorization_token', externalId);
+    const account = await redeem(trx, scope, await findTokenByCode(trx, scope.environment, codeHashes(keys, code), scope.fundProviderId), 'system:authorization_token', externalId);
     await refundVerifyAttempt(trx, scope, reservation.windowStart);
     return account;
   });
 }
 
 /** The donor side (profile setup, outside this product; `admin daf redeem-code` stands in): the code approves the account. */
-export async function redeemCode(db: Db, environment: Environment, code: string, email: string): Promise<DonorAccountRow> {
+export async function redeemCode(db: Db, keys: KeyedHasher, environment: Environment, code: string, email: string): Promise<DonorAccountRow> {
   return db.transaction().execute(async (trx) => {
-    const token = await findTokenByCode(trx, environment, codeHash(code));
+    const token = await findTokenByCode(trx, environment, codeHashes(keys, code));
     const scope = { environment, fundProviderId: token?.fund_provider_id ?? '' };
     return redeem(trx, scope, token, 'system:authorization_token', undefined, email);
   });
