@@ -9,6 +9,21 @@ export function normaliseIp(address: string | undefined): string {
 }
 
 /** A set of CIDR ranges (IPv4 and IPv6) that answers "is this address inside?". */
+/**
+ * The key that limits count a caller by: IPv6 by its /64, which one subscriber usually holds
+ * whole (the sign-in throttle, the client-secret failure limits).
+ */
+export function addressKey(ip: string): string {
+  if (net.isIPv6(ip)) {
+    const [head = '', tail = ''] = ip.split('::');
+    const left = head ? head.split(':') : [];
+    const right = tail ? tail.split(':') : [];
+    const groups = ip.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
+    return `${groups.slice(0, 4).map((g) => Number.parseInt(g || '0', 16).toString(16)).join(':')}::/64`;
+  }
+  return ip;
+}
+
 export class AddressSet {
   private readonly list = new net.BlockList();
   readonly size: number;

@@ -1,6 +1,6 @@
-import net from 'node:net';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Db } from '../db/database.js';
+import { addressKey } from '../http/client-address.js';
 import type { KeyedHasher } from '../keys/server-keys.js';
 import { giveBackAttempt, takeAttempt, THROTTLE_TABLE, throttleStoreClient, type TakenAttempt } from './login-throttle-store.js';
 
@@ -38,18 +38,6 @@ function keyOf(keys: KeyedHasher, value: string): string {
 
 function keysOf(keys: KeyedHasher, value: string): string[] {
   return keys.keyedHashes('login_throttle', value);
-}
-
-/** An IPv6 caller is throttled by its /64, which one subscriber usually holds whole. */
-export function addressKey(ip: string): string {
-  if (net.isIPv6(ip)) {
-    const [head = '', tail = ''] = ip.split('::');
-    const left = head ? head.split(':') : [];
-    const right = tail ? tail.split(':') : [];
-    const groups = ip.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
-    return `${groups.slice(0, 4).map((g) => Number.parseInt(g || '0', 16).toString(16)).join(':')}::/64`;
-  }
-  return ip;
 }
 
 class ProgressiveLockout {

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import argon2 from 'argon2';
-import { addressKey } from '../interactions/login-throttle.js';
+import { addressKey } from '../http/client-address.js';
 import { LruMap } from './lru-map.js';
 
 /**
