@@ -1,22 +1,15 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/gateway/api-keys/service.js';
-import { createLogger } from '../../src/logging/logger.js';
 import { authorize, introspect, obtainTokens, tokenRequest } from '../helpers/flow.js';
 import { apiGet } from '../helpers/gateway.js';
+import { captureLogs } from '../helpers/log-capture.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-/** Every log line written during a full flow, at the most verbose level. */
-const lines: string[] = [];
-const sink = new Writable({
-  write(chunk, _encoding, done) {
-    lines.push(String(chunk));
-    done();
-  },
-});
+/** Every log line written, at the most verbose level. */
+const { chunks: lines, logger } = captureLogs('trace');
 
 const REDIRECT = 'https://app.example.org/callback';
-const { testDatabase: t, server, staff } = useOAuthServer({ logger: createLogger('trace', sink) });
+const { testDatabase: t, server, staff } = useOAuthServer({ logger });
 
 describe('secrets in logs', () => {
   it('no raw token, code, client secret, API key or password is ever logged', async () => {

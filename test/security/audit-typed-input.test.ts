@@ -8,25 +8,19 @@
  * or log line, on the authorization sign-in and the connections-page sign-in alike.
  */
 import crypto from 'node:crypto';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logging/logger.js';
 import { FormBrowser } from '../helpers/browser.js';
 import { dumpAllRows } from '../helpers/dump.js';
 import { authorize, endpoints } from '../helpers/flow.js';
+import { captureLogs } from '../helpers/log-capture.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-const lines: string[] = [];
-const sink = new Writable({
-  write(chunk, _encoding, done) {
-    lines.push(String(chunk));
-    done();
-  },
-});
+/** Every log line written, at the most verbose level. */
+const { chunks: lines, logger } = captureLogs('trace');
 
 const REDIRECT = 'https://app.example.org/callback';
 const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({
-  logger: createLogger('trace', sink),
+  logger,
   clients: { client: { environment: 'production', redirectUris: [REDIRECT] } },
 });
 

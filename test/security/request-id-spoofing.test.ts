@@ -8,31 +8,18 @@
  */
 import http from 'node:http';
 import net from 'node:net';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/logging/logger.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { captureLogs } from '../helpers/log-capture.js';
 import { startOAuthServer, type OAuthTestServer } from '../helpers/oauth-server.js';
 
 const GENERATED = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** Log lines as written, parsed. */
-function logSink() {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, logger: createLogger('debug', stream) };
-}
-
 let t: TestDatabase;
 let direct: OAuthTestServer;
 let proxied: OAuthTestServer;
-const directLog = logSink();
-const proxiedLog = logSink();
+const directLog = captureLogs('debug');
+const proxiedLog = captureLogs('debug');
 
 beforeAll(async () => {
   t = await createTestDatabase();
@@ -77,14 +64,14 @@ describe('X-Request-Id', () => {
     const res = await rawGet(direct.urls.api, '/direct-1', [`X-Request-Id: ${sent}`]);
     expect(res.status).toBe(404);
     expect(res.requestId).toMatch(GENERATED);
-    expectLogged(directLog.lines, res.requestId!, '/direct-1', sent);
+    expectLogged(directLog.records(), res.requestId!, '/direct-1', sent);
   });
 
   it('from a trusted proxy is kept when well formed (up to 64 characters of A-Z a-z 0-9 . _ : -)', async () => {
     for (const [i, sent] of ['lb-1234567890abcdef', 'a', 'Root:1-67891233-abcdef012345678912345678', 'x'.repeat(64)].entries()) {
       const res = await rawGet(proxied.urls.api, `/kept-${i}`, [`X-Request-Id: ${sent}`]);
       expect(res.requestId).toBe(sent);
-      expectLogged(proxiedLog.lines, sent, `/kept-${i}`);
+      expectLogged(proxiedLog.records(), sent, `/kept-${i}`);
     }
   });
 
@@ -103,7 +90,7 @@ describe('X-Request-Id', () => {
     expect(res.status).toBe(404);
     expect(res.requestId).toMatch(GENERATED);
     const sent = lines[0]!.slice('X-Request-Id: '.length);
-    expectLogged(proxiedLog.lines, res.requestId!, path, sent || undefined);
+    expectLogged(proxiedLog.records(), res.requestId!, path, sent || undefined);
   });
 
   it('is replaced on the token endpoint too, where the provider reads it back for audit rows', async () => {
