@@ -77,7 +77,9 @@ describe('login throttling', () => {
   it('counts attempts when they are reserved: those in flight spend the budget, and a refused one gives its points back', async () => {
     const limiter = throttle();
     const { email, ip } = fresh();
-    const inFlight = await Promise.all([1, 2, 3].map(() => reservation(limiter, email, ip)));
+    // In the order of the numbers they drew (concurrent takes finish in any order): the third
+    // holds the budget's last point, so its failure is the one that starts the lockout.
+    const inFlight = (await Promise.all([1, 2, 3].map(() => reservation(limiter, email, ip)))).sort((a, b) => a.account.attempt - b.account.attempt);
     // The account's budget is spent by attempts not yet answered: refused, told the lockout they will start.
     expect(await limiter.reserve(email, ip)).toEqual({ lockout: { scope: 'account', retryAfterSeconds: account.baseLockSeconds } });
     // The refused attempt did not keep its point of the address's budget (5): two more fit, not three.
