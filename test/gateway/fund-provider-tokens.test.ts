@@ -64,6 +64,8 @@ describe("a fund provider's access tokens on the donor-advised-fund operations",
 
     expectInsufficientScope(await call('POST', '/v1/donor_accounts', accessToken, { donor: { email: 'refused@example.org' } }), 'read_write');
     expectInsufficientScope(await call('POST', `/v1/authorization_tokens/${token}/revoke`, accessToken), 'read_write');
+    expectInsufficientScope(await call('POST', '/v1/event_subscriptions', accessToken, { url: 'http://127.0.0.1:9/hook', category: 'donor_account.created' }), 'read_write');
+    expect(await t.db.selectFrom('event_subscriptions').select('id').where('organization_id', '=', fund.orgId).execute()).toEqual([]);
     expect(await t.db.selectFrom('donor_accounts').select('id').where('email', '=', 'refused@example.org').execute()).toEqual([]);
     expect((await call('GET', `/v1/authorization_tokens/${token}`, fundKey)).body.status).toBe('pending');
   });
