@@ -20,6 +20,7 @@ import { databaseOutage } from './middleware/database-outage.js';
 import { introspectionResponse } from './middleware/introspection-response.js';
 import { catchOAuthErrors } from './middleware/oauth-errors.js';
 import { refreshGrace, withinGrace } from './middleware/refresh-grace.js';
+import { refreshScope } from './middleware/refresh-scope.js';
 import { tokenRequest } from './middleware/token-request.js';
 import { tokenResponse } from './middleware/token-response.js';
 import { tokenUnit } from './middleware/token-unit.js';
@@ -109,6 +110,8 @@ export class OidcService {
     provider.use(tokenResponse(this.db, environment));
     // Inside refreshGrace and tokenResponse: they see the answer to a lost consume race.
     provider.use(tokenUnit({ db: this.db, environment, onConsumeConflict: onConflict, refreshGraceSeconds: grace }));
+    // Inside tokenUnit: its read of the refresh token is the one the provider reuses.
+    provider.use(refreshScope(provider));
     provider.use(introspectionResponse(this.db, environment));
     provider.use(discoveryDocument(`${dashboardOrigin}${authorizationPath(environment)}`));
 
