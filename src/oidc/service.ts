@@ -8,6 +8,7 @@ import type { Logger } from '../logging/logger.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { sweepExpired } from './adapter.js';
 import { revokeAuthorization } from './authorizations.js';
+import { recordGrantRefusal } from './grant-refusals.js';
 import { ClientSecretCache } from './client-secret-cache.js';
 import { ensureSigningKeys, ENVIRONMENTS, keysVersion, loadJwks } from './keys.js';
 import { authorizationPath, createProvider } from './provider.js';
@@ -143,9 +144,11 @@ export class OidcService {
       })().catch((error: Error) => this.logger.error({ err: { message: error.message } }, 'grant revocation bookkeeping failed'));
       finishBeforeResponse(ctx, work);
     });
-    provider.on('grant.error', (ctx: KoaContextWithOIDC, error: { error?: string; error_detail?: string }) =>
-      this.logger.info({ req_id: ctx?.res?.getHeader('x-request-id'), error: error.error, detail: error.error_detail }, 'token request refused'),
-    );
+    provider.on('grant.error', (ctx: KoaContextWithOIDC, error: { error?: string; error_detail?: string }) => {
+      // Heard before the answer leaves: tokenResponse turns it into the error_description.
+      recordGrantRefusal(ctx, error);
+      this.logger.info({ req_id: ctx?.res?.getHeader('x-request-id'), error: error.error, detail: error.error_detail }, 'token request refused');
+    });
     provider.on('server_error', (_ctx: unknown, error: Error) => this.logger.error({ err: error }, 'oidc provider error'));
     return provider;
   }
