@@ -32,12 +32,15 @@ async function refresh(as: oauth.AuthorizationServer, c: oauth.Client, refreshTo
   return oauth.processRefreshTokenResponse(as, c, response);
 }
 
+/** The permission titles the consent page lists as granted (its first list). */
+const grantedOnPage = (html: string) => [...(html.match(/<ul class="perms">([\s\S]*?)<\/ul>/)?.[1] ?? '').matchAll(/<span class="perm-title">([^<]*)<\/span>/g)].map((m) => m[1]);
+
 const scopesOf = (value: string | undefined) => (value ?? '').split(' ').filter(Boolean).sort();
 
 describe('offline_access', () => {
   it('is listed on the consent screen in plain words, kept by the grant and echoed in the token response', async () => {
     const result = await signIn('openid offline_access read_only');
-    expect(result.consentHtml).toContain(OFFLINE_WORDS);
+    expect(grantedOnPage(result.consentHtml)).toEqual(['View your nonprofit’s data', 'Know who you are', OFFLINE_WORDS]);
     const { tokens } = await exchange(result);
     expect(scopesOf(tokens.scope)).toEqual(['offline_access', 'openid', 'read_only']);
   });
@@ -83,7 +86,7 @@ describe('offline_access', () => {
     expect(first.consentHtml).toContain('/consent"');
     // The earlier consent did not cover offline_access: the screen comes back and lists it.
     const second = await signIn('openid offline_access read_only', { browser: first.browser });
-    expect(second.consentHtml).toContain(OFFLINE_WORDS);
+    expect(grantedOnPage(second.consentHtml)).toContain(OFFLINE_WORDS);
     await exchange(second);
     // Now a consent covers it: straight back to the application, and the scope still carries it.
     const third = await signIn('openid offline_access read_only', { browser: first.browser });
