@@ -5,7 +5,7 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<string, { title: string; detail
   read_only: { title: 'View your nonprofit’s data', detail: 'Donations, grants and other records. It cannot change anything.' },
   read_write: { title: 'View and change your nonprofit’s data', detail: 'Everything view access allows, plus creating and updating records.' },
   openid: { title: 'Know who you are', detail: 'Your name and e-mail address.' },
-  offline_access: { title: 'Stay connected while you are away', detail: 'Access continues until it is revoked, or for at most a year.' },
+  offline_access: { title: 'Stay connected when you are not signed in', detail: 'The application keeps its access between your visits, until it is revoked, for at most a year.' },
   'read:bank_accounts': { title: 'Read your nonprofit’s bank accounts', detail: 'Balances, statements and transactions, through the FDX bank-data API.' },
   'sync:connected_accounts': { title: 'Keep connected bank accounts in sync', detail: 'Regular reads of statements and transactions, through the FDX bank-data API.' },
 };
