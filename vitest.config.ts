@@ -7,6 +7,8 @@ const jsonReport = process.env.ALMONER_TEST_REPORT;
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The real-client tests need Apache and Python packages: `npm run test:interop` (vitest.interop.config.ts).
+    exclude: ['test/interop/**', '**/node_modules/**'],
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     testTimeout: 30_000,
