@@ -141,6 +141,30 @@ describe('mod_auth_openidc in front of Apache (openid read_only)', () => {
   });
 });
 
+describe('mod_auth_openidc given an error response', () => {
+  let apache: ApacheSite;
+  beforeAll(async () => {
+    apache = await apacheFor('openid read_only');
+  });
+  afterAll(async () => apache?.close());
+
+  // Known quirk of mod_auth_openidc 2.4.12 (docs/integrations.md): an authorization error
+  // response carrying RFC 9207 `iss` is taken for a third-party-initiated login (its `iss`
+  // parameter), so the user sees that module's SSO error instead of access_denied.
+  it('shows its third-party-login error, not access_denied, when the user denies (RFC 9207 iss on the error response)', async () => {
+    const page = await context.newPage();
+    const back = page.waitForRequest((request) => request.url().startsWith(`${apache.origin}/protected/redirect_uri?`));
+    await page.goto(`${apache.origin}/protected/claims`);
+    await signIn(page, approver);
+    await page.getByRole('button', { name: chosenOrg.name, exact: true }).click();
+    await page.getByRole('button', { name: 'Deny' }).click();
+    const response = new URL((await back).url());
+    expect(Object.fromEntries(response.searchParams)).toMatchObject({ error: 'access_denied', iss: server.urls.sandboxApi });
+    await page.waitForURL(response.toString());
+    await expect(page.locator('body').textContent()).resolves.toMatch(/SSO to this module without specifying a "target_link_uri" parameter is not possible/);
+  });
+});
+
 // Needs the offline_access fix (issue 14 item 1): mod_auth_openidc sends its whole OIDCScope
 // again on refresh, so a refused offline_access ends its session (logout_on_error).
 describe('mod_auth_openidc with offline_access requested', () => {
