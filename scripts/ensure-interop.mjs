@@ -23,6 +23,7 @@ export const REQUIREMENTS = [
   { what: 'Apache httpd', package: 'apache2', file: APACHE_BINARY },
   { what: 'mod_auth_openidc', package: 'libapache2-mod-auth-openidc', file: `${APACHE_MODULES}/mod_auth_openidc.so` },
   { what: 'Python 3', package: 'python3', file: PYTHON },
+  { what: 'curl', package: 'curl', file: '/usr/bin/curl' },
   { what: 'Authlib', package: 'python3-authlib', pythonModule: 'authlib' },
   { what: 'requests-oauthlib', package: 'python3-requests-oauthlib', pythonModule: 'requests_oauthlib' },
 ];
