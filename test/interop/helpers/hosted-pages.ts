@@ -18,7 +18,7 @@ export async function approveInHostedPages(authorizationUrl: string, user: User,
   let page = await browser.request(authorizationUrl);
   for (let step = 0; step < 6 && !page.location; step += 1) {
     if (page.html.includes('name="password"')) {
-      page = await browser.submit(page, '/login', user);
+      page = await browser.submit(page, '/login', { email: user.email, password: user.password });
       if (!page.location && page.html.includes('name="password"')) throw new Error(`sign-in refused (${page.status})`);
     } else if (page.html.includes('name="org"')) {
       if (!options.organizationId) throw new Error('organization choice shown but none given');
