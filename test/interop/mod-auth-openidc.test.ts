@@ -38,7 +38,7 @@ beforeEach(async () => {
 afterEach(async () => context?.close());
 
 /** The mod_auth_openidc directives of docs/integrations.md, for `client` on `origin`. */
-export function modAuthOpenidcConfig(issuer: string, origin: string, client: { client_id: string; client_secret: string }, scope: string): string {
+function modAuthOpenidcConfig(issuer: string, origin: string, client: { client_id: string; client_secret: string }, scope: string): string {
   return [
     `OIDCProviderMetadataURL ${issuer}/.well-known/openid-configuration`,
     `OIDCClientID ${client.client_id}`,
