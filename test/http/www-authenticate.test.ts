@@ -99,10 +99,10 @@ function challengeOf(answer: Answer): Challenge {
 }
 
 /** Client-authenticated endpoints: Basic, realm = the issuer, the OAuth error of the body. */
-function expectBasic(answer: Answer, error: string) {
+function expectBasic(answer: Answer, error: string, realm = api()) {
   const challenge = challengeOf(answer);
   expect(challenge.scheme).toBe('Basic');
-  expect(challenge.params.realm).toBe(api());
+  expect(challenge.params.realm).toBe(realm);
   expect(answer.body.error).toBe(error);
   expect(challenge.params.error).toBe(error);
   if (typeof answer.body.error_description === 'string') expect(challenge.params.error_description).toBe(answer.body.error_description);
@@ -131,6 +131,7 @@ const unknownCodeForm = () => ({ grant_type: 'authorization_code', code: 'c'.rep
 
 const CLIENT_AUTH_CASES: [string, () => Promise<Answer>, string][] = [
   ['token: no client authentication', () => token(unknownCodeForm()), 'invalid_client'],
+  ['token: the Basic scheme with no credentials', () => token(unknownCodeForm(), 'Basic'), 'invalid_client'],
   ['token: a Bearer credential instead of Basic', () => token(unknownCodeForm(), 'Bearer abc'), 'invalid_client'],
   ['token: an unknown client', () => token(unknownCodeForm(), unknownClient()), 'invalid_client'],
   ['token: a wrong secret', () => token(unknownCodeForm(), wrongSecret()), 'invalid_client'],
@@ -170,6 +171,15 @@ const USERINFO_CASES: [string, () => Promise<Answer>, boolean][] = [
   ['an API key', () => send(`${api()}/auth/oauth/userinfo`, { authorization: `Bearer ${made.apiKey}` }), true],
   ['a token in the form body that is unknown', () => send(`${api()}/auth/oauth/userinfo`, { form: { access_token: 'a'.repeat(43) } }), true],
 ];
+
+describe('401 on the sandbox API host', () => {
+  it('names the sandbox issuer as the realm', async () => {
+    const sandbox = endpoints(server, 'sandbox').api;
+    expectBasic(await send(`${sandbox}/auth/oauth/token`, { form: unknownCodeForm() }), 'invalid_client', sandbox);
+    expectBasic(await send(`${sandbox}/auth/oauth/token`, { form: unknownCodeForm(), authorization: basic(client.client_id, client.client_secret) }), 'invalid_client', sandbox);
+    expectBasic(await send(`${sandbox}/auth/oauth/token`, { form: unknownCodeForm(), authorization: basic(sandboxClient.client_id, sandboxClient.client_secret) }), 'invalid_grant', sandbox);
+  });
+});
 
 describe('401 at UserInfo', () => {
   it.each(USERINFO_CASES)('%s: Bearer challenge', async (_name, call, presented) => {
