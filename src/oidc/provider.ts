@@ -43,6 +43,8 @@ export const API_ROUTES = {
   introspection: '/auth/oauth/introspect',
   jwks: '/.well-known/jwks.json',
   discovery: '/.well-known/openid-configuration',
+  /** RFC 8414 metadata: the discovery document without its OpenID-only members (middleware/discovery.ts). */
+  oauthMetadata: '/.well-known/oauth-authorization-server',
 } as const;
 
 const epoch = () => Math.floor(Date.now() / 1000);

@@ -16,6 +16,7 @@ import type { SecretBox } from '../db/secret-box.js';
 import { KEY_POLL_SECONDS, type ServerKeys } from '../keys/server-keys.js';
 import { cookieKeygrip } from './cookie-keys.js';
 import { authorizationRequest } from './middleware/authorization-request.js';
+import { authenticationChallenge, basicClientAuthentication } from './middleware/challenge.js';
 import { discoveryDocument } from './middleware/discovery.js';
 import { databaseOutage } from './middleware/database-outage.js';
 import { introspectionResponse } from './middleware/introspection-response.js';
@@ -103,6 +104,9 @@ export class OidcService {
 
     provider.use(awaitResponseWork());
     provider.use(databaseOutage(provider));
+    // Outside every middleware that answers 401, so each such answer gets its challenge.
+    provider.use(authenticationChallenge(issuer));
+    provider.use(catchOAuthErrors(basicClientAuthentication()));
     provider.use(catchOAuthErrors(authorizationRequest(provider, authorizationPath(environment))));
     // Refusals before the provider's token route are announced as its own are (logs, metrics).
     const tokenRefused = (ctx: unknown, error: unknown) => void provider.emit('grant.error', ctx, error);

@@ -1,14 +1,52 @@
 import type { Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import { API_ROUTES } from '../provider.js';
 import { SCOPES } from '../scopes.js';
 
+const OAUTH_METADATA = Symbol('almoner.oauthMetadata');
+
 /**
- * Discovery advertises exactly what is supported. The provider builds endpoint URLs from
- * the request's host, so the authorization endpoint (served on the dashboard host) is
- * corrected here.
+ * Members of the OpenID document that describe OpenID Connect only (ID Tokens, UserInfo,
+ * claims, sessions and logout), left out of the RFC 8414 document. Everything else is OAuth
+ * 2.0 metadata (RFC 8414 section 2, RFC 7009, RFC 7662, RFC 7636, RFC 9207, and the JAR
+ * members `request_parameter_supported` / `request_uri_parameter_supported`, which a JAR-aware
+ * OAuth client reads too and whose absence would mean "request_uri is supported").
+ */
+const OPENID_ONLY = [
+  'userinfo_endpoint',
+  'claims_supported',
+  'claim_types_supported',
+  'claims_parameter_supported',
+  'claims_locales_supported',
+  'subject_types_supported',
+  'acr_values_supported',
+  'display_values_supported',
+  'end_session_endpoint',
+  'check_session_iframe',
+  'require_request_uri_registration',
+];
+const OPENID_ONLY_PREFIXES = ['id_token_', 'userinfo_', 'frontchannel_logout_', 'backchannel_logout_'];
+
+export function isOpenIdOnly(member: string): boolean {
+  return OPENID_ONLY.includes(member) || OPENID_ONLY_PREFIXES.some((prefix) => member.startsWith(prefix));
+}
+
+/**
+ * Discovery advertises exactly what is supported (each member is probed by
+ * test/oidc/discovery.test.ts). The provider builds endpoint URLs from the request's host,
+ * so the authorization endpoint (served on the dashboard host) is corrected here.
+ *
+ * `/.well-known/oauth-authorization-server` (RFC 8414) is answered by the same provider
+ * route, so it has the same issuer, endpoints and headers (CORS, caching), minus the
+ * OpenID-only members.
  */
 export function discoveryDocument(authorizationEndpoint: string): Middleware {
   return async (rawCtx, next) => {
+    const oauthMetadata = rawCtx.path === API_ROUTES.oauthMetadata;
+    if (oauthMetadata) {
+      (rawCtx.state as Record<symbol, unknown>)[OAUTH_METADATA] = true;
+      rawCtx.path = API_ROUTES.discovery;
+    }
     await next();
     const ctx = rawCtx as unknown as KoaContextWithOIDC;
     if (ctx.oidc?.route !== 'discovery' || ctx.status !== 200) return;
@@ -23,12 +61,19 @@ export function discoveryDocument(authorizationEndpoint: string): Middleware {
     body.introspection_endpoint_auth_methods_supported = ['client_secret_basic'];
     body.scopes_supported = [...SCOPES];
     body.subject_types_supported = ['public'];
-    body.id_token_signing_alg_values_supported = ['RS256', 'ES256'];
+    // Clients are registered with RS256 ID Tokens (provider.ts toClientMetadata): the ES256
+    // key in the JWKS never signs one.
+    body.id_token_signing_alg_values_supported = ['RS256'];
     body.claims_supported = ['sub', 'email', 'email_verified', 'name', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce'];
     body.authorization_response_iss_parameter_supported = true;
-    delete body.claims_parameter_supported;
-    delete body.request_parameter_supported;
-    delete body.request_uri_parameter_supported;
+    // Stated, not omitted: OpenID Discovery 3 reads an absent request_uri_parameter_supported
+    // as true, and the provider refuses request_uri (and request, and claims).
+    body.request_uri_parameter_supported = false;
+    body.request_parameter_supported = false;
+    body.claims_parameter_supported = false;
     delete body.require_request_uri_registration;
+    if ((ctx.state as Record<symbol, unknown>)[OAUTH_METADATA]) {
+      for (const member of Object.keys(body)) if (isOpenIdOnly(member)) delete body[member];
+    }
   };
 }

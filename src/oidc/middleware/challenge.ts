@@ -1,0 +1,59 @@
+import type { Middleware } from 'koa';
+import { errors } from 'oidc-provider';
+import { API_ROUTES } from '../provider.js';
+
+/** The endpoints where the client authenticates with HTTP Basic (client_secret_basic). */
+const CLIENT_AUTHENTICATED: ReadonlySet<string> = new Set([API_ROUTES.token, API_ROUTES.introspection, API_ROUTES.revocation]);
+
+/** An auth-param value as a quoted-string (RFC 9110 5.6.4); undefined when it cannot be one. */
+function quoted(value: string): string | undefined {
+  if (!/^[\x20-\x7e]*$/.test(value)) return undefined;
+  return `"${value.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
+/** `Scheme name="value", …`, leaving out parameters that are absent or cannot be quoted. */
+export function formatChallenge(scheme: string, parameters: Record<string, string | undefined>): string {
+  const rendered = Object.entries(parameters).flatMap(([name, value]) => {
+    const q = value === undefined ? undefined : quoted(value);
+    return q === undefined ? [] : [`${name}=${q}`];
+  });
+  return rendered.length ? `${scheme} ${rendered.join(', ')}` : scheme;
+}
+
+/**
+ * Every 401 of the provider carries WWW-Authenticate (RFC 9110 15.5.2). Where the client
+ * authenticates (token, introspection, revocation) it is a Basic challenge, the scheme
+ * those endpoints accept (RFC 6749 5.2), with the OAuth error: for a failed client
+ * authentication as for the specification's 401 invalid_grant. The library's own
+ * challenges there (realm = issuer, only when an Authorization header was sent) and ours
+ * are replaced by one of the same shape. UserInfo keeps the library's Bearer challenge
+ * (RFC 6750 3), and gets one if a 401 ever lacks it.
+ */
+export function authenticationChallenge(issuer: string): Middleware {
+  return async (ctx, next) => {
+    await next();
+    if (ctx.status !== 401) return;
+    const body = (ctx.body && typeof ctx.body === 'object' ? ctx.body : {}) as { error?: unknown; error_description?: unknown };
+    const error = typeof body.error === 'string' ? body.error : undefined;
+    const description = typeof body.error_description === 'string' ? body.error_description : undefined;
+    if (CLIENT_AUTHENTICATED.has(ctx.path)) {
+      ctx.set('WWW-Authenticate', formatChallenge('Basic', { realm: issuer, error: error ?? 'invalid_client', error_description: description }));
+    } else if (!ctx.response.get('WWW-Authenticate')) {
+      ctx.set('WWW-Authenticate', formatChallenge('Bearer', { realm: issuer, error: error ?? 'invalid_token', error_description: description }));
+    }
+  };
+}
+
+/**
+ * Introspection and revocation without HTTP Basic credentials are invalid_client (401), as
+ * at the token endpoint (RFC 6749 5.2: "no client authentication included"), not the
+ * library's 400 invalid_request.
+ */
+export function basicClientAuthentication(): Middleware {
+  return async (ctx, next) => {
+    if (ctx.method === 'POST' && (ctx.path === API_ROUTES.introspection || ctx.path === API_ROUTES.revocation) && !/^Basic\s/i.test(ctx.get('authorization'))) {
+      throw new errors.InvalidClient('client authentication by HTTP Basic is required');
+    }
+    await next();
+  };
+}
