@@ -17,8 +17,9 @@ const { server, staff } = useOAuthServer();
 async function setUp() {
   const registered = await server.registerClient({ environment: 'sandbox', name: 'oauth4webapi app', redirectUris: [REDIRECT] });
   const issuer = new URL(server.urls.sandboxApi);
-  // The OpenID document: RFC 8414's /.well-known/oauth-authorization-server is issue 14 item 2.
-  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...insecure }));
+  // OAuth 2.0 mode: RFC 8414 discovery reads /.well-known/oauth-authorization-server.
+  const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', ...insecure }));
+  expect(as.userinfo_endpoint).toBeUndefined();
   const client: oauth.Client = { client_id: registered.client_id };
   const clientAuth = oauth.ClientSecretBasic(registered.client_secret);
   return { as, client, clientAuth };
