@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run.js';
+import { readClientsFile } from '../../src/oidc/clients/file-store.js';
+import { ClientRegistryError } from '../../src/oidc/clients/schema.js';
 import { ClientRegistrySync } from '../../src/oidc/clients/registry-sync.js';
 import { tempDir } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -52,5 +55,49 @@ describe('clients file polling', () => {
     fs.writeFileSync(file, '{"clients": [');
     for (let pass = 0; pass < 3; pass++) await sync.poll();
     expect(reports()).toHaveLength(3);
+  });
+});
+
+describe('messages about the clients file', () => {
+  async function validate(file: string) {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli({ argv: ['clients', 'validate'], stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), readStdin: async () => '', env: { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: file } });
+    return { code, stdout, stderr };
+  }
+
+  it('name it the same way everywhere: its full path, then a colon', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'clients.json');
+    const problemsOf = (): string[] => {
+      try {
+        readClientsFile(file);
+      } catch (error) {
+        if (error instanceof ClientRegistryError) return [...error.problems];
+        throw error;
+      }
+      return [];
+    };
+    const contents = ['{"clients": [', '[]', '{"clients": [{"client_id": "live_x", "colour": "blue"}]}', '{"clients": [{}, {}]}'];
+    const problems: string[] = [];
+    for (const text of contents) {
+      fs.writeFileSync(file, text);
+      problems.push(...problemsOf());
+    }
+    fs.rmSync(file);
+    fs.mkdirSync(file);
+    problems.push(...problemsOf());
+    fs.rmSync(file, { recursive: true });
+    expect(problems.length).toBeGreaterThan(contents.length);
+    for (const problem of problems) expect(problem.startsWith(`${file}: `), problem).toBe(true);
+
+    // The admin CLI names it the same way, valid or not.
+    fs.writeFileSync(file, '{"clients": []}');
+    const valid = await validate(file);
+    expect(valid.stdout).toBe(`${file}: valid (0 clients)\n`);
+    fs.writeFileSync(file, '[]');
+    const invalid = await validate(file);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stderr).toBe(`almoner admin: clients file invalid: ${file}: must be an object {"clients": [...]}\n`);
   });
 });
