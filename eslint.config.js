@@ -16,7 +16,7 @@ export default tseslint.config(
       ],
     },
   },
-  { files: ['src/config/**', 'test/**', 'bench/**', 'scripts/**', 'vitest.config.ts', 'eslint.config.js'], rules: { 'no-restricted-syntax': 'off' } },
+  { files: ['src/config/**', 'test/**', 'bench/**', 'scripts/**', 'vitest.config.ts', 'vitest.interop.config.ts', 'eslint.config.js'], rules: { 'no-restricted-syntax': 'off' } },
   {
     files: ['src/db/embedded-cluster.ts', 'src/db/cluster-tools.ts'],
     // The embedded cluster's binaries run with the caller's environment, passed through untouched.

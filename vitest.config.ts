@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // ALMONER_TEST_REPORT=<file> adds vitest's JSON report (CI reads it for its closing line and to
 // fail a run that ran no test); `npm run check` gives no way to pass reporter flags through.
@@ -7,6 +7,8 @@ const jsonReport = process.env.ALMONER_TEST_REPORT;
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The real-client tests need Apache and Python packages: `npm run test:interop` (vitest.interop.config.ts).
+    exclude: [...configDefaults.exclude, 'test/interop/**'],
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     testTimeout: 30_000,

@@ -56,14 +56,18 @@ export function listMembershipsOfOrganization(db: Executor, organizationId: stri
 }
 
 /** The nonprofits a user belongs to, with their role in each. */
-export function listNonprofitMemberships(db: Executor, userId: string) {
+/**
+ * Every organization a user belongs to, nonprofits and fund providers alike: a fund provider's
+ * staff connect applications (to the donor-advised-fund APIs) the same way a nonprofit's do.
+ */
+export function listMemberships(db: Executor, userId: string) {
   return db
     .selectFrom('memberships')
     .innerJoin('organizations', 'organizations.id', 'memberships.organization_id')
-    .select(['organizations.id', 'organizations.name', 'organizations.ein', 'memberships.role'])
+    .select(['organizations.id', 'organizations.name', 'organizations.ein', 'organizations.kind', 'memberships.role'])
     .where('memberships.user_id', '=', userId)
-    .where('organizations.kind', '=', 'nonprofit')
     .orderBy('organizations.name')
+    .orderBy('organizations.id')
     .execute();
 }
 

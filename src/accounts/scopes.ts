@@ -1,4 +1,4 @@
-import type { Role } from '../db/schema.js';
+import type { OrganizationKind, Role } from '../db/schema.js';
 
 /** The six scopes of PRODUCT.md section 3, in display order. */
 export const SCOPES = ['read_only', 'read_write', 'openid', 'offline_access', 'read:bank_accounts', 'sync:connected_accounts'] as const;
@@ -18,6 +18,15 @@ export const ROLE_SCOPES: Readonly<Record<Role, readonly Scope[]>> = {
   member: MEMBER,
   admin: ADMIN,
   owner: ADMIN,
+};
+
+/**
+ * What each kind of organization has to share. Bank data (the FDX API) is held for nonprofits
+ * only: a fund provider's authorization never carries an FDX scope.
+ */
+export const KIND_SCOPES: Readonly<Record<OrganizationKind, readonly Scope[]>> = {
+  nonprofit: SCOPES,
+  fund_provider: SCOPES.filter((s) => !FDX_SCOPES.includes(s)),
 };
 
 export function isScope(value: string): value is Scope {

@@ -8,7 +8,7 @@ import { sendPage } from '../views/page.js';
 import { csrfToken, verifyCsrf } from './csrf.js';
 import { findConnection, listManagedConnections, type ConnectionRow } from './connections-repository.js';
 import type { InteractionDeps } from './interaction.js';
-import { membershipsOf } from './organization-page.js';
+import { KIND_LABELS, membershipsOf } from './organization-page.js';
 import { signedInSession } from './provider-session.js';
 import { describeScopes } from './scope-descriptions.js';
 import { showConnectionsSignIn } from './connections-sign-in.js';
@@ -20,19 +20,21 @@ export const LOGOUT_PATH = '/oauth/logout';
 const DATE = new Intl.DateTimeFormat('en-US', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
 const when = (date: Date | null) => (date ? { iso: date.toISOString(), text: `${DATE.format(date)} UTC` } : undefined);
 
-/** Who is signed in, and which nonprofits' organization-subject authorizations they manage. */
+/** Who is signed in, and which organizations' organization-subject authorizations they manage. */
 async function viewer(deps: InteractionDeps, ctx: Context) {
   const session = await signedInSession(deps, ctx);
   const user = session ? await findUserById(deps.db, session.accountId) : undefined;
   if (!session || !user || user.disabled_at) return undefined;
   const memberships = await membershipsOf(deps, user.id);
   const adminOf = memberships.filter((m) => m.role === 'owner' || m.role === 'admin').map((m) => m.id);
-  return { session, user, adminOf };
+  // How the page names them: "nonprofits" for a nonprofit's staff, "organizations" once a fund provider is among them.
+  const organizationsNoun = memberships.some((m) => m.kind === 'fund_provider') ? 'organizations' : 'nonprofits';
+  return { session, user, adminOf, organizationsNoun };
 }
 
 type Viewer = NonNullable<Awaited<ReturnType<typeof viewer>>>;
 
-/** Never another user's, nor another nonprofit's: the same rule for listing and revoking. */
+/** Never another user's, nor another organization's: the same rule for listing and revoking. */
 function manages(who: Viewer, row: ConnectionRow): boolean {
   return row.subject_type === 'user' ? row.user_id === who.user.id : who.adminOf.includes(row.organization_id);
 }
@@ -43,9 +45,10 @@ function connectionView(row: ConnectionRow, environment: string) {
     application: row.client_name ?? `Removed application (${row.client_id})`,
     environment,
     organization: row.organization_name,
+    kind: KIND_LABELS[row.organization_kind],
     organizationSubject: row.subject_type === 'organization',
     approver: row.approver_email,
-    permissions: describeScopes(row.scopes),
+    permissions: describeScopes(row.scopes, row.organization_kind),
     granted: when(row.created_at),
     lastUsed: when(row.last_used_at),
   };
@@ -70,6 +73,7 @@ export async function showConnections(deps: InteractionDeps, ctx: Context): Prom
     environmentName,
     connections: rows.map((row) => connectionView(row, environmentName)),
     managesOrganizations: who.adminOf.length > 0,
+    organizationsNoun: who.organizationsNoun,
     notice,
     csrf: csrfToken(deps.serverKeys, `session:${who.session.uid}`),
     revokeAction: REVOKE_PATH,
@@ -89,7 +93,7 @@ export async function revokeConnection(deps: InteractionDeps, ctx: Context): Pro
   verifyCsrf(ctx, deps.serverKeys, `session:${who.session.uid}`, form.csrf, deps.origin);
   const grantId = form.grant ?? '';
   const row = grantId.length > 0 && grantId.length <= 128 ? await findConnection(deps.db, deps.environment, grantId) : undefined;
-  // Someone else's authorization, another nonprofit's or another environment's: 404, as if
+  // Someone else's authorization, another organization's or another environment's: 404, as if
   // it did not exist, so the answer reveals nothing.
   if (!row || !manages(who, row)) throw new HttpProblem(404, 'Not Found', 'There is no such connected application.');
   if (!row.revoked_at && (await revokeAuthorization(deps.db, deps.environment, row.grant_id, 'revoked_by_user'))) {

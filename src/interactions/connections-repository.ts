@@ -1,5 +1,5 @@
 import type { Executor } from '../accounts/repository.js';
-import type { Environment, SubjectType } from '../db/schema.js';
+import type { Environment, OrganizationKind, SubjectType } from '../db/schema.js';
 
 export interface ConnectionRow {
   grant_id: string;
@@ -10,6 +10,7 @@ export interface ConnectionRow {
   approver_email: string;
   organization_id: string;
   organization_name: string;
+  organization_kind: OrganizationKind;
   scopes: string[];
   created_at: Date;
   last_used_at: Date | null;
@@ -22,13 +23,13 @@ function connections(db: Executor, environment: Environment) {
     .innerJoin('organizations as o', 'o.id', 'a.organization_id')
     .innerJoin('users as u', 'u.id', 'a.user_id')
     .leftJoin('oauth_clients as c', (join) => join.onRef('c.client_id', '=', 'a.client_id').onRef('c.environment', '=', 'a.environment'))
-    .select(['a.grant_id', 'a.client_id', 'c.name as client_name', 'a.subject_type', 'a.user_id', 'u.email as approver_email', 'a.organization_id', 'o.name as organization_name', 'a.scopes', 'a.created_at', 'a.last_used_at', 'a.revoked_at'])
+    .select(['a.grant_id', 'a.client_id', 'c.name as client_name', 'a.subject_type', 'a.user_id', 'u.email as approver_email', 'a.organization_id', 'o.name as organization_name', 'o.kind as organization_kind', 'a.scopes', 'a.created_at', 'a.last_used_at', 'a.revoked_at'])
     .where('a.environment', '=', environment);
 }
 
 /**
  * The live authorizations a user manages in one environment: the user-subject ones they
- * approved, and the organization-subject ones of the nonprofits they are Owner or Admin of.
+ * approved, and the organization-subject ones of the organizations they are Owner or Admin of.
  */
 export async function listManagedConnections(db: Executor, environment: Environment, userId: string, adminOrganizationIds: readonly string[]): Promise<ConnectionRow[]> {
   return connections(db, environment)

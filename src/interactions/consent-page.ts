@@ -8,7 +8,7 @@ import { insertAuthorization } from '../oidc/authorizations.js';
 import { planConsent, type ConsentPlan } from '../oidc/consent-plan.js';
 import { consentForced, findCoveringGrant, subjectTypeOf } from '../oidc/existing-grant.js';
 import { clientView, finishInteraction, interactionCsrf, loadInteraction, paths, redirectUri, sendInteractionPage, verifyInteractionCsrf, type Interaction, type InteractionDeps } from './interaction.js';
-import { membershipsOf, resolveOrganization, ROLE_NAMES, type Membership } from './organization-page.js';
+import { KIND_LABELS, membershipsOf, resolveOrganization, ROLE_NAMES, type Membership } from './organization-page.js';
 import { describeScopes } from './scope-descriptions.js';
 
 function requestedScopes(interaction: Interaction): string[] {
@@ -16,11 +16,11 @@ function requestedScopes(interaction: Interaction): string[] {
 }
 
 function planFor(interaction: Interaction, client: { scope?: string }, membership: Membership, subjectType: ReturnType<typeof subjectTypeOf>): ConsentPlan {
-  return planConsent(requestedScopes(interaction), String(client.scope ?? '').split(' '), membership.role, subjectType);
+  return planConsent(requestedScopes(interaction), String(client.scope ?? '').split(' '), membership.role, subjectType, membership.kind);
 }
 
 /**
- * GET /oauth/interaction/:uid once signed in: the nonprofit choice when needed, then either
+ * GET /oauth/interaction/:uid once signed in: the organization choice when needed, then either
  * straight back to the application (a live authorization covers the request and
  * prompt=consent was not asked for) or the consent screen.
  */
@@ -48,14 +48,17 @@ export async function showConsentStep(deps: InteractionDeps, ctx: Context, inter
     client: view,
     user: who,
     organization: membership,
+    kind: KIND_LABELS[membership.kind],
     roleName: ROLE_NAMES[membership.role],
     subjectType,
     plan,
-    granted: describeScopes(plan.granted),
-    withheld: describeScopes(plan.withheld),
+    granted: describeScopes(plan.granted, membership.kind),
+    // Withheld by the role, and (said apart) what the organization has nothing for.
+    withheld: describeScopes(plan.withheld.filter((s) => !plan.notApplicable.includes(s)), membership.kind),
+    notApplicable: describeScopes(plan.notApplicable, membership.kind),
     action: p.consent,
     denyAction: p.deny,
-    // Back to the nonprofit choice, when there was one.
+    // Back to the organization choice, when there was one.
     changeOrganization: memberships.length > 1 ? p.page : undefined,
     csrf: interactionCsrf(deps, interaction),
   });

@@ -4,6 +4,7 @@ import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import { hashId } from '../db/token-hash.js';
 import { currentTokenUnit, prefetchToken, type StoredRow } from './token-unit.js';
+import { deleteGrantTokens, deleteToken } from './revoked-tokens.js';
 
 /**
  * oidc-provider's storage contract over one Postgres table (oidc_models), one adapter per
@@ -134,11 +135,13 @@ export class PostgresAdapter {
   }
 
   async destroy(id: string): Promise<void> {
+    // A refresh token is destroyed when revoked (RFC 7009) or replayed: it leaves a marker.
+    if (this.model === 'RefreshToken') return deleteToken(this.db, this.options.environment, this.model, hashId(id));
     await this.db.deleteFrom('oidc_models').where('environment', '=', this.options.environment).where('model', '=', this.model).where('id', '=', hashId(id)).execute();
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
-    await this.db.deleteFrom('oidc_models').where('environment', '=', this.options.environment).where('model', '=', this.model).where('grant_id', '=', grantId).execute();
+    await deleteGrantTokens(this.db, this.options.environment, [this.model], grantId);
   }
 }
 

@@ -4,6 +4,7 @@ import type { Environment, Role, SubjectType } from '../db/schema.js';
 import type { Executor } from '../accounts/repository.js';
 import { hashId } from '../db/token-hash.js';
 import { currentTokenUnit } from './token-unit.js';
+import { deleteGrantTokens } from './revoked-tokens.js';
 
 /** An authorization's ceiling: it ends 365 days after it began, whatever happens to its tokens. */
 export const AUTHORIZATION_LIFETIME_SECONDS = 365 * 86_400;
@@ -97,7 +98,7 @@ export async function revokeAuthorization(db: Db, environment: Environment, gran
 
 /** revokeAuthorization inside the caller's transaction, so the revocation commits with the change that causes it. */
 export async function revokeAuthorizationIn(trx: Executor, environment: Environment, grantId: string, reason: string): Promise<boolean> {
-  await trx.deleteFrom('oidc_models').where('environment', '=', environment).where('model', 'in', [...TOKEN_MODELS]).where('grant_id', '=', grantId).execute();
+  await deleteGrantTokens(trx, environment, TOKEN_MODELS, grantId);
   await trx.deleteFrom('oidc_models').where('environment', '=', environment).where('model', '=', 'Grant').where('id', '=', hashId(grantId)).execute();
   await forgetGrantInSessions(trx, environment, grantId);
   const updated = await trx

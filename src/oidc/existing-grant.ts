@@ -2,7 +2,7 @@ import type Provider from 'oidc-provider';
 import type { Configuration, Grant, KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment, Role, SubjectType } from '../db/schema.js';
-import { listNonprofitMemberships } from '../accounts/repository.js';
+import { listMemberships } from '../accounts/repository.js';
 import { listLiveAuthorizations } from './authorizations.js';
 import { planConsent, type ConsentPlan } from './consent-plan.js';
 
@@ -24,7 +24,7 @@ export interface CoveringQuery {
 }
 
 /**
- * The Grant of a live authorization (same user, client, environment and nonprofit, not
+ * The Grant of a live authorization (same user, client, environment and organization, not
  * revoked, not expired) whose scopes include everything approving now would grant. A new
  * request it covers is answered with it, without asking again.
  */
@@ -50,10 +50,10 @@ export async function findCoveringGrant(db: Db, provider: Provider, environment:
 
 /**
  * oidc-provider's loadExistingGrant. After our consent route: the grant it created. Otherwise,
- * for a signed-in user with one nonprofit (so the nonprofit is known) and no prompt=consent:
+ * for a signed-in user with one organization (so it is known) and no prompt=consent:
  * a live authorization that covers the request, so the browser goes straight back to the
  * application. Anything else gets a fresh Grant, hence the consent prompt; a user with
- * several nonprofits is matched after choosing one (interactions/consent-page.ts).
+ * several organizations is matched after choosing one (interactions/consent-page.ts).
  */
 export function makeLoadExistingGrant(db: Db, environment: Environment): Configuration['loadExistingGrant'] {
   return async (ctx: KoaContextWithOIDC) => {
@@ -62,10 +62,10 @@ export function makeLoadExistingGrant(db: Db, environment: Environment): Configu
     const accountId = ctx.oidc.session?.accountId;
     const client = ctx.oidc.client;
     if (!accountId || !client || consentForced(ctx.oidc.params?.prompt)) return undefined;
-    const memberships = await listNonprofitMemberships(db, accountId);
+    const memberships = await listMemberships(db, accountId);
     if (memberships.length !== 1) return undefined;
     const membership = memberships[0]!;
-    const plan = planConsent(String(ctx.oidc.params?.scope ?? '').split(' '), String(client.scope ?? '').split(' '), membership.role as Role, subjectTypeOf(client));
+    const plan = planConsent(String(ctx.oidc.params?.scope ?? '').split(' '), String(client.scope ?? '').split(' '), membership.role as Role, subjectTypeOf(client), membership.kind);
     return findCoveringGrant(db, ctx.oidc.provider, environment, { clientId: client.clientId, userId: accountId, organizationId: membership.id, plan });
   };
 }

@@ -162,8 +162,9 @@ export function createProvider(options: ProviderOptions): Provider {
       RefreshToken: refreshTokenTtl as never,
     },
     rotateRefreshToken: true,
-    // Every code grant gets a refresh token (offline_access is accepted but changes nothing),
-    // and tokens outlive the browser session that approved them.
+    // Every code grant gets a refresh token (offline_access is consented to and echoed in the
+    // scope, but issuance does not depend on it), and tokens outlive the browser session that
+    // approved them.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: async () => false,
     revokeGrantPolicy: () => true,
@@ -266,7 +267,7 @@ class ClientAdapter {
  * Every requested scope must be one the client registered (unknown ones included, which the
  * library would otherwise drop silently), and an authorization holds at most one FDX scope.
  */
-function validateRequestedScopes(ctx: KoaContextWithOIDC, value: string | undefined, client: { scope?: string }) {
+function validateRequestedScopes(ctx: KoaContextWithOIDC, value: string | undefined, client: { scope?: string; grantTypeAllowed?: (type: string) => boolean }) {
   const requested = (value ?? '').split(' ').filter(Boolean);
   const registered = new Set((client?.scope ?? '').split(' '));
   const outside = requested.filter((s) => !registered.has(s));
@@ -274,4 +275,17 @@ function validateRequestedScopes(ctx: KoaContextWithOIDC, value: string | undefi
   if (FDX_SCOPES.every((s) => requested.includes(s))) {
     throw new errors.InvalidScope('read:bank_accounts and sync:connected_accounts cannot be requested together', FDX_SCOPES.join(' '));
   }
+  if (requested.includes('offline_access') && client.grantTypeAllowed?.('refresh_token')) keepOfflineAccess(ctx);
+}
+
+/**
+ * The library drops a requested offline_access unless prompt=consent was asked for. Our
+ * consent screen always lists it (OpenID Connect Core 11), and a covering authorization is
+ * reused only when it already holds it (existing-grant.ts), so it is put back: the consent,
+ * the Grant, the code and the token response's scope then carry it like any other scope.
+ * This runs as the last authorization check (extraParams), before the interaction is saved.
+ */
+function keepOfflineAccess(ctx: KoaContextWithOIDC): void {
+  const scopes = String(ctx.oidc.params?.scope ?? '').split(' ').filter(Boolean);
+  if (!scopes.includes('offline_access')) ctx.oidc.params!.scope = [...scopes, 'offline_access'].join(' ');
 }

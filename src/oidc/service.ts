@@ -8,6 +8,7 @@ import type { Logger } from '../logging/logger.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { sweepExpired } from './adapter.js';
 import { revokeAuthorization } from './authorizations.js';
+import { recordGrantRefusal } from './grant-refusals.js';
 import { ClientSecretCache } from './client-secret-cache.js';
 import { ensureSigningKeys, ENVIRONMENTS, keysVersion, loadJwks } from './keys.js';
 import { authorizationPath, createProvider } from './provider.js';
@@ -20,6 +21,7 @@ import { databaseOutage } from './middleware/database-outage.js';
 import { introspectionResponse } from './middleware/introspection-response.js';
 import { catchOAuthErrors } from './middleware/oauth-errors.js';
 import { refreshGrace, withinGrace } from './middleware/refresh-grace.js';
+import { refreshScope } from './middleware/refresh-scope.js';
 import { tokenRequest } from './middleware/token-request.js';
 import { tokenResponse } from './middleware/token-response.js';
 import { tokenUnit } from './middleware/token-unit.js';
@@ -109,6 +111,8 @@ export class OidcService {
     provider.use(tokenResponse(this.db, environment));
     // Inside refreshGrace and tokenResponse: they see the answer to a lost consume race.
     provider.use(tokenUnit({ db: this.db, environment, onConsumeConflict: onConflict, refreshGraceSeconds: grace }));
+    // Inside tokenUnit: its read of the refresh token is the one the provider reuses.
+    provider.use(refreshScope(provider));
     provider.use(introspectionResponse(this.db, environment));
     provider.use(discoveryDocument(`${dashboardOrigin}${authorizationPath(environment)}`));
 
@@ -140,9 +144,11 @@ export class OidcService {
       })().catch((error: Error) => this.logger.error({ err: error }, 'grant revocation bookkeeping failed'));
       finishBeforeResponse(ctx, work);
     });
-    provider.on('grant.error', (ctx: KoaContextWithOIDC, error: { error?: string; error_detail?: string }) =>
-      this.logger.info({ req_id: ctx?.res?.getHeader('x-request-id'), error: error.error, detail: error.error_detail }, 'token request refused'),
-    );
+    provider.on('grant.error', (ctx: KoaContextWithOIDC, error: { error?: string; error_detail?: string }) => {
+      // Heard before the answer leaves: tokenResponse turns it into the error_description.
+      recordGrantRefusal(ctx, error);
+      this.logger.info({ req_id: ctx?.res?.getHeader('x-request-id'), error: error.error, detail: error.error_detail }, 'token request refused');
+    });
     provider.on('server_error', (_ctx: unknown, error: Error) => this.logger.error({ err: error }, 'oidc provider error'));
     return provider;
   }

@@ -71,6 +71,36 @@ describe('authorization requests', () => {
     expectErrorPage(await authorizationRequest({ response_type: 'token', redirect_uri: 'https://evil.example/cb' }), /return address/);
   });
 
+  it.each(['form_post', 'fragment', 'query.jwt', 'form_post.jwt'])('refuse response_mode=%s with invalid_request, in the query and with state', async (mode) => {
+    const result = await authorizationRequest({ response_mode: mode });
+    expectRedirectedError(result, 'invalid_request');
+    expect(result.location!.hash).toBe('');
+    expect(result.location!.searchParams.get('error_description')).toMatch(/response_mode/);
+    expect(result.location!.searchParams.get('code')).toBeNull();
+    expect(result.location!.searchParams.get('iss')).toBe(server.urls.api);
+  });
+
+  it('refuse response_mode given twice, and accept response_mode=query', async () => {
+    const url = new URL(endpoints(server, 'production').authorize);
+    const verifier = oauth.generateRandomCodeVerifier();
+    const base = { client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'read_only', state: 'st-123', nonce: 'n-456', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' };
+    for (const [k, v] of Object.entries(base)) url.searchParams.set(k, v);
+    url.searchParams.append('response_mode', 'query');
+    url.searchParams.append('response_mode', 'form_post');
+    const twice = await fetch(url, { redirect: 'manual' });
+    expectRedirectedError({ location: new URL(twice.headers.get('location')!, url) }, 'invalid_request');
+    expectStartedInteraction(await authorizationRequest({ response_mode: 'query' }));
+  });
+
+  it('render the error page, never a redirect, for response_mode=form_post with an unregistered redirect_uri', async () => {
+    expectErrorPage(await authorizationRequest({ response_mode: 'form_post', redirect_uri: 'https://evil.example/callback' }), /return address/);
+  });
+
+  it('advertise response_modes_supported ["query"] only', async () => {
+    const doc = (await (await fetch(`${server.urls.api}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    expect(doc.response_modes_supported).toEqual(['query']);
+  });
+
   it('refuse scopes outside the registered set, unknown scopes and both FDX scopes together (invalid_scope)', async () => {
     expectRedirectedError(await authorizationRequest({ scope: 'read_only offline_access' }), 'invalid_scope');
     expectRedirectedError(await authorizationRequest({ scope: 'read_only admin' }), 'invalid_scope');

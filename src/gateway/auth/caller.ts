@@ -1,13 +1,15 @@
-import type { Environment, SubjectType } from '../../db/schema.js';
+import type { Environment, OrganizationKind, SubjectType } from '../../db/schema.js';
 import type { AccessTokenRow, ApiKeyRow } from './credential-repository.js';
 
 /** Who is calling the gateway, established once per request by the authentication stack. */
 export type Caller =
-  | { kind: 'api_key'; environment: Environment; organizationId: string; organizationKind: 'nonprofit' | 'fund_provider'; keyId: string }
+  | { kind: 'api_key'; environment: Environment; organizationId: string; organizationKind: OrganizationKind; keyId: string }
   | {
       kind: 'access_token';
       environment: Environment;
       organizationId: string;
+      /** The authorization's organization: a fund provider's token reaches the DAF APIs. */
+      organizationKind: OrganizationKind;
       clientId: string;
       grantId: string;
       subjectType: SubjectType;

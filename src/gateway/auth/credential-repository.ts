@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { preparedStatement, runPrepared } from '../../db/prepared-statements.js';
-import type { Environment, Role, SubjectType } from '../../db/schema.js';
+import type { Environment, OrganizationKind, Role, SubjectType } from '../../db/schema.js';
 
 export interface AccessTokenRow {
   payload: { exp?: number; scope?: string; clientId?: string; accountId?: string; grantId?: string; kind?: string };
@@ -9,6 +9,8 @@ export interface AccessTokenRow {
   subject_type: SubjectType | null;
   user_id: string | null;
   organization_id: string | null;
+  /** The authorization's organization's kind: the DAF APIs are a fund provider's. */
+  organization_kind: OrganizationKind | null;
   authorization_expires_at: Date | null;
   revoked_at: Date | null;
   user_disabled_at: Date | null;
@@ -19,7 +21,7 @@ export interface AccessTokenRow {
 
 /**
  * Everything a call with an access token needs, in one indexed query: the token (by hash),
- * its authorization, the approver's current membership and role, and the client. Read on
+ * its authorization and its organization's kind, the approver's current membership and role, and the client. Read on
  * every call (roles take effect at once), so it is a prepared statement: planning this join
  * cost PostgreSQL more than running it. The authorization and client are lateral lookups
  * behind `offset 0`: flattened, a plan made on a young table's statistics (and kept by the
@@ -29,7 +31,7 @@ const accessTokenContext = preparedStatement<AccessTokenRow>(
   'gateway_access_token_context',
   `select t.payload, t.grant_id,
        a.client_id as authorization_client_id, a.subject_type, a.user_id, a.organization_id,
-       a.expires_at as authorization_expires_at, a.revoked_at,
+       o.kind as organization_kind, a.expires_at as authorization_expires_at, a.revoked_at,
        u.disabled_at as user_disabled_at, m.role,
        c.client_id, c.ip_allow_list
 from oidc_models t
@@ -38,6 +40,7 @@ left join lateral (
   from oauth_authorizations a where a.grant_id = t.grant_id and a.environment = t.environment
   offset 0
 ) a on true
+left join organizations o on o.id = a.organization_id
 left join users u on u.id = a.user_id
 left join memberships m on m.user_id = a.user_id and m.organization_id = a.organization_id
 left join lateral (
@@ -56,7 +59,7 @@ export async function findAccessTokenContext(db: Db, environment: Environment, t
 export interface ApiKeyRow {
   id: string;
   organization_id: string;
-  organization_kind: 'nonprofit' | 'fund_provider';
+  organization_kind: OrganizationKind;
 }
 
 export async function findLiveApiKey(db: Db, environment: Environment, keyHash: string): Promise<ApiKeyRow | undefined> {

@@ -1,12 +1,15 @@
 import type { Middleware } from 'koa';
 import { HttpProblem } from '../../http/problem.js';
 
-/** The donor-advised-fund APIs are for fund providers, calling with their organization's API key. */
+/**
+ * The donor-advised-fund APIs are for fund providers: an API key of a fund-provider
+ * organization, or an access token of an authorization for one (its staff connect
+ * applications like a nonprofit's do). Scopes are judged before, as for every operation.
+ */
 export function requireFundProvider(): Middleware {
   return async (ctx, next) => {
-    const caller = ctx.state.caller;
-    if (caller?.kind !== 'api_key' || caller.organizationKind !== 'fund_provider') {
-      throw new HttpProblem(403, 'Forbidden', "These operations are for donor-advised-fund providers, with their organization's API key.");
+    if (ctx.state.caller?.organizationKind !== 'fund_provider') {
+      throw new HttpProblem(403, 'Forbidden', 'These operations are for donor-advised-fund providers: call with an API key of a fund provider, or an access token of an authorization for one.');
     }
     await next();
   };

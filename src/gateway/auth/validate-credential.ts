@@ -30,18 +30,19 @@ export function validateCredential(db: Db): Middleware {
     const now = Date.now();
     const invalid = () => unauthorized('The access token is invalid, expired or revoked.', true);
     if (!row || row.payload.kind !== 'AccessToken' || !row.payload.exp || row.payload.exp * 1000 <= now) throw invalid();
-    if (!row.grant_id || !row.user_id || !row.organization_id || row.revoked_at || !row.authorization_expires_at || row.authorization_expires_at.getTime() <= now) throw invalid();
+    if (!row.grant_id || !row.user_id || !row.organization_id || !row.organization_kind || row.revoked_at || !row.authorization_expires_at || row.authorization_expires_at.getTime() <= now) throw invalid();
     if (!row.client_id || row.client_id !== row.authorization_client_id) throw invalid();
     const granted = (row.payload.scope ?? '').split(' ').filter(Boolean);
     let scopes: string[] = granted;
     if (row.subject_type === 'user') {
-      if (!row.role || row.user_disabled_at) throw unauthorized('The user who approved this authorization is no longer a member of the nonprofit.', true);
+      if (!row.role || row.user_disabled_at) throw unauthorized('The user who approved this authorization is no longer a member of the organization.', true);
       scopes = narrowToRole(granted, row.role);
     }
     ctx.state.caller = {
       kind: 'access_token',
       environment,
       organizationId: row.organization_id,
+      organizationKind: row.organization_kind,
       clientId: row.client_id,
       grantId: row.grant_id,
       subjectType: row.subject_type ?? 'user',

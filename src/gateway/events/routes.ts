@@ -42,7 +42,7 @@ const subscriptionSchema = (categories: readonly [string, ...string[]]) =>
   z.object({ id: z.string(), created_at: z.string(), status: z.enum(['active', 'disabled', 'deleted', 'requires_attention']), url: z.string(), category: z.enum(categories), signing_secret: z.string().optional() });
 const common = { versions: VERSIONS, area: 'events', credentials: 'any' as const };
 // Events exist only for fund providers (the DAF kinds), so only they may have webhooks sent
-// anywhere: subscriptions follow the DAF APIs' rule (their organization's API key; 403 otherwise).
+// anywhere: subscriptions follow the DAF APIs' rule (a fund provider's API key or access token; 403 otherwise).
 const subscriptions = { ...common, tag: 'Event Subscriptions', callers: 'fund_provider' as const };
 const scopeOf = (caller: Caller) => ({ environment: caller.environment, organizationId: caller.organizationId });
 const listQuery = { limit: z.coerce.number().int().min(1).max(100).default(100), cursor: z.string().max(200).optional() };

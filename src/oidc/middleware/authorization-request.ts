@@ -9,17 +9,25 @@ import type Provider from 'oidc-provider';
  * - The raw `scope` is copied to `x_requested_scope`, validated against the client's
  *   registration after the redirect URI is known, because the library silently drops
  *   unknown scopes and `offline_access` before its own check.
- * - Only the `query` response mode exists, and an unsupported response_type is answered in
- *   the query too (RFC 6749 4.1.2.1) once client and redirect URI are known to be good;
- *   otherwise the provider renders its error page.
+ * - Only the `query` response mode exists. Another `response_mode` (form_post, fragment,
+ *   jwt, or the parameter given twice) is `invalid_request`, and an unsupported
+ *   response_type is `unsupported_response_type`: both are answered in the query (RFC 6749
+ *   4.1.2.1; the one mode we can deliver in) once client and redirect URI are known to be
+ *   good; otherwise the provider renders its error page. Answering a form_post request in
+ *   the query as if it were fine would hand the client a response it does not expect.
  */
 export function authorizationRequest(provider: Provider, authorizationPath: string): Middleware {
   return async (ctx, next) => {
     if (ctx.path !== authorizationPath || ctx.method !== 'GET') return next();
     const query = { ...ctx.query } as Record<string, string | string[] | undefined>;
-    if (typeof query.response_type === 'string' && query.response_type !== 'code' && (await unsupportedResponseType(provider, ctx, query))) return;
+    if (typeof query.response_type === 'string' && query.response_type !== 'code') {
+      if (await redirectError(provider, ctx, query, 'unsupported_response_type', 'only response_type=code is supported')) return;
+    } else if (query.response_mode !== undefined && query.response_mode !== 'query') {
+      if (await redirectError(provider, ctx, query, 'invalid_request', 'response_mode is not supported: only response_mode=query (the default) is')) return;
+    }
     delete query.x_nonce;
-    // Only the query response mode exists here: errors too go back in the query string.
+    // Only the query response mode exists here: errors the provider raises for a bad client or
+    // redirect URI are rendered as its error page, never sent in another mode.
     query.response_mode = 'query';
     delete query.x_requested_scope;
     const scope = typeof query.scope === 'string' ? query.scope : undefined;
@@ -34,14 +42,15 @@ export function authorizationRequest(provider: Provider, authorizationPath: stri
   };
 }
 
-async function unsupportedResponseType(provider: Provider, ctx: Parameters<Middleware>[0], query: Record<string, string | string[] | undefined>): Promise<boolean> {
+/** Redirects an error to a registered redirect URI in the query; false (nothing sent) when either is unknown. */
+async function redirectError(provider: Provider, ctx: Parameters<Middleware>[0], query: Record<string, string | string[] | undefined>, error: string, description: string): Promise<boolean> {
   const { client_id: clientId, redirect_uri: redirectUri, state } = query;
   if (typeof clientId !== 'string' || typeof redirectUri !== 'string') return false;
   const client = await provider.Client.find(clientId).catch(() => undefined);
   if (!client || !client.redirectUriAllowed(redirectUri)) return false;
   const target = new URL(redirectUri);
-  target.searchParams.set('error', 'unsupported_response_type');
-  target.searchParams.set('error_description', 'only response_type=code is supported');
+  target.searchParams.set('error', error);
+  target.searchParams.set('error_description', description);
   if (typeof state === 'string') target.searchParams.set('state', state);
   target.searchParams.set('iss', provider.issuer);
   ctx.status = 303;

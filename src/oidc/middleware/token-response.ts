@@ -4,11 +4,13 @@ import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { authorizationReadFor, effectiveScopes } from '../account.js';
 import { loadAuthorization } from '../authorizations.js';
+import { explainGrantRefusal } from '../grant-refusals.js';
 
 /**
  * Token endpoint, after the provider:
  * - status codes of PRODUCT.md section 4: invalid_grant (bad, used or expired code, wrong
- *   verifier, bad or reused refresh token) is 401, not the library's 400;
+ *   verifier, bad or reused refresh token) is 401, not the library's 400, and its
+ *   error_description says which (grant-refusals.ts);
  * - for a user subject the response's `scope` is what the approver's current role permits.
  */
 export function tokenResponse(db: Db, environment: Environment): Middleware {
@@ -17,7 +19,10 @@ export function tokenResponse(db: Db, environment: Environment): Middleware {
     const ctx = rawCtx as unknown as KoaContextWithOIDC;
     if (ctx.oidc?.route !== 'token') return;
     const body = ctx.body as Record<string, unknown> | undefined;
-    if (ctx.status === 400 && body?.error === 'invalid_grant') ctx.status = 401;
+    if ((ctx.status === 400 || ctx.status === 401) && body?.error === 'invalid_grant') {
+      ctx.status = 401;
+      body.error_description = await explainGrantRefusal({ db, environment }, ctx);
+    }
     if (ctx.status === 200 && body && typeof body.scope === 'string') {
       const grantId = (ctx.oidc.entities as { AccessToken?: { grantId?: string } }).AccessToken?.grantId;
       // findAccount read it moments ago for this very request.

@@ -1,0 +1,96 @@
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import type { Db } from '../db/database.js';
+import type { Environment } from '../db/schema.js';
+import { AUTHORIZATION_LIFETIME_SECONDS, loadAuthorization } from './authorizations.js';
+import { wasRevoked } from './revoked-tokens.js';
+
+/**
+ * invalid_grant says why. The library answers every refused code or refresh token with the
+ * same "grant request is invalid" and keeps the reason in `error_detail`; the token endpoint
+ * hears it through the provider's grant.error event (recordGrantRefusal) and, after the
+ * provider, replaces the description with one of the sentences below (explainGrantRefusal).
+ * None of them repeats the presented value.
+ */
+export const GRANT_REFUSALS = {
+  codeUnknown: 'the authorization code is not known: it was never issued, or it expired',
+  codeExpired: 'the authorization code has expired (codes are valid for 60 seconds); start the authorization again',
+  codeUsed: 'the authorization code was already used; as a precaution the authorization it started has been revoked',
+  verifierMismatch: 'code_verifier does not match the code_challenge of the authorization request',
+  redirectMismatch: 'redirect_uri does not match the one of the authorization request',
+  codeOtherClient: 'the authorization code was issued to another client',
+  refreshOtherClient: 'the refresh token was issued to another client',
+  refreshUnknown: 'the refresh token is not known: it was never issued, or it expired',
+  refreshExpired: 'the refresh token has expired (31 days without use); the user must authorize again',
+  refreshUsed: 'the refresh token was already used; as a precaution the authorization has been revoked',
+  revoked: 'the authorization has been revoked; the user must authorize again',
+  capReached: 'the authorization has reached its 365-day limit; the user must authorize again',
+  approverLeft: 'the user who approved the authorization is no longer a member of the organization',
+  fallback: 'grant request is invalid',
+} as const;
+
+const details = new WeakMap<object, string>();
+
+/** grant.error listener: remembers the library's reason for this request. */
+export function recordGrantRefusal(ctx: object | undefined, error: { error?: string; error_detail?: string }): void {
+  if (ctx && error?.error === 'invalid_grant' && typeof error.error_detail === 'string') details.set(ctx, error.error_detail);
+}
+
+interface Deps {
+  db: Db;
+  environment: Environment;
+}
+
+const epoch = () => Math.floor(Date.now() / 1000);
+
+/** The description for an invalid_grant this request was refused with, from the recorded reason. */
+export async function explainGrantRefusal(deps: Deps, ctx: KoaContextWithOIDC): Promise<string> {
+  const detail = details.get(ctx);
+  if (!detail) return GRANT_REFUSALS.fallback;
+  const params = (ctx.oidc.params ?? {}) as Record<string, unknown>;
+  const refresh = params.grant_type === 'refresh_token';
+  const value = typeof (refresh ? params.refresh_token : params.code) === 'string' ? String(refresh ? params.refresh_token : params.code) : '';
+  const clientId = ctx.oidc.client?.clientId ?? '';
+  switch (detail) {
+    case 'authorization code not found':
+      return (await wasRevoked(deps.db, deps.environment, 'AuthorizationCode', value, clientId)) ? GRANT_REFUSALS.revoked : GRANT_REFUSALS.codeUnknown;
+    case 'refresh token not found':
+      return (await wasRevoked(deps.db, deps.environment, 'RefreshToken', value, clientId)) ? GRANT_REFUSALS.revoked : GRANT_REFUSALS.refreshUnknown;
+    case 'authorization code is expired':
+      return GRANT_REFUSALS.codeExpired;
+    case 'authorization code already consumed':
+    case 'authorization code already used':
+      return GRANT_REFUSALS.codeUsed;
+    case 'refresh token already used':
+      return GRANT_REFUSALS.refreshUsed;
+    case 'code_verifier does not match code_challenge':
+      return GRANT_REFUSALS.verifierMismatch;
+    case 'authorization code redirect_uri mismatch':
+      return GRANT_REFUSALS.redirectMismatch;
+    case 'client mismatch':
+      return refresh ? GRANT_REFUSALS.refreshOtherClient : GRANT_REFUSALS.codeOtherClient;
+    case 'refresh token is expired': {
+      // Its lifetime is capped at 365 days from the first issue (iiat): which limit ended it?
+      const token = await ctx.oidc.provider.RefreshToken.find(value, { ignoreExpiration: true });
+      const firstIssue = (token as { iiat?: number } | undefined)?.iiat ?? token?.iat;
+      return firstIssue !== undefined && firstIssue + AUTHORIZATION_LIFETIME_SECONDS <= epoch() ? GRANT_REFUSALS.capReached : GRANT_REFUSALS.refreshExpired;
+    }
+    case 'grant not found':
+      return GRANT_REFUSALS.revoked;
+    case 'grant is expired':
+      return GRANT_REFUSALS.capReached;
+    default:
+      if (detail.endsWith('(referenced account not found)')) return explainMissingAccount(deps, ctx);
+      return GRANT_REFUSALS.fallback;
+  }
+}
+
+/** findAccount found no account for the token: why, from our authorization row. */
+async function explainMissingAccount(deps: Deps, ctx: KoaContextWithOIDC): Promise<string> {
+  const entities = ctx.oidc.entities as { RefreshToken?: { grantId?: string }; AuthorizationCode?: { grantId?: string } };
+  const grantId = entities.RefreshToken?.grantId ?? entities.AuthorizationCode?.grantId;
+  const authorization = grantId ? await loadAuthorization(deps.db, deps.environment, grantId) : undefined;
+  if (!authorization || authorization.revoked) return GRANT_REFUSALS.revoked;
+  if (authorization.expiresAt.getTime() <= Date.now()) return GRANT_REFUSALS.capReached;
+  if (authorization.subjectType === 'user' && authorization.role === undefined) return GRANT_REFUSALS.approverLeft;
+  return GRANT_REFUSALS.fallback;
+}
