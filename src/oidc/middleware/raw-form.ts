@@ -39,6 +39,12 @@ export function appendFormParameter(ctx: ParameterizedContext, name: string, val
   handOver(ctx, `${text}${text ? '&' : ''}${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
 }
 
+/** Replaces the form the provider will read (after takeFormBody). */
+export function replaceFormBody(ctx: ParameterizedContext, form: Record<string, string | string[] | undefined>): void {
+  if ((ctx.req as Replayable)[FORM_TEXT] === undefined) throw new Error('replaceFormBody before takeFormBody');
+  handOver(ctx, querystring.stringify(form));
+}
+
 /**
  * The provider reads the body from the request stream (lib/shared/selective_body.js): an
  * already consumed stream makes it fall back to req.body with a warning meant for apps that
