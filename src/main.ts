@@ -4,6 +4,7 @@ import { DEMO_PASSWORD, DEMO_USERS } from './demo/accounts-step.js';
 import { demoClientFile, readDemoClient } from './demo/demo-client-step.js';
 import { createLogger } from './logging/logger.js';
 import { tuneHeap } from './server/heap-tuning.js';
+import { nodeSupportNotice } from './server/node-support.js';
 import { startServer, type RunningServer } from './server/start.js';
 
 function banner(config: AppConfig, server: RunningServer): string {
@@ -50,7 +51,10 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.log_level);
+  // Dev: readable lines for the person at the terminal; production: JSON for log shippers.
+  const logger = createLogger(config.log_level, undefined, config.profile === 'dev' ? 'pretty' : 'json');
+  const notice = nodeSupportNotice();
+  if (notice) logger.warn({ node: process.versions.node }, notice);
   const unknown = unknownEnvSettings();
   if (unknown.length > 0) logger.warn({ variables: unknown }, 'ignoring unknown ALMONER_* environment variables');
 
@@ -58,7 +62,7 @@ async function main(): Promise<void> {
   try {
     server = await startServer(config, logger);
   } catch (error) {
-    logger.fatal({ err: { message: (error as Error).message } }, 'start failed');
+    logger.fatal({ err: error }, 'start failed');
     process.stderr.write(`almoner: could not start: ${(error as Error).message}\n`);
     process.exit(1);
   }
@@ -66,6 +70,7 @@ async function main(): Promise<void> {
   // What is served: a port-0 URL now names its bound port.
   const served = server.config;
   logger.info({ urls: [served.base_url, served.sandbox_base_url, served.dashboard_url, served.sandbox_dashboard_url], listening: server.listening, metrics: server.metricsListening }, 'ready');
+  // After "ready": both are synchronous writes to stdout, so the banner comes last, where the eye lands.
   if (served.profile === 'dev') process.stdout.write(`${banner(served, server)}\n`);
 
   let stopping = false;
@@ -79,7 +84,7 @@ async function main(): Promise<void> {
         logger.flush(() => process.exit(0));
       },
       (error: Error) => {
-        logger.error({ err: { message: error.message } }, 'shutdown failed');
+        logger.error({ err: error }, 'shutdown failed');
         logger.flush(() => process.exit(1));
       },
     );

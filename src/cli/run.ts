@@ -8,6 +8,7 @@ import { migrateToLatest } from '../db/migrator.js';
 import { resolveDatabase, type DatabaseLocation } from '../db/resolve.js';
 import { UsageError, type Command, type CommandContext, type OptionValues } from './command.js';
 import { COMMANDS } from './registry.js';
+import { checkUsage, usageUnits, wrap } from './usage.js';
 import { ClientsInvalid } from './commands/clients.js';
 import { ClientRegistryError } from '../oidc/clients/schema.js';
 
@@ -21,19 +22,41 @@ export interface CliIo {
 
 const PREFIX = 'npm run admin --';
 
+/** --help output is read in a terminal: every line fits 80 columns. */
+export const HELP_WIDTH = 80;
+
 function helpText(): string {
-  const width = Math.max(...COMMANDS.map((c) => c.usage.length));
+  const names = COMMANDS.map((c) => c.path.join(' '));
+  const column = Math.max(...names.map((n) => n.length)) + 4;
+  const indent = ' '.repeat(column);
   return [
     'Almoner admin CLI',
     '',
     `usage: ${PREFIX} <command> [options] [--json]`,
     '',
-    ...COMMANDS.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
+    'Commands:',
+    ...COMMANDS.flatMap((c, i) => wrap(c.summary.split(' '), HELP_WIDTH, `  ${names[i]!.padEnd(column - 2)}`, indent)),
     '',
-    'Global options: --json (print exactly one JSON object), --help.',
-    'Uses DATABASE_URL when set, otherwise the embedded PostgreSQL in ALMONER_DATA_DIR (it joins a',
-    "running server's cluster, or starts it for the command and stops it after).",
+    ...wrap(
+      `${PREFIX} <command> --help shows a command's options. Global options: --json (print exactly one JSON object), --help. Usage errors exit 2, other failures 1.`.split(' '),
+      HELP_WIDTH,
+      '',
+      '',
+    ),
+    '',
+    ...wrap(
+      "Uses DATABASE_URL when set, otherwise the embedded PostgreSQL in ALMONER_DATA_DIR (it joins a running server's cluster, or starts it for the command and stops it after).".split(' '),
+      HELP_WIDTH,
+      '',
+      '',
+    ),
   ].join('\n');
+}
+
+function commandHelp(command: Command): string {
+  const units = usageUnits(command.usage).map((u) => u.text);
+  const first = `usage: ${PREFIX} `;
+  return [...wrap(units, HELP_WIDTH, first, '    '), '', ...wrap(command.summary.split(' '), HELP_WIDTH, '  ', '  ')].join('\n');
 }
 
 function findCommand(words: readonly string[]): { command: Command; rest: string[] } | undefined {
@@ -66,7 +89,7 @@ export async function runCli(io: CliIo): Promise<number> {
   }
   const { command, rest } = found;
   if (help) {
-    io.stdout(`usage: ${PREFIX} ${command.usage}\n  ${command.summary}\n`);
+    io.stdout(`${commandHelp(command)}\n`);
     return 0;
   }
 
@@ -84,6 +107,8 @@ export async function runCli(io: CliIo): Promise<number> {
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
+    // What the usage line says is checked before the command opens anything.
+    checkUsage(command, values);
     const config: AppConfig = loadConfig({ env: io.env });
     const ctx: CommandContext = {
       config,
@@ -110,6 +135,12 @@ export async function runCli(io: CliIo): Promise<number> {
       if (json) io.stdout(`${JSON.stringify({ valid: false, problems: error.problems })}\n`);
       io.stderr(`almoner admin: clients file invalid: ${oneLine(error.message)}\n`);
       return 1;
+    }
+    // A value the command cannot accept (a malformed EIN, e-mail or redirect URI) is a usage
+    // error too; something missing or already there (not_found, conflict) is not.
+    if (error instanceof DomainError && error.code === 'invalid') {
+      io.stderr(`almoner admin: ${oneLine(error.message)}; usage: ${PREFIX} ${command.usage}\n`);
+      return 2;
     }
     if (error instanceof DomainError || error instanceof ClusterError || error instanceof ClientRegistryError) {
       io.stderr(`almoner admin: ${oneLine(error.message)}\n`);

@@ -25,7 +25,7 @@ export function errorHandler(): Middleware {
 export function toProblem(error: unknown, log: { error: (o: object, m: string) => void; warn: (o: object, m: string) => void } | undefined): HttpProblem {
   if (error instanceof HttpProblem) return error;
   if (isDatabaseUnavailable(error)) {
-    log?.warn({ err: describe(error) }, 'database unavailable');
+    log?.warn({ err: error }, 'database unavailable');
     return new HttpProblem(503, 'Service Unavailable', 'The service is temporarily unavailable; retry shortly.', { headers: { 'Retry-After': '5' } });
   }
   if (isUnrepresentableInput(error)) return new HttpProblem(400, 'Bad Request', 'The request contains a value this service cannot accept.');
@@ -37,9 +37,4 @@ export function toProblem(error: unknown, log: { error: (o: object, m: string) =
   }
   log?.error({ err: error }, 'unhandled error');
   return new HttpProblem(500, 'Internal Server Error', 'An unexpected error occurred; quote the X-Request-Id header when reporting it.');
-}
-
-function describe(error: unknown): Record<string, unknown> {
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  return { code, message };
 }

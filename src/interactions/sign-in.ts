@@ -95,7 +95,7 @@ export class SignIn {
       // Best effort: a failed upgrade must not fail the sign-in; the next one tries again.
       await hashPassword(password!, this.params)
         .then((hash) => replacePasswordHash(this.db, user.id, user.password_hash, hash))
-        .catch((error: Error) => log?.warn({ err: { message: error.message } }, 'password rehash failed'));
+        .catch((error: Error) => log?.warn({ err: error }, 'password rehash failed'));
     }
     await recordAudit(this.db, { ...audit, event: 'login.succeeded', actorUserId: user.id });
     return { kind: 'signed_in', user };

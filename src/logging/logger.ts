@@ -1,17 +1,24 @@
 import pino, { type Logger } from 'pino';
+import pinoPretty from 'pino-pretty';
+import { serializeError } from './error-serializer.js';
 
 export type { Logger };
 
+/** `json`: one JSON object a line (production, log shippers); `pretty`: a readable line each (dev). */
+export type LogFormat = 'json' | 'pretty';
+
 /**
- * JSON logs. Redaction is a second line of defence: code never logs headers, bodies or query
- * strings, which is where tokens, codes, secrets and passwords travel.
+ * Redaction is a second line of defence: code never logs headers, bodies or query strings,
+ * which is where tokens, codes, secrets and passwords travel. Errors go under `err` as the
+ * Error itself; serializeError keeps their message and stack (and nothing else they carry).
  */
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+export function createLogger(level: string, destination?: pino.DestinationStream, format: LogFormat = 'json'): Logger {
   return pino(
     {
       level,
       base: { service: 'almoner' },
       timestamp: pino.stdTimeFunctions.isoTime,
+      serializers: { err: serializeError },
       redact: {
         paths: [
           'password', '*.password', 'secret', '*.secret', 'client_secret', '*.client_secret', 'token', '*.token',
@@ -21,6 +28,21 @@ export function createLogger(level: string, destination?: pino.DestinationStream
         censor: '[redacted]',
       },
     },
-    destination,
+    format === 'pretty' ? prettyStream(destination) : destination,
   );
+}
+
+/**
+ * Formats in this thread and writes synchronously (no transport worker), so a log line and
+ * what the process writes to stdout next (the dev banner after "ready") keep their order.
+ */
+function prettyStream(destination: pino.DestinationStream | undefined): pino.DestinationStream {
+  return pinoPretty({
+    destination: destination ?? 1,
+    sync: true,
+    colorize: destination === undefined ? process.stdout.isTTY === true : false,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,service',
+    singleLine: true,
+  });
 }

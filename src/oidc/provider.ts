@@ -257,11 +257,11 @@ class ClientAdapter {
   }
 
   async upsert(): Promise<never> {
-    throw new Error('clients are registered through config/clients.json');
+    throw new Error('clients are registered through the clients file (clients_file), never by the provider');
   }
 
   async destroy(): Promise<never> {
-    throw new Error('clients are registered through config/clients.json');
+    throw new Error('clients are registered through the clients file (clients_file), never by the provider');
   }
 }
 

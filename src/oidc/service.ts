@@ -136,7 +136,7 @@ export class OidcService {
         unit.audits.push(entry);
         return;
       }
-      finishBeforeResponse(ctx, recordAudit(this.db, entry).catch((error: Error) => this.logger.error({ err: { message: error.message } }, 'audit write failed')));
+      finishBeforeResponse(ctx, recordAudit(this.db, entry).catch((error: Error) => this.logger.error({ err: error }, 'audit write failed')));
     };
     provider.on('grant.success', (ctx: KoaContextWithOIDC) => audit(ctx, 'token.issued', { grant_type: ctx.oidc.params?.grant_type }));
     provider.on('grant.revoked', (ctx: KoaContextWithOIDC, grantId: string) => {
@@ -145,7 +145,7 @@ export class OidcService {
       const work = (async () => {
         const revoked = await revokeAuthorization(this.db, environment, grantId, ctx.oidc?.route === 'revocation' ? 'token_revoked' : 'replay_detected');
         if (revoked) await recordAudit(this.db, auditEntry(ctx, ctx.oidc?.route === 'revocation' ? 'authorization.revoked' : 'refresh_token.reuse', { grant_id: grantId }));
-      })().catch((error: Error) => this.logger.error({ err: { message: error.message } }, 'grant revocation bookkeeping failed'));
+      })().catch((error: Error) => this.logger.error({ err: error }, 'grant revocation bookkeeping failed'));
       finishBeforeResponse(ctx, work);
     });
     provider.on('grant.error', (ctx: KoaContextWithOIDC, error: { error?: string; error_detail?: string }) => {
@@ -171,16 +171,16 @@ export class OidcService {
             this.logger.info('signing keys changed; providers rebuilt');
           }
         })
-        .catch((error: Error) => this.logger.warn({ err: { message: error.message } }, 'key check failed'));
+        .catch((error: Error) => this.logger.warn({ err: error }, 'key check failed'));
       void this.serverKeys
         .refresh()
         .then((changed) => changed && this.logger.info('server keys changed; new versions loaded'))
-        .catch((error: Error) => this.logger.warn({ err: { message: error.message } }, 'server key check failed'));
+        .catch((error: Error) => this.logger.warn({ err: error }, 'server key check failed'));
     }, KEY_POLL_MS);
     const sweepTimer = setInterval(() => {
       void Promise.all([sweepExpired(this.db), this.db.deleteFrom('oidc_refresh_successors').where('expires_at', '<', new Date()).execute()])
         .then(([deleted]) => deleted > 0 && this.logger.info({ deleted }, 'expired provider rows swept'))
-        .catch((error: Error) => this.logger.warn({ err: { message: error.message } }, 'sweep failed'));
+        .catch((error: Error) => this.logger.warn({ err: error }, 'sweep failed'));
     }, SWEEP_MS);
     keyTimer.unref();
     sweepTimer.unref();

@@ -38,7 +38,7 @@ export async function startServer(loaded: AppConfig, logger: Logger): Promise<Ru
       url: database.url,
       poolMax: config.database_pool_max,
       statementTimeoutMs: config.database_statement_timeout_ms,
-      onPoolError: (error) => logger.warn({ err: { message: error.message } }, 'idle database connection lost'),
+      onPoolError: (error) => logger.warn({ err: error }, 'idle database connection lost'),
     });
     const { applied } = await migrateToLatest(db);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');

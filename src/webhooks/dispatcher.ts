@@ -110,7 +110,7 @@ export class WebhookDispatcher {
 
   private launch(delivery: ClaimedDelivery, now: Date): Promise<void> {
     const done: Promise<void> = this.attempt(delivery, now)
-      .catch((error: Error) => this.options.logger?.warn({ delivery: delivery.id, err: { message: error.message } }, 'webhook delivery could not be recorded'))
+      .catch((error: Error) => this.options.logger?.warn({ delivery: delivery.id, err: error }, 'webhook delivery could not be recorded'))
       .finally(() => {
         this.inFlight.delete(done);
         // A slot freed: take the next due delivery now rather than at the next tick.
@@ -137,7 +137,7 @@ export class WebhookDispatcher {
   }
 
   private tick(): void {
-    this.fill().catch((error: Error) => this.options.logger?.warn({ err: { message: error.message } }, 'webhook dispatch failed'));
+    this.fill().catch((error: Error) => this.options.logger?.warn({ err: error }, 'webhook dispatch failed'));
   }
 
   /** One pass: claims what is due (up to the free slots), delivers it, and resolves when those attempts are recorded. */

@@ -200,7 +200,8 @@ describe('clients add', () => {
     expect(unknownScope.stderr).toMatch(/scope/);
     const subject = await add(['--redirect-uri', 'https://app.example.org/cb', '--scope', 'read_only', '--subject-type', 'robot'], 'production');
     oneLineFailure(subject);
-    expect(subject.stderr).toMatch(/subject_type/);
+    expect(subject.stderr).toMatch(/--subject-type must be user or organization/);
+    expect(subject.code).toBe(2);
     const logo = await add(['--redirect-uri', 'https://app.example.org/cb', '--scope', 'read_only', '--logo-uri', 'http://app.example.org/logo.png'], 'production');
     oneLineFailure(logo);
     expect(logo.stderr).toMatch(/logo_uri/);

@@ -19,17 +19,19 @@ export const demoSeed: Command = {
   async run(ctx) {
     const environment = requireString(ctx.values, 'environment');
     if (environment !== 'production' && environment !== 'sandbox') throw new UsageError('--environment must be production or sandbox');
-    const db = await ctx.db();
-    const org = await requireOrganization(db, requireString(ctx.values, 'org'));
-    const options = {
-      organizationId: org.id,
-      environment,
+    // Every value is checked before the database is opened: a bad one is a usage error (exit 2).
+    const counts = {
       connects: count(ctx.values, 'connects', 2, 100),
       grantsPerConnect: count(ctx.values, 'grants', 10, 100_000),
       donations: count(ctx.values, 'donations', 200, 1_000_000),
-    } as const;
+      accounts: count(ctx.values, 'accounts', 2, 100),
+      transactionsPerAccount: count(ctx.values, 'transactions', 500, 200_000),
+    };
+    const db = await ctx.db();
+    const org = await requireOrganization(db, requireString(ctx.values, 'org'));
+    const options = { organizationId: org.id, environment, connects: counts.connects, grantsPerConnect: counts.grantsPerConnect, donations: counts.donations } as const;
     // Bank data: accounts with 24 monthly statements each; --transactions is per account.
-    const bank = { organizationId: org.id, environment, accounts: count(ctx.values, 'accounts', 2, 100), transactionsPerAccount: count(ctx.values, 'transactions', 500, 200_000) } as const;
+    const bank = { organizationId: org.id, environment, accounts: counts.accounts, transactionsPerAccount: counts.transactionsPerAccount } as const;
     const ids = await db.transaction().execute(async (trx) => ({ ...(await seedNonprofitData(trx, options)), ...(await seedBankData(trx, bank)) }));
     return {
       json: { ...ids },

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { formatEin } from '../../accounts/ein.js';
-import { invalid, notFound } from '../../accounts/errors.js';
+import { conflict, invalid, notFound } from '../../accounts/errors.js';
 import { requireOrganization } from '../../accounts/service.js';
 import { recordAudit } from '../../audit/audit-log.js';
 import { apiKeyHash, generateApiKey } from './format.js';
@@ -29,7 +29,7 @@ export async function revokeApiKey(db: Db, id: string) {
     const row = await trx.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', id).where('revoked_at', 'is', null).returning(['id', 'environment', 'organization_id']).executeTakeFirst();
     if (!row) {
       const exists = await trx.selectFrom('api_keys').select('id').where('id', '=', id).executeTakeFirst();
-      throw exists ? invalid(`API key ${id} is already revoked`) : notFound(`no API key ${id}`);
+      throw exists ? conflict(`API key ${id} is already revoked`) : notFound(`no API key ${id}`);
     }
     await recordAudit(trx, { event: 'api_key.revoked', environment: row.environment, organizationId: row.organization_id, details: { id } });
     return { id: row.id };

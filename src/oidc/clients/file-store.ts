@@ -4,8 +4,9 @@ import path from 'node:path';
 import { ClientRegistryError, parseClientsDocument, type ClientEntry } from './schema.js';
 
 /**
- * config/clients.json: the registry's source of truth. Writes are atomic (temp file + rename)
- * and serialised between admin processes with a lock file.
+ * The clients file (clients_file, ./config/clients.json by default): the registry's source of
+ * truth. Every message names it by the full path the caller resolved, then a colon. Writes
+ * are atomic (temp file + rename) and serialised between admin processes with a lock file.
  */
 export interface ClientsSnapshot {
   entries: ClientEntry[];
@@ -27,7 +28,7 @@ export function readClientsFile(file: string): ClientsSnapshot {
   } catch (error) {
     throw new ClientRegistryError([`${file}: is not valid JSON (${(error as Error).message})`]);
   }
-  return { entries: parseClientsDocument(document, path.basename(file)), hash: crypto.createHash('sha256').update(text).digest('hex') };
+  return { entries: parseClientsDocument(document, file), hash: crypto.createHash('sha256').update(text).digest('hex') };
 }
 
 function writeAtomically(file: string, entries: readonly ClientEntry[]): void {
@@ -53,7 +54,7 @@ async function withLock<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
       } catch {
         /* raced with its removal */
       }
-      if (Date.now() > deadline) throw new ClientRegistryError([`${file} is locked by another admin command (${lock})`]);
+      if (Date.now() > deadline) throw new ClientRegistryError([`${file}: locked by another admin command (lock file ${lock})`]);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
@@ -73,7 +74,7 @@ export function updateClientsFile(file: string, change: (entries: ClientEntry[])
   return withLock(file, async () => {
     const next = change(readClientsFile(file).entries);
     // Validate the whole document before it replaces the old one.
-    parseClientsDocument({ clients: next }, path.basename(file));
+    parseClientsDocument({ clients: next }, file);
     writeAtomically(file, next);
     await publish?.(next);
     return next;

@@ -1,6 +1,9 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
 import type { Db } from '../../db/database.js';
 import type { Logger } from '../../logging/logger.js';
 import { readClientsFile } from './file-store.js';
+import { ClientRegistryError } from './schema.js';
 import { syncClients } from './service.js';
 
 /**
@@ -11,6 +14,8 @@ import { syncClients } from './service.js';
  */
 export class ClientRegistrySync {
   private lastHash: string | undefined;
+  /** Fingerprint of the bad file last reported: the same bad file is not reported on every poll. */
+  private reportedBadFile: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
 
@@ -28,13 +33,35 @@ export class ClientRegistrySync {
     this.lastHash = snapshot.hash;
   }
 
+  /**
+   * One pass of the poller; never throws. A bad file is reported once per change of its
+   * content (an editor's half-written save is not repeated every few seconds), and its
+   * repair once; other failures (the database) are logged on each pass.
+   */
+  async poll(): Promise<void> {
+    try {
+      await this.syncNow();
+      if (this.reportedBadFile !== undefined) {
+        this.reportedBadFile = undefined;
+        this.logger.info({ file: this.file }, 'clients file applied again');
+      }
+    } catch (error) {
+      if (!(error instanceof ClientRegistryError)) {
+        this.logger.error({ err: error, file: this.file }, 'clients file not applied');
+        return;
+      }
+      const fingerprint = fileFingerprint(this.file);
+      if (fingerprint === this.reportedBadFile) return;
+      this.reportedBadFile = fingerprint;
+      this.logger.error({ err: error, file: this.file }, 'clients file not applied; the last good registry stays live until it is fixed');
+    }
+  }
+
   start(intervalSeconds: number): void {
     this.timer = setInterval(() => {
-      this.running ??= this.syncNow()
-        .catch((error: Error) => this.logger.error({ err: { message: error.message } }, 'clients file not applied'))
-        .finally(() => {
-          this.running = undefined;
-        });
+      this.running ??= this.poll().finally(() => {
+        this.running = undefined;
+      });
     }, intervalSeconds * 1000);
     this.timer.unref();
   }
@@ -42,5 +69,13 @@ export class ClientRegistrySync {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.running;
+  }
+}
+
+function fileFingerprint(file: string): string {
+  try {
+    return crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+  } catch (error) {
+    return `unreadable: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`;
   }
 }

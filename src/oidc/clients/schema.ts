@@ -53,6 +53,7 @@ export class ClientRegistryError extends Error {
 }
 
 /** Validates a whole clients file; every problem names the client, the field and the rule. */
+/** `source`: the file's full path, which starts every problem. */
 export function parseClientsDocument(document: unknown, source: string): ClientEntry[] {
   const shape = clientsFileSchema.safeParse(document);
   if (!shape.success) throw new ClientRegistryError([`${source}: must be an object {"clients": [...]}`]);

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import argon2 from 'argon2';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
-import { invalid, notFound } from '../../accounts/errors.js';
+import { conflict, invalid, notFound } from '../../accounts/errors.js';
 import type { PasswordParams } from '../../accounts/passwords.js';
 import { readClientsFile, updateClientsFile } from './file-store.js';
 import { listClients, replaceAllClients } from './repository.js';
@@ -74,7 +74,7 @@ export async function addClient(ctx: RegistryContext, input: AddClientInput): Pr
   await updateClientsFile(
     ctx.clientsFile,
     (current) => {
-      if (current.some((c) => c.client_id === entry.client_id)) throw invalid(`client_id ${entry.client_id} already exists`);
+      if (current.some((c) => c.client_id === entry.client_id)) throw conflict(`client_id ${entry.client_id} already exists`);
       return [...current, entry];
     },
     (entries) => syncClients(ctx.db, entries),

@@ -1,26 +1,78 @@
+import type { IncomingMessage } from 'node:http';
 import querystring from 'node:querystring';
+import { Readable } from 'node:stream';
 import type { ParameterizedContext } from 'koa';
 import { errors } from 'oidc-provider';
 
 const LIMIT = 56 * 1024;
 
+/** The form text of a request whose body a pre-middleware has read (see replayable). */
+const FORM_TEXT = Symbol('almoner.formText');
+
+type Replayable = IncomingMessage & { [FORM_TEXT]?: string };
+
 /**
- * Reads a form body once, before the provider does, and hands it over as req.body (the
- * provider's documented fallback), so pre-middleware can look at token parameters.
+ * Reads a form body once, before the provider does, so pre-middleware can look at token
+ * parameters. The provider then reads the same bytes from the request as if nobody had
+ * (see replayable); a later call returns what the first one read.
  */
 export async function takeFormBody(ctx: ParameterizedContext): Promise<Record<string, string | string[] | undefined> | undefined> {
   if (!ctx.is('application/x-www-form-urlencoded')) return undefined;
-  const req = ctx.req as typeof ctx.req & { body?: string };
-  if (typeof req.body === 'string') return querystring.parse(req.body);
+  const seen = (ctx.req as Replayable)[FORM_TEXT];
+  if (seen !== undefined) return querystring.parse(seen);
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
+  for await (const chunk of ctx.req) {
     size += (chunk as Buffer).length;
     if (size > LIMIT) throw new errors.InvalidRequest('request body too large');
     chunks.push(chunk as Buffer);
   }
-  req.body = Buffer.concat(chunks).toString('utf8');
-  return querystring.parse(req.body);
+  const text = Buffer.concat(chunks).toString('utf8');
+  handOver(ctx, text);
+  return querystring.parse(text);
+}
+
+/** Adds a parameter to the form the provider will read (after takeFormBody). */
+export function appendFormParameter(ctx: ParameterizedContext, name: string, value: string): void {
+  const text = (ctx.req as Replayable)[FORM_TEXT];
+  if (text === undefined) throw new Error('appendFormParameter before takeFormBody');
+  handOver(ctx, `${text}${text ? '&' : ''}${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+}
+
+/** Replaces the form the provider will read (after takeFormBody). */
+export function replaceFormBody(ctx: ParameterizedContext, form: Record<string, string | string[] | undefined>): void {
+  if ((ctx.req as Replayable)[FORM_TEXT] === undefined) throw new Error('replaceFormBody before takeFormBody');
+  handOver(ctx, querystring.stringify(form));
+}
+
+/**
+ * The provider reads the body from the request stream (lib/shared/selective_body.js): an
+ * already consumed stream makes it fall back to req.body with a warning meant for apps that
+ * put a body parser in front of it. So it is handed a request that is the original in every
+ * respect (headers, socket, URL) but whose stream yields `text` afresh, with a Content-Length
+ * that matches it.
+ */
+function handOver(ctx: ParameterizedContext, text: string): void {
+  const original = originalOf(ctx.req as Replayable);
+  const bytes = Buffer.from(text, 'utf8');
+  if (original.headers['content-length'] !== undefined) original.headers['content-length'] = String(bytes.length);
+  const replay = Object.create(original, {
+    [FORM_TEXT]: { value: text },
+    readable: { value: true },
+    readableEncoding: { value: null },
+    iterator: { value: (options?: { destroyOnReturn?: boolean }) => Readable.from([bytes], { objectMode: false }).iterator(options) },
+    [Symbol.asyncIterator]: { value: () => Readable.from([bytes], { objectMode: false })[Symbol.asyncIterator]() },
+  }) as Replayable;
+  ctx.req = replay;
+  ctx.request.req = replay;
+  ctx.response.req = replay;
+}
+
+/** The IncomingMessage under any replay layers. */
+function originalOf(req: Replayable): IncomingMessage {
+  let current: Replayable = req;
+  while (Object.prototype.hasOwnProperty.call(current, FORM_TEXT)) current = Object.getPrototypeOf(current) as Replayable;
+  return current;
 }
 
 export function single(value: string | string[] | undefined): string | undefined {

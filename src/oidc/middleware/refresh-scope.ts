@@ -1,8 +1,7 @@
-import querystring from 'node:querystring';
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import { API_ROUTES } from '../provider.js';
-import { single, takeFormBody } from './raw-form.js';
+import { replaceFormBody, single, takeFormBody } from './raw-form.js';
 
 /**
  * Token endpoint, refresh_token grant: `offline_access` in a refresh request's `scope` is
@@ -28,8 +27,7 @@ export function refreshScope(provider: Provider): Middleware {
     const token = await provider.RefreshToken.find(value, { ignoreExpiration: true });
     // An unknown token is left for the provider to refuse as it does.
     if (!token || token.scopes.has('offline_access')) return next();
-    const req = ctx.req as typeof ctx.req & { body?: string };
-    req.body = querystring.stringify({ ...body, scope: requested.filter((s) => s !== 'offline_access').join(' ') });
+    replaceFormBody(ctx, { ...body, scope: requested.filter((s) => s !== 'offline_access').join(' ') });
     return next();
   };
 }

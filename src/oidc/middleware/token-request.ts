@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { API_ROUTES } from '../provider.js';
-import { single, takeFormBody } from './raw-form.js';
+import { appendFormParameter, single, takeFormBody } from './raw-form.js';
 
 /**
  * Token endpoint, before the provider:
@@ -34,8 +34,7 @@ export function tokenRequest(provider: Provider): Middleware {
         // An unknown code still needs a redirect_uri to get past the presence check to the
         // code lookup, which answers invalid_grant (401), not invalid_request (400).
         const redirectUri = stored?.redirectUri ?? 'urn:almoner:unknown-code';
-        const req = ctx.req as typeof ctx.req & { body?: string };
-        req.body = `${req.body}&redirect_uri=${encodeURIComponent(redirectUri)}`;
+        appendFormParameter(ctx, 'redirect_uri', redirectUri);
       }
     }
     await next();
