@@ -7,7 +7,9 @@
  * throttle's addressKey), and per client across all addresses; past either limit argon2 does
  * not run. Each check is reserved synchronously before argon2 starts, so concurrent requests
  * cannot all pass the limit. The records are a bounded LRU, so a flood evicts the oldest, never
- * everything. A secret verified recently is answered from the cache, and an address (/64) that
+ * everything (the eviction order itself: test/oidc/client-secret-cache.test.ts), and the
+ * per-client ceilings live apart from the per-address records, so no churn of addresses evicts
+ * them. A secret verified recently is answered from the cache, and an address (/64) that
  * presented the right secret recently is still checked past the per-client ceiling, so the
  * client keeps working (src/oidc/client-secret-cache.ts).
  */
@@ -16,7 +18,7 @@ import { basic, endpoints } from '../helpers/flow.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const production = { environment: 'production' } as const;
-const { server, clients } = useOAuthServer({ staff: 0, behindLoopbackProxy: true, clients: { sameNet: production, manyNets: production, busy: production } });
+const { server, clients } = useOAuthServer({ staff: 0, behindLoopbackProxy: true, clients: { sameNet: production, manyNets: production, busy: production, victim: production, flooder: production } });
 
 /** An introspection request as the trusted loopback proxy forwards it for `from`: 200 with the right secret, 401 otherwise. */
 async function introspect(client: { client_id: string }, secret: string, from: string): Promise<number> {
@@ -80,5 +82,26 @@ describe('a flood of wrong client secrets from many addresses', () => {
     expect(cache().argon2Runs - before).toBe(cache().clientFailureLimit);
     expect(await introspect(client, client.client_secret, '2001:db8:100:1::11')).toBe(200);
     expect(cache().argon2Runs - before).toBe(cache().clientFailureLimit + 1);
+  });
+
+  it('keeps a client limited through a flood of more addresses than the records hold', async () => {
+    const { victim, flooder } = clients;
+    // The victim's per-client ceiling is reached from many /64s.
+    const victimNets = Array.from({ length: 10 }, (_, i) => `2001:db8:a:${i.toString(16)}::1`);
+    await flood(victim, victimNets, cache().failureLimit);
+    const before = cache().argon2Runs;
+    // Then more distinct /64s than the failure records can hold, each with one wrong secret for
+    // another client: past that client's ceiling none runs argon2, but each writes a record.
+    const records = 10_000;
+    const batch = 200;
+    for (let start = 0; start < records + batch; start += batch) {
+      const nets = Array.from({ length: batch }, (_, i) => `2001:db8:${(0x1000 + Math.floor((start + i) / 0x10000)).toString(16)}:${((start + i) % 0x10000).toString(16)}::1`);
+      await flood(flooder, nets, 1);
+    }
+    expect(cache().argon2Runs - before).toBe(cache().clientFailureLimit);
+    // The flood evicted old per-address records, but not the victim's ceiling: a fresh /64
+    // with a wrong secret is still refused unchecked.
+    expect(await introspect(victim, 'still-wrong', '2001:db8:b::1')).toBe(401);
+    expect(cache().argon2Runs - before).toBe(cache().clientFailureLimit);
   });
 });
