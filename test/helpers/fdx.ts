@@ -43,7 +43,7 @@ export async function fdxDownload(server: OAuthTestServer, path: string, bearer:
   const headers: Record<string, string> = { authorization: `Bearer ${bearer}` };
   if (accept !== undefined) headers.accept = accept;
   const api = endpoints(server, environment).api;
-  const served = await servedDocument(api, documentVersion(`/fdx/v6${path}`, headers));
+  const served = await servedDocument(api, documentVersion(`/fdx/v6${path}`, headers), headers);
   const response = await fetch(`${api}/fdx/v6${path}`, { headers });
   const bytes = Buffer.from(await response.arrayBuffer());
   const contentType = response.headers.get('content-type');

@@ -32,7 +32,7 @@ export async function apiRequest(server: OAuthTestServer, environment: Env, meth
   const body = options.rawJson ?? (options.json === undefined ? undefined : JSON.stringify(options.json));
   const headers: Record<string, string> = { ...(options.bearer ? { authorization: `Bearer ${options.bearer}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers };
   const api = endpoints(server, environment).api;
-  const served = await servedDocument(api, documentVersion(path, headers));
+  const served = await servedDocument(api, documentVersion(path, headers), headers);
   const response = await fetch(`${api}${path}`, { method, headers, body });
   const text = await response.text();
   checkGatewayResponse({ method, path, requestHeaders: headers, status: response.status, contentType: response.headers.get('content-type'), text }, served);

@@ -165,13 +165,18 @@ export function checkServedResponse(exchange: ServedExchange, doc: ServedDocumen
   if (errors.length > 0) fail(`does not match ${where} ${name} ${exchange.status}`, errors);
 }
 
-/** The document an API host serves for one Api-Version, fetched once per host and version. */
+/**
+ * The document an API host serves for one Api-Version, fetched once per host and version,
+ * with the request's other headers (X-Forwarded-Proto in the production profile) but no
+ * credential or body type.
+ */
 const served = new Map<string, Promise<ServedDocument>>();
-export function servedDocument(apiOrigin: string, version: ApiVersion): Promise<ServedDocument> {
+export function servedDocument(apiOrigin: string, version: ApiVersion, requestHeaders: Record<string, string> = {}): Promise<ServedDocument> {
   const key = `${apiOrigin} ${version}`;
   let doc = served.get(key);
   if (!doc) {
-    doc = fetch(`${apiOrigin}/openapi.json`, { headers: { 'api-version': version } }).then(async (response) => {
+    const headers = Object.fromEntries(Object.entries(requestHeaders).filter(([name]) => !['authorization', 'content-type', 'api-version', 'accept'].includes(name.toLowerCase())));
+    doc = fetch(`${apiOrigin}/openapi.json`, { headers: { ...headers, 'api-version': version } }).then(async (response) => {
       if (response.status !== 200) throw new Error(`GET ${apiOrigin}/openapi.json (${version}) → ${response.status}`);
       return (await response.json()) as ServedDocument;
     });
