@@ -19,6 +19,7 @@ import type { ServerKeys } from '../keys/server-keys.js';
 import { dashboardOidcRoutes } from '../oidc/mount.js';
 import type { OidcService } from '../oidc/service.js';
 import { composeRouter } from './api-app.js';
+import { buildApiReferenceRouter } from './api-reference.js';
 
 const STYLESHEET = fs.readFileSync(path.join(VIEWS_DIR, 'static', 'almoner.css'));
 
@@ -27,13 +28,13 @@ export interface DashboardDeps {
   oidc: OidcService;
   /** The rotating server keys (CSRF tokens, the throttle's and the audit's keyed hashes). */
   serverKeys: ServerKeys;
-  /** Password hashing parameters (upgrades at sign-in). */
-  config: Pick<AppConfig, 'password_memory_kib' | 'password_time_cost' | 'password_parallelism'>;
+  /** Password hashing parameters (upgrades at sign-in); the API hosts' origins (the API reference). */
+  config: Pick<AppConfig, 'password_memory_kib' | 'password_time_cost' | 'password_parallelism' | 'base_url' | 'sandbox_base_url'>;
 }
 
 /**
  * The dashboard host of one environment: the authorization endpoint, the hosted sign-in,
- * nonprofit choice and consent, and the connected-applications page.
+ * nonprofit choice and consent, the connected-applications page, and the API reference.
  */
 export function buildDashboardApp(target: HostTarget, deps: DashboardDeps): Middleware {
   const router = new Router();
@@ -60,6 +61,7 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardDeps): Midd
     refuseCrossSitePosts(target.origin),
     composeRouter(buildInteractionRouter(pageDeps)),
     composeRouter(buildConnectionsRouter(pageDeps)),
+    composeRouter(buildApiReferenceRouter(target.environment, target.environment === 'sandbox' ? deps.config.sandbox_base_url : deps.config.base_url)),
     composeRouter(router),
   ]);
 }

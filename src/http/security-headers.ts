@@ -17,3 +17,21 @@ export function securityHeaders(): Middleware {
     await next();
   };
 }
+
+/**
+ * The API reference page (/docs/api) only: Redoc, served from our own origin, injects its
+ * styles at run time (styled-components), shows data: images, fetches the document from the
+ * same origin and runs its search index in a blob: worker. Nothing else is loaded.
+ */
+export const API_REFERENCE_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  'worker-src blob:',
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');

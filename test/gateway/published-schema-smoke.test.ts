@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ADDED_STATUSES, BORROWED_OPERATIONS, OWN_OPERATIONS } from '../helpers/published-additions.js';
 import { checkGatewayResponse, isGatewayPath, matchTemplate, PUBLISHED_DOCUMENTS, readDocument, validatePublished, type GatewayExchange, type PublishedDocument } from '../helpers/published-openapi.js';
 
-const donation = { id: 'donation_1', payment_source_id: 'ps', amount_gross: 100, amount_net: 90, amount_fee: 10, currency: 'USD', purpose: 'x', note: '', created_at: '2026-01-01T00:00:00.000Z', canceled_at: null };
+// Complete as the product sends it: checkGatewayResponse also holds it to our own /openapi.json.
+const donation = { id: 'donation_1', external_id: '1', payment_source_id: 'ps', amount_gross: 100, amount_net: 90, amount_fee: 10, currency: 'USD', purpose: 'x', note: '', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z', canceled_at: null, payment_status: 'RECEIVED_IN_CHARIOT' };
 const problem = (status: number, title = 'Error') => JSON.stringify({ type: 'about:blank', title, status, detail: 'x' });
 const JSON_TYPE = 'application/json; charset=utf-8';
 const PROBLEM = 'application/problem+json; charset=utf-8';

@@ -6,6 +6,7 @@ import { endpoints, type Env } from './flow.js';
 import { accessToken, apiGet } from './gateway.js';
 import type { OAuthTestServer, Staff } from './oauth-server.js';
 import { checkGatewayResponse } from './published-openapi.js';
+import { documentVersion, servedDocument } from './served-openapi.js';
 
 /** FDX test fixtures: clients that may call the API, tokens, bank data with exact timestamps. */
 
@@ -41,11 +42,13 @@ export interface Download {
 export async function fdxDownload(server: OAuthTestServer, path: string, bearer: string, accept?: string, environment: Env = 'production'): Promise<Download> {
   const headers: Record<string, string> = { authorization: `Bearer ${bearer}` };
   if (accept !== undefined) headers.accept = accept;
-  const response = await fetch(`${endpoints(server, environment).api}/fdx/v6${path}`, { headers });
+  const api = endpoints(server, environment).api;
+  const served = await servedDocument(api, documentVersion(`/fdx/v6${path}`, headers), headers);
+  const response = await fetch(`${api}/fdx/v6${path}`, { headers });
   const bytes = Buffer.from(await response.arrayBuffer());
   const contentType = response.headers.get('content-type');
   const text = bytes.toString('utf8');
-  checkGatewayResponse({ method: 'GET', path: `/fdx/v6${path}`, requestHeaders: headers, status: response.status, contentType, text: /json/.test(contentType ?? '') ? text : undefined });
+  checkGatewayResponse({ method: 'GET', path: `/fdx/v6${path}`, requestHeaders: headers, status: response.status, contentType, text: /json/.test(contentType ?? '') ? text : undefined }, served);
   return { status: response.status, headers: response.headers, bytes, text };
 }
 

@@ -5,6 +5,7 @@ import type { Env } from './flow.js';
 import { endpoints, obtainTokens } from './flow.js';
 import type { OAuthTestServer, Staff } from './oauth-server.js';
 import { checkGatewayResponse } from './published-openapi.js';
+import { documentVersion, servedDocument } from './served-openapi.js';
 
 export interface ApiResponse {
   status: number;
@@ -23,15 +24,18 @@ export interface ApiRequestOptions {
 
 /**
  * One call to an API host. Every response is checked against the published operation that
- * serves it (checkGatewayResponse) before it is returned, so a test cannot receive a
- * response the published documents (or published-additions.ts) do not allow.
+ * serves it and against the host's own /openapi.json for the same Api-Version
+ * (checkGatewayResponse) before it is returned, so a test cannot receive a response the
+ * published documents (or published-additions.ts) or our served document do not allow.
  */
 export async function apiRequest(server: OAuthTestServer, environment: Env, method: string, path: string, options: ApiRequestOptions = {}): Promise<ApiResponse> {
   const body = options.rawJson ?? (options.json === undefined ? undefined : JSON.stringify(options.json));
   const headers: Record<string, string> = { ...(options.bearer ? { authorization: `Bearer ${options.bearer}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers };
-  const response = await fetch(`${endpoints(server, environment).api}${path}`, { method, headers, body });
+  const api = endpoints(server, environment).api;
+  const served = await servedDocument(api, documentVersion(path, headers), headers);
+  const response = await fetch(`${api}${path}`, { method, headers, body });
   const text = await response.text();
-  checkGatewayResponse({ method, path, requestHeaders: headers, status: response.status, contentType: response.headers.get('content-type'), text });
+  checkGatewayResponse({ method, path, requestHeaders: headers, status: response.status, contentType: response.headers.get('content-type'), text }, served);
   return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 

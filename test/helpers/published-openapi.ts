@@ -5,6 +5,7 @@ import addFormats from 'ajv-formats';
 import YAML from 'yaml';
 import { PROJECT_ROOT } from '../../src/config/paths.js';
 import { API_VERSIONS, DEFAULT_API_VERSION } from '../../src/gateway/versions.js';
+import { checkServedResponse, type ServedDocument } from './served-openapi.js';
 import { addedStatus, BORROWED_OPERATIONS, OWN_OPERATIONS, UNKNOWN_API_VERSION, UNKNOWN_OPERATION, type Operation } from './published-additions.js';
 
 /**
@@ -124,9 +125,17 @@ function header(headers: GatewayExchange['requestHeaders'], name: string): strin
 
 /**
  * Throws unless the response is one the published operation serving the request documents
- * (status, media type, and for JSON the body's schema), or one published-additions.ts lists.
+ * (status, media type, and for JSON the body's schema), or one published-additions.ts lists;
+ * and unless our own /openapi.json for the request's Api-Version documents it too
+ * (served-openapi.ts): `served` when the caller fetched it from the host, else the document
+ * the gateway generates, which is what it serves.
  */
-export function checkGatewayResponse(exchange: GatewayExchange): void {
+export function checkGatewayResponse(exchange: GatewayExchange, served?: ServedDocument): void {
+  checkPublishedResponse(exchange);
+  checkServedResponse(exchange, served);
+}
+
+function checkPublishedResponse(exchange: GatewayExchange): void {
   const method = exchange.method.toLowerCase();
   // The router is not strict about one trailing slash; neither is the match.
   const concrete = new URL(exchange.path, 'http://x').pathname.replace(/(.)\/$/, '$1');

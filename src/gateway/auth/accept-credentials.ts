@@ -1,5 +1,19 @@
 import type { Middleware } from 'koa';
+import type { RouteSpec } from '../route-spec.js';
 import { unauthorized } from '../problems.js';
+import { FUND_PROVIDER_CREDENTIALS } from './require-fund-provider.js';
+
+export type CredentialKind = 'access_token' | 'api_key';
+
+/**
+ * The bearer credentials an operation accepts, from its spec: what the router enforces
+ * (acceptAccessTokensOnly, requireFundProvider) and what /openapi.json declares as its
+ * security, so the two cannot disagree.
+ */
+export function acceptedCredentials(spec: Pick<RouteSpec, 'credentials' | 'callers'>): readonly CredentialKind[] {
+  const kinds: readonly CredentialKind[] = spec.credentials === 'access_token' ? ['access_token'] : ['access_token', 'api_key'];
+  return spec.callers === 'fund_provider' ? kinds.filter((k) => FUND_PROVIDER_CREDENTIALS.includes(k)) : kinds;
+}
 
 /** Some APIs take access tokens only (the FDX API): an API key there is a 401. */
 export function acceptAccessTokensOnly(): Middleware {

@@ -1,5 +1,9 @@
 import type { Middleware } from 'koa';
 import { HttpProblem } from '../../http/problem.js';
+import type { CredentialKind } from './accept-credentials.js';
+
+/** What the fund-provider operations accept (and /openapi.json declares for them). */
+export const FUND_PROVIDER_CREDENTIALS: readonly CredentialKind[] = ['api_key', 'access_token'];
 
 /**
  * The donor-advised-fund APIs are for fund providers: an API key of a fund-provider
@@ -8,7 +12,8 @@ import { HttpProblem } from '../../http/problem.js';
  */
 export function requireFundProvider(): Middleware {
   return async (ctx, next) => {
-    if (ctx.state.caller?.organizationKind !== 'fund_provider') {
+    const caller = ctx.state.caller;
+    if (!caller || !FUND_PROVIDER_CREDENTIALS.includes(caller.kind) || caller.organizationKind !== 'fund_provider') {
       throw new HttpProblem(403, 'Forbidden', 'These operations are for donor-advised-fund providers: call with an API key of a fund provider, or an access token of an authorization for one.');
     }
     await next();

@@ -21,6 +21,15 @@ const GrantRequest = z.object({
   form_url: z.string(),
   purpose: z.string().nullable(),
   note: z.string().nullable(),
+  /** The published GrantRequestDonorContact: a snapshot, present when one was captured. */
+  donor_contact: z
+    .object({
+      name: z.string().optional(),
+      email: z.string().optional(),
+      phone: z.string().optional(),
+      address: z.object({ line1: z.string().optional(), line2: z.string().nullable().optional(), city: z.string().optional(), state: z.string().optional(), zip: z.string().optional() }).optional(),
+    })
+    .optional(),
   rejection_reason: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
