@@ -129,11 +129,22 @@ function expectGatewayBearer(answer: Answer, presented: boolean) {
 const token = (form: Record<string, string>, authorization?: string) => send(`${api()}/auth/oauth/token`, { form, authorization });
 const unknownCodeForm = () => ({ grant_type: 'authorization_code', code: 'c'.repeat(43), code_verifier: 'v'.repeat(43) });
 
+/** Basic credentials that are bad rather than malformed requests: 401 invalid_client, as PRODUCT.md names bad client credentials. */
+const b64 = (text: string) => Buffer.from(text).toString('base64');
+const MALFORMED_BASIC: [string, string][] = [
+  ['Basic with a value that is not base64', 'Basic !!!not-base64!!!'],
+  ['Basic without a colon', `Basic ${b64('just-a-client-id')}`],
+  ['Basic with an empty secret', `Basic ${b64(`${'client'}:`)}`],
+  ['Basic with an empty client id', `Basic ${b64(':some-secret')}`],
+  ['Basic with a bad percent-encoding', `Basic ${b64('client%zz:secret')}`],
+];
+
 const CLIENT_AUTH_CASES: [string, () => Promise<Answer>, string][] = [
   ['token: no client authentication', () => token(unknownCodeForm()), 'invalid_client'],
   ['token: the Basic scheme with no credentials', () => token(unknownCodeForm(), 'Basic'), 'invalid_client'],
   ['token: a Bearer credential instead of Basic', () => token(unknownCodeForm(), 'Bearer abc'), 'invalid_client'],
   ['token: an unknown client', () => token(unknownCodeForm(), unknownClient()), 'invalid_client'],
+  ...MALFORMED_BASIC.map(([name, header]): [string, () => Promise<Answer>, string] => [`token: ${name}`, () => token(unknownCodeForm(), header), 'invalid_client']),
   ['token: a wrong secret', () => token(unknownCodeForm(), wrongSecret()), 'invalid_client'],
   ['token: a secret in the body next to Basic', () => token({ ...unknownCodeForm(), client_secret: client.client_secret }, good()), 'invalid_client'],
   ['token: a secret in the body alone', () => token({ ...unknownCodeForm(), client_id: client.client_id, client_secret: client.client_secret }), 'invalid_client'],
@@ -149,6 +160,7 @@ const CLIENT_AUTH_CASES: [string, () => Promise<Answer>, string][] = [
       [`${endpoint}: no client authentication`, () => call(), 'invalid_client'],
       [`${endpoint}: a Bearer credential instead of Basic`, () => call(`Bearer ${made.liveAccessToken}`), 'invalid_client'],
       [`${endpoint}: an unknown client`, () => call(unknownClient()), 'invalid_client'],
+      ...MALFORMED_BASIC.map(([name, header]): [string, () => Promise<Answer>, string] => [`${endpoint}: ${name}`, () => call(header), 'invalid_client']),
       [`${endpoint}: a wrong secret`, () => call(wrongSecret()), 'invalid_client'],
       [`${endpoint}: a secret in the body`, () => call(undefined, { client_id: client.client_id, client_secret: client.client_secret }), 'invalid_client'],
       [`${endpoint}: the sandbox client on the production host`, () => call(basic(sandboxClient.client_id, sandboxClient.client_secret)), 'invalid_client'],

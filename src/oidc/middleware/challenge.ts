@@ -44,15 +44,46 @@ export function authenticationChallenge(issuer: string): Middleware {
   };
 }
 
+/** The endpoints' form-urlencoded Basic parts (RFC 6749 2.3.1), or undefined when one cannot be decoded. */
+function decodePart(part: string): string | undefined {
+  try {
+    return decodeURIComponent(part.replace(/\+/g, '%20'));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Introspection and revocation without HTTP Basic credentials are invalid_client (401), as
- * at the token endpoint (RFC 6749 5.2: "no client authentication included"), not the
- * library's 400 invalid_request.
+ * Whether an `Authorization: Basic …` value holds a client id and a secret as RFC 7617 and
+ * RFC 6749 2.3.1 shape them: strict base64 of `id:secret`, both non-empty and both decodable.
+ */
+export function isWellFormedBasic(header: string): boolean {
+  const match = /^Basic +([A-Za-z0-9+/]+={0,2})$/i.exec(header.trim());
+  if (!match || match[1]!.length % 4 !== 0) return false;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon <= 0 || colon === decoded.length - 1) return false;
+  const id = decodePart(decoded.slice(0, colon));
+  const secret = decodePart(decoded.slice(colon + 1));
+  return Boolean(id && secret);
+}
+
+/**
+ * Bad client credentials are invalid_client (401) at every client-authenticated endpoint,
+ * as PRODUCT.md names them and RFC 6749 5.2 describes ("client authentication failed"),
+ * not the library's 400 invalid_request: introspection and revocation without HTTP Basic
+ * credentials (as at the token endpoint), and a Basic value that is not base64 of a
+ * non-empty `id:secret` anywhere (an empty secret, no colon, a broken percent-encoding).
  */
 export function basicClientAuthentication(): Middleware {
   return async (ctx, next) => {
-    if (ctx.method === 'POST' && (ctx.path === API_ROUTES.introspection || ctx.path === API_ROUTES.revocation) && !/^Basic\s/i.test(ctx.get('authorization'))) {
-      throw new errors.InvalidClient('client authentication by HTTP Basic is required');
+    if (ctx.method === 'POST' && CLIENT_AUTHENTICATED.has(ctx.path)) {
+      const authorization = ctx.get('authorization');
+      const basic = /^Basic(\s|$)/i.test(authorization);
+      if (!basic && ctx.path !== API_ROUTES.token) throw new errors.InvalidClient('client authentication by HTTP Basic is required');
+      if (basic && authorization.trim().length > 'Basic'.length && !isWellFormedBasic(authorization)) {
+        throw new errors.InvalidClient('the HTTP Basic credentials are not base64 of a client id and secret');
+      }
     }
     await next();
   };
