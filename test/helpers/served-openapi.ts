@@ -4,6 +4,7 @@ import { isApiKeyShaped } from '../../src/gateway/api-keys/format.js';
 import { GATEWAY_ROUTES } from '../../src/gateway/index.js';
 import { buildOpenApiDocument } from '../../src/gateway/openapi.js';
 import { API_VERSIONS, DEFAULT_API_VERSION, type ApiVersion } from '../../src/gateway/versions.js';
+import type { GatewayExchange } from './published-openapi.js';
 
 /**
  * Validates gateway responses against our own /openapi.json (the document the API host
@@ -29,15 +30,8 @@ export interface ServedDocument {
   components: { responses: Record<string, Response> };
 }
 
-export interface ServedExchange {
-  method: string;
-  path: string;
-  requestHeaders?: Record<string, string | undefined>;
-  status: number;
-  contentType: string | null | undefined;
-  /** The body as text; undefined for a binary body that is not read. */
-  text: string | undefined;
-}
+/** One request and response, as the published-document check takes it (credentials are read here too). */
+export type ServedExchange = GatewayExchange;
 
 /** What a method and path the document has no operation for may answer (the generic problems). */
 const UNDOCUMENTED_PATH_STATUSES = [404, 405];
