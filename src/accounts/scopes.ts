@@ -29,14 +29,6 @@ export const KIND_SCOPES: Readonly<Record<OrganizationKind, readonly Scope[]>> =
   fund_provider: SCOPES.filter((s) => !FDX_SCOPES.includes(s)),
 };
 
-export function isScope(value: string): value is Scope {
-  return (SCOPES as readonly string[]).includes(value);
-}
-
-export function parseScopeParam(value: string | undefined): string[] {
-  return [...new Set((value ?? '').split(' ').filter(Boolean))];
-}
-
 /** requested ∩ allowed, in the canonical order. */
 export function intersectScopes(requested: Iterable<string>, ...allowed: Iterable<string>[]): Scope[] {
   const sets = allowed.map((a) => new Set(a));

@@ -145,9 +145,7 @@ export const configSchema = settingsShape.superRefine((config, ctx) => {
     }
   });
 
-export type ConfigInput = z.input<typeof configSchema>;
 export type AppConfig = Readonly<z.output<typeof configSchema>>;
-export type SettingKey = keyof z.output<typeof configSchema>;
 
 /** Settings whose environment value is a comma-separated list. */
 export const LIST_SETTINGS: ReadonlySet<string> = new Set(['listen', 'trusted_proxies', 'ip_restricted_areas', 'webhook_retry_seconds', 'metrics_allow']);

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import { DAF_TABLE_COLUMNS, type DafDatabase } from './schema-daf.js';
 import { FDX_TABLE_COLUMNS, type FdxDatabase } from './schema-fdx.js';
 
@@ -262,4 +262,3 @@ export type Organization = Selectable<OrganizationsTable>;
 export type NewOrganization = Insertable<OrganizationsTable>;
 export type User = Selectable<UsersTable>;
 export type Membership = Selectable<MembershipsTable>;
-export type MembershipUpdate = Updateable<MembershipsTable>;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Db } from '../db/database.js';
 import { readClientsFile } from '../oidc/clients/file-store.js';
 import { addClient, rotateClientSecret } from '../oidc/clients/service.js';
-import { SCOPES } from '../oidc/scopes.js';
+import { SCOPES } from '../accounts/scopes.js';
 import type { SeedContext, SeedStep } from './seed.js';
 
 /** The dev profile's sandbox demo client, whose credentials the start banner prints. */

@@ -3,7 +3,7 @@ import { errors } from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import { authorizationForRequest, markAuthorizationUsed, type AuthorizationContext } from './authorizations.js';
-import { hasResourceScope, narrowToRole } from './scopes.js';
+import { hasResourceScope, narrowToRole } from '../accounts/scopes.js';
 import { currentTokenUnit } from './token-unit.js';
 import { UseThrottle } from '../db/use-throttle.js';
 

@@ -22,7 +22,6 @@ const PREFETCHED = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode'])
 
 export type AdapterPayload = Record<string, unknown> & { grantId?: string; uid?: string; jti?: string; consumed?: unknown };
 
-export { hashId };
 
 /** Called when a second use of a code or refresh token loses the race to consume it. */
 export type ConsumeConflictHandler = (model: string, grantId: string | undefined, consumedAt: Date) => Promise<void>;

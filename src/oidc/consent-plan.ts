@@ -1,5 +1,5 @@
 import type { OrganizationKind, Role, SubjectType } from '../db/schema.js';
-import { hasResourceScope, intersectScopes, KIND_SCOPES, RESOURCE_SCOPES, ROLE_SCOPES, type Scope } from './scopes.js';
+import { hasResourceScope, intersectScopes, KIND_SCOPES, RESOURCE_SCOPES, ROLE_SCOPES, type Scope } from '../accounts/scopes.js';
 
 export interface ConsentPlan {
   requested: Scope[];

@@ -7,7 +7,7 @@ import type { Keygrip } from './cookie-keys.js';
 import type { ClientSecretCache } from './client-secret-cache.js';
 import { findClient } from './clients/repository.js';
 import { redirectUriMatches } from './clients/redirect-uris.js';
-import { FDX_SCOPES, SCOPES } from './scopes.js';
+import { FDX_SCOPES, SCOPES } from '../accounts/scopes.js';
 import { errorPageFor } from './error-page.js';
 import { makeLoadExistingGrant } from './existing-grant.js';
 import { AUTHORIZATION_LIFETIME_SECONDS } from './authorizations.js';

@@ -25,7 +25,7 @@ import { refreshGrace, withinGrace } from './middleware/refresh-grace.js';
 import { refreshScope } from './middleware/refresh-scope.js';
 import { tokenRequest } from './middleware/token-request.js';
 import { tokenResponse } from './middleware/token-response.js';
-import { tokenUnit } from './middleware/token-unit.js';
+import { tokenUnit } from './middleware/token-endpoint-unit.js';
 import { awaitResponseWork, finishBeforeResponse } from './middleware/response-work.js';
 import { currentTokenUnit } from './token-unit.js';
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashId, PostgresAdapter, sweepExpired } from '../../src/oidc/adapter.js';
+import { hashId } from '../../src/db/token-hash.js';
+import { PostgresAdapter, sweepExpired } from '../../src/oidc/adapter.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 let t: TestDatabase;

@@ -3,7 +3,6 @@ import type { Environment } from '../../db/schema.js';
 
 /** API keys: alm_live_… (production) or alm_test_… (sandbox) + 32 base62 characters (~190 bits). */
 const PREFIX: Record<Environment, string> = { production: 'alm_live_', sandbox: 'alm_test_' };
-const SHAPE = /^alm_(live|test)_[A-Za-z0-9]{32}$/;
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 export function generateApiKey(environment: Environment): string {
@@ -19,10 +18,6 @@ export function generateApiKey(environment: Environment): string {
 
 export function isApiKeyShaped(value: string): boolean {
   return value.startsWith('alm_live_') || value.startsWith('alm_test_');
-}
-
-export function isWellFormedApiKey(value: string): boolean {
-  return SHAPE.test(value);
 }
 
 /** Keys are stored as SHA-256 (hex): high-entropy secrets need no slow hash, and lookups stay one index probe. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isCidrOrAddress } from '../../config/schema.js';
-import { SCOPES } from '../scopes.js';
+import { SCOPES } from '../../accounts/scopes.js';
 import { redirectUriProblem, MAX_REDIRECT_URIS } from './redirect-uris.js';
 
 /** One entry of config/clients.json (PRODUCT.md section 3). */

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { API_ROUTES } from '../provider.js';
-import { SCOPES } from '../scopes.js';
+import { SCOPES } from '../../accounts/scopes.js';
 
 const OAUTH_METADATA = Symbol('almoner.oauthMetadata');
 

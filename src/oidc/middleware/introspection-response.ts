@@ -4,7 +4,7 @@ import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { effectiveScopes } from '../account.js';
 import { authorizationForRequest } from '../authorizations.js';
-import { hasResourceScope } from '../scopes.js';
+import { hasResourceScope } from '../../accounts/scopes.js';
 
 /**
  * Introspection reports what a token can do now: the effective (role-narrowed) scope, and

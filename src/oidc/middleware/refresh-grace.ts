@@ -3,10 +3,10 @@ import type { Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
-import { hashId } from '../adapter.js';
+import { hashId } from '../../db/token-hash.js';
 import { API_ROUTES } from '../provider.js';
 import { single, takeFormBody } from './raw-form.js';
-import { lostRefreshRaceClient } from './token-unit.js';
+import { lostRefreshRaceClient } from './token-endpoint-unit.js';
 
 /**
  * refresh_reuse_grace_seconds: a duplicate presentation of a refresh token within the
