@@ -1,15 +1,12 @@
 import type { ColumnType, Generated } from 'kysely';
+import { columns, type CreatedAt, type Json, type UpdatedAt } from './column-types.js';
 import type { Environment } from './schema.js';
 
-/** Table types of the donor-advised-fund, events and webhook tables (migration 20261122000600). */
+/** Table types of the donor-advised-fund tables (migration 20261122000600; its events, webhook and mail tables are in schema-events.ts). */
 
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
-type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
-type Json<T> = ColumnType<T, string | undefined, string>;
 
 export type DonorAccountStatus = 'pending' | 'approved' | 'rejected';
 export type GrantRequestStatus = 'awaiting_account_decision' | 'pending' | 'submitted' | 'rejected';
-export type SubscriptionStatus = 'active' | 'disabled' | 'deleted' | 'requires_attention';
 
 export interface DonorAccountsTable {
   id: string;
@@ -87,68 +84,13 @@ export interface GrantRequestsTable {
   updated_at: UpdatedAt;
 }
 
-export interface EventsTable {
-  id: string;
-  environment: Environment;
-  organization_id: string;
-  category: string;
-  associated_object_id: string;
-  associated_object_type: string;
-  created_at: CreatedAt;
-}
-
-export interface EventSubscriptionsTable {
-  id: string;
-  environment: Environment;
-  organization_id: string;
-  url: string;
-  category: string;
-  status: Generated<SubscriptionStatus>;
-  signing_secret: string;
-  created_at: CreatedAt;
-  updated_at: UpdatedAt;
-  last_success_at: Date | null;
-  failing_since: Date | null;
-}
-
-export interface WebhookDeliveriesTable {
-  id: string;
-  environment: string;
-  subscription_id: string;
-  event_id: string;
-  status: Generated<'pending' | 'succeeded' | 'failed'>;
-  attempts: Generated<number>;
-  next_attempt_at: Date;
-  locked_until: Date | null;
-  last_attempt_at: Date | null;
-  last_status: number | null;
-  last_error: string | null;
-  created_at: CreatedAt;
-}
-
-export interface OutboundMailTable {
-  id: ColumnType<string, never, never>;
-  recipient: string;
-  subject: string;
-  body: string;
-  created_at: CreatedAt;
-}
-
 export interface DafDatabase {
   donor_accounts: DonorAccountsTable;
   donor_authorization_tokens: DonorAuthorizationTokensTable;
   donor_token_verify_limits: DonorTokenVerifyLimitsTable;
   giving_pools: GivingPoolsTable;
   grant_requests: GrantRequestsTable;
-  events: EventsTable;
-  event_subscriptions: EventSubscriptionsTable;
-  webhook_deliveries: WebhookDeliveriesTable;
-  outbound_mail: OutboundMailTable;
 }
-
-type Columns<T> = readonly (keyof T & string)[];
-type Exhaustive<T, L extends readonly unknown[]> = Exclude<keyof T, L[number]> extends never ? L : never;
-const columns = <T>() => <const L extends Columns<T>>(list: Exhaustive<T, L>) => list;
 
 export const DAF_TABLE_COLUMNS = {
   donor_accounts: columns<DonorAccountsTable>()(['id', 'environment', 'fund_provider_id', 'status', 'email', 'first_name', 'last_name', 'phone', 'external_id', 'metadata', 'disabled', 'approved_at', 'approved_by', 'rejected_at', 'rejected_by', 'rejection_reason', 'created_at', 'updated_at']),
@@ -156,8 +98,4 @@ export const DAF_TABLE_COLUMNS = {
   donor_token_verify_limits: columns<DonorTokenVerifyLimitsTable>()(['fund_provider_id', 'environment', 'window_start', 'attempts']),
   giving_pools: columns<GivingPoolsTable>()(['id', 'environment', 'fund_provider_id', 'donor_account_id', 'name', 'metadata', 'created_at', 'updated_at']),
   grant_requests: columns<GrantRequestsTable>()(['id', 'environment', 'fund_provider_id', 'donor_account_id', 'giving_pool_id', 'status', 'ein', 'nonprofit_name', 'amount_cents', 'frequency', 'form_url', 'purpose', 'note', 'donor_contact', 'rejection_reason', 'external_grant_id', 'comment', 'created_at', 'updated_at']),
-  events: columns<EventsTable>()(['id', 'environment', 'organization_id', 'category', 'associated_object_id', 'associated_object_type', 'created_at']),
-  event_subscriptions: columns<EventSubscriptionsTable>()(['id', 'environment', 'organization_id', 'url', 'category', 'status', 'signing_secret', 'created_at', 'updated_at', 'last_success_at', 'failing_since']),
-  webhook_deliveries: columns<WebhookDeliveriesTable>()(['id', 'environment', 'subscription_id', 'event_id', 'status', 'attempts', 'next_attempt_at', 'locked_until', 'last_attempt_at', 'last_status', 'last_error', 'created_at']),
-  outbound_mail: columns<OutboundMailTable>()(['id', 'recipient', 'subject', 'body', 'created_at']),
 } satisfies { [K in keyof DafDatabase]: readonly string[] };

@@ -1,9 +1,9 @@
 import type { ColumnType, Generated } from 'kysely';
+import { columns, type CreatedAt } from './column-types.js';
 import type { Environment } from './schema.js';
 
 /** Table types of the FDX bank-account data (migration 20261122000500_fdx.sql). */
 
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 /** Cents in a bigint column (pg reads bigint as a string). */
 type Cents = ColumnType<string, number | bigint | string, number | bigint | string>;
 /**
@@ -67,9 +67,6 @@ export interface FdxDatabase {
   deposit_transactions: DepositTransactionsTable;
 }
 
-type Columns<T> = readonly (keyof T & string)[];
-type Exhaustive<T, L extends readonly unknown[]> = Exclude<keyof T, L[number]> extends never ? L : never;
-const columns = <T>() => <const L extends Columns<T>>(list: Exhaustive<T, L>) => list;
 
 export const FDX_TABLE_COLUMNS = {
   deposit_accounts: columns<DepositAccountsTable>()(['id', 'environment', 'organization_id', 'account_number', 'routing_transit_number', 'product_name', 'nickname', 'description', 'status', 'currency', 'opened_on', 'closed_on', 'opening_balance', 'created_at']),

@@ -1,11 +1,10 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
+import { columns, type CreatedAt, type UpdatedAt } from './column-types.js';
 import { DAF_TABLE_COLUMNS, type DafDatabase } from './schema-daf.js';
+import { EVENT_TABLE_COLUMNS, type EventsDatabase } from './schema-events.js';
 import { FDX_TABLE_COLUMNS, type FdxDatabase } from './schema-fdx.js';
 
 /** Table types of the migrated schema; test/db/schema.test.ts checks them against the database. */
-
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
-type UpdatedAt = ColumnType<Date, Date | string | undefined, Date | string>;
 
 export type OrganizationKind = 'nonprofit' | 'fund_provider';
 export type Role = 'owner' | 'admin' | 'member' | 'read_only';
@@ -213,7 +212,7 @@ export interface GrantsTable {
   updated_at: UpdatedAt;
 }
 
-export interface Database extends DafDatabase, FdxDatabase {
+export interface Database extends DafDatabase, EventsDatabase, FdxDatabase {
   organizations: OrganizationsTable;
   users: UsersTable;
   memberships: MembershipsTable;
@@ -233,12 +232,10 @@ export interface Database extends DafDatabase, FdxDatabase {
 }
 
 /** Column lists of every table, tied to the interfaces above at compile time. */
-type Columns<T> = readonly (keyof T & string)[];
-type Exhaustive<T, L extends readonly unknown[]> = Exclude<keyof T, L[number]> extends never ? L : never;
-const columns = <T>() => <const L extends Columns<T>>(list: Exhaustive<T, L>) => list;
 
 export const TABLE_COLUMNS = {
   ...DAF_TABLE_COLUMNS,
+  ...EVENT_TABLE_COLUMNS,
   ...FDX_TABLE_COLUMNS,
   organizations: columns<OrganizationsTable>()(['id', 'kind', 'ein', 'name', 'address_line1', 'address_line2', 'city', 'region', 'postal_code', 'country', 'created_at', 'updated_at']),
   users: columns<UsersTable>()(['id', 'email', 'password_hash', 'display_name', 'disabled_at', 'created_at', 'updated_at']),

@@ -1,6 +1,6 @@
 import type { Executor } from '../../accounts/repository.js';
 import type { Environment } from '../../db/schema.js';
-import type { SubscriptionStatus } from '../../db/schema-daf.js';
+import type { SubscriptionStatus } from '../../db/schema-events.js';
 import { beforeCursor, type Cursor } from '../pagination.js';
 
 type Scope = { environment: Environment; organizationId: string };

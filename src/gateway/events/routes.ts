@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Selectable } from 'kysely';
-import type { EventSubscriptionsTable, EventsTable } from '../../db/schema-daf.js';
+import type { EventSubscriptionsTable, EventsTable } from '../../db/schema-events.js';
 import { prefixedId } from '../../db/ids.js';
 import { generateSigningSecret, isValidSigningSecret } from '../../webhooks/signing-secret.js';
 import { targetProblem } from '../../webhooks/targets.js';
