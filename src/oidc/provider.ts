@@ -5,7 +5,7 @@ import { PostgresAdapter, type ConsumeConflictHandler } from './adapter.js';
 import { makeFindAccount } from './account.js';
 import type { Keygrip } from './cookie-keys.js';
 import type { ClientSecretCache } from './client-secret-cache.js';
-import { findClient } from './clients/repository.js';
+import { findClient, type ClientRow } from './clients/repository.js';
 import { redirectUriMatches } from './clients/redirect-uris.js';
 import { FDX_SCOPES, SCOPES } from '../accounts/scopes.js';
 import { errorPageFor } from './error-page.js';
@@ -55,18 +55,7 @@ export function refreshTokenTtl(_ctx: unknown, token: { iiat?: number; iat?: num
   return Math.max(1, Math.min(REFRESH_TOKEN_TTL, firstIssue + AUTHORIZATION_LIFETIME_SECONDS - epoch()));
 }
 
-interface ClientMetadataRow {
-  client_id: string;
-  client_secret_hash: string;
-  name: string;
-  logo_uri: string | null;
-  redirect_uris: string[];
-  scopes: string[];
-  subject_type: string;
-  ip_allow_list: string[];
-}
-
-export function toClientMetadata(row: ClientMetadataRow, environment: Environment) {
+export function toClientMetadata(row: ClientRow, environment: Environment) {
   return {
     client_id: row.client_id,
     client_secret: row.client_secret_hash,

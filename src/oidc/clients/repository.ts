@@ -1,6 +1,10 @@
 import type { Executor } from '../../accounts/repository.js';
-import type { Environment } from '../../db/schema.js';
+import type { Selectable } from 'kysely';
+import type { Environment, OauthClientsTable } from '../../db/schema.js';
 import type { ClientEntry } from './schema.js';
+
+/** A registered client as stored: the one type of the client row. */
+export type ClientRow = Selectable<OauthClientsTable>;
 
 export function findClient(db: Executor, environment: Environment, clientId: string) {
   return db.selectFrom('oauth_clients').selectAll().where('client_id', '=', clientId).where('environment', '=', environment).executeTakeFirst();

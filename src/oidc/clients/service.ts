@@ -5,7 +5,7 @@ import type { Environment } from '../../db/schema.js';
 import { conflict, invalid, notFound } from '../../accounts/errors.js';
 import type { PasswordParams } from '../../accounts/passwords.js';
 import { readClientsFile, updateClientsFile } from './file-store.js';
-import { listClients, replaceAllClients } from './repository.js';
+import { listClients, replaceAllClients, type ClientRow } from './repository.js';
 import { clientEntrySchema, ClientRegistryError, type ClientEntry, type ClientEntryInput } from './schema.js';
 
 /** 256 bits, base64url: what the CLI shows once and never stores. */
@@ -108,16 +108,8 @@ export async function removeClient(ctx: RegistryContext, clientId: string): Prom
   return { client_id: clientId };
 }
 
-export interface ClientView {
-  client_id: string;
-  environment: Environment;
-  name: string;
-  logo_uri: string | null;
-  redirect_uris: string[];
-  scopes: string[];
-  subject_type: string;
-  ip_allow_list: string[];
-}
+/** A client as the CLI lists it: the row without its secret hash and timestamps. */
+export type ClientView = Omit<ClientRow, 'client_secret_hash' | 'created_at' | 'updated_at'>;
 
 export async function listRegisteredClients(db: Db, environment?: Environment): Promise<ClientView[]> {
   return (await listClients(db, environment)).map((row) => ({
