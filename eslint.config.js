@@ -16,6 +16,16 @@ export default tseslint.config(
       ],
     },
   },
+  // The authorization server and the resource gateway meet only through db/ (the stored
+  // tokens) and accounts/: neither imports the other (issue 15).
+  {
+    files: ['src/oidc/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/gateway/**'], message: 'src/oidc must not import src/gateway: share through db/ or accounts/.' }] }] },
+  },
+  {
+    files: ['src/gateway/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/oidc/**'], message: 'src/gateway must not import src/oidc: share through db/ or accounts/.' }] }] },
+  },
   { files: ['src/config/**', 'test/**', 'bench/**', 'scripts/**', 'vitest.config.ts', 'vitest.interop.config.ts', 'eslint.config.js'], rules: { 'no-restricted-syntax': 'off' } },
   {
     files: ['src/db/embedded-cluster.ts', 'src/db/cluster-tools.ts'],
