@@ -5,7 +5,7 @@ import addFormats from 'ajv-formats';
 import YAML from 'yaml';
 import { PROJECT_ROOT } from '../../src/config/paths.js';
 import { API_VERSIONS, DEFAULT_API_VERSION } from '../../src/gateway/versions.js';
-import { checkServedResponse, type ServedDocument } from './served-openapi.js';
+import { checkServedResponse, pathTemplate, type ServedDocument } from './served-openapi.js';
 import { addedStatus, BORROWED_OPERATIONS, OWN_OPERATIONS, UNKNOWN_API_VERSION, UNKNOWN_OPERATION, type Operation } from './published-additions.js';
 
 /**
@@ -82,22 +82,7 @@ function serverPath(name: PublishedDocument): string {
 
 /** The document's path template that `concrete` matches with `method` (literal segments beat parameters). */
 export function matchTemplate(name: PublishedDocument, method: string, concrete: string): string | undefined {
-  const doc = readDocument(name);
-  const parts = concrete.split('/');
-  let best: { template: string; literals: number } | undefined;
-  for (const [template, operations] of Object.entries(doc.paths)) {
-    if (!operations[method]) continue;
-    const pattern = template.split('/');
-    if (pattern.length !== parts.length) continue;
-    let literals = 0;
-    const matches = pattern.every((segment, i) => {
-      if (/^\{[^}]+\}$/.test(segment)) return parts[i] !== '';
-      literals += 1;
-      return segment === parts[i];
-    });
-    if (matches && (!best || literals > best.literals)) best = { template, literals };
-  }
-  return best?.template;
+  return pathTemplate(readDocument(name).paths, method, concrete);
 }
 
 export interface GatewayExchange {

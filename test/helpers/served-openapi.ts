@@ -65,17 +65,20 @@ function header(headers: ServedExchange['requestHeaders'], name: string): string
   return Object.entries(headers ?? {}).find(([key]) => key.toLowerCase() === name)?.[1];
 }
 
-/** The template of `doc` that `concrete` matches (literal segments beat parameters). */
-export function servedTemplate(doc: ServedDocument, method: string, concrete: string): string | undefined {
+/**
+ * The path template of `paths` that `concrete` matches with `method` (literal segments beat
+ * parameters): the matching both the published and the served document checks use.
+ */
+export function pathTemplate(paths: Record<string, Record<string, unknown>>, method: string, concrete: string): string | undefined {
   const parts = concrete.split('/');
   let best: { template: string; literals: number } | undefined;
-  for (const [template, operations] of Object.entries(doc.paths)) {
+  for (const [template, operations] of Object.entries(paths)) {
     if (!operations[method]) continue;
     const pattern = template.split('/');
     if (pattern.length !== parts.length) continue;
     let literals = 0;
     const matches = pattern.every((segment, i) => {
-      if (/^\{[^}]+\}$/.test(segment)) return parts[i] !== '' && parts[i] !== undefined;
+      if (/^\{[^}]+\}$/.test(segment)) return parts[i] !== '';
       literals += 1;
       return segment === parts[i];
     });
@@ -129,7 +132,7 @@ export function checkServedResponse(exchange: ServedExchange, doc: ServedDocumen
     if (errors.length > 0) fail(`does not match ${where}'s Problem schema`, errors);
   };
 
-  const template = servedTemplate(doc, method, concrete);
+  const template = pathTemplate(doc.paths, method, concrete);
   if (!template) {
     // An unknown Api-Version is refused before routing, on any /v1 path.
     const unknownVersion = header(exchange.requestHeaders, 'api-version')?.trim() && documentVersion(exchange.path, exchange.requestHeaders) !== header(exchange.requestHeaders, 'api-version')?.trim();
