@@ -1,6 +1,13 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Where queries may be built: the db/ module and repositories (`repository.ts`, `*-repository.ts`). */
+const DATA_ACCESS_FILES = ['src/db/**', 'src/**/repository.ts', 'src/**/*-repository.ts'];
+const ONLY_REPOSITORIES_IMPORT_KYSELY = { group: ['kysely', 'kysely/*'], message: 'Only src/db/ and repositories (repository.ts, *-repository.ts) touch the database: call a repository function, or use db/executor.ts (Executor, inTransaction).' };
+const OIDC_NOT_GATEWAY = { group: ['**/gateway/**'], message: 'src/oidc must not import src/gateway: share through db/ or accounts/.' };
+const GATEWAY_NOT_OIDC = { group: ['**/oidc/**'], message: 'src/gateway must not import src/oidc: share through db/ or accounts/.' };
+const restrictImports = (files, patterns, ignores = []) => ({ files, ignores, rules: { 'no-restricted-imports': ['error', { patterns }] } });
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'scratch/', 'coverage/'] },
   js.configs.recommended,
@@ -16,16 +23,17 @@ export default tseslint.config(
       ],
     },
   },
+  // Import boundaries (issue 15), all one rule: for a file several of these objects match, the
+  // last one's no-restricted-imports replaces the earlier ones' (flat config does not merge
+  // rule options), so each object lists every pattern that applies to the files it names.
+  // Only db/ and repositories build queries: kysely (and its sql tag) is imported nowhere else.
+  restrictImports(['src/**'], [ONLY_REPOSITORIES_IMPORT_KYSELY], DATA_ACCESS_FILES),
   // The authorization server and the resource gateway meet only through db/ (the stored
-  // tokens) and accounts/: neither imports the other (issue 15).
-  {
-    files: ['src/oidc/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/gateway/**'], message: 'src/oidc must not import src/gateway: share through db/ or accounts/.' }] }] },
-  },
-  {
-    files: ['src/gateway/**'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/oidc/**'], message: 'src/gateway must not import src/oidc: share through db/ or accounts/.' }] }] },
-  },
+  // tokens) and accounts/: neither imports the other.
+  restrictImports(['src/oidc/**'], [OIDC_NOT_GATEWAY]),
+  restrictImports(['src/oidc/**'], [OIDC_NOT_GATEWAY, ONLY_REPOSITORIES_IMPORT_KYSELY], DATA_ACCESS_FILES),
+  restrictImports(['src/gateway/**'], [GATEWAY_NOT_OIDC]),
+  restrictImports(['src/gateway/**'], [GATEWAY_NOT_OIDC, ONLY_REPOSITORIES_IMPORT_KYSELY], DATA_ACCESS_FILES),
   { files: ['src/config/**', 'test/**', 'bench/**', 'scripts/**', 'vitest.config.ts', 'vitest.interop.config.ts', 'eslint.config.js'], rules: { 'no-restricted-syntax': 'off' } },
   {
     files: ['src/db/embedded-cluster.ts', 'src/db/cluster-tools.ts'],

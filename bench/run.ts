@@ -2,21 +2,22 @@
  * `npm run bench`: Almoner under load against its baselines, measured in the same run.
  *
  * This process is the load generator (autocannon, and a form-submitting user agent for the
- * full flow); the server under test, the bare oidc-provider, the Koa + pg endpoint and the
- * argon2 rate are each a child process of their own, so nothing measured shares an event
- * loop with the load. The server runs against the machine's PostgreSQL (BENCH_POSTGRES_URL,
- * default postgres://postgres@127.0.0.1:5432/postgres) in a fresh database that is dropped
- * at the end.
+ * full flow); the server under test, the bare oidc-provider (on its in-memory adapter, and
+ * as the durable peer on a one-table Postgres adapter), the Koa + pg endpoint and the argon2
+ * rate are each a child process of their own, so nothing measured shares an event loop with
+ * the load. The server runs against the machine's PostgreSQL (BENCH_POSTGRES_URL, default
+ * postgres://postgres@127.0.0.1:5432/postgres) in a fresh database, and the durable peer in
+ * another of its own; both are dropped at the end.
  *
  * Writes bench/results/<date>.json and the table in docs/benchmarks.md, and prints the table.
  *
  * The server under test is the production build (`npm run build`, then
- * `UV_THREADPOOL_SIZE=2 node --max-semi-space-size=32 dist/main.js`, as the README runs it in
+ * `UV_THREADPOOL_SIZE=2 node --max-semi-space-size=32 dist/main.js`, as docs/operations.md runs it in
  * production); BENCH_SERVER=tsx runs `node --max-semi-space-size=32 --import tsx src/main.ts`
  * (what `npm start` runs) instead.
  *
  * Knobs (environment): BENCH_SECONDS (per measured run, default 12), BENCH_ONLY (comma list
- * of scenario ids: refresh, code, donations, flow, client_auth, start), BENCH_SERVER (dist or
+ * of scenario ids: refresh, code, donations, flow, client_auth, workers, start), BENCH_SERVER (dist or
  * tsx), BENCH_CPU_PROF (a directory: the server under load runs with --cpu-prof there),
  * BENCH_NODE_ARGS (more node options for the server under load), BENCH_NO_WRITE=1 (print
  * only), BENCH_DEBUG=1 (print the server's output at the end).
@@ -32,12 +33,12 @@ import { ClientSecretCache } from '../src/oidc/client-secret-cache.js';
 import { generateClientSecret, hashClientSecret } from '../src/oidc/clients/service.js';
 import { AlmonerSetup, ENVIRONMENT, REDIRECT_URI, SCOPE, type Client } from './lib/almoner.js';
 import { round, runLoad, runPaced, runWorkers, type HttpRequestSpec, type Measurement } from './lib/load.js';
-import { buildServer, cleanEnv, EPHEMERAL_URLS, NodeProcess, PRODUCTION_ENTRY, type AlmonerUrls, PRODUCTION_NODE_ARGS, PRODUCTION_THREADPOOL_SIZE, ROOT, rssBytes, sleep } from './lib/processes.js';
+import { buildServer, cleanEnv, EPHEMERAL_URLS, NodeProcess, PRODUCTION_ENTRY, type AlmonerUrls, PRODUCTION_NODE_ARGS, PRODUCTION_THREADPOOL_SIZE, processTree, ROOT, rssBytes, sleep } from './lib/processes.js';
 import { markdownTable, median, resultsFileName, writeDoc, type BenchResults, type Check, type ScenarioResult, type StartResult } from './lib/report.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
 const WARM_SECONDS = 3;
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'refresh,code,donations,flow,client_auth,start').split(',').map((s) => s.trim()));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'refresh,code,donations,flow,client_auth,workers,start').split(',').map((s) => s.trim()));
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
 const SERVER_KIND = process.env.BENCH_SERVER === 'tsx' ? 'tsx' : 'dist';
@@ -52,8 +53,6 @@ const STAFF = 8;
 const TOKEN_CONNECTIONS = 16;
 const GATEWAY_CONNECTIONS = 32;
 const FLOW_WORKERS = 4;
-/** Offered load of the paced gateway run (requests/s over all connections). */
-const PACED_RATE = 250;
 /** Requests that make every pooled backend publish its statistics (more than the pool of 10). */
 const POKES = 24;
 
@@ -93,7 +92,7 @@ function introspectRequest(client: Client): HttpRequestSpec {
  * calibration run, a warm-up of about WARM_SECONDS, then a measured run of about SECONDS with
  * exactly as many requests as were minted for it, each with its own item.
  */
-async function consuming<T>(label: string, options: { origin: string; pid: number; postgresPids?: () => Promise<number[]>; postgresTransactions?: () => Promise<number>; mint: (n: number) => Promise<T[]>; afterMint?: () => Promise<void>; request: (item: T) => HttpRequestSpec }): Promise<Measurement> {
+async function consuming<T>(label: string, options: { origin: string; pid: number; tree?: boolean; postgresPids?: () => Promise<number[]>; postgresTransactions?: () => Promise<number>; mint: (n: number) => Promise<T[]>; afterMint?: () => Promise<void>; request: (item: T) => HttpRequestSpec }): Promise<Measurement> {
   const slack = TOKEN_CONNECTIONS * 2;
   const phase = async (amount: number, measure: boolean) => {
     const t0 = performance.now();
@@ -106,6 +105,7 @@ async function consuming<T>(label: string, options: { origin: string; pid: numbe
       connections: TOKEN_CONNECTIONS,
       amount,
       pid: measure ? options.pid : undefined,
+      tree: options.tree,
       postgresPids: options.postgresPids,
       postgresTransactions: options.postgresTransactions,
       next: () => {
@@ -125,9 +125,9 @@ async function consuming<T>(label: string, options: { origin: string; pid: numbe
 }
 
 /** A scenario whose requests can repeat: WARM_SECONDS of warm-up, then SECONDS measured. */
-async function repeating(label: string, options: { origin: string; pid: number; postgresPids?: () => Promise<number[]>; postgresTransactions?: () => Promise<number>; connections: number; next: () => HttpRequestSpec }): Promise<Measurement> {
+async function repeating(label: string, options: { origin: string; pid: number; tree?: boolean; postgresPids?: () => Promise<number[]>; postgresTransactions?: () => Promise<number>; connections: number; next: () => HttpRequestSpec }): Promise<Measurement> {
   await runLoad({ origin: options.origin, connections: options.connections, duration: WARM_SECONDS, next: options.next });
-  const result = await runLoad({ origin: options.origin, connections: options.connections, duration: SECONDS, pid: options.pid, postgresPids: options.postgresPids, postgresTransactions: options.postgresTransactions, next: options.next });
+  const result = await runLoad({ origin: options.origin, connections: options.connections, duration: SECONDS, pid: options.pid, tree: options.tree, postgresPids: options.postgresPids, postgresTransactions: options.postgresTransactions, next: options.next });
   log(`    ${label}: ${result.rps}/s, p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.errors} errors, peak RSS ${result.peakRssMb} MB${cpuNote(result)}${result.firstError ? `; first error: ${result.firstError}` : ''}`);
   return result;
 }
@@ -158,6 +158,11 @@ async function main(): Promise<void> {
   await admin.query(`create database ${dbName}`);
   const databaseUrl = new URL(POSTGRES_URL);
   databaseUrl.pathname = `/${dbName}`;
+  // The durable peer's database of its own (its table is created by the peer on start).
+  const peerDbName = `almoner_bench_peer_${stamp.getTime()}`;
+  await admin.query(`create database ${peerDbName}`);
+  const peerDatabaseUrl = new URL(POSTGRES_URL);
+  peerDatabaseUrl.pathname = `/${peerDbName}`;
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'almoner-bench-'));
   fs.chmodSync(dataDir, 0o755);
   const children: NodeProcess[] = [];
@@ -230,21 +235,21 @@ async function main(): Promise<void> {
     const nodeArgs = [...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF_DIR)}`] : []), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
     const { server, ms: loadStartMs } = await startServer(serverEnv, nodeArgs);
     const pid = server.pid;
-    const backends = (application: string) => async () => (await admin.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1 and application_name = $2', [dbName, application])).rows.map((r) => r.pid);
+    const backends = (application: string, database = dbName) => async () => (await admin.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1 and application_name = $2', [database, application])).rows.map((r) => r.pid);
     const serverBackends = backends('almoner');
     // A backend publishes its counts to pg_stat_database when it goes idle, but at most once a
     // second: what it did in its last second shows up only after a 10 s idle timeout. So each
     // reading waits a second, then has every pooled backend run one more transaction (cheap
     // requests that touch the database, more than the pool holds), which flushes them, and
     // discounts those transactions.
-    const transactionsVia = (poke: () => Promise<unknown>) => {
+    const transactionsVia = (poke: () => Promise<unknown>, database = dbName) => {
       let poked = 0;
       return async () => {
         await sleep(1100);
         await Promise.all(Array.from({ length: POKES }, () => poke()));
         poked += POKES;
         await sleep(200);
-        const row = (await admin.query<{ n: string }>('select xact_commit + xact_rollback as n from pg_stat_database where datname = $1', [dbName])).rows[0];
+        const row = (await admin.query<{ n: string }>('select xact_commit + xact_rollback as n from pg_stat_database where datname = $1', [database])).rows[0];
         return Number(row?.n ?? 0) - poked;
       };
     };
@@ -254,9 +259,15 @@ async function main(): Promise<void> {
     const scenarios: ScenarioResult[] = [];
     const argon2: Record<string, unknown> = {};
 
-    // ------------------------------------------------------------- bare oidc-provider
-    const bareScenario = async (run: (origin: string, adminOrigin: string, pid: number) => Promise<Measurement>) => {
-      const bare = track(new NodeProcess('bench/baseline/bare-provider.ts', cleanEnv({ PORT: '0', ADMIN_PORT: '0', CLIENT_ID: 'bare-client', CLIENT_SECRET: setup!.client.client_secret, REDIRECT_URI })));
+    // ------------------------------------------------------------- the provider baselines
+    // The same bare oidc-provider (bench/lib/bare-oidc.ts) twice, each in a process of its own:
+    // on the library's in-memory adapter (the limit) and on a one-table Postgres adapter in a
+    // database of its own (the durable peer, what a team would run instead of Almoner).
+    const peerBackends = backends('almoner-bench-peer', peerDbName);
+    const providerBaseline = async (kind: 'memory' | 'durable', run: (origin: string, adminOrigin: string, pid: number) => Promise<Measurement>) => {
+      const entry = kind === 'memory' ? 'bench/baseline/bare-provider.ts' : 'bench/baseline/durable-provider.ts';
+      const env = cleanEnv({ PORT: '0', ADMIN_PORT: '0', CLIENT_ID: 'bare-client', CLIENT_SECRET: setup!.client.client_secret, REDIRECT_URI, DATABASE_URL: kind === 'durable' ? peerDatabaseUrl.toString() : undefined });
+      const bare = track(new NodeProcess(entry, env));
       const { port, admin_port: adminPort } = await bare.waitForJsonLine<{ port: number; admin_port: number }>('ready');
       try {
         return await run(`http://127.0.0.1:${port}`, `http://127.0.0.1:${adminPort}`, bare.pid);
@@ -266,90 +277,130 @@ async function main(): Promise<void> {
     };
     const bareClient: Client = { client_id: 'bare-client', client_secret: setup.client.client_secret };
     const mintBare = async <T>(adminOrigin: string, kind: string, n: number) => ((await (await fetch(`${adminOrigin}/mint/${kind}?n=${n}`)).json()) as { items: T[] }).items;
+    /** A token scenario's two baselines, in-memory first, then the durable peer (its PostgreSQL CPU and transactions counted as Almoner's are). */
+    const tokenBaselines = async <T>(kind: 'refresh' | 'code', request: (item: T) => HttpRequestSpec) => {
+      const memory = await providerBaseline('memory', (origin, adminOrigin, bpid) => consuming('bare oidc-provider, in-memory', { origin, pid: bpid, mint: (n) => mintBare<T>(adminOrigin, kind, n), request }));
+      const durable = await providerBaseline('durable', (origin, adminOrigin, bpid) => {
+        const poke = () => fetch(`${adminOrigin}/poke`).then((r) => r.text());
+        return consuming('durable peer (bare oidc-provider, Postgres adapter)', {
+          origin,
+          pid: bpid,
+          postgresPids: peerBackends,
+          postgresTransactions: transactionsVia(poke, peerDbName),
+          mint: (n) => mintBare<T>(adminOrigin, kind, n),
+          afterMint: async () => {
+            await sleep(1100);
+            await Promise.all(Array.from({ length: POKES }, poke));
+          },
+          request,
+        });
+      });
+      return { memory, durable };
+    };
+    const MEMORY_LABEL = 'bare oidc-provider, in-memory adapter, same settings';
+    const PEER_LABEL = 'the same bare oidc-provider on a one-table Postgres adapter (jsonb payload, one query per adapter call, no cache)';
+    /** Issue 16's token targets: ≥ 1.5× the durable peer and ≥ 0.6× the in-memory provider. */
+    const TOKEN_TARGET = '≥ 1.5× durable peer; ≥ 0.6× in-memory';
+    const tokenChecks = (toPeer: number | undefined, toMemory: number | undefined): Check[] => [
+      { label: '≥ 1.5× durable peer', met: (toPeer ?? 0) >= 1.5 },
+      { label: '≥ 0.6× in-memory', met: (toMemory ?? 0) >= 0.6 },
+    ];
+
+    /** The refresh_token scenario's Almoner side against the server at `origin` (the one under test, or the workers=2 one). */
+    const almonerRefresh = (label: string, origin: string, serverPid: number, tree: boolean, tx: () => Promise<number>) =>
+      consuming(label, { origin, pid: serverPid, tree, postgresPids: serverBackends, postgresTransactions: tx, mint: (n) => setup!.mintRefreshTokens(n), afterMint: () => setup!.settleStatistics(), request: (t) => refreshRequest(setup!.client, t) });
+
+    // The donations scenario's requests: pages starting at random page tokens (set by the scenario, or by the workers one).
+    let donationPages: string[] = [];
+    let page = 0;
+    const nextPath = () => {
+      page = (page + 1) % (donationPages.length + 1);
+      // One request in 2,001 asks for the first page; the others start at a random place.
+      return page === donationPages.length ? '/v1/donations' : `/v1/donations?page_token=${donationPages[page]}`;
+    };
+    /** Authenticated donations requests to the server at `origin`: access tokens from its token endpoint, one per connection, rotated over the requests. */
+    const donationsRequests = async (origin: string) => {
+      const refresh = await setup!.mintRefreshTokens(GATEWAY_CONNECTIONS);
+      const accessTokens = await Promise.all(
+        refresh.map(async (token) => {
+          const res = await fetch(`${origin}/auth/oauth/token`, { method: 'POST', headers: { authorization: basic(setup!.client), 'content-type': FORM }, body: form({ grant_type: 'refresh_token', refresh_token: token }) });
+          const body = (await res.json()) as { access_token?: string };
+          if (!body.access_token) throw new Error(`no access token: ${JSON.stringify(body)}`);
+          return body.access_token;
+        }),
+      );
+      await setup!.settleStatistics();
+      let k = 0;
+      return () => ({ method: 'GET' as const, path: nextPath(), headers: { authorization: `Bearer ${accessTokens[(k += 1) % accessTokens.length]}` } });
+    };
 
     if (ONLY.has('refresh')) {
       log('\nscenario: refresh_token grant (rotation, argon2id client secret)');
-      const baseline = await bareScenario((origin, adminOrigin, bpid) =>
-        consuming('bare oidc-provider', { origin, pid: bpid, mint: (n) => mintBare<string>(adminOrigin, 'refresh', n), request: (t) => refreshRequest(bareClient, t) }),
-      );
-      const almoner = await consuming('Almoner', { origin: urls.sandboxApi, pid, postgresPids: serverBackends, postgresTransactions: transactions, mint: (n) => setup!.mintRefreshTokens(n), afterMint: () => setup!.settleStatistics(), request: (t) => refreshRequest(setup!.client, t) });
-      const r = ratio(almoner, baseline);
+      const { memory, durable } = await tokenBaselines<string>('refresh', (t) => refreshRequest(bareClient, t));
+      const almoner = await almonerRefresh('Almoner', urls.sandboxApi, pid, false, transactions);
+      const r = ratio(almoner, memory);
+      const toPeer = ratio(almoner, durable);
       scenarios.push({
         id: 'refresh',
         title: 'refresh_token grant (rotation, argon2id client secret)',
         almoner,
-        baseline,
-        baselineLabel: 'bare oidc-provider, in-memory adapter, same settings',
+        baseline: memory,
+        baselineLabel: MEMORY_LABEL,
         ratio: r,
-        target: '≥ 0.8× baseline; ≥ 1,000/s',
-        checks: [
-          { label: '≥ 0.8×', met: (r ?? 0) >= 0.8 },
-          { label: '≥ 1,000/s', met: almoner.rps >= 1000 },
-        ],
-        detail: `${TOKEN_CONNECTIONS} connections; every request presents its own pre-minted refresh token (scope "${SCOPE}", so an RS256 id_token too), each the first of its own authorization's chain, minted through the provider's models; the client's secret is the same 256-bit value in both, an argon2id hash in Almoner (cached after the first check), a plain string in the baseline.`,
+        peer: { label: PEER_LABEL, measurement: durable, ratio: toPeer },
+        target: TOKEN_TARGET,
+        checks: tokenChecks(toPeer, r),
+        detail: `${TOKEN_CONNECTIONS} connections; every request presents its own pre-minted refresh token (scope "${SCOPE}", so an RS256 id_token too), each the first of its own authorization's chain, minted through the provider's models; the client's secret is the same 256-bit value in all three, an argon2id hash in Almoner (cached after the first check), a plain string in both baselines.`,
       });
     }
 
     if (ONLY.has('code')) {
       log('\nscenario: authorization_code grant (pre-minted codes, PKCE S256)');
-      const baseline = await bareScenario((origin, adminOrigin, bpid) =>
-        consuming('bare oidc-provider', { origin, pid: bpid, mint: (n) => mintBare<{ code: string; verifier: string }>(adminOrigin, 'code', n), request: (c) => codeRequest(bareClient, c) }),
-      );
+      const { memory, durable } = await tokenBaselines<{ code: string; verifier: string }>('code', (c) => codeRequest(bareClient, c));
       const almoner = await consuming('Almoner', { origin: urls.sandboxApi, pid, postgresPids: serverBackends, postgresTransactions: transactions, mint: (n) => setup!.mintCodes(n), afterMint: () => setup!.settleStatistics(), request: (c) => codeRequest(setup!.client, c) });
-      const r = ratio(almoner, baseline);
+      const r = ratio(almoner, memory);
+      const toPeer = ratio(almoner, durable);
       scenarios.push({
         id: 'code',
         title: 'authorization_code grant (pre-minted codes, PKCE)',
         almoner,
-        baseline,
-        baselineLabel: 'the same bare oidc-provider',
+        baseline: memory,
+        baselineLabel: MEMORY_LABEL,
         ratio: r,
-        target: '≥ 0.8× baseline',
-        checks: [{ label: '≥ 0.8×', met: (r ?? 0) >= 0.8 }],
+        peer: { label: PEER_LABEL, measurement: durable, ratio: toPeer },
+        target: TOKEN_TARGET,
+        checks: tokenChecks(toPeer, r),
         detail: `${TOKEN_CONNECTIONS} connections; each code is minted (S256 challenge) through the provider's models right before its run, for an existing authorization, and exchanged once with its verifier and redirect_uri.`,
       });
     }
 
     if (ONLY.has('donations')) {
       log(`\nscenario: GET /v1/donations (access token + role check + page query over ${DONATIONS.toLocaleString('en-US')} donations), ${GATEWAY_CONNECTIONS} connections`);
-      const pages = await setup.pageTokens(2000);
-      const explain = await setup.explainPageQuery(pages[0]!);
-      let page = 0;
-      const nextPath = () => {
-        page = (page + 1) % (pages.length + 1);
-        // One request in 2,001 asks for the first page; the others start at a random place.
-        return page === pages.length ? '/v1/donations' : `/v1/donations?page_token=${pages[page]}`;
-      };
+      donationPages = await setup.pageTokens(2000);
+      const explain = await setup.explainPageQuery(donationPages[0]!);
       const koa = track(new NodeProcess('bench/baseline/donations-endpoint.ts', cleanEnv({ PORT: '0', DATABASE_URL: databaseUrl.toString(), ORG_ID: setup.orgId, ENVIRONMENT })));
       const { port } = await koa.waitForJsonLine<{ port: number }>('ready');
       await setup.settleStatistics();
       let baseline: Measurement;
       let baselinePaced: Measurement;
+      // The paced runs offer half of what the baseline answered closed-loop, to both servers.
+      let pacedRate = 0;
       try {
         const koaTransactions = transactionsVia(() => fetch(`http://127.0.0.1:${port}/v1/donations?limit=1`).then((r) => r.text()));
         baseline = await repeating('Koa + pg, no authentication', { origin: `http://127.0.0.1:${port}`, pid: koa.pid, postgresPids: baselineBackends, postgresTransactions: koaTransactions, connections: GATEWAY_CONNECTIONS, next: () => ({ method: 'GET', path: nextPath(), headers: {} }) });
-        baselinePaced = await runPaced({ origin: `http://127.0.0.1:${port}`, connections: GATEWAY_CONNECTIONS, seconds: SECONDS, rate: PACED_RATE, next: () => ({ method: 'GET', path: nextPath(), headers: {} }) });
-        log(`    Koa + pg at a steady ${PACED_RATE}/s: p50 ${baselinePaced.p50} ms, p99 ${baselinePaced.p99} ms, ${baselinePaced.errors} errors`);
+        pacedRate = Math.max(1, Math.round(baseline.rps / 2));
+        baselinePaced = await runPaced({ origin: `http://127.0.0.1:${port}`, connections: GATEWAY_CONNECTIONS, seconds: SECONDS, rate: pacedRate, next: () => ({ method: 'GET', path: nextPath(), headers: {} }) });
+        log(`    Koa + pg at a steady ${pacedRate}/s (half its capacity): p50 ${baselinePaced.p50} ms, p99 ${baselinePaced.p99} ms, ${baselinePaced.errors} errors`);
       } finally {
         await koa.stop();
       }
       // Access tokens from the real token endpoint, one per connection.
-      const refresh = await setup.mintRefreshTokens(GATEWAY_CONNECTIONS);
-      const accessTokens = await Promise.all(
-        refresh.map(async (token) => {
-          const res = await fetch(`${urls.sandboxApi}/auth/oauth/token`, { method: 'POST', headers: { authorization: basic(setup!.client), 'content-type': FORM }, body: form({ grant_type: 'refresh_token', refresh_token: token }) });
-          const body = (await res.json()) as { access_token?: string };
-          if (!body.access_token) throw new Error(`no access token: ${JSON.stringify(body)}`);
-          return body.access_token;
-        }),
-      );
-      await setup.settleStatistics();
-      let k = 0;
-      const almonerNext = () => ({ method: 'GET' as const, path: nextPath(), headers: { authorization: `Bearer ${accessTokens[(k += 1) % accessTokens.length]}` } });
+      const almonerNext = await donationsRequests(urls.sandboxApi);
       const almoner = await repeating('Almoner', { origin: urls.sandboxApi, pid, postgresPids: serverBackends, postgresTransactions: transactions, connections: GATEWAY_CONNECTIONS, next: almonerNext });
-      const paced = await runPaced({ origin: urls.sandboxApi, connections: GATEWAY_CONNECTIONS, seconds: SECONDS, rate: PACED_RATE, next: almonerNext });
-      log(`    Almoner at a steady ${PACED_RATE}/s: p50 ${paced.p50} ms, p99 ${paced.p99} ms, ${paced.errors} errors`);
+      const paced = await runPaced({ origin: urls.sandboxApi, connections: GATEWAY_CONNECTIONS, seconds: SECONDS, rate: pacedRate, next: almonerNext });
+      log(`    Almoner at a steady ${pacedRate}/s: p50 ${paced.p50} ms, p99 ${paced.p99} ms, ${paced.errors} errors`);
       const r = ratio(almoner, baseline);
+      const p99Bound = round(baselinePaced.p99 * 1.5, 2);
       scenarios.push({
         id: 'donations',
         title: `authenticated GET /v1/donations (${GATEWAY_CONNECTIONS} connections)`,
@@ -357,12 +408,13 @@ async function main(): Promise<void> {
         baseline,
         baselineLabel: 'Koa + pg endpoint, same page query, no authentication',
         ratio: r,
-        target: '≥ 0.7× baseline; p99 < 25 ms',
+        target: "≥ 0.9× baseline; at a steady half of the baseline's capacity, p99 ≤ 1.5× the baseline's p99 at that pace",
         checks: [
-          { label: '≥ 0.7×', met: (r ?? 0) >= 0.7 },
-          { label: 'p99 < 25 ms', met: almoner.p99 < 25 },
+          { label: '≥ 0.9×', met: (r ?? 0) >= 0.9 },
+          { label: `paced ${pacedRate}/s: p99 ${paced.p99} ms ≤ 1.5 × ${baselinePaced.p99} ms = ${p99Bound} ms${paced.errors ? ` (${paced.errors} errors)` : ''}`, met: paced.errors === 0 && paced.p99 <= p99Bound },
         ],
-        detail: `pages of 100 (the default limit; about 70 KB of JSON each), starting at 2,000 random page tokens over the nonprofit's ${DONATIONS.toLocaleString('en-US')} donations (and now and then the first page); ${GATEWAY_CONNECTIONS} access tokens from the token endpoint, rotated over the requests; both servers use a pool of 10 connections. The same ${GATEWAY_CONNECTIONS} connections offering a steady ${PACED_RATE} requests/s instead of as many as answered: Almoner p50 ${paced.p50} ms, p99 ${paced.p99} ms (${paced.errors} errors); the baseline p50 ${baselinePaced.p50} ms, p99 ${baselinePaced.p99} ms.`,
+        detail: `pages of 100 (the default limit; about 70 KB of JSON each), starting at 2,000 random page tokens over the nonprofit's ${DONATIONS.toLocaleString('en-US')} donations (and now and then the first page); ${GATEWAY_CONNECTIONS} access tokens from the token endpoint, rotated over the requests; both servers use a pool of 10 connections. Paced (open-loop) runs: the same ${GATEWAY_CONNECTIONS} connections offering a steady ${pacedRate} requests/s (half of the baseline's ${baseline.rps}/s above) instead of as many as answered, latency counted from when each request was due: Almoner p50 ${paced.p50} ms, p99 ${paced.p99} ms (${paced.errors} errors); the baseline p50 ${baselinePaced.p50} ms, p99 ${baselinePaced.p99} ms (${baselinePaced.errors} errors).`,
+        paced: { rate: pacedRate, almoner: paced, baseline: baselinePaced },
       });
       benchExplain = explain;
     }
@@ -394,9 +446,10 @@ async function main(): Promise<void> {
         baseline,
         baselineLabel: `argon2.verify/s at the configured parameters (m=${params.memoryKib} KiB, t=${params.timeCost}, p=${params.parallelism}), 4 in flight`,
         ratio: r,
-        target: '≥ 0.8× baseline; parameters ≥ OWASP minimum',
+        target: '≤ 12 transactions per flow; ≥ 0.6× baseline; parameters ≥ OWASP minimum',
         checks: [
-          { label: '≥ 0.8×', met: (r ?? 0) >= 0.8 },
+          { label: `≤ 12 transactions per flow (${almoner.transactions ?? '—'})`, met: almoner.transactions !== undefined && almoner.transactions <= 12 },
+          { label: '≥ 0.6×', met: (r ?? 0) >= 0.6 },
           { label: 'parameters ≥ 19 MiB, t=2, p=1', met: owasp },
         ],
         detail: `${FLOW_WORKERS} concurrent user agents (the test suite's FormBrowser: cookies, redirects, forms), each flow with a fresh agent: GET /authorize (prompt=consent) → sign-in page → POST sign-in (one argon2id verification) → consent page → POST consent (new authorization) → redirect with the code → POST /token. About 8 HTTP requests per flow; latency columns are per flow.`,
@@ -451,16 +504,90 @@ async function main(): Promise<void> {
         baseline: uncached,
         baselineLabel: `the same request uncached: a different client each time (${setup.uncachedClients.length} clients, 4 connections)`,
         ratio: r,
-        target: 'cached > 100× uncached',
-        checks: [{ label: '> 100×', met: (r ?? 0) > 100 }],
+        // Retired from the verdicts by issue 16 (bounded by the request's other work): reported only.
+        target: 'information (the check itself is the target, above)',
+        checks: [],
         detail: `the uncached column is the same request with a client whose secret was never checked, so argon2id runs (and the client is read from the database) every time; argon2.verify alone on one core did ${one.rate.toFixed(1)}/s in this run at the configured parameters and ${defaults.rate.toFixed(1)}/s at the library's defaults; cached vs that one-core rate: ${(cached.rps / one.rate).toFixed(0)}×.`,
       });
     }
 
+    // ------------------------------------------------------------- workers=1 side of the workers scenario
+    // The workers scenario sets ALMONER_WORKERS=2 beside this run's refresh and donations rows
+    // (one process); a scenario left out of BENCH_ONLY is measured here for it alone.
+    let workersOne: { refresh: Measurement; donations: Measurement; fromRows: { refresh: boolean; donations: boolean } } | undefined;
+    if (ONLY.has('workers')) {
+      let refreshOne = scenarios.find((s) => s.id === 'refresh')?.almoner;
+      let donationsOne = scenarios.find((s) => s.id === 'donations')?.almoner;
+      const fromRows = { refresh: refreshOne !== undefined, donations: donationsOne !== undefined };
+      if (!fromRows.refresh || !fromRows.donations) log('\nscenario: workers, the ALMONER_WORKERS=1 side (refresh or donations is not in BENCH_ONLY)');
+      refreshOne ??= await almonerRefresh('Almoner, 1 process', urls.sandboxApi, pid, false, transactions);
+      if (!donationsOne) {
+        if (donationPages.length === 0) donationPages = await setup.pageTokens(2000);
+        donationsOne = await repeating('Almoner, 1 process', { origin: urls.sandboxApi, pid, postgresPids: serverBackends, postgresTransactions: transactions, connections: GATEWAY_CONNECTIONS, next: await donationsRequests(urls.sandboxApi) });
+      }
+      workersOne = { refresh: refreshOne, donations: donationsOne, fromRows };
+    }
+
     // ------------------------------------------------------------- RSS and shutdown
+    // The one server process's peak (the workers scenario's process tree has its own rows, below).
     const peakRssMb = Math.max(0, ...scenarios.map((s) => s.almoner.peakRssMb ?? 0));
+    const singleTree = processTree(pid).length;
     await server.stop();
     if (process.env.BENCH_DEBUG) log(`server output (tail):\n${server.output.slice(-4000)}`);
+
+    // ------------------------------------------------------------- ALMONER_WORKERS=2 beside 1
+    // A second server on the same database, started after the first one stopped so that the
+    // two never compete: a primary that forks 2 node:cluster workers sharing the listeners.
+    // The same scenarios, connections and durations; CPU and RSS summed over the primary and
+    // its workers.
+    if (workersOne) {
+      log('\nscenario: ALMONER_WORKERS=2 (a primary and 2 workers sharing the listeners; the server above stopped)');
+      const { server: cluster, ms: clusterStartMs } = await startServer({ ...serverEnv, ALMONER_WORKERS: '2' });
+      try {
+        const tree = processTree(cluster.pid);
+        const treeRss = tree.reduce((sum, p) => sum + (rssBytes(p) ?? 0), 0);
+        log(`    ready in ${(clusterStartMs / 1000).toFixed(2)} s: primary ${cluster.pid}, children ${tree.slice(1).join(', ') || 'none'}; RSS summed ${(treeRss / 1048576).toFixed(0)} MB (the single server was ${singleTree} process${singleTree === 1 ? '' : 'es'})`);
+        const clusterTransactions = transactionsVia(() => fetch(`${urls.sandboxApi}/readyz`).then((r) => r.text()));
+        const refreshTwo = await almonerRefresh('Almoner, 2 workers', urls.sandboxApi, cluster.pid, true, clusterTransactions);
+        if (donationPages.length === 0) donationPages = await setup.pageTokens(2000);
+        const donationsTwo = await repeating('Almoner, 2 workers', { origin: urls.sandboxApi, pid: cluster.pid, tree: true, postgresPids: serverBackends, postgresTransactions: clusterTransactions, connections: GATEWAY_CONNECTIONS, next: await donationsRequests(urls.sandboxApi) });
+        const oneLabel = (row: string, fromRow: boolean) => `the same server with ALMONER_WORKERS=1 (one process): ${fromRow ? `the ${row} row above` : 'measured for this row'}, same run`;
+        const why = `on this 2-core machine PostgreSQL, the load generator and the workers share the cores, so scaling well below 2× is expected`;
+        const how = `a second server with ALMONER_WORKERS=2 on the same database, started after the other scenarios with the first one stopped; each worker with its own pool of database_pool_max connections; CPU per request and peak RSS summed over the primary and its 2 workers (PostgreSQL's backends as in the other rows); the ratio is workers=2 / workers=1`;
+        const rss = (two: Measurement, one: Measurement) =>
+          `server CPU by process (primary first) ${two.serverCpuMsByProcess?.map((ms) => ms.toFixed(2)).join(' + ') ?? '—'} ms per request; peak RSS ${two.peakRssMb ?? '—'} MB summed over the ${tree.length} processes, against ${one.peakRssMb ?? '—'} MB for the one process`;
+        const rTwo = ratio(refreshTwo, workersOne.refresh);
+        const dTwo = ratio(donationsTwo, workersOne.donations);
+        log(`    workers=2 / workers=1: refresh_token ${rTwo ?? '—'}×, GET /v1/donations ${dTwo ?? '—'}×; server CPU ms/request by process (primary first): refresh ${refreshTwo.serverCpuMsByProcess?.join(' + ') ?? '—'}, donations ${donationsTwo.serverCpuMsByProcess?.join(' + ') ?? '—'}`);
+        scenarios.push(
+          {
+            id: 'workers_refresh',
+            title: `refresh_token grant, ALMONER_WORKERS=2 (${TOKEN_CONNECTIONS} connections)`,
+            almoner: refreshTwo,
+            baseline: workersOne.refresh,
+            baselineLabel: oneLabel('refresh_token grant', workersOne.fromRows.refresh),
+            ratio: rTwo,
+            target: 'information (no target)',
+            checks: [],
+            detail: `${why}. The refresh_token scenario as above (pre-minted tokens, each presented once) against ${how}; ${rss(refreshTwo, workersOne.refresh)}.`,
+          },
+          {
+            id: 'workers_donations',
+            title: `authenticated GET /v1/donations, ALMONER_WORKERS=2 (${GATEWAY_CONNECTIONS} connections)`,
+            almoner: donationsTwo,
+            baseline: workersOne.donations,
+            baselineLabel: oneLabel('authenticated GET /v1/donations', workersOne.fromRows.donations),
+            ratio: dTwo,
+            target: 'information (no target)',
+            checks: [],
+            detail: `${why}. The donations scenario as above (closed loop; access tokens from the workers' token endpoint) against ${how}; ${rss(donationsTwo, workersOne.donations)}.`,
+          },
+        );
+      } finally {
+        await cluster.stop();
+        if (process.env.BENCH_DEBUG) log(`ALMONER_WORKERS=2 server output (tail):\n${cluster.output.slice(-4000)}`);
+      }
+    }
 
     // ------------------------------------------------------------- start to ready (embedded)
     if (ONLY.has('start')) {
@@ -483,12 +610,8 @@ async function main(): Promise<void> {
     }
     const restarts = starts.flatMap((s) => s.ms.slice(1));
     const firsts = starts.map((s) => s.ms[0]!);
-    const startChecks: Check[] = starts.length
-      ? [
-          { label: `restart ≤ 3 s (median ${(median(restarts) / 1000).toFixed(2)} s, worst ${(Math.max(...restarts) / 1000).toFixed(2)} s)`, met: Math.max(...restarts) <= 3000 },
-          { label: `first start ≤ 3 s (${firsts.map((m) => (m / 1000).toFixed(2)).join(' s, ')} s)`, met: Math.max(...firsts) <= 3000 },
-        ]
-      : [];
+    // Issue 16's target is the restart; the first starts (keys, initdb) are shown as information.
+    const startChecks: Check[] = starts.length ? [{ label: `restart ≤ 3 s (median ${(median(restarts) / 1000).toFixed(2)} s, worst ${(Math.max(...restarts) / 1000).toFixed(2)} s; first starts, information: ${firsts.map((m) => (m / 1000).toFixed(2)).join(' s, ')} s)`, met: Math.max(...restarts) <= 3000 }] : [];
 
     const results: BenchResults = {
       date: stamp.toISOString(),
@@ -511,7 +634,10 @@ async function main(): Promise<void> {
         server_entry: `node ${[...SERVER_NODE_ARGS, SERVER_ENTRY].join(' ')}`,
         tsx_start_ms: tsxStartMs ?? null,
         server: { ...settings, ALMONER_DATA_DIR: '(temporary)', ALMONER_CLIENTS_FILE: '(temporary)', DATABASE_URL: `${POSTGRES_URL.replace(/\/[^/]*$/, '')}/almoner_bench_<timestamp>` },
+        durable_peer: { entry: 'bench/baseline/durable-provider.ts', pool_max: 10, DATABASE_URL: `${POSTGRES_URL.replace(/\/[^/]*$/, '')}/almoner_bench_peer_<timestamp>` },
+        donations_paced_rate: 'half of the baseline endpoint\'s closed-loop requests/s in the same run (scenario.paced.rate)',
         password_params: params,
+        workers_scenario: ONLY.has('workers') ? { ALMONER_WORKERS: 2, compared_with: 1, cpu_and_rss: 'summed over the primary and its workers' } : null,
         cpu_profile: CPU_PROF_DIR ?? null,
       },
       scenarios,
@@ -537,7 +663,7 @@ async function main(): Promise<void> {
   } finally {
     for (const child of children) await child.stop(5_000).catch(() => undefined);
     await setup?.close().catch(() => undefined);
-    await admin.query(`drop database if exists ${dbName} with (force)`).catch((error: Error) => log(`could not drop ${dbName}: ${error.message}`));
+    for (const name of [dbName, peerDbName]) await admin.query(`drop database if exists ${name} with (force)`).catch((error: Error) => log(`could not drop ${name}: ${error.message}`));
     await admin.end();
     fs.rmSync(dataDir, { recursive: true, force: true });
     process.off('SIGINT', interrupted);

@@ -53,7 +53,7 @@ async function main() {
     const client = await addClient({ db, clientsFile, passwordParams: MIN_PASSWORD_PARAMS }, { environment: 'sandbox', name: 'Soak App', redirectUris: [redirect], scopes: ['read_only', 'openid'] });
     const key = (await createApiKey(db, { org: '12-3456789', environment: 'sandbox' })).key;
 
-    // The production build with the README's start command, as the benchmark runs it.
+    // The production build with the production start command (docs/operations.md), as the benchmark runs it.
     console.log(`building the server (npm run build → dist/), then UV_THREADPOOL_SIZE=${PRODUCTION_THREADPOOL_SIZE} node ${PRODUCTION_NODE_ARGS.join(' ')} ${PRODUCTION_ENTRY}`);
     buildServer();
     const env = cleanEnv({

@@ -1,13 +1,26 @@
-import { ConfigError, loadConfig, unknownEnvSettings } from './config/load.js';
+import { ConfigError, isAlmonerWorker, loadConfig, unknownEnvSettings } from './config/load.js';
 import type { AppConfig } from './config/schema.js';
+import cluster from 'node:cluster';
 import { DEMO_PASSWORD, DEMO_USERS } from './demo/accounts-step.js';
 import { demoClientFile, readDemoClient } from './demo/demo-client-step.js';
 import { createLogger } from './logging/logger.js';
 import { tuneHeap } from './server/heap-tuning.js';
 import { nodeSupportNotice } from './server/node-support.js';
-import { startServer, type RunningServer } from './server/start.js';
+import { runWorker, startPrimary } from './server/cluster.js';
+import type { ListenAddress } from './server/listeners.js';
+import { startServer } from './server/start.js';
+import { stopOnSignals } from './server/stop-on-signals.js';
 
-function banner(config: AppConfig, server: RunningServer): string {
+/** What main needs of a started server: the single process (workers = 1) or a cluster primary. */
+interface Started {
+  config: AppConfig;
+  database: { description: string };
+  listening: ListenAddress[];
+  metricsListening: ListenAddress | undefined;
+  close(): Promise<void>;
+}
+
+function banner(config: AppConfig, server: Started): string {
   const lines = [
     '',
     `Almoner is running (profile: ${config.profile})`,
@@ -53,14 +66,17 @@ async function main(): Promise<void> {
   }
   // Dev: readable lines for the person at the terminal; production: JSON for log shippers.
   const logger = createLogger(config.log_level, undefined, config.profile === 'dev' ? 'pretty' : 'json');
+  // A worker forked by a primary (workers > 1): the primary has said all there is to say at start.
+  if (isAlmonerWorker() && cluster.isWorker) return runWorker(config, logger.child({ worker: process.pid }));
   const notice = nodeSupportNotice();
   if (notice) logger.warn({ node: process.versions.node }, notice);
   const unknown = unknownEnvSettings();
   if (unknown.length > 0) logger.warn({ variables: unknown }, 'ignoring unknown ALMONER_* environment variables');
 
-  let server: RunningServer;
+  let server: Started;
   try {
-    server = await startServer(config, logger);
+    // workers > 1: a primary that forks the workers; 1: the whole server here, no cluster at all.
+    server = config.workers > 1 ? await startPrimary(config, logger) : await startServer(config, logger);
   } catch (error) {
     logger.fatal({ err: error }, 'start failed');
     process.stderr.write(`almoner: could not start: ${(error as Error).message}\n`);
@@ -73,24 +89,7 @@ async function main(): Promise<void> {
   // After "ready": both are synchronous writes to stdout, so the banner comes last, where the eye lands.
   if (served.profile === 'dev') process.stdout.write(`${banner(served, server)}\n`);
 
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    logger.info({ signal }, 'shutting down');
-    server.close().then(
-      () => {
-        logger.info('stopped');
-        logger.flush(() => process.exit(0));
-      },
-      (error: Error) => {
-        logger.error({ err: error }, 'shutdown failed');
-        logger.flush(() => process.exit(1));
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  stopOnSignals(server, logger, { level: 'info', stopping: 'shutting down', stopped: 'stopped', failed: 'shutdown failed' });
 }
 
 await main();

@@ -37,7 +37,12 @@ export interface Runtime {
  * Everything the HTTP app needs beyond config and database: the client registry (synced
  * from the clients file; an invalid file stops here), the providers and their secrets.
  */
-export async function createRuntime(config: AppConfig, db: Db, logger: Logger): Promise<Runtime> {
+export interface RuntimeOptions {
+  /** A worker of a cluster primary (workers > 1): /metrics answers for every worker (Metrics.joinCluster). */
+  clusterWorker?: boolean;
+}
+
+export async function createRuntime(config: AppConfig, db: Db, logger: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
   const clients = new ClientRegistrySync(db, path.resolve(config.clients_file), logger);
   await clients.syncNow();
   const box = loadSecretBox(config);
@@ -45,6 +50,7 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger): 
   const oidc = await OidcService.create(db, config, logger, box, keys);
   const mail = createMailSender(config, db, logger);
   const metrics = new Metrics({ db, oidc });
+  if (options.clusterWorker) metrics.joinCluster();
   const app = buildApp({ config, db, logger, oidc, serverKeys: keys, mail, box, metrics });
   const metricsApp = config.metrics_listen ? buildMetricsApp({ metrics, db, logger, allow: new AddressSet(config.metrics_allow) }) : undefined;
   const webhooks = new WebhookDispatcher({ db, logger, box, retrySeconds: config.webhook_retry_seconds, timeoutMs: config.webhook_timeout_ms, profile: config.profile });

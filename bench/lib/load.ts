@@ -1,6 +1,6 @@
 import http from 'node:http';
 import autocannon from 'autocannon';
-import { cpuSeconds, RssSampler } from './processes.js';
+import { cpuSeconds, processTree, RssSampler } from './processes.js';
 
 /** One measured run: what the table shows for a scenario or its baseline. */
 export interface Measurement {
@@ -13,14 +13,16 @@ export interface Measurement {
   errors: number;
   completed: number;
   seconds: number;
-  /** Peak resident set size of the measured server during the run, in MB. */
+  /** Peak resident set size of the measured server during the run, in MB (summed over its process tree when the run had `tree`). */
   peakRssMb?: number;
   /** Connections (autocannon) or concurrent workers. */
   concurrency: number;
   /** The first unexpected answer, to explain errors. */
   firstError?: string;
-  /** CPU the measured server (all its threads) spent per successful request, in ms. */
+  /** CPU the measured server (all its threads; with `tree`, all its processes) spent per successful request, in ms. */
   serverCpuMs?: number;
+  /** With `tree`: serverCpuMs split by process, the root (a cluster primary) first. */
+  serverCpuMsByProcess?: number[];
   /** CPU the PostgreSQL backends serving it spent per successful request, in ms. */
   postgresCpuMs?: number;
   /** Transactions committed in the database per successful request (each statement outside a transaction is one). */
@@ -48,36 +50,55 @@ export interface LoadOptions {
   expect?: number;
   /** Server process whose RSS is sampled every 200 ms and whose CPU time is counted. */
   pid?: number;
+  /** Count `pid` and all its descendants (a cluster primary and its workers): CPU and RSS summed. */
+  tree?: boolean;
   /** The PostgreSQL backends serving it (counted when `pid` is set). */
   postgresPids?: () => Promise<number[]>;
   /** Transactions committed so far in the database it uses (counted when `pid` is set). */
   postgresTransactions?: () => Promise<number>;
 }
 
-/** Counts the CPU the server and its PostgreSQL backends spend between start() and stop(). */
+/**
+ * Counts the CPU the server and its PostgreSQL backends spend between start() and stop().
+ * With `tree`, the server is its process and every descendant (a cluster primary and its
+ * workers): a process that appeared during the run counts whole, one that ended during it is
+ * counted up to its last reading at start() only (it is gone at stop()).
+ */
 export class CpuMeter {
-  private serverStart = 0;
   private transactionsStart = 0;
+  private readonly serverStart = new Map<number, number>();
   private readonly postgresStart = new Map<number, number>();
 
   constructor(
     private readonly pid: number | undefined,
     private readonly postgresPids?: () => Promise<number[]>,
     private readonly postgresTransactions?: () => Promise<number>,
+    private readonly tree = false,
   ) {}
+
+  private serverPids(): number[] {
+    return this.pid === undefined ? [] : this.tree ? processTree(this.pid) : [this.pid];
+  }
 
   async start(): Promise<void> {
     if (this.pid === undefined) return;
     if (this.postgresTransactions) this.transactionsStart = await this.postgresTransactions();
-    this.serverStart = cpuSeconds(this.pid) ?? 0;
+    for (const p of this.serverPids()) this.serverStart.set(p, cpuSeconds(p) ?? 0);
     for (const p of (await this.postgresPids?.()) ?? []) this.postgresStart.set(p, cpuSeconds(p) ?? 0);
   }
 
   /** Milliseconds of CPU per unit of work, for the server and for PostgreSQL. */
   async stop(units: number): Promise<Partial<Measurement>> {
     if (this.pid === undefined || units === 0) return {};
-    const server = (cpuSeconds(this.pid) ?? this.serverStart) - this.serverStart;
-    const result: Partial<Measurement> = { serverCpuMs: round((server * 1000) / units, 2) };
+    let server = 0;
+    const byProcess: number[] = [];
+    for (const p of this.serverPids()) {
+      const start = this.serverStart.get(p) ?? 0;
+      const used = (cpuSeconds(p) ?? start) - start;
+      server += used;
+      byProcess.push(round((used * 1000) / units, 2));
+    }
+    const result: Partial<Measurement> = { serverCpuMs: round((server * 1000) / units, 2), ...(this.tree ? { serverCpuMsByProcess: byProcess } : {}) };
     if (this.postgresPids) {
       let postgres = 0;
       // A backend that appeared during the run counts whole (it started during it).
@@ -127,8 +148,8 @@ export async function runLoad(options: LoadOptions): Promise<Measurement> {
   // built to the last response received.
   let first: number | undefined;
   let last = 0;
-  const sampler = options.pid ? new RssSampler(options.pid) : undefined;
-  const cpu = new CpuMeter(options.pid, options.postgresPids, options.postgresTransactions);
+  const sampler = options.pid ? new RssSampler(options.pid, options.tree) : undefined;
+  const cpu = new CpuMeter(options.pid, options.postgresPids, options.postgresTransactions, options.tree);
   await cpu.start();
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(

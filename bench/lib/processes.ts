@@ -9,7 +9,7 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** The README's production start command: `UV_THREADPOOL_SIZE=2 node --max-semi-space-size=32 dist/main.js`. */
+/** The production start command (docs/operations.md): `UV_THREADPOOL_SIZE=2 node --max-semi-space-size=32 dist/main.js`. */
 export const PRODUCTION_ENTRY = 'dist/main.js';
 export const PRODUCTION_NODE_ARGS: readonly string[] = ['--max-semi-space-size=32'];
 export const PRODUCTION_THREADPOOL_SIZE = process.env.UV_THREADPOOL_SIZE ?? '2';
@@ -20,7 +20,7 @@ export function buildServer(): void {
   if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);
 }
 
-/** The four public URLs with port 0: the server binds an ephemeral port for each (README, Configuration). */
+/** The four public URLs with port 0: the server binds an ephemeral port for each (docs/configuration.md, Port 0). */
 export const EPHEMERAL_URLS = {
   ALMONER_BASE_URL: 'http://127.0.0.1:0',
   ALMONER_SANDBOX_BASE_URL: 'http://127.0.0.1:0',
@@ -165,18 +165,55 @@ export function cpuSeconds(pid: number): number | undefined {
   }
 }
 
-/** Samples a process's RSS every 200 ms until stopped; reports the peak in MB. */
+/** The children of a process (every thread's), from /proc/<pid>/task/<tid>/children; none once it is gone. */
+export function childPids(pid: number): number[] {
+  const children: number[] = [];
+  let tasks: string[];
+  try {
+    tasks = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return children;
+  }
+  for (const task of tasks) {
+    try {
+      for (const child of fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ')) if (child.trim()) children.push(Number(child));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return children;
+}
+
+/** A process and all its descendants (a cluster primary and its workers), the process first. */
+export function processTree(pid: number): number[] {
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i += 1) for (const child of childPids(tree[i]!)) if (!tree.includes(child)) tree.push(child);
+  return tree;
+}
+
+/**
+ * Samples a process's RSS every 200 ms until stopped; reports the peak in MB. With `tree`, each
+ * sample is the sum over the process and its descendants at that moment (a cluster primary
+ * and its workers), and the peak is the largest sum.
+ */
 export class RssSampler {
   private peak = 0;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly pid: number) {
+  constructor(
+    private readonly pid: number,
+    private readonly tree = false,
+  ) {
     this.sample();
     this.timer = setInterval(() => this.sample(), 200);
   }
 
   private sample(): void {
-    const rss = rssBytes(this.pid);
+    let rss: number | undefined;
+    for (const p of this.tree ? processTree(this.pid) : [this.pid]) {
+      const one = rssBytes(p);
+      if (one !== undefined) rss = (rss ?? 0) + one;
+    }
     if (rss !== undefined && rss > this.peak) this.peak = rss;
   }
 

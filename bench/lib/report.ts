@@ -15,6 +15,10 @@ export interface ScenarioResult {
   baseline?: Measurement;
   /** almoner.rps / baseline.rps */
   ratio?: number;
+  /** A second baseline in the same run: for the token scenarios, the durable peer (baseline is then the in-memory provider). */
+  peer?: { label: string; measurement: Measurement; /** almoner.rps / peer rps */ ratio?: number };
+  /** Open-loop runs of both servers at one offered rate (requests/s), when the scenario has them. */
+  paced?: { rate: number; almoner: Measurement; baseline: Measurement };
   target: string;
   checks: Check[];
   /** Anything the table cannot say (setup, unit, caveats). */
@@ -43,7 +47,8 @@ export interface BenchResults {
 
 const fmt = (value: number | undefined, digits = 1) =>
   value === undefined ? '—' : value >= 100 ? Math.round(value).toLocaleString('en-US') : value > 0 && value < 0.1 ? value.toPrecision(2) : value.toFixed(digits);
-const verdict = (checks: Check[]) => checks.map((c) => `${c.met ? 'met' : '**missed**'}: ${c.label}`).join('; ');
+const verdict = (checks: Check[]) => (checks.length ? checks.map((c) => `${c.met ? 'met' : '**missed**'}: ${c.label}`).join('; ') : 'information only');
+const times = (r: number | undefined) => (r === undefined ? '—' : `${r.toFixed(2)}×`);
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -56,19 +61,21 @@ export function markdownTable(results: BenchResults): string {
   const cpu = (m: Measurement | undefined) =>
     m?.serverCpuMs === undefined ? '—' : `${fmt(m.serverCpuMs, 2)}${m.postgresCpuMs !== undefined ? ` + ${fmt(m.postgresCpuMs, 2)}` : ''}${m.transactions !== undefined ? ` (${fmt(m.transactions, 1)} tx)` : ''}`;
   const lines = [
-    '| scenario | Almoner req/s | p50 / p99 ms | errors | peak RSS MB | CPU ms/req: server + PostgreSQL (transactions) | baseline (same run) | baseline req/s | baseline p50 / p99 ms | baseline CPU ms/req | ratio | target | verdict |',
-    '|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|---|',
+    '| scenario | Almoner req/s | p50 / p99 ms | errors | peak RSS MB | CPU ms/req: server + PostgreSQL (transactions) | baseline (same run) | baseline req/s | baseline p50 / p99 ms | baseline CPU ms/req | durable peer req/s | peer p50 / p99 ms | peer CPU ms/req | ratio to peer | ratio to baseline | target | verdict |',
+    '|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',
   ];
   for (const s of results.scenarios) {
     const a = s.almoner;
     const b = s.baseline;
+    const p = s.peer?.measurement;
     lines.push(
-      `| ${s.title} | ${fmt(a.rps)} | ${fmt(a.p50)} / ${fmt(a.p99)} | ${a.errors} | ${fmt(a.peakRssMb)} | ${cpu(a)} | ${s.baselineLabel} | ${fmt(b?.rps)} | ${b ? `${fmt(b.p50)} / ${fmt(b.p99)}` : '—'} | ${cpu(b)} | ${s.ratio === undefined ? '—' : `${s.ratio.toFixed(2)}×`} | ${s.target} | ${verdict(s.checks)} |`,
+      `| ${s.title} | ${fmt(a.rps)} | ${fmt(a.p50)} / ${fmt(a.p99)} | ${a.errors} | ${fmt(a.peakRssMb)} | ${cpu(a)} | ${s.baselineLabel} | ${fmt(b?.rps)} | ${b ? `${fmt(b.p50)} / ${fmt(b.p99)}` : '—'} | ${cpu(b)} | ${fmt(p?.rps)} | ${p ? `${fmt(p.p50)} / ${fmt(p.p99)}` : '—'} | ${cpu(p)} | ${times(s.peer?.ratio)} | ${times(s.ratio)} | ${s.target} | ${verdict(s.checks)} |`,
     );
   }
   const starts = results.starts.map((s) => `${s.label}: ${s.ms.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s`).join('; ');
-  lines.push(`| server start to ready | — | — | — | — | — | — | — | — | — | — | ≤ 3 s | ${verdict(results.startChecks)} (${starts}) |`);
-  lines.push(`| peak RSS under load (all scenarios) | — | — | — | ${fmt(results.peakRssMb)} | — | — | — | — | — | — | ≤ 250 MB | ${verdict([results.rssCheck])} |`);
+  const dashes = (n: number) => Array.from({ length: n }, () => '—').join(' | ');
+  lines.push(`| server start to ready | ${dashes(14)} | restart ≤ 3 s | ${results.starts.length ? `${verdict(results.startChecks)} (${starts})` : 'not run'} |`);
+  lines.push(`| peak RSS under load (one server process, all scenarios but the ALMONER_WORKERS=2 rows) | ${dashes(3)} | ${fmt(results.peakRssMb)} | ${dashes(10)} | ≤ 250 MB | ${verdict([results.rssCheck])} |`);
   return lines.join('\n');
 }
 
@@ -77,7 +84,9 @@ function details(results: BenchResults): string {
   const lines = [
     `Run of ${results.date} (${Math.round(results.wallSeconds)} s in all): ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB, Node ${m.node}, ${m.postgres}; load average ${m.loadAverageAtStart.map((l) => l.toFixed(2)).join(' ')} at the start, ${m.loadAverageAtEnd.map((l) => l.toFixed(2)).join(' ')} at the end.`,
     '',
-    ...results.scenarios.filter((s) => s.detail).map((s) => `- **${s.title}**: ${s.detail}`),
+    ...results.scenarios
+      .filter((s) => s.detail || s.peer)
+      .map((s) => `- **${s.title}**: ${[s.detail?.replace(/\.$/, ''), s.peer ? `the durable peer is ${s.peer.label}` : undefined].filter(Boolean).join('; ')}.`),
     `- **argon2id on this machine** (same run, own process): ${Object.entries(results.argon2)
       .map(([k, v]) => `${k}: ${typeof v === 'number' ? v.toFixed(1) : JSON.stringify(v)}`)
       .join('; ')}.`,

@@ -1,9 +1,5 @@
-import type { Db } from '../db/database.js';
-import type { Kysely, Transaction } from 'kysely';
-import type { Database, NewOrganization, OrganizationKind, Role } from '../db/schema.js';
-
-/** Only repositories touch Kysely. They take `db | trx` first and return rows. */
-export type Executor = Db | Kysely<Database> | Transaction<Database>;
+import type { Executor } from '../db/executor.js';
+import type { NewOrganization, OrganizationKind, Role } from '../db/schema.js';
 
 export function insertOrganization(db: Executor, values: NewOrganization) {
   return db.insertInto('organizations').values(values).returningAll().executeTakeFirstOrThrow();
@@ -11,6 +7,11 @@ export function insertOrganization(db: Executor, values: NewOrganization) {
 
 export function findOrganizationByEin(db: Executor, ein: string) {
   return db.selectFrom('organizations').selectAll().where('ein', '=', ein).executeTakeFirst();
+}
+
+/** An organization of one kind (a fund provider, a nonprofit) by EIN: its id and name. */
+export function findOrganizationOfKind(db: Executor, ein: string, kind: OrganizationKind) {
+  return db.selectFrom('organizations').select(['id', 'name']).where('ein', '=', ein).where('kind', '=', kind).executeTakeFirst();
 }
 
 export function listOrganizations(db: Executor, kind?: OrganizationKind) {
@@ -71,8 +72,9 @@ export function listMemberships(db: Executor, userId: string) {
     .execute();
 }
 
-export function findUserById(db: Executor, id: string) {
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+/** Who a user is, never the password hash: for findAccount and the hosted pages. */
+export function findUserIdentity(db: Executor, id: string) {
+  return db.selectFrom('users').select(['id', 'email', 'display_name', 'disabled_at']).where('id', '=', id).executeTakeFirst();
 }
 
 /** Replaces a password hash, only if it is still the one that was verified (a concurrent change wins). */

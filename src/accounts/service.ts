@@ -3,10 +3,11 @@ import type { Organization, OrganizationKind, Role } from '../db/schema.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { revokeUserAuthorizationsIn } from '../oidc/authorizations.js';
 import { formatEin, parseEin } from './ein.js';
-import { conflict, invalid, mapUniqueViolation, notFound } from './errors.js';
+import { conflict, invalid, notFound } from '../errors/domain-error.js';
+import { mapUniqueViolation } from '../errors/unique-violation.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, type PasswordParams } from './passwords.js';
 import * as repo from './repository.js';
-import type { Executor } from './repository.js';
+import { inTransaction, type Executor } from '../db/executor.js';
 
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'read_only'];
 export const ORGANIZATION_KINDS: readonly OrganizationKind[] = ['nonprofit', 'fund_provider'];
@@ -57,7 +58,7 @@ export async function addOrganization(db: Db, input: { ein: string; name: string
   if (name.length < 1 || name.length > 200) throw invalid('name must be 1 to 200 characters');
   const kind = input.kind ?? 'nonprofit';
   if (!(ORGANIZATION_KINDS as readonly string[]).includes(kind)) throw invalid(`kind must be one of ${ORGANIZATION_KINDS.join(', ')}`);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const row = await repo
       .insertOrganization(trx, { ein, name, kind: kind as OrganizationKind })
       .catch((error) => mapUniqueViolation(error, { organizations_ein_key: `an organization with EIN ${formatEin(ein)} already exists` }));
@@ -72,7 +73,7 @@ export async function addUser(db: Db, input: { email: string; password: string; 
   if (input.password.length > MAX_PASSWORD_LENGTH) throw invalid(`password must be at most ${MAX_PASSWORD_LENGTH} characters`);
   if (await repo.findUserByEmail(db, email)) throw conflict(`a user with email ${email} already exists`);
   const passwordHash = await hashPassword(input.password, params);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const row = await repo
       .insertUser(trx, { email, password_hash: passwordHash, display_name: input.displayName ?? null })
       .catch((error) => mapUniqueViolation(error, { users_email_key: `a user with email ${email} already exists` }));
@@ -89,7 +90,7 @@ export interface MembershipView {
 
 export async function addMember(db: Db, input: { org: string; email: string; role: string }): Promise<MembershipView> {
   const role = requireRole(input.role);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const org = await requireOrganization(trx, input.org);
     const user = await requireUser(trx, input.email);
     await repo
@@ -102,7 +103,7 @@ export async function addMember(db: Db, input: { org: string; email: string; rol
 
 export async function setMemberRole(db: Db, input: { org: string; email: string; role: string }): Promise<MembershipView> {
   const role = requireRole(input.role);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const org = await requireOrganization(trx, input.org);
     const user = await requireUser(trx, input.email);
     const row = await repo.updateMembershipRole(trx, org.id, user.id, role);
@@ -114,7 +115,7 @@ export async function setMemberRole(db: Db, input: { org: string; email: string;
 
 /** Removes a membership; `revoked_authorizations` counts the user-subject authorizations that ended with it. */
 export async function removeMember(db: Db, input: { org: string; email: string }): Promise<Omit<MembershipView, 'role'> & { revoked_authorizations: number }> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const org = await requireOrganization(trx, input.org);
     const user = await requireUser(trx, input.email);
     const row = await repo.deleteMembership(trx, org.id, user.id);

@@ -1,5 +1,6 @@
-import type { Executor } from '../accounts/repository.js';
+import type { Executor } from '../db/executor.js';
 import type { Environment } from '../db/schema.js';
+import { insertAuditEvent } from './repository.js';
 
 export interface AuditEvent {
   event: string;
@@ -15,17 +16,14 @@ export interface AuditEvent {
 
 /** Appends to the audit trail; pass the caller's transaction so the event commits with the change. */
 export async function recordAudit(db: Executor, event: AuditEvent): Promise<void> {
-  await db
-    .insertInto('audit_events')
-    .values({
-      event: event.event,
-      environment: event.environment ?? null,
-      actor_user_id: event.actorUserId ?? null,
-      organization_id: event.organizationId ?? null,
-      client_id: event.clientId ?? null,
-      ip: event.ip || null,
-      request_id: event.requestId ?? null,
-      details: JSON.stringify(event.details ?? {}),
-    })
-    .execute();
+  await insertAuditEvent(db, {
+    event: event.event,
+    environment: event.environment ?? null,
+    actor_user_id: event.actorUserId ?? null,
+    organization_id: event.organizationId ?? null,
+    client_id: event.clientId ?? null,
+    ip: event.ip || null,
+    request_id: event.requestId ?? null,
+    details: JSON.stringify(event.details ?? {}),
+  });
 }

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { DomainError } from '../accounts/errors.js';
+import { DomainError } from '../errors/domain-error.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import type { AppConfig } from '../config/schema.js';
 import { createDatabase, isDatabaseUnavailable, type Db } from '../db/database.js';
@@ -72,6 +72,11 @@ function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, '; ').trim();
 }
 
+/** `error (<code>): <message>`: the stable code of the vocabulary, then what went wrong. */
+function domainLine(error: DomainError): string {
+  return `error (${error.code}): ${oneLine(error.message)}`;
+}
+
 /** Runs one admin command and returns the exit status. */
 export async function runCli(io: CliIo): Promise<number> {
   const words = io.argv.filter((a) => a !== '--json' && a !== '--help' && a !== '-h');
@@ -138,11 +143,16 @@ export async function runCli(io: CliIo): Promise<number> {
     }
     // A value the command cannot accept (a malformed EIN, e-mail or redirect URI) is a usage
     // error too; something missing or already there (not_found, conflict) is not.
+    // A domain error names its code (src/errors/codes.ts), as the API's problem documents do.
     if (error instanceof DomainError && error.code === 'invalid') {
-      io.stderr(`almoner admin: ${oneLine(error.message)}; usage: ${PREFIX} ${command.usage}\n`);
+      io.stderr(`almoner admin: ${domainLine(error)}; usage: ${PREFIX} ${command.usage}\n`);
       return 2;
     }
-    if (error instanceof DomainError || error instanceof ClusterError || error instanceof ClientRegistryError) {
+    if (error instanceof DomainError) {
+      io.stderr(`almoner admin: ${domainLine(error)}\n`);
+      return 1;
+    }
+    if (error instanceof ClusterError || error instanceof ClientRegistryError) {
       io.stderr(`almoner admin: ${oneLine(error.message)}\n`);
       return 1;
     }

@@ -109,8 +109,19 @@ export function loadConfig(options: LoadOptions = {}): AppConfig {
   return Object.freeze(result.data!) as AppConfig;
 }
 
+/**
+ * Set by the primary (workers > 1) in the environment of each worker it forks, never by an
+ * operator: a process under another cluster manager (pm2's cluster mode) is not an Almoner worker.
+ */
+export const CLUSTER_WORKER_ENV = 'ALMONER_CLUSTER_WORKER';
+
+/** Whether this process is a worker forked by an Almoner primary (see src/server/cluster.ts). */
+export function isAlmonerWorker(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env[CLUSTER_WORKER_ENV] === '1';
+}
+
 /** ALMONER_* variables that match no setting: reported as a warning, never silently ignored. */
 export function unknownEnvSettings(env: NodeJS.ProcessEnv = process.env): string[] {
-  const known = new Set([...SETTING_KEYS.map(envNameFor), 'ALMONER_PROFILE', 'ALMONER_CONFIG_DIR']);
+  const known = new Set([...SETTING_KEYS.map(envNameFor), 'ALMONER_PROFILE', 'ALMONER_CONFIG_DIR', CLUSTER_WORKER_ENV]);
   return Object.keys(env).filter((name) => name.startsWith('ALMONER_') && !known.has(name));
 }

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import os from 'node:os';
 import { z } from 'zod';
 
 /** Every setting Almoner reads, in one flat namespace so each maps to one env var. */
@@ -55,43 +56,55 @@ const booleanLike = z.preprocess((value) => {
 
 const intIn = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
+/** Most server processes one host runs (ALMONER_WORKERS). */
+export const MAX_WORKERS = 256;
+
+/** `auto` (one per core: os.availableParallelism()) or a whole number of processes; the output is the number. */
+const workerCount = z
+  .union([z.literal('auto'), z.coerce.number().int().min(1).max(MAX_WORKERS)], { error: `must be "auto" (one per core) or a whole number from 1 to ${MAX_WORKERS}` })
+  .transform((value) => (value === 'auto' ? os.availableParallelism() : value));
+
 const settingsShape = z
   .object({
-    profile: z.enum(['dev', 'production']),
+    profile: z.enum(['dev', 'production']).describe('`dev` or `production`; chosen by ALMONER_PROFILE alone (never by a config file), it picks config/<profile>.json'),
     database_url: z
       .string()
       .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// or postgresql:// connection URL')
-      .optional(),
-    database_pool_max: intIn(1, 200),
-    database_statement_timeout_ms: intIn(0, 600_000),
-    data_dir: z.string().min(1),
-    base_url: originUrl,
-    sandbox_base_url: originUrl,
-    dashboard_url: originUrl,
-    sandbox_dashboard_url: originUrl,
-    listen: z.array(listenAddress).optional(),
-    tls_cert: z.string().min(1).optional(),
-    tls_key: z.string().min(1).optional(),
-    trusted_proxies: z.array(cidr),
-    log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
-    shutdown_grace_seconds: intIn(0, 600),
-    demo_data: booleanLike,
-    password_memory_kib: intIn(19_456, 4_194_304),
-    password_time_cost: intIn(2, 100),
-    password_parallelism: intIn(1, 16),
-    clients_file: z.string().min(1),
-    clients_poll_seconds: intIn(1, 60),
-    refresh_reuse_grace_seconds: intIn(0, 300),
-    ip_restricted_areas: z.array(z.enum(['fdx', 'donations', 'grants', 'nonprofits'])),
-    secrets_key: z.string().min(32).optional(),
-    smtp_url: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
-    mail_from: z.string().min(3),
-    webhook_retry_seconds: z.array(z.coerce.number().int().min(1).max(7 * 86_400)).min(0).max(20),
-    webhook_timeout_ms: intIn(100, 60_000),
-    webhook_poll_ms: intIn(50, 60_000),
-    metrics_listen: listenAddress.optional(),
-    metrics_allow: z.array(cidr),
-    ready_file: z.string().min(1).optional(),
+      .optional()
+      .describe('An external PostgreSQL (13 or later); unset means the embedded PostgreSQL in data_dir (dev profile only; required in production)'),
+    database_pool_max: intIn(1, 200).describe('Database connections per process'),
+    database_statement_timeout_ms: intIn(0, 600_000).describe('Statement timeout per statement, in milliseconds; 0 disables it'),
+    data_dir: z.string().min(1).describe('Embedded PostgreSQL data (pg/, possibly relocated under /var/lib/almoner when run as root), its credentials file and, without secrets_key, the key file'),
+    base_url: originUrl.describe('Public origin of the API, production environment'),
+    sandbox_base_url: originUrl.describe('Public origin of the API, sandbox environment'),
+    dashboard_url: originUrl.describe('Public origin of the hosted pages, production environment'),
+    sandbox_dashboard_url: originUrl.describe('Public origin of the hosted pages, sandbox environment'),
+    listen: z.array(listenAddress).optional().describe('host:port pairs to listen on; unset, the ports follow from the four URLs'),
+    tls_cert: z.string().min(1).optional().describe('PEM certificate file for the process\'s own TLS (set together with tls_key)'),
+    tls_key: z.string().min(1).optional().describe('PEM private key file for the process\'s own TLS (set together with tls_cert)'),
+    trusted_proxies: z.array(cidr).describe('IPs or CIDRs (IPv4 and IPv6) of the proxies whose X-Forwarded-For, X-Forwarded-Proto and X-Request-Id are believed'),
+    log_level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).describe('pino log level, or silent'),
+    workers: workerCount.describe(
+      'Server processes sharing the listeners (node:cluster): `1` is one process and no cluster; `auto` is one per core. Above 1 a primary process migrates, seeds and holds the database, then forks that many workers and replaces one that dies; see docs/operations.md, Scaling out',
+    ),
+    shutdown_grace_seconds: intIn(0, 600).describe('How long SIGTERM waits for in-flight requests and webhook attempts'),
+    demo_data: booleanLike.describe('Seed the demo data on first start (dev profile; refused in production)'),
+    password_memory_kib: intIn(19_456, 4_194_304).describe('argon2id memory cost in KiB (OWASP\'s minimum is the floor)'),
+    password_time_cost: intIn(2, 100).describe('argon2id iterations'),
+    password_parallelism: intIn(1, 16).describe('argon2id parallelism'),
+    clients_file: z.string().min(1).describe('The client registry, source of truth for registered clients; processes sharing a database must share it'),
+    clients_poll_seconds: intIn(1, 60).describe('How often a running server re-reads the clients file'),
+    refresh_reuse_grace_seconds: intIn(0, 300).describe('A duplicate refresh-token presentation inside this window gets the same new pair instead of revoking the authorization'),
+    ip_restricted_areas: z.array(z.enum(['fdx', 'donations', 'grants', 'nonprofits'])).describe('API areas that require the caller\'s address inside the client\'s IP allow-list'),
+    secrets_key: z.string().min(32).optional().describe('32 random bytes, base64, sealing the secrets kept in the database (signing keys, server keys, webhook secrets); every process sharing a database, the admin CLI included, needs the same value; unset, a key file in data_dir'),
+    smtp_url: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional().describe('SMTP server for outgoing mail (smtp:// or smtps://); unset, mail goes into the outbound_mail table'),
+    mail_from: z.string().min(3).describe('From address of outgoing mail'),
+    webhook_retry_seconds: z.array(z.coerce.number().int().min(1).max(7 * 86_400)).min(0).max(20).describe('Delays between webhook attempts (attempts = 1 + delays)'),
+    webhook_timeout_ms: intIn(100, 60_000).describe('Deadline of a whole webhook attempt (connect, headers and body)'),
+    webhook_poll_ms: intIn(50, 60_000).describe('How often the webhook dispatcher looks for due deliveries'),
+    metrics_listen: listenAddress.optional().describe('host:port of a plain-HTTP listener of its own for /metrics, /healthz and /readyz; the API hosts then answer 404 for /metrics'),
+    metrics_allow: z.array(cidr).describe('Who may read /metrics (IPs or CIDRs); an empty list turns the endpoint off'),
+    ready_file: z.string().min(1).optional().describe('Where to write, once every listener is bound, the URLs and addresses served (JSON; removed at shutdown)'),
   })
   .strict();
 

@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { PreparingClient } from './prepared-statements.js';
 import { almonerTypes } from './timestamp-parser.js';
@@ -40,6 +40,11 @@ export function createDatabase(options: DatabaseOptions): Db {
 /** The pg pool behind a Db made by createDatabase, for its connection gauges (see src/metrics). */
 export function poolOf(db: Db): pg.Pool | undefined {
   return pools.get(db);
+}
+
+/** The cheapest round trip to the database (readiness). */
+export function pingDatabase(db: Db): Promise<unknown> {
+  return sql`select 1`.execute(db);
 }
 
 /** Errors that mean "the database is unreachable right now", as opposed to a bad query. */

@@ -258,4 +258,3 @@ export const TABLE_COLUMNS = {
 export type Organization = Selectable<OrganizationsTable>;
 export type NewOrganization = Insertable<OrganizationsTable>;
 export type User = Selectable<UsersTable>;
-export type Membership = Selectable<MembershipsTable>;

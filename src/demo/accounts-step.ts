@@ -1,7 +1,8 @@
-import type { Transaction } from 'kysely';
-import type { Database, OrganizationKind, Role } from '../db/schema.js';
+import type { Executor } from '../db/executor.js';
+import type { OrganizationKind, Role } from '../db/schema.js';
 import { hashPassword } from '../accounts/passwords.js';
 import type { SeedContext, SeedStep } from './seed.js';
+import { ensureMembership, findOrganizationIdByEin, findUserIdByEmail, insertDemoOrganization, insertDemoUser } from './seed-repository.js';
 
 /** The dev profile's demo organizations and users (PRODUCT.md section 10). */
 export const DEMO_PASSWORD = 'almoner-demo';
@@ -14,14 +15,10 @@ export const DEMO_USERS: readonly { email: string; role: Role; displayName: stri
   { email: 'readonly@example.org', role: 'read_only', displayName: 'Reed Readonly' },
 ];
 
-async function findOrCreateOrganization(trx: Transaction<Database>, org: typeof DEMO_NONPROFIT, address: { line1: string; city: string; region: string; postal: string }) {
-  const existing = await trx.selectFrom('organizations').select('id').where('ein', '=', org.ein).executeTakeFirst();
+async function findOrCreateOrganization(trx: Executor, org: typeof DEMO_NONPROFIT, address: { line1: string; city: string; region: string; postal: string }) {
+  const existing = await findOrganizationIdByEin(trx, org.ein);
   if (existing) return existing.id;
-  const row = await trx
-    .insertInto('organizations')
-    .values({ ein: org.ein, name: org.name, kind: org.kind, address_line1: address.line1, city: address.city, region: address.region, postal_code: address.postal })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const row = await insertDemoOrganization(trx, { ein: org.ein, name: org.name, kind: org.kind, address_line1: address.line1, city: address.city, region: address.region, postal_code: address.postal });
   return row.id;
 }
 
@@ -33,15 +30,9 @@ export const accountsStep: SeedStep = {
     const nonprofitId = await findOrCreateOrganization(trx, DEMO_NONPROFIT, { line1: '100 Harvest Way', city: 'Springfield', region: 'IL', postal: '62701' });
     await findOrCreateOrganization(trx, DEMO_FUND_PROVIDER, { line1: '1 Charity Plaza', city: 'Boston', region: 'MA', postal: '02110' });
     for (const user of DEMO_USERS) {
-      const existing = await trx.selectFrom('users').select('id').where('email', '=', user.email).executeTakeFirst();
-      const userId =
-        existing?.id ??
-        (await trx.insertInto('users').values({ email: user.email, password_hash: passwordHash, display_name: user.displayName }).returning('id').executeTakeFirstOrThrow()).id;
-      await trx
-        .insertInto('memberships')
-        .values({ organization_id: nonprofitId, user_id: userId, role: user.role })
-        .onConflict((oc) => oc.doNothing())
-        .execute();
+      const existing = await findUserIdByEmail(trx, user.email);
+      const userId = existing?.id ?? (await insertDemoUser(trx, { email: user.email, password_hash: passwordHash, display_name: user.displayName })).id;
+      await ensureMembership(trx, { organization_id: nonprofitId, user_id: userId, role: user.role });
     }
   },
 };

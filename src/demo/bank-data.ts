@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
-import type { Executor } from '../accounts/repository.js';
+import type { Executor } from '../db/executor.js';
 import type { Environment } from '../db/schema.js';
 import type { DepositTransactionType } from '../db/schema-fdx.js';
+import { insertDepositAccount, insertDepositStatements, insertDepositTransactions } from './seed-repository.js';
 
 /**
  * Bank data for the FDX API, for demos, tests and benchmarks: deposit accounts opened on the
@@ -109,29 +110,26 @@ export async function seedBankData(db: Executor, options: BankDataOptions): Prom
   const count = options.accounts ?? 2;
   for (let a = 0; a < count; a += 1) {
     const accountId = crypto.randomUUID();
-    await db
-      .insertInto('deposit_accounts')
-      .values({
-        id: accountId,
-        environment: options.environment,
-        organization_id: options.organizationId,
-        account_number: `${crypto.randomInt(1, 10)}${digits(9)}`,
-        routing_transit_number: routing,
-        product_name: 'Nonprofit Checking',
-        nickname: NICKNAMES[a % NICKNAMES.length]!,
-        opened_on: openedOn,
-        opening_balance: crypto.randomInt(10_000, 50_000) * 100,
-        // A millisecond apart, so lists (by created_at) show them in the order made: Operating first.
-        created_at: new Date(Date.now() - (count - a)),
-      })
-      .execute();
+    await insertDepositAccount(db, {
+      id: accountId,
+      environment: options.environment,
+      organization_id: options.organizationId,
+      account_number: `${crypto.randomInt(1, 10)}${digits(9)}`,
+      routing_transit_number: routing,
+      product_name: 'Nonprofit Checking',
+      nickname: NICKNAMES[a % NICKNAMES.length]!,
+      opened_on: openedOn,
+      opening_balance: crypto.randomInt(10_000, 50_000) * 100,
+      // A millisecond apart, so lists (by created_at) show them in the order made: Operating first.
+      created_at: new Date(Date.now() - (count - a)),
+    });
     const statements = periods.map((p) => ({ id: crypto.randomUUID(), account_id: accountId, period_start: p.start, period_end: p.end }));
-    await db.insertInto('deposit_statements').values(statements).execute();
+    await insertDepositStatements(db, statements);
     let nextCheck = 1001;
     const total = options.transactionsPerAccount ?? 500;
     for (let done = 0; done < total; done += BATCH) {
       const rows = Array.from({ length: Math.min(BATCH, total - done) }, () => transaction(accountId, openedAt, now.getTime(), () => nextCheck++));
-      await db.insertInto('deposit_transactions').values(rows).execute();
+      await insertDepositTransactions(db, rows);
     }
     ids.account_ids.push(accountId);
     ids.statement_ids.push(...statements.map((s) => s.id));

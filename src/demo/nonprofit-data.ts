@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
-import type { Executor } from '../accounts/repository.js';
+import type { Executor } from '../db/executor.js';
 import type { DonorJson, Environment, PaymentStatus } from '../db/schema.js';
 import { ulid } from '../db/ids.js';
+import { insertConnects, insertDonations, insertGrants } from './seed-repository.js';
 
 /**
  * Realistic nonprofit data (connects, grants, donations) for demos and benchmarks. Dates are
@@ -115,8 +116,8 @@ export async function seedNonprofitData(db: Executor, options: NonprofitDataOpti
       canceled_at: status === 'CANCELED' ? new Date(created.getTime() + 86_400_000) : null,
     };
   });
-  if (connects.length) await db.insertInto('connects').values(connects).execute();
-  await inBatches(grants, 1000, (batch) => db.insertInto('grants').values(batch).execute());
-  await inBatches(donations, 1000, (batch) => db.insertInto('donations').values(batch).execute());
+  if (connects.length) await insertConnects(db, connects);
+  await inBatches(grants, 1000, (batch) => insertGrants(db, batch));
+  await inBatches(donations, 1000, (batch) => insertDonations(db, batch));
   return { connect_ids: connects.map((c) => c.id), grant_ids: grants.map((g) => g.id), donation_ids: donations.map((d) => d.id) };
 }

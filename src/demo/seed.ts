@@ -1,6 +1,5 @@
-import type { Transaction } from 'kysely';
 import type { Db } from '../db/database.js';
-import type { Database } from '../db/schema.js';
+import { inTransaction, type Trx } from '../db/executor.js';
 import path from 'node:path';
 import type { AppConfig } from '../config/schema.js';
 import { passwordParamsFrom, type PasswordParams } from '../accounts/passwords.js';
@@ -8,6 +7,7 @@ import { accountsStep } from './accounts-step.js';
 import { demoClientStep } from './demo-client-step.js';
 import { nonprofitDataStep } from './nonprofit-data-step.js';
 import { bankDataStep } from './bank-data-step.js';
+import { claimSeedStep, findSeedStep } from './seed-repository.js';
 
 export interface SeedContext {
   passwordParams: PasswordParams;
@@ -26,7 +26,7 @@ export interface SeedStep {
   name: string;
   /** Work that must not run inside the transaction (e.g. slow password hashing). */
   prepare?(ctx: SeedContext): Promise<unknown>;
-  run(trx: Transaction<Database>, prepared: unknown, ctx: SeedContext): Promise<void>;
+  run(trx: Trx, prepared: unknown, ctx: SeedContext): Promise<void>;
   /** Work after the transaction committed (files, other systems). */
   after?(db: Db, ctx: SeedContext): Promise<void>;
 }
@@ -40,11 +40,11 @@ export const SEED_STEPS: readonly SeedStep[] = [accountsStep, demoClientStep, no
 export async function seedDemoData(db: Db, ctx: SeedContext, steps: readonly SeedStep[] = SEED_STEPS): Promise<string[]> {
   const applied: string[] = [];
   for (const step of steps) {
-    const done = await db.selectFrom('demo_seed_steps').select('name').where('name', '=', step.name).executeTakeFirst();
+    const done = await findSeedStep(db, step.name);
     if (done) continue;
     const prepared = await step.prepare?.(ctx);
-    const ran = await db.transaction().execute(async (trx) => {
-      const claimed = await trx.insertInto('demo_seed_steps').values({ name: step.name }).onConflict((oc) => oc.doNothing()).returning('name').executeTakeFirst();
+    const ran = await inTransaction(db, async (trx) => {
+      const claimed = await claimSeedStep(trx, step.name);
       if (!claimed) return false;
       await step.run(trx, prepared, ctx);
       return true;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FDX_SCOPES } from '../accounts/scopes.js';
+import { ERROR_CODE_NAMES } from '../errors/codes.js';
 import { STATUS_TITLES } from '../http/problem.js';
 import { acceptedCredentials } from './auth/accept-credentials.js';
 import { errorStatuses, successStatus } from './operation-statuses.js';
@@ -133,7 +134,7 @@ export function buildOpenApiDocument(specs: readonly RouteSpec[], version: ApiVe
       description: [
         `API version ${version}: send \`Api-Version: ${version}\` (the default is the newest version); the FDX operations under /fdx/v6 are versioned by their path instead.`,
         'Every call sends `Authorization: Bearer <credential>`: an OAuth access token (scopes per operation below) or, where an operation accepts one, an API key (`alm_live_…` in production, `alm_test_…` in the sandbox).',
-        'Errors are RFC 9457 problem documents.',
+        `Errors are RFC 9457 problem documents with a stable \`code\`, one of ${ERROR_CODE_NAMES.join(', ')}; on the FDX operations \`code\` is the FDX error code instead.`,
       ].join('\n\n'),
     },
     servers: [{ url: serverUrl }],
@@ -159,7 +160,10 @@ export function buildOpenApiDocument(specs: readonly RouteSpec[], version: ApiVe
             status: { type: 'integer' },
             detail: { type: 'string' },
             error: { type: 'string', description: 'insufficient_scope, on a 403 for a missing scope' },
-            code: { type: 'integer', description: 'The FDX error code (FDX operations only)' },
+            code: {
+              description: 'The stable error code (one of the error vocabulary); on FDX operations, the FDX error code instead',
+              anyOf: [{ type: 'string', enum: ERROR_CODE_NAMES }, { type: 'integer' }],
+            },
             message: { type: 'string', description: "FDX's short message for the code (FDX operations only)" },
           },
         },

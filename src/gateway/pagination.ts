@@ -1,20 +1,10 @@
-import { sql, type RawBuilder } from 'kysely';
+import type { Cursor } from '../db/keyset.js';
 import { badRequest } from './problems.js';
 
 /**
- * Keyset pagination over (created_at desc, id desc): a page token names the last row
- * returned, so every row is walked exactly once even while rows are added.
+ * Page tokens for keyset pagination over (created_at desc, id desc): a token names the last
+ * row returned; the repositories apply it with db/keyset.ts's beforeCursor.
  */
-export interface Cursor {
-  createdAt: Date;
-  id: string;
-}
-
-/** Rows after the cursor in (created_at desc, id desc) order: one row comparison, index-friendly. */
-export function beforeCursor(cursor: Cursor): RawBuilder<boolean> {
-  return sql<boolean>`(created_at, id) < (${cursor.createdAt}, ${cursor.id})`;
-}
-
 export function encodeCursor(cursor: Cursor): string {
   return Buffer.from(JSON.stringify([cursor.createdAt.toISOString(), cursor.id])).toString('base64url');
 }
@@ -33,10 +23,28 @@ export function decodeCursor(token: string | undefined, parameter: string): Curs
   throw badRequest(`${parameter} is not a page token this API returned.`);
 }
 
-/** Rows fetched with limit + 1: the extra row says whether a next page exists. */
-export function page<T extends { created_at: Date; id: string }>(rows: T[], limit: number): { items: T[]; next?: string } {
-  if (rows.length <= limit) return { items: rows };
+/**
+ * How a list names its next-page token, per published document: snake_case (DAF, donations) or
+ * camelCase (grants, events), and on the last page either `null` or no member at all.
+ */
+export type PageTokenStyle = 'next_page_token' | 'next_page_token|null' | 'nextPageToken' | 'nextPageToken|null';
+type TokenKey<S extends PageTokenStyle> = S extends `${infer K}|null` ? K : S;
+type TokenMember<S extends PageTokenStyle> = S extends `${string}|null` ? { [K in TokenKey<S>]: string | null } : { [K in TokenKey<S>]?: string };
+
+/**
+ * The one list body: rows were fetched with limit + 1, and the extra row says whether a next page
+ * exists; its token names the last row returned.
+ */
+export function listPage<T extends { created_at: Date; id: string }, V, S extends PageTokenStyle>(
+  rows: T[],
+  limit: number,
+  view: (row: T) => V,
+  style: S,
+): { results: V[] } & TokenMember<S> {
   const items = rows.slice(0, limit);
-  const last = items[items.length - 1]!;
-  return { items, next: encodeCursor({ createdAt: last.created_at, id: last.id }) };
+  const last = items[items.length - 1];
+  const next = rows.length > limit && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : undefined;
+  const [key, whenLast] = style.split('|') as [string, string | undefined];
+  const token = next ?? (whenLast === 'null' ? null : undefined);
+  return { results: items.map(view), ...(token === undefined ? {} : { [key]: token }) } as { results: V[] } & TokenMember<S>;
 }

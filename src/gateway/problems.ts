@@ -17,9 +17,9 @@ export function insufficientScope(needed: string, detail = `This operation needs
   });
 }
 
-/** Exactly the four members of service-interface section 2.2. */
+/** Exactly the four members of service-interface section 2.2 (PRODUCT.md section 10): no `code`. */
 export function outsideAllowList(): HttpProblem {
-  return new HttpProblem(403, 'Forbidden', 'The caller address is outside the CIDR ranges registered for this client.');
+  return new HttpProblem(403, 'Forbidden', 'The caller address is outside the CIDR ranges registered for this client.', { code: null });
 }
 
 export function notFound(what: string): HttpProblem {

@@ -1,11 +1,14 @@
 import type { Middleware } from 'koa';
 import { isDatabaseUnavailable, isUnrepresentableInput } from '../db/database.js';
+import { statusOfCode } from '../errors/codes.js';
+import { DomainError } from '../errors/domain-error.js';
 import { HttpProblem, sendProblem, titleFor } from './problem.js';
 
 /**
- * The one place errors become responses: RFC 9457 problem documents. Known problems pass
- * through; Koa/http-errors keep their status; an unreachable database is a 503 the client may
- * retry; anything else is a logged 500 that reveals nothing but the request id.
+ * The one place errors become responses: RFC 9457 problem documents, each with the stable
+ * `code` of src/errors/codes.ts. Known problems pass through; a service's DomainError gets the
+ * status of its code; Koa/http-errors keep their status; an unreachable database is a 503 the
+ * client may retry; anything else is a logged 500 that reveals nothing but the request id.
  */
 export function errorHandler(): Middleware {
   return async (ctx, next) => {
@@ -24,6 +27,7 @@ export function errorHandler(): Middleware {
 
 export function toProblem(error: unknown, log: { error: (o: object, m: string) => void; warn: (o: object, m: string) => void } | undefined): HttpProblem {
   if (error instanceof HttpProblem) return error;
+  if (error instanceof DomainError) return problemOf(error);
   if (isDatabaseUnavailable(error)) {
     log?.warn({ err: error }, 'database unavailable');
     return new HttpProblem(503, 'Service Unavailable', 'The service is temporarily unavailable; retry shortly.', { headers: { 'Retry-After': '5' } });
@@ -37,4 +41,14 @@ export function toProblem(error: unknown, log: { error: (o: object, m: string) =
   }
   log?.error({ err: error }, 'unhandled error');
   return new HttpProblem(500, 'Internal Server Error', 'An unexpected error occurred; quote the X-Request-Id header when reporting it.');
+}
+
+/** A domain error as a problem: the status of its code, its message as the detail, Retry-After when it says when. */
+export function problemOf(error: DomainError): HttpProblem {
+  const status = statusOfCode(error.code);
+  const { retryAfterSeconds } = error.data;
+  return new HttpProblem(status, titleFor(status), error.message, {
+    code: error.code,
+    headers: retryAfterSeconds === undefined ? {} : { 'Retry-After': String(retryAfterSeconds) },
+  });
 }

@@ -1,7 +1,6 @@
 import net from 'node:net';
-import { sql } from 'kysely';
 import type { Middleware } from 'koa';
-import type { Db } from '../db/database.js';
+import { pingDatabase, type Db } from '../db/database.js';
 import { HttpProblem } from './problem.js';
 import { normaliseIp } from './client-address.js';
 
@@ -28,7 +27,7 @@ export function healthEndpoints(db: Db): Middleware {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        sql`select 1`.execute(db),
+        pingDatabase(db),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error('timeout')), READY_TIMEOUT_MS);
         }),

@@ -1,8 +1,15 @@
 import type { Context } from 'koa';
+import { codeOfStatus, type ErrorCode } from '../errors/codes.js';
 
-/** An RFC 9457 problem the error middleware renders as application/problem+json. */
+/**
+ * An RFC 9457 problem the error middleware renders as application/problem+json. It carries
+ * the stable `code` of the error vocabulary (src/errors/codes.ts) as an extension member: the
+ * code of its status unless given; `code: null` leaves it out (a body whose members a
+ * specification fixes, or FDX's own numeric `code`).
+ */
 export class HttpProblem extends Error {
   readonly status: number;
+  readonly code: ErrorCode | undefined;
   readonly title: string;
   readonly detail: string | undefined;
   readonly type: string;
@@ -13,11 +20,12 @@ export class HttpProblem extends Error {
     status: number,
     title: string,
     detail?: string,
-    options: { type?: string; extensions?: Record<string, unknown>; headers?: Record<string, string> } = {},
+    options: { type?: string; code?: ErrorCode | null; extensions?: Record<string, unknown>; headers?: Record<string, string> } = {},
   ) {
     super(detail ?? title);
     this.name = 'HttpProblem';
     this.status = status;
+    this.code = options.code === null ? undefined : (options.code ?? codeOfStatus(status));
     this.title = title;
     this.detail = detail;
     this.type = options.type ?? 'about:blank';
@@ -32,6 +40,7 @@ export class HttpProblem extends Error {
       status: this.status,
       // detail is always present: the published ProblemDetails schema requires it.
       detail: this.detail ?? defaultDetail(this.status, this.title),
+      ...(this.code ? { code: this.code } : {}),
       ...this.extensions,
     };
   }

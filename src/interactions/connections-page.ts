@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { recordAudit } from '../audit/audit-log.js';
-import { findUserById } from '../accounts/repository.js';
+import { findUserIdentity } from '../accounts/repository.js';
 import { HttpProblem } from '../http/problem.js';
 import { readForm } from '../http/form-body.js';
 import { revokeAuthorization } from '../oidc/authorizations.js';
@@ -23,7 +23,7 @@ const when = (date: Date | null) => (date ? { iso: date.toISOString(), text: `${
 /** Who is signed in, and which organizations' organization-subject authorizations they manage. */
 async function viewer(deps: InteractionDeps, ctx: Context) {
   const session = await signedInSession(deps, ctx);
-  const user = session ? await findUserById(deps.db, session.accountId) : undefined;
+  const user = session ? await findUserIdentity(deps.db, session.accountId) : undefined;
   if (!session || !user || user.disabled_at) return undefined;
   const memberships = await membershipsOf(deps, user.id);
   const adminOf = memberships.filter((m) => m.role === 'owner' || m.role === 'admin').map((m) => m.id);

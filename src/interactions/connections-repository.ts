@@ -1,4 +1,4 @@
-import type { Executor } from '../accounts/repository.js';
+import type { Executor } from '../db/executor.js';
 import type { Environment, OrganizationKind, SubjectType } from '../db/schema.js';
 
 export interface ConnectionRow {

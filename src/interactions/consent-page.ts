@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
 import { errors } from 'oidc-provider';
 import { recordAudit } from '../audit/audit-log.js';
-import { findUserById } from '../accounts/repository.js';
+import { findUserIdentity } from '../accounts/repository.js';
+import { inTransaction } from '../db/executor.js';
 import { readForm } from '../http/form-body.js';
 import { HttpProblem } from '../http/problem.js';
 import { insertAuthorization } from '../oidc/authorizations.js';
@@ -27,7 +28,7 @@ function planFor(interaction: Interaction, client: { scope?: string }, membershi
 export async function showConsentStep(deps: InteractionDeps, ctx: Context, interaction: Interaction): Promise<void> {
   const provider = deps.provider();
   const userId = interaction.session?.accountId;
-  const user = userId ? await findUserById(deps.db, userId) : undefined;
+  const user = userId ? await findUserIdentity(deps.db, userId) : undefined;
   const client = await provider.Client.find(String(interaction.params.client_id));
   // The account or the application went away during the flow: start again, or stop here.
   if (!user || user.disabled_at) throw new errors.SessionNotFound('the signed-in account no longer exists');
@@ -86,7 +87,7 @@ export async function approve(deps: InteractionDeps, ctx: Context): Promise<void
   grant.addOIDCScope(plan.granted.join(' '));
   if (plan.withheld.length > 0) grant.rejectOIDCScope(plan.withheld.join(' '));
   const grantId = await grant.save();
-  await deps.db.transaction().execute(async (trx) => {
+  await inTransaction(deps.db, async (trx) => {
     await insertAuthorization(trx, { grantId, environment: deps.environment, clientId: client.clientId, subjectType, userId, organizationId: membership.id, scopes: plan.granted });
     await recordAudit(trx, {
       event: 'consent.granted',

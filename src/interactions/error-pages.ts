@@ -1,6 +1,8 @@
 import type { Context, Middleware } from 'koa';
 import { isDatabaseUnavailable } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
+import { DomainError } from '../errors/domain-error.js';
+import { problemOf } from '../http/error-handler.js';
 import { HttpProblem, titleFor } from '../http/problem.js';
 import { sendPage } from '../views/page.js';
 import { CsrfRejected } from './csrf.js';
@@ -37,6 +39,7 @@ function isSessionNotFound(error: unknown): boolean {
 function describe(error: unknown): PageError | undefined {
   if (isSessionNotFound(error)) return EXPIRED;
   if (error instanceof CsrfRejected) return FORGED;
+  if (error instanceof DomainError) return describe(problemOf(error));
   if (error instanceof HttpProblem) {
     if (error.status === 404) return { ...NOT_FOUND, text: error.detail ?? NOT_FOUND.text };
     if (error.status < 500) return { status: error.status, title: error.title, text: error.detail ?? 'The request could not be processed.', headers: error.headers };

@@ -3,7 +3,7 @@ import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
-import { INTERACTION_PREFIX } from '../oidc/provider.js';
+import { INTERACTION_PREFIX } from '../oidc/routes.js';
 import { sendPage } from '../views/page.js';
 import { csrfToken, verifyCsrf } from './csrf.js';
 import type { SignIn } from './sign-in.js';

@@ -2,7 +2,7 @@ import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Db } from '../db/database.js';
 import { addressKey } from '../http/client-address.js';
 import type { KeyedHasher } from '../keys/server-keys.js';
-import { giveBackAttempt, takeAttempt, THROTTLE_TABLE, throttleStoreClient, type TakenAttempt } from './login-throttle-store.js';
+import { giveBackAttempt, takeAttempt, THROTTLE_TABLE, throttleStoreClient, type TakenAttempt } from './login-throttle-repository.js';
 
 /**
  * Progressive lockout: `failures` failed sign-ins within `windowSeconds` lock the key for

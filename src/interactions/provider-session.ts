@@ -2,8 +2,9 @@ import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
-import { destroySessionByUid } from '../oidc/sessions.js';
-import { providerCookieOptions, SESSION_TTL } from '../oidc/provider.js';
+import { destroySessionByUid } from '../oidc/sessions-repository.js';
+import { providerCookieOptions } from '../oidc/configuration.js';
+import { SESSION_TTL } from '../oidc/lifetimes.js';
 
 /**
  * The hosted pages outside the authorization flow (connections, logout) share the

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { INTERACTION_PREFIX } from '../oidc/provider.js';
+import { INTERACTION_PREFIX } from '../oidc/routes.js';
 import { approve, deny, showConsentStep } from './consent-page.js';
 import { loadInteraction, type InteractionDeps } from './interaction.js';
 import { showLogin, submitLogin } from './login-page.js';

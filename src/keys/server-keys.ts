@@ -1,11 +1,12 @@
 import crypto from 'node:crypto';
-import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { inTransaction } from '../db/executor.js';
 import { SecretBox } from '../db/secret-box.js';
 import { MAX_TOKEN_TTL_SECONDS } from '../gateway/daf/tokens-service.js';
 import { ACCOUNT_POLICY, ADDRESS_POLICY } from '../interactions/login-throttle.js';
 import { CLIENT_SECRET_CACHE_TTL_MS } from '../oidc/client-secret-cache.js';
 import { SESSION_TTL } from '../oidc/lifetimes.js';
+import { deleteServerKey, insertServerKeys, listServerKeyNames, listServerKeyTimeline, listServerKeyVersions, lockServerKeys, updateServerKeyValue } from './server-keys-repository.js';
 
 /**
  * The server's own symmetric keys, shared by every process through the database (sealed with
@@ -59,17 +60,8 @@ export interface KeyVersion {
   retiredAt: number | undefined;
 }
 
-interface StoredVersion {
-  name: string;
-  kid: string;
-  value: string;
-  activates_at: Date;
-}
-
 const newKid = () => crypto.randomBytes(6).toString('hex');
 const newSecret = () => crypto.randomBytes(32).toString('base64url');
-// One lock for creating and rotating, so concurrent first starts create one first version each.
-const lockKeys = (db: Db) => sql`select pg_advisory_xact_lock(hashtext('almoner:server_keys'))`.execute(db);
 
 function lifeAfterRetirement(name: ServerKeyName, purpose?: HashPurpose): number {
   if (name === 'hashing_key') return VERIFIES_AFTER_RETIREMENT_SECONDS[purpose ?? 'audit_input'];
@@ -78,18 +70,16 @@ function lifeAfterRetirement(name: ServerKeyName, purpose?: HashPurpose): number
 
 /** Creates the first version of every key that has none (first start). */
 export async function ensureServerKeys(db: Db, box: SecretBox): Promise<void> {
-  const present = await db.selectFrom('server_keys').select('name').distinct().execute();
-  if (SERVER_KEY_NAMES.every((name) => present.some((p) => p.name === name))) return;
-  await db.transaction().execute(async (trx) => {
-    await lockKeys(trx);
-    const existing = new Set((await trx.selectFrom('server_keys').select('name').distinct().execute()).map((r) => r.name));
+  const present = await listServerKeyNames(db);
+  if (SERVER_KEY_NAMES.every((name) => present.includes(name))) return;
+  await inTransaction(db, async (trx) => {
+    // One lock for creating and rotating, so concurrent first starts create one first version each.
+    await lockServerKeys(trx);
+    const existing = new Set(await listServerKeyNames(trx));
     const missing = SERVER_KEY_NAMES.filter((name) => !existing.has(name));
     if (missing.length === 0) return;
     // A first version signs from the start: nothing can hold an older one.
-    await trx
-      .insertInto('server_keys')
-      .values(missing.map((name) => ({ name, kid: newKid(), value: box.seal(newSecret()), activates_at: new Date(0) })))
-      .execute();
+    await insertServerKeys(trx, missing.map((name) => ({ name, kid: newKid(), value: box.seal(newSecret()), activates_at: new Date(0) })));
   });
 }
 
@@ -139,14 +129,11 @@ export interface ServerKeyRotation {
 export async function rotateServerKeys(db: Db, box: SecretBox, now = new Date()): Promise<ServerKeyRotation> {
   await ensureServerKeys(db, box);
   const activatesAt = new Date(now.getTime() + SERVER_KEY_ACTIVATION_SECONDS * 1000);
-  return db.transaction().execute(async (trx) => {
-    await lockKeys(trx);
+  return inTransaction(db, async (trx) => {
+    await lockServerKeys(trx);
     const rotated = SERVER_KEY_NAMES.map((name) => ({ name, kid: newKid() }));
-    await trx
-      .insertInto('server_keys')
-      .values(rotated.map(({ name, kid }) => ({ name, kid, value: box.seal(newSecret()), activates_at: activatesAt })))
-      .execute();
-    const rows = await trx.selectFrom('server_keys').select(['name', 'kid', 'activates_at']).execute();
+    await insertServerKeys(trx, rotated.map(({ name, kid }) => ({ name, kid, value: box.seal(newSecret()), activates_at: activatesAt })));
+    const rows = await listServerKeyTimeline(trx);
     const removed: ServerKeyRotation['removed'] = [];
     for (const name of SERVER_KEY_NAMES) {
       if (name === 'hashing_key') continue;
@@ -155,7 +142,7 @@ export async function rotateServerKeys(db: Db, box: SecretBox, now = new Date())
         if (v.retiredAt !== undefined && v.retiredAt + life <= now.getTime()) removed.push({ name, kid: v.kid });
       }
     }
-    for (const { name, kid } of removed) await trx.deleteFrom('server_keys').where('name', '=', name).where('kid', '=', kid).execute();
+    for (const { name, kid } of removed) await deleteServerKey(trx, name, kid);
     const left = rows.filter((r) => !removed.some((d) => d.name === r.name && d.kid === r.kid));
     const keys = SERVER_KEY_NAMES.flatMap((name) => keyViews(name, left.filter((r) => r.name === name), now.getTime()));
     return { activates_at: activatesAt.toISOString(), rotated, removed, keys };
@@ -187,14 +174,14 @@ export class ServerKeys {
 
   /** Re-reads the versions; true when they changed. */
   async refresh(): Promise<boolean> {
-    const rows: StoredVersion[] = await this.db.selectFrom('server_keys').select(['name', 'kid', 'value', 'activates_at']).orderBy('name').orderBy('kid').execute();
+    const rows = await listServerKeyVersions(this.db);
     const fingerprint = rows.map((r) => `${r.name}/${r.kid}/${r.activates_at.getTime()}/${r.value}`).join(',');
     if (fingerprint === this.fingerprint) return false;
     const versions = new Map<ServerKeyName, { kid: string; secret: string; bytes: Buffer; activatesAt: number }[]>();
     for (const row of rows) {
       if (!(SERVER_KEY_NAMES as readonly string[]).includes(row.name)) continue;
       // A value stored before encryption at rest is sealed now.
-      if (!SecretBox.isSealed(row.value)) await this.db.updateTable('server_keys').set({ value: this.box.seal(row.value) }).where('name', '=', row.name).where('kid', '=', row.kid).execute();
+      if (!SecretBox.isSealed(row.value)) await updateServerKeyValue(this.db, row.name, row.kid, this.box.seal(row.value));
       const secret = this.box.open(row.value);
       const list = versions.get(row.name as ServerKeyName) ?? [];
       list.push({ kid: row.kid, secret, bytes: Buffer.from(secret, 'base64url'), activatesAt: row.activates_at.getTime() });

@@ -1,6 +1,7 @@
 import nodemailer from 'nodemailer';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
+import { insertOutboundMail } from './repository.js';
 
 export interface Mail {
   to: string;
@@ -21,7 +22,7 @@ export class TableMailSender implements MailSender {
   ) {}
 
   async send(mail: Mail): Promise<void> {
-    await this.db.insertInto('outbound_mail').values({ recipient: mail.to, subject: mail.subject, body: mail.text }).execute();
+    await insertOutboundMail(this.db, { recipient: mail.to, subject: mail.subject, body: mail.text });
     this.logger?.info({ to: mail.to, subject: mail.subject }, 'mail stored (dev mail sink; see `admin mail list`)');
   }
 }

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Middleware } from 'koa';
-import { API_ROUTES } from '../oidc/provider.js';
+import { API_ROUTES } from '../oidc/routes.js';
 import type { Metrics } from './metrics.js';
 import { methodLabel } from './route-label.js';
 

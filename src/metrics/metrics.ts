@@ -1,7 +1,8 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { poolOf, type Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
-import { API_ROUTES, authorizationPath } from '../oidc/provider.js';
+import { API_ROUTES, authorizationPath } from '../oidc/routes.js';
+import { clusterScrape } from './cluster.js';
 import { OAuthMetrics, type ProviderSource } from './oauth-metrics.js';
 import { OutboxBacklog } from './outbox-backlog.js';
 import { RouteLabels } from './route-label.js';
@@ -30,6 +31,8 @@ export class Metrics {
   /** Requests being served now (a plain number: the gauge reads it when scraped). */
   inFlight = 0;
   private processMetricsStarted = false;
+  /** In a cluster worker: the scrape that returns the sum over every worker (joinCluster). */
+  private scrapeCluster: (() => Promise<string>) | undefined;
 
   constructor(deps: MetricsDeps) {
     const registers = [this.registry];
@@ -65,13 +68,27 @@ export class Metrics {
     return this.registry.contentType;
   }
 
+  /**
+   * In a worker of a cluster primary (workers > 1): a scrape answered here returns the sum over
+   * every worker (metrics/cluster.ts). Process metrics start now, since the scrapes that read
+   * this registry are answered by the other workers too.
+   */
+  joinCluster(): void {
+    this.startProcessMetrics();
+    this.scrapeCluster = clusterScrape(this.registry);
+  }
+
   /** The exposition text. Process metrics start with the first scrape: a runtime never scraped (tests) runs no event-loop monitor. */
   async scrape(): Promise<string> {
-    if (!this.processMetricsStarted) {
-      this.processMetricsStarted = true;
-      collectDefaultMetrics({ register: this.registry });
-    }
+    if (this.scrapeCluster) return this.scrapeCluster();
+    this.startProcessMetrics();
     return this.registry.metrics();
+  }
+
+  private startProcessMetrics(): void {
+    if (this.processMetricsStarted) return;
+    this.processMetricsStarted = true;
+    collectDefaultMetrics({ register: this.registry });
   }
 }
 
@@ -133,6 +150,8 @@ function outboxMetrics(registry: Registry, db: Db): void {
       help,
       labelNames: ['environment'],
       registers: [registry],
+      // Read from the database, the same in every worker: summed over workers it would count each delivery N times.
+      aggregator: 'max',
       async collect() {
         const rows = await backlog.read();
         this.reset();

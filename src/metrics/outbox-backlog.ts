@@ -1,16 +1,8 @@
-import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
+import { readOutboxBacklog, type BacklogRow } from '../webhooks/deliveries-repository.js';
 
 /** A scrape never waits longer than this for the database (and the query is cancelled there too). */
 export const OUTBOX_QUERY_TIMEOUT_MS = 2_000;
-
-export interface BacklogRow {
-  environment: string;
-  /** Deliveries not yet succeeded or given up on. */
-  pending: number;
-  /** Seconds since the most overdue pending delivery fell due (0 when none is due). */
-  lag: number;
-}
 
 /**
  * The webhook outbox backlog, read at scrape time: one query over the pending deliveries'
@@ -28,7 +20,7 @@ export class OutboxBacklog {
 
   async read(): Promise<BacklogRow[] | undefined> {
     if (!this.running) {
-      const query = queryBacklog(this.db);
+      const query = readOutboxBacklog(this.db, OUTBOX_QUERY_TIMEOUT_MS);
       this.running = query;
       query.then(
         () => undefined,
@@ -58,18 +50,4 @@ export class OutboxBacklog {
       clearTimeout(timer);
     }
   }
-}
-
-async function queryBacklog(db: Db): Promise<BacklogRow[]> {
-  return db.transaction().execute(async (trx) => {
-    await sql`set local statement_timeout = ${sql.lit(OUTBOX_QUERY_TIMEOUT_MS)}`.execute(trx);
-    const { rows } = await sql<BacklogRow>`
-      select environment,
-             count(*)::int as pending,
-             greatest(extract(epoch from now() - min(next_attempt_at)), 0)::float8 as lag
-        from webhook_deliveries
-       where status = 'pending'
-       group by environment`.execute(trx);
-    return rows;
-  });
 }

@@ -2,10 +2,12 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
-import { authorizationForRequest, markAuthorizationUsed, type AuthorizationContext } from './authorizations.js';
+import { authorizationForRequest, type AuthorizationContext } from './authorizations.js';
+import { markAuthorizationUsed } from './authorizations-repository.js';
+import { findUserIdentity } from '../accounts/repository.js';
 import { hasResourceScope, narrowToRole } from '../accounts/scopes.js';
 import { currentTokenUnit } from './token-unit.js';
-import { UseThrottle } from '../db/use-throttle.js';
+import { UseThrottle } from '../audit/use-throttle.js';
 
 /** 412: the approving user's current role permits none of the token's resource scopes. */
 export class InsufficientPermissions extends errors.OIDCProviderError {
@@ -82,7 +84,7 @@ export function makeFindAccount(db: Db, environment: Environment) {
       return accountFor(sub, authorization.email, authorization.displayName);
     }
     if (!/^[0-9a-f-]{36}$/i.test(sub)) return undefined;
-    const user = await db.selectFrom('users').select(['id', 'email', 'display_name', 'disabled_at']).where('id', '=', sub).executeTakeFirst();
+    const user = await findUserIdentity(db, sub);
     if (!user || user.disabled_at) return undefined;
     return accountFor(user.id, user.email, user.display_name);
   };

@@ -1,10 +1,10 @@
-import { sql } from 'kysely';
 import { errors } from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
-import { hashId } from '../db/token-hash.js';
-import { currentTokenUnit, prefetchToken, type StoredRow } from './token-unit.js';
-import { deleteGrantTokens, deleteToken } from './revoked-tokens.js';
+import { consumeModel, deleteModel, findConsumeState, findModel, findModelByUid, hashId, upsertModel, type NewModelRow, type StoredRow } from '../db/provider-store.js';
+import { currentTokenUnit } from './token-unit.js';
+import { prefetchToken } from './token-prefetch.js';
+import { deleteGrantTokens, deleteToken } from './revoked-tokens-repository.js';
 
 /**
  * oidc-provider's storage contract over one Postgres table (oidc_models), one adapter per
@@ -12,7 +12,8 @@ import { deleteGrantTokens, deleteToken } from './revoked-tokens.js';
  * session cookie value) is stripped from the payload, so the table yields no credential.
  * `consume` is a conditional update, so two concurrent uses of one code or refresh token
  * cannot both succeed. Inside the token endpoint, reads and writes of the request's tokens go
- * through its TokenUnit (token-unit.ts): one read, one commit.
+ * through its TokenUnit (token-unit.ts): one read, one commit. The queries are in
+ * db/provider-store.ts, which the resource gateway reads access tokens through as well.
  */
 
 /** Models whose consume and creation the token endpoint defers to its single write. */
@@ -58,13 +59,9 @@ export class PostgresAdapter {
     return this.options.db;
   }
 
-  private where() {
-    return this.db.selectFrom('oidc_models').where('environment', '=', this.options.environment).where('model', '=', this.model);
-  }
-
   async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
     const expiresAt = typeof expiresIn === 'number' ? new Date(Date.now() + expiresIn * 1000) : null;
-    const row = {
+    const row: NewModelRow = {
       environment: this.options.environment,
       model: this.model,
       id: hashId(id),
@@ -78,11 +75,7 @@ export class PostgresAdapter {
       unit.inserts.push({ model: this.model, id: row.id, payload: row.payload, grantId: row.grant_id, uid: row.uid, expiresAt });
       return;
     }
-    await this.db
-      .insertInto('oidc_models')
-      .values(row)
-      .onConflict((oc) => oc.columns(['environment', 'model', 'id']).doUpdateSet({ payload: row.payload, grant_id: row.grant_id, uid: row.uid, expires_at: row.expires_at }))
-      .execute();
+    await upsertModel(this.db, row);
   }
 
   async find(id: string): Promise<AdapterPayload | undefined> {
@@ -100,12 +93,12 @@ export class PostgresAdapter {
       const key = `${this.model}:${hashedId}`;
       if (unit.rows.has(key)) return unit.rows.get(key) ?? undefined;
     }
-    return this.where().select(['payload', 'consumed_at']).where('id', '=', hashedId).executeTakeFirst();
+    return findModel(this.db, this.options.environment, this.model, hashedId);
   }
 
   /** Sessions by uid. The raw session id is not stored, so the result carries no jti. */
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-    const row = await this.where().select(['payload', 'consumed_at']).where('uid', '=', uid).executeTakeFirst();
+    const row = await findModelByUid(this.db, this.options.environment, this.model, uid);
     return row ? { ...row.payload } : undefined;
   }
 
@@ -119,16 +112,7 @@ export class PostgresAdapter {
       unit.consume = { model: this.model, id: hashId(id) };
       return;
     }
-    const updated = await this.db
-      .updateTable('oidc_models')
-      .set({ consumed_at: sql<Date>`now()` })
-      .where('environment', '=', this.options.environment)
-      .where('model', '=', this.model)
-      .where('id', '=', hashId(id))
-      .where('consumed_at', 'is', null)
-      .returning('id')
-      .executeTakeFirst();
-    if (updated) return;
+    if (await consumeModel(this.db, this.options.environment, this.model, hashId(id))) return;
     await consumeConflict(this.options, this.model, hashId(id));
     throw alreadyUsed(this.model);
   }
@@ -136,7 +120,7 @@ export class PostgresAdapter {
   async destroy(id: string): Promise<void> {
     // A refresh token is destroyed when revoked (RFC 7009) or replayed: it leaves a marker.
     if (this.model === 'RefreshToken') return deleteToken(this.db, this.options.environment, this.model, hashId(id));
-    await this.db.deleteFrom('oidc_models').where('environment', '=', this.options.environment).where('model', '=', this.model).where('id', '=', hashId(id)).execute();
+    await deleteModel(this.db, this.options.environment, this.model, hashId(id));
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
@@ -146,34 +130,10 @@ export class PostgresAdapter {
 
 /** A lost race to consume: the conflict handler decides whether it ends the authorization. */
 export async function consumeConflict(options: AdapterOptions, model: string, hashedId: string): Promise<void> {
-  const row = await options.db
-    .selectFrom('oidc_models')
-    .select(['grant_id', 'consumed_at'])
-    .where('environment', '=', options.environment)
-    .where('model', '=', model)
-    .where('id', '=', hashedId)
-    .executeTakeFirst();
+  const row = await findConsumeState(options.db, options.environment, model, hashedId);
   await options.onConsumeConflict?.(model, row?.grant_id ?? undefined, row?.consumed_at ?? new Date());
 }
 
 export function alreadyUsed(model: string): InstanceType<typeof errors.InvalidGrant> {
   return new errors.InvalidGrant(`${model === 'RefreshToken' ? 'refresh token' : 'authorization code'} already used`);
-}
-
-/** Deletes expired rows in batches; expired rows are kept a day so late lookups can explain themselves. */
-export async function sweepExpired(db: Db, batchSize = 1000, graceSeconds = 86_400): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const result = await sql<{ count: string }>`
-      with doomed as (
-        select environment, model, id from oidc_models
-        where expires_at < now() - make_interval(secs => ${graceSeconds})
-        limit ${batchSize}
-      )
-      delete from oidc_models m using doomed d
-      where m.environment = d.environment and m.model = d.model and m.id = d.id`.execute(db);
-    const deleted = Number(result.numAffectedRows ?? 0);
-    total += deleted;
-    if (deleted < batchSize) return total;
-  }
 }

@@ -1,10 +1,17 @@
-import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Environment, Role, SubjectType } from '../db/schema.js';
-import type { Executor } from '../accounts/repository.js';
-import { hashId } from '../db/token-hash.js';
+import type { Executor } from '../db/executor.js';
+import { deleteModel, hashId } from '../db/provider-store.js';
 import { currentTokenUnit } from './token-unit.js';
-import { deleteGrantTokens } from './revoked-tokens.js';
+import { deleteGrantTokens } from './revoked-tokens-repository.js';
+import { findAuthorizationWithApprover, insertAuthorizationRow, lockLiveUserAuthorizations, markAuthorizationRevoked } from './authorizations-repository.js';
+import { forgetGrantInSessions } from './sessions-repository.js';
+
+/**
+ * Our authorizations (one per consent, keyed by the provider's Grant id): what an
+ * authorization is allowed to be (365 days at most), how it is read for a request, and how it
+ * ends (with every token it issued). The queries are in authorizations-repository.ts.
+ */
 
 /** An authorization's ceiling: it ends 365 days after it began, whatever happens to its tokens. */
 export const AUTHORIZATION_LIFETIME_SECONDS = 365 * 86_400;
@@ -21,19 +28,16 @@ export interface NewAuthorization {
 }
 
 export async function insertAuthorization(db: Executor, a: NewAuthorization): Promise<void> {
-  await db
-    .insertInto('oauth_authorizations')
-    .values({
-      grant_id: a.grantId,
-      environment: a.environment,
-      client_id: a.clientId,
-      subject_type: a.subjectType,
-      user_id: a.userId,
-      organization_id: a.organizationId,
-      scopes: a.scopes,
-      expires_at: new Date(Date.now() + AUTHORIZATION_LIFETIME_SECONDS * 1000),
-    })
-    .execute();
+  await insertAuthorizationRow(db, {
+    grant_id: a.grantId,
+    environment: a.environment,
+    client_id: a.clientId,
+    subject_type: a.subjectType,
+    user_id: a.userId,
+    organization_id: a.organizationId,
+    scopes: a.scopes,
+    expires_at: new Date(Date.now() + AUTHORIZATION_LIFETIME_SECONDS * 1000),
+  });
 }
 
 export interface AuthorizationContext {
@@ -51,16 +55,9 @@ export interface AuthorizationContext {
   role: Role | undefined;
 }
 
-/** One indexed query: the authorization with its approver and the approver's current role. */
+/** The authorization with its approver and the approver's current role (one indexed query). */
 export async function loadAuthorization(db: Executor, environment: Environment, grantId: string): Promise<AuthorizationContext | undefined> {
-  const row = await db
-    .selectFrom('oauth_authorizations as a')
-    .innerJoin('users as u', 'u.id', 'a.user_id')
-    .leftJoin('memberships as m', (join) => join.onRef('m.user_id', '=', 'a.user_id').onRef('m.organization_id', '=', 'a.organization_id'))
-    .select(['a.grant_id', 'a.subject_type', 'a.user_id', 'a.organization_id', 'a.scopes', 'a.revoked_at', 'a.expires_at', 'u.email', 'u.display_name', 'u.disabled_at', 'm.role'])
-    .where('a.grant_id', '=', grantId)
-    .where('a.environment', '=', environment)
-    .executeTakeFirst();
+  const row = await findAuthorizationWithApprover(db, environment, grantId);
   if (!row) return undefined;
   return {
     grantId: row.grant_id,
@@ -84,10 +81,6 @@ export async function authorizationForRequest(db: Executor, environment: Environ
   return loadAuthorization(db, environment, grantId);
 }
 
-export async function markAuthorizationUsed(db: Executor, grantId: string): Promise<void> {
-  await db.updateTable('oauth_authorizations').set({ last_used_at: new Date() }).where('grant_id', '=', grantId).execute();
-}
-
 /**
  * Ends an authorization at once: every token and code it issued, its Grant, the sessions'
  * references to it, and our row (kept, marked revoked, for the record).
@@ -99,16 +92,9 @@ export async function revokeAuthorization(db: Db, environment: Environment, gran
 /** revokeAuthorization inside the caller's transaction, so the revocation commits with the change that causes it. */
 export async function revokeAuthorizationIn(trx: Executor, environment: Environment, grantId: string, reason: string): Promise<boolean> {
   await deleteGrantTokens(trx, environment, TOKEN_MODELS, grantId);
-  await trx.deleteFrom('oidc_models').where('environment', '=', environment).where('model', '=', 'Grant').where('id', '=', hashId(grantId)).execute();
+  await deleteModel(trx, environment, 'Grant', hashId(grantId));
   await forgetGrantInSessions(trx, environment, grantId);
-  const updated = await trx
-    .updateTable('oauth_authorizations')
-    .set({ revoked_at: new Date(), revoked_reason: reason })
-    .where('grant_id', '=', grantId)
-    .where('revoked_at', 'is', null)
-    .returning('grant_id')
-    .executeTakeFirst();
-  return updated !== undefined;
+  return markAuthorizationRevoked(trx, grantId, reason);
 }
 
 export interface RevokedAuthorization {
@@ -124,49 +110,10 @@ export interface RevokedAuthorization {
  * Organization-subject authorizations belong to the organization and are left alone.
  */
 export async function revokeUserAuthorizationsIn(trx: Executor, q: { userId: string; organizationId: string; reason: string }): Promise<RevokedAuthorization[]> {
-  const rows = await trx
-    .selectFrom('oauth_authorizations')
-    .select(['grant_id', 'environment', 'client_id'])
-    .where('user_id', '=', q.userId)
-    .where('organization_id', '=', q.organizationId)
-    .where('subject_type', '=', 'user')
-    .where('revoked_at', 'is', null)
-    .orderBy('grant_id')
-    .forUpdate()
-    .execute();
+  const rows = await lockLiveUserAuthorizations(trx, q);
   const revoked: RevokedAuthorization[] = [];
   for (const row of rows) {
     if (await revokeAuthorizationIn(trx, row.environment, row.grant_id, q.reason)) revoked.push({ grantId: row.grant_id, environment: row.environment, clientId: row.client_id });
   }
   return revoked;
-}
-
-/** Removes a grant from the sessions that point at it, so no session keeps a dangling reference. */
-export async function forgetGrantInSessions(db: Executor, environment: Environment, grantId: string): Promise<void> {
-  await sql`
-    update oidc_models s
-    set payload = jsonb_set(s.payload, '{authorizations}', coalesce((
-      select jsonb_object_agg(k, v) from jsonb_each(s.payload->'authorizations') as e(k, v)
-      where v->>'grantId' is distinct from ${grantId}
-    ), '{}'::jsonb))
-    where s.environment = ${environment} and s.model = 'Session'
-      and s.payload @? ${`$.authorizations.* ? (@.grantId == "${grantId.replace(/[^A-Za-z0-9_-]/g, '')}")`}::jsonpath`.execute(db);
-}
-
-/**
- * The live (not revoked, not expired) authorizations one user gave one client for one
- * nonprofit, newest first: candidates for answering a new request without asking again.
- */
-export async function listLiveAuthorizations(db: Executor, environment: Environment, q: { clientId: string; userId: string; organizationId: string }) {
-  return db
-    .selectFrom('oauth_authorizations')
-    .select(['grant_id', 'scopes', 'subject_type'])
-    .where('environment', '=', environment)
-    .where('client_id', '=', q.clientId)
-    .where('user_id', '=', q.userId)
-    .where('organization_id', '=', q.organizationId)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', new Date())
-    .orderBy('created_at', 'desc')
-    .execute();
 }

@@ -3,7 +3,7 @@ import type { Configuration, Grant, KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment, Role, SubjectType } from '../db/schema.js';
 import { listMemberships } from '../accounts/repository.js';
-import { listLiveAuthorizations } from './authorizations.js';
+import { listLiveAuthorizations } from './authorizations-repository.js';
 import { planConsent, type ConsentPlan } from './consent-plan.js';
 
 /** The authorization subject a client was registered with (our extra client metadata). */

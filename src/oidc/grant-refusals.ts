@@ -2,7 +2,8 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import { AUTHORIZATION_LIFETIME_SECONDS, loadAuthorization } from './authorizations.js';
-import { wasRevoked } from './revoked-tokens.js';
+import { hashId } from '../db/provider-store.js';
+import { findRevocationMarker } from './revoked-tokens-repository.js';
 
 /**
  * invalid_grant says why. The library answers every refused code or refresh token with the
@@ -93,4 +94,10 @@ async function explainMissingAccount(deps: Deps, ctx: KoaContextWithOIDC): Promi
   if (authorization.expiresAt.getTime() <= Date.now()) return GRANT_REFUSALS.capReached;
   if (authorization.subjectType === 'user' && authorization.role === undefined) return GRANT_REFUSALS.approverLeft;
   return GRANT_REFUSALS.fallback;
+}
+
+/** Whether this value was a token of this kind, issued to this client, deleted by a revocation. */
+async function wasRevoked(db: Db, environment: Environment, model: string, value: string, clientId: string): Promise<boolean> {
+  const marker = await findRevocationMarker(db, environment, hashId(value));
+  return marker?.model === model && marker.clientId === clientId;
 }

@@ -3,6 +3,17 @@ import { promisify } from 'node:util';
 import type { Db } from '../db/database.js';
 import type { Environment, KeyState } from '../db/schema.js';
 import type { SecretBox } from '../db/secret-box.js';
+import {
+  deleteRetiredKeys,
+  insertSigningKey,
+  listCurrentAndNextKeys,
+  listKeyFingerprints,
+  listKeysOf,
+  listKeyStates,
+  lockSigningKeys,
+  promoteNextKey,
+  retireCurrentKey,
+} from './signing-keys-repository.js';
 
 /**
  * Signing keys (ES256 and RS256) per environment, generated on first start and kept in the
@@ -44,15 +55,11 @@ function openJwk(box: SecretBox, stored: Record<string, unknown>): SigningJwk {
 async function insertKey(db: Db, box: SecretBox, environment: Environment, alg: SigningAlg, state: KeyState): Promise<void> {
   const jwk = await generateJwk(alg);
   // The partial unique indexes make a concurrent start's insert a no-op.
-  await db
-    .insertInto('signing_keys')
-    .values({ environment, kid: jwk.kid, alg, state, private_jwk: sealJwk(box, jwk), activated_at: state === 'current' ? new Date() : null })
-    .onConflict((oc) => oc.doNothing())
-    .execute();
+  await insertSigningKey(db, { environment, kid: jwk.kid, alg, state, private_jwk: sealJwk(box, jwk), activated_at: state === 'current' ? new Date() : null }, true);
 }
 
 export async function ensureSigningKeys(db: Db, box: SecretBox): Promise<void> {
-  const rows = await db.selectFrom('signing_keys').select(['environment', 'alg', 'state']).where('state', 'in', ['current', 'next']).execute();
+  const rows = await listCurrentAndNextKeys(db);
   const has = (environment: Environment, alg: SigningAlg, state: KeyState) => rows.some((r) => r.environment === environment && r.alg === alg && r.state === state);
   const missing: Promise<void>[] = [];
   for (const environment of ENVIRONMENTS) {
@@ -65,11 +72,7 @@ export async function ensureSigningKeys(db: Db, box: SecretBox): Promise<void> {
 
 /** The provider's JWKS: current keys first (the provider signs with the first match), then next, then previous. */
 export async function loadJwks(db: Db, box: SecretBox, environment: Environment): Promise<{ keys: SigningJwk[] }> {
-  const rows = await db
-    .selectFrom('signing_keys')
-    .select(['private_jwk', 'state', 'alg', 'retire_after'])
-    .where('environment', '=', environment)
-    .execute();
+  const rows = await listKeysOf(db, environment);
   const order: Record<KeyState, number> = { current: 0, next: 1, previous: 2 };
   const now = Date.now();
   const live = rows.filter((r) => r.state !== 'previous' || (r.retire_after && r.retire_after.getTime() > now));
@@ -79,7 +82,7 @@ export async function loadJwks(db: Db, box: SecretBox, environment: Environment)
 
 /** A cheap fingerprint of the key set, so running servers notice a rotation. */
 export async function keysVersion(db: Db): Promise<string> {
-  const rows = await db.selectFrom('signing_keys').select(['kid', 'state', 'retire_after']).orderBy('kid').execute();
+  const rows = await listKeyFingerprints(db);
   const now = Date.now();
   // A previous key that passes its retire_after changes the published set too.
   return rows.map((r) => `${r.kid}:${r.state}${r.retire_after && r.retire_after.getTime() <= now ? ':retired' : ''}`).join(',');
@@ -101,27 +104,19 @@ export async function rotateSigningKeys(db: Db, box: SecretBox, environments: re
   await ensureSigningKeys(db, box);
   const promoted: string[] = [];
   await db.transaction().execute(async (trx) => {
-    await trx.selectFrom('signing_keys').select('kid').forUpdate().execute();
+    await lockSigningKeys(trx);
     for (const environment of environments) {
       for (const alg of SIGNING_ALGS) {
         const retireAfter = new Date(Date.now() + PREVIOUS_KEY_RETENTION_SECONDS * 1000);
-        await trx.updateTable('signing_keys').set({ state: 'previous', retire_after: retireAfter }).where('environment', '=', environment).where('alg', '=', alg).where('state', '=', 'current').execute();
-        const next = await trx
-          .updateTable('signing_keys')
-          .set({ state: 'current', activated_at: new Date() })
-          .where('environment', '=', environment)
-          .where('alg', '=', alg)
-          .where('state', '=', 'next')
-          .returning('kid')
-          .executeTakeFirstOrThrow();
-        promoted.push(next.kid);
+        await retireCurrentKey(trx, environment, alg, retireAfter);
+        promoted.push(await promoteNextKey(trx, environment, alg));
         const jwk = await generateJwk(alg);
-        await trx.insertInto('signing_keys').values({ environment, kid: jwk.kid, alg, state: 'next', private_jwk: sealJwk(box, jwk) }).execute();
+        await insertSigningKey(trx, { environment, kid: jwk.kid, alg, state: 'next', private_jwk: sealJwk(box, jwk) });
       }
     }
     // Previous keys past their retention are of no further use.
-    await trx.deleteFrom('signing_keys').where('state', '=', 'previous').where('retire_after', '<', new Date()).execute();
+    await deleteRetiredKeys(trx);
   });
-  const keys = await db.selectFrom('signing_keys').select(['environment', 'kid', 'alg', 'state', 'retire_after']).orderBy('environment').orderBy('alg').orderBy('state').execute();
+  const keys = await listKeyStates(db);
   return { kids: promoted, keys: keys.map((k) => ({ ...k, retire_after: k.retire_after?.toISOString() ?? null })) };
 }

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import type { Environment } from '../db/schema.js';
 import type { HostTarget } from '../http/hosts.js';
-import { API_ROUTES, authorizationPath } from './provider.js';
+import { API_ROUTES, authorizationPath } from './routes.js';
 import type { OidcService } from './service.js';
 
 /**

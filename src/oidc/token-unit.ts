@@ -1,10 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import crypto from 'node:crypto';
-import { sql, type RawBuilder } from 'kysely';
-import type { Db } from '../db/database.js';
-import type { Environment } from '../db/schema.js';
-import { hashId } from '../db/token-hash.js';
-import { preparedStatement } from '../db/prepared-statements.js';
+import type { StoredRow } from '../db/provider-store.js';
 import type { AuditEvent } from '../audit/audit-log.js';
 import type { AuthorizationContext } from './authorizations.js';
 
@@ -18,11 +13,9 @@ import type { AuthorizationContext } from './authorizations.js';
  *    in one statement once the provider has built a successful response: the conditional
  *    consume, the inserts, the audit row and last_used_at commit together or not at all, so a
  *    request that loses the race to consume writes nothing and is answered invalid_grant.
+ * This file is the unit and its scope; the read is token-prefetch.ts, the statements
+ * token-unit-repository.ts, the endpoint middleware middleware/token-endpoint-unit.ts.
  */
-export interface StoredRow {
-  payload: Record<string, unknown>;
-  consumed_at: Date | null;
-}
 
 export interface PendingRow {
   model: string;
@@ -69,147 +62,4 @@ export function whenTokensCommitted(fn: () => void): void {
 
 export function runInTokenUnit<T>(unit: TokenUnit, fn: () => Promise<T>): Promise<T> {
   return storage.run(unit, fn);
-}
-
-/**
- * Runs a statement as a named prepared statement (db/prepared-statements.ts): planning these
- * joins and CTEs costs PostgreSQL more than running them. The texts come in a handful of
- * shapes (the parameters differ, not the text), each registered on first use.
- */
-const registeredShapes = new Set<string>();
-
-async function runShaped<Row>(db: Db, query: RawBuilder<Row>): Promise<Row[]> {
-  const compiled = query.compile(db);
-  if (!registeredShapes.has(compiled.sql)) {
-    preparedStatement(`token_unit_${crypto.createHash('sha256').update(compiled.sql).digest('base64url').slice(0, 16)}`, compiled.sql);
-    registeredShapes.add(compiled.sql);
-  }
-  return (await db.executeQuery<Row>(compiled)).rows;
-}
-
-/** The base64url SHA-256 of a text column, as hashId computes it in JavaScript. */
-const hashedInSql = (column: string) => sql.raw(`translate(encode(sha256(convert_to(${column}, 'UTF8')), 'base64'), '+/=', '-_')`);
-
-interface PrefetchRow {
-  payload: Record<string, unknown>;
-  consumed_at: Date | null;
-  grant_id: string | null;
-  g_payload: Record<string, unknown> | null;
-  g_consumed_at: Date | null;
-  a_grant_id: string | null;
-  subject_type: AuthorizationContext['subjectType'] | null;
-  user_id: string | null;
-  organization_id: string | null;
-  scopes: string[] | null;
-  revoked_at: Date | null;
-  a_expires_at: Date | null;
-  email: string | null;
-  display_name: string | null;
-  disabled_at: Date | null;
-  role: AuthorizationContext['role'] | null;
-}
-
-/**
- * Reads a code or refresh token with its Grant and authorization in one query and remembers
- * all three in the unit. Returns the token's row (undefined when it does not exist).
- */
-export async function prefetchToken(db: Db, environment: Environment, unit: TokenUnit, model: string, hashedId: string): Promise<StoredRow | undefined> {
-  const key = `${model}:${hashedId}`;
-  if (unit.rows.has(key)) return unit.rows.get(key) ?? undefined;
-  // Lateral lookups behind `offset 0` (which keeps the planner from flattening them) are index
-  // probes keyed by this token's grant whatever the statistics say: with a young table's
-  // estimates (a few rows) the flattened join scanned every Grant and filtered (29 ms at 5,000
-  // Grants), and a prepared statement keeps the plan it chose.
-  const rows = await runShaped(
-    db,
-    sql<PrefetchRow>`
-    select t.payload, t.consumed_at, t.grant_id, g.g_payload, g.g_consumed_at, a.*
-    from oidc_models t
-    left join lateral (
-      select g.payload as g_payload, g.consumed_at as g_consumed_at from oidc_models g
-      where g.environment = t.environment and g.model = 'Grant' and g.id = ${hashedInSql('t.grant_id')}
-      offset 0
-    ) g on true
-    left join lateral (
-      select a.grant_id as a_grant_id, a.subject_type, a.user_id, a.organization_id, a.scopes, a.revoked_at,
-             a.expires_at as a_expires_at, u.email, u.display_name, u.disabled_at, m.role
-      from oauth_authorizations a
-      join users u on u.id = a.user_id
-      left join memberships m on m.user_id = a.user_id and m.organization_id = a.organization_id
-      where a.grant_id = t.grant_id and a.environment = t.environment
-      offset 0
-    ) a on true
-    where t.environment = ${environment} and t.model = ${model} and t.id = ${hashedId}`,
-  );
-  const row = rows[0];
-  if (!row) {
-    unit.rows.set(key, null);
-    return undefined;
-  }
-  const token = { payload: row.payload, consumed_at: row.consumed_at };
-  unit.rows.set(key, token);
-  if (row.grant_id) {
-    // The Grant row is keyed by the hash of its id, as every adapter row is.
-    unit.rows.set(`Grant:${hashId(row.grant_id)}`, row.g_payload ? { payload: row.g_payload, consumed_at: row.g_consumed_at } : null);
-    unit.authorizations.set(
-      row.grant_id,
-      row.a_grant_id && row.email !== null
-        ? {
-            grantId: row.a_grant_id,
-            subjectType: row.subject_type!,
-            userId: row.user_id!,
-            organizationId: row.organization_id!,
-            scopes: row.scopes ?? [],
-            revoked: row.revoked_at !== null,
-            expiresAt: row.a_expires_at!,
-            email: row.email,
-            displayName: row.display_name,
-            userDisabled: row.disabled_at !== null,
-            role: row.role ?? undefined,
-          }
-        : null,
-    );
-  }
-  return token;
-}
-
-/**
- * Writes the unit in one statement. Returns false when the consume found the code or refresh
- * token already used: then nothing was written.
- */
-export async function flushTokenUnit(db: Db, environment: Environment, unit: TokenUnit): Promise<boolean> {
-  const consumed = unit.consume
-    ? sql`update oidc_models set consumed_at = now()
-          where environment = ${environment} and model = ${unit.consume.model} and id = ${unit.consume.id} and consumed_at is null
-          returning 1`
-    : sql`select 1`;
-  const parts = [sql`consumed as (${consumed})`];
-  if (unit.inserts.length > 0) {
-    const values = unit.inserts.map(
-      (r) => sql`(${environment}, ${r.model}, ${r.id}, ${r.payload}::jsonb, ${r.grantId}::text, ${r.uid}::text, ${r.expiresAt}::timestamptz)`,
-    );
-    parts.push(sql`issued as (
-      insert into oidc_models (environment, model, id, payload, grant_id, uid, expires_at)
-      select v.* from (values ${sql.join(values)}) as v(environment, model, id, payload, grant_id, uid, expires_at)
-      where exists (select 1 from consumed)
-      on conflict (environment, model, id) do update
-        set payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid, expires_at = excluded.expires_at)`);
-  }
-  if (unit.audits.length > 0) {
-    const values = unit.audits.map(
-      (e) =>
-        sql`(${e.event}, ${e.environment ?? null}::text, ${e.actorUserId ?? null}::uuid, ${e.organizationId ?? null}::uuid, ${e.clientId ?? null}::text, ${e.ip || null}::inet, ${e.requestId ?? null}::text, ${JSON.stringify(e.details ?? {})}::jsonb)`,
-    );
-    parts.push(sql`audited as (
-      insert into audit_events (event, environment, actor_user_id, organization_id, client_id, ip, request_id, details)
-      select v.* from (values ${sql.join(values)}) as v(event, environment, actor_user_id, organization_id, client_id, ip, request_id, details)
-      where exists (select 1 from consumed))`);
-  }
-  if (unit.usedGrantId) {
-    parts.push(sql`used as (
-      update oauth_authorizations set last_used_at = now()
-      where grant_id = ${unit.usedGrantId} and exists (select 1 from consumed))`);
-  }
-  const rows = await runShaped(db, sql<{ ok: boolean }>`with ${sql.join(parts)} select exists (select 1 from consumed) as ok`);
-  return rows[0]?.ok === true;
 }

@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import type net from 'node:net';
+import type { ErrorCode } from '../errors/codes.js';
 import { hasEphemeralPort, PUBLIC_URL_KEYS, type AppConfig } from '../config/schema.js';
 import { bindAddressOf, listen, type TlsMaterial } from './listeners.js';
 
@@ -15,19 +16,45 @@ export interface EphemeralBinding {
   servers: http.Server[];
   /** Ports bound here, which the regular listeners must not bind again. */
   ports: ReadonlySet<number>;
-  /** Hands the listeners the app once it exists; until then they answer 503. */
+  /** Hands the listeners the app once it exists (or `startingUp`, when the start failed); until then requests wait for it. */
   attach(handler: http.RequestListener): void;
 }
 
-/** Nobody knows these ports before the configuration is built, but a stray request still gets an answer. */
-const starting: http.RequestListener = (_req, res) => {
+/** The answer to a request that arrived before the app existed and could not wait for it. */
+export const startingUp: http.RequestListener = (_req, res) => {
   res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '1', 'cache-control': 'no-store' });
-  res.end(JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'The server is starting.' }));
+  res.end(JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'The server is starting.', code: 'unavailable' satisfies ErrorCode }));
 };
 
-export async function bindEphemeralUrls(config: AppConfig, tls: TlsMaterial | undefined): Promise<EphemeralBinding> {
-  let current = starting;
-  const handler: http.RequestListener = (req, res) => current(req, res);
+/**
+ * Until the app exists, requests wait for it rather than fail. A single process gets none (nobody
+ * knows the port before the ready file), but a cluster worker's port-0 listener is the shared
+ * handle: a replacement worker binds it before its app is built and node:cluster hands it
+ * connections at once. Bounded in time and number; past either, the answer is a 503.
+ */
+const HOLD_MS = 10_000;
+const HOLD_MAX = 512;
+
+interface Held {
+  req: http.IncomingMessage;
+  res: http.ServerResponse;
+  timer: NodeJS.Timeout;
+}
+
+export async function bindEphemeralUrls(config: AppConfig, tls: TlsMaterial | undefined, hold = { ms: HOLD_MS, max: HOLD_MAX }): Promise<EphemeralBinding> {
+  let current: http.RequestListener | undefined;
+  const held = new Set<Held>();
+  const handler: http.RequestListener = (req, res) => {
+    if (current) return current(req, res);
+    if (held.size >= hold.max) return startingUp(req, res);
+    const entry: Held = { req, res, timer: setTimeout(() => held.delete(entry) && startingUp(req, res), hold.ms) };
+    entry.timer.unref();
+    held.add(entry);
+    res.once('close', () => {
+      clearTimeout(entry.timer);
+      held.delete(entry);
+    });
+  };
   const servers: http.Server[] = [];
   const resolved: Partial<Record<(typeof PUBLIC_URL_KEYS)[number], string>> = {};
   try {
@@ -49,6 +76,11 @@ export async function bindEphemeralUrls(config: AppConfig, tls: TlsMaterial | un
     ports: new Set(servers.map((server) => (server.address() as net.AddressInfo).port)),
     attach(app) {
       current = app;
+      for (const entry of held) {
+        clearTimeout(entry.timer);
+        held.delete(entry);
+        app(entry.req, entry.res);
+      }
     },
   };
 }

@@ -6,7 +6,7 @@ import { migrateToLatest } from '../db/migrator.js';
 import { resolveDatabase, type DatabaseLocation } from '../db/resolve.js';
 import { seedContext, seedDemoData } from '../demo/seed.js';
 import type { Logger } from '../logging/logger.js';
-import { bindEphemeralUrls } from './ephemeral-urls.js';
+import { bindEphemeralUrls, startingUp } from './ephemeral-urls.js';
 import { closeServers, listen, listenAddresses, parseListenAddress, readTls, type ListenAddress } from './listeners.js';
 import { removeReadyFile, writeReadyFile } from './ready-file.js';
 
@@ -22,8 +22,20 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+export interface StartOptions {
+  /**
+   * `single` (the default): the whole server in this process. `worker`: one of the processes a
+   * cluster primary forked (workers > 1; src/server/cluster.ts): the primary has resolved the
+   * database (its URL is this process's database_url), migrated and seeded it, and writes the
+   * ready file, so a worker only opens its pool, builds the app and listens on the shared handles.
+   */
+  role?: 'single' | 'worker';
+}
+
 /** load config → bind port-0 URLs → open db → migrate → seed (dev) → build app → listen. */
-export async function startServer(loaded: AppConfig, logger: Logger): Promise<RunningServer> {
+export async function startServer(loaded: AppConfig, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
+  const worker = options.role === 'worker';
+  if (worker && !loaded.database_url) throw new Error('a cluster worker needs the database URL from its primary (database_url)');
   const tls = readTls(loaded);
   // Port-0 URLs are bound before anything reads the configuration, which then names the bound ports.
   const ephemeral = await bindEphemeralUrls(loaded, tls);
@@ -40,15 +52,8 @@ export async function startServer(loaded: AppConfig, logger: Logger): Promise<Ru
       statementTimeoutMs: config.database_statement_timeout_ms,
       onPoolError: (error) => logger.warn({ err: error }, 'idle database connection lost'),
     });
-    const { applied } = await migrateToLatest(db);
-    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
-    const seeded = config.demo_data ? await seedDemoData(db, seedContext(config)) : [];
-    if (seeded.length > 0) logger.info({ steps: seeded }, 'demo data seeded');
-
-    if (config.profile === 'production' && !config.secrets_key) {
-      logger.warn('ALMONER_SECRETS_KEY is not set: secrets are sealed with a key file in the data directory; processes sharing a database must share that key');
-    }
-    const runtime = await createRuntime(config, db, logger);
+    const seeded = worker ? [] : await prepareDatabase(config, db, logger);
+    const runtime = await createRuntime(config, db, logger, { clusterWorker: worker });
     runtime.start();
     stopRuntime = (graceMs) => runtime.stop(graceMs);
     const handler = runtime.app.callback();
@@ -67,7 +72,7 @@ export async function startServer(loaded: AppConfig, logger: Logger): Promise<Ru
       servers.push(server);
       metricsListening = boundTo(server);
     }
-    const readyFile = config.ready_file;
+    const readyFile = worker ? undefined : config.ready_file;
     if (readyFile) {
       const urls = { base_url: config.base_url, sandbox_base_url: config.sandbox_base_url, dashboard_url: config.dashboard_url, sandbox_dashboard_url: config.sandbox_dashboard_url };
       writeReadyFile(readyFile, { pid: process.pid, profile: config.profile, urls, listening, metrics_listening: metricsListening ?? null });
@@ -96,10 +101,28 @@ export async function startServer(loaded: AppConfig, logger: Logger): Promise<Ru
       },
     };
   } catch (error) {
+    // Requests held while starting hear "try again" rather than a reset connection.
+    ephemeral.attach(startingUp);
     await closeServers(servers, 0);
     await stopRuntime().catch(() => undefined);
     await db?.destroy().catch(() => undefined);
     await database?.release().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * What happens once per database and start, whatever the number of processes: migrations,
+ * the demo seed (dev) and the secrets-key warning. Returns the seed steps that ran.
+ */
+export async function prepareDatabase(config: AppConfig, db: Db, logger: Logger): Promise<string[]> {
+  const { applied } = await migrateToLatest(db);
+  if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  const seeded = config.demo_data ? await seedDemoData(db, seedContext(config)) : [];
+  if (seeded.length > 0) logger.info({ steps: seeded }, 'demo data seeded');
+
+  if (config.profile === 'production' && !config.secrets_key) {
+    logger.warn('ALMONER_SECRETS_KEY is not set: secrets are sealed with a key file in the data directory; processes sharing a database must share that key');
+  }
+  return seeded;
 }

@@ -1,11 +1,5 @@
 import type { Db } from '../db/database.js';
-import { notFound } from '../accounts/errors.js';
-
-export async function listMail(db: Db, to: string | undefined, limit: number) {
-  let query = db.selectFrom('outbound_mail').selectAll().orderBy('id', 'desc').limit(limit);
-  if (to) query = query.where('recipient', '=', to.trim().toLowerCase());
-  return (await query.execute()).map((m) => ({ id: String(m.id), to: m.recipient, subject: m.subject, body: m.body, created_at: m.created_at.toISOString() }));
-}
+import { notFound } from '../errors/domain-error.js';
 
 export async function listDeliveries(db: Db, filters: { subscriptionId?: string; status?: string; limit: number }) {
   let query = db

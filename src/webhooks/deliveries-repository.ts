@@ -111,3 +111,29 @@ export async function markInterrupted(db: Db, delivery: ClaimedDelivery, reason?
     .where(stillOurs(delivery))
     .execute();
 }
+
+export interface BacklogRow {
+  environment: string;
+  /** Deliveries not yet succeeded or given up on. */
+  pending: number;
+  /** Seconds since the most overdue pending delivery fell due (0 when none is due). */
+  lag: number;
+}
+
+/**
+ * The outbox backlog per environment, for the metrics scrape: one query over the pending
+ * deliveries' partial index, under a statement timeout of its own (`timeoutMs`).
+ */
+export async function readOutboxBacklog(db: Db, timeoutMs: number): Promise<BacklogRow[]> {
+  return db.transaction().execute(async (trx) => {
+    await sql`set local statement_timeout = ${sql.lit(timeoutMs)}`.execute(trx);
+    const { rows } = await sql<BacklogRow>`
+      select environment,
+             count(*)::int as pending,
+             greatest(extract(epoch from now() - min(next_attempt_at)), 0)::float8 as lag
+        from webhook_deliveries
+       where status = 'pending'
+       group by environment`.execute(trx);
+    return rows;
+  });
+}

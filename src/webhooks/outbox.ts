@@ -1,6 +1,7 @@
-import type { Executor } from '../accounts/repository.js';
+import type { Executor } from '../db/executor.js';
 import type { Environment } from '../db/schema.js';
 import { prefixedId } from '../db/ids.js';
+import { insertDeliveries, insertEvent, listActiveSubscriptionIds } from './outbox-repository.js';
 
 export type EventCategory =
   | 'donor_account.created'
@@ -25,23 +26,10 @@ export interface NewEvent {
  */
 export async function emitEvent(trx: Executor, event: NewEvent): Promise<string> {
   const id = prefixedId('evt');
-  await trx
-    .insertInto('events')
-    .values({ id, environment: event.environment, organization_id: event.organizationId, category: event.category, associated_object_id: event.objectId, associated_object_type: event.objectType })
-    .execute();
-  const subscriptions = await trx
-    .selectFrom('event_subscriptions')
-    .select('id')
-    .where('organization_id', '=', event.organizationId)
-    .where('environment', '=', event.environment)
-    .where('category', '=', event.category)
-    .where('status', '=', 'active')
-    .execute();
+  await insertEvent(trx, { id, environment: event.environment, organization_id: event.organizationId, category: event.category, associated_object_id: event.objectId, associated_object_type: event.objectType });
+  const subscriptions = await listActiveSubscriptionIds(trx, event, event.category);
   if (subscriptions.length > 0) {
-    await trx
-      .insertInto('webhook_deliveries')
-      .values(subscriptions.map((s) => ({ id: prefixedId('whd'), environment: event.environment, subscription_id: s.id, event_id: id, next_attempt_at: new Date() })))
-      .execute();
+    await insertDeliveries(trx, subscriptions.map((s) => ({ id: prefixedId('whd'), environment: event.environment, subscription_id: s.id, event_id: id, next_attempt_at: new Date() })));
   }
   return id;
 }

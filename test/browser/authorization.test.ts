@@ -175,7 +175,7 @@ describe('sessions and repeated requests', () => {
 });
 
 describe('the consent screen', () => {
-  it('shows the application logo, the Sandbox marker, the nonprofit, the approver and each permission, and is the README screenshot', async () => {
+  it('shows the application logo, the Sandbox marker, the nonprofit, the approver and each permission, and is the screenshot in docs/oauth.md', async () => {
     await addOrganization(t.db, { ein: '12-3456780', name: 'Riverside Food Bank' });
     await addUser(t.db, { email: 'dana@riverside.example.org', password: 'riverside-pass', displayName: 'Dana Whitfield' }, MIN_PASSWORD_PARAMS);
     await addMember(t.db, { org: '12-3456780', email: 'dana@riverside.example.org', role: 'member' });
@@ -193,7 +193,7 @@ describe('the consent screen', () => {
     await expect(page.getByRole('button', { name: 'Approve' }).isVisible()).resolves.toBe(true);
     await expect(page.getByRole('button', { name: 'Deny' }).isVisible()).resolves.toBe(true);
 
-    // The README's copy is refreshed only on request; otherwise the screenshot goes to a temporary directory.
+    // The copy in docs/ (shown by docs/oauth.md) is refreshed only on request; otherwise the screenshot goes to a temporary directory.
     const target = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(PROJECT_ROOT, 'docs', 'consent-screen.png') : path.join(tempDir('almoner-screenshot-'), 'consent-screen.png');
     await page.screenshot({ path: target, fullPage: true });
     const png = fs.readFileSync(target);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createStaff, type Staff } from '../helpers/oauth-server.js';
+import { runAdmin } from '../helpers/admin-cli.js';
 
 let t: TestDatabase;
 let staff: Staff;
@@ -12,10 +12,7 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 async function admin(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli({ argv, stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), readStdin: async () => '', env: { DATABASE_URL: t.url } });
-  return { code, stdout, stderr };
+  return runAdmin(argv, { DATABASE_URL: t.url });
 }
 
 describe('api-keys commands', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { runAdmin } from '../helpers/admin-cli.js';
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -9,15 +9,8 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 async function admin(args: string, stdin = '') {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli({
-    argv: args.match(/"[^"]*"|\S+/g)!.map((a) => a.replace(/^"|"$/g, '')),
-    stdout: (s) => void (stdout += s),
-    stderr: (s) => void (stderr += s),
-    readStdin: async () => stdin,
-    env: { DATABASE_URL: t.url },
-  });
+  const argv = args.match(/"[^"]*"|\S+/g)!.map((a) => a.replace(/^"|"$/g, ''));
+  const { code, stdout, stderr } = await runAdmin(argv, { DATABASE_URL: t.url }, stdin);
   return { code, stdout, stderr, json: () => JSON.parse(stdout) as Record<string, unknown> };
 }
 
@@ -124,10 +117,9 @@ describe('admin CLI', () => {
   });
 
   it('reports an unreachable database in one line', async () => {
-    const r = await runCli({ argv: ['orgs', 'list'], stdout: () => undefined, stderr: (s) => void (errors += s), readStdin: async () => '', env: { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' } });
-    expect(r).toBe(1);
-    expect(errors.trim().split('\n')).toHaveLength(1);
-    expect(errors).toMatch(/cannot reach the database/);
+    const r = await runAdmin(['orgs', 'list'], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/cannot reach the database/);
   });
 });
-let errors = '';

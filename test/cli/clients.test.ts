@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import argon2 from 'argon2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { tempDir } from '../helpers/app.js';
+import { runAdmin } from '../helpers/admin-cli.js';
 
 let t: TestDatabase;
 let clientsFile: string;
@@ -15,16 +15,7 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 async function admin(argv: string[], file = clientsFile) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli({
-    argv,
-    stdout: (s) => void (stdout += s),
-    stderr: (s) => void (stderr += s),
-    readStdin: async () => '',
-    env: { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: file },
-  });
-  return { code, stdout, stderr };
+  return runAdmin(argv, { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: file });
 }
 
 /** --json prints exactly one JSON object and nothing else. */

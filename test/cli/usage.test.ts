@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/config/paths.js';
-import { runCli } from '../../src/cli/run.js';
 import { COMMANDS } from '../../src/cli/registry.js';
 import { usageUnits } from '../../src/cli/usage.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { childEnv } from '../helpers/process.js';
+import { runAdmin } from '../helpers/admin-cli.js';
 
 /**
  * The admin CLI's usage contract: --help fits 80 columns, and every usage error exits 2 with
@@ -26,10 +26,7 @@ afterAll(async () => {
 });
 
 async function admin(argv: string[], databaseUrl: string, stdin = '') {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli({ argv, stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), readStdin: async () => stdin, env: { DATABASE_URL: databaseUrl } });
-  return { code, stdout, stderr };
+  return runAdmin(argv, { DATABASE_URL: databaseUrl }, stdin);
 }
 
 /** The command's words plus every required option with an acceptable value, except `leaveOut`. */

@@ -1,8 +1,15 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, unknownEnvSettings } from '../../src/config/load.js';
+import { ConfigError, isAlmonerWorker, loadConfig, unknownEnvSettings } from '../../src/config/load.js';
+import { DEFAULT_CONFIG_DIR } from '../../src/config/paths.js';
 import { tempDir } from '../helpers/app.js';
+
+/** The checked-in config/default.json, as a base for a config directory of a test's own. */
+function defaults(): Record<string, unknown> {
+  return JSON.parse(fs.readFileSync(path.join(DEFAULT_CONFIG_DIR, 'default.json'), 'utf8')) as Record<string, unknown>;
+}
 
 function problemsOf(fn: () => unknown): string[] {
   try {
@@ -124,5 +131,28 @@ describe('configuration', () => {
 
   it('lists unknown ALMONER_ variables so typos are visible', () => {
     expect(unknownEnvSettings({ ALMONER_BASE_URL: 'x', ALMONER_BASEURL: 'y', ALMONER_PROFILE: 'dev', HOME: '/' })).toEqual(['ALMONER_BASEURL']);
+  });
+
+  it('reads workers as 1 by default, a whole number, or auto (one per core)', () => {
+    expect(loadConfig({ env: {} }).workers).toBe(1);
+    expect(loadConfig({ env: { ALMONER_WORKERS: '4' } }).workers).toBe(4);
+    expect(loadConfig({ env: { ALMONER_WORKERS: 'auto' } }).workers).toBe(os.availableParallelism());
+    expect(loadConfig({ env: {}, configDir: configDir({ 'default.json': { ...defaults(), workers: 3 } }) }).workers).toBe(3);
+    expect(loadConfig({ env: {}, configDir: configDir({ 'default.json': { ...defaults(), workers: 'auto' } }) }).workers).toBe(os.availableParallelism());
+  });
+
+  it('refuses a worker count that is not auto or a whole number from 1 to 256, naming the setting', () => {
+    for (const value of ['0', '-1', '1.5', 'two', 'AUTO', '257', '2x']) {
+      const problems = problemsOf(() => loadConfig({ env: { ALMONER_WORKERS: value } }));
+      expect(problems, value).toHaveLength(1);
+      expect(problems[0], value).toMatch(/^workers \(from ALMONER_WORKERS\): /);
+    }
+    expect(problemsOf(() => loadConfig({ env: {}, configDir: configDir({ 'default.json': { ...defaults(), workers: 0 } }) }))[0]).toMatch(/^workers \(from .*default\.json\): /);
+  });
+
+  it('knows the worker marker its own primary sets, and does not warn about it', () => {
+    expect(isAlmonerWorker({ ALMONER_CLUSTER_WORKER: '1' })).toBe(true);
+    expect(isAlmonerWorker({})).toBe(false);
+    expect(unknownEnvSettings({ ALMONER_CLUSTER_WORKER: '1', ALMONER_WORKERS: '2' })).toEqual([]);
   });
 });

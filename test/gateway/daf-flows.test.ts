@@ -1,12 +1,12 @@
 import { Webhook } from 'standardwebhooks';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
-import { runCli } from '../../src/cli/run.js';
 import { TEST_SECRETS_KEY } from '../helpers/app.js';
 import { createApiKey } from '../../src/gateway/api-keys/service.js';
 import { apiGet, apiRequest } from '../helpers/gateway.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { runAdmin } from '../helpers/admin-cli.js';
 
 const { testDatabase: t, server, staff: nonprofit } = useOAuthServer({ config: { webhook_poll_ms: 100 } });
 let key: string;
@@ -26,9 +26,7 @@ function call(method: string, path: string, body?: unknown, bearer = key, header
 
 /** The admin CLI in process, as an operator runs it: the server's database and secrets key (codes are hashed under a sealed key). */
 async function admin(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli({ argv: [...argv, '--json'], stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), readStdin: async () => '', env: { DATABASE_URL: t.url, ALMONER_SECRETS_KEY: TEST_SECRETS_KEY } });
+  const { code, stdout, stderr } = await runAdmin([...argv, '--json'], { DATABASE_URL: t.url, ALMONER_SECRETS_KEY: TEST_SECRETS_KEY });
   return { code, json: (stdout ? JSON.parse(stdout) : {}) as Record<string, unknown>, stderr };
 }
 

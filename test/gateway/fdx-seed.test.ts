@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
-import { runCli } from '../../src/cli/run.js';
 import { seedDemoData } from '../../src/demo/seed.js';
 import { statementPeriods } from '../../src/demo/bank-data.js';
 import { tempDir } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createStaff, type Staff } from '../helpers/oauth-server.js';
+import { runAdmin } from '../helpers/admin-cli.js';
 
 let t: TestDatabase;
 let staff: Staff;
@@ -17,10 +17,7 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 async function admin(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli({ argv, stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), readStdin: async () => '', env: { DATABASE_URL: t.url } });
-  return { code, stdout, stderr };
+  return runAdmin(argv, { DATABASE_URL: t.url });
 }
 
 async function counts(organizationId: string, environment: 'production' | 'sandbox') {

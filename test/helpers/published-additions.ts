@@ -47,7 +47,7 @@ export const OWN_OPERATIONS: { method: string; path: string; reason: string; sch
   {
     method: 'get',
     path: '/openapi.json',
-    reason: "The gateway's own OpenAPI 3.1 document, generated from its route specs, per Api-Version (README, Resource gateway).",
+    reason: "The gateway's own OpenAPI 3.1 document, generated from its route specs, per Api-Version (docs/api.md, Resource gateway).",
     schema: { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { const: '3.1.0' }, paths: { type: 'object' } } },
   },
 ];

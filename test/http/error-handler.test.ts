@@ -1,18 +1,7 @@
-import Koa from 'koa';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { errorHandler } from '../../src/http/error-handler.js';
 import { HttpProblem } from '../../src/http/problem.js';
-
-function appThrowing(error: unknown) {
-  const app = new Koa();
-  app.silent = true;
-  app.use(errorHandler());
-  app.use(() => {
-    throw error;
-  });
-  return app.callback();
-}
+import { appThrowing } from '../helpers/throwing-app.js';
 
 describe('error middleware', () => {
   it('renders an HttpProblem as RFC 9457 problem+json with its headers', async () => {
@@ -38,8 +27,8 @@ describe('error middleware', () => {
 
   it('keeps the status of client errors raised by Koa, and their message only when exposable', async () => {
     const exposed = await request(appThrowing(Object.assign(new Error('body too large'), { status: 413, expose: true }))).get('/');
-    expect(exposed.body).toEqual({ type: 'about:blank', title: 'Content Too Large', status: 413, detail: 'body too large' });
+    expect(exposed.body).toEqual({ type: 'about:blank', title: 'Content Too Large', status: 413, detail: 'body too large', code: 'too_large' });
     const hidden = await request(appThrowing(Object.assign(new Error('internal detail'), { status: 400, expose: false }))).get('/');
-    expect(hidden.body).toEqual({ type: 'about:blank', title: 'Bad Request', status: 400, detail: 'Bad Request.' });
+    expect(hidden.body).toEqual({ type: 'about:blank', title: 'Bad Request', status: 400, detail: 'Bad Request.', code: 'invalid' });
   });
 });

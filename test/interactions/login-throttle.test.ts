@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { addressKey } from '../../src/http/client-address.js';
 import { ACCOUNT_POLICY, ADDRESS_POLICY, LoginThrottle, type Lockout, type LockoutPolicy, type Reservation } from '../../src/interactions/login-throttle.js';
-import { giveBackAttempt, takeAttempt } from '../../src/interactions/login-throttle-store.js';
+import { giveBackAttempt, takeAttempt } from '../../src/interactions/login-throttle-repository.js';
 import { ServerKeys } from '../../src/keys/server-keys.js';
 import { testBox } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';

@@ -2,10 +2,10 @@ import net from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
-import { runCli } from '../../src/cli/run.js';
 import { TEST_SECRETS_KEY } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createStaff, type Staff } from '../helpers/oauth-server.js';
+import { runAdmin } from '../helpers/admin-cli.js';
 
 /**
  * The SMTP mail sender (ALMONER_SMTP_URL), against a real SMTP server on loopback: the
@@ -53,9 +53,7 @@ afterAll(async () => {
 
 /** The admin CLI in process with the test secrets key (DAF codes are hashed under a sealed server key; without one it would create a key file in ./data). */
 async function admin(env: Record<string, string>, ...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli({ argv: [...argv, '--json'], stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), readStdin: async () => '', env: { DATABASE_URL: t.url, ALMONER_SECRETS_KEY: TEST_SECRETS_KEY, ...env } });
+  const { code, stdout, stderr } = await runAdmin([...argv, '--json'], { DATABASE_URL: t.url, ALMONER_SECRETS_KEY: TEST_SECRETS_KEY, ...env });
   return { code, json: (stdout ? JSON.parse(stdout) : {}) as Record<string, unknown>, stderr };
 }
 

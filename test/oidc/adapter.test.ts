@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashId } from '../../src/db/token-hash.js';
-import { PostgresAdapter, sweepExpired } from '../../src/oidc/adapter.js';
+import { hashId, sweepExpired } from '../../src/db/provider-store.js';
+import { PostgresAdapter } from '../../src/oidc/adapter.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 let t: TestDatabase;

@@ -1,16 +1,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
-import { runCli } from '../../src/cli/run.js';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { ClientRegistryError } from '../../src/oidc/clients/schema.js';
 import { generateClientSecret, hashClientSecret } from '../../src/oidc/clients/service.js';
-import { CLIENT_CACHE_MS } from '../../src/oidc/provider.js';
+import { CLIENT_CACHE_MS } from '../../src/oidc/client-adapter.js';
 import { createRuntime } from '../../src/runtime.js';
 import { tempDir, testConfig } from '../helpers/app.js';
 import { basic, type Env } from '../helpers/flow.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { runAdmin } from '../helpers/admin-cli.js';
 
 const { testDatabase: t, server } = useOAuthServer({ staff: 0 });
 
@@ -20,15 +20,7 @@ interface Credentials {
 }
 
 async function admin(argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli({
-    argv: [...argv, '--json'],
-    stdout: (s) => void (stdout += s),
-    stderr: (s) => void (stderr += s),
-    readStdin: async () => '',
-    env: { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: server.config.clients_file },
-  });
+  const { code, stdout, stderr } = await runAdmin([...argv, '--json'], { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: server.config.clients_file });
   if (code !== 0) throw new Error(`admin ${argv.join(' ')} exited ${code}: ${stderr}`);
   return JSON.parse(stdout) as Record<string, unknown>;
 }

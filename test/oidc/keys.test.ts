@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run.js';
 import { ensureSigningKeys } from '../../src/oidc/keys.js';
 import { testBox, TEST_SECRETS_KEY } from '../helpers/app.js';
 import { createTestDatabase } from '../helpers/database.js';
 import { authorize, endpoints, exchangeCode, type Env } from '../helpers/flow.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { runAdmin } from '../helpers/admin-cli.js';
 
 const ENVS: Env[] = ['production', 'sandbox'];
 const ALGS = ['RS256', 'ES256'] as const;
@@ -60,16 +60,7 @@ async function jwksEventuallyHas(environment: Env, wanted: string[], withinMs = 
 }
 
 async function admin(argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli({
-    argv,
-    stdout: (s) => void (stdout += s),
-    stderr: (s) => void (stderr += s),
-    readStdin: async () => '',
-    env: { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: server.config.clients_file, ALMONER_SECRETS_KEY: TEST_SECRETS_KEY },
-  });
-  return { code, stdout, stderr };
+  return runAdmin(argv, { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: server.config.clients_file, ALMONER_SECRETS_KEY: TEST_SECRETS_KEY });
 }
 
 function decodeHeader(jwt: string): Record<string, unknown> {

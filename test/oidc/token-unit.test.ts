@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
-import { hashId } from '../../src/db/token-hash.js';
+import { hashId } from '../../src/db/provider-store.js';
 import { rotateClientSecret } from '../../src/oidc/clients/service.js';
-import { CLIENT_CACHE_MS } from '../../src/oidc/provider.js';
+import { CLIENT_CACHE_MS } from '../../src/oidc/client-adapter.js';
 import { StatementProbe } from '../helpers/statement-probe.js';
 import { authorize, introspect, obtainTokens, tokenRequest } from '../helpers/flow.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';

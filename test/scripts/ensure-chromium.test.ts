@@ -80,7 +80,7 @@ describe('the pretest script', () => {
 
   it('is what `npm test` (and so `npm test -- <files>` and `npm run check`) runs first', () => {
     const { scripts } = JSON.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    expect(scripts.pretest).toBe('node scripts/ensure-chromium.mjs');
+    expect(scripts.pretest).toBe('node scripts/ensure-chromium.mjs && node scripts/ensure-doc-tools.mjs');
     expect(scripts.check).toMatch(/&& npm test$/);
   });
 

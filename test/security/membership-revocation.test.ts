@@ -9,11 +9,11 @@
  * belong to the nonprofit), and a role change still only narrows.
  */
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../src/cli/run.js';
 import { introspect, obtainTokens, tokenRequest, type Env } from '../helpers/flow.js';
 import { apiGet } from '../helpers/gateway.js';
 import { createStaff, type Staff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { runAdmin } from '../helpers/admin-cli.js';
 
 type Client = { client_id: string; client_secret: string };
 const REDIRECT = 'https://app.example.org/callback';
@@ -33,9 +33,7 @@ const {
 
 /** The real admin CLI, in process, against the test database. */
 async function admin(...argv: string[]) {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli({ argv: [...argv, '--json'], stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), readStdin: async () => '', env: { DATABASE_URL: t.url } });
+  const { code, stdout, stderr } = await runAdmin([...argv, '--json'], { DATABASE_URL: t.url });
   expect(code, stderr).toBe(0);
   return JSON.parse(stdout) as Record<string, unknown>;
 }

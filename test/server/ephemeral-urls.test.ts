@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging/logger.js';
+import { bindEphemeralUrls } from '../../src/server/ephemeral-urls.js';
+import { closeServers } from '../../src/server/listeners.js';
 import { startServer } from '../../src/server/start.js';
 import { tempDir, testConfig } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -67,6 +69,41 @@ describe('public URLs with port 0', () => {
       await expect(request(`${served.base_url}/healthz`, { timeoutMs: 2_000 })).rejects.toThrow();
     } finally {
       if (!closed) await running.close();
+    }
+  });
+
+  it('hold requests that arrive before the app exists and hand them to it (a replacement cluster worker gets connections at once)', async () => {
+    const binding = await bindEphemeralUrls(testConfig({ base_url: EPHEMERAL }), undefined, { ms: 60_000, max: 2 });
+    try {
+      const url = binding.config.base_url;
+      const first = request(`${url}/first`, { timeoutMs: 30_000 });
+      const second = request(`${url}/second`, { timeoutMs: 30_000 });
+      // Two wait; a third past the limit hears "starting" at once, while the app still does not exist.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const third = await request(`${url}/third`, { timeoutMs: 30_000 });
+      expect(third.status).toBe(503);
+      expect(third.headers['retry-after']).toBe('1');
+      expect(third.json()).toMatchObject({ status: 503, code: 'unavailable' });
+
+      binding.attach((req, res) => res.end(`served ${req.url}`));
+      const answers = await Promise.all([first, second]);
+      expect(answers.map((answer) => [answer.status, answer.body])).toEqual([
+        [200, 'served /first'],
+        [200, 'served /second'],
+      ]);
+    } finally {
+      await closeServers(binding.servers, 0);
+    }
+  });
+
+  it('answer a held request 503 once it has waited the hold time', async () => {
+    const binding = await bindEphemeralUrls(testConfig({ base_url: EPHEMERAL }), undefined, { ms: 100, max: 10 });
+    try {
+      const answer = await request(`${binding.config.base_url}/late`, { timeoutMs: 30_000 });
+      expect(answer.status).toBe(503);
+      expect(answer.json()).toMatchObject({ detail: 'The server is starting.' });
+    } finally {
+      await closeServers(binding.servers, 0);
     }
   });
 });

@@ -1,5 +1,6 @@
 import { parseEin } from '../../accounts/ein.js';
-import { notFound } from '../../accounts/errors.js';
+import { notFound } from '../../errors/domain-error.js';
+import { findOrganizationOfKind } from '../../accounts/repository.js';
 import { loadSecretBox } from '../../db/secret-box.js';
 import { ServerKeys } from '../../keys/server-keys.js';
 import { createMailSender } from '../../mail/sender.js';
@@ -72,7 +73,7 @@ export const dafRejectAccount: Command = {
   async run(ctx) {
     const db = await ctx.db();
     const ein = parseEin(requireString(ctx.values, 'fund-provider'));
-    const provider = ein ? await db.selectFrom('organizations').select('id').where('ein', '=', ein).where('kind', '=', 'fund_provider').executeTakeFirst() : undefined;
+    const provider = ein ? await findOrganizationOfKind(db, ein, 'fund_provider') : undefined;
     if (!provider) throw notFound('no such fund provider');
     const account = await rejectDonorAccount(db, { environment: environment(ctx), fundProviderId: provider.id, principal: 'admin' }, requireString(ctx.values, 'id'), requireString(ctx.values, 'reason'));
     const view = donorAccountView(account);

@@ -1,4 +1,5 @@
 import { requireOrganization } from '../../accounts/service.js';
+import { inTransaction } from '../../db/executor.js';
 import { seedNonprofitData } from '../../demo/nonprofit-data.js';
 import { seedBankData } from '../../demo/bank-data.js';
 import { requireString, UsageError, type Command, type OptionValues } from '../command.js';
@@ -32,7 +33,7 @@ export const demoSeed: Command = {
     const options = { organizationId: org.id, environment, connects: counts.connects, grantsPerConnect: counts.grantsPerConnect, donations: counts.donations } as const;
     // Bank data: accounts with 24 monthly statements each; --transactions is per account.
     const bank = { organizationId: org.id, environment, accounts: counts.accounts, transactionsPerAccount: counts.transactionsPerAccount } as const;
-    const ids = await db.transaction().execute(async (trx) => ({ ...(await seedNonprofitData(trx, options)), ...(await seedBankData(trx, bank)) }));
+    const ids = await inTransaction(db, async (trx) => ({ ...(await seedNonprofitData(trx, options)), ...(await seedBankData(trx, bank)) }));
     return {
       json: { ...ids },
       text: `added ${ids.connect_ids.length} connects, ${ids.grant_ids.length} grants, ${ids.donation_ids.length} donations, ${ids.account_ids.length} bank accounts (${ids.statement_ids.length} statements, ${bank.accounts * bank.transactionsPerAccount} transactions) to ${org.name} (${environment})`,

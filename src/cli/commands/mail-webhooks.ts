@@ -1,4 +1,5 @@
-import { listDeliveries, listMail, replayDelivery } from '../../webhooks/admin-repository.js';
+import { listMail } from '../../mail/repository.js';
+import { listDeliveries, replayDelivery } from '../../webhooks/admin-repository.js';
 import { optionalString, requireString, UsageError, type Command } from '../command.js';
 
 export const mailList: Command = {

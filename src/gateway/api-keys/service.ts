@@ -1,11 +1,13 @@
 import crypto from 'node:crypto';
 import type { Db } from '../../db/database.js';
+import { inTransaction } from '../../db/executor.js';
 import type { Environment } from '../../db/schema.js';
 import { formatEin } from '../../accounts/ein.js';
-import { conflict, invalid, notFound } from '../../accounts/errors.js';
+import { conflict, invalid, notFound } from '../../errors/domain-error.js';
 import { requireOrganization } from '../../accounts/service.js';
 import { recordAudit } from '../../audit/audit-log.js';
 import { apiKeyHash, generateApiKey } from './format.js';
+import { findApiKeyId, insertApiKey, listApiKeysOfOrganization, revokeLiveApiKey } from './repository.js';
 
 function requireEnvironment(value: string): Environment {
   if (value !== 'production' && value !== 'sandbox') throw invalid('environment must be production or sandbox');
@@ -17,18 +19,18 @@ export async function createApiKey(db: Db, input: { org: string; environment: st
   const org = await requireOrganization(db, input.org);
   const key = generateApiKey(environment);
   const id = `key_${crypto.randomBytes(12).toString('hex')}`;
-  await db.transaction().execute(async (trx) => {
-    await trx.insertInto('api_keys').values({ id, environment, organization_id: org.id, key_hash: apiKeyHash(key), key_prefix: key.slice(0, 13) }).execute();
+  await inTransaction(db, async (trx) => {
+    await insertApiKey(trx, { id, environment, organization_id: org.id, key_hash: apiKeyHash(key), key_prefix: key.slice(0, 13) });
     await recordAudit(trx, { event: 'api_key.created', environment, organizationId: org.id, details: { id } });
   });
   return { id, key, environment, org: formatEin(org.ein) };
 }
 
 export async function revokeApiKey(db: Db, id: string) {
-  return db.transaction().execute(async (trx) => {
-    const row = await trx.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', id).where('revoked_at', 'is', null).returning(['id', 'environment', 'organization_id']).executeTakeFirst();
+  return inTransaction(db, async (trx) => {
+    const row = await revokeLiveApiKey(trx, id);
     if (!row) {
-      const exists = await trx.selectFrom('api_keys').select('id').where('id', '=', id).executeTakeFirst();
+      const exists = await findApiKeyId(trx, id);
       throw exists ? conflict(`API key ${id} is already revoked`) : notFound(`no API key ${id}`);
     }
     await recordAudit(trx, { event: 'api_key.revoked', environment: row.environment, organizationId: row.organization_id, details: { id } });
@@ -38,7 +40,7 @@ export async function revokeApiKey(db: Db, id: string) {
 
 export async function listApiKeys(db: Db, orgInput: string) {
   const org = await requireOrganization(db, orgInput);
-  const rows = await db.selectFrom('api_keys').selectAll().where('organization_id', '=', org.id).orderBy('created_at').orderBy('id').execute();
+  const rows = await listApiKeysOfOrganization(db, org.id);
   return {
     org: formatEin(org.ein),
     api_keys: rows.map((r) => ({

@@ -1,9 +1,11 @@
 import type { Db } from '../../db/database.js';
 import { preparedStatement, runPrepared } from '../../db/prepared-statements.js';
+import type { StoredAccessToken } from '../../db/provider-store.js';
 import type { Environment, OrganizationKind, Role, SubjectType } from '../../db/schema.js';
 
 export interface AccessTokenRow {
-  payload: { exp?: number; scope?: string; clientId?: string; accountId?: string; grantId?: string; kind?: string };
+  /** The provider's stored token (db/provider-store.ts), looked up by hashId of the bearer. */
+  payload: StoredAccessToken;
   grant_id: string | null;
   authorization_client_id: string | null;
   subject_type: SubjectType | null;
@@ -20,7 +22,8 @@ export interface AccessTokenRow {
 }
 
 /**
- * Everything a call with an access token needs, in one indexed query: the token (by hash),
+ * Everything a call with an access token needs, in one indexed query: the token (by hash, from
+ * the provider's table oidc_models: see db/provider-store.ts),
  * its authorization and its organization's kind, the approver's current membership and role, and the client. Read on
  * every call (roles take effect at once), so it is a prepared statement: planning this join
  * cost PostgreSQL more than running it. The authorization and client are lateral lookups

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Db } from '../../db/database.js';
-import { hashId } from '../../db/token-hash.js';
+import { hashId } from '../../db/provider-store.js';
 import { findAccessTokenContext, findLiveApiKey } from './credential-repository.js';
 import { apiKeyHash, isApiKeyShaped } from '../api-keys/format.js';
 import { environmentOf } from '../environment.js';

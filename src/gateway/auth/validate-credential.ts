@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.js';
 import { narrowToRole } from '../../accounts/scopes.js';
 import { unauthorized } from '../problems.js';
 import { environmentOf } from '../environment.js';
-import { UseThrottle } from '../../db/use-throttle.js';
+import { UseThrottle } from '../../audit/use-throttle.js';
 import { touchApiKey, touchAuthorization } from './credential-repository.js';
 
 /** last_used_at is informational: written at most once a minute per key or authorization. */

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
-import type { Executor } from '../../accounts/repository.js';
+import type { Executor } from '../../db/executor.js';
 import type { DonorAccountsTable, DonorAccountStatus } from '../../db/schema-daf.js';
-import { beforeCursor, type Cursor } from '../pagination.js';
+import { beforeCursor, type Cursor } from '../../db/keyset.js';
 import type { DafScope } from './scope.js';
 
 export type DonorAccountRow = Selectable<DonorAccountsTable>;
@@ -14,6 +14,11 @@ export function findDonorAccount(db: Executor, scope: DafScope, id: string, forU
 
 export function findDonorAccountByEmail(db: Executor, scope: Omit<DafScope, 'principal'>, email: string) {
   return db.selectFrom('donor_accounts').selectAll().where('email', '=', email).where('fund_provider_id', '=', scope.fundProviderId).where('environment', '=', scope.environment).forUpdate().executeTakeFirst();
+}
+
+/** Whether the provider already has an account for this email (no lock: the unique index decides races). */
+export function findDonorAccountIdByEmail(db: Executor, scope: Omit<DafScope, 'principal'>, email: string) {
+  return db.selectFrom('donor_accounts').select('id').where('email', '=', email).where('fund_provider_id', '=', scope.fundProviderId).where('environment', '=', scope.environment).executeTakeFirst();
 }
 
 export interface DonorAccountFilters {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { decodeCursor, page } from '../pagination.js';
+import { inTransaction } from '../../db/executor.js';
+import { decodeCursor, listPage } from '../pagination.js';
 import { notFound } from '../problems.js';
 import { defineRoute } from '../route-spec.js';
 import { findDonorAccount, listDonorAccounts } from './donor-accounts-repository.js';
@@ -45,7 +46,7 @@ export const donorAccountRoutes = [
     errors: [400, 401, 403, 409],
     async handler({ db, caller, body }) {
       const input = body as Parameters<typeof createDonorAccount>[2];
-      return donorAccountView(await db.transaction().execute((trx) => createDonorAccount(trx, dafScope(caller), input)));
+      return donorAccountView(await inTransaction(db, (trx) => createDonorAccount(trx, dafScope(caller), input)));
     },
   }),
   defineRoute({
@@ -60,8 +61,7 @@ export const donorAccountRoutes = [
     errors: [400, 401, 403],
     async handler({ db, caller, query }) {
       const rows = await listDonorAccounts(db, dafScope(caller), { status: query.status, email: query.email, externalId: query.external_id, givingPoolId: query.giving_pool_id }, decodeCursor(query.page_token, 'page_token'), query.page_limit);
-      const { items, next } = page(rows, query.page_limit);
-      return { results: items.map(donorAccountView), next_page_token: next ?? null };
+      return listPage(rows, query.page_limit, donorAccountView, 'next_page_token|null');
     },
   }),
   defineRoute({

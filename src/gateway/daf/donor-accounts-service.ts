@@ -1,13 +1,12 @@
 import type { Db } from '../../db/database.js';
-import type { Executor } from '../../accounts/repository.js';
+import { inTransaction, type Executor } from '../../db/executor.js';
 import { prefixedId } from '../../db/ids.js';
-import { HttpProblem } from '../../http/problem.js';
+import { conflict, notFound } from '../../errors/domain-error.js';
+import { mapUniqueViolation } from '../../errors/unique-violation.js';
 import { emitEvent } from '../../webhooks/outbox.js';
-import { notFound } from '../problems.js';
-import { findDonorAccount, insertDonorAccount, updateDonorAccount, type DonorAccountRow } from './donor-accounts-repository.js';
+import { findDonorAccount, findDonorAccountIdByEmail, insertDonorAccount, updateDonorAccount, type DonorAccountRow } from './donor-accounts-repository.js';
+import { releaseAwaitingGrantRequests } from './grant-requests-repository.js';
 import type { DafScope } from './scope.js';
-
-export const conflict = (detail: string) => new HttpProblem(409, 'Conflict', detail);
 
 export interface DonorInput {
   email?: string;
@@ -23,7 +22,7 @@ function event(scope: Omit<DafScope, 'principal'>, category: 'donor_account.crea
 /** A new pending account; its email is how DAFpay later matches the donor, so it is unique per provider. */
 export async function createDonorAccount(trx: Executor, scope: Omit<DafScope, 'principal'>, input: { donor: DonorInput & { email: string }; external_id?: string; metadata?: Record<string, string> }): Promise<DonorAccountRow> {
   const email = input.donor.email.trim().toLowerCase();
-  const existing = await trx.selectFrom('donor_accounts').select('id').where('email', '=', email).where('fund_provider_id', '=', scope.fundProviderId).where('environment', '=', scope.environment).executeTakeFirst();
+  const existing = await findDonorAccountIdByEmail(trx, scope, email);
   if (existing) throw conflict(`A donor account for ${email} already exists (${existing.id}).`);
   const row = await insertDonorAccount(trx, {
     id: prefixedId('donor_account'),
@@ -35,18 +34,15 @@ export async function createDonorAccount(trx: Executor, scope: Omit<DafScope, 'p
     phone: input.donor.phone ?? null,
     external_id: input.external_id ?? null,
     metadata: input.metadata,
-  }).catch((error: { code?: string }) => {
-    if (error.code === '23505') throw conflict(`A donor account for ${email} already exists.`);
-    throw error;
-  });
+  }).catch((error: unknown) => mapUniqueViolation(error, { donor_accounts_email_key: `A donor account for ${email} already exists.` }));
   await emitEvent(trx, event(scope, 'donor_account.created', row.id));
   return row;
 }
 
 export async function updateDonorAccountFields(db: Db, scope: DafScope, id: string, input: { donor?: Omit<DonorInput, 'email'>; external_id?: string; metadata?: Record<string, string> }): Promise<DonorAccountRow> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const row = await findDonorAccount(trx, scope, id, true);
-    if (!row) throw notFound('The donor account');
+    if (!row) throw notFound('The donor account was not found.');
     const updated = await updateDonorAccount(trx, id, {
       ...(input.donor?.first_name !== undefined ? { first_name: input.donor.first_name } : {}),
       ...(input.donor?.last_name !== undefined ? { last_name: input.donor.last_name } : {}),
@@ -61,9 +57,9 @@ export async function updateDonorAccountFields(db: Db, scope: DafScope, id: stri
 
 /** Disable/enable: only an approved account; idempotent (no change, no event). */
 export async function setDonorAccountDisabled(db: Db, scope: DafScope, id: string, disabled: boolean): Promise<DonorAccountRow> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const row = await findDonorAccount(trx, scope, id, true);
-    if (!row) throw notFound('The donor account');
+    if (!row) throw notFound('The donor account was not found.');
     if (row.status !== 'approved') throw conflict(`The donor account is ${row.status}; only an approved account can be ${disabled ? 'disabled' : 'enabled'}.`);
     if (row.disabled === disabled) return row;
     const updated = await updateDonorAccount(trx, id, { disabled });
@@ -83,13 +79,7 @@ export async function approveDonorAccount(trx: Executor, scope: Omit<DafScope, '
     ...(externalId !== undefined ? { external_id: externalId } : {}),
   });
   await emitEvent(trx, event(scope, 'donor_account.updated', row.id));
-  const released = await trx
-    .updateTable('grant_requests')
-    .set({ status: 'pending', updated_at: new Date() })
-    .where('donor_account_id', '=', row.id)
-    .where('status', '=', 'awaiting_account_decision')
-    .returning('id')
-    .execute();
+  const released = await releaseAwaitingGrantRequests(trx, row.id);
   for (const request of released) {
     await emitEvent(trx, { environment: scope.environment, organizationId: scope.fundProviderId, category: 'grant_request.updated', objectId: request.id, objectType: 'grant_request' });
   }
@@ -98,9 +88,9 @@ export async function approveDonorAccount(trx: Executor, scope: Omit<DafScope, '
 
 /** The fund provider's decision against a donor (an admin stand-in: the published API has no endpoint for it). */
 export async function rejectDonorAccount(db: Db, scope: DafScope, id: string, reason: string): Promise<DonorAccountRow> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const row = await findDonorAccount(trx, scope, id, true);
-    if (!row) throw notFound('The donor account');
+    if (!row) throw notFound('The donor account was not found.');
     if (row.status === 'rejected') return row;
     const updated = await updateDonorAccount(trx, id, { status: 'rejected', rejected_at: new Date(), rejected_by: scope.principal, rejection_reason: reason });
     await emitEvent(trx, event(scope, 'donor_account.updated', id));

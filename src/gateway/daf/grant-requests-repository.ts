@@ -1,9 +1,14 @@
-import type { Executor } from '../../accounts/repository.js';
-import { beforeCursor, type Cursor } from '../pagination.js';
+import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Executor } from '../../db/executor.js';
+import type { GivingPoolsTable, GrantRequestsTable } from '../../db/schema-daf.js';
+import { beforeCursor, type Cursor } from '../../db/keyset.js';
 import type { DafScope } from './scope.js';
 
 type Scope = Omit<DafScope, 'principal'>;
 
+export type GrantRequestRow = Selectable<GrantRequestsTable>;
+export type GrantRequestChanges = Updateable<GrantRequestsTable>;
+export type GivingPoolRow = Selectable<GivingPoolsTable>;
 
 export function findGrantRequest(db: Executor, scope: Scope, id: string, forUpdate = false) {
   let query = db.selectFrom('grant_requests').selectAll().where('id', '=', id).where('fund_provider_id', '=', scope.fundProviderId).where('environment', '=', scope.environment);
@@ -37,4 +42,24 @@ export async function findOrCreateGivingPool(db: Executor, scope: Scope, donorAc
     .values({ environment: scope.environment, fund_provider_id: scope.fundProviderId, donor_account_id: donorAccountId, name, metadata: '{}' })
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+export function insertGrantRequest(db: Executor, values: Insertable<GrantRequestsTable>) {
+  return db.insertInto('grant_requests').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Applies a decision's changes (and stamps updated_at). */
+export function updateGrantRequest(db: Executor, id: string, changes: GrantRequestChanges) {
+  return db.updateTable('grant_requests').set({ ...changes, updated_at: new Date() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/** The account's requests that waited for its decision become pending; returns their ids. */
+export function releaseAwaitingGrantRequests(db: Executor, donorAccountId: string) {
+  return db
+    .updateTable('grant_requests')
+    .set({ status: 'pending', updated_at: new Date() })
+    .where('donor_account_id', '=', donorAccountId)
+    .where('status', '=', 'awaiting_account_decision')
+    .returning('id')
+    .execute();
 }

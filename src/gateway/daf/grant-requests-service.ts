@@ -1,29 +1,27 @@
 import type { Db } from '../../db/database.js';
+import { inTransaction } from '../../db/executor.js';
 import type { Environment } from '../../db/schema.js';
-import type { GrantRequestsTable } from '../../db/schema-daf.js';
-import type { Selectable, Updateable } from 'kysely';
 import { parseEin } from '../../accounts/ein.js';
-import { invalid, notFound as domainNotFound } from '../../accounts/errors.js';
+import { conflict, invalid, notFound, precondition } from '../../errors/domain-error.js';
+import { findOrganizationOfKind } from '../../accounts/repository.js';
 import { prefixedId } from '../../db/ids.js';
-import { HttpProblem } from '../../http/problem.js';
 import type { KeyedHasher } from '../../keys/server-keys.js';
 import type { MailSender } from '../../mail/sender.js';
 import { emitEvent } from '../../webhooks/outbox.js';
-import { notFound } from '../problems.js';
 import { findDonorAccountByEmail } from './donor-accounts-repository.js';
-import { conflict, createDonorAccount } from './donor-accounts-service.js';
-import { findGrantRequest, findOrCreateGivingPool } from './grant-requests-repository.js';
+import { createDonorAccount } from './donor-accounts-service.js';
+import { findGrantRequest, findOrCreateGivingPool, insertGrantRequest, updateGrantRequest, type GrantRequestChanges, type GrantRequestRow } from './grant-requests-repository.js';
 import type { DafScope } from './scope.js';
 import { issueToken } from './tokens-service.js';
 
-type Row = Selectable<GrantRequestsTable>;
+type Row = GrantRequestRow;
 
-async function decide(db: Db, scope: DafScope, id: string, change: (row: Row) => Updateable<GrantRequestsTable>): Promise<Row> {
-  return db.transaction().execute(async (trx) => {
+async function decide(db: Db, scope: DafScope, id: string, change: (row: Row) => GrantRequestChanges): Promise<Row> {
+  return inTransaction(db, async (trx) => {
     const row = await findGrantRequest(trx, scope, id, true);
-    if (!row) throw notFound('The grant request');
+    if (!row) throw notFound('The grant request was not found.');
     if (row.status === 'submitted' || row.status === 'rejected') throw conflict(`The grant request is already ${row.status}.`);
-    const updated = await trx.updateTable('grant_requests').set({ ...change(row), updated_at: new Date() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+    const updated = await updateGrantRequest(trx, id, change(row));
     await emitEvent(trx, { environment: scope.environment, organizationId: scope.fundProviderId, category: 'grant_request.updated', objectId: id, objectType: 'grant_request' });
     return updated;
   });
@@ -32,7 +30,7 @@ async function decide(db: Db, scope: DafScope, id: string, change: (row: Row) =>
 /** The provider has submitted the grant in its system: pending → submitted (412 while the account is undecided). */
 export function submitGrantRequest(db: Db, scope: DafScope, id: string, input: { external_grant_id?: string; comment?: string }): Promise<Row> {
   return decide(db, scope, id, (row) => {
-    if (row.status === 'awaiting_account_decision') throw new HttpProblem(412, 'Precondition Failed', 'The donor account is not approved yet; the grant request is awaiting the account decision.');
+    if (row.status === 'awaiting_account_decision') throw precondition('The donor account is not approved yet; the grant request is awaiting the account decision.');
     return { status: 'submitted', external_grant_id: input.external_grant_id ?? null, comment: input.comment ?? null };
   });
 }
@@ -66,35 +64,31 @@ export async function submitFromDonor(db: Db, mail: MailSender, keys: KeyedHashe
   const nonprofitEin = parseEin(input.nonprofitEin);
   if (!providerEin || !nonprofitEin) throw invalid('EINs must be written 12-3456789 or 123456789');
   if (!Number.isInteger(input.amountCents) || input.amountCents <= 0) throw invalid('the amount must be a positive number of cents');
-  const provider = await db.selectFrom('organizations').select(['id', 'name']).where('ein', '=', providerEin).where('kind', '=', 'fund_provider').executeTakeFirst();
-  if (!provider) throw domainNotFound(`no fund provider with EIN ${input.fundProviderEin}`);
-  const nonprofit = await db.selectFrom('organizations').select('name').where('ein', '=', nonprofitEin).where('kind', '=', 'nonprofit').executeTakeFirst();
+  const provider = await findOrganizationOfKind(db, providerEin, 'fund_provider');
+  if (!provider) throw notFound(`no fund provider with EIN ${input.fundProviderEin}`);
+  const nonprofit = await findOrganizationOfKind(db, nonprofitEin, 'nonprofit');
   const scope = { environment: input.environment, fundProviderId: provider.id };
   const email = input.email.trim().toLowerCase();
 
-  const result = await db.transaction().execute(async (trx) => {
+  const result = await inTransaction(db, async (trx) => {
     const account = (await findDonorAccountByEmail(trx, scope, email)) ?? (await createDonorAccount(trx, scope, { donor: { email } }));
     const pool = input.givingPool ? await findOrCreateGivingPool(trx, scope, account.id, input.givingPool) : undefined;
-    const request = await trx
-      .insertInto('grant_requests')
-      .values({
-        id: prefixedId('grant_req'),
-        environment: input.environment,
-        fund_provider_id: provider.id,
-        donor_account_id: account.id,
-        giving_pool_id: pool?.id ?? null,
-        status: account.status === 'approved' ? 'pending' : 'awaiting_account_decision',
-        ein: nonprofitEin,
-        nonprofit_name: nonprofit?.name ?? null,
-        amount_cents: input.amountCents,
-        frequency: input.frequency ?? 'one_time',
-        form_url: input.formUrl ?? 'https://example.org/donate',
-        purpose: input.purpose ?? null,
-        note: input.note ?? null,
-        donor_contact: JSON.stringify({ ...(input.donorName ? { name: input.donorName } : {}), email }),
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const request = await insertGrantRequest(trx, {
+      id: prefixedId('grant_req'),
+      environment: input.environment,
+      fund_provider_id: provider.id,
+      donor_account_id: account.id,
+      giving_pool_id: pool?.id ?? null,
+      status: account.status === 'approved' ? 'pending' : 'awaiting_account_decision',
+      ein: nonprofitEin,
+      nonprofit_name: nonprofit?.name ?? null,
+      amount_cents: input.amountCents,
+      frequency: input.frequency ?? 'one_time',
+      form_url: input.formUrl ?? 'https://example.org/donate',
+      purpose: input.purpose ?? null,
+      note: input.note ?? null,
+      donor_contact: JSON.stringify({ ...(input.donorName ? { name: input.donorName } : {}), email }),
+    });
     await emitEvent(trx, { ...scope, organizationId: provider.id, category: 'grant_request.created', objectId: request.id, objectType: 'grant_request' });
     const token = account.status === 'pending' ? await issueToken(trx, keys, scope, account) : undefined;
     return { account, request, token };

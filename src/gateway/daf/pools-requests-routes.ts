@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decodeCursor, page } from '../pagination.js';
+import { decodeCursor, listPage } from '../pagination.js';
 import { notFound } from '../problems.js';
 import { defineRoute } from '../route-spec.js';
 import { findGivingPool, findGrantRequest, listGivingPools, listGrantRequests } from './grant-requests-repository.js';
@@ -51,8 +51,7 @@ export const givingPoolRoutes = [
     errors: [400, 401, 403],
     async handler({ db, caller, query }) {
       const rows = await listGivingPools(db, dafScope(caller), query.donor_account_id, decodeCursor(query.page_token, 'page_token'), query.page_limit);
-      const { items, next } = page(rows, query.page_limit);
-      return { results: items.map(givingPoolView), ...(next ? { next_page_token: next } : {}) };
+      return listPage(rows, query.page_limit, givingPoolView, 'next_page_token');
     },
   }),
   defineRoute({
@@ -88,8 +87,7 @@ export const grantRequestRoutes = [
     errors: [400, 401, 403],
     async handler({ db, caller, query }) {
       const rows = await listGrantRequests(db, dafScope(caller), query.donor_account_id, decodeCursor(query.page_token, 'page_token'), query.page_limit);
-      const { items, next } = page(rows, query.page_limit);
-      return { results: items.map(grantRequestView), ...(next ? { next_page_token: next } : {}) };
+      return listPage(rows, query.page_limit, grantRequestView, 'next_page_token');
     },
   }),
   defineRoute({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decodeCursor, page } from '../pagination.js';
+import { decodeCursor, listPage } from '../pagination.js';
 import { notFound } from '../problems.js';
 import { defineRoute } from '../route-spec.js';
 import { findDonorAccount } from './donor-accounts-repository.js';
@@ -58,8 +58,7 @@ export const tokenRoutes = [
       const scope = dafScope(caller);
       if (!(await findDonorAccount(db, scope, params.id))) throw notFound('The donor account');
       const rows = await listTokens(db, scope, params.id, query.status, decodeCursor(query.page_token, 'page_token'), query.page_limit);
-      const { items, next } = page(rows, query.page_limit);
-      return { results: items.map((row) => authorizationTokenView(row)), ...(next ? { next_page_token: next } : {}) };
+      return listPage(rows, query.page_limit, (row) => authorizationTokenView(row), 'next_page_token');
     },
   }),
   defineRoute({

@@ -1,14 +1,13 @@
 import crypto from 'node:crypto';
 import type { Db } from '../../db/database.js';
-import type { Executor } from '../../accounts/repository.js';
+import { inTransaction, type Executor } from '../../db/executor.js';
 import type { Environment } from '../../db/schema.js';
 import type { KeyedHasher } from '../../keys/server-keys.js';
 import { prefixedId } from '../../db/ids.js';
-import { HttpProblem } from '../../http/problem.js';
+import { conflict, notFound, precondition, rateLimited } from '../../errors/domain-error.js';
 import { emitEvent } from '../../webhooks/outbox.js';
-import { notFound } from '../problems.js';
 import { findDonorAccount, type DonorAccountRow } from './donor-accounts-repository.js';
-import { approveDonorAccount, conflict } from './donor-accounts-service.js';
+import { approveDonorAccount } from './donor-accounts-service.js';
 import { findToken, findTokenByCode, insertToken, refundVerifyAttempt, reserveVerifyAttempt, setTokenStatus, type TokenRow } from './tokens-repository.js';
 import type { DafScope } from './scope.js';
 import { tokenStatus } from './views.js';
@@ -84,27 +83,27 @@ export async function issueToken(trx: Executor, keys: KeyedHasher, scope: Scope,
 }
 
 export async function createToken(db: Db, keys: KeyedHasher, scope: DafScope, donorAccountId: string, options: { expiresIn?: number; metadata?: Record<string, string> }) {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const account = await findDonorAccount(trx, scope, donorAccountId, true);
-    if (!account) throw notFound('The donor account');
+    if (!account) throw notFound('The donor account was not found.');
     return issueToken(trx, keys, scope, account, options);
   });
 }
 
 export async function revokeToken(db: Db, scope: DafScope, id: string): Promise<TokenRow> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const row = await findToken(trx, scope, id, true);
-    if (!row) throw notFound('The authorization token');
+    if (!row) throw notFound('The authorization token was not found.');
     const status = tokenStatus(row);
     if (status === 'revoked') return row;
-    if (status !== 'pending') throw new HttpProblem(412, 'Precondition Failed', `The authorization token is ${status}; only a pending token can be revoked.`);
+    if (status !== 'pending') throw precondition(`The authorization token is ${status}; only a pending token can be revoked.`);
     const updated = await setTokenStatus(trx, id, 'revoked');
     await emitEvent(trx, tokenEvent(scope, 'authorization_token.updated', id));
     return updated;
   });
 }
 
-const invalidCode = () => new HttpProblem(404, 'Not Found', 'The code is invalid or has expired.');
+const invalidCode = () => notFound('The code is invalid or has expired.');
 
 async function redeem(trx: Executor, scope: Scope, token: TokenRow | undefined, by: string, externalId?: string, email?: string): Promise<DonorAccountRow> {
   if (!token || tokenStatus(token) !== 'pending') throw invalidCode();
@@ -127,9 +126,9 @@ async function redeem(trx: Executor, scope: Scope, token: TokenRow | undefined, 
 export async function verifyCode(db: Db, keys: KeyedHasher, scope: DafScope, code: string, externalId?: string): Promise<DonorAccountRow> {
   const reservation = await reserveVerifyAttempt(db, scope, VERIFY_FAILURE_LIMIT, VERIFY_WINDOW_SECONDS);
   if (!reservation.reserved) {
-    throw new HttpProblem(429, 'Too Many Requests', 'Too many failed verification attempts; try again later.', { headers: { 'Retry-After': String(reservation.retryAfterSeconds) } });
+    throw rateLimited('Too many failed verification attempts; try again later.', reservation.retryAfterSeconds);
   }
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const account = await redeem(trx, scope, await findTokenByCode(trx, scope.environment, codeHashes(keys, code), scope.fundProviderId), 'system:authorization_token', externalId);
     await refundVerifyAttempt(trx, scope, reservation.windowStart);
     return account;
@@ -138,7 +137,7 @@ export async function verifyCode(db: Db, keys: KeyedHasher, scope: DafScope, cod
 
 /** The donor side (profile setup, outside this product; `admin daf redeem-code` stands in): the code approves the account. */
 export async function redeemCode(db: Db, keys: KeyedHasher, environment: Environment, code: string, email: string): Promise<DonorAccountRow> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const token = await findTokenByCode(trx, environment, codeHashes(keys, code));
     const scope = { environment, fundProviderId: token?.fund_provider_id ?? '' };
     return redeem(trx, scope, token, 'system:authorization_token', undefined, email);

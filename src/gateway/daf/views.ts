@@ -1,9 +1,10 @@
-import type { Selectable } from 'kysely';
-import type { DonorAccountsTable, DonorAuthorizationTokensTable, GivingPoolsTable, GrantRequestsTable } from '../../db/schema-daf.js';
+import type { DonorAccountRow } from './donor-accounts-repository.js';
+import type { GivingPoolRow, GrantRequestRow } from './grant-requests-repository.js';
+import type { TokenRow } from './tokens-repository.js';
 
 /** Rows → the published shapes (2026-04-01 document). */
 
-export function donorAccountView(row: Selectable<DonorAccountsTable>) {
+export function donorAccountView(row: DonorAccountRow) {
   return {
     id: row.id,
     status: row.status,
@@ -24,11 +25,11 @@ export function donorAccountView(row: Selectable<DonorAccountsTable>) {
 export type TokenStatus = 'pending' | 'verified' | 'revoked' | 'expired';
 
 /** A pending token past expires_at reads as expired; nothing has to run at expiry. */
-export function tokenStatus(row: Pick<Selectable<DonorAuthorizationTokensTable>, 'status' | 'expires_at'>, now = Date.now()): TokenStatus {
+export function tokenStatus(row: Pick<TokenRow, 'status' | 'expires_at'>, now = Date.now()): TokenStatus {
   return row.status === 'pending' && row.expires_at.getTime() <= now ? 'expired' : row.status;
 }
 
-export function authorizationTokenView(row: Selectable<DonorAuthorizationTokensTable>, code?: string) {
+export function authorizationTokenView(row: TokenRow, code?: string) {
   return {
     id: row.id,
     donor_account_id: row.donor_account_id,
@@ -42,11 +43,11 @@ export function authorizationTokenView(row: Selectable<DonorAuthorizationTokensT
   };
 }
 
-export function givingPoolView(row: Selectable<GivingPoolsTable>) {
+export function givingPoolView(row: GivingPoolRow) {
   return { id: row.id, name: row.name, donor_account_id: row.donor_account_id, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(), metadata: row.metadata };
 }
 
-export function grantRequestView(row: Selectable<GrantRequestsTable>) {
+export function grantRequestView(row: GrantRequestRow) {
   return {
     id: row.id,
     donor_account_id: row.donor_account_id,

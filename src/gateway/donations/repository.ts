@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { preparedStatement, runPrepared, type PreparedStatement } from '../../db/prepared-statements.js';
 import type { DonationsTable, Environment } from '../../db/schema.js';
-import type { Cursor } from '../pagination.js';
+import type { Cursor } from '../../db/keyset.js';
 
 export interface DonationFilters {
   paymentSourceIds?: string[];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decodeCursor, page } from '../pagination.js';
+import { decodeCursor, listPage } from '../pagination.js';
 import { notFound } from '../problems.js';
 import { defineRoute } from '../route-spec.js';
 import type { ApiVersion } from '../versions.js';
@@ -95,8 +95,7 @@ export const donationRoutes = [
         decodeCursor(query.page_token, 'page_token'),
         query.limit,
       );
-      const { items, next } = page(rows, query.limit);
-      return { results: items.map((row) => toDonation(row, version)), ...(next ? { next_page_token: next } : {}) };
+      return listPage(rows, query.limit, (row) => toDonation(row, version), 'next_page_token');
     },
   }),
   defineRoute({

@@ -1,10 +1,13 @@
-import type { Executor } from '../../accounts/repository.js';
+import type { Selectable } from 'kysely';
+import type { Executor } from '../../db/executor.js';
 import type { Environment } from '../../db/schema.js';
-import type { SubscriptionStatus } from '../../db/schema-events.js';
-import { beforeCursor, type Cursor } from '../pagination.js';
+import type { EventSubscriptionsTable, EventsTable, SubscriptionStatus } from '../../db/schema-events.js';
+import { beforeCursor, type Cursor } from '../../db/keyset.js';
 
 type Scope = { environment: Environment; organizationId: string };
 
+export type EventRow = Selectable<EventsTable>;
+export type SubscriptionRow = Selectable<EventSubscriptionsTable>;
 
 /** Events of `categories` (an API version's, or the one asked for), newest first. */
 export function listEvents(db: Executor, scope: Scope, categories: readonly string[], cursor: Cursor | undefined, limit: number) {

@@ -1,15 +1,13 @@
 import { z } from 'zod';
-import type { Selectable } from 'kysely';
-import type { EventSubscriptionsTable, EventsTable } from '../../db/schema-events.js';
 import { prefixedId } from '../../db/ids.js';
 import { generateSigningSecret, isValidSigningSecret } from '../../webhooks/signing-secret.js';
 import { targetProblem } from '../../webhooks/targets.js';
 import type { Caller } from '../auth/caller.js';
-import { decodeCursor, page } from '../pagination.js';
+import { decodeCursor, listPage } from '../pagination.js';
 import { badRequest, notFound } from '../problems.js';
 import { defineRoute } from '../route-spec.js';
 import type { ApiVersion } from '../versions.js';
-import { findEvent, findSubscription, insertSubscription, listEvents, listSubscriptions, setSubscriptionStatus } from './repository.js';
+import { findEvent, findSubscription, insertSubscription, listEvents, listSubscriptions, setSubscriptionStatus, type EventRow, type SubscriptionRow } from './repository.js';
 
 /** The published EventCategory enum (this product emits the six DAF kinds). */
 export const EVENT_CATEGORIES = [
@@ -48,11 +46,11 @@ const scopeOf = (caller: Caller) => ({ environment: caller.environment, organiza
 const listQuery = { limit: z.coerce.number().int().min(1).max(100).default(100), cursor: z.string().max(200).optional() };
 
 /** The thin Event body, also what webhooks carry. */
-export function eventView(row: Selectable<EventsTable>) {
+export function eventView(row: EventRow) {
   return { id: row.id, category: row.category, created_at: row.created_at.toISOString(), associated_object_id: row.associated_object_id, associated_object_type: row.associated_object_type };
 }
 
-function subscriptionView(row: Selectable<EventSubscriptionsTable>, secret?: string) {
+function subscriptionView(row: SubscriptionRow, secret?: string) {
   return { id: row.id, created_at: row.created_at.toISOString(), status: row.status, url: row.url, category: row.category, ...(secret ? { signing_secret: secret } : {}) };
 }
 
@@ -72,8 +70,7 @@ export const eventRoutes = [
     async handler({ db, caller, query, version }) {
       const categories = query.category ? [query.category] : categoriesOf(version);
       const rows = await listEvents(db, scopeOf(caller), categories, decodeCursor(query.cursor, 'cursor'), query.limit);
-      const { items, next } = page(rows, query.limit);
-      return { results: items.map(eventView), ...(next ? { nextPageToken: next } : {}) };
+      return listPage(rows, query.limit, eventView, 'nextPageToken');
     },
   }),
   defineRoute({
@@ -128,8 +125,7 @@ export const eventRoutes = [
     errors: [400, 401, 403],
     async handler({ db, caller, query, version }) {
       const rows = await listSubscriptions(db, scopeOf(caller), categoriesOf(version), decodeCursor(query.cursor, 'cursor'), query.limit);
-      const { items, next } = page(rows, query.limit);
-      return { results: items.map((row) => subscriptionView(row)), ...(next ? { nextPageToken: next } : {}) };
+      return listPage(rows, query.limit, (row) => subscriptionView(row), 'nextPageToken');
     },
   }),
   defineRoute({

@@ -2,9 +2,10 @@ import { HttpProblem } from '../../http/problem.js';
 
 /**
  * FDX error codes (fdx-notes.md). FDX clients act on `code`, so every FDX problem carries it
- * with FDX's short `message`, beside the RFC 9457 members. Exceptions, by PRODUCT.md section
- * 10: 401 and the scope 403 carry no code, and the IP-restriction 403 stays exactly
- * {type, title, status, detail}.
+ * with FDX's short `message`, beside the RFC 9457 members: FDX's numeric code takes the place
+ * of the stable string code the other APIs send (src/errors/codes.ts). Exceptions, by
+ * PRODUCT.md section 10: 401 and the scope 403 carry no code, and the IP-restriction 403 stays
+ * exactly {type, title, status, detail}.
  */
 export const FDX_CODES = {
   701: { status: 404, message: 'Account not found' },
@@ -23,7 +24,7 @@ const TITLES: Readonly<Record<number, string>> = { 400: 'Bad Request', 404: 'Not
 
 export function fdxProblem(code: FdxCode, detail: string, headers: Record<string, string> = {}): HttpProblem {
   const { status, message } = FDX_CODES[code];
-  return new HttpProblem(status, TITLES[status]!, detail, { extensions: { code, message }, headers });
+  return new HttpProblem(status, TITLES[status]!, detail, { code: null, extensions: { code, message }, headers });
 }
 
 export const accountNotFound = () => fdxProblem(701, 'No account with this id is available to this authorization.');
@@ -34,15 +35,18 @@ export const invalidDateRange = (detail: string) => fdxProblem(703, detail);
 /**
  * Gives a problem raised elsewhere (a malformed pageKey, an unknown path, a 500) an FDX
  * `code`: the FDX core code where one exists, otherwise the HTTP status itself, as FDX's own
- * 500 and 503 do. Credential problems (401, 403) are returned unchanged.
+ * 500 and 503 do. Credential problems (401, 403) keep their members but get no code.
  */
 export function withFdxCode(problem: HttpProblem): HttpProblem {
-  if (problem.status === 401 || problem.status === 403 || 'code' in problem.extensions) return problem;
+  if ('code' in problem.extensions) return problem;
+  const credential = problem.status === 401 || problem.status === 403;
+  if (credential && problem.code === undefined) return problem;
   const known = FDX_CODES[problem.status as FdxCode];
   const message = known && known.status === problem.status ? known.message : problem.title;
   return new HttpProblem(problem.status, problem.title, problem.detail, {
     type: problem.type,
+    code: null,
     headers: problem.headers,
-    extensions: { ...problem.extensions, code: problem.status, message },
+    extensions: credential ? problem.extensions : { ...problem.extensions, code: problem.status, message },
   });
 }

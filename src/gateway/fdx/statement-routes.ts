@@ -2,15 +2,16 @@ import { z } from 'zod';
 import { defineRoute } from '../route-spec.js';
 import { findOrganization } from './accounts-repository.js';
 import { countStatements, findStatement, listStatements, statementBelongsTo } from './activity-repository.js';
+import { ActivityQuery, listAccountActivity } from './activity-list.js';
 import { AccountParams, FDX_ROUTE } from './account-routes.js';
-import { checkPageKey, requireAccount } from './access.js';
-import { resolveDateRange } from './dates.js';
-import { fdxPage, isUuid, limitParam, pageKeyParam } from './paging.js';
+import { requireAccount } from './access.js';
+import { isUuid } from './paging.js';
 import { customerNotFound, statementNotFound } from './problems.js';
 import { ListStatementsResponse, toStatement } from './shapes.js';
 import { loadStatementContent } from './statements/content.js';
 import { chooseFormat, STATEMENT_FORMATS } from './statements/formats.js';
-import { DateParams } from './transaction-routes.js';
+
+const statements = { belongsTo: statementBelongsTo, list: listStatements, count: countStatements };
 
 export const statementRoutes = [
   defineRoute({
@@ -21,15 +22,11 @@ export const statementRoutes = [
     summary: "An account's monthly statements by statement date, newest first",
     tag: 'FDX Statements',
     params: AccountParams,
-    query: z.object({ limit: limitParam, pageKey: pageKeyParam, ...DateParams }),
+    query: ActivityQuery,
     response: ListStatementsResponse,
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params, query }) {
-      const account = await requireAccount(db, caller, params.id);
-      const window = resolveDateRange(query.startTime, query.endTime);
-      const startId = await checkPageKey(query.pageKey, (id) => statementBelongsTo(db, account.id, id));
-      const [rows, total] = await Promise.all([listStatements(db, account.id, window, startId, query.limit), countStatements(db, account.id, window)]);
-      const { items, page } = fdxPage(rows, query.limit, total);
+      const { items, page } = await listAccountActivity(db, caller, params.id, query, statements);
       return { page, statements: items.map(toStatement) };
     },
   }),

@@ -1,8 +1,11 @@
+import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { Environment } from '../../db/schema.js';
-import { beforeCursor, type Cursor } from '../pagination.js';
+import type { Environment, GrantsTable } from '../../db/schema.js';
+import { beforeCursor, type Cursor } from '../../db/keyset.js';
 
 type Scope = { organizationId: string; environment: Environment };
+
+export type GrantRow = Selectable<GrantsTable>;
 
 /** The caller's grants, across all its connects or one of them, newest first, keyset-paged. */
 export function listGrants(db: Db, scope: Scope, connectId: string | undefined, cursor: Cursor | undefined, limit: number) {

@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import type { Selectable } from 'kysely';
-import type { GrantsTable } from '../../db/schema.js';
-import { decodeCursor, page } from '../pagination.js';
+import { decodeCursor, listPage } from '../pagination.js';
 import { badRequest, notFound } from '../problems.js';
 import { defineRoute } from '../route-spec.js';
-import { connectBelongsTo, findGrant, listGrants } from './repository.js';
+import { connectBelongsTo, findGrant, listGrants, type GrantRow } from './repository.js';
 
 const Grant = z.object({
   id: z.string().uuid(),
@@ -28,7 +26,7 @@ function optional<T extends string>(key: T, value: string | null) {
   return value === null ? {} : ({ [key]: value } as Record<T, string>);
 }
 
-function toGrant(row: Selectable<GrantsTable>) {
+function toGrant(row: GrantRow) {
   return {
     id: row.id,
     trackingId: row.tracking_id,
@@ -74,8 +72,7 @@ export const grantRoutes = [
       // no 404; it says the same for an id that exists nowhere, so it reveals nothing.
       if (query.connect_id && !(await connectBelongsTo(db, caller, query.connect_id))) throw badRequest('Invalid query: connect_id names no connect of the caller.');
       const rows = await listGrants(db, caller, query.connect_id, decodeCursor(query.pageToken, 'pageToken'), query.pageLimit);
-      const { items, next } = page(rows, query.pageLimit);
-      return { results: items.map(toGrant), nextPageToken: next ?? null };
+      return listPage(rows, query.pageLimit, toGrant, 'nextPageToken|null');
     },
   }),
   defineRoute({

@@ -1,4 +1,4 @@
-import type { Executor } from '../../accounts/repository.js';
+import type { Executor } from '../../db/executor.js';
 import type { Selectable } from 'kysely';
 import type { Environment, OauthClientsTable } from '../../db/schema.js';
 import type { ClientEntry } from './schema.js';

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import argon2 from 'argon2';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
-import { conflict, invalid, notFound } from '../../accounts/errors.js';
+import { conflict, invalid, notFound } from '../../errors/domain-error.js';
 import type { PasswordParams } from '../../accounts/passwords.js';
 import { readClientsFile, updateClientsFile } from './file-store.js';
 import { listClients, replaceAllClients, type ClientRow } from './repository.js';

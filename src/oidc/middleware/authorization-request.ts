@@ -5,7 +5,7 @@ import type Provider from 'oidc-provider';
  * Authorization endpoint, before the provider.
  * - `nonce` is required on every request, with or without openid. The library rejects a
  *   nonce without openid, so there it travels as `x_nonce` and the `nonce` validator
- *   accepts either (provider.ts).
+ *   accepts either (configuration.ts).
  * - The raw `scope` is copied to `x_requested_scope`, validated against the client's
  *   registration after the redirect URI is known, because the library silently drops
  *   unknown scopes and `offline_access` before its own check.

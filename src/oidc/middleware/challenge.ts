@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { errors } from 'oidc-provider';
-import { API_ROUTES } from '../provider.js';
+import { API_ROUTES } from '../routes.js';
 
 /** The endpoints where the client authenticates with HTTP Basic (client_secret_basic). */
 const CLIENT_AUTHENTICATED: ReadonlySet<string> = new Set([API_ROUTES.token, API_ROUTES.introspection, API_ROUTES.revocation]);

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { API_ROUTES } from '../provider.js';
+import { API_ROUTES } from '../routes.js';
 import { SCOPES } from '../../accounts/scopes.js';
 
 const OAUTH_METADATA = Symbol('almoner.oauthMetadata');
@@ -61,7 +61,7 @@ export function discoveryDocument(authorizationEndpoint: string): Middleware {
     body.introspection_endpoint_auth_methods_supported = ['client_secret_basic'];
     body.scopes_supported = [...SCOPES];
     body.subject_types_supported = ['public'];
-    // Clients are registered with RS256 ID Tokens (provider.ts toClientMetadata): the ES256
+    // Clients are registered with RS256 ID Tokens (client-metadata.ts): the ES256
     // key in the JWKS never signs one.
     body.id_token_signing_alg_values_supported = ['RS256'];
     body.claims_supported = ['sub', 'email', 'email_verified', 'name', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce'];

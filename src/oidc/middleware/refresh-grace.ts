@@ -3,8 +3,9 @@ import type { Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
-import { hashId } from '../../db/token-hash.js';
-import { API_ROUTES } from '../provider.js';
+import { findConsumedAt, hashId } from '../../db/provider-store.js';
+import { findSuccessor, storeSuccessor } from '../refresh-successors-repository.js';
+import { API_ROUTES } from '../routes.js';
 import { single, takeFormBody } from './raw-form.js';
 import { lostRefreshRaceClient } from './token-endpoint-unit.js';
 
@@ -55,13 +56,12 @@ export function withinGrace(consumedAt: Date | null | undefined, graceSeconds: n
 }
 
 export function refreshGrace(db: Db, environment: Environment, graceSeconds: number): Middleware {
-  const consumedAt = async (id: string) =>
-    (await db.selectFrom('oidc_models').select('consumed_at').where('environment', '=', environment).where('model', '=', 'RefreshToken').where('id', '=', id).executeTakeFirst())?.consumed_at;
+  const consumedAt = (id: string) => findConsumedAt(db, environment, 'RefreshToken', id);
 
   const successor = async (id: string, key: Buffer, clientId: string): Promise<Record<string, unknown> | undefined> => {
     const deadline = Date.now() + WAIT_MS;
     for (;;) {
-      const row = await db.selectFrom('oidc_refresh_successors').select(['ciphertext', 'expires_at']).where('environment', '=', environment).where('id', '=', id).executeTakeFirst();
+      const row = await findSuccessor(db, environment, id);
       if (row && row.expires_at.getTime() > Date.now()) {
         const text = open(row.ciphertext, key, clientId);
         return text ? (JSON.parse(text) as Record<string, unknown>) : undefined;
@@ -83,11 +83,7 @@ export function refreshGrace(db: Db, environment: Environment, graceSeconds: num
     const ctx = rawCtx as unknown as KoaContextWithOIDC;
     const clientId = ctx.oidc?.client?.clientId;
     if (ctx.status === 200 && ctx.body && typeof ctx.body === 'object' && clientId) {
-      await db
-        .insertInto('oidc_refresh_successors')
-        .values({ environment, id, ciphertext: seal(JSON.stringify(ctx.body), key, clientId), expires_at: new Date(Date.now() + graceSeconds * 1000) })
-        .onConflict((oc) => oc.columns(['environment', 'id']).doNothing())
-        .execute();
+      await storeSuccessor(db, { environment, id, ciphertext: seal(JSON.stringify(ctx.body), key, clientId), expires_at: new Date(Date.now() + graceSeconds * 1000) });
       return;
     }
     // Only a duplicate from the authenticated owner that lost the consume race is answered.

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
-import { API_ROUTES } from '../provider.js';
+import { API_ROUTES } from '../routes.js';
 import { replaceFormBody, single, takeFormBody } from './raw-form.js';
 
 /**

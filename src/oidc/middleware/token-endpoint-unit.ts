@@ -2,8 +2,9 @@ import type { Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { isDatabaseUnavailable } from '../../db/database.js';
 import { alreadyUsed, consumeConflict, type AdapterOptions } from '../adapter.js';
-import { API_ROUTES } from '../provider.js';
-import { flushTokenUnit, runInTokenUnit, TokenUnit } from '../token-unit.js';
+import { API_ROUTES } from '../routes.js';
+import { runInTokenUnit, TokenUnit } from '../token-unit.js';
+import { writeTokenUnit } from '../token-unit-repository.js';
 import { sendOAuthError } from './oauth-errors.js';
 
 /**
@@ -36,7 +37,7 @@ export function tokenUnit(options: AdapterOptions): Middleware {
     if (!unit.hasWrites) return committed(unit);
     let written: boolean;
     try {
-      written = await flushTokenUnit(options.db, options.environment, unit);
+      written = await writeTokenUnit(options.db, options.environment, unit);
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
       ctx.status = 503;

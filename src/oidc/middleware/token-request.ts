@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
-import { API_ROUTES } from '../provider.js';
+import { API_ROUTES } from '../routes.js';
 import { appendFormParameter, single, takeFormBody } from './raw-form.js';
 
 /**

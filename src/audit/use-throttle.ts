@@ -1,6 +1,7 @@
 /**
  * Decides when an informational `last_used_at` is worth writing: at most once per interval per
  * id in this process. The memory is bounded: past `maxIds` it starts over (a few extra writes).
+ * Usage bookkeeping in memory, not data access: it lives beside the audit trail, not in db/.
  */
 export class UseThrottle {
   private readonly last = new Map<string, number>();

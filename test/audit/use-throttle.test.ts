@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { UseThrottle } from '../../src/db/use-throttle.js';
+import { UseThrottle } from '../../src/audit/use-throttle.js';
 
 afterEach(() => {
   vi.useRealTimers();

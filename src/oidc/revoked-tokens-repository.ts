@@ -1,8 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
-import type { Executor } from '../accounts/repository.js';
-import { hashId } from '../db/token-hash.js';
+import type { Executor } from '../db/executor.js';
 
 /**
  * Revoking an authorization deletes its tokens, so a revoked refresh token would later look
@@ -35,15 +34,14 @@ export async function deleteToken(db: Executor, environment: Environment, model:
   await markDeleted(environment, sql`delete from oidc_models where environment = ${environment} and model = ${model} and id = ${hashedId}`).execute(db);
 }
 
-/** Whether this value was a token of this kind, issued to this client, deleted by a revocation. */
-export async function wasRevoked(db: Db, environment: Environment, model: string, value: string, clientId: string): Promise<boolean> {
+/** The marker left under this hashed id, if any: which kind of token it was, and its client. */
+export async function findRevocationMarker(db: Db, environment: Environment, hashedId: string): Promise<{ model?: string; clientId?: string } | undefined> {
   const row = await db
     .selectFrom('oidc_models')
     .select('payload')
     .where('environment', '=', environment)
     .where('model', '=', REVOKED_MODEL)
-    .where('id', '=', hashId(value))
+    .where('id', '=', hashedId)
     .executeTakeFirst();
-  const marker = row?.payload as { model?: string; clientId?: string } | undefined;
-  return marker?.model === model && marker.clientId === clientId;
+  return row?.payload as { model?: string; clientId?: string } | undefined;
 }

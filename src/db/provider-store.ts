@@ -1,0 +1,120 @@
+import crypto from 'node:crypto';
+import { sql, type Selectable } from 'kysely';
+import type { Executor } from './executor.js';
+import type { Db } from './database.js';
+import type { Environment, OidcModelsTable } from './schema.js';
+
+/**
+ * The provider's stored tokens: the oidc_models table that oidc-provider's adapter
+ * (oidc/adapter.ts) writes and the resource gateway reads access tokens from
+ * (gateway/auth/credential-repository.ts). Both import this module, so the one place where
+ * the authorization server and the gateway meet in the database shows in their imports: the
+ * row type, how ids are hashed, and the adapter's queries live here.
+ */
+
+/**
+ * How every bearer secret is stored: SHA-256, base64url. Provider ids (tokens, codes,
+ * sessions) and lookups by the resource gateway use this one function.
+ */
+export function hashId(id: string): string {
+  return crypto.createHash('sha256').update(id).digest('base64url');
+}
+
+/** One stored provider model (a token, code, Grant, Session, Interaction or revocation marker). */
+type ProviderModelRow = Selectable<OidcModelsTable>;
+
+/** What a read of one model yields: its payload and whether (when) it was consumed. */
+export type StoredRow = Pick<ProviderModelRow, 'payload' | 'consumed_at'>;
+
+/** An access token's payload as the provider stores it: the members the gateway reads. */
+export interface StoredAccessToken {
+  exp?: number;
+  scope?: string;
+  clientId?: string;
+  accountId?: string;
+  grantId?: string;
+  kind?: string;
+}
+
+/** A row as the adapter writes it: the id already hashed, the payload as JSON text. */
+export interface NewModelRow {
+  environment: Environment;
+  model: string;
+  id: string;
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  expires_at: Date | null;
+}
+
+export async function upsertModel(db: Db, row: NewModelRow): Promise<void> {
+  await db
+    .insertInto('oidc_models')
+    .values(row)
+    .onConflict((oc) => oc.columns(['environment', 'model', 'id']).doUpdateSet({ payload: row.payload, grant_id: row.grant_id, uid: row.uid, expires_at: row.expires_at }))
+    .execute();
+}
+
+function modelsOf(db: Db, environment: Environment, model: string) {
+  return db.selectFrom('oidc_models').where('environment', '=', environment).where('model', '=', model);
+}
+
+export function findModel(db: Db, environment: Environment, model: string, hashedId: string): Promise<StoredRow | undefined> {
+  return modelsOf(db, environment, model).select(['payload', 'consumed_at']).where('id', '=', hashedId).executeTakeFirst();
+}
+
+export function findModelByUid(db: Db, environment: Environment, model: string, uid: string): Promise<StoredRow | undefined> {
+  return modelsOf(db, environment, model).select(['payload', 'consumed_at']).where('uid', '=', uid).executeTakeFirst();
+}
+
+/** When a model (a refresh token) was consumed; undefined when it does not exist. */
+export async function findConsumedAt(db: Db, environment: Environment, model: string, hashedId: string): Promise<Date | null | undefined> {
+  return (await db.selectFrom('oidc_models').select('consumed_at').where('environment', '=', environment).where('model', '=', model).where('id', '=', hashedId).executeTakeFirst())?.consumed_at;
+}
+
+/** The grant and consume time of a model, read after a lost race to consume it. */
+export function findConsumeState(db: Db, environment: Environment, model: string, hashedId: string) {
+  return db
+    .selectFrom('oidc_models')
+    .select(['grant_id', 'consumed_at'])
+    .where('environment', '=', environment)
+    .where('model', '=', model)
+    .where('id', '=', hashedId)
+    .executeTakeFirst();
+}
+
+/** Marks a code or refresh token used unless it already was; false when another use won. */
+export async function consumeModel(db: Db, environment: Environment, model: string, hashedId: string): Promise<boolean> {
+  const updated = await db
+    .updateTable('oidc_models')
+    .set({ consumed_at: sql<Date>`now()` })
+    .where('environment', '=', environment)
+    .where('model', '=', model)
+    .where('id', '=', hashedId)
+    .where('consumed_at', 'is', null)
+    .returning('id')
+    .executeTakeFirst();
+  return updated !== undefined;
+}
+
+export async function deleteModel(db: Executor, environment: Environment, model: string, hashedId: string): Promise<void> {
+  await db.deleteFrom('oidc_models').where('environment', '=', environment).where('model', '=', model).where('id', '=', hashedId).execute();
+}
+
+/** Deletes expired rows in batches; expired rows are kept a day so late lookups can explain themselves. */
+export async function sweepExpired(db: Db, batchSize = 1000, graceSeconds = 86_400): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const result = await sql<{ count: string }>`
+      with doomed as (
+        select environment, model, id from oidc_models
+        where expires_at < now() - make_interval(secs => ${graceSeconds})
+        limit ${batchSize}
+      )
+      delete from oidc_models m using doomed d
+      where m.environment = d.environment and m.model = d.model and m.id = d.id`.execute(db);
+    const deleted = Number(result.numAffectedRows ?? 0);
+    total += deleted;
+    if (deleted < batchSize) return total;
+  }
+}

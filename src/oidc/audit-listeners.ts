@@ -1,0 +1,59 @@
+import type Provider from 'oidc-provider';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import type { Db } from '../db/database.js';
+import type { Environment } from '../db/schema.js';
+import type { Logger } from '../logging/logger.js';
+import { recordAudit } from '../audit/audit-log.js';
+import { revokeAuthorization } from './authorizations.js';
+import { recordGrantRefusal } from './grant-refusals.js';
+import { finishBeforeResponse } from './middleware/response-work.js';
+import { currentTokenUnit } from './token-unit.js';
+
+/**
+ * What we do when a provider announces an event: audit rows for issued tokens and revoked
+ * authorizations (with the revocation's bookkeeping), and logs for refused token requests
+ * and provider errors. The library does not await its listeners, so work that must be done
+ * before the answer leaves is handed to finishBeforeResponse (middleware/response-work.ts).
+ */
+interface ListenerOptions {
+  db: Db;
+  environment: Environment;
+  logger: Logger;
+}
+
+export function listenToProvider(provider: Provider, { db, environment, logger }: ListenerOptions): void {
+  const auditEntry = (ctx: KoaContextWithOIDC | undefined, event: string, details: Record<string, unknown>) => ({
+    event,
+    environment,
+    clientId: ctx?.oidc?.client?.clientId ?? null,
+    ip: ctx?.ip ?? null,
+    requestId: String(ctx?.res?.getHeader('x-request-id') ?? '') || null,
+    details,
+  });
+  const audit = (ctx: KoaContextWithOIDC | undefined, event: string, details: Record<string, unknown>) => {
+    const entry = auditEntry(ctx, event, details);
+    // At the token endpoint the event commits with the tokens it records (token-unit.ts).
+    const unit = currentTokenUnit();
+    if (unit && event === 'token.issued') {
+      unit.audits.push(entry);
+      return;
+    }
+    finishBeforeResponse(ctx, recordAudit(db, entry).catch((error: Error) => logger.error({ err: error }, 'audit write failed')));
+  };
+  provider.on('grant.success', (ctx: KoaContextWithOIDC) => audit(ctx, 'token.issued', { grant_type: ctx.oidc.params?.grant_type }));
+  provider.on('grant.revoked', (ctx: KoaContextWithOIDC, grantId: string) => {
+    // The library does not await its listeners; the answer waits for this instead, so a
+    // client told "revoked" never finds the authorization still live.
+    const work = (async () => {
+      const revoked = await revokeAuthorization(db, environment, grantId, ctx.oidc?.route === 'revocation' ? 'token_revoked' : 'replay_detected');
+      if (revoked) await recordAudit(db, auditEntry(ctx, ctx.oidc?.route === 'revocation' ? 'authorization.revoked' : 'refresh_token.reuse', { grant_id: grantId }));
+    })().catch((error: Error) => logger.error({ err: error }, 'grant revocation bookkeeping failed'));
+    finishBeforeResponse(ctx, work);
+  });
+  provider.on('grant.error', (ctx: KoaContextWithOIDC, error: { error?: string; error_detail?: string }) => {
+    // Heard before the answer leaves: tokenResponse turns it into the error_description.
+    recordGrantRefusal(ctx, error);
+    logger.info({ req_id: ctx?.res?.getHeader('x-request-id'), error: error.error, detail: error.error_detail }, 'token request refused');
+  });
+  provider.on('server_error', (_ctx: unknown, error: Error) => logger.error({ err: error }, 'oidc provider error'));
+}

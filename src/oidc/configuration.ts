@@ -1,0 +1,137 @@
+import { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Environment } from '../db/schema.js';
+import { SCOPES } from '../accounts/scopes.js';
+import type { Keygrip } from './cookie-keys.js';
+import { AUTHORIZATION_LIFETIME_SECONDS } from './authorizations.js';
+import { ACCESS_TOKEN_TTL, AUTHORIZATION_CODE_TTL, ID_TOKEN_TTL, INTERACTION_TTL, REFRESH_TOKEN_TTL, SESSION_TTL } from './lifetimes.js';
+import { API_ROUTES, authorizationPath, INTERACTION_PREFIX } from './routes.js';
+import { EXTRA_CLIENT_PROPERTIES } from './client-metadata.js';
+import { validateRequestedScopes } from './requested-scopes.js';
+
+/**
+ * oidc-provider's configuration for one environment: what the providers do (features, flows,
+ * algorithms, scopes), for how long (TTLs), where (routes) and with which cookies. The parts
+ * that need the database (adapter, findAccount, loadExistingGrant) and the error page are
+ * passed in by provider.ts, which builds the provider from this.
+ */
+
+const epoch = () => Math.floor(Date.now() / 1000);
+
+/** Refresh tokens live 31 days from now, but never past 365 days from the first issue (iiat). */
+export function refreshTokenTtl(_ctx: unknown, token: { iiat?: number; iat?: number }): number {
+  const firstIssue = token.iiat ?? token.iat ?? epoch();
+  return Math.max(1, Math.min(REFRESH_TOKEN_TTL, firstIssue + AUTHORIZATION_LIFETIME_SECONDS - epoch()));
+}
+
+/** The provider's cookies (session, interaction, resume): HttpOnly, SameSite=Lax, Secure on https. */
+export function providerCookieOptions(dashboardOrigin: string) {
+  return { signed: true, httpOnly: true, sameSite: 'lax' as const, secure: dashboardOrigin.startsWith('https:'), overwrite: true };
+}
+
+/** What the configuration takes from its environment and from the database-backed parts. */
+interface ConfigurationParts {
+  environment: Environment;
+  dashboardOrigin: string;
+  jwks: { keys: Record<string, unknown>[] };
+  cookieKeys: Keygrip;
+  adapter: Configuration['adapter'];
+  findAccount: Configuration['findAccount'];
+  loadExistingGrant: Configuration['loadExistingGrant'];
+  renderError: Configuration['renderError'];
+}
+
+export function providerConfiguration(parts: ConfigurationParts): Configuration {
+  const { environment } = parts;
+  const cookie = providerCookieOptions(parts.dashboardOrigin);
+  return {
+    adapter: parts.adapter,
+    clients: [],
+    findAccount: parts.findAccount,
+    jwks: parts.jwks as Configuration['jwks'],
+    cookies: {
+      names: { session: `alm_${environment}_session`, interaction: `alm_${environment}_interaction`, resume: `alm_${environment}_resume` },
+      // The library accepts a keygrip in place of an array (it hands it to `cookies` as is).
+      keys: parts.cookieKeys as unknown as string[],
+      long: cookie,
+      short: cookie,
+    },
+    routes: {
+      authorization: authorizationPath(environment),
+      token: API_ROUTES.token,
+      userinfo: API_ROUTES.userinfo,
+      revocation: API_ROUTES.revocation,
+      introspection: API_ROUTES.introspection,
+      jwks: API_ROUTES.jwks,
+    },
+    interactions: { url: (_ctx, interaction) => `${INTERACTION_PREFIX}/${interaction.uid}` },
+    features: {
+      devInteractions: { enabled: false },
+      dPoP: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      resourceIndicators: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      claimsParameter: { enabled: false },
+      registration: { enabled: false },
+      userinfo: { enabled: true },
+      // A client may revoke only its own tokens; another client's token is ignored (200, RFC 7009).
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
+      introspection: {
+        enabled: true,
+        // A client learns about its own tokens only.
+        allowedPolicy: async (ctx, client, token) => token.clientId === client.clientId,
+      },
+    },
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    clientAuthMethods: ['client_secret_basic'],
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+      id_token_signed_response_alg: 'RS256',
+    },
+    enabledJWA: {
+      idTokenSigningAlgValues: ['RS256', 'ES256'],
+      userinfoSigningAlgValues: ['RS256', 'ES256'],
+      introspectionSigningAlgValues: ['RS256', 'ES256'],
+      authorizationSigningAlgValues: ['RS256', 'ES256'],
+    },
+    scopes: [...SCOPES],
+    claims: { openid: ['sub', 'email', 'email_verified', 'name'] },
+    subjectTypes: ['public'],
+    ttl: {
+      AuthorizationCode: AUTHORIZATION_CODE_TTL,
+      AccessToken: ACCESS_TOKEN_TTL,
+      IdToken: ID_TOKEN_TTL,
+      Interaction: INTERACTION_TTL,
+      Session: SESSION_TTL,
+      Grant: AUTHORIZATION_LIFETIME_SECONDS,
+      RefreshToken: refreshTokenTtl as never,
+    },
+    rotateRefreshToken: true,
+    // Every code grant gets a refresh token (offline_access is consented to and echoed in the
+    // scope, but issuance does not depend on it), and tokens outlive the browser session that
+    // approved them.
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    expiresWithSession: async () => false,
+    revokeGrantPolicy: () => true,
+    // A new authorization (Grant) per consent, with its own 365-day clock, unless a live
+    // authorization already covers the request (existing-grant.ts).
+    loadExistingGrant: parts.loadExistingGrant,
+    allowOmittingSingleRegisteredRedirectUri: false,
+    extraParams: {
+      // Set by our authorization pre-middleware from the raw request (see authorization-request.ts).
+      x_requested_scope: validateRequestedScopes,
+      x_nonce: null,
+      nonce: (ctx: KoaContextWithOIDC, value: string | undefined) => {
+        if (!value && !ctx.oidc.params?.x_nonce) throw new errors.InvalidRequest("missing required parameter 'nonce'");
+      },
+    } as unknown as Configuration['extraParams'],
+    extraClientMetadata: {
+      properties: EXTRA_CLIENT_PROPERTIES,
+    },
+    renderError: parts.renderError,
+    conformIdTokenClaims: true,
+    clockTolerance: 0,
+  };
+}

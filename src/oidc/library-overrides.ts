@@ -1,0 +1,51 @@
+import Provider from 'oidc-provider';
+import type { Environment } from '../db/schema.js';
+import type { ClientSecretCache } from './client-secret-cache.js';
+import type { ClientAdapter } from './client-adapter.js';
+import { redirectUriMatches } from './clients/redirect-uris.js';
+
+/**
+ * The two places where we replace a method of oidc-provider's Client model instead of
+ * configuring it: the library has no setting for either rule. Both are written against the
+ * library's own Client class (lib/models/client.js) of the version below; a change there (a
+ * renamed method, another call site, another `this`) silently bypasses or breaks them, so the
+ * version is pinned and test/oidc/library-overrides.test.ts fails when the installed one is
+ * outside OIDC_PROVIDER_RANGE or when either override is no longer the one the provider runs.
+ */
+
+/** The oidc-provider versions these overrides were checked against (package.json pins "~9.13.3"). */
+export const OIDC_PROVIDER_RANGE = { from: '9.13.3', below: '9.14.0' } as const;
+
+/**
+ * Client#redirectUriAllowed (oidc-provider 9.13.x: an exact string match against
+ * redirect_uris, called by the authorization endpoint and its error handler).
+ * Redirect URIs match as PRODUCT.md section 3 says: scheme and host case-insensitive,
+ * :443 equal to no port, path exact, never a pattern. Breaks without it:
+ * test/oidc/authorization-request.test.ts ("match a redirect_uri with an upper-case scheme
+ * and host" / "an explicit :443").
+ */
+export function overrideRedirectUriAllowed(provider: Provider, environment: Environment): void {
+  provider.Client.prototype.redirectUriAllowed = function redirectUriAllowed(this: { redirectUris: string[] }, value: string) {
+    return redirectUriMatches(value, this.redirectUris, environment);
+  };
+}
+
+/**
+ * Client#compareClientSecret (oidc-provider 9.13.x: a constant-time comparison with the
+ * stored client_secret, awaited by client authentication in lib/shared/client_auth.js).
+ * client_secret holds an argon2id hash; verified through a short-lived cache. Breaks without
+ * it: every client authentication, e.g. test/oidc/client-registry.test.ts ("after
+ * rotate-secret the old secret is refused at once and the new one works").
+ */
+export function overrideCompareClientSecret(provider: Provider, secretCache: ClientSecretCache, clients: ClientAdapter): void {
+  provider.Client.prototype.compareClientSecret = async function compareClientSecret(this: { clientId: string; clientSecret: string }, presented: string) {
+    // The caller address (ours, from trusted proxies only: see oidc/mount.ts) keys the failure limit.
+    const source = (Provider as unknown as { ctx?: { ip?: string } }).ctx?.ip ?? '';
+    if (await secretCache.verify(this.clientId, this.clientSecret, presented, source)) return true;
+    // The registration may have been read before a rotation in another process: a secret that
+    // fails is checked once more against the current one, so a new secret works at once.
+    const current = await clients.reload(this.clientId);
+    if (!current || current.client_secret === this.clientSecret) return false;
+    return secretCache.verify(this.clientId, current.client_secret, presented, source);
+  } as unknown as (presented: string) => boolean;
+}

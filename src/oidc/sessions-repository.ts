@@ -1,0 +1,29 @@
+import { sql } from 'kysely';
+import type { Executor } from '../db/executor.js';
+import type { Environment } from '../db/schema.js';
+
+/**
+ * Writes to the provider's Session rows (oidc_models, model Session) that the adapter
+ * contract has no call for: ending a session found by uid, and dropping a revoked grant from
+ * every session that references it.
+ */
+
+/**
+ * Deletes a provider session by its uid. Session ids are stored hashed and the raw id is not
+ * in the payload, so a Session loaded by uid cannot destroy itself through the adapter.
+ */
+export async function destroySessionByUid(db: Executor, environment: Environment, uid: string): Promise<void> {
+  await db.deleteFrom('oidc_models').where('environment', '=', environment).where('model', '=', 'Session').where('uid', '=', uid).execute();
+}
+
+/** Removes a grant from the sessions that point at it, so no session keeps a dangling reference. */
+export async function forgetGrantInSessions(db: Executor, environment: Environment, grantId: string): Promise<void> {
+  await sql`
+    update oidc_models s
+    set payload = jsonb_set(s.payload, '{authorizations}', coalesce((
+      select jsonb_object_agg(k, v) from jsonb_each(s.payload->'authorizations') as e(k, v)
+      where v->>'grantId' is distinct from ${grantId}
+    ), '{}'::jsonb))
+    where s.environment = ${environment} and s.model = 'Session'
+      and s.payload @? ${`$.authorizations.* ? (@.grantId == "${grantId.replace(/[^A-Za-z0-9_-]/g, '')}")`}::jsonpath`.execute(db);
+}

@@ -1,0 +1,116 @@
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { childEnv, makeDataDir, PROJECT_ROOT, removeDataDir, startServer, type ServerProcess } from '../helpers/process.js';
+import { documentationFiles, fencedBlocks, isRunnable, type FencedBlock } from './markdown.js';
+
+/**
+ * Every ```sh runnable block of README.md and docs/ runs as written (docs/testing.md, "Runnable
+ * examples in the documentation"): the blocks of one file, in order, in one bash with
+ * `set -euo pipefail`, from the repository's directory, against a dev-profile server with its
+ * demo data on a fresh database. The blocks read the public URLs from the server's own
+ * variables (ALMONER_SANDBOX_BASE_URL …, defaulting to the documented ports), which the test
+ * sets to the ports its server bound.
+ */
+
+const TOOLS = ['bash', 'curl', 'openssl', 'jq'];
+const SCRIPT_TIMEOUT_MS = 150_000;
+
+const documents = documentationFiles()
+  .map((file) => ({ file, blocks: fencedBlocks(fs.readFileSync(path.join(PROJECT_ROOT, file), 'utf8')).filter(isRunnable) }))
+  .filter((document) => document.blocks.length > 0);
+
+/** One script for a file's blocks; each block first announces its place on stderr. */
+function script(file: string, blocks: FencedBlock[]): string {
+  const parts = ['set -euo pipefail'];
+  for (const block of blocks) parts.push(`printf '%s\\n' '::block ${file}:${block.line}' >&2`, block.body);
+  return `${parts.join('\n')}\n`;
+}
+
+interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  output: string;
+  lastBlock: string | undefined;
+}
+
+function runBash(file: string, env: NodeJS.ProcessEnv): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [file], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    let lastBlock: string | undefined;
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
+    child.stderr.setEncoding('utf8').on('data', (text: string) => {
+      output += text;
+      for (const match of text.matchAll(/^::block (\S+)$/gm)) lastBlock = match[1];
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${file} did not finish within ${SCRIPT_TIMEOUT_MS} ms (last block: ${lastBlock})\n${output.slice(-6000)}`));
+    }, SCRIPT_TIMEOUT_MS);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, output, lastBlock });
+    });
+  });
+}
+
+describe('runnable examples in README.md and docs/', () => {
+  let database: TestDatabase | undefined;
+  let dataDir: string | undefined;
+  let server: ServerProcess | undefined;
+  let scriptDir: string | undefined;
+
+  beforeAll(async () => {
+    const missing = TOOLS.filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0);
+    if (missing.length > 0) throw new Error(`the runnable examples need ${missing.join(', ')} on the PATH (docs/testing.md)`);
+    scriptDir = fs.mkdtempSync(path.join(os.tmpdir(), 'almoner-examples-'));
+    database = await createTestDatabase();
+    dataDir = makeDataDir();
+    // The dev profile with its demo data, as `npm start` runs it, on ports of its own.
+    server = await startServer({ env: { DATABASE_URL: database.url, ALMONER_DATA_DIR: dataDir, ALMONER_DEMO_DATA: 'true' }, readyTimeoutMs: 90_000 });
+  }, 150_000);
+
+  afterAll(async () => {
+    await server?.kill();
+    await database?.drop();
+    await removeDataDir(dataDir);
+    if (scriptDir) fs.rmSync(scriptDir, { recursive: true, force: true });
+  });
+
+  it('include the README walkthrough: a client registered, a code flow with PKCE through the hosted pages, the exchange, /v1/donations', () => {
+    const readme = documents.find((document) => document.file === 'README.md');
+    const text = readme?.blocks.map((block) => block.body).join('\n') ?? '';
+    for (const step of ['admin -- clients add', 'code_challenge_method=S256', 'csrf', '/consent', 'grant_type=authorization_code', '/v1/donations']) {
+      expect(text, `README.md's runnable blocks lack ${step}`).toContain(step);
+    }
+  });
+
+  for (const { file, blocks } of documents) {
+    it(`${file}: its ${blocks.length} runnable block(s) run as written`, async () => {
+      const urls = server!.urls;
+      const scriptFile = path.join(scriptDir!, `${file.replace(/\W/g, '_')}.sh`);
+      fs.writeFileSync(scriptFile, script(file, blocks));
+      const env = childEnv({
+        DATABASE_URL: database!.url,
+        ALMONER_DATA_DIR: dataDir!,
+        ALMONER_BASE_URL: urls.api,
+        ALMONER_SANDBOX_BASE_URL: urls.sandboxApi,
+        ALMONER_DASHBOARD_URL: urls.dashboard,
+        ALMONER_SANDBOX_DASHBOARD_URL: urls.sandboxDashboard,
+        // mktemp's files and downloads (e.g. a statement saved with curl -OJ) go where the test cleans up.
+        TMPDIR: scriptDir!,
+      });
+      const result = await runBash(scriptFile, env);
+      const failed = result.lastBlock ?? `${file} (before its first block)`;
+      expect(result.code, `the runnable block at ${failed} failed (exit ${result.code}${result.signal ? `, ${result.signal}` : ''})\n--- output ---\n${result.output.slice(-6000)}`).toBe(0);
+    }, SCRIPT_TIMEOUT_MS + 10_000);
+  }
+});

@@ -1,0 +1,15 @@
+import { runCli } from '../../src/cli/run.js';
+
+export interface AdminRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the admin CLI in-process, as `npm run admin -- <argv>` would, capturing both streams. */
+export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<AdminRun> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli({ argv, stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), readStdin: async () => stdin, env });
+  return { code, stdout, stderr };
+}

@@ -1,0 +1,82 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/database.js';
+import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
+import { ClientSecretCache } from '../../src/oidc/client-secret-cache.js';
+import { hashClientSecret } from '../../src/oidc/clients/service.js';
+import type { Keygrip } from '../../src/oidc/cookie-keys.js';
+import { OIDC_PROVIDER_RANGE } from '../../src/oidc/library-overrides.js';
+import { createProvider } from '../../src/oidc/provider.js';
+
+/**
+ * The two Client.prototype overrides (src/oidc/library-overrides.ts) replace methods of
+ * oidc-provider's own Client class. They are checked against one version range: this file
+ * fails when the installed library leaves it, when the library stops calling the methods, or
+ * when the provider no longer runs our versions of them.
+ */
+
+const root = new URL('../../', import.meta.url);
+const readJson = (path: string) => JSON.parse(fs.readFileSync(new URL(path, root), 'utf8')) as Record<string, unknown>;
+
+function parts(version: string): number[] {
+  return version.split('-')[0]!.split('.').map(Number);
+}
+
+function compare(a: string, b: string): number {
+  const [x, y] = [parts(a), parts(b)];
+  for (let i = 0; i < 3; i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return 0;
+}
+
+function providerUnderTest(secretCache: ClientSecretCache) {
+  const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const jwk = { ...(privateKey.export({ format: 'jwk' }) as Record<string, unknown>), kid: 'test', alg: 'RS256', use: 'sig' };
+  return createProvider({
+    environment: 'production',
+    issuer: 'https://api.example.org',
+    dashboardOrigin: 'https://dashboard.example.org',
+    // Never queried: building a provider and calling the overrides below reads no client.
+    db: {} as Db,
+    jwks: { keys: [jwk] },
+    cookieKeys: ['a-cookie-key-of-some-length-0000'] as unknown as Keygrip,
+    secretCache,
+  });
+}
+
+type ClientPrototype = {
+  redirectUriAllowed(this: unknown, value: string): boolean;
+  compareClientSecret(this: unknown, presented: string): Promise<boolean>;
+};
+
+describe('oidc-provider overrides (library-overrides.ts)', () => {
+  it('the installed oidc-provider is inside the range the overrides were checked against', () => {
+    const installed = String(readJson('node_modules/oidc-provider/package.json').version);
+    expect(compare(installed, OIDC_PROVIDER_RANGE.from), `oidc-provider ${installed}`).toBeGreaterThanOrEqual(0);
+    expect(compare(installed, OIDC_PROVIDER_RANGE.below), `oidc-provider ${installed}`).toBeLessThan(0);
+    // The dependency range names the same version: widening it means checking the overrides again.
+    expect((readJson('package.json').dependencies as Record<string, string>)['oidc-provider']).toBe(`~${OIDC_PROVIDER_RANGE.from}`);
+  });
+
+  it('the library still calls both methods where client authentication and the authorization endpoint need them', () => {
+    const source = (path: string) => fs.readFileSync(new URL(`node_modules/oidc-provider/lib/${path}`, root), 'utf8');
+    expect(source('shared/client_auth.js')).toContain('ctx.oidc.client.compareClientSecret(');
+    expect(source('actions/authorization/response_parameters.js')).toContain('ctx.oidc.client.redirectUriAllowed(');
+  });
+
+  it("the provider's Client matches redirect URIs by our rules (case-insensitive host, :443 as no port)", () => {
+    const prototype = providerUnderTest(new ClientSecretCache(crypto.randomBytes(32), 60_000)).Client.prototype as unknown as ClientPrototype;
+    const client = { redirectUris: ['https://app.example.org/callback'] };
+    // The library's own method compares strings exactly (and needs a real Client instance).
+    expect(prototype.redirectUriAllowed.call(client, 'HTTPS://APP.EXAMPLE.ORG:443/callback')).toBe(true);
+    expect(prototype.redirectUriAllowed.call(client, 'https://app.example.org/callback/')).toBe(false);
+  });
+
+  it("the provider's Client verifies a presented secret against the stored argon2id hash", async () => {
+    const secret = 'the-right-secret';
+    const hash = await hashClientSecret(secret, MIN_PASSWORD_PARAMS);
+    const prototype = providerUnderTest(new ClientSecretCache(crypto.randomBytes(32), 60_000)).Client.prototype as unknown as ClientPrototype;
+    // The library's own method compares the presented secret with the stored value as text.
+    expect(await prototype.compareClientSecret.call({ clientId: 'client', clientSecret: hash }, secret)).toBe(true);
+  });
+});
