@@ -67,6 +67,47 @@ export function findModelByUid(db: Db, environment: Environment, model: string, 
   return modelsOf(db, environment, model).select(['payload', 'consumed_at']).where('uid', '=', uid).executeTakeFirst();
 }
 
+/** An Interaction with the Session it is bound to (by the uid in its payload), in one query. */
+export async function findInteractionWithSession(db: Db, environment: Environment, hashedId: string) {
+  const rows = await sql<{ payload: Record<string, unknown>; consumed_at: Date | null; s_id: string | null; s_payload: Record<string, unknown> | null; s_consumed_at: Date | null }>`
+    select i.payload, i.consumed_at, s.s_id, s.s_payload, s.s_consumed_at
+    from oidc_models i
+    left join lateral (
+      select s.id as s_id, s.payload as s_payload, s.consumed_at as s_consumed_at from oidc_models s
+      where s.environment = i.environment and s.uid = i.payload->'session'->>'uid' and s.model = 'Session'
+      limit 1
+    ) s on true
+    where i.environment = ${environment} and i.model = 'Interaction' and i.id = ${hashedId}`.execute(db);
+  return rows.rows[0];
+}
+
+/** A save or a delete of one model row, as a request's unit of work collects them. */
+export type ModelWrite = { op: 'upsert'; row: NewModelRow } | { op: 'delete'; environment: Environment; model: string; id: string };
+
+/**
+ * Several saves and deletes in one statement (one commit). Each row is written at most once
+ * here (the caller keeps the last write of each), so the deletes and inserts never meet.
+ */
+export async function writeModels(db: Executor, writes: readonly ModelWrite[]): Promise<void> {
+  const deletes = writes.flatMap((w) => (w.op === 'delete' ? [sql`(${w.environment}::text, ${w.model}::text, ${w.id}::text)`] : []));
+  const upserts = writes.flatMap((w) =>
+    w.op === 'upsert' ? [sql`(${w.row.environment}::text, ${w.row.model}::text, ${w.row.id}::text, ${w.row.payload}::jsonb, ${w.row.grant_id}::text, ${w.row.uid}::text, ${w.row.expires_at}::timestamptz)`] : [],
+  );
+  if (deletes.length === 0 && upserts.length === 0) return;
+  const parts = [];
+  if (deletes.length > 0) {
+    parts.push(sql`deleted as (delete from oidc_models where (environment, model, id) in (values ${sql.join(deletes)}))`);
+  }
+  if (upserts.length > 0) {
+    parts.push(sql`saved as (
+      insert into oidc_models (environment, model, id, payload, grant_id, uid, expires_at)
+      select v.* from (values ${sql.join(upserts)}) as v(environment, model, id, payload, grant_id, uid, expires_at)
+      on conflict (environment, model, id) do update
+        set payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid, expires_at = excluded.expires_at)`);
+  }
+  await sql`with ${sql.join(parts)} select 1`.execute(db);
+}
+
 /** When a model (a refresh token) was consumed; undefined when it does not exist. */
 export async function findConsumedAt(db: Db, environment: Environment, model: string, hashedId: string): Promise<Date | null | undefined> {
   return (await db.selectFrom('oidc_models').select('consumed_at').where('environment', '=', environment).where('model', '=', model).where('id', '=', hashedId).executeTakeFirst())?.consumed_at;

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { errors } from 'oidc-provider';
 import { recordAudit } from '../audit/audit-log.js';
 import { findUserIdentity } from '../accounts/repository.js';
-import { inTransaction } from '../db/executor.js';
+import { writeWithRequest } from '../oidc/request-unit.js';
 import { readForm } from '../http/form-body.js';
 import { HttpProblem } from '../http/problem.js';
 import { insertAuthorization } from '../oidc/authorizations.js';
@@ -87,7 +87,8 @@ export async function approve(deps: InteractionDeps, ctx: Context): Promise<void
   grant.addOIDCScope(plan.granted.join(' '));
   if (plan.withheld.length > 0) grant.rejectOIDCScope(plan.withheld.join(' '));
   const grantId = await grant.save();
-  await inTransaction(deps.db, async (trx) => {
+  // Committed with the Grant and the Interaction, in the request's unit (oidc/request-unit.ts).
+  await writeWithRequest(deps.db, async (trx) => {
     await insertAuthorization(trx, { grantId, environment: deps.environment, clientId: client.clientId, subjectType, userId, organizationId: membership.id, scopes: plan.granted });
     await recordAudit(trx, {
       event: 'consent.granted',

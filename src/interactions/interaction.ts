@@ -43,10 +43,12 @@ export function verifyInteractionCsrf(deps: InteractionDeps, ctx: Context, inter
 /**
  * Hands the result to the provider and sends the browser back to its resume endpoint. The
  * interaction this request already loaded (and checked against the cookie) is stored with its
- * result, as provider.interactionResult does without merging, minus its second read.
+ * result, as provider.interactionResult does, minus its second read. A result that is not an
+ * error keeps the earlier steps' (the library's mergeWithLastSubmission): with prompt=login the
+ * provider asks for the sign-in again unless the consent's result still carries it.
  */
 export async function finishInteraction(ctx: Context, interaction: Interaction, result: Record<string, unknown>): Promise<void> {
-  interaction.result = result;
+  interaction.result = 'error' in result ? result : { ...interaction.lastSubmission, ...result };
   await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
   ctx.status = 303;
   ctx.redirect(interaction.returnTo);

@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { requestUnit } from '../oidc/middleware/request-unit.js';
 import { INTERACTION_PREFIX } from '../oidc/routes.js';
 import { approve, deny, showConsentStep } from './consent-page.js';
 import { loadInteraction, type InteractionDeps } from './interaction.js';
@@ -12,6 +13,8 @@ export type { InteractionDeps } from './interaction.js';
  */
 export function buildInteractionRouter(deps: InteractionDeps): Router {
   const router = new Router({ prefix: INTERACTION_PREFIX });
+  // One write of the provider's rows per request (the Interaction, a Grant), and its reads remembered.
+  router.use(requestUnit(deps.db));
 
   router.get('/:uid', async (ctx) => {
     const interaction = await loadInteraction(deps, ctx);

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../db/database.js';
 import type { Environment, User } from '../db/schema.js';
 import { recordAudit } from '../audit/audit-log.js';
+import { writeWithRequest } from '../oidc/request-unit.js';
 import { findUserByEmail, replacePasswordHash } from '../accounts/repository.js';
 import { hashPassword, MAX_PASSWORD_LENGTH, needsRehash, verifyPassword, type PasswordParams } from '../accounts/passwords.js';
 import { normaliseEmail } from '../accounts/service.js';
@@ -97,7 +98,8 @@ export class SignIn {
         .then((hash) => replacePasswordHash(this.db, user.id, user.password_hash, hash))
         .catch((error: Error) => log?.warn({ err: error }, 'password rehash failed'));
     }
-    await recordAudit(this.db, { ...audit, event: 'login.succeeded', actorUserId: user.id });
+    // With the Interaction that carries the sign-in, in the hosted pages' request unit.
+    await writeWithRequest(this.db, (trx) => recordAudit(trx, { ...audit, event: 'login.succeeded', actorUserId: user.id }));
     return { kind: 'signed_in', user };
   }
 }

@@ -1,7 +1,8 @@
 import { errors } from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
-import { consumeModel, deleteModel, findConsumeState, findModel, findModelByUid, hashId, upsertModel, type NewModelRow, type StoredRow } from '../db/provider-store.js';
+import { consumeModel, deleteModel, findConsumeState, findInteractionWithSession, findModel, findModelByUid, hashId, upsertModel, writeModels, type NewModelRow, type StoredRow } from '../db/provider-store.js';
+import { currentRequestUnit, DEFERRED_IN_REQUEST, type RequestUnit } from './request-unit.js';
 import { currentTokenUnit } from './token-unit.js';
 import { prefetchToken } from './token-prefetch.js';
 import { deleteGrantTokens, deleteToken } from './revoked-tokens-repository.js';
@@ -75,6 +76,16 @@ export class PostgresAdapter {
       unit.inserts.push({ model: this.model, id: row.id, payload: row.payload, grantId: row.grant_id, uid: row.uid, expiresAt });
       return;
     }
+    const request = this.requestUnit();
+    if (request) {
+      const key = `${this.model}:${row.id}`;
+      request.write(key, { op: 'upsert', row });
+      // Read back as the database would give it: JSON, consumed_at kept (an upsert does not reset it).
+      const previous = request.rows.get(key);
+      request.rows.set(key, { payload: JSON.parse(row.payload) as Record<string, unknown>, consumed_at: previous?.consumed_at ?? null });
+      if (this.model === 'Session' && row.uid) request.sessionsByUid.set(row.uid, key);
+      return;
+    }
     await upsertModel(this.db, row);
   }
 
@@ -87,17 +98,55 @@ export class PostgresAdapter {
   }
 
   private async read(hashedId: string): Promise<StoredRow | undefined> {
+    const key = `${this.model}:${hashedId}`;
     const unit = currentTokenUnit();
     if (unit) {
       if (PREFETCHED.has(this.model)) return prefetchToken(this.options.db, this.options.environment, unit, this.model, hashedId);
-      const key = `${this.model}:${hashedId}`;
       if (unit.rows.has(key)) return unit.rows.get(key) ?? undefined;
     }
-    return findModel(this.db, this.options.environment, this.model, hashedId);
+    const request = this.requestUnit();
+    if (!request) return findModel(this.db, this.options.environment, this.model, hashedId);
+    if (request.rows.has(key)) return request.rows.get(key) ?? undefined;
+    const row = this.model === 'Interaction' ? await this.readInteraction(request, hashedId) : await findModel(this.db, this.options.environment, this.model, hashedId);
+    // A write of this row that landed in the unit meanwhile is the newer state.
+    if (!request.rows.has(key)) request.rows.set(key, row ?? null);
+    const uid = this.model === 'Session' ? row?.payload.uid : undefined;
+    if (typeof uid === 'string' && !request.sessionsByUid.has(uid)) request.sessionsByUid.set(uid, key);
+    return request.rows.get(key) ?? undefined;
+  }
+
+  /** An Interaction with its Session: the provider checks the one against the other next. */
+  private async readInteraction(request: RequestUnit, hashedId: string): Promise<StoredRow | undefined> {
+    const row = await findInteractionWithSession(this.db, this.options.environment, hashedId);
+    if (!row) return undefined;
+    const uid = (row.payload.session as { uid?: unknown } | undefined)?.uid;
+    if (typeof uid === 'string' && !request.sessionsByUid.has(uid)) {
+      const sessionKey = row.s_id ? `Session:${row.s_id}` : null;
+      request.sessionsByUid.set(uid, sessionKey);
+      if (sessionKey && !request.rows.has(sessionKey)) request.rows.set(sessionKey, { payload: row.s_payload!, consumed_at: row.s_consumed_at });
+    }
+    return { payload: row.payload, consumed_at: row.consumed_at };
+  }
+
+  /** The request's unit, when this model's writes are deferred to it. */
+  private requestUnit(): RequestUnit | undefined {
+    return DEFERRED_IN_REQUEST.has(this.model) ? currentRequestUnit() : undefined;
+  }
+
+  /** Writes what the request has pending before a write the unit does not defer, so writes keep their order. */
+  private async flushRequest(): Promise<void> {
+    const request = currentRequestUnit();
+    if (request && request.writes.size > 0) await writeModels(this.db, request.take());
   }
 
   /** Sessions by uid. The raw session id is not stored, so the result carries no jti. */
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+    const request = this.requestUnit();
+    const known = request?.sessionsByUid.get(uid);
+    if (request && known !== undefined) {
+      const row = known === null ? undefined : request.rows.get(known);
+      return row ? { ...row.payload } : undefined;
+    }
     const row = await findModelByUid(this.db, this.options.environment, this.model, uid);
     return row ? { ...row.payload } : undefined;
   }
@@ -112,18 +161,28 @@ export class PostgresAdapter {
       unit.consume = { model: this.model, id: hashId(id) };
       return;
     }
+    await this.flushRequest();
     if (await consumeModel(this.db, this.options.environment, this.model, hashId(id))) return;
     await consumeConflict(this.options, this.model, hashId(id));
     throw alreadyUsed(this.model);
   }
 
   async destroy(id: string): Promise<void> {
+    const request = this.requestUnit();
+    if (request) {
+      const key = `${this.model}:${hashId(id)}`;
+      request.write(key, { op: 'delete', environment: this.options.environment, model: this.model, id: hashId(id) });
+      request.rows.set(key, null);
+      return;
+    }
+    await this.flushRequest();
     // A refresh token is destroyed when revoked (RFC 7009) or replayed: it leaves a marker.
     if (this.model === 'RefreshToken') return deleteToken(this.db, this.options.environment, this.model, hashId(id));
     await deleteModel(this.db, this.options.environment, this.model, hashId(id));
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
+    await this.flushRequest();
     await deleteGrantTokens(this.db, this.options.environment, [this.model], grantId);
   }
 }

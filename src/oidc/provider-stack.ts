@@ -15,6 +15,7 @@ import { tokenRequest } from './middleware/token-request.js';
 import { tokenResponse } from './middleware/token-response.js';
 import { tokenUnit } from './middleware/token-endpoint-unit.js';
 import { awaitResponseWork } from './middleware/response-work.js';
+import { asProviderFailure, requestUnit } from './middleware/request-unit.js';
 
 /**
  * Our middleware around a provider's own routes, outermost first. The order is the design:
@@ -35,6 +36,9 @@ export function stackMiddleware(provider: Provider, options: StackOptions): void
   const grace = options.refreshGraceSeconds;
   provider.use(awaitResponseWork());
   provider.use(databaseOutage(provider));
+  // The authorization endpoint and its resume: one write of the provider's rows per request.
+  const authorize = authorizationPath(environment);
+  provider.use(asProviderFailure(provider, requestUnit(db, (ctx) => ctx.path === authorize || ctx.path.startsWith(`${authorize}/`))));
   // Outside every middleware that answers 401, so each such answer gets its challenge.
   provider.use(authenticationChallenge(issuer));
   provider.use(catchOAuthErrors(basicClientAuthentication()));

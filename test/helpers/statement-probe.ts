@@ -8,7 +8,7 @@ export interface ProbedStatement {
 
 /**
  * Sees every statement a Kysely instance runs (install with db.withPlugin(probe)); can hold one
- * back to let a rival act first.
+ * back to let a rival act first, or refuse one as an unreachable database would.
  */
 export class StatementProbe implements KyselyPlugin {
   private readonly pending = new Map<unknown, ProbedStatement>();
@@ -17,11 +17,18 @@ export class StatementProbe implements KyselyPlugin {
   statements: string[] = [];
   /** The same statements with their parameters. */
   probed: ProbedStatement[] = [];
+  /** The first statement whose text matches is not sent: it fails with this error instead. */
+  refusal: { match: RegExp; error: () => Error } | undefined;
   /** Runs after the first statement whose text matches, before its result returns. */
   interceptor: { match: RegExp; run: () => Promise<void> } | undefined;
 
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
     const compiled = this.compiler.compileQuery(args.node, args.queryId);
+    const refusal = this.refusal;
+    if (refusal && refusal.match.test(compiled.sql)) {
+      this.refusal = undefined;
+      throw refusal.error();
+    }
     this.pending.set(args.queryId, { text: compiled.sql, parameters: compiled.parameters });
     return args.node;
   }
@@ -49,8 +56,8 @@ export class StatementProbe implements KyselyPlugin {
     return this.statements.filter((s) => /oidc_models|oauth_authorizations|audit_events/.test(s));
   }
 
-  /** Reads of one provider model's rows (the adapter's find by id). */
+  /** Reads of one provider model's rows (the adapter's find by id, or a read naming the model in its text). */
   modelReads(model: string): ProbedStatement[] {
-    return this.probed.filter((s) => /^select\b/i.test(s.text) && /\boidc_models\b/.test(s.text) && s.parameters.includes(model));
+    return this.probed.filter((s) => /^\s*select\b/i.test(s.text) && /\boidc_models\b/.test(s.text) && (s.parameters.includes(model) || new RegExp(`\\.model = '${model}'`).test(s.text)));
   }
 }
