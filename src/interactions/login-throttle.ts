@@ -2,7 +2,7 @@ import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Db } from '../db/database.js';
 import { addressKey } from '../http/client-address.js';
 import type { KeyedHasher } from '../keys/server-keys.js';
-import { giveBackAttempt, takeAttempt, THROTTLE_TABLE, throttleStoreClient, type TakenAttempt } from './login-throttle-repository.js';
+import { giveBackAttempt, readLocks, reserveAttempts, settleSuccess, THROTTLE_TABLE, throttleStoreClient, type ScopeRows, type TakenAttempt } from './login-throttle-repository.js';
 
 /**
  * Progressive lockout: `failures` failed sign-ins within `windowSeconds` lock the key for
@@ -59,17 +59,28 @@ class ProgressiveLockout {
   }
 
   /**
-   * Takes an attempt from the key's budget before the password is checked: one atomic
-   * upsert, so concurrent attempts get distinct numbers and at most `failures` of them fit
-   * in a window. Attempts in flight count as failures until they succeed.
+   * The rows a reservation touches: the budget under the current key (an attempt is taken from
+   * it in one atomic upsert, so concurrent attempts get distinct numbers and at most `failures`
+   * of them fit in a window; attempts in flight count as failures until they succeed), and the
+   * lock under every live key version.
    */
-  take(key: string): Promise<TakenAttempt> {
-    return takeAttempt(this.db, this.failures.getKey(key), this.policy.windowSeconds * 1000);
+  reservationRows(key: string, liveKeys: string[]): ScopeRows {
+    return { budget: this.failures.getKey(key), windowMs: this.policy.windowSeconds * 1000, locks: liveKeys.map((k) => this.lock.getKey(k)) };
+  }
+
+  /** The rows a success clears: failures, lockout history and lock, under each of `liveKeys`. */
+  historyRows(liveKeys: string[]): string[] {
+    return liveKeys.flatMap((k) => [this.failures, this.lockouts, this.lock].map((limiter) => limiter.getKey(k)));
+  }
+
+  /** The budget row of `key`. */
+  budgetRow(key: string): string {
+    return this.failures.getKey(key);
   }
 
   /** Gives a taken attempt back (it was refused after all, or it succeeded). */
   giveBack(key: string, taken: TakenAttempt): Promise<void> {
-    return giveBackAttempt(this.db, this.failures.getKey(key), taken);
+    return giveBackAttempt(this.db, this.budgetRow(key), taken);
   }
 
   /** Whether the attempt fits in the budget (the attempt that uses the last point may still run). */
@@ -116,10 +127,11 @@ class ProgressiveLockout {
     await this.failures.delete(key);
     return seconds;
   }
+}
 
-  async reset(key: string): Promise<void> {
-    await Promise.all([this.failures.delete(key), this.lockouts.delete(key), this.lock.delete(key)]);
-  }
+/** Seconds until a lock ending at `until` (epoch ms) is over, rounded up as retryAfter does; 0 without one. */
+function secondsUntil(until: number | undefined, now: number): number {
+  return until !== undefined && until > now ? Math.ceil((until - now) / 1000) : 0;
 }
 
 export interface Lockout {
@@ -149,7 +161,7 @@ export class LoginThrottle {
   private readonly address: ProgressiveLockout;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     policies: { account: LockoutPolicy; address: LockoutPolicy } = { account: ACCOUNT_POLICY, address: ADDRESS_POLICY },
     private readonly hasher: KeyedHasher,
   ) {
@@ -157,24 +169,33 @@ export class LoginThrottle {
     this.address = new ProgressiveLockout(db, policies.address, false);
   }
 
-  /** The longest lockout of `value` under every live version of the hashing key (a rotation lifts none). */
-  private async lockedFor(lockout: ProgressiveLockout, value: string): Promise<number> {
-    return Math.max(0, ...(await Promise.all(keysOf(this.hasher, value).map((key) => lockout.retryAfter(key)))));
-  }
-
   /**
    * Reserves an attempt for this e-mail address from this caller address, before anything
    * about the password is looked at: a point of the account's and of the address's budget,
-   * each taken atomically (under the current key), then the lockouts read. Refused (a
-   * lockout in force, or a budget spent by failures and attempts still in flight): the
-   * points are given back and the answer is the lockout; the password must not be checked.
+   * each taken atomically (under the current key), then the lockouts read under every live
+   * key version (a rotation lifts none), in one statement. Refused (a lockout in force, or a
+   * budget spent by failures and attempts still in flight): the points are given back and
+   * the answer is the lockout; the password must not be checked.
    */
   async reserve(email: string, ip: string): Promise<{ reservation: Reservation } | { lockout: Lockout }> {
     const values = { account: email, address: addressKey(ip) };
     const keys = { account: keyOf(this.hasher, values.account), address: keyOf(this.hasher, values.address) };
-    const [account, address] = await Promise.all([this.account.take(keys.account), this.address.take(keys.address)]);
-    // Read after taking: a lockout that began meanwhile cleared the budget it was taken from.
-    const [accountLock, addressLock] = await Promise.all([this.lockedFor(this.account, values.account), this.lockedFor(this.address, values.address)]);
+    const rows = {
+      account: this.account.reservationRows(keys.account, keysOf(this.hasher, values.account)),
+      address: this.address.reservationRows(keys.address, keysOf(this.hasher, values.address)),
+    };
+    let now = Date.now();
+    // Read after taking: a lockout that began meanwhile cleared the budget it was taken from
+    // (reserveAttempts says how one statement keeps that order, and when it reads again).
+    const reserved = await reserveAttempts(this.db, rows, now);
+    let locked = { account: reserved.account.lockedUntil, address: reserved.address.lockedUntil };
+    if (reserved.clearedMeanwhile) {
+      now = Date.now();
+      locked = await readLocks(this.db, { account: rows.account.locks, address: rows.address.locks }, now);
+    }
+    const [account, address] = [reserved.account.taken, reserved.address.taken];
+    const accountLock = secondsUntil(locked.account, now);
+    const addressLock = secondsUntil(locked.address, now);
     const refuseAccount = accountLock > 0 || !this.account.allows(account);
     const refuseAddress = addressLock > 0 || !this.address.allows(address);
     if (!refuseAccount && !refuseAddress) return { reservation: { values, keys, account, address } };
@@ -194,12 +215,12 @@ export class LoginThrottle {
   }
 
   /**
-   * The reserved attempt succeeded: the account's history is cleared (under every key
-   * version); the address gets its point back, but keeps its failures (one good password
-   * does not vouch for the rest of the traffic from there).
+   * The reserved attempt succeeded, in one statement: the account's history is cleared (under
+   * every key version); the address gets its point back, but keeps its failures (one good
+   * password does not vouch for the rest of the traffic from there).
    */
   async succeeded(reservation: Reservation): Promise<void> {
     const { keys, values } = reservation;
-    await Promise.all([...keysOf(this.hasher, values.account).map((key) => this.account.reset(key)), this.address.giveBack(keys.address, reservation.address)]);
+    await settleSuccess(this.db, this.account.historyRows(keysOf(this.hasher, values.account)), { budget: this.address.budgetRow(keys.address), taken: reservation.address });
   }
 }

@@ -1,10 +1,12 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { addressKey } from '../../src/http/client-address.js';
 import { ACCOUNT_POLICY, ADDRESS_POLICY, LoginThrottle, type Lockout, type LockoutPolicy, type Reservation } from '../../src/interactions/login-throttle.js';
-import { giveBackAttempt, takeAttempt } from '../../src/interactions/login-throttle-repository.js';
-import { ServerKeys } from '../../src/keys/server-keys.js';
+import { giveBackAttempt, reserveAttempts } from '../../src/interactions/login-throttle-repository.js';
+import { ServerKeys, type KeyedHasher } from '../../src/keys/server-keys.js';
 import { testBox } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { StatementProbe } from '../helpers/statement-probe.js';
 
 let t: TestDatabase;
 let keys: ServerKeys;
@@ -105,18 +107,74 @@ describe('login throttling', () => {
     expect(answers.filter((a) => 'lockout' in a)).toHaveLength(20 - account.failures);
   });
 
-  it('gives an attempt back only to the window it was taken from', async () => {
+  it('takes attempts in windows, and gives one back only to the window it was taken from', async () => {
     const key = `account_fail:window-test-${(n += 1)}`;
-    const first = await takeAttempt(t.db, key, 60_000);
-    expect((await takeAttempt(t.db, key, 60_000)).attempt).toBe(2);
+    /** A point of `key`'s budget, taken as a reservation takes one (the address's budget on a key of its own). */
+    const takeAttempt = async () => {
+      const rows = (budget: string) => ({ budget, windowMs: 60_000, locks: [] });
+      return (await reserveAttempts(t.db, { account: rows(key), address: rows(`${key}-address`) }, Date.now())).account.taken;
+    };
+    const first = await takeAttempt();
+    expect((await takeAttempt()).attempt).toBe(2);
     // A lockout or a success clears the row: a late give-back must not lend the new window a point.
     await t.db.deleteFrom('login_throttle').where('key', '=', key).execute();
-    expect((await takeAttempt(t.db, key, 60_000)).attempt).toBe(1);
+    expect((await takeAttempt()).attempt).toBe(1);
     await giveBackAttempt(t.db, key, first);
-    const current = await takeAttempt(t.db, key, 60_000);
+    const current = await takeAttempt();
     expect(current.attempt).toBe(2);
     await giveBackAttempt(t.db, key, current);
-    expect((await takeAttempt(t.db, key, 60_000)).attempt).toBe(2);
+    expect((await takeAttempt()).attempt).toBe(2);
+    // An ended window restarts at 1 (and a give-back to it lends the new one nothing).
+    const clock = stopClock();
+    clock.advance(60_000);
+    const renewed = await takeAttempt();
+    expect(renewed).toEqual({ attempt: 1, window: String(Date.now() + 60_000) });
+    await giveBackAttempt(t.db, key, current);
+    expect((await takeAttempt()).attempt).toBe(2);
+  });
+
+  it('honours a lockout started under an older key version that is still live, and a success clears every version', async () => {
+    const clock = stopClock();
+    const { email, ip } = fresh();
+    const before = throttle(100);
+    for (let i = 0; i < account.failures; i += 1) await failOnce(before, email, ip);
+    // The hashing key rotated: values hash under a new current version; the old one is still live.
+    const rotated = { keyedHash: (purpose: 'login_throttle', value: string) => keys.keyedHash(purpose, `rotated ${value}`) } as KeyedHasher;
+    rotated.keyedHashes = (purpose, value) => [rotated.keyedHash(purpose, value), keys.keyedHash(purpose, value)];
+    const after = new LoginThrottle(t.db, { account, address: { ...address, failures: 100 } }, rotated);
+    expect(await after.reserve(email, '203.0.113.77')).toEqual({ lockout: { scope: 'account', retryAfterSeconds: account.baseLockSeconds } });
+
+    clock.advance(account.baseLockSeconds * 1000);
+    await after.succeeded(await reservation(after, email, ip));
+    const accountRows = await t.db.selectFrom('login_throttle').select('key').where('key', 'like', 'account%').execute();
+    const hashes = rotated.keyedHashes('login_throttle', email);
+    expect(accountRows.filter((r) => hashes.some((h) => r.key.endsWith(`:${h}`)))).toEqual([]);
+  });
+
+  it('finds a lockout that cleared the budget after the reservation began and before it took its point', async () => {
+    const limiter = throttle(100);
+    const { email, ip } = fresh();
+    const hash = keys.keyedHash('login_throttle', email);
+    expect(await failOnce(limiter, email, ip)).toEqual({ started: undefined });
+    // fail()'s lockout, stretched out: its clear of the budget holds the row while the
+    // reservation's statement begins and waits for it; the lock commits meanwhile, then the clear.
+    const clear = await t.db.connection().execute(async (conn) => {
+      await sql`begin`.execute(conn);
+      await conn.deleteFrom('login_throttle').where('key', '=', `account_fail:${hash}`).execute();
+      const reserving = limiter.reserve(email, ip);
+      await vi.waitFor(
+        async () => {
+          const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%account_take%'`.execute(t.db);
+          expect(waiting.rows[0]!.n).toBe(1);
+        },
+        { timeout: 5000, interval: 10 },
+      );
+      await t.db.insertInto('login_throttle').values({ key: `account_lock:${hash}`, points: 2, expire: Date.now() + 60_000 }).execute();
+      await sql`commit`.execute(conn);
+      return reserving;
+    });
+    // The statement's snapshot predates the lock, and its point came from the cleared budget.
+    expect(clear).toEqual({ lockout: { scope: 'account', retryAfterSeconds: 60 } });
   });
 
   it('locks an address that fails across many accounts, IPv6 by its /64', async () => {
@@ -142,6 +200,24 @@ describe('login throttling', () => {
     expect(stored).not.toContain('@');
     expect(stored).not.toContain(ip);
     expect(stored).toMatch(/account_lock:[0-9a-f]{12}\.[A-Za-z0-9_-]{43}/);
+  });
+
+  it('costs a good sign-in one statement to reserve and one to settle', async () => {
+    const probe = new StatementProbe();
+    const limiter = new LoginThrottle(t.db.withPlugin(probe), { account, address }, keys);
+    const { email, ip } = fresh();
+    // A failure first, so the success has an account history to clear and an address count to keep.
+    expect(await failOnce(limiter, email, ip)).toEqual({ started: undefined });
+    probe.reset();
+    const reserved = await reservation(limiter, email, ip);
+    expect(probe.statements).toHaveLength(1);
+    await limiter.succeeded(reserved);
+    expect(probe.statements).toHaveLength(2);
+
+    const rows = await t.db.selectFrom('login_throttle').select(['key', 'points']).where('key', 'like', `%:${keys.keyedHash('login_throttle', email)}`).execute();
+    expect(rows).toEqual([]);
+    const addressFailures = await t.db.selectFrom('login_throttle').select('points').where('key', '=', `address_fail:${keys.keyedHash('login_throttle', addressKey(ip))}`).executeTakeFirst();
+    expect(addressFailures).toEqual({ points: 1 });
   });
 
   it('keys IPv6 callers by /64 and IPv4 callers by address', () => {
