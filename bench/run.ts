@@ -267,7 +267,8 @@ async function main(): Promise<void> {
     const providerBaseline = async (kind: 'memory' | 'durable', run: (origin: string, adminOrigin: string, pid: number) => Promise<Measurement>) => {
       const entry = kind === 'memory' ? 'bench/baseline/bare-provider.ts' : 'bench/baseline/durable-provider.ts';
       const env = cleanEnv({ PORT: '0', ADMIN_PORT: '0', CLIENT_ID: 'bare-client', CLIENT_SECRET: setup!.client.client_secret, REDIRECT_URI, DATABASE_URL: kind === 'durable' ? peerDatabaseUrl.toString() : undefined });
-      const bare = track(new NodeProcess(entry, env));
+      // Profiled too under BENCH_CPU_PROF (in <dir>/memory and <dir>/durable), to compare where the time goes.
+      const bare = track(new NodeProcess(entry, env, CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF_DIR, kind)}`] : []));
       const { port, admin_port: adminPort } = await bare.waitForJsonLine<{ port: number; admin_port: number }>('ready');
       try {
         return await run(`http://127.0.0.1:${port}`, `http://127.0.0.1:${adminPort}`, bare.pid);
@@ -434,8 +435,12 @@ async function main(): Promise<void> {
         if (tokens.status !== 200) throw new Error(`token ${tokens.status}: ${JSON.stringify(tokens.body)}`);
       };
       await runWorkers({ concurrency: FLOW_WORKERS, seconds: WARM_SECONDS, task: flowOnce });
+      // The user agents run in this process, on the same two cores: their CPU per flow is part of the budget the flow rate divides.
+      const agentCpuBefore = process.cpuUsage();
       const almoner = await runWorkers({ concurrency: FLOW_WORKERS, seconds: SECONDS, pid, postgresPids: serverBackends, postgresTransactions: transactions, task: flowOnce });
-      log(`    Almoner: ${almoner.rps} flows/s, p50 ${almoner.p50} ms, p99 ${almoner.p99} ms, ${almoner.errors} errors${cpuNote(almoner)}${almoner.firstError ? `; first error: ${almoner.firstError}` : ''}`);
+      const agentCpu = process.cpuUsage(agentCpuBefore);
+      const agentMsPerFlow = almoner.completed > 0 ? round((agentCpu.user + agentCpu.system) / 1000 / almoner.completed, 2) : undefined;
+      log(`    Almoner: ${almoner.rps} flows/s, p50 ${almoner.p50} ms, p99 ${almoner.p99} ms, ${almoner.errors} errors${cpuNote(almoner)}; user agents (this process) ${agentMsPerFlow ?? '—'} ms CPU/flow${almoner.firstError ? `; first error: ${almoner.firstError}` : ''}`);
       const baseline: Measurement = { rps: round(all.rate, 1), p50: round(all.p50, 2), p99: round(all.p99, 2), errors: 0, completed: all.completed, seconds: round(all.seconds, 2), concurrency: 4 };
       const r = ratio(almoner, baseline);
       const owasp = params.memoryKib >= 19_456 && params.timeCost >= 2 && params.parallelism >= 1;
@@ -452,7 +457,8 @@ async function main(): Promise<void> {
           { label: '≥ 0.6×', met: (r ?? 0) >= 0.6 },
           { label: 'parameters ≥ 19 MiB, t=2, p=1', met: owasp },
         ],
-        detail: `${FLOW_WORKERS} concurrent user agents (the test suite's FormBrowser: cookies, redirects, forms), each flow with a fresh agent: GET /authorize (prompt=consent) → sign-in page → POST sign-in (one argon2id verification) → consent page → POST consent (new authorization) → redirect with the code → POST /token. About 8 HTTP requests per flow; latency columns are per flow.`,
+        detail: `${FLOW_WORKERS} concurrent user agents (the test suite's FormBrowser: cookies, redirects, forms), each flow with a fresh agent: GET /authorize (prompt=consent) → sign-in page → POST sign-in (one argon2id verification) → consent page → POST consent (new authorization) → redirect with the code → POST /token. About 8 HTTP requests per flow; latency columns are per flow. The user agents themselves (in the bench process, on the same cores) used ${agentMsPerFlow ?? '—'} ms of CPU per flow.`,
+        agent_cpu_ms_per_flow: agentMsPerFlow,
       });
     }
 

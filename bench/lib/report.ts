@@ -23,6 +23,8 @@ export interface ScenarioResult {
   checks: Check[];
   /** Anything the table cannot say (setup, unit, caveats). */
   detail?: string;
+  /** The full flow: CPU the user agents (the bench process, on the same cores) used per flow. */
+  agent_cpu_ms_per_flow?: number;
 }
 
 export interface StartResult {
