@@ -2,6 +2,7 @@ import Koa, { type Context, type Middleware } from 'koa';
 import type { Db } from '../db/database.js';
 import { callerInside, normaliseIp, type AddressSet } from '../http/client-address.js';
 import { errorHandler } from '../http/error-handler.js';
+import { HttpProblem } from '../http/problem.js';
 import { healthEndpoints } from '../http/health.js';
 import { requestId } from '../http/request-id.js';
 import { securityHeaders } from '../http/security-headers.js';
@@ -15,10 +16,17 @@ import { METRICS_PATH, type Metrics } from './metrics.js';
  * any other method, falls through to the app behind, which answers exactly as for a path
  * that does not exist: a 404, so the endpoint is not even advertised.
  */
-export function metricsEndpoint(metrics: Metrics, allow: AddressSet, servedHere: (ctx: Context) => boolean = () => true): Middleware {
+export function metricsEndpoint(metrics: Pick<Metrics, 'scrape' | 'contentType'>, allow: AddressSet, servedHere: (ctx: Context) => boolean = () => true): Middleware {
   return async (ctx, next) => {
     if (ctx.path !== METRICS_PATH || (ctx.method !== 'GET' && ctx.method !== 'HEAD') || !servedHere(ctx) || !callerInside(allow, ctx.state)) return next();
-    const body = await metrics.scrape();
+    let body: string;
+    try {
+      body = await metrics.scrape();
+    } catch (error) {
+      // With workers, a scrape that meets a worker dying (or the primary busy) cannot add up;
+      // the scraper should try again, as Prometheus does at its next interval. Never a 500.
+      throw new HttpProblem(503, 'Service Unavailable', `The metrics could not be collected: ${(error as Error).message}`, { headers: { 'Retry-After': '5' } });
+    }
     ctx.type = metrics.contentType;
     ctx.body = body;
   };
