@@ -20,13 +20,19 @@ const modelWrites = () => probe.statements.filter((s) => /^(with\b[\s\S]*)?(inse
 /** Reads of Sessions by uid (the provider's check of an Interaction's session). */
 const sessionByUidReads = () => probe.probed.filter((s) => /^select\b/i.test(s.text) && /"uid" = \$/.test(s.text));
 
+/** An authorization request URL with PKCE, and its verifier. */
+async function authorizationUrl(state: string, prompt: string): Promise<{ url: URL; verifier: string }> {
+  const verifier = oauth.generateRandomCodeVerifier();
+  const url = new URL(endpoints(server, 'production').authorize);
+  const params = { client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid read_only', state: state.repeat(22), nonce: 'n'.repeat(22), prompt, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' };
+  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  return { url, verifier };
+}
+const resume = (next: URL) => next.pathname.startsWith('/oauth/authorize/');
+
 describe('a browser request of the authorization flow', () => {
   it('writes the provider rows once per request and reads an Interaction with its Session; the flow still ends in tokens', async () => {
-    const verifier = oauth.generateRandomCodeVerifier();
-    const url = new URL(endpoints(server, 'production').authorize);
-    const params = { client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid read_only', state: 's'.repeat(22), nonce: 'n'.repeat(22), prompt: 'consent', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' };
-    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-    const resume = (next: URL) => next.pathname.startsWith('/oauth/authorize/');
+    const { url, verifier } = await authorizationUrl('s', 'consent');
     const interactionPage = (next: URL) => next.pathname.startsWith('/oauth/interaction/');
     const browser = new FormBrowser((next) => next.origin === 'https://app.example.org' || resume(next) || interactionPage(next));
     const perRequest: { step: string; writes: string[]; sessionReads: number }[] = [];
@@ -84,11 +90,7 @@ describe('a browser request of the authorization flow', () => {
   });
 
   it('answers 503 when its write fails after the provider or the page answered, and the flow can be retried', async () => {
-    const verifier = oauth.generateRandomCodeVerifier();
-    const url = new URL(endpoints(server, 'production').authorize);
-    const params = { client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid read_only', state: 'u'.repeat(22), nonce: 'v'.repeat(22), prompt: 'login consent', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' };
-    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
-    const resume = (next: URL) => next.pathname.startsWith('/oauth/authorize/');
+    const { url } = await authorizationUrl('u', 'login consent');
     const browser = new FormBrowser((next) => next.origin === 'https://app.example.org' || resume(next));
     const unavailable = () => Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' });
     const failNextUnitWrite = () => {
