@@ -1,4 +1,5 @@
-import { CompiledQuery, type Kysely } from 'kysely';
+import crypto from 'node:crypto';
+import { CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
 import pg from 'pg';
 
 /**
@@ -33,6 +34,23 @@ export function preparedStatement<Row>(name: string, text: string): PreparedStat
 export async function runPrepared<DB, Row>(db: Kysely<DB>, statement: PreparedStatement<Row>, parameters: readonly unknown[]): Promise<Row[]> {
   const result = await db.executeQuery<Row>(CompiledQuery.raw(statement.text, [...parameters]));
   return result.rows;
+}
+
+const registeredShapes = new Set<string>();
+
+/**
+ * Runs a statement built with parameters as a named prepared statement, registered on first
+ * use under `<family>_<hash of its text>`: for joins and CTEs whose planning costs PostgreSQL
+ * more than running them, and whose texts come in a handful of shapes (the parameters differ,
+ * not the text).
+ */
+export async function runShaped<DB, Row>(db: Kysely<DB>, family: string, query: RawBuilder<Row>): Promise<Row[]> {
+  const compiled = query.compile(db);
+  if (!registeredShapes.has(compiled.sql)) {
+    preparedStatement(`${family}_${crypto.createHash('sha256').update(compiled.sql).digest('base64url').slice(0, 16)}`, compiled.sql);
+    registeredShapes.add(compiled.sql);
+  }
+  return (await db.executeQuery<Row>(compiled)).rows;
 }
 
 type QueryFunction = (this: pg.Client, config: unknown, values?: unknown, callback?: unknown) => unknown;

@@ -20,6 +20,9 @@ export function hashId(id: string): string {
   return crypto.createHash('sha256').update(id).digest('base64url');
 }
 
+/** hashId of a text column or expression, computed by PostgreSQL: for joins on a payload's raw id. */
+export const hashedInSql = (expression: string) => sql.raw(`translate(encode(sha256(convert_to(${expression}, 'UTF8')), 'base64'), '+/=', '-_')`);
+
 /** One stored provider model (a token, code, Grant, Session, Interaction or revocation marker). */
 type ProviderModelRow = Selectable<OidcModelsTable>;
 

@@ -1,8 +1,8 @@
 import type { Context } from 'koa';
 import { errors } from 'oidc-provider';
 import { recordAudit } from '../audit/audit-log.js';
-import { findUserIdentity } from '../accounts/repository.js';
 import { writeWithRequest } from '../oidc/request-unit.js';
+import { userIdentity } from '../oidc/request-account.js';
 import { readForm } from '../http/form-body.js';
 import { HttpProblem } from '../http/problem.js';
 import { insertAuthorization } from '../oidc/authorizations.js';
@@ -28,7 +28,7 @@ function planFor(interaction: Interaction, client: { scope?: string }, membershi
 export async function showConsentStep(deps: InteractionDeps, ctx: Context, interaction: Interaction): Promise<void> {
   const provider = deps.provider();
   const userId = interaction.session?.accountId;
-  const user = userId ? await findUserIdentity(deps.db, userId) : undefined;
+  const user = userId ? await userIdentity(deps.db, userId) : undefined;
   const client = await provider.Client.find(String(interaction.params.client_id));
   // The account or the application went away during the flow: start again, or stop here.
   if (!user || user.disabled_at) throw new errors.SessionNotFound('the signed-in account no longer exists');

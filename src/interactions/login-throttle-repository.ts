@@ -1,5 +1,6 @@
 import { CompiledQuery, sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
+import type { Executor } from '../db/executor.js';
 import { preparedStatement } from '../db/prepared-statements.js';
 
 /** The table the migration 20261122000300_login_throttle creates. */
@@ -54,7 +55,7 @@ export async function giveBackAttempt(db: Db, rowKey: string, taken: TakenAttemp
  * Runs a statement of fixed text (its key lists are array parameters) as a named prepared
  * statement: these CTEs cost PostgreSQL more to plan than to run, on every sign-in.
  */
-async function runRegistered<Row>(db: Db, name: string, query: RawBuilder<Row>): Promise<Row[]> {
+async function runRegistered<Row>(db: Executor, name: string, query: RawBuilder<Row>): Promise<Row[]> {
   const compiled = query.compile(db);
   preparedStatement(name, compiled.sql);
   return (await db.executeQuery<Row>(compiled)).rows;
@@ -165,7 +166,7 @@ export async function readLocks(db: Db, locks: { account: string[]; address: str
  * as giveBackAttempt does. The address row is locked only once the deletes are done (the
  * one-time filter on their count), the order reserveAttempts takes them in.
  */
-export async function settleSuccess(db: Db, cleared: string[], address: { budget: string; taken: TakenAttempt }): Promise<void> {
+export async function settleSuccess(db: Executor, cleared: string[], address: { budget: string; taken: TakenAttempt }): Promise<void> {
   await runRegistered(
     db,
     'login_throttle_success',

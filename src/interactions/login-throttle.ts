@@ -1,5 +1,6 @@
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Db } from '../db/database.js';
+import type { Executor } from '../db/executor.js';
 import { addressKey } from '../http/client-address.js';
 import type { KeyedHasher } from '../keys/server-keys.js';
 import { giveBackAttempt, readLocks, reserveAttempts, settleSuccess, THROTTLE_TABLE, throttleStoreClient, type ScopeRows, type TakenAttempt } from './login-throttle-repository.js';
@@ -219,8 +220,8 @@ export class LoginThrottle {
    * every key version); the address gets its point back, but keeps its failures (one good
    * password does not vouch for the rest of the traffic from there).
    */
-  async succeeded(reservation: Reservation): Promise<void> {
+  async succeeded(reservation: Reservation, executor: Executor = this.db): Promise<void> {
     const { keys, values } = reservation;
-    await settleSuccess(this.db, this.account.historyRows(keysOf(this.hasher, values.account)), { budget: this.address.budgetRow(keys.address), taken: reservation.address });
+    await settleSuccess(executor, this.account.historyRows(keysOf(this.hasher, values.account)), { budget: this.address.budgetRow(keys.address), taken: reservation.address });
   }
 }

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { formatEin } from '../accounts/ein.js';
-import { listMemberships } from '../accounts/repository.js';
 import type { OrganizationKind, Role } from '../db/schema.js';
+import { userMemberships } from '../oidc/request-account.js';
 import { interactionCsrf, paths, sendInteractionPage, type ClientView, type Interaction, type InteractionDeps } from './interaction.js';
 
 export interface Membership {
@@ -21,7 +21,7 @@ export const KIND_LABELS: Readonly<Record<OrganizationKind, { label: string; nou
 };
 
 export async function membershipsOf(deps: InteractionDeps, userId: string): Promise<Membership[]> {
-  return (await listMemberships(deps.db, userId)).map((m) => ({ id: m.id, name: m.name, ein: formatEin(m.ein), kind: m.kind, role: m.role }));
+  return (await userMemberships(deps.db, userId)).map((m) => ({ id: m.id, name: m.name, ein: formatEin(m.ein), kind: m.kind, role: m.role }));
 }
 
 /**

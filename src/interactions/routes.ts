@@ -13,8 +13,10 @@ export type { InteractionDeps } from './interaction.js';
  */
 export function buildInteractionRouter(deps: InteractionDeps): Router {
   const router = new Router({ prefix: INTERACTION_PREFIX });
-  // One write of the provider's rows per request (the Interaction, a Grant), and its reads remembered.
-  router.use(requestUnit(deps.db));
+  // One write of the provider's rows per request (the Interaction, a Grant), and its reads
+  // remembered, starting with one read of the Interaction the URL names and what it leads to.
+  const interactionUid = (path: string) => path.slice(INTERACTION_PREFIX.length + 1).split('/')[0];
+  router.use(requestUnit(deps.db, { firstRead: { environment: deps.environment, hint: (ctx) => ({ interactionUid: interactionUid(ctx.path) }) } }));
 
   router.get('/:uid', async (ctx) => {
     const interaction = await loadInteraction(deps, ctx);

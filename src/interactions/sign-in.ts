@@ -91,15 +91,18 @@ export class SignIn {
       await recordAudit(this.db, { ...audit, event: 'login.locked_out', actorUserId: user?.id ?? null, details: { ...this.typedEmail(key, user), scope: lockout.scope, seconds: lockout.retryAfterSeconds } });
       return { kind: 'locked_out', ...lockout };
     }
-    await this.throttle.succeeded(reservation);
     if (needsRehash(user.password_hash, this.params)) {
       // Best effort: a failed upgrade must not fail the sign-in; the next one tries again.
       await hashPassword(password!, this.params)
         .then((hash) => replacePasswordHash(this.db, user.id, user.password_hash, hash))
         .catch((error: Error) => log?.warn({ err: error }, 'password rehash failed'));
     }
-    // With the Interaction that carries the sign-in, in the hosted pages' request unit.
-    await writeWithRequest(this.db, (trx) => recordAudit(trx, { ...audit, event: 'login.succeeded', actorUserId: user.id }));
+    // The throttle settled and the audit row, with the Interaction that carries the sign-in, in
+    // the hosted pages' request unit: one transaction.
+    await writeWithRequest(this.db, async (trx) => {
+      await this.throttle.succeeded(reservation, trx);
+      await recordAudit(trx, { ...audit, event: 'login.succeeded', actorUserId: user.id });
+    });
     return { kind: 'signed_in', user };
   }
 }

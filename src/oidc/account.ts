@@ -4,9 +4,9 @@ import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import { authorizationForRequest, type AuthorizationContext } from './authorizations.js';
 import { markAuthorizationUsed } from './authorizations-repository.js';
-import { findUserIdentity } from '../accounts/repository.js';
 import { hasResourceScope, narrowToRole } from '../accounts/scopes.js';
 import { currentTokenUnit } from './token-unit.js';
+import { userIdentity } from './request-account.js';
 import { UseThrottle } from '../audit/use-throttle.js';
 
 /** 412: the approving user's current role permits none of the token's resource scopes. */
@@ -84,7 +84,7 @@ export function makeFindAccount(db: Db, environment: Environment) {
       return accountFor(sub, authorization.email, authorization.displayName);
     }
     if (!/^[0-9a-f-]{36}$/i.test(sub)) return undefined;
-    const user = await findUserIdentity(db, sub);
+    const user = await userIdentity(db, sub);
     if (!user || user.disabled_at) return undefined;
     return accountFor(user.id, user.email, user.display_name);
   };

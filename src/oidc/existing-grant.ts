@@ -2,7 +2,7 @@ import type Provider from 'oidc-provider';
 import type { Configuration, Grant, KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment, Role, SubjectType } from '../db/schema.js';
-import { listMemberships } from '../accounts/repository.js';
+import { userMemberships } from './request-account.js';
 import { listLiveAuthorizations } from './authorizations-repository.js';
 import { planConsent, type ConsentPlan } from './consent-plan.js';
 
@@ -62,7 +62,7 @@ export function makeLoadExistingGrant(db: Db, environment: Environment): Configu
     const accountId = ctx.oidc.session?.accountId;
     const client = ctx.oidc.client;
     if (!accountId || !client || consentForced(ctx.oidc.params?.prompt)) return undefined;
-    const memberships = await listMemberships(db, accountId);
+    const memberships = await userMemberships(db, accountId);
     if (memberships.length !== 1) return undefined;
     const membership = memberships[0]!;
     const plan = planConsent(String(ctx.oidc.params?.scope ?? '').split(' '), String(client.scope ?? '').split(' '), membership.role as Role, subjectTypeOf(client), membership.kind);

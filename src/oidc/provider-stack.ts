@@ -38,7 +38,20 @@ export function stackMiddleware(provider: Provider, options: StackOptions): void
   provider.use(databaseOutage(provider));
   // The authorization endpoint and its resume: one write of the provider's rows per request.
   const authorize = authorizationPath(environment);
-  provider.use(asProviderFailure(provider, requestUnit(db, (ctx) => ctx.path === authorize || ctx.path.startsWith(`${authorize}/`))));
+  // It starts with one read of the Interaction its resume URL names, the session its cookie names, and what they lead to.
+  const sessionCookie = provider.cookieName('session');
+  provider.use(
+    asProviderFailure(
+      provider,
+      requestUnit(db, {
+        applies: (ctx) => ctx.path === authorize || ctx.path.startsWith(`${authorize}/`),
+        firstRead: {
+          environment,
+          hint: (ctx) => ({ interactionUid: ctx.path.startsWith(`${authorize}/`) ? ctx.path.slice(authorize.length + 1) : undefined, sessionId: ctx.cookies.get(sessionCookie, { signed: true }) }),
+        },
+      }),
+    ),
+  );
   // Outside every middleware that answers 401, so each such answer gets its challenge.
   provider.use(authenticationChallenge(issuer));
   provider.use(catchOAuthErrors(basicClientAuthentication()));

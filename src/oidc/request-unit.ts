@@ -1,7 +1,9 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Db } from '../db/database.js';
 import type { Executor } from '../db/executor.js';
-import type { ModelWrite, StoredRow } from '../db/provider-store.js';
+import { hashId, type ModelWrite, type StoredRow } from '../db/provider-store.js';
+import type { User } from '../db/schema.js';
+import type { MembershipRow, RequestStateRow } from './request-state-repository.js';
 
 /**
  * One browser request of the authorization flow (the authorization endpoint, its resume, the
@@ -16,10 +18,28 @@ import type { ModelWrite, StoredRow } from '../db/provider-store.js';
  *    browser's next request, which reads them, cannot come sooner.
  * Anything else the adapter does (a consume, a revocation) flushes the pending writes first,
  * so the order of the writes is the order of the calls.
+ * A unit can start with one read of everything its request is about to read one query at a
+ * time (request-state-repository.ts): it is remembered as the adapter's own reads would be,
+ * and the signed-in user's identity and memberships are answered from it (request-account.ts).
  */
 
 /** The models a browser request writes that nothing outside the request reads before its response. */
 export const DEFERRED_IN_REQUEST = new Set(['Interaction', 'Session', 'Grant', 'AuthorizationCode']);
+
+/** A user as this request read them: who they are, and the organizations they belong to. */
+export interface RequestAccount {
+  identity: Pick<User, 'id' | 'email' | 'display_name' | 'disabled_at'>;
+  memberships: MembershipRow[];
+}
+
+/** The hashed ids a request's first read looked up. */
+export interface RequestStateIds {
+  interaction: string | null;
+  session: string | null;
+}
+
+const stored = (payload: Record<string, unknown> | null, consumedAt: Date | null): StoredRow | null => (payload ? { payload, consumed_at: consumedAt } : null);
+const member = (value: unknown, name: string): unknown => (value && typeof value === 'object' ? (value as Record<string, unknown>)[name] : undefined);
 
 export class RequestUnit {
   /** Rows read or written in this request, by `${model}:${hashed id}`; null when absent or deleted. */
@@ -30,12 +50,41 @@ export class RequestUnit {
   readonly writes = new Map<string, ModelWrite>();
   /** Other writes of the request (an audit row, our authorization) committed with its rows. */
   readonly together: ((trx: Executor) => Promise<void>)[] = [];
+  /** Users read with the request's first read, by id. */
+  readonly accounts = new Map<string, RequestAccount>();
   /** Set once written: a late call (from work the request started and did not await) goes straight to the database. */
   closed = false;
 
   write(key: string, write: ModelWrite): void {
     this.writes.delete(key); // re-inserted last: the order of the calls is kept
     this.writes.set(key, write);
+  }
+
+  /** What the request's first read found, kept as the adapter keeps what it reads itself. */
+  remember(ids: RequestStateIds, state: RequestStateRow): void {
+    if (ids.interaction) {
+      this.rows.set(`Interaction:${ids.interaction}`, stored(state.i_payload, state.i_consumed_at));
+      const uid = member(member(state.i_payload, 'session'), 'uid');
+      if (typeof uid === 'string') {
+        const sessionKey = state.us_id ? `Session:${state.us_id}` : null;
+        this.sessionsByUid.set(uid, sessionKey);
+        if (sessionKey) this.rows.set(sessionKey, stored(state.us_payload, state.us_consumed_at));
+      }
+      const grantId = member(member(member(state.i_payload, 'result'), 'consent'), 'grantId');
+      if (typeof grantId === 'string') this.rows.set(`Grant:${hashId(grantId)}`, stored(state.g_payload, state.g_consumed_at));
+    }
+    if (ids.session) {
+      const key = `Session:${ids.session}`;
+      this.rows.set(key, stored(state.cs_payload, state.cs_consumed_at));
+      const uid = member(state.cs_payload, 'uid');
+      if (typeof uid === 'string' && !this.sessionsByUid.has(uid)) this.sessionsByUid.set(uid, key);
+    }
+    if (state.u_id) {
+      this.accounts.set(state.u_id, {
+        identity: { id: state.u_id, email: state.u_email!, display_name: state.u_display_name, disabled_at: state.u_disabled_at },
+        memberships: state.u_memberships ?? [],
+      });
+    }
   }
 
   /** Takes the pending writes (the caller writes them); later ones start a new batch. */

@@ -1,8 +1,8 @@
-import crypto from 'node:crypto';
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
-import { preparedStatement } from '../db/prepared-statements.js';
+import { runShaped } from '../db/prepared-statements.js';
+import { hashedInSql } from '../db/provider-store.js';
 import type { AuthorizationContext } from './authorizations.js';
 import type { TokenUnit } from './token-unit.js';
 
@@ -11,25 +11,6 @@ import type { TokenUnit } from './token-unit.js';
  * with its Grant and authorization, and the single write of a unit (consume, new tokens,
  * audit rows, last_used_at).
  */
-
-/**
- * Runs a statement as a named prepared statement (db/prepared-statements.ts): planning these
- * joins and CTEs costs PostgreSQL more than running them. The texts come in a handful of
- * shapes (the parameters differ, not the text), each registered on first use.
- */
-const registeredShapes = new Set<string>();
-
-async function runShaped<Row>(db: Db, query: RawBuilder<Row>): Promise<Row[]> {
-  const compiled = query.compile(db);
-  if (!registeredShapes.has(compiled.sql)) {
-    preparedStatement(`token_unit_${crypto.createHash('sha256').update(compiled.sql).digest('base64url').slice(0, 16)}`, compiled.sql);
-    registeredShapes.add(compiled.sql);
-  }
-  return (await db.executeQuery<Row>(compiled)).rows;
-}
-
-/** The base64url SHA-256 of a text column, as hashId computes it in JavaScript. */
-const hashedInSql = (column: string) => sql.raw(`translate(encode(sha256(convert_to(${column}, 'UTF8')), 'base64'), '+/=', '-_')`);
 
 interface TokenWithGrantRow {
   payload: Record<string, unknown>;
@@ -58,6 +39,7 @@ export async function findTokenWithGrant(db: Db, environment: Environment, model
   // Grants), and a prepared statement keeps the plan it chose.
   const rows = await runShaped(
     db,
+    'token_unit',
     sql<TokenWithGrantRow>`
     select t.payload, t.consumed_at, t.grant_id, g.g_payload, g.g_consumed_at, a.*
     from oidc_models t
@@ -117,6 +99,6 @@ export async function writeTokenUnit(db: Db, environment: Environment, unit: Tok
       update oauth_authorizations set last_used_at = now()
       where grant_id = ${unit.usedGrantId} and exists (select 1 from consumed))`);
   }
-  const rows = await runShaped(db, sql<{ ok: boolean }>`with ${sql.join(parts)} select exists (select 1 from consumed) as ok`);
+  const rows = await runShaped(db, 'token_unit', sql<{ ok: boolean }>`with ${sql.join(parts)} select exists (select 1 from consumed) as ok`);
   return rows[0]?.ok === true;
 }

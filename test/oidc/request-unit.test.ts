@@ -2,6 +2,7 @@ import * as oauth from 'oauth4webapi';
 import { describe, expect, it } from 'vitest';
 import { FormBrowser } from '../helpers/browser.js';
 import { endpoints } from '../helpers/flow.js';
+import { createStaff } from '../helpers/oauth-server.js';
 import { StatementProbe } from '../helpers/statement-probe.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
@@ -13,10 +14,12 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const REDIRECT = 'https://app.example.org/callback';
 const probe = new StatementProbe();
-const { server, staff, clients: { client } } = useOAuthServer({ plugins: [probe], clients: { client: { environment: 'production', redirectUris: [REDIRECT] } } });
+const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({ plugins: [probe], clients: { client: { environment: 'production', redirectUris: [REDIRECT] } } });
 
 /** Statements that write the provider's rows. */
 const modelWrites = () => probe.statements.filter((s) => /^(with\b[\s\S]*)?(insert into|delete from|update) "?oidc_models"?/i.test(s) || /\b(insert into|delete from) oidc_models\b/i.test(s));
+/** Reads (the client registry's aside: its cache makes them come and go). */
+const reads = () => probe.statements.filter((s) => /^\s*select\b/i.test(s) && !/oauth_clients/.test(s));
 /** Reads of Sessions by uid (the provider's check of an Interaction's session). */
 const sessionByUidReads = () => probe.probed.filter((s) => /^select\b/i.test(s.text) && /"uid" = \$/.test(s.text));
 
@@ -35,11 +38,11 @@ describe('a browser request of the authorization flow', () => {
     const { url, verifier } = await authorizationUrl('s', 'consent');
     const interactionPage = (next: URL) => next.pathname.startsWith('/oauth/interaction/');
     const browser = new FormBrowser((next) => next.origin === 'https://app.example.org' || resume(next) || interactionPage(next));
-    const perRequest: { step: string; writes: string[]; sessionReads: number }[] = [];
+    const perRequest: { step: string; writes: string[]; reads: number; sessionReads: number }[] = [];
     const step = async <T>(name: string, run: () => Promise<T>): Promise<T> => {
       probe.reset();
       const result = await run();
-      perRequest.push({ step: name, writes: modelWrites(), sessionReads: sessionByUidReads().length });
+      perRequest.push({ step: name, writes: modelWrites(), reads: reads().length, sessionReads: sessionByUidReads().length });
       return result;
     };
 
@@ -67,6 +70,18 @@ describe('a browser request of the authorization flow', () => {
       'GET consent page': 0,
       'POST consent': 1, // the Grant and the Interaction with its result
       'resume after consent': 1, // the Interaction deleted, the code saved, the Session saved under a new id
+    });
+    // Each request reads what its URL and cookie name in one statement (the Interaction, its
+    // Session, the Grant its consent names, the user and their memberships); the sign-in also
+    // looks the typed address up.
+    expect(Object.fromEntries(perRequest.map((r) => [r.step, r.reads]))).toEqual({
+      'GET /authorize': 0,
+      'GET sign-in page': 1,
+      'POST sign-in': 2,
+      'resume after sign-in': 1,
+      'GET consent page': 1,
+      'POST consent': 1,
+      'resume after consent': 1,
     });
     // The pages after sign-in read their Interaction with its Session: no separate read by uid.
     expect(perRequest.find((r) => r.step === 'GET consent page')!.sessionReads).toBe(0);
@@ -124,5 +139,61 @@ describe('a browser request of the authorization flow', () => {
     expect(retried.location && resume(retried.location)).toBe(true);
     const callback = await browser.request(retried.location!.toString());
     expect(callback.location?.searchParams.get('code')).toEqual(expect.any(String));
+  });
+
+  it('answers 503 when its first read fails, at the resume and on a page', async () => {
+    const { url } = await authorizationUrl('v', 'login consent');
+    const browser = new FormBrowser((next) => next.origin === 'https://app.example.org' || resume(next));
+    const unavailable = () => Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' });
+    const failNextFirstRead = () => {
+      probe.refusal = { match: /i\.payload as i_payload/, error: unavailable };
+    };
+    const signIn = await browser.request(url.toString());
+    const afterLogin = await browser.submit(signIn, '/login', { email: staff.users.member.email, password: staff.users.member.password });
+    failNextFirstRead();
+    const failedResume = await fetch(afterLogin.location!, { redirect: 'manual', headers: { cookie: browser.cookieHeader(afterLogin.location!), accept: 'text/html' } });
+    expect(failedResume.status).toBe(503);
+    expect(failedResume.headers.get('retry-after')).toBe('5');
+    const toConsent = await fetch(afterLogin.location!, { redirect: 'manual', headers: { cookie: browser.cookieHeader(afterLogin.location!), accept: 'text/html' } });
+    expect(toConsent.status).toBe(303);
+    failNextFirstRead();
+    const page = new URL(toConsent.headers.get('location')!, afterLogin.location!);
+    const failedPage = await fetch(page, { headers: { cookie: browser.cookieHeader(page), accept: 'text/html' } });
+    expect(failedPage.status).toBe(503);
+    expect(await failedPage.text()).toContain('Temporarily unavailable');
+    expect(probe.refusal, 'the failing read was attempted').toBeUndefined();
+  });
+});
+
+describe('the user a request acts for', () => {
+  /** A browser signed in and at the consent page for the member of a fresh nonprofit. */
+  async function atConsent(state: string) {
+    const member = (await createStaff(t.db)).users.member;
+    const { url } = await authorizationUrl(state, 'consent');
+    const browser = new FormBrowser((next) => next.origin === 'https://app.example.org' || resume(next));
+    const signIn = await browser.request(url.toString());
+    const afterLogin = await browser.submit(signIn, '/login', { email: member.email, password: member.password });
+    return { member, browser, afterLogin: afterLogin.location! };
+  }
+
+  it('is read afresh by every request: a user disabled after the consent page gets no code for the approval', async () => {
+    const { member, browser, afterLogin } = await atConsent('w');
+    const consent = await browser.request(afterLogin.toString());
+    expect(consent.html).toContain('/consent"');
+    await t.db.updateTable('users').set({ disabled_at: new Date() }).where('id', '=', member.id).execute();
+    const approved = await browser.submit(consent, '/consent');
+    const outcome = approved.location && resume(approved.location) ? await browser.request(approved.location.toString()) : approved;
+    expect(outcome.location?.searchParams.get('code') ?? null).toBeNull();
+  });
+
+  it('is read afresh by every request: removed from the nonprofit after the consent page, the approval writes no authorization', async () => {
+    const { member, browser, afterLogin } = await atConsent('x');
+    const consent = await browser.request(afterLogin.toString());
+    expect(consent.html).toContain('/consent"');
+    await t.db.deleteFrom('memberships').where('user_id', '=', member.id).execute();
+    const approved = await browser.submit(consent, '/consent');
+    expect(approved.location?.searchParams.get('code') ?? null).toBeNull();
+    const authorizations = await t.db.selectFrom('oauth_authorizations').select('grant_id').where('user_id', '=', member.id).execute();
+    expect(authorizations).toEqual([]);
   });
 });
