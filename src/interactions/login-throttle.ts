@@ -8,7 +8,7 @@ import { giveBackAttempt, readLocks, reserveAttempts, settleSuccess, THROTTLE_TA
 /**
  * Progressive lockout: `failures` failed sign-ins within `windowSeconds` lock the key for
  * `baseLockSeconds`; each further lockout within `historySeconds` doubles it, up to
- * `maxLockSeconds`. The numbers are in the README ("Hosted pages").
+ * `maxLockSeconds`. The numbers are in docs/oauth.md ("Hosted pages", "Sign-in").
  */
 export interface LockoutPolicy {
   /** Key prefix in login_throttle. */

@@ -11,7 +11,7 @@ import { nodeOptionsFromEnv } from '../config/node-options.js';
  *
  * This V8 setting is read at every collection, so it can be set once the process runs
  * (unlike the young generation's size, which is fixed when the heap is created: see the
- * README's start command). An operator's own --heap-growing-percent wins.
+ * start command in docs/operations.md, "Starting and stopping"). An operator's own --heap-growing-percent wins.
  */
 export const HEAP_GROWING_PERCENT = 50;
 
