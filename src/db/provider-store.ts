@@ -70,20 +70,6 @@ export function findModelByUid(db: Db, environment: Environment, model: string, 
   return modelsOf(db, environment, model).select(['payload', 'consumed_at']).where('uid', '=', uid).executeTakeFirst();
 }
 
-/** An Interaction with the Session it is bound to (by the uid in its payload), in one query. */
-export async function findInteractionWithSession(db: Db, environment: Environment, hashedId: string) {
-  const rows = await sql<{ payload: Record<string, unknown>; consumed_at: Date | null; s_id: string | null; s_payload: Record<string, unknown> | null; s_consumed_at: Date | null }>`
-    select i.payload, i.consumed_at, s.s_id, s.s_payload, s.s_consumed_at
-    from oidc_models i
-    left join lateral (
-      select s.id as s_id, s.payload as s_payload, s.consumed_at as s_consumed_at from oidc_models s
-      where s.environment = i.environment and s.uid = i.payload->'session'->>'uid' and s.model = 'Session'
-      limit 1
-    ) s on true
-    where i.environment = ${environment} and i.model = 'Interaction' and i.id = ${hashedId}`.execute(db);
-  return rows.rows[0];
-}
-
 /** A save or a delete of one model row, as a request's unit of work collects them. */
 export type ModelWrite = { op: 'upsert'; row: NewModelRow } | { op: 'delete'; environment: Environment; model: string; id: string };
 

@@ -1,8 +1,9 @@
 import { errors } from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
-import { consumeModel, deleteModel, findConsumeState, findInteractionWithSession, findModel, findModelByUid, hashId, upsertModel, writeModels, type NewModelRow, type StoredRow } from '../db/provider-store.js';
+import { consumeModel, deleteModel, findConsumeState, findModel, findModelByUid, hashId, upsertModel, writeModels, type NewModelRow, type StoredRow } from '../db/provider-store.js';
 import { currentRequestUnit, DEFERRED_IN_REQUEST, type RequestUnit } from './request-unit.js';
+import { readRequestState } from './request-state-repository.js';
 import { currentTokenUnit } from './token-unit.js';
 import { prefetchToken } from './token-prefetch.js';
 import { deleteGrantTokens, deleteToken } from './revoked-tokens-repository.js';
@@ -115,17 +116,14 @@ export class PostgresAdapter {
     return request.rows.get(key) ?? undefined;
   }
 
-  /** An Interaction with its Session: the provider checks the one against the other next. */
+  /**
+   * An Interaction the request's first read did not cover, read as the first read reads one:
+   * with its Session (the provider checks the one against the other next) and what it leads to.
+   */
   private async readInteraction(request: RequestUnit, hashedId: string): Promise<StoredRow | undefined> {
-    const row = await findInteractionWithSession(this.db, this.options.environment, hashedId);
-    if (!row) return undefined;
-    const uid = (row.payload.session as { uid?: unknown } | undefined)?.uid;
-    if (typeof uid === 'string' && !request.sessionsByUid.has(uid)) {
-      const sessionKey = row.s_id ? `Session:${row.s_id}` : null;
-      request.sessionsByUid.set(uid, sessionKey);
-      if (sessionKey && !request.rows.has(sessionKey)) request.rows.set(sessionKey, { payload: row.s_payload!, consumed_at: row.s_consumed_at });
-    }
-    return { payload: row.payload, consumed_at: row.consumed_at };
+    const ids = { interaction: hashedId, session: null };
+    request.remember(ids, await readRequestState(this.db, this.options.environment, ids));
+    return request.rows.get(`Interaction:${hashedId}`) ?? undefined;
   }
 
   /** The request's unit, when this model's writes are deferred to it. */

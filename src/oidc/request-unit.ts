@@ -60,27 +60,34 @@ export class RequestUnit {
     this.writes.set(key, write);
   }
 
-  /** What the request's first read found, kept as the adapter keeps what it reads itself. */
+  /**
+   * What a read of the request's state found (request-state-repository.ts), kept as the
+   * adapter keeps what it reads itself. What the unit knows already stays: it may be a write
+   * of this request, which is newer than the database.
+   */
   remember(ids: RequestStateIds, state: RequestStateRow): void {
+    const keep = <V>(map: Map<string, V>, key: string, value: V) => {
+      if (!map.has(key)) map.set(key, value);
+    };
     if (ids.interaction) {
-      this.rows.set(`Interaction:${ids.interaction}`, stored(state.i_payload, state.i_consumed_at));
+      keep(this.rows, `Interaction:${ids.interaction}`, stored(state.i_payload, state.i_consumed_at));
       const uid = member(member(state.i_payload, 'session'), 'uid');
       if (typeof uid === 'string') {
         const sessionKey = state.us_id ? `Session:${state.us_id}` : null;
-        this.sessionsByUid.set(uid, sessionKey);
-        if (sessionKey) this.rows.set(sessionKey, stored(state.us_payload, state.us_consumed_at));
+        keep(this.sessionsByUid, uid, sessionKey);
+        if (sessionKey) keep(this.rows, sessionKey, stored(state.us_payload, state.us_consumed_at));
       }
       const grantId = member(member(member(state.i_payload, 'result'), 'consent'), 'grantId');
-      if (typeof grantId === 'string') this.rows.set(`Grant:${hashId(grantId)}`, stored(state.g_payload, state.g_consumed_at));
+      if (typeof grantId === 'string') keep(this.rows, `Grant:${hashId(grantId)}`, stored(state.g_payload, state.g_consumed_at));
     }
     if (ids.session) {
       const key = `Session:${ids.session}`;
-      this.rows.set(key, stored(state.cs_payload, state.cs_consumed_at));
+      keep(this.rows, key, stored(state.cs_payload, state.cs_consumed_at));
       const uid = member(state.cs_payload, 'uid');
-      if (typeof uid === 'string' && !this.sessionsByUid.has(uid)) this.sessionsByUid.set(uid, key);
+      if (typeof uid === 'string') keep(this.sessionsByUid, uid, key);
     }
     if (state.u_id) {
-      this.accounts.set(state.u_id, {
+      keep(this.accounts, state.u_id, {
         identity: { id: state.u_id, email: state.u_email!, display_name: state.u_display_name, disabled_at: state.u_disabled_at },
         memberships: state.u_memberships ?? [],
       });

@@ -163,6 +163,23 @@ describe('a browser request of the authorization flow', () => {
     expect(await failedPage.text()).toContain('Temporarily unavailable');
     expect(probe.refusal, 'the failing read was attempted').toBeUndefined();
   });
+  it('reads an Interaction its URL did not name the same way, when the cookie names another one', async () => {
+    const interactionPage = (next: URL) => next.pathname.startsWith('/oauth/interaction/');
+    const browser = new FormBrowser((next) => interactionPage(next));
+    const first = await browser.request((await authorizationUrl('y', 'consent')).url.toString());
+    const second = await browser.request((await authorizationUrl('z', 'consent')).url.toString());
+    expect(first.location!.pathname).not.toBe(second.location!.pathname);
+    // The first page's URL with the second interaction's cookie (a cookie is signed by name and value, not path).
+    probe.reset();
+    const mismatched = await fetch(first.location!, { headers: { cookie: browser.cookieHeader(second.location!), accept: 'text/html' } });
+    expect(mismatched.status).toBe(400);
+    expect(await mismatched.text()).toContain('This sign-in has expired');
+    // One read for the URL's Interaction, one for the cookie's: the provider read the latter as the first read does.
+    expect(probe.statements.filter((s) => /i\.payload as i_payload/.test(s))).toHaveLength(2);
+    // The second page, with its own cookie, still works.
+    const page = await browser.request(second.location!.toString());
+    expect(page.html).toContain('name="password"');
+  });
 });
 
 describe('the user a request acts for', () => {
