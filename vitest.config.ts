@@ -11,7 +11,9 @@ export default defineConfig({
     exclude: [...configDefaults.exclude, 'test/interop/**'],
     globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
-    testTimeout: 30_000,
+    // A guard against hangs, not a speed check: the slowest tests (a real server started on
+    // embedded PostgreSQL, the docs' runnable blocks) take 15-22 s on a slow shared host.
+    testTimeout: 60_000,
     hookTimeout: 120_000,
     // Each file gets its own database cloned from a migrated template (test/helpers/database.ts).
     fileParallelism: true,
