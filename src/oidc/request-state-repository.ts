@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { runShaped } from '../db/prepared-statements.js';
 import { hashedInSql } from '../db/provider-store.js';
-import type { Environment, OrganizationKind, Role } from '../db/schema.js';
+import type { Environment } from '../db/schema.js';
+import type { listMemberships } from '../accounts/repository.js';
 
 /**
  * What a browser request of the authorization flow reads first, in one statement
@@ -12,14 +13,8 @@ import type { Environment, OrganizationKind, Role } from '../db/schema.js';
  * few milliseconds later in the same request.
  */
 
-/** One organization a user belongs to, as accounts/repository.ts listMemberships gives it. */
-export interface MembershipRow {
-  id: string;
-  name: string;
-  ein: string;
-  kind: OrganizationKind;
-  role: Role;
-}
+/** One organization a user belongs to, in the shape accounts/repository.ts listMemberships gives it. */
+export type MembershipRow = Awaited<ReturnType<typeof listMemberships>>[number];
 
 export interface RequestStateRow {
   i_payload: Record<string, unknown> | null;
