@@ -3,6 +3,7 @@ import { columns, type CreatedAt, type UpdatedAt } from './column-types.js';
 import { DAF_TABLE_COLUMNS, type DafDatabase } from './schema-daf.js';
 import { EVENT_TABLE_COLUMNS, type EventsDatabase } from './schema-events.js';
 import { FDX_TABLE_COLUMNS, type FdxDatabase } from './schema-fdx.js';
+import { IDENTITY_TABLE_COLUMNS, type IdentityDatabase } from './schema-identity.js';
 
 /** Table types of the migrated schema; test/db/schema.test.ts checks them against the database. */
 
@@ -21,6 +22,8 @@ export interface OrganizationsTable {
   region: string | null;
   postal_code: string | null;
   country: Generated<string>;
+  /** Every member must use a second factor (docs/accounts.md). */
+  require_mfa: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -31,6 +34,7 @@ export interface UsersTable {
   password_hash: string;
   display_name: string | null;
   disabled_at: Date | null;
+  password_changed_at: Date | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -91,6 +95,8 @@ export interface OauthClientsTable {
   scopes: string[];
   subject_type: SubjectType;
   ip_allow_list: string[];
+  /** Approving needs a second factor (clients file field require_mfa). */
+  require_mfa: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -212,7 +218,7 @@ export interface GrantsTable {
   updated_at: UpdatedAt;
 }
 
-export interface Database extends DafDatabase, EventsDatabase, FdxDatabase {
+export interface Database extends DafDatabase, EventsDatabase, FdxDatabase, IdentityDatabase {
   organizations: OrganizationsTable;
   users: UsersTable;
   memberships: MembershipsTable;
@@ -237,14 +243,15 @@ export const TABLE_COLUMNS = {
   ...DAF_TABLE_COLUMNS,
   ...EVENT_TABLE_COLUMNS,
   ...FDX_TABLE_COLUMNS,
-  organizations: columns<OrganizationsTable>()(['id', 'kind', 'ein', 'name', 'address_line1', 'address_line2', 'city', 'region', 'postal_code', 'country', 'created_at', 'updated_at']),
-  users: columns<UsersTable>()(['id', 'email', 'password_hash', 'display_name', 'disabled_at', 'created_at', 'updated_at']),
+  ...IDENTITY_TABLE_COLUMNS,
+  organizations: columns<OrganizationsTable>()(['id', 'kind', 'ein', 'name', 'address_line1', 'address_line2', 'city', 'region', 'postal_code', 'country', 'require_mfa', 'created_at', 'updated_at']),
+  users: columns<UsersTable>()(['id', 'email', 'password_hash', 'display_name', 'disabled_at', 'password_changed_at', 'created_at', 'updated_at']),
   memberships: columns<MembershipsTable>()(['organization_id', 'user_id', 'role', 'created_at', 'updated_at']),
   audit_events: columns<AuditEventsTable>()(['id', 'occurred_at', 'event', 'environment', 'actor_user_id', 'organization_id', 'client_id', 'ip', 'request_id', 'details']),
   demo_seed_steps: columns<DemoSeedStepsTable>()(['name', 'applied_at']),
   oidc_models: columns<OidcModelsTable>()(['environment', 'model', 'id', 'payload', 'grant_id', 'uid', 'expires_at', 'consumed_at']),
   oidc_refresh_successors: columns<OidcRefreshSuccessorsTable>()(['environment', 'id', 'ciphertext', 'expires_at']),
-  oauth_clients: columns<OauthClientsTable>()(['environment', 'client_id', 'client_secret_hash', 'name', 'logo_uri', 'redirect_uris', 'scopes', 'subject_type', 'ip_allow_list', 'created_at', 'updated_at']),
+  oauth_clients: columns<OauthClientsTable>()(['environment', 'client_id', 'client_secret_hash', 'name', 'logo_uri', 'redirect_uris', 'scopes', 'subject_type', 'ip_allow_list', 'require_mfa', 'created_at', 'updated_at']),
   oauth_authorizations: columns<OauthAuthorizationsTable>()(['grant_id', 'environment', 'client_id', 'subject_type', 'user_id', 'organization_id', 'scopes', 'created_at', 'expires_at', 'last_used_at', 'revoked_at', 'revoked_reason']),
   signing_keys: columns<SigningKeysTable>()(['environment', 'kid', 'alg', 'state', 'private_jwk', 'created_at', 'activated_at', 'retire_after']),
   server_keys: columns<ServerKeysTable>()(['name', 'kid', 'value', 'created_at', 'activates_at']),

@@ -24,7 +24,7 @@ export const KEY_POLL_SECONDS = 5;
 export const SERVER_KEY_ACTIVATION_SECONDS = 3 * KEY_POLL_SECONDS;
 
 /** What the hashing key is used for; each purpose HMACs under its own key derived from it (HKDF). */
-export type HashPurpose = 'login_throttle' | 'daf_code' | 'audit_input';
+export type HashPurpose = 'login_throttle' | 'daf_code' | 'audit_input' | 'attempt_counter';
 
 const LOCKOUT_HISTORY_SECONDS = Math.max(ACCOUNT_POLICY.historySeconds, ADDRESS_POLICY.historySeconds, ACCOUNT_POLICY.maxLockSeconds, ADDRESS_POLICY.maxLockSeconds);
 
@@ -45,6 +45,8 @@ export const VERIFIES_AFTER_RETIREMENT_SECONDS: Record<Exclude<ServerKeyName, 'h
   login_throttle: LOCKOUT_HISTORY_SECONDS,
   // The longest a DAF code can be valid.
   daf_code: MAX_TOKEN_TTL_SECONDS,
+  // An attempt counter's window (src/limits/attempt-counter.ts): a day at most.
+  attempt_counter: 86_400,
   // Audit rows are kept for good, so their hashes stay checkable: hashing key versions are never deleted.
   audit_input: Number.POSITIVE_INFINITY,
 };

@@ -20,6 +20,7 @@ export function toClientMetadata(row: ClientRow, environment: Environment) {
     scope: row.scopes.join(' '),
     authorization_subject: row.subject_type,
     ip_allow_list: row.ip_allow_list,
+    require_mfa: row.require_mfa,
     almoner_environment: environment,
   };
 }
@@ -27,4 +28,4 @@ export function toClientMetadata(row: ClientRow, environment: Environment) {
 export type ClientMetadata = ReturnType<typeof toClientMetadata>;
 
 /** The extra members above, declared to the library so it keeps them. */
-export const EXTRA_CLIENT_PROPERTIES = ['authorization_subject', 'ip_allow_list', 'almoner_environment'];
+export const EXTRA_CLIENT_PROPERTIES = ['authorization_subject', 'ip_allow_list', 'require_mfa', 'almoner_environment'];

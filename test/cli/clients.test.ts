@@ -116,6 +116,7 @@ describe('clients add', () => {
         '--subject-type', 'organization',
         '--ip-allow-list', '203.0.113.0/24',
         '--ip-allow-list', '2001:db8::/32',
+        '--require-mfa',
       ],
       'production',
     );
@@ -129,7 +130,9 @@ describe('clients add', () => {
       logo_uri: 'https://app.example.org/logo.png',
       subject_type: 'organization',
       ip_allow_list: ['203.0.113.0/24', '2001:db8::/32'],
+      require_mfa: true,
     });
+    expect((await t.db.selectFrom('oauth_clients').select('require_mfa').where('client_id', '=', out.client_id as string).executeTakeFirstOrThrow()).require_mfa).toBe(true);
     const other = oneObject((await add(sandboxArgs)).stdout);
     expect(other.client_id).not.toBe(out.client_id);
     expect(other.client_secret).not.toBe(out.client_secret);

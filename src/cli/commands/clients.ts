@@ -27,7 +27,7 @@ function environmentOption(values: CommandContext['values'], required: boolean):
 export const clientsAdd: Command = {
   path: ['clients', 'add'],
   summary: 'register a client; prints its secret once',
-  usage: 'clients add --environment production|sandbox --name <name> [--logo-uri <uri>] --redirect-uri <uri>... --scope <scope>... [--subject-type user|organization] [--ip-allow-list <cidr>...]',
+  usage: 'clients add --environment production|sandbox --name <name> [--logo-uri <uri>] --redirect-uri <uri>... --scope <scope>... [--subject-type user|organization] [--ip-allow-list <cidr>...] [--require-mfa]',
   options: {
     environment: { type: 'string' },
     name: { type: 'string' },
@@ -36,6 +36,7 @@ export const clientsAdd: Command = {
     scope: { type: 'string', multiple: true },
     'subject-type': { type: 'string' },
     'ip-allow-list': { type: 'string', multiple: true },
+    'require-mfa': { type: 'boolean' },
   },
   async run(ctx) {
     const environment = environmentOption(ctx.values, true)!;
@@ -51,6 +52,7 @@ export const clientsAdd: Command = {
       scopes,
       subjectType: optionalString(ctx.values, 'subject-type'),
       ipAllowList: list(ctx.values, 'ip-allow-list'),
+      requireMfa: ctx.values['require-mfa'] === true,
     });
     return {
       json: { ...created },

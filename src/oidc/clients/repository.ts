@@ -37,6 +37,7 @@ export async function replaceAllClients(db: Executor, entries: readonly ClientEn
         scopes: e.scopes,
         subject_type: e.subject_type,
         ip_allow_list: e.ip_allow_list,
+        require_mfa: e.require_mfa,
       })),
     )
     .onConflict((oc) =>
@@ -49,6 +50,7 @@ export async function replaceAllClients(db: Executor, entries: readonly ClientEn
         scopes: eb.ref('excluded.scopes'),
         subject_type: eb.ref('excluded.subject_type'),
         ip_allow_list: eb.ref('excluded.ip_allow_list'),
+        require_mfa: eb.ref('excluded.require_mfa'),
         updated_at: new Date(),
       })),
     )

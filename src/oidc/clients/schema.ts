@@ -30,6 +30,7 @@ export const clientEntrySchema = z
       .describe('Scopes the client may request'),
     subject_type: z.enum(['user', 'organization']).default('user').describe('Whom its authorizations act for: the approving user, or the organization (no openid)'),
     ip_allow_list: z.array(z.string().refine(isCidrOrAddress, 'each entry must be an IPv4 or IPv6 address or CIDR range')).default([]).describe('Addresses or CIDRs the client may call IP-restricted areas from'),
+    require_mfa: z.boolean().default(false).describe('Approving this client needs a second factor in the browser session (docs/oauth.md, "Second factors and step-up")'),
   })
   .strict()
   .superRefine((entry, ctx) => {

@@ -48,6 +48,8 @@ export interface AddClientInput {
   scopes: string[];
   subjectType?: string;
   ipAllowList?: string[];
+  /** Approving needs a second factor. */
+  requireMfa?: boolean;
   /** For seeding: a given id; normally generated. */
   clientId?: string;
 }
@@ -67,6 +69,7 @@ export async function addClient(ctx: RegistryContext, input: AddClientInput): Pr
     scopes: input.scopes as ClientEntryInput['scopes'],
     subject_type: (input.subjectType ?? 'user') as 'user' | 'organization',
     ip_allow_list: input.ipAllowList ?? [],
+    require_mfa: input.requireMfa ?? false,
   };
   const problem = describeProblems(candidate);
   if (problem) throw invalid(problem);
@@ -121,6 +124,7 @@ export async function listRegisteredClients(db: Db, environment?: Environment): 
     scopes: row.scopes,
     subject_type: row.subject_type,
     ip_allow_list: row.ip_allow_list,
+    require_mfa: row.require_mfa,
   }));
 }
 

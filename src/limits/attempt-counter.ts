@@ -1,0 +1,70 @@
+import type { Executor } from '../db/executor.js';
+import type { KeyedHasher } from '../keys/server-keys.js';
+import { clearAttempts, giveBackAttempt, takeAttempt } from './attempt-counter-repository.js';
+
+/**
+ * A limit on attempts at something guarded (reset requests per account, second-factor codes
+ * per user, …): at most `max` attempts per key within a fixed window of `windowSeconds`.
+ * The limits in force are listed in docs/accounts.md ("Limits").
+ */
+export interface AttemptLimit {
+  /** Names the limit in its keys (and in the table): `reset_account`, `totp_user`, … */
+  name: string;
+  max: number;
+  windowSeconds: number;
+}
+
+/** An attempt taken under a limit: settle it with `succeeded` when it should not count. */
+export interface TakenAttempt {
+  readonly key: string;
+}
+
+export type AttemptDecision = { allowed: true; taken: TakenAttempt } | { allowed: false; retryAfterSeconds: number };
+
+/**
+ * Reserves attempts before the guarded work, in one statement per key (attempt_counters), so a
+ * concurrent burst cannot all pass a count that none of them has reached yet: the n-th
+ * attempt in a window is told it is the n-th. Keys are HMACs under the server hashing key, so
+ * the table holds no e-mail or IP address; a key rotation starts the counts afresh.
+ */
+export class AttemptCounter {
+  constructor(
+    private readonly db: Executor,
+    private readonly hasher: KeyedHasher,
+  ) {}
+
+  private key(limit: AttemptLimit, value: string): string {
+    return `${limit.name}:${this.hasher.keyedHash('attempt_counter', `${limit.name}\0${value}`)}`;
+  }
+
+  /** Takes one attempt for `value`; refused (with how long to wait) once the window holds `max`. */
+  async take(limit: AttemptLimit, value: string): Promise<AttemptDecision> {
+    const key = this.key(limit, value);
+    const { count, windowEndsAt } = await takeAttempt(this.db, key, limit.windowSeconds);
+    if (count <= limit.max) return { allowed: true, taken: { key } };
+    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((windowEndsAt.getTime() - Date.now()) / 1000)) };
+  }
+
+  /**
+   * Takes one attempt under each limit (e.g. per account and per address), all or none: when
+   * any refuses, the others are given back and the longest wait is the answer.
+   */
+  async takeAll(entries: readonly { limit: AttemptLimit; value: string }[]): Promise<{ allowed: true; taken: TakenAttempt[] } | { allowed: false; retryAfterSeconds: number }> {
+    const decisions = await Promise.all(entries.map((e) => this.take(e.limit, e.value)));
+    const refused = decisions.filter((d): d is { allowed: false; retryAfterSeconds: number } => !d.allowed);
+    const taken = decisions.flatMap((d) => (d.allowed ? [d.taken] : []));
+    if (refused.length === 0) return { allowed: true, taken };
+    await Promise.all(taken.map((t) => giveBackAttempt(this.db, t.key)));
+    return { allowed: false, retryAfterSeconds: Math.max(...refused.map((r) => r.retryAfterSeconds)) };
+  }
+
+  /** The attempt succeeded: it does not count against the limit. */
+  async succeeded(taken: TakenAttempt): Promise<void> {
+    await giveBackAttempt(this.db, taken.key);
+  }
+
+  /** Forgets every attempt of `value` under `limit` (e.g. a successful sign-in clears its failures). */
+  async clear(limit: AttemptLimit, value: string): Promise<void> {
+    await clearAttempts(this.db, this.key(limit, value));
+  }
+}
