@@ -68,12 +68,14 @@ export function buildApp({ config, db, logger, oidc, serverKeys, mail, box, metr
   });
   // GET /metrics on the two API hosts, unless metrics_listen gives it a listener of its own.
   if (!config.metrics_listen) app.use(metricsEndpoint(metrics, new AddressSet(config.metrics_allow), (ctx) => hosts.lookup(ctx.get('host'))?.surface === 'api'));
+  // One sender for every e-mail of this process: the gateway's (DAF codes) and the dashboards'.
+  const sender = mail ?? new TableMailSender(db, logger);
   const apps: Record<string, Middleware> = {};
   for (const target of hosts.targets) {
     apps[target.key] =
       target.surface === 'api'
-        ? buildApiApp(target, oidc, buildGateway({ db, origin: target.origin, ipRestrictedAreas: config.ip_restricted_areas, services: { mail: mail ?? new TableMailSender(db), profile: config.profile, box, keys: serverKeys } }))
-        : buildDashboardApp(target, { db, oidc, serverKeys, config });
+        ? buildApiApp(target, oidc, buildGateway({ db, origin: target.origin, ipRestrictedAreas: config.ip_restricted_areas, services: { mail: sender, profile: config.profile, box, keys: serverKeys } }))
+        : buildDashboardApp(target, { db, oidc, serverKeys, config, mail: sender, box });
   }
   app.use(hostDispatch(hosts, apps as Record<(typeof hosts.targets)[number]['key'], Middleware>));
   return app;

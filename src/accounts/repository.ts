@@ -50,7 +50,7 @@ export function listMembershipsOfOrganization(db: Executor, organizationId: stri
   return db
     .selectFrom('memberships')
     .innerJoin('users', 'users.id', 'memberships.user_id')
-    .select(['users.email', 'memberships.role', 'memberships.created_at'])
+    .select(['users.id as user_id', 'users.email', 'users.display_name', 'memberships.role', 'memberships.created_at'])
     .where('memberships.organization_id', '=', organizationId)
     .orderBy('users.email')
     .execute();

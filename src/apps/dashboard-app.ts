@@ -9,11 +9,15 @@ import type { AppConfig } from '../config/schema.js';
 import { VIEWS_DIR } from '../config/paths.js';
 import type { Db } from '../db/database.js';
 import type { HostTarget } from '../http/hosts.js';
-import { buildConnectionsRouter } from '../interactions/connections-routes.js';
 import { refuseCrossSitePosts } from '../interactions/csrf.js';
 import { htmlErrorPages } from '../interactions/error-pages.js';
 import { LoginThrottle } from '../interactions/login-throttle.js';
 import { buildInteractionRouter } from '../interactions/routes.js';
+import { buildDashboardRouter } from '../dashboard/routes.js';
+import type { DashboardDeps } from '../dashboard/deps.js';
+import type { SecretBox } from '../db/secret-box.js';
+import { AttemptCounter } from '../limits/attempt-counter.js';
+import type { MailSender } from '../mail/sender.js';
 import { SignIn } from '../interactions/sign-in.js';
 import type { ServerKeys } from '../keys/server-keys.js';
 import { dashboardOidcRoutes } from '../oidc/mount.js';
@@ -23,22 +27,33 @@ import { buildApiReferenceRouter } from './api-reference.js';
 
 const STYLESHEET = fs.readFileSync(path.join(VIEWS_DIR, 'static', 'almoner.css'));
 
-export interface DashboardDeps {
+export interface DashboardAppDeps {
   db: Db;
   oidc: OidcService;
   /** The rotating server keys (CSRF tokens, the throttle's and the audit's keyed hashes). */
   serverKeys: ServerKeys;
-  /** Password hashing parameters (upgrades at sign-in); the API hosts' origins (the API reference). */
-  config: Pick<AppConfig, 'password_memory_kib' | 'password_time_cost' | 'password_parallelism' | 'base_url' | 'sandbox_base_url'>;
+  /** Outgoing mail (invitations, password resets, second-factor notices). */
+  mail: MailSender;
+  /** Encryption at rest (second-factor secrets). */
+  box: SecretBox;
+  /** Password hashing parameters; the API hosts' origins (the API reference); both dashboards' origins (links in e-mail). */
+  config: Pick<AppConfig, 'password_memory_kib' | 'password_time_cost' | 'password_parallelism' | 'base_url' | 'sandbox_base_url' | 'dashboard_url' | 'sandbox_dashboard_url'>;
 }
 
 /**
  * The dashboard host of one environment: the authorization endpoint, the hosted sign-in,
- * nonprofit choice and consent, the connected-applications page, and the API reference.
+ * nonprofit choice and consent, the signed-in dashboard (account, connected applications,
+ * organization pages), and the API reference.
  */
-export function buildDashboardApp(target: HostTarget, deps: DashboardDeps): Middleware {
+export function buildDashboardApp(target: HostTarget, deps: DashboardAppDeps): Middleware {
   const router = new Router();
   router.get('/', (ctx) => {
+    // A person's browser goes to their account (or the sign-in page); a program gets the host's description.
+    if (ctx.accepts('json', 'html') === 'html') {
+      ctx.status = 303;
+      ctx.redirect('/account');
+      return;
+    }
     ctx.body = { service: 'almoner', surface: 'dashboard', environment: target.environment, dashboard_url: target.origin };
   });
   router.get('/static/almoner.css', (ctx) => {
@@ -46,21 +61,27 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardDeps): Midd
     ctx.set('Cache-Control', 'public, max-age=3600');
     ctx.body = STYLESHEET;
   });
-  const pageDeps = {
+  const passwordParams = passwordParamsFrom(deps.config);
+  const pageDeps: DashboardDeps = {
     db: deps.db,
     environment: target.environment,
     origin: target.origin,
     provider: (): Provider => deps.oidc.provider(target.environment),
     serverKeys: deps.serverKeys,
     // Throttling state is in Postgres, so both dashboards (and every process) share it.
-    signIn: new SignIn(deps.db, new LoginThrottle(deps.db, undefined, deps.serverKeys), passwordParamsFrom(deps.config), deps.serverKeys),
+    signIn: new SignIn(deps.db, new LoginThrottle(deps.db, undefined, deps.serverKeys), passwordParams, deps.serverKeys),
+    mail: deps.mail,
+    passwordParams,
+    counter: new AttemptCounter(deps.db, deps.serverKeys),
+    box: deps.box,
+    dashboardOrigins: { production: deps.config.dashboard_url, sandbox: deps.config.sandbox_dashboard_url },
   };
   return compose([
     dashboardOidcRoutes(deps.oidc, target),
     htmlErrorPages(target.environment),
     refuseCrossSitePosts(target.origin),
     composeRouter(buildInteractionRouter(pageDeps)),
-    composeRouter(buildConnectionsRouter(pageDeps)),
+    composeRouter(buildDashboardRouter(pageDeps)),
     composeRouter(buildApiReferenceRouter(target.environment, target.environment === 'sandbox' ? deps.config.sandbox_base_url : deps.config.base_url)),
     composeRouter(router),
   ]);

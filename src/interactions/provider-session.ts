@@ -5,6 +5,7 @@ import type { Environment } from '../db/schema.js';
 import { destroySessionByUid } from '../oidc/sessions-repository.js';
 import { providerCookieOptions } from '../oidc/configuration.js';
 import { SESSION_TTL } from '../oidc/lifetimes.js';
+import { acrFor, type AuthenticationMethod } from '../accounts/authentication-methods.js';
 
 /**
  * The hosted pages outside the authorization flow (connections, logout) share the
@@ -39,14 +40,16 @@ export async function signedInSession(deps: SessionDeps, ctx: Context): Promise<
 
 /**
  * Signs a user in: a brand-new session (new id, new uid) replaces whatever the cookie named,
- * so a session id planted before sign-in is worth nothing after it.
+ * so a session id planted before sign-in is worth nothing after it. `amr` says how (the
+ * session's `acr` follows from it); an authorization that uses the session carries both into
+ * its ID token.
  */
-export async function startSession(deps: SessionDeps, ctx: Context, accountId: string): Promise<void> {
+export async function startSession(deps: SessionDeps, ctx: Context, accountId: string, methods: { amr: AuthenticationMethod[] }): Promise<void> {
   const provider = deps.provider();
   const previous = await provider.Session.get(ctx);
   if (!(previous as { new?: boolean }).new) await previous.destroy();
   const session = new provider.Session();
-  session.loginAccount({ accountId });
+  session.loginAccount({ accountId, amr: methods.amr, acr: acrFor(methods.amr) });
   await session.save(SESSION_TTL);
   cookieJar(deps, ctx).set(provider.cookieName('session'), session.jti, { ...providerCookieOptions(deps.origin), maxAge: SESSION_TTL * 1000 });
 }

@@ -114,7 +114,7 @@ describe('pages and problems', () => {
     const page = await fetch(`${dashboard()}/oauth/connections`, { headers: { accept: 'text/html' } });
     expect(page.status).toBe(200);
     const cookie = page.headers.getSetCookie().find((c) => c.startsWith('alm_production_signin='))!;
-    expect(cookie.split('; ').map((part) => part.toLowerCase())).toEqual(expect.arrayContaining(['path=/oauth/connections', 'samesite=strict', 'httponly']));
+    expect(cookie.split('; ').map((part) => part.toLowerCase())).toEqual(expect.arrayContaining(['path=/', 'samesite=strict', 'httponly']));
     const token = /name="csrf" value="([^"]+)"/.exec(await page.text())![1]!;
     const withoutCookie = await fetch(`${dashboard()}/oauth/connections/sign-in`, {
       method: 'POST',
@@ -126,11 +126,12 @@ describe('pages and problems', () => {
     expect(await withoutCookie.text()).toContain('We could not accept this form');
   });
 
-  it('sends revoke and sign-out without a session back to the connections page, changing nothing', async () => {
-    for (const path of ['/oauth/connections/revoke', '/oauth/logout']) {
+  it('sends revoke and sign-out without a session back to a sign-in, changing nothing', async () => {
+    const expected = { '/oauth/connections/revoke': /^\/oauth\/connections$/, '/oauth/logout': /^\/sign-in\?signed_out=1$/ };
+    for (const [path, location] of Object.entries(expected)) {
       const response = await fetch(`${dashboard()}${path}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant=x&csrf=y' });
       expect(response.status).toBe(303);
-      expect(response.headers.get('location')).toMatch(/^\/oauth\/connections/);
+      expect(response.headers.get('location')).toMatch(location);
     }
   });
 

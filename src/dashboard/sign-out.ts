@@ -1,16 +1,17 @@
 import type { Context } from 'koa';
 import { recordAudit } from '../audit/audit-log.js';
 import { readForm } from '../http/form-body.js';
-import { verifyCsrf } from './csrf.js';
-import type { InteractionDeps } from './interaction.js';
-import { endSession, signedInSession } from './provider-session.js';
+import { verifyCsrf } from '../interactions/csrf.js';
+import type { InteractionDeps } from '../interactions/interaction.js';
+import { endSession, signedInSession } from '../interactions/provider-session.js';
+import { SIGN_IN_PATH } from './paths.js';
 
 /**
  * POST /oauth/logout: ends this environment's browser session (the provider session the
  * hosted pages share). Authorizations and their tokens are untouched: applications keep the
  * access they were given until it is revoked on the connections page.
  */
-export async function logout(deps: InteractionDeps, ctx: Context): Promise<void> {
+export async function signOut(deps: InteractionDeps, ctx: Context): Promise<void> {
   const form = await readForm(ctx);
   const session = await signedInSession(deps, ctx);
   if (session) {
@@ -19,5 +20,5 @@ export async function logout(deps: InteractionDeps, ctx: Context): Promise<void>
     await recordAudit(deps.db, { event: 'logout', environment: deps.environment, actorUserId: session.accountId, ip: ctx.state.clientIp ?? null, requestId: ctx.state.requestId ?? null });
   }
   ctx.status = 303;
-  ctx.redirect('/oauth/connections?signed_out=1');
+  ctx.redirect(`${SIGN_IN_PATH}?signed_out=1`);
 }

@@ -1,0 +1,58 @@
+import type { Context } from 'koa';
+import { sendPage } from '../views/page.js';
+import { KIND_LABELS, ROLE_NAMES, type Membership } from '../interactions/organization-page.js';
+import type { InteractionDeps } from '../interactions/interaction.js';
+import { sessionCsrf } from './guards.js';
+import { ACCOUNT_PATH, CONNECTIONS_PATH, orgPath, SIGN_OUT_PATH } from './paths.js';
+import type { Viewer } from './viewer.js';
+
+/** Where a page sits in the dashboard's navigation. */
+export type Section = 'account' | 'connections' | { organization: Membership; tab: OrgTab };
+
+/**
+ * The tabs of an organization's pages, in order. `kinds`: shown only for these kinds of
+ * organization (webhooks carry the fund providers' events).
+ */
+export const ORG_TABS = [{ page: 'members', label: 'Members' }] as const satisfies readonly { page: string; label: string; kinds?: readonly string[] }[];
+export type OrgTab = (typeof ORG_TABS)[number]['page'];
+
+function navigation(viewer: Viewer, section: Section) {
+  const organization = typeof section === 'object' ? section.organization : undefined;
+  return {
+    section: typeof section === 'object' ? 'organization' : section,
+    account: ACCOUNT_PATH,
+    connections: CONNECTIONS_PATH,
+    organizations: viewer.manages.map((m) => ({ name: m.name, href: orgPath(m.ein, 'members'), current: m.id === organization?.id })),
+  };
+}
+
+function organizationHeader(section: Section) {
+  if (typeof section !== 'object') return undefined;
+  const { organization: m, tab } = section;
+  return {
+    id: m.id,
+    name: m.name,
+    ein: m.ein,
+    kind: KIND_LABELS[m.kind],
+    roleName: ROLE_NAMES[m.role],
+    tabs: ORG_TABS.filter((t) => !('kinds' in t) || (t.kinds as readonly string[]).includes(m.kind)).map((t) => ({ label: t.label, href: orgPath(m.ein, t.page), current: t.page === tab })),
+  };
+}
+
+/**
+ * Renders a page of the signed-in side: the dashboard layout (navigation, who is signed in,
+ * Sign out), the session-bound CSRF token every form carries, and for an organization's pages
+ * its header and tabs.
+ */
+export function sendDashboardPage(deps: InteractionDeps, ctx: Context, viewer: Viewer, view: string, section: Section, data: Record<string, unknown>, status?: number): void {
+  sendPage(ctx, deps.environment, view, {
+    requestId: ctx.state.requestId,
+    environmentName: deps.environment === 'sandbox' ? 'Sandbox' : 'Production',
+    viewer: { email: viewer.user.email, name: viewer.user.display_name },
+    nav: navigation(viewer, section),
+    org: organizationHeader(section),
+    csrf: sessionCsrf(deps, viewer),
+    signOutAction: SIGN_OUT_PATH,
+    ...data,
+  }, { status });
+}

@@ -1,0 +1,25 @@
+/** The dashboard hosts' own pages (docs/accounts.md, "Pages"). */
+export const SIGN_IN_PATH = '/sign-in';
+export const ACCOUNT_PATH = '/account';
+export const CONNECTIONS_PATH = '/oauth/connections';
+export const REVOKE_PATH = `${CONNECTIONS_PATH}/revoke`;
+/** The connections page's own sign-in form target (kept: scripts outside post to it). */
+export const CONNECTIONS_SIGN_IN_PATH = `${CONNECTIONS_PATH}/sign-in`;
+export const SIGN_OUT_PATH = '/oauth/logout';
+
+/** An organization's pages: /orgs/<EIN>/<page>. */
+export function orgPath(ein: string, page = ''): string {
+  return `/orgs/${ein}${page ? `/${page}` : ''}`;
+}
+
+/** Pages a sign-in may return to: this host's own signed-in pages, never another origin. */
+const RETURN_PREFIXES = [ACCOUNT_PATH, CONNECTIONS_PATH, '/orgs/', '/invitations/'];
+
+/**
+ * Where to go after signing in: `next` when it is one of our own pages (a path, not `//host`
+ * nor `/\host`, within the known prefixes), the account page otherwise.
+ */
+export function safeReturnPath(next: unknown): string {
+  if (typeof next !== 'string' || next.length > 512 || !next.startsWith('/') || next.startsWith('//') || /[\\\s]/.test(next)) return ACCOUNT_PATH;
+  return RETURN_PREFIXES.some((prefix) => next === prefix || next.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`) || next.startsWith(`${prefix}?`)) ? next : ACCOUNT_PATH;
+}

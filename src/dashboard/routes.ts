@@ -1,0 +1,32 @@
+import Router from '@koa/router';
+import { showAccount } from './account-page.js';
+import { revokeConnection, showConnections } from './connections-page.js';
+import type { DashboardDeps } from './deps.js';
+import { showMembers } from './members-page.js';
+import { ACCOUNT_PATH, CONNECTIONS_PATH, CONNECTIONS_SIGN_IN_PATH, REVOKE_PATH, SIGN_IN_PATH, SIGN_OUT_PATH } from './paths.js';
+import { showSignInPage, submitSignIn } from './sign-in-page.js';
+import { signOut } from './sign-out.js';
+
+/**
+ * The signed-in side of a dashboard host: sign-in and sign-out, the user's own account and
+ * connected applications, and the organization pages of its Owners and Admins
+ * (docs/accounts.md, "Pages").
+ */
+export function buildDashboardRouter(deps: DashboardDeps): Router {
+  const router = new Router();
+  router.get(SIGN_IN_PATH, (ctx) => showSignInPage(deps, ctx));
+  router.post(SIGN_IN_PATH, (ctx) => submitSignIn(deps, ctx));
+  router.post(CONNECTIONS_SIGN_IN_PATH, (ctx) => submitSignIn(deps, ctx));
+  router.post(SIGN_OUT_PATH, (ctx) => signOut(deps, ctx));
+
+  router.get(ACCOUNT_PATH, (ctx) => showAccount(deps, ctx));
+  router.get(CONNECTIONS_PATH, (ctx) => showConnections(deps, ctx));
+  router.post(REVOKE_PATH, (ctx) => revokeConnection(deps, ctx));
+
+  router.get('/orgs/:ein', (ctx) => {
+    ctx.status = 303;
+    ctx.redirect(`/orgs/${encodeURIComponent(ctx.params.ein!)}/members`);
+  });
+  router.get('/orgs/:ein/members', (ctx) => showMembers(deps, ctx));
+  return router;
+}

@@ -1,0 +1,120 @@
+import crypto from 'node:crypto';
+import type { Context } from 'koa';
+import type { User } from '../db/schema.js';
+import { readForm } from '../http/form-body.js';
+import { sendPage } from '../views/page.js';
+import { csrfToken, verifyCsrf } from '../interactions/csrf.js';
+import { startSession } from '../interactions/provider-session.js';
+import { lockoutMessage, SIGN_IN_FAILED } from '../interactions/sign-in-messages.js';
+import type { DashboardDeps } from './deps.js';
+import { CONNECTIONS_PATH, CONNECTIONS_SIGN_IN_PATH, safeReturnPath, SIGN_IN_PATH } from './paths.js';
+import { currentViewer } from './viewer.js';
+
+const NONCE_MAX_AGE_MS = 3600_000;
+
+function nonceCookie(deps: DashboardDeps): string {
+  return `alm_${deps.environment}_signin`;
+}
+
+/**
+ * Signing in before there is a session has nothing to bind a CSRF token to, so the page
+ * sets a random nonce in an HttpOnly, SameSite=Strict cookie and the form carries its HMAC:
+ * another site can neither read the token nor make the browser send the cookie.
+ */
+function nonceCookieOptions(deps: DashboardDeps) {
+  return { httpOnly: true, sameSite: 'strict' as const, secure: deps.origin.startsWith('https:'), path: '/', overwrite: true };
+}
+
+function cookies(deps: DashboardDeps, ctx: Context) {
+  ctx.cookies.secure = deps.origin.startsWith('https:');
+  return ctx.cookies;
+}
+
+/** The sign-in form's CSRF token, bound to this browser's nonce (set now when it has none). */
+export function signInCsrf(deps: DashboardDeps, ctx: Context): string {
+  let nonce = cookies(deps, ctx).get(nonceCookie(deps));
+  if (!nonce || !/^[A-Za-z0-9_-]{43}$/.test(nonce)) {
+    nonce = crypto.randomBytes(32).toString('base64url');
+    cookies(deps, ctx).set(nonceCookie(deps), nonce, { ...nonceCookieOptions(deps), maxAge: NONCE_MAX_AGE_MS });
+  }
+  return csrfToken(deps.serverKeys, `signin:${nonce}`);
+}
+
+/** Verifies a form shown before sign-in (sign-in, forgotten password, invitation) against the nonce cookie. */
+export function verifySignInCsrf(deps: DashboardDeps, ctx: Context, form: Record<string, string>): void {
+  const nonce = cookies(deps, ctx).get(nonceCookie(deps)) ?? '';
+  verifyCsrf(ctx, deps.serverKeys, `signin:${nonce}`, nonce ? form.csrf : undefined, deps.origin);
+}
+
+export interface SignInPageState {
+  /** Where the browser goes once signed in (one of our pages). */
+  next: string;
+  error?: string;
+  notice?: string;
+  email?: string;
+  retryAfterSeconds?: number;
+}
+
+/** What the page says it is for: the connections page keeps its own words. */
+function purpose(next: string) {
+  if (next === CONNECTIONS_PATH || next.startsWith(`${CONNECTIONS_PATH}?`)) {
+    return { heading: 'Sign in to manage connected applications', lead: 'See which applications can act for your nonprofit, and revoke their access.', action: CONNECTIONS_SIGN_IN_PATH };
+  }
+  return { heading: 'Sign in', lead: 'Use your nonprofit staff account.', action: SIGN_IN_PATH };
+}
+
+export function showSignIn(deps: DashboardDeps, ctx: Context, state: SignInPageState, status?: number): void {
+  if (state.retryAfterSeconds) ctx.set('Retry-After', String(state.retryAfterSeconds));
+  const { heading, lead, action } = purpose(state.next);
+  sendPage(ctx, deps.environment, 'login.njk', {
+    requestId: ctx.state.requestId,
+    heading,
+    lead,
+    action,
+    next: state.next,
+    csrf: signInCsrf(deps, ctx),
+    error: state.error,
+    lockedOut: Boolean(state.retryAfterSeconds),
+    notice: state.notice,
+    email: state.email ?? '',
+  }, { status });
+}
+
+/** GET /sign-in: the form, or straight on when already signed in. */
+export async function showSignInPage(deps: DashboardDeps, ctx: Context): Promise<void> {
+  const next = safeReturnPath(ctx.query.next);
+  if (await currentViewer(deps, ctx)) {
+    ctx.status = 303;
+    ctx.redirect(next);
+    return;
+  }
+  showSignIn(deps, ctx, { next, notice: ctx.query.signed_out === '1' ? 'You are signed out.' : undefined });
+}
+
+/**
+ * The user's password checked: the browser session starts (a new one, whatever the cookie
+ * named before) and the browser goes where it was going.
+ */
+async function completeSignIn(deps: DashboardDeps, ctx: Context, user: User, next: string): Promise<void> {
+  await startSession(deps, ctx, user.id, { amr: ['pwd'] });
+  cookies(deps, ctx).set(nonceCookie(deps), null, nonceCookieOptions(deps));
+  ctx.status = 303;
+  ctx.redirect(next);
+}
+
+/**
+ * POST /sign-in (and /oauth/connections/sign-in, which returns to the connections page): the
+ * same sign-in as the authorization flow (throttling, one message for every failure, audit).
+ */
+export async function submitSignIn(deps: DashboardDeps, ctx: Context): Promise<void> {
+  const form = await readForm(ctx);
+  verifySignInCsrf(deps, ctx, form);
+  const next = safeReturnPath(form.next ?? (ctx.path === CONNECTIONS_SIGN_IN_PATH ? CONNECTIONS_PATH : undefined));
+  const outcome = await deps.signIn.attempt(
+    { email: form.email ?? '', password: form.password ?? '', ip: ctx.state.clientIp ?? '', environment: deps.environment, requestId: ctx.state.requestId ?? null, clientId: null },
+    ctx.state.log,
+  );
+  if (outcome.kind === 'invalid') return showSignIn(deps, ctx, { next, error: SIGN_IN_FAILED, email: form.email }, 401);
+  if (outcome.kind === 'locked_out') return showSignIn(deps, ctx, { next, error: lockoutMessage(outcome.retryAfterSeconds), email: form.email, retryAfterSeconds: outcome.retryAfterSeconds }, 429);
+  await completeSignIn(deps, ctx, outcome.user, next);
+}
