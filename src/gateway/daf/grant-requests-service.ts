@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { renderMail } from '../../mail/render.js';
 import { inTransaction } from '../../db/executor.js';
 import type { Environment } from '../../db/schema.js';
 import { parseEin } from '../../accounts/ein.js';
@@ -96,11 +97,7 @@ export async function submitFromDonor(db: Db, mail: MailSender, keys: KeyedHashe
   // Mail goes out only once the change is committed.
   if (result.token) {
     await mail
-      .send({
-        to: email,
-        subject: `Your verification code for ${provider.name}`,
-        text: `To confirm your grant request, give ${provider.name} this one-time code: ${result.token.code}\nIt expires on ${result.token.row.expires_at.toISOString().slice(0, 10)}.`,
-      })
+      .send({ to: email, ...renderMail('daf-code', { provider: provider.name, code: result.token.code, expires: result.token.row.expires_at.toISOString().slice(0, 10) }) })
       .catch((error: Error) => {
         // The request stands; asking again sends a new code for the same pending account.
         throw new Error(`grant request ${result.request.id} recorded, but its verification code was not e-mailed (submit again to send a new one): ${error.message}`);
