@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import type Provider from 'oidc-provider';
 import { sql } from 'kysely';
-import { addMember, addOrganization, addUser } from '../../src/accounts/service.js';
+import { addOrganization, addUser } from '../../src/accounts/service.js';
+import { addMember } from '../../src/accounts/memberships.js';
 import { passwordParamsFrom, type PasswordParams } from '../../src/accounts/passwords.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { AppConfig } from '../../src/config/schema.js';

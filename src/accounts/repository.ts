@@ -81,3 +81,27 @@ export function findUserIdentity(db: Executor, id: string) {
 export function replacePasswordHash(db: Executor, userId: string, previousHash: string, newHash: string) {
   return db.updateTable('users').set({ password_hash: newHash, updated_at: new Date() }).where('id', '=', userId).where('password_hash', '=', previousHash).execute();
 }
+
+/**
+ * Locks the organization's row for the rest of the transaction: changes to its memberships are
+ * made one at a time, so "is this the last Owner?" cannot be answered by two at once.
+ */
+export async function lockOrganization(db: Executor, organizationId: string): Promise<boolean> {
+  return (await db.selectFrom('organizations').select('id').where('id', '=', organizationId).forUpdate().executeTakeFirst()) !== undefined;
+}
+
+/** One membership with the member's address. */
+export function findMembership(db: Executor, organizationId: string, userId: string) {
+  return db
+    .selectFrom('memberships')
+    .innerJoin('users', 'users.id', 'memberships.user_id')
+    .select(['users.id as user_id', 'users.email', 'memberships.role'])
+    .where('memberships.organization_id', '=', organizationId)
+    .where('memberships.user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+export async function countOwners(db: Executor, organizationId: string): Promise<number> {
+  const row = await db.selectFrom('memberships').select((eb) => eb.fn.countAll<string>().as('owners')).where('organization_id', '=', organizationId).where('role', '=', 'owner').executeTakeFirstOrThrow();
+  return Number(row.owners);
+}

@@ -1,7 +1,6 @@
 import type { Db } from '../db/database.js';
 import type { Organization, OrganizationKind, Role } from '../db/schema.js';
 import { recordAudit } from '../audit/audit-log.js';
-import { revokeUserAuthorizationsIn } from '../oidc/authorizations.js';
 import { formatEin, parseEin } from './ein.js';
 import { conflict, invalid, notFound } from '../errors/domain-error.js';
 import { mapUniqueViolation } from '../errors/unique-violation.js';
@@ -35,7 +34,7 @@ function requireEin(input: string): string {
   return ein;
 }
 
-function requireRole(input: string): Role {
+export function requireRole(input: string): Role {
   if (!(ROLES as readonly string[]).includes(input)) throw invalid(`role must be one of ${ROLES.join(', ')}`);
   return input as Role;
 }
@@ -46,7 +45,7 @@ export async function requireOrganization(db: Executor, einInput: string): Promi
   return org;
 }
 
-async function requireUser(db: Executor, emailInput: string) {
+export async function requireUser(db: Executor, emailInput: string) {
   const user = await repo.findUserByEmail(db, normaliseEmail(emailInput));
   if (!user) throw notFound(`no user with email ${emailInput}`);
   return user;
@@ -79,61 +78,5 @@ export async function addUser(db: Db, input: { email: string; password: string; 
       .catch((error) => mapUniqueViolation(error, { users_email_key: `a user with email ${email} already exists` }));
     await recordAudit(trx, { event: 'user.created', actorUserId: row.id, details: { email } });
     return { id: row.id, email: row.email };
-  });
-}
-
-export interface MembershipView {
-  org: string;
-  email: string;
-  role: Role;
-}
-
-export async function addMember(db: Db, input: { org: string; email: string; role: string }): Promise<MembershipView> {
-  const role = requireRole(input.role);
-  return inTransaction(db, async (trx) => {
-    const org = await requireOrganization(trx, input.org);
-    const user = await requireUser(trx, input.email);
-    await repo
-      .insertMembership(trx, { organization_id: org.id, user_id: user.id, role })
-      .catch((error) => mapUniqueViolation(error, { memberships_pkey: `${user.email} is already a member of ${formatEin(org.ein)}` }));
-    await recordAudit(trx, { event: 'membership.added', organizationId: org.id, actorUserId: user.id, details: { email: user.email, role } });
-    return { org: formatEin(org.ein), email: user.email, role };
-  });
-}
-
-export async function setMemberRole(db: Db, input: { org: string; email: string; role: string }): Promise<MembershipView> {
-  const role = requireRole(input.role);
-  return inTransaction(db, async (trx) => {
-    const org = await requireOrganization(trx, input.org);
-    const user = await requireUser(trx, input.email);
-    const row = await repo.updateMembershipRole(trx, org.id, user.id, role);
-    if (!row) throw notFound(`${user.email} is not a member of ${formatEin(org.ein)}`);
-    await recordAudit(trx, { event: 'membership.role_changed', organizationId: org.id, actorUserId: user.id, details: { email: user.email, role } });
-    return { org: formatEin(org.ein), email: user.email, role };
-  });
-}
-
-/** Removes a membership; `revoked_authorizations` counts the user-subject authorizations that ended with it. */
-export async function removeMember(db: Db, input: { org: string; email: string }): Promise<Omit<MembershipView, 'role'> & { revoked_authorizations: number }> {
-  return inTransaction(db, async (trx) => {
-    const org = await requireOrganization(trx, input.org);
-    const user = await requireUser(trx, input.email);
-    const row = await repo.deleteMembership(trx, org.id, user.id);
-    if (!row) throw notFound(`${user.email} is not a member of ${formatEin(org.ein)}`);
-    await recordAudit(trx, { event: 'membership.removed', organizationId: org.id, actorUserId: user.id, details: { email: user.email, role: row.role } });
-    // What they approved as themselves ends with their membership, in this transaction: an
-    // authorization only suspended would come back if they were ever added again.
-    const revoked = await revokeUserAuthorizationsIn(trx, { userId: user.id, organizationId: org.id, reason: 'membership_removed' });
-    for (const a of revoked) {
-      await recordAudit(trx, {
-        event: 'authorization.revoked',
-        environment: a.environment,
-        organizationId: org.id,
-        actorUserId: user.id,
-        clientId: a.clientId,
-        details: { grant_id: a.grantId, subject_type: 'user', reason: 'membership_removed' },
-      });
-    }
-    return { org: formatEin(org.ein), email: user.email, revoked_authorizations: revoked.length };
   });
 }

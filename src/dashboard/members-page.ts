@@ -1,18 +1,127 @@
 import type { Context } from 'koa';
-import { listMembershipsOfOrganization } from '../accounts/repository.js';
-import { ROLE_NAMES } from '../interactions/organization-page.js';
+import { changeMemberRole, removeMembership } from '../accounts/memberships.js';
+import { findMembership, listMembershipsOfOrganization } from '../accounts/repository.js';
+import { mayAssignRole } from '../accounts/role-authority.js';
+import { ROLES } from '../accounts/service.js';
+import type { Role } from '../db/schema.js';
+import { DomainError } from '../errors/domain-error.js';
+import { readForm } from '../http/form-body.js';
+import { HttpProblem } from '../http/problem.js';
+import { ROLE_NAMES, type Membership } from '../interactions/organization-page.js';
+import { countLiveUserAuthorizations } from '../oidc/authorizations-repository.js';
 import { shownDate } from './dates.js';
 import type { DashboardDeps } from './deps.js';
-import { managedOrganization, requireViewer } from './guards.js';
+import { managedOrganization, requireViewer, verifySessionCsrf } from './guards.js';
 import { sendDashboardPage } from './page.js';
+import { orgPath } from './paths.js';
+import type { Viewer } from './viewer.js';
 
-/** GET /orgs/:ein/members: the organization's staff, for its Owners and Admins. */
-export async function showMembers(deps: DashboardDeps, ctx: Context): Promise<void> {
+/** The roles an actor may give, in the order the pages list them. */
+const assignable = (actor: Role) => ROLES.filter((role) => mayAssignRole(actor, role)).map((role) => ({ value: role, label: ROLE_NAMES[role] }));
+
+const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface MembersPageState {
+  error?: string;
+  status?: number;
+}
+
+/** GET /orgs/:ein/members: the organization's staff, with what the viewer may change. */
+export async function showMembers(deps: DashboardDeps, ctx: Context, state: MembersPageState = {}): Promise<void> {
+  const viewer = await requireViewer(deps, ctx);
+  if (!viewer) return;
+  await renderMembers(deps, ctx, viewer, managedOrganization(viewer, ctx.params.ein), state);
+}
+
+async function renderMembers(deps: DashboardDeps, ctx: Context, viewer: Viewer, organization: Membership, state: MembersPageState): Promise<void> {
+  const rows = await listMembershipsOfOrganization(deps.db, organization.id);
+  const actor = organization.role;
+  const members = rows.map((r) => ({
+    id: r.user_id,
+    email: r.email,
+    name: r.display_name,
+    role: r.role,
+    roleName: ROLE_NAMES[r.role],
+    since: shownDate(r.created_at),
+    you: r.user_id === viewer.user.id,
+    manageable: mayAssignRole(actor, r.role),
+    removeHref: orgPath(organization.ein, `members/${r.user_id}/remove`),
+  }));
+  const changed = typeof ctx.query.changed === 'string' ? members.find((m) => m.id === ctx.query.changed) : undefined;
+  const notice = changed ? `${changed.email} is now ${changed.roleName}.` : ctx.query.removed === '1' ? 'The member was removed. Everything they approved as themselves stopped working at once.' : undefined;
+  sendDashboardPage(deps, ctx, viewer, 'dashboard/members.njk', { organization, tab: 'members' }, {
+    members,
+    roles: assignable(actor),
+    roleAction: orgPath(organization.ein, 'members/role'),
+    notice,
+    error: state.error,
+  }, state.status);
+}
+
+/** The member a form names, in the viewer's organization; 404 for anyone else. */
+function namedUser(form: Record<string, string>): string {
+  if (!USER_ID.test(form.user ?? '')) throw new HttpProblem(404, 'Not Found', 'There is no such member of this organization.');
+  return form.user!;
+}
+
+/**
+ * Runs a change the service may refuse: a forbidden one is a 403 page (never a silent no-op);
+ * one that would leave the organization without an Owner is shown on the members page (409).
+ */
+async function attempt(deps: DashboardDeps, ctx: Context, viewer: Viewer, organization: Membership, change: () => Promise<string>): Promise<void> {
+  try {
+    const target = await change();
+    ctx.status = 303;
+    ctx.redirect(target);
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'conflict') return renderMembers(deps, ctx, viewer, organization, { error: `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`, status: 409 });
+    if (error instanceof DomainError && error.code === 'forbidden') throw new HttpProblem(403, 'You cannot make this change', `Your role in ${organization.name} (${ROLE_NAMES[organization.role]}) does not allow it: ${error.message}.`);
+    throw error;
+  }
+}
+
+/** POST /orgs/:ein/members/role: gives a member another role. */
+export async function submitRoleChange(deps: DashboardDeps, ctx: Context): Promise<void> {
+  const form = await readForm(ctx);
+  const viewer = await requireViewer(deps, ctx, orgPath(String(ctx.params.ein), 'members'));
+  if (!viewer) return;
+  const organization = managedOrganization(viewer, ctx.params.ein);
+  verifySessionCsrf(deps, ctx, viewer, form);
+  const userId = namedUser(form);
+  await attempt(deps, ctx, viewer, organization, async () => {
+    await changeMemberRole(deps.db, { organizationId: organization.id, userId, role: form.role ?? '', actor: { userId: viewer.user.id, role: organization.role }, ip: ctx.state.clientIp, requestId: ctx.state.requestId });
+    return `${orgPath(organization.ein, 'members')}?changed=${encodeURIComponent(userId)}`;
+  });
+}
+
+/** GET /orgs/:ein/members/:user/remove: what removing the member ends, and the button that does it. */
+export async function showRemoval(deps: DashboardDeps, ctx: Context): Promise<void> {
   const viewer = await requireViewer(deps, ctx);
   if (!viewer) return;
   const organization = managedOrganization(viewer, ctx.params.ein);
-  const rows = await listMembershipsOfOrganization(deps.db, organization.id);
-  sendDashboardPage(deps, ctx, viewer, 'dashboard/members.njk', { organization, tab: 'members' }, {
-    members: rows.map((r) => ({ email: r.email, name: r.display_name, roleName: ROLE_NAMES[r.role], since: shownDate(r.created_at), you: r.user_id === viewer.user.id })),
+  const userId = namedUser({ user: String(ctx.params.user) });
+  const member = await findMembership(deps.db, organization.id, userId);
+  if (!member) throw new HttpProblem(404, 'Not Found', 'There is no such member of this organization.');
+  if (!mayAssignRole(organization.role, member.role)) throw new HttpProblem(403, 'You cannot make this change', `Your role in ${organization.name} (${ROLE_NAMES[organization.role]}) does not allow removing an Owner.`);
+  sendDashboardPage(deps, ctx, viewer, 'dashboard/member-remove.njk', { organization, tab: 'members' }, {
+    member: { id: userId, email: member.email, roleName: ROLE_NAMES[member.role], you: userId === viewer.user.id },
+    authorizations: await countLiveUserAuthorizations(deps.db, { userId, organizationId: organization.id }),
+    removeAction: orgPath(organization.ein, 'members/remove'),
+    cancel: orgPath(organization.ein, 'members'),
+  });
+}
+
+/** POST /orgs/:ein/members/remove: removes the member; their user-subject authorizations end with it. */
+export async function submitRemoval(deps: DashboardDeps, ctx: Context): Promise<void> {
+  const form = await readForm(ctx);
+  const viewer = await requireViewer(deps, ctx, orgPath(String(ctx.params.ein), 'members'));
+  if (!viewer) return;
+  const organization = managedOrganization(viewer, ctx.params.ein);
+  verifySessionCsrf(deps, ctx, viewer, form);
+  const userId = namedUser(form);
+  await attempt(deps, ctx, viewer, organization, async () => {
+    await removeMembership(deps.db, { organizationId: organization.id, userId, actor: { userId: viewer.user.id, role: organization.role }, ip: ctx.state.clientIp, requestId: ctx.state.requestId });
+    // Someone who removed themselves no longer manages the organization: their account is where they land.
+    return userId === viewer.user.id ? '/account' : `${orgPath(organization.ein, 'members')}?removed=1`;
   });
 }

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { showAccount } from './account-page.js';
 import { revokeConnection, showConnections } from './connections-page.js';
 import type { DashboardDeps } from './deps.js';
-import { showMembers } from './members-page.js';
+import { showMembers, showRemoval, submitRemoval, submitRoleChange } from './members-page.js';
 import { ACCOUNT_PATH, CONNECTIONS_PATH, CONNECTIONS_SIGN_IN_PATH, REVOKE_PATH, SIGN_IN_PATH, SIGN_OUT_PATH } from './paths.js';
 import { showSignInPage, submitSignIn } from './sign-in-page.js';
 import { signOut } from './sign-out.js';
@@ -28,5 +28,8 @@ export function buildDashboardRouter(deps: DashboardDeps): Router {
     ctx.redirect(`/orgs/${encodeURIComponent(ctx.params.ein!)}/members`);
   });
   router.get('/orgs/:ein/members', (ctx) => showMembers(deps, ctx));
+  router.post('/orgs/:ein/members/role', (ctx) => submitRoleChange(deps, ctx));
+  router.get('/orgs/:ein/members/:user/remove', (ctx) => showRemoval(deps, ctx));
+  router.post('/orgs/:ein/members/remove', (ctx) => submitRemoval(deps, ctx));
   return router;
 }

@@ -71,3 +71,17 @@ export async function listLiveAuthorizations(db: Executor, environment: Environm
     .orderBy('created_at', 'desc')
     .execute();
 }
+
+/** How many live user-subject authorizations one user approved for one organization (both environments). */
+export async function countLiveUserAuthorizations(db: Executor, q: { userId: string; organizationId: string }): Promise<number> {
+  const row = await db
+    .selectFrom('oauth_authorizations')
+    .select((eb) => eb.fn.countAll<string>().as('live'))
+    .where('user_id', '=', q.userId)
+    .where('organization_id', '=', q.organizationId)
+    .where('subject_type', '=', 'user')
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', new Date())
+    .executeTakeFirstOrThrow();
+  return Number(row.live);
+}

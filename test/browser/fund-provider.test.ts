@@ -1,7 +1,8 @@
 import * as oauth from 'oauth4webapi';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { addMember, addUser } from '../../src/accounts/service.js';
+import { addUser } from '../../src/accounts/service.js';
+import { addMember } from '../../src/accounts/memberships.js';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
 import { formatEin } from '../../src/accounts/ein.js';
 import { launchChromium, signIn, startAuthorization, type BrowserAuthorization } from '../helpers/chromium.js';

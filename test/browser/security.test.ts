@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { addMember } from '../../src/accounts/service.js';
+import { addMember } from '../../src/accounts/memberships.js';
 import { collectDocuments, expectCookiesLocked, launchChromium, signIn, startAuthorization } from '../helpers/chromium.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { removeMember, setMemberRole } from '../../src/accounts/service.js';
+import { removeMember, setMemberRole } from '../../src/accounts/memberships.js';
 import { revokeApiKey } from '../../src/gateway/api-keys/service.js';
 import { revokeAuthorization } from '../../src/oidc/authorizations.js';
 import { hashId } from '../../src/db/provider-store.js';

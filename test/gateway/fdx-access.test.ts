@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { setMemberRole } from '../../src/accounts/service.js';
+import { setMemberRole } from '../../src/accounts/memberships.js';
 import { apiGet, apiKeyFor, type ApiResponse } from '../helpers/gateway.js';
 import { fdxClient, fdxDownload, fdxGet, fdxToken, seedBank } from '../helpers/fdx.js';
 import { createStaff } from '../helpers/oauth-server.js';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { removeMember, setMemberRole } from '../../src/accounts/service.js';
+import { removeMember, setMemberRole } from '../../src/accounts/memberships.js';
 import { authorize, introspect, obtainTokens } from '../helpers/flow.js';
 import { apiKeyFor, apiRequest, seedData, type ApiResponse } from '../helpers/gateway.js';
 import { createStaff, type Staff } from '../helpers/oauth-server.js';

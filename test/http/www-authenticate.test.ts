@@ -8,7 +8,8 @@
  */
 import * as oauth from 'oauth4webapi';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { addMember, addUser, removeMember } from '../../src/accounts/service.js';
+import { addUser } from '../../src/accounts/service.js';
+import { addMember, removeMember } from '../../src/accounts/memberships.js';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
 import { createApiKey, revokeApiKey } from '../../src/gateway/api-keys/service.js';
 import { GATEWAY_ROUTES } from '../../src/gateway/index.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addMember } from '../../src/accounts/service.js';
+import { addMember } from '../../src/accounts/memberships.js';
 import { revokeAuthorization } from '../../src/oidc/authorizations.js';
 import { FormBrowser } from '../helpers/browser.js';
 import { authorize, endpoints } from '../helpers/flow.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { removeMember, setMemberRole, addMember } from '../../src/accounts/service.js';
+import { addMember, removeMember, setMemberRole } from '../../src/accounts/memberships.js';
 import { authorize, basic, endpoints, introspect, obtainTokens, tokenRequest } from '../helpers/flow.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';

@@ -1,5 +1,6 @@
 import { listMembershipsOfOrganization } from '../../accounts/repository.js';
-import { addMember, removeMember, requireOrganization, setMemberRole } from '../../accounts/service.js';
+import { requireOrganization } from '../../accounts/service.js';
+import { addMember, removeMember, setMemberRole } from '../../accounts/memberships.js';
 import { formatEin } from '../../accounts/ein.js';
 import { requireString, type Command } from '../command.js';
 
