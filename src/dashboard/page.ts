@@ -13,7 +13,10 @@ export type Section = 'account' | 'connections' | { organization: Membership; ta
  * The tabs of an organization's pages, in order. `kinds`: shown only for these kinds of
  * organization (webhooks carry the fund providers' events).
  */
-export const ORG_TABS = [{ page: 'members', label: 'Members' }] as const satisfies readonly { page: string; label: string; kinds?: readonly string[] }[];
+export const ORG_TABS = [
+  { page: 'members', label: 'Members' },
+  { page: 'api-keys', label: 'API keys' },
+] as const satisfies readonly { page: string; label: string; kinds?: readonly string[] }[];
 export type OrgTab = (typeof ORG_TABS)[number]['page'];
 
 function navigation(viewer: Viewer, section: Section) {

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import { showAccount } from './account-page.js';
+import { showApiKeys, submitApiKey, submitApiKeyRevocation } from './api-keys-page.js';
 import { revokeConnection, showConnections } from './connections-page.js';
 import type { DashboardDeps } from './deps.js';
 import { showMembers, showRemoval, submitRemoval, submitRoleChange } from './members-page.js';
@@ -31,5 +32,8 @@ export function buildDashboardRouter(deps: DashboardDeps): Router {
   router.post('/orgs/:ein/members/role', (ctx) => submitRoleChange(deps, ctx));
   router.get('/orgs/:ein/members/:user/remove', (ctx) => showRemoval(deps, ctx));
   router.post('/orgs/:ein/members/remove', (ctx) => submitRemoval(deps, ctx));
+  router.get('/orgs/:ein/api-keys', (ctx) => showApiKeys(deps, ctx));
+  router.post('/orgs/:ein/api-keys', (ctx) => submitApiKey(deps, ctx));
+  router.post('/orgs/:ein/api-keys/revoke', (ctx) => submitApiKeyRevocation(deps, ctx));
   return router;
 }

@@ -1,20 +1,29 @@
 import type { Executor } from '../../db/executor.js';
 import type { Environment } from '../../db/schema.js';
 
-/** The admin CLI's side of api_keys (the gateway's credential lookup is auth/credential-repository.ts). */
+/** The admin side of api_keys: the CLI's and the dashboard's (the gateway's credential lookup is auth/credential-repository.ts). */
 export function insertApiKey(db: Executor, values: { id: string; environment: Environment; organization_id: string; key_hash: string; key_prefix: string }) {
   return db.insertInto('api_keys').values(values).execute();
 }
 
-/** Revokes a live key; undefined when there is no such key or it is already revoked. */
-export function revokeLiveApiKey(db: Executor, id: string) {
-  return db.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', id).where('revoked_at', 'is', null).returning(['id', 'environment', 'organization_id']).executeTakeFirst();
+type KeyScope = { organizationId: string; environment: Environment } | undefined;
+
+/** Revokes a live key (of `scope` when given); undefined when there is no such key or it is already revoked. */
+export function revokeLiveApiKey(db: Executor, id: string, scope?: KeyScope) {
+  let query = db.updateTable('api_keys').set({ revoked_at: new Date() }).where('id', '=', id).where('revoked_at', 'is', null);
+  if (scope) query = query.where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment);
+  return query.returning(['id', 'environment', 'organization_id']).executeTakeFirst();
 }
 
-export function findApiKeyId(db: Executor, id: string) {
-  return db.selectFrom('api_keys').select('id').where('id', '=', id).executeTakeFirst();
+export function findApiKeyId(db: Executor, id: string, scope?: KeyScope) {
+  let query = db.selectFrom('api_keys').select('id').where('id', '=', id);
+  if (scope) query = query.where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment);
+  return query.executeTakeFirst();
 }
 
-export function listApiKeysOfOrganization(db: Executor, organizationId: string) {
-  return db.selectFrom('api_keys').selectAll().where('organization_id', '=', organizationId).orderBy('created_at').orderBy('id').execute();
+/** An organization's keys (of one environment when given), oldest first, revoked ones included. */
+export function listApiKeysOfOrganization(db: Executor, organizationId: string, environment?: Environment) {
+  let query = db.selectFrom('api_keys').selectAll().where('organization_id', '=', organizationId);
+  if (environment) query = query.where('environment', '=', environment);
+  return query.orderBy('created_at').orderBy('id').execute();
 }

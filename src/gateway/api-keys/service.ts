@@ -9,47 +9,74 @@ import { recordAudit } from '../../audit/audit-log.js';
 import { apiKeyHash, generateApiKey } from './format.js';
 import { findApiKeyId, insertApiKey, listApiKeysOfOrganization, revokeLiveApiKey } from './repository.js';
 
+/**
+ * API keys: created by the admin CLI (the maker) or on an organization's API keys page (a
+ * signed-in Owner or Admin, `actor`), shown once, stored as SHA-256, revocable.
+ */
+
 function requireEnvironment(value: string): Environment {
   if (value !== 'production' && value !== 'sandbox') throw invalid('environment must be production or sandbox');
   return value;
 }
 
+/** Who asked, for the audit trail: a signed-in user (the dashboard) or nobody named (the maker's CLI). */
+export interface KeyActor {
+  actorUserId?: string | null;
+  ip?: string | null;
+  requestId?: string | null;
+}
+
+const audit = (actor: KeyActor) => ({ actorUserId: actor.actorUserId ?? null, ip: actor.ip ?? null, requestId: actor.requestId ?? null });
+
+/** Creates a key for an organization in one environment; the key itself is returned once, never stored. */
+export async function createOrganizationApiKey(db: Db, input: { organizationId: string; environment: Environment } & KeyActor): Promise<{ id: string; key: string; prefix: string }> {
+  const key = generateApiKey(input.environment);
+  const id = `key_${crypto.randomBytes(12).toString('hex')}`;
+  const prefix = key.slice(0, 13);
+  await inTransaction(db, async (trx) => {
+    await insertApiKey(trx, { id, environment: input.environment, organization_id: input.organizationId, key_hash: apiKeyHash(key), key_prefix: prefix });
+    await recordAudit(trx, { event: 'api_key.created', environment: input.environment, organizationId: input.organizationId, ...audit(input), details: { id } });
+  });
+  return { id, key, prefix };
+}
+
+/** The admin CLI's `api-keys create`: by EIN. */
 export async function createApiKey(db: Db, input: { org: string; environment: string }) {
   const environment = requireEnvironment(input.environment);
   const org = await requireOrganization(db, input.org);
-  const key = generateApiKey(environment);
-  const id = `key_${crypto.randomBytes(12).toString('hex')}`;
-  await inTransaction(db, async (trx) => {
-    await insertApiKey(trx, { id, environment, organization_id: org.id, key_hash: apiKeyHash(key), key_prefix: key.slice(0, 13) });
-    await recordAudit(trx, { event: 'api_key.created', environment, organizationId: org.id, details: { id } });
-  });
+  const { id, key } = await createOrganizationApiKey(db, { organizationId: org.id, environment });
   return { id, key, environment, org: formatEin(org.ein) };
 }
 
-export async function revokeApiKey(db: Db, id: string) {
+/**
+ * Revokes a live key. With `scope` (the dashboard), only a key of that organization and
+ * environment: any other id is "no such key", as if it did not exist.
+ */
+export async function revokeApiKey(db: Db, id: string, scope?: { organizationId: string; environment: Environment } & KeyActor) {
   return inTransaction(db, async (trx) => {
-    const row = await revokeLiveApiKey(trx, id);
+    const row = await revokeLiveApiKey(trx, id, scope);
     if (!row) {
-      const exists = await findApiKeyId(trx, id);
+      const exists = await findApiKeyId(trx, id, scope);
       throw exists ? conflict(`API key ${id} is already revoked`) : notFound(`no API key ${id}`);
     }
-    await recordAudit(trx, { event: 'api_key.revoked', environment: row.environment, organizationId: row.organization_id, details: { id } });
+    await recordAudit(trx, { event: 'api_key.revoked', environment: row.environment, organizationId: row.organization_id, ...audit(scope ?? {}), details: { id } });
     return { id: row.id };
   });
+}
+
+function apiKeyView(r: Awaited<ReturnType<typeof listApiKeysOfOrganization>>[number]) {
+  return {
+    id: r.id,
+    environment: r.environment,
+    prefix: r.key_prefix,
+    created_at: r.created_at.toISOString(),
+    last_used_at: r.last_used_at?.toISOString() ?? null,
+    revoked_at: r.revoked_at?.toISOString() ?? null,
+  };
 }
 
 export async function listApiKeys(db: Db, orgInput: string) {
   const org = await requireOrganization(db, orgInput);
   const rows = await listApiKeysOfOrganization(db, org.id);
-  return {
-    org: formatEin(org.ein),
-    api_keys: rows.map((r) => ({
-      id: r.id,
-      environment: r.environment,
-      prefix: r.key_prefix,
-      created_at: r.created_at.toISOString(),
-      last_used_at: r.last_used_at?.toISOString() ?? null,
-      revoked_at: r.revoked_at?.toISOString() ?? null,
-    })),
-  };
+  return { org: formatEin(org.ein), api_keys: rows.map(apiKeyView) };
 }
