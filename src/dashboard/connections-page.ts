@@ -26,7 +26,7 @@ function manages(viewer: Viewer, row: ConnectionRow): boolean {
   return row.subject_type === 'user' ? row.user_id === viewer.user.id : adminOf(viewer).includes(row.organization_id);
 }
 
-function connectionView(row: ConnectionRow, environment: string) {
+export function connectionView(row: ConnectionRow, environment: string) {
   return {
     grantId: row.grant_id,
     application: row.client_name ?? `Removed application (${row.client_id})`,

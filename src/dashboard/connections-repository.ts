@@ -48,3 +48,13 @@ export async function listManagedConnections(db: Executor, environment: Environm
 export async function findConnection(db: Executor, environment: Environment, grantId: string): Promise<ConnectionRow | undefined> {
   return connections(db, environment).where('a.grant_id', '=', grantId).executeTakeFirst();
 }
+
+/** Every live authorization for one organization in one environment, whoever approved it, newest first. */
+export async function listOrganizationConnections(db: Executor, environment: Environment, organizationId: string): Promise<ConnectionRow[]> {
+  return connections(db, environment)
+    .where('a.organization_id', '=', organizationId)
+    .where('a.revoked_at', 'is', null)
+    .where('a.expires_at', '>', new Date())
+    .orderBy('a.created_at', 'desc')
+    .execute();
+}

@@ -3,6 +3,7 @@ import { showAccount } from './account-page.js';
 import { showApiKeys, submitApiKey, submitApiKeyRevocation } from './api-keys-page.js';
 import { revokeConnection, showConnections } from './connections-page.js';
 import type { DashboardDeps } from './deps.js';
+import { revokeOrganizationConnection, showOrganizationConnections } from './org-connections-page.js';
 import { showMembers, showRemoval, submitRemoval, submitRoleChange } from './members-page.js';
 import { ACCOUNT_PATH, CONNECTIONS_PATH, CONNECTIONS_SIGN_IN_PATH, REVOKE_PATH, SIGN_IN_PATH, SIGN_OUT_PATH } from './paths.js';
 import { showSignInPage, submitSignIn } from './sign-in-page.js';
@@ -35,5 +36,7 @@ export function buildDashboardRouter(deps: DashboardDeps): Router {
   router.get('/orgs/:ein/api-keys', (ctx) => showApiKeys(deps, ctx));
   router.post('/orgs/:ein/api-keys', (ctx) => submitApiKey(deps, ctx));
   router.post('/orgs/:ein/api-keys/revoke', (ctx) => submitApiKeyRevocation(deps, ctx));
+  router.get('/orgs/:ein/connections', (ctx) => showOrganizationConnections(deps, ctx));
+  router.post('/orgs/:ein/connections/revoke', (ctx) => revokeOrganizationConnection(deps, ctx));
   return router;
 }
