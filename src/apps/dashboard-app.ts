@@ -37,7 +37,7 @@ export interface DashboardAppDeps {
   /** Encryption at rest (second-factor secrets). */
   box: SecretBox;
   /** Password hashing parameters; the API hosts' origins (the API reference); both dashboards' origins (links in e-mail). */
-  config: Pick<AppConfig, 'password_memory_kib' | 'password_time_cost' | 'password_parallelism' | 'base_url' | 'sandbox_base_url' | 'dashboard_url' | 'sandbox_dashboard_url'>;
+  config: Pick<AppConfig, 'password_memory_kib' | 'password_time_cost' | 'password_parallelism' | 'base_url' | 'sandbox_base_url' | 'dashboard_url' | 'sandbox_dashboard_url' | 'profile'>;
 }
 
 /**
@@ -75,6 +75,7 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardAppDeps): M
     counter: new AttemptCounter(deps.db, deps.serverKeys),
     box: deps.box,
     dashboardOrigins: { production: deps.config.dashboard_url, sandbox: deps.config.sandbox_dashboard_url },
+    profile: deps.config.profile,
   };
   return compose([
     dashboardOidcRoutes(deps.oidc, target),

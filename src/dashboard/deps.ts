@@ -4,6 +4,7 @@ import type { Environment } from '../db/schema.js';
 import type { InteractionDeps } from '../interactions/interaction.js';
 import type { AttemptCounter } from '../limits/attempt-counter.js';
 import type { MailSender } from '../mail/sender.js';
+import type { Profile } from '../webhooks/targets.js';
 
 /**
  * What the signed-in side of a dashboard host needs: the hosted pages' dependencies (database,
@@ -17,4 +18,6 @@ export interface DashboardDeps extends InteractionDeps {
   counter: AttemptCounter;
   box: SecretBox;
   dashboardOrigins: Readonly<Record<Environment, string>>;
+  /** The running profile: where webhooks may be sent (loopback http in dev only). */
+  profile: Profile;
 }

@@ -16,6 +16,7 @@ export type Section = 'account' | 'connections' | { organization: Membership; ta
 export const ORG_TABS = [
   { page: 'members', label: 'Members' },
   { page: 'api-keys', label: 'API keys' },
+  { page: 'webhooks', label: 'Webhooks', kinds: ['fund_provider'] },
   { page: 'connections', label: 'Connected applications' },
 ] as const satisfies readonly { page: string; label: string; kinds?: readonly string[] }[];
 export type OrgTab = (typeof ORG_TABS)[number]['page'];

@@ -8,6 +8,7 @@ import { showMembers, showRemoval, submitRemoval, submitRoleChange } from './mem
 import { ACCOUNT_PATH, CONNECTIONS_PATH, CONNECTIONS_SIGN_IN_PATH, REVOKE_PATH, SIGN_IN_PATH, SIGN_OUT_PATH } from './paths.js';
 import { showSignInPage, submitSignIn } from './sign-in-page.js';
 import { signOut } from './sign-out.js';
+import { showWebhooks, submitReplay, submitWebhook, submitWebhookStatus } from './webhooks-page.js';
 
 /**
  * The signed-in side of a dashboard host: sign-in and sign-out, the user's own account and
@@ -38,5 +39,9 @@ export function buildDashboardRouter(deps: DashboardDeps): Router {
   router.post('/orgs/:ein/api-keys/revoke', (ctx) => submitApiKeyRevocation(deps, ctx));
   router.get('/orgs/:ein/connections', (ctx) => showOrganizationConnections(deps, ctx));
   router.post('/orgs/:ein/connections/revoke', (ctx) => revokeOrganizationConnection(deps, ctx));
+  router.get('/orgs/:ein/webhooks', (ctx) => showWebhooks(deps, ctx));
+  router.post('/orgs/:ein/webhooks', (ctx) => submitWebhook(deps, ctx));
+  router.post('/orgs/:ein/webhooks/status', (ctx) => submitWebhookStatus(deps, ctx));
+  router.post('/orgs/:ein/webhooks/replay', (ctx) => submitReplay(deps, ctx));
   return router;
 }

@@ -1,7 +1,11 @@
 import type { Db } from '../db/database.js';
+import type { Environment } from '../db/schema.js';
 import { notFound } from '../errors/domain-error.js';
 
-export async function listDeliveries(db: Db, filters: { subscriptionId?: string; status?: string; limit: number }) {
+/** An organization's deliveries in one environment (the dashboard); absent: every delivery (the admin CLI). */
+type DeliveryScope = { organizationId: string; environment: Environment } | undefined;
+
+export async function listDeliveries(db: Db, filters: { subscriptionId?: string; status?: string; limit: number; scope?: DeliveryScope }) {
   let query = db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('event_subscriptions as s', 's.id', 'd.subscription_id')
@@ -12,6 +16,7 @@ export async function listDeliveries(db: Db, filters: { subscriptionId?: string;
     .limit(filters.limit);
   if (filters.subscriptionId) query = query.where('d.subscription_id', '=', filters.subscriptionId);
   if (filters.status) query = query.where('d.status', '=', filters.status as 'pending');
+  if (filters.scope) query = query.where('s.organization_id', '=', filters.scope.organizationId).where('s.environment', '=', filters.scope.environment);
   return (await query.execute()).map((d) => ({
     ...d,
     next_attempt_at: d.next_attempt_at.toISOString(),
@@ -20,14 +25,15 @@ export async function listDeliveries(db: Db, filters: { subscriptionId?: string;
   }));
 }
 
-/** Sends a delivery again at the next dispatcher pass, with a fresh set of attempts. */
-export async function replayDelivery(db: Db, id: string) {
-  const row = await db
-    .updateTable('webhook_deliveries')
-    .set({ status: 'pending', attempts: 0, next_attempt_at: new Date(), locked_until: null })
-    .where('id', '=', id)
-    .returning(['id', 'status'])
-    .executeTakeFirst();
+/** Sends a delivery (of `scope` when given) again at the next dispatcher pass, with a fresh set of attempts. */
+export async function replayDelivery(db: Db, id: string, scope?: DeliveryScope) {
+  let query = db.updateTable('webhook_deliveries').set({ status: 'pending', attempts: 0, next_attempt_at: new Date(), locked_until: null }).where('id', '=', id);
+  if (scope) {
+    query = query.where('subscription_id', 'in', (eb) =>
+      eb.selectFrom('event_subscriptions').select('id').where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment),
+    );
+  }
+  const row = await query.returning(['id', 'status']).executeTakeFirst();
   if (!row) throw notFound(`no delivery ${id}`);
   return row;
 }

@@ -1,13 +1,11 @@
 import { z } from 'zod';
-import { prefixedId } from '../../db/ids.js';
-import { generateSigningSecret, isValidSigningSecret } from '../../webhooks/signing-secret.js';
-import { targetProblem } from '../../webhooks/targets.js';
 import type { Caller } from '../auth/caller.js';
 import { decodeCursor, listPage } from '../pagination.js';
 import { badRequest, notFound } from '../problems.js';
 import { defineRoute } from '../route-spec.js';
 import type { ApiVersion } from '../versions.js';
-import { findEvent, findSubscription, insertSubscription, listEvents, listSubscriptions, setSubscriptionStatus, type EventRow, type SubscriptionRow } from './repository.js';
+import { findEvent, findSubscription, listEvents, listSubscriptions, type EventRow, type SubscriptionRow } from './repository.js';
+import { changeSubscriptionStatus, subscribe } from './subscriptions-service.js';
 
 /** The published EventCategory enum (this product emits the six DAF kinds). */
 export const EVENT_CATEGORIES = [
@@ -17,8 +15,11 @@ export const EVENT_CATEGORIES = [
   'deposit.updated', 'verification_request.created', 'verification_request.updated',
 ] as const;
 
-/** The donor-account kinds came with the DAF APIs (May 2026): 2026-01-15's EventCategory has none of them. */
-const DAF_KINDS: readonly string[] = ['donor_account.created', 'donor_account.updated', 'authorization_token.created', 'authorization_token.updated', 'grant_request.created', 'grant_request.updated'];
+/**
+ * The donor-account kinds came with the DAF APIs (May 2026): 2026-01-15's EventCategory has none of
+ * them. They are the kinds this product emits.
+ */
+export const DAF_KINDS: readonly string[] = ['donor_account.created', 'donor_account.updated', 'authorization_token.created', 'authorization_token.updated', 'grant_request.created', 'grant_request.updated'];
 
 /**
  * Each version's published EventCategory. Under 2026-01-15 the events and subscriptions of
@@ -105,12 +106,8 @@ export const eventRoutes = [
     async handler({ db, caller, body, services, version }) {
       const input = body as { url: string; category: string; signing_secret?: string };
       if (!inVersion(version, input.category)) throw badRequest(`category ${input.category} does not exist in API version ${version}.`);
-      const problem = targetProblem(input.url, services.profile);
-      if (problem) throw badRequest(`${problem}.`);
-      if (input.signing_secret !== undefined && !isValidSigningSecret(input.signing_secret)) throw badRequest('signing_secret must be a Standard Webhooks secret: whsec_ followed by the base64 of 24 to 64 random bytes.');
-      const generated = input.signing_secret === undefined ? generateSigningSecret() : undefined;
-      const row = await insertSubscription(db, { id: prefixedId('evtsub'), environment: caller.environment, organization_id: caller.organizationId, url: input.url, category: input.category, signing_secret: services.box.seal(input.signing_secret ?? generated!) });
-      return subscriptionView(row, generated);
+      const { row, generatedSecret } = await subscribe({ db, box: services.box, profile: services.profile }, scopeOf(caller), { url: input.url, category: input.category, signingSecret: input.signing_secret });
+      return subscriptionView(row, generatedSecret);
     },
   }),
   defineRoute({
@@ -159,9 +156,7 @@ export const eventRoutes = [
       const row = await findSubscription(db, scopeOf(caller), params.id);
       if (!row || !inVersion(version, row.category)) throw notFound('The event subscription');
       const { status } = body as { status?: 'active' | 'disabled' | 'deleted' };
-      if (!status || status === row.status) return subscriptionView(row);
-      if (row.status === 'deleted') throw badRequest('A deleted subscription cannot be changed.');
-      return subscriptionView(await setSubscriptionStatus(db, row.id, status));
+      return subscriptionView(status ? await changeSubscriptionStatus(db, scopeOf(caller), row.id, status) : row);
     },
   }),
 ];

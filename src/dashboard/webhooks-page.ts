@@ -1,0 +1,114 @@
+import type { Context } from 'koa';
+import { DAF_KINDS, EVENT_CATEGORIES } from '../gateway/events/routes.js';
+import { listSubscriptions } from '../gateway/events/repository.js';
+import { changeSubscriptionStatus, subscribe } from '../gateway/events/subscriptions-service.js';
+import { listDeliveries, replayDelivery } from '../webhooks/admin-repository.js';
+import { DomainError } from '../errors/domain-error.js';
+import { readForm } from '../http/form-body.js';
+import { HttpProblem } from '../http/problem.js';
+import type { Membership } from '../interactions/organization-page.js';
+import { shownDate } from './dates.js';
+import type { DashboardDeps } from './deps.js';
+import { managedOrganization, requireViewer, verifySessionCsrf } from './guards.js';
+import { sendDashboardPage } from './page.js';
+import { orgPath } from './paths.js';
+import type { Viewer } from './viewer.js';
+
+/**
+ * The webhooks page of a fund provider (events are the donor-advised-fund kinds, so only fund
+ * providers have them): its endpoints in this environment, adding one (the generated signing
+ * secret shown once), disabling, enabling and deleting them, and the recent deliveries with a
+ * Replay for each.
+ */
+
+const STATUS_LABELS = { active: 'Active', disabled: 'Disabled', requires_attention: 'Needs attention', deleted: 'Deleted' } as const;
+const DELIVERY_LABELS = { pending: 'Pending', succeeded: 'Delivered', failed: 'Failed' } as const;
+const RECENT_DELIVERIES = 25;
+
+interface PageState {
+  created?: { url: string; secret: string };
+  error?: string;
+  form?: { url?: string; category?: string };
+  status?: number;
+}
+
+/** The organization of the page: managed by the viewer, and a fund provider (a nonprofit has no webhooks page). */
+function fundProvider(viewer: Viewer, ein: string | undefined): Membership {
+  const organization = managedOrganization(viewer, ein);
+  if (organization.kind !== 'fund_provider') throw new HttpProblem(404, 'Not Found', 'Webhooks carry donor-advised-fund events, which only fund providers have.');
+  return organization;
+}
+
+const scopeOf = (deps: DashboardDeps, organization: Membership) => ({ environment: deps.environment, organizationId: organization.id });
+
+async function render(deps: DashboardDeps, ctx: Context, viewer: Viewer, organization: Membership, state: PageState = {}): Promise<void> {
+  const scope = scopeOf(deps, organization);
+  const subscriptions = (await listSubscriptions(deps.db, scope, EVENT_CATEGORIES, undefined, 100)).filter((s) => s.status !== 'deleted');
+  const deliveries = await listDeliveries(deps.db, { limit: RECENT_DELIVERIES, scope });
+  const notices: Record<string, string> = { disabled: 'The endpoint is disabled: nothing is sent to it until you enable it.', active: 'The endpoint is active again.', deleted: 'The endpoint is deleted.', replayed: 'The delivery is queued again: it is sent within seconds.' };
+  sendDashboardPage(deps, ctx, viewer, 'dashboard/webhooks.njk', { organization, tab: 'webhooks' }, {
+    environmentName: deps.environment === 'sandbox' ? 'Sandbox' : 'Production',
+    subscriptions: subscriptions.map((s) => ({ id: s.id, url: s.url, category: s.category, status: s.status, statusLabel: STATUS_LABELS[s.status], created: shownDate(s.created_at), lastSuccess: shownDate(s.last_success_at) })),
+    deliveries: deliveries.map((d) => ({ id: d.id, category: d.category, url: d.url, status: d.status, statusLabel: DELIVERY_LABELS[d.status], attempts: d.attempts, answer: d.last_status ? `HTTP ${d.last_status}` : d.last_error, when: shownDate(new Date(d.last_attempt_at ?? d.created_at)) })),
+    categories: DAF_KINDS,
+    created: state.created,
+    form: state.form ?? {},
+    error: state.error,
+    notice: typeof ctx.query.done === 'string' ? notices[ctx.query.done] : undefined,
+    actions: { create: orgPath(organization.ein, 'webhooks'), status: orgPath(organization.ein, 'webhooks/status'), replay: orgPath(organization.ein, 'webhooks/replay') },
+  }, state.status);
+}
+
+/** GET /orgs/:ein/webhooks */
+export async function showWebhooks(deps: DashboardDeps, ctx: Context): Promise<void> {
+  const viewer = await requireViewer(deps, ctx);
+  if (!viewer) return;
+  await render(deps, ctx, viewer, fundProvider(viewer, ctx.params.ein));
+}
+
+/** The signed-in Owner or Admin of the fund provider a form is posted for, its CSRF token checked. */
+async function formContext(deps: DashboardDeps, ctx: Context) {
+  const form = await readForm(ctx);
+  const viewer = await requireViewer(deps, ctx, orgPath(String(ctx.params.ein), 'webhooks'));
+  if (!viewer) return undefined;
+  const organization = fundProvider(viewer, ctx.params.ein);
+  verifySessionCsrf(deps, ctx, viewer, form);
+  return { form, viewer, organization };
+}
+
+/** POST /orgs/:ein/webhooks: adds an endpoint; its generated signing secret is shown once, in this answer. */
+export async function submitWebhook(deps: DashboardDeps, ctx: Context): Promise<void> {
+  const c = await formContext(deps, ctx);
+  if (!c) return;
+  const url = (c.form.url ?? '').trim();
+  const category = c.form.category ?? '';
+  if (!DAF_KINDS.includes(category)) return render(deps, ctx, c.viewer, c.organization, { error: 'Choose one of the events in the list.', form: { url, category }, status: 400 });
+  try {
+    const { generatedSecret } = await subscribe({ db: deps.db, box: deps.box, profile: deps.profile }, scopeOf(deps, c.organization), { url, category });
+    await render(deps, ctx, c.viewer, c.organization, { created: { url, secret: generatedSecret! }, status: 201 });
+  } catch (error) {
+    if (!(error instanceof DomainError && error.code === 'invalid')) throw error;
+    await render(deps, ctx, c.viewer, c.organization, { error: `That endpoint cannot be used: ${error.message}`, form: { url, category }, status: 400 });
+  }
+}
+
+/** POST /orgs/:ein/webhooks/status: disables, enables or deletes an endpoint. */
+export async function submitWebhookStatus(deps: DashboardDeps, ctx: Context): Promise<void> {
+  const c = await formContext(deps, ctx);
+  if (!c) return;
+  const status = c.form.status;
+  if (status !== 'active' && status !== 'disabled' && status !== 'deleted') throw new HttpProblem(400, 'Bad Request', 'The form asked for no known change.');
+  // Another organization's or environment's endpoint: the service's 404.
+  await changeSubscriptionStatus(deps.db, scopeOf(deps, c.organization), String(c.form.subscription ?? '').slice(0, 100), status);
+  ctx.status = 303;
+  ctx.redirect(`${orgPath(c.organization.ein, 'webhooks')}?done=${status}`);
+}
+
+/** POST /orgs/:ein/webhooks/replay: sends a delivery again, with a fresh set of attempts. */
+export async function submitReplay(deps: DashboardDeps, ctx: Context): Promise<void> {
+  const c = await formContext(deps, ctx);
+  if (!c) return;
+  await replayDelivery(deps.db, String(c.form.delivery ?? '').slice(0, 100), scopeOf(deps, c.organization));
+  ctx.status = 303;
+  ctx.redirect(`${orgPath(c.organization.ein, 'webhooks')}?done=replayed`);
+}
