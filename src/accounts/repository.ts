@@ -105,3 +105,23 @@ export async function countOwners(db: Executor, organizationId: string): Promise
   const row = await db.selectFrom('memberships').select((eb) => eb.fn.countAll<string>().as('owners')).where('organization_id', '=', organizationId).where('role', '=', 'owner').executeTakeFirstOrThrow();
   return Number(row.owners);
 }
+
+export function findOrganizationById(db: Executor, id: string) {
+  return db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export function setOrganizationRequireMfa(db: Executor, id: string, requireMfa: boolean) {
+  return db.updateTable('organizations').set({ require_mfa: requireMfa, updated_at: new Date() }).where('id', '=', id).returning(['id', 'require_mfa']).executeTakeFirst();
+}
+
+/** How many of an organization's members have no confirmed second factor (an authenticator app or a passkey). */
+export async function countMembersWithoutSecondFactor(db: Executor, organizationId: string): Promise<number> {
+  const row = await db
+    .selectFrom('memberships as m')
+    .select((eb) => eb.fn.countAll<string>().as('without'))
+    .where('m.organization_id', '=', organizationId)
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('totp_credentials as t').select('t.user_id').whereRef('t.user_id', '=', 'm.user_id').where('t.confirmed_at', 'is not', null))))
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('webauthn_credentials as w').select('w.id').whereRef('w.user_id', '=', 'm.user_id'))))
+    .executeTakeFirstOrThrow();
+  return Number(row.without);
+}

@@ -7,6 +7,7 @@ import { revokeOrganizationConnection, showOrganizationConnections } from './org
 import { showMembers, showRemoval, submitRemoval, submitRoleChange } from './members-page.js';
 import { ACCOUNT_PATH, CONNECTIONS_PATH, CONNECTIONS_SIGN_IN_PATH, REVOKE_PATH, SIGN_IN_PATH, SIGN_OUT_PATH } from './paths.js';
 import { showSignInPage, submitSignIn } from './sign-in-page.js';
+import { showSettings, submitSettings } from './settings-page.js';
 import { signOut } from './sign-out.js';
 import { showWebhooks, submitReplay, submitWebhook, submitWebhookStatus } from './webhooks-page.js';
 
@@ -43,5 +44,7 @@ export function buildDashboardRouter(deps: DashboardDeps): Router {
   router.post('/orgs/:ein/webhooks', (ctx) => submitWebhook(deps, ctx));
   router.post('/orgs/:ein/webhooks/status', (ctx) => submitWebhookStatus(deps, ctx));
   router.post('/orgs/:ein/webhooks/replay', (ctx) => submitReplay(deps, ctx));
+  router.get('/orgs/:ein/settings', (ctx) => showSettings(deps, ctx));
+  router.post('/orgs/:ein/settings', (ctx) => submitSettings(deps, ctx));
   return router;
 }

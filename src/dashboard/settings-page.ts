@@ -1,0 +1,52 @@
+import type { Context } from 'koa';
+import { setRequireMfa } from '../accounts/organization-settings.js';
+import { countMembersWithoutSecondFactor, findOrganizationById } from '../accounts/repository.js';
+import { DomainError } from '../errors/domain-error.js';
+import { readForm } from '../http/form-body.js';
+import { HttpProblem } from '../http/problem.js';
+import type { Membership } from '../interactions/organization-page.js';
+import type { DashboardDeps } from './deps.js';
+import { managedOrganization, requireViewer, verifySessionCsrf } from './guards.js';
+import { sendDashboardPage } from './page.js';
+import { ACCOUNT_PATH, orgPath } from './paths.js';
+import type { Viewer } from './viewer.js';
+
+async function render(deps: DashboardDeps, ctx: Context, viewer: Viewer, organization: Membership, error?: { text: string; status: number }): Promise<void> {
+  const row = await findOrganizationById(deps.db, organization.id);
+  if (!row) throw new HttpProblem(404, 'Not Found', 'There is no such organization among yours.');
+  sendDashboardPage(deps, ctx, viewer, 'dashboard/settings.njk', { organization, tab: 'settings' }, {
+    requireMfa: row.require_mfa,
+    withoutSecondFactor: await countMembersWithoutSecondFactor(deps.db, organization.id),
+    canChange: organization.role === 'owner',
+    youHaveSecondFactor: viewer.secondFactor,
+    accountHref: ACCOUNT_PATH,
+    action: orgPath(organization.ein, 'settings'),
+    notice: ctx.query.saved === '1' ? (row.require_mfa ? 'Every member now needs a second factor.' : 'A second factor is no longer required of every member.') : undefined,
+    error: error?.text,
+  }, error?.status);
+}
+
+/** GET /orgs/:ein/settings: the organization's security settings. */
+export async function showSettings(deps: DashboardDeps, ctx: Context): Promise<void> {
+  const viewer = await requireViewer(deps, ctx);
+  if (!viewer) return;
+  await render(deps, ctx, viewer, managedOrganization(viewer, ctx.params.ein));
+}
+
+/** POST /orgs/:ein/settings: an Owner requires (or stops requiring) a second factor of every member. */
+export async function submitSettings(deps: DashboardDeps, ctx: Context): Promise<void> {
+  const form = await readForm(ctx);
+  const viewer = await requireViewer(deps, ctx, orgPath(String(ctx.params.ein), 'settings'));
+  if (!viewer) return;
+  const organization = managedOrganization(viewer, ctx.params.ein);
+  verifySessionCsrf(deps, ctx, viewer, form);
+  try {
+    await setRequireMfa(deps.db, { organizationId: organization.id, requireMfa: form.require_mfa === 'on', actor: { userId: viewer.user.id, role: organization.role }, actorHasSecondFactor: viewer.secondFactor, ip: ctx.state.clientIp, requestId: ctx.state.requestId });
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'forbidden') throw new HttpProblem(403, 'Only Owners change this setting', `Your role in ${organization.name} is ${organization.role === 'admin' ? 'Admin' : organization.role}; ask an Owner.`);
+    if (error instanceof DomainError && error.code === 'precondition') return render(deps, ctx, viewer, organization, { text: `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`, status: 412 });
+    throw error;
+  }
+  ctx.status = 303;
+  ctx.redirect(`${orgPath(organization.ein, 'settings')}?saved=1`);
+}
