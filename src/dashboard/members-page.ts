@@ -9,7 +9,7 @@ import { readForm } from '../http/form-body.js';
 import { HttpProblem } from '../http/problem.js';
 import { ROLE_NAMES, type Membership } from '../interactions/organization-page.js';
 import { countLiveUserAuthorizations } from '../oidc/authorizations-repository.js';
-import { shownDate } from './dates.js';
+import { shownDay } from './dates.js';
 import type { DashboardDeps } from './deps.js';
 import { managedOrganization, requireViewer, verifySessionCsrf } from './guards.js';
 import { sendDashboardPage } from './page.js';
@@ -42,7 +42,7 @@ async function renderMembers(deps: DashboardDeps, ctx: Context, viewer: Viewer, 
     name: r.display_name,
     role: r.role,
     roleName: ROLE_NAMES[r.role],
-    since: shownDate(r.created_at),
+    since: shownDay(r.created_at),
     you: r.user_id === viewer.user.id,
     manageable: mayAssignRole(actor, r.role),
     removeHref: orgPath(organization.ein, `members/${r.user_id}/remove`),

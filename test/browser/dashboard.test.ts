@@ -95,6 +95,10 @@ describe('the dashboard in Chromium, role by role', () => {
   });
 
   it('lets an Owner change a role with the select and its button, and remove a member after the confirmation page', async () => {
+    // Named as a real organization's staff would be, for the screenshot of the page.
+    await t.db.updateTable('organizations').set({ name: 'Riverside Food Pantry' }).where('id', '=', staff.orgId).execute();
+    const names = { owner: 'Olivia Okafor', admin: 'Adam Brooks', member: 'Maya Chen', read_only: 'Ravi Patel' } as const;
+    for (const role of Object.keys(names) as (keyof typeof names)[]) await t.db.updateTable('users').set({ display_name: names[role] }).where('id', '=', staff.users[role].id).execute();
     const page = await signedIn(staff.users.owner, `/orgs/${dashed(staff.ein)}/members`);
     await page.getByLabel(`Role of ${staff.users.read_only.email}`).selectOption('member');
     await page.getByRole('row', { name: new RegExp(staff.users.read_only.email) }).getByRole('button', { name: 'Change role' }).click();
@@ -105,7 +109,7 @@ describe('the dashboard in Chromium, role by role', () => {
     await expect(page.getByRole('status').textContent()).resolves.toContain('The member was removed.');
     await expect(page.getByRole('row', { name: new RegExp(staff.users.member.email) }).count()).resolves.toBe(0);
     const shot = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(PROJECT_ROOT, 'docs', 'dashboard-members.png') : path.join(tempDir('almoner-screenshot-'), 'dashboard-members.png');
-    await page.setViewportSize({ width: 1100, height: 760 });
+    await page.setViewportSize({ width: 1240, height: 760 });
     await page.screenshot({ path: shot, fullPage: true });
   });
 
