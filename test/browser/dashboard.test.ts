@@ -113,6 +113,23 @@ describe('the dashboard in Chromium, role by role', () => {
     await page.screenshot({ path: shot, fullPage: true });
   });
 
+  it('creates an API key with the button and shows it once, as a person copies it', async () => {
+    await t.db.updateTable('organizations').set({ name: 'Riverside Food Pantry' }).where('id', '=', staff.orgId).execute();
+    const page = await signedIn(staff.users.admin, `/orgs/${dashed(staff.ein)}/api-keys`);
+    await expect(page.getByRole('heading', { name: 'Production API keys' }).isVisible()).resolves.toBe(true);
+    await page.getByRole('button', { name: 'Create a production key' }).click();
+    const key = (await page.getByLabel('The new API key').textContent())!.trim();
+    expect(key).toMatch(/^alm_live_[A-Za-z0-9]{32}$/);
+    await expect(page.getByRole('status').textContent()).resolves.toContain('Copy it now: it will not be shown again.');
+    const shot = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(PROJECT_ROOT, 'docs', 'dashboard-api-keys.png') : path.join(tempDir('almoner-screenshot-'), 'dashboard-api-keys.png');
+    await page.setViewportSize({ width: 1240, height: 760 });
+    await page.screenshot({ path: shot, fullPage: true });
+    // Reloading the list never shows it again.
+    await page.goto(`${dashboard()}/orgs/${dashed(staff.ein)}/api-keys`);
+    await expect(page.getByText(key).count()).resolves.toBe(0);
+    await expect(page.getByRole('row', { name: new RegExp(key.slice(0, 13)) }).getByRole('button', { name: 'Revoke' }).isVisible()).resolves.toBe(true);
+  });
+
   it('forbids framing and runs no script on the organization pages', async () => {
     const page = await signedIn(staff.users.owner);
     for (const pathname of ORG_PAGES.map((tab) => `/orgs/${staff.ein}/${tab}`)) {
