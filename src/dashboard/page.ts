@@ -18,6 +18,7 @@ export const ORG_TABS = [
   { page: 'api-keys', label: 'API keys' },
   { page: 'webhooks', label: 'Webhooks', kinds: ['fund_provider'] },
   { page: 'connections', label: 'Connected applications' },
+  { page: 'audit', label: 'Audit log' },
   { page: 'settings', label: 'Settings' },
 ] as const satisfies readonly { page: string; label: string; kinds?: readonly string[] }[];
 export type OrgTab = (typeof ORG_TABS)[number]['page'];

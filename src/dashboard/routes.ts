@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import { showAccount } from './account-page.js';
+import { showAudit } from './audit-page.js';
 import { showApiKeys, submitApiKey, submitApiKeyRevocation } from './api-keys-page.js';
 import { revokeConnection, showConnections } from './connections-page.js';
 import type { DashboardDeps } from './deps.js';
@@ -44,6 +45,7 @@ export function buildDashboardRouter(deps: DashboardDeps): Router {
   router.post('/orgs/:ein/webhooks', (ctx) => submitWebhook(deps, ctx));
   router.post('/orgs/:ein/webhooks/status', (ctx) => submitWebhookStatus(deps, ctx));
   router.post('/orgs/:ein/webhooks/replay', (ctx) => submitReplay(deps, ctx));
+  router.get('/orgs/:ein/audit', (ctx) => showAudit(deps, ctx));
   router.get('/orgs/:ein/settings', (ctx) => showSettings(deps, ctx));
   router.post('/orgs/:ein/settings', (ctx) => submitSettings(deps, ctx));
   return router;

@@ -23,7 +23,7 @@ afterEach(async () => context?.close());
 
 const dashboard = () => server.urls.dashboard;
 const dashed = (ein: string) => `${ein.slice(0, 2)}-${ein.slice(2)}`;
-const ORG_PAGES = ['members', 'api-keys', 'connections', 'settings'] as const;
+const ORG_PAGES = ['members', 'api-keys', 'connections', 'audit', 'settings'] as const;
 
 async function signedIn(user: { email: string; password: string }, next = '/account'): Promise<Page> {
   const page = await context.newPage();
@@ -56,7 +56,7 @@ describe('the dashboard in Chromium, role by role', () => {
     for (const role of ['owner', 'admin'] as const) {
       const page = await signedIn(staff.users[role]);
       await page.getByRole('link', { name: 'Manage' }).click();
-      await expect(page.getByRole('navigation', { name: /Nonprofit/ }).getByRole('link').allTextContents()).resolves.toEqual(['Members', 'API keys', 'Connected applications', 'Settings']);
+      await expect(page.getByRole('navigation', { name: /Nonprofit/ }).getByRole('link').allTextContents()).resolves.toEqual(['Members', 'API keys', 'Connected applications', 'Audit log', 'Settings']);
       for (const tab of ORG_PAGES) {
         const answer = await open(page, `/orgs/${dashed(staff.ein)}/${tab}`);
         expect({ role, tab, status: answer.status }).toEqual({ role, tab, status: 200 });
