@@ -38,5 +38,3 @@ export function needsRehash(hash: string, params: PasswordParams): boolean {
   return argon2.needsRehash(hash, { memoryCost: params.memoryKib, timeCost: params.timeCost, parallelism: params.parallelism });
 }
 
-export const MAX_PASSWORD_LENGTH = 1024;
-export const MIN_PASSWORD_LENGTH = 8;

@@ -4,7 +4,8 @@ import { recordAudit } from '../audit/audit-log.js';
 import { formatEin, parseEin } from './ein.js';
 import { conflict, invalid, notFound } from '../errors/domain-error.js';
 import { mapUniqueViolation } from '../errors/unique-violation.js';
-import { hashPassword, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, type PasswordParams } from './passwords.js';
+import { hashPassword, type PasswordParams } from './passwords.js';
+import { requireAcceptablePassword } from './password-policy.js';
 import * as repo from './repository.js';
 import { inTransaction, type Executor } from '../db/executor.js';
 
@@ -68,8 +69,7 @@ export async function addOrganization(db: Db, input: { ein: string; name: string
 
 export async function addUser(db: Db, input: { email: string; password: string; displayName?: string }, params: PasswordParams) {
   const email = normaliseEmail(input.email);
-  if (input.password.length < MIN_PASSWORD_LENGTH) throw invalid(`password must be at least ${MIN_PASSWORD_LENGTH} characters`);
-  if (input.password.length > MAX_PASSWORD_LENGTH) throw invalid(`password must be at most ${MAX_PASSWORD_LENGTH} characters`);
+  requireAcceptablePassword(input.password, email);
   if (await repo.findUserByEmail(db, email)) throw conflict(`a user with email ${email} already exists`);
   const passwordHash = await hashPassword(input.password, params);
   return inTransaction(db, async (trx) => {

@@ -66,7 +66,7 @@ describe('admin CLI', () => {
     const again = await admin('users add --email staff@example.org --password-stdin', 'another password\n');
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/already exists/);
-    expect((await admin('users add --email new@example.org --password-stdin', 'short\n')).stderr).toMatch(/at least 8/);
+    expect((await admin('users add --email new@example.org --password-stdin', 'short\n')).stderr).toMatch(/at least 10/);
     const noStdin = await admin('users add --email new@example.org');
     expect(noStdin.code).toBe(2);
     expect(noStdin.stderr).toMatch(/--password-stdin is required/);
