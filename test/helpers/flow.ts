@@ -1,6 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { FormBrowser } from './browser.js';
 import type { OAuthTestServer } from './oauth-server.js';
+import { nextCode, recoveryCodesOnPage, rememberRecoveryCodes, secretOnPage, setupCode } from './authenticator.js';
 
 export type Env = 'production' | 'sandbox';
 
@@ -24,6 +25,8 @@ export interface AuthorizeOptions {
   redirectUri: string;
   scope: string;
   login?: { email: string; password: string };
+  /** Whose authenticator answers a step-up when no `login` is given (a session signed in earlier). */
+  account?: string;
   /** Choose this organization id on the nonprofit page if it is shown. */
   organizationId?: string;
   decision?: 'approve' | 'deny';
@@ -63,8 +66,23 @@ export async function authorize(server: OAuthTestServer, options: AuthorizeOptio
   const browser = options.browser ?? new FormBrowser((next) => next.origin === redirectOrigin);
   let page = await browser.request(url.toString());
   let consentHtml = '';
-  for (let step = 0; step < 6 && !page.location; step += 1) {
-    if (page.html.includes('action="/oauth/interaction/') && page.html.includes('name="password"')) {
+  const account = () => {
+    const email = options.login?.email ?? options.account;
+    if (!email) throw new Error('a second factor was asked for but no account given');
+    return email;
+  };
+  for (let step = 0; step < 8 && !page.location; step += 1) {
+    if (page.html.includes('/second-factor/setup"')) {
+      // Step-up for a user without a second factor: set up the app from the page, keep the recovery codes, go on.
+      const codes = await browser.submit(page, '/second-factor/setup', { code: setupCode(account(), secretOnPage(page.html)) });
+      rememberRecoveryCodes(account(), recoveryCodesOnPage(codes.html));
+      const next = /<a class="button-link primary" href="([^"]+)"/.exec(codes.html);
+      if (!next) throw new Error(`second factor setup failed (${codes.status}): ${codes.html.slice(0, 400)}`);
+      page = await browser.request(new URL(next[1]!.replace(/&amp;/g, '&'), codes.url).toString());
+    } else if (page.html.includes('/second-factor"')) {
+      page = await browser.submit(page, '/second-factor', { code: nextCode(account()) });
+      if (!page.location && page.html.includes('/second-factor"')) throw new Error(`second factor refused (${page.status})`);
+    } else if (page.html.includes('action="/oauth/interaction/') && page.html.includes('name="password"')) {
       if (!options.login) throw new Error('login page shown but no credentials given');
       page = await browser.submit(page, '/login', { email: options.login.email, password: options.login.password });
       // A refused sign-in shows the form again: stop rather than keep trying (and lock the account).
