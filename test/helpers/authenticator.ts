@@ -49,16 +49,20 @@ export function hasPhone(email: string): boolean {
   return phones.has(email.toLowerCase());
 }
 
-/** A code the server will take from `email` now: the app's next unused step, else a recovery code. */
-export function nextCode(email: string): string {
+/**
+ * A code the server will take from `email` now: the app's next unused step, else a recovery
+ * code, else (all spent) the app's code once the clock reaches the next step.
+ */
+export async function nextCode(email: string): Promise<string> {
   const phone = phones.get(email.toLowerCase());
   if (!phone) throw new Error(`${email} has no authenticator app set up in this test`);
-  const step = Math.max(currentStep() - 1, phone.lastStep + 1);
-  if (step <= currentStep() + 1) {
-    phone.lastStep = step;
-    return totpCode(phone.secret, step);
+  let step = Math.max(currentStep() - 1, phone.lastStep + 1);
+  if (step > currentStep() + 1) {
+    const code = phone.recoveryCodes.shift();
+    if (code) return code;
+    await new Promise((resolve) => setTimeout(resolve, (step - 1) * PERIOD * 1000 - Date.now() + 50));
+    step = Math.max(currentStep() - 1, phone.lastStep + 1);
   }
-  const code = phone.recoveryCodes.shift();
-  if (!code) throw new Error(`${email}: no unused time step or recovery code left`);
-  return code;
+  phone.lastStep = step;
+  return totpCode(phone.secret, step);
 }

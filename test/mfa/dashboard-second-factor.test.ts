@@ -37,7 +37,7 @@ describe('second factors on the dashboard', () => {
     const wrong = await browser.submit(page, '/sign-in/second-factor', { code: '123456' });
     expect(wrong.status).toBe(401);
     expect(hasSession(browser)).toBe(false);
-    const done = await browser.submit(wrong, '/sign-in/second-factor', { code: nextCode(user.email) });
+    const done = await browser.submit(wrong, '/sign-in/second-factor', { code: await nextCode(user.email) });
     expect(done.url.pathname).toBe('/account');
     expect(hasSession(browser)).toBe(true);
     expect(done.html).toContain('You sign in with your password and a second factor.');

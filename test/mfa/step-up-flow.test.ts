@@ -66,7 +66,7 @@ describe('second factor in the authorization flow', () => {
     expect(wrong.status).toBe(401);
     expect(wrong.html).toContain('That code did not work');
     expect(sessionCookie()).toBe(false);
-    const done = await browser.submit(wrong, '/second-factor', { code: nextCode(user.email) });
+    const done = await browser.submit(wrong, '/second-factor', { code: await nextCode(user.email) });
     expect(done.html).toContain('wants access to');
     expect(sessionCookie()).toBe(true);
   });

@@ -263,6 +263,14 @@ const PROBES: Record<string, (p: Probe) => Promise<void>> = {
     for (const claim of p.doc.claims_supported as string[]) expect(supplied, claim).toContain(claim);
     expect(p.userinfo).toMatchObject({ sub: staff.users.owner.id, email: staff.users.owner.email, email_verified: expect.any(Boolean) });
   },
+  async acr_values_supported(p) {
+    expect(p.doc.acr_values_supported).toEqual(['urn:almoner:loa:1', 'urn:almoner:loa:2']);
+    // loa:1 for a password session; asking for loa:2 gets a second factor first, and says so.
+    const password = await obtainTokens(server, { environment: p.environment, client: p.other, clientId: p.other.client_id, redirectUri: redirectFor(p.environment), scope: 'openid read_only', login: staff.users.read_only });
+    expect(decodeJwt(password.tokens.body.id_token as string).claims).toMatchObject({ acr: 'urn:almoner:loa:1', amr: ['pwd'] });
+    const stepped = await obtainTokens(server, { environment: p.environment, client: p.other, clientId: p.other.client_id, redirectUri: redirectFor(p.environment), scope: 'openid read_only', login: staff.users.read_only, extraParams: { acr_values: 'urn:almoner:loa:2' } });
+    expect(decodeJwt(stepped.tokens.body.id_token as string).claims).toMatchObject({ acr: 'urn:almoner:loa:2', amr: ['pwd', 'otp'] });
+  },
   async claim_types_supported(p) {
     expect(p.doc.claim_types_supported).toEqual(['normal']);
     // Normal claims only: no aggregated or distributed claims.
