@@ -13,7 +13,7 @@ export async function dashboardSession(server: OAuthTestServer, environment: Env
   const form = await browser.request(`${origin}/sign-in?next=/account`);
   let landed = await browser.submit(form, '/sign-in', { email: user.email, password: user.password });
   // A user with an authenticator app gives its code next.
-  if (landed.url.pathname === '/sign-in/second-factor') landed = await browser.submit(landed, '/sign-in/second-factor', { code: await nextCode(user.email) });
+  if (landed.url.pathname === '/sign-in/second-factor') landed = await browser.submit(landed, '/sign-in/second-factor', { code: await nextCode(user.email, server.db) });
   if (!landed.url.pathname.startsWith('/account')) throw new Error(`sign-in did not reach the account page (${landed.status} at ${landed.url}): ${landed.html.slice(0, 300)}`);
   return {
     browser,

@@ -80,7 +80,7 @@ export async function authorize(server: OAuthTestServer, options: AuthorizeOptio
       if (!next) throw new Error(`second factor setup failed (${codes.status}): ${codes.html.slice(0, 400)}`);
       page = await browser.request(new URL(next[1]!.replace(/&amp;/g, '&'), codes.url).toString());
     } else if (page.html.includes('/second-factor"')) {
-      page = await browser.submit(page, '/second-factor', { code: await nextCode(account()) });
+      page = await browser.submit(page, '/second-factor', { code: await nextCode(account(), server.db) });
       if (!page.location && page.html.includes('/second-factor"')) throw new Error(`second factor refused (${page.status})`);
     } else if (page.html.includes('action="/oauth/interaction/') && page.html.includes('name="password"')) {
       if (!options.login) throw new Error('login page shown but no credentials given');
