@@ -83,7 +83,7 @@ export async function inviteMember(
     if (!(await repo.lockOrganization(trx, input.organizationId))) throw notFound('no such organization');
     const org = (await repo.findOrganizationById(trx, input.organizationId))!;
     const user = await repo.findUserByEmail(trx, email);
-    if (user && (await repo.findMembership(trx, org.id, user.id))) throw conflict(`${email} is already a member of ${org.name}`);
+    if (user && (await repo.findMembership(trx, org.id, user.id))) throw conflict(`the address ${email} is already a member of ${org.name}`);
     const previous = await invitations.revokeOpenInvitationOf(trx, org.id, email);
     const expiresAt = new Date(Date.now() + INVITATION_LIFETIME_HOURS * 3600_000);
     const row = await invitations
