@@ -57,7 +57,7 @@ export function listOpenInvitationsOf(db: Executor, organizationId: string) {
 export function findOpenInvitationOf(db: Executor, organizationId: string, which: { id: string } | { email: string }) {
   let query = db
     .selectFrom('invitations')
-    .select(['id', 'email', 'role'])
+    .select(['id', 'email', 'role', 'environment'])
     .where('organization_id', '=', organizationId)
     .where('accepted_at', 'is', null)
     .where('revoked_at', 'is', null)

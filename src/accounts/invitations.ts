@@ -125,7 +125,7 @@ export function listOpenInvitations(db: Db, organizationId: string) {
  * the CLI); anything else, another organization's included, is 404. An Admin cannot revoke an
  * invitation to become Owner, as they could not have made it.
  */
-export async function revokeInvitation(db: Db, input: { organizationId: string; which: { id: string } | { email: string }; actor: InvitationActor; environment?: Environment } & RequestTrace): Promise<{ id: string; email: string; role: Role }> {
+export async function revokeInvitation(db: Db, input: { organizationId: string; which: { id: string } | { email: string }; actor: InvitationActor } & RequestTrace): Promise<{ id: string; email: string; role: Role; environment: Environment }> {
   const which = 'email' in input.which ? { email: normaliseEmail(input.which.email) } : input.which;
   if ('id' in which && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(which.id)) throw notFound('there is no such open invitation');
   return inTransaction(db, async (trx) => {
@@ -133,7 +133,7 @@ export async function revokeInvitation(db: Db, input: { organizationId: string; 
     if (!open) throw notFound('there is no such open invitation');
     requireMayInvite(input.actor, open.role);
     await invitations.markInvitationRevoked(trx, open.id);
-    await recordAudit(trx, { event: 'invitation.revoked', environment: input.environment ?? null, organizationId: input.organizationId, ...trace(input.actor, input), details: { invitation_id: open.id, email: open.email, role: open.role, via: input.actor ? 'dashboard' : 'admin_cli' } });
+    await recordAudit(trx, { event: 'invitation.revoked', environment: open.environment, organizationId: input.organizationId, ...trace(input.actor, input), details: { invitation_id: open.id, email: open.email, role: open.role, via: input.actor ? 'dashboard' : 'admin_cli' } });
     return open;
   });
 }

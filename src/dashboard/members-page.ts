@@ -194,7 +194,6 @@ export async function submitInvitationRevocation(deps: DashboardDeps, ctx: Conte
       organizationId: organization.id,
       which: { id: form.invitation ?? '' },
       actor: { userId: viewer.user.id, role: organization.role, email: viewer.user.email },
-      environment: deps.environment,
       ip: ctx.state.clientIp,
       requestId: ctx.state.requestId,
     });
