@@ -6,6 +6,7 @@ import type { Environment, Role } from '../db/schema.js';
 import { conflict, forbidden, gone, invalid, notFound } from '../errors/domain-error.js';
 import { mapUniqueViolation } from '../errors/unique-violation.js';
 import { renderMail } from '../mail/render.js';
+import type { AttemptLimit } from '../limits/attempt-counter.js';
 import type { MailSender } from '../mail/sender.js';
 import { formatEin } from './ein.js';
 import * as invitations from './invitations-repository.js';
@@ -23,6 +24,15 @@ import { normaliseEmail, requireRole } from './service.js';
  * Inviting an address that has an open invitation replaces it (the old link stops working).
  */
 export const INVITATION_LIFETIME_HOURS = 72;
+
+/**
+ * How many invitations the dashboard sends for one organization in an hour (docs/accounts.md,
+ * "Invitations"): each sends an e-mail to an address of the inviter's choosing, so a stolen or
+ * careless Owner session is not a mail cannon. Reserved before the invitation is made (the
+ * attempt counter's one upsert per attempt), given back when none is sent. The maker's CLI is
+ * not limited.
+ */
+export const INVITATIONS_PER_ORGANIZATION: AttemptLimit = { name: 'invitation_org', max: 20, windowSeconds: 3600 };
 
 const ROLE_WORDS: Readonly<Record<Role, string>> = { owner: 'Owner', admin: 'Admin', member: 'Member', read_only: 'Read-only' };
 
@@ -65,9 +75,11 @@ function requireMayInvite(actor: InvitationActor, role: Role): void {
 }
 
 /**
- * Invites an address. The e-mail is sent inside the transaction, as its last step: when the
- * mail server refuses it, no invitation exists (and a replaced one stays open), so an
- * invitation nobody was told about never lingers.
+ * Invites an address. The invitation (replacing an open one of the address) is committed
+ * first, under the organization's lock, then the e-mail is sent: never while the transaction
+ * holds a connection and the lock (the dev mail sink writes through a connection of its own).
+ * When the mail server refuses the message, the new invitation is withdrawn at once (audited,
+ * reason `mail_failed`) and the error is the answer: no invitation nobody was told about lingers.
  */
 export async function inviteMember(
   db: Db,
@@ -78,7 +90,8 @@ export async function inviteMember(
   const role = requireRole(input.role);
   requireMayInvite(input.actor, role);
   const token = crypto.randomBytes(32).toString('base64url');
-  return inTransaction(db, async (trx) => {
+  const who = trace(input.actor, input);
+  const created = await inTransaction(db, async (trx) => {
     // The organization's lock orders this against membership changes and other invitations of it.
     if (!(await repo.lockOrganization(trx, input.organizationId))) throw notFound('no such organization');
     const org = (await repo.findOrganizationById(trx, input.organizationId))!;
@@ -89,7 +102,6 @@ export async function inviteMember(
     const row = await invitations
       .insertInvitation(trx, { organization_id: org.id, email, role, token_hash: hashToken(token), environment: input.environment, invited_by: input.actor?.userId ?? null, expires_at: expiresAt })
       .catch((error) => mapUniqueViolation(error, { invitations_open_key: `${email} was invited to ${org.name} at the same moment; try again` }));
-    const who = trace(input.actor, input);
     if (previous) await recordAudit(trx, { event: 'invitation.revoked', environment: input.environment, organizationId: org.id, ...who, details: { invitation_id: previous.id, email, role: previous.role, reason: 'replaced', replaced_by: row.id } });
     await recordAudit(trx, {
       event: 'invitation.created',
@@ -99,20 +111,29 @@ export async function inviteMember(
       // actor_user_id is null when the maker's admin CLI invited; `via` says so in words.
       details: { invitation_id: row.id, email, role, existing_user: Boolean(user), expires_at: expiresAt.toISOString(), via: input.actor ? 'dashboard' : 'admin_cli' },
     });
-    const message = renderMail(user ? 'invitation-existing-user' : 'invitation-new-user', {
-      inviter: input.actor?.email ?? 'An Almoner administrator',
-      organization: org.name,
-      ein: formatEin(org.ein),
-      roleName: ROLE_WORDS[role],
-      email,
-      sandbox: input.environment === 'sandbox',
-      link: `${mailer.dashboardOrigins[input.environment]}${invitationPath(token)}`,
-      expires: `${expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
-      hours: INVITATION_LIFETIME_HOURS,
-    });
-    await mailer.mail.send({ to: email, subject: message.subject, text: message.text });
-    return { id: row.id, email, role, environment: input.environment, expiresAt, existingUser: Boolean(user), replaced: Boolean(previous) };
+    return { org, row, existingUser: Boolean(user), replaced: Boolean(previous), expiresAt };
   });
+  const message = renderMail(created.existingUser ? 'invitation-existing-user' : 'invitation-new-user', {
+    inviter: input.actor?.email ?? 'An Almoner administrator',
+    organization: created.org.name,
+    ein: formatEin(created.org.ein),
+    roleName: ROLE_WORDS[role],
+    email,
+    sandbox: input.environment === 'sandbox',
+    link: `${mailer.dashboardOrigins[input.environment]}${invitationPath(token)}`,
+    expires: `${created.expiresAt.toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+    hours: INVITATION_LIFETIME_HOURS,
+  });
+  try {
+    await mailer.mail.send({ to: email, subject: message.subject, text: message.text });
+  } catch (error) {
+    await inTransaction(db, async (trx) => {
+      await invitations.markInvitationRevoked(trx, created.row.id);
+      await recordAudit(trx, { event: 'invitation.revoked', environment: input.environment, organizationId: created.org.id, ...who, details: { invitation_id: created.row.id, email, role, reason: 'mail_failed' } });
+    });
+    throw error;
+  }
+  return { id: created.row.id, email, role, environment: input.environment, expiresAt: created.expiresAt, existingUser: created.existingUser, replaced: created.replaced };
 }
 
 /** The organization's invitations still open (not accepted, revoked or expired), newest first. */

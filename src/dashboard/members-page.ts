@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { inviteMember, listOpenInvitations, revokeInvitation } from '../accounts/invitations.js';
+import { INVITATIONS_PER_ORGANIZATION, inviteMember, listOpenInvitations, revokeInvitation } from '../accounts/invitations.js';
 import { changeMemberRole, removeMembership } from '../accounts/memberships.js';
 import { findMembership, listMembershipsOfOrganization } from '../accounts/repository.js';
 import { mayAssignRole } from '../accounts/role-authority.js';
@@ -163,18 +163,30 @@ export async function submitInvitation(deps: DashboardDeps, ctx: Context): Promi
   const organization = managedOrganization(viewer, ctx.params.ein);
   verifySessionCsrf(deps, ctx, viewer, form);
   const invite = { email: (form.email ?? '').trim(), role: form.role ?? '' };
+  // The hourly limit is reserved before anything is sent (docs/accounts.md, "Invitations").
+  const decision = await deps.counter.take(INVITATIONS_PER_ORGANIZATION, organization.id);
+  if (!decision.allowed) {
+    const minutes = Math.ceil(decision.retryAfterSeconds / 60);
+    throw new HttpProblem(429, 'Too many invitations', `${organization.name} has sent ${INVITATIONS_PER_ORGANIZATION.max} invitations in the last hour, the most it may. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+  }
   try {
     await attempt(deps, ctx, viewer, organization, async () => {
-      const created = await inviteMember(deps.db, deps, {
-        organizationId: organization.id,
-        email: invite.email,
-        role: invite.role,
-        environment: deps.environment,
-        actor: { userId: viewer.user.id, role: organization.role, email: viewer.user.email },
-        ip: ctx.state.clientIp,
-        requestId: ctx.state.requestId,
-      });
-      return `${orgPath(organization.ein, 'members')}?invited=${encodeURIComponent(created.id)}`;
+      try {
+        const created = await inviteMember(deps.db, deps, {
+          organizationId: organization.id,
+          email: invite.email,
+          role: invite.role,
+          environment: deps.environment,
+          actor: { userId: viewer.user.id, role: organization.role, email: viewer.user.email },
+          ip: ctx.state.clientIp,
+          requestId: ctx.state.requestId,
+        });
+        return `${orgPath(organization.ein, 'members')}?invited=${encodeURIComponent(created.id)}`;
+      } catch (error) {
+        // Nothing was sent: the attempt does not count.
+        await deps.counter.succeeded(decision.taken);
+        throw error;
+      }
     }, invite);
   } catch (error) {
     if (error instanceof DomainError && error.code === 'invalid') return renderMembers(deps, ctx, viewer, organization, { error: `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`, status: 400, invite });

@@ -83,6 +83,38 @@ describe('inviting from the members page', () => {
   });
 });
 
+describe('the hourly limit of invitations per organization', () => {
+  it('a burst of 25 at once sends exactly 20; the others are 429 with Retry-After and send nothing; refused invitations do not count', async () => {
+    const s = await createStaff(t.db);
+    const session = await dashboardSession(server, 'production', s.users.owner);
+    const page = await session.get(`/orgs/${s.ein}/members`);
+    // A refused invitation (already a member) gives its attempt back.
+    expect((await session.browser.submit(page, '/members/invite', { email: s.users.member.email, role: 'member' })).status).toBe(409);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)![1]!;
+    const prefix = `burst-${crypto.randomBytes(3).toString('hex')}`;
+    const answers = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => session.browser.request(`${session.origin}/orgs/${s.ein}/members/invite`, { method: 'POST', form: { csrf, email: `${prefix}-${i}@example.org`, role: 'member' } })),
+    );
+    expect(answers.filter((a) => a.status === 200 && a.html.includes('An invitation was sent to'))).toHaveLength(20);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused).toHaveLength(5);
+    expect(refused[0]!.html).toContain('Too many invitations');
+    expect(await t.db.selectFrom('invitations').select('id').where('organization_id', '=', s.orgId).execute()).toHaveLength(20);
+    expect(await t.db.selectFrom('outbound_mail').select('id').where('recipient', 'like', `${prefix}-%`).execute()).toHaveLength(20);
+    const retry = await fetch(`${session.origin}/orgs/${s.ein}/members/invite`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: session.browser.cookieHeader(new URL(session.origin)), 'content-type': 'application/x-www-form-urlencoded', origin: session.origin, accept: 'text/html' },
+      body: new URLSearchParams({ csrf, email: `${prefix}-late@example.org`, role: 'member' }).toString(),
+    });
+    expect(retry.status).toBe(429);
+    expect(Number(retry.headers.get('retry-after'))).toBeGreaterThan(3000);
+    // Another organization has its own allowance.
+    const other = await createStaff(t.db);
+    expect((await inviteFromMembersPage(await dashboardSession(server, 'production', other.users.owner), other.ein, `${prefix}-other@example.org`, 'member')).status).toBe(200);
+  });
+});
+
 describe('accepting as a new user', () => {
   it('sets a password (policy errors are 400 on the page), is signed in and lands on the organization; the link then is 410', async () => {
     const s = await createStaff(t.db);
