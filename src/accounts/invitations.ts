@@ -195,10 +195,6 @@ async function requireOpenInvitation(db: Db, token: string, environment: Environ
   return found;
 }
 
-export function closedMessage(reason: ClosedReason): string {
-  return CLOSED_MESSAGES[reason];
-}
-
 /** The 410 of a link that was good when the page was shown but lost a race (used, revoked or expired since). */
 const lostRace = () => gone('this invitation is no longer valid: it was used, withdrawn or has expired');
 
