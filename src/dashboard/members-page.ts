@@ -7,6 +7,7 @@ import { ROLES } from '../accounts/service.js';
 import type { Role } from '../db/schema.js';
 import { DomainError } from '../errors/domain-error.js';
 import { readForm } from '../http/form-body.js';
+import { MailDeliveryError } from '../mail/sender.js';
 import { HttpProblem } from '../http/problem.js';
 import { ROLE_NAMES, type Membership } from '../interactions/organization-page.js';
 import { countLiveUserAuthorizations } from '../oidc/authorizations-repository.js';
@@ -190,6 +191,12 @@ export async function submitInvitation(deps: DashboardDeps, ctx: Context): Promi
     }, invite);
   } catch (error) {
     if (error instanceof DomainError && error.code === 'invalid') return renderMembers(deps, ctx, viewer, organization, { error: `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`, status: 400, invite });
+    if (error instanceof MailDeliveryError) {
+      // The operator's problem, logged for them (the message names the server, never its credentials); the page says what happened.
+      ctx.state.log?.warn({ err: error.message }, 'invitation mail not taken by the mail server');
+      ctx.set('Retry-After', '60');
+      return renderMembers(deps, ctx, viewer, organization, { error: `The invitation could not be sent: the mail server did not take the message to ${invite.email}, so the invitation was withdrawn. Try again in a few minutes; if it keeps failing, tell your Almoner administrator.`, status: 503, invite });
+    }
     throw error;
   }
 }
