@@ -33,7 +33,7 @@ export function findInvitationByTokenHash(db: Executor, tokenHash: string) {
     .selectFrom('invitations as i')
     .innerJoin('organizations as o', 'o.id', 'i.organization_id')
     .leftJoin('users as inviter', 'inviter.id', 'i.invited_by')
-    .select(['i.id', 'i.organization_id', 'i.email', 'i.role', 'i.token_hash', 'i.environment', 'i.expires_at', 'i.accepted_at', 'i.revoked_at', 'o.name as organization_name', 'o.ein as organization_ein', 'o.kind as organization_kind', 'inviter.email as inviter_email'])
+    .select(['i.id', 'i.organization_id', 'i.email', 'i.role', 'i.token_hash', 'i.environment', 'i.expires_at', 'i.accepted_at', 'i.revoked_at', 'o.name as organization_name', 'o.ein as organization_ein', 'o.kind as organization_kind', 'o.require_mfa as organization_require_mfa', 'inviter.email as inviter_email'])
     .where('i.token_hash', '=', tokenHash)
     .executeTakeFirst();
 }

@@ -201,7 +201,8 @@ const lostRace = () => gone('this invitation is no longer valid: it was used, wi
 export interface Accepted {
   userId: string;
   email: string;
-  organization: { id: string; ein: string; name: string };
+  /** `requireMfa`: the organization asks every member for a second factor (docs/accounts.md, "Settings"). */
+  organization: { id: string; ein: string; name: string; requireMfa: boolean };
   role: Role;
 }
 
@@ -233,7 +234,7 @@ export async function acceptAsNewUser(
     await recordAudit(trx, { event: 'user.created', actorUserId: user.id, ip: input.ip ?? null, requestId: input.requestId ?? null, details: { email: user.email, via: 'invitation' } });
     await recordAudit(trx, { event: 'invitation.accepted', ...who, details: { invitation_id: consumed.id, email: user.email, role: consumed.role, new_user: true } });
     await recordAudit(trx, { event: 'membership.added', ...who, details: { user_id: user.id, email: user.email, role: consumed.role, via: 'invitation' } });
-    return { userId: user.id, email: user.email, organization: { id: consumed.organization_id, ein: formatEin(invitation.organization_ein), name: invitation.organization_name }, role: consumed.role };
+    return { userId: user.id, email: user.email, organization: { id: consumed.organization_id, ein: formatEin(invitation.organization_ein), name: invitation.organization_name, requireMfa: invitation.organization_require_mfa }, role: consumed.role };
   });
 }
 
@@ -254,7 +255,7 @@ export async function acceptAsExistingUser(db: Db, input: { token: string; envir
     const who = { environment: input.environment, organizationId: consumed.organization_id, actorUserId: input.user.id, ip: input.ip ?? null, requestId: input.requestId ?? null };
     await recordAudit(trx, { event: 'invitation.accepted', ...who, details: { invitation_id: consumed.id, email: input.user.email, role: consumed.role, new_user: false } });
     await recordAudit(trx, { event: 'membership.added', ...who, details: { user_id: input.user.id, email: input.user.email, role: consumed.role, via: 'invitation' } });
-    return { userId: input.user.id, email: input.user.email, organization: { id: consumed.organization_id, ein: formatEin(invitation.organization_ein), name: invitation.organization_name }, role: consumed.role };
+    return { userId: input.user.id, email: input.user.email, organization: { id: consumed.organization_id, ein: formatEin(invitation.organization_ein), name: invitation.organization_name, requireMfa: invitation.organization_require_mfa }, role: consumed.role };
   });
 }
 

@@ -12,7 +12,7 @@ import { shownDate } from './dates.js';
 import type { DashboardDeps } from './deps.js';
 import { requireViewer, verifySessionCsrf } from './guards.js';
 import { sendDashboardPage } from './page.js';
-import { ACCOUNT_PATH, orgPath, SIGN_IN_PATH } from './paths.js';
+import { ACCOUNT_PATH, orgPath, SECURITY_PATH, SIGN_IN_PATH } from './paths.js';
 import { clearSignInNonce, signInCsrf, verifySignInCsrf } from './sign-in-page.js';
 import { currentViewer, type Viewer } from './viewer.js';
 
@@ -87,8 +87,13 @@ function renderSetPassword(deps: DashboardDeps, ctx: Context, token: string, inv
   }, { status });
 }
 
-/** Where someone who just joined lands: the organization's pages when they may manage it, else their account. */
-function landing(accepted: Accepted): string {
+/**
+ * Where someone who just joined lands: the Security page when the organization requires a
+ * second factor and this session has none (its pages would refuse them until they set one
+ * up), else the organization's pages when they may manage it, else their account.
+ */
+function landing(accepted: Accepted, secondFactor: boolean): string {
+  if (accepted.organization.requireMfa && !secondFactor) return SECURITY_PATH;
   return accepted.role === 'owner' || accepted.role === 'admin' ? orgPath(accepted.organization.ein, 'members') : ACCOUNT_PATH;
 }
 
@@ -162,7 +167,8 @@ export async function submitNewUser(deps: DashboardDeps, ctx: Context): Promise<
   await startSession(deps, ctx, accepted.userId, { amr: ['pwd'] });
   clearSignInNonce(deps, ctx);
   ctx.status = 303;
-  ctx.redirect(landing(accepted));
+  // A new account's session was signed in with its password only.
+  ctx.redirect(landing(accepted, false));
 }
 
 /** POST /invitations/:token/accept: the signed-in invited user joins (session-bound CSRF). */
@@ -181,5 +187,5 @@ export async function submitAcceptance(deps: DashboardDeps, ctx: Context): Promi
     throw acceptanceProblem(error, invitation);
   }
   ctx.status = 303;
-  ctx.redirect(landing(accepted));
+  ctx.redirect(landing(accepted, viewer.secondFactor));
 }

@@ -169,6 +169,17 @@ describe('accepting as a new user', () => {
     expect((await membership(s, email))?.role).toBe('read_only');
   });
 
+  it('an invitee of an organization that requires a second factor lands on the Security page to set one up', async () => {
+    const s = await createStaff(t.db);
+    const { email, link } = await invited(s, 'admin');
+    await t.db.updateTable('organizations').set({ require_mfa: true }).where('id', '=', s.orgId).execute();
+    const browser = anonymous();
+    const landed = await browser.submit(await browser.request(link), '/invitations/', { password: NEW_PASSWORD, password_repeat: NEW_PASSWORD });
+    expect(landed.url.pathname).toBe('/account/security');
+    expect(landed.html).toContain(`Signed in as <strong>${email}</strong>`);
+    expect((await membership(s, email))?.role).toBe('admin');
+  });
+
   it('five simultaneous submissions of one link create one user and one membership', async () => {
     const s = await createStaff(t.db);
     const { email, link } = await invited(s, 'member');
