@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { acceptAsExistingUser, acceptAsNewUser, findInvitation, invitationPath, maskEmail, type Accepted, type ClosedReason, type InvitationLookup, type InvitationRow } from '../accounts/invitations.js';
 import { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from '../accounts/password-policy.js';
 import { formatEin } from '../accounts/ein.js';
+import type { Role } from '../db/schema.js';
 import { DomainError } from '../errors/domain-error.js';
 import { readForm } from '../http/form-body.js';
 import { HttpProblem } from '../http/problem.js';
@@ -58,12 +59,21 @@ function acceptanceProblem(error: unknown, invitation: InvitationRow): unknown {
   return error;
 }
 
+/** What each role may do, in the words of docs/accounts.md ("Roles"), for someone deciding to join. */
+const ROLE_DESCRIPTIONS: Readonly<Record<Role, string>> = {
+  owner: 'Owners manage everything in the organization: members of every role, API keys, webhooks, connected applications and its settings.',
+  admin: 'Admins manage the organization: its members (all but Owners), API keys, webhooks and connected applications.',
+  member: 'Members approve applications that read and write the organization’s data, and manage their own account.',
+  read_only: 'Read-only users approve applications that only read the organization’s data, and manage their own account.',
+};
+
 function summary(invitation: InvitationRow) {
   return {
     organization: { name: invitation.organization_name, ein: formatEin(invitation.organization_ein) },
     email: invitation.email,
     roleName: ROLE_NAMES[invitation.role],
-    inviter: invitation.inviter_email,
+    roleDescription: ROLE_DESCRIPTIONS[invitation.role],
+    inviter: invitation.inviter_email ?? 'An Almoner administrator',
     expires: shownDate(invitation.expires_at),
   };
 }

@@ -5,6 +5,8 @@ import { PROJECT_ROOT } from '../../src/config/paths.js';
 import { tempDir } from '../helpers/app.js';
 import { expectCookiesLocked, launchChromium, signIn } from '../helpers/chromium.js';
 import { invitationMail } from '../helpers/invitations.js';
+import { inviteMember } from '../../src/accounts/invitations.js';
+import { TableMailSender } from '../../src/mail/sender.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
@@ -94,5 +96,42 @@ describe('inviting a colleague, in Chromium', () => {
     await expect(owner.getByText('No pending invitations.').isVisible()).resolves.toBe(true);
     await ownerContext.close();
     await colleagueContext.close();
+  });
+
+  it('someone with an account: the link asks them to sign in, then Join … as … and Accept; signed in as someone else, the page says whose it is', async () => {
+    const staff = await createStaff(t.db);
+    await t.db.updateTable('organizations').set({ name: 'Harbor Literacy Project' }).where('id', '=', staff.orgId).execute();
+    const other = await createStaff(t.db);
+    const guest = other.users.admin;
+    // The maker invites an Admin of another organization (the dashboard's form works the same).
+    await inviteMember(t.db, { mail: new TableMailSender(t.db), dashboardOrigins: { production: dashboard(), sandbox: server.urls.sandboxDashboard } }, { organizationId: staff.orgId, email: guest.email, role: 'admin', environment: 'production', actor: null });
+    const { link } = await invitationMail(t.db, guest.email);
+
+    // Signed in as someone else: the page says so, with the address masked, and Sign out.
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${dashboard()}/sign-in`);
+    await signIn(page, other.users.member);
+    await page.waitForURL((url) => url.pathname === '/account');
+    expect((await page.goto(link))!.status()).toBe(403);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('This invitation is for another account');
+    await expect(page.getByText(`${guest.email[0]}•••@example.org`).isVisible()).resolves.toBe(true);
+    await page.getByRole('main').getByRole('button', { name: 'Sign out' }).click();
+
+    // Signed out, the sign-in page returns to the invitation.
+    await page.waitForURL((url) => url.pathname === '/sign-in');
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Sign in to accept your invitation');
+    await signIn(page, guest);
+    await page.waitForURL((url) => url.pathname === new URL(link).pathname);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Join Harbor Literacy Project as Admin');
+    const shot = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(PROJECT_ROOT, 'docs', 'dashboard-invitation-accept.png') : path.join(tempDir('almoner-screenshot-'), 'dashboard-invitation-accept.png');
+    await page.setViewportSize({ width: 1240, height: 760 });
+    await page.screenshot({ path: shot, fullPage: true });
+    await page.getByRole('button', { name: 'Accept and join' }).click();
+
+    // An Admin now: the organization's members page, where they are listed.
+    await page.waitForURL((url) => url.pathname === `/orgs/${dashed(staff.ein)}/members`);
+    await expect(page.getByRole('row', { name: new RegExp(`${guest.email}.*you`) }).isVisible()).resolves.toBe(true);
+    await context.close();
   });
 });
