@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { acceptAsExistingUser, acceptAsNewUser, findInvitation, invitationPath, maskEmail, type Accepted, type ClosedReason, type InvitationLookup, type InvitationRow } from '../accounts/invitations.js';
+import { acceptAsExistingUser, acceptAsNewUser, findInvitation, INVITATION_LIFETIME_HOURS, invitationPath, maskEmail, type Accepted, type ClosedReason, type InvitationLookup, type InvitationRow } from '../accounts/invitations.js';
 import { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from '../accounts/password-policy.js';
 import { formatEin } from '../accounts/ein.js';
 import type { Role } from '../db/schema.js';
@@ -30,7 +30,7 @@ function protectToken(ctx: Context): void {
 const CLOSED_PAGES: Readonly<Record<ClosedReason, { title: string; text: string }>> = {
   accepted: { title: 'This invitation was already used', text: 'An invitation link works once, and this one has been accepted. If that was you, sign in with the account you created.' },
   revoked: { title: 'This invitation was withdrawn', text: 'The organization withdrew this invitation (or sent a newer one, which replaces it). Ask the person who invited you for a new invitation.' },
-  expired: { title: 'This invitation has expired', text: 'Invitation links last 72 hours. Ask the person who invited you to send a new one.' },
+  expired: { title: 'This invitation has expired', text: `Invitation links last ${INVITATION_LIFETIME_HOURS} hours. Ask the person who invited you to send a new one.` },
 };
 
 const notFoundPage = () => new HttpProblem(404, 'Invitation not found', 'There is no invitation at this address. Check that the whole link was copied, or ask the person who invited you to send it again.');

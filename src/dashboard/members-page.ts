@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { INVITATIONS_PER_ORGANIZATION, inviteMember, listOpenInvitations, revokeInvitation } from '../accounts/invitations.js';
+import { INVITATION_LIFETIME_HOURS, INVITATIONS_PER_ORGANIZATION, inviteMember, listOpenInvitations, revokeInvitation } from '../accounts/invitations.js';
 import { changeMemberRole, removeMembership } from '../accounts/memberships.js';
 import { findMembership, listMembershipsOfOrganization } from '../accounts/repository.js';
 import { mayAssignRole } from '../accounts/role-authority.js';
@@ -68,7 +68,7 @@ async function renderMembers(deps: DashboardDeps, ctx: Context, viewer: Viewer, 
     : ctx.query.removed === '1'
       ? 'The member was removed. Everything they approved as themselves stopped working at once.'
       : invited
-        ? `An invitation was sent to ${invited.email}. The link works once, for 72 hours.`
+        ? `An invitation was sent to ${invited.email}. The link works once, for ${INVITATION_LIFETIME_HOURS} hours.`
         : ctx.query.invitation_revoked === '1'
           ? 'The invitation was withdrawn: its link no longer works.'
           : undefined;
