@@ -2,7 +2,7 @@ import type { Command } from './command.js';
 import { migrate } from './commands/migrate.js';
 import { orgsAdd, orgsList } from './commands/orgs.js';
 import { usersAdd } from './commands/users.js';
-import { membersAdd, membersList, membersRemove, membersSetRole } from './commands/members.js';
+import { membersAdd, membersInvitations, membersInvite, membersList, membersRemove, membersRevokeInvitation, membersSetRole } from './commands/members.js';
 import { clientsAdd, clientsList, clientsRemove, clientsRotateSecret, clientsValidate } from './commands/clients.js';
 import { keysRotate } from './commands/keys.js';
 import { apiKeysCreate, apiKeysList, apiKeysRevoke } from './commands/api-keys.js';
@@ -11,4 +11,4 @@ import { dafRedeemCode, dafRejectAccount, dafSubmitGrantRequest } from './comman
 import { mailList, webhooksDeliveries, webhooksReplay } from './commands/mail-webhooks.js';
 
 /** Every admin command; later features register theirs here. */
-export const COMMANDS: readonly Command[] = [migrate, orgsAdd, orgsList, usersAdd, membersAdd, membersSetRole, membersRemove, membersList, clientsAdd, clientsRotateSecret, clientsList, clientsValidate, clientsRemove, keysRotate, apiKeysCreate, apiKeysRevoke, apiKeysList, demoSeed, dafSubmitGrantRequest, dafRedeemCode, dafRejectAccount, mailList, webhooksDeliveries, webhooksReplay];
+export const COMMANDS: readonly Command[] = [migrate, orgsAdd, orgsList, usersAdd, membersAdd, membersSetRole, membersRemove, membersList, membersInvite, membersInvitations, membersRevokeInvitation, clientsAdd, clientsRotateSecret, clientsList, clientsValidate, clientsRemove, keysRotate, apiKeysCreate, apiKeysRevoke, apiKeysList, demoSeed, dafSubmitGrantRequest, dafRedeemCode, dafRejectAccount, mailList, webhooksDeliveries, webhooksReplay];

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { INVITATION_LIFETIME_HOURS, INVITATIONS_PER_ORGANIZATION, inviteMember, listOpenInvitations, revokeInvitation } from '../accounts/invitations.js';
 import { changeMemberRole, removeMembership } from '../accounts/memberships.js';
 import { findMembership, listMembershipsOfOrganization } from '../accounts/repository.js';
 import { mayAssignRole } from '../accounts/role-authority.js';
@@ -6,10 +7,11 @@ import { ROLES } from '../accounts/service.js';
 import type { Role } from '../db/schema.js';
 import { DomainError } from '../errors/domain-error.js';
 import { readForm } from '../http/form-body.js';
+import { MailDeliveryError } from '../mail/sender.js';
 import { HttpProblem } from '../http/problem.js';
 import { ROLE_NAMES, type Membership } from '../interactions/organization-page.js';
 import { countLiveUserAuthorizations } from '../oidc/authorizations-repository.js';
-import { shownDay } from './dates.js';
+import { shownDate, shownDay } from './dates.js';
 import type { DashboardDeps } from './deps.js';
 import { managedOrganization, requireViewer, verifySessionCsrf } from './guards.js';
 import { sendDashboardPage } from './page.js';
@@ -24,6 +26,8 @@ const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 interface MembersPageState {
   error?: string;
   status?: number;
+  /** What the invite form held when it was refused, to show it again. */
+  invite?: { email: string; role: string };
 }
 
 /** GET /orgs/:ein/members: the organization's staff, with what the viewer may change. */
@@ -47,12 +51,35 @@ async function renderMembers(deps: DashboardDeps, ctx: Context, viewer: Viewer, 
     manageable: mayAssignRole(actor, r.role),
     removeHref: orgPath(organization.ein, `members/${r.user_id}/remove`),
   }));
+  const open = await listOpenInvitations(deps.db, organization.id);
+  const invitations = open.map((i) => ({
+    id: i.id,
+    email: i.email,
+    roleName: ROLE_NAMES[i.role],
+    invitedBy: i.inviter_email,
+    expires: shownDate(i.expires_at),
+    // An Admin may not withdraw what only an Owner could have sent.
+    revocable: mayAssignRole(actor, i.role),
+  }));
   const changed = typeof ctx.query.changed === 'string' ? members.find((m) => m.id === ctx.query.changed) : undefined;
-  const notice = changed ? `${changed.email} is now ${changed.roleName}.` : ctx.query.removed === '1' ? 'The member was removed. Everything they approved as themselves stopped working at once.' : undefined;
+  const invited = typeof ctx.query.invited === 'string' ? open.find((i) => i.id === ctx.query.invited) : undefined;
+  const notice = changed
+    ? `${changed.email} is now ${changed.roleName}.`
+    : ctx.query.removed === '1'
+      ? 'The member was removed. Everything they approved as themselves stopped working at once.'
+      : invited
+        ? `An invitation was sent to ${invited.email}. The link works once, for ${INVITATION_LIFETIME_HOURS} hours.`
+        : ctx.query.invitation_revoked === '1'
+          ? 'The invitation was withdrawn: its link no longer works.'
+          : undefined;
   sendDashboardPage(deps, ctx, viewer, 'dashboard/members.njk', { organization, tab: 'members' }, {
     members,
     roles: assignable(actor),
     roleAction: orgPath(organization.ein, 'members/role'),
+    invitations,
+    inviteAction: orgPath(organization.ein, 'members/invite'),
+    revokeInvitationAction: orgPath(organization.ein, 'members/invitations/revoke'),
+    invite: state.invite ?? { email: '', role: 'member' },
     notice,
     error: state.error,
   }, state.status);
@@ -68,13 +95,13 @@ function namedUser(form: Record<string, string>): string {
  * Runs a change the service may refuse: a forbidden one is a 403 page (never a silent no-op);
  * one that would leave the organization without an Owner is shown on the members page (409).
  */
-async function attempt(deps: DashboardDeps, ctx: Context, viewer: Viewer, organization: Membership, change: () => Promise<string>): Promise<void> {
+async function attempt(deps: DashboardDeps, ctx: Context, viewer: Viewer, organization: Membership, change: () => Promise<string>, invite?: MembersPageState['invite']): Promise<void> {
   try {
     const target = await change();
     ctx.status = 303;
     ctx.redirect(target);
   } catch (error) {
-    if (error instanceof DomainError && error.code === 'conflict') return renderMembers(deps, ctx, viewer, organization, { error: `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`, status: 409 });
+    if (error instanceof DomainError && error.code === 'conflict') return renderMembers(deps, ctx, viewer, organization, { error: `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`, status: 409, invite });
     if (error instanceof DomainError && error.code === 'forbidden') throw new HttpProblem(403, 'You cannot make this change', `Your role in ${organization.name} (${ROLE_NAMES[organization.role]}) does not allow it: ${error.message}.`);
     throw error;
   }
@@ -123,5 +150,72 @@ export async function submitRemoval(deps: DashboardDeps, ctx: Context): Promise<
     await removeMembership(deps.db, { organizationId: organization.id, userId, actor: { userId: viewer.user.id, role: organization.role }, ip: ctx.state.clientIp, requestId: ctx.state.requestId });
     // Someone who removed themselves no longer manages the organization: their account is where they land.
     return userId === viewer.user.id ? '/account' : `${orgPath(organization.ein, 'members')}?removed=1`;
+  });
+}
+
+/**
+ * POST /orgs/:ein/members/invite: invites an address with a role the viewer may give. The
+ * link goes by e-mail, pointing at this dashboard; a refused address is shown again with why.
+ */
+export async function submitInvitation(deps: DashboardDeps, ctx: Context): Promise<void> {
+  const form = await readForm(ctx);
+  const viewer = await requireViewer(deps, ctx, orgPath(String(ctx.params.ein), 'members'));
+  if (!viewer) return;
+  const organization = managedOrganization(viewer, ctx.params.ein);
+  verifySessionCsrf(deps, ctx, viewer, form);
+  const invite = { email: (form.email ?? '').trim(), role: form.role ?? '' };
+  // The hourly limit is reserved before anything is sent (docs/accounts.md, "Invitations").
+  const decision = await deps.counter.take(INVITATIONS_PER_ORGANIZATION, organization.id);
+  if (!decision.allowed) {
+    const minutes = Math.ceil(decision.retryAfterSeconds / 60);
+    throw new HttpProblem(429, 'Too many invitations', `${organization.name} has sent ${INVITATIONS_PER_ORGANIZATION.max} invitations in the last hour, the most it may. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+  }
+  try {
+    await attempt(deps, ctx, viewer, organization, async () => {
+      try {
+        const created = await inviteMember(deps.db, deps, {
+          organizationId: organization.id,
+          email: invite.email,
+          role: invite.role,
+          environment: deps.environment,
+          actor: { userId: viewer.user.id, role: organization.role, email: viewer.user.email },
+          ip: ctx.state.clientIp,
+          requestId: ctx.state.requestId,
+        });
+        return `${orgPath(organization.ein, 'members')}?invited=${encodeURIComponent(created.id)}`;
+      } catch (error) {
+        // Nothing was sent: the attempt does not count.
+        await deps.counter.succeeded(decision.taken);
+        throw error;
+      }
+    }, invite);
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'invalid') return renderMembers(deps, ctx, viewer, organization, { error: `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`, status: 400, invite });
+    if (error instanceof MailDeliveryError) {
+      // The operator's problem, logged for them (the message names the server, never its credentials); the page says what happened.
+      ctx.state.log?.warn({ err: error.message }, 'invitation mail not taken by the mail server');
+      ctx.set('Retry-After', '60');
+      return renderMembers(deps, ctx, viewer, organization, { error: `The invitation could not be sent: the mail server did not take the message to ${invite.email}, so the invitation was withdrawn. Try again in a few minutes; if it keeps failing, tell your Almoner administrator.`, status: 503, invite });
+    }
+    throw error;
+  }
+}
+
+/** POST /orgs/:ein/members/invitations/revoke: withdraws an open invitation of this organization (404 for any other). */
+export async function submitInvitationRevocation(deps: DashboardDeps, ctx: Context): Promise<void> {
+  const form = await readForm(ctx);
+  const viewer = await requireViewer(deps, ctx, orgPath(String(ctx.params.ein), 'members'));
+  if (!viewer) return;
+  const organization = managedOrganization(viewer, ctx.params.ein);
+  verifySessionCsrf(deps, ctx, viewer, form);
+  await attempt(deps, ctx, viewer, organization, async () => {
+    await revokeInvitation(deps.db, {
+      organizationId: organization.id,
+      which: { id: form.invitation ?? '' },
+      actor: { userId: viewer.user.id, role: organization.role, email: viewer.user.email },
+      ip: ctx.state.clientIp,
+      requestId: ctx.state.requestId,
+    });
+    return `${orgPath(organization.ein, 'members')}?invitation_revoked=1`;
   });
 }

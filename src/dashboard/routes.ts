@@ -6,7 +6,8 @@ import { showApiKeys, submitApiKey, submitApiKeyRevocation } from './api-keys-pa
 import { revokeConnection, showConnections } from './connections-page.js';
 import type { DashboardDeps } from './deps.js';
 import { revokeOrganizationConnection, showOrganizationConnections } from './org-connections-page.js';
-import { showMembers, showRemoval, submitRemoval, submitRoleChange } from './members-page.js';
+import { showInvitation, submitAcceptance, submitNewUser } from './invitation-page.js';
+import { showMembers, showRemoval, submitInvitation, submitInvitationRevocation, submitRemoval, submitRoleChange } from './members-page.js';
 import { ACCOUNT_PATH, CONNECTIONS_PATH, CONNECTIONS_SIGN_IN_PATH, REVOKE_PATH, SECOND_FACTOR_PATH, SECURITY_PATH, SIGN_IN_PATH, SIGN_OUT_PATH } from './paths.js';
 import { showSecondFactorStep, showSignInPage, submitSecondFactorStep, submitSignIn } from './sign-in-page.js';
 import { showSettings, submitSettings } from './settings-page.js';
@@ -36,6 +37,10 @@ export function buildDashboardRouter(deps: DashboardDeps): Router {
   router.get(CONNECTIONS_PATH, (ctx) => showConnections(deps, ctx));
   router.post(REVOKE_PATH, (ctx) => revokeConnection(deps, ctx));
 
+  router.get('/invitations/:token', (ctx) => showInvitation(deps, ctx));
+  router.post('/invitations/:token', (ctx) => submitNewUser(deps, ctx));
+  router.post('/invitations/:token/accept', (ctx) => submitAcceptance(deps, ctx));
+
   router.get('/orgs/:ein', (ctx) => {
     ctx.status = 303;
     ctx.redirect(`/orgs/${encodeURIComponent(ctx.params.ein!)}/members`);
@@ -44,6 +49,8 @@ export function buildDashboardRouter(deps: DashboardDeps): Router {
   router.post('/orgs/:ein/members/role', (ctx) => submitRoleChange(deps, ctx));
   router.get('/orgs/:ein/members/:user/remove', (ctx) => showRemoval(deps, ctx));
   router.post('/orgs/:ein/members/remove', (ctx) => submitRemoval(deps, ctx));
+  router.post('/orgs/:ein/members/invite', (ctx) => submitInvitation(deps, ctx));
+  router.post('/orgs/:ein/members/invitations/revoke', (ctx) => submitInvitationRevocation(deps, ctx));
   router.get('/orgs/:ein/api-keys', (ctx) => showApiKeys(deps, ctx));
   router.post('/orgs/:ein/api-keys', (ctx) => submitApiKey(deps, ctx));
   router.post('/orgs/:ein/api-keys/revoke', (ctx) => submitApiKeyRevocation(deps, ctx));

@@ -50,6 +50,11 @@ export function verifySignInCsrf(deps: DashboardDeps, ctx: Context, form: Record
   verifyCsrf(ctx, deps.serverKeys, `signin:${nonce}`, nonce ? form.csrf : undefined, deps.origin);
 }
 
+/** Once signed in (by the sign-in form or an invitation's password form), the nonce has served its purpose. */
+export function clearSignInNonce(deps: DashboardDeps, ctx: Context): void {
+  cookies(deps, ctx).set(nonceCookie(deps), null, nonceCookieOptions(deps));
+}
+
 export interface SignInPageState {
   /** Where the browser goes once signed in (one of our pages). */
   next: string;
@@ -64,6 +69,7 @@ function purpose(next: string) {
   if (next === CONNECTIONS_PATH || next.startsWith(`${CONNECTIONS_PATH}?`)) {
     return { heading: 'Sign in to manage connected applications', lead: 'See which applications can act for your nonprofit, and revoke their access.', action: CONNECTIONS_SIGN_IN_PATH };
   }
+  if (next.startsWith('/invitations/')) return { heading: 'Sign in to accept your invitation', lead: 'Use the account the invitation was sent to.', action: SIGN_IN_PATH };
   return { heading: 'Sign in', lead: 'Use your nonprofit staff account.', action: SIGN_IN_PATH };
 }
 
@@ -102,7 +108,7 @@ export async function showSignInPage(deps: DashboardDeps, ctx: Context): Promise
 async function completeSignIn(deps: DashboardDeps, ctx: Context, userId: string, next: string, amr: AuthenticationMethod[]): Promise<void> {
   await startSession(deps, ctx, userId, { amr });
   clearPendingSignIn(deps, ctx);
-  cookies(deps, ctx).set(nonceCookie(deps), null, nonceCookieOptions(deps));
+  clearSignInNonce(deps, ctx);
   ctx.status = 303;
   ctx.redirect(next);
 }

@@ -4,7 +4,7 @@ import { readForm } from '../http/form-body.js';
 import { verifyCsrf } from '../interactions/csrf.js';
 import type { InteractionDeps } from '../interactions/interaction.js';
 import { endSession, signedInSession } from '../interactions/provider-session.js';
-import { SIGN_IN_PATH } from './paths.js';
+import { ACCOUNT_PATH, safeReturnPath, SIGN_IN_PATH } from './paths.js';
 
 /**
  * POST /oauth/logout: ends this environment's browser session (the provider session the
@@ -19,6 +19,8 @@ export async function signOut(deps: InteractionDeps, ctx: Context): Promise<void
     await endSession(deps, ctx, session);
     await recordAudit(deps.db, { event: 'logout', environment: deps.environment, actorUserId: session.accountId, ip: ctx.state.clientIp ?? null, requestId: ctx.state.requestId ?? null });
   }
+  // A page may ask to come back after signing in again (an invitation for another account does).
+  const next = safeReturnPath(form.next);
   ctx.status = 303;
-  ctx.redirect(`${SIGN_IN_PATH}?signed_out=1`);
+  ctx.redirect(`${SIGN_IN_PATH}?signed_out=1${next === ACCOUNT_PATH ? '' : `&next=${encodeURIComponent(next)}`}`);
 }

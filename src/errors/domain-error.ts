@@ -26,5 +26,6 @@ export const invalid = (message: string) => new DomainError('invalid', message);
 export const notFound = (message: string) => new DomainError('not_found', message);
 export const forbidden = (message: string) => new DomainError('forbidden', message);
 export const conflict = (message: string) => new DomainError('conflict', message);
+export const gone = (message: string) => new DomainError('gone', message);
 export const precondition = (message: string) => new DomainError('precondition', message);
 export const rateLimited = (message: string, retryAfterSeconds: number) => new DomainError('rate_limited', message, { retryAfterSeconds });

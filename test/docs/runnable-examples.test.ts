@@ -85,10 +85,10 @@ describe('runnable examples in README.md and docs/', () => {
     if (scriptDir) fs.rmSync(scriptDir, { recursive: true, force: true });
   });
 
-  it('include the README walkthrough: a client registered, a code flow with PKCE through the hosted pages, the exchange, /v1/donations', () => {
+  it('include the README walkthrough: a client registered, a code flow with PKCE through the hosted pages, the exchange, /v1/donations, a colleague invited', () => {
     const readme = documents.find((document) => document.file === 'README.md');
     const text = readme?.blocks.map((block) => block.body).join('\n') ?? '';
-    for (const step of ['admin -- clients add', 'code_challenge_method=S256', 'csrf', '/consent', 'grant_type=authorization_code', '/v1/donations']) {
+    for (const step of ['admin -- clients add', 'code_challenge_method=S256', 'csrf', '/consent', 'grant_type=authorization_code', '/v1/donations', 'admin -- members invite', 'admin -- mail list']) {
       expect(text, `README.md's runnable blocks lack ${step}`).toContain(step);
     }
   });

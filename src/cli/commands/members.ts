@@ -2,7 +2,9 @@ import { listMembershipsOfOrganization } from '../../accounts/repository.js';
 import { requireOrganization } from '../../accounts/service.js';
 import { addMember, removeMember, setMemberRole } from '../../accounts/memberships.js';
 import { formatEin } from '../../accounts/ein.js';
-import { requireString, type Command } from '../command.js';
+import { inviteMember, listOpenInvitations, revokeInvitation } from '../../accounts/invitations.js';
+import { createMailSender } from '../../mail/sender.js';
+import { optionalString, requireString, type Command } from '../command.js';
 
 const memberOptions = { org: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } } as const;
 
@@ -50,5 +52,55 @@ export const membersList: Command = {
     const rows = await listMembershipsOfOrganization(db, org.id);
     const members = rows.map((r) => ({ email: r.email, role: r.role }));
     return { json: { org: formatEin(org.ein), members }, text: members.map((m) => `${m.email.padEnd(32)} ${m.role}`).join('\n') || '(no members)' };
+  },
+};
+
+export const membersInvite: Command = {
+  path: ['members', 'invite'],
+  summary: 'invite an e-mail address to join an organization with a role (the link goes by e-mail)',
+  usage: 'members invite --org <ein> --email <email> --role owner|admin|member|read_only [--environment production|sandbox]',
+  options: { ...memberOptions, environment: { type: 'string' } },
+  async run(ctx) {
+    const db = await ctx.db();
+    const org = await requireOrganization(db, requireString(ctx.values, 'org'));
+    const environment = optionalString(ctx.values, 'environment') === 'sandbox' ? 'sandbox' : 'production';
+    // The maker invites (actor null): any role, audited without an actor (docs/accounts.md, "Invitations").
+    const sent = await inviteMember(db, { mail: createMailSender(ctx.config, db), dashboardOrigins: { production: ctx.config.dashboard_url, sandbox: ctx.config.sandbox_dashboard_url } }, {
+      organizationId: org.id,
+      email: requireString(ctx.values, 'email'),
+      role: requireString(ctx.values, 'role'),
+      environment,
+      actor: null,
+    });
+    const json = { org: formatEin(org.ein), email: sent.email, role: sent.role, environment, expires_at: sent.expiresAt.toISOString(), existing_user: sent.existingUser, replaced: sent.replaced };
+    // The link is never printed: it goes to the invitee only (with no SMTP server, into `admin mail list`).
+    const where = ctx.config.smtp_url ? 'by e-mail' : 'to the dev mail sink (see `npm run admin -- mail list`)';
+    return { json, text: `invitation for ${sent.email} to join ${json.org} as ${sent.role} sent ${where}; the link works once, until ${json.expires_at}${sent.replaced ? ' (it replaces the earlier invitation)' : ''}` };
+  },
+};
+
+export const membersInvitations: Command = {
+  path: ['members', 'invitations'],
+  summary: "list an organization's open invitations",
+  usage: 'members invitations --org <ein>',
+  options: { org: { type: 'string' } },
+  async run(ctx) {
+    const db = await ctx.db();
+    const org = await requireOrganization(db, requireString(ctx.values, 'org'));
+    const invitations = (await listOpenInvitations(db, org.id)).map((i) => ({ email: i.email, role: i.role, environment: i.environment, invited_by: i.inviter_email, created_at: i.created_at.toISOString(), expires_at: i.expires_at.toISOString() }));
+    return { json: { org: formatEin(org.ein), invitations }, text: invitations.map((i) => `${i.email.padEnd(32)} ${i.role.padEnd(9)} expires ${i.expires_at}`).join('\n') || '(no open invitations)' };
+  },
+};
+
+export const membersRevokeInvitation: Command = {
+  path: ['members', 'revoke-invitation'],
+  summary: "withdraw an address's open invitation (its link stops working)",
+  usage: 'members revoke-invitation --org <ein> --email <email>',
+  options: { org: { type: 'string' }, email: { type: 'string' } },
+  async run(ctx) {
+    const db = await ctx.db();
+    const org = await requireOrganization(db, requireString(ctx.values, 'org'));
+    const revoked = await revokeInvitation(db, { organizationId: org.id, which: { email: requireString(ctx.values, 'email') }, actor: null });
+    return { json: { org: formatEin(org.ein), email: revoked.email, role: revoked.role }, text: `the invitation of ${revoked.email} to ${formatEin(org.ein)} is withdrawn` };
   },
 };
