@@ -50,7 +50,7 @@ export async function showConsentStep(deps: InteractionDeps, ctx: Context, inter
   const subjectType = subjectTypeOf(client);
   const plan = planFor(interaction, client, membership, subjectType);
   const stepUp = owedStepUp(interaction, client, membership, plan);
-  if (stepUp.length > 0) return showStepUp(deps, ctx, interaction, user.id, stepUp);
+  if (stepUp.length > 0) return showStepUp(deps, ctx, interaction, user.id, membership.id, stepUp);
   if (!consentForced(interaction.params.prompt)) {
     const covering = await findCoveringGrant(deps.db, provider, deps.environment, { clientId: client.clientId, userId: user.id, organizationId: membership.id, plan });
     if (covering) return finishInteraction(ctx, interaction, { consent: { grantId: covering.jti } });

@@ -42,7 +42,9 @@ function choiceNoun(memberships: readonly Membership[]): string {
  * choice (or the "no organization" page, which offers Deny only).
  */
 export async function resolveOrganization(deps: InteractionDeps, ctx: Context, interaction: Interaction, memberships: Membership[], client: ClientView, user: { email: string; name: string | null }): Promise<Membership | undefined> {
-  const chosen = typeof ctx.query.org === 'string' ? memberships.find((m) => m.id === ctx.query.org) : undefined;
+  // Chosen on this page (?org=), or before a step-up (carried in the step's result).
+  const wanted = typeof ctx.query.org === 'string' ? ctx.query.org : (interaction.lastSubmission as { organization?: unknown } | undefined)?.organization;
+  const chosen = typeof wanted === 'string' ? memberships.find((m) => m.id === wanted) : undefined;
   if (chosen) return chosen;
   if (memberships.length === 1) return memberships[0];
   const p = paths(interaction);

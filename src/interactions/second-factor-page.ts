@@ -20,12 +20,19 @@ function pendingPurpose(interaction: Interaction) {
   return `interaction:${interaction.uid}` as const;
 }
 
+/** The organization id the step-up form carried (a membership is checked again at consent). */
+function chosenOrganization(form: Record<string, string>): string | undefined {
+  return /^[0-9a-f-]{36}$/.test(form.organization ?? '') ? form.organization : undefined;
+}
+
 function withSecondFactor(amr: readonly string[] | undefined): AuthenticationMethod[] {
   const methods = new Set<AuthenticationMethod>([...((amr ?? ['pwd']) as AuthenticationMethod[]), 'otp']);
   return [...methods];
 }
 
 interface CodeState {
+  /** The organization chosen before the step-up, carried to the consent that follows. */
+  organization?: string;
   reasons?: string[];
   error?: string;
   retryAfterSeconds?: number;
@@ -40,6 +47,7 @@ async function showCodePage(deps: InteractionDeps, ctx: Context, interaction: In
     reasons: state.reasons,
     action: paths(interaction).secondFactor,
     csrf: interactionCsrf(deps, interaction),
+    organization: state.organization,
     error: state.error,
   }, status);
 }
@@ -60,8 +68,8 @@ export async function showPendingSecondFactor(deps: InteractionDeps, ctx: Contex
 }
 
 /** The consent step found a second factor owed: the code page, or the app's setup when there is none. */
-export async function showStepUp(deps: InteractionDeps, ctx: Context, interaction: Interaction, userId: string, reasons: string[], status?: number, error?: string): Promise<void> {
-  if (await hasEnrolledSecondFactor(deps.db, userId)) return showCodePage(deps, ctx, interaction, { reasons }, status);
+export async function showStepUp(deps: InteractionDeps, ctx: Context, interaction: Interaction, userId: string, organization: string, reasons: string[], status?: number, error?: string): Promise<void> {
+  if (await hasEnrolledSecondFactor(deps.db, userId)) return showCodePage(deps, ctx, interaction, { reasons, organization }, status);
   const user = await userIdentity(deps.db, userId);
   const enrolment = await beginTotpEnrolment(deps, { id: userId, email: user!.email }, totpIssuer(deps.environment));
   const client = await deps.provider().Client.find(String(interaction.params.client_id));
@@ -72,6 +80,7 @@ export async function showStepUp(deps: InteractionDeps, ctx: Context, interactio
     enrolment,
     action: paths(interaction).secondFactorSetup,
     csrf: interactionCsrf(deps, interaction),
+    organization,
     error,
   }, status);
 }
@@ -89,13 +98,14 @@ export async function submitSecondFactor(deps: InteractionDeps, ctx: Context): P
     return;
   }
   const check = await checkSecondFactorCode(deps, userId, form.code ?? '');
-  if (!check.ok) return showCodePage(deps, ctx, interaction, { error: codeFailure(check.retryAfterSeconds), retryAfterSeconds: check.retryAfterSeconds, reasons: signingIn ? undefined : [] }, check.retryAfterSeconds ? 429 : 401);
+  const organization = chosenOrganization(form);
+  if (!check.ok) return showCodePage(deps, ctx, interaction, { error: codeFailure(check.retryAfterSeconds), retryAfterSeconds: check.retryAfterSeconds, reasons: signingIn ? undefined : [], organization }, check.retryAfterSeconds ? 429 : 401);
   if (signingIn) {
     clearPendingSignIn(deps, ctx);
     if (interaction.session?.accountId && interaction.session.accountId !== userId) await detachFromSession(deps, interaction);
     return finishInteraction(ctx, interaction, { login: { accountId: userId, amr: ['pwd', check.method], acr: ACR_TWO_FACTORS } });
   }
-  await finishInteraction(ctx, interaction, { login: { accountId: userId, amr: withSecondFactor(interaction.session?.amr), acr: ACR_TWO_FACTORS } });
+  await finishInteraction(ctx, interaction, { login: { accountId: userId, amr: withSecondFactor(interaction.session?.amr), acr: ACR_TWO_FACTORS }, organization });
 }
 
 /**
@@ -113,9 +123,10 @@ export async function submitSecondFactorSetup(deps: InteractionDeps, ctx: Contex
     ctx.redirect(paths(interaction).page);
     return;
   }
+  const organization = chosenOrganization(form);
   const confirmed = await confirmTotp(deps, userId, form.code ?? '');
-  if (!confirmed.ok) return showStepUp(deps, ctx, interaction, userId, [], confirmed.retryAfterSeconds ? 429 : 400, codeFailure(confirmed.retryAfterSeconds));
-  interaction.result = { ...interaction.lastSubmission, login: { accountId: userId, amr: withSecondFactor(interaction.session?.amr), acr: ACR_TWO_FACTORS } };
+  if (!confirmed.ok) return showStepUp(deps, ctx, interaction, userId, organization ?? '', [], confirmed.retryAfterSeconds ? 429 : 400, codeFailure(confirmed.retryAfterSeconds));
+  interaction.result = { ...interaction.lastSubmission, login: { accountId: userId, amr: withSecondFactor(interaction.session?.amr), acr: ACR_TWO_FACTORS }, organization };
   await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
   const client = await deps.provider().Client.find(String(interaction.params.client_id));
   ctx.set('Cache-Control', 'no-store');

@@ -71,7 +71,7 @@ describe('the dashboard in Chromium, role by role', () => {
     for (const role of ['member', 'read_only'] as const) {
       const page = await signedIn(staff.users[role]);
       await expect(page.getByRole('link', { name: 'Manage' }).count()).resolves.toBe(0);
-      await expect(page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link').allTextContents()).resolves.toEqual(['Your account', 'Connected applications']);
+      await expect(page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link').allTextContents()).resolves.toEqual(['Your account', 'Security', 'Connected applications']);
       expect((await open(page, '/oauth/connections')).status).toBe(200);
       for (const tab of ORG_PAGES) {
         const answer = await open(page, `/orgs/${dashed(staff.ein)}/${tab}`);

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { addMember } from '../../src/accounts/memberships.js';
-import { collectDocuments, expectCookiesLocked, launchChromium, signIn, startAuthorization } from '../helpers/chromium.js';
+import { collectDocuments, passSecondFactor, expectCookiesLocked, launchChromium, signIn, startAuthorization } from '../helpers/chromium.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
@@ -170,7 +170,8 @@ describe('every page', () => {
     const flow = await start(page, 'read_only read_write'); // sign-in page
     await signIn(page, { email: multi.users.owner.email, password: 'wrong password' }); // sign-in error
     await signIn(page, multi.users.owner); // nonprofit choice
-    await page.getByRole('button').first().click(); // consent
+    await Promise.all([page.waitForNavigation(), page.getByRole('button').first().click()]); // write access: set up a second factor
+    await passSecondFactor(page, multi.users.owner.email); // recovery codes, then consent for the organization chosen
     await page.getByRole('button', { name: 'Approve' }).click(); // back to the application
     expect((await flow.callback).searchParams.get('code')).toBeTruthy();
     await page.goto(`${server.urls.dashboard}/oauth/connections`); // connections
@@ -197,7 +198,9 @@ describe('every page', () => {
     expect(seen).toEqual(
       expect.arrayContaining(['200 /oauth/interaction/:uid', '401 /oauth/interaction/:uid/login', '200 /oauth/connections', '400 /oauth/interaction/:uid', '404 /oauth/no-such-page', '400 /oauth/sandbox/authorize']),
     );
-    expect(seen.filter((s) => s === '200 /oauth/interaction/:uid')).toHaveLength(3);
+    // Sign-in, the nonprofit choice, the second factor's setup (write access) and consent.
+    expect(seen.filter((s) => s === '200 /oauth/interaction/:uid')).toHaveLength(4);
+    expect(seen).toContain('200 /oauth/interaction/:uid/second-factor/setup');
     await expectCookiesLocked(context);
   });
 });
