@@ -5,6 +5,7 @@ import { FormBrowser } from '../helpers/browser.js';
 import { authorize, endpoints, exchangeCode, type AuthorizeOptions } from '../helpers/flow.js';
 import { nextCode, recoveryCodesOnPage, secretOnPage, setupCode, totpCode } from '../helpers/authenticator.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { addMember } from '../../src/accounts/memberships.js';
 
 const { testDatabase: t, server, allStaff } = useOAuthServer({ staff: 4 });
 const redirectUri = 'https://app.example.org/callback';
@@ -125,5 +126,20 @@ describe('second factor in the authorization flow', () => {
     expect(secretOnPage(wrong.html)).toBe(secret);
     const right = await browser.submit(wrong, '/second-factor/setup', { code: setupCode(user.email, secret) });
     expect(recoveryCodesOnPage(right.html)).toHaveLength(10);
+  });
+
+  it('keeps the organization chosen before the step-up: the consent after it is for that organization, not a second choice', async () => {
+    const client = await server.registerClient({ environment: 'production' });
+    const user = allStaff[0].users.admin;
+    await addMember(t.db, { org: allStaff[1].ein, email: user.email, role: 'admin' });
+    const { browser, page } = await afterPassword(client.client_id, user, 'openid read_write');
+    expect(page.html).toContain('name="org"');
+    const chosen = await browser.request(new URL(`${page.url.pathname}?org=${allStaff[1].orgId}`, page.url).toString());
+    const codes = await browser.submit(chosen, '/second-factor/setup', { code: setupCode(user.email, secretOnPage(chosen.html)) });
+    const next = /<a class="button-link primary" href="([^"]+)"/.exec(codes.html)![1]!.replace(/&amp;/g, '&');
+    const consent = await browser.request(new URL(next, codes.url).toString());
+    expect(consent.html).not.toContain('name="org"');
+    const name = (await t.db.selectFrom('organizations').select('name').where('id', '=', allStaff[1].orgId).executeTakeFirstOrThrow()).name;
+    expect(consent.html).toContain(`wants access to ${name}`);
   });
 });
