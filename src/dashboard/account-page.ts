@@ -3,13 +3,14 @@ import { KIND_LABELS, ROLE_NAMES } from '../interactions/organization-page.js';
 import type { DashboardDeps } from './deps.js';
 import { requireViewer } from './guards.js';
 import { sendDashboardPage } from './page.js';
-import { orgPath } from './paths.js';
+import { ACCOUNT_PASSWORD_PATH, orgPath } from './paths.js';
 
 /** GET /account: the signed-in user's own account, for every role. */
 export async function showAccount(deps: DashboardDeps, ctx: Context): Promise<void> {
   const viewer = await requireViewer(deps, ctx);
   if (!viewer) return;
   sendDashboardPage(deps, ctx, viewer, 'dashboard/account.njk', 'account', {
+    passwordHref: ACCOUNT_PASSWORD_PATH,
     organizations: viewer.memberships.map((m) => ({
       name: m.name,
       kind: KIND_LABELS[m.kind].label,

@@ -4,6 +4,7 @@ import type { Environment } from '../db/schema.js';
 import type { InteractionDeps } from '../interactions/interaction.js';
 import type { AttemptCounter } from '../limits/attempt-counter.js';
 import type { MailSender } from '../mail/sender.js';
+import type { BackgroundWork } from '../http/background-work.js';
 import type { Profile } from '../webhooks/targets.js';
 
 /**
@@ -20,4 +21,6 @@ export interface DashboardDeps extends InteractionDeps {
   dashboardOrigins: Readonly<Record<Environment, string>>;
   /** The running profile: where webhooks may be sent (loopback http in dev only). */
   profile: Profile;
+  /** Work that runs after the response (docs/security.md, "Password reset"); tests drain it. */
+  background: BackgroundWork;
 }

@@ -1,12 +1,15 @@
 import Router from '@koa/router';
 import { showAccount } from './account-page.js';
+import { showForgotPasswordPage, submitForgotPassword } from './forgot-password-page.js';
+import { showPassword, submitPassword } from './password-page.js';
+import { showResetPasswordPage, submitResetPassword } from './reset-password-page.js';
 import { showAudit } from './audit-page.js';
 import { showApiKeys, submitApiKey, submitApiKeyRevocation } from './api-keys-page.js';
 import { revokeConnection, showConnections } from './connections-page.js';
 import type { DashboardDeps } from './deps.js';
 import { revokeOrganizationConnection, showOrganizationConnections } from './org-connections-page.js';
 import { showMembers, showRemoval, submitRemoval, submitRoleChange } from './members-page.js';
-import { ACCOUNT_PATH, CONNECTIONS_PATH, CONNECTIONS_SIGN_IN_PATH, REVOKE_PATH, SIGN_IN_PATH, SIGN_OUT_PATH } from './paths.js';
+import { ACCOUNT_PASSWORD_PATH, ACCOUNT_PATH, CONNECTIONS_PATH, CONNECTIONS_SIGN_IN_PATH, FORGOT_PASSWORD_PATH, RESET_PASSWORD_PATH, REVOKE_PATH, SIGN_IN_PATH, SIGN_OUT_PATH } from './paths.js';
 import { showSignInPage, submitSignIn } from './sign-in-page.js';
 import { showSettings, submitSettings } from './settings-page.js';
 import { signOut } from './sign-out.js';
@@ -23,8 +26,14 @@ export function buildDashboardRouter(deps: DashboardDeps): Router {
   router.post(SIGN_IN_PATH, (ctx) => submitSignIn(deps, ctx));
   router.post(CONNECTIONS_SIGN_IN_PATH, (ctx) => submitSignIn(deps, ctx));
   router.post(SIGN_OUT_PATH, (ctx) => signOut(deps, ctx));
+  router.get(FORGOT_PASSWORD_PATH, (ctx) => showForgotPasswordPage(deps, ctx));
+  router.post(FORGOT_PASSWORD_PATH, (ctx) => submitForgotPassword(deps, ctx));
+  router.get(`${RESET_PASSWORD_PATH}/:token`, (ctx) => showResetPasswordPage(deps, ctx));
+  router.post(`${RESET_PASSWORD_PATH}/:token`, (ctx) => submitResetPassword(deps, ctx));
 
   router.get(ACCOUNT_PATH, (ctx) => showAccount(deps, ctx));
+  router.get(ACCOUNT_PASSWORD_PATH, (ctx) => showPassword(deps, ctx));
+  router.post(ACCOUNT_PASSWORD_PATH, (ctx) => submitPassword(deps, ctx));
   router.get(CONNECTIONS_PATH, (ctx) => showConnections(deps, ctx));
   router.post(REVOKE_PATH, (ctx) => revokeConnection(deps, ctx));
 
