@@ -66,7 +66,7 @@ describe('password reset links', () => {
     const link = await freshLink(s.users.read_only.email);
     const mailsBefore = await t.db.selectFrom('outbound_mail').select('id').where('recipient', '=', s.users.read_only.email).execute();
     const session = await dashboardSession(server, 'production', s.users.read_only);
-    const pages = [
+    const pages: { page: { url: URL; html: string }; action: string; fields: Record<string, string> }[] = [
       { page: await session.get('/forgot-password'), action: '/forgot-password', fields: { email: s.users.read_only.email } },
       { page: await session.browser.request(link), action: '/reset-password/', fields: { password: 'forged passphrase!', confirmation: 'forged passphrase!' } },
       { page: await session.get('/account/password'), action: '/account/password', fields: { current: s.users.read_only.password, password: 'forged passphrase!', confirmation: 'forged passphrase!' } },
