@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { inTransaction, type Executor } from '../db/executor.js';
 import { recordAudit } from '../audit/audit-log.js';
@@ -6,6 +5,7 @@ import { conflict, notFound } from '../errors/domain-error.js';
 import { revokeAuthorizationIn } from '../oidc/authorizations.js';
 import { lockLiveAuthorizationsOfOrganization } from '../oidc/authorizations-repository.js';
 import { formatEin } from './ein.js';
+import { countRowsOfOrganization, deleteOrganization } from './organization-removal-repository.js';
 import * as repo from './repository.js';
 import { requireOrganization } from './service.js';
 
@@ -34,8 +34,7 @@ export type Holdings = Record<(typeof HOLDINGS)[number][0], number>;
 
 /** Counts, in one statement, everything the organization holds (live or not: it is all data). */
 export async function organizationHoldings(db: Executor, organizationId: string): Promise<Holdings> {
-  const parts = HOLDINGS.map(([label, table, column]) => sql`select ${label}::text as label, count(*)::int as n from ${sql.table(table)} where ${sql.ref(column)} = ${organizationId}`);
-  const { rows } = await sql<{ label: string; n: number }>`${sql.join(parts, sql` union all `)}`.execute(db);
+  const rows = await countRowsOfOrganization(db, organizationId, HOLDINGS);
   return Object.fromEntries(rows.map((r) => [r.label, r.n])) as Holdings;
 }
 
@@ -58,7 +57,7 @@ export async function removeOrganization(db: Db, input: { ein: string; force: bo
     for (const a of await lockLiveAuthorizationsOfOrganization(trx, org.id)) {
       if (await revokeAuthorizationIn(trx, a.environment, a.grant_id, 'organization_removed')) revoked += 1;
     }
-    await trx.deleteFrom('organizations').where('id', '=', org.id).execute();
+    await deleteOrganization(trx, org.id);
     await recordAudit(trx, { event: 'organization.removed', organizationId: org.id, details: { ein: formatEin(org.ein), name: org.name, kind: org.kind, forced: input.force, held: holdings, revoked_authorizations: revoked } });
     return { ein: formatEin(org.ein), name: org.name, removed: holdings, revoked_authorizations: revoked };
   });

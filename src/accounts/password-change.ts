@@ -5,6 +5,7 @@ import type { AttemptCounter, AttemptLimit } from '../limits/attempt-counter.js'
 import { applyNewPassword } from './password-lifecycle.js';
 import { passwordProblem } from './password-policy.js';
 import { hashPassword, verifyPassword, type PasswordParams } from './passwords.js';
+import { findPasswordHash } from './user-lifecycle-repository.js';
 
 /**
  * Wrong current passwords on the account page, per user: a stolen session must not become a
@@ -31,16 +32,16 @@ export async function changeOwnPassword(
 ): Promise<PasswordChangeOutcome> {
   const decision = await deps.counter.take(PASSWORD_CHANGE_LIMIT, q.userId);
   if (!decision.allowed) return { kind: 'limited', retryAfterSeconds: decision.retryAfterSeconds };
-  const row = await deps.db.selectFrom('users').select('password_hash').where('id', '=', q.userId).executeTakeFirst();
-  if (!row || !(await verifyPassword(row.password_hash, q.current))) return { kind: 'wrong_current' };
+  const passwordHash = await findPasswordHash(deps.db, q.userId);
+  if (!passwordHash || !(await verifyPassword(passwordHash, q.current))) return { kind: 'wrong_current' };
   await deps.counter.succeeded(decision.taken);
   if (q.password !== q.confirmation) return { kind: 'refused', problem: 'The two new passwords differ; type the same new password twice.' };
   const problem = passwordProblem(q.password, q.email);
   if (problem) return { kind: 'refused', problem };
   if (q.password === q.current) return { kind: 'refused', problem: 'Choose a new password that differs from your current one.' };
-  const passwordHash = await hashPassword(q.password, deps.passwordParams);
+  const newHash = await hashPassword(q.password, deps.passwordParams);
   const sessionsEnded = await inTransaction(deps.db, (trx) =>
-    applyNewPassword(trx, { userId: q.userId, email: q.email, passwordHash, keep: q.session, event: 'user.password_changed', via: 'account_page' }, { actorUserId: q.userId, environment: q.session.environment, ...trace }),
+    applyNewPassword(trx, { userId: q.userId, email: q.email, passwordHash: newHash, keep: q.session, event: 'user.password_changed', via: 'account_page' }, { actorUserId: q.userId, environment: q.session.environment, ...trace }),
   );
   return { kind: 'done', sessionsEnded };
 }

@@ -3,6 +3,7 @@ import type { Executor } from '../db/executor.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { destroyUserSessions } from '../oidc/sessions-repository.js';
 import { consumeAllPasswordResets } from './password-resets-repository.js';
+import { setPasswordHash } from './user-lifecycle-repository.js';
 
 /** Where a password change came from, for the audit trail. */
 export interface PasswordTrace {
@@ -25,7 +26,7 @@ export async function applyNewPassword(
   q: { userId: string; email: string; passwordHash: string; keep?: { environment: Environment; uid: string }; event: 'user.password_reset' | 'user.password_changed'; via: 'link' | 'cli' | 'account_page' },
   trace: PasswordTrace,
 ): Promise<number> {
-  await trx.updateTable('users').set({ password_hash: q.passwordHash, password_changed_at: new Date(), updated_at: new Date() }).where('id', '=', q.userId).execute();
+  await setPasswordHash(trx, q.userId, q.passwordHash);
   await consumeAllPasswordResets(trx, q.userId);
   const sessionsEnded = await destroyUserSessions(trx, q.userId, q.keep);
   await recordAudit(trx, {

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import { inTransaction } from '../db/executor.js';
 import { recordAudit } from '../audit/audit-log.js';
@@ -10,6 +9,7 @@ import { applyNewPassword } from './password-lifecycle.js';
 import { requireAcceptablePassword } from './password-policy.js';
 import { hashPassword, type PasswordParams } from './passwords.js';
 import { normaliseEmail, requireUser } from './service.js';
+import { listUsersWithMembershipCounts, markUserDisabled, markUserEnabled } from './user-lifecycle-repository.js';
 
 /**
  * The maker's account commands (docs/operations.md, "Admin CLI"; docs/accounts.md,
@@ -27,12 +27,7 @@ export interface UserListing {
 }
 
 export async function listUsers(db: Db): Promise<UserListing[]> {
-  const rows = await db
-    .selectFrom('users as u')
-    .select(['u.id', 'u.email', 'u.display_name', 'u.disabled_at', 'u.created_at'])
-    .select((eb) => eb.selectFrom('memberships as m').select(sql<string>`count(*)`.as('n')).whereRef('m.user_id', '=', 'u.id').as('organizations'))
-    .orderBy('u.email')
-    .execute();
+  const rows = await listUsersWithMembershipCounts(db);
   return rows.map((r) => ({ id: r.id, email: r.email, name: r.display_name, status: r.disabled_at ? 'disabled' : 'active', created_at: r.created_at.toISOString(), organizations: Number(r.organizations ?? 0) }));
 }
 
@@ -46,7 +41,7 @@ export async function listUsers(db: Db): Promise<UserListing[]> {
 export async function disableUser(db: Db, emailInput: string): Promise<{ email: string; sessions_ended: number; revoked_authorizations: number }> {
   return inTransaction(db, async (trx) => {
     const user = await requireUser(trx, emailInput);
-    const locked = await trx.updateTable('users').set({ disabled_at: new Date(), updated_at: new Date() }).where('id', '=', user.id).where('disabled_at', 'is', null).returning('id').executeTakeFirst();
+    const locked = await markUserDisabled(trx, user.id);
     if (!locked) throw conflict(`${user.email} is already disabled`);
     const sessionsEnded = await destroyUserSessions(trx, user.id);
     const authorizations = await lockLiveAuthorizationsOfUser(trx, user.id);
@@ -71,7 +66,7 @@ export async function disableUser(db: Db, emailInput: string): Promise<{ email: 
 export async function enableUser(db: Db, emailInput: string): Promise<{ email: string }> {
   return inTransaction(db, async (trx) => {
     const user = await requireUser(trx, emailInput);
-    const changed = await trx.updateTable('users').set({ disabled_at: null, updated_at: new Date() }).where('id', '=', user.id).where('disabled_at', 'is not', null).returning('id').executeTakeFirst();
+    const changed = await markUserEnabled(trx, user.id);
     if (!changed) throw conflict(`${user.email} is not disabled`);
     await recordAudit(trx, { event: 'user.enabled', details: { user_id: user.id, email: user.email } });
     return { email: user.email };

@@ -126,6 +126,7 @@ describe('admin orgs remove', () => {
     expect(refused.stderr).toMatch(/^almoner admin: error \(conflict\): Nonprofit \w+ \(\d\d-\d{7}\) still has 4 members, 2 authorizations, 1 api keys, 1 connects, 2 donations, 1 grants, 1 deposit accounts.*pass --force/);
     expect(await t.db.selectFrom('organizations').select('id').where('id', '=', s.orgId).execute()).toHaveLength(1);
     expect((await gateway('production', user.access)).status).toBe(200);
+    expect((await apiGet(server, 'sandbox', '/v1/donations', { bearer: key.json.key as string })).status).toBe(200);
 
     const removed = await admin(['orgs', 'remove', '--ein', s.ein, '--force']);
     expect(removed.code, removed.stderr).toBe(0);
@@ -134,7 +135,7 @@ describe('admin orgs remove', () => {
     expect(await t.db.selectFrom('memberships').select('user_id').where('organization_id', '=', s.orgId).execute()).toEqual([]);
     expect((await gateway('production', user.access)).status).toBe(401);
     expect((await introspect(server, 'production', orgClient, org.access)).body.active).toBe(false);
-    expect((await apiGet(server, 'sandbox', '/v1/donations', { apiKey: key.json.key as string })).status).toBe(401);
+    expect((await apiGet(server, 'sandbox', '/v1/donations', { bearer: key.json.key as string })).status).toBe(401);
     const audit = await t.db.selectFrom('audit_events').selectAll().where('event', '=', 'organization.removed').where('organization_id', '=', s.orgId).executeTakeFirstOrThrow();
     expect(audit.details).toMatchObject({ forced: true, revoked_authorizations: 2 });
     // The users stay; they just belong to nothing now.
