@@ -65,7 +65,7 @@ export function listMemberships(db: Executor, userId: string) {
   return db
     .selectFrom('memberships')
     .innerJoin('organizations', 'organizations.id', 'memberships.organization_id')
-    .select(['organizations.id', 'organizations.name', 'organizations.ein', 'organizations.kind', 'memberships.role'])
+    .select(['organizations.id', 'organizations.name', 'organizations.ein', 'organizations.kind', 'organizations.require_mfa', 'memberships.role'])
     .where('memberships.user_id', '=', userId)
     .orderBy('organizations.name')
     .orderBy('organizations.id')

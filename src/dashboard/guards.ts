@@ -30,6 +30,9 @@ export function managedOrganization(viewer: Viewer, einParam: string | undefined
   if (membership.role !== 'owner' && membership.role !== 'admin') {
     throw new HttpProblem(403, 'Only Owners and Admins manage the organization', `Your role in ${membership.name} does not allow this. Ask an Owner or Admin of ${membership.name}.`, { code: 'forbidden' });
   }
+  if (membership.requireMfa && !viewer.secondFactor) {
+    throw new HttpProblem(403, `${membership.name} requires a second factor`, `${membership.name} asks every member to sign in with a second factor. Set one up under Security (/account/security), or sign out and sign in again with the one you have.`, { code: 'forbidden' });
+  }
   return membership;
 }
 

@@ -3,11 +3,11 @@ import { sendPage } from '../views/page.js';
 import { KIND_LABELS, ROLE_NAMES, type Membership } from '../interactions/organization-page.js';
 import type { InteractionDeps } from '../interactions/interaction.js';
 import { sessionCsrf } from './guards.js';
-import { ACCOUNT_PATH, CONNECTIONS_PATH, orgPath, SIGN_OUT_PATH } from './paths.js';
+import { ACCOUNT_PATH, CONNECTIONS_PATH, orgPath, SECURITY_PATH, SIGN_OUT_PATH } from './paths.js';
 import type { Viewer } from './viewer.js';
 
 /** Where a page sits in the dashboard's navigation. */
-export type Section = 'account' | 'connections' | { organization: Membership; tab: OrgTab };
+export type Section = 'account' | 'security' | 'connections' | { organization: Membership; tab: OrgTab };
 
 /**
  * The tabs of an organization's pages, in order. `kinds`: shown only for these kinds of
@@ -28,6 +28,7 @@ function navigation(viewer: Viewer, section: Section) {
   return {
     section: typeof section === 'object' ? 'organization' : section,
     account: ACCOUNT_PATH,
+    security: SECURITY_PATH,
     connections: CONNECTIONS_PATH,
     organizations: viewer.manages.map((m) => ({ name: m.name, href: orgPath(m.ein, 'members'), current: m.id === organization?.id })),
   };

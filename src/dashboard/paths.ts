@@ -1,6 +1,8 @@
 /** The dashboard hosts' own pages (docs/accounts.md, "Pages"). */
 export const SIGN_IN_PATH = '/sign-in';
+export const SECOND_FACTOR_PATH = '/sign-in/second-factor';
 export const ACCOUNT_PATH = '/account';
+export const SECURITY_PATH = '/account/security';
 export const CONNECTIONS_PATH = '/oauth/connections';
 export const REVOKE_PATH = `${CONNECTIONS_PATH}/revoke`;
 /** The connections page's own sign-in form target (kept: scripts outside post to it). */

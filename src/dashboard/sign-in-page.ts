@@ -7,8 +7,12 @@ import { csrfToken, verifyCsrf } from '../interactions/csrf.js';
 import { startSession } from '../interactions/provider-session.js';
 import { lockoutMessage, SIGN_IN_FAILED } from '../interactions/sign-in-messages.js';
 import type { DashboardDeps } from './deps.js';
-import { CONNECTIONS_PATH, CONNECTIONS_SIGN_IN_PATH, FORGOT_PASSWORD_PATH, safeReturnPath, SIGN_IN_PATH } from './paths.js';
+import { CONNECTIONS_PATH, CONNECTIONS_SIGN_IN_PATH, FORGOT_PASSWORD_PATH, safeReturnPath, SECOND_FACTOR_PATH, SIGN_IN_PATH } from './paths.js';
 import { currentViewer } from './viewer.js';
+import { checkSecondFactorCode, hasEnrolledSecondFactor } from '../mfa/second-factors.js';
+import { clearPendingSignIn, pendingSignIn, setPendingSignIn } from '../mfa/pending-sign-in.js';
+import { codeFailure } from '../mfa/second-factor-words.js';
+import type { AuthenticationMethod } from '../accounts/authentication-methods.js';
 
 const NONCE_MAX_AGE_MS = 3600_000;
 
@@ -96,8 +100,9 @@ export async function showSignInPage(deps: DashboardDeps, ctx: Context): Promise
  * The user's password checked: the browser session starts (a new one, whatever the cookie
  * named before) and the browser goes where it was going.
  */
-async function completeSignIn(deps: DashboardDeps, ctx: Context, user: User, next: string): Promise<void> {
-  await startSession(deps, ctx, user.id, { amr: ['pwd'] });
+async function completeSignIn(deps: DashboardDeps, ctx: Context, userId: string, next: string, amr: AuthenticationMethod[]): Promise<void> {
+  await startSession(deps, ctx, userId, { amr });
+  clearPendingSignIn(deps, ctx);
   cookies(deps, ctx).set(nonceCookie(deps), null, nonceCookieOptions(deps));
   ctx.status = 303;
   ctx.redirect(next);
@@ -117,5 +122,53 @@ export async function submitSignIn(deps: DashboardDeps, ctx: Context): Promise<v
   );
   if (outcome.kind === 'invalid') return showSignIn(deps, ctx, { next, error: SIGN_IN_FAILED, email: form.email }, 401);
   if (outcome.kind === 'locked_out') return showSignIn(deps, ctx, { next, error: lockoutMessage(outcome.retryAfterSeconds), email: form.email, retryAfterSeconds: outcome.retryAfterSeconds }, 429);
-  await completeSignIn(deps, ctx, outcome.user, next);
+  await passwordAccepted(deps, ctx, outcome.user, next);
+}
+
+/** A right password: signed in now, or (a user with a second factor) once the code is right too. */
+async function passwordAccepted(deps: DashboardDeps, ctx: Context, user: User, next: string): Promise<void> {
+  if (!(await hasEnrolledSecondFactor(deps.db, user.id))) return completeSignIn(deps, ctx, user.id, next, ['pwd']);
+  setPendingSignIn(deps, ctx, user.id, 'dashboard');
+  ctx.status = 303;
+  ctx.redirect(`${SECOND_FACTOR_PATH}?next=${encodeURIComponent(next)}`);
+}
+
+function showCodeForm(deps: DashboardDeps, ctx: Context, next: string, error?: string, retryAfterSeconds?: number, status?: number): void {
+  if (retryAfterSeconds) ctx.set('Retry-After', String(retryAfterSeconds));
+  sendPage(ctx, deps.environment, 'second-factor.njk', {
+    requestId: ctx.state.requestId,
+    heading: 'Enter your second factor',
+    action: SECOND_FACTOR_PATH,
+    next,
+    csrf: signInCsrf(deps, ctx),
+    error,
+    cancelHref: SIGN_IN_PATH,
+  }, { status });
+}
+
+/** GET /sign-in/second-factor: the code form of a sign-in waiting for it (else back to the password). */
+export function showSecondFactorStep(deps: DashboardDeps, ctx: Context): void {
+  const next = safeReturnPath(ctx.query.next);
+  if (!pendingSignIn(deps, ctx, 'dashboard')) {
+    ctx.status = 303;
+    ctx.redirect(`${SIGN_IN_PATH}?next=${encodeURIComponent(next)}`);
+    return;
+  }
+  showCodeForm(deps, ctx, next);
+}
+
+/** POST /sign-in/second-factor: the code; right, the session starts with amr pwd+otp. */
+export async function submitSecondFactorStep(deps: DashboardDeps, ctx: Context): Promise<void> {
+  const form = await readForm(ctx);
+  verifySignInCsrf(deps, ctx, form);
+  const next = safeReturnPath(form.next);
+  const userId = pendingSignIn(deps, ctx, 'dashboard');
+  if (!userId) {
+    ctx.status = 303;
+    ctx.redirect(`${SIGN_IN_PATH}?next=${encodeURIComponent(next)}`);
+    return;
+  }
+  const check = await checkSecondFactorCode(deps, userId, form.code ?? '');
+  if (!check.ok) return showCodeForm(deps, ctx, next, codeFailure(check.retryAfterSeconds), check.retryAfterSeconds, check.retryAfterSeconds ? 429 : 401);
+  await completeSignIn(deps, ctx, userId, next, ['pwd', check.method]);
 }

@@ -7,13 +7,22 @@ import { readForm } from '../http/form-body.js';
 import { HttpProblem } from '../http/problem.js';
 import { insertAuthorization } from '../oidc/authorizations.js';
 import { planConsent, type ConsentPlan } from '../oidc/consent-plan.js';
-import { consentForced, findCoveringGrant, subjectTypeOf } from '../oidc/existing-grant.js';
+import { clientRequiresMfa, consentForced, findCoveringGrant, subjectTypeOf } from '../oidc/existing-grant.js';
+import { hasSecondFactor } from '../accounts/authentication-methods.js';
+import { stepUpReasons } from '../mfa/step-up.js';
+import { showStepUp } from './second-factor-page.js';
 import { clientView, finishInteraction, interactionCsrf, loadInteraction, paths, redirectUri, sendInteractionPage, verifyInteractionCsrf, type Interaction, type InteractionDeps } from './interaction.js';
 import { KIND_LABELS, membershipsOf, resolveOrganization, ROLE_NAMES, type Membership } from './organization-page.js';
 import { describeScopes } from './scope-descriptions.js';
 
 function requestedScopes(interaction: Interaction): string[] {
   return String(interaction.params.scope ?? '').split(' ');
+}
+
+/** Why approving needs a second factor this session has not shown yet (none: it does not). */
+function owedStepUp(interaction: Interaction, client: object, membership: Membership, plan: ConsentPlan): string[] {
+  if (!plan.canApprove || hasSecondFactor(interaction.session?.amr)) return [];
+  return stepUpReasons({ granted: plan.granted, clientRequiresMfa: clientRequiresMfa(client), organization: membership, acrValues: interaction.params.acr_values });
 }
 
 function planFor(interaction: Interaction, client: { scope?: string }, membership: Membership, subjectType: ReturnType<typeof subjectTypeOf>): ConsentPlan {
@@ -40,6 +49,8 @@ export async function showConsentStep(deps: InteractionDeps, ctx: Context, inter
   if (!membership) return;
   const subjectType = subjectTypeOf(client);
   const plan = planFor(interaction, client, membership, subjectType);
+  const stepUp = owedStepUp(interaction, client, membership, plan);
+  if (stepUp.length > 0) return showStepUp(deps, ctx, interaction, user.id, stepUp);
   if (!consentForced(interaction.params.prompt)) {
     const covering = await findCoveringGrant(deps.db, provider, deps.environment, { clientId: client.clientId, userId: user.id, organizationId: membership.id, plan });
     if (covering) return finishInteraction(ctx, interaction, { consent: { grantId: covering.jti } });
@@ -81,7 +92,7 @@ export async function approve(deps: InteractionDeps, ctx: Context): Promise<void
   if (interaction.prompt.name !== 'consent' || !userId || !client || !membership) return back();
   const subjectType = subjectTypeOf(client);
   const plan = planFor(interaction, client, membership, subjectType);
-  if (!plan.canApprove) return back();
+  if (!plan.canApprove || owedStepUp(interaction, client, membership, plan).length > 0) return back();
 
   const grant = new provider.Grant({ accountId: userId, clientId: client.clientId });
   grant.addOIDCScope(plan.granted.join(' '));

@@ -9,13 +9,15 @@ import type { ServerKeys } from '../keys/server-keys.js';
  * - `interaction:<uid>` for login, consent and deny (the interaction cookie names the uid);
  * - `session:<uid>` for the connections page and logout (the provider session);
  * - `signin:<nonce>` for signing in on the connections page, where there is no session yet
- *   (the nonce lives in an HttpOnly SameSite=Strict cookie).
+ *   (the nonce lives in an HttpOnly SameSite=Strict cookie);
+ * - `pending:<user>:<expiry>:<purpose>` signs the cookie of a sign-in waiting for its second
+ *   factor (mfa/pending-sign-in.ts), not a form.
  * On top, a submission a browser marks as cross-site (Sec-Fetch-Site, Origin) is refused.
  * The key rotates (`csrf_key`, see keys/server-keys.ts): a token is `<kid>.<mac>`, and a
  * token of an older version verifies until that version ages out. A token without a kid
  * (rendered before versions existed) is checked against every live version.
  */
-export type CsrfBinding = `interaction:${string}` | `session:${string}` | `signin:${string}`;
+export type CsrfBinding = `interaction:${string}` | `session:${string}` | `signin:${string}` | `pending:${string}`;
 
 function mac(key: Buffer, binding: CsrfBinding): string {
   return crypto.createHmac('sha256', key).update('csrf:').update(binding).digest('base64url');
@@ -33,7 +35,7 @@ function equal(a: string, b: string): boolean {
   return x.length === y.length && crypto.timingSafeEqual(x, y);
 }
 
-function validToken(keys: ServerKeys, binding: CsrfBinding, presented: string): boolean {
+export function validToken(keys: ServerKeys, binding: CsrfBinding, presented: string): boolean {
   const dot = presented.indexOf('.');
   const kid = dot === -1 ? undefined : presented.slice(0, dot);
   const given = dot === -1 ? presented : presented.slice(dot + 1);

@@ -8,6 +8,8 @@ import { sendPage } from '../views/page.js';
 import { csrfToken, verifyCsrf } from './csrf.js';
 import type { SignIn } from './sign-in.js';
 import type { ServerKeys } from '../keys/server-keys.js';
+import type { SecretBox } from '../db/secret-box.js';
+import type { AttemptCounter } from '../limits/attempt-counter.js';
 
 export interface InteractionDeps {
   db: Db;
@@ -18,6 +20,10 @@ export interface InteractionDeps {
   /** The rotating server keys (CSRF tokens). */
   serverKeys: ServerKeys;
   signIn: SignIn;
+  /** The attempt limits (second-factor codes, resets, …), shared by every process. */
+  counter: AttemptCounter;
+  /** Seals second-factor secrets at rest. */
+  box: SecretBox;
 }
 
 export type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
@@ -56,7 +62,7 @@ export async function finishInteraction(ctx: Context, interaction: Interaction, 
 
 export function paths(interaction: Interaction) {
   const base = `${INTERACTION_PREFIX}/${interaction.uid}`;
-  return { page: base, login: `${base}/login`, consent: `${base}/consent`, deny: `${base}/deny` };
+  return { page: base, login: `${base}/login`, secondFactor: `${base}/second-factor`, secondFactorSetup: `${base}/second-factor/setup`, consent: `${base}/consent`, deny: `${base}/deny` };
 }
 
 export function redirectUri(interaction: Interaction): string {

@@ -3,6 +3,8 @@ import { readForm } from '../http/form-body.js';
 import { detachFromSession } from './provider-session.js';
 import { clientView, finishInteraction, interactionCsrf, loadInteraction, paths, redirectUri, sendInteractionPage, verifyInteractionCsrf, type Interaction, type InteractionDeps } from './interaction.js';
 import { lockoutMessage, SIGN_IN_FAILED } from './sign-in-messages.js';
+import { askSecondFactorAtLogin } from './second-factor-page.js';
+import { ACR_ONE_FACTOR } from '../accounts/authentication-methods.js';
 
 export interface LoginForm {
   error?: string;
@@ -44,6 +46,7 @@ export async function submitLogin(deps: InteractionDeps, ctx: Context): Promise<
   );
   if (outcome.kind === 'invalid') return showLogin(deps, ctx, interaction, { error: SIGN_IN_FAILED, email: form.email }, 401);
   if (outcome.kind === 'locked_out') return showLogin(deps, ctx, interaction, { error: lockoutMessage(outcome.retryAfterSeconds), email: form.email, retryAfterSeconds: outcome.retryAfterSeconds }, 429);
+  if (await askSecondFactorAtLogin(deps, ctx, interaction, outcome.user.id)) return;
   if (interaction.session?.accountId && interaction.session.accountId !== outcome.user.id) await detachFromSession(deps, interaction);
-  await finishInteraction(ctx, interaction, { login: { accountId: outcome.user.id } });
+  await finishInteraction(ctx, interaction, { login: { accountId: outcome.user.id, amr: ['pwd'], acr: ACR_ONE_FACTOR } });
 }

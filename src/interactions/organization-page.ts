@@ -10,6 +10,8 @@ export interface Membership {
   ein: string;
   kind: OrganizationKind;
   role: Role;
+  /** The organization asks every member for a second factor (docs/oauth.md, "Second factors and step-up"). */
+  requireMfa: boolean;
 }
 
 export const ROLE_NAMES: Readonly<Record<Role, string>> = { owner: 'Owner', admin: 'Admin', member: 'Member', read_only: 'Read-only' };
@@ -21,7 +23,7 @@ export const KIND_LABELS: Readonly<Record<OrganizationKind, { label: string; nou
 };
 
 export async function membershipsOf(deps: InteractionDeps, userId: string): Promise<Membership[]> {
-  return (await userMemberships(deps.db, userId)).map((m) => ({ id: m.id, name: m.name, ein: formatEin(m.ein), kind: m.kind, role: m.role }));
+  return (await userMemberships(deps.db, userId)).map((m) => ({ id: m.id, name: m.name, ein: formatEin(m.ein), kind: m.kind, role: m.role, requireMfa: m.require_mfa }));
 }
 
 /**

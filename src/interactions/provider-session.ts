@@ -54,6 +54,19 @@ export async function startSession(deps: SessionDeps, ctx: Context, accountId: s
   cookieJar(deps, ctx).set(provider.cookieName('session'), session.jti, { ...providerCookieOptions(deps.origin), maxAge: SESSION_TTL * 1000 });
 }
 
+/**
+ * The signed-in user has just shown a second factor outside the authorization flow (set up an
+ * authenticator app): the session records the method, so its `acr` rises, for the rest of
+ * its life. The cookie and the session's id stay as they are.
+ */
+export async function addSessionMethod(session: ProviderSession, method: AuthenticationMethod): Promise<void> {
+  const s = session as ProviderSession & { amr?: AuthenticationMethod[]; acr?: string; exp?: number };
+  const amr = [...new Set([...(s.amr ?? ['pwd']), method])];
+  s.amr = amr;
+  s.acr = acrFor(amr);
+  await session.save(Math.max(1, (s.exp ?? Math.floor(Date.now() / 1000) + SESSION_TTL) - Math.floor(Date.now() / 1000)));
+}
+
 /** Ends the session (its row and its cookie). Tokens already issued are not affected. */
 export async function endSession(deps: SessionDeps, ctx: Context, session: ProviderSession): Promise<void> {
   await session.destroy();

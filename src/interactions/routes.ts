@@ -4,6 +4,7 @@ import { INTERACTION_PREFIX } from '../oidc/routes.js';
 import { approve, deny, showConsentStep } from './consent-page.js';
 import { loadInteraction, type InteractionDeps } from './interaction.js';
 import { showLogin, submitLogin } from './login-page.js';
+import { showPendingSecondFactor, submitSecondFactor, submitSecondFactorSetup } from './second-factor-page.js';
 
 export type { InteractionDeps } from './interaction.js';
 
@@ -20,10 +21,15 @@ export function buildInteractionRouter(deps: InteractionDeps): Router {
 
   router.get('/:uid', async (ctx) => {
     const interaction = await loadInteraction(deps, ctx);
-    if (interaction.prompt.name === 'login') return showLogin(deps, ctx, interaction);
+    if (interaction.prompt.name === 'login') {
+      if (await showPendingSecondFactor(deps, ctx, interaction)) return;
+      return showLogin(deps, ctx, interaction);
+    }
     await showConsentStep(deps, ctx, interaction);
   });
   router.post('/:uid/login', (ctx) => submitLogin(deps, ctx));
+  router.post('/:uid/second-factor', (ctx) => submitSecondFactor(deps, ctx));
+  router.post('/:uid/second-factor/setup', (ctx) => submitSecondFactorSetup(deps, ctx));
   router.post('/:uid/consent', (ctx) => approve(deps, ctx));
   router.post('/:uid/deny', (ctx) => deny(deps, ctx));
 

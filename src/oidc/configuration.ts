@@ -1,6 +1,7 @@
 import { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Environment } from '../db/schema.js';
 import { SCOPES } from '../accounts/scopes.js';
+import { ACR_ONE_FACTOR, ACR_TWO_FACTORS } from '../accounts/authentication-methods.js';
 import type { Keygrip } from './cookie-keys.js';
 import { AUTHORIZATION_LIFETIME_SECONDS } from './authorizations.js';
 import { ACCESS_TOKEN_TTL, AUTHORIZATION_CODE_TTL, ID_TOKEN_TTL, INTERACTION_TTL, REFRESH_TOKEN_TTL, SESSION_TTL } from './lifetimes.js';
@@ -97,7 +98,10 @@ export function providerConfiguration(parts: ConfigurationParts): Configuration 
       authorizationSigningAlgValues: ['RS256', 'ES256'],
     },
     scopes: [...SCOPES],
-    claims: { openid: ['sub', 'email', 'email_verified', 'name'] },
+    // acr and amr come from the browser session (how the user signed in: docs/oauth.md,
+    // "Second factors and step-up"); acr_values is honoured by the consent step (step-up).
+    acrValues: [ACR_ONE_FACTOR, ACR_TWO_FACTORS],
+    claims: { openid: ['sub', 'email', 'email_verified', 'name', 'acr', 'amr', 'auth_time'] },
     subjectTypes: ['public'],
     ttl: {
       AuthorizationCode: AUTHORIZATION_CODE_TTL,

@@ -3,12 +3,19 @@ import type { Configuration, Grant, KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment, Role, SubjectType } from '../db/schema.js';
 import { userMemberships } from './request-account.js';
+import { hasSecondFactor } from '../accounts/authentication-methods.js';
+import { stepUpReasons } from '../mfa/step-up.js';
 import { listLiveAuthorizations } from './authorizations-repository.js';
 import { planConsent, type ConsentPlan } from './consent-plan.js';
 
 /** The authorization subject a client was registered with (our extra client metadata). */
 export function subjectTypeOf(client: unknown): SubjectType {
   return (client as { authorization_subject?: SubjectType }).authorization_subject === 'organization' ? 'organization' : 'user';
+}
+
+/** The clients file's require_mfa: approving this application needs a second factor. */
+export function clientRequiresMfa(client: unknown): boolean {
+  return (client as { require_mfa?: boolean }).require_mfa === true;
 }
 
 /** prompt=consent: the screen is shown even when an existing authorization covers the request. */
@@ -66,6 +73,8 @@ export function makeLoadExistingGrant(db: Db, environment: Environment): Configu
     if (memberships.length !== 1) return undefined;
     const membership = memberships[0]!;
     const plan = planConsent(String(ctx.oidc.params?.scope ?? '').split(' '), String(client.scope ?? '').split(' '), membership.role as Role, subjectTypeOf(client), membership.kind);
+    // A second factor still owed (step-up): the consent route asks for it first.
+    if (!hasSecondFactor(ctx.oidc.session?.amr) && stepUpReasons({ granted: plan.granted, clientRequiresMfa: clientRequiresMfa(client), organization: { name: membership.name, requireMfa: membership.require_mfa }, acrValues: ctx.oidc.params?.acr_values }).length > 0) return undefined;
     return findCoveringGrant(db, ctx.oidc.provider, environment, { clientId: client.clientId, userId: accountId, organizationId: membership.id, plan });
   };
 }

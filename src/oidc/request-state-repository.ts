@@ -70,7 +70,7 @@ export async function readRequestState(db: Db, environment: Environment, ids: { 
     ) named on true
     left join lateral (
       select u.id, u.email, u.display_name, u.disabled_at,
-        (select coalesce(json_agg(json_build_object('id', o.id, 'name', o.name, 'ein', o.ein, 'kind', o.kind, 'role', m.role) order by o.name, o.id), '[]'::json)
+        (select coalesce(json_agg(json_build_object('id', o.id, 'name', o.name, 'ein', o.ein, 'kind', o.kind, 'role', m.role, 'require_mfa', o.require_mfa) order by o.name, o.id), '[]'::json)
          from memberships m join organizations o on o.id = m.organization_id where m.user_id = u.id) as memberships
       from users u
       where u.id = (case when named.id ~ ${UUID} then named.id::uuid end)

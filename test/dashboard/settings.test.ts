@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dashboardSession } from '../helpers/dashboard.js';
+import { dashboardSession, enrolAuthenticator } from '../helpers/dashboard.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
@@ -24,6 +24,7 @@ describe("an organization's settings", () => {
     const s = await createStaff(t.db);
     await t.db.updateTable('organizations').set({ require_mfa: true }).where('id', '=', s.orgId).execute();
     const session = await dashboardSession(server, 'production', s.users.owner);
+    await enrolAuthenticator(session, s.users.owner.email);
     const saved = await session.browser.submit(await session.get(`/orgs/${s.ein}/settings`), '/settings');
     expect(saved.html).toContain('A second factor is no longer required of every member.');
     expect(await requireMfa(s.orgId)).toBe(false);
@@ -35,6 +36,7 @@ describe("an organization's settings", () => {
     const s = await createStaff(t.db);
     await t.db.updateTable('organizations').set({ require_mfa: true }).where('id', '=', s.orgId).execute();
     const admin = await dashboardSession(server, 'production', s.users.admin);
+    await enrolAuthenticator(admin, s.users.admin.email);
     const page = await admin.get(`/orgs/${s.ein}/settings`);
     expect(page.status).toBe(200);
     expect(page.html).toContain('Only an Owner of');
@@ -46,5 +48,20 @@ describe("an organization's settings", () => {
     const memberPost = await member.browser.request(`${member.origin}/orgs/${s.ein}/settings`, { method: 'POST', form: { csrf: csrfOf((await member.get('/account')).html) } });
     expect(memberPost.status).toBe(403);
     expect(await requireMfa(s.orgId)).toBe(true);
+  });
+
+  it('lets an Owner signed in with a second factor require one of everyone; then a member without one gets 403 on the organization pages', async () => {
+    const s = await createStaff(t.db);
+    const owner = await dashboardSession(server, 'production', s.users.owner);
+    await enrolAuthenticator(owner, s.users.owner.email);
+    const saved = await owner.browser.submit(await owner.get(`/orgs/${s.ein}/settings`), '/settings', { require_mfa: 'on' });
+    expect(saved.status).toBe(200);
+    expect(await requireMfa(s.orgId)).toBe(true);
+    const admin = await dashboardSession(server, 'production', s.users.admin);
+    const refused = await admin.get(`/orgs/${s.ein}/members`);
+    expect(refused.status).toBe(403);
+    expect(refused.html).toContain('requires a second factor');
+    await enrolAuthenticator(admin, s.users.admin.email);
+    expect((await admin.get(`/orgs/${s.ein}/members`)).status).toBe(200);
   });
 });

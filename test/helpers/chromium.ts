@@ -1,3 +1,4 @@
+import { nextCode, rememberRecoveryCodes, setupCode } from './authenticator.js';
 import * as oauth from 'oauth4webapi';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { expect } from 'vitest';
@@ -124,7 +125,31 @@ export async function startAuthorization(page: Page, server: OAuthTestServer, op
 export async function signIn(page: Page, user: { email: string; password: string }): Promise<void> {
   await page.getByLabel('Email').fill(user.email);
   await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await Promise.all([page.waitForNavigation({ timeout: 15_000 }).catch(() => undefined), page.getByRole('button', { name: 'Sign in' }).click()]);
+  await passSecondFactor(page, user.email);
+}
+
+/**
+ * What a person does when Almoner asks for a second factor after the password or before an
+ * approval: types the app's code, or (no app yet) sets one up from the page's key, notes the
+ * recovery codes and continues. Nothing when the page asks for neither.
+ */
+export async function passSecondFactor(page: Page, email: string): Promise<void> {
+  for (let round = 0; round < 2; round += 1) {
+    const heading = (await page.locator('h1').first().textContent({ timeout: 2_000 }).catch(() => null))?.trim();
+    if (heading === 'Enter your second factor' || heading === 'Confirm it is you') {
+      await page.getByLabel('Code from your app').fill(await nextCode(email));
+      await Promise.all([page.waitForNavigation({ timeout: 15_000 }).catch(() => undefined), page.getByRole('button', { name: 'Verify' }).click()]);
+    } else if (heading === 'Set up a second factor') {
+      const key = (await page.locator('.secret code').textContent())!.trim();
+      await page.getByLabel('Code from your app').fill(setupCode(email, key));
+      await Promise.all([page.waitForNavigation({ timeout: 15_000 }), page.getByRole('button', { name: 'Turn on' }).click()]);
+      rememberRecoveryCodes(email, await page.locator('ul.codes code').allTextContents());
+      await Promise.all([page.waitForNavigation({ timeout: 15_000 }).catch(() => undefined), page.locator('a.button-link.primary').click()]);
+    } else {
+      return;
+    }
+  }
 }
 
 /** Every cookie the pages set is HttpOnly and SameSite Lax or Strict (PRODUCT.md section 10). */

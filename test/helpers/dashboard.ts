@@ -1,5 +1,6 @@
 import { FormBrowser } from './browser.js';
 import { endpoints, type Env } from './flow.js';
+import { nextCode, recoveryCodesOnPage, rememberRecoveryCodes, secretOnPage, setupCode } from './authenticator.js';
 import type { OAuthTestServer } from './oauth-server.js';
 
 /**
@@ -10,7 +11,9 @@ export async function dashboardSession(server: OAuthTestServer, environment: Env
   const origin = endpoints(server, environment).dashboard;
   const browser = new FormBrowser(() => false);
   const form = await browser.request(`${origin}/sign-in?next=/account`);
-  const landed = await browser.submit(form, '/sign-in', { email: user.email, password: user.password });
+  let landed = await browser.submit(form, '/sign-in', { email: user.email, password: user.password });
+  // A user with an authenticator app gives its code next.
+  if (landed.url.pathname === '/sign-in/second-factor') landed = await browser.submit(landed, '/sign-in/second-factor', { code: await nextCode(user.email, server.db) });
   if (!landed.url.pathname.startsWith('/account')) throw new Error(`sign-in did not reach the account page (${landed.status} at ${landed.url}): ${landed.html.slice(0, 300)}`);
   return {
     browser,
@@ -18,4 +21,20 @@ export async function dashboardSession(server: OAuthTestServer, environment: Env
     /** GET a page of this dashboard. */
     get: (path: string) => browser.request(`${origin}${path}`),
   };
+}
+
+type DashboardSession = Awaited<ReturnType<typeof dashboardSession>>;
+
+/**
+ * Sets up an authenticator app from the Security page, as a person would (the key read off the
+ * page, the code made by the test's "phone"); the session then counts as signed in with it.
+ * Returns the recovery codes shown once.
+ */
+export async function enrolAuthenticator(session: DashboardSession, email: string): Promise<string[]> {
+  const setup = await session.get('/account/security/authenticator');
+  const shown = await session.browser.submit(setup, '/account/security/authenticator', { code: setupCode(email, secretOnPage(setup.html)) });
+  const codes = recoveryCodesOnPage(shown.html);
+  if (codes.length !== 10) throw new Error(`authenticator setup failed (${shown.status}): ${shown.html.slice(0, 400)}`);
+  rememberRecoveryCodes(email, codes);
+  return codes;
 }

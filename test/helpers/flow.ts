@@ -1,6 +1,8 @@
 import * as oauth from 'oauth4webapi';
 import { FormBrowser } from './browser.js';
 import type { OAuthTestServer } from './oauth-server.js';
+import type { Db } from '../../src/db/database.js';
+import { nextCode, recoveryCodesOnPage, rememberRecoveryCodes, secretOnPage, setupCode } from './authenticator.js';
 
 export type Env = 'production' | 'sandbox';
 
@@ -24,6 +26,8 @@ export interface AuthorizeOptions {
   redirectUri: string;
   scope: string;
   login?: { email: string; password: string };
+  /** Whose authenticator answers a step-up when no `login` is given (a session signed in earlier). */
+  account?: string;
   /** Choose this organization id on the nonprofit page if it is shown. */
   organizationId?: string;
   decision?: 'approve' | 'deny';
@@ -39,6 +43,57 @@ export interface AuthorizeResult {
   browser: FormBrowser;
   /** The consent page as shown, for assertions. */
   consentHtml: string;
+}
+
+export interface HostedPagesOptions {
+  login?: { email: string; password: string };
+  /** Whose authenticator answers a step-up when no `login` is given (a session signed in earlier). */
+  account?: string;
+  organizationId?: string;
+  decision?: 'approve' | 'deny';
+  /** Where the test's "phone" gets new recovery codes when its time steps are used up. */
+  db?: Db;
+}
+
+/**
+ * Walks the hosted pages from `start` as a person would: signs in, gives the second factor
+ * (or sets up an authenticator app when a step-up asks for one, noting the recovery codes),
+ * picks the organization, approves or denies; stops at the redirect back to the client.
+ */
+export async function walkHostedPages(browser: FormBrowser, start: Awaited<ReturnType<FormBrowser['request']>>, options: HostedPagesOptions) {
+  let page = start;
+  let consentHtml = '';
+  const account = () => {
+    const email = options.login?.email ?? options.account;
+    if (!email) throw new Error('a second factor was asked for but no account given');
+    return email;
+  };
+  for (let step = 0; step < 8 && !page.location; step += 1) {
+    if (page.html.includes('/second-factor/setup"')) {
+      // Step-up for a user without a second factor: set up the app from the page, keep the recovery codes, go on.
+      const codes = await browser.submit(page, '/second-factor/setup', { code: setupCode(account(), secretOnPage(page.html)) });
+      rememberRecoveryCodes(account(), recoveryCodesOnPage(codes.html));
+      const next = /<a class="button-link primary" href="([^"]+)"/.exec(codes.html);
+      if (!next) throw new Error(`second factor setup failed (${codes.status}): ${codes.html.slice(0, 400)}`);
+      page = await browser.request(new URL(next[1]!.replace(/&amp;/g, '&'), codes.url).toString());
+    } else if (page.html.includes('/second-factor"')) {
+      page = await browser.submit(page, '/second-factor', { code: await nextCode(account(), options.db) });
+      if (!page.location && page.html.includes('/second-factor"')) throw new Error(`second factor refused (${page.status})`);
+    } else if (page.html.includes('action="/oauth/interaction/') && page.html.includes('name="password"')) {
+      if (!options.login) throw new Error('login page shown but no credentials given');
+      page = await browser.submit(page, '/login', { email: options.login.email, password: options.login.password });
+      if (!page.location && page.html.includes('name="password"')) throw new Error(`sign-in refused (${page.status})`);
+    } else if (page.html.includes('name="org"')) {
+      if (!options.organizationId) throw new Error('organization choice shown but none given');
+      page = await browser.request(new URL(`${page.url.pathname}?org=${options.organizationId}`, page.url).toString());
+    } else if (page.html.includes('/consent"') || page.html.includes('/deny"')) {
+      consentHtml = page.html;
+      page = await browser.submit(page, options.decision === 'deny' || !page.html.includes('/consent"') ? '/deny' : '/consent');
+    } else {
+      throw new Error(`unexpected page ${page.status} at ${page.url}: ${page.html.slice(0, 400)}`);
+    }
+  }
+  return { page, consentHtml };
 }
 
 /** Drives the authorization endpoint, login and consent with a form-submitting user agent. */
@@ -61,24 +116,7 @@ export async function authorize(server: OAuthTestServer, options: AuthorizeOptio
   for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
   const redirectOrigin = new URL(options.redirectUri).origin;
   const browser = options.browser ?? new FormBrowser((next) => next.origin === redirectOrigin);
-  let page = await browser.request(url.toString());
-  let consentHtml = '';
-  for (let step = 0; step < 6 && !page.location; step += 1) {
-    if (page.html.includes('action="/oauth/interaction/') && page.html.includes('name="password"')) {
-      if (!options.login) throw new Error('login page shown but no credentials given');
-      page = await browser.submit(page, '/login', { email: options.login.email, password: options.login.password });
-      // A refused sign-in shows the form again: stop rather than keep trying (and lock the account).
-      if (!page.location && page.html.includes('name="password"')) throw new Error(`sign-in refused (${page.status})`);
-    } else if (page.html.includes('name="org"')) {
-      if (!options.organizationId) throw new Error('organization choice shown but none given');
-      page = await browser.request(new URL(`${page.url.pathname}?org=${options.organizationId}`, page.url).toString());
-    } else if (page.html.includes('/consent"') || page.html.includes('/deny"')) {
-      consentHtml = page.html;
-      page = await browser.submit(page, options.decision === 'deny' || !page.html.includes('/consent"') ? '/deny' : '/consent');
-    } else {
-      throw new Error(`unexpected page ${page.status} at ${page.url}: ${page.html.slice(0, 400)}`);
-    }
-  }
+  const { page, consentHtml } = await walkHostedPages(browser, await browser.request(url.toString()), { ...options, db: server.db });
   if (!page.location) throw new Error('the flow did not come back to the client');
   return { callback: page.location, verifier, nonce, state, browser, consentHtml };
 }

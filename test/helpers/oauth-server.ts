@@ -44,6 +44,8 @@ async function listenOnFreePorts(count: number): Promise<http.Server[]> {
 const origin = (server: http.Server, scheme = 'http') => `${scheme}://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 export interface OAuthTestServer extends TestApp {
+  /** The database the server runs on (for helpers that arrange state a person would, faster). */
+  db: Db;
   urls: { api: string; sandboxApi: string; dashboard: string; sandboxDashboard: string };
   close(): Promise<void>;
   registerClient(input: Partial<AddClientInput> & { environment: 'production' | 'sandbox' }): Promise<{ client_id: string; client_secret: string }>;
@@ -83,6 +85,7 @@ export async function startOAuthServer(db: Db, overrides: Record<string, unknown
   for (const server of servers) server.on('request', handler);
   return {
     ...test,
+    db,
     urls,
     async close() {
       await test.runtime.stop();

@@ -9,6 +9,7 @@ import * as oauth from 'oauth4webapi';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { authorize, basic, endpoints, obtainTokens, tokenRequest, type Env } from '../helpers/flow.js';
 import { useOAuthServer, type RegisteredClient } from '../helpers/use-oauth-server.js';
+import { createStaff } from '../helpers/oauth-server.js';
 import { isOpenIdOnly } from '../../src/oidc/middleware/discovery.js';
 
 const ALL_SCOPES = ['read_only', 'read_write', 'openid', 'offline_access', 'read:bank_accounts', 'sync:connected_accounts'];
@@ -262,6 +263,15 @@ const PROBES: Record<string, (p: Probe) => Promise<void>> = {
     const supplied = new Set([...Object.keys(p.idToken.claims), ...Object.keys(withMaxAge), ...Object.keys(p.userinfo)]);
     for (const claim of p.doc.claims_supported as string[]) expect(supplied, claim).toContain(claim);
     expect(p.userinfo).toMatchObject({ sub: staff.users.owner.id, email: staff.users.owner.email, email_verified: expect.any(Boolean) });
+  },
+  async acr_values_supported(p) {
+    expect(p.doc.acr_values_supported).toEqual(['urn:almoner:loa:1', 'urn:almoner:loa:2']);
+    // loa:1 for a password session; asking for loa:2 gets a second factor first, and says so.
+    const user = (await createStaff(t.db)).users.read_only;
+    const password = await obtainTokens(server, { environment: p.environment, client: p.other, clientId: p.other.client_id, redirectUri: redirectFor(p.environment), scope: 'openid read_only', login: user });
+    expect(decodeJwt(password.tokens.body.id_token as string).claims).toMatchObject({ acr: 'urn:almoner:loa:1', amr: ['pwd'] });
+    const stepped = await obtainTokens(server, { environment: p.environment, client: p.other, clientId: p.other.client_id, redirectUri: redirectFor(p.environment), scope: 'openid read_only', login: user, extraParams: { acr_values: 'urn:almoner:loa:2' } });
+    expect(decodeJwt(stepped.tokens.body.id_token as string).claims).toMatchObject({ acr: 'urn:almoner:loa:2', amr: ['pwd', 'otp'] });
   },
   async claim_types_supported(p) {
     expect(p.doc.claim_types_supported).toEqual(['normal']);

@@ -73,11 +73,11 @@ describe('a browser request of the authorization flow', () => {
     });
     // Each request reads what its URL and cookie name in one statement (the Interaction, its
     // Session, the Grant its consent names, the user and their memberships); the sign-in also
-    // looks the typed address up.
+    // looks the typed address up, and whether the user has a second factor to ask for.
     expect(Object.fromEntries(perRequest.map((r) => [r.step, r.reads]))).toEqual({
       'GET /authorize': 0,
       'GET sign-in page': 1,
-      'POST sign-in': 2,
+      'POST sign-in': 3,
       'resume after sign-in': 1,
       'GET consent page': 1,
       'POST consent': 1,

@@ -1,4 +1,5 @@
 import { FormBrowser } from '../../helpers/browser.js';
+import { walkHostedPages } from '../../helpers/flow.js';
 
 export interface User {
   email: string;
@@ -15,20 +16,7 @@ export async function approveInHostedPages(authorizationUrl: string, user: User,
   if (!redirectUri) throw new Error(`no redirect_uri in ${authorizationUrl}`);
   const redirectOrigin = new URL(redirectUri).origin;
   const browser = new FormBrowser((next) => next.origin === redirectOrigin);
-  let page = await browser.request(authorizationUrl);
-  for (let step = 0; step < 6 && !page.location; step += 1) {
-    if (page.html.includes('name="password"')) {
-      page = await browser.submit(page, '/login', { email: user.email, password: user.password });
-      if (!page.location && page.html.includes('name="password"')) throw new Error(`sign-in refused (${page.status})`);
-    } else if (page.html.includes('name="org"')) {
-      if (!options.organizationId) throw new Error('organization choice shown but none given');
-      page = await browser.request(new URL(`${page.url.pathname}?org=${options.organizationId}`, page.url).toString());
-    } else if (page.html.includes('/consent"') || page.html.includes('/deny"')) {
-      page = await browser.submit(page, options.decision === 'deny' ? '/deny' : '/consent');
-    } else {
-      throw new Error(`unexpected page ${page.status} at ${page.url}: ${page.html.slice(0, 400)}`);
-    }
-  }
+  const { page } = await walkHostedPages(browser, await browser.request(authorizationUrl), { ...options, login: user });
   if (!page.location) throw new Error('the flow did not come back to the client');
   return page.location;
 }

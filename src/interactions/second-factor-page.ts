@@ -1,0 +1,128 @@
+import type { Context } from 'koa';
+import { ACR_TWO_FACTORS, type AuthenticationMethod } from '../accounts/authentication-methods.js';
+import { readForm } from '../http/form-body.js';
+import { beginTotpEnrolment, checkSecondFactorCode, confirmTotp, hasEnrolledSecondFactor } from '../mfa/second-factors.js';
+import { clearPendingSignIn, pendingSignIn, setPendingSignIn } from '../mfa/pending-sign-in.js';
+import { userIdentity } from '../oidc/request-account.js';
+import { totpIssuer, codeFailure } from '../mfa/second-factor-words.js';
+import { detachFromSession } from './provider-session.js';
+import { clientView, interactionCsrf, finishInteraction, loadInteraction, paths, redirectUri, sendInteractionPage, verifyInteractionCsrf, type Interaction, type InteractionDeps } from './interaction.js';
+
+/**
+ * The authorization flow's second factor (docs/oauth.md, "Second factors and step-up"):
+ * after the password of a user who has one (no session until the code is right), and as a
+ * step-up before approving what needs one — with the setup of an authenticator app first
+ * when the user has none. A right code goes to the provider as the login result, so the
+ * session (and the ID token) carry `amr` and `acr` from the library's own path.
+ */
+
+function pendingPurpose(interaction: Interaction) {
+  return `interaction:${interaction.uid}` as const;
+}
+
+function withSecondFactor(amr: readonly string[] | undefined): AuthenticationMethod[] {
+  const methods = new Set<AuthenticationMethod>([...((amr ?? ['pwd']) as AuthenticationMethod[]), 'otp']);
+  return [...methods];
+}
+
+interface CodeState {
+  reasons?: string[];
+  error?: string;
+  retryAfterSeconds?: number;
+}
+
+async function showCodePage(deps: InteractionDeps, ctx: Context, interaction: Interaction, state: CodeState, status?: number): Promise<void> {
+  if (state.retryAfterSeconds) ctx.set('Retry-After', String(state.retryAfterSeconds));
+  const client = await deps.provider().Client.find(String(interaction.params.client_id));
+  sendInteractionPage(deps, ctx, interaction, 'second-factor.njk', {
+    client: client ? clientView(client, redirectUri(interaction)) : undefined,
+    heading: state.reasons ? 'Confirm it is you' : 'Enter your second factor',
+    reasons: state.reasons,
+    action: paths(interaction).secondFactor,
+    csrf: interactionCsrf(deps, interaction),
+    error: state.error,
+  }, status);
+}
+
+/** After a right password: a user with a second factor is asked for it; the sign-in waits in a cookie. */
+export async function askSecondFactorAtLogin(deps: InteractionDeps, ctx: Context, interaction: Interaction, userId: string): Promise<boolean> {
+  if (!(await hasEnrolledSecondFactor(deps.db, userId))) return false;
+  setPendingSignIn(deps, ctx, userId, pendingPurpose(interaction));
+  await showCodePage(deps, ctx, interaction, {});
+  return true;
+}
+
+/** GET of the flow's page while a sign-in waits for its second factor. */
+export async function showPendingSecondFactor(deps: InteractionDeps, ctx: Context, interaction: Interaction): Promise<boolean> {
+  if (!pendingSignIn(deps, ctx, pendingPurpose(interaction))) return false;
+  await showCodePage(deps, ctx, interaction, {});
+  return true;
+}
+
+/** The consent step found a second factor owed: the code page, or the app's setup when there is none. */
+export async function showStepUp(deps: InteractionDeps, ctx: Context, interaction: Interaction, userId: string, reasons: string[], status?: number, error?: string): Promise<void> {
+  if (await hasEnrolledSecondFactor(deps.db, userId)) return showCodePage(deps, ctx, interaction, { reasons }, status);
+  const user = await userIdentity(deps.db, userId);
+  const enrolment = await beginTotpEnrolment(deps, { id: userId, email: user!.email }, totpIssuer(deps.environment));
+  const client = await deps.provider().Client.find(String(interaction.params.client_id));
+  ctx.set('Cache-Control', 'no-store');
+  sendInteractionPage(deps, ctx, interaction, 'second-factor-setup.njk', {
+    client: client ? clientView(client, redirectUri(interaction)) : undefined,
+    reasons,
+    enrolment,
+    action: paths(interaction).secondFactorSetup,
+    csrf: interactionCsrf(deps, interaction),
+    error,
+  }, status);
+}
+
+/** POST /oauth/interaction/:uid/second-factor: the code of a waiting sign-in or of a step-up. */
+export async function submitSecondFactor(deps: InteractionDeps, ctx: Context): Promise<void> {
+  const interaction = await loadInteraction(deps, ctx);
+  const form = await readForm(ctx);
+  verifyInteractionCsrf(deps, ctx, interaction, form);
+  const signingIn = interaction.prompt.name === 'login';
+  const userId = signingIn ? pendingSignIn(deps, ctx, pendingPurpose(interaction)) : interaction.session?.accountId;
+  if (!userId) {
+    ctx.status = 303;
+    ctx.redirect(paths(interaction).page);
+    return;
+  }
+  const check = await checkSecondFactorCode(deps, userId, form.code ?? '');
+  if (!check.ok) return showCodePage(deps, ctx, interaction, { error: codeFailure(check.retryAfterSeconds), retryAfterSeconds: check.retryAfterSeconds, reasons: signingIn ? undefined : [] }, check.retryAfterSeconds ? 429 : 401);
+  if (signingIn) {
+    clearPendingSignIn(deps, ctx);
+    if (interaction.session?.accountId && interaction.session.accountId !== userId) await detachFromSession(deps, interaction);
+    return finishInteraction(ctx, interaction, { login: { accountId: userId, amr: ['pwd', check.method], acr: ACR_TWO_FACTORS } });
+  }
+  await finishInteraction(ctx, interaction, { login: { accountId: userId, amr: withSecondFactor(interaction.session?.amr), acr: ACR_TWO_FACTORS } });
+}
+
+/**
+ * POST /oauth/interaction/:uid/second-factor/setup: the first code from the new app. Right,
+ * the app is set up, the step-up is done, and the recovery codes are shown once before the
+ * flow goes on (the page links to where the provider resumes).
+ */
+export async function submitSecondFactorSetup(deps: InteractionDeps, ctx: Context): Promise<void> {
+  const interaction = await loadInteraction(deps, ctx);
+  const form = await readForm(ctx);
+  verifyInteractionCsrf(deps, ctx, interaction, form);
+  const userId = interaction.session?.accountId;
+  if (interaction.prompt.name !== 'consent' || !userId) {
+    ctx.status = 303;
+    ctx.redirect(paths(interaction).page);
+    return;
+  }
+  const confirmed = await confirmTotp(deps, userId, form.code ?? '');
+  if (!confirmed.ok) return showStepUp(deps, ctx, interaction, userId, [], confirmed.retryAfterSeconds ? 429 : 400, codeFailure(confirmed.retryAfterSeconds));
+  interaction.result = { ...interaction.lastSubmission, login: { accountId: userId, amr: withSecondFactor(interaction.session?.amr), acr: ACR_TWO_FACTORS } };
+  await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
+  const client = await deps.provider().Client.find(String(interaction.params.client_id));
+  ctx.set('Cache-Control', 'no-store');
+  sendInteractionPage(deps, ctx, interaction, 'recovery-codes.njk', {
+    client: client ? clientView(client, redirectUri(interaction)) : undefined,
+    codes: confirmed.recoveryCodes,
+    continueHref: interaction.returnTo,
+    continueLabel: client ? `Continue to ${client.clientName ?? 'the application'}` : 'Continue',
+  });
+}

@@ -1,0 +1,136 @@
+import type { Db } from '../db/database.js';
+import { inTransaction } from '../db/executor.js';
+import type { SecretBox } from '../db/secret-box.js';
+import { recordAudit } from '../audit/audit-log.js';
+import { conflict } from '../errors/domain-error.js';
+import type { AttemptCounter, AttemptLimit } from '../limits/attempt-counter.js';
+import type { Environment } from '../db/schema.js';
+import { hashRecoveryCode, newRecoveryCodes, normaliseRecoveryCode } from './recovery-codes.js';
+import * as repo from './repository.js';
+import { matchingTimeStep, newTotpSecret, qrSvg, totpUri } from './totp.js';
+
+/**
+ * A user's second factors (docs/oauth.md, "Second factors and step-up"): an authenticator
+ * app (TOTP) with its recovery codes, and passkeys. Every code checked here is counted
+ * against the user's limit first, atomically, so a burst of guesses gets no more tries than
+ * a patient attacker would.
+ */
+
+export interface SecondFactorDeps {
+  db: Db;
+  box: SecretBox;
+  counter: AttemptCounter;
+  environment: Environment;
+}
+
+/** Wrong codes (app or recovery) a user may enter per 15 minutes before being told to wait. */
+export const SECOND_FACTOR_LIMIT: AttemptLimit = { name: 'second_factor_user', max: 5, windowSeconds: 900 };
+
+export type CodeCheck = { ok: true; method: 'otp' } | { ok: false; retryAfterSeconds?: number };
+
+export interface TotpEnrolment {
+  secret: string;
+  uri: string;
+  qr: string;
+}
+
+export async function secondFactorSummary(db: Db, userId: string) {
+  return repo.secondFactorSummary(db, userId);
+}
+
+/** True when the user has a second factor to be asked for at sign-in. */
+export async function hasEnrolledSecondFactor(db: Db, userId: string): Promise<boolean> {
+  const summary = await repo.secondFactorSummary(db, userId);
+  return summary.totp || summary.passkeys > 0;
+}
+
+/**
+ * The secret being set up for an authenticator app: the pending one when the user already
+ * began (the QR code on screen stays valid across reloads), a new one otherwise. Refused
+ * when an app is already set up: it is removed first.
+ */
+export async function beginTotpEnrolment(deps: SecondFactorDeps, user: { id: string; email: string }, issuer: string): Promise<TotpEnrolment> {
+  const existing = await repo.findTotp(deps.db, user.id);
+  if (existing?.confirmed_at) throw conflict('An authenticator app is already set up; remove it first to set up another.');
+  let secret = existing ? deps.box.open(existing.secret) : undefined;
+  if (!secret) {
+    secret = newTotpSecret();
+    if (!(await repo.upsertPendingTotp(deps.db, user.id, deps.box.seal(secret)))) throw conflict('An authenticator app is already set up; remove it first to set up another.');
+  }
+  const uri = totpUri(secret, user.email, issuer);
+  return { secret, uri, qr: await qrSvg(uri) };
+}
+
+/** Takes one attempt under the user's limit; the answer when refused. */
+async function takeAttempt(deps: SecondFactorDeps, userId: string) {
+  return deps.counter.take(SECOND_FACTOR_LIMIT, userId);
+}
+
+/**
+ * The first code from the app confirms the setup: the app is then the user's second factor
+ * and a fresh set of recovery codes is made (returned once, stored hashed).
+ */
+export async function confirmTotp(deps: SecondFactorDeps, userId: string, code: string): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false; retryAfterSeconds?: number }> {
+  const attempt = await takeAttempt(deps, userId);
+  if (!attempt.allowed) return { ok: false, retryAfterSeconds: attempt.retryAfterSeconds };
+  const row = await repo.findTotp(deps.db, userId);
+  const step = row && !row.confirmed_at ? matchingTimeStep(deps.box.open(row.secret), code.trim()) : undefined;
+  if (step === undefined) return { ok: false };
+  const recoveryCodes = newRecoveryCodes();
+  const confirmed = await inTransaction(deps.db, async (trx) => {
+    if (!(await repo.useTimeStep(trx, userId, step, true))) return false;
+    await repo.replaceRecoveryCodes(trx, userId, recoveryCodes.map((c) => hashRecoveryCode(normaliseRecoveryCode(c)!)));
+    await recordAudit(trx, { event: 'second_factor.added', environment: deps.environment, actorUserId: userId, details: { method: 'totp' } });
+    return true;
+  });
+  if (!confirmed) return { ok: false };
+  await deps.counter.succeeded(attempt.taken);
+  return { ok: true, recoveryCodes };
+}
+
+/**
+ * A code typed at sign-in or step-up: six digits are the app's code (each time step works
+ * once, and no earlier step after it), anything else is tried as a recovery code (each works
+ * once).
+ */
+export async function checkSecondFactorCode(deps: SecondFactorDeps, userId: string, input: string): Promise<CodeCheck> {
+  const attempt = await takeAttempt(deps, userId);
+  if (!attempt.allowed) return { ok: false, retryAfterSeconds: attempt.retryAfterSeconds };
+  const code = input.trim().replace(/\s/g, '');
+  let ok = false;
+  if (/^\d{6}$/.test(code)) {
+    const row = await repo.findTotp(deps.db, userId);
+    const step = row?.confirmed_at ? matchingTimeStep(deps.box.open(row.secret), code) : undefined;
+    ok = step !== undefined && (await repo.useTimeStep(deps.db, userId, step, false));
+  } else {
+    const canonical = normaliseRecoveryCode(code);
+    ok = canonical !== undefined && (await repo.useRecoveryCode(deps.db, userId, hashRecoveryCode(canonical)));
+    if (ok) await recordAudit(deps.db, { event: 'second_factor.recovery_code_used', environment: deps.environment, actorUserId: userId });
+  }
+  if (!ok) return { ok: false };
+  await deps.counter.succeeded(attempt.taken);
+  return { ok: true, method: 'otp' };
+}
+
+/** A new set of recovery codes replaces the old (returned once). Needs a second factor set up. */
+export async function regenerateRecoveryCodes(deps: SecondFactorDeps, userId: string): Promise<string[]> {
+  if (!(await hasEnrolledSecondFactor(deps.db, userId))) throw conflict('Set up an authenticator app or a passkey first.');
+  const codes = newRecoveryCodes();
+  await inTransaction(deps.db, async (trx) => {
+    await repo.replaceRecoveryCodes(trx, userId, codes.map((c) => hashRecoveryCode(normaliseRecoveryCode(c)!)));
+    await recordAudit(trx, { event: 'second_factor.recovery_codes_replaced', environment: deps.environment, actorUserId: userId });
+  });
+  return codes;
+}
+
+/** Removes the authenticator app; the recovery codes go too when no passkey is left. */
+export async function removeTotp(deps: SecondFactorDeps, userId: string): Promise<boolean> {
+  return inTransaction(deps.db, async (trx) => {
+    const removed = await repo.deleteTotp(trx, userId);
+    if (!removed) return false;
+    const summary = await repo.secondFactorSummary(trx, userId);
+    if (summary.passkeys === 0) await repo.deleteRecoveryCodes(trx, userId);
+    await recordAudit(trx, { event: 'second_factor.removed', environment: deps.environment, actorUserId: userId, details: { method: 'totp' } });
+    return true;
+  });
+}

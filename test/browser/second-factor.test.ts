@@ -1,0 +1,129 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import * as oauth from 'oauth4webapi';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../src/config/paths.js';
+import { tempDir } from '../helpers/app.js';
+import { totpCode } from '../helpers/authenticator.js';
+import { launchChromium, startAuthorization } from '../helpers/chromium.js';
+import { exchangeCode, type AuthorizeResult } from '../helpers/flow.js';
+import { createStaff, type Staff } from '../helpers/oauth-server.js';
+import { useOAuthServer } from '../helpers/use-oauth-server.js';
+
+const { testDatabase: t, server } = useOAuthServer({ staff: 0 });
+const redirectUri = 'https://app.example.org/callback';
+let browser: Browser;
+let context: BrowserContext;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => browser?.close());
+beforeEach(async () => {
+  context = await browser.newContext();
+});
+afterEach(async () => context?.close());
+
+/** docs/<name> when screenshots are being refreshed (UPDATE_SCREENSHOTS=1), a temporary file otherwise. */
+async function screenshot(page: Page, name: string): Promise<void> {
+  const target = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(PROJECT_ROOT, 'docs', name) : path.join(tempDir('almoner-screenshot-'), name);
+  await page.screenshot({ path: target, fullPage: true });
+  expect(fs.readFileSync(target).subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+}
+
+/** The code a phone shows now, for a step the server has not seen yet (`after`). */
+function phoneCode(key: string, after = 0): { code: string; step: number } {
+  const step = Math.max(Math.floor(Date.now() / 30000), after + 1);
+  return { code: totpCode(key, step), step };
+}
+
+async function signInWithPassword(page: Page, user: { email: string; password: string }) {
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Sign in' }).click()]);
+}
+
+async function idToken(result: AuthorizeResult, client: { client_id: string; client_secret: string }) {
+  const { as, client: c, response } = await exchangeCode(server, 'production', client, result, redirectUri);
+  const tokens = await oauth.processAuthorizationCodeResponse(as, c, response, { expectedNonce: result.nonce, requireIdToken: true });
+  return oauth.getValidatedIdTokenClaims(tokens)!;
+}
+
+describe('second factors in Chromium', () => {
+  let staff: Staff;
+  beforeEach(async () => {
+    staff = await createStaff(t.db);
+    await t.db.updateTable('organizations').set({ name: 'Riverside Food Pantry' }).where('id', '=', staff.orgId).execute();
+  });
+
+  it('sets up an authenticator app at a bank-data consent, then asks for its code at the next sign-in; the ID token says pwd+otp, loa:2', async () => {
+    const client = await server.registerClient({ environment: 'production', name: 'Ledgerly Bookkeeping', scopes: ['openid', 'read_only', 'read:bank_accounts'] });
+    const user = staff.users.owner;
+    const page = await context.newPage();
+    const first = await startAuthorization(page, server, { environment: 'production', clientId: client.client_id, redirectUri, scope: 'openid read:bank_accounts' });
+    await signInWithPassword(page, user);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Set up a second factor');
+    await expect(page.locator('.lead').textContent()).resolves.toContain('it shares bank-account data');
+    await expect(page.getByRole('img', { name: /QR code/ }).isVisible()).resolves.toBe(true);
+    await page.setViewportSize({ width: 760, height: 900 });
+    await screenshot(page, 'second-factor-setup.png');
+
+    await page.getByText('Can’t scan it? Enter the key by hand').click();
+    const key = (await page.locator('.secret code').textContent())!.trim();
+    const setup = phoneCode(key);
+    await page.getByLabel('Code from your app').fill(setup.code);
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Turn on' }).click()]);
+    const codes = await page.locator('ul.codes code').allTextContents();
+    expect(codes).toHaveLength(10);
+    await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Continue to Ledgerly Bookkeeping' }).click()]);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toContain('Ledgerly Bookkeeping wants access to Riverside Food Pantry');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    const claims = await idToken({ ...first, callback: await first.callback, browser: undefined as never, consentHtml: '' }, client);
+    expect(claims).toMatchObject({ amr: ['pwd', 'otp'], acr: 'urn:almoner:loa:2', sub: user.id });
+
+    // A new browser: the password alone is not enough any more.
+    const second = await browser.newContext();
+    const later = await second.newPage();
+    const again = await startAuthorization(later, server, { environment: 'production', clientId: client.client_id, redirectUri, scope: 'openid read:bank_accounts' });
+    await signInWithPassword(later, user);
+    await expect(later.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Enter your second factor');
+    await screenshot(later, 'second-factor-code.png');
+    await later.getByLabel('Code from your app').fill(phoneCode(key, setup.step).code);
+    await later.getByRole('button', { name: 'Verify' }).click();
+    // The authorization approved above covers the request: straight back to the application.
+    const claimsAgain = await idToken({ ...again, callback: await again.callback, browser: undefined as never, consentHtml: '' }, client);
+    expect(claimsAgain).toMatchObject({ amr: ['pwd', 'otp'], acr: 'urn:almoner:loa:2' });
+    await second.close();
+  });
+
+  it('takes a recovery code once on the dashboard and refuses it the second time', async () => {
+    const user = staff.users.admin;
+    const page = await context.newPage();
+    await page.goto(`${server.urls.dashboard}/sign-in?next=/account/security`);
+    await signInWithPassword(page, user);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Security');
+    await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Set up an authenticator app' }).click()]);
+    const key = (await page.locator('.secret code').textContent())!.trim();
+    await page.getByLabel('Code from your app').fill(phoneCode(key).code);
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Turn on' }).click()]);
+    const codes = await page.locator('ul.codes code').allTextContents();
+    await screenshot(page, 'dashboard-recovery-codes.png');
+    await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Done' }).click()]);
+    await expect(page.getByText('10 of 10 unused').isVisible()).resolves.toBe(true);
+    await page.setViewportSize({ width: 1240, height: 800 });
+    await screenshot(page, 'dashboard-security.png');
+
+    for (const [round, expected] of [[1, 'Your account'], [2, 'Enter your second factor']] as const) {
+      const other = await browser.newContext();
+      const p = await other.newPage();
+      await p.goto(`${server.urls.dashboard}/sign-in`);
+      await signInWithPassword(p, user);
+      await p.getByLabel('Code from your app').fill(codes[0]!);
+      await Promise.all([p.waitForNavigation(), p.getByRole('button', { name: 'Verify' }).click()]);
+      await expect(p.getByRole('heading', { level: 1 }).textContent(), `round ${round}`).resolves.toBe(expected);
+      if (round === 2) await expect(p.getByRole('alert').textContent()).resolves.toContain('That code did not work');
+      await other.close();
+    }
+  });
+});
