@@ -17,6 +17,7 @@ import { securityHeaders } from './http/security-headers.js';
 import type { Middleware } from 'koa';
 import type { OidcService } from './oidc/service.js';
 import { TableMailSender, type MailSender } from './mail/sender.js';
+import { BackgroundWork } from './http/background-work.js';
 import { metricsEndpoint } from './metrics/endpoint.js';
 import { httpMetrics } from './metrics/http-metrics.js';
 import { Metrics } from './metrics/metrics.js';
@@ -37,13 +38,15 @@ export interface AppDeps {
   serverKeys: ServerKeys;
   /** The runtime's Prometheus metrics; a fresh set when omitted. */
   metrics?: Metrics;
+  /** Work started by requests that runs after their response (password-reset requests); a fresh one when omitted. */
+  background?: BackgroundWork;
 }
 
 /**
  * Builds the one Koa app that serves all four hosts. It never listens: main.ts does, and
  * tests drive `app.callback()` through supertest.
  */
-export function buildApp({ config, db, logger, oidc, serverKeys, mail, box, metrics = new Metrics({ db, oidc }) }: AppDeps): Koa {
+export function buildApp({ config, db, logger, oidc, serverKeys, mail, box, metrics = new Metrics({ db, oidc }), background = new BackgroundWork(logger) }: AppDeps): Koa {
   const app = new Koa();
   app.proxy = false; // forwarded headers are judged by clientAddress, against trusted_proxies only
   app.silent = true; // errors are logged by errorHandler, with the request id
@@ -75,7 +78,7 @@ export function buildApp({ config, db, logger, oidc, serverKeys, mail, box, metr
     apps[target.key] =
       target.surface === 'api'
         ? buildApiApp(target, oidc, buildGateway({ db, origin: target.origin, ipRestrictedAreas: config.ip_restricted_areas, services: { mail: sender, profile: config.profile, box, keys: serverKeys } }))
-        : buildDashboardApp(target, { db, oidc, serverKeys, config, mail: sender, box });
+        : buildDashboardApp(target, { db, oidc, serverKeys, config, mail: sender, box, background });
   }
   app.use(hostDispatch(hosts, apps as Record<(typeof hosts.targets)[number]['key'], Middleware>));
   return app;

@@ -7,6 +7,7 @@ import type { Logger } from './logging/logger.js';
 import { ClientRegistrySync } from './oidc/clients/registry-sync.js';
 import { OidcService } from './oidc/service.js';
 import { createMailSender } from './mail/sender.js';
+import { BackgroundWork } from './http/background-work.js';
 import { loadSecretBox } from './db/secret-box.js';
 import { ServerKeys } from './keys/server-keys.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
@@ -24,6 +25,8 @@ export interface Runtime {
   /** The server keys of this process (cookie, CSRF, cache and hashing keys), refreshed by the key watcher. */
   keys: ServerKeys;
   clients: ClientRegistrySync;
+  /** Work requests left to run after their response (password-reset requests, notice mail); stop() waits for it. */
+  background: BackgroundWork;
   /** Background chores: clients-file polling, key-rotation watch, sweeping. */
   start(): void;
   /**
@@ -51,7 +54,8 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger, o
   const mail = createMailSender(config, db, logger);
   const metrics = new Metrics({ db, oidc });
   if (options.clusterWorker) metrics.joinCluster();
-  const app = buildApp({ config, db, logger, oidc, serverKeys: keys, mail, box, metrics });
+  const background = new BackgroundWork(logger);
+  const app = buildApp({ config, db, logger, oidc, serverKeys: keys, mail, box, metrics, background });
   const metricsApp = config.metrics_listen ? buildMetricsApp({ metrics, db, logger, allow: new AddressSet(config.metrics_allow) }) : undefined;
   const webhooks = new WebhookDispatcher({ db, logger, box, retrySeconds: config.webhook_retry_seconds, timeoutMs: config.webhook_timeout_ms, profile: config.profile });
   let started = false;
@@ -62,6 +66,7 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger, o
     oidc,
     keys,
     clients,
+    background,
     start() {
       if (started) return;
       started = true;
@@ -71,7 +76,7 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger, o
     },
     async stop(graceMs = 0) {
       oidc.stop();
-      await Promise.all([clients.stop(), webhooks.stop(graceMs)]);
+      await Promise.all([clients.stop(), webhooks.stop(graceMs), background.drain()]);
     },
   };
 }

@@ -18,6 +18,7 @@ import type { DashboardDeps } from '../dashboard/deps.js';
 import type { SecretBox } from '../db/secret-box.js';
 import { AttemptCounter } from '../limits/attempt-counter.js';
 import type { MailSender } from '../mail/sender.js';
+import type { BackgroundWork } from '../http/background-work.js';
 import { SignIn } from '../interactions/sign-in.js';
 import type { ServerKeys } from '../keys/server-keys.js';
 import { dashboardOidcRoutes } from '../oidc/mount.js';
@@ -36,6 +37,8 @@ export interface DashboardAppDeps {
   mail: MailSender;
   /** Encryption at rest (second-factor secrets). */
   box: SecretBox;
+  /** Work run after a response (password-reset requests, notice mail). */
+  background: BackgroundWork;
   /** Password hashing parameters; the API hosts' origins (the API reference); both dashboards' origins (links in e-mail). */
   config: Pick<AppConfig, 'password_memory_kib' | 'password_time_cost' | 'password_parallelism' | 'base_url' | 'sandbox_base_url' | 'dashboard_url' | 'sandbox_dashboard_url' | 'profile'>;
 }
@@ -76,6 +79,7 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardAppDeps): M
     box: deps.box,
     dashboardOrigins: { production: deps.config.dashboard_url, sandbox: deps.config.sandbox_dashboard_url },
     profile: deps.config.profile,
+    background: deps.background,
   };
   return compose([
     dashboardOidcRoutes(deps.oidc, target),

@@ -1,7 +1,8 @@
 import type { Command } from './command.js';
 import { migrate } from './commands/migrate.js';
-import { orgsAdd, orgsList } from './commands/orgs.js';
-import { usersAdd } from './commands/users.js';
+import { orgsAdd, orgsList, orgsRemove } from './commands/orgs.js';
+import { usersAdd, usersDisable, usersEnable, usersList, usersResetPassword } from './commands/users.js';
+import { auditList } from './commands/audit.js';
 import { membersAdd, membersInvitations, membersInvite, membersList, membersRemove, membersRevokeInvitation, membersSetRole } from './commands/members.js';
 import { clientsAdd, clientsList, clientsRemove, clientsRotateSecret, clientsValidate } from './commands/clients.js';
 import { keysRotate } from './commands/keys.js';
@@ -11,4 +12,4 @@ import { dafRedeemCode, dafRejectAccount, dafSubmitGrantRequest } from './comman
 import { mailList, webhooksDeliveries, webhooksReplay } from './commands/mail-webhooks.js';
 
 /** Every admin command; later features register theirs here. */
-export const COMMANDS: readonly Command[] = [migrate, orgsAdd, orgsList, usersAdd, membersAdd, membersSetRole, membersRemove, membersList, membersInvite, membersInvitations, membersRevokeInvitation, clientsAdd, clientsRotateSecret, clientsList, clientsValidate, clientsRemove, keysRotate, apiKeysCreate, apiKeysRevoke, apiKeysList, demoSeed, dafSubmitGrantRequest, dafRedeemCode, dafRejectAccount, mailList, webhooksDeliveries, webhooksReplay];
+export const COMMANDS: readonly Command[] = [migrate, orgsAdd, orgsList, orgsRemove, usersAdd, usersList, usersDisable, usersEnable, usersResetPassword, membersAdd, membersSetRole, membersRemove, membersList, membersInvite, membersInvitations, membersRevokeInvitation, clientsAdd, clientsRotateSecret, clientsList, clientsValidate, clientsRemove, keysRotate, apiKeysCreate, apiKeysRevoke, apiKeysList, demoSeed, dafSubmitGrantRequest, dafRedeemCode, dafRejectAccount, mailList, webhooksDeliveries, webhooksReplay, auditList];

@@ -97,7 +97,11 @@ const settingsShape = z
     refresh_reuse_grace_seconds: intIn(0, 300).describe('A duplicate refresh-token presentation inside this window gets the same new pair instead of revoking the authorization'),
     ip_restricted_areas: z.array(z.enum(['fdx', 'donations', 'grants', 'nonprofits'])).describe('API areas that require the caller\'s address inside the client\'s IP allow-list'),
     secrets_key: z.string().min(32).optional().describe('32 random bytes, base64, sealing the secrets kept in the database (signing keys, server keys, webhook secrets); every process sharing a database, the admin CLI included, needs the same value; unset, a key file in data_dir'),
-    smtp_url: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional().describe('SMTP server for outgoing mail (smtp:// or smtps://); unset, mail goes into the outbound_mail table'),
+    smtp_url: z
+      .string()
+      .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
+      .optional()
+      .describe('SMTP server for all outgoing mail (smtp:// or smtps://; resets, invitations, second-factor notices, DAF codes); required in production; unset in dev, mail goes into the outbound_mail table (`admin mail list`)'),
     mail_from: z.string().min(3).describe('From address of outgoing mail'),
     webhook_retry_seconds: z.array(z.coerce.number().int().min(1).max(7 * 86_400)).min(0).max(20).describe('Delays between webhook attempts (attempts = 1 + delays)'),
     webhook_timeout_ms: intIn(100, 60_000).describe('Deadline of a whole webhook attempt (connect, headers and body)'),
@@ -140,6 +144,10 @@ export const configSchema = settingsShape.superRefine((config, ctx) => {
     // The production profile refuses to start without what makes it safe; every gap is named at once.
     if (!config.database_url) {
       ctx.addIssue({ code: 'custom', path: ['database_url'], message: 'is required in the production profile (an external PostgreSQL server)' });
+    }
+    if (!config.smtp_url) {
+      // Mail can always be sent (password resets, invitations, DAF one-time codes): production never keeps it in a table.
+      ctx.addIssue({ code: 'custom', path: ['smtp_url'], message: 'is required in the production profile (an smtp:// or smtps:// URL): password resets, invitations and DAF codes are sent by mail' });
     }
     if (!config.tls_cert && config.trusted_proxies.length === 0) {
       ctx.addIssue({

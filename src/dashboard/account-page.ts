@@ -3,7 +3,7 @@ import { KIND_LABELS, ROLE_NAMES } from '../interactions/organization-page.js';
 import type { DashboardDeps } from './deps.js';
 import { requireViewer } from './guards.js';
 import { sendDashboardPage } from './page.js';
-import { orgPath } from './paths.js';
+import { ACCOUNT_PASSWORD_PATH, orgPath } from './paths.js';
 import { secondFactorSummary } from '../mfa/second-factors.js';
 
 /** GET /account: the signed-in user's own account, for every role. */
@@ -12,6 +12,7 @@ export async function showAccount(deps: DashboardDeps, ctx: Context): Promise<vo
   if (!viewer) return;
   const summary = await secondFactorSummary(deps.db, viewer.user.id);
   sendDashboardPage(deps, ctx, viewer, 'dashboard/account.njk', 'account', {
+    passwordHref: ACCOUNT_PASSWORD_PATH,
     secondFactor: summary.totp || summary.passkeys > 0,
     organizations: viewer.memberships.map((m) => ({
       name: m.name,

@@ -1,17 +1,15 @@
 import type { PasswordParams } from '../accounts/passwords.js';
 import type { Environment } from '../db/schema.js';
 import type { InteractionDeps } from '../interactions/interaction.js';
-import type { MailSender } from '../mail/sender.js';
 import type { Profile } from '../webhooks/targets.js';
 
 /**
  * What the signed-in side of a dashboard host needs: the hosted pages' dependencies (database,
- * provider sessions, server keys, sign-in, attempt limits, secrets box) plus outgoing mail,
- * password hashing and both dashboards' origins
- * (links in e-mail point at the environment an action was taken in).
+ * provider sessions, server keys, sign-in, attempt limits, secrets box, mail, work after the
+ * response) plus password hashing and both dashboards' origins (links in e-mail point at the
+ * environment an action was taken in).
  */
 export interface DashboardDeps extends InteractionDeps {
-  mail: MailSender;
   passwordParams: PasswordParams;
   dashboardOrigins: Readonly<Record<Environment, string>>;
   /** The running profile: where webhooks may be sent (loopback http in dev only). */

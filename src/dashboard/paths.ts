@@ -8,6 +8,11 @@ export const REVOKE_PATH = `${CONNECTIONS_PATH}/revoke`;
 /** The connections page's own sign-in form target (kept: scripts outside post to it). */
 export const CONNECTIONS_SIGN_IN_PATH = `${CONNECTIONS_PATH}/sign-in`;
 export const SIGN_OUT_PATH = '/oauth/logout';
+/** Asking for a password-reset link (before sign-in), and the link's page: /reset-password/<token>. */
+export const FORGOT_PASSWORD_PATH = '/forgot-password';
+export const RESET_PASSWORD_PATH = '/reset-password';
+/** Changing one's own password (signed in). */
+export const ACCOUNT_PASSWORD_PATH = '/account/password';
 
 /** An organization's pages: /orgs/<EIN>/<page>. */
 export function orgPath(ein: string, page = ''): string {

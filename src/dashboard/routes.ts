@@ -1,5 +1,8 @@
 import Router from '@koa/router';
 import { showAccount } from './account-page.js';
+import { showForgotPasswordPage, submitForgotPassword } from './forgot-password-page.js';
+import { showPassword, submitPassword } from './password-page.js';
+import { showResetPasswordPage, submitResetPassword } from './reset-password-page.js';
 import { showSecurity, showTotpSetup, submitRecoveryCodes, submitTotpRemoval, submitTotpSetup, TOTP_PATH } from './security-page.js';
 import { showAudit } from './audit-page.js';
 import { showApiKeys, submitApiKey, submitApiKeyRevocation } from './api-keys-page.js';
@@ -8,7 +11,7 @@ import type { DashboardDeps } from './deps.js';
 import { revokeOrganizationConnection, showOrganizationConnections } from './org-connections-page.js';
 import { showInvitation, submitAcceptance, submitNewUser } from './invitation-page.js';
 import { showMembers, showRemoval, submitInvitation, submitInvitationRevocation, submitRemoval, submitRoleChange } from './members-page.js';
-import { ACCOUNT_PATH, CONNECTIONS_PATH, CONNECTIONS_SIGN_IN_PATH, REVOKE_PATH, SECOND_FACTOR_PATH, SECURITY_PATH, SIGN_IN_PATH, SIGN_OUT_PATH } from './paths.js';
+import { ACCOUNT_PASSWORD_PATH, ACCOUNT_PATH, CONNECTIONS_PATH, CONNECTIONS_SIGN_IN_PATH, FORGOT_PASSWORD_PATH, RESET_PASSWORD_PATH, REVOKE_PATH, SECOND_FACTOR_PATH, SECURITY_PATH, SIGN_IN_PATH, SIGN_OUT_PATH } from './paths.js';
 import { showSecondFactorStep, showSignInPage, submitSecondFactorStep, submitSignIn } from './sign-in-page.js';
 import { showSettings, submitSettings } from './settings-page.js';
 import { signOut } from './sign-out.js';
@@ -27,8 +30,14 @@ export function buildDashboardRouter(deps: DashboardDeps): Router {
   router.get(SECOND_FACTOR_PATH, (ctx) => showSecondFactorStep(deps, ctx));
   router.post(SECOND_FACTOR_PATH, (ctx) => submitSecondFactorStep(deps, ctx));
   router.post(SIGN_OUT_PATH, (ctx) => signOut(deps, ctx));
+  router.get(FORGOT_PASSWORD_PATH, (ctx) => showForgotPasswordPage(deps, ctx));
+  router.post(FORGOT_PASSWORD_PATH, (ctx) => submitForgotPassword(deps, ctx));
+  router.get(`${RESET_PASSWORD_PATH}/:token`, (ctx) => showResetPasswordPage(deps, ctx));
+  router.post(`${RESET_PASSWORD_PATH}/:token`, (ctx) => submitResetPassword(deps, ctx));
 
   router.get(ACCOUNT_PATH, (ctx) => showAccount(deps, ctx));
+  router.get(ACCOUNT_PASSWORD_PATH, (ctx) => showPassword(deps, ctx));
+  router.post(ACCOUNT_PASSWORD_PATH, (ctx) => submitPassword(deps, ctx));
   router.get(SECURITY_PATH, (ctx) => showSecurity(deps, ctx));
   router.get(TOTP_PATH, (ctx) => showTotpSetup(deps, ctx));
   router.post(TOTP_PATH, (ctx) => submitTotpSetup(deps, ctx));

@@ -8,6 +8,7 @@ import { requireViewer, verifySessionCsrf } from './guards.js';
 import { sendDashboardPage } from './page.js';
 import { safeReturnPath, SECURITY_PATH } from './paths.js';
 import { passwordConfirmed } from './reauthentication.js';
+import { noticeSecondFactorChange } from '../mfa/notices.js';
 import type { Viewer } from './viewer.js';
 
 /**
@@ -76,6 +77,7 @@ export async function submitTotpSetup(deps: DashboardDeps, ctx: Context): Promis
     return renderSetup(deps, ctx, viewer, next, codeFailure(confirmed.retryAfterSeconds), confirmed.retryAfterSeconds ? 429 : 400);
   }
   await addSessionMethod(viewer.session, 'otp');
+  noticeSecondFactorChange(deps, ctx, viewer.user.email, 'added', 'an authenticator app');
   ctx.set('Cache-Control', 'no-store');
   sendDashboardPage(deps, ctx, viewer, 'dashboard/recovery-codes.njk', 'security', { heading: 'Your authenticator app is on', codes: confirmed.recoveryCodes, continueHref: next ?? SECURITY_PATH });
 }
@@ -87,7 +89,7 @@ export async function submitTotpRemoval(deps: DashboardDeps, ctx: Context): Prom
   if (!viewer) return;
   verifySessionCsrf(deps, ctx, viewer, form);
   if (!(await passwordConfirmed(deps, viewer, form.password ?? ''))) return render(deps, ctx, viewer, { error: 'That is not your password. The authenticator app is still on.', status: 401 });
-  await removeTotp(deps, viewer.user.id);
+  if (await removeTotp(deps, viewer.user.id)) noticeSecondFactorChange(deps, ctx, viewer.user.email, 'removed', 'the authenticator app');
   ctx.status = 303;
   ctx.redirect(`${SECURITY_PATH}?done=removed`);
 }

@@ -7,7 +7,7 @@ import { csrfToken, verifyCsrf } from '../interactions/csrf.js';
 import { startSession } from '../interactions/provider-session.js';
 import { lockoutMessage, SIGN_IN_FAILED } from '../interactions/sign-in-messages.js';
 import type { DashboardDeps } from './deps.js';
-import { CONNECTIONS_PATH, CONNECTIONS_SIGN_IN_PATH, safeReturnPath, SECOND_FACTOR_PATH, SIGN_IN_PATH } from './paths.js';
+import { CONNECTIONS_PATH, CONNECTIONS_SIGN_IN_PATH, FORGOT_PASSWORD_PATH, safeReturnPath, SECOND_FACTOR_PATH, SIGN_IN_PATH } from './paths.js';
 import { currentViewer } from './viewer.js';
 import { checkSecondFactorCode, hasEnrolledSecondFactor } from '../mfa/second-factors.js';
 import { clearPendingSignIn, pendingSignIn, setPendingSignIn } from '../mfa/pending-sign-in.js';
@@ -87,6 +87,7 @@ export function showSignIn(deps: DashboardDeps, ctx: Context, state: SignInPageS
     lockedOut: Boolean(state.retryAfterSeconds),
     notice: state.notice,
     email: state.email ?? '',
+    forgotHref: FORGOT_PASSWORD_PATH,
   }, { status });
 }
 

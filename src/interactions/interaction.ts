@@ -10,6 +10,8 @@ import type { SignIn } from './sign-in.js';
 import type { ServerKeys } from '../keys/server-keys.js';
 import type { SecretBox } from '../db/secret-box.js';
 import type { AttemptCounter } from '../limits/attempt-counter.js';
+import type { MailSender } from '../mail/sender.js';
+import type { BackgroundWork } from '../http/background-work.js';
 
 export interface InteractionDeps {
   db: Db;
@@ -24,6 +26,10 @@ export interface InteractionDeps {
   counter: AttemptCounter;
   /** Seals second-factor secrets at rest. */
   box: SecretBox;
+  /** Outgoing mail (account notices, invitations, resets). */
+  mail: MailSender;
+  /** Work that runs after the response (docs/security.md, "Password reset"); tests drain it. */
+  background: BackgroundWork;
 }
 
 export type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;

@@ -24,6 +24,8 @@ export async function showLogin(deps: InteractionDeps, ctx: Context, interaction
     lockedOut: Boolean(form.retryAfterSeconds),
     email: form.email ?? (typeof interaction.params.login_hint === 'string' ? interaction.params.login_hint : ''),
     reauthenticate: interaction.prompt.reasons.includes('login_prompt') && Boolean(interaction.session?.accountId),
+    // The dashboard's forgot-password page is on this same host (docs/accounts.md, "Password reset").
+    forgotHref: '/forgot-password',
   }, status);
 }
 

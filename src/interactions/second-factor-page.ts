@@ -6,6 +6,7 @@ import { clearPendingSignIn, pendingSignIn, setPendingSignIn } from '../mfa/pend
 import { userIdentity } from '../oidc/request-account.js';
 import { totpIssuer, codeFailure } from '../mfa/second-factor-words.js';
 import { detachFromSession } from './provider-session.js';
+import { noticeSecondFactorChange } from '../mfa/notices.js';
 import { clientView, interactionCsrf, finishInteraction, loadInteraction, paths, redirectUri, sendInteractionPage, verifyInteractionCsrf, type Interaction, type InteractionDeps } from './interaction.js';
 
 /**
@@ -126,6 +127,8 @@ export async function submitSecondFactorSetup(deps: InteractionDeps, ctx: Contex
   const organization = chosenOrganization(form);
   const confirmed = await confirmTotp(deps, userId, form.code ?? '');
   if (!confirmed.ok) return showStepUp(deps, ctx, interaction, userId, organization ?? '', [], confirmed.retryAfterSeconds ? 429 : 400, codeFailure(confirmed.retryAfterSeconds));
+  const user = await userIdentity(deps.db, userId);
+  if (user) noticeSecondFactorChange(deps, ctx, user.email, 'added', 'an authenticator app');
   interaction.result = { ...interaction.lastSubmission, login: { accountId: userId, amr: withSecondFactor(interaction.session?.amr), acr: ACR_TWO_FACTORS }, organization };
   await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
   const client = await deps.provider().Client.find(String(interaction.params.client_id));

@@ -85,3 +85,28 @@ export async function countLiveUserAuthorizations(db: Executor, q: { userId: str
     .executeTakeFirstOrThrow();
   return Number(row.live);
 }
+
+/** Every live user-subject authorization one user approved, in any organization and both environments, locked (disabling the user ends them). */
+export function lockLiveAuthorizationsOfUser(db: Executor, userId: string) {
+  return db
+    .selectFrom('oauth_authorizations')
+    .select(['grant_id', 'environment', 'client_id', 'organization_id'])
+    .where('user_id', '=', userId)
+    .where('subject_type', '=', 'user')
+    .where('revoked_at', 'is', null)
+    .orderBy('grant_id')
+    .forUpdate()
+    .execute();
+}
+
+/** Every live authorization of one organization, either subject, both environments, locked (removing the organization ends them). */
+export function lockLiveAuthorizationsOfOrganization(db: Executor, organizationId: string) {
+  return db
+    .selectFrom('oauth_authorizations')
+    .select(['grant_id', 'environment', 'client_id', 'subject_type', 'user_id'])
+    .where('organization_id', '=', organizationId)
+    .where('revoked_at', 'is', null)
+    .orderBy('grant_id')
+    .forUpdate()
+    .execute();
+}

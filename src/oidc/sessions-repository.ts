@@ -27,3 +27,16 @@ export async function forgetGrantInSessions(db: Executor, environment: Environme
     where s.environment = ${environment} and s.model = 'Session'
       and s.payload @? ${`$.authorizations.* ? (@.grantId == "${grantId.replace(/[^A-Za-z0-9_-]/g, '')}")`}::jsonpath`.execute(db);
 }
+
+/**
+ * Ends every browser session of one user in both environments (a password reset, a disabled
+ * account), or all but `keep` (a password change keeps the session it was made in). Sessions
+ * are found by the account id in their payload (index oidc_models_session_account_idx).
+ * Returns how many ended.
+ */
+export async function destroyUserSessions(db: Executor, userId: string, keep?: { environment: Environment; uid: string }): Promise<number> {
+  let query = db.deleteFrom('oidc_models').where('model', '=', 'Session').where(sql<string>`payload ->> 'accountId'`, '=', userId);
+  if (keep) query = query.where((eb) => eb.not(eb.and([eb('environment', '=', keep.environment), eb('uid', '=', keep.uid)])));
+  const result = await query.executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -112,9 +112,12 @@ describe('usage errors exit 2', () => {
   it.each([
     ['a malformed EIN', ['orgs', 'add', '--ein', '12-34', '--name', 'X'], '', /not an EIN/],
     ['a malformed e-mail address', ['users', 'add', '--email', 'not-an-address', '--password-stdin'], 'long enough password\n', /not an email address/],
-    ['a password too short', ['users', 'add', '--email', 'short@example.org', '--password-stdin'], 'short\n', /at least 8/],
+    ['a password too short', ['users', 'add', '--email', 'short@example.org', '--password-stdin'], 'short\n', /at least 10/],
+    ['a password too short to reset', ['users', 'reset-password', '--email', 'short@example.org', '--password-stdin'], 'short\n', /at least 10/],
     ['a count out of range', ['demo', 'seed', '--org', '12-3456789', '--environment', 'sandbox', '--donations', 'lots'], '', /--donations must be a whole number/],
     ['a limit out of range', ['mail', 'list', '--limit', '0'], '', /--limit must be 1 to 1000/],
+    ['an audit limit out of range', ['audit', 'list', '--limit', '5000'], '', /--limit must be a whole number from 1 to 1000/],
+    ['a date that is not ISO 8601', ['audit', 'list', '--since', 'yesterday'], '', /--since must be an ISO 8601 date/],
     ['a redirect URI with a query', ['clients', 'add', '--environment', 'production', '--name', 'X', '--redirect-uri', 'https://app.example.org/cb?x=1', '--scope', 'read_only'], '', /redirect_uris/],
     ['an unknown scope', ['clients', 'add', '--environment', 'production', '--name', 'X', '--redirect-uri', 'https://app.example.org/cb', '--scope', 'admin'], '', /scope/],
     ['a non-positive amount', ['daf', 'submit-grant-request', '--fund-provider', '12-3456789', '--environment', 'sandbox', '--email', 'd@example.org', '--ein', '98-7654321', '--amount-cents', '0'], '', /positive number of cents/],

@@ -69,6 +69,7 @@ describe('donor-initiated verification', () => {
     const submitted = await admin('daf', 'submit-grant-request', '--fund-provider', FUND_EIN, '--environment', 'sandbox', '--email', 'ada@example.org', '--ein', nonprofit.ein, '--amount-cents', '25000', '--giving-pool', 'Lovelace Family Fund', '--purpose', 'Where needed most');
     expect(submitted.code).toBe(0);
     expect(submitted.json.emailed).toBe(true);
+    expect(submitted.json.mail_via).toBe('dev_table');
     const mail = await admin('mail', 'list', '--to', 'ada@example.org');
     const message = (mail.json.mail as { body: string; subject: string }[])[0]!;
     expect(message.subject).toMatch(/Acme Giving Fund/);

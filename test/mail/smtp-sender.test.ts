@@ -66,6 +66,7 @@ describe('SMTP mail sender', () => {
     expect(submitted.stderr).toBe('');
     expect(submitted.code).toBe(0);
     expect(submitted.json.emailed).toBe(true);
+    expect(submitted.json.mail_via).toBe('smtp');
     expect(received).toHaveLength(1);
     const message = received[0]!;
     expect(message.from).toBe('no-reply@almoner.test');

@@ -27,6 +27,10 @@ describe('second factors on the dashboard', () => {
     const stored = await t.db.selectFrom('recovery_codes').select('code_hash').where('user_id', '=', user.id).execute();
     expect(stored).toHaveLength(10);
     for (const code of codes) expect(stored.map((r) => r.code_hash).join()).not.toContain(code.replace(/-/g, ''));
+    await server.runtime.background.drain();
+    const notices = await t.db.selectFrom('outbound_mail').select(['subject', 'body']).where('recipient', '=', user.email).execute();
+    expect(notices.map((n) => n.subject)).toEqual(['A second factor was added to your Almoner account']);
+    expect(notices[0]!.body).toContain('an authenticator app');
     const security = await session.get('/account/security');
     expect(security.html).toContain('10 of 10 unused');
     expect(security.html).toContain('Remove the app');
@@ -71,6 +75,9 @@ describe('second factors on the dashboard', () => {
     expect(removed.html).toContain('The authenticator app is removed.');
     expect(await t.db.selectFrom('totp_credentials').select('user_id').where('user_id', '=', user.id).executeTakeFirst()).toBeUndefined();
     expect(await t.db.selectFrom('recovery_codes').select('user_id').where('user_id', '=', user.id).execute()).toEqual([]);
+    await server.runtime.background.drain();
+    const subjects = (await t.db.selectFrom('outbound_mail').select('subject').where('recipient', '=', user.email).execute()).map((m) => m.subject);
+    expect(subjects).toContain('A second factor was removed from your Almoner account');
     const { page: after } = await passwordStep(user);
     expect(after.url.pathname).toBe('/account');
   });

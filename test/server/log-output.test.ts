@@ -44,7 +44,7 @@ describe('server output', () => {
 
   it('production profile: one JSON object a line', async () => {
     server = spawnServer({
-      env: { ...ephemeralUrlEnv('https'), ALMONER_PROFILE: 'production', DATABASE_URL: t.url, ALMONER_DATA_DIR: dataDir, ALMONER_TRUSTED_PROXIES: '10.0.0.0/8', ALMONER_LOG_LEVEL: 'info' },
+      env: { ...ephemeralUrlEnv('https'), ALMONER_PROFILE: 'production', DATABASE_URL: t.url, ALMONER_SMTP_URL: 'smtp://127.0.0.1:9', ALMONER_DATA_DIR: dataDir, ALMONER_TRUSTED_PROXIES: '10.0.0.0/8', ALMONER_LOG_LEVEL: 'info' },
     });
     await server.waitReady(45_000, (ready) => withScheme(ready.urls, 'http').api);
     await waitUntil('the "ready" log line', () => server!.stdout.includes('"msg":"ready"'), 10_000);

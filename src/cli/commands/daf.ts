@@ -48,7 +48,7 @@ export const dafSubmitGrantRequest: Command = {
       note: optionalString(ctx.values, 'note'),
       donorName: optionalString(ctx.values, 'name'),
     });
-    return { json: result, text: `grant request ${result.grant_request_id} for donor account ${result.donor_account_id}${result.emailed ? ' (a one-time code was e-mailed to the donor; see `admin mail list` in dev)' : ''}` };
+    return { json: result, text: `grant request ${result.grant_request_id} for donor account ${result.donor_account_id}${result.mail_via === 'smtp' ? ' (a one-time code was e-mailed to the donor)' : result.mail_via === 'dev_table' ? ' (a one-time code for the donor was kept in the dev mail table; see `admin mail list`)' : ''}` };
   },
 };
 

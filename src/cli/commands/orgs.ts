@@ -1,4 +1,5 @@
 import { listOrganizations } from '../../accounts/repository.js';
+import { removeOrganization } from '../../accounts/organization-removal.js';
 import { addOrganization, organizationView } from '../../accounts/service.js';
 import { optionalString, requireString, UsageError, type Command } from '../command.js';
 
@@ -27,5 +28,20 @@ export const orgsList: Command = {
     if (kind && kind !== 'nonprofit' && kind !== 'fund_provider') throw new UsageError('--kind must be nonprofit or fund_provider');
     const orgs = (await listOrganizations(await ctx.db(), kind as 'nonprofit' | 'fund_provider' | undefined)).map(organizationView);
     return { json: { organizations: orgs }, text: orgs.map((o) => `${o.ein}  ${o.kind.padEnd(13)}  ${o.name}`).join('\n') || '(no organizations)' };
+  },
+};
+
+export const orgsRemove: Command = {
+  path: ['orgs', 'remove'],
+  summary: 'remove an organization; refused while it holds data unless --force',
+  usage: 'orgs remove --ein <ein> [--force]',
+  options: { ein: { type: 'string' }, force: { type: 'boolean' } },
+  async run(ctx) {
+    const r = await removeOrganization(await ctx.db(), { ein: requireString(ctx.values, 'ein'), force: ctx.values.force === true });
+    const held = Object.entries(r.removed).filter(([, n]) => n > 0).map(([label, n]) => `${n} ${label}`);
+    return {
+      json: { ...r },
+      text: `removed ${r.name} (${r.ein})${held.length ? ` with ${held.join(', ')}` : ''}; ${r.revoked_authorizations} authorization${r.revoked_authorizations === 1 ? '' : 's'} revoked`,
+    };
   },
 };

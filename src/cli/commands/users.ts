@@ -1,6 +1,15 @@
+import { sendAccountNotice } from '../../accounts/notices.js';
 import { passwordParamsFrom } from '../../accounts/passwords.js';
 import { addUser } from '../../accounts/service.js';
-import { requireString, UsageError, type Command } from '../command.js';
+import { disableUser, enableUser, listUsers, setPasswordAsMaker } from '../../accounts/user-lifecycle.js';
+import { createMailSender } from '../../mail/sender.js';
+import { requireString, UsageError, type Command, type CommandContext } from '../command.js';
+
+/** Passwords never travel in argv, where other users of the machine can read them. */
+async function passwordFromStdin(ctx: CommandContext): Promise<string> {
+  if (ctx.values['password-stdin'] !== true) throw new UsageError('--password-stdin is required (pipe the password on standard input)');
+  return (await ctx.readStdin()).replace(/\r?\n$/, '');
+}
 
 export const usersAdd: Command = {
   path: ['users', 'add'],
@@ -9,11 +18,66 @@ export const usersAdd: Command = {
   options: { email: { type: 'string' }, 'password-stdin': { type: 'boolean' }, name: { type: 'string' } },
   async run(ctx) {
     const email = requireString(ctx.values, 'email');
-    // Passwords never travel in argv, where other users of the machine can read them.
-    if (ctx.values['password-stdin'] !== true) throw new UsageError('--password-stdin is required (pipe the password on standard input)');
-    const password = (await ctx.readStdin()).replace(/\r?\n$/, '');
+    const password = await passwordFromStdin(ctx);
     const name = ctx.values.name;
     const user = await addUser(await ctx.db(), { email, password, displayName: typeof name === 'string' ? name : undefined }, passwordParamsFrom(ctx.config));
     return { json: user, text: `added user ${user.email}, id ${user.id}` };
+  },
+};
+
+export const usersList: Command = {
+  path: ['users', 'list'],
+  summary: 'list users: address, name, active or disabled, created, organizations',
+  usage: 'users list',
+  options: {},
+  async run(ctx) {
+    const users = await listUsers(await ctx.db());
+    const text = users.map((u) => `${u.email}  ${u.status.padEnd(8)}  ${u.created_at.slice(0, 10)}  ${u.organizations} org${u.organizations === 1 ? '' : 's'}${u.name ? `  ${u.name}` : ''}`).join('\n');
+    return { json: { users }, text: text || '(no users)' };
+  },
+};
+
+export const usersDisable: Command = {
+  path: ['users', 'disable'],
+  summary: 'disable a user: no sign-in, sessions end, what they approved is revoked',
+  usage: 'users disable --email <email>',
+  options: { email: { type: 'string' } },
+  async run(ctx) {
+    const r = await disableUser(await ctx.db(), requireString(ctx.values, 'email'));
+    return { json: { ...r }, text: `disabled ${r.email}; ${r.sessions_ended} session${r.sessions_ended === 1 ? '' : 's'} ended, ${r.revoked_authorizations} authorization${r.revoked_authorizations === 1 ? '' : 's'} revoked` };
+  },
+};
+
+export const usersEnable: Command = {
+  path: ['users', 'enable'],
+  summary: 'let a disabled user sign in again',
+  usage: 'users enable --email <email>',
+  options: { email: { type: 'string' } },
+  async run(ctx) {
+    const r = await enableUser(await ctx.db(), requireString(ctx.values, 'email'));
+    return { json: { ...r }, text: `enabled ${r.email}` };
+  },
+};
+
+export const usersResetPassword: Command = {
+  path: ['users', 'reset-password'],
+  summary: "set a user's password (from standard input); ends their sessions",
+  usage: 'users reset-password --email <email> --password-stdin',
+  options: { email: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
+  async run(ctx) {
+    const email = requireString(ctx.values, 'email');
+    const password = await passwordFromStdin(ctx);
+    const db = await ctx.db();
+    const r = await setPasswordAsMaker(db, passwordParamsFrom(ctx.config), { email, password });
+    // The account is told (a change nobody asked for gets noticed); the password is set either way.
+    const origin = ctx.config.dashboard_url;
+    const notified = await sendAccountNotice(createMailSender(ctx.config, db), r.email, 'password-changed', { how: 'admin', environmentName: 'Production', accountUrl: `${origin}/account`, forgotPasswordUrl: `${origin}/forgot-password` }).then(
+      () => true,
+      () => false,
+    );
+    return {
+      json: { ...r, notified },
+      text: `new password set for ${r.email}; ${r.sessions_ended} session${r.sessions_ended === 1 ? '' : 's'} ended${notified ? '' : ' (the notice e-mail could not be sent)'}`,
+    };
   },
 };

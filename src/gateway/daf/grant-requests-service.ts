@@ -7,7 +7,7 @@ import { conflict, invalid, notFound, precondition } from '../../errors/domain-e
 import { findOrganizationOfKind } from '../../accounts/repository.js';
 import { prefixedId } from '../../db/ids.js';
 import type { KeyedHasher } from '../../keys/server-keys.js';
-import type { MailSender } from '../../mail/sender.js';
+import type { MailReceipt, MailSender } from '../../mail/sender.js';
 import { emitEvent } from '../../webhooks/outbox.js';
 import { findDonorAccountByEmail } from './donor-accounts-repository.js';
 import { createDonorAccount } from './donor-accounts-service.js';
@@ -94,14 +94,23 @@ export async function submitFromDonor(db: Db, mail: MailSender, keys: KeyedHashe
     const token = account.status === 'pending' ? await issueToken(trx, keys, scope, account) : undefined;
     return { account, request, token };
   });
-  // Mail goes out only once the change is committed.
+  // Mail goes out only once the change is committed. `emailed` is what the sender answered,
+  // never inferred: true only once it took the message (docs/api.md, donor-advised funds).
+  let receipt: MailReceipt | undefined;
   if (result.token) {
-    await mail
+    receipt = await mail
       .send({ to: email, ...renderMail('daf-code', { provider: provider.name, code: result.token.code, expires: result.token.row.expires_at.toISOString().slice(0, 10) }) })
       .catch((error: Error) => {
         // The request stands; asking again sends a new code for the same pending account.
         throw new Error(`grant request ${result.request.id} recorded, but its verification code was not e-mailed (submit again to send a new one): ${error.message}`);
       });
   }
-  return { donor_account_id: result.account.id, grant_request_id: result.request.id, authorization_token_id: result.token?.row.id ?? null, emailed: result.token !== undefined };
+  return {
+    donor_account_id: result.account.id,
+    grant_request_id: result.request.id,
+    authorization_token_id: result.token?.row.id ?? null,
+    emailed: receipt !== undefined,
+    /** How the code left: `smtp`, or `dev_table` (the dev profile's outbound_mail, `admin mail list`); null when no code was due. */
+    mail_via: receipt?.via ?? null,
+  };
 }

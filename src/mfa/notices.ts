@@ -1,0 +1,14 @@
+import type { Context } from 'koa';
+import { sendAccountNotice } from '../accounts/notices.js';
+import type { InteractionDeps } from '../interactions/interaction.js';
+
+/**
+ * Tells the user by e-mail that a second factor was added or removed (docs/accounts.md,
+ * "Account notices"), after the response: a change they did not make is noticed.
+ */
+export function noticeSecondFactorChange(deps: InteractionDeps, ctx: Context, email: string, change: 'added' | 'removed', method: string): void {
+  const data = { method, environmentName: deps.environment === 'sandbox' ? 'Sandbox' : 'Production', accountUrl: `${deps.origin}/account/security` };
+  deps.background.run(`second-factor-${change}-notice`, async () => {
+    await sendAccountNotice(deps.mail, email, change === 'added' ? 'second-factor-added' : 'second-factor-removed', data);
+  }, ctx.state.log);
+}
