@@ -7,7 +7,7 @@ import { addMember } from '../../src/accounts/memberships.js';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
 import { PROJECT_ROOT } from '../../src/config/paths.js';
 import { tempDir } from '../helpers/app.js';
-import { expectCookiesLocked, launchChromium, signIn, startAuthorization } from '../helpers/chromium.js';
+import { expectCookiesLocked, launchChromium, passSecondFactor, signIn, startAuthorization } from '../helpers/chromium.js';
 import { introspect, tokenRequest, type Env } from '../helpers/flow.js';
 import { createStaff, type OAuthTestServer } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
@@ -51,7 +51,10 @@ describe.each(['production', 'sandbox'] as Env[])('the authorization code flow i
     await expect.poll(() => page.getByText('Sandbox', { exact: true }).first().isVisible()).toBe(environment === 'sandbox');
     await signIn(page, first.users.member);
     await expect(page.getByRole('heading', { name: 'Choose a nonprofit' }).isVisible()).resolves.toBe(true);
-    await page.getByRole('button', { name: secondName, exact: true }).click();
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: secondName, exact: true }).click()]);
+    // Write access needs a second factor: the member sets up an authenticator app, and the consent is for the nonprofit chosen.
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Set up a second factor');
+    await passSecondFactor(page, first.users.member.email);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(`Books ${environment} wants access to ${secondName}`);
     await page.getByRole('button', { name: 'Approve' }).click();
 
@@ -152,8 +155,9 @@ describe('sessions and repeated requests', () => {
     expect((await again.callback).searchParams.get('code')).toBeTruthy();
     expect(await t.db.selectFrom('oauth_authorizations').select('grant_id').where('client_id', '=', client.client_id).execute()).toHaveLength(1);
 
-    // More than was granted: asked again.
+    // More than was granted: asked again (write access after a second factor, set up here).
     const more = await ask('read_only read_write');
+    await passSecondFactor(page, staff.users.owner.email);
     await expect(page.getByRole('button', { name: 'Approve' }).isVisible()).resolves.toBe(true);
     await page.getByRole('button', { name: 'Approve' }).click();
     expect((await more.callback).searchParams.get('code')).toBeTruthy();
