@@ -5,7 +5,7 @@ import { addUser } from '../../src/accounts/service.js';
 import { addMember } from '../../src/accounts/memberships.js';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
 import { formatEin } from '../../src/accounts/ein.js';
-import { launchChromium, signIn, startAuthorization, type BrowserAuthorization } from '../helpers/chromium.js';
+import { launchChromium, passSecondFactor, signIn, startAuthorization, type BrowserAuthorization } from '../helpers/chromium.js';
 import { discover } from '../helpers/flow.js';
 import { apiRequest } from '../helpers/gateway.js';
 import { createStaff, type Staff } from '../helpers/oauth-server.js';
@@ -101,7 +101,10 @@ describe("a fund provider's staff in the browser", () => {
       const described = await button.getAttribute('aria-describedby');
       await expect(page.locator(`#${described}`).textContent()).resolves.toBe(`${kind}, EIN ${formatEin(ein)}, your role: ${role}`);
     }
-    await page.getByRole('button', { name: fundName, exact: true }).click();
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: fundName, exact: true }).click()]);
+    // Write access needs a second factor: set up on the spot, then the consent for the fund provider chosen.
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Set up a second factor');
+    await passSecondFactor(page, both.email);
 
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(`Grant Desk wants access to ${fundName}`);
     await expect(factsOf(page)).resolves.toMatch(new RegExp(`Fund provider\\s*${fundName}.*Choose another`, 's'));
