@@ -142,4 +142,21 @@ describe('second factor in the authorization flow', () => {
     const name = (await t.db.selectFrom('organizations').select('name').where('id', '=', allStaff[1].orgId).executeTakeFirstOrThrow()).name;
     expect(consent.html).toContain(`wants access to ${name}`);
   });
+
+  it('honours max_age: a session older than it signs in again (password and second factor), and auth_time says when', async () => {
+    const client = await server.registerClient({ environment: 'production' });
+    const user = allStaff[1].users.admin;
+    const first = await authorize(server, { environment: 'production', redirectUri, clientId: client.client_id, scope: 'openid read_only', login: user, extraParams: { acr_values: ACR_TWO_FACTORS } });
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const url = new URL(endpoints(server, 'production').authorize);
+    for (const [k, v] of Object.entries({ client_id: client.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'openid read_only', state: 's', nonce: 'n', max_age: '1', code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+    const page = await first.browser.request(url.toString());
+    expect(page.html).toContain('name="password"');
+    const again = await authorize(server, { environment: 'production', redirectUri, clientId: client.client_id, scope: 'openid read_only', login: user, browser: first.browser, extraParams: { max_age: '1' } });
+    const { as, client: c, response } = await exchangeCode(server, 'production', client, again, redirectUri);
+    const tokens = await oauth.processAuthorizationCodeResponse(as, c, response, { expectedNonce: again.nonce, requireIdToken: true, maxAge: 60 });
+    const claims = oauth.getValidatedIdTokenClaims(tokens)!;
+    expect(Math.abs(Number(claims.auth_time) - Date.now() / 1000)).toBeLessThan(10);
+    expect(claims.amr).toEqual(['pwd', 'otp']);
+  });
 });
