@@ -1,18 +1,11 @@
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import { inTransaction } from '../db/executor.js';
-import type { AttemptCounter, AttemptLimit } from '../limits/attempt-counter.js';
+import type { AttemptCounter } from '../limits/attempt-counter.js';
 import { applyNewPassword } from './password-lifecycle.js';
 import { passwordProblem } from './password-policy.js';
-import { hashPassword, verifyPassword, type PasswordParams } from './passwords.js';
-import { findPasswordHash } from './user-lifecycle-repository.js';
-
-/**
- * Wrong current passwords on the account page, per user: a stolen session must not become a
- * password-guessing oracle (docs/accounts.md, "Changing your password"). Reserved before
- * argon2 runs; a right password gives its attempt back.
- */
-export const PASSWORD_CHANGE_LIMIT: AttemptLimit = { name: 'password_change_user', max: 5, windowSeconds: 900 };
+import { hashPassword, type PasswordParams } from './passwords.js';
+import { checkCurrentPassword } from './current-password.js';
 
 export type PasswordChangeOutcome =
   | { kind: 'done'; sessionsEnded: number }
@@ -30,11 +23,9 @@ export async function changeOwnPassword(
   q: { userId: string; email: string; current: string; password: string; confirmation: string; session: { environment: Environment; uid: string } },
   trace: { ip?: string | null; requestId?: string | null },
 ): Promise<PasswordChangeOutcome> {
-  const decision = await deps.counter.take(PASSWORD_CHANGE_LIMIT, q.userId);
-  if (!decision.allowed) return { kind: 'limited', retryAfterSeconds: decision.retryAfterSeconds };
-  const passwordHash = await findPasswordHash(deps.db, q.userId);
-  if (!passwordHash || !(await verifyPassword(passwordHash, q.current))) return { kind: 'wrong_current' };
-  await deps.counter.succeeded(decision.taken);
+  const current = await checkCurrentPassword(deps, q.userId, q.current);
+  if (current.kind === 'limited') return current;
+  if (current.kind === 'wrong') return { kind: 'wrong_current' };
   if (q.password !== q.confirmation) return { kind: 'refused', problem: 'The two new passwords differ; type the same new password twice.' };
   const problem = passwordProblem(q.password, q.email);
   if (problem) return { kind: 'refused', problem };

@@ -108,4 +108,20 @@ describe('second-factor attacks', () => {
     }
     expect(await t.db.selectFrom('totp_credentials').select('confirmed_at').where('user_id', '=', fresh.users.member.id).executeTakeFirstOrThrow()).toEqual({ confirmed_at: null });
   });
+
+  it('removing the app from a stolen session does not make a password oracle: one budget of 5 wrong passwords, shared with the password change', async () => {
+    const { user } = await enrolled();
+    const session = await dashboardSession(server, 'production', user);
+    const page = await session.get('/account/security');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)![1]!;
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => session.browser.request(`${origin()}/account/security/authenticator/remove`, { method: 'POST', form: { csrf, password: `guess number ${i}` } })));
+    expect(answers.filter((a) => a.status === 401)).toHaveLength(5);
+    expect(answers.filter((a) => a.status === 429)).toHaveLength(3);
+    const right = await session.browser.request(`${origin()}/account/security/authenticator/remove`, { method: 'POST', form: { csrf, password: user.password } });
+    expect(right.status).toBe(429);
+    const change = await session.get('/account/password');
+    const changed = await session.browser.submit(change, '/account/password', { current: user.password, password: 'a brand new passphrase 42', confirmation: 'a brand new passphrase 42' });
+    expect(changed.status).toBe(429);
+    expect(await t.db.selectFrom('totp_credentials').select('user_id').where('user_id', '=', user.id).executeTakeFirst()).toBeDefined();
+  });
 });
