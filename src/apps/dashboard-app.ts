@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import Router from '@koa/router';
 import compose from 'koa-compose';
@@ -27,6 +28,12 @@ import { composeRouter } from './api-app.js';
 import { buildApiReferenceRouter } from './api-reference.js';
 
 const STYLESHEET = fs.readFileSync(path.join(VIEWS_DIR, 'static', 'almoner.css'));
+/** The passkey pages' scripts (docs/security.md, "Passkeys"): the installed @simplewebauthn/browser build (no CDN) and ours. */
+const WEBAUTHN_BUNDLE = path.resolve(path.dirname(createRequire(import.meta.url).resolve('@simplewebauthn/browser')), '..', 'dist', 'bundle', 'index.umd.min.js');
+const SCRIPTS: Record<string, Buffer> = {
+  '/static/simplewebauthn-browser.js': fs.readFileSync(WEBAUTHN_BUNDLE),
+  '/static/passkeys.js': fs.readFileSync(path.join(VIEWS_DIR, 'static', 'passkeys.js')),
+};
 
 export interface DashboardAppDeps {
   db: Db;
@@ -64,6 +71,13 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardAppDeps): M
     ctx.set('Cache-Control', 'public, max-age=3600');
     ctx.body = STYLESHEET;
   });
+  for (const [file, body] of Object.entries(SCRIPTS)) {
+    router.get(file, (ctx) => {
+      ctx.type = 'application/javascript; charset=utf-8';
+      ctx.set('Cache-Control', 'public, max-age=3600');
+      ctx.body = body;
+    });
+  }
   const passwordParams = passwordParamsFrom(deps.config);
   const pageDeps: DashboardDeps = {
     db: deps.db,

@@ -1,6 +1,9 @@
 /** The dashboard hosts' own pages (docs/accounts.md, "Pages"). */
 export const SIGN_IN_PATH = '/sign-in';
 export const SECOND_FACTOR_PATH = '/sign-in/second-factor';
+/** A passkey's answer at sign-in (alone, or after the password), and where the browser asks for its options. */
+export const SIGN_IN_PASSKEY_PATH = '/sign-in/passkey';
+export const SIGN_IN_PASSKEY_OPTIONS_PATH = '/sign-in/passkey/options';
 export const ACCOUNT_PATH = '/account';
 export const SECURITY_PATH = '/account/security';
 export const CONNECTIONS_PATH = '/oauth/connections';

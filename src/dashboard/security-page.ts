@@ -9,6 +9,9 @@ import { sendDashboardPage } from './page.js';
 import { safeReturnPath, SECURITY_PATH } from './paths.js';
 import { passwordConfirmed } from './reauthentication.js';
 import { noticeSecondFactorChange } from '../mfa/notices.js';
+import { listPasskeys, PASSKEY_NAME_MAX } from '../mfa/passkeys.js';
+import { passkeyForm } from '../mfa/passkey-form.js';
+import { shownDate, shownDay } from './dates.js';
 import type { Viewer } from './viewer.js';
 
 /**
@@ -21,12 +24,20 @@ export const TOTP_PATH = `${SECURITY_PATH}/authenticator`;
 const TOTP_REMOVE_PATH = `${TOTP_PATH}/remove`;
 const RECOVERY_CODES_PATH = `${SECURITY_PATH}/recovery-codes`;
 
+export const PASSKEYS_PATH = `${SECURITY_PATH}/passkeys`;
+export const PASSKEY_OPTIONS_PATH = `${PASSKEYS_PATH}/options`;
+export const PASSKEY_REMOVE_PATH = `${PASSKEYS_PATH}/remove`;
+
 const NOTICES: Record<string, string> = {
   removed: 'The authenticator app is removed. Almoner no longer asks for its codes.',
+  'passkey-added': 'Your passkey is added. Use it to sign in, with or without your password.',
+  'passkey-removed': 'The passkey is removed. It no longer signs you in.',
 };
 
-async function render(deps: DashboardDeps, ctx: Context, viewer: Viewer, extra: { error?: string; status?: number } = {}): Promise<void> {
+/** The Security page; `extra.error` says what a form below it refused. */
+export async function renderSecurity(deps: DashboardDeps, ctx: Context, viewer: Viewer, extra: { error?: string; status?: number; passkeyError?: string; passkeyName?: string } = {}): Promise<void> {
   const summary = await secondFactorSummary(deps.db, viewer.user.id);
+  const passkeyList = await listPasskeys(deps.db, viewer.user.id);
   const requiring = viewer.memberships.filter((m) => m.requireMfa).map((m) => m.name);
   sendDashboardPage(deps, ctx, viewer, 'dashboard/security.njk', 'security', {
     summary,
@@ -37,6 +48,12 @@ async function render(deps: DashboardDeps, ctx: Context, viewer: Viewer, extra: 
     recoveryAction: RECOVERY_CODES_PATH,
     notice: typeof ctx.query.done === 'string' ? NOTICES[ctx.query.done] : undefined,
     error: extra.error,
+    passkeyList: passkeyList.map((p) => ({ id: p.id, name: p.name, added: shownDay(p.created_at), lastUsed: shownDate(p.last_used_at), synced: p.device_type === 'multiDevice' })),
+    passkeys: passkeyForm(deps, { action: PASSKEYS_PATH, optionsAction: PASSKEY_OPTIONS_PATH, label: 'Add a passkey' }),
+    passkeyRemoveAction: PASSKEY_REMOVE_PATH,
+    passkeyError: extra.passkeyError,
+    passkeyName: extra.passkeyName ?? '',
+    passkeyNameMax: PASSKEY_NAME_MAX,
   }, extra.status);
 }
 
@@ -44,7 +61,7 @@ async function render(deps: DashboardDeps, ctx: Context, viewer: Viewer, extra: 
 export async function showSecurity(deps: DashboardDeps, ctx: Context): Promise<void> {
   const viewer = await requireViewer(deps, ctx);
   if (!viewer) return;
-  await render(deps, ctx, viewer);
+  await renderSecurity(deps, ctx, viewer);
 }
 
 async function renderSetup(deps: DashboardDeps, ctx: Context, viewer: Viewer, next: string | undefined, error?: string, status?: number): Promise<void> {
@@ -88,7 +105,7 @@ export async function submitTotpRemoval(deps: DashboardDeps, ctx: Context): Prom
   const viewer = await requireViewer(deps, ctx, SECURITY_PATH);
   if (!viewer) return;
   verifySessionCsrf(deps, ctx, viewer, form);
-  if (!(await passwordConfirmed(deps, viewer, form.password ?? ''))) return render(deps, ctx, viewer, { error: 'That is not your password. The authenticator app is still on.', status: 401 });
+  if (!(await passwordConfirmed(deps, viewer, form.password ?? ''))) return renderSecurity(deps, ctx, viewer, { error: 'That is not your password. The authenticator app is still on.', status: 401 });
   if (await removeTotp(deps, viewer.user.id)) noticeSecondFactorChange(deps, ctx, viewer.user.email, 'removed', 'the authenticator app');
   ctx.status = 303;
   ctx.redirect(`${SECURITY_PATH}?done=removed`);
@@ -100,7 +117,7 @@ export async function submitRecoveryCodes(deps: DashboardDeps, ctx: Context): Pr
   const viewer = await requireViewer(deps, ctx, SECURITY_PATH);
   if (!viewer) return;
   verifySessionCsrf(deps, ctx, viewer, form);
-  if (!(await passwordConfirmed(deps, viewer, form.password ?? ''))) return render(deps, ctx, viewer, { error: 'That is not your password. Your recovery codes are unchanged.', status: 401 });
+  if (!(await passwordConfirmed(deps, viewer, form.password ?? ''))) return renderSecurity(deps, ctx, viewer, { error: 'That is not your password. Your recovery codes are unchanged.', status: 401 });
   const codes = await regenerateRecoveryCodes(deps, viewer.user.id);
   ctx.set('Cache-Control', 'no-store');
   sendDashboardPage(deps, ctx, viewer, 'dashboard/recovery-codes.njk', 'security', { heading: 'Your new recovery codes', codes, continueHref: SECURITY_PATH, replaced: true });

@@ -5,13 +5,18 @@ import { readForm } from '../http/form-body.js';
 import { sendPage } from '../views/page.js';
 import { csrfToken, verifyCsrf } from '../interactions/csrf.js';
 import { startSession } from '../interactions/provider-session.js';
-import { lockoutMessage, SIGN_IN_FAILED } from '../interactions/sign-in-messages.js';
+import { lockoutMessage, PASSKEY_SIGN_IN_FAILED, SIGN_IN_FAILED } from '../interactions/sign-in-messages.js';
 import type { DashboardDeps } from './deps.js';
-import { CONNECTIONS_PATH, CONNECTIONS_SIGN_IN_PATH, FORGOT_PASSWORD_PATH, safeReturnPath, SECOND_FACTOR_PATH, SIGN_IN_PATH } from './paths.js';
+import { CONNECTIONS_PATH, CONNECTIONS_SIGN_IN_PATH, FORGOT_PASSWORD_PATH, safeReturnPath, SECOND_FACTOR_PATH, SIGN_IN_PASSKEY_OPTIONS_PATH, SIGN_IN_PASSKEY_PATH, SIGN_IN_PATH } from './paths.js';
 import { currentViewer } from './viewer.js';
-import { checkSecondFactorCode, hasEnrolledSecondFactor } from '../mfa/second-factors.js';
+import { checkSecondFactorCode, hasEnrolledSecondFactor, secondFactorSummary } from '../mfa/second-factors.js';
+import { passkeyForm } from '../mfa/passkey-form.js';
+import { rememberChallenge, takeBrowserChallenge } from '../mfa/passkey-challenge.js';
+import { authenticationOptions, checkPasskey, relyingParty } from '../mfa/passkeys.js';
+import { recordAudit } from '../audit/audit-log.js';
+import { notFound } from '../errors/domain-error.js';
 import { clearPendingSignIn, pendingSignIn, setPendingSignIn } from '../mfa/pending-sign-in.js';
-import { codeFailure } from '../mfa/second-factor-words.js';
+import { codeFailure, passkeyFailure } from '../mfa/second-factor-words.js';
 import type { AuthenticationMethod } from '../accounts/authentication-methods.js';
 
 const NONCE_MAX_AGE_MS = 3600_000;
@@ -88,6 +93,7 @@ export function showSignIn(deps: DashboardDeps, ctx: Context, state: SignInPageS
     notice: state.notice,
     email: state.email ?? '',
     forgotHref: FORGOT_PASSWORD_PATH,
+    passkeys: passkeyForm(deps, { action: SIGN_IN_PASSKEY_PATH, optionsAction: SIGN_IN_PASSKEY_OPTIONS_PATH, label: 'Sign in with a passkey' }),
   }, { status });
 }
 
@@ -139,8 +145,9 @@ async function passwordAccepted(deps: DashboardDeps, ctx: Context, user: User, n
   ctx.redirect(`${SECOND_FACTOR_PATH}?next=${encodeURIComponent(next)}`);
 }
 
-function showCodeForm(deps: DashboardDeps, ctx: Context, next: string, error?: string, retryAfterSeconds?: number, status?: number): void {
+async function showCodeForm(deps: DashboardDeps, ctx: Context, userId: string, next: string, error?: string, retryAfterSeconds?: number, status?: number): Promise<void> {
   if (retryAfterSeconds) ctx.set('Retry-After', String(retryAfterSeconds));
+  const summary = await secondFactorSummary(deps.db, userId);
   sendPage(ctx, deps.environment, 'second-factor.njk', {
     requestId: ctx.state.requestId,
     heading: 'Enter your second factor',
@@ -149,18 +156,21 @@ function showCodeForm(deps: DashboardDeps, ctx: Context, next: string, error?: s
     csrf: signInCsrf(deps, ctx),
     error,
     cancelHref: SIGN_IN_PATH,
+    totp: summary.totp,
+    passkeys: summary.passkeys > 0 ? passkeyForm(deps, { action: SIGN_IN_PASSKEY_PATH, optionsAction: SIGN_IN_PASSKEY_OPTIONS_PATH, label: 'Use a passkey', step: 'second-factor' }) : undefined,
   }, { status });
 }
 
 /** GET /sign-in/second-factor: the code form of a sign-in waiting for it (else back to the password). */
-export function showSecondFactorStep(deps: DashboardDeps, ctx: Context): void {
+export async function showSecondFactorStep(deps: DashboardDeps, ctx: Context): Promise<void> {
   const next = safeReturnPath(ctx.query.next);
-  if (!pendingSignIn(deps, ctx, 'dashboard')) {
+  const userId = pendingSignIn(deps, ctx, 'dashboard');
+  if (!userId) {
     ctx.status = 303;
     ctx.redirect(`${SIGN_IN_PATH}?next=${encodeURIComponent(next)}`);
     return;
   }
-  showCodeForm(deps, ctx, next);
+  await showCodeForm(deps, ctx, userId, next);
 }
 
 /** POST /sign-in/second-factor: the code; right, the session starts with amr pwd+otp. */
@@ -175,6 +185,51 @@ export async function submitSecondFactorStep(deps: DashboardDeps, ctx: Context):
     return;
   }
   const check = await checkSecondFactorCode(deps, userId, form.code ?? '');
-  if (!check.ok) return showCodeForm(deps, ctx, next, codeFailure(check.retryAfterSeconds), check.retryAfterSeconds, check.retryAfterSeconds ? 429 : 401);
+  if (!check.ok) return showCodeForm(deps, ctx, userId, next, codeFailure(check.retryAfterSeconds), check.retryAfterSeconds, check.retryAfterSeconds ? 429 : 401);
   await completeSignIn(deps, ctx, userId, next, ['pwd', check.method]);
+}
+
+/**
+ * POST /sign-in/passkey/options: the options for the browser's WebAuthn call (JSON). With
+ * step=second-factor, for the passkeys of the sign-in waiting for its second factor; else
+ * for any passkey of this site (a passwordless sign-in).
+ */
+export async function passkeySignInOptions(deps: DashboardDeps, ctx: Context): Promise<void> {
+  const form = await readForm(ctx);
+  verifySignInCsrf(deps, ctx, form);
+  if (!relyingParty(deps.origin)) throw notFound('Passkeys need the dashboard at a domain name.');
+  const userId = form.step === 'second-factor' ? pendingSignIn(deps, ctx, 'dashboard') : null;
+  if (userId === undefined) throw notFound('No sign-in is waiting for its second factor.');
+  const options = await authenticationOptions(deps, userId);
+  await rememberChallenge(deps, ctx, 'authenticate', options.challenge, userId);
+  ctx.body = options;
+}
+
+/**
+ * POST /sign-in/passkey: the passkey's answer. Alone it signs in (amr hwk or swk); after the
+ * password it is the second factor (amr pwd and hwk or swk).
+ */
+export async function submitPasskeySignIn(deps: DashboardDeps, ctx: Context): Promise<void> {
+  const form = await readForm(ctx);
+  verifySignInCsrf(deps, ctx, form);
+  const next = safeReturnPath(form.next);
+  const pending = form.step === 'second-factor' ? pendingSignIn(deps, ctx, 'dashboard') : null;
+  if (pending === undefined) {
+    ctx.status = 303;
+    ctx.redirect(`${SIGN_IN_PATH}?next=${encodeURIComponent(next)}`);
+    return;
+  }
+  const challenge = await takeBrowserChallenge(deps, ctx, 'authenticate');
+  const check = challenge && challenge.user_id === pending ? await checkPasskey(deps, challenge, form.response) : { ok: false as const };
+  if (pending) {
+    if (!check.ok) return showCodeForm(deps, ctx, pending, next, passkeyFailure(check.retryAfterSeconds), check.retryAfterSeconds, check.retryAfterSeconds ? 429 : 401);
+    return completeSignIn(deps, ctx, pending, next, ['pwd', check.method]);
+  }
+  const audit = { environment: deps.environment, ip: ctx.state.clientIp || null, requestId: ctx.state.requestId ?? null, clientId: null };
+  if (!check.ok) {
+    await recordAudit(deps.db, { ...audit, event: 'login.failed', details: { method: 'passkey' } });
+    return showSignIn(deps, ctx, { next, error: check.retryAfterSeconds ? passkeyFailure(check.retryAfterSeconds) : PASSKEY_SIGN_IN_FAILED, retryAfterSeconds: check.retryAfterSeconds }, check.retryAfterSeconds ? 429 : 401);
+  }
+  await recordAudit(deps.db, { ...audit, event: 'login.succeeded', actorUserId: check.userId, details: { method: 'passkey' } });
+  await completeSignIn(deps, ctx, check.userId, next, [check.method]);
 }

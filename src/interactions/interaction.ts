@@ -68,7 +68,7 @@ export async function finishInteraction(ctx: Context, interaction: Interaction, 
 
 export function paths(interaction: Interaction) {
   const base = `${INTERACTION_PREFIX}/${interaction.uid}`;
-  return { page: base, login: `${base}/login`, secondFactor: `${base}/second-factor`, secondFactorSetup: `${base}/second-factor/setup`, consent: `${base}/consent`, deny: `${base}/deny` };
+  return { page: base, login: `${base}/login`, secondFactor: `${base}/second-factor`, secondFactorSetup: `${base}/second-factor/setup`, passkey: `${base}/passkey`, passkeyOptions: `${base}/passkey/options`, consent: `${base}/consent`, deny: `${base}/deny` };
 }
 
 export function redirectUri(interaction: Interaction): string {

@@ -5,6 +5,7 @@ import { clientView, finishInteraction, interactionCsrf, loadInteraction, paths,
 import { lockoutMessage, SIGN_IN_FAILED } from './sign-in-messages.js';
 import { askSecondFactorAtLogin } from './second-factor-page.js';
 import { ACR_ONE_FACTOR } from '../accounts/authentication-methods.js';
+import { passkeyForm } from '../mfa/passkey-form.js';
 
 export interface LoginForm {
   error?: string;
@@ -26,6 +27,7 @@ export async function showLogin(deps: InteractionDeps, ctx: Context, interaction
     reauthenticate: interaction.prompt.reasons.includes('login_prompt') && Boolean(interaction.session?.accountId),
     // The dashboard's forgot-password page is on this same host (docs/accounts.md, "Password reset").
     forgotHref: '/forgot-password',
+    passkeys: passkeyForm(deps, { action: p.passkey, optionsAction: p.passkeyOptions, label: 'Sign in with a passkey' }),
   }, status);
 }
 

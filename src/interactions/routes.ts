@@ -4,6 +4,7 @@ import { INTERACTION_PREFIX } from '../oidc/routes.js';
 import { approve, deny, showConsentStep } from './consent-page.js';
 import { loadInteraction, type InteractionDeps } from './interaction.js';
 import { showLogin, submitLogin } from './login-page.js';
+import { passkeyOptions, submitPasskey } from './passkey-page.js';
 import { showPendingSecondFactor, submitSecondFactor, submitSecondFactorSetup } from './second-factor-page.js';
 
 export type { InteractionDeps } from './interaction.js';
@@ -30,6 +31,8 @@ export function buildInteractionRouter(deps: InteractionDeps): Router {
   router.post('/:uid/login', (ctx) => submitLogin(deps, ctx));
   router.post('/:uid/second-factor', (ctx) => submitSecondFactor(deps, ctx));
   router.post('/:uid/second-factor/setup', (ctx) => submitSecondFactorSetup(deps, ctx));
+  router.post('/:uid/passkey/options', (ctx) => passkeyOptions(deps, ctx));
+  router.post('/:uid/passkey', (ctx) => submitPasskey(deps, ctx));
   router.post('/:uid/consent', (ctx) => approve(deps, ctx));
   router.post('/:uid/deny', (ctx) => deny(deps, ctx));
 

@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
 import { ACR_TWO_FACTORS, type AuthenticationMethod } from '../accounts/authentication-methods.js';
 import { readForm } from '../http/form-body.js';
-import { beginTotpEnrolment, checkSecondFactorCode, confirmTotp, hasEnrolledSecondFactor } from '../mfa/second-factors.js';
+import { beginTotpEnrolment, checkSecondFactorCode, confirmTotp, hasEnrolledSecondFactor, secondFactorSummary } from '../mfa/second-factors.js';
+import { passkeyForm } from '../mfa/passkey-form.js';
 import { clearPendingSignIn, pendingSignIn, setPendingSignIn } from '../mfa/pending-sign-in.js';
 import { userIdentity } from '../oidc/request-account.js';
 import { totpIssuer, codeFailure } from '../mfa/second-factor-words.js';
@@ -17,21 +18,22 @@ import { clientView, interactionCsrf, finishInteraction, loadInteraction, paths,
  * session (and the ID token) carry `amr` and `acr` from the library's own path.
  */
 
-function pendingPurpose(interaction: Interaction) {
+export function pendingPurpose(interaction: Interaction) {
   return `interaction:${interaction.uid}` as const;
 }
 
 /** The organization id the step-up form carried (a membership is checked again at consent). */
-function chosenOrganization(form: Record<string, string>): string | undefined {
+export function chosenOrganization(form: Record<string, string>): string | undefined {
   return /^[0-9a-f-]{36}$/.test(form.organization ?? '') ? form.organization : undefined;
 }
 
-function withSecondFactor(amr: readonly string[] | undefined): AuthenticationMethod[] {
-  const methods = new Set<AuthenticationMethod>([...((amr ?? ['pwd']) as AuthenticationMethod[]), 'otp']);
+/** The session's methods with the second factor just given. */
+export function withSecondFactor(amr: readonly string[] | undefined, method: AuthenticationMethod): AuthenticationMethod[] {
+  const methods = new Set<AuthenticationMethod>([...((amr ?? ['pwd']) as AuthenticationMethod[]), method]);
   return [...methods];
 }
 
-interface CodeState {
+export interface CodeState {
   /** The organization chosen before the step-up, carried to the consent that follows. */
   organization?: string;
   reasons?: string[];
@@ -39,17 +41,22 @@ interface CodeState {
   retryAfterSeconds?: number;
 }
 
-async function showCodePage(deps: InteractionDeps, ctx: Context, interaction: Interaction, state: CodeState, status?: number): Promise<void> {
+/** The second-factor page of `userId`: the code form, and a passkey button when the user has a passkey. */
+export async function showCodePage(deps: InteractionDeps, ctx: Context, interaction: Interaction, userId: string, state: CodeState, status?: number): Promise<void> {
   if (state.retryAfterSeconds) ctx.set('Retry-After', String(state.retryAfterSeconds));
   const client = await deps.provider().Client.find(String(interaction.params.client_id));
+  const summary = await secondFactorSummary(deps.db, userId);
+  const p = paths(interaction);
   sendInteractionPage(deps, ctx, interaction, 'second-factor.njk', {
     client: client ? clientView(client, redirectUri(interaction)) : undefined,
     heading: state.reasons ? 'Confirm it is you' : 'Enter your second factor',
     reasons: state.reasons,
-    action: paths(interaction).secondFactor,
+    action: p.secondFactor,
     csrf: interactionCsrf(deps, interaction),
     organization: state.organization,
     error: state.error,
+    totp: summary.totp,
+    passkeys: summary.passkeys > 0 ? passkeyForm(deps, { action: p.passkey, optionsAction: p.passkeyOptions, label: 'Use a passkey' }) : undefined,
   }, status);
 }
 
@@ -57,20 +64,21 @@ async function showCodePage(deps: InteractionDeps, ctx: Context, interaction: In
 export async function askSecondFactorAtLogin(deps: InteractionDeps, ctx: Context, interaction: Interaction, userId: string): Promise<boolean> {
   if (!(await hasEnrolledSecondFactor(deps.db, userId))) return false;
   setPendingSignIn(deps, ctx, userId, pendingPurpose(interaction));
-  await showCodePage(deps, ctx, interaction, {});
+  await showCodePage(deps, ctx, interaction, userId, {});
   return true;
 }
 
 /** GET of the flow's page while a sign-in waits for its second factor. */
 export async function showPendingSecondFactor(deps: InteractionDeps, ctx: Context, interaction: Interaction): Promise<boolean> {
-  if (!pendingSignIn(deps, ctx, pendingPurpose(interaction))) return false;
-  await showCodePage(deps, ctx, interaction, {});
+  const userId = pendingSignIn(deps, ctx, pendingPurpose(interaction));
+  if (!userId) return false;
+  await showCodePage(deps, ctx, interaction, userId, {});
   return true;
 }
 
 /** The consent step found a second factor owed: the code page, or the app's setup when there is none. */
 export async function showStepUp(deps: InteractionDeps, ctx: Context, interaction: Interaction, userId: string, organization: string, reasons: string[], status?: number, error?: string): Promise<void> {
-  if (await hasEnrolledSecondFactor(deps.db, userId)) return showCodePage(deps, ctx, interaction, { reasons, organization }, status);
+  if (await hasEnrolledSecondFactor(deps.db, userId)) return showCodePage(deps, ctx, interaction, userId, { reasons, organization }, status);
   const user = await userIdentity(deps.db, userId);
   const enrolment = await beginTotpEnrolment(deps, { id: userId, email: user!.email }, totpIssuer(deps.environment));
   const client = await deps.provider().Client.find(String(interaction.params.client_id));
@@ -100,13 +108,13 @@ export async function submitSecondFactor(deps: InteractionDeps, ctx: Context): P
   }
   const check = await checkSecondFactorCode(deps, userId, form.code ?? '');
   const organization = chosenOrganization(form);
-  if (!check.ok) return showCodePage(deps, ctx, interaction, { error: codeFailure(check.retryAfterSeconds), retryAfterSeconds: check.retryAfterSeconds, reasons: signingIn ? undefined : [], organization }, check.retryAfterSeconds ? 429 : 401);
+  if (!check.ok) return showCodePage(deps, ctx, interaction, userId, { error: codeFailure(check.retryAfterSeconds), retryAfterSeconds: check.retryAfterSeconds, reasons: signingIn ? undefined : [], organization }, check.retryAfterSeconds ? 429 : 401);
   if (signingIn) {
     clearPendingSignIn(deps, ctx);
     if (interaction.session?.accountId && interaction.session.accountId !== userId) await detachFromSession(deps, interaction);
     return finishInteraction(ctx, interaction, { login: { accountId: userId, amr: ['pwd', check.method], acr: ACR_TWO_FACTORS } });
   }
-  await finishInteraction(ctx, interaction, { login: { accountId: userId, amr: withSecondFactor(interaction.session?.amr), acr: ACR_TWO_FACTORS }, organization });
+  await finishInteraction(ctx, interaction, { login: { accountId: userId, amr: withSecondFactor(interaction.session?.amr, 'otp'), acr: ACR_TWO_FACTORS }, organization });
 }
 
 /**
@@ -129,7 +137,7 @@ export async function submitSecondFactorSetup(deps: InteractionDeps, ctx: Contex
   if (!confirmed.ok) return showStepUp(deps, ctx, interaction, userId, organization ?? '', [], confirmed.retryAfterSeconds ? 429 : 400, codeFailure(confirmed.retryAfterSeconds));
   const user = await userIdentity(deps.db, userId);
   if (user) noticeSecondFactorChange(deps, ctx, user.email, 'added', 'an authenticator app');
-  interaction.result = { ...interaction.lastSubmission, login: { accountId: userId, amr: withSecondFactor(interaction.session?.amr), acr: ACR_TWO_FACTORS }, organization };
+  interaction.result = { ...interaction.lastSubmission, login: { accountId: userId, amr: withSecondFactor(interaction.session?.amr, 'otp'), acr: ACR_TWO_FACTORS }, organization };
   await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
   const client = await deps.provider().Client.find(String(interaction.params.client_id));
   ctx.set('Cache-Control', 'no-store');

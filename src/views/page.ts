@@ -36,15 +36,22 @@ function origins(targets: readonly string[]): string[] {
  * The hosted pages' policy: our stylesheet only, no script at all (not even inline), images
  * from us, https (application logos) or data:, forms to ourselves (plus the redirect URI
  * origin), never framed. X-Frame-Options: DENY comes with it for browsers without CSP 2.
+ * A page that offers passkeys (docs/security.md, "Passkeys") also runs our two script files
+ * and lets them fetch from this origin; still no inline script.
  */
-export function pagePolicy(formTargets: readonly string[] = []): string {
+export function pagePolicy(formTargets: readonly string[] = [], passkeys = false): string {
   const formAction = ["'self'", ...origins(formTargets)].join(' ');
-  return `default-src 'none'; style-src 'self'; img-src 'self' https: data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`;
+  const scripts = passkeys ? " script-src 'self'; connect-src 'self';" : '';
+  return `default-src 'none';${scripts} style-src 'self'; img-src 'self' https: data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`;
 }
 
-/** Renders a hosted page with its security headers and the layout's common values. */
+/**
+ * Renders a hosted page with its security headers and the layout's common values. A page
+ * whose data has `passkeys` (its passkey form) gets the passkey scripts, in the layout and
+ * in the policy.
+ */
 export function sendPage(ctx: PageTarget, environment: Environment, view: string, data: Record<string, unknown>, options: PageOptions = {}): void {
-  ctx.set('Content-Security-Policy', pagePolicy(options.formTargets));
+  ctx.set('Content-Security-Policy', pagePolicy(options.formTargets, Boolean(data.passkeys)));
   ctx.set('X-Frame-Options', 'DENY');
   if (options.status) ctx.status = options.status;
   ctx.type = 'html';

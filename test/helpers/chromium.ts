@@ -36,7 +36,7 @@ export async function launchChromium(): Promise<Browser> {
       '--disable-sync',
       '--no-first-run',
       '--disable-quic',
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost',
     ],
   });
 }

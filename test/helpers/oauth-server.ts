@@ -41,7 +41,7 @@ async function listenOnFreePorts(count: number): Promise<http.Server[]> {
   return servers;
 }
 
-const origin = (server: http.Server, scheme = 'http') => `${scheme}://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const origin = (server: http.Server, scheme = 'http', hostname = '127.0.0.1') => `${scheme}://${hostname}:${(server.address() as AddressInfo).port}`;
 
 export interface OAuthTestServer extends TestApp {
   /** The database the server runs on (for helpers that arrange state a person would, faster). */
@@ -58,6 +58,11 @@ export interface StartOptions {
    * `urls` with X-Forwarded-Proto: https.
    */
   behindLoopbackProxy?: boolean;
+  /**
+   * The dashboards at http://localhost:<port> rather than 127.0.0.1: WebAuthn needs a domain
+   * name for its relying party, so the passkey tests use this (they still listen on 127.0.0.1).
+   */
+  dashboardsAtLocalhost?: boolean;
 }
 
 /**
@@ -67,9 +72,10 @@ export interface StartOptions {
 export async function startOAuthServer(db: Db, overrides: Record<string, unknown> = {}, logger?: Logger, options: StartOptions = {}): Promise<OAuthTestServer> {
   // The four listeners bind first; the config is built from the ports they got.
   const servers = await listenOnFreePorts(4);
-  const [api, sandboxApi, dashboard, sandboxDashboard] = servers.map((server) => origin(server)) as [string, string, string, string];
+  const hostnames = ['127.0.0.1', '127.0.0.1', ...(options.dashboardsAtLocalhost ? ['localhost', 'localhost'] : ['127.0.0.1', '127.0.0.1'])];
+  const [api, sandboxApi, dashboard, sandboxDashboard] = servers.map((server, i) => origin(server, 'http', hostnames[i])) as [string, string, string, string];
   const urls = { api, sandboxApi, dashboard, sandboxDashboard };
-  const [base_url, sandbox_base_url, dashboard_url, sandbox_dashboard_url] = servers.map((server) => origin(server, options.behindLoopbackProxy ? 'https' : 'http'));
+  const [base_url, sandbox_base_url, dashboard_url, sandbox_dashboard_url] = servers.map((server, i) => origin(server, options.behindLoopbackProxy ? 'https' : 'http', hostnames[i]));
   const proxy = options.behindLoopbackProxy ? { trusted_proxies: ['127.0.0.1/32'] } : {};
   const env = options.behindLoopbackProxy ? { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://unused/x', ALMONER_SMTP_URL: 'smtp://127.0.0.1:9' } : {};
   let test: TestApp;

@@ -28,6 +28,8 @@ export interface OAuthServerOptions<C extends string, P extends string, N extend
   peers?: Record<P, Record<string, unknown>>;
   /** The production profile behind a trusted loopback proxy (see `startOAuthServer`): the test sets X-Forwarded-For. */
   behindLoopbackProxy?: boolean;
+  /** The dashboards at http://localhost:<port> (see `startOAuthServer`): the passkey tests. */
+  dashboardsAtLocalhost?: boolean;
 }
 
 /**
@@ -77,7 +79,7 @@ export function useOAuthServer<C extends string = never, P extends string = neve
     Object.assign(fixture.testDatabase, testDatabase);
     if (options.serverPoolMax) ownPool = createDatabase({ url: testDatabase.url, poolMax: options.serverPoolMax });
     const serverDb = (options.plugins ?? []).reduce((db, plugin) => db.withPlugin(plugin), ownPool ?? testDatabase.db);
-    const start = { behindLoopbackProxy: options.behindLoopbackProxy };
+    const start = { behindLoopbackProxy: options.behindLoopbackProxy, dashboardsAtLocalhost: options.dashboardsAtLocalhost };
     const server = await startOAuthServer(serverDb, options.config, options.logger, start);
     started.push(server);
     Object.assign(fixture.server, server);

@@ -1,0 +1,52 @@
+import crypto from 'node:crypto';
+import type { Context } from 'koa';
+import type { Db } from '../db/database.js';
+import type { Environment } from '../db/schema.js';
+import type { WebauthnChallengesTable } from '../db/schema-identity.js';
+import { saveChallenge, takeChallenge } from './passkey-repository.js';
+
+/**
+ * The challenge a passkey signs (docs/security.md, "Passkeys"): made when the browser asks
+ * for options, stored for 5 minutes under the SHA-256 of a random HttpOnly cookie, and
+ * deleted as the answer is read. An answer works once, and only from the browser that asked.
+ */
+
+const CHALLENGE_SECONDS = 300;
+
+export interface ChallengeDeps {
+  db: Db;
+  environment: Environment;
+  origin: string;
+}
+
+type Purpose = WebauthnChallengesTable['purpose'];
+
+function cookieName(deps: ChallengeDeps): string {
+  return `alm_${deps.environment}_passkey`;
+}
+
+function cookieOptions(deps: ChallengeDeps) {
+  return { httpOnly: true, sameSite: 'strict' as const, secure: deps.origin.startsWith('https:'), path: '/', overwrite: true };
+}
+
+function jar(deps: ChallengeDeps, ctx: Context) {
+  ctx.cookies.secure = deps.origin.startsWith('https:');
+  return ctx.cookies;
+}
+
+const keyOf = (nonce: string) => crypto.createHash('sha256').update(nonce).digest('hex');
+
+/** Stores `challenge` for this browser (replacing any earlier one) for `purpose`, tied to `userId` when known. */
+export async function rememberChallenge(deps: ChallengeDeps, ctx: Context, purpose: Purpose, challenge: string, userId: string | null): Promise<void> {
+  const nonce = crypto.randomBytes(32).toString('base64url');
+  await saveChallenge(deps.db, { id: keyOf(nonce), challenge, purpose, user_id: userId }, CHALLENGE_SECONDS);
+  jar(deps, ctx).set(cookieName(deps), nonce, { ...cookieOptions(deps), maxAge: CHALLENGE_SECONDS * 1000 });
+}
+
+/** This browser's unexpired challenge for `purpose`, taken (it cannot be taken again), or undefined. */
+export async function takeBrowserChallenge(deps: ChallengeDeps, ctx: Context, purpose: Purpose): Promise<{ challenge: string; user_id: string | null } | undefined> {
+  const nonce = jar(deps, ctx).get(cookieName(deps));
+  jar(deps, ctx).set(cookieName(deps), null, cookieOptions(deps));
+  if (!nonce || !/^[A-Za-z0-9_-]{43}$/.test(nonce)) return undefined;
+  return takeChallenge(deps.db, keyOf(nonce), purpose);
+}

@@ -1,0 +1,198 @@
+import net from 'node:net';
+import {
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type AuthenticatorTransport,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
+  type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import type { Db } from '../db/database.js';
+import { inTransaction } from '../db/executor.js';
+import type { Environment } from '../db/schema.js';
+import { recordAudit } from '../audit/audit-log.js';
+import { invalid } from '../errors/domain-error.js';
+import type { AttemptCounter } from '../limits/attempt-counter.js';
+import { hashRecoveryCode, newRecoveryCodes, normaliseRecoveryCode } from './recovery-codes.js';
+import * as repo from './repository.js';
+import * as passkeys from './passkey-repository.js';
+import { SECOND_FACTOR_LIMIT } from './second-factors.js';
+
+/**
+ * Passkeys (WebAuthn, through @simplewebauthn/server; docs/oauth.md, "Second factors and
+ * step-up"): registered on the Security page, used as the second factor after a password,
+ * and on their own for a passwordless sign-in. The relying party is the dashboard host
+ * (the hosted sign-in and consent pages are on it too). Every passkey is discoverable and
+ * verifies its user (PIN or biometric) when made, so each can sign in without a password.
+ */
+
+export interface PasskeyDeps {
+  db: Db;
+  counter: AttemptCounter;
+  environment: Environment;
+  /** The dashboard origin: the origin every answer must come from; its host is the RP ID. */
+  origin: string;
+}
+
+/** RFC 8176: a passkey that stays on one device is a hardware key; one synced between devices is a software key. */
+export type PasskeyMethod = 'hwk' | 'swk';
+
+const methodOf = (deviceType: 'singleDevice' | 'multiDevice'): PasskeyMethod => (deviceType === 'multiDevice' ? 'swk' : 'hwk');
+
+export type PasskeyCheck = { ok: true; userId: string; method: PasskeyMethod } | { ok: false; retryAfterSeconds?: number };
+
+export const PASSKEY_NAME_MAX = 100;
+
+/**
+ * The relying party of a dashboard origin, or undefined when its host is an IP address:
+ * WebAuthn needs a domain name (http://localhost is fine for local use).
+ */
+export function relyingParty(origin: string): { id: string; origin: string } | undefined {
+  const { hostname } = new URL(origin);
+  if (net.isIP(hostname.replace(/^\[|\]$/g, ''))) return undefined;
+  return { id: hostname, origin: new URL(origin).origin };
+}
+
+function requireRelyingParty(deps: PasskeyDeps) {
+  const rp = relyingParty(deps.origin);
+  if (!rp) throw invalid('Passkeys need the dashboard at a domain name, not an IP address.');
+  return rp;
+}
+
+/** A UUID as the 16 bytes WebAuthn stores as the user handle. */
+const userHandle = (userId: string) => new Uint8Array(Buffer.from(userId.replace(/-/g, ''), 'hex'));
+
+export async function listPasskeys(db: Db, userId: string) {
+  return passkeys.listPasskeys(db, userId);
+}
+
+/** What the browser needs to make a passkey for `user` (its existing ones excluded). */
+export async function registrationOptions(deps: PasskeyDeps, user: { id: string; email: string; display_name: string | null }): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const rp = requireRelyingParty(deps);
+  const existing = await passkeys.listPasskeys(deps.db, user.id);
+  return generateRegistrationOptions({
+    rpName: deps.environment === 'sandbox' ? 'Almoner Sandbox' : 'Almoner',
+    rpID: rp.id,
+    userName: user.email,
+    userDisplayName: user.display_name ?? user.email,
+    userID: userHandle(user.id),
+    attestationType: 'none',
+    excludeCredentials: existing.map((p) => ({ id: p.id, transports: p.transports })),
+    authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+  });
+}
+
+/** A name as typed, trimmed; refused when empty or too long. */
+export function passkeyName(input: string | undefined): string {
+  const name = (input ?? '').trim().replace(/\s+/g, ' ');
+  if (!name || name.length > PASSKEY_NAME_MAX) throw invalid(`Give the passkey a name of 1 to ${PASSKEY_NAME_MAX} characters, such as the device it is on.`);
+  return name;
+}
+
+function parseJson<T>(text: string | undefined): T | undefined {
+  try {
+    const value = JSON.parse(text ?? '') as unknown;
+    return value && typeof value === 'object' && typeof (value as { id?: unknown }).id === 'string' ? (value as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Keeps the passkey the browser made for `challenge`. The user's first second factor comes
+ * with a set of recovery codes (returned once).
+ */
+export async function registerPasskey(deps: PasskeyDeps, userId: string, challenge: string, name: string, responseJson: string | undefined): Promise<{ ok: true; method: PasskeyMethod; recoveryCodes?: string[] } | { ok: false }> {
+  const rp = requireRelyingParty(deps);
+  const response = parseJson<RegistrationResponseJSON>(responseJson);
+  if (!response) return { ok: false };
+  let info;
+  try {
+    const verification = await verifyRegistrationResponse({ response, expectedChallenge: challenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: true });
+    if (!verification.verified) return { ok: false };
+    info = verification.registrationInfo;
+  } catch {
+    return { ok: false };
+  }
+  const credential = info.credential;
+  return inTransaction(deps.db, async (trx) => {
+    const before = await repo.secondFactorSummary(trx, userId);
+    const inserted = await passkeys.insertPasskey(trx, {
+      id: credential.id,
+      user_id: userId,
+      public_key: Buffer.from(credential.publicKey),
+      counter: credential.counter,
+      transports: credential.transports ?? [],
+      device_type: info.credentialDeviceType,
+      backed_up: info.credentialBackedUp,
+      name,
+    });
+    if (!inserted) return { ok: false } as const;
+    let recoveryCodes: string[] | undefined;
+    if (!before.totp && before.passkeys === 0) {
+      recoveryCodes = newRecoveryCodes();
+      await repo.replaceRecoveryCodes(trx, userId, recoveryCodes.map((c) => hashRecoveryCode(normaliseRecoveryCode(c)!)));
+    }
+    await recordAudit(trx, { event: 'second_factor.added', environment: deps.environment, actorUserId: userId, details: { method: 'passkey', name } });
+    return { ok: true, method: methodOf(info.credentialDeviceType), recoveryCodes } as const;
+  });
+}
+
+/**
+ * What the browser needs to sign with a passkey: one of `userId`'s (a second factor, user
+ * verification preferred), or any passkey of this site (a passwordless sign-in, user
+ * verification required).
+ */
+export async function authenticationOptions(deps: PasskeyDeps, userId: string | null): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const rp = requireRelyingParty(deps);
+  const allowCredentials = userId ? (await passkeys.listPasskeys(deps.db, userId)).map((p) => ({ id: p.id, transports: p.transports as AuthenticatorTransport[] })) : [];
+  return generateAuthenticationOptions({ rpID: rp.id, allowCredentials, userVerification: userId ? 'preferred' : 'required' });
+}
+
+/**
+ * Checks a passkey's answer to `challenge` (already taken: it serves one answer). A challenge
+ * made for a user is answered only by that user's passkey; one made for anybody needs user
+ * verification, as the passkey is then the only factor. Counted against the user's
+ * second-factor limit first.
+ */
+export async function checkPasskey(deps: PasskeyDeps, challenge: { challenge: string; user_id: string | null }, responseJson: string | undefined): Promise<PasskeyCheck> {
+  const rp = requireRelyingParty(deps);
+  const response = parseJson<AuthenticationResponseJSON>(responseJson);
+  const stored = response ? await passkeys.findPasskey(deps.db, response.id) : undefined;
+  if (!response || !stored || stored.disabled_at || (challenge.user_id && stored.user_id !== challenge.user_id)) return { ok: false };
+  const attempt = await deps.counter.take(SECOND_FACTOR_LIMIT, stored.user_id);
+  if (!attempt.allowed) return { ok: false, retryAfterSeconds: attempt.retryAfterSeconds };
+  let info;
+  try {
+    const verification = await verifyAuthenticationResponse({
+      response,
+      expectedChallenge: challenge.challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      credential: { id: stored.id, publicKey: new Uint8Array(stored.public_key), counter: Number(stored.counter), transports: stored.transports as AuthenticatorTransport[] },
+      requireUserVerification: challenge.user_id === null,
+    });
+    if (!verification.verified) return { ok: false };
+    info = verification.authenticationInfo;
+  } catch {
+    return { ok: false };
+  }
+  if (!(await passkeys.recordPasskeyUse(deps.db, stored.id, info.newCounter, info.credentialBackedUp))) return { ok: false };
+  await deps.counter.succeeded(attempt.taken);
+  return { ok: true, userId: stored.user_id, method: methodOf(stored.device_type) };
+}
+
+/** Removes one of the user's passkeys; the recovery codes go too when no second factor is left. Its name, when there was one. */
+export async function removePasskey(deps: PasskeyDeps, userId: string, id: string): Promise<string | undefined> {
+  return inTransaction(deps.db, async (trx) => {
+    const name = await passkeys.deletePasskey(trx, userId, id);
+    if (name === undefined) return undefined;
+    const summary = await repo.secondFactorSummary(trx, userId);
+    if (!summary.totp && summary.passkeys === 0) await repo.deleteRecoveryCodes(trx, userId);
+    await recordAudit(trx, { event: 'second_factor.removed', environment: deps.environment, actorUserId: userId, details: { method: 'passkey', name } });
+    return name;
+  });
+}
