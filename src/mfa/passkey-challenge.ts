@@ -34,11 +34,13 @@ function jar(deps: ChallengeDeps, ctx: Context) {
   return ctx.cookies;
 }
 
+const NONCE = /^[A-Za-z0-9_-]{43}$/;
 const keyOf = (nonce: string) => crypto.createHash('sha256').update(nonce).digest('hex');
 
 /** Stores `challenge` for this browser (replacing any earlier one) for `purpose`, tied to `userId` when known. */
 export async function rememberChallenge(deps: ChallengeDeps, ctx: Context, purpose: Purpose, challenge: string, userId: string | null): Promise<void> {
-  const nonce = crypto.randomBytes(32).toString('base64url');
+  const current = jar(deps, ctx).get(cookieName(deps));
+  const nonce = current && NONCE.test(current) ? current : crypto.randomBytes(32).toString('base64url');
   await saveChallenge(deps.db, { id: keyOf(nonce), challenge, purpose, user_id: userId }, CHALLENGE_SECONDS);
   jar(deps, ctx).set(cookieName(deps), nonce, { ...cookieOptions(deps), maxAge: CHALLENGE_SECONDS * 1000 });
 }
@@ -47,6 +49,6 @@ export async function rememberChallenge(deps: ChallengeDeps, ctx: Context, purpo
 export async function takeBrowserChallenge(deps: ChallengeDeps, ctx: Context, purpose: Purpose): Promise<{ challenge: string; user_id: string | null } | undefined> {
   const nonce = jar(deps, ctx).get(cookieName(deps));
   jar(deps, ctx).set(cookieName(deps), null, cookieOptions(deps));
-  if (!nonce || !/^[A-Za-z0-9_-]{43}$/.test(nonce)) return undefined;
+  if (!nonce || !NONCE.test(nonce)) return undefined;
   return takeChallenge(deps.db, keyOf(nonce), purpose);
 }
