@@ -18,6 +18,23 @@ async function passwordStep(user: { email: string; password: string }) {
 }
 
 describe('second factors on the dashboard', () => {
+  it('at an IP-address dashboard (the dev default) offers no passkey and says why; the pages keep their no-script policy', async () => {
+    const s = await createStaff(t.db);
+    const session = await dashboardSession(server, 'production', s.users.member);
+    const security = await session.get('/account/security');
+    expect(security.html).toContain('Passkeys need this dashboard at a domain name, and it is at an IP address');
+    expect(security.html).not.toContain('data-passkey');
+    expect(security.html).not.toContain('<script');
+    const signIn = await fetch(`${origin()}/sign-in`);
+    expect(signIn.headers.get('content-security-policy')).not.toContain('script-src');
+    expect(await signIn.text()).not.toContain('Sign in with a passkey');
+    // Asked for anyway (a stale page, a script): there are no passkey options here.
+    const anonymous = new FormBrowser(() => false);
+    const page = await anonymous.request(`${origin()}/sign-in`);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)![1]!;
+    expect((await anonymous.request(`${origin()}/sign-in/passkey/options`, { method: 'POST', form: { csrf } })).status).toBe(404);
+  });
+
   it('sets up an authenticator app from the Security page: codes shown once, hashed at rest, and the next sign-in asks for a code', async () => {
     const s = await createStaff(t.db);
     const user = s.users.member;

@@ -55,6 +55,22 @@ describe('passkey attacks', () => {
     expect(options.challenge).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
+  it('runs script only on the pages that offer passkeys, only our own two files, never inline', async () => {
+    const signIn = await fetch(`${origin()}/sign-in`);
+    const html = await signIn.text();
+    expect(signIn.headers.get('content-security-policy')).toContain("script-src 'self'; connect-src 'self';");
+    expect([...html.matchAll(/<script([^>]*)>/g)].map((m) => m[1]!.trim())).toEqual(['src="/static/simplewebauthn-browser.js" defer', 'src="/static/passkeys.js" defer']);
+    for (const file of ['/static/simplewebauthn-browser.js', '/static/passkeys.js']) {
+      const script = await fetch(`${origin()}${file}`);
+      expect(script.status, file).toBe(200);
+      expect(script.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
+    }
+    // A page without a passkey form keeps the no-script policy.
+    const forgot = await fetch(`${origin()}/forgot-password`);
+    expect(forgot.headers.get('content-security-policy')).not.toContain('script-src');
+    expect(await forgot.text()).not.toContain('<script');
+  });
+
   it('a right answer signs in once: the same answer sent 5 times at once, with the cookies it came with, starts exactly one session', async () => {
     const { user, passkey } = await userWithPasskey();
     const countChallenges = async () => (await t.db.selectFrom('webauthn_challenges').select('id').execute()).length;
