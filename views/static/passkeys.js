@@ -1,4 +1,4 @@
-/* global window, document, fetch, URLSearchParams, FormData */
+/* global window, document, URLSearchParams, FormData */
 // Passkeys on the hosted pages (docs/security.md, "Passkeys"). Every passkey form is hidden
 // until this script finds a browser that can use passkeys. On submit it asks this origin for
 // the options (the form's own fields, CSRF token included, go with the request), lets the
