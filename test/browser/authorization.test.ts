@@ -1,16 +1,14 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { addOrganization, addUser } from '../../src/accounts/service.js';
 import { addMember } from '../../src/accounts/memberships.js';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
-import { PROJECT_ROOT } from '../../src/config/paths.js';
-import { tempDir } from '../helpers/app.js';
 import { expectCookiesLocked, launchChromium, passSecondFactor, signIn, startAuthorization } from '../helpers/chromium.js';
 import { introspect, tokenRequest, type Env } from '../helpers/flow.js';
 import { createStaff, type OAuthTestServer } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { screenshotTarget } from '../helpers/screenshots.js';
 
 const { testDatabase: t, server, staff } = useOAuthServer();
 let browser: Browser;
@@ -199,7 +197,7 @@ describe('the consent screen', () => {
     await expect(page.getByRole('button', { name: 'Deny' }).isVisible()).resolves.toBe(true);
 
     // The copy in docs/ (shown by docs/oauth.md) is refreshed only on request; otherwise the screenshot goes to a temporary directory.
-    const target = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(PROJECT_ROOT, 'docs', 'consent-screen.png') : path.join(tempDir('almoner-screenshot-'), 'consent-screen.png');
+    const target = screenshotTarget('consent-screen.png');
     await page.screenshot({ path: target, fullPage: true });
     const png = fs.readFileSync(target);
     expect(png.subarray(0, 8).toString('hex'), 'a PNG signature').toBe('89504e470d0a1a0a');

@@ -1,12 +1,10 @@
-import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../src/config/paths.js';
 import { createApiKey } from '../../src/gateway/api-keys/service.js';
-import { tempDir } from '../helpers/app.js';
 import { expectCookiesLocked, launchChromium, signIn } from '../helpers/chromium.js';
 import { createStaff, type Staff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { screenshotTarget } from '../helpers/screenshots.js';
 
 const { testDatabase: t, server } = useOAuthServer({ staff: 0 });
 let browser: Browser;
@@ -108,7 +106,7 @@ describe('the dashboard in Chromium, role by role', () => {
     await page.getByRole('button', { name: 'Remove' }).click();
     await expect(page.getByRole('status').textContent()).resolves.toContain('The member was removed.');
     await expect(page.getByRole('row', { name: new RegExp(staff.users.member.email) }).count()).resolves.toBe(0);
-    const shot = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(PROJECT_ROOT, 'docs', 'dashboard-members.png') : path.join(tempDir('almoner-screenshot-'), 'dashboard-members.png');
+    const shot = screenshotTarget('dashboard-members.png');
     await page.setViewportSize({ width: 1240, height: 760 });
     await page.screenshot({ path: shot, fullPage: true });
   });
@@ -121,7 +119,7 @@ describe('the dashboard in Chromium, role by role', () => {
     const key = (await page.getByLabel('The new API key').textContent())!.trim();
     expect(key).toMatch(/^alm_live_[A-Za-z0-9]{32}$/);
     await expect(page.getByRole('status').textContent()).resolves.toContain('Copy it now: it will not be shown again.');
-    const shot = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(PROJECT_ROOT, 'docs', 'dashboard-api-keys.png') : path.join(tempDir('almoner-screenshot-'), 'dashboard-api-keys.png');
+    const shot = screenshotTarget('dashboard-api-keys.png');
     await page.setViewportSize({ width: 1240, height: 760 });
     await page.screenshot({ path: shot, fullPage: true });
     // Reloading the list never shows it again.

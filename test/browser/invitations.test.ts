@@ -1,14 +1,12 @@
-import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../src/config/paths.js';
-import { tempDir } from '../helpers/app.js';
 import { expectCookiesLocked, launchChromium, signIn } from '../helpers/chromium.js';
 import { invitationMail } from '../helpers/invitations.js';
 import { inviteMember } from '../../src/accounts/invitations.js';
 import { TableMailSender } from '../../src/mail/sender.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { screenshotTarget } from '../helpers/screenshots.js';
 
 const { testDatabase: t, server } = useOAuthServer({ staff: 0 });
 let browser: Browser;
@@ -43,7 +41,7 @@ describe('inviting a colleague, in Chromium', () => {
     const pending = owner.getByRole('row', { name: new RegExp(colleague.replace('.', '\\.')) });
     await expect(pending.getByRole('cell').allTextContents()).resolves.toEqual(expect.arrayContaining(['Member', inviter.email]));
     await expect(pending.getByRole('button', { name: 'Revoke' }).isVisible()).resolves.toBe(true);
-    const membersShot = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(PROJECT_ROOT, 'docs', 'dashboard-members-invited.png') : path.join(tempDir('almoner-screenshot-'), 'dashboard-members-invited.png');
+    const membersShot = screenshotTarget('dashboard-members-invited.png');
     await owner.setViewportSize({ width: 1240, height: 760 });
     await owner.screenshot({ path: membersShot, fullPage: true });
 
@@ -60,7 +58,7 @@ describe('inviting a colleague, in Chromium', () => {
     await page.getByLabel('Your name').fill('Jordan Lee');
     await page.getByLabel('Password', { exact: true }).fill(password);
     await page.getByLabel('Password, again').fill(password);
-    const shot = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(PROJECT_ROOT, 'docs', 'dashboard-invitation.png') : path.join(tempDir('almoner-screenshot-'), 'dashboard-invitation.png');
+    const shot = screenshotTarget('dashboard-invitation.png');
     await page.getByLabel('Password, again').blur();
     await page.setViewportSize({ width: 1240, height: 860 });
     await page.screenshot({ path: shot, fullPage: true });
@@ -124,7 +122,7 @@ describe('inviting a colleague, in Chromium', () => {
     await signIn(page, guest);
     await page.waitForURL((url) => url.pathname === new URL(link).pathname);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Join Harbor Literacy Project as Admin');
-    const shot = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(PROJECT_ROOT, 'docs', 'dashboard-invitation-accept.png') : path.join(tempDir('almoner-screenshot-'), 'dashboard-invitation-accept.png');
+    const shot = screenshotTarget('dashboard-invitation-accept.png');
     await page.setViewportSize({ width: 1240, height: 760 });
     await page.screenshot({ path: shot, fullPage: true });
     await page.getByRole('button', { name: 'Accept and join' }).click();

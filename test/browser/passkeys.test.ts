@@ -1,14 +1,11 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import * as oauth from 'oauth4webapi';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../src/config/paths.js';
-import { tempDir } from '../helpers/app.js';
 import { launchChromium, startAuthorization } from '../helpers/chromium.js';
 import { exchangeCode, type AuthorizeResult } from '../helpers/flow.js';
 import { createStaff, type Staff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { saveScreenshot } from '../helpers/screenshots.js';
 
 /**
  * Passkeys as a person uses them (docs/oauth.md, "Second factors and step-up"), in Chromium
@@ -29,12 +26,6 @@ beforeEach(async () => {
   context = await browser.newContext();
 });
 afterEach(async () => context?.close());
-
-async function screenshot(page: Page, name: string): Promise<void> {
-  const target = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(PROJECT_ROOT, 'docs', name) : path.join(tempDir('almoner-screenshot-'), name);
-  await page.screenshot({ path: target, fullPage: true });
-  expect(fs.readFileSync(target).subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
-}
 
 interface Authenticator {
   cdp: CDPSession;
@@ -95,7 +86,7 @@ describe('passkeys in Chromium', () => {
     await t.db.updateTable('organizations').set({ name: 'Riverside Food Pantry' }).where('id', '=', staff.orgId).execute();
   });
 
-  it('adds a passkey on the Security page (recovery codes come with it), then signs in with it alone on the dashboard and in an FDX authorization: amr hwk, loa:2', async () => {
+  it('adds a passkey on the Security page (recovery codes come with it), then signs in with it alone on the dashboard and in an FDX authorization (amr hwk, loa:2), and after the password when the application asks to sign in again (amr pwd+hwk)', async () => {
     const user = staff.users.owner;
     const page = await context.newPage();
     await addPasskey(page, user, 'Work laptop');
@@ -105,7 +96,7 @@ describe('passkeys in Chromium', () => {
     await expect(page.getByRole('row', { name: /Work laptop/ }).isVisible()).resolves.toBe(true);
     await expect(page.getByText('10 of 10 unused').isVisible()).resolves.toBe(true);
     await page.setViewportSize({ width: 1240, height: 900 });
-    await screenshot(page, 'dashboard-passkeys.png');
+    await saveScreenshot(page, 'dashboard-passkeys.png');
 
     const stored = await t.db.selectFrom('webauthn_credentials').selectAll().where('user_id', '=', user.id).execute();
     expect(stored.map((row) => ({ name: row.name, device_type: row.device_type }))).toEqual([{ name: 'Work laptop', device_type: 'singleDevice' }]);
@@ -116,7 +107,7 @@ describe('passkeys in Chromium', () => {
     await signOut(page);
     await page.goto(`${server.urls.dashboard}/sign-in`);
     await page.setViewportSize({ width: 760, height: 900 });
-    await screenshot(page, 'sign-in-passkey.png');
+    await saveScreenshot(page, 'sign-in-passkey.png');
     const answer = page.waitForRequest((request) => request.method() === 'POST' && request.url().endsWith('/sign-in/passkey'));
     await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Sign in with a passkey' }).click()]);
     expect(await heading(page)).toBe('Your account');
@@ -139,6 +130,13 @@ describe('passkeys in Chromium', () => {
     await page.getByRole('button', { name: 'Approve' }).click();
     const claims = await idToken({ ...flow, callback: await flow.callback }, client);
     expect(claims).toMatchObject({ sub: user.id, amr: ['hwk'], acr: 'urn:almoner:loa:2' });
+
+    // The application asks to sign in again (prompt=login) and the password is typed: the flow asks for the passkey next.
+    const again = await startAuthorization(page, server, { environment: 'production', clientId: client.client_id, redirectUri, scope: 'openid read:bank_accounts', extraParams: { prompt: 'login' } });
+    await signInWithPassword(page, user);
+    expect(await heading(page)).toBe('Enter your second factor');
+    await page.getByRole('button', { name: 'Use a passkey' }).click();
+    expect(await idToken({ ...again, callback: await again.callback }, client)).toMatchObject({ sub: user.id, amr: ['pwd', 'hwk'], acr: 'urn:almoner:loa:2' });
   });
 
   it('asks for the passkey after the password, takes it at a step-up (amr pwd+hwk), and refuses a copy whose signature count went back', async () => {
@@ -165,7 +163,7 @@ describe('passkeys in Chromium', () => {
     expect(await heading(laptop)).toBe('Enter your second factor');
     await expect(laptop.locator('.lead').textContent()).resolves.toContain('Use your passkey, or enter one of your recovery codes');
     await laptop.setViewportSize({ width: 760, height: 900 });
-    await screenshot(laptop, 'second-factor-passkey.png');
+    await saveScreenshot(laptop, 'second-factor-passkey.png');
     await Promise.all([laptop.waitForNavigation(), laptop.getByRole('button', { name: 'Use a passkey' }).click()]);
     expect(await heading(laptop)).toBe('Your account');
     const session = await t.db.selectFrom('oidc_models').select('payload').where('model', '=', 'Session').where((eb) => eb(eb.ref('payload', '->>').key('accountId'), '=', user.id)).orderBy('expires_at', 'desc').executeTakeFirstOrThrow();

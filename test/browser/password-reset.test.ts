@@ -1,12 +1,10 @@
-import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../src/config/paths.js';
-import { tempDir } from '../helpers/app.js';
 import { launchChromium, signIn } from '../helpers/chromium.js';
 import { resetLinksFor } from '../helpers/password-reset.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { screenshotTarget } from '../helpers/screenshots.js';
 
 /**
  * Forgot password → reset → old sessions gone, in Chromium as a person does it: signed in in
@@ -28,10 +26,6 @@ async function newPage(): Promise<Page> {
   const context = await browser.newContext();
   contexts.push(context);
   return context.newPage();
-}
-
-function screenshotPath(name: string): string {
-  return process.env.UPDATE_SCREENSHOTS === '1' ? path.join(PROJECT_ROOT, 'docs', name) : path.join(tempDir('almoner-screenshot-'), name);
 }
 
 const NEW_PASSWORD = 'river stones and lanterns';
@@ -56,7 +50,7 @@ describe('password reset in Chromium', () => {
     await expect(second.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Forgot your password?');
     await second.getByLabel('Email').fill(user.email);
     await second.setViewportSize({ width: 1240, height: 760 });
-    await second.screenshot({ path: screenshotPath('dashboard-forgot-password.png'), fullPage: true });
+    await second.screenshot({ path: screenshotTarget('dashboard-forgot-password.png'), fullPage: true });
     await second.getByRole('button', { name: 'Send a reset link' }).click();
     await expect(second.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Check your e-mail');
     await expect(second.getByRole('status').textContent()).resolves.toContain('If an account uses that address, we sent a link to it');
@@ -68,7 +62,7 @@ describe('password reset in Chromium', () => {
     await expect(second.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Choose a new password');
     await second.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
     await second.getByLabel('New password again').fill(NEW_PASSWORD);
-    await second.screenshot({ path: screenshotPath('dashboard-reset-password.png'), fullPage: true });
+    await second.screenshot({ path: screenshotTarget('dashboard-reset-password.png'), fullPage: true });
     await second.getByRole('button', { name: 'Set new password' }).click();
     await expect(second.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Your password was changed');
 

@@ -1,15 +1,12 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import * as oauth from 'oauth4webapi';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../src/config/paths.js';
-import { tempDir } from '../helpers/app.js';
 import { totpCode } from '../helpers/authenticator.js';
 import { launchChromium, startAuthorization } from '../helpers/chromium.js';
 import { exchangeCode, type AuthorizeResult } from '../helpers/flow.js';
 import { createStaff, type Staff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { saveScreenshot } from '../helpers/screenshots.js';
 
 const { testDatabase: t, server } = useOAuthServer({ staff: 0 });
 const redirectUri = 'https://app.example.org/callback';
@@ -24,13 +21,6 @@ beforeEach(async () => {
   context = await browser.newContext();
 });
 afterEach(async () => context?.close());
-
-/** docs/<name> when screenshots are being refreshed (UPDATE_SCREENSHOTS=1), a temporary file otherwise. */
-async function screenshot(page: Page, name: string): Promise<void> {
-  const target = process.env.UPDATE_SCREENSHOTS === '1' ? path.join(PROJECT_ROOT, 'docs', name) : path.join(tempDir('almoner-screenshot-'), name);
-  await page.screenshot({ path: target, fullPage: true });
-  expect(fs.readFileSync(target).subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
-}
 
 /** The code a phone shows now, for a step the server has not seen yet (`after`). */
 function phoneCode(key: string, after = 0): { code: string; step: number } {
@@ -67,7 +57,7 @@ describe('second factors in Chromium', () => {
     await expect(page.locator('.lead').textContent()).resolves.toContain('it shares bank-account data');
     await expect(page.getByRole('img', { name: /QR code/ }).isVisible()).resolves.toBe(true);
     await page.setViewportSize({ width: 760, height: 900 });
-    await screenshot(page, 'second-factor-setup.png');
+    await saveScreenshot(page, 'second-factor-setup.png');
 
     await page.getByText('Can’t scan it? Enter the key by hand').click();
     const key = (await page.locator('.secret code').textContent())!.trim();
@@ -88,7 +78,7 @@ describe('second factors in Chromium', () => {
     const again = await startAuthorization(later, server, { environment: 'production', clientId: client.client_id, redirectUri, scope: 'openid read:bank_accounts' });
     await signInWithPassword(later, user);
     await expect(later.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Enter your second factor');
-    await screenshot(later, 'second-factor-code.png');
+    await saveScreenshot(later, 'second-factor-code.png');
     await later.getByLabel('Code from your app').fill(phoneCode(key, setup.step).code);
     await later.getByRole('button', { name: 'Verify' }).click();
     // The authorization approved above covers the request: straight back to the application.
@@ -108,11 +98,11 @@ describe('second factors in Chromium', () => {
     await page.getByLabel('Code from your app').fill(phoneCode(key).code);
     await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Turn on' }).click()]);
     const codes = await page.locator('ul.codes code').allTextContents();
-    await screenshot(page, 'dashboard-recovery-codes.png');
+    await saveScreenshot(page, 'dashboard-recovery-codes.png');
     await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Done' }).click()]);
     await expect(page.getByText('10 of 10 unused').isVisible()).resolves.toBe(true);
     await page.setViewportSize({ width: 1240, height: 800 });
-    await screenshot(page, 'dashboard-security.png');
+    await saveScreenshot(page, 'dashboard-security.png');
 
     for (const [round, expected] of [[1, 'Your account'], [2, 'Enter your second factor']] as const) {
       const other = await browser.newContext();
