@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { Context } from 'koa';
 import type { User } from '../db/schema.js';
 import { readForm } from '../http/form-body.js';
+import { pageCookie } from '../http/page-cookie.js';
 import { sendPage } from '../views/page.js';
 import { csrfToken, verifyCsrf } from '../interactions/csrf.js';
 import { startSession } from '../interactions/provider-session.js';
@@ -21,43 +22,32 @@ import type { AuthenticationMethod } from '../accounts/authentication-methods.js
 
 const NONCE_MAX_AGE_MS = 3600_000;
 
-function nonceCookie(deps: DashboardDeps): string {
-  return `alm_${deps.environment}_signin`;
-}
-
 /**
  * Signing in before there is a session has nothing to bind a CSRF token to, so the page
  * sets a random nonce in an HttpOnly, SameSite=Strict cookie and the form carries its HMAC:
  * another site can neither read the token nor make the browser send the cookie.
  */
-function nonceCookieOptions(deps: DashboardDeps) {
-  return { httpOnly: true, sameSite: 'strict' as const, secure: deps.origin.startsWith('https:'), path: '/', overwrite: true };
-}
-
-function cookies(deps: DashboardDeps, ctx: Context) {
-  ctx.cookies.secure = deps.origin.startsWith('https:');
-  return ctx.cookies;
-}
+const nonceCookie = (deps: DashboardDeps, ctx: Context) => pageCookie(deps, ctx, 'signin', 'strict');
 
 /** The sign-in form's CSRF token, bound to this browser's nonce (set now when it has none). */
 export function signInCsrf(deps: DashboardDeps, ctx: Context): string {
-  let nonce = cookies(deps, ctx).get(nonceCookie(deps));
+  let nonce = nonceCookie(deps, ctx).get();
   if (!nonce || !/^[A-Za-z0-9_-]{43}$/.test(nonce)) {
     nonce = crypto.randomBytes(32).toString('base64url');
-    cookies(deps, ctx).set(nonceCookie(deps), nonce, { ...nonceCookieOptions(deps), maxAge: NONCE_MAX_AGE_MS });
+    nonceCookie(deps, ctx).set(nonce, NONCE_MAX_AGE_MS);
   }
   return csrfToken(deps.serverKeys, `signin:${nonce}`);
 }
 
 /** Verifies a form shown before sign-in (sign-in, forgotten password, invitation) against the nonce cookie. */
 export function verifySignInCsrf(deps: DashboardDeps, ctx: Context, form: Record<string, string>): void {
-  const nonce = cookies(deps, ctx).get(nonceCookie(deps)) ?? '';
+  const nonce = nonceCookie(deps, ctx).get() ?? '';
   verifyCsrf(ctx, deps.serverKeys, `signin:${nonce}`, nonce ? form.csrf : undefined, deps.origin);
 }
 
 /** Once signed in (by the sign-in form or an invitation's password form), the nonce has served its purpose. */
 export function clearSignInNonce(deps: DashboardDeps, ctx: Context): void {
-  cookies(deps, ctx).set(nonceCookie(deps), null, nonceCookieOptions(deps));
+  nonceCookie(deps, ctx).clear();
 }
 
 export interface SignInPageState {

@@ -3,6 +3,7 @@ import type { Context } from 'koa';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import type { WebauthnChallengesTable } from '../db/schema-identity.js';
+import { pageCookie } from '../http/page-cookie.js';
 import { saveChallenge, takeChallenge } from './passkey-repository.js';
 
 /**
@@ -21,34 +22,23 @@ export interface ChallengeDeps {
 
 type Purpose = WebauthnChallengesTable['purpose'];
 
-function cookieName(deps: ChallengeDeps): string {
-  return `alm_${deps.environment}_passkey`;
-}
-
-function cookieOptions(deps: ChallengeDeps) {
-  return { httpOnly: true, sameSite: 'strict' as const, secure: deps.origin.startsWith('https:'), path: '/', overwrite: true };
-}
-
-function jar(deps: ChallengeDeps, ctx: Context) {
-  ctx.cookies.secure = deps.origin.startsWith('https:');
-  return ctx.cookies;
-}
+const cookie = (deps: ChallengeDeps, ctx: Context) => pageCookie(deps, ctx, 'passkey', 'strict');
 
 const NONCE = /^[A-Za-z0-9_-]{43}$/;
 const keyOf = (nonce: string) => crypto.createHash('sha256').update(nonce).digest('hex');
 
 /** Stores `challenge` for this browser (replacing any earlier one) for `purpose`, tied to `userId` when known. */
 export async function rememberChallenge(deps: ChallengeDeps, ctx: Context, purpose: Purpose, challenge: string, userId: string | null): Promise<void> {
-  const current = jar(deps, ctx).get(cookieName(deps));
+  const current = cookie(deps, ctx).get();
   const nonce = current && NONCE.test(current) ? current : crypto.randomBytes(32).toString('base64url');
   await saveChallenge(deps.db, { id: keyOf(nonce), challenge, purpose, user_id: userId }, CHALLENGE_SECONDS);
-  jar(deps, ctx).set(cookieName(deps), nonce, { ...cookieOptions(deps), maxAge: CHALLENGE_SECONDS * 1000 });
+  cookie(deps, ctx).set(nonce, CHALLENGE_SECONDS * 1000);
 }
 
 /** This browser's unexpired challenge for `purpose`, taken (it cannot be taken again), or undefined. */
 export async function takeBrowserChallenge(deps: ChallengeDeps, ctx: Context, purpose: Purpose): Promise<{ challenge: string; user_id: string | null } | undefined> {
-  const nonce = jar(deps, ctx).get(cookieName(deps));
-  jar(deps, ctx).set(cookieName(deps), null, cookieOptions(deps));
+  const nonce = cookie(deps, ctx).get();
+  cookie(deps, ctx).clear();
   if (!nonce || !NONCE.test(nonce)) return undefined;
   return takeChallenge(deps.db, keyOf(nonce), purpose);
 }

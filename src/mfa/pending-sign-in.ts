@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { Environment } from '../db/schema.js';
 import type { ServerKeys } from '../keys/server-keys.js';
 import { csrfToken, validToken } from '../interactions/csrf.js';
+import { pageCookie } from '../http/page-cookie.js';
 
 /**
  * A sign-in whose password was right and whose second factor is still to come. No session
@@ -21,33 +22,22 @@ export interface PendingDeps {
 /** What the pending sign-in is for: `dashboard` or `interaction:<uid>`. */
 export type PendingPurpose = 'dashboard' | `interaction:${string}`;
 
-function cookieName(deps: PendingDeps): string {
-  return `alm_${deps.environment}_pending`;
-}
-
-function cookieOptions(deps: PendingDeps) {
-  return { httpOnly: true, sameSite: 'lax' as const, secure: deps.origin.startsWith('https:'), path: '/', overwrite: true };
-}
-
-function jar(deps: PendingDeps, ctx: Context) {
-  ctx.cookies.secure = deps.origin.startsWith('https:');
-  return ctx.cookies;
-}
+const cookie = (deps: PendingDeps, ctx: Context) => pageCookie(deps, ctx, 'pending', 'lax');
 
 export function setPendingSignIn(deps: PendingDeps, ctx: Context, userId: string, purpose: PendingPurpose): void {
   const expires = Math.floor(Date.now() / 1000) + PENDING_SECONDS;
   const mac = csrfToken(deps.serverKeys, `pending:${userId}:${expires}:${purpose}`);
-  jar(deps, ctx).set(cookieName(deps), `${userId}~${expires}~${mac}`, { ...cookieOptions(deps), maxAge: PENDING_SECONDS * 1000 });
+  cookie(deps, ctx).set(`${userId}~${expires}~${mac}`, PENDING_SECONDS * 1000);
 }
 
 /** The user whose second factor this browser owes for `purpose`, or undefined. */
 export function pendingSignIn(deps: PendingDeps, ctx: Context, purpose: PendingPurpose): string | undefined {
-  const [userId, expires, mac, extra] = (jar(deps, ctx).get(cookieName(deps)) ?? '').split('~');
+  const [userId, expires, mac, extra] = (cookie(deps, ctx).get() ?? '').split('~');
   if (!userId || !expires || !mac || extra !== undefined || !/^\d{1,12}$/.test(expires)) return undefined;
   if (Number(expires) < Date.now() / 1000) return undefined;
   return validToken(deps.serverKeys, `pending:${userId}:${expires}:${purpose}`, mac) ? userId : undefined;
 }
 
 export function clearPendingSignIn(deps: PendingDeps, ctx: Context): void {
-  jar(deps, ctx).set(cookieName(deps), null, cookieOptions(deps));
+  cookie(deps, ctx).clear();
 }
