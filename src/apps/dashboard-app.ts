@@ -47,7 +47,7 @@ export interface DashboardAppDeps {
   /** Work run after a response (password-reset requests, notice mail). */
   background: BackgroundWork;
   /** Password hashing parameters; the API hosts' origins (the API reference); both dashboards' origins (links in e-mail). */
-  config: Pick<AppConfig, 'password_memory_kib' | 'password_time_cost' | 'password_parallelism' | 'base_url' | 'sandbox_base_url' | 'dashboard_url' | 'sandbox_dashboard_url' | 'profile'>;
+  config: Pick<AppConfig, 'password_memory_kib' | 'password_time_cost' | 'password_parallelism' | 'base_url' | 'sandbox_base_url' | 'dashboard_url' | 'sandbox_dashboard_url' | 'profile' | 'passkey_rp_id'>;
 }
 
 /**
@@ -94,6 +94,7 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardAppDeps): M
     dashboardOrigins: { production: deps.config.dashboard_url, sandbox: deps.config.sandbox_dashboard_url },
     profile: deps.config.profile,
     background: deps.background,
+    passkeyRpId: deps.config.passkey_rp_id,
   };
   return compose([
     dashboardOidcRoutes(deps.oidc, target),

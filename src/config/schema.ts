@@ -103,6 +103,11 @@ const settingsShape = z
       .optional()
       .describe('SMTP server for all outgoing mail (smtp:// or smtps://; resets, invitations, second-factor notices, DAF codes); required in production; unset in dev, mail goes into the outbound_mail table (`admin mail list`)'),
     mail_from: z.string().min(3).describe('From address of outgoing mail'),
+    passkey_rp_id: z
+      .string()
+      .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/, 'must be a lowercase domain name, such as example.org')
+      .optional()
+      .describe('The WebAuthn relying-party ID of passkeys: a domain both dashboard hosts are at or under (e.g. example.org), so a passkey added on one dashboard works on both; unset, each dashboard uses its own host name and a passkey works where it was added'),
     webhook_retry_seconds: z.array(z.coerce.number().int().min(1).max(7 * 86_400)).min(0).max(20).describe('Delays between webhook attempts (attempts = 1 + delays)'),
     webhook_timeout_ms: intIn(100, 60_000).describe('Deadline of a whole webhook attempt (connect, headers and body)'),
     webhook_poll_ms: intIn(50, 60_000).describe('How often the webhook dispatcher looks for due deliveries'),
@@ -136,6 +141,13 @@ export const configSchema = settingsShape.superRefine((config, ctx) => {
     }
     if (config.metrics_listen && !config.metrics_listen.endsWith(':0') && config.listen?.includes(config.metrics_listen)) {
       ctx.addIssue({ code: 'custom', path: ['metrics_listen'], message: 'must differ from every listen address (it is a listener of its own)' });
+    }
+    if (config.passkey_rp_id) {
+      const rpId = config.passkey_rp_id;
+      for (const key of ['dashboard_url', 'sandbox_dashboard_url'] as const) {
+        const host = URL.canParse(config[key]) ? new URL(config[key]).hostname : '';
+        if (host !== rpId && !host.endsWith(`.${rpId}`)) ctx.addIssue({ code: 'custom', path: ['passkey_rp_id'], message: `must be the host of ${key} (${host}) or a domain it is under` });
+      }
     }
     if ((config.tls_cert === undefined) !== (config.tls_key === undefined)) {
       ctx.addIssue({ code: 'custom', path: [config.tls_cert ? 'tls_key' : 'tls_cert'], message: 'tls_cert and tls_key must be set together' });

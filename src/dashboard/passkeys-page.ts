@@ -24,7 +24,7 @@ export async function passkeyRegistrationOptions(deps: DashboardDeps, ctx: Conte
   const viewer = await requireViewer(deps, ctx, SECURITY_PATH);
   if (!viewer) return;
   verifySessionCsrf(deps, ctx, viewer, form);
-  if (!relyingParty(deps.origin)) throw notFound('Passkeys need the dashboard at a domain name.');
+  if (!relyingParty(deps)) throw notFound('Passkeys need the dashboard at a domain name.');
   passkeyName(form.name);
   const options = await registrationOptions(deps, viewer.user);
   await rememberChallenge(deps, ctx, 'register', options.challenge, viewer.user.id);

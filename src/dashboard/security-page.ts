@@ -37,7 +37,7 @@ const NOTICES: Record<string, string> = {
 /** The Security page; `extra.error` says what a form below it refused. */
 export async function renderSecurity(deps: DashboardDeps, ctx: Context, viewer: Viewer, extra: { error?: string; status?: number; passkeyError?: string; passkeyName?: string } = {}): Promise<void> {
   const summary = await secondFactorSummary(deps.db, viewer.user.id);
-  const passkeyList = await listPasskeys(deps.db, viewer.user.id);
+  const passkeyList = await listPasskeys(deps, viewer.user.id);
   const requiring = viewer.memberships.filter((m) => m.requireMfa).map((m) => m.name);
   sendDashboardPage(deps, ctx, viewer, 'dashboard/security.njk', 'security', {
     summary,
@@ -48,7 +48,7 @@ export async function renderSecurity(deps: DashboardDeps, ctx: Context, viewer: 
     recoveryAction: RECOVERY_CODES_PATH,
     notice: typeof ctx.query.done === 'string' ? NOTICES[ctx.query.done] : undefined,
     error: extra.error,
-    passkeyList: passkeyList.map((p) => ({ id: p.id, name: p.name, added: shownDay(p.created_at), lastUsed: shownDate(p.last_used_at), synced: p.device_type === 'multiDevice' })),
+    passkeyList: passkeyList.map((p) => ({ id: p.id, name: p.name, added: shownDay(p.created_at), lastUsed: shownDate(p.last_used_at), synced: p.device_type === 'multiDevice', elsewhere: p.usableHere ? undefined : p.rp_id })),
     passkeys: passkeyForm(deps, { action: PASSKEYS_PATH, optionsAction: PASSKEY_OPTIONS_PATH, label: 'Add a passkey' }),
     passkeyRemoveAction: PASSKEY_REMOVE_PATH,
     passkeyError: extra.passkeyError,

@@ -13,7 +13,7 @@ import { currentViewer } from './viewer.js';
 import { checkSecondFactorCode, hasEnrolledSecondFactor, secondFactorSummary } from '../mfa/second-factors.js';
 import { passkeyForm } from '../mfa/passkey-form.js';
 import { rememberChallenge, takeBrowserChallenge } from '../mfa/passkey-challenge.js';
-import { authenticationOptions, checkPasskey, relyingParty } from '../mfa/passkeys.js';
+import { authenticationOptions, checkPasskey, countPasskeysHere, relyingParty } from '../mfa/passkeys.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { notFound } from '../errors/domain-error.js';
 import { clearPendingSignIn, pendingSignIn, setPendingSignIn } from '../mfa/pending-sign-in.js';
@@ -147,7 +147,7 @@ async function showCodeForm(deps: DashboardDeps, ctx: Context, userId: string, n
     error,
     cancelHref: SIGN_IN_PATH,
     totp: summary.totp,
-    passkeys: summary.passkeys > 0 ? passkeyForm(deps, { action: SIGN_IN_PASSKEY_PATH, optionsAction: SIGN_IN_PASSKEY_OPTIONS_PATH, label: 'Use a passkey', step: 'second-factor' }) : undefined,
+    passkeys: (await countPasskeysHere(deps, userId)) > 0 ? passkeyForm(deps, { action: SIGN_IN_PASSKEY_PATH, optionsAction: SIGN_IN_PASSKEY_OPTIONS_PATH, label: 'Use a passkey', step: 'second-factor' }) : undefined,
   }, { status });
 }
 
@@ -187,7 +187,7 @@ export async function submitSecondFactorStep(deps: DashboardDeps, ctx: Context):
 export async function passkeySignInOptions(deps: DashboardDeps, ctx: Context): Promise<void> {
   const form = await readForm(ctx);
   verifySignInCsrf(deps, ctx, form);
-  if (!relyingParty(deps.origin)) throw notFound('Passkeys need the dashboard at a domain name.');
+  if (!relyingParty(deps)) throw notFound('Passkeys need the dashboard at a domain name.');
   const userId = form.step === 'second-factor' ? pendingSignIn(deps, ctx, 'dashboard') : null;
   if (userId === undefined) throw notFound('No sign-in is waiting for its second factor.');
   const options = await authenticationOptions(deps, userId);

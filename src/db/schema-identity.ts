@@ -56,6 +56,8 @@ export interface WebauthnCredentialsTable {
   device_type: WebauthnDeviceType;
   backed_up: boolean;
   name: string;
+  /** The relying party (WebAuthn RP ID) the passkey was made for. */
+  rp_id: string;
   created_at: CreatedAt;
   last_used_at: Date | null;
 }
@@ -89,7 +91,7 @@ export const IDENTITY_TABLE_COLUMNS = {
   password_resets: columns<PasswordResetsTable>()(['token_hash', 'user_id', 'created_at', 'expires_at', 'used_at']),
   totp_credentials: columns<TotpCredentialsTable>()(['user_id', 'secret', 'confirmed_at', 'last_time_step', 'created_at']),
   recovery_codes: columns<RecoveryCodesTable>()(['user_id', 'code_hash', 'created_at', 'used_at']),
-  webauthn_credentials: columns<WebauthnCredentialsTable>()(['id', 'user_id', 'public_key', 'counter', 'transports', 'device_type', 'backed_up', 'name', 'created_at', 'last_used_at']),
+  webauthn_credentials: columns<WebauthnCredentialsTable>()(['id', 'user_id', 'public_key', 'counter', 'transports', 'device_type', 'backed_up', 'name', 'rp_id', 'created_at', 'last_used_at']),
   webauthn_challenges: columns<WebauthnChallengesTable>()(['id', 'challenge', 'purpose', 'user_id', 'expires_at']),
   attempt_counters: columns<AttemptCountersTable>()(['key', 'count', 'window_ends_at']),
 } satisfies { [K in keyof IdentityDatabase]: readonly string[] };

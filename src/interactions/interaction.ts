@@ -30,6 +30,8 @@ export interface InteractionDeps {
   mail: MailSender;
   /** Work that runs after the response (docs/security.md, "Password reset"); tests drain it. */
   background: BackgroundWork;
+  /** The configured passkey_rp_id (unset: this dashboard's host name is the passkeys' RP ID). */
+  passkeyRpId?: string;
 }
 
 export type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;

@@ -32,7 +32,7 @@ export async function passkeyOptions(deps: InteractionDeps, ctx: Context): Promi
   const interaction = await loadInteraction(deps, ctx);
   const form = await readForm(ctx);
   verifyInteractionCsrf(deps, ctx, interaction, form);
-  if (!relyingParty(deps.origin)) throw notFound('Passkeys need the dashboard at a domain name.');
+  if (!relyingParty(deps)) throw notFound('Passkeys need the dashboard at a domain name.');
   const userId = expectedUser(deps, ctx, interaction);
   const options = await authenticationOptions(deps, userId);
   await rememberChallenge(deps, ctx, 'authenticate', options.challenge, userId);

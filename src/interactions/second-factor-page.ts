@@ -3,6 +3,7 @@ import { ACR_TWO_FACTORS, type AuthenticationMethod } from '../accounts/authenti
 import { readForm } from '../http/form-body.js';
 import { beginTotpEnrolment, checkSecondFactorCode, confirmTotp, hasEnrolledSecondFactor, secondFactorSummary } from '../mfa/second-factors.js';
 import { passkeyForm } from '../mfa/passkey-form.js';
+import { countPasskeysHere } from '../mfa/passkeys.js';
 import { clearPendingSignIn, pendingSignIn, setPendingSignIn } from '../mfa/pending-sign-in.js';
 import { userIdentity } from '../oidc/request-account.js';
 import { totpIssuer, codeFailure } from '../mfa/second-factor-words.js';
@@ -56,7 +57,7 @@ export async function showCodePage(deps: InteractionDeps, ctx: Context, interact
     organization: state.organization,
     error: state.error,
     totp: summary.totp,
-    passkeys: summary.passkeys > 0 ? passkeyForm(deps, { action: p.passkey, optionsAction: p.passkeyOptions, label: 'Use a passkey' }) : undefined,
+    passkeys: (await countPasskeysHere(deps, userId)) > 0 ? passkeyForm(deps, { action: p.passkey, optionsAction: p.passkeyOptions, label: 'Use a passkey' }) : undefined,
   }, status);
 }
 

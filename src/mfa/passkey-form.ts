@@ -10,6 +10,6 @@ export interface PasskeyForm {
 }
 
 /** The form, when this dashboard can use passkeys at all (its host is a domain name). */
-export function passkeyForm(deps: { origin: string }, form: PasskeyForm): PasskeyForm | undefined {
-  return relyingParty(deps.origin) ? form : undefined;
+export function passkeyForm(deps: { origin: string; passkeyRpId?: string }, form: PasskeyForm): PasskeyForm | undefined {
+  return relyingParty(deps) ? form : undefined;
 }

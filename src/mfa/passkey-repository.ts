@@ -5,19 +5,19 @@ import type { WebauthnChallengesTable } from '../db/schema-identity.js';
 /** The passkey tables: webauthn_credentials (a user's passkeys) and webauthn_challenges (single use). */
 
 export async function listPasskeys(db: Executor, userId: string) {
-  return db.selectFrom('webauthn_credentials').select(['id', 'name', 'device_type', 'created_at', 'last_used_at', 'transports']).where('user_id', '=', userId).orderBy('created_at').execute();
+  return db.selectFrom('webauthn_credentials').select(['id', 'name', 'device_type', 'rp_id', 'created_at', 'last_used_at', 'transports']).where('user_id', '=', userId).orderBy('created_at').execute();
 }
 
 export async function findPasskey(db: Executor, id: string) {
   return db
     .selectFrom('webauthn_credentials as w')
     .innerJoin('users as u', 'u.id', 'w.user_id')
-    .select(['w.id', 'w.user_id', 'w.public_key', 'w.counter', 'w.transports', 'w.device_type', 'w.name', 'u.disabled_at'])
+    .select(['w.id', 'w.user_id', 'w.public_key', 'w.counter', 'w.transports', 'w.device_type', 'w.name', 'w.rp_id', 'u.disabled_at'])
     .where('w.id', '=', id)
     .executeTakeFirst();
 }
 
-export async function insertPasskey(db: Executor, row: { id: string; user_id: string; public_key: Buffer; counter: number; transports: string[]; device_type: 'singleDevice' | 'multiDevice'; backed_up: boolean; name: string }): Promise<boolean> {
+export async function insertPasskey(db: Executor, row: { id: string; user_id: string; public_key: Buffer; counter: number; transports: string[]; device_type: 'singleDevice' | 'multiDevice'; backed_up: boolean; name: string; rp_id: string }): Promise<boolean> {
   const inserted = await db.insertInto('webauthn_credentials').values({ ...row, counter: String(row.counter) }).onConflict((oc) => oc.column('id').doNothing()).returning('id').executeTakeFirst();
   return inserted !== undefined;
 }

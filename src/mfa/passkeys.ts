@@ -33,8 +33,10 @@ export interface PasskeyDeps {
   db: Db;
   counter: AttemptCounter;
   environment: Environment;
-  /** The dashboard origin: the origin every answer must come from; its host is the RP ID. */
+  /** The dashboard origin: the origin every answer must come from; its host is the RP ID unless `passkeyRpId` is set. */
   origin: string;
+  /** The configured passkey_rp_id: one RP ID for both dashboards. */
+  passkeyRpId?: string;
 }
 
 /** RFC 8176: a passkey that stays on one device is a hardware key; one synced between devices is a software key. */
@@ -47,17 +49,18 @@ export type PasskeyCheck = { ok: true; userId: string; method: PasskeyMethod } |
 export const PASSKEY_NAME_MAX = 100;
 
 /**
- * The relying party of a dashboard origin, or undefined when its host is an IP address:
- * WebAuthn needs a domain name (http://localhost is fine for local use).
+ * The relying party of a dashboard: its origin, and as RP ID the configured passkey_rp_id
+ * or else its host name. None when its host is an IP address: WebAuthn needs a domain name
+ * (http://localhost is fine for local use).
  */
-export function relyingParty(origin: string): { id: string; origin: string } | undefined {
-  const { hostname } = new URL(origin);
+export function relyingParty(deps: { origin: string; passkeyRpId?: string }): { id: string; origin: string } | undefined {
+  const { hostname, origin } = new URL(deps.origin);
   if (net.isIP(hostname.replace(/^\[|\]$/g, ''))) return undefined;
-  return { id: hostname, origin: new URL(origin).origin };
+  return { id: deps.passkeyRpId ?? hostname, origin };
 }
 
 function requireRelyingParty(deps: PasskeyDeps) {
-  const rp = relyingParty(deps.origin);
+  const rp = relyingParty(deps);
   if (!rp) throw invalid('Passkeys need the dashboard at a domain name, not an IP address.');
   return rp;
 }
@@ -65,14 +68,26 @@ function requireRelyingParty(deps: PasskeyDeps) {
 /** A UUID as the 16 bytes WebAuthn stores as the user handle. */
 const userHandle = (userId: string) => new Uint8Array(Buffer.from(userId.replace(/-/g, ''), 'hex'));
 
-export async function listPasskeys(db: Db, userId: string) {
-  return passkeys.listPasskeys(db, userId);
+/** Every passkey of the user, each marked usable here (made for this dashboard's RP ID) or not. */
+export async function listPasskeys(deps: PasskeyDeps, userId: string) {
+  const rpId = relyingParty(deps)?.id;
+  return (await passkeys.listPasskeys(deps.db, userId)).map((p) => ({ ...p, usableHere: p.rp_id === rpId }));
+}
+
+/** The user's passkeys this dashboard can ask for. */
+async function passkeysHere(deps: PasskeyDeps, userId: string) {
+  return (await listPasskeys(deps, userId)).filter((p) => p.usableHere);
+}
+
+/** How many of the user's passkeys work on this dashboard (0 when it cannot use passkeys at all). */
+export async function countPasskeysHere(deps: PasskeyDeps, userId: string): Promise<number> {
+  return (await passkeysHere(deps, userId)).length;
 }
 
 /** What the browser needs to make a passkey for `user` (its existing ones excluded). */
 export async function registrationOptions(deps: PasskeyDeps, user: { id: string; email: string; display_name: string | null }): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const rp = requireRelyingParty(deps);
-  const existing = await passkeys.listPasskeys(deps.db, user.id);
+  const existing = await passkeysHere(deps, user.id);
   return generateRegistrationOptions({
     rpName: deps.environment === 'sandbox' ? 'Almoner Sandbox' : 'Almoner',
     rpID: rp.id,
@@ -129,6 +144,7 @@ export async function registerPasskey(deps: PasskeyDeps, userId: string, challen
       device_type: info.credentialDeviceType,
       backed_up: info.credentialBackedUp,
       name,
+      rp_id: rp.id,
     });
     if (!inserted) return { ok: false } as const;
     let recoveryCodes: string[] | undefined;
@@ -148,7 +164,7 @@ export async function registerPasskey(deps: PasskeyDeps, userId: string, challen
  */
 export async function authenticationOptions(deps: PasskeyDeps, userId: string | null): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const rp = requireRelyingParty(deps);
-  const allowCredentials = userId ? (await passkeys.listPasskeys(deps.db, userId)).map((p) => ({ id: p.id, transports: p.transports as AuthenticatorTransport[] })) : [];
+  const allowCredentials = userId ? (await passkeysHere(deps, userId)).map((p) => ({ id: p.id, transports: p.transports as AuthenticatorTransport[] })) : [];
   return generateAuthenticationOptions({ rpID: rp.id, allowCredentials, userVerification: userId ? 'preferred' : 'required' });
 }
 
@@ -162,7 +178,7 @@ export async function checkPasskey(deps: PasskeyDeps, challenge: { challenge: st
   const rp = requireRelyingParty(deps);
   const response = parseJson<AuthenticationResponseJSON>(responseJson);
   const stored = response ? await passkeys.findPasskey(deps.db, response.id) : undefined;
-  if (!response || !stored || stored.disabled_at || (challenge.user_id && stored.user_id !== challenge.user_id)) return { ok: false };
+  if (!response || !stored || stored.rp_id !== rp.id || stored.disabled_at || (challenge.user_id && stored.user_id !== challenge.user_id)) return { ok: false };
   const attempt = await deps.counter.take(SECOND_FACTOR_LIMIT, stored.user_id);
   if (!attempt.allowed) return { ok: false, retryAfterSeconds: attempt.retryAfterSeconds };
   let info;

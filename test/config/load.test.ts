@@ -69,6 +69,17 @@ describe('configuration', () => {
     expect(problems.find((p) => p.startsWith('shutdown_grace_seconds'))).toMatch(/ALMONER_SHUTDOWN_GRACE_SECONDS/);
   });
 
+  it('takes passkey_rp_id only as a domain both dashboards are at or under', () => {
+    const dashboards = { ALMONER_DASHBOARD_URL: 'https://dashboard.example.org', ALMONER_SANDBOX_DASHBOARD_URL: 'https://sandbox.example.org' };
+    expect(loadConfig({ env: { ...dashboards, ALMONER_PASSKEY_RP_ID: 'example.org' } }).passkey_rp_id).toBe('example.org');
+    expect(loadConfig({ env: dashboards }).passkey_rp_id).toBeUndefined();
+    expect(problemsOf(() => loadConfig({ env: { ...dashboards, ALMONER_PASSKEY_RP_ID: 'dashboard.example.org' } }))).toEqual([
+      'passkey_rp_id (from ALMONER_PASSKEY_RP_ID): must be the host of sandbox_dashboard_url (sandbox.example.org) or a domain it is under',
+    ]);
+    expect(problemsOf(() => loadConfig({ env: { ...dashboards, ALMONER_PASSKEY_RP_ID: 'ample.org' } }))).toHaveLength(2);
+    expect(problemsOf(() => loadConfig({ env: { ...dashboards, ALMONER_PASSKEY_RP_ID: 'https://example.org' } }))[0]).toMatch(/must be a lowercase domain name/);
+  });
+
   it('reports bad values and unknown keys in a config file with the file named', () => {
     const base = JSON.parse(fs.readFileSync('config/default.json', 'utf8'));
     const dir = configDir({ 'default.json': { ...base, trusted_proxies: ['10.0.0.0/33'], base_urll: 'x', password_time_cost: 1 } });

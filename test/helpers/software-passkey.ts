@@ -32,7 +32,7 @@ export class SoftwarePasskey {
 
   /** Arranges what registering it on the Security page leaves: the user's passkey row. */
   async storeFor(db: Db, userId: string, name = 'Software key'): Promise<void> {
-    await db.insertInto('webauthn_credentials').values({ id: this.id, user_id: userId, public_key: this.publicKey(), device_type: 'singleDevice', backed_up: false, name }).execute();
+    await db.insertInto('webauthn_credentials').values({ id: this.id, user_id: userId, public_key: this.publicKey(), device_type: 'singleDevice', backed_up: false, name, rp_id: new URL(this.origin).hostname }).execute();
   }
 
   /** The answer (AuthenticationResponseJSON, as the form's `response` field) to `challenge`, with the next signature count. */
