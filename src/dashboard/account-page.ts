@@ -14,6 +14,7 @@ export async function showAccount(deps: DashboardDeps, ctx: Context): Promise<vo
   sendDashboardPage(deps, ctx, viewer, 'dashboard/account.njk', 'account', {
     passwordHref: ACCOUNT_PASSWORD_PATH,
     secondFactor: summary.totp || summary.passkeys > 0,
+    hasPasskeys: summary.passkeys > 0,
     organizations: viewer.memberships.map((m) => ({
       name: m.name,
       kind: KIND_LABELS[m.kind].label,

@@ -49,7 +49,7 @@ export async function renderSecurity(deps: DashboardDeps, ctx: Context, viewer: 
     notice: typeof ctx.query.done === 'string' ? NOTICES[ctx.query.done] : undefined,
     error: extra.error,
     passkeyList: passkeyList.map((p) => ({ id: p.id, name: p.name, added: shownDay(p.created_at), lastUsed: shownDate(p.last_used_at), synced: p.device_type === 'multiDevice', elsewhere: p.usableHere ? undefined : p.rp_id })),
-    passkeys: passkeyForm(deps, { action: PASSKEYS_PATH, optionsAction: PASSKEY_OPTIONS_PATH, label: 'Add a passkey' }),
+    passkeyForm: passkeyForm(deps, { action: PASSKEYS_PATH, optionsAction: PASSKEY_OPTIONS_PATH, label: 'Add a passkey' }),
     passkeyRemoveAction: PASSKEY_REMOVE_PATH,
     passkeyError: extra.passkeyError,
     passkeyName: extra.passkeyName ?? '',

@@ -83,7 +83,7 @@ export function showSignIn(deps: DashboardDeps, ctx: Context, state: SignInPageS
     notice: state.notice,
     email: state.email ?? '',
     forgotHref: FORGOT_PASSWORD_PATH,
-    passkeys: passkeyForm(deps, { action: SIGN_IN_PASSKEY_PATH, optionsAction: SIGN_IN_PASSKEY_OPTIONS_PATH, label: 'Sign in with a passkey' }),
+    passkeyForm: passkeyForm(deps, { action: SIGN_IN_PASSKEY_PATH, optionsAction: SIGN_IN_PASSKEY_OPTIONS_PATH, label: 'Sign in with a passkey' }),
   }, { status });
 }
 
@@ -147,7 +147,7 @@ async function showCodeForm(deps: DashboardDeps, ctx: Context, userId: string, n
     error,
     cancelHref: SIGN_IN_PATH,
     totp: summary.totp,
-    passkeys: (await countPasskeysHere(deps, userId)) > 0 ? passkeyForm(deps, { action: SIGN_IN_PASSKEY_PATH, optionsAction: SIGN_IN_PASSKEY_OPTIONS_PATH, label: 'Use a passkey', step: 'second-factor' }) : undefined,
+    passkeyForm: (await countPasskeysHere(deps, userId)) > 0 ? passkeyForm(deps, { action: SIGN_IN_PASSKEY_PATH, optionsAction: SIGN_IN_PASSKEY_OPTIONS_PATH, label: 'Use a passkey', step: 'second-factor' }) : undefined,
   }, { status });
 }
 

@@ -27,7 +27,7 @@ export async function showLogin(deps: InteractionDeps, ctx: Context, interaction
     reauthenticate: interaction.prompt.reasons.includes('login_prompt') && Boolean(interaction.session?.accountId),
     // The dashboard's forgot-password page is on this same host (docs/accounts.md, "Password reset").
     forgotHref: '/forgot-password',
-    passkeys: passkeyForm(deps, { action: p.passkey, optionsAction: p.passkeyOptions, label: 'Sign in with a passkey' }),
+    passkeyForm: passkeyForm(deps, { action: p.passkey, optionsAction: p.passkeyOptions, label: 'Sign in with a passkey' }),
   }, status);
 }
 

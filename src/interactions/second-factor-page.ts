@@ -57,7 +57,7 @@ export async function showCodePage(deps: InteractionDeps, ctx: Context, interact
     organization: state.organization,
     error: state.error,
     totp: summary.totp,
-    passkeys: (await countPasskeysHere(deps, userId)) > 0 ? passkeyForm(deps, { action: p.passkey, optionsAction: p.passkeyOptions, label: 'Use a passkey' }) : undefined,
+    passkeyForm: (await countPasskeysHere(deps, userId)) > 0 ? passkeyForm(deps, { action: p.passkey, optionsAction: p.passkeyOptions, label: 'Use a passkey' }) : undefined,
   }, status);
 }
 

@@ -47,11 +47,10 @@ export function pagePolicy(formTargets: readonly string[] = [], passkeys = false
 
 /**
  * Renders a hosted page with its security headers and the layout's common values. A page
- * whose data has `passkeys` (its passkey form) gets the passkey scripts, in the layout and
- * in the policy.
+ * whose data has a `passkeyForm` gets the passkey scripts, in the layout and in the policy.
  */
 export function sendPage(ctx: PageTarget, environment: Environment, view: string, data: Record<string, unknown>, options: PageOptions = {}): void {
-  ctx.set('Content-Security-Policy', pagePolicy(options.formTargets, Boolean(data.passkeys)));
+  ctx.set('Content-Security-Policy', pagePolicy(options.formTargets, Boolean(data.passkeyForm)));
   ctx.set('X-Frame-Options', 'DENY');
   if (options.status) ctx.status = options.status;
   ctx.type = 'html';

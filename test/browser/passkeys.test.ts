@@ -102,6 +102,10 @@ describe('passkeys in Chromium', () => {
     expect(stored.map((row) => ({ name: row.name, device_type: row.device_type }))).toEqual([{ name: 'Work laptop', device_type: 'singleDevice' }]);
     const audit = await t.db.selectFrom('audit_events').select(['event', 'details']).where('actor_user_id', '=', user.id).where('event', '=', 'second_factor.added').execute();
     expect(audit).toEqual([{ event: 'second_factor.added', details: { method: 'passkey', name: 'Work laptop' } }]);
+    await server.runtime.background.drain();
+    const notices = await t.db.selectFrom('outbound_mail').select(['subject', 'body']).where('recipient', '=', user.email).execute();
+    expect(notices.map((n) => n.subject)).toEqual(['A second factor was added to your Almoner account']);
+    expect(notices[0]!.body).toContain('a passkey (“Work laptop”)');
 
     // Signed out, the passkey alone signs back in: no email, no password.
     await signOut(page);

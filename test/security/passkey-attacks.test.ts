@@ -87,6 +87,8 @@ describe('passkey attacks', () => {
     expect(answers.find((a) => a.status === 303)!.headers.get('location')).toBe('/account');
     const sessions = await t.db.selectFrom('oidc_models').select('payload').where('model', '=', 'Session').where((eb) => eb(eb.ref('payload', '->>').key('accountId'), '=', user.id)).execute();
     expect(sessions.map((s) => (s.payload as { amr?: string[] }).amr)).toEqual([['hwk']]);
+    const audit = await t.db.selectFrom('audit_events').select(['event', 'details']).where('event', 'in', ['login.succeeded', 'login.failed']).where('details', '@>', JSON.stringify({ method: 'passkey' }) as never).where('actor_user_id', '=', user.id).execute();
+    expect(audit.map((a) => a.event)).toEqual(['login.succeeded']);
     expect(await countChallenges()).toBe(before);
   });
 
