@@ -1,56 +1,51 @@
 import crypto from 'node:crypto';
-import { CompiledQuery, type Kysely, type RawBuilder } from 'kysely';
+import type { Compilable, RawBuilder } from 'kysely';
 import pg from 'pg';
+import type { Executor } from './executor.js';
 
 /**
- * Named prepared statements for the queries every API call runs. PostgreSQL parses and plans
- * an unnamed statement on every execution; the credential lookup's five-table join spends
- * more time being planned (about 0.2 ms) than executed. A registered statement is parsed once
- * per pooled connection and its plan reused (generic once PostgreSQL finds it no worse).
+ * Named prepared statements for the queries every API call or sign-in runs. PostgreSQL parses and plans an unnamed statement on every execution; the
+ * credential lookup's join spends more time being planned (about 0.2 ms) than executed. A
+ * prepared statement is parsed once per pooled connection and its plan reused (generic once
+ * PostgreSQL finds it no worse).
  *
- * Registered texts list their columns: a `select *` cached plan would fail with "cached
- * plan must not change result type" after another process's migration adds a column.
+ * One way in: `runPrepared(db, family, query)` with any Kysely query, a builder or `sql`.
+ * Its text is registered under `<family>_<hash of the text>` the first time it is seen, so
+ * the same text always has the same name and no name ever has two texts. Only queries
+ * whose text comes in a handful of shapes belong here (values are parameters, not text);
+ * the registry is bounded so a mistake cannot grow it without end: past the bound, new
+ * texts run unnamed, as any other query.
+ *
+ * Texts list their columns: a `select *` cached plan would fail with "cached plan must not
+ * change result type" after another process's migration adds a column.
  */
+export const MAX_PREPARED_TEXTS = 256;
 const namesByText = new Map<string, string>();
-const textsByName = new Map<string, string>();
 
-/** A statement run as a named prepared statement on the connections of a createDatabase pool. */
-export interface PreparedStatement<Row> {
-  readonly name: string;
-  readonly text: string;
-  /** Carries the row type only. */
-  readonly row?: Row;
+function isRawBuilder<Row>(query: RawBuilder<Row> | Compilable<Row>): query is RawBuilder<Row> {
+  return (query as { isRawBuilder?: boolean }).isRawBuilder === true;
 }
 
-export function preparedStatement<Row>(name: string, text: string): PreparedStatement<Row> {
-  const known = textsByName.get(name);
-  if (known !== undefined && known !== text) throw new Error(`prepared statement ${name} is registered with another text`);
-  textsByName.set(name, text);
-  namesByText.set(text, name);
-  return { name, text };
-}
-
-/** Runs a registered statement through Kysely (so a transaction's connection is used as usual). */
-export async function runPrepared<DB, Row>(db: Kysely<DB>, statement: PreparedStatement<Row>, parameters: readonly unknown[]): Promise<Row[]> {
-  const result = await db.executeQuery<Row>(CompiledQuery.raw(statement.text, [...parameters]));
-  return result.rows;
-}
-
-const registeredShapes = new Set<string>();
-
-/**
- * Runs a statement built with parameters as a named prepared statement, registered on first
- * use under `<family>_<hash of its text>`: for joins and CTEs whose planning costs PostgreSQL
- * more than running them, and whose texts come in a handful of shapes (the parameters differ,
- * not the text).
- */
-export async function runShaped<DB, Row>(db: Kysely<DB>, family: string, query: RawBuilder<Row>): Promise<Row[]> {
-  const compiled = query.compile(db);
-  if (!registeredShapes.has(compiled.sql)) {
-    preparedStatement(`${family}_${crypto.createHash('sha256').update(compiled.sql).digest('base64url').slice(0, 16)}`, compiled.sql);
-    registeredShapes.add(compiled.sql);
+/** Registers `text` under its family's name, unless the registry is full; the name it runs under, if any. */
+function register(family: string, text: string): string | undefined {
+  let name = namesByText.get(text);
+  if (name === undefined && namesByText.size < MAX_PREPARED_TEXTS) {
+    name = `${family}_${crypto.createHash('sha256').update(text).digest('base64url').slice(0, 16)}`;
+    namesByText.set(text, name);
   }
+  return name;
+}
+
+/** Runs `query` as a named prepared statement (through Kysely, so a transaction's connection is used as usual). */
+export async function runPrepared<Row>(db: Executor, family: string, query: RawBuilder<Row> | Compilable<Row>): Promise<Row[]> {
+  const compiled = isRawBuilder(query) ? query.compile(db) : query.compile();
+  register(family, compiled.sql);
   return (await db.executeQuery<Row>(compiled)).rows;
+}
+
+/** The name `text` runs under, if it is registered (tests and diagnostics). */
+export function preparedName(text: string): string | undefined {
+  return namesByText.get(text);
 }
 
 type QueryFunction = (this: pg.Client, config: unknown, values?: unknown, callback?: unknown) => unknown;

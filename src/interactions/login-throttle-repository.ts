@@ -1,7 +1,7 @@
 import { CompiledQuery, sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Executor } from '../db/executor.js';
-import { preparedStatement } from '../db/prepared-statements.js';
+import { runPrepared } from '../db/prepared-statements.js';
 
 /** The table the migration 20261122000300_login_throttle creates. */
 export const THROTTLE_TABLE = 'login_throttle';
@@ -49,16 +49,6 @@ export async function giveBackAttempt(db: Db, rowKey: string, taken: TakenAttemp
     .where('expire', '=', taken.window)
     .where('points', '>', 0)
     .execute();
-}
-
-/**
- * Runs a statement of fixed text (its key lists are array parameters) as a named prepared
- * statement: these CTEs cost PostgreSQL more to plan than to run, on every sign-in.
- */
-async function runRegistered<Row>(db: Executor, name: string, query: RawBuilder<Row>): Promise<Row[]> {
-  const compiled = query.compile(db);
-  preparedStatement(name, compiled.sql);
-  return (await db.executeQuery<Row>(compiled)).rows;
 }
 
 /** One scope's rows for a reservation: its budget (current key) and its lock under every live key version. */
@@ -134,7 +124,7 @@ function windowBefore(budget: string, now: number) {
  */
 export async function reserveAttempts(db: Db, rows: { account: ScopeRows; address: ScopeRows }, now: number): Promise<{ account: ScopeReserved; address: ScopeReserved; clearedMeanwhile: boolean }> {
   const { account, address } = rows;
-  const [row] = await runRegistered(
+  const [row] = await runPrepared(
     db,
     'login_throttle_reserve',
     sql<ReservedRow>`with
@@ -167,7 +157,7 @@ export async function readLocks(db: Db, locks: { account: string[]; address: str
  * one-time filter on their count), the order reserveAttempts takes them in.
  */
 export async function settleSuccess(db: Executor, cleared: string[], address: { budget: string; taken: TakenAttempt }): Promise<void> {
-  await runRegistered(
+  await runPrepared(
     db,
     'login_throttle_success',
     sql`with cleared as (delete from login_throttle where key = any(${cleared}::text[]) returning 1)

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
-import { runShaped } from '../db/prepared-statements.js';
+import { runPrepared } from '../db/prepared-statements.js';
 import { hashedInSql } from '../db/provider-store.js';
 import type { Environment } from '../db/schema.js';
 import type { listMemberships } from '../accounts/repository.js';
@@ -43,7 +43,7 @@ const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
  * probes keyed by the row before them (see token-unit-repository.ts).
  */
 export async function readRequestState(db: Db, environment: Environment, ids: { interaction: string | null; session: string | null }): Promise<RequestStateRow> {
-  const [row] = await runShaped(
+  const [row] = await runPrepared(
     db,
     'request_state',
     sql<RequestStateRow>`

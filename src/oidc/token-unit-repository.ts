@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
-import { runShaped } from '../db/prepared-statements.js';
+import { runPrepared } from '../db/prepared-statements.js';
 import { hashedInSql } from '../db/provider-store.js';
 import type { AuthorizationContext } from './authorizations.js';
 import type { TokenUnit } from './token-unit.js';
@@ -37,7 +37,7 @@ export async function findTokenWithGrant(db: Db, environment: Environment, model
   // probes keyed by this token's grant whatever the statistics say: with a young table's
   // estimates (a few rows) the flattened join scanned every Grant and filtered (29 ms at 5,000
   // Grants), and a prepared statement keeps the plan it chose.
-  const rows = await runShaped(
+  const rows = await runPrepared(
     db,
     'token_unit',
     sql<TokenWithGrantRow>`
@@ -99,6 +99,6 @@ export async function writeTokenUnit(db: Db, environment: Environment, unit: Tok
       update oauth_authorizations set last_used_at = now()
       where grant_id = ${unit.usedGrantId} and exists (select 1 from consumed))`);
   }
-  const rows = await runShaped(db, 'token_unit', sql<{ ok: boolean }>`with ${sql.join(parts)} select exists (select 1 from consumed) as ok`);
+  const rows = await runPrepared(db, 'token_unit', sql<{ ok: boolean }>`with ${sql.join(parts)} select exists (select 1 from consumed) as ok`);
   return rows[0]?.ok === true;
 }

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { preparedStatement, runPrepared } from '../../src/db/prepared-statements.js';
+import { MAX_PREPARED_TEXTS, preparedName, runPrepared } from '../../src/db/prepared-statements.js';
 import { parseTimestamptz } from '../../src/db/timestamp-parser.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
@@ -13,30 +13,43 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 describe('prepared statements', () => {
-  const answer = preparedStatement<{ n: number; label: string }>('test_hot_path_answer', 'select $1::int + 1 as n, $2::text as label');
+  const answer = (n: number, label: string) => sql<{ n: number; label: string }>`select ${n}::int + 1 as n, ${label}::text as label`;
 
-  it('run a registered text as a named statement, prepared once per connection', async () => {
+  it('run a query as a named statement, prepared once per connection, under its family and a hash of its text', async () => {
     const rows = await t.db.connection().execute(async (conn) => {
-      const first = await runPrepared(conn, answer, [41, 'a']);
-      const second = await runPrepared(conn, answer, [1, 'b']);
+      const first = await runPrepared(conn, 'test_hot_path_answer', answer(41, 'a'));
+      const second = await runPrepared(conn, 'test_hot_path_answer', answer(1, 'b'));
       const prepared = await sql<{ name: string }>`select name from pg_prepared_statements`.execute(conn);
       return { first, second, prepared: prepared.rows.map((r) => r.name) };
     });
     expect(rows.first).toEqual([{ n: 42, label: 'a' }]);
     expect(rows.second).toEqual([{ n: 2, label: 'b' }]);
-    expect(rows.prepared).toEqual(['test_hot_path_answer']);
+    expect(rows.prepared).toEqual([preparedName(answer(0, '').compile(t.db).sql)]);
+    expect(rows.prepared[0]).toMatch(/^test_hot_path_answer_[A-Za-z0-9_-]{16}$/);
+  });
+
+  it('take a query builder too: one text, so one name, for every value', async () => {
+    const query = (id: string) => t.db.selectFrom('users').select(['id', 'email']).where('id', '=', id);
+    await runPrepared(t.db, 'test_hot_path_users', query('00000000-0000-0000-0000-000000000001'));
+    await runPrepared(t.db, 'test_hot_path_users', query('00000000-0000-0000-0000-000000000002'));
+    expect(preparedName(query('x').compile().sql)).toMatch(/^test_hot_path_users_/);
   });
 
   it('leave every other statement unnamed', async () => {
     const prepared = await t.db.connection().execute(async (conn) => {
-      await sql`select ${1}::int + 1 as n`.execute(conn);
-      return (await sql<{ name: string }>`select name from pg_prepared_statements`.execute(conn)).rows.map((r) => r.name);
+      await sql`select ${1}::int + 2 as unnamed`.execute(conn);
+      return (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(conn)).rows.map((r) => r.statement);
     });
-    expect(prepared.filter((name) => name !== 'test_hot_path_answer')).toEqual([]);
+    expect(prepared.filter((text) => text.includes('as unnamed'))).toEqual([]);
   });
 
-  it('refuse one name for two texts', () => {
-    expect(() => preparedStatement('test_hot_path_answer', 'select 2')).toThrow(/another text/);
+  it(`stop naming new texts past ${MAX_PREPARED_TEXTS}: a text that varies with its values cannot grow the registry without end`, async () => {
+    for (let i = 0; i < MAX_PREPARED_TEXTS + 5; i += 1) await runPrepared(t.db, 'test_hot_path_varying', sql.raw<{ n: number }>(`select ${i} as n`));
+    const named = Array.from({ length: MAX_PREPARED_TEXTS + 5 }, (_, i) => preparedName(`select ${i} as n`)).filter(Boolean);
+    expect(named.length).toBeLessThanOrEqual(MAX_PREPARED_TEXTS);
+    expect(preparedName(`select ${MAX_PREPARED_TEXTS + 4} as n`)).toBeUndefined();
+    // Still answered, unnamed.
+    expect(await runPrepared(t.db, 'test_hot_path_varying', sql.raw<{ n: number }>('select 9999 as n'))).toEqual([{ n: 9999 }]);
   });
 });
 

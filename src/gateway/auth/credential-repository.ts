@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database.js';
-import { preparedStatement, runPrepared } from '../../db/prepared-statements.js';
+import { sql } from 'kysely';
+import { runPrepared } from '../../db/prepared-statements.js';
 import type { StoredAccessToken } from '../../db/provider-store.js';
 import type { Environment, OrganizationKind, Role, SubjectType } from '../../db/schema.js';
 
@@ -30,9 +31,11 @@ export interface AccessTokenRow {
  * behind `offset 0`: flattened, a plan made on a young table's statistics (and kept by the
  * prepared statement) scanned every client of the environment with a join filter.
  */
-const accessTokenContext = preparedStatement<AccessTokenRow>(
-  'gateway_access_token_context',
-  `select t.payload, t.grant_id,
+export async function findAccessTokenContext(db: Db, environment: Environment, tokenHash: string): Promise<AccessTokenRow | undefined> {
+  const rows = await runPrepared(
+    db,
+    'gateway_access_token_context',
+    sql<AccessTokenRow>`select t.payload, t.grant_id,
        a.client_id as authorization_client_id, a.subject_type, a.user_id, a.organization_id,
        o.kind as organization_kind, a.expires_at as authorization_expires_at, a.revoked_at,
        u.disabled_at as user_disabled_at, m.role,
@@ -51,11 +54,8 @@ left join lateral (
   where c.client_id = t.payload->>'clientId' and c.environment = t.environment
   offset 0
 ) c on true
-where t.environment = $1 and t.model = 'AccessToken' and t.id = $2`,
-);
-
-export async function findAccessTokenContext(db: Db, environment: Environment, tokenHash: string): Promise<AccessTokenRow | undefined> {
-  const rows = await runPrepared(db, accessTokenContext, [environment, tokenHash]);
+where t.environment = ${environment} and t.model = 'AccessToken' and t.id = ${tokenHash}`,
+  );
   return rows[0];
 }
 
