@@ -138,7 +138,7 @@ export interface ServerKeysTable {
   activates_at: Date;
 }
 
-/** rate-limiter-flexible's Postgres store (src/interactions/login-throttle.ts). */
+/** The sign-in throttle's rows (src/interactions/login-throttle-repository.ts). */
 export interface LoginThrottleTable {
   key: string;
   points: number;

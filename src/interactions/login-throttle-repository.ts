@@ -1,32 +1,47 @@
-import { CompiledQuery, sql, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Executor } from '../db/executor.js';
 import { runPrepared } from '../db/prepared-statements.js';
 
-/** The table the migration 20261122000300_login_throttle creates. */
-export const THROTTLE_TABLE = 'login_throttle';
-
-interface PgQuery {
-  text: string;
-  values?: unknown[];
+/**
+ * The login_throttle table (key, points, expire in epoch ms), owned here: every statement the
+ * sign-in throttle runs is in this file. A row is live while `expire` is after now (the
+ * caller's clock, passed in, so the tests can stop it); an expired row counts as absent and
+ * the next take starts a new window over it. Rows are named `<policy>_<kind>:<key>`.
+ */
+export function rowKey(prefix: string, key: string): string {
+  return `${prefix}:${key}`;
 }
 
-/**
- * rate-limiter-flexible's RateLimiterPostgres talks to a `pg` pool (`query({text, values})`
- * → `{rows, rowCount}`). This gives it one over our Kysely instance, so the limiter shares
- * the application's pool, statement timeout and outage handling instead of opening its own.
- * The limiter writes only the login_throttle table, whose SQL it owns, except the failure
- * budgets' take and give-back and a sign-in's reserve and success below (same layout, same
- * window rule, locks read as the library's get does).
- */
-export function throttleStoreClient(db: Db) {
-  return {
-    async query(q: PgQuery) {
-      const result = await db.executeQuery(CompiledQuery.raw(q.text, q.values ?? []));
-      const rows = result.rows as Record<string, unknown>[];
-      return { rows, rowCount: rows.length > 0 ? rows.length : Number(result.numAffectedRows ?? 0) };
-    },
-  };
+/** A live row's points and end (epoch ms), or undefined. */
+export async function readLiveRow(db: Executor, key: string, now: number): Promise<{ points: number; expire: number } | undefined> {
+  const row = await db.selectFrom('login_throttle').select(['points', 'expire']).where('key', '=', key).where('expire', '>', String(now)).executeTakeFirst();
+  return row ? { points: row.points, expire: Number(row.expire) } : undefined;
+}
+
+/** Adds one to a counter row in one upsert (an expired row starts a new window of `windowMs`); the count. */
+export async function countOne(db: Executor, key: string, now: number, windowMs: number): Promise<number> {
+  const [row] = await runPrepared(db, 'login_throttle_count', sql<{ points: number }>`${take(now, sql`values (${key}, 1, ${now + windowMs}::bigint)`)}`);
+  return row!.points;
+}
+
+/** Writes a lock row: points 2 (a lock reads as points > 1) until `until` (epoch ms), replacing any earlier one. */
+export async function writeLock(db: Executor, key: string, until: number): Promise<void> {
+  await db
+    .insertInto('login_throttle')
+    .values({ key, points: 2, expire: until })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ points: 2, expire: until }))
+    .execute();
+}
+
+export async function deleteRow(db: Executor, key: string): Promise<void> {
+  await db.deleteFrom('login_throttle').where('key', '=', key).execute();
+}
+
+/** Deletes rows that ended over an hour before `now` (the sweeper's chore); how many. */
+export async function sweepThrottleRows(db: Executor, now: number): Promise<number> {
+  const result = await db.deleteFrom('login_throttle').where('expire', '<', String(now - 3600_000)).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 /** One attempt taken from a budget: its number in the window, and the window it was counted in. */
@@ -41,11 +56,11 @@ export interface TakenAttempt {
  * has cleared the row (or the window has ended), a late give-back must not lend the next
  * window an extra attempt.
  */
-export async function giveBackAttempt(db: Db, rowKey: string, taken: TakenAttempt): Promise<void> {
+export async function giveBackAttempt(db: Db, key: string, taken: TakenAttempt): Promise<void> {
   await db
     .updateTable('login_throttle')
     .set({ points: sql<number>`points - 1` })
-    .where('key', '=', rowKey)
+    .where('key', '=', key)
     .where('expire', '=', taken.window)
     .where('points', '>', 0)
     .execute();
@@ -76,10 +91,10 @@ interface ReservedRow {
 }
 
 /**
- * Counts one attempt under a budget row, as a CTE body: one upsert (the row lock serialises
- * concurrent ones, so no two callers see the same number), with rate-limiter-flexible's window
- * rule: an expired row starts a new window. It returns the window too, which the library's
- * consume does not, so an attempt can be given back to the window it was taken from.
+ * Counts one attempt under a row, as a statement or a CTE body: one upsert (the row lock
+ * serialises concurrent ones, so no two callers see the same number); an expired row starts
+ * a new window. It returns the window too, so an attempt can be given back to the window it
+ * was taken from.
  */
 function take(now: number, source: RawBuilder<unknown>) {
   return sql`insert into login_throttle as t (key, points, expire)
@@ -90,7 +105,7 @@ function take(now: number, source: RawBuilder<unknown>) {
       returning points, expire`;
 }
 
-/** The latest end of a lock in force among `keys`, as rate-limiter-flexible's get and retryAfter read one (points > 1, expire after now). */
+/** The latest end of a lock in force among `keys` (points > 1, expire after now). */
 function lockedUntil(keys: string[], now: number) {
   return sql`(select max(expire) from login_throttle where key = any(${keys}::text[]) and points > 1 and expire > ${now}::bigint)`;
 }

@@ -1,9 +1,8 @@
-import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Db } from '../db/database.js';
 import type { Executor } from '../db/executor.js';
 import { addressKey } from '../http/client-address.js';
 import type { KeyedHasher } from '../keys/server-keys.js';
-import { giveBackAttempt, readLocks, reserveAttempts, settleSuccess, THROTTLE_TABLE, throttleStoreClient, type ScopeRows, type TakenAttempt } from './login-throttle-repository.js';
+import { countOne, deleteRow, giveBackAttempt, readLiveRow, readLocks, reserveAttempts, rowKey, settleSuccess, writeLock, type ScopeRows, type TakenAttempt } from './login-throttle-repository.js';
 
 /**
  * Progressive lockout: `failures` failed sign-ins within `windowSeconds` lock the key for
@@ -41,22 +40,27 @@ function keysOf(keys: KeyedHasher, value: string): string[] {
   return keys.keyedHashes('login_throttle', value);
 }
 
+/**
+ * One policy's rows in login_throttle, per key: the failure budget (`<name>_fail`), the
+ * lockout history (`<name>_lockouts`, how many lockouts in `historySeconds`) and the lock
+ * itself (`<name>_lock`, points 2 until it ends).
+ */
 class ProgressiveLockout {
-  private readonly failures: RateLimiterPostgres;
-  private readonly lockouts: RateLimiterPostgres;
-  private readonly lock: RateLimiterPostgres;
-
   constructor(
     private readonly db: Db,
     private readonly policy: LockoutPolicy,
-    sweep: boolean,
-  ) {
-    // tableCreated: the migration owns the table. One limiter per process sweeps rows
-    // expired an hour ago (its timer is unref'd); the others leave it to that one.
-    const base = { storeClient: throttleStoreClient(db), storeType: 'pool', tableName: THROTTLE_TABLE, tableCreated: true, clearExpiredByTimeout: false };
-    this.failures = new RateLimiterPostgres({ ...base, keyPrefix: `${policy.name}_fail`, points: policy.failures, duration: policy.windowSeconds, clearExpiredByTimeout: sweep });
-    this.lockouts = new RateLimiterPostgres({ ...base, keyPrefix: `${policy.name}_lockouts`, points: 1_000_000, duration: policy.historySeconds });
-    this.lock = new RateLimiterPostgres({ ...base, keyPrefix: `${policy.name}_lock`, points: 1, duration: policy.maxLockSeconds });
+  ) {}
+
+  private budget(key: string): string {
+    return rowKey(`${this.policy.name}_fail`, key);
+  }
+
+  private history(key: string): string {
+    return rowKey(`${this.policy.name}_lockouts`, key);
+  }
+
+  private lock(key: string): string {
+    return rowKey(`${this.policy.name}_lock`, key);
   }
 
   /**
@@ -66,17 +70,17 @@ class ProgressiveLockout {
    * lock under every live key version.
    */
   reservationRows(key: string, liveKeys: string[]): ScopeRows {
-    return { budget: this.failures.getKey(key), windowMs: this.policy.windowSeconds * 1000, locks: liveKeys.map((k) => this.lock.getKey(k)) };
+    return { budget: this.budget(key), windowMs: this.policy.windowSeconds * 1000, locks: liveKeys.map((k) => this.lock(k)) };
   }
 
   /** The rows a success clears: failures, lockout history and lock, under each of `liveKeys`. */
   historyRows(liveKeys: string[]): string[] {
-    return liveKeys.flatMap((k) => [this.failures, this.lockouts, this.lock].map((limiter) => limiter.getKey(k)));
+    return liveKeys.flatMap((k) => [this.budget(k), this.history(k), this.lock(k)]);
   }
 
   /** The budget row of `key`. */
   budgetRow(key: string): string {
-    return this.failures.getKey(key);
+    return this.budget(key);
   }
 
   /** Gives a taken attempt back (it was refused after all, or it succeeded). */
@@ -91,8 +95,9 @@ class ProgressiveLockout {
 
   /** Seconds until the key may try again; 0 when it is not locked. */
   async retryAfter(key: string): Promise<number> {
-    const state = await this.lock.get(key);
-    return state && state.consumedPoints > 1 && state.msBeforeNext > 0 ? Math.ceil(state.msBeforeNext / 1000) : 0;
+    const now = Date.now();
+    const lock = await readLiveRow(this.db, this.lock(key), now);
+    return lock && lock.points > 1 ? Math.ceil((lock.expire - now) / 1000) : 0;
   }
 
   /** The lockout's length after `previous` lockouts within the history: doubling, capped. */
@@ -107,7 +112,7 @@ class ProgressiveLockout {
   async wait(key: string): Promise<number> {
     const locked = await this.retryAfter(key);
     if (locked > 0) return locked;
-    return this.lockSeconds((await this.lockouts.get(key))?.consumedPoints ?? 0);
+    return this.lockSeconds((await readLiveRow(this.db, this.history(key), Date.now()))?.points ?? 0);
   }
 
   /**
@@ -120,12 +125,13 @@ class ProgressiveLockout {
     // the last number: the second finds the lockout begun and does not start another.
     const current = await this.retryAfter(key);
     if (current > 0) return current;
-    const previous = (await this.lockouts.penalty(key, 1)).consumedPoints - 1;
+    const now = Date.now();
+    const previous = (await countOne(this.db, this.history(key), now, this.policy.historySeconds * 1000)) - 1;
     const seconds = this.lockSeconds(previous);
     // Lock first, then clear the budget: an attempt taken from the cleared budget finds the
     // lock when it looks (reserve reads the lock after taking).
-    await this.lock.block(key, seconds);
-    await this.failures.delete(key);
+    await writeLock(this.db, this.lock(key), now + seconds * 1000);
+    await deleteRow(this.db, this.budget(key));
     return seconds;
   }
 }
@@ -156,7 +162,7 @@ export interface Reservation {
   readonly address: TakenAttempt;
 }
 
-/** Sign-in throttling in Postgres (rate-limiter-flexible's table), so it holds across processes. */
+/** Sign-in throttling in Postgres (table login_throttle), so it holds across processes. */
 export class LoginThrottle {
   private readonly account: ProgressiveLockout;
   private readonly address: ProgressiveLockout;
@@ -166,8 +172,8 @@ export class LoginThrottle {
     policies: { account: LockoutPolicy; address: LockoutPolicy } = { account: ACCOUNT_POLICY, address: ADDRESS_POLICY },
     private readonly hasher: KeyedHasher,
   ) {
-    this.account = new ProgressiveLockout(db, policies.account, true);
-    this.address = new ProgressiveLockout(db, policies.address, false);
+    this.account = new ProgressiveLockout(db, policies.account);
+    this.address = new ProgressiveLockout(db, policies.address);
   }
 
   /**

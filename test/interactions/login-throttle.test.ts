@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { addressKey } from '../../src/http/client-address.js';
 import { ACCOUNT_POLICY, ADDRESS_POLICY, LoginThrottle, type Lockout, type LockoutPolicy, type Reservation } from '../../src/interactions/login-throttle.js';
-import { giveBackAttempt, reserveAttempts } from '../../src/interactions/login-throttle-repository.js';
+import { giveBackAttempt, reserveAttempts, sweepThrottleRows } from '../../src/interactions/login-throttle-repository.js';
 import { ServerKeys, type KeyedHasher } from '../../src/keys/server-keys.js';
 import { testBox } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -20,7 +20,7 @@ afterAll(async () => t?.drop());
 const account: LockoutPolicy = { ...ACCOUNT_POLICY, failures: 3, baseLockSeconds: 1, maxLockSeconds: 4 };
 const address: LockoutPolicy = { ...ADDRESS_POLICY, failures: 5, baseLockSeconds: 1, maxLockSeconds: 4 };
 const throttle = (addressFailures = address.failures) => new LoginThrottle(t.db, { account, address: { ...address, failures: addressFailures } }, keys);
-/** Stops the clock the throttle reads (rate-limiter-flexible reads Date.now()) for this test; `advance` moves it on. */
+/** Stops the clock the throttle reads (it passes Date.now() to its statements) for this test; `advance` moves it on. */
 function stopClock() {
   vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
   onTestFinished(() => void vi.useRealTimers());
@@ -218,6 +218,19 @@ describe('login throttling', () => {
     expect(rows).toEqual([]);
     const addressFailures = await t.db.selectFrom('login_throttle').select('points').where('key', '=', `address_fail:${keys.keyedHash('login_throttle', addressKey(ip))}`).executeTakeFirst();
     expect(addressFailures).toEqual({ points: 1 });
+  });
+
+  it('sweeps rows that ended over an hour ago and keeps the rest (the sweeper chore)', async () => {
+    const now = Date.now();
+    const rows = [
+      { key: 'sweep_test:old', points: 3, expire: now - 3600_000 - 1 },
+      { key: 'sweep_test:recent', points: 3, expire: now - 60_000 },
+      { key: 'sweep_test:live', points: 2, expire: now + 60_000 },
+    ];
+    await t.db.insertInto('login_throttle').values(rows).execute();
+    expect(await sweepThrottleRows(t.db, now)).toBeGreaterThanOrEqual(1);
+    const left = await t.db.selectFrom('login_throttle').select('key').where('key', 'like', 'sweep_test:%').orderBy('key').execute();
+    expect(left.map((r) => r.key)).toEqual(['sweep_test:live', 'sweep_test:recent']);
   });
 
   it('keys IPv6 callers by /64 and IPv4 callers by address', () => {
