@@ -10,7 +10,7 @@ import type { AppConfig } from '../config/schema.js';
 import { VIEWS_DIR } from '../config/paths.js';
 import type { Db } from '../db/database.js';
 import type { HostTarget } from '../http/hosts.js';
-import { refuseCrossSitePosts } from '../interactions/csrf.js';
+import { refuseCrossSitePosts } from '../http/csrf.js';
 import { htmlErrorPages } from '../interactions/error-pages.js';
 import { LoginThrottle } from '../interactions/login-throttle.js';
 import { buildInteractionRouter } from '../interactions/routes.js';

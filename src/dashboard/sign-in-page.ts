@@ -4,7 +4,7 @@ import type { User } from '../db/schema.js';
 import { readForm } from '../http/form-body.js';
 import { pageCookie } from '../http/page-cookie.js';
 import { sendPage } from '../views/page.js';
-import { csrfToken, verifyCsrf } from '../interactions/csrf.js';
+import { csrfToken, verifyCsrf } from '../http/csrf.js';
 import { startSession } from '../interactions/provider-session.js';
 import { lockoutMessage, PASSKEY_SIGN_IN_FAILED, SIGN_IN_FAILED } from '../interactions/sign-in-messages.js';
 import type { DashboardDeps } from './deps.js';

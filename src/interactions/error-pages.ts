@@ -5,7 +5,7 @@ import { DomainError } from '../errors/domain-error.js';
 import { problemOf } from '../http/error-handler.js';
 import { HttpProblem, titleFor } from '../http/problem.js';
 import { sendPage } from '../views/page.js';
-import { CsrfRejected } from './csrf.js';
+import { CsrfRejected } from '../http/csrf.js';
 
 interface PageError {
   status: number;

@@ -5,7 +5,7 @@ import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import { INTERACTION_PREFIX } from '../oidc/routes.js';
 import { sendPage } from '../views/page.js';
-import { csrfToken, verifyCsrf } from './csrf.js';
+import { csrfToken, verifyCsrf } from '../http/csrf.js';
 import type { SignIn } from './sign-in.js';
 import type { ServerKeys } from '../keys/server-keys.js';
 import type { SecretBox } from '../db/secret-box.js';

@@ -2,10 +2,6 @@ import crypto from 'node:crypto';
 import type { Db } from '../db/database.js';
 import { inTransaction } from '../db/executor.js';
 import { SecretBox } from '../db/secret-box.js';
-import { MAX_TOKEN_TTL_SECONDS } from '../gateway/daf/tokens-service.js';
-import { ACCOUNT_POLICY, ADDRESS_POLICY } from '../interactions/login-throttle.js';
-import { CLIENT_SECRET_CACHE_TTL_MS } from '../oidc/client-secret-cache.js';
-import { SESSION_TTL } from '../oidc/lifetimes.js';
 import { deleteServerKey, insertServerKeys, listServerKeyNames, listServerKeyTimeline, listServerKeyVersions, lockServerKeys, updateServerKeyValue } from './server-keys-repository.js';
 
 /**
@@ -26,27 +22,29 @@ export const SERVER_KEY_ACTIVATION_SECONDS = 3 * KEY_POLL_SECONDS;
 /** What the hashing key is used for; each purpose HMACs under its own key derived from it (HKDF). */
 export type HashPurpose = 'login_throttle' | 'daf_code' | 'audit_input' | 'attempt_counter';
 
-const LOCKOUT_HISTORY_SECONDS = Math.max(ACCOUNT_POLICY.historySeconds, ADDRESS_POLICY.historySeconds, ACCOUNT_POLICY.maxLockSeconds, ADDRESS_POLICY.maxLockSeconds);
+const DAY = 86_400;
 
 /**
  * How long a version still verifies after its successor started signing: the longest life of
- * anything it signed or hashed. Past that it is ignored.
+ * anything it signed or hashed. Past that it is ignored. The lives are the features' own
+ * (named beside each); keys/ imports no feature, so test/keys/key-lifetimes.test.ts holds
+ * each number to the feature's constant and fails when one changes without the other.
  */
 export const VERIFIES_AFTER_RETIREMENT_SECONDS: Record<Exclude<ServerKeyName, 'hashing_key'> | HashPurpose, number> = {
   // Provider cookies: the session cookie lives as long as the session (an older cookie read
   // after the rotation is re-signed with the new key on the way out).
-  'cookie_key:production': SESSION_TTL,
-  'cookie_key:sandbox': SESSION_TTL,
+  'cookie_key:production': 14 * DAY, // SESSION_TTL, src/oidc/lifetimes.ts
+  'cookie_key:sandbox': 14 * DAY,
   // CSRF tokens are bound to an interaction (1 h), a sign-in nonce (1 h) or a session: the session's life.
-  csrf_key: SESSION_TTL,
+  csrf_key: 14 * DAY,
   // Cache entries of successful client-secret checks.
-  client_secret_cache_key: CLIENT_SECRET_CACHE_TTL_MS / 1000,
+  client_secret_cache_key: 60, // CLIENT_SECRET_CACHE_TTL_MS, src/oidc/client-secret-cache.ts
   // A lockout and the history that lengthens the next one.
-  login_throttle: LOCKOUT_HISTORY_SECONDS,
+  login_throttle: DAY, // the longest historySeconds or maxLockSeconds, src/interactions/login-throttle.ts
   // The longest a DAF code can be valid.
-  daf_code: MAX_TOKEN_TTL_SECONDS,
+  daf_code: 90 * DAY, // MAX_TOKEN_TTL_SECONDS, src/gateway/daf/tokens-service.ts
   // An attempt counter's window (src/limits/attempt-counter.ts): a day at most.
-  attempt_counter: 86_400,
+  attempt_counter: DAY,
   // Audit rows are kept for good, so their hashes stay checkable: hashing key versions are never deleted.
   audit_input: Number.POSITIVE_INFINITY,
 };

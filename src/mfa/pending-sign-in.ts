@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { Environment } from '../db/schema.js';
 import type { ServerKeys } from '../keys/server-keys.js';
-import { csrfToken, validToken } from '../interactions/csrf.js';
+import { csrfToken, validToken } from '../http/csrf.js';
 import { pageCookie } from '../http/page-cookie.js';
 
 /**

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Context, Middleware } from 'koa';
-import { HttpProblem } from '../http/problem.js';
+import { HttpProblem } from './problem.js';
 import type { ServerKeys } from '../keys/server-keys.js';
 
 /**
