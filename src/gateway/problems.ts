@@ -22,7 +22,7 @@ export function outsideAllowList(): HttpProblem {
   return new HttpProblem(403, 'Forbidden', 'The caller address is outside the CIDR ranges registered for this client.', { code: null });
 }
 
-export function notFound(what: string): HttpProblem {
+export function resourceNotFound(what: string): HttpProblem {
   return new HttpProblem(404, 'Not Found', `${what} was not found.`);
 }
 

@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import { isDatabaseUnavailable, isUnrepresentableInput } from '../db/database.js';
 import { statusOfCode } from '../errors/codes.js';
 import { DomainError } from '../errors/domain-error.js';
-import { HttpProblem, sendProblem, titleFor } from './problem.js';
+import { HttpProblem, sendProblem, titleFor, unavailable } from './problem.js';
 
 /**
  * The one place errors become responses: RFC 9457 problem documents, each with the stable
@@ -30,7 +30,7 @@ export function toProblem(error: unknown, log: { error: (o: object, m: string) =
   if (error instanceof DomainError) return problemOf(error);
   if (isDatabaseUnavailable(error)) {
     log?.warn({ err: error }, 'database unavailable');
-    return new HttpProblem(503, 'Service Unavailable', 'The service is temporarily unavailable; retry shortly.', { headers: { 'Retry-After': '5' } });
+    return unavailable();
   }
   if (isUnrepresentableInput(error)) return new HttpProblem(400, 'Bad Request', 'The request contains a value this service cannot accept.');
   const status = (error as { status?: unknown; statusCode?: unknown })?.status ?? (error as { statusCode?: unknown })?.statusCode;

@@ -74,9 +74,37 @@ export function titleFor(status: number): string {
   return STATUS_TITLES[status] ?? (status >= 500 ? 'Server Error' : 'Request Error');
 }
 
+/**
+ * "Try again shortly": an unreachable database, a server still starting. Every surface's 503
+ * is this one problem, rendered in the surface's format (problem+json, an OAuth error, a page).
+ */
+export function unavailable(detail = 'The service is temporarily unavailable; retry shortly.', retryAfterSeconds = 5): HttpProblem {
+  return new HttpProblem(503, 'Service Unavailable', detail, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+}
+
+/** Renders a problem as application/problem+json (the API hosts). */
 export function sendProblem(ctx: Context, problem: HttpProblem): void {
   ctx.status = problem.status;
   for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);
   ctx.type = 'application/problem+json';
   ctx.body = problem.toJSON();
+}
+
+/** The RFC 6749 (section 5.2) / RFC 6750 error code of a problem that has no OAuth code of its own. */
+function oauthErrorOf(status: number): string {
+  if (status === 503) return 'temporarily_unavailable';
+  if (status >= 500) return 'server_error';
+  return 'invalid_request';
+}
+
+/**
+ * Renders a problem as an OAuth error body, `{error, error_description}` (the provider's
+ * endpoints): with the OAuth `error` code given, or the one its status implies.
+ */
+export function sendOAuthProblem(ctx: Context, problem: HttpProblem, error = oauthErrorOf(problem.status)): void {
+  ctx.status = problem.status;
+  for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.type = 'application/json';
+  ctx.body = { error, error_description: problem.detail ?? problem.title };
 }

@@ -1,8 +1,7 @@
 import type { Context, Middleware } from 'koa';
-import { isDatabaseUnavailable } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import { DomainError } from '../errors/domain-error.js';
-import { problemOf } from '../http/error-handler.js';
+import { toProblem } from '../http/error-handler.js';
 import { HttpProblem, titleFor } from '../http/problem.js';
 import { sendPage } from '../views/page.js';
 import { CsrfRejected } from '../http/csrf.js';
@@ -36,21 +35,19 @@ function isSessionNotFound(error: unknown): boolean {
   return e?.name === 'SessionNotFound' || e?.error === 'session_not_found';
 }
 
-function describe(error: unknown): PageError | undefined {
+/**
+ * The page for an error: the flow's own (an expired sign-in, a forged form), else what the
+ * one classification (toProblem) makes of it, in a person's words. Undefined: unexpected (500).
+ */
+function describe(error: unknown, log: Parameters<typeof toProblem>[1]): PageError | undefined {
   if (isSessionNotFound(error)) return EXPIRED;
   if (error instanceof CsrfRejected) return FORGED;
-  if (error instanceof DomainError) return describe(problemOf(error));
-  if (error instanceof HttpProblem) {
-    if (error.status === 404) return { ...NOT_FOUND, text: error.detail ?? NOT_FOUND.text };
-    if (error.status < 500) return { status: error.status, title: error.title, text: error.detail ?? 'The request could not be processed.', headers: error.headers };
-    return undefined;
-  }
-  if (isDatabaseUnavailable(error)) {
-    return { status: 503, title: 'Temporarily unavailable', text: 'We cannot reach our database right now. Nothing was changed. Wait a few seconds and try again.', headers: { 'Retry-After': '5' } };
-  }
-  const status = (error as { status?: unknown; statusCode?: unknown })?.status ?? (error as { statusCode?: unknown })?.statusCode;
-  if (typeof status === 'number' && status >= 400 && status < 500) return { status, title: 'This request could not be processed', text: 'Something in the request was not what we expected. Go back to the application and start again.' };
-  return undefined;
+  const problem = toProblem(error, log);
+  if (problem.status === 404) return { ...NOT_FOUND, text: error instanceof HttpProblem || error instanceof DomainError ? (problem.detail ?? NOT_FOUND.text) : NOT_FOUND.text };
+  if (problem.status === 503) return { status: 503, title: 'Temporarily unavailable', text: 'We cannot reach our database right now. Nothing was changed. Wait a few seconds and try again.', headers: problem.headers };
+  if (problem.status >= 500) return undefined;
+  if (error instanceof HttpProblem || error instanceof DomainError) return { status: problem.status, title: problem.title, text: problem.detail ?? 'The request could not be processed.', headers: problem.headers };
+  return { status: problem.status, title: 'This request could not be processed', text: 'Something in the request was not what we expected. Go back to the application and start again.' };
 }
 
 /**
@@ -72,8 +69,8 @@ export function htmlErrorPages(environment: Environment): Middleware {
       }
     } catch (error) {
       if (!wantsHtml(ctx)) throw error;
-      const page = describe(error);
-      if (!page) ctx.state.log?.error({ err: error }, 'unhandled error');
+      // toProblem logs what it cannot place (a 500) and the outages it sees.
+      const page = describe(error, ctx.state.log);
       render(ctx, page ?? { status: 500, title: 'Something went wrong', text: 'An unexpected error stopped this page. Nothing was shared with the application. Try again in a moment.' });
     }
   };

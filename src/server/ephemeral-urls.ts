@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import type net from 'node:net';
-import type { ErrorCode } from '../errors/codes.js';
+import { unavailable } from '../http/problem.js';
 import { hasEphemeralPort, PUBLIC_URL_KEYS, type AppConfig } from '../config/schema.js';
 import { bindAddressOf, listen, type TlsMaterial } from './listeners.js';
 
@@ -22,8 +22,10 @@ export interface EphemeralBinding {
 
 /** The answer to a request that arrived before the app existed and could not wait for it. */
 export const startingUp: http.RequestListener = (_req, res) => {
-  res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '1', 'cache-control': 'no-store' });
-  res.end(JSON.stringify({ type: 'about:blank', title: 'Service Unavailable', status: 503, detail: 'The server is starting.', code: 'unavailable' satisfies ErrorCode }));
+  // No Koa app yet, so node's own response: the same problem every other 503 is.
+  const problem = unavailable('The server is starting.', 1);
+  res.writeHead(problem.status, { 'content-type': 'application/problem+json', 'cache-control': 'no-store', ...problem.headers });
+  res.end(JSON.stringify(problem.toJSON()));
 };
 
 /**

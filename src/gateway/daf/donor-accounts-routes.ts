@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { inTransaction } from '../../db/executor.js';
 import { decodeCursor, listPage } from '../pagination.js';
-import { notFound } from '../problems.js';
+import { resourceNotFound } from '../problems.js';
 import { defineRoute } from '../route-spec.js';
 import { findDonorAccount, listDonorAccounts } from './donor-accounts-repository.js';
 import { createDonorAccount, setDonorAccountDisabled, updateDonorAccountFields } from './donor-accounts-service.js';
@@ -76,7 +76,7 @@ export const donorAccountRoutes = [
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params }) {
       const row = await findDonorAccount(db, dafScope(caller), params.id);
-      if (!row) throw notFound('The donor account');
+      if (!row) throw resourceNotFound('The donor account');
       return donorAccountView(row);
     },
   }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { decodeCursor, listPage } from '../pagination.js';
-import { notFound } from '../problems.js';
+import { resourceNotFound } from '../problems.js';
 import { defineRoute } from '../route-spec.js';
 import { findGivingPool, findGrantRequest, listGivingPools, listGrantRequests } from './grant-requests-repository.js';
 import { rejectGrantRequest, submitGrantRequest } from './grant-requests-service.js';
@@ -67,7 +67,7 @@ export const givingPoolRoutes = [
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params }) {
       const row = await findGivingPool(db, dafScope(caller), params.id);
-      if (!row) throw notFound('The giving pool');
+      if (!row) throw resourceNotFound('The giving pool');
       return givingPoolView(row);
     },
   }),
@@ -103,7 +103,7 @@ export const grantRequestRoutes = [
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params }) {
       const row = await findGrantRequest(db, dafScope(caller), params.id);
-      if (!row) throw notFound('The grant request');
+      if (!row) throw resourceNotFound('The grant request');
       return grantRequestView(row);
     },
   }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { decodeCursor, listPage } from '../pagination.js';
-import { notFound } from '../problems.js';
+import { resourceNotFound } from '../problems.js';
 import { defineRoute } from '../route-spec.js';
 import { findDonorAccount } from './donor-accounts-repository.js';
 import { metadataSchema, pageParams } from './list-params.js';
@@ -56,7 +56,7 @@ export const tokenRoutes = [
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params, query }) {
       const scope = dafScope(caller);
-      if (!(await findDonorAccount(db, scope, params.id))) throw notFound('The donor account');
+      if (!(await findDonorAccount(db, scope, params.id))) throw resourceNotFound('The donor account');
       const rows = await listTokens(db, scope, params.id, query.status, decodeCursor(query.page_token, 'page_token'), query.page_limit);
       return listPage(rows, query.page_limit, (row) => authorizationTokenView(row), 'next_page_token');
     },
@@ -73,7 +73,7 @@ export const tokenRoutes = [
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params }) {
       const row = await findToken(db, dafScope(caller), params.id);
-      if (!row) throw notFound('The authorization token');
+      if (!row) throw resourceNotFound('The authorization token');
       return authorizationTokenView(row);
     },
   }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { decodeCursor, listPage } from '../pagination.js';
-import { notFound } from '../problems.js';
+import { resourceNotFound } from '../problems.js';
 import { defineRoute } from '../route-spec.js';
 import type { ApiVersion } from '../versions.js';
 import { findDonation, listDonations, type DonationRow } from './repository.js';
@@ -114,7 +114,7 @@ export const donationRoutes = [
     async handler({ db, caller, version, params }) {
       const row = await findDonation(db, caller, params.id);
       // Another nonprofit's or environment's donation does not exist for this caller.
-      if (!row) throw notFound('The donation');
+      if (!row) throw resourceNotFound('The donation');
       return toDonation(row, version);
     },
   }),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Caller } from '../auth/caller.js';
 import { decodeCursor, listPage } from '../pagination.js';
-import { badRequest, notFound } from '../problems.js';
+import { badRequest, resourceNotFound } from '../problems.js';
 import { defineRoute } from '../route-spec.js';
 import type { ApiVersion } from '../versions.js';
 import { findEvent, findSubscription, listEvents, listSubscriptions, type EventRow, type SubscriptionRow } from './repository.js';
@@ -87,7 +87,7 @@ export const eventRoutes = [
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params, version }) {
       const row = await findEvent(db, scopeOf(caller), params.id);
-      if (!row || !inVersion(version, row.category)) throw notFound('The event');
+      if (!row || !inVersion(version, row.category)) throw resourceNotFound('The event');
       return eventView(row);
     },
   }),
@@ -137,7 +137,7 @@ export const eventRoutes = [
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params, version }) {
       const row = await findSubscription(db, scopeOf(caller), params.id);
-      if (!row || !inVersion(version, row.category)) throw notFound('The event subscription');
+      if (!row || !inVersion(version, row.category)) throw resourceNotFound('The event subscription');
       return subscriptionView(row);
     },
   }),
@@ -154,7 +154,7 @@ export const eventRoutes = [
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params, body, version }) {
       const row = await findSubscription(db, scopeOf(caller), params.id);
-      if (!row || !inVersion(version, row.category)) throw notFound('The event subscription');
+      if (!row || !inVersion(version, row.category)) throw resourceNotFound('The event subscription');
       const { status } = body as { status?: 'active' | 'disabled' | 'deleted' };
       return subscriptionView(status ? await changeSubscriptionStatus(db, scopeOf(caller), row.id, status) : row);
     },

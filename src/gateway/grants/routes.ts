@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { decodeCursor, listPage } from '../pagination.js';
-import { badRequest, notFound } from '../problems.js';
+import { badRequest, resourceNotFound } from '../problems.js';
 import { defineRoute } from '../route-spec.js';
 import { connectBelongsTo, findGrant, listGrants, type GrantRow } from './repository.js';
 
@@ -90,7 +90,7 @@ export const grantRoutes = [
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params }) {
       const row = await findGrant(db, caller, params.id);
-      if (!row) throw notFound('The grant');
+      if (!row) throw resourceNotFound('The grant');
       return toGrant(row);
     },
   }),

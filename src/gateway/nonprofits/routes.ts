@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { parseEin } from '../../accounts/ein.js';
-import { badRequest, notFound } from '../problems.js';
+import { badRequest, resourceNotFound } from '../problems.js';
 import { defineRoute } from '../route-spec.js';
 import { findNonprofitByEin, hasStaff } from './repository.js';
 
@@ -36,7 +36,7 @@ export const nonprofitRoutes = [
       if (!ein) throw badRequest('ein must be nine digits, written 123456789 or 12-3456789.');
       const org = await findNonprofitByEin(db, ein);
       // A fund provider is not a nonprofit record: 404 like any unknown EIN.
-      if (!org) throw notFound('The nonprofit');
+      if (!org) throw resourceNotFound('The nonprofit');
       const hasAddress = org.address_line1 && org.city && org.region && org.postal_code;
       return {
         id: org.id,

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import { isDatabaseUnavailable, isUnrepresentableInput } from '../../db/database.js';
+import { HttpProblem, sendOAuthProblem, unavailable } from '../../http/problem.js';
 
 const FLAG = Symbol('almoner.databaseDown');
 const BAD_INPUT = Symbol('almoner.badInput');
@@ -18,16 +19,13 @@ export function databaseOutage(provider: Provider): Middleware {
   });
   return async (ctx, next) => {
     await next();
-    if ((ctx.state as Record<symbol, unknown>)[BAD_INPUT]) {
-      ctx.status = 400;
-      if (ctx.body && typeof ctx.body === 'object' && !Buffer.isBuffer(ctx.body)) ctx.body = { error: 'invalid_request', error_description: 'the request contains a value that cannot be accepted' };
-    }
-    if ((ctx.state as Record<symbol, unknown>)[FLAG]) {
-      ctx.status = 503;
-      ctx.set('Retry-After', '5');
-      if (ctx.body && typeof ctx.body === 'object' && !Buffer.isBuffer(ctx.body)) {
-        ctx.body = { error: 'temporarily_unavailable', error_description: 'The service is temporarily unavailable; retry shortly.' };
-      }
-    }
+    const state = ctx.state as Record<symbol, unknown>;
+    const problem = state[FLAG] ? unavailable() : state[BAD_INPUT] ? new HttpProblem(400, 'Bad Request', 'the request contains a value that cannot be accepted') : undefined;
+    if (!problem) return;
+    // A JSON answer (the token endpoint and the like) is replaced; a page (the authorization
+    // endpoint's error page) keeps its body and takes the status and headers.
+    if (ctx.body && typeof ctx.body === 'object' && !Buffer.isBuffer(ctx.body)) return sendOAuthProblem(ctx, problem);
+    ctx.status = problem.status;
+    for (const [name, value] of Object.entries(problem.headers)) ctx.set(name, value);
   };
 }

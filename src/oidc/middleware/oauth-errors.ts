@@ -1,5 +1,6 @@
 import type { Middleware, ParameterizedContext } from 'koa';
 import { errors } from 'oidc-provider';
+import { HttpProblem, sendOAuthProblem, titleFor } from '../../http/problem.js';
 
 /**
  * provider.use() middleware runs outside the provider's own error handling, so OAuth errors
@@ -7,11 +8,9 @@ import { errors } from 'oidc-provider';
  */
 export function sendOAuthError(ctx: ParameterizedContext, error: InstanceType<typeof errors.OIDCProviderError>): void {
   // RFC 6749 5.2: failed client authentication is 401 (the library's class defaults to 400).
-  ctx.status = error.error === 'invalid_client' ? 401 : error.statusCode;
-  ctx.type = 'application/json';
-  ctx.set('Cache-Control', 'no-store');
-  if (error.error === 'invalid_client') ctx.set('WWW-Authenticate', 'Basic realm="almoner"');
-  ctx.body = { error: error.error, error_description: error.error_description };
+  const status = error.error === 'invalid_client' ? 401 : error.statusCode;
+  const headers: Record<string, string> = error.error === 'invalid_client' ? { 'WWW-Authenticate': 'Basic realm="almoner"' } : {};
+  sendOAuthProblem(ctx, new HttpProblem(status, titleFor(status), error.error_description, { headers }), error.error);
 }
 
 /** `onRefusal` hears each error rendered here (the token endpoint's announce it as grant.error). */

@@ -6,6 +6,7 @@ import { API_ROUTES } from '../routes.js';
 import { runInTokenUnit, TokenUnit } from '../token-unit.js';
 import { writeTokenUnit } from '../token-unit-repository.js';
 import { sendOAuthError } from './oauth-errors.js';
+import { sendOAuthProblem, unavailable } from '../../http/problem.js';
 
 /**
  * Token endpoint: runs the provider inside a TokenUnit (see token-unit.ts) and, when it built a
@@ -40,10 +41,7 @@ export function tokenUnit(options: AdapterOptions): Middleware {
       written = await writeTokenUnit(options.db, options.environment, unit);
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
-      ctx.status = 503;
-      ctx.set('Retry-After', '5');
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = { error: 'temporarily_unavailable', error_description: 'The service is temporarily unavailable; retry shortly.' };
+      sendOAuthProblem(ctx, unavailable());
       return;
     }
     if (written) return committed(unit);
