@@ -36,7 +36,7 @@ export default tseslint.config(
   restrictImports(['src/gateway/**'], [GATEWAY_NOT_OIDC, ONLY_REPOSITORIES_IMPORT_KYSELY], DATA_ACCESS_FILES),
   { files: ['src/config/**', 'test/**', 'bench/**', 'scripts/**', 'vitest.config.ts', 'vitest.interop.config.ts', 'eslint.config.js'], rules: { 'no-restricted-syntax': 'off' } },
   {
-    files: ['src/db/embedded-cluster.ts', 'src/db/cluster-tools.ts'],
+    files: ['src/embedded-postgres/server.ts', 'src/embedded-postgres/tools.ts'],
     // The embedded cluster's binaries run with the caller's environment, passed through untouched.
     rules: { 'no-restricted-syntax': 'off' },
   },

@@ -5,7 +5,7 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { MIGRATIONS_DIR, PROJECT_ROOT } from '../src/config/paths.js';
 import { createDatabase } from '../src/db/database.js';
-import { openEmbeddedCluster } from '../src/db/embedded-cluster.js';
+import { openEmbeddedCluster } from '../src/embedded-postgres/server.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 
 declare module 'vitest' {

@@ -3,7 +3,7 @@ import { DomainError } from '../errors/domain-error.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import type { AppConfig } from '../config/schema.js';
 import { createDatabase, isDatabaseUnavailable, type Db } from '../db/database.js';
-import { ClusterError } from '../db/embedded-cluster.js';
+import { ClusterError } from '../embedded-postgres/server.js';
 import { migrateToLatest } from '../db/migrator.js';
 import { resolveDatabase, type DatabaseLocation } from '../db/resolve.js';
 import { UsageError, type Command, type CommandContext, type OptionValues } from './command.js';

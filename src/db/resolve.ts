@@ -1,5 +1,5 @@
 import type { AppConfig } from '../config/schema.js';
-import { openEmbeddedCluster, type OpenOptions } from './embedded-cluster.js';
+import { openEmbeddedCluster, type OpenOptions } from '../embedded-postgres/server.js';
 
 export interface DatabaseLocation {
   url: string;

@@ -10,7 +10,7 @@ import type { Db } from '../../src/db/database.js';
 import { createLogger, type Logger } from '../../src/logging/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { decodeSecretsKey, SecretBox } from '../../src/db/secret-box.js';
-import { removeRelocatedCluster } from './relocated-cluster.js';
+import { removeRelocatedCluster } from './relocated-pgdata.js';
 
 const created: string[] = [];
 // Registered when a test file imports this module, so it runs after the file's own afterAll

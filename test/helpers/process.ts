@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { PROJECT_ROOT } from '../../src/config/paths.js';
-import { embeddedPgdata } from '../../src/db/cluster-location.js';
-import { removeRelocatedCluster } from './relocated-cluster.js';
+import { embeddedPgdata } from '../../src/embedded-postgres/location.js';
+import { removeRelocatedCluster } from './relocated-pgdata.js';
 
 /**
  * End-to-end helpers: the real server (`src/main.ts`) and the real admin CLI

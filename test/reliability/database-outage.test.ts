@@ -2,7 +2,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
 import { createDatabase, type Db } from '../../src/db/database.js';
-import { openEmbeddedCluster, type ClusterHandle } from '../../src/db/embedded-cluster.js';
+import { openEmbeddedCluster, type ClusterHandle } from '../../src/embedded-postgres/server.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 import { createApiKey } from '../../src/gateway/api-keys/service.js';
 import { HOSTS, tempDir, testApp, type TestApp } from '../helpers/app.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { embeddedPgdata } from '../../src/db/cluster-location.js';
+import { embeddedPgdata } from '../../src/embedded-postgres/location.js';
 import {
   livePostmaster,
   removeDataDir,
@@ -35,7 +35,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const server of servers) await server.kill();
-  // Also removes the relocated cluster under /var/lib/almoner (test/helpers/relocated-cluster.ts).
+  // Also removes the relocated cluster under /var/lib/almoner (test/helpers/relocated-pgdata.ts).
   await removeDataDir(dataDir);
   fs.rmSync(parent, { recursive: true, force: true });
 });

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ClusterError, embeddedPgdata, openEmbeddedCluster } from '../../src/db/embedded-cluster.js';
+import { ClusterError, embeddedPgdata, openEmbeddedCluster } from '../../src/embedded-postgres/server.js';
 
 /**
  * When initdb or pg_ctl fails, the error says what the tool said (its stderr; else its stdout

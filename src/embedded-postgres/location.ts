@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ClusterError, type RunAs } from './cluster-tools.js';
+import { ClusterError, type RunAs } from './tools.js';
 
 /**
  * Where the embedded cluster's binaries and files live when Almoner runs as root.

@@ -4,11 +4,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { CREDENTIALS_FILE, DEFAULT_RELOCATION_ROOT, locateCluster, osUser, reachableBinaries, type Binaries, type ClusterLocation } from './cluster-location.js';
-import { ClusterError, runTool, type RunAs } from './cluster-tools.js';
+import { CREDENTIALS_FILE, DEFAULT_RELOCATION_ROOT, locateCluster, osUser, reachableBinaries, type Binaries, type ClusterLocation } from './location.js';
+import { ClusterError, runTool, type RunAs } from './tools.js';
 
 export { ClusterError };
-export { embeddedPgdata } from './cluster-location.js';
+export { embeddedPgdata } from './location.js';
 
 /**
  * An embedded, real PostgreSQL cluster belonging to a data directory.
@@ -20,7 +20,7 @@ export { embeddedPgdata } from './cluster-location.js';
  * cluster and a hard-killed server would leave a cluster its next start could not see.
  * With pg_ctl the postmaster is a daemon whose postmaster.pid tells every process (server,
  * admin CLI, the next start) where it is. As root, the cluster may live outside the data
- * directory (see cluster-location.ts).
+ * directory (see location.ts).
  */
 
 /** Session advisory-lock key: held shared by every process using the cluster. */

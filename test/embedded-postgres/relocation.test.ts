@@ -5,8 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { queryOnce as query } from '../helpers/database.js';
-import { ClusterError, openEmbeddedCluster, type ClusterHandle } from '../../src/db/embedded-cluster.js';
-import { removeRelocatedCluster } from '../helpers/relocated-cluster.js';
+import { ClusterError, openEmbeddedCluster, type ClusterHandle } from '../../src/embedded-postgres/server.js';
+import { removeRelocatedCluster } from '../helpers/relocated-pgdata.js';
 
 /**
  * A data directory under a 0700 directory (a clone in root's home). As root the `postgres`

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { recordedPgdata } from '../../src/db/cluster-location.js';
+import { recordedPgdata } from '../../src/embedded-postgres/location.js';
 
 /**
  * As root, a data directory the `postgres` user cannot reach gets its cluster under
- * /var/lib/almoner/clusters/<hash>/ (src/db/cluster-location.ts). Removing such a data
+ * /var/lib/almoner/clusters/<hash>/ (src/embedded-postgres/location.ts). Removing such a data
  * directory must remove that cluster too, or test runs would pile them up there.
  */
 

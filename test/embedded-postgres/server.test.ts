@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { queryOnce as query } from '../helpers/database.js';
-import { ClusterError, openEmbeddedCluster } from '../../src/db/embedded-cluster.js';
+import { ClusterError, openEmbeddedCluster } from '../../src/embedded-postgres/server.js';
 import { tempDir } from '../helpers/app.js';
 
 
