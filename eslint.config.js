@@ -37,7 +37,7 @@ export default tseslint.config(
   { files: ['src/config/**', 'test/**', 'bench/**', 'scripts/**', 'vitest.config.ts', 'vitest.interop.config.ts', 'eslint.config.js'], rules: { 'no-restricted-syntax': 'off' } },
   {
     files: ['src/embedded-postgres/server.ts', 'src/embedded-postgres/tools.ts'],
-    // The embedded cluster's binaries run with the caller's environment, passed through untouched.
+    // The embedded PostgreSQL's binaries run with the caller's environment, passed through untouched.
     rules: { 'no-restricted-syntax': 'off' },
   },
 );
