@@ -21,7 +21,7 @@ import { BackgroundWork } from './http/background-work.js';
 import { metricsEndpoint } from './metrics/endpoint.js';
 import { httpMetrics } from './metrics/http-metrics.js';
 import { Metrics } from './metrics/metrics.js';
-import type { SecretBox } from './db/secret-box.js';
+import type { SecretBox } from './keys/secret-box.js';
 import type { ServerKeys } from './keys/server-keys.js';
 import './http/state.js';
 

@@ -8,7 +8,7 @@ import { ClientRegistrySync } from './oidc/clients/registry-sync.js';
 import { OidcService } from './oidc/service.js';
 import { createMailSender } from './mail/sender.js';
 import { BackgroundWork } from './http/background-work.js';
-import { loadSecretBox } from './db/secret-box.js';
+import { loadSecretBox } from './keys/secret-box.js';
 import { ServerKeys } from './keys/server-keys.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { AddressSet } from './http/client-address.js';

@@ -16,7 +16,7 @@ import { LoginThrottle } from '../interactions/login-throttle.js';
 import { buildInteractionRouter } from '../interactions/routes.js';
 import { buildDashboardRouter } from '../dashboard/routes.js';
 import type { DashboardDeps } from '../dashboard/deps.js';
-import type { SecretBox } from '../db/secret-box.js';
+import type { SecretBox } from '../keys/secret-box.js';
 import { AttemptCounter } from '../limits/attempt-counter.js';
 import type { MailSender } from '../mail/sender.js';
 import type { BackgroundWork } from '../http/background-work.js';

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/database.js';
 import { inTransaction } from '../db/executor.js';
-import { SecretBox } from '../db/secret-box.js';
+import { SecretBox } from './secret-box.js';
 import { MAX_TOKEN_TTL_SECONDS } from '../gateway/daf/tokens-service.js';
 import { ACCOUNT_POLICY, ADDRESS_POLICY } from '../interactions/login-throttle.js';
 import { CLIENT_SECRET_CACHE_TTL_MS } from '../oidc/client-secret-cache.js';

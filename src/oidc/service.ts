@@ -4,7 +4,7 @@ import type { AppConfig } from '../config/schema.js';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
-import type { SecretBox } from '../db/secret-box.js';
+import type { SecretBox } from '../keys/secret-box.js';
 import type { ServerKeys } from '../keys/server-keys.js';
 import { ClientSecretCache } from './client-secret-cache.js';
 import { ensureSigningKeys, ENVIRONMENTS, keysVersion, loadJwks } from './keys.js';

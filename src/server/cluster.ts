@@ -4,7 +4,7 @@ import { CLUSTER_WORKER_ENV } from '../config/load.js';
 import { PUBLIC_URL_KEYS, type AppConfig } from '../config/schema.js';
 import { createDatabase } from '../db/database.js';
 import { resolveDatabase, type DatabaseLocation } from '../db/resolve.js';
-import { loadSecretBox } from '../db/secret-box.js';
+import { loadSecretBox } from '../keys/secret-box.js';
 import type { Logger } from '../logging/logger.js';
 import { serveClusterScrapes } from '../metrics/cluster.js';
 import { ClientRegistrySync } from '../oidc/clients/registry-sync.js';

@@ -9,7 +9,7 @@ import type { AppConfig } from '../../src/config/schema.js';
 import type { Db } from '../../src/db/database.js';
 import { createLogger, type Logger } from '../../src/logging/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
-import { decodeSecretsKey, SecretBox } from '../../src/db/secret-box.js';
+import { decodeSecretsKey, SecretBox } from '../../src/keys/secret-box.js';
 import { removeRelocatedPgdata } from './relocated-pgdata.js';
 
 const created: string[] = [];
