@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_RESTART_BACKOFF_MS, RESTART_BACKOFF_MS, restartDelay } from '../../src/server/cluster.js';
+import { MAX_RESTART_BACKOFF_MS, RESTART_BACKOFF_MS, restartDelay } from '../../src/server/workers.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { isAlive, livePostmaster, makeDataDir, removeDataDir, request, sleep, startServer, waitForPostgresStopped, waitUntil, type ServerProcess } from '../helpers/process.js';
 import { parseExposition, total } from '../metrics/exposition.js';
 
 /**
- * ALMONER_WORKERS=2: a primary and two workers sharing the listeners (src/server/cluster.ts).
+ * ALMONER_WORKERS=2: a primary and two workers sharing the listeners (src/server/workers.ts).
  * Which worker served a connection is read from /proc (the process holding the server side
  * of the TCP connection), so nothing new is exposed over HTTP for it.
  */

@@ -54,7 +54,8 @@ export function restartDelay(recentDeaths: number): number {
 /** Past the grace period, a worker still running gets this much longer before it is killed. */
 const STOP_MARGIN_MS = 5_000;
 
-export interface ClusterServer {
+/** A started primary (workers > 1): what main.ts needs of a server, plus the live workers' pids. */
+export interface PrimaryServer {
   /** The configuration served, with the URLs the workers bound (port 0 resolved). */
   config: AppConfig;
   database: DatabaseLocation;
@@ -65,7 +66,7 @@ export interface ClusterServer {
   close(): Promise<void>;
 }
 
-export async function startPrimary(config: AppConfig, logger: Logger): Promise<ClusterServer> {
+export async function startPrimary(config: AppConfig, logger: Logger): Promise<PrimaryServer> {
   const count = config.workers;
   const database = await resolveDatabase(config, 'always', (message) => logger.info(message));
   let pool: WorkerPool | undefined;
