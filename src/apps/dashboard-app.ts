@@ -23,7 +23,7 @@ import type { BackgroundWork } from '../http/background-work.js';
 import { SignIn } from '../interactions/sign-in.js';
 import type { ServerKeys } from '../keys/server-keys.js';
 import { dashboardOidcRoutes } from '../oidc/mount.js';
-import type { OidcService } from '../oidc/service.js';
+import type { ProviderLifecycle } from '../oidc/provider-lifecycle.js';
 import { composeRouter } from './api-app.js';
 import { buildApiReferenceRouter } from './api-reference.js';
 
@@ -37,7 +37,7 @@ const SCRIPTS: Record<string, Buffer> = {
 
 export interface DashboardAppDeps {
   db: Db;
-  oidc: OidcService;
+  oidc: ProviderLifecycle;
   /** The rotating server keys (CSRF tokens, the throttle's and the audit's keyed hashes). */
   serverKeys: ServerKeys;
   /** Outgoing mail (invitations, password resets, second-factor notices). */
