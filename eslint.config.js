@@ -19,7 +19,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-syntax': [
         'error',
-        { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Only src/config reads process.env (ARCHITECTURE.md habit 6).' },
+        { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Only src/config reads process.env (docs/layout.md, "Layout").' },
       ],
     },
   },

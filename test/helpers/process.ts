@@ -472,7 +472,7 @@ export async function expectHealthyEverywhere(server: ServerProcess): Promise<vo
 }
 
 /**
- * The admin command sequence of PRODUCT.md section 10, run as child processes (meant to be
+ * Admin commands of docs/operations.md, "Admin CLI", run as child processes (meant to be
  * run while a server uses the same database): migrate, orgs add, users add, members add,
  * set-role and remove, and a duplicate users add that must fail on one line.
  */
