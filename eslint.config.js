@@ -7,9 +7,9 @@ const ONLY_REPOSITORIES_IMPORT_KYSELY = { group: ['kysely', 'kysely/*'], message
 const OIDC_NOT_GATEWAY = { group: ['**/gateway/**'], message: 'src/oidc must not import src/gateway: share through db/ or accounts/.' };
 const GATEWAY_NOT_OIDC = { group: ['**/oidc/**'], message: 'src/gateway must not import src/oidc: share through db/ or accounts/.' };
 const restrictImports = (files, patterns, ignores = []) => ({ files, ignores, rules: { 'no-restricted-imports': ['error', { patterns }] } });
-/** The folders of src/ that are features: keys/ and db/ sit below all of them (docs/layout.md). */
+/** The folders of src/ that are features: keys/, db/ and embedded-postgres/ sit below all of them (docs/layout.md). */
 const FEATURES = ['accounts', 'apps', 'audit', 'cli', 'dashboard', 'demo', 'gateway', 'http', 'interactions', 'limits', 'mail', 'metrics', 'mfa', 'oidc', 'server', 'views', 'webhooks'];
-const NO_FEATURE_BELOW = { group: FEATURES.map((f) => `**/${f}/**`), message: 'src/keys and src/db import no feature: pass what they need in as a parameter, or let the feature import them.' };
+const NO_FEATURE_BELOW = { group: FEATURES.map((f) => `**/${f}/**`), message: 'src/keys, src/db and src/embedded-postgres import no feature: pass what they need in as a parameter, or let the feature import them.' };
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'scratch/', 'coverage/'] },
@@ -22,7 +22,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-syntax': [
         'error',
-        { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Only src/config reads process.env (ARCHITECTURE.md habit 6).' },
+        { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Only src/config reads process.env (docs/layout.md, "Layout").' },
       ],
     },
   },
@@ -40,10 +40,11 @@ export default tseslint.config(
   // keys/ and db/ are below every feature: an arrow up from them makes a circle sooner or later.
   restrictImports(['src/keys/**'], [NO_FEATURE_BELOW, ONLY_REPOSITORIES_IMPORT_KYSELY], DATA_ACCESS_FILES),
   restrictImports(['src/keys/**/repository.ts', 'src/keys/**/*-repository.ts', 'src/db/**'], [NO_FEATURE_BELOW]),
+  restrictImports(['src/embedded-postgres/**'], [NO_FEATURE_BELOW, ONLY_REPOSITORIES_IMPORT_KYSELY]),
   { files: ['src/config/**', 'test/**', 'bench/**', 'scripts/**', 'vitest.config.ts', 'vitest.interop.config.ts', 'eslint.config.js'], rules: { 'no-restricted-syntax': 'off' } },
   {
-    files: ['src/db/embedded-cluster.ts', 'src/db/cluster-tools.ts'],
-    // The embedded cluster's binaries run with the caller's environment, passed through untouched.
+    files: ['src/embedded-postgres/server.ts', 'src/embedded-postgres/tools.ts'],
+    // The embedded PostgreSQL's binaries run with the caller's environment, passed through untouched.
     rules: { 'no-restricted-syntax': 'off' },
   },
 );

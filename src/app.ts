@@ -15,13 +15,13 @@ import { httpsRequired } from './http/https-required.js';
 import { requestId } from './http/request-id.js';
 import { securityHeaders } from './http/security-headers.js';
 import type { Middleware } from 'koa';
-import type { OidcService } from './oidc/service.js';
+import type { ProviderLifecycle } from './oidc/provider-lifecycle.js';
 import { TableMailSender, type MailSender } from './mail/sender.js';
 import { BackgroundWork } from './http/background-work.js';
 import { metricsEndpoint } from './metrics/endpoint.js';
 import { httpMetrics } from './metrics/http-metrics.js';
 import { Metrics } from './metrics/metrics.js';
-import type { SecretBox } from './db/secret-box.js';
+import type { SecretBox } from './keys/secret-box.js';
 import type { ServerKeys } from './keys/server-keys.js';
 import './http/state.js';
 
@@ -29,7 +29,7 @@ export interface AppDeps {
   config: AppConfig;
   db: Db;
   logger: Logger;
-  oidc: OidcService;
+  oidc: ProviderLifecycle;
   /** Outgoing mail (SMTP in production, the dev mail table otherwise); defaults to the table. */
   mail?: MailSender;
   /** Encryption at rest for secrets written by requests (webhook signing secrets). */

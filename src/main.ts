@@ -6,7 +6,7 @@ import { demoClientFile, readDemoClient } from './demo/demo-client-step.js';
 import { createLogger } from './logging/logger.js';
 import { tuneHeap } from './server/heap-tuning.js';
 import { nodeSupportNotice } from './server/node-support.js';
-import { runWorker, startPrimary } from './server/cluster.js';
+import { runWorker, startPrimary } from './server/workers.js';
 import type { ListenAddress } from './server/listeners.js';
 import { startServer } from './server/start.js';
 import { stopOnSignals } from './server/stop-on-signals.js';

@@ -5,10 +5,10 @@ import type { AppConfig } from './config/schema.js';
 import type { Db } from './db/database.js';
 import type { Logger } from './logging/logger.js';
 import { ClientRegistrySync } from './oidc/clients/registry-sync.js';
-import { OidcService } from './oidc/service.js';
+import { ProviderLifecycle } from './oidc/provider-lifecycle.js';
 import { createMailSender } from './mail/sender.js';
 import { BackgroundWork } from './http/background-work.js';
-import { loadSecretBox } from './db/secret-box.js';
+import { loadSecretBox } from './keys/secret-box.js';
 import { ServerKeys } from './keys/server-keys.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { AddressSet } from './http/client-address.js';
@@ -21,7 +21,7 @@ export interface Runtime {
   metrics: Metrics;
   /** The admin listener's app (/metrics, /healthz, /readyz) when metrics_listen is set. */
   metricsApp: Koa | undefined;
-  oidc: OidcService;
+  oidc: ProviderLifecycle;
   /** The server keys of this process (cookie, CSRF, cache and hashing keys), refreshed by the key watcher. */
   keys: ServerKeys;
   clients: ClientRegistrySync;
@@ -50,7 +50,7 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger, o
   await clients.syncNow();
   const box = loadSecretBox(config);
   const keys = await ServerKeys.load(db, box);
-  const oidc = await OidcService.create(db, config, logger, box, keys);
+  const oidc = await ProviderLifecycle.create(db, config, logger, box, keys);
   const mail = createMailSender(config, db, logger);
   const metrics = new Metrics({ db, oidc });
   if (options.clusterWorker) metrics.joinCluster();

@@ -5,7 +5,7 @@ import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { MIGRATIONS_DIR, PROJECT_ROOT } from '../src/config/paths.js';
 import { createDatabase } from '../src/db/database.js';
-import { openEmbeddedCluster } from '../src/db/embedded-cluster.js';
+import { openEmbeddedPostgres } from '../src/embedded-postgres/server.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 
 declare module 'vitest' {
@@ -40,7 +40,7 @@ async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>)
 }
 
 /**
- * Finds the Postgres server (DATABASE_URL, or an embedded cluster the run starts under
+ * Finds the Postgres server (DATABASE_URL, or an embedded PostgreSQL the run starts under
  * data/test-cluster), and makes sure a template database migrated to the current migrations
  * exists. Each test file then clones it, which is far faster than migrating per file.
  */
@@ -48,9 +48,9 @@ export default async function setup(project: TestProject) {
   let adminUrl = process.env.DATABASE_URL;
   let release = async () => undefined as void;
   if (!adminUrl) {
-    const cluster = await openEmbeddedCluster({ dataDir: path.join(PROJECT_ROOT, 'data', 'test-cluster'), stopWhenUnused: 'always' });
-    adminUrl = cluster.adminUrl;
-    release = () => cluster.release();
+    const postgres = await openEmbeddedPostgres({ dataDir: path.join(PROJECT_ROOT, 'data', 'test-cluster'), stopWhenUnused: 'always' });
+    adminUrl = postgres.adminUrl;
+    release = () => postgres.release();
   }
   const template = `almoner_tpl_${migrationsHash()}`;
   await withClient(adminUrl, async (client) => {

@@ -1,6 +1,6 @@
 import type { OrganizationKind, Role } from '../db/schema.js';
 
-/** The six scopes of PRODUCT.md section 3, in display order. */
+/** The six scopes a client may register (docs/configuration.md, "The clients file"), in display order. */
 export const SCOPES = ['read_only', 'read_write', 'openid', 'offline_access', 'read:bank_accounts', 'sync:connected_accounts'] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -12,7 +12,7 @@ const READ_ONLY: readonly Scope[] = ['read_only', 'openid', 'offline_access'];
 const MEMBER: readonly Scope[] = [...READ_ONLY, 'read_write'];
 const ADMIN: readonly Scope[] = [...MEMBER, ...FDX_SCOPES];
 
-/** What each role may grant (PRODUCT.md section 10): bank data is an organization-level decision. */
+/** What each role may grant (docs/accounts.md, "Roles"): bank data is an organization-level decision. */
 export const ROLE_SCOPES: Readonly<Record<Role, readonly Scope[]>> = {
   read_only: READ_ONLY,
   member: MEMBER,

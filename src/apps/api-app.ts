@@ -3,10 +3,10 @@ import compose from 'koa-compose';
 import type { Middleware } from 'koa';
 import type { HostTarget } from '../http/hosts.js';
 import { apiOidcRoutes } from '../oidc/mount.js';
-import type { OidcService } from '../oidc/service.js';
+import type { ProviderLifecycle } from '../oidc/provider-lifecycle.js';
 
 /** The API host of one environment: the OAuth token side and the resource gateway. */
-export function buildApiApp(target: HostTarget, oidc: OidcService, gateway: Middleware): Middleware {
+export function buildApiApp(target: HostTarget, oidc: ProviderLifecycle, gateway: Middleware): Middleware {
   const router = new Router();
   router.get('/', (ctx) => {
     ctx.body = { service: 'almoner', surface: 'api', environment: target.environment, base_url: target.origin, discovery: `${target.origin}/.well-known/openid-configuration` };

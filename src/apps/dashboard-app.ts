@@ -16,14 +16,14 @@ import { LoginThrottle } from '../interactions/login-throttle.js';
 import { buildInteractionRouter } from '../interactions/routes.js';
 import { buildDashboardRouter } from '../dashboard/routes.js';
 import type { DashboardDeps } from '../dashboard/deps.js';
-import type { SecretBox } from '../db/secret-box.js';
+import type { SecretBox } from '../keys/secret-box.js';
 import { AttemptCounter } from '../limits/attempt-counter.js';
 import type { MailSender } from '../mail/sender.js';
 import type { BackgroundWork } from '../http/background-work.js';
 import { SignIn } from '../interactions/sign-in.js';
 import type { ServerKeys } from '../keys/server-keys.js';
 import { dashboardOidcRoutes } from '../oidc/mount.js';
-import type { OidcService } from '../oidc/service.js';
+import type { ProviderLifecycle } from '../oidc/provider-lifecycle.js';
 import { composeRouter } from './api-app.js';
 import { buildApiReferenceRouter } from './api-reference.js';
 
@@ -37,7 +37,7 @@ const SCRIPTS: Record<string, Buffer> = {
 
 export interface DashboardAppDeps {
   db: Db;
-  oidc: OidcService;
+  oidc: ProviderLifecycle;
   /** The rotating server keys (CSRF tokens, the throttle's and the audit's keyed hashes). */
   serverKeys: ServerKeys;
   /** Outgoing mail (invitations, password resets, second-factor notices). */

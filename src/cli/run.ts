@@ -3,7 +3,7 @@ import { DomainError } from '../errors/domain-error.js';
 import { ConfigError, loadConfig } from '../config/load.js';
 import type { AppConfig } from '../config/schema.js';
 import { createDatabase, isDatabaseUnavailable, type Db } from '../db/database.js';
-import { ClusterError } from '../db/embedded-cluster.js';
+import { EmbeddedPostgresError } from '../embedded-postgres/server.js';
 import { migrateToLatest } from '../db/migrator.js';
 import { resolveDatabase, type DatabaseLocation } from '../db/resolve.js';
 import { UsageError, type Command, type CommandContext, type OptionValues } from './command.js';
@@ -152,7 +152,7 @@ export async function runCli(io: CliIo): Promise<number> {
       io.stderr(`almoner admin: ${domainLine(error)}\n`);
       return 1;
     }
-    if (error instanceof ClusterError || error instanceof ClientRegistryError) {
+    if (error instanceof EmbeddedPostgresError || error instanceof ClientRegistryError) {
       io.stderr(`almoner admin: ${oneLine(error.message)}\n`);
       return 1;
     }

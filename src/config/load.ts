@@ -115,7 +115,7 @@ export function loadConfig(options: LoadOptions = {}): AppConfig {
  */
 export const CLUSTER_WORKER_ENV = 'ALMONER_CLUSTER_WORKER';
 
-/** Whether this process is a worker forked by an Almoner primary (see src/server/cluster.ts). */
+/** Whether this process is a worker forked by an Almoner primary (see src/server/workers.ts). */
 export function isAlmonerWorker(env: NodeJS.ProcessEnv = process.env): boolean {
   return env[CLUSTER_WORKER_ENV] === '1';
 }

@@ -1,5 +1,5 @@
 import type { AppConfig } from '../config/schema.js';
-import { openEmbeddedCluster, type OpenOptions } from './embedded-cluster.js';
+import { openEmbeddedPostgres, type OpenOptions } from '../embedded-postgres/server.js';
 
 export interface DatabaseLocation {
   url: string;
@@ -19,7 +19,7 @@ export function redactUrl(url: string): string {
   }
 }
 
-/** DATABASE_URL when set; otherwise the embedded cluster in the data directory. */
+/** DATABASE_URL when set; otherwise the embedded PostgreSQL of the data directory (src/embedded-postgres/). */
 export async function resolveDatabase(
   config: Pick<AppConfig, 'database_url' | 'data_dir'>,
   stopWhenUnused: OpenOptions['stopWhenUnused'],
@@ -28,13 +28,13 @@ export async function resolveDatabase(
   if (config.database_url) {
     return { url: config.database_url, description: redactUrl(config.database_url), embedded: false, release: async () => undefined };
   }
-  const cluster = await openEmbeddedCluster({ dataDir: config.data_dir, stopWhenUnused, log });
+  const embedded = await openEmbeddedPostgres({ dataDir: config.data_dir, stopWhenUnused, log });
   return {
-    url: cluster.url,
-    description: cluster.relocatedFrom
-      ? `embedded PostgreSQL 17 on 127.0.0.1:${cluster.port} (data in ${cluster.pgdata}, outside ${cluster.relocatedFrom}, which the "postgres" OS user cannot reach)`
-      : `embedded PostgreSQL 17 on 127.0.0.1:${cluster.port} (data in ${cluster.pgdata})`,
+    url: embedded.url,
+    description: embedded.relocatedFrom
+      ? `embedded PostgreSQL 17 on 127.0.0.1:${embedded.port} (data in ${embedded.pgdata}, outside ${embedded.relocatedFrom}, which the "postgres" OS user cannot reach)`
+      : `embedded PostgreSQL 17 on 127.0.0.1:${embedded.port} (data in ${embedded.pgdata})`,
     embedded: true,
-    release: () => cluster.release(),
+    release: () => embedded.release(),
   };
 }

@@ -5,7 +5,7 @@ import { EVENT_TABLE_COLUMNS, type EventsDatabase } from './schema-events.js';
 import { FDX_TABLE_COLUMNS, type FdxDatabase } from './schema-fdx.js';
 import { IDENTITY_TABLE_COLUMNS, type IdentityDatabase } from './schema-identity.js';
 
-/** Table types of the migrated schema; test/db/schema.test.ts checks them against the database. */
+/** Table types of the migrated schema; test/db/migrations.test.ts checks them against the migrated database. */
 
 export type OrganizationKind = 'nonprofit' | 'fund_provider';
 export type Role = 'owner' | 'admin' | 'member' | 'read_only';

@@ -4,7 +4,7 @@ import { hashPassword } from '../accounts/passwords.js';
 import type { SeedContext, SeedStep } from './seed.js';
 import { ensureMembership, findOrganizationIdByEin, findUserIdByEmail, insertDemoOrganization, insertDemoUser } from './seed-repository.js';
 
-/** The dev profile's demo organizations and users (PRODUCT.md section 10). */
+/** The dev profile's demo organizations and users (docs/api.md, "Demo data"). */
 export const DEMO_PASSWORD = 'almoner-demo';
 export const DEMO_NONPROFIT = { ein: '123456789', name: 'Demo Food Bank', kind: 'nonprofit' as OrganizationKind };
 export const DEMO_FUND_PROVIDER = { ein: '987654321', name: 'Demo Giving Fund', kind: 'fund_provider' as OrganizationKind };

@@ -1,6 +1,6 @@
 import { HttpProblem } from '../http/problem.js';
 
-/** The gateway's problem documents (RFC 9457), each with the status and headers PRODUCT.md section 5 names. */
+/** The gateway's problem documents (RFC 9457), each with the status and headers docs/api.md, "Errors" names. */
 
 const REALM = 'Bearer realm="almoner"';
 
@@ -17,7 +17,7 @@ export function insufficientScope(needed: string, detail = `This operation needs
   });
 }
 
-/** Exactly the four members of service-interface section 2.2 (PRODUCT.md section 10): no `code`. */
+/** The IP allow-list denial: exactly four members, no `code` (docs/api.md, "Errors"). */
 export function outsideAllowList(): HttpProblem {
   return new HttpProblem(403, 'Forbidden', 'The caller address is outside the CIDR ranges registered for this client.', { code: null });
 }

@@ -5,7 +5,7 @@ import type { Caller } from './auth/caller.js';
 import type { Access } from './auth/require-scope.js';
 import type { ApiVersion } from './versions.js';
 import type { MailSender } from '../mail/sender.js';
-import type { SecretBox } from '../db/secret-box.js';
+import type { SecretBox } from '../keys/secret-box.js';
 import type { KeyedHasher } from '../keys/server-keys.js';
 
 /**

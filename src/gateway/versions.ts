@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { badRequest } from './problems.js';
 
-/** Interface versions by date (service-interface section 9), selected per request by Api-Version. */
+/** Interface versions by date, selected per request by Api-Version (docs/api.md, "Versions"). */
 export const API_VERSIONS = ['2026-04-01', '2026-01-15'] as const;
 export type ApiVersion = (typeof API_VERSIONS)[number];
 export const DEFAULT_API_VERSION: ApiVersion = '2026-04-01';

@@ -8,7 +8,7 @@ import { sendPage } from '../views/page.js';
 import { csrfToken, verifyCsrf } from '../http/csrf.js';
 import type { SignIn } from './sign-in.js';
 import type { ServerKeys } from '../keys/server-keys.js';
-import type { SecretBox } from '../db/secret-box.js';
+import type { SecretBox } from '../keys/secret-box.js';
 import type { AttemptCounter } from '../limits/attempt-counter.js';
 import type { MailSender } from '../mail/sender.js';
 import type { BackgroundWork } from '../http/background-work.js';

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/database.js';
 import { inTransaction } from '../db/executor.js';
-import { SecretBox } from '../db/secret-box.js';
+import { SecretBox } from './secret-box.js';
 import { deleteServerKey, insertServerKeys, listServerKeyNames, listServerKeyTimeline, listServerKeyVersions, lockServerKeys, updateServerKeyValue } from './server-keys-repository.js';
 
 /**

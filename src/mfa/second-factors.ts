@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js';
 import { inTransaction } from '../db/executor.js';
-import type { SecretBox } from '../db/secret-box.js';
+import type { SecretBox } from '../keys/secret-box.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { conflict } from '../errors/domain-error.js';
 import type { AttemptCounter, AttemptLimit } from '../limits/attempt-counter.js';

@@ -3,7 +3,7 @@ import type { Environment } from '../db/schema.js';
 import { findClient } from './clients/repository.js';
 import { toClientMetadata, type ClientMetadata } from './client-metadata.js';
 
-/** How long a process reuses a client registration it read (PRODUCT.md: changes are live within 5 s). */
+/** How long a process reuses a client registration it read (a change must be live within 5 s: docs/oauth.md, "Clients"). */
 export const CLIENT_CACHE_MS = 1_000;
 const CLIENT_CACHE_MAX = 10_000;
 

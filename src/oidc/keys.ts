@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Db } from '../db/database.js';
 import type { Environment, KeyState } from '../db/schema.js';
-import type { SecretBox } from '../db/secret-box.js';
+import type { SecretBox } from '../keys/secret-box.js';
 import {
   deleteRetiredKeys,
   insertSigningKey,
@@ -43,7 +43,7 @@ async function generateJwk(alg: SigningAlg): Promise<SigningJwk> {
   return { ...(privateKey.export({ format: 'jwk' }) as Record<string, unknown>), kid, alg, use: 'sig' };
 }
 
-/** Private keys are stored sealed: {"sealed": "enc:v1:…"} (see db/secret-box.ts). */
+/** Private keys are stored sealed: {"sealed": "enc:v1:…"} (see keys/secret-box.ts). */
 function sealJwk(box: SecretBox, jwk: SigningJwk): string {
   return JSON.stringify({ sealed: box.seal(JSON.stringify(jwk)) });
 }

@@ -17,12 +17,12 @@ import { redirectUriMatches } from './clients/redirect-uris.js';
 export const OIDC_PROVIDER_RANGE = { from: '9.13.3', below: '9.14.0' } as const;
 
 /**
- * Client#redirectUriAllowed (oidc-provider 9.13.x: an exact string match against
- * redirect_uris, called by the authorization endpoint and its error handler).
- * Redirect URIs match as PRODUCT.md section 3 says: scheme and host case-insensitive,
- * :443 equal to no port, path exact, never a pattern. Breaks without it:
- * test/oidc/authorization-request.test.ts ("match a redirect_uri with an upper-case scheme
- * and host" / "an explicit :443").
+ * Client#redirectUriAllowed (oidc-provider 9.13.x: an exact string match against redirect_uris,
+ * called by the authorization endpoint and its error handler). Redirect URIs match as docs/oauth.md
+ * ("OAuth 2.0 and OpenID Connect", Redirect URIs) says: scheme and host case-insensitive, :443
+ * equal to no port, path exact, never a pattern. Breaks without it:
+ * test/oidc/authorization-request.test.ts ("match a redirect_uri with an upper-case scheme and
+ * host" / "an explicit :443").
  */
 export function overrideRedirectUriAllowed(provider: Provider, environment: Environment): void {
   provider.Client.prototype.redirectUriAllowed = function redirectUriAllowed(this: { redirectUris: string[] }, value: string) {

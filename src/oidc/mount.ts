@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import type { Environment } from '../db/schema.js';
 import type { HostTarget } from '../http/hosts.js';
 import { API_ROUTES, authorizationPath } from './routes.js';
-import type { OidcService } from './service.js';
+import type { ProviderLifecycle } from './provider-lifecycle.js';
 
 /**
  * Hands a request to the environment's provider. The provider builds its URLs from the
@@ -10,7 +10,7 @@ import type { OidcService } from './service.js';
  * X-Forwarded-Proto, and the caller address we decided on (trusted proxies only) as
  * X-Forwarded-For, never what the client sent.
  */
-function delegate(service: OidcService, environment: Environment, target: HostTarget): Middleware {
+function delegate(providers: ProviderLifecycle, environment: Environment, target: HostTarget): Middleware {
   const origin = new URL(target.origin);
   return async (ctx) => {
     const headers = ctx.req.headers;
@@ -20,21 +20,21 @@ function delegate(service: OidcService, environment: Environment, target: HostTa
     delete headers['x-forwarded-host'];
     delete headers.forwarded;
     ctx.respond = false;
-    await service.handler(environment)(ctx.req, ctx.res);
+    await providers.handler(environment)(ctx.req, ctx.res);
   };
 }
 
 const API_PATHS: ReadonlySet<string> = new Set(Object.values(API_ROUTES));
 
 /** On an API host: token, discovery, JWKS, UserInfo, revocation and introspection. */
-export function apiOidcRoutes(service: OidcService, target: HostTarget): Middleware {
-  const handle = delegate(service, target.environment, target);
+export function apiOidcRoutes(providers: ProviderLifecycle, target: HostTarget): Middleware {
+  const handle = delegate(providers, target.environment, target);
   return async (ctx, next) => (API_PATHS.has(ctx.path) ? handle(ctx, next) : next());
 }
 
 /** On a dashboard host: the authorization endpoint and its resume path. */
-export function dashboardOidcRoutes(service: OidcService, target: HostTarget): Middleware {
-  const handle = delegate(service, target.environment, target);
+export function dashboardOidcRoutes(providers: ProviderLifecycle, target: HostTarget): Middleware {
+  const handle = delegate(providers, target.environment, target);
   const path = authorizationPath(target.environment);
   return async (ctx, next) => (ctx.path === path || ctx.path.startsWith(`${path}/`) ? handle(ctx, next) : next());
 }

@@ -15,7 +15,7 @@ import { overrideCompareClientSecret, overrideRedirectUriAllowed } from './libra
  * Builds one environment's oidc-provider instance: the configuration (configuration.ts) with
  * our storage (adapter.ts, client-adapter.ts), accounts and error page plugged in, and the
  * library overrides (library-overrides.ts) installed. The middleware around it is
- * provider-stack.ts; the lifecycle, service.ts.
+ * provider-stack.ts; the lifecycle, provider-lifecycle.ts.
  */
 
 export interface ProviderOptions {

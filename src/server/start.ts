@@ -25,7 +25,7 @@ export interface RunningServer {
 export interface StartOptions {
   /**
    * `single` (the default): the whole server in this process. `worker`: one of the processes a
-   * cluster primary forked (workers > 1; src/server/cluster.ts): the primary has resolved the
+   * cluster primary forked (workers > 1; src/server/workers.ts): the primary has resolved the
    * database (its URL is this process's database_url), migrated and seeded it, and writes the
    * ready file, so a worker only opens its pool, builds the app and listens on the shared handles.
    */

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { Webhook } from 'standardwebhooks';
 import type { Db } from '../db/database.js';
-import type { SecretBox } from '../db/secret-box.js';
+import type { SecretBox } from '../keys/secret-box.js';
 import type { Logger } from '../logging/logger.js';
 import { claimDueDeliveries, markFailed, markInterrupted, markSkipped, markSucceeded, type ClaimedDelivery } from './deliveries-repository.js';
 import { postJson, type Resolver } from './send.js';

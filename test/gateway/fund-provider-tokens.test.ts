@@ -6,11 +6,11 @@ import { createStaff, type Staff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 /**
- * A fund provider's staff connect applications the same way a nonprofit's do (PRODUCT.md
- * section 10: every /v1 operation accepts an access token of an authorization for the
- * organization), and the donor-advised-fund operations are the fund provider's: the tokens of
- * such authorizations read with read_only, write with read_write, and are narrowed by the
- * approver's current role on every call, exactly as a nonprofit's are.
+ * A fund provider's staff connect applications the same way a nonprofit's do (docs/api.md,
+ * "Donor-advised-fund APIs, events and webhooks": every /v1 operation accepts an access token of an
+ * authorization for the organization), and the donor-advised-fund operations are the fund
+ * provider's: the tokens of such authorizations read with read_only, write with read_write, and are
+ * narrowed by the approver's current role on every call, exactly as a nonprofit's are.
  */
 
 const REDIRECT = 'http://127.0.0.1:9999/callback';

@@ -9,17 +9,17 @@ import type { AppConfig } from '../../src/config/schema.js';
 import type { Db } from '../../src/db/database.js';
 import { createLogger, type Logger } from '../../src/logging/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
-import { decodeSecretsKey, SecretBox } from '../../src/db/secret-box.js';
-import { removeRelocatedCluster } from './relocated-cluster.js';
+import { decodeSecretsKey, SecretBox } from '../../src/keys/secret-box.js';
+import { removeRelocatedPgdata } from './relocated-pgdata.js';
 
 const created: string[] = [];
 // Registered when a test file imports this module, so it runs after the file's own afterAll
-// hooks (vitest runs them last-registered first): a cluster in one of these directories has
+// hooks (vitest runs them last-registered first): an embedded PostgreSQL in one of these directories has
 // been stopped by then. (A process 'exit' handler is not enough: vitest's workers end
-// without running it, and each run left its directories, an embedded cluster among them, in /tmp.)
+// without running it, and each run left its directories, an embedded PostgreSQL's among them, in /tmp.)
 afterAll(() => {
   for (const dir of created.splice(0)) {
-    removeRelocatedCluster(dir);
+    removeRelocatedPgdata(dir);
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

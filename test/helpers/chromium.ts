@@ -152,7 +152,7 @@ export async function passSecondFactor(page: Page, email: string): Promise<void>
   }
 }
 
-/** Every cookie the pages set is HttpOnly and SameSite Lax or Strict (PRODUCT.md section 10). */
+/** Every cookie the pages set is HttpOnly and SameSite Lax or Strict (docs/oauth.md, "Security of the pages"). */
 export async function expectCookiesLocked(context: BrowserContext): Promise<void> {
   const cookies = await context.cookies();
   expect(cookies.length).toBeGreaterThan(0);

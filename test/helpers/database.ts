@@ -47,7 +47,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   };
 }
 
-/** One query on a connection of its own (for a cluster or database the test does not otherwise hold). */
+/** One query on a connection of its own (for a server or database the test does not otherwise hold). */
 export async function queryOnce(url: string, text: string): Promise<Record<string, unknown>[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();

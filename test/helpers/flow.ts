@@ -152,7 +152,7 @@ export async function tokenRequest(server: OAuthTestServer, environment: Env, cl
   return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, headers: response.headers };
 }
 
-/** Authorizes and exchanges the code without redirect_uri (as the specification allows). */
+/** Authorizes and exchanges the code without redirect_uri (not required: docs/oauth.md, "OAuth 2.0 and OpenID Connect", Token endpoint). */
 export async function obtainTokens(server: OAuthTestServer, options: AuthorizeOptions & { client: { client_id: string; client_secret: string } }) {
   const result = await authorize(server, options);
   const code = result.callback.searchParams.get('code');

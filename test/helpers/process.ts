@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
 import { PROJECT_ROOT } from '../../src/config/paths.js';
-import { embeddedPgdata } from '../../src/db/cluster-location.js';
-import { removeRelocatedCluster } from './relocated-cluster.js';
+import { embeddedPgdata } from '../../src/embedded-postgres/location.js';
+import { removeRelocatedPgdata } from './relocated-pgdata.js';
 
 /**
  * End-to-end helpers: the real server (`src/main.ts`) and the real admin CLI
@@ -66,7 +66,7 @@ export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS
   return env;
 }
 
-// ---------------------------------------------------------------- data directories and the embedded cluster
+// ---------------------------------------------------------------- data directories and the embedded PostgreSQL
 
 /** A fresh data directory the `postgres` OS user can traverse (the tests run as root). */
 export function makeDataDir(): string {
@@ -75,7 +75,7 @@ export function makeDataDir(): string {
   return dir;
 }
 
-/** The postmaster's pid from the cluster's postmaster.pid (<dataDir>/pg, or where it was relocated), if that file exists. */
+/** The postmaster's pid from PGDATA's postmaster.pid (<dataDir>/pg, or where it was relocated), if that file exists. */
 export function postmasterPid(dataDir: string): number | undefined {
   try {
     const pid = Number(fs.readFileSync(path.join(embeddedPgdata(dataDir), 'postmaster.pid'), 'utf8').split('\n')[0]);
@@ -122,7 +122,7 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Waits until no live postmaster holds the data directory. */
-export async function waitForClusterStopped(dataDir: string, timeoutMs = 15_000): Promise<void> {
+export async function waitForPostgresStopped(dataDir: string, timeoutMs = 15_000): Promise<void> {
   await waitUntil(`the embedded PostgreSQL in ${dataDir} to stop`, () => livePostmaster(dataDir) === undefined, timeoutMs);
 }
 
@@ -132,7 +132,7 @@ async function pgCtlPath(): Promise<string> {
 }
 
 /** Stops a postmaster left holding the data directory (e.g. after a test SIGKILLed the server). */
-export async function stopOrphanCluster(dataDir: string): Promise<void> {
+export async function stopOrphanPostgres(dataDir: string): Promise<void> {
   if (livePostmaster(dataDir) === undefined) return;
   const pgCtl = await pgCtlPath();
   const args = ['stop', '-D', embeddedPgdata(dataDir), '-m', 'immediate', '-w', '-t', '30'];
@@ -148,11 +148,11 @@ export async function stopOrphanCluster(dataDir: string): Promise<void> {
   }
 }
 
-/** Stops whatever cluster is left in the data directory, then removes the directory (and its relocated cluster, if any). */
+/** Stops whatever PostgreSQL is left in the data directory, then removes the directory (and its relocated PGDATA, if any). */
 export async function removeDataDir(dataDir: string | undefined): Promise<void> {
   if (!dataDir) return;
-  await stopOrphanCluster(dataDir);
-  removeRelocatedCluster(dataDir);
+  await stopOrphanPostgres(dataDir);
+  removeRelocatedPgdata(dataDir);
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
@@ -472,7 +472,7 @@ export async function expectHealthyEverywhere(server: ServerProcess): Promise<vo
 }
 
 /**
- * The admin command sequence of PRODUCT.md section 10, run as child processes (meant to be
+ * Admin commands of docs/operations.md, "Admin CLI", run as child processes (meant to be
  * run while a server uses the same database): migrate, orgs add, users add, members add,
  * set-role and remove, and a duplicate users add that must fail on one line.
  */

@@ -17,10 +17,10 @@ export interface Operation {
   path: string;
 }
 
-/** An unknown Api-Version is refused before routing, on every /v1 path (PRODUCT.md §5: "an unknown value is 400"). */
+/** An unknown Api-Version is refused before routing, on every /v1 path (docs/api.md, "Versions": "an unknown version is 400"). */
 export const UNKNOWN_API_VERSION = {
   status: 400,
-  reason: 'PRODUCT.md §5: an unknown Api-Version is 400; no document can describe a version it does not know.',
+  reason: 'docs/api.md, Versions: an unknown Api-Version is 400; no document can describe a version it does not know.',
 };
 
 /**
@@ -29,7 +29,7 @@ export const UNKNOWN_API_VERSION = {
  */
 export const UNKNOWN_OPERATION = {
   statuses: [404],
-  reason: 'PRODUCT.md §5: "an operation absent from a version is 404 there"; a path no document has is 404 too.',
+  reason: 'docs/api.md, Versions: "an operation absent from a version is a 404 there"; a path no document has is 404 too.',
 };
 
 /** Operations served under a version whose document lacks them, with another document's shape. */
@@ -38,7 +38,7 @@ export const BORROWED_OPERATIONS: (Operation & { reason: string })[] = [
     document: '2023-01-01',
     method: 'get',
     path: '/v1/nonprofit/{ein}',
-    reason: 'PRODUCT.md §10: served under both accepted versions with the shape of 2023-01-01.yaml, because the specification lists it; neither 2026 document has it.',
+    reason: 'docs/api.md, Resource gateway: served under both accepted versions with the shape of 2023-01-01.yaml; neither 2026 document has it.',
   },
 ];
 
@@ -60,12 +60,12 @@ export const ADDED_STATUSES: { status: number; operations: 'every' | string[]; r
   {
     status: 503,
     operations: 'every',
-    reason: 'PRODUCT.md §9: requests during a database outage get 503 problems with Retry-After, never a wrong answer; the documents list 500 only.',
+    reason: 'docs/api.md, Errors: a database outage is a 503 problem with Retry-After, never a wrong answer; the documents list 500 only.',
   },
   {
     status: 429,
     operations: ['2026-04-01 POST /v1/authorization_tokens/verify'],
-    reason: 'PRODUCT.md §8: verify attempts are rate-limited (a guessed code must not be brute-forced); the document lists no 429.',
+    reason: 'docs/security.md, Guessing DAF codes with concurrent verify attempts: verify attempts are rate-limited (a guessed code must not be brute-forced); the document lists no 429.',
   },
 ];
 

@@ -1,8 +1,8 @@
 /**
  * Every 401 carries WWW-Authenticate (RFC 9110 15.5.2), well-formed and naming the scheme
  * the endpoint accepts: Basic with the OAuth error where clients authenticate (RFC 6749 5.2:
- * token, introspection, revocation; for invalid_client and for the specification's 401
- * invalid_grant), Bearer at UserInfo (RFC 6750 3) and on every gateway operation (access
+ * token, introspection, revocation; for invalid_client and for the 401 invalid_grant of
+ * docs/oauth.md), Bearer at UserInfo (RFC 6750 3) and on every gateway operation (access
  * tokens and API keys are both Bearer credentials). A table drives each endpoint and kind
  * of failure; every gateway operation is swept.
  */
@@ -130,7 +130,7 @@ function expectGatewayBearer(answer: Answer, presented: boolean) {
 const token = (form: Record<string, string>, authorization?: string) => send(`${api()}/auth/oauth/token`, { form, authorization });
 const unknownCodeForm = () => ({ grant_type: 'authorization_code', code: 'c'.repeat(43), code_verifier: 'v'.repeat(43) });
 
-/** Basic credentials that are bad rather than malformed requests: 401 invalid_client, as PRODUCT.md names bad client credentials. */
+/** Basic credentials that are bad rather than malformed requests: 401 invalid_client, as docs/oauth.md ("OAuth 2.0 and OpenID Connect", Token endpoint) names bad client credentials. */
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 const MALFORMED_BASIC: [string, string][] = [
   ['Basic with a value that is not base64', 'Basic !!!not-base64!!!'],

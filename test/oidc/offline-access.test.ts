@@ -4,7 +4,7 @@ import { authorize, exchangeCode, tokenRequest, type AuthorizeResult } from '../
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 // offline_access is "accepted for compatibility": consented to, kept and echoed; on refresh,
-// naming it is never an error (PRODUCT.md section 10).
+// naming it is never an error (docs/oauth.md, "OAuth 2.0 and OpenID Connect", offline_access).
 const REDIRECT = 'https://app.example.org/callback';
 const { server, staff, clients: { client } } = useOAuthServer({
   clients: { client: { environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid', 'offline_access'] } },

@@ -7,7 +7,7 @@ function uriOfLength(length: number): string {
   return prefix + 'a'.repeat(length - prefix.length);
 }
 
-describe('redirect URI rules at registration (service-interface 5.6)', () => {
+describe('redirect URI rules at registration (docs/oauth.md, Redirect URIs)', () => {
   it('accepts an https URI with a host and a path, in both environments', () => {
     for (const environment of ['production', 'sandbox'] as const) {
       expect(redirectUriProblem('https://app.example.org/callback', environment)).toBeUndefined();

@@ -2,24 +2,24 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
 import { createDatabase, type Db } from '../../src/db/database.js';
-import { openEmbeddedCluster, type ClusterHandle } from '../../src/db/embedded-cluster.js';
+import { openEmbeddedPostgres, type EmbeddedPostgres } from '../../src/embedded-postgres/server.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 import { createApiKey } from '../../src/gateway/api-keys/service.js';
 import { HOSTS, tempDir, testApp, type TestApp } from '../helpers/app.js';
 import { basic } from '../helpers/flow.js';
 import { checkGatewayResponse } from '../helpers/published-openapi.js';
 
-/** A cluster of this test's own, so stopping it affects nothing else. */
+/** An embedded PostgreSQL of this test's own, so stopping it affects nothing else. */
 let dataDir: string;
-let cluster: ClusterHandle;
+let postgres: EmbeddedPostgres;
 let db: Db;
 let test: TestApp;
 let key: string;
 
 beforeAll(async () => {
   dataDir = tempDir('almoner-outage-');
-  cluster = await openEmbeddedCluster({ dataDir, stopWhenUnused: 'always' });
-  db = createDatabase({ url: cluster.url, poolMax: 4 });
+  postgres = await openEmbeddedPostgres({ dataDir, stopWhenUnused: 'always' });
+  db = createDatabase({ url: postgres.url, poolMax: 4 });
   await migrateToLatest(db);
   await addOrganization(db, { ein: '55-0000001', name: 'Outage Nonprofit' });
   key = (await createApiKey(db, { org: '55-0000001', environment: 'production' })).key;
@@ -28,7 +28,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await test?.runtime.stop();
   await db?.destroy();
-  await cluster?.release();
+  await postgres?.release();
 });
 
 /** A gateway call, checked against its published operation like every gateway response. */
@@ -44,7 +44,7 @@ describe('database outage', () => {
     expect((await request(app).get('/readyz').set('Host', HOSTS.api)).status).toBe(200);
     expect((await listGrants(app)).status).toBe(200);
 
-    await cluster.release(); // stops the cluster: this test is its only user
+    await postgres.release(); // stops PostgreSQL: this test is its only user
     const ready = await request(app).get('/readyz').set('Host', HOSTS.api);
     expect(ready.status).toBe(503);
     expect(ready.headers['retry-after']).toBe('5');
@@ -57,7 +57,7 @@ describe('database outage', () => {
     expect(token.headers['retry-after']).toBe('5');
     expect((await request(app).get('/healthz').set('Host', HOSTS.api)).status).toBe(200);
 
-    cluster = await openEmbeddedCluster({ dataDir, stopWhenUnused: 'always' });
+    postgres = await openEmbeddedPostgres({ dataDir, stopWhenUnused: 'always' });
     const started = Date.now();
     let status = 0;
     while (Date.now() - started < 5000) {

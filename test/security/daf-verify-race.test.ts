@@ -47,7 +47,7 @@ function expectLimited(answer: Answer) {
 
 /** Sessions waiting for the lock the test holds on the tokens table: attempts held at the code check. */
 async function heldAtCodeCheck(): Promise<number> {
-  // pg_locks spans the cluster, and databases cloned from one template share table oids.
+  // pg_locks spans every database of the server, and databases cloned from one template share table oids.
   const { rows } = await lockPool.query<{ n: number }>(
     `select count(*)::int as n from pg_locks
      where database = (select oid from pg_database where datname = current_database())

@@ -8,13 +8,13 @@ import {
   removeDataDir,
   runCliJson,
   startServer,
-  waitForClusterStopped,
+  waitForPostgresStopped,
   type ServerProcess,
 } from '../helpers/process.js';
 
 /**
  * A hard-killed server leaves its postmaster running (pg_ctl daemonises it); the next start
- * must take that cluster over, and the admin CLI must manage the cluster by itself when no
+ * must take that PostgreSQL over, and the admin CLI must manage it by itself when no
  * server runs.
  */
 
@@ -34,7 +34,7 @@ afterAll(async () => {
 });
 
 describe('embedded PostgreSQL after a crash', () => {
-  it('a SIGKILLed server leaves its cluster running, and the next start takes it over and stops it', async () => {
+  it('a SIGKILLed server leaves its PostgreSQL running, and the next start takes it over and stops it', async () => {
     const first = await startServer({ env });
     servers.push(first);
     const pid = livePostmaster(dataDir);
@@ -53,30 +53,30 @@ describe('embedded PostgreSQL after a crash', () => {
 
     const status = await second.stop('SIGTERM', 15_000);
     expect(status, second.output()).toEqual({ code: 0, signal: null });
-    await waitForClusterStopped(dataDir, 5_000);
+    await waitForPostgresStopped(dataDir, 5_000);
     expect(isAlive(pid!)).toBe(false);
   }, 90_000);
 
-  it('the admin CLI with no server running starts the cluster for the command and stops it after', async () => {
+  it('the admin CLI with no server running starts PostgreSQL for the command and stops it after', async () => {
     expect(livePostmaster(dataDir)).toBeUndefined();
 
     const org = await runCliJson(['orgs', 'add', '--ein', '55-7654321', '--name', 'Offline Org'], { env });
     expect(org).toMatchObject({ ein: '55-7654321', name: 'Offline Org', kind: 'nonprofit' });
-    expect(livePostmaster(dataDir), 'the CLI must stop the cluster it started').toBeUndefined();
+    expect(livePostmaster(dataDir), 'the CLI must stop the PostgreSQL it started').toBeUndefined();
 
-    // The row was committed: a second CLI run (starting the cluster again) sees it.
+    // The row was committed: a second CLI run (starting PostgreSQL again) sees it.
     const { organizations } = (await runCliJson(['orgs', 'list'], { env })) as { organizations: { ein: string; name: string }[] };
     expect(organizations).toContainEqual(expect.objectContaining({ ein: '55-7654321', name: 'Offline Org' }));
     expect(livePostmaster(dataDir)).toBeUndefined();
   }, 90_000);
 
-  it('the admin CLI initialises a cluster in an empty data directory and stops it after', async () => {
+  it('the admin CLI initialises PostgreSQL in an empty data directory and stops it after', async () => {
     const fresh = makeDataDir();
     try {
       const freshEnv = { ...env, ALMONER_DATA_DIR: fresh };
       const org = await runCliJson(['orgs', 'add', '--ein', '55-7654322', '--name', 'Fresh Org'], { env: freshEnv });
       expect(org).toMatchObject({ ein: '55-7654322', name: 'Fresh Org', kind: 'nonprofit' });
-      expect(postmasterPid(fresh) === undefined || !isAlive(postmasterPid(fresh)!), 'the CLI must stop the cluster it started').toBe(true);
+      expect(postmasterPid(fresh) === undefined || !isAlive(postmasterPid(fresh)!), 'the CLI must stop the PostgreSQL it started').toBe(true);
     } finally {
       await removeDataDir(fresh);
     }

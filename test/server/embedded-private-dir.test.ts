@@ -2,21 +2,21 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { embeddedPgdata } from '../../src/db/cluster-location.js';
+import { embeddedPgdata } from '../../src/embedded-postgres/location.js';
 import {
   livePostmaster,
   removeDataDir,
   runCliJson,
   startServer,
-  waitForClusterStopped,
+  waitForPostgresStopped,
   waitUntil,
   type ServerProcess,
 } from '../helpers/process.js';
 
 /**
  * `npm start` with the data directory under a 0700 directory, as a clone in root's home has
- * it. As root the `postgres` OS user cannot reach it, so the cluster lives under
- * /var/lib/almoner/clusters/ and the banner says so; for any other user the cluster runs as
+ * it. As root the `postgres` OS user cannot reach it, so PGDATA lives under
+ * /var/lib/almoner/clusters/ and the banner says so; for any other user PostgreSQL runs as
  * that user and stays in the data directory. Either way a restart and the admin CLI find it.
  */
 
@@ -35,7 +35,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const server of servers) await server.kill();
-  // Also removes the relocated cluster under /var/lib/almoner (test/helpers/relocated-cluster.ts).
+  // Also removes the relocated PGDATA under /var/lib/almoner (test/helpers/relocated-pgdata.ts).
   await removeDataDir(dataDir);
   fs.rmSync(parent, { recursive: true, force: true });
 });
@@ -51,7 +51,7 @@ async function databaseLine(server: ServerProcess): Promise<string> {
 describe('a data directory under a 0700 directory', () => {
   let pgdata: string;
 
-  it('starts, with the cluster where the "postgres" OS user can reach it, named in the banner, and shares it with the admin CLI', async () => {
+  it('starts, with PGDATA where the "postgres" OS user can reach it, named in the banner, and shares it with the admin CLI', async () => {
     const server = await startServer({ env });
     servers.push(server);
     const line = await databaseLine(server);
@@ -72,16 +72,16 @@ describe('a data directory under a 0700 directory', () => {
     expect(pid, 'the server should have started an embedded postmaster').toBeDefined();
     const org = await runCliJson(['orgs', 'add', '--ein', '55-0700700', '--name', 'Private Home Org'], { env });
     expect(org).toMatchObject({ ein: '55-0700700', name: 'Private Home Org' });
-    expect(livePostmaster(dataDir), 'the CLI joined the running cluster and left it running').toBe(pid);
+    expect(livePostmaster(dataDir), 'the CLI joined the running PostgreSQL and left it running').toBe(pid);
 
     const status = await server.stop('SIGTERM', 15_000);
     expect(status, server.output()).toEqual({ code: 0, signal: null });
-    await waitForClusterStopped(dataDir, 5_000);
+    await waitForPostgresStopped(dataDir, 5_000);
   }, 120_000);
 
-  it('starts again on the same cluster and data, and the admin CLI alone finds it too', async () => {
+  it('starts again on the same PostgreSQL and data, and the admin CLI alone finds it too', async () => {
     expect(pgdata, 'the first test must have run').toBeDefined();
-    // The admin CLI with no server running: starts the recorded cluster for the command, stops it after.
+    // The admin CLI with no server running: starts PostgreSQL on the recorded PGDATA for the command, stops it after.
     const offline = (await runCliJson(['orgs', 'list'], { env })) as { organizations: { ein: string }[] };
     expect(offline.organizations.map((o) => o.ein)).toContain('55-0700700');
     expect(livePostmaster(dataDir)).toBeUndefined();
@@ -95,6 +95,6 @@ describe('a data directory under a 0700 directory', () => {
 
     const status = await server.stop('SIGTERM', 15_000);
     expect(status, server.output()).toEqual({ code: 0, signal: null });
-    await waitForClusterStopped(dataDir, 5_000);
+    await waitForPostgresStopped(dataDir, 5_000);
   }, 120_000);
 });

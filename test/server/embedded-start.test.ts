@@ -9,13 +9,13 @@ import {
   removeDataDir,
   runCliJson,
   startServer,
-  waitForClusterStopped,
+  waitForPostgresStopped,
   waitUntil,
   type ServerProcess,
 } from '../helpers/process.js';
 
 /**
- * `npm start` in the dev profile with no DATABASE_URL: the embedded cluster in the data
+ * `npm start` in the dev profile with no DATABASE_URL: the embedded PostgreSQL in the data
  * directory, the admin CLI sharing it while the server runs, a clean SIGTERM, and a second
  * start that finds the first one's data without seeding again.
  */
@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 describe('dev profile with the embedded PostgreSQL', () => {
-  it('starts, serves all four hosts, shares its cluster with the admin CLI and stops cleanly', async () => {
+  it('starts, serves all four hosts, shares its PostgreSQL with the admin CLI and stops cleanly', async () => {
     const server = await startServer({ env });
     servers.push(server);
 
@@ -59,15 +59,15 @@ describe('dev profile with the embedded PostgreSQL', () => {
     const removedDemo = await runCliJson(['members', 'remove', '--org', '12-3456789', '--email', 'readonly@example.org'], { env });
     expect(removedDemo).toMatchObject({ org: '12-3456789', email: 'readonly@example.org' });
 
-    // The CLI joined the server's cluster and left it running.
-    expect(livePostmaster(dataDir), 'the CLI must not stop the cluster of a running server').toBe(pid);
+    // The CLI joined the server's PostgreSQL and left it running.
+    expect(livePostmaster(dataDir), 'the CLI must not stop the PostgreSQL of a running server').toBe(pid);
     await expectHealthyEverywhere(server);
     expect(server.running).toBe(true);
 
     const status = await server.stop('SIGTERM', 15_000);
     expect(status, server.output()).toEqual({ code: 0, signal: null });
-    // The server stopped the cluster it started.
-    await waitForClusterStopped(dataDir, 5_000);
+    // The server stopped the PostgreSQL it started.
+    await waitForPostgresStopped(dataDir, 5_000);
   }, 90_000);
 
   it('starts again on the same data directory, keeping the data and not seeding twice', async () => {
@@ -87,6 +87,6 @@ describe('dev profile with the embedded PostgreSQL', () => {
 
     const status = await server.stop('SIGTERM', 15_000);
     expect(status, server.output()).toEqual({ code: 0, signal: null });
-    await waitForClusterStopped(dataDir, 5_000);
+    await waitForPostgresStopped(dataDir, 5_000);
   }, 90_000);
 });

@@ -42,8 +42,8 @@ describe('dev profile with DATABASE_URL', () => {
     const password = decodeURIComponent(new URL(t.url).password);
     if (password) expect(server.stdout + server.stderr, 'the database password is never printed').not.toContain(password);
 
-    // DATABASE_URL wins: no embedded cluster was initialised in the data directory.
-    expect(fs.existsSync(path.join(dataDir, 'pg')), 'no embedded cluster with DATABASE_URL set').toBe(false);
+    // DATABASE_URL wins: no embedded PostgreSQL was initialised in the data directory.
+    expect(fs.existsSync(path.join(dataDir, 'pg')), 'no embedded PostgreSQL with DATABASE_URL set').toBe(false);
 
     // Demo data was seeded into this database on start.
     const demo = await t.db.selectFrom('organizations').select(['ein', 'name']).where('ein', '=', '123456789').execute();

@@ -63,7 +63,7 @@ describe('production profile', () => {
     expect(stderr, problemOf(stderr)).toContain('ALMONER_TRUSTED_PROXIES');
     expect(stderr, problemOf(stderr)).toContain('ALMONER_SMTP_URL');
     expect(stderr, problemOf(stderr)).not.toContain('    at ');
-    // It refused before touching any database: no embedded cluster was initialised.
+    // It refused before touching any database: no embedded PostgreSQL was initialised.
     expect(fs.existsSync(path.join(dataDir, 'pg'))).toBe(false);
   }, 60_000);
 

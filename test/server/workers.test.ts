@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_RESTART_BACKOFF_MS, RESTART_BACKOFF_MS, restartDelay } from '../../src/server/cluster.js';
+import { MAX_RESTART_BACKOFF_MS, RESTART_BACKOFF_MS, restartDelay } from '../../src/server/workers.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { isAlive, livePostmaster, makeDataDir, removeDataDir, request, sleep, startServer, waitForClusterStopped, waitUntil, type ServerProcess } from '../helpers/process.js';
+import { isAlive, livePostmaster, makeDataDir, removeDataDir, request, sleep, startServer, waitForPostgresStopped, waitUntil, type ServerProcess } from '../helpers/process.js';
 import { parseExposition, total } from '../metrics/exposition.js';
 
 /**
- * ALMONER_WORKERS=2: a primary and two workers sharing the listeners (src/server/cluster.ts).
+ * ALMONER_WORKERS=2: a primary and two workers sharing the listeners (src/server/workers.ts).
  * Which worker served a connection is read from /proc (the process holding the server side
  * of the TCP connection), so nothing new is exposed over HTTP for it.
  */
@@ -195,7 +195,7 @@ describe('ALMONER_WORKERS=2', () => {
 });
 
 describe('ALMONER_WORKERS=2 with the embedded PostgreSQL', () => {
-  it('starts the cluster in the primary alone, hands the workers its URL, and stops it after them', async () => {
+  it('starts the embedded PostgreSQL in the primary alone, hands the workers its URL, and stops it after them', async () => {
     server = await startServer({ env: { ALMONER_DATA_DIR: embeddedDataDir, ALMONER_WORKERS: '2' } });
     const postmaster = livePostmaster(embeddedDataDir);
     expect(postmaster, server.output()).toBeDefined();
@@ -213,7 +213,7 @@ describe('ALMONER_WORKERS=2 with the embedded PostgreSQL', () => {
 
     expect(await server.stop('SIGTERM', 30_000), server.output()).toEqual({ code: 0, signal: null });
     for (const pid of pids) expect(isAlive(pid), `worker ${pid} left running`).toBe(false);
-    await waitForClusterStopped(embeddedDataDir);
+    await waitForPostgresStopped(embeddedDataDir);
   }, 120_000);
 });
 

@@ -1,7 +1,7 @@
 import { parseEin } from '../../accounts/ein.js';
 import { notFound } from '../../errors/domain-error.js';
 import { findOrganizationOfKind } from '../../accounts/repository.js';
-import { loadSecretBox } from '../../db/secret-box.js';
+import { loadSecretBox } from '../../keys/secret-box.js';
 import { ServerKeys } from '../../keys/server-keys.js';
 import { createMailSender } from '../../mail/sender.js';
 import { rejectDonorAccount } from '../../gateway/daf/donor-accounts-service.js';

@@ -1,5 +1,5 @@
 import { rotateSigningKeys } from '../../oidc/keys.js';
-import { loadSecretBox } from '../../db/secret-box.js';
+import { loadSecretBox } from '../../keys/secret-box.js';
 import { rotateServerKeys } from '../../keys/server-keys.js';
 import { optionalString, UsageError, type Command, type CommandContext, type CommandResult } from '../command.js';
 

@@ -3,10 +3,11 @@ import { FDX_SCOPES } from '../../accounts/scopes.js';
 import { insufficientScope } from '../problems.js';
 
 /**
- * The FDX API (service-interface 5.3 rule 4): an access token with read_only and exactly one
- * of read:bank_accounts / sync:connected_accounts. Authorization already refuses both at
- * once; a token that somehow holds both is refused here too. The 403 carries no FDX code
- * (PRODUCT.md section 10). Runs after validateCredential, on the role-narrowed scopes.
+ * The FDX API (docs/api.md, "FDX bank-data API", Access): an access token with read_only and
+ * exactly one of read:bank_accounts / sync:connected_accounts. Authorization already refuses both
+ * at once; a token that somehow holds both is refused here too. The 403 carries no FDX code
+ * (docs/api.md, "FDX bank-data API", Errors). Runs after validateCredential, on the role-narrowed
+ * scopes.
  */
 export function requireFdxScope(): Middleware {
   return async (ctx, next) => {

@@ -6,7 +6,7 @@ import { requireFdxScope } from './require-fdx-scope.js';
 export type Access = 'read' | 'write' | 'fdx';
 
 /**
- * Reads need read_only or read_write, writes need read_write (PRODUCT.md section 10).
+ * Reads need read_only or read_write, writes need read_write (docs/api.md, "Credentials").
  * API keys carry broad privileges for their organization.
  */
 export function requireScope(access: Access): Middleware {

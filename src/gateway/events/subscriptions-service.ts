@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/executor.js';
 import type { Environment } from '../../db/schema.js';
-import type { SecretBox } from '../../db/secret-box.js';
+import type { SecretBox } from '../../keys/secret-box.js';
 import type { SubscriptionStatus } from '../../db/schema-events.js';
 import { prefixedId } from '../../db/ids.js';
 import { invalid, notFound } from '../../errors/domain-error.js';

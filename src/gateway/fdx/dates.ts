@@ -1,10 +1,10 @@
 import { invalidDateRange } from './problems.js';
 
 /**
- * FDX date filters (fdx-notes.md): `startTime` and `endTime` are YYYY-MM-DD, inclusive, given
- * both or neither; neither means the last 7 days; a start older than 24 months is clamped to
- * that boundary. One without the other, a start after the end, or a malformed date is 703.
- * Dates are UTC days.
+ * FDX date filters (docs/api.md, "FDX bank-data API", Dates): `startTime` and `endTime` are
+ * YYYY-MM-DD, inclusive, given both or neither; neither means the last 7 days; a start older than
+ * 24 months is clamped to that boundary. One without the other, a start after the end, or a
+ * malformed date is 703. Dates are UTC days.
  */
 export interface DateRange {
   startDate: string;

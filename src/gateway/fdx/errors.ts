@@ -4,9 +4,10 @@ import { HttpProblem, titleFor } from '../../http/problem.js';
 import { withFdxCode } from './problems.js';
 
 /**
- * The FDX API's problems carry an FDX `code` and `message` (fdx-notes.md), including those
- * raised outside its routes: an unknown /fdx/v6 path, a method not allowed, a malformed
- * parameter, a 500 or 503. The app's error middleware still renders (and logs) them.
+ * The FDX API's problems carry an FDX `code` and `message` (docs/api.md, "FDX bank-data API",
+ * Errors), including those raised outside its routes: an unknown /fdx/v6 path, a method not
+ * allowed, a malformed parameter, a 500 or 503. The app's error middleware still renders (and logs)
+ * them.
  */
 export function fdxProblems(): Middleware {
   return async (ctx, next) => {

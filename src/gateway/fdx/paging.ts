@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
 /**
- * FDX paging (fdx-notes.md): `limit` is clamped to 10–100 (default 10), as the published
- * document says, rather than refused. `pageKey` is the id (a UUID, as the document types it)
- * of the first row of the next page; the lists are keyset-paged from that row, so a walk sees
- * every row exactly once even while rows are added.
+ * FDX paging (docs/api.md, "FDX bank-data API", Paging): `limit` is clamped to 10–100 (default 10),
+ * as the published document says, rather than refused. `pageKey` is the id (a UUID, as the document
+ * types it) of the first row of the next page; the lists are keyset-paged from that row, so a walk
+ * sees every row exactly once even while rows are added.
  */
 export const MIN_LIMIT = 10;
 export const MAX_LIMIT = 100;

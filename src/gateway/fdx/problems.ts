@@ -1,11 +1,11 @@
 import { HttpProblem } from '../../http/problem.js';
 
 /**
- * FDX error codes (fdx-notes.md). FDX clients act on `code`, so every FDX problem carries it
- * with FDX's short `message`, beside the RFC 9457 members: FDX's numeric code takes the place
- * of the stable string code the other APIs send (src/errors/codes.ts). Exceptions, by
- * PRODUCT.md section 10: 401 and the scope 403 carry no code, and the IP-restriction 403 stays
- * exactly {type, title, status, detail}.
+ * FDX error codes (docs/api.md, "FDX bank-data API", Errors). FDX clients act on `code`, so every
+ * FDX problem carries it with FDX's short `message`, beside the RFC 9457 members: FDX's numeric
+ * code takes the place of the stable string code the other APIs send (src/errors/codes.ts).
+ * Exceptions, by the same section: 401 and the scope 403 carry no code, and the IP-restriction 403
+ * stays exactly {type, title, status, detail}.
  */
 export const FDX_CODES = {
   701: { status: 404, message: 'Account not found' },

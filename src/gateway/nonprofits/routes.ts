@@ -23,7 +23,7 @@ export const nonprofitRoutes = [
     path: '/v1/nonprofit/:ein',
     summary: "A nonprofit's public record by EIN (12-3456789 or 123456789); a directory of every nonprofit",
     tag: 'Nonprofits',
-    // Shape of the 2023-01-01 document, served under both accepted versions (PRODUCT.md section 10).
+    // Shape of the 2023-01-01 document, served under both accepted versions (docs/api.md, "Resource gateway (API hosts)").
     versions: ['2026-04-01', '2026-01-15'],
     area: 'nonprofits',
     access: 'read',

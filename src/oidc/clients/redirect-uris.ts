@@ -1,9 +1,9 @@
 import type { Environment } from '../../db/schema.js';
 
 /**
- * Redirect-URI rules (service-interface 5.6, PRODUCT.md section 3), applied at registration
- * and again at authorization: https; a host; a path beyond "/"; no query, fragment or user
- * info; at most 255 characters. The sandbox also accepts http on loopback hosts.
+ * Redirect-URI rules (docs/oauth.md, "OAuth 2.0 and OpenID Connect", Redirect URIs), applied at
+ * registration and again at authorization: https; a host; a path beyond "/"; no query, fragment or
+ * user info; at most 255 characters. The sandbox also accepts http on loopback hosts.
  */
 export const MAX_REDIRECT_URIS = 5;
 export const MAX_REDIRECT_URI_LENGTH = 255;

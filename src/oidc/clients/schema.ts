@@ -3,7 +3,7 @@ import { isCidrOrAddress } from '../../config/schema.js';
 import { SCOPES } from '../../accounts/scopes.js';
 import { redirectUriProblem, MAX_REDIRECT_URIS } from './redirect-uris.js';
 
-/** One entry of config/clients.json (PRODUCT.md section 3). */
+/** One entry of config/clients.json (docs/configuration.md, "The clients file"). */
 export const clientEntrySchema = z
   .object({
     environment: z.enum(['production', 'sandbox']).describe('The one environment the client exists in'),

@@ -22,12 +22,12 @@ export function formatChallenge(scheme: string, parameters: Record<string, strin
 
 /**
  * Every 401 of the provider carries WWW-Authenticate (RFC 9110 15.5.2). Where the client
- * authenticates (token, introspection, revocation) it is a Basic challenge, the scheme
- * those endpoints accept (RFC 6749 5.2), with the OAuth error: for a failed client
- * authentication as for the specification's 401 invalid_grant. The library's own
- * challenges there (realm = issuer, only when an Authorization header was sent) and ours
- * are replaced by one of the same shape. UserInfo keeps the library's Bearer challenge
- * (RFC 6750 3), and gets one if a 401 ever lacks it.
+ * authenticates (token, introspection, revocation) it is a Basic challenge, the scheme those
+ * endpoints accept (RFC 6749 5.2), with the OAuth error: for a failed client authentication as for
+ * the 401 invalid_grant (docs/oauth.md, "OAuth 2.0 and OpenID Connect", Token endpoint). The
+ * library's own challenges there (realm = issuer, only when an Authorization header was sent) and
+ * ours are replaced by one of the same shape. UserInfo keeps the library's Bearer challenge (RFC
+ * 6750 3), and gets one if a 401 ever lacks it.
  */
 export function authenticationChallenge(issuer: string): Middleware {
   return async (ctx, next) => {
@@ -69,11 +69,12 @@ export function isWellFormedBasic(header: string): boolean {
 }
 
 /**
- * Bad client credentials are invalid_client (401) at every client-authenticated endpoint,
- * as PRODUCT.md names them and RFC 6749 5.2 describes ("client authentication failed"),
- * not the library's 400 invalid_request: introspection and revocation without HTTP Basic
- * credentials (as at the token endpoint), and a Basic value that is not base64 of a
- * non-empty `id:secret` anywhere (an empty secret, no colon, a broken percent-encoding).
+ * Bad client credentials are invalid_client (401) at every client-authenticated endpoint, as
+ * docs/oauth.md, "OAuth 2.0 and OpenID Connect" (Every 401 carries WWW-Authenticate) states
+ * and RFC 6749 5.2 describes ("client authentication failed"), not the library's 400 invalid_request:
+ * introspection and revocation without HTTP Basic credentials (as at the token endpoint), and a
+ * Basic value that is not base64 of a non-empty `id:secret` anywhere (an empty secret, no colon, a
+ * broken percent-encoding).
  */
 export function basicClientAuthentication(): Middleware {
   return async (ctx, next) => {

@@ -8,9 +8,9 @@ import { explainGrantRefusal } from '../grant-refusals.js';
 
 /**
  * Token endpoint, after the provider:
- * - status codes of PRODUCT.md section 4: invalid_grant (bad, used or expired code, wrong
- *   verifier, bad or reused refresh token) is 401, not the library's 400, and its
- *   error_description says which (grant-refusals.ts);
+ * - the status codes of docs/oauth.md, "OAuth 2.0 and OpenID Connect" (Token endpoint):
+ *   invalid_grant (bad, used or expired code, wrong verifier, bad or reused refresh token) is
+ *   401, not the library's 400, and its error_description says which (grant-refusals.ts);
  * - for a user subject the response's `scope` is what the approver's current role permits.
  */
 export function tokenResponse(db: Db, environment: Environment): Middleware {

@@ -3,12 +3,12 @@ import type { TransactionRow } from '../activity-repository.js';
 import type { StatementContent } from './content.js';
 
 /**
- * The statement as a BAI2 file (Cash Management Balance Reporting, version 2; fdx-notes.md):
- * one file, one group, one account. Records 01, 02, 03 (opening/closing ledger and available
- * balances, credit and debit totals), one 16 per posted transaction, then 49, 98 and 99 whose
- * control totals and record counts are summed from exactly what was written. Amounts are
- * whole cents. Records are variable length (the 01 leaves record length and block size empty),
- * so no 88 continuations are needed.
+ * The statement as a BAI2 file (Cash Management Balance Reporting, version 2; docs/api.md, "FDX
+ * bank-data API", Statements): one file, one group, one account. Records 01, 02, 03
+ * (opening/closing ledger and available balances, credit and debit totals), one 16 per posted
+ * transaction, then 49, 98 and 99 whose control totals and record counts are summed from exactly
+ * what was written. Amounts are whole cents. Records are variable length (the 01 leaves record
+ * length and block size empty), so no 88 continuations are needed.
  */
 
 const CREDIT_CODES: Partial<Record<TransactionRow['transaction_type'], string>> = {

@@ -2,16 +2,16 @@ import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ClusterError, type RunAs } from './cluster-tools.js';
+import { EmbeddedPostgresError, type RunAs } from './tools.js';
 
 /**
- * Where the embedded cluster's binaries and files live when Almoner runs as root.
+ * Where the embedded PostgreSQL's binaries and data live when Almoner runs as root.
  *
  * PostgreSQL refuses to run as root, so as root its tools run as the `postgres` OS user, who
- * must reach both the binaries (in node_modules) and the cluster's directory (in the data
+ * must reach both the binaries (in node_modules) and PGDATA (in the data
  * directory). A clone in root's 0700 home gives neither; then, and only then:
  * - the binaries are copied once per package version to <root>/postgres/<version>/;
- * - the cluster goes to <root>/clusters/<hash of the data directory's real path>/pg, a
+ * - PGDATA goes to <root>/clusters/<hash of the data directory's real path>/pg, a
  *   postgres-owned directory, and that location is recorded in the data directory's
  *   credentials file (`pgdata`), so a restart, a second server and the admin CLI find it.
  * Credentials, keys and everything else stay in the data directory.
@@ -27,10 +27,10 @@ export interface Binaries {
   postgres: string;
 }
 
-export interface ClusterLocation {
-  /** The cluster's PGDATA. */
+export interface PgdataLocation {
+  /** The embedded PostgreSQL's PGDATA. */
   pgdata: string;
-  /** Set when the cluster lives outside the data directory: that data directory. */
+  /** Set when PGDATA lives outside the data directory: that data directory. */
   relocatedFrom?: string;
 }
 
@@ -44,7 +44,7 @@ export function osUser(): RunAs {
     const created = spawnSync('useradd', ['--system', '-g', SUPERUSER, '--no-create-home', SUPERUSER], { encoding: 'utf8' });
     uid = lookup('-u');
     if (uid.status !== 0) {
-      throw new ClusterError(`running as root, and no "postgres" OS user exists to run the embedded PostgreSQL (useradd: ${created.stderr.trim()})`);
+      throw new EmbeddedPostgresError(`running as root, and no "postgres" OS user exists to run the embedded PostgreSQL (useradd: ${created.stderr.trim()})`);
     }
   }
   const gid = lookup('-g');
@@ -99,7 +99,7 @@ export function reachableBinaries(binaries: Binaries, runAs: RunAs, root: string
   const target = path.join(root, 'postgres', binariesKey(native));
   const copy = binariesIn(target);
   const impossible = (reason: string) =>
-    new ClusterError(
+    new EmbeddedPostgresError(
       `the embedded PostgreSQL binaries in ${native} are not reachable by the "postgres" OS user (which runs them when Almoner runs as root), ` +
         `and they could not be copied to ${target} either (${reason}); put the clone where its parent directories are world-traversable (e.g. under /srv), or set DATABASE_URL`,
     );
@@ -126,9 +126,9 @@ export function reachableBinaries(binaries: Binaries, runAs: RunAs, root: string
   return copy;
 }
 
-// ---------------------------------------------------------------- the cluster's directory
+// ---------------------------------------------------------------- PGDATA
 
-/** The cluster location recorded in a data directory's credentials file, if any. */
+/** The PGDATA recorded in a data directory's credentials file, if any. */
 export function recordedPgdata(dataDir: string): string | undefined {
   try {
     const parsed = JSON.parse(fs.readFileSync(path.join(dataDir, CREDENTIALS_FILE), 'utf8')) as { pgdata?: unknown };
@@ -138,58 +138,58 @@ export function recordedPgdata(dataDir: string): string | undefined {
   }
 }
 
-/** The PGDATA of the embedded cluster of `dataDir`: the recorded location, else <dataDir>/pg. */
+/** The PGDATA of `dataDir`'s embedded PostgreSQL: the recorded location, else <dataDir>/pg. */
 export function embeddedPgdata(dataDir: string): string {
   const resolved = path.resolve(dataDir);
   return recordedPgdata(resolved) ?? path.join(resolved, 'pg');
 }
 
 /** <root>/clusters/<first 16 hex of sha256(real path of the data directory)>. */
-export function relocatedClusterDir(dataDir: string, root: string): string {
+export function relocatedDirFor(dataDir: string, root: string): string {
   const hash = crypto.createHash('sha256').update(fs.realpathSync(dataDir)).digest('hex').slice(0, 16);
   return path.join(root, 'clusters', hash);
 }
 
-/** Creates a relocated cluster's directory, owned by `postgres`, or says in one line why it cannot. */
-function prepareClusterDir(clusterDir: string, dataDir: string, runAs: RunAs): void {
+/** Creates a relocated PGDATA's parent directory, owned by `postgres`, or says in one line why it cannot. */
+function prepareRelocatedDir(relocatedDir: string, dataDir: string, runAs: RunAs): void {
   const impossible = (reason: string) =>
-    new ClusterError(
+    new EmbeddedPostgresError(
       `the data directory ${dataDir} is not reachable by the "postgres" OS user (which runs the embedded PostgreSQL when Almoner runs as root), ` +
-        `and its cluster could not be placed in ${clusterDir} either (${reason}); set ALMONER_DATA_DIR to a directory whose parent directories are world-traversable (e.g. /srv/almoner), or set DATABASE_URL`,
+        `and its cluster could not be placed in ${relocatedDir} either (${reason}); set ALMONER_DATA_DIR to a directory whose parent directories are world-traversable (e.g. /srv/almoner), or set DATABASE_URL`,
     );
   try {
-    mkdirTraversable(path.dirname(clusterDir));
-    fs.mkdirSync(clusterDir, { recursive: true, mode: 0o700 });
-    fs.chownSync(clusterDir, runAs.uid!, runAs.gid!);
-    // For whoever lists <root>/clusters: which data directory each cluster belongs to.
-    fs.writeFileSync(path.join(clusterDir, 'data-dir'), `${fs.realpathSync(dataDir)}\n`, { mode: 0o644 });
+    mkdirTraversable(path.dirname(relocatedDir));
+    fs.mkdirSync(relocatedDir, { recursive: true, mode: 0o700 });
+    fs.chownSync(relocatedDir, runAs.uid!, runAs.gid!);
+    // For whoever lists <root>/clusters: which data directory each one belongs to.
+    fs.writeFileSync(path.join(relocatedDir, 'data-dir'), `${fs.realpathSync(dataDir)}\n`, { mode: 0o644 });
   } catch (error) {
     throw impossible((error as Error).message);
   }
-  if (!passes('-x', clusterDir, runAs) || !passes('-w', clusterDir, runAs)) throw impossible(`the "postgres" OS user cannot write to it`);
+  if (!passes('-x', relocatedDir, runAs) || !passes('-w', relocatedDir, runAs)) throw impossible(`the "postgres" OS user cannot write to it`);
 }
 
 /**
- * Where `dataDir`'s cluster lives. In order: the location recorded in the data directory;
- * <dataDir>/pg when the `postgres` user can reach it (always, when not root) or a cluster
- * is already there; else a relocated directory under `root`, created here.
+ * Where `dataDir`'s PGDATA is. In order: the location recorded in the data directory;
+ * <dataDir>/pg when the `postgres` user can reach it (always, when not root) or an initialised
+ * PGDATA is already there; else a relocated directory under `root`, created here.
  */
-export function locateCluster(dataDir: string, runAs: RunAs, root: string): ClusterLocation {
+export function locatePgdata(dataDir: string, runAs: RunAs, root: string): PgdataLocation {
   const inPlace = path.join(dataDir, 'pg');
   const recorded = recordedPgdata(dataDir);
   if (recorded && recorded !== inPlace) {
     // Recreated if someone removed it (initialisation then starts afresh, as for a removed pg/).
-    if (!fs.existsSync(path.dirname(recorded))) prepareClusterDir(path.dirname(recorded), dataDir, runAs);
+    if (!fs.existsSync(path.dirname(recorded))) prepareRelocatedDir(path.dirname(recorded), dataDir, runAs);
     return { pgdata: recorded, relocatedFrom: dataDir };
   }
   if (passes('-x', dataDir, runAs)) return { pgdata: inPlace };
   if (fs.existsSync(path.join(inPlace, 'PG_VERSION'))) {
-    throw new ClusterError(
+    throw new EmbeddedPostgresError(
       `the embedded PostgreSQL in ${inPlace} is not reachable by the "postgres" OS user, which runs it when Almoner runs as root; ` +
         `make the parent directories of ${dataDir} world-traversable (chmod o+x), or move the data directory and set ALMONER_DATA_DIR`,
     );
   }
-  const clusterDir = relocatedClusterDir(dataDir, root);
-  prepareClusterDir(clusterDir, dataDir, runAs);
-  return { pgdata: path.join(clusterDir, 'pg'), relocatedFrom: dataDir };
+  const relocatedDir = relocatedDirFor(dataDir, root);
+  prepareRelocatedDir(relocatedDir, dataDir, runAs);
+  return { pgdata: path.join(relocatedDir, 'pg'), relocatedFrom: dataDir };
 }

@@ -3,25 +3,25 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { queryOnce as query } from '../helpers/database.js';
-import { ClusterError, openEmbeddedCluster } from '../../src/db/embedded-cluster.js';
+import { EmbeddedPostgresError, openEmbeddedPostgres } from '../../src/embedded-postgres/server.js';
 import { tempDir } from '../helpers/app.js';
 
 
-describe('embedded cluster', () => {
+describe('embedded PostgreSQL', () => {
   it('initialises once, keeps data across restarts, and is shared by a second user', async () => {
-    const dir = tempDir('almoner-cluster-');
-    const first = await openEmbeddedCluster({ dataDir: dir, stopWhenUnused: 'always' });
+    const dir = tempDir('almoner-postgres-');
+    const first = await openEmbeddedPostgres({ dataDir: dir, stopWhenUnused: 'always' });
     expect(first.startedHere).toBe(true);
     await query(first.url, 'create table kept (v int); insert into kept values (42)');
-    const second = await openEmbeddedCluster({ dataDir: dir, stopWhenUnused: 'if-started-here' });
+    const second = await openEmbeddedPostgres({ dataDir: dir, stopWhenUnused: 'if-started-here' });
     expect(second.startedHere).toBe(false);
     expect(second.port).toBe(first.port);
     await second.release();
-    // The second user did not stop the cluster the first one uses.
+    // The second user did not stop the PostgreSQL the first one uses.
     expect(await query(first.url, 'select v from kept')).toEqual([{ v: 42 }]);
     await first.release();
     expect(fs.existsSync(path.join(dir, 'pg', 'postmaster.pid'))).toBe(false);
-    const again = await openEmbeddedCluster({ dataDir: dir, stopWhenUnused: 'always' });
+    const again = await openEmbeddedPostgres({ dataDir: dir, stopWhenUnused: 'always' });
     expect(await query(again.url, 'select v from kept')).toEqual([{ v: 42 }]);
     await again.release();
     // The password is generated, kept private to the owner, and never the package default.
@@ -31,13 +31,13 @@ describe('embedded cluster', () => {
   });
 
   it('treats a postmaster.pid whose pid now belongs to another process as stale', async () => {
-    const dir = tempDir('almoner-cluster-');
-    const cluster = await openEmbeddedCluster({ dataDir: dir, stopWhenUnused: 'always' });
-    await cluster.release();
+    const dir = tempDir('almoner-postgres-');
+    const postgres = await openEmbeddedPostgres({ dataDir: dir, stopWhenUnused: 'always' });
+    await postgres.release();
     const impostor = spawn('sleep', ['30']);
     try {
-      fs.writeFileSync(path.join(dir, 'pg', 'postmaster.pid'), `${impostor.pid}\n${path.join(dir, 'pg')}\n0\n${cluster.port}\n\n127.0.0.1\n`);
-      const reopened = await openEmbeddedCluster({ dataDir: dir, stopWhenUnused: 'always' });
+      fs.writeFileSync(path.join(dir, 'pg', 'postmaster.pid'), `${impostor.pid}\n${path.join(dir, 'pg')}\n0\n${postgres.port}\n\n127.0.0.1\n`);
+      const reopened = await openEmbeddedPostgres({ dataDir: dir, stopWhenUnused: 'always' });
       expect(reopened.startedHere).toBe(true);
       await reopened.release();
     } finally {
@@ -46,11 +46,11 @@ describe('embedded cluster', () => {
   });
 
   it('explains a missing credentials file instead of failing obscurely', async () => {
-    const dir = tempDir('almoner-cluster-');
-    const cluster = await openEmbeddedCluster({ dataDir: dir, stopWhenUnused: 'always' });
-    await cluster.release();
+    const dir = tempDir('almoner-postgres-');
+    const postgres = await openEmbeddedPostgres({ dataDir: dir, stopWhenUnused: 'always' });
+    await postgres.release();
     fs.rmSync(path.join(dir, 'embedded-postgres.json'));
-    await expect(openEmbeddedCluster({ dataDir: dir, stopWhenUnused: 'always' })).rejects.toThrow(ClusterError);
-    await expect(openEmbeddedCluster({ dataDir: dir, stopWhenUnused: 'always' })).rejects.toThrow(/embedded-postgres\.json is missing or unreadable .*; restore it, or move the data directory aside/);
+    await expect(openEmbeddedPostgres({ dataDir: dir, stopWhenUnused: 'always' })).rejects.toThrow(EmbeddedPostgresError);
+    await expect(openEmbeddedPostgres({ dataDir: dir, stopWhenUnused: 'always' })).rejects.toThrow(/embedded-postgres\.json is missing or unreadable .*; restore it, or move the data directory aside/);
   });
 });

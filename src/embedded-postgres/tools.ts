@@ -12,8 +12,8 @@ import { promisify } from 'node:util';
 
 const execFileAsync = promisify(execFile);
 
-export class ClusterError extends Error {
-  override name = 'ClusterError';
+export class EmbeddedPostgresError extends Error {
+  override name = 'EmbeddedPostgresError';
 }
 
 /** The OS user the tools run as: empty for the current user, the `postgres` user's ids as root. */
@@ -69,12 +69,12 @@ export function describeToolFailure(tool: string, error: unknown): string {
 /**
  * Runs a PostgreSQL tool, as `runAs`. The working directory is `/`: a child of root would
  * otherwise inherit root's (say, a 0700 home), which the `postgres` user cannot use.
- * Throws a ClusterError whose message describes the failure (see describeToolFailure).
+ * Throws a EmbeddedPostgresError whose message describes the failure (see describeToolFailure).
  */
 export async function runTool(binary: string, args: readonly string[], runAs: RunAs): Promise<void> {
   try {
     await execFileAsync(binary, args, { ...runAs, cwd: '/', env: { ...process.env, LC_ALL: 'C' }, timeout: 120_000 });
   } catch (error) {
-    throw new ClusterError(describeToolFailure(path.basename(binary), error));
+    throw new EmbeddedPostgresError(describeToolFailure(path.basename(binary), error));
   }
 }

@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ClusterError, embeddedPgdata, openEmbeddedCluster } from '../../src/db/embedded-cluster.js';
+import { EmbeddedPostgresError, embeddedPgdata, openEmbeddedPostgres } from '../../src/embedded-postgres/server.js';
 
 /**
  * When initdb or pg_ctl fails, the error says what the tool said (its stderr; else its stdout
  * and how it ended), never an empty reason. initdb's failures are produced by stand-in
- * scripts run exactly as the real initdb would be; pg_ctl's by a real cluster whose
+ * scripts run exactly as the real initdb would be; pg_ctl's by a real PostgreSQL whose
  * configuration is broken.
  */
 
@@ -39,18 +39,18 @@ function binariesWithInitdb(script: string, mode = 0o755) {
 }
 
 async function failureOf(binaries: ReturnType<typeof binariesWithInitdb>): Promise<string> {
-  const dataDir = tempDir('almoner-cluster-');
-  const error = await openEmbeddedCluster({ dataDir, stopWhenUnused: 'always', binaries }).then(
+  const dataDir = tempDir('almoner-postgres-');
+  const error = await openEmbeddedPostgres({ dataDir, stopWhenUnused: 'always', binaries }).then(
     () => undefined,
     (caught: Error) => caught,
   );
-  expect(error).toBeInstanceOf(ClusterError);
-  // Nothing half-made is left behind: no cluster, no credentials, no password file.
+  expect(error).toBeInstanceOf(EmbeddedPostgresError);
+  // Nothing half-made is left behind: no PGDATA, no credentials, no password file.
   expect(fs.readdirSync(dataDir)).toEqual([]);
   return error!.message;
 }
 
-describe('embedded cluster failure messages', () => {
+describe('embedded PostgreSQL failure messages', () => {
   it("carry initdb's stderr and exit code", async () => {
     const message = await failureOf(binariesWithInitdb('echo "initdb: warning: first line" >&2\necho "initdb: error: could not create directory: No space left on device" >&2\nexit 1'));
     expect(message).toBe('initdb failed (exit code 1): initdb: warning: first line | initdb: error: could not create directory: No space left on device');
@@ -73,16 +73,16 @@ describe('embedded cluster failure messages', () => {
     expect(message).toContain('cannot execute it or reach its directory');
   });
 
-  it("carry pg_ctl's stderr and the end of the server log when the cluster does not start", async () => {
-    const dataDir = tempDir('almoner-cluster-');
-    const cluster = await openEmbeddedCluster({ dataDir, stopWhenUnused: 'always' });
-    await cluster.release();
+  it("carry pg_ctl's stderr and the end of the server log when PostgreSQL does not start", async () => {
+    const dataDir = tempDir('almoner-postgres-');
+    const postgres = await openEmbeddedPostgres({ dataDir, stopWhenUnused: 'always' });
+    await postgres.release();
     fs.appendFileSync(path.join(embeddedPgdata(dataDir), 'postgresql.conf'), '\nthis line is not a setting\n');
-    const error = await openEmbeddedCluster({ dataDir, stopWhenUnused: 'always' }).then(
+    const error = await openEmbeddedPostgres({ dataDir, stopWhenUnused: 'always' }).then(
       () => undefined,
       (caught: Error) => caught,
     );
-    expect(error).toBeInstanceOf(ClusterError);
+    expect(error).toBeInstanceOf(EmbeddedPostgresError);
     expect(error!.message).toContain('the embedded PostgreSQL did not start: pg_ctl failed (exit code 1): pg_ctl: could not start server | Examine the log output.');
     expect(error!.message).toMatch(/its log \(.*startup\.log\) ends: .*syntax error in file ".*postgresql\.conf" line \d+/);
     expect(error!.message).not.toContain('\n');

@@ -4,7 +4,7 @@ import type { AppConfig } from '../config/schema.js';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
-import type { SecretBox } from '../db/secret-box.js';
+import type { SecretBox } from '../keys/secret-box.js';
 import type { ServerKeys } from '../keys/server-keys.js';
 import { ClientSecretCache } from './client-secret-cache.js';
 import { ensureSigningKeys, ENVIRONMENTS, keysVersion, loadJwks } from './keys.js';
@@ -22,7 +22,7 @@ type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<
  * the signing keys rotate, each with its middleware (provider-stack.ts) and event listeners
  * (audit-listeners.ts), plus the background chores (chores.ts).
  */
-export class OidcService {
+export class ProviderLifecycle {
   private readonly providers = new Map<Environment, { provider: Provider; handler: Handler }>();
   private keyVersion = '';
   private stopChores: (() => void) | undefined;
@@ -36,12 +36,12 @@ export class OidcService {
     private readonly box: SecretBox,
   ) {}
 
-  static async create(db: Db, config: AppConfig, logger: Logger, box: SecretBox, serverKeys: ServerKeys): Promise<OidcService> {
+  static async create(db: Db, config: AppConfig, logger: Logger, box: SecretBox, serverKeys: ServerKeys): Promise<ProviderLifecycle> {
     await ensureSigningKeys(db, box);
     const cacheKeys = () => serverKeys.verifying('client_secret_cache_key').map((version) => version.bytes);
-    const service = new OidcService(db, config, logger, serverKeys, new ClientSecretCache(cacheKeys), box);
-    await service.rebuild();
-    return service;
+    const lifecycle = new ProviderLifecycle(db, config, logger, serverKeys, new ClientSecretCache(cacheKeys), box);
+    await lifecycle.rebuild();
+    return lifecycle;
   }
 
   provider(environment: Environment): Provider {

@@ -4,7 +4,7 @@ import { CLUSTER_WORKER_ENV } from '../config/load.js';
 import { PUBLIC_URL_KEYS, type AppConfig } from '../config/schema.js';
 import { createDatabase } from '../db/database.js';
 import { resolveDatabase, type DatabaseLocation } from '../db/resolve.js';
-import { loadSecretBox } from '../db/secret-box.js';
+import { loadSecretBox } from '../keys/secret-box.js';
 import type { Logger } from '../logging/logger.js';
 import { serveClusterScrapes } from '../metrics/cluster.js';
 import { ClientRegistrySync } from '../oidc/clients/registry-sync.js';
@@ -54,7 +54,8 @@ export function restartDelay(recentDeaths: number): number {
 /** Past the grace period, a worker still running gets this much longer before it is killed. */
 const STOP_MARGIN_MS = 5_000;
 
-export interface ClusterServer {
+/** A started primary (workers > 1): what main.ts needs of a server, plus the live workers' pids. */
+export interface PrimaryServer {
   /** The configuration served, with the URLs the workers bound (port 0 resolved). */
   config: AppConfig;
   database: DatabaseLocation;
@@ -65,7 +66,7 @@ export interface ClusterServer {
   close(): Promise<void>;
 }
 
-export async function startPrimary(config: AppConfig, logger: Logger): Promise<ClusterServer> {
+export async function startPrimary(config: AppConfig, logger: Logger): Promise<PrimaryServer> {
   const count = config.workers;
   const database = await resolveDatabase(config, 'always', (message) => logger.info(message));
   let pool: WorkerPool | undefined;

@@ -5,20 +5,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { queryOnce as query } from '../helpers/database.js';
-import { ClusterError, openEmbeddedCluster, type ClusterHandle } from '../../src/db/embedded-cluster.js';
-import { removeRelocatedCluster } from '../helpers/relocated-cluster.js';
+import { EmbeddedPostgresError, openEmbeddedPostgres, type EmbeddedPostgres } from '../../src/embedded-postgres/server.js';
+import { removeRelocatedPgdata } from '../helpers/relocated-pgdata.js';
 
 /**
  * A data directory under a 0700 directory (a clone in root's home). As root the `postgres`
- * OS user, which runs the cluster, cannot reach it: the cluster is relocated under the
+ * OS user, which runs PostgreSQL, cannot reach it: PGDATA is relocated under the
  * relocation root (here a temporary stand-in for /var/lib/almoner). For any other user the
- * cluster runs as that user, so it stays in the data directory.
+ * embedded PostgreSQL runs as that user, so PGDATA stays in the data directory.
  */
 
 const asRoot = process.getuid?.() === 0;
 const made: string[] = [];
 const privateParents: string[] = [];
-const clusters: ClusterHandle[] = [];
+const opened: EmbeddedPostgres[] = [];
 
 /** A fresh directory anyone can traverse, removed after the file. */
 function tempDir(prefix: string): string {
@@ -32,9 +32,9 @@ function tempDir(prefix: string): string {
 const relocationRoot = tempDir('almoner-relocation-root-');
 
 afterAll(async () => {
-  for (const cluster of clusters) await cluster.release();
+  for (const postgres of opened) await postgres.release();
   for (const parent of privateParents) {
-    removeRelocatedCluster(path.join(parent, 'data'));
+    removeRelocatedPgdata(path.join(parent, 'data'));
     fs.rmSync(parent, { recursive: true, force: true });
   }
   for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
@@ -48,10 +48,10 @@ function privateDataDir(): string {
   return path.join(parent, 'data');
 }
 
-async function open(dataDir: string, root = relocationRoot): Promise<ClusterHandle> {
-  const cluster = await openEmbeddedCluster({ dataDir, stopWhenUnused: 'always', relocationRoot: root });
-  clusters.push(cluster);
-  return cluster;
+async function open(dataDir: string, root = relocationRoot): Promise<EmbeddedPostgres> {
+  const postgres = await openEmbeddedPostgres({ dataDir, stopWhenUnused: 'always', relocationRoot: root });
+  opened.push(postgres);
+  return postgres;
 }
 
 
@@ -64,25 +64,25 @@ function postgresUid(): number {
 }
 
 describe('a data directory the "postgres" OS user cannot reach', () => {
-  it('gets its cluster relocated and recorded as root, shared and found again after a restart (in place for other users)', async () => {
+  it('gets its PGDATA relocated and recorded as root, shared and found again after a restart (in place for other users)', async () => {
     const dataDir = privateDataDir();
     const first = await open(dataDir);
-    const clusterDir = path.join(relocationRoot, 'clusters', crypto.createHash('sha256').update(fs.realpathSync(dataDir)).digest('hex').slice(0, 16));
+    const relocatedDir = path.join(relocationRoot, 'clusters', crypto.createHash('sha256').update(fs.realpathSync(dataDir)).digest('hex').slice(0, 16));
     if (asRoot) {
-      expect(first.pgdata).toBe(path.join(clusterDir, 'pg'));
+      expect(first.pgdata).toBe(path.join(relocatedDir, 'pg'));
       expect(first.relocatedFrom).toBe(dataDir);
       expect(recorded(dataDir).pgdata).toBe(first.pgdata);
       expect(fs.existsSync(path.join(dataDir, 'pg'))).toBe(false);
-      const stat = fs.statSync(clusterDir);
+      const stat = fs.statSync(relocatedDir);
       expect({ owner: stat.uid, mode: stat.mode & 0o777 }).toEqual({ owner: postgresUid(), mode: 0o700 });
-      expect(fs.readFileSync(path.join(clusterDir, 'data-dir'), 'utf8')).toBe(`${fs.realpathSync(dataDir)}\n`);
+      expect(fs.readFileSync(path.join(relocatedDir, 'data-dir'), 'utf8')).toBe(`${fs.realpathSync(dataDir)}\n`);
     } else {
       expect(first.pgdata).toBe(path.join(dataDir, 'pg'));
       expect(first.relocatedFrom).toBeUndefined();
       expect(recorded(dataDir).pgdata).toBeUndefined();
-      expect(fs.existsSync(clusterDir)).toBe(false);
+      expect(fs.existsSync(relocatedDir)).toBe(false);
     }
-    // Credentials stay in the data directory, private to its owner, wherever the cluster is.
+    // Credentials stay in the data directory, private to its owner, wherever PGDATA is.
     expect(fs.statSync(path.join(dataDir, 'embedded-postgres.json')).mode & 0o077).toBe(0);
     await query(first.url, 'create table kept (v int); insert into kept values (7)');
 
@@ -93,7 +93,7 @@ describe('a data directory the "postgres" OS user cannot reach', () => {
     await first.release();
     expect(fs.existsSync(path.join(first.pgdata, 'postmaster.pid'))).toBe(false);
 
-    // A stale postmaster.pid at the cluster's location is recognised as such.
+    // A stale postmaster.pid at the relocated PGDATA is recognised as such.
     const impostor = spawn('sleep', ['30']);
     try {
       fs.writeFileSync(path.join(first.pgdata, 'postmaster.pid'), `${impostor.pid}\n${first.pgdata}\n0\n${first.port}\n\n127.0.0.1\n`);
@@ -106,38 +106,38 @@ describe('a data directory the "postgres" OS user cannot reach', () => {
     }
   });
 
-  it('with the credentials file gone, names the relocated cluster to remove (as root) or the data directory', async () => {
+  it('with the credentials file gone, names the relocated PGDATA to remove (as root) or the data directory', async () => {
     const dataDir = privateDataDir();
-    const cluster = await open(dataDir);
-    await cluster.release();
+    const postgres = await open(dataDir);
+    await postgres.release();
     fs.rmSync(path.join(dataDir, 'embedded-postgres.json'));
-    const failure = await openEmbeddedCluster({ dataDir, stopWhenUnused: 'always', relocationRoot }).then(
+    const failure = await openEmbeddedPostgres({ dataDir, stopWhenUnused: 'always', relocationRoot }).then(
       () => undefined,
       (error: Error) => error,
     );
-    expect(failure).toBeInstanceOf(ClusterError);
-    if (asRoot) expect(failure?.message).toContain(`remove the cluster left in ${path.dirname(cluster.pgdata)} (rm -r) to start afresh`);
+    expect(failure).toBeInstanceOf(EmbeddedPostgresError);
+    if (asRoot) expect(failure?.message).toContain(`remove the cluster left in ${path.dirname(postgres.pgdata)} (rm -r) to start afresh`);
     else expect(failure?.message).toContain('move the data directory aside to start afresh');
   });
 
-  it('fails at once with one line naming the fix when the cluster cannot be relocated either (as root; in place otherwise)', async () => {
+  it('fails at once with one line naming the fix when PGDATA cannot be relocated either (as root; in place otherwise)', async () => {
     const dataDir = privateDataDir();
     // A relocation root that cannot be created: a path under a regular file.
     const blocker = path.join(tempDir('almoner-blocked-'), 'a-file');
     fs.writeFileSync(blocker, '');
     const impossibleRoot = path.join(blocker, 'almoner');
-    const opening = openEmbeddedCluster({ dataDir, stopWhenUnused: 'always', relocationRoot: impossibleRoot });
+    const opening = openEmbeddedPostgres({ dataDir, stopWhenUnused: 'always', relocationRoot: impossibleRoot });
     if (!asRoot) {
-      const cluster = await opening;
-      clusters.push(cluster);
-      expect(cluster.pgdata).toBe(path.join(dataDir, 'pg'));
+      const postgres = await opening;
+      opened.push(postgres);
+      expect(postgres.pgdata).toBe(path.join(dataDir, 'pg'));
       return;
     }
     const failure = await opening.then(
       () => undefined,
       (error: Error) => error,
     );
-    expect(failure).toBeInstanceOf(ClusterError);
+    expect(failure).toBeInstanceOf(EmbeddedPostgresError);
     const message = failure!.message;
     expect(message).not.toContain('\n');
     expect(message).toContain(`the data directory ${dataDir} is not reachable by the "postgres" OS user`);
@@ -164,13 +164,13 @@ describe('binaries the "postgres" OS user cannot reach', () => {
     fs.cpSync(path.join(packageDir, 'native'), path.join(copy, 'native'), { recursive: true, verbatimSymlinks: true });
     const binaries = { initdb: path.join(copy, 'native/bin/initdb'), pg_ctl: path.join(copy, 'native/bin/pg_ctl'), postgres: path.join(copy, 'native/bin/postgres') };
 
-    const cluster = await openEmbeddedCluster({ dataDir: tempDir('almoner-cluster-'), stopWhenUnused: 'always', relocationRoot, binaries });
-    clusters.push(cluster);
-    const pid = Number(fs.readFileSync(path.join(cluster.pgdata, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const postgres = await openEmbeddedPostgres({ dataDir: tempDir('almoner-postgres-'), stopWhenUnused: 'always', relocationRoot, binaries });
+    opened.push(postgres);
+    const pid = Number(fs.readFileSync(path.join(postgres.pgdata, 'postmaster.pid'), 'utf8').split('\n')[0]);
     const running = fs.readlinkSync(`/proc/${pid}/exe`);
     const expected = asRoot ? path.join(relocationRoot, 'postgres', `${name.replace('@embedded-postgres/', '')}-${version}`, 'bin', 'postgres') : binaries.postgres;
     expect(running).toBe(expected);
-    expect(await query(cluster.url, 'select 1 as one')).toEqual([{ one: 1 }]);
-    await cluster.release();
+    expect(await query(postgres.url, 'select 1 as one')).toEqual([{ one: 1 }]);
+    await postgres.release();
   });
 });
