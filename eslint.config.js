@@ -1,5 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 /** Where queries may be built: the db/ module and repositories (`repository.ts`, `*-repository.ts`). */
 const DATA_ACCESS_FILES = ['src/db/**', 'src/**/repository.ts', 'src/**/*-repository.ts'];
@@ -41,6 +43,18 @@ export default tseslint.config(
   restrictImports(['src/keys/**'], [NO_FEATURE_BELOW, ONLY_REPOSITORIES_IMPORT_KYSELY], DATA_ACCESS_FILES),
   restrictImports(['src/keys/**/repository.ts', 'src/keys/**/*-repository.ts', 'src/db/**'], [NO_FEATURE_BELOW]),
   restrictImports(['src/embedded-postgres/**'], [NO_FEATURE_BELOW, ONLY_REPOSITORIES_IMPORT_KYSELY]),
+  // No import circles in src/ (type-only imports vanish at run time and are not counted).
+  {
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // The TypeScript settings of import-x (parsing .ts dependencies), resolving './x.js' to x.ts as tsc does.
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver': undefined,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
   { files: ['src/config/**', 'test/**', 'bench/**', 'scripts/**', 'vitest.config.ts', 'vitest.interop.config.ts', 'eslint.config.js'], rules: { 'no-restricted-syntax': 'off' } },
   {
     files: ['src/embedded-postgres/server.ts', 'src/embedded-postgres/tools.ts'],
