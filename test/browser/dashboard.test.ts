@@ -1,30 +1,20 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/gateway/api-keys/service.js';
-import { expectCookiesLocked, launchChromium, signIn } from '../helpers/chromium.js';
+import { expectCookiesLocked, useChromium, signIn } from '../helpers/chromium.js';
 import { createStaff, type Staff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 import { screenshotTarget } from '../helpers/screenshots.js';
 
 const { testDatabase: t, server } = useOAuthServer({ staff: 0 });
-let browser: Browser;
-let context: BrowserContext;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => browser?.close());
-beforeEach(async () => {
-  context = await browser.newContext();
-});
-afterEach(async () => context?.close());
+const chromium = useChromium();
 
 const dashboard = () => server.urls.dashboard;
 const dashed = (ein: string) => `${ein.slice(0, 2)}-${ein.slice(2)}`;
 const ORG_PAGES = ['members', 'api-keys', 'connections', 'audit', 'settings'] as const;
 
 async function signedIn(user: { email: string; password: string }, next = '/account'): Promise<Page> {
-  const page = await context.newPage();
+  const page = await chromium.context.newPage();
   await page.goto(`${dashboard()}/sign-in?next=${encodeURIComponent(next)}`);
   await signIn(page, user);
   await page.waitForURL((url) => url.pathname === next);
@@ -59,8 +49,8 @@ describe('the dashboard in Chromium, role by role', () => {
         const answer = await open(page, `/orgs/${dashed(staff.ein)}/${tab}`);
         expect({ role, tab, status: answer.status }).toEqual({ role, tab, status: 200 });
       }
-      await expectCookiesLocked(context);
-      await context.clearCookies();
+      await expectCookiesLocked(chromium.context);
+      await chromium.context.clearCookies();
     }
   });
 
@@ -85,7 +75,7 @@ describe('the dashboard in Chromium, role by role', () => {
         [`/orgs/${staff.ein}/settings`, { require_mfa: 'on' }],
       ];
       for (const [target, form] of forms) expect({ target, status: await post(page, target, form) }).toEqual({ target, status: 403 });
-      await context.clearCookies();
+      await chromium.context.clearCookies();
     }
     // Nothing changed.
     expect((await t.db.selectFrom('memberships').select('role').where('user_id', '=', staff.users.admin.id).executeTakeFirstOrThrow()).role).toBe('admin');

@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi';
-import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { launchChromium, startAuthorization } from '../helpers/chromium.js';
+import type { CDPSession, Page } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useChromium, startAuthorization } from '../helpers/chromium.js';
 import { exchangeCode, type AuthorizeResult } from '../helpers/flow.js';
 import { createStaff, type Staff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
@@ -15,17 +15,7 @@ import { saveScreenshot } from '../helpers/screenshots.js';
  */
 const { testDatabase: t, server } = useOAuthServer({ staff: 0, dashboardsAtLocalhost: true });
 const redirectUri = 'https://app.example.org/callback';
-let browser: Browser;
-let context: BrowserContext;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => browser?.close());
-beforeEach(async () => {
-  context = await browser.newContext();
-});
-afterEach(async () => context?.close());
+const chromium = useChromium();
 
 interface Authenticator {
   cdp: CDPSession;
@@ -88,7 +78,7 @@ describe('passkeys in Chromium', () => {
 
   it('adds a passkey on the Security page (recovery codes come with it), then signs in with it alone on the dashboard and in an FDX authorization (amr hwk, loa:2), and after the password when the application asks to sign in again (amr pwd+hwk)', async () => {
     const user = staff.users.owner;
-    const page = await context.newPage();
+    const page = await chromium.context.newPage();
     await addPasskey(page, user, 'Work laptop');
     expect(await heading(page)).toBe('Your passkey is ready');
     expect(await page.locator('ul.codes code').allTextContents()).toHaveLength(10);
@@ -148,7 +138,7 @@ describe('passkeys in Chromium', () => {
     const client = await server.registerClient({ environment: 'production', name: 'Ledgerly Bookkeeping', scopes: ['openid', 'read_only', 'read:bank_accounts'] });
 
     // A second device signs in to the application with the password only, before any passkey exists.
-    const phoneContext = await browser.newContext();
+    const phoneContext = await chromium.browser.newContext();
     const phone = await phoneContext.newPage();
     const phoneAuthenticator = await addAuthenticator(phone);
     const readOnly = await startAuthorization(phone, server, { environment: 'production', clientId: client.client_id, redirectUri, scope: 'openid read_only' });
@@ -157,7 +147,7 @@ describe('passkeys in Chromium', () => {
     expect((await idToken({ ...readOnly, callback: await readOnly.callback }, client)).amr).toEqual(['pwd']);
 
     // The passkey is made on the laptop.
-    const laptop = await context.newPage();
+    const laptop = await chromium.context.newPage();
     const laptopAuthenticator = await addPasskey(laptop, user, 'Laptop');
 
     // On the laptop, signed out: the password is now followed by the passkey.
@@ -198,7 +188,7 @@ describe('passkeys in Chromium', () => {
 
   it('removes a passkey with the password typed again; with no second factor left, the recovery codes go too', async () => {
     const user = staff.users.member;
-    const page = await context.newPage();
+    const page = await chromium.context.newPage();
     await addPasskey(page, user, 'Security key');
     await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Done' }).click()]);
 

@@ -1,8 +1,8 @@
 import * as oauth from 'oauth4webapi';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { totpCode } from '../helpers/authenticator.js';
-import { launchChromium, startAuthorization } from '../helpers/chromium.js';
+import { useChromium, startAuthorization } from '../helpers/chromium.js';
 import { exchangeCode, type AuthorizeResult } from '../helpers/flow.js';
 import { createStaff, type Staff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
@@ -10,17 +10,7 @@ import { saveScreenshot } from '../helpers/screenshots.js';
 
 const { testDatabase: t, server } = useOAuthServer({ staff: 0 });
 const redirectUri = 'https://app.example.org/callback';
-let browser: Browser;
-let context: BrowserContext;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => browser?.close());
-beforeEach(async () => {
-  context = await browser.newContext();
-});
-afterEach(async () => context?.close());
+const chromium = useChromium();
 
 /** The code a phone shows now, for a step the server has not seen yet (`after`). */
 function phoneCode(key: string, after = 0): { code: string; step: number } {
@@ -50,7 +40,7 @@ describe('second factors in Chromium', () => {
   it('sets up an authenticator app at a bank-data consent, then asks for its code at the next sign-in; the ID token says pwd+otp, loa:2', async () => {
     const client = await server.registerClient({ environment: 'production', name: 'Ledgerly Bookkeeping', scopes: ['openid', 'read_only', 'read:bank_accounts'] });
     const user = staff.users.owner;
-    const page = await context.newPage();
+    const page = await chromium.context.newPage();
     const first = await startAuthorization(page, server, { environment: 'production', clientId: client.client_id, redirectUri, scope: 'openid read:bank_accounts' });
     await signInWithPassword(page, user);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Set up a second factor');
@@ -73,7 +63,7 @@ describe('second factors in Chromium', () => {
     expect(claims).toMatchObject({ amr: ['pwd', 'otp'], acr: 'urn:almoner:loa:2', sub: user.id });
 
     // A new browser: the password alone is not enough any more.
-    const second = await browser.newContext();
+    const second = await chromium.browser.newContext();
     const later = await second.newPage();
     const again = await startAuthorization(later, server, { environment: 'production', clientId: client.client_id, redirectUri, scope: 'openid read:bank_accounts' });
     await signInWithPassword(later, user);
@@ -89,7 +79,7 @@ describe('second factors in Chromium', () => {
 
   it('takes a recovery code once on the dashboard and refuses it the second time', async () => {
     const user = staff.users.admin;
-    const page = await context.newPage();
+    const page = await chromium.context.newPage();
     await page.goto(`${server.urls.dashboard}/sign-in?next=/account/security`);
     await signInWithPassword(page, user);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Security');
@@ -105,7 +95,7 @@ describe('second factors in Chromium', () => {
     await saveScreenshot(page, 'dashboard-security.png');
 
     for (const [round, expected] of [[1, 'Your account'], [2, 'Enter your second factor']] as const) {
-      const other = await browser.newContext();
+      const other = await chromium.browser.newContext();
       const p = await other.newPage();
       await p.goto(`${server.urls.dashboard}/sign-in`);
       await signInWithPassword(p, user);

@@ -1,7 +1,7 @@
 import { nextCode, rememberRecoveryCodes, setupCode } from './authenticator.js';
 import * as oauth from 'oauth4webapi';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { decide, gatherFacts } from '../../scripts/ensure-chromium.mjs';
 import { endpoints, type Env } from './flow.js';
 import type { OAuthTestServer } from './oauth-server.js';
@@ -39,6 +39,23 @@ export async function launchChromium(): Promise<Browser> {
       '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost',
     ],
   });
+}
+
+/**
+ * A Chromium for the test file and a fresh browser context for each test, closed after it.
+ * Read `browser` and `context` inside tests and hooks: they are filled in by the fixture's own.
+ */
+export function useChromium(): { browser: Browser; context: BrowserContext } {
+  const chromiumFixture = {} as { browser: Browser; context: BrowserContext };
+  beforeAll(async () => {
+    chromiumFixture.browser = await launchChromium();
+  });
+  afterAll(async () => chromiumFixture.browser?.close());
+  beforeEach(async () => {
+    chromiumFixture.context = await chromiumFixture.browser.newContext();
+  });
+  afterEach(async () => chromiumFixture.context?.close());
+  return chromiumFixture;
 }
 
 export interface SeenDocument {
