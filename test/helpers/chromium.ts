@@ -1,9 +1,8 @@
 import { nextCode, rememberRecoveryCodes, setupCode } from './authenticator.js';
-import * as oauth from 'oauth4webapi';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import { decide, gatherFacts } from '../../scripts/ensure-chromium.mjs';
-import { endpoints, type Env } from './flow.js';
+import { authorizationRequest, type Env } from './flow.js';
 import type { OAuthTestServer } from './oauth-server.js';
 
 /**
@@ -104,22 +103,7 @@ export interface StartOptions {
 
 /** Opens the authorization endpoint in `page` and watches for the redirect back to the client. */
 export async function startAuthorization(page: Page, server: OAuthTestServer, options: StartOptions): Promise<BrowserAuthorization> {
-  const verifier = oauth.generateRandomCodeVerifier();
-  const state = oauth.generateRandomState();
-  const nonce = oauth.generateRandomNonce();
-  const url = new URL(endpoints(server, options.environment).authorize);
-  const params = {
-    client_id: options.clientId,
-    redirect_uri: options.redirectUri,
-    response_type: 'code',
-    scope: options.scope,
-    state,
-    nonce,
-    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-    ...options.extraParams,
-  };
-  for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+  const { url, verifier, state, nonce } = await authorizationRequest(server, options);
   // The redirect URI is not served (and a redirect hop bypasses route handlers), so the
   // browser shows its error page after requesting it; waiting for that page keeps the tab
   // settled for whatever the test does next.

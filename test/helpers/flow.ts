@@ -96,8 +96,15 @@ export async function walkHostedPages(browser: FormBrowser, start: Awaited<Retur
   return { page, consentHtml };
 }
 
-/** Drives the authorization endpoint, login and consent with a form-submitting user agent. */
-export async function authorize(server: OAuthTestServer, options: AuthorizeOptions): Promise<AuthorizeResult> {
+/**
+ * A fresh authorization request as a client builds one (PKCE S256, state, nonce): the
+ * authorization endpoint's URL with its parameters (`extraParams` added; undefined ones left
+ * out), and the secrets the client keeps for the exchange.
+ */
+export async function authorizationRequest(
+  server: OAuthTestServer,
+  options: { environment: Env; clientId: string; redirectUri: string; scope: string; extraParams?: Record<string, string | undefined> },
+): Promise<{ url: URL; verifier: string; state: string; nonce: string }> {
   const verifier = oauth.generateRandomCodeVerifier();
   const nonce = oauth.generateRandomNonce();
   const state = oauth.generateRandomState();
@@ -114,6 +121,12 @@ export async function authorize(server: OAuthTestServer, options: AuthorizeOptio
     ...options.extraParams,
   };
   for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
+  return { url, verifier, state, nonce };
+}
+
+/** Drives the authorization endpoint, login and consent with a form-submitting user agent. */
+export async function authorize(server: OAuthTestServer, options: AuthorizeOptions): Promise<AuthorizeResult> {
+  const { url, verifier, state, nonce } = await authorizationRequest(server, options);
   const redirectOrigin = new URL(options.redirectUri).origin;
   const browser = options.browser ?? new FormBrowser((next) => next.origin === redirectOrigin);
   const { page, consentHtml } = await walkHostedPages(browser, await browser.request(url.toString()), { ...options, db: server.db });
