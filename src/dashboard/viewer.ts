@@ -28,7 +28,7 @@ export async function currentViewer(deps: InteractionDeps, ctx: Context): Promis
   const session = await signedInSession(deps, ctx);
   const user = session ? await findUserIdentity(deps.db, session.accountId) : undefined;
   if (!session || !user || user.disabled_at) return undefined;
-  const memberships = await membershipsOf(deps, user.id);
+  const memberships = await membershipsOf(deps, ctx, user.id);
   return {
     session,
     user: { id: user.id, email: user.email, display_name: user.display_name },

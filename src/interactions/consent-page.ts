@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
 import { errors } from 'oidc-provider';
 import { recordAudit } from '../audit/audit-log.js';
-import { writeWithRequest } from '../oidc/request-unit.js';
+import { unitOf } from '../oidc/request-scope.js';
+import { writeWithUnit } from '../oidc/unit-of-work.js';
 import { userIdentity } from '../oidc/request-account.js';
 import { readForm } from '../http/form-body.js';
 import { HttpProblem } from '../http/problem.js';
@@ -37,13 +38,13 @@ function planFor(interaction: Interaction, client: { scope?: string }, membershi
 export async function showConsentStep(deps: InteractionDeps, ctx: Context, interaction: Interaction): Promise<void> {
   const provider = deps.provider();
   const userId = interaction.session?.accountId;
-  const user = userId ? await userIdentity(deps.db, userId) : undefined;
+  const user = userId ? await userIdentity(deps.db, userId, unitOf(ctx)) : undefined;
   const client = await provider.Client.find(String(interaction.params.client_id));
   // The account or the application went away during the flow: start again, or stop here.
   if (!user || user.disabled_at) throw new errors.SessionNotFound('the signed-in account no longer exists');
   if (!client) throw new HttpProblem(400, 'Unknown application', 'The application that sent you here is no longer registered with us. Nothing was shared with it.');
   const view = clientView(client, redirectUri(interaction));
-  const memberships = await membershipsOf(deps, user.id);
+  const memberships = await membershipsOf(deps, ctx, user.id);
   const who = { email: user.email, name: user.display_name };
   const membership = await resolveOrganization(deps, ctx, interaction, memberships, view, who);
   if (!membership) return;
@@ -84,7 +85,7 @@ export async function approve(deps: InteractionDeps, ctx: Context): Promise<void
   const provider = deps.provider();
   const userId = interaction.session?.accountId;
   const client = await provider.Client.find(String(interaction.params.client_id));
-  const membership = userId ? (await membershipsOf(deps, userId)).find((m) => m.id === form.organization) : undefined;
+  const membership = userId ? (await membershipsOf(deps, ctx, userId)).find((m) => m.id === form.organization) : undefined;
   const back = () => {
     ctx.status = 303;
     ctx.redirect(paths(interaction).page);
@@ -98,8 +99,8 @@ export async function approve(deps: InteractionDeps, ctx: Context): Promise<void
   grant.addOIDCScope(plan.granted.join(' '));
   if (plan.withheld.length > 0) grant.rejectOIDCScope(plan.withheld.join(' '));
   const grantId = await grant.save();
-  // Committed with the Grant and the Interaction, in the request's unit (oidc/request-unit.ts).
-  await writeWithRequest(deps.db, async (trx) => {
+  // Committed with the Grant and the Interaction, in the request's unit (oidc/unit-of-work.ts).
+  await writeWithUnit(unitOf(ctx), deps.db, async (trx) => {
     await insertAuthorization(trx, { grantId, environment: deps.environment, clientId: client.clientId, subjectType, userId, organizationId: membership.id, scopes: plan.granted });
     await recordAudit(trx, {
       event: 'consent.granted',

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { readForm } from '../http/form-body.js';
+import { unitOf } from '../oidc/request-scope.js';
 import { detachFromSession } from './provider-session.js';
 import { clientView, finishInteraction, interactionCsrf, loadInteraction, paths, redirectUri, sendInteractionPage, verifyInteractionCsrf, type Interaction, type InteractionDeps } from './interaction.js';
 import { lockoutMessage, SIGN_IN_FAILED } from './sign-in-messages.js';
@@ -43,7 +44,7 @@ export async function submitLogin(deps: InteractionDeps, ctx: Context): Promise<
     return;
   }
   const outcome = await deps.signIn.attempt(
-    { email: form.email ?? '', password: form.password ?? '', ip: ctx.state.clientIp ?? '', environment: deps.environment, requestId: ctx.state.requestId ?? null, clientId: String(interaction.params.client_id ?? '') || null },
+    { email: form.email ?? '', password: form.password ?? '', ip: ctx.state.clientIp ?? '', environment: deps.environment, requestId: ctx.state.requestId ?? null, clientId: String(interaction.params.client_id ?? '') || null, unit: unitOf(ctx) },
     ctx.state.log,
   );
   if (outcome.kind === 'invalid') return showLogin(deps, ctx, interaction, { error: SIGN_IN_FAILED, email: form.email }, 401);

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { formatEin } from '../accounts/ein.js';
 import type { OrganizationKind, Role } from '../db/schema.js';
 import { userMemberships } from '../oidc/request-account.js';
+import { unitOf } from '../oidc/request-scope.js';
 import { interactionCsrf, paths, sendInteractionPage, type ClientView, type Interaction, type InteractionDeps } from './interaction.js';
 
 export interface Membership {
@@ -22,8 +23,8 @@ export const KIND_LABELS: Readonly<Record<OrganizationKind, { label: string; nou
   fund_provider: { label: 'Fund provider', noun: 'fund provider' },
 };
 
-export async function membershipsOf(deps: InteractionDeps, userId: string): Promise<Membership[]> {
-  return (await userMemberships(deps.db, userId)).map((m) => ({ id: m.id, name: m.name, ein: formatEin(m.ein), kind: m.kind, role: m.role, requireMfa: m.require_mfa }));
+export async function membershipsOf(deps: InteractionDeps, ctx: Context, userId: string): Promise<Membership[]> {
+  return (await userMemberships(deps.db, userId, unitOf(ctx))).map((m) => ({ id: m.id, name: m.name, ein: formatEin(m.ein), kind: m.kind, role: m.role, requireMfa: m.require_mfa }));
 }
 
 /**

@@ -1,5 +1,6 @@
 import Router from '@koa/router';
-import { requestUnit } from '../oidc/middleware/request-unit.js';
+import { unitOfWork } from '../oidc/middleware/unit-of-work.js';
+import { BROWSER_REQUEST } from '../oidc/unit-of-work.js';
 import { INTERACTION_PREFIX } from '../oidc/routes.js';
 import { approve, deny, showConsentStep } from './consent-page.js';
 import { loadInteraction, type InteractionDeps } from './interaction.js';
@@ -15,10 +16,11 @@ export type { InteractionDeps } from './interaction.js';
  */
 export function buildInteractionRouter(deps: InteractionDeps): Router {
   const router = new Router({ prefix: INTERACTION_PREFIX });
-  // One write of the provider's rows per request (the Interaction, a Grant), and its reads
-  // remembered, starting with one read of the Interaction the URL names and what it leads to.
+  // One unit of work per request (oidc/unit-of-work.ts): one write of the provider's rows (the
+  // Interaction, a Grant) with the page's own writes, and its reads remembered, starting with
+  // one read of the Interaction the URL names and what it leads to.
   const interactionUid = (path: string) => path.slice(INTERACTION_PREFIX.length + 1).split('/')[0];
-  router.use(requestUnit(deps.db, { firstRead: { environment: deps.environment, hint: (ctx) => ({ interactionUid: interactionUid(ctx.path) }) } }));
+  router.use(unitOfWork({ db: deps.db, environment: deps.environment, planFor: () => BROWSER_REQUEST, hint: (ctx) => ({ interactionUid: interactionUid(ctx.path) }) }));
 
   router.get('/:uid', async (ctx) => {
     const interaction = await loadInteraction(deps, ctx);

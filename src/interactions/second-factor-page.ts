@@ -6,6 +6,7 @@ import { passkeyForm } from '../mfa/passkey-form.js';
 import { countPasskeysHere } from '../mfa/passkeys.js';
 import { clearPendingSignIn, pendingSignIn, setPendingSignIn } from '../mfa/pending-sign-in.js';
 import { userIdentity } from '../oidc/request-account.js';
+import { unitOf } from '../oidc/request-scope.js';
 import { totpIssuer, codeFailure } from '../mfa/second-factor-words.js';
 import { detachFromSession } from './provider-session.js';
 import { noticeSecondFactorChange } from '../mfa/notices.js';
@@ -80,7 +81,7 @@ export async function showPendingSecondFactor(deps: InteractionDeps, ctx: Contex
 /** The consent step found a second factor owed: the code page, or the app's setup when there is none. */
 export async function showStepUp(deps: InteractionDeps, ctx: Context, interaction: Interaction, userId: string, organization: string, reasons: string[], status?: number, error?: string): Promise<void> {
   if (await hasEnrolledSecondFactor(deps.db, userId)) return showCodePage(deps, ctx, interaction, userId, { reasons, organization }, status);
-  const user = await userIdentity(deps.db, userId);
+  const user = await userIdentity(deps.db, userId, unitOf(ctx));
   const enrolment = await beginTotpEnrolment(deps, { id: userId, email: user!.email }, totpIssuer(deps.environment));
   const client = await deps.provider().Client.find(String(interaction.params.client_id));
   ctx.set('Cache-Control', 'no-store');
@@ -136,7 +137,7 @@ export async function submitSecondFactorSetup(deps: InteractionDeps, ctx: Contex
   const organization = chosenOrganization(form);
   const confirmed = await confirmTotp(deps, userId, form.code ?? '');
   if (!confirmed.ok) return showStepUp(deps, ctx, interaction, userId, organization ?? '', [], confirmed.retryAfterSeconds ? 429 : 400, codeFailure(confirmed.retryAfterSeconds));
-  const user = await userIdentity(deps.db, userId);
+  const user = await userIdentity(deps.db, userId, unitOf(ctx));
   if (user) noticeSecondFactorChange(deps, ctx, user.email, 'added', 'an authenticator app');
   interaction.result = { ...interaction.lastSubmission, login: { accountId: userId, amr: withSecondFactor(interaction.session?.amr, 'otp'), acr: ACR_TWO_FACTORS }, organization };
   await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../db/database.js';
 import type { Environment, User } from '../db/schema.js';
 import { recordAudit } from '../audit/audit-log.js';
-import { writeWithRequest } from '../oidc/request-unit.js';
+import { writeWithUnit, type UnitOfWork } from '../oidc/unit-of-work.js';
 import { findUserByEmail, replacePasswordHash } from '../accounts/repository.js';
 import { hashPassword, needsRehash, verifyPassword, type PasswordParams } from '../accounts/passwords.js';
 import { MAX_PASSWORD_LENGTH } from '../accounts/password-policy.js';
@@ -19,6 +19,12 @@ export interface SignInAttempt {
   requestId: string | null;
   /** The application the user is signing in for, when there is one (audit only). */
   clientId: string | null;
+  /**
+   * The request's unit of work (oidc/unit-of-work.ts), in the authorization flow: a success is
+   * committed with the Interaction that carries it. Without one (the dashboard's sign-in) it
+   * is written at once.
+   */
+  unit?: UnitOfWork;
 }
 
 export type SignInOutcome =
@@ -98,9 +104,9 @@ export class SignIn {
         .then((hash) => replacePasswordHash(this.db, user.id, user.password_hash, hash))
         .catch((error: Error) => log?.warn({ err: error }, 'password rehash failed'));
     }
-    // The throttle settled and the audit row, with the Interaction that carries the sign-in, in
-    // the hosted pages' request unit: one transaction.
-    await writeWithRequest(this.db, async (trx) => {
+    // The throttle settled and the audit row, with the Interaction that carries the sign-in when
+    // there is a unit: one transaction.
+    await writeWithUnit(attempt.unit, this.db, async (trx) => {
       await this.throttle.succeeded(reservation, trx);
       await recordAudit(trx, { ...audit, event: 'login.succeeded', actorUserId: user.id });
     });

@@ -1,6 +1,7 @@
 import { Counter, type Registry } from 'prom-client';
 import type { Environment } from '../db/schema.js';
-import { whenTokensCommitted } from '../oidc/token-unit.js';
+import { unitOf } from '../oidc/request-scope.js';
+import { afterUnitCommits } from '../oidc/unit-of-work.js';
 
 const ENVIRONMENTS: readonly Environment[] = ['production', 'sandbox'];
 const GRANT_TYPES: ReadonlySet<string> = new Set(['authorization_code', 'refresh_token', 'client_credentials']);
@@ -8,7 +9,7 @@ const ERROR_CODE = /^[a-z_]{1,48}$/;
 
 /** The part of a provider these metrics use: its event emitter (oidc-provider's documented events). */
 export interface ProviderEvents {
-  on(event: 'grant.success', listener: (ctx: { oidc?: { params?: { grant_type?: unknown } } }) => void): unknown;
+  on(event: 'grant.success', listener: (ctx: { state?: unknown; oidc?: { params?: { grant_type?: unknown } } }) => void): unknown;
   on(event: 'grant.error', listener: (ctx: unknown, error: { error?: unknown }) => void): unknown;
 }
 
@@ -63,7 +64,7 @@ export class OAuthMetrics {
       this.watched.add(provider);
       provider.on('grant.success', (ctx) => {
         const grantType = ctx?.oidc?.params?.grant_type;
-        whenTokensCommitted(() => this.tokenIssued(environment, grantType));
+        afterUnitCommits(unitOf(ctx), () => this.tokenIssued(environment, grantType));
       });
       provider.on('grant.error', (_ctx, error) => this.tokenRefused(environment, error?.error));
     }

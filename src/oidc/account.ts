@@ -5,7 +5,7 @@ import type { Environment } from '../db/schema.js';
 import { authorizationForRequest, type AuthorizationContext } from './authorizations.js';
 import { markAuthorizationUsed } from './authorizations-repository.js';
 import { hasResourceScope, narrowToRole } from '../accounts/scopes.js';
-import { currentTokenUnit } from './token-unit.js';
+import { oidcState, unitOf } from './request-scope.js';
 import { userIdentity } from './request-account.js';
 import { UseThrottle } from '../audit/use-throttle.js';
 
@@ -33,11 +33,9 @@ export function accountFor(sub: string, email: string, name: string | null) {
   };
 }
 
-/** The authorization findAccount read for a request, so later steps need not read it again. */
-const readForRequest = new WeakMap<object, AuthorizationContext>();
-
-export function authorizationReadFor(ctx: object, grantId: string): AuthorizationContext | undefined {
-  const authorization = readForRequest.get(ctx);
+/** The authorization findAccount read for this token request, so later steps need not read it again. */
+export function authorizationReadFor(ctx: { state?: unknown }, grantId: string): AuthorizationContext | undefined {
+  const authorization = oidcState(ctx).authorization;
   return authorization?.grantId === grantId ? authorization : undefined;
 }
 
@@ -64,7 +62,7 @@ export function makeFindAccount(db: Db, environment: Environment) {
   return async (ctx: KoaContextWithOIDC, sub: string, token?: TokenLike) => {
     if (token?.grantId) {
       // At the token endpoint the authorization was read together with the code or refresh token.
-      const authorization = await authorizationForRequest(db, environment, token.grantId);
+      const authorization = await authorizationForRequest(db, environment, token.grantId, unitOf(ctx));
       if (!authorization || authorization.revoked || authorization.expiresAt.getTime() <= Date.now() || authorization.userId !== sub) return undefined;
       if (authorization.subjectType === 'user') {
         if (authorization.role === undefined || authorization.userDisabled) return undefined;
@@ -74,9 +72,9 @@ export function makeFindAccount(db: Db, environment: Environment) {
         }
       }
       if (ctx.oidc?.route === 'token') {
-        readForRequest.set(ctx, authorization);
+        oidcState(ctx).authorization = authorization;
         if (recordedUse.due(authorization.grantId)) {
-          const unit = currentTokenUnit();
+          const unit = unitOf(ctx);
           if (unit) unit.usedGrantId = authorization.grantId;
           else void markAuthorizationUsed(db, authorization.grantId).catch(() => undefined);
         }
@@ -84,7 +82,7 @@ export function makeFindAccount(db: Db, environment: Environment) {
       return accountFor(sub, authorization.email, authorization.displayName);
     }
     if (!/^[0-9a-f-]{36}$/i.test(sub)) return undefined;
-    const user = await userIdentity(db, sub);
+    const user = await userIdentity(db, sub, unitOf(ctx));
     if (!user || user.disabled_at) return undefined;
     return accountFor(user.id, user.email, user.display_name);
   };

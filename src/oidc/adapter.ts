@@ -2,10 +2,8 @@ import { errors } from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import { consumeModel, deleteModel, findConsumeState, findModel, findModelByUid, hashId, upsertModel, writeModels, type NewModelRow, type StoredRow } from '../db/provider-store.js';
-import { currentRequestUnit, DEFERRED_IN_REQUEST, type RequestUnit } from './request-unit.js';
-import { readRequestState } from './request-state-repository.js';
-import { currentTokenUnit } from './token-unit.js';
-import { prefetchToken } from './token-prefetch.js';
+import { unitForAdapter, type UnitOfWork } from './unit-of-work.js';
+import { readInUnit } from './unit-reads.js';
 import { deleteGrantTokens, deleteToken } from './revoked-tokens-repository.js';
 
 /**
@@ -13,15 +11,12 @@ import { deleteGrantTokens, deleteToken } from './revoked-tokens-repository.js';
  * model and environment. Ids are stored as SHA-256 hashes and the raw id (the token, code or
  * session cookie value) is stripped from the payload, so the table yields no credential.
  * `consume` is a conditional update, so two concurrent uses of one code or refresh token
- * cannot both succeed. Inside the token endpoint, reads and writes of the request's tokens go
- * through its TokenUnit (token-unit.ts): one read, one commit. The queries are in
- * db/provider-store.ts, which the resource gateway reads access tokens through as well.
+ * cannot both succeed. Inside a request that has a unit of work (unit-of-work.ts), reads go
+ * through the unit (unit-reads.ts) and the writes its plan names wait for its one commit; the
+ * adapter is the only reader of the unit's AsyncLocalStorage, since the library calls it
+ * without the request. The queries are in db/provider-store.ts, which the resource gateway
+ * reads access tokens through as well.
  */
-
-/** Models whose consume and creation the token endpoint defers to its single write. */
-const DEFERRED = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
-/** Models read together with their Grant and authorization at the token and introspection endpoints. */
-const PREFETCHED = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
 
 export type AdapterPayload = Record<string, unknown> & { grantId?: string; uid?: string; jti?: string; consumed?: unknown };
 
@@ -72,19 +67,14 @@ export class PostgresAdapter {
       uid: typeof payload.uid === 'string' ? payload.uid : null,
       expires_at: expiresAt,
     };
-    const unit = DEFERRED.has(this.model) ? currentTokenUnit() : undefined;
+    const unit = this.unitDeferring('saves');
     if (unit) {
-      unit.inserts.push({ model: this.model, id: row.id, payload: row.payload, grantId: row.grant_id, uid: row.uid, expiresAt });
-      return;
-    }
-    const request = this.requestUnit();
-    if (request) {
       const key = `${this.model}:${row.id}`;
-      request.write(key, { op: 'upsert', row });
+      unit.write(key, { op: 'upsert', row });
       // Read back as the database would give it: JSON, consumed_at kept (an upsert does not reset it).
-      const previous = request.rows.get(key);
-      request.rows.set(key, { payload: JSON.parse(row.payload) as Record<string, unknown>, consumed_at: previous?.consumed_at ?? null });
-      if (this.model === 'Session' && row.uid) request.sessionsByUid.set(row.uid, key);
+      const previous = unit.rows.get(key);
+      unit.rows.set(key, { payload: JSON.parse(row.payload) as Record<string, unknown>, consumed_at: previous?.consumed_at ?? null });
+      if (this.model === 'Session' && row.uid) unit.sessionsByUid.set(row.uid, key);
       return;
     }
     await upsertModel(this.db, row);
@@ -99,50 +89,32 @@ export class PostgresAdapter {
   }
 
   private async read(hashedId: string): Promise<StoredRow | undefined> {
-    const key = `${this.model}:${hashedId}`;
-    const unit = currentTokenUnit();
-    if (unit) {
-      if (PREFETCHED.has(this.model)) return prefetchToken(this.options.db, this.options.environment, unit, this.model, hashedId);
-      if (unit.rows.has(key)) return unit.rows.get(key) ?? undefined;
-    }
-    const request = this.requestUnit();
-    if (!request) return findModel(this.db, this.options.environment, this.model, hashedId);
-    if (request.rows.has(key)) return request.rows.get(key) ?? undefined;
-    const row = this.model === 'Interaction' ? await this.readInteraction(request, hashedId) : await findModel(this.db, this.options.environment, this.model, hashedId);
-    // A write of this row that landed in the unit meanwhile is the newer state.
-    if (!request.rows.has(key)) request.rows.set(key, row ?? null);
-    const uid = this.model === 'Session' ? row?.payload.uid : undefined;
-    if (typeof uid === 'string' && !request.sessionsByUid.has(uid)) request.sessionsByUid.set(uid, key);
-    return request.rows.get(key) ?? undefined;
+    const unit = unitForAdapter();
+    if (unit) return readInUnit(this.db, this.options.environment, unit, this.model, hashedId);
+    return findModel(this.db, this.options.environment, this.model, hashedId);
+  }
+
+  /** The request's unit, when its plan defers this kind of write of this model. */
+  private unitDeferring(kind: 'saves' | 'deletes' | 'consumes'): UnitOfWork | undefined {
+    const unit = unitForAdapter();
+    return unit?.plan[kind].has(this.model) ? unit : undefined;
   }
 
   /**
-   * An Interaction the request's first read did not cover, read as the first read reads one:
-   * with its Session (the provider checks the one against the other next) and what it leads to.
+   * Writes what a browser request has pending before a write its unit does not defer, so
+   * writes keep their order. A token request's pending tokens wait for its consume instead.
    */
-  private async readInteraction(request: RequestUnit, hashedId: string): Promise<StoredRow | undefined> {
-    const ids = { interaction: hashedId, session: null };
-    request.remember(ids, await readRequestState(this.db, this.options.environment, ids));
-    return request.rows.get(`Interaction:${hashedId}`) ?? undefined;
-  }
-
-  /** The request's unit, when this model's writes are deferred to it. */
-  private requestUnit(): RequestUnit | undefined {
-    return DEFERRED_IN_REQUEST.has(this.model) ? currentRequestUnit() : undefined;
-  }
-
-  /** Writes what the request has pending before a write the unit does not defer, so writes keep their order. */
-  private async flushRequest(): Promise<void> {
-    const request = currentRequestUnit();
-    if (request && request.writes.size > 0) await writeModels(this.db, request.take());
+  private async flushUnit(): Promise<void> {
+    const unit = unitForAdapter();
+    if (unit?.plan.kind === 'browser' && unit.writes.size > 0) await writeModels(this.db, unit.take());
   }
 
   /** Sessions by uid. The raw session id is not stored, so the result carries no jti. */
   async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-    const request = this.requestUnit();
-    const known = request?.sessionsByUid.get(uid);
-    if (request && known !== undefined) {
-      const row = known === null ? undefined : request.rows.get(known);
+    const unit = this.unitDeferring('saves');
+    const known = unit?.sessionsByUid.get(uid);
+    if (unit && known !== undefined) {
+      const row = known === null ? undefined : unit.rows.get(known);
       return row ? { ...row.payload } : undefined;
     }
     const row = await findModelByUid(this.db, this.options.environment, this.model, uid);
@@ -154,33 +126,33 @@ export class PostgresAdapter {
   }
 
   async consume(id: string): Promise<void> {
-    const unit = DEFERRED.has(this.model) ? currentTokenUnit() : undefined;
+    const unit = this.unitDeferring('consumes');
     if (unit && !unit.consume) {
       unit.consume = { model: this.model, id: hashId(id) };
       return;
     }
-    await this.flushRequest();
+    await this.flushUnit();
     if (await consumeModel(this.db, this.options.environment, this.model, hashId(id))) return;
     await consumeConflict(this.options, this.model, hashId(id));
     throw alreadyUsed(this.model);
   }
 
   async destroy(id: string): Promise<void> {
-    const request = this.requestUnit();
-    if (request) {
+    const unit = this.unitDeferring('deletes');
+    if (unit) {
       const key = `${this.model}:${hashId(id)}`;
-      request.write(key, { op: 'delete', environment: this.options.environment, model: this.model, id: hashId(id) });
-      request.rows.set(key, null);
+      unit.write(key, { op: 'delete', environment: this.options.environment, model: this.model, id: hashId(id) });
+      unit.rows.set(key, null);
       return;
     }
-    await this.flushRequest();
+    await this.flushUnit();
     // A refresh token is destroyed when revoked (RFC 7009) or replayed: it leaves a marker.
     if (this.model === 'RefreshToken') return deleteToken(this.db, this.options.environment, this.model, hashId(id));
     await deleteModel(this.db, this.options.environment, this.model, hashId(id));
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
-    await this.flushRequest();
+    await this.flushUnit();
     await deleteGrantTokens(this.db, this.options.environment, [this.model], grantId);
   }
 }

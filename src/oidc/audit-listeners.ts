@@ -7,7 +7,7 @@ import { recordAudit } from '../audit/audit-log.js';
 import { revokeAuthorization } from './authorizations.js';
 import { recordGrantRefusal } from './grant-refusals.js';
 import { finishBeforeResponse } from './middleware/response-work.js';
-import { currentTokenUnit } from './token-unit.js';
+import { unitOf } from './request-scope.js';
 
 /**
  * What we do when a provider announces an event: audit rows for issued tokens and revoked
@@ -32,8 +32,8 @@ export function listenToProvider(provider: Provider, { db, environment, logger }
   });
   const audit = (ctx: KoaContextWithOIDC | undefined, event: string, details: Record<string, unknown>) => {
     const entry = auditEntry(ctx, event, details);
-    // At the token endpoint the event commits with the tokens it records (token-unit.ts).
-    const unit = currentTokenUnit();
+    // At the token endpoint the event commits with the tokens it records (unit-of-work.ts).
+    const unit = unitOf(ctx);
     if (unit && event === 'token.issued') {
       unit.audits.push(entry);
       return;

@@ -2,7 +2,7 @@ import type { Db } from '../db/database.js';
 import type { Environment, Role, SubjectType } from '../db/schema.js';
 import type { Executor } from '../db/executor.js';
 import { deleteModel, hashId } from '../db/provider-store.js';
-import { currentTokenUnit } from './token-unit.js';
+import type { UnitOfWork } from './unit-of-work.js';
 import { deleteGrantTokens } from './revoked-tokens-repository.js';
 import { findAuthorizationWithApprover, insertAuthorizationRow, lockLiveUserAuthorizations, markAuthorizationRevoked } from './authorizations-repository.js';
 import { forgetGrantInSessions } from './sessions-repository.js';
@@ -74,9 +74,8 @@ export async function loadAuthorization(db: Executor, environment: Environment, 
   };
 }
 
-/** loadAuthorization, answered from the request's TokenUnit when the token lookup already brought it. */
-export async function authorizationForRequest(db: Executor, environment: Environment, grantId: string): Promise<AuthorizationContext | undefined> {
-  const unit = currentTokenUnit();
+/** loadAuthorization, answered from the request's unit of work when the token lookup already brought it. */
+export async function authorizationForRequest(db: Executor, environment: Environment, grantId: string, unit: UnitOfWork | undefined): Promise<AuthorizationContext | undefined> {
   if (unit?.authorizations.has(grantId)) return unit.authorizations.get(grantId) ?? undefined;
   return loadAuthorization(db, environment, grantId);
 }

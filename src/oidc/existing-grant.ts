@@ -3,6 +3,7 @@ import type { Configuration, Grant, KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment, Role, SubjectType } from '../db/schema.js';
 import { userMemberships } from './request-account.js';
+import { unitOf } from './request-scope.js';
 import { hasSecondFactor } from '../accounts/authentication-methods.js';
 import { stepUpReasons } from '../mfa/step-up.js';
 import { listLiveAuthorizations } from './authorizations-repository.js';
@@ -69,7 +70,7 @@ export function makeLoadExistingGrant(db: Db, environment: Environment): Configu
     const accountId = ctx.oidc.session?.accountId;
     const client = ctx.oidc.client;
     if (!accountId || !client || consentForced(ctx.oidc.params?.prompt)) return undefined;
-    const memberships = await userMemberships(db, accountId);
+    const memberships = await userMemberships(db, accountId, unitOf(ctx));
     if (memberships.length !== 1) return undefined;
     const membership = memberships[0]!;
     const plan = planConsent(String(ctx.oidc.params?.scope ?? '').split(' '), String(client.scope ?? '').split(' '), membership.role as Role, subjectTypeOf(client), membership.kind);

@@ -4,6 +4,7 @@ import type { Environment } from '../db/schema.js';
 import { AUTHORIZATION_LIFETIME_SECONDS, loadAuthorization } from './authorizations.js';
 import { hashId } from '../db/provider-store.js';
 import { findRevocationMarker } from './revoked-tokens-repository.js';
+import { oidcState } from './request-scope.js';
 
 /**
  * invalid_grant says why. The library answers every refused code or refresh token with the
@@ -29,11 +30,9 @@ export const GRANT_REFUSALS = {
   fallback: 'grant request is invalid',
 } as const;
 
-const details = new WeakMap<object, string>();
-
-/** grant.error listener: remembers the library's reason for this request. */
-export function recordGrantRefusal(ctx: object | undefined, error: { error?: string; error_detail?: string }): void {
-  if (ctx && error?.error === 'invalid_grant' && typeof error.error_detail === 'string') details.set(ctx, error.error_detail);
+/** grant.error listener: remembers the library's reason in the request's state. */
+export function recordGrantRefusal(ctx: { state?: unknown } | undefined, error: { error?: string; error_detail?: string }): void {
+  if (ctx?.state && error?.error === 'invalid_grant' && typeof error.error_detail === 'string') oidcState(ctx).grantRefusal = error.error_detail;
 }
 
 interface Deps {
@@ -45,7 +44,7 @@ const epoch = () => Math.floor(Date.now() / 1000);
 
 /** The description for an invalid_grant this request was refused with, from the recorded reason. */
 export async function explainGrantRefusal(deps: Deps, ctx: KoaContextWithOIDC): Promise<string> {
-  const detail = details.get(ctx);
+  const detail = oidcState(ctx).grantRefusal;
   if (!detail) return GRANT_REFUSALS.fallback;
   const params = (ctx.oidc.params ?? {}) as Record<string, unknown>;
   const refresh = params.grant_type === 'refresh_token';

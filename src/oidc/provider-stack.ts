@@ -13,9 +13,11 @@ import { refreshGrace } from './middleware/refresh-grace.js';
 import { refreshScope } from './middleware/refresh-scope.js';
 import { tokenRequest } from './middleware/token-request.js';
 import { tokenResponse } from './middleware/token-response.js';
-import { tokenUnit } from './middleware/token-endpoint-unit.js';
 import { awaitResponseWork } from './middleware/response-work.js';
-import { asProviderFailure, requestUnit } from './middleware/request-unit.js';
+import { unitOfWork } from './middleware/unit-of-work.js';
+import { API_ROUTES } from './routes.js';
+import { BROWSER_REQUEST, TOKEN_REQUEST } from './unit-of-work.js';
+import { HttpProblem, sendOAuthProblem } from '../http/problem.js';
 
 /**
  * Our middleware around a provider's own routes, outermost first. The order is the design:
@@ -36,22 +38,6 @@ export function stackMiddleware(provider: Provider, options: StackOptions): void
   const grace = options.refreshGraceSeconds;
   provider.use(awaitResponseWork());
   provider.use(databaseOutage(provider));
-  // The authorization endpoint and its resume: one write of the provider's rows per request.
-  const authorize = authorizationPath(environment);
-  // It starts with one read of the Interaction its resume URL names, the session its cookie names, and what they lead to.
-  const sessionCookie = provider.cookieName('session');
-  provider.use(
-    asProviderFailure(
-      provider,
-      requestUnit(db, {
-        applies: (ctx) => ctx.path === authorize || ctx.path.startsWith(`${authorize}/`),
-        firstRead: {
-          environment,
-          hint: (ctx) => ({ interactionUid: ctx.path.startsWith(`${authorize}/`) ? ctx.path.slice(authorize.length + 1) : undefined, sessionId: ctx.cookies.get(sessionCookie, { signed: true }) }),
-        },
-      }),
-    ),
-  );
   // Outside every middleware that answers 401, so each such answer gets its challenge.
   provider.use(authenticationChallenge(issuer));
   provider.use(catchOAuthErrors(basicClientAuthentication()));
@@ -61,9 +47,32 @@ export function stackMiddleware(provider: Provider, options: StackOptions): void
   provider.use(catchOAuthErrors(tokenRequest(provider), tokenRefused));
   provider.use(catchOAuthErrors(refreshGrace(db, environment, grace), tokenRefused));
   provider.use(tokenResponse(db, environment));
-  // Inside refreshGrace and tokenResponse: they see the answer to a lost consume race.
-  provider.use(tokenUnit({ db, environment, onConsumeConflict: options.onConsumeConflict, refreshGraceSeconds: grace }));
-  // Inside tokenUnit: its read of the refresh token is the one the provider reuses.
+  // One unit of work per request that enters the provider (unit-of-work.ts): the token and
+  // introspection endpoints, the authorization endpoint and its resume. A browser request starts
+  // with one read of the Interaction its resume URL names, the session its cookie names, and
+  // what they lead to. Inside refreshGrace and tokenResponse: they see the answer to a lost
+  // consume race.
+  const authorize = authorizationPath(environment);
+  const sessionCookie = provider.cookieName('session');
+  provider.use(
+    unitOfWork({
+      db,
+      environment,
+      onConsumeConflict: options.onConsumeConflict,
+      planFor: (ctx) => {
+        if (ctx.method === 'POST' && (ctx.path === API_ROUTES.token || ctx.path === API_ROUTES.introspection)) return TOKEN_REQUEST;
+        return ctx.path === authorize || ctx.path.startsWith(`${authorize}/`) ? BROWSER_REQUEST : undefined;
+      },
+      hint: (ctx) => ({ interactionUid: ctx.path.startsWith(`${authorize}/`) ? ctx.path.slice(authorize.length + 1) : undefined, sessionId: ctx.cookies.get(sessionCookie, { signed: true }) }),
+      // Reported as the provider reports its own storage failures (server_error, which
+      // databaseOutage turns into a 503 while the database is down), not Koa's plain-text 500.
+      onFailure: (ctx, error) => {
+        (provider as unknown as NodeJS.EventEmitter).emit('server_error', ctx, error);
+        sendOAuthProblem(ctx, new HttpProblem(500, 'Internal Server Error', 'oops! something went wrong'), 'server_error');
+      },
+    }),
+  );
+  // Inside the unit: its read of the refresh token is the one the provider reuses.
   provider.use(refreshScope(provider));
   provider.use(introspectionResponse(db, environment));
   provider.use(discoveryDocument(`${dashboardOrigin}${authorizationPath(environment)}`));

@@ -2,9 +2,8 @@ import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import { isDatabaseUnavailable, isUnrepresentableInput } from '../../db/database.js';
 import { HttpProblem, sendOAuthProblem, unavailable } from '../../http/problem.js';
+import { oidcState } from '../request-scope.js';
 
-const FLAG = Symbol('almoner.databaseDown');
-const BAD_INPUT = Symbol('almoner.badInput');
 
 /**
  * The provider turns any storage failure into a 500 server_error. When the cause is an
@@ -13,14 +12,15 @@ const BAD_INPUT = Symbol('almoner.badInput');
  * represent (a NUL byte) is the client's error: 400.
  */
 export function databaseOutage(provider: Provider): Middleware {
-  (provider as unknown as NodeJS.EventEmitter).on('server_error', (ctx: { state?: Record<symbol, unknown> }, error: unknown) => {
-    if (ctx?.state && isDatabaseUnavailable(error)) ctx.state[FLAG] = true;
-    if (ctx?.state && isUnrepresentableInput(error)) ctx.state[BAD_INPUT] = true;
+  (provider as unknown as NodeJS.EventEmitter).on('server_error', (ctx: { state?: unknown } | undefined, error: unknown) => {
+    if (!ctx?.state) return;
+    if (isDatabaseUnavailable(error)) oidcState(ctx).storageFailure = 'unavailable';
+    else if (isUnrepresentableInput(error)) oidcState(ctx).storageFailure = 'bad_input';
   });
   return async (ctx, next) => {
     await next();
-    const state = ctx.state as Record<symbol, unknown>;
-    const problem = state[FLAG] ? unavailable() : state[BAD_INPUT] ? new HttpProblem(400, 'Bad Request', 'the request contains a value that cannot be accepted') : undefined;
+    const failure = ctx.state.oidc?.storageFailure;
+    const problem = failure === 'unavailable' ? unavailable() : failure === 'bad_input' ? new HttpProblem(400, 'Bad Request', 'the request contains a value that cannot be accepted') : undefined;
     if (!problem) return;
     // A JSON answer (the token endpoint and the like) is replaced; a page (the authorization
     // endpoint's error page) keeps its body and takes the status and headers.

@@ -2,8 +2,7 @@ import type { Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { API_ROUTES } from '../routes.js';
 import { SCOPES } from '../../accounts/scopes.js';
-
-const OAUTH_METADATA = Symbol('almoner.oauthMetadata');
+import { oidcState } from '../request-scope.js';
 
 /**
  * Members of the OpenID document that describe OpenID Connect only (ID Tokens, UserInfo,
@@ -44,7 +43,7 @@ export function discoveryDocument(authorizationEndpoint: string): Middleware {
   return async (rawCtx, next) => {
     const oauthMetadata = rawCtx.path === API_ROUTES.oauthMetadata;
     if (oauthMetadata) {
-      (rawCtx.state as Record<symbol, unknown>)[OAUTH_METADATA] = true;
+      oidcState(rawCtx).oauthMetadata = true;
       rawCtx.path = API_ROUTES.discovery;
     }
     await next();
@@ -72,7 +71,7 @@ export function discoveryDocument(authorizationEndpoint: string): Middleware {
     body.request_parameter_supported = false;
     body.claims_parameter_supported = false;
     delete body.require_request_uri_registration;
-    if ((ctx.state as Record<symbol, unknown>)[OAUTH_METADATA]) {
+    if (ctx.state.oidc?.oauthMetadata) {
       for (const member of Object.keys(body)) if (isOpenIdOnly(member)) delete body[member];
     }
   };

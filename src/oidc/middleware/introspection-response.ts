@@ -4,6 +4,7 @@ import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { effectiveScopes } from '../account.js';
 import { authorizationForRequest } from '../authorizations.js';
+import { unitOf } from '../request-scope.js';
 import { hasResourceScope } from '../../accounts/scopes.js';
 
 /**
@@ -20,8 +21,8 @@ export function introspectionResponse(db: Db, environment: Environment): Middlew
     if (body.active !== true) return;
     const entities = ctx.oidc.entities as Record<string, { grantId?: string } | undefined>;
     const grantId = (entities.AccessToken ?? entities.RefreshToken)?.grantId;
-    // Read with the token itself (token-unit.ts) unless the token came from elsewhere.
-    const authorization = grantId ? await authorizationForRequest(db, environment, grantId) : undefined;
+    // Read with the token itself (unit-reads.ts) unless the token came from elsewhere.
+    const authorization = grantId ? await authorizationForRequest(db, environment, grantId, unitOf(ctx)) : undefined;
     if (!authorization || authorization.revoked) {
       ctx.body = { active: false };
       return;

@@ -3,22 +3,18 @@ import querystring from 'node:querystring';
 import { Readable } from 'node:stream';
 import type { ParameterizedContext } from 'koa';
 import { errors } from 'oidc-provider';
+import { oidcState } from '../request-scope.js';
 
 const LIMIT = 56 * 1024;
-
-/** The form text of a request whose body a pre-middleware has read (see replayable). */
-const FORM_TEXT = Symbol('almoner.formText');
-
-type Replayable = IncomingMessage & { [FORM_TEXT]?: string };
 
 /**
  * Reads a form body once, before the provider does, so pre-middleware can look at token
  * parameters. The provider then reads the same bytes from the request as if nobody had
- * (see replayable); a later call returns what the first one read.
+ * (see handOver); a later call returns what the first one read (kept in ctx.state.oidc.form).
  */
 export async function takeFormBody(ctx: ParameterizedContext): Promise<Record<string, string | string[] | undefined> | undefined> {
   if (!ctx.is('application/x-www-form-urlencoded')) return undefined;
-  const seen = (ctx.req as Replayable)[FORM_TEXT];
+  const seen = ctx.state.oidc?.form?.text;
   if (seen !== undefined) return querystring.parse(seen);
   const chunks: Buffer[] = [];
   let size = 0;
@@ -34,14 +30,14 @@ export async function takeFormBody(ctx: ParameterizedContext): Promise<Record<st
 
 /** Adds a parameter to the form the provider will read (after takeFormBody). */
 export function appendFormParameter(ctx: ParameterizedContext, name: string, value: string): void {
-  const text = (ctx.req as Replayable)[FORM_TEXT];
+  const text = ctx.state.oidc?.form?.text;
   if (text === undefined) throw new Error('appendFormParameter before takeFormBody');
   handOver(ctx, `${text}${text ? '&' : ''}${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
 }
 
 /** Replaces the form the provider will read (after takeFormBody). */
 export function replaceFormBody(ctx: ParameterizedContext, form: Record<string, string | string[] | undefined>): void {
-  if ((ctx.req as Replayable)[FORM_TEXT] === undefined) throw new Error('replaceFormBody before takeFormBody');
+  if (ctx.state.oidc?.form === undefined) throw new Error('replaceFormBody before takeFormBody');
   handOver(ctx, querystring.stringify(form));
 }
 
@@ -53,26 +49,20 @@ export function replaceFormBody(ctx: ParameterizedContext, form: Record<string, 
  * that matches it.
  */
 function handOver(ctx: ParameterizedContext, text: string): void {
-  const original = originalOf(ctx.req as Replayable);
+  const state = oidcState(ctx);
+  const original = state.form?.original ?? ctx.req;
+  state.form = { text, original };
   const bytes = Buffer.from(text, 'utf8');
   if (original.headers['content-length'] !== undefined) original.headers['content-length'] = String(bytes.length);
   const replay = Object.create(original, {
-    [FORM_TEXT]: { value: text },
     readable: { value: true },
     readableEncoding: { value: null },
     iterator: { value: (options?: { destroyOnReturn?: boolean }) => Readable.from([bytes], { objectMode: false }).iterator(options) },
     [Symbol.asyncIterator]: { value: () => Readable.from([bytes], { objectMode: false })[Symbol.asyncIterator]() },
-  }) as Replayable;
+  }) as IncomingMessage;
   ctx.req = replay;
   ctx.request.req = replay;
   ctx.response.req = replay;
-}
-
-/** The IncomingMessage under any replay layers. */
-function originalOf(req: Replayable): IncomingMessage {
-  let current: Replayable = req;
-  while (Object.prototype.hasOwnProperty.call(current, FORM_TEXT)) current = Object.getPrototypeOf(current) as Replayable;
-  return current;
 }
 
 export function single(value: string | string[] | undefined): string | undefined {

@@ -7,7 +7,7 @@ import { findConsumedAt, hashId } from '../../db/provider-store.js';
 import { findSuccessor, storeSuccessor } from '../refresh-successors-repository.js';
 import { API_ROUTES } from '../routes.js';
 import { single, takeFormBody } from './raw-form.js';
-import { lostRefreshRaceClient } from './token-endpoint-unit.js';
+import { oidcState } from '../request-scope.js';
 
 /**
  * refresh_reuse_grace_seconds: a duplicate presentation of a refresh token within the
@@ -19,7 +19,7 @@ import { lostRefreshRaceClient } from './token-endpoint-unit.js';
  * A duplicate is answered only after the provider has handled it in full: client
  * authentication (HTTP Basic, the secret check and its failure limits), the check that the
  * token was issued to that client, then the consume that loses to the first use
- * (tokenUnit records that). A refusal before that point (no or wrong credentials, another
+ * (the unit of work records that: middleware/unit-of-work.ts). A refusal before that point (no or wrong credentials, another
  * client) stays the refusal it is, and changes nothing: holding the token without the
  * client's secret neither refreshes nor revokes.
  */
@@ -87,7 +87,7 @@ export function refreshGrace(db: Db, environment: Environment, graceSeconds: num
       return;
     }
     // Only a duplicate from the authenticated owner that lost the consume race is answered.
-    const owner = lostRefreshRaceClient(rawCtx);
+    const owner = oidcState(rawCtx).lostRefreshRaceClient;
     if (!owner || owner !== clientId || !withinGrace(await consumedAt(id), graceSeconds)) return;
     const pair = await successor(id, key, owner);
     if (!pair) return;

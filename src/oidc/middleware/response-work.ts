@@ -1,8 +1,5 @@
 import type { Middleware } from 'koa';
-
-const PENDING = Symbol('almoner.pendingWork');
-
-type WithState = { state?: object } | undefined;
+import { oidcState } from '../request-scope.js';
 
 /**
  * Work started from a provider event (which the library does not await) that the answer
@@ -10,12 +7,9 @@ type WithState = { state?: object } | undefined;
  * belonged to is already marked revoked and gone from every session. The work must catch
  * its own errors; a failure is logged by its owner and never turns the answer into a 500.
  */
-export function finishBeforeResponse(ctx: WithState, work: Promise<void>): void {
+export function finishBeforeResponse(ctx: { state?: unknown } | undefined, work: Promise<void>): void {
   if (!ctx?.state) return;
-  const state = ctx.state as Record<symbol, unknown>;
-  const pending = (state[PENDING] as Promise<void>[] | undefined) ?? [];
-  pending.push(work);
-  state[PENDING] = pending;
+  (oidcState(ctx).pendingWork ??= []).push(work);
 }
 
 /** Outermost provider middleware: waits for the work registered during the request. */
@@ -24,7 +18,7 @@ export function awaitResponseWork(): Middleware {
     try {
       await next();
     } finally {
-      const pending = (ctx.state as Record<symbol, unknown>)[PENDING] as Promise<void>[] | undefined;
+      const pending = ctx.state.oidc?.pendingWork;
       if (pending) await Promise.all(pending);
     }
   };

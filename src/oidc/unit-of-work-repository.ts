@@ -2,14 +2,14 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import { runPrepared } from '../db/prepared-statements.js';
-import { hashedInSql } from '../db/provider-store.js';
+import { hashedInSql, writeModels, type ModelWrite } from '../db/provider-store.js';
 import type { AuthorizationContext } from './authorizations.js';
-import type { TokenUnit } from './token-unit.js';
+import type { UnitOfWork } from './unit-of-work.js';
+import { inTransaction, type Executor } from '../db/executor.js';
 
 /**
- * The token endpoint's two statements (token-unit.ts): the read of a code or refresh token
- * with its Grant and authorization, and the single write of a unit (consume, new tokens,
- * audit rows, last_used_at).
+ * The unit of work's statements (unit-of-work.ts): the token request's read of a code or
+ * refresh token with its Grant and authorization, and the one write of a unit.
  */
 
 interface TokenWithGrantRow {
@@ -63,19 +63,40 @@ export async function findTokenWithGrant(db: Db, environment: Environment, model
 }
 
 /**
- * Writes the unit in one statement. Returns false when the consume found the code or refresh
- * token already used: then nothing was written.
+ * Writes a unit of work (unit-of-work.ts): its provider rows, audit rows, last_used_at and
+ * the request's other writes, in one transaction. A unit with a deferred consume is written as
+ * one statement whose every part is conditional on the consume: false when the code or
+ * refresh token was already used, and then nothing was written. The one function that writes
+ * a unit; late writes go straight to the database.
  */
-export async function writeTokenUnit(db: Db, environment: Environment, unit: TokenUnit): Promise<boolean> {
+export async function commitUnit(db: Db, environment: Environment, unit: UnitOfWork): Promise<boolean> {
+  unit.closed = true;
+  if (!unit.hasWrites) return true;
+  const writes = unit.take();
+  const conditional = unit.consume !== undefined || unit.audits.length > 0 || unit.usedGrantId !== undefined;
+  const write = async (executor: Executor): Promise<boolean> => {
+    if (conditional) {
+      if (!(await writeConsumed(executor, environment, unit, writes))) return false;
+    } else await writeModels(executor, writes);
+    for (const work of unit.together) await work(executor);
+    return true;
+  };
+  return unit.together.length === 0 ? write(db) : inTransaction(db, write);
+}
+
+/** The consume, the deferred saves, the audit rows and last_used_at in one statement, all or nothing. */
+async function writeConsumed(db: Executor, environment: Environment, unit: UnitOfWork, writes: readonly ModelWrite[]): Promise<boolean> {
+  if (writes.some((w) => w.op === 'delete')) throw new Error('a unit with a deferred consume defers no delete');
   const consumed = unit.consume
     ? sql`update oidc_models set consumed_at = now()
           where environment = ${environment} and model = ${unit.consume.model} and id = ${unit.consume.id} and consumed_at is null
           returning 1`
     : sql`select 1`;
   const parts = [sql`consumed as (${consumed})`];
-  if (unit.inserts.length > 0) {
-    const values = unit.inserts.map(
-      (r) => sql`(${environment}, ${r.model}, ${r.id}, ${r.payload}::jsonb, ${r.grantId}::text, ${r.uid}::text, ${r.expiresAt}::timestamptz)`,
+  const saves = writes.flatMap((w) => (w.op === 'upsert' ? [w.row] : []));
+  if (saves.length > 0) {
+    const values = saves.map(
+      (r) => sql`(${r.environment}, ${r.model}, ${r.id}, ${r.payload}::jsonb, ${r.grant_id}::text, ${r.uid}::text, ${r.expires_at}::timestamptz)`,
     );
     parts.push(sql`issued as (
       insert into oidc_models (environment, model, id, payload, grant_id, uid, expires_at)
