@@ -8,6 +8,13 @@ const DATA_ACCESS_FILES = ['src/db/**', 'src/**/repository.ts', 'src/**/*-reposi
 const ONLY_REPOSITORIES_IMPORT_KYSELY = { group: ['kysely', 'kysely/*'], message: 'Only src/db/ and repositories (repository.ts, *-repository.ts) touch the database: call a repository function, or use db/executor.ts (Executor, inTransaction).' };
 const OIDC_NOT_GATEWAY = { group: ['**/gateway/**'], message: 'src/oidc must not import src/gateway: share through db/ or accounts/.' };
 const GATEWAY_NOT_OIDC = { group: ['**/oidc/**'], message: 'src/gateway must not import src/oidc: share through db/ or accounts/.' };
+/** process.env is read in src/config only. */
+const ENV_READ = { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Only src/config reads process.env (docs/layout.md, "Layout").' };
+/** No hidden request channels (docs/layout.md, "Boundaries the linter holds"): request state is ctx.state.oidc, one unit of work. */
+const NO_ASYNC_STORAGE = { selector: "NewExpression[callee.name='AsyncLocalStorage']", message: 'One AsyncLocalStorage: the unit of work (src/oidc/unit-of-work.ts). Pass request state in ctx.state.oidc (src/oidc/request-scope.ts) or as a parameter.' };
+const NO_WEAK_MAP = { selector: "NewExpression[callee.name='WeakMap']", message: 'No WeakMap side channels: keep request state in ctx.state.oidc (src/oidc/request-scope.ts) or pass it as a parameter.' };
+const NO_SYMBOL_KEYS = { selector: "CallExpression[callee.name='Symbol']", message: 'No symbol-keyed side channels: keep request state in ctx.state.oidc (src/oidc/request-scope.ts) or pass it as a parameter.' };
+const restrictSyntax = (...selectors) => ({ 'no-restricted-syntax': ['error', ...selectors] });
 const restrictImports = (files, patterns, ignores = []) => ({ files, ignores, rules: { 'no-restricted-imports': ['error', { patterns }] } });
 /** The folders of src/ that are features: keys/, db/ and embedded-postgres/ sit below all of them (docs/layout.md). */
 const FEATURES = ['accounts', 'apps', 'audit', 'cli', 'dashboard', 'demo', 'gateway', 'http', 'interactions', 'limits', 'mail', 'metrics', 'mfa', 'oidc', 'server', 'views', 'webhooks'];
@@ -22,12 +29,12 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      'no-restricted-syntax': [
-        'error',
-        { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Only src/config reads process.env (docs/layout.md, "Layout").' },
-      ],
+      ...restrictSyntax(ENV_READ, NO_ASYNC_STORAGE, NO_WEAK_MAP, NO_SYMBOL_KEYS),
     },
   },
+  // The unit of work's one AsyncLocalStorage; the pools of db/database.ts, keyed by their Db (no request).
+  { files: ['src/oidc/unit-of-work.ts'], rules: restrictSyntax(ENV_READ, NO_WEAK_MAP, NO_SYMBOL_KEYS) },
+  { files: ['src/db/database.ts'], rules: restrictSyntax(ENV_READ, NO_ASYNC_STORAGE, NO_SYMBOL_KEYS) },
   // Import boundaries (issue 15), all one rule: for a file several of these objects match, the
   // last one's no-restricted-imports replaces the earlier ones' (flat config does not merge
   // rule options), so each object lists every pattern that applies to the files it names.
@@ -55,10 +62,11 @@ export default tseslint.config(
     },
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
-  { files: ['src/config/**', 'test/**', 'bench/**', 'scripts/**', 'vitest.config.ts', 'vitest.interop.config.ts', 'eslint.config.js'], rules: { 'no-restricted-syntax': 'off' } },
+  { files: ['src/config/**'], rules: restrictSyntax(NO_ASYNC_STORAGE, NO_WEAK_MAP, NO_SYMBOL_KEYS) },
+  { files: ['test/**', 'bench/**', 'scripts/**', 'vitest.config.ts', 'vitest.interop.config.ts', 'eslint.config.js'], rules: { 'no-restricted-syntax': 'off' } },
   {
     files: ['src/embedded-postgres/server.ts', 'src/embedded-postgres/tools.ts'],
     // The embedded PostgreSQL's binaries run with the caller's environment, passed through untouched.
-    rules: { 'no-restricted-syntax': 'off' },
+    rules: restrictSyntax(NO_ASYNC_STORAGE, NO_WEAK_MAP, NO_SYMBOL_KEYS),
   },
 );

@@ -7,7 +7,7 @@ import type { listMemberships } from '../accounts/repository.js';
 
 /**
  * What a browser request of the authorization flow reads first, in one statement
- * (middleware/request-unit.ts): the Interaction its URL names, the Session bound to it, the
+ * (middleware/unit-of-work.ts): the Interaction its URL names, the Session bound to it, the
  * Session its cookie names, the Grant the Interaction's consent names, and the signed-in
  * user's identity and memberships. Each of these is otherwise one query of its own, made a
  * few milliseconds later in the same request.
@@ -40,7 +40,7 @@ const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 /**
  * The rows by hashed id (either may be null). The user is the one the Interaction's sign-in
  * names, else its Session's, else the cookie's Session's. Lookups behind `offset 0` stay index
- * probes keyed by the row before them (see token-unit-repository.ts).
+ * probes keyed by the row before them (see unit-of-work-repository.ts).
  */
 export async function readRequestState(db: Db, environment: Environment, ids: { interaction: string | null; session: string | null }): Promise<RequestStateRow> {
   const [row] = await runPrepared(

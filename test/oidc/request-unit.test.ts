@@ -7,7 +7,7 @@ import { StatementProbe } from '../helpers/statement-probe.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 /**
- * The browser requests of the authorization flow as units of work (src/oidc/request-unit.ts):
+ * The browser requests of the authorization flow as units of work (src/oidc/unit-of-work.ts, the browser plan):
  * each writes the provider rows it saved and deleted in one statement, and reads an
  * Interaction with its Session in one.
  */

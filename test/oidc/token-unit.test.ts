@@ -8,7 +8,7 @@ import { authorize, introspect, obtainTokens, tokenRequest } from '../helpers/fl
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 /**
- * The token endpoint's unit of work (src/oidc/token-unit.ts): one read of the presented token
+ * The token endpoint's unit of work (src/oidc/unit-of-work.ts, the token plan): one read of the presented token
  * with its Grant and authorization, one write of everything the response hands out, and
  * nothing written when the consume loses a race.
  */

@@ -12,7 +12,7 @@ import { replaceFormBody, single, takeFormBody } from './raw-form.js';
  * scope with the token's (which would answer invalid_scope). Any other scope beyond the
  * token's is still the provider's invalid_scope.
  *
- * Mounted inside tokenUnit, so the refresh token read here is the request's single read,
+ * Mounted inside the unit of work (unit-of-work.ts), so the refresh token read here is the request's single read,
  * reused by the provider.
  */
 export function refreshScope(provider: Provider): Middleware {
