@@ -14,11 +14,16 @@ const ENV_READ = { selector: "MemberExpression[object.name='process'][property.n
 const NO_ASYNC_STORAGE = { selector: "NewExpression[callee.name='AsyncLocalStorage']", message: 'One AsyncLocalStorage: the unit of work (src/oidc/unit-of-work.ts). Pass request state in ctx.state.oidc (src/oidc/request-scope.ts) or as a parameter.' };
 const NO_WEAK_MAP = { selector: "NewExpression[callee.name='WeakMap']", message: 'No WeakMap side channels: keep request state in ctx.state.oidc (src/oidc/request-scope.ts) or pass it as a parameter.' };
 const NO_SYMBOL_KEYS = { selector: "CallExpression[callee.name='Symbol']", message: 'No symbol-keyed side channels: keep request state in ctx.state.oidc (src/oidc/request-scope.ts) or pass it as a parameter.' };
+/** Transactions are opened by db/ and repositories, or through db/executor.ts's inTransaction (the services' unit of work). */
+const NO_RAW_TRANSACTION = { selector: "CallExpression[callee.property.name='transaction']", message: 'Open a transaction with inTransaction (src/db/executor.ts); db.transaction() is for src/db/ and repositories.' };
 const restrictSyntax = (...selectors) => ({ 'no-restricted-syntax': ['error', ...selectors] });
 const restrictImports = (files, patterns, ignores = []) => ({ files, ignores, rules: { 'no-restricted-imports': ['error', { patterns }] } });
 /** The folders of src/ that are features: keys/, db/ and embedded-postgres/ sit below all of them (docs/layout.md). */
-const FEATURES = ['accounts', 'apps', 'audit', 'cli', 'dashboard', 'demo', 'gateway', 'http', 'interactions', 'limits', 'mail', 'metrics', 'mfa', 'oidc', 'server', 'views', 'webhooks'];
+const FEATURES = ['accounts', 'apps', 'authorizations', 'audit', 'cli', 'dashboard', 'demo', 'gateway', 'http', 'interactions', 'limits', 'mail', 'metrics', 'mfa', 'oidc', 'server', 'views', 'webhooks'];
 const NO_FEATURE_BELOW = { group: FEATURES.map((f) => `**/${f}/**`), message: 'src/keys, src/db and src/embedded-postgres import no feature: pass what they need in as a parameter, or let the feature import them.' };
+
+/** authorizations/ is shared by oidc/, accounts/ and dashboard/, so it imports none of them (nor any other feature). */
+const AUTHORIZATIONS_BELOW = { group: FEATURES.filter((f) => f !== 'authorizations').map((f) => `**/${f}/**`), message: 'src/authorizations imports only db/: oidc, accounts and the dashboard all use it, so an import from any of them closes a circle.' };
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'data/', 'scratch/', 'coverage/'] },
@@ -29,11 +34,12 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      ...restrictSyntax(ENV_READ, NO_ASYNC_STORAGE, NO_WEAK_MAP, NO_SYMBOL_KEYS),
+      ...restrictSyntax(ENV_READ, NO_ASYNC_STORAGE, NO_WEAK_MAP, NO_SYMBOL_KEYS, NO_RAW_TRANSACTION),
     },
   },
+  { files: DATA_ACCESS_FILES, rules: restrictSyntax(ENV_READ, NO_ASYNC_STORAGE, NO_WEAK_MAP, NO_SYMBOL_KEYS) },
   // The unit of work's one AsyncLocalStorage; the pools of db/database.ts, keyed by their Db (no request).
-  { files: ['src/oidc/unit-of-work.ts'], rules: restrictSyntax(ENV_READ, NO_WEAK_MAP, NO_SYMBOL_KEYS) },
+  { files: ['src/oidc/unit-of-work.ts'], rules: restrictSyntax(ENV_READ, NO_WEAK_MAP, NO_SYMBOL_KEYS, NO_RAW_TRANSACTION) },
   { files: ['src/db/database.ts'], rules: restrictSyntax(ENV_READ, NO_ASYNC_STORAGE, NO_SYMBOL_KEYS) },
   // Import boundaries (issue 15), all one rule: for a file several of these objects match, the
   // last one's no-restricted-imports replaces the earlier ones' (flat config does not merge
@@ -50,6 +56,8 @@ export default tseslint.config(
   restrictImports(['src/keys/**'], [NO_FEATURE_BELOW, ONLY_REPOSITORIES_IMPORT_KYSELY], DATA_ACCESS_FILES),
   restrictImports(['src/keys/**/repository.ts', 'src/keys/**/*-repository.ts', 'src/db/**'], [NO_FEATURE_BELOW]),
   restrictImports(['src/embedded-postgres/**'], [NO_FEATURE_BELOW, ONLY_REPOSITORIES_IMPORT_KYSELY]),
+  restrictImports(['src/authorizations/**'], [AUTHORIZATIONS_BELOW, ONLY_REPOSITORIES_IMPORT_KYSELY], DATA_ACCESS_FILES),
+  restrictImports(['src/authorizations/**/repository.ts', 'src/authorizations/**/*-repository.ts'], [AUTHORIZATIONS_BELOW]),
   // No import circles in src/ (type-only imports vanish at run time and are not counted).
   {
     files: ['src/**/*.ts'],
@@ -62,11 +70,11 @@ export default tseslint.config(
     },
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
-  { files: ['src/config/**'], rules: restrictSyntax(NO_ASYNC_STORAGE, NO_WEAK_MAP, NO_SYMBOL_KEYS) },
+  { files: ['src/config/**'], rules: restrictSyntax(NO_ASYNC_STORAGE, NO_WEAK_MAP, NO_SYMBOL_KEYS, NO_RAW_TRANSACTION) },
   { files: ['test/**', 'bench/**', 'scripts/**', 'vitest.config.ts', 'vitest.interop.config.ts', 'eslint.config.js'], rules: { 'no-restricted-syntax': 'off' } },
   {
     files: ['src/embedded-postgres/server.ts', 'src/embedded-postgres/tools.ts'],
     // The embedded PostgreSQL's binaries run with the caller's environment, passed through untouched.
-    rules: restrictSyntax(NO_ASYNC_STORAGE, NO_WEAK_MAP, NO_SYMBOL_KEYS),
+    rules: restrictSyntax(NO_ASYNC_STORAGE, NO_WEAK_MAP, NO_SYMBOL_KEYS, NO_RAW_TRANSACTION),
   },
 );

@@ -11,7 +11,7 @@ import { migrateToLatest } from '../../src/db/migrator.js';
 import { seedNonprofitData } from '../../src/demo/nonprofit-data.js';
 import { encodeCursor } from '../../src/gateway/pagination.js';
 import { createLogger } from '../../src/logging/logger.js';
-import { insertAuthorization } from '../../src/oidc/authorizations.js';
+import { insertAuthorization } from '../../src/authorizations/authorizations.js';
 import { updateClientsFile } from '../../src/oidc/clients/file-store.js';
 import { generateClientId, generateClientSecret, hashClientSecret, syncClients } from '../../src/oidc/clients/service.js';
 import { clientEntrySchema, type ClientEntry } from '../../src/oidc/clients/schema.js';

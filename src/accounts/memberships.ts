@@ -2,7 +2,7 @@ import type { Db } from '../db/database.js';
 import { inTransaction, type Trx } from '../db/executor.js';
 import type { Role } from '../db/schema.js';
 import { recordAudit } from '../audit/audit-log.js';
-import { revokeUserAuthorizationsIn } from '../oidc/authorizations.js';
+import { revokeUserAuthorizationsIn } from '../authorizations/authorizations.js';
 import { conflict, forbidden, notFound } from '../errors/domain-error.js';
 import { mapUniqueViolation } from '../errors/unique-violation.js';
 import { formatEin } from './ein.js';

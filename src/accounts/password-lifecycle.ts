@@ -1,7 +1,7 @@
 import type { Environment } from '../db/schema.js';
 import type { Executor } from '../db/executor.js';
 import { recordAudit } from '../audit/audit-log.js';
-import { destroyUserSessions } from '../oidc/sessions-repository.js';
+import { destroyUserSessions } from '../authorizations/sessions-repository.js';
 import { consumeAllPasswordResets } from './password-resets-repository.js';
 import { setPasswordHash } from './user-lifecycle-repository.js';
 

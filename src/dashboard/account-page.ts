@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { KIND_LABELS, ROLE_NAMES } from '../interactions/organization-page.js';
+import { KIND_LABELS, ROLE_NAMES } from '../oidc/interactions/organization-page.js';
 import type { DashboardDeps } from './deps.js';
 import { requireViewer } from './guards.js';
 import { sendDashboardPage } from './page.js';

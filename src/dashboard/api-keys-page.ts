@@ -3,7 +3,7 @@ import { createOrganizationApiKey, revokeApiKey } from '../gateway/api-keys/serv
 import { listApiKeysOfOrganization } from '../gateway/api-keys/repository.js';
 import type { Environment } from '../db/schema.js';
 import { readForm } from '../http/form-body.js';
-import type { Membership } from '../interactions/organization-page.js';
+import type { Membership } from '../oidc/interactions/organization-page.js';
 import { shownDate } from './dates.js';
 import type { DashboardDeps } from './deps.js';
 import { managedOrganization, requireViewer, verifySessionCsrf } from './guards.js';

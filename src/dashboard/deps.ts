@@ -1,6 +1,6 @@
 import type { PasswordParams } from '../accounts/passwords.js';
 import type { Environment } from '../db/schema.js';
-import type { InteractionDeps } from '../interactions/interaction.js';
+import type { InteractionDeps } from '../oidc/interactions/interaction.js';
 import type { Profile } from '../webhooks/targets.js';
 
 /**

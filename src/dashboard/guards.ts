@@ -1,8 +1,8 @@
 import type { Context } from 'koa';
 import { HttpProblem } from '../http/problem.js';
-import type { Membership } from '../interactions/organization-page.js';
+import type { Membership } from '../oidc/interactions/organization-page.js';
 import { csrfToken, verifyCsrf } from '../http/csrf.js';
-import type { InteractionDeps } from '../interactions/interaction.js';
+import type { InteractionDeps } from '../oidc/interactions/interaction.js';
 import { SIGN_IN_PATH } from './paths.js';
 import { currentViewer, type Viewer } from './viewer.js';
 

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { recordAudit } from '../audit/audit-log.js';
 import { readForm } from '../http/form-body.js';
 import { HttpProblem } from '../http/problem.js';
-import { revokeAuthorization } from '../oidc/authorizations.js';
+import { revokeAuthorization } from '../authorizations/authorizations.js';
 import { connectionView } from './connections-page.js';
 import { findConnection, listOrganizationConnections } from './connections-repository.js';
 import type { DashboardDeps } from './deps.js';

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { readForm } from '../http/form-body.js';
-import { addSessionMethod } from '../interactions/provider-session.js';
+import { addSessionMethod } from '../oidc/interactions/provider-session.js';
 import { notFound } from '../errors/domain-error.js';
 import { noticeSecondFactorChange } from '../mfa/notices.js';
 import { rememberChallenge, takeBrowserChallenge } from '../mfa/passkey-challenge.js';

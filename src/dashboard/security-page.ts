@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { readForm } from '../http/form-body.js';
-import { addSessionMethod } from '../interactions/provider-session.js';
+import { addSessionMethod } from '../oidc/interactions/provider-session.js';
 import { beginTotpEnrolment, confirmTotp, regenerateRecoveryCodes, removeTotp, secondFactorSummary } from '../mfa/second-factors.js';
 import { codeFailure, totpIssuer } from '../mfa/second-factor-words.js';
 import type { DashboardDeps } from './deps.js';

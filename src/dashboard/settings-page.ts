@@ -4,7 +4,7 @@ import { countMembersWithoutSecondFactor, findOrganizationById } from '../accoun
 import { DomainError } from '../errors/domain-error.js';
 import { readForm } from '../http/form-body.js';
 import { HttpProblem } from '../http/problem.js';
-import type { Membership } from '../interactions/organization-page.js';
+import type { Membership } from '../oidc/interactions/organization-page.js';
 import type { DashboardDeps } from './deps.js';
 import { managedOrganization, requireViewer, verifySessionCsrf } from './guards.js';
 import { sendDashboardPage } from './page.js';

@@ -2,8 +2,8 @@ import type { Context } from 'koa';
 import { recordAudit } from '../audit/audit-log.js';
 import { readForm } from '../http/form-body.js';
 import { verifyCsrf } from '../http/csrf.js';
-import type { InteractionDeps } from '../interactions/interaction.js';
-import { endSession, signedInSession } from '../interactions/provider-session.js';
+import type { InteractionDeps } from '../oidc/interactions/interaction.js';
+import { endSession, signedInSession } from '../oidc/interactions/provider-session.js';
 import { ACCOUNT_PATH, safeReturnPath, SIGN_IN_PATH } from './paths.js';
 
 /**

@@ -1,9 +1,9 @@
 import type { Context } from 'koa';
 import { hasSecondFactor } from '../accounts/authentication-methods.js';
 import { findUserIdentity } from '../accounts/repository.js';
-import { membershipsOf, type Membership } from '../interactions/organization-page.js';
-import { signedInSession } from '../interactions/provider-session.js';
-import type { InteractionDeps } from '../interactions/interaction.js';
+import { membershipsOf, type Membership } from '../oidc/interactions/organization-page.js';
+import { signedInSession } from '../oidc/interactions/provider-session.js';
+import type { InteractionDeps } from '../oidc/interactions/interaction.js';
 
 type SignedInSession = NonNullable<Awaited<ReturnType<typeof signedInSession>>>;
 

@@ -6,7 +6,7 @@ import { listDeliveries, replayDelivery } from '../webhooks/admin-repository.js'
 import { DomainError } from '../errors/domain-error.js';
 import { readForm } from '../http/form-body.js';
 import { HttpProblem } from '../http/problem.js';
-import type { Membership } from '../interactions/organization-page.js';
+import type { Membership } from '../oidc/interactions/organization-page.js';
 import { shownDate } from './dates.js';
 import type { DashboardDeps } from './deps.js';
 import { managedOrganization, requireViewer, verifySessionCsrf } from './guards.js';

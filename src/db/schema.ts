@@ -138,7 +138,7 @@ export interface ServerKeysTable {
   activates_at: Date;
 }
 
-/** The sign-in throttle's rows (src/interactions/login-throttle-repository.ts). */
+/** The sign-in throttle's rows (src/oidc/interactions/login-throttle-repository.ts). */
 export interface LoginThrottleTable {
   key: string;
   points: number;

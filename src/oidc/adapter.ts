@@ -4,7 +4,7 @@ import type { Environment } from '../db/schema.js';
 import { consumeModel, deleteModel, findConsumeState, findModel, findModelByUid, hashId, upsertModel, writeModels, type NewModelRow, type StoredRow } from '../db/provider-store.js';
 import { unitForAdapter, type UnitOfWork } from './unit-of-work.js';
 import { readInUnit } from './unit-reads.js';
-import { deleteGrantTokens, deleteToken } from './revoked-tokens-repository.js';
+import { deleteGrantTokens, deleteToken } from '../authorizations/revoked-tokens-repository.js';
 
 /**
  * oidc-provider's storage contract over one Postgres table (oidc_models), one adapter per

@@ -4,7 +4,7 @@ import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
 import { recordAudit } from '../audit/audit-log.js';
-import { revokeAuthorization } from './authorizations.js';
+import { revokeAuthorization } from '../authorizations/authorizations.js';
 import { recordGrantRefusal } from './grant-refusals.js';
 import { finishBeforeResponse } from './middleware/response-work.js';
 import { unitOf } from './request-scope.js';

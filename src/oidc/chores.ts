@@ -3,7 +3,7 @@ import type { Logger } from '../logging/logger.js';
 import { KEY_POLL_SECONDS, type ServerKeys } from '../keys/server-keys.js';
 import { sweepExpired } from '../db/provider-store.js';
 import { deleteExpiredChallenges } from '../mfa/passkey-repository.js';
-import { sweepThrottleRows } from '../interactions/login-throttle-repository.js';
+import { sweepThrottleRows } from './interactions/login-throttle-repository.js';
 import { sweepAttemptCounters } from '../limits/attempt-counter-repository.js';
 import { keysVersion } from './keys.js';
 import { deleteExpiredSuccessors } from './refresh-successors-repository.js';

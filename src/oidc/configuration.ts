@@ -3,7 +3,7 @@ import type { Environment } from '../db/schema.js';
 import { SCOPES } from '../accounts/scopes.js';
 import { ACR_ONE_FACTOR, ACR_TWO_FACTORS } from '../accounts/authentication-methods.js';
 import type { Keygrip } from './cookie-keys.js';
-import { AUTHORIZATION_LIFETIME_SECONDS } from './authorizations.js';
+import { AUTHORIZATION_LIFETIME_SECONDS } from '../authorizations/authorizations.js';
 import { ACCESS_TOKEN_TTL, AUTHORIZATION_CODE_TTL, ID_TOKEN_TTL, INTERACTION_TTL, REFRESH_TOKEN_TTL, SESSION_TTL } from './lifetimes.js';
 import { API_ROUTES, authorizationPath, INTERACTION_PREFIX } from './routes.js';
 import { EXTRA_CLIENT_PROPERTIES } from './client-metadata.js';

@@ -6,7 +6,7 @@ import { userMemberships } from './request-account.js';
 import { unitOf } from './request-scope.js';
 import { hasSecondFactor } from '../accounts/authentication-methods.js';
 import { stepUpReasons } from '../mfa/step-up.js';
-import { listLiveAuthorizations } from './authorizations-repository.js';
+import { listLiveAuthorizations } from '../authorizations/repository.js';
 import { planConsent, type ConsentPlan } from './consent-plan.js';
 
 /** The authorization subject a client was registered with (our extra client metadata). */

@@ -1,9 +1,9 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
-import { AUTHORIZATION_LIFETIME_SECONDS, loadAuthorization } from './authorizations.js';
+import { AUTHORIZATION_LIFETIME_SECONDS, loadAuthorization } from '../authorizations/authorizations.js';
 import { hashId } from '../db/provider-store.js';
-import { findRevocationMarker } from './revoked-tokens-repository.js';
+import { findRevocationMarker } from '../authorizations/revoked-tokens-repository.js';
 import { oidcState } from './request-scope.js';
 
 /**

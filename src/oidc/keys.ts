@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Db } from '../db/database.js';
+import { inTransaction } from '../db/executor.js';
 import type { Environment, KeyState } from '../db/schema.js';
 import type { SecretBox } from '../keys/secret-box.js';
 import {
@@ -103,7 +104,7 @@ export interface KeyStateView {
 export async function rotateSigningKeys(db: Db, box: SecretBox, environments: readonly Environment[] = ENVIRONMENTS): Promise<{ kids: string[]; keys: KeyStateView[] }> {
   await ensureSigningKeys(db, box);
   const promoted: string[] = [];
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await lockSigningKeys(trx);
     for (const environment of environments) {
       for (const alg of SIGNING_ALGS) {

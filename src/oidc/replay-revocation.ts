@@ -2,7 +2,7 @@ import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import { recordAudit } from '../audit/audit-log.js';
 import type { ConsumeConflictHandler } from './adapter.js';
-import { revokeAuthorization } from './authorizations.js';
+import { revokeAuthorization } from '../authorizations/authorizations.js';
 import { withinGrace } from './middleware/refresh-grace.js';
 
 /**

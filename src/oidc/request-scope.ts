@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { AuthorizationContext } from './authorizations.js';
+import type { AuthorizationContext } from '../authorizations/authorizations.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
 /**

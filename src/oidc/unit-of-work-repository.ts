@@ -3,7 +3,7 @@ import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import { runPrepared } from '../db/prepared-statements.js';
 import { hashedInSql, writeModels, type ModelWrite } from '../db/provider-store.js';
-import type { AuthorizationContext } from './authorizations.js';
+import type { AuthorizationContext } from '../authorizations/authorizations.js';
 import type { UnitOfWork } from './unit-of-work.js';
 import { inTransaction, type Executor } from '../db/executor.js';
 

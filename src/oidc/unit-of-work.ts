@@ -3,7 +3,7 @@ import type { Executor } from '../db/executor.js';
 import { hashId, type ModelWrite, type StoredRow } from '../db/provider-store.js';
 import type { User } from '../db/schema.js';
 import type { AuditEvent } from '../audit/audit-log.js';
-import type { AuthorizationContext } from './authorizations.js';
+import type { AuthorizationContext } from '../authorizations/authorizations.js';
 import type { MembershipRow, RequestStateRow } from './request-state-repository.js';
 
 /**

@@ -4,6 +4,8 @@ import { findModel, hashId, type StoredRow } from '../db/provider-store.js';
 import { readRequestState } from './request-state-repository.js';
 import { findTokenWithGrant } from './unit-of-work-repository.js';
 import type { UnitOfWork } from './unit-of-work.js';
+import type { Executor } from '../db/executor.js';
+import { loadAuthorization, type AuthorizationContext } from '../authorizations/authorizations.js';
 
 /**
  * How the adapter reads a row inside a unit of work (unit-of-work.ts): from what the unit
@@ -64,4 +66,10 @@ async function prefetchToken(db: Db, environment: Environment, unit: UnitOfWork,
     );
   }
   return token;
+}
+
+/** An authorization, answered from the request's unit when its token read already brought it. */
+export async function authorizationForRequest(db: Executor, environment: Environment, grantId: string, unit: UnitOfWork | undefined): Promise<AuthorizationContext | undefined> {
+  if (unit?.authorizations.has(grantId)) return unit.authorizations.get(grantId) ?? undefined;
+  return loadAuthorization(db, environment, grantId);
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addMember } from '../../src/accounts/memberships.js';
-import { revokeAuthorization } from '../../src/oidc/authorizations.js';
+import { revokeAuthorization } from '../../src/authorizations/authorizations.js';
 import { FormBrowser } from '../helpers/browser.js';
 import { authorize, endpoints } from '../helpers/flow.js';
 import { createStaff } from '../helpers/oauth-server.js';

@@ -7,7 +7,7 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 /**
  * The hosted pages' form posts store their result on the Interaction they loaded and checked,
- * instead of having the provider read it a second time (src/interactions/interaction.ts).
+ * instead of having the provider read it a second time (src/oidc/interactions/interaction.ts).
  */
 
 const REDIRECT = 'https://app.example.org/callback';

@@ -6,7 +6,7 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 /**
  * prompt=login with a consent step: the consent's result keeps the sign-in made in the same
- * authorization (src/interactions/interaction.ts, finishInteraction). Without it the provider
+ * authorization (src/oidc/interactions/interaction.ts, finishInteraction). Without it the provider
  * sees no fresh sign-in and shows the sign-in page again, for ever.
  */
 

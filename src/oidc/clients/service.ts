@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import argon2 from 'argon2';
 import type { Db } from '../../db/database.js';
+import { inTransaction } from '../../db/executor.js';
 import type { Environment } from '../../db/schema.js';
 import { conflict, invalid, notFound } from '../../errors/domain-error.js';
 import type { PasswordParams } from '../../accounts/passwords.js';
@@ -29,7 +30,7 @@ export interface RegistryContext {
 
 /** Makes the database mirror the file; the running servers read clients from the database. */
 export async function syncClients(db: Db, entries: readonly ClientEntry[]): Promise<void> {
-  await db.transaction().execute((trx) => replaceAllClients(trx, entries));
+  await inTransaction(db, (trx) => replaceAllClients(trx, entries));
 }
 
 function describeProblems(entry: unknown): string | undefined {

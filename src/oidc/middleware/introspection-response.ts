@@ -3,7 +3,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { effectiveScopes } from '../account.js';
-import { authorizationForRequest } from '../authorizations.js';
+import { authorizationForRequest } from '../unit-reads.js';
 import { unitOf } from '../request-scope.js';
 import { hasResourceScope } from '../../accounts/scopes.js';
 

@@ -3,7 +3,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { authorizationReadFor, effectiveScopes } from '../account.js';
-import { loadAuthorization } from '../authorizations.js';
+import { loadAuthorization } from '../../authorizations/authorizations.js';
 import { explainGrantRefusal } from '../grant-refusals.js';
 
 /**

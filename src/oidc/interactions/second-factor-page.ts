@@ -1,15 +1,15 @@
 import type { Context } from 'koa';
-import { ACR_TWO_FACTORS, type AuthenticationMethod } from '../accounts/authentication-methods.js';
-import { readForm } from '../http/form-body.js';
-import { beginTotpEnrolment, checkSecondFactorCode, confirmTotp, hasEnrolledSecondFactor, secondFactorSummary } from '../mfa/second-factors.js';
-import { passkeyForm } from '../mfa/passkey-form.js';
-import { countPasskeysHere } from '../mfa/passkeys.js';
-import { clearPendingSignIn, pendingSignIn, setPendingSignIn } from '../mfa/pending-sign-in.js';
-import { userIdentity } from '../oidc/request-account.js';
-import { unitOf } from '../oidc/request-scope.js';
-import { totpIssuer, codeFailure } from '../mfa/second-factor-words.js';
+import { ACR_TWO_FACTORS, type AuthenticationMethod } from '../../accounts/authentication-methods.js';
+import { readForm } from '../../http/form-body.js';
+import { beginTotpEnrolment, checkSecondFactorCode, confirmTotp, hasEnrolledSecondFactor, secondFactorSummary } from '../../mfa/second-factors.js';
+import { passkeyForm } from '../../mfa/passkey-form.js';
+import { countPasskeysHere } from '../../mfa/passkeys.js';
+import { clearPendingSignIn, pendingSignIn, setPendingSignIn } from '../../mfa/pending-sign-in.js';
+import { userIdentity } from '../request-account.js';
+import { unitOf } from '../request-scope.js';
+import { totpIssuer, codeFailure } from '../../mfa/second-factor-words.js';
 import { detachFromSession } from './provider-session.js';
-import { noticeSecondFactorChange } from '../mfa/notices.js';
+import { noticeSecondFactorChange } from '../../mfa/notices.js';
 import { clientView, interactionCsrf, finishInteraction, loadInteraction, paths, redirectUri, sendInteractionPage, verifyInteractionCsrf, type Interaction, type InteractionDeps } from './interaction.js';
 
 /**

@@ -1,10 +1,10 @@
 import type { Context, Middleware } from 'koa';
-import type { Environment } from '../db/schema.js';
-import { DomainError } from '../errors/domain-error.js';
-import { toProblem } from '../http/error-handler.js';
-import { HttpProblem, titleFor } from '../http/problem.js';
-import { sendPage } from '../views/page.js';
-import { CsrfRejected } from '../http/csrf.js';
+import type { Environment } from '../../db/schema.js';
+import { DomainError } from '../../errors/domain-error.js';
+import { toProblem } from '../../http/error-handler.js';
+import { HttpProblem, titleFor } from '../../http/problem.js';
+import { sendPage } from '../../views/page.js';
+import { CsrfRejected } from '../../http/csrf.js';
 
 interface PageError {
   status: number;

@@ -1,8 +1,8 @@
 import type { Context } from 'koa';
-import { formatEin } from '../accounts/ein.js';
-import type { OrganizationKind, Role } from '../db/schema.js';
-import { userMemberships } from '../oidc/request-account.js';
-import { unitOf } from '../oidc/request-scope.js';
+import { formatEin } from '../../accounts/ein.js';
+import type { OrganizationKind, Role } from '../../db/schema.js';
+import { userMemberships } from '../request-account.js';
+import { unitOf } from '../request-scope.js';
 import { interactionCsrf, paths, sendInteractionPage, type ClientView, type Interaction, type InteractionDeps } from './interaction.js';
 
 export interface Membership {

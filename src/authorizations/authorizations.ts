@@ -1,16 +1,17 @@
 import type { Db } from '../db/database.js';
 import type { Environment, Role, SubjectType } from '../db/schema.js';
-import type { Executor } from '../db/executor.js';
+import { inTransaction, type Executor } from '../db/executor.js';
 import { deleteModel, hashId } from '../db/provider-store.js';
-import type { UnitOfWork } from './unit-of-work.js';
 import { deleteGrantTokens } from './revoked-tokens-repository.js';
-import { findAuthorizationWithApprover, insertAuthorizationRow, lockLiveUserAuthorizations, markAuthorizationRevoked } from './authorizations-repository.js';
+import { findAuthorizationWithApprover, insertAuthorizationRow, lockLiveUserAuthorizations, markAuthorizationRevoked } from './repository.js';
 import { forgetGrantInSessions } from './sessions-repository.js';
 
 /**
  * Our authorizations (one per consent, keyed by the provider's Grant id): what an
- * authorization is allowed to be (365 days at most), how it is read for a request, and how it
- * ends (with every token it issued). The queries are in authorizations-repository.ts.
+ * authorization is allowed to be (365 days at most), how it is read, and how it ends (with
+ * every token it issued). Shared by the authorization server, accounts/ (a member who leaves)
+ * and the dashboard (an application disconnected); it imports only db/, so none of them
+ * closes a circle through it. The queries are in repository.ts.
  */
 
 /** An authorization's ceiling: it ends 365 days after it began, whatever happens to its tokens. */
@@ -74,18 +75,12 @@ export async function loadAuthorization(db: Executor, environment: Environment, 
   };
 }
 
-/** loadAuthorization, answered from the request's unit of work when the token lookup already brought it. */
-export async function authorizationForRequest(db: Executor, environment: Environment, grantId: string, unit: UnitOfWork | undefined): Promise<AuthorizationContext | undefined> {
-  if (unit?.authorizations.has(grantId)) return unit.authorizations.get(grantId) ?? undefined;
-  return loadAuthorization(db, environment, grantId);
-}
-
 /**
  * Ends an authorization at once: every token and code it issued, its Grant, the sessions'
  * references to it, and our row (kept, marked revoked, for the record).
  */
 export async function revokeAuthorization(db: Db, environment: Environment, grantId: string, reason: string): Promise<boolean> {
-  return db.transaction().execute((trx) => revokeAuthorizationIn(trx, environment, grantId, reason));
+  return inTransaction(db, (trx) => revokeAuthorizationIn(trx, environment, grantId, reason));
 }
 
 /** revokeAuthorization inside the caller's transaction, so the revocation commits with the change that causes it. */

@@ -1,4 +1,4 @@
-import type { OrganizationKind } from '../db/schema.js';
+import type { OrganizationKind } from '../../db/schema.js';
 
 /** Each permission in plain words, for the consent screen and the connections page (a nonprofit's words). */
 export const SCOPE_DESCRIPTIONS: Readonly<Record<string, { title: string; detail: string }>> = {

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
-import { unitOfWork } from '../oidc/middleware/unit-of-work.js';
-import { BROWSER_REQUEST } from '../oidc/unit-of-work.js';
-import { INTERACTION_PREFIX } from '../oidc/routes.js';
+import { unitOfWork } from '../middleware/unit-of-work.js';
+import { BROWSER_REQUEST } from '../unit-of-work.js';
+import { INTERACTION_PREFIX } from '../routes.js';
 import { approve, deny, showConsentStep } from './consent-page.js';
 import { loadInteraction, type InteractionDeps } from './interaction.js';
 import { showLogin, submitLogin } from './login-page.js';

@@ -1,17 +1,17 @@
 import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
-import type { Db } from '../db/database.js';
-import type { Environment } from '../db/schema.js';
-import { INTERACTION_PREFIX } from '../oidc/routes.js';
-import { sendPage } from '../views/page.js';
-import { csrfToken, verifyCsrf } from '../http/csrf.js';
+import type { Db } from '../../db/database.js';
+import type { Environment } from '../../db/schema.js';
+import { INTERACTION_PREFIX } from '../routes.js';
+import { sendPage } from '../../views/page.js';
+import { csrfToken, verifyCsrf } from '../../http/csrf.js';
 import type { SignIn } from './sign-in.js';
-import type { ServerKeys } from '../keys/server-keys.js';
-import type { SecretBox } from '../keys/secret-box.js';
-import type { AttemptCounter } from '../limits/attempt-counter.js';
-import type { MailSender } from '../mail/sender.js';
-import type { BackgroundWork } from '../http/background-work.js';
+import type { ServerKeys } from '../../keys/server-keys.js';
+import type { SecretBox } from '../../keys/secret-box.js';
+import type { AttemptCounter } from '../../limits/attempt-counter.js';
+import type { MailSender } from '../../mail/sender.js';
+import type { BackgroundWork } from '../../http/background-work.js';
 
 export interface InteractionDeps {
   db: Db;

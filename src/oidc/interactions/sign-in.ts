@@ -1,14 +1,14 @@
 import crypto from 'node:crypto';
-import type { Db } from '../db/database.js';
-import type { Environment, User } from '../db/schema.js';
-import { recordAudit } from '../audit/audit-log.js';
-import { writeWithUnit, type UnitOfWork } from '../oidc/unit-of-work.js';
-import { findUserByEmail, replacePasswordHash } from '../accounts/repository.js';
-import { hashPassword, needsRehash, verifyPassword, type PasswordParams } from '../accounts/passwords.js';
-import { MAX_PASSWORD_LENGTH } from '../accounts/password-policy.js';
-import { normaliseEmail } from '../accounts/service.js';
-import type { KeyedHasher } from '../keys/server-keys.js';
-import type { Logger } from '../logging/logger.js';
+import type { Db } from '../../db/database.js';
+import type { Environment, User } from '../../db/schema.js';
+import { recordAudit } from '../../audit/audit-log.js';
+import { writeWithUnit, type UnitOfWork } from '../unit-of-work.js';
+import { findUserByEmail, replacePasswordHash } from '../../accounts/repository.js';
+import { hashPassword, needsRehash, verifyPassword, type PasswordParams } from '../../accounts/passwords.js';
+import { MAX_PASSWORD_LENGTH } from '../../accounts/password-policy.js';
+import { normaliseEmail } from '../../accounts/service.js';
+import type { KeyedHasher } from '../../keys/server-keys.js';
+import type { Logger } from '../../logging/logger.js';
 import type { LoginThrottle, LockoutScope } from './login-throttle.js';
 
 export interface SignInAttempt {

@@ -1,11 +1,11 @@
 import type { Context } from 'koa';
 import type Provider from 'oidc-provider';
-import type { Db } from '../db/database.js';
-import type { Environment } from '../db/schema.js';
-import { destroySessionByUid } from '../oidc/sessions-repository.js';
-import { providerCookieOptions } from '../oidc/configuration.js';
-import { SESSION_TTL } from '../oidc/lifetimes.js';
-import { acrFor, type AuthenticationMethod } from '../accounts/authentication-methods.js';
+import type { Db } from '../../db/database.js';
+import type { Environment } from '../../db/schema.js';
+import { destroySessionByUid } from '../../authorizations/sessions-repository.js';
+import { providerCookieOptions } from '../configuration.js';
+import { SESSION_TTL } from '../lifetimes.js';
+import { acrFor, type AuthenticationMethod } from '../../accounts/authentication-methods.js';
 
 /**
  * The hosted pages outside the authorization flow (connections, logout) share the

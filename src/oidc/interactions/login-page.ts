@@ -1,12 +1,12 @@
 import type { Context } from 'koa';
-import { readForm } from '../http/form-body.js';
-import { unitOf } from '../oidc/request-scope.js';
+import { readForm } from '../../http/form-body.js';
+import { unitOf } from '../request-scope.js';
 import { detachFromSession } from './provider-session.js';
 import { clientView, finishInteraction, interactionCsrf, loadInteraction, paths, redirectUri, sendInteractionPage, verifyInteractionCsrf, type Interaction, type InteractionDeps } from './interaction.js';
 import { lockoutMessage, SIGN_IN_FAILED } from './sign-in-messages.js';
 import { askSecondFactorAtLogin } from './second-factor-page.js';
-import { ACR_ONE_FACTOR } from '../accounts/authentication-methods.js';
-import { passkeyForm } from '../mfa/passkey-form.js';
+import { ACR_ONE_FACTOR } from '../../accounts/authentication-methods.js';
+import { passkeyForm } from '../../mfa/passkey-form.js';
 
 export interface LoginForm {
   error?: string;
