@@ -18,6 +18,14 @@ import { forgetGrantInSessions } from './sessions-repository.js';
 export const AUTHORIZATION_LIFETIME_SECONDS = 365 * 86_400;
 export const TOKEN_MODELS = ['AccessToken', 'RefreshToken', 'AuthorizationCode'] as const;
 
+/**
+ * Whether an authorization can still be used: not revoked, and not past its 365-day ceiling.
+ * The same rule in SQL is repository.ts's liveAuthorization.
+ */
+export function isLive(authorization: { revoked: boolean; expiresAt: Date }, now = Date.now()): boolean {
+  return !authorization.revoked && authorization.expiresAt.getTime() > now;
+}
+
 export interface NewAuthorization {
   grantId: string;
   environment: Environment;

@@ -1,5 +1,5 @@
 import type { Executor } from '../db/executor.js';
-import type { Insertable } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Environment, OauthAuthorizationsTable } from '../db/schema.js';
 
 /**
@@ -22,6 +22,14 @@ export function findAuthorizationWithApprover(db: Executor, environment: Environ
     .where('a.grant_id', '=', grantId)
     .where('a.environment', '=', environment)
     .executeTakeFirst();
+}
+
+/**
+ * A live authorization in SQL (authorizations.ts isLive): not revoked, not past its ceiling.
+ * `table` is the name the query gives oauth_authorizations.
+ */
+export function liveAuthorization(table = 'oauth_authorizations') {
+  return sql<boolean>`${sql.ref(`${table}.revoked_at`)} is null and ${sql.ref(`${table}.expires_at`)} > ${new Date()}`;
 }
 
 export async function markAuthorizationUsed(db: Executor, grantId: string): Promise<void> {
@@ -66,8 +74,7 @@ export async function listLiveAuthorizations(db: Executor, environment: Environm
     .where('client_id', '=', q.clientId)
     .where('user_id', '=', q.userId)
     .where('organization_id', '=', q.organizationId)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', new Date())
+    .where(liveAuthorization())
     .orderBy('created_at', 'desc')
     .execute();
 }
@@ -80,8 +87,7 @@ export async function countLiveUserAuthorizations(db: Executor, q: { userId: str
     .where('user_id', '=', q.userId)
     .where('organization_id', '=', q.organizationId)
     .where('subject_type', '=', 'user')
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', new Date())
+    .where(liveAuthorization())
     .executeTakeFirstOrThrow();
   return Number(row.live);
 }

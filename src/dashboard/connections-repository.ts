@@ -1,5 +1,6 @@
 import type { Executor } from '../db/executor.js';
 import type { Environment, OrganizationKind, SubjectType } from '../db/schema.js';
+import { liveAuthorization } from '../authorizations/repository.js';
 
 export interface ConnectionRow {
   grant_id: string;
@@ -33,8 +34,7 @@ function connections(db: Executor, environment: Environment) {
  */
 export async function listManagedConnections(db: Executor, environment: Environment, userId: string, adminOrganizationIds: readonly string[]): Promise<ConnectionRow[]> {
   return connections(db, environment)
-    .where('a.revoked_at', 'is', null)
-    .where('a.expires_at', '>', new Date())
+    .where(liveAuthorization('a'))
     .where((eb) => {
       const mine = eb.and([eb('a.subject_type', '=', 'user'), eb('a.user_id', '=', userId)]);
       if (adminOrganizationIds.length === 0) return mine;
@@ -53,8 +53,7 @@ export async function findConnection(db: Executor, environment: Environment, gra
 export async function listOrganizationConnections(db: Executor, environment: Environment, organizationId: string): Promise<ConnectionRow[]> {
   return connections(db, environment)
     .where('a.organization_id', '=', organizationId)
-    .where('a.revoked_at', 'is', null)
-    .where('a.expires_at', '>', new Date())
+    .where(liveAuthorization('a'))
     .orderBy('a.created_at', 'desc')
     .execute();
 }

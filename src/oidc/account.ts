@@ -2,7 +2,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
-import type { AuthorizationContext } from '../authorizations/authorizations.js';
+import { isLive, type AuthorizationContext } from '../authorizations/authorizations.js';
 import { authorizationForRequest } from './unit-reads.js';
 import { markAuthorizationUsed } from '../authorizations/repository.js';
 import { hasResourceScope, narrowToRole } from '../accounts/scopes.js';
@@ -64,7 +64,7 @@ export function makeFindAccount(db: Db, environment: Environment) {
     if (token?.grantId) {
       // At the token endpoint the authorization was read together with the code or refresh token.
       const authorization = await authorizationForRequest(db, environment, token.grantId, unitOf(ctx));
-      if (!authorization || authorization.revoked || authorization.expiresAt.getTime() <= Date.now() || authorization.userId !== sub) return undefined;
+      if (!authorization || !isLive(authorization) || authorization.userId !== sub) return undefined;
       if (authorization.subjectType === 'user') {
         if (authorization.role === undefined || authorization.userDisabled) return undefined;
         const tokenScopes = (token.scope ?? '').split(' ').filter(Boolean);

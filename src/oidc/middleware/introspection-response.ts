@@ -4,6 +4,7 @@ import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { effectiveScopes } from '../account.js';
 import { authorizationForRequest } from '../unit-reads.js';
+import { isLive } from '../../authorizations/authorizations.js';
 import { unitOf } from '../request-scope.js';
 import { hasResourceScope } from '../../accounts/scopes.js';
 
@@ -23,7 +24,7 @@ export function introspectionResponse(db: Db, environment: Environment): Middlew
     const grantId = (entities.AccessToken ?? entities.RefreshToken)?.grantId;
     // Read with the token itself (unit-reads.ts) unless the token came from elsewhere.
     const authorization = grantId ? await authorizationForRequest(db, environment, grantId, unitOf(ctx)) : undefined;
-    if (!authorization || authorization.revoked) {
+    if (!authorization || !isLive(authorization)) {
       ctx.body = { active: false };
       return;
     }
