@@ -139,6 +139,11 @@ export function sendProblem(ctx: Context, error: HttpProblem | DomainError): voi
   ctx.body = problem.toJSON();
 }
 
+/** An error of the OAuth vocabulary as the problem sendOAuthProblem renders: its status, its description as the detail, its headers. */
+export function oauthProblem(status: number, description: string | undefined, headers: Record<string, string> = {}): HttpProblem {
+  return new HttpProblem(status, titleFor(status), description, { headers });
+}
+
 /** The RFC 6749 (section 5.2) / RFC 6750 error code of a problem that has no OAuth code of its own. */
 function oauthErrorOf(status: number): string {
   if (status === 503) return 'temporarily_unavailable';
