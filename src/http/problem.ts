@@ -10,7 +10,8 @@ import { DomainError } from '../errors/domain-error.js';
  */
 
 /**
- * An RFC 9457 problem the error middleware renders as application/problem+json. It carries
+ * An RFC 9457 problem: what every thrown error maps to, rendered by the renderer of the surface
+ * that answers (problem+json, an OAuth error, a page; below). It carries
  * the stable `code` of the error vocabulary (src/errors/codes.ts) as an extension member: the
  * code of its status unless given; `code: null` leaves it out (a body whose members a
  * specification fixes, or FDX's own numeric `code`).

@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import Koa, { type Context } from 'koa';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
@@ -69,5 +72,18 @@ describe('the error mapper and its renderers', () => {
     const crash = await request(pageApp(new Error('secret detail'))).get('/').set('Accept', 'text/html');
     expect(crash.status).toBe(500);
     expect(crash.text).not.toContain('secret detail');
+  });
+});
+
+describe('where error bodies are built', () => {
+  const src = fileURLToPath(new URL('../../src', import.meta.url));
+  const files = (fs.readdirSync(src, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => f.split(path.sep).join('/'));
+  /** Provider middleware being rewritten by issue 23, step 1; they move to oauthProblem and sendOAuthProblem with it. */
+  const PENDING = ['oidc/middleware/database-outage.ts', 'oidc/middleware/request-unit.ts', 'oidc/provider-stack.ts'];
+
+  it('builds problems, OAuth error bodies and problem+json only in src/http/ (docs/layout.md, "Errors")', () => {
+    const builds = /new HttpProblem\(|ctx\.body = \{ error:|application\/problem\+json'/;
+    const outside = files.filter((f) => !f.startsWith('http/') && f !== 'gateway/openapi.ts' && !PENDING.includes(f));
+    expect(outside.filter((f) => builds.test(fs.readFileSync(path.join(src, f), 'utf8')))).toEqual([]);
   });
 });
