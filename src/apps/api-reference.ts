@@ -7,7 +7,7 @@ import type { Environment } from '../db/schema.js';
 import { GATEWAY_ROUTES } from '../gateway/index.js';
 import { buildOpenApiDocument } from '../gateway/openapi.js';
 import { API_VERSIONS, DEFAULT_API_VERSION, type ApiVersion } from '../gateway/versions.js';
-import { HttpProblem } from '../http/problem.js';
+import { notFound } from '../errors/domain-error.js';
 import { API_REFERENCE_POLICY } from '../http/security-headers.js';
 
 /** Redoc's self-contained browser build, from the installed npm package (no CDN). */
@@ -29,7 +29,7 @@ const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCode
 
 function versionOf(query: unknown): ApiVersion {
   const requested = typeof query === 'string' && query !== '' ? query : DEFAULT_API_VERSION;
-  if (!(API_VERSIONS as readonly string[]).includes(requested)) throw new HttpProblem(404, 'Not Found', `There is no API version ${requested.slice(0, 40)}; versions: ${API_VERSIONS.join(', ')}.`);
+  if (!(API_VERSIONS as readonly string[]).includes(requested)) throw notFound(`There is no API version ${requested.slice(0, 40)}; versions: ${API_VERSIONS.join(', ')}.`);
   return requested as ApiVersion;
 }
 

@@ -11,7 +11,7 @@ import { VIEWS_DIR } from '../config/paths.js';
 import type { Db } from '../db/database.js';
 import type { HostTarget } from '../http/hosts.js';
 import { refuseCrossSitePosts } from '../http/csrf.js';
-import { htmlErrorPages } from '../oidc/interactions/error-pages.js';
+import { htmlErrorPages } from '../http/error-handler.js';
 import { LoginThrottle } from '../oidc/interactions/login-throttle.js';
 import { buildInteractionRouter } from '../oidc/interactions/routes.js';
 import { buildDashboardRouter } from '../dashboard/routes.js';
@@ -26,6 +26,7 @@ import { dashboardOidcRoutes } from '../oidc/mount.js';
 import type { ProviderLifecycle } from '../oidc/provider-lifecycle.js';
 import { composeRouter } from './api-app.js';
 import { buildApiReferenceRouter } from './api-reference.js';
+import { errorPageLayout } from '../views/page.js';
 
 const STYLESHEET = fs.readFileSync(path.join(VIEWS_DIR, 'static', 'almoner.css'));
 /** The passkey pages' scripts (docs/security.md, "Passkeys"): the installed @simplewebauthn/browser build (no CDN) and ours. */
@@ -98,7 +99,7 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardAppDeps): M
   };
   return compose([
     dashboardOidcRoutes(deps.oidc, target),
-    htmlErrorPages(target.environment),
+    htmlErrorPages(errorPageLayout(target.environment)),
     refuseCrossSitePosts(target.origin),
     composeRouter(buildInteractionRouter(pageDeps)),
     composeRouter(buildDashboardRouter(pageDeps)),

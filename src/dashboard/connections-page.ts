@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
+import { notFound } from '../errors/domain-error.js';
 import { recordAudit } from '../audit/audit-log.js';
-import { HttpProblem } from '../http/problem.js';
 import { readForm } from '../http/form-body.js';
 import { revokeAuthorization } from '../authorizations/authorizations.js';
 import { KIND_LABELS } from '../oidc/interactions/organization-page.js';
@@ -77,7 +77,7 @@ export async function revokeConnection(deps: DashboardDeps, ctx: Context): Promi
   const row = grantId.length > 0 && grantId.length <= 128 ? await findConnection(deps.db, deps.environment, grantId) : undefined;
   // Someone else's authorization, another organization's or another environment's: 404, as if
   // it did not exist, so the answer reveals nothing.
-  if (!row || !manages(viewer, row)) throw new HttpProblem(404, 'Not Found', 'There is no such connected application.');
+  if (!row || !manages(viewer, row)) throw notFound('There is no such connected application.');
   if (!row.revoked_at && (await revokeAuthorization(deps.db, deps.environment, row.grant_id, 'revoked_by_user'))) {
     await recordAudit(deps.db, {
       event: 'authorization.revoked',

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { HttpProblem } from '../http/problem.js';
+import { forbidden, notFound } from '../errors/domain-error.js';
 import type { Membership } from '../oidc/interactions/organization-page.js';
 import { csrfToken, verifyCsrf } from '../http/csrf.js';
 import type { InteractionDeps } from '../oidc/interactions/interaction.js';
@@ -26,12 +26,12 @@ export async function requireViewer(deps: InteractionDeps, ctx: Context, returnT
 export function managedOrganization(viewer: Viewer, einParam: string | undefined): Membership {
   const digits = (einParam ?? '').replace('-', '');
   const membership = viewer.memberships.find((m) => m.ein.replace('-', '') === digits);
-  if (!membership) throw new HttpProblem(404, 'Not Found', 'There is no such organization among yours.');
+  if (!membership) throw notFound('There is no such organization among yours.');
   if (membership.role !== 'owner' && membership.role !== 'admin') {
-    throw new HttpProblem(403, 'Only Owners and Admins manage the organization', `Your role in ${membership.name} does not allow this. Ask an Owner or Admin of ${membership.name}.`, { code: 'forbidden' });
+    throw forbidden(`Your role in ${membership.name} does not allow this. Ask an Owner or Admin of ${membership.name}.`, { title: 'Only Owners and Admins manage the organization' });
   }
   if (membership.requireMfa && !viewer.secondFactor) {
-    throw new HttpProblem(403, `${membership.name} requires a second factor`, `${membership.name} asks every member to sign in with a second factor. Set one up under Security (/account/security), or sign out and sign in again with the one you have.`, { code: 'forbidden' });
+    throw forbidden(`${membership.name} asks every member to sign in with a second factor. Set one up under Security (/account/security), or sign out and sign in again with the one you have.`, { title: `${membership.name} requires a second factor` });
   }
   return membership;
 }

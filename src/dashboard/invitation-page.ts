@@ -3,9 +3,8 @@ import { acceptAsExistingUser, acceptAsNewUser, findInvitation, INVITATION_LIFET
 import { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from '../accounts/password-policy.js';
 import { formatEin } from '../accounts/ein.js';
 import type { Role } from '../db/schema.js';
-import { DomainError } from '../errors/domain-error.js';
+import { DomainError, conflict, forbidden, gone, notFound } from '../errors/domain-error.js';
 import { readForm } from '../http/form-body.js';
-import { HttpProblem } from '../http/problem.js';
 import { ROLE_NAMES } from '../oidc/interactions/organization-page.js';
 import { startSession } from '../oidc/interactions/provider-session.js';
 import { sendPage } from '../views/page.js';
@@ -33,7 +32,7 @@ const CLOSED_PAGES: Readonly<Record<ClosedReason, { title: string; text: string 
   expired: { title: 'This invitation has expired', text: `Invitation links last ${INVITATION_LIFETIME_HOURS} hours. Ask the person who invited you to send a new one.` },
 };
 
-const notFoundPage = () => new HttpProblem(404, 'Invitation not found', 'There is no invitation at this address. Check that the whole link was copied, or ask the person who invited you to send it again.');
+const invitationNotFound = () => notFound('There is no invitation at this address. Check that the whole link was copied, or ask the person who invited you to send it again.', { title: 'Invitation not found' });
 
 /** The open invitation of the link, or the 404 / 410 page saying why it does not work. */
 async function openInvitation(deps: DashboardDeps, token: string): Promise<Extract<InvitationLookup, { open: true }>> {
@@ -41,10 +40,10 @@ async function openInvitation(deps: DashboardDeps, token: string): Promise<Extra
   try {
     found = await findInvitation(deps.db, token, deps.environment);
   } catch (error) {
-    if (error instanceof DomainError && error.code === 'not_found') throw notFoundPage();
+    if (error instanceof DomainError && error.code === 'not_found') throw invitationNotFound();
     throw error;
   }
-  if (!found.open) throw new HttpProblem(410, CLOSED_PAGES[found.reason].title, CLOSED_PAGES[found.reason].text);
+  if (!found.open) throw gone(CLOSED_PAGES[found.reason].text, { title: CLOSED_PAGES[found.reason].title });
   return found;
 }
 
@@ -52,10 +51,10 @@ async function openInvitation(deps: DashboardDeps, token: string): Promise<Extra
 function acceptanceProblem(error: unknown, invitation: InvitationRow): unknown {
   if (!(error instanceof DomainError)) return error;
   const detail = `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`;
-  if (error.code === 'not_found') return notFoundPage();
-  if (error.code === 'gone') return new HttpProblem(410, 'This invitation is no longer valid', detail);
-  if (error.code === 'forbidden') return new HttpProblem(403, 'This invitation is for another account', detail);
-  if (error.code === 'conflict') return new HttpProblem(409, `You could not join ${invitation.organization_name}`, detail);
+  if (error.code === 'not_found') return invitationNotFound();
+  if (error.code === 'gone') return gone(detail, { title: 'This invitation is no longer valid' });
+  if (error.code === 'forbidden') return forbidden(detail, { title: 'This invitation is for another account' });
+  if (error.code === 'conflict') return conflict(detail, { title: `You could not join ${invitation.organization_name}` });
   return error;
 }
 

@@ -5,10 +5,9 @@ import { findMembership, listMembershipsOfOrganization } from '../accounts/repos
 import { mayAssignRole } from '../accounts/role-authority.js';
 import { ROLES } from '../accounts/service.js';
 import type { Role } from '../db/schema.js';
-import { DomainError } from '../errors/domain-error.js';
+import { DomainError, forbidden, notFound, rateLimited } from '../errors/domain-error.js';
 import { readForm } from '../http/form-body.js';
 import { MailDeliveryError } from '../mail/sender.js';
-import { HttpProblem } from '../http/problem.js';
 import { ROLE_NAMES, type Membership } from '../oidc/interactions/organization-page.js';
 import { countLiveUserAuthorizations } from '../authorizations/repository.js';
 import { shownDate, shownDay } from './dates.js';
@@ -87,7 +86,7 @@ async function renderMembers(deps: DashboardDeps, ctx: Context, viewer: Viewer, 
 
 /** The member a form names, in the viewer's organization; 404 for anyone else. */
 function namedUser(form: Record<string, string>): string {
-  if (!USER_ID.test(form.user ?? '')) throw new HttpProblem(404, 'Not Found', 'There is no such member of this organization.');
+  if (!USER_ID.test(form.user ?? '')) throw notFound('There is no such member of this organization.');
   return form.user!;
 }
 
@@ -102,7 +101,7 @@ async function attempt(deps: DashboardDeps, ctx: Context, viewer: Viewer, organi
     ctx.redirect(target);
   } catch (error) {
     if (error instanceof DomainError && error.code === 'conflict') return renderMembers(deps, ctx, viewer, organization, { error: `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`, status: 409, invite });
-    if (error instanceof DomainError && error.code === 'forbidden') throw new HttpProblem(403, 'You cannot make this change', `Your role in ${organization.name} (${ROLE_NAMES[organization.role]}) does not allow it: ${error.message}.`);
+    if (error instanceof DomainError && error.code === 'forbidden') throw forbidden(`Your role in ${organization.name} (${ROLE_NAMES[organization.role]}) does not allow it: ${error.message}.`, { title: 'You cannot make this change' });
     throw error;
   }
 }
@@ -128,8 +127,8 @@ export async function showRemoval(deps: DashboardDeps, ctx: Context): Promise<vo
   const organization = managedOrganization(viewer, ctx.params.ein);
   const userId = namedUser({ user: String(ctx.params.user) });
   const member = await findMembership(deps.db, organization.id, userId);
-  if (!member) throw new HttpProblem(404, 'Not Found', 'There is no such member of this organization.');
-  if (!mayAssignRole(organization.role, member.role)) throw new HttpProblem(403, 'You cannot make this change', `Your role in ${organization.name} (${ROLE_NAMES[organization.role]}) does not allow removing an Owner.`);
+  if (!member) throw notFound('There is no such member of this organization.');
+  if (!mayAssignRole(organization.role, member.role)) throw forbidden(`Your role in ${organization.name} (${ROLE_NAMES[organization.role]}) does not allow removing an Owner.`, { title: 'You cannot make this change' });
   sendDashboardPage(deps, ctx, viewer, 'dashboard/member-remove.njk', { organization, tab: 'members' }, {
     member: { id: userId, email: member.email, roleName: ROLE_NAMES[member.role], you: userId === viewer.user.id },
     authorizations: await countLiveUserAuthorizations(deps.db, { userId, organizationId: organization.id }),
@@ -168,7 +167,7 @@ export async function submitInvitation(deps: DashboardDeps, ctx: Context): Promi
   const decision = await deps.counter.take(INVITATIONS_PER_ORGANIZATION, organization.id);
   if (!decision.allowed) {
     const minutes = Math.ceil(decision.retryAfterSeconds / 60);
-    throw new HttpProblem(429, 'Too many invitations', `${organization.name} has sent ${INVITATIONS_PER_ORGANIZATION.max} invitations in the last hour, the most it may. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+    throw rateLimited(`${organization.name} has sent ${INVITATIONS_PER_ORGANIZATION.max} invitations in the last hour, the most it may. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, decision.retryAfterSeconds, { title: 'Too many invitations' });
   }
   try {
     await attempt(deps, ctx, viewer, organization, async () => {

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
+import { forbidden, notFound } from '../errors/domain-error.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { readForm } from '../http/form-body.js';
-import { HttpProblem } from '../http/problem.js';
 import { revokeAuthorization } from '../authorizations/authorizations.js';
 import { connectionView } from './connections-page.js';
 import { findConnection, listOrganizationConnections } from './connections-repository.js';
@@ -47,9 +47,9 @@ export async function revokeOrganizationConnection(deps: DashboardDeps, ctx: Con
   const grantId = form.grant ?? '';
   const row = grantId.length > 0 && grantId.length <= 128 ? await findConnection(deps.db, deps.environment, grantId) : undefined;
   // Another organization's or environment's authorization: 404, as if it did not exist.
-  if (!row || row.organization_id !== organization.id) throw new HttpProblem(404, 'Not Found', 'There is no such connected application.');
+  if (!row || row.organization_id !== organization.id) throw notFound('There is no such connected application.');
   if (row.subject_type === 'user' && row.user_id !== viewer.user.id) {
-    throw new HttpProblem(403, 'Only the member who approved it can revoke this access', `This access acts as ${row.approver_email}. They can revoke it on their Connected applications page; removing them from ${organization.name} ends it too.`);
+    throw forbidden(`This access acts as ${row.approver_email}. They can revoke it on their Connected applications page; removing them from ${organization.name} ends it too.`, { title: 'Only the member who approved it can revoke this access' });
   }
   if (!row.revoked_at && (await revokeAuthorization(deps.db, deps.environment, row.grant_id, 'revoked_by_user'))) {
     await recordAudit(deps.db, {

@@ -1,9 +1,8 @@
 import type { Context } from 'koa';
 import { setRequireMfa } from '../accounts/organization-settings.js';
 import { countMembersWithoutSecondFactor, findOrganizationById } from '../accounts/repository.js';
-import { DomainError } from '../errors/domain-error.js';
+import { DomainError, forbidden, notFound } from '../errors/domain-error.js';
 import { readForm } from '../http/form-body.js';
-import { HttpProblem } from '../http/problem.js';
 import type { Membership } from '../oidc/interactions/organization-page.js';
 import type { DashboardDeps } from './deps.js';
 import { managedOrganization, requireViewer, verifySessionCsrf } from './guards.js';
@@ -13,7 +12,7 @@ import type { Viewer } from './viewer.js';
 
 async function render(deps: DashboardDeps, ctx: Context, viewer: Viewer, organization: Membership, error?: { text: string; status: number }): Promise<void> {
   const row = await findOrganizationById(deps.db, organization.id);
-  if (!row) throw new HttpProblem(404, 'Not Found', 'There is no such organization among yours.');
+  if (!row) throw notFound('There is no such organization among yours.');
   sendDashboardPage(deps, ctx, viewer, 'dashboard/settings.njk', { organization, tab: 'settings' }, {
     requireMfa: row.require_mfa,
     withoutSecondFactor: await countMembersWithoutSecondFactor(deps.db, organization.id),
@@ -43,7 +42,7 @@ export async function submitSettings(deps: DashboardDeps, ctx: Context): Promise
   try {
     await setRequireMfa(deps.db, { organizationId: organization.id, requireMfa: form.require_mfa === 'on', actor: { userId: viewer.user.id, role: organization.role }, actorHasSecondFactor: viewer.secondFactor, ip: ctx.state.clientIp, requestId: ctx.state.requestId });
   } catch (error) {
-    if (error instanceof DomainError && error.code === 'forbidden') throw new HttpProblem(403, 'Only Owners change this setting', `Your role in ${organization.name} is ${organization.role === 'admin' ? 'Admin' : organization.role}; ask an Owner.`);
+    if (error instanceof DomainError && error.code === 'forbidden') throw forbidden(`Your role in ${organization.name} is ${organization.role === 'admin' ? 'Admin' : organization.role}; ask an Owner.`, { title: 'Only Owners change this setting' });
     if (error instanceof DomainError && error.code === 'precondition') return render(deps, ctx, viewer, organization, { text: `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`, status: 412 });
     throw error;
   }

@@ -3,9 +3,8 @@ import { DAF_KINDS, EVENT_CATEGORIES } from '../gateway/events/routes.js';
 import { listSubscriptions } from '../gateway/events/repository.js';
 import { changeSubscriptionStatus, subscribe } from '../gateway/events/subscriptions-service.js';
 import { listDeliveries, replayDelivery } from '../webhooks/admin-repository.js';
-import { DomainError } from '../errors/domain-error.js';
+import { DomainError, invalid, notFound } from '../errors/domain-error.js';
 import { readForm } from '../http/form-body.js';
-import { HttpProblem } from '../http/problem.js';
 import type { Membership } from '../oidc/interactions/organization-page.js';
 import { shownDate } from './dates.js';
 import type { DashboardDeps } from './deps.js';
@@ -35,7 +34,7 @@ interface PageState {
 /** The organization of the page: managed by the viewer, and a fund provider (a nonprofit has no webhooks page). */
 function fundProvider(viewer: Viewer, ein: string | undefined): Membership {
   const organization = managedOrganization(viewer, ein);
-  if (organization.kind !== 'fund_provider') throw new HttpProblem(404, 'Not Found', 'Webhooks carry donor-advised-fund events, which only fund providers have.');
+  if (organization.kind !== 'fund_provider') throw notFound('Webhooks carry donor-advised-fund events, which only fund providers have.');
   return organization;
 }
 
@@ -97,7 +96,7 @@ export async function submitWebhookStatus(deps: DashboardDeps, ctx: Context): Pr
   const c = await formContext(deps, ctx);
   if (!c) return;
   const status = c.form.status;
-  if (status !== 'active' && status !== 'disabled' && status !== 'deleted') throw new HttpProblem(400, 'Bad Request', 'The form asked for no known change.');
+  if (status !== 'active' && status !== 'disabled' && status !== 'deleted') throw invalid('The form asked for no known change.');
   // Another organization's or environment's endpoint: the service's 404.
   await changeSubscriptionStatus(deps.db, scopeOf(deps, c.organization), String(c.form.subscription ?? '').slice(0, 100), status);
   ctx.status = 303;

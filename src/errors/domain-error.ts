@@ -4,12 +4,23 @@ import type { ErrorCode } from './codes.js';
 export interface DomainErrorData {
   /** rate_limited, unavailable: when to try again (the HTTP layer sends it as Retry-After). */
   retryAfterSeconds?: number;
+  /** Response headers that go with it over HTTP: WWW-Authenticate, Retry-After, Allow. */
+  headers?: Readonly<Record<string, string>>;
+  /** A heading in the reader's words (a page's title, the problem's `title`), when not the status's name. */
+  title?: string;
+  /** Members a problem document carries beside its own, e.g. RFC 6750's `error`, FDX's `code` and `message`. */
+  extensions?: Readonly<Record<string, unknown>>;
+  /** The problem `type` URI, when not about:blank. */
+  type?: string;
+  /** The problem leaves out the stable `code` member: a body whose members a specification fixes (docs/api.md, "Errors"). */
+  withoutCode?: boolean;
 }
 
 /**
  * A business error with a stable code from the vocabulary (codes.ts). Services and
  * repositories throw these, never HTTP problems: src/http/error-handler.ts turns them into
- * problem documents, FDX's code mapping into FDX codes, the admin CLI into `error (<code>): …`.
+ * problem documents, OAuth errors or pages (by surface), FDX's code mapping into FDX codes, the
+ * admin CLI into `error (<code>): …`.
  */
 export class DomainError extends Error {
   constructor(
@@ -22,10 +33,10 @@ export class DomainError extends Error {
   }
 }
 
-export const invalid = (message: string) => new DomainError('invalid', message);
-export const notFound = (message: string) => new DomainError('not_found', message);
-export const forbidden = (message: string) => new DomainError('forbidden', message);
-export const conflict = (message: string) => new DomainError('conflict', message);
-export const gone = (message: string) => new DomainError('gone', message);
-export const precondition = (message: string) => new DomainError('precondition', message);
-export const rateLimited = (message: string, retryAfterSeconds: number) => new DomainError('rate_limited', message, { retryAfterSeconds });
+export const invalid = (message: string, data?: DomainErrorData) => new DomainError('invalid', message, data);
+export const notFound = (message: string, data?: DomainErrorData) => new DomainError('not_found', message, data);
+export const forbidden = (message: string, data?: DomainErrorData) => new DomainError('forbidden', message, data);
+export const conflict = (message: string, data?: DomainErrorData) => new DomainError('conflict', message, data);
+export const gone = (message: string, data?: DomainErrorData) => new DomainError('gone', message, data);
+export const precondition = (message: string, data?: DomainErrorData) => new DomainError('precondition', message, data);
+export const rateLimited = (message: string, retryAfterSeconds: number, data?: DomainErrorData) => new DomainError('rate_limited', message, { ...data, retryAfterSeconds });

@@ -1,5 +1,5 @@
 import type { Cursor } from '../db/keyset.js';
-import { badRequest } from './problems.js';
+import { invalid } from '../errors/domain-error.js';
 
 /**
  * Page tokens for keyset pagination over (created_at desc, id desc): a token names the last
@@ -20,7 +20,7 @@ export function decodeCursor(token: string | undefined, parameter: string): Curs
   } catch {
     /* fall through */
   }
-  throw badRequest(`${parameter} is not a page token this API returned.`);
+  throw invalid(`${parameter} is not a page token this API returned.`);
 }
 
 /**

@@ -9,8 +9,7 @@ import { ipAllowList } from './auth/ip-allow-list.js';
 import { loadCredential } from './auth/load-credential.js';
 import { requireScope } from './auth/require-scope.js';
 import { validateCredential } from './auth/validate-credential.js';
-import { badRequest } from './problems.js';
-import { HttpProblem } from '../http/problem.js';
+import { invalid, notFound } from '../errors/domain-error.js';
 import type { GatewayServices, RouteSpec } from './route-spec.js';
 import { requireFundProvider } from './auth/require-fund-provider.js';
 import { readJson } from '../http/json-body.js';
@@ -26,7 +25,7 @@ export interface GatewayOptions {
 function availableIn(versions: readonly ApiVersion[]): Middleware {
   return async (ctx, next) => {
     if (!versions.includes(ctx.state.apiVersion as ApiVersion)) {
-      throw new HttpProblem(404, 'Not Found', `${ctx.method} ${ctx.path} does not exist in API version ${ctx.state.apiVersion}.`);
+      throw notFound(`${ctx.method} ${ctx.path} does not exist in API version ${ctx.state.apiVersion}.`);
     }
     await next();
   };
@@ -45,7 +44,7 @@ function describeIssues(error: z.ZodError, where: string): string {
 function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, where: string): z.output<T> {
   if (!schema) return {} as z.output<T>;
   const result = schema.safeParse(value);
-  if (!result.success) throw badRequest(`Invalid ${where}: ${describeIssues(result.error, where)}.`);
+  if (!result.success) throw invalid(`Invalid ${where}: ${describeIssues(result.error, where)}.`);
   return result.data;
 }
 

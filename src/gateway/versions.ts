@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { badRequest } from './problems.js';
+import { invalid } from '../errors/domain-error.js';
 
 /** Interface versions by date, selected per request by Api-Version (docs/api.md, "Versions"). */
 export const API_VERSIONS = ['2026-04-01', '2026-01-15'] as const;
@@ -11,7 +11,7 @@ export function apiVersion(): Middleware {
   return async (ctx, next) => {
     const requested = ctx.get('api-version').trim() || DEFAULT_API_VERSION;
     if (!(API_VERSIONS as readonly string[]).includes(requested)) {
-      throw badRequest(`Unknown Api-Version "${requested.slice(0, 40)}"; supported: ${API_VERSIONS.join(', ')}.`);
+      throw invalid(`Unknown Api-Version "${requested.slice(0, 40)}"; supported: ${API_VERSIONS.join(', ')}.`);
     }
     ctx.state.apiVersion = requested;
     ctx.set('Api-Version', requested);

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Context, Middleware } from 'koa';
-import { HttpProblem } from './problem.js';
+import { CSRF_PROBLEM_TYPE, HttpProblem } from './problem.js';
 import type { ServerKeys } from '../keys/server-keys.js';
 
 /**
@@ -48,7 +48,7 @@ export function validToken(keys: ServerKeys, binding: CsrfBinding, presented: st
 /** A form that did not come from our page: 403, rendered as its own page for browsers. */
 export class CsrfRejected extends HttpProblem {
   constructor() {
-    super(403, 'Forbidden', 'The form could not be verified (missing or invalid CSRF token). Reload the page and try again.', { type: 'https://almoner.dev/problems/csrf' });
+    super(403, 'Forbidden', 'The form could not be verified (missing or invalid CSRF token). Reload the page and try again.', { type: CSRF_PROBLEM_TYPE });
   }
 }
 

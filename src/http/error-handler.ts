@@ -1,30 +1,33 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
+import type { ErrorOut, KoaContextWithOIDC } from 'oidc-provider';
 import { isDatabaseUnavailable, isUnrepresentableInput } from '../db/database.js';
-import { statusOfCode } from '../errors/codes.js';
 import { DomainError } from '../errors/domain-error.js';
-import { HttpProblem, sendProblem, titleFor, unavailable } from './problem.js';
+import { HttpProblem, oauthErrorPage, pageOf, problemOf, sendErrorPage, sendProblem, titleFor, unansweredPage, unansweredProblem, unavailable, type PageRenderer } from './problem.js';
 
 /**
- * The one place errors become responses: RFC 9457 problem documents, each with the stable
- * `code` of src/errors/codes.ts. Known problems pass through; a service's DomainError gets the
- * status of its code; Koa/http-errors keep their status; an unreachable database is a 503 the
- * client may retry; anything else is a logged 500 that reveals nothing but the request id.
+ * The one place errors become responses, by surface (docs/layout.md, "Errors"): each thrown
+ * error maps to one problem (toProblem), which the API hosts render as RFC 9457 problem+json
+ * with the stable `code` of src/errors/codes.ts (errorHandler) and the hosted pages as a page
+ * (htmlErrorPages); the provider's endpoints render OAuth errors (sendOAuthProblem).
  */
 export function errorHandler(): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body == null) {
-        throw new HttpProblem(404, 'Not Found', `No resource at ${ctx.method} ${ctx.path}.`);
-      }
-      // Bodiless error statuses set by routers (405, 501) become problems too.
-      if (ctx.status >= 400 && ctx.body == null) throw new HttpProblem(ctx.status, titleFor(ctx.status));
+      // A route nobody answered, and bodiless error statuses set by routers (405, 501), become problems too.
+      const unanswered = unansweredProblem(ctx);
+      if (unanswered) throw unanswered;
     } catch (error) {
       sendProblem(ctx, toProblem(error, ctx.state.log));
     }
   };
 }
 
+/**
+ * What a thrown error is as a problem. Known problems pass through; a DomainError gets the
+ * status of its code; Koa/http-errors keep their status; an unreachable database is a 503 the
+ * client may retry; anything else is a logged 500 that reveals nothing but the request id.
+ */
 export function toProblem(error: unknown, log: { error: (o: object, m: string) => void; warn: (o: object, m: string) => void } | undefined): HttpProblem {
   if (error instanceof HttpProblem) return error;
   if (error instanceof DomainError) return problemOf(error);
@@ -43,12 +46,36 @@ export function toProblem(error: unknown, log: { error: (o: object, m: string) =
   return new HttpProblem(500, 'Internal Server Error', 'An unexpected error occurred; quote the X-Request-Id header when reporting it.');
 }
 
-/** A domain error as a problem: the status of its code, its message as the detail, Retry-After when it says when. */
-export function problemOf(error: DomainError): HttpProblem {
-  const status = statusOfCode(error.code);
-  const { retryAfterSeconds } = error.data;
-  return new HttpProblem(status, titleFor(status), error.message, {
-    code: error.code,
-    headers: retryAfterSeconds === undefined ? {} : { 'Retry-After': String(retryAfterSeconds) },
-  });
+/** Browsers (Accept: text/html before JSON) get pages; API-style clients keep problem+json. */
+function wantsHtml(ctx: Context): boolean {
+  return ctx.accepts('json', 'html') === 'html';
+}
+
+/**
+ * The hosted pages answer failures with a page, specific to what went wrong (an expired
+ * sign-in, a forged form, a missing page, an outage), laid out by `render`. Anything unexpected
+ * is logged (by toProblem) and shown as a generic 500 page; nothing is ever redirected.
+ * Clients that prefer JSON get the problem, from the error handler further out.
+ */
+export function htmlErrorPages(render: PageRenderer<Context>): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      // Bodiless answers of the routers (404, 405) become pages too.
+      if (ctx.status >= 400 && ctx.body == null && ctx.respond !== false && wantsHtml(ctx)) sendErrorPage(ctx, unansweredPage(ctx.status), render);
+    } catch (error) {
+      if (!wantsHtml(ctx)) throw error;
+      sendErrorPage(ctx, pageOf(error, toProblem(error, ctx.state.log)), render);
+    }
+  };
+}
+
+/**
+ * The provider's renderError: authorization errors that cannot go back to the client are a
+ * page, never a redirect (docs/oauth.md), with the request id to quote.
+ */
+export function providerErrorPage(render: PageRenderer<KoaContextWithOIDC>) {
+  return async function renderError(ctx: KoaContextWithOIDC, out: ErrorOut, error: Error): Promise<void> {
+    sendErrorPage(ctx, oauthErrorPage((error as { statusCode?: number }).statusCode ?? ctx.status, out.error, out.error_description), render);
+  };
 }

@@ -2,7 +2,7 @@ import Koa, { type Context, type Middleware } from 'koa';
 import type { Db } from '../db/database.js';
 import { callerInside, normaliseIp, type AddressSet } from '../http/client-address.js';
 import { errorHandler } from '../http/error-handler.js';
-import { HttpProblem } from '../http/problem.js';
+import { DomainError } from '../errors/domain-error.js';
 import { healthEndpoints } from '../http/health.js';
 import { requestId } from '../http/request-id.js';
 import { securityHeaders } from '../http/security-headers.js';
@@ -25,7 +25,7 @@ export function metricsEndpoint(metrics: Pick<Metrics, 'scrape' | 'contentType'>
     } catch (error) {
       // With workers, a scrape that meets a worker dying (or the primary busy) cannot add up;
       // the scraper should try again, as Prometheus does at its next interval. Never a 500.
-      throw new HttpProblem(503, 'Service Unavailable', `The metrics could not be collected: ${(error as Error).message}`, { headers: { 'Retry-After': '5' } });
+      throw new DomainError('unavailable', `The metrics could not be collected: ${(error as Error).message}`, { retryAfterSeconds: 5 });
     }
     ctx.type = metrics.contentType;
     ctx.body = body;

@@ -17,7 +17,7 @@ import { awaitResponseWork } from './middleware/response-work.js';
 import { unitOfWork } from './middleware/unit-of-work.js';
 import { API_ROUTES } from './routes.js';
 import { BROWSER_REQUEST, TOKEN_REQUEST } from './unit-of-work.js';
-import { HttpProblem, sendOAuthProblem } from '../http/problem.js';
+import { oauthProblem, sendOAuthProblem } from '../http/problem.js';
 
 /**
  * Our middleware around a provider's own routes, outermost first. The order is the design:
@@ -68,7 +68,7 @@ export function stackMiddleware(provider: Provider, options: StackOptions): void
       // databaseOutage turns into a 503 while the database is down), not Koa's plain-text 500.
       onFailure: (ctx, error) => {
         (provider as unknown as NodeJS.EventEmitter).emit('server_error', ctx, error);
-        sendOAuthProblem(ctx, new HttpProblem(500, 'Internal Server Error', 'oops! something went wrong'), 'server_error');
+        sendOAuthProblem(ctx, oauthProblem(500, 'oops! something went wrong'), 'server_error');
       },
     }),
   );

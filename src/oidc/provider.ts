@@ -6,7 +6,8 @@ import { makeFindAccount } from './account.js';
 import type { Keygrip } from './cookie-keys.js';
 import type { ClientSecretCache } from './client-secret-cache.js';
 import { ClientAdapter } from './client-adapter.js';
-import { errorPageFor } from './error-page.js';
+import { providerErrorPage } from '../http/error-handler.js';
+import { errorPageLayout } from '../views/page.js';
 import { makeLoadExistingGrant } from './existing-grant.js';
 import { providerConfiguration } from './configuration.js';
 import { overrideCompareClientSecret, overrideRedirectUriAllowed } from './library-overrides.js';
@@ -48,7 +49,7 @@ export function createProvider(options: ProviderOptions): Provider {
     } as unknown as Configuration['adapter'],
     findAccount: makeFindAccount(db, environment) as unknown as Configuration['findAccount'],
     loadExistingGrant: makeLoadExistingGrant(db, environment),
-    renderError: errorPageFor(environment),
+    renderError: providerErrorPage(errorPageLayout(environment)),
   });
 
   const provider = new Provider(options.issuer, configuration);

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import type net from 'node:net';
-import { unavailable } from '../http/problem.js';
+import { unavailable, writeProblem } from '../http/problem.js';
 import { hasEphemeralPort, PUBLIC_URL_KEYS, type AppConfig } from '../config/schema.js';
 import { bindAddressOf, listen, type TlsMaterial } from './listeners.js';
 
@@ -23,9 +23,7 @@ export interface EphemeralBinding {
 /** The answer to a request that arrived before the app existed and could not wait for it. */
 export const startingUp: http.RequestListener = (_req, res) => {
   // No Koa app yet, so node's own response: the same problem every other 503 is.
-  const problem = unavailable('The server is starting.', 1);
-  res.writeHead(problem.status, { 'content-type': 'application/problem+json', 'cache-control': 'no-store', ...problem.headers });
-  res.end(JSON.stringify(problem.toJSON()));
+  writeProblem(res, unavailable('The server is starting.', 1));
 };
 
 /**

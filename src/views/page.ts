@@ -1,4 +1,5 @@
 import type { Environment } from '../db/schema.js';
+import type { ErrorPage, PageRenderer } from '../http/problem.js';
 import { renderView } from './render.js';
 
 /** The part of a Koa context a page needs (the provider's renderError gets its own context). */
@@ -55,4 +56,15 @@ export function sendPage(ctx: PageTarget, environment: Environment, view: string
   if (options.status) ctx.status = options.status;
   ctx.type = 'html';
   ctx.body = renderView(view, { sandbox: environment === 'sandbox', environment, ...data });
+}
+
+/**
+ * Lays out the error pages src/http/ renders (error.njk), for the hosted pages and the provider's
+ * renderError alike, with the request id to quote.
+ */
+export function errorPageLayout(environment: Environment): PageRenderer<PageTarget & { res: { getHeader(name: string): unknown } }> {
+  return (ctx, page: ErrorPage) => {
+    const requestId = String(ctx.res.getHeader('x-request-id') ?? '');
+    sendPage(ctx, environment, 'error.njk', { title: page.title, text: page.text, description: page.description, requestId }, { status: page.status });
+  };
 }

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { HttpProblem } from '../../http/problem.js';
+import { forbidden } from '../../errors/domain-error.js';
 import type { CredentialKind } from './accept-credentials.js';
 
 /** What the fund-provider operations accept (and /openapi.json declares for them). */
@@ -14,7 +14,7 @@ export function requireFundProvider(): Middleware {
   return async (ctx, next) => {
     const caller = ctx.state.caller;
     if (!caller || !FUND_PROVIDER_CREDENTIALS.includes(caller.kind) || caller.organizationKind !== 'fund_provider') {
-      throw new HttpProblem(403, 'Forbidden', 'These operations are for donor-advised-fund providers: call with an API key of a fund provider, or an access token of an authorization for one.');
+      throw forbidden('These operations are for donor-advised-fund providers: call with an API key of a fund provider, or an access token of an authorization for one.');
     }
     await next();
   };

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Caller } from '../auth/caller.js';
 import { decodeCursor, listPage } from '../pagination.js';
-import { badRequest, resourceNotFound } from '../problems.js';
+import { resourceNotFound } from '../problems.js';
+import { invalid } from '../../errors/domain-error.js';
 import { defineRoute } from '../route-spec.js';
 import type { ApiVersion } from '../versions.js';
 import { findEvent, findSubscription, listEvents, listSubscriptions, type EventRow, type SubscriptionRow } from './repository.js';
@@ -105,7 +106,7 @@ export const eventRoutes = [
     errors: [400, 401, 403],
     async handler({ db, caller, body, services, version }) {
       const input = body as { url: string; category: string; signing_secret?: string };
-      if (!inVersion(version, input.category)) throw badRequest(`category ${input.category} does not exist in API version ${version}.`);
+      if (!inVersion(version, input.category)) throw invalid(`category ${input.category} does not exist in API version ${version}.`);
       const { row, generatedSecret } = await subscribe({ db, box: services.box, profile: services.profile }, scopeOf(caller), { url: input.url, category: input.category, signingSecret: input.signing_secret });
       return subscriptionView(row, generatedSecret);
     },

@@ -3,7 +3,7 @@ import type { Caller } from '../auth/caller.js';
 import { findAccount, type AccountRow, type Scope } from './accounts-repository.js';
 import { isUuid } from './paging.js';
 import { accountNotFound } from './problems.js';
-import { badRequest } from '../problems.js';
+import { invalid } from '../../errors/domain-error.js';
 
 /** The authorizing organization in the host's environment: the only data an FDX call may see. */
 export function scopeOf(caller: Caller): Scope {
@@ -22,6 +22,6 @@ export async function requireAccount(db: Db, caller: Caller, id: string): Promis
 
 /** A pageKey must name a row of the list being paged; anything else is a 400 (FDX code 400). */
 export async function checkPageKey(pageKey: string | undefined, belongs: (id: string) => Promise<boolean>): Promise<string | undefined> {
-  if (pageKey !== undefined && !(await belongs(pageKey))) throw badRequest('pageKey is not a nextPageKey this API returned for this list.');
+  if (pageKey !== undefined && !(await belongs(pageKey))) throw invalid('pageKey is not a nextPageKey this API returned for this list.');
   return pageKey;
 }

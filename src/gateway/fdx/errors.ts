@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { toProblem } from '../../http/error-handler.js';
-import { HttpProblem, titleFor } from '../../http/problem.js';
+import { unansweredProblem } from '../../http/problem.js';
 import { withFdxCode } from './problems.js';
 
 /**
@@ -13,8 +13,8 @@ export function fdxProblems(): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body == null) throw new HttpProblem(404, 'Not Found', `No FDX resource at ${ctx.method} ${ctx.path}.`);
-      if (ctx.status >= 400 && ctx.body == null) throw new HttpProblem(ctx.status, titleFor(ctx.status));
+      const unanswered = unansweredProblem(ctx, 'FDX resource');
+      if (unanswered) throw unanswered;
     } catch (error) {
       throw withFdxCode(toProblem(error, ctx.state.log));
     }

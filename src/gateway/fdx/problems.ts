@@ -1,4 +1,6 @@
-import { HttpProblem } from '../../http/problem.js';
+import { codeOfStatus } from '../../errors/codes.js';
+import { DomainError } from '../../errors/domain-error.js';
+import { restated, type HttpProblem } from '../../http/problem.js';
 
 /**
  * FDX error codes (docs/api.md, "FDX bank-data API", Errors). FDX clients act on `code`, so every
@@ -20,11 +22,10 @@ export const FDX_CODES = {
 } as const;
 export type FdxCode = keyof typeof FDX_CODES;
 
-const TITLES: Readonly<Record<number, string>> = { 400: 'Bad Request', 404: 'Not Found', 406: 'Not Acceptable', 409: 'Conflict', 500: 'Internal Server Error', 503: 'Service Unavailable' };
-
-export function fdxProblem(code: FdxCode, detail: string, headers: Record<string, string> = {}): HttpProblem {
+/** An FDX error: the domain code of its status, FDX's numeric `code` and `message` in place of the stable code. */
+export function fdxProblem(code: FdxCode, detail: string, headers: Record<string, string> = {}): DomainError {
   const { status, message } = FDX_CODES[code];
-  return new HttpProblem(status, TITLES[status]!, detail, { code: null, extensions: { code, message }, headers });
+  return new DomainError(codeOfStatus(status), detail, { withoutCode: true, extensions: { code, message }, headers });
 }
 
 export const accountNotFound = () => fdxProblem(701, 'No account with this id is available to this authorization.');
@@ -43,10 +44,5 @@ export function withFdxCode(problem: HttpProblem): HttpProblem {
   if (credential && problem.code === undefined) return problem;
   const known = FDX_CODES[problem.status as FdxCode];
   const message = known && known.status === problem.status ? known.message : problem.title;
-  return new HttpProblem(problem.status, problem.title, problem.detail, {
-    type: problem.type,
-    code: null,
-    headers: problem.headers,
-    extensions: credential ? problem.extensions : { ...problem.extensions, code: problem.status, message },
-  });
+  return restated(problem, credential ? problem.extensions : { ...problem.extensions, code: problem.status, message });
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { decodeCursor, listPage } from '../pagination.js';
-import { badRequest, resourceNotFound } from '../problems.js';
+import { resourceNotFound } from '../problems.js';
+import { invalid } from '../../errors/domain-error.js';
 import { defineRoute } from '../route-spec.js';
 import { connectBelongsTo, findGrant, listGrants, type GrantRow } from './repository.js';
 
@@ -70,7 +71,7 @@ export const grantRoutes = [
       // Another organization's (or environment's) connect is unknown here: an empty list would
       // hide a typo. A 400, as for any invalid parameter, since the published operation lists
       // no 404; it says the same for an id that exists nowhere, so it reveals nothing.
-      if (query.connect_id && !(await connectBelongsTo(db, caller, query.connect_id))) throw badRequest('Invalid query: connect_id names no connect of the caller.');
+      if (query.connect_id && !(await connectBelongsTo(db, caller, query.connect_id))) throw invalid('Invalid query: connect_id names no connect of the caller.');
       const rows = await listGrants(db, caller, query.connect_id, decodeCursor(query.pageToken, 'pageToken'), query.pageLimit);
       return listPage(rows, query.pageLimit, toGrant, 'nextPageToken|null');
     },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseEin } from '../../accounts/ein.js';
-import { badRequest, resourceNotFound } from '../problems.js';
+import { resourceNotFound } from '../problems.js';
+import { invalid } from '../../errors/domain-error.js';
 import { defineRoute } from '../route-spec.js';
 import { findNonprofitByEin, hasStaff } from './repository.js';
 
@@ -33,7 +34,7 @@ export const nonprofitRoutes = [
     errors: [400, 401, 403, 404],
     async handler({ db, params }) {
       const ein = parseEin(params.ein);
-      if (!ein) throw badRequest('ein must be nine digits, written 123456789 or 12-3456789.');
+      if (!ein) throw invalid('ein must be nine digits, written 123456789 or 12-3456789.');
       const org = await findNonprofitByEin(db, ein);
       // A fund provider is not a nonprofit record: 404 like any unknown EIN.
       if (!org) throw resourceNotFound('The nonprofit');

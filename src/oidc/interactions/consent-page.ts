@@ -1,11 +1,11 @@
 import type { Context } from 'koa';
+import { invalid } from '../../errors/domain-error.js';
 import { errors } from 'oidc-provider';
 import { recordAudit } from '../../audit/audit-log.js';
 import { unitOf } from '../request-scope.js';
 import { writeWithUnit } from '../unit-of-work.js';
 import { userIdentity } from '../request-account.js';
 import { readForm } from '../../http/form-body.js';
-import { HttpProblem } from '../../http/problem.js';
 import { insertAuthorization } from '../../authorizations/authorizations.js';
 import { planConsent, type ConsentPlan } from '../consent-plan.js';
 import { clientRequiresMfa, consentForced, findCoveringGrant, subjectTypeOf } from '../existing-grant.js';
@@ -42,7 +42,7 @@ export async function showConsentStep(deps: InteractionDeps, ctx: Context, inter
   const client = await provider.Client.find(String(interaction.params.client_id));
   // The account or the application went away during the flow: start again, or stop here.
   if (!user || user.disabled_at) throw new errors.SessionNotFound('the signed-in account no longer exists');
-  if (!client) throw new HttpProblem(400, 'Unknown application', 'The application that sent you here is no longer registered with us. Nothing was shared with it.');
+  if (!client) throw invalid('The application that sent you here is no longer registered with us. Nothing was shared with it.', { title: 'Unknown application' });
   const view = clientView(client, redirectUri(interaction));
   const memberships = await membershipsOf(deps, ctx, user.id);
   const who = { email: user.email, name: user.display_name };

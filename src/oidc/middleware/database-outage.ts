@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import { isDatabaseUnavailable, isUnrepresentableInput } from '../../db/database.js';
-import { HttpProblem, sendOAuthProblem, unavailable } from '../../http/problem.js';
+import { oauthProblem, sendOAuthProblem, unavailable } from '../../http/problem.js';
 import { oidcState } from '../request-scope.js';
 
 
@@ -20,7 +20,7 @@ export function databaseOutage(provider: Provider): Middleware {
   return async (ctx, next) => {
     await next();
     const failure = ctx.state.oidc?.storageFailure;
-    const problem = failure === 'unavailable' ? unavailable() : failure === 'bad_input' ? new HttpProblem(400, 'Bad Request', 'the request contains a value that cannot be accepted') : undefined;
+    const problem = failure === 'unavailable' ? unavailable() : failure === 'bad_input' ? oauthProblem(400, 'the request contains a value that cannot be accepted') : undefined;
     if (!problem) return;
     // A JSON answer (the token endpoint and the like) is replaced; a page (the authorization
     // endpoint's error page) keeps its body and takes the status and headers.

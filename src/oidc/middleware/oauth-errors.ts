@@ -1,6 +1,6 @@
 import type { Middleware, ParameterizedContext } from 'koa';
 import { errors } from 'oidc-provider';
-import { HttpProblem, sendOAuthProblem, titleFor } from '../../http/problem.js';
+import { oauthProblem, sendOAuthProblem } from '../../http/problem.js';
 
 /**
  * provider.use() middleware runs outside the provider's own error handling, so OAuth errors
@@ -10,7 +10,7 @@ export function sendOAuthError(ctx: ParameterizedContext, error: InstanceType<ty
   // RFC 6749 5.2: failed client authentication is 401 (the library's class defaults to 400).
   const status = error.error === 'invalid_client' ? 401 : error.statusCode;
   const headers: Record<string, string> = error.error === 'invalid_client' ? { 'WWW-Authenticate': 'Basic realm="almoner"' } : {};
-  sendOAuthProblem(ctx, new HttpProblem(status, titleFor(status), error.error_description, { headers }), error.error);
+  sendOAuthProblem(ctx, oauthProblem(status, error.error_description, headers), error.error);
 }
 
 /** `onRefusal` hears each error rendered here (the token endpoint's announce it as grant.error). */

@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
+import { oauthProblem, sendOAuthProblem } from '../../http/problem.js';
 import { authorizationReadFor, effectiveScopes } from '../account.js';
 import { loadAuthorization } from '../../authorizations/authorizations.js';
 import { explainGrantRefusal } from '../grant-refusals.js';
@@ -20,8 +21,8 @@ export function tokenResponse(db: Db, environment: Environment): Middleware {
     if (ctx.oidc?.route !== 'token') return;
     const body = ctx.body as Record<string, unknown> | undefined;
     if ((ctx.status === 400 || ctx.status === 401) && body?.error === 'invalid_grant') {
-      ctx.status = 401;
-      body.error_description = await explainGrantRefusal({ db, environment }, ctx);
+      sendOAuthProblem(ctx, oauthProblem(401, await explainGrantRefusal({ db, environment }, ctx)), 'invalid_grant');
+      return;
     }
     if (ctx.status === 200 && body && typeof body.scope === 'string') {
       const grantId = (ctx.oidc.entities as { AccessToken?: { grantId?: string } }).AccessToken?.grantId;
