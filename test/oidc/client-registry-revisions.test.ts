@@ -195,7 +195,7 @@ describe('a stale clients file', () => {
     fs.writeFileSync(fileA, JSON.stringify({ ...document, clients: document.clients.map((c) => (c.client_id === second ? { ...c, name: 'Renamed' } : c)) }));
     await sync.poll();
     expect((await t.db.selectFrom('oauth_clients').select('name').where('client_id', '=', second).executeTakeFirstOrThrow()).name).toBe('Renamed');
-    expect((await t.db.selectFrom('client_registry_revisions').select(({ fn }) => fn.max('revision').as('revision')).executeTakeFirstOrThrow()).revision).toBe(3);
+    expect((await t.db.selectFrom('oauth_clients_revisions').select(({ fn }) => fn.max('revision').as('revision')).executeTakeFirstOrThrow()).revision).toBe(3);
 
     // The stale copy deployed over it: refused, nothing lost.
     fs.copyFileSync(fileB, fileA);
@@ -234,7 +234,7 @@ describe('a stale clients file', () => {
     await adopted.syncNow();
     expect(adopted.warnings()).toEqual([]);
     expect(await registeredIds(t)).toEqual(['live_legacy00001', 'live_legacy00002', 'live_legacy00003']);
-    expect(await t.db.selectFrom('client_registry_revisions').select(['revision', 'clients']).execute()).toEqual([{ revision: 1, clients: 3 }]);
+    expect(await t.db.selectFrom('oauth_clients_revisions').select(['revision', 'clients']).execute()).toEqual([{ revision: 1, clients: 3 }]);
   });
 
   it('no file at all changes nothing and is no warning', async () => {

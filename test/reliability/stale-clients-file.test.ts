@@ -98,13 +98,14 @@ describe('a stale clients file on a second machine', () => {
     expect(await readyz(a)).toEqual({ status: 200, body: { status: 'ready' } });
 
     // A deliberate replacement: B's file declares the next revision; it becomes the registry
-    // everywhere, and A's file is now the stale one.
+    // everywhere, and A's file is now the stale one (clients validate on A says so).
     const document = JSON.parse(fs.readFileSync(fileB, 'utf8')) as { revision: number };
     expect(document.revision).toBe(1);
     fs.writeFileSync(fileB, JSON.stringify({ ...document, revision: 3 }));
     await expect.poll(() => authenticates(a!, late), { timeout: 8_000 }).toBe('invalid_client');
     expect(await authenticates(a, early)).toBe('invalid_grant');
     await expect.poll(async () => (await readyz(b!)).body, { timeout: 5_000 }).toEqual({ status: 'ready' });
-    await expect.poll(async () => (await readyz(a!)).body, { timeout: 5_000 }).toEqual({ status: 'ready', warnings: [{ code: 'clients_file_not_applied', detail: expect.stringContaining(`${fileA}: not applied`) }] });
+    const validateA = await runAdmin(['clients', 'validate', '--json'], { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: fileA });
+    expect(JSON.parse(validateA.stdout)).toMatchObject({ valid: true, revision: 2, registry: { standing: 'older', revision: 3, applied_by: expect.stringContaining(fileB) } });
   }, 120_000);
 });

@@ -3,7 +3,7 @@ import { passwordParamsFrom } from '../../accounts/passwords.js';
 import type { Environment } from '../../db/schema.js';
 import type { ClientsSnapshot } from '../../oidc/clients/file-store.js';
 import type { RegistryStanding } from '../../oidc/clients/revision.js';
-import { addClient, compareWithRegistry, listRegisteredClients, removeClient, rotateClientSecret, validateClientsFile, type RegistryContext } from '../../oidc/clients/service.js';
+import { addClient, compareWithRegistry, listRegisteredClients, removeClient, rotateClientSecret, validateClientsFile, type RegistryComparison, type RegistryContext } from '../../oidc/clients/service.js';
 import { optionalString, requireString, UsageError, type Command, type CommandContext } from '../command.js';
 
 async function registry(ctx: CommandContext): Promise<RegistryContext> {
@@ -110,7 +110,7 @@ export const clientsValidate: Command = {
  * from). A database that cannot be reached leaves it unknown; the file's validity stands.
  */
 async function registryStanding(ctx: CommandContext, file: string, snapshot: ClientsSnapshot): Promise<{ standing: RegistryStanding | 'unknown'; json: Record<string, unknown>; text: string }> {
-  let comparison;
+  let comparison: RegistryComparison;
   try {
     comparison = await compareWithRegistry(await ctx.db(), file, snapshot);
   } catch (error) {

@@ -60,6 +60,7 @@ function positions(text: string): (offset: number) => TextPosition {
 function describeChar(ch: string | undefined): string {
   if (ch === undefined) return 'the end of the file';
   if (ch === '\n' || ch === '\r') return 'a line break';
+  if (ch === '\uFEFF') return 'a byte order mark (save the file as UTF-8 without one)';
   if (ch < ' ') return 'a control character';
   return JSON.stringify(ch);
 }
@@ -103,7 +104,7 @@ export function scanJson(text: string): JsonLayout {
         }
         const simple: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
         if (escape === undefined || !(escape in simple)) fail('an escape (\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\u)', i + 1);
-        out += simple[escape!];
+        out += simple[escape!] ?? '';
         i += 2;
         continue;
       }

@@ -5,7 +5,7 @@ import type { Logger } from '../../logging/logger.js';
 import { readClientsFile } from './file-store.js';
 import type { ParentFile } from './revision.js';
 import { ClientRegistryError } from './schema.js';
-import { appliedBy, reconcileClientsFile, registryRevision } from './service.js';
+import { appliedBy, reconcileClientsFile } from './service.js';
 
 /**
  * Keeps the database in step with the clients file while the server runs. Admin commands
@@ -19,8 +19,12 @@ import { appliedBy, reconcileClientsFile, registryRevision } from './service.js'
  * (docs/operations.md, "The clients file across machines").
  */
 export class ClientRegistrySync {
-  /** The file and the registry revision of the last pass: a pass with neither changed does nothing. */
-  private lastSeen: { contentHash: string; revision: number | undefined; registry: number | undefined } | undefined;
+  /**
+   * The file as the last pass read it: a pass over the same file does nothing, not even a
+   * query (a registry moved on by another machine is judged when this file changes or the
+   * process restarts; it never takes this process's clients away meanwhile).
+   */
+  private lastSeen: { contentHash: string; revision: number | undefined } | undefined;
   /** The file as last read while it held the registry's current content: a change from it is an edit. */
   private parent: ParentFile | undefined;
   /** Why the file is not applied (older or diverging), while it is not. */
@@ -48,9 +52,9 @@ export class ClientRegistrySync {
   async syncNow(): Promise<void> {
     const snapshot = readClientsFile(this.file);
     const seen = this.lastSeen;
-    if (seen && seen.contentHash === snapshot.contentHash && seen.revision === snapshot.revision && seen.registry === (await registryRevision(this.db))) return;
+    if (seen && seen.contentHash === snapshot.contentHash && seen.revision === snapshot.revision) return;
     const result = await reconcileClientsFile(this.db, snapshot, { file: this.file, parent: this.parent, appliedBy: appliedBy(`server pid ${process.pid}`, this.file) });
-    this.lastSeen = { contentHash: snapshot.contentHash, revision: snapshot.revision, registry: result.revision };
+    this.lastSeen = { contentHash: snapshot.contentHash, revision: snapshot.revision };
     const { verdict } = result;
     if (verdict.kind === 'current' || verdict.kind === 'apply') {
       this.parent = { contentHash: snapshot.contentHash, revision: snapshot.revision };

@@ -86,11 +86,6 @@ export function reconcileClientsFile(db: Db, snapshot: ClientsSnapshot, options:
   });
 }
 
-/** The current revision's number, for a poller's cheap "has anything moved" check. */
-export async function registryRevision(db: Db): Promise<number | undefined> {
-  return (await currentRevision(db))?.revision;
-}
-
 /**
  * An admin change of the registry: under the file's lock and the registry's, the file must be
  * the current revision (or newer, or an edit of it); the change then becomes the next
