@@ -78,6 +78,15 @@ describe('clients validate points at each problem', () => {
     for (const start of expected) expect(problems.some((p) => p.startsWith(start)), `${start}\nin\n${problems.join('\n')}`).toBe(true);
   });
 
+  it('around the list: an unknown member of the document, a clients that is no list', async () => {
+    const text = '{\n  "clients": {},\n  "version": 2\n}\n';
+    const { file, problems } = await problemsOf(text);
+    expect(problems).toEqual([
+      `${file}: line 3, column 3: version: is not a known field (a clients file holds "revision" and "clients")`,
+      `${file}: line 2, column 14: clients: must be a list [...]`,
+    ]);
+  });
+
   it('a field named twice in one entry (JSON would keep only the last)', async () => {
     const text = `{"clients": [\n  {"environment": "production", "client_id": "live_twicename01", "client_secret_hash": "${hash}",\n   "name": "A", "name": "B", "redirect_uris": ["https://app.example.org/cb"], "scopes": ["read_only"]}\n]}\n`;
     const { file, problems } = await problemsOf(text);

@@ -76,10 +76,10 @@ export interface ClientsDocument {
  * `source`: the file's full path, which starts every problem.
  */
 export function parseClientsDocument(document: unknown, source: string, layout?: JsonLayout): ClientsDocument {
-  const shape = clientsFileSchema.safeParse(document);
-  if (!shape.success) throw new ClientRegistryError([`${source}: must be an object {"clients": [...]}`]);
-  const problems: string[] = [];
   const where = (path: JsonPath, key = false) => (layout ? `${formatPosition(layout.at(path, key))}: ` : '');
+  const shape = clientsFileSchema.safeParse(document);
+  if (!shape.success) throw new ClientRegistryError(shapeProblems(document, source, where));
+  const problems: string[] = [];
   for (const repeat of layout?.repeats ?? []) {
     const [, index, ...field] = repeat.path;
     const label = typeof index === 'number' ? `${labelOf(shape.data.clients[index], index)}: ${field.map(String).join('.')}` : String(repeat.path.join('.'));
@@ -109,6 +109,17 @@ export function parseClientsDocument(document: unknown, source: string, layout?:
   });
   if (problems.length > 0) throw new ClientRegistryError(problems);
   return { entries, revision: revision.success ? revision.data : undefined };
+}
+
+/** What is wrong with the document around the list: each unknown member, or a `clients` that is no list; else the shape it must have. */
+function shapeProblems(document: unknown, source: string, where: (path: JsonPath, key?: boolean) => string): string[] {
+  const whole = [`${source}: must be an object {"clients": [...]}`];
+  if (typeof document !== 'object' || document === null || Array.isArray(document) || !('clients' in document)) return whole;
+  const problems = Object.keys(document)
+    .filter((key) => key !== 'clients' && key !== 'revision')
+    .map((key) => `${source}: ${where([key], true)}${key}: is not a known field (a clients file holds "revision" and "clients")`);
+  if (!Array.isArray((document as { clients: unknown }).clients)) problems.push(`${source}: ${where(['clients'])}clients: must be a list [...]`);
+  return problems.length > 0 ? problems : whole;
 }
 
 function labelOf(raw: unknown, index: number): string {
