@@ -24,7 +24,7 @@ export class ClientRegistrySync {
    * query (a registry moved on by another machine is judged when this file changes or the
    * process restarts; it never takes this process's clients away meanwhile).
    */
-  private lastSeen: { contentHash: string; revision: number | undefined } | undefined;
+  private lastSeen: { exists: boolean; contentHash: string; revision: number | undefined } | undefined;
   /** The file as last read while it held the registry's current content: a change from it is an edit. */
   private parent: ParentFile | undefined;
   /** Why the file is not applied (older or diverging), while it is not. */
@@ -52,9 +52,9 @@ export class ClientRegistrySync {
   async syncNow(): Promise<void> {
     const snapshot = readClientsFile(this.file);
     const seen = this.lastSeen;
-    if (seen && seen.contentHash === snapshot.contentHash && seen.revision === snapshot.revision) return;
+    if (seen && seen.exists === snapshot.exists && seen.contentHash === snapshot.contentHash && seen.revision === snapshot.revision) return;
     const result = await reconcileClientsFile(this.db, snapshot, { file: this.file, parent: this.parent, appliedBy: appliedBy(`server pid ${process.pid}`, this.file) });
-    this.lastSeen = { contentHash: snapshot.contentHash, revision: snapshot.revision };
+    this.lastSeen = { exists: snapshot.exists, contentHash: snapshot.contentHash, revision: snapshot.revision };
     const { verdict } = result;
     if (verdict.kind === 'current' || verdict.kind === 'apply') {
       this.parent = { contentHash: snapshot.contentHash, revision: snapshot.revision };

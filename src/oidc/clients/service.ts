@@ -158,6 +158,16 @@ export async function addClient(ctx: RegistryContext, input: AddClientInput): Pr
   return { client_id: entry.client_id, client_secret: secret, environment };
 }
 
+/** Registers entries made ready elsewhere (their hashes already computed), in one revision: the benchmark's setup. */
+export async function registerClientEntries(ctx: RegistryContext, entries: readonly ClientEntry[]): Promise<void> {
+  await changeRegistry(ctx, 'clients add', (current) => {
+    const taken = new Set(current.map((c) => c.client_id));
+    const repeated = entries.find((e) => taken.has(e.client_id));
+    if (repeated) throw conflict(`client_id ${repeated.client_id} already exists`);
+    return [...current, ...entries];
+  });
+}
+
 export async function rotateClientSecret(ctx: RegistryContext, clientId: string): Promise<{ client_id: string; client_secret: string }> {
   const secret = generateClientSecret();
   const hash = await hashClientSecret(secret, ctx.passwordParams);
