@@ -25,6 +25,8 @@ export class ClientRegistrySync {
    * process restarts; it never takes this process's clients away meanwhile).
    */
   private lastSeen: { exists: boolean; contentHash: string; revision: number | undefined } | undefined;
+  /** fileFingerprint of the bytes the last judged pass read. */
+  private judgedFingerprint: string | undefined;
   /** The file as last read while it held the registry's current content: a change from it is an edit. */
   private parent: ParentFile | undefined;
   /** Why the file is not applied (older or diverging), while it is not. */
@@ -50,11 +52,18 @@ export class ClientRegistrySync {
    * database holds, and warnings() says why.
    */
   async syncNow(): Promise<void> {
+    // The same bytes as the last pass that was judged: not even parsed again.
+    const fingerprint = fileFingerprint(this.file);
+    if (fingerprint === this.judgedFingerprint) return;
     const snapshot = readClientsFile(this.file);
     const seen = this.lastSeen;
-    if (seen && seen.exists === snapshot.exists && seen.contentHash === snapshot.contentHash && seen.revision === snapshot.revision) return;
+    if (seen && seen.exists === snapshot.exists && seen.contentHash === snapshot.contentHash && seen.revision === snapshot.revision) {
+      this.judgedFingerprint = fingerprint;
+      return;
+    }
     const result = await reconcileClientsFile(this.db, snapshot, { file: this.file, parent: this.parent, appliedBy: appliedBy(`server pid ${process.pid}`, this.file) });
     this.lastSeen = { exists: snapshot.exists, contentHash: snapshot.contentHash, revision: snapshot.revision };
+    this.judgedFingerprint = fingerprint;
     const { verdict } = result;
     if (verdict.kind === 'current' || verdict.kind === 'apply') {
       this.parent = { contentHash: snapshot.contentHash, revision: snapshot.revision };
