@@ -6,9 +6,9 @@ import { buildApiApp } from './apps/api-app.js';
 import { buildGateway } from './gateway/index.js';
 import { buildDashboardApp } from './apps/dashboard-app.js';
 import { accessLog } from './http/access-log.js';
-import { AddressSet, clientAddress } from './http/client-address.js';
+import { AddressSet, callerInside, clientAddress } from './http/client-address.js';
 import { errorHandler } from './http/error-handler.js';
-import { healthEndpoints, isLoopback } from './http/health.js';
+import { healthEndpoints, isLoopback, type ReadinessWarning } from './http/health.js';
 import { hostDispatch } from './http/host-dispatch.js';
 import { HostTable, hostTargets, isLoopbackAuthority } from './http/hosts.js';
 import { httpsRequired } from './http/https-required.js';
@@ -40,19 +40,23 @@ export interface AppDeps {
   metrics?: Metrics;
   /** Work started by requests that runs after their response (password-reset requests); a fresh one when omitted. */
   background?: BackgroundWork;
+  /** What /readyz lists beside "ready" (the clients file's standing); none when omitted. */
+  readinessWarnings?: () => readonly ReadinessWarning[];
 }
 
 /**
  * Builds the one Koa app that serves all four hosts. It never listens: main.ts does, and
  * tests drive `app.callback()` through supertest.
  */
-export function buildApp({ config, db, logger, oidc, serverKeys, mail, box, metrics = new Metrics({ db, oidc }), background = new BackgroundWork(logger) }: AppDeps): Koa {
+export function buildApp({ config, db, logger, oidc, serverKeys, mail, box, metrics = new Metrics({ db, oidc }), background = new BackgroundWork(logger), readinessWarnings }: AppDeps): Koa {
   const app = new Koa();
   app.proxy = false; // forwarded headers are judged by clientAddress, against trusted_proxies only
   app.silent = true; // errors are logged by errorHandler, with the request id
 
   const hosts = new HostTable(hostTargets(config));
-  const health = healthEndpoints(db);
+  // A warning's detail names paths and hosts: for the callers that may read /metrics.
+  const operators = new AddressSet(config.metrics_allow);
+  const health = healthEndpoints(db, { warnings: readinessWarnings, showDetail: (ctx) => callerInside(operators, ctx.state) });
 
   const trustedProxies = new AddressSet(config.trusted_proxies);
   app.use(requestId(logger, trustedProxies));

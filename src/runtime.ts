@@ -55,8 +55,9 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger, o
   const metrics = new Metrics({ db, oidc });
   if (options.clusterWorker) metrics.joinCluster();
   const background = new BackgroundWork(logger);
-  const app = buildApp({ config, db, logger, oidc, serverKeys: keys, mail, box, metrics, background });
-  const metricsApp = config.metrics_listen ? buildMetricsApp({ metrics, db, logger, allow: new AddressSet(config.metrics_allow) }) : undefined;
+  const readinessWarnings = () => clients.warnings();
+  const app = buildApp({ config, db, logger, oidc, serverKeys: keys, mail, box, metrics, background, readinessWarnings });
+  const metricsApp = config.metrics_listen ? buildMetricsApp({ metrics, db, logger, allow: new AddressSet(config.metrics_allow), readinessWarnings }) : undefined;
   const webhooks = new WebhookDispatcher({ db, logger, box, retrySeconds: config.webhook_retry_seconds, timeoutMs: config.webhook_timeout_ms, profile: config.profile });
   let started = false;
   return {

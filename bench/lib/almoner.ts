@@ -12,9 +12,8 @@ import { seedNonprofitData } from '../../src/demo/nonprofit-data.js';
 import { encodeCursor } from '../../src/gateway/pagination.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { insertAuthorization } from '../../src/authorizations/authorizations.js';
-import { updateClientsFile } from '../../src/oidc/clients/file-store.js';
-import { generateClientId, generateClientSecret, hashClientSecret, syncClients } from '../../src/oidc/clients/service.js';
-import { clientEntrySchema, type ClientEntry } from '../../src/oidc/clients/schema.js';
+import { generateClientId, generateClientSecret, hashClientSecret, registerClientEntries } from '../../src/oidc/clients/service.js';
+import { clientEntrySchema } from '../../src/oidc/clients/schema.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 
 /**
@@ -91,7 +90,7 @@ export class AlmonerSetup {
     log(`  ${this.staff.length} staff users (argon2id m=${this.passwordParams.memoryKib} KiB, t=${this.passwordParams.timeCost}, p=${this.passwordParams.parallelism})`);
 
     // Clients exactly as `admin clients add` registers them (id, 256-bit secret, argon2id hash
-    // at the configured parameters, the clients file, then the database), in one write.
+    // at the configured parameters, the database and the clients file), in one revision.
     const made = await mapLimit(Array.from({ length: 1 + options.uncachedClients }, (_, i) => i), 4, async (i) => {
       const secret = generateClientSecret();
       const entry = clientEntrySchema.parse({
@@ -104,7 +103,7 @@ export class AlmonerSetup {
       });
       return { entry, secret };
     });
-    await updateClientsFile(this.config.clients_file, (current) => [...current, ...made.map((m) => m.entry)], (entries: ClientEntry[]) => syncClients(this.db, entries));
+    await registerClientEntries({ db: this.db, clientsFile: this.config.clients_file, passwordParams: this.passwordParams }, made.map((m) => m.entry));
     const clients = made.map((m) => ({ client_id: m.entry.client_id, client_secret: m.secret }));
     this.client = clients[0]!;
     this.uncachedClients = clients.slice(1);

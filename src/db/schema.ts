@@ -101,6 +101,15 @@ export interface OauthClientsTable {
   updated_at: UpdatedAt;
 }
 
+/** A revision of the client registry: which clients file content became oauth_clients, when, from where. */
+export interface OauthClientsRevisionsTable {
+  revision: number;
+  content_hash: string;
+  clients: number;
+  applied_at: CreatedAt;
+  applied_by: string;
+}
+
 export interface OauthAuthorizationsTable {
   grant_id: string;
   environment: Environment;
@@ -227,6 +236,7 @@ export interface Database extends DafDatabase, EventsDatabase, FdxDatabase, Iden
   oidc_models: OidcModelsTable;
   oidc_refresh_successors: OidcRefreshSuccessorsTable;
   oauth_clients: OauthClientsTable;
+  oauth_clients_revisions: OauthClientsRevisionsTable;
   oauth_authorizations: OauthAuthorizationsTable;
   signing_keys: SigningKeysTable;
   server_keys: ServerKeysTable;
@@ -252,6 +262,7 @@ export const TABLE_COLUMNS = {
   oidc_models: columns<OidcModelsTable>()(['environment', 'model', 'id', 'payload', 'grant_id', 'uid', 'expires_at', 'consumed_at']),
   oidc_refresh_successors: columns<OidcRefreshSuccessorsTable>()(['environment', 'id', 'ciphertext', 'expires_at']),
   oauth_clients: columns<OauthClientsTable>()(['environment', 'client_id', 'client_secret_hash', 'name', 'logo_uri', 'redirect_uris', 'scopes', 'subject_type', 'ip_allow_list', 'require_mfa', 'created_at', 'updated_at']),
+  oauth_clients_revisions: columns<OauthClientsRevisionsTable>()(['revision', 'content_hash', 'clients', 'applied_at', 'applied_by']),
   oauth_authorizations: columns<OauthAuthorizationsTable>()(['grant_id', 'environment', 'client_id', 'subject_type', 'user_id', 'organization_id', 'scopes', 'created_at', 'expires_at', 'last_used_at', 'revoked_at', 'revoked_reason']),
   signing_keys: columns<SigningKeysTable>()(['environment', 'kid', 'alg', 'state', 'private_jwk', 'created_at', 'activated_at', 'retire_after']),
   server_keys: columns<ServerKeysTable>()(['name', 'kid', 'value', 'created_at', 'activates_at']),

@@ -3,7 +3,7 @@ import type { Db } from '../db/database.js';
 import { callerInside, normaliseIp, type AddressSet } from '../http/client-address.js';
 import { errorHandler } from '../http/error-handler.js';
 import { DomainError } from '../errors/domain-error.js';
-import { healthEndpoints } from '../http/health.js';
+import { healthEndpoints, type ReadinessWarning } from '../http/health.js';
 import { requestId } from '../http/request-id.js';
 import { securityHeaders } from '../http/security-headers.js';
 import type { Logger } from '../logging/logger.js';
@@ -37,13 +37,15 @@ export interface MetricsAppDeps {
   db: Db;
   logger: Logger;
   allow: AddressSet;
+  /** What /readyz lists beside "ready"; their details for the callers inside `allow`. */
+  readinessWarnings?: () => readonly ReadinessWarning[];
 }
 
 /**
  * The admin listener (metrics_listen): /metrics, /healthz and /readyz on a port of its own,
  * whatever the Host. No proxy stands in front of it, so the socket peer is the caller.
  */
-export function buildMetricsApp({ metrics, db, logger, allow }: MetricsAppDeps): Koa {
+export function buildMetricsApp({ metrics, db, logger, allow, readinessWarnings }: MetricsAppDeps): Koa {
   const app = new Koa();
   app.proxy = false;
   app.silent = true;
@@ -56,7 +58,7 @@ export function buildMetricsApp({ metrics, db, logger, allow }: MetricsAppDeps):
   app.use(httpMetrics(metrics, 'admin'));
   app.use(errorHandler());
   app.use(securityHeaders());
-  app.use(healthEndpoints(db));
+  app.use(healthEndpoints(db, { warnings: readinessWarnings, showDetail: (ctx) => callerInside(allow, ctx.state) }));
   app.use(metricsEndpoint(metrics, allow));
   return app;
 }

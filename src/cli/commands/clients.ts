@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { passwordParamsFrom } from '../../accounts/passwords.js';
 import type { Environment } from '../../db/schema.js';
-import { addClient, listRegisteredClients, removeClient, rotateClientSecret, validateClientsFile, type RegistryContext } from '../../oidc/clients/service.js';
+import type { ClientsSnapshot } from '../../oidc/clients/file-store.js';
+import type { RegistryStanding } from '../../oidc/clients/revision.js';
+import { addClient, compareWithRegistry, listRegisteredClients, removeClient, rotateClientSecret, validateClientsFile, type RegistryComparison, type RegistryContext } from '../../oidc/clients/service.js';
 import { optionalString, requireString, UsageError, type Command, type CommandContext } from '../command.js';
 
 async function registry(ctx: CommandContext): Promise<RegistryContext> {
@@ -88,16 +90,42 @@ export const clientsList: Command = {
 
 export const clientsValidate: Command = {
   path: ['clients', 'validate'],
-  summary: 'check the clients file; exits non-zero when it is invalid',
+  summary: 'check the clients file (every problem, with line and column) and whether it is the registry the database holds; exits non-zero when it is invalid',
   usage: 'clients validate',
   options: {},
   async run(ctx) {
     const file = path.resolve(ctx.config.clients_file);
     const result = validateClientsFile(file);
     if (!result.valid) throw new ClientsInvalid(result.problems);
-    return { json: { valid: true, clients: result.count, file }, text: `${file}: valid (${result.count} clients)` };
+    const registry = await registryStanding(ctx, file, result.snapshot);
+    const lines = [`${file}: valid (${result.count} clients)`];
+    if (registry.standing !== 'current') lines.push(registry.text);
+    return { json: { valid: true, clients: result.count, file, revision: result.snapshot.revision ?? null, registry: registry.json }, text: lines.join('\n') };
   },
 };
+
+/**
+ * Where the file stands against the registry in the database: current, newer (a running
+ * server applies it), older or diverging (refused: which one is current, and where it came
+ * from). A database that cannot be reached leaves it unknown; the file's validity stands.
+ */
+async function registryStanding(ctx: CommandContext, file: string, snapshot: ClientsSnapshot): Promise<{ standing: RegistryStanding | 'unknown'; json: Record<string, unknown>; text: string }> {
+  let comparison: RegistryComparison;
+  try {
+    comparison = await compareWithRegistry(await ctx.db(), file, snapshot);
+  } catch (error) {
+    const reason = (error as Error)?.message ?? String(error);
+    return { standing: 'unknown', json: { standing: 'unknown', reason }, text: `${file}: not compared with the client registry (${reason.split('\n')[0]})` };
+  }
+  const { standing, head, refusal } = comparison;
+  const json = { standing, revision: head?.revision ?? null, applied_at: head?.appliedAt.toISOString() ?? null, applied_by: head?.appliedBy ?? null };
+  const text =
+    refusal ??
+    (standing === 'newer'
+      ? `${file}: newer than the client registry (${head ? `revision ${head.revision}, applied ${head.appliedAt.toISOString()} by ${head.appliedBy}` : 'no revision recorded yet'}); a running server applies it within clients_poll_seconds, a starting one at once`
+      : `${file}: the client registry holds these clients`);
+  return { standing, json, text };
+}
 
 export const clientsRemove: Command = {
   path: ['clients', 'remove'],

@@ -1,17 +1,23 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ClientRegistryError, parseClientsDocument, type ClientEntry } from './schema.js';
+import { formatPosition, JsonSyntaxError, scanJson, type JsonLayout } from './json-layout.js';
+import { ClientRegistryError, parseClientsDocument, registryContentHash, type ClientEntry } from './schema.js';
 
 /**
  * The clients file (clients_file, ./config/clients.json by default): the registry's source of
- * truth. Every message names it by the full path the caller resolved, then a colon. Writes
- * are atomic (temp file + rename) and serialised between admin processes with a lock file.
+ * truth. Every message names it by the full path the caller resolved, then a colon, and
+ * points at the line and column to fix. Writes are atomic (temp file + rename) and
+ * serialised between admin processes with a lock file.
  */
 export interface ClientsSnapshot {
+  /** False when there is no file: no clients, and no registry to apply. */
+  exists: boolean;
   entries: ClientEntry[];
-  /** SHA-256 of the file's bytes ('' when the file does not exist). */
-  hash: string;
+  /** The registry revision the file declares (written by the admin commands; none in a hand-written file or a missing one). */
+  revision: number | undefined;
+  /** registryContentHash of the entries: what the file's registry is, whatever its formatting. */
+  contentHash: string;
 }
 
 export function readClientsFile(file: string): ClientsSnapshot {
@@ -19,22 +25,39 @@ export function readClientsFile(file: string): ClientsSnapshot {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { entries: [], hash: '' };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { exists: false, entries: [], revision: undefined, contentHash: registryContentHash([]) };
     throw new ClientRegistryError([`${file}: cannot be read (${(error as Error).message})`]);
   }
   let document: unknown;
   try {
     document = JSON.parse(text);
   } catch (error) {
-    throw new ClientRegistryError([`${file}: is not valid JSON (${(error as Error).message})`]);
+    throw new ClientRegistryError([`${file}: ${syntaxProblem(text, error as Error)}`]);
   }
-  return { entries: parseClientsDocument(document, file), hash: crypto.createHash('sha256').update(text).digest('hex') };
+  let layout: JsonLayout | undefined;
+  try {
+    layout = scanJson(text);
+  } catch {
+    // JSON.parse read it, so the scanner's refusal (nesting past its depth) only costs the positions.
+  }
+  const { entries, revision } = parseClientsDocument(document, file, layout);
+  return { exists: true, entries, revision, contentHash: registryContentHash(entries) };
 }
 
-function writeAtomically(file: string, entries: readonly ClientEntry[]): void {
+/** Where and why the text is not JSON: the scanner's place and words, else JSON.parse's message. */
+function syntaxProblem(text: string, parseError: Error): string {
+  try {
+    scanJson(text);
+  } catch (error) {
+    if (error instanceof JsonSyntaxError) return `${formatPosition(error.position)}: is not valid JSON (${error.message})`;
+  }
+  return `is not valid JSON (${parseError.message})`;
+}
+
+function writeAtomically(file: string, entries: readonly ClientEntry[], revision: number): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const temp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
-  fs.writeFileSync(temp, `${JSON.stringify({ clients: entries }, null, 2)}\n`, { mode: 0o600 });
+  fs.writeFileSync(temp, `${JSON.stringify({ revision, clients: entries }, null, 2)}\n`, { mode: 0o600 });
   fs.renameSync(temp, file);
 }
 
@@ -66,17 +89,15 @@ async function withLock<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
 }
 
 /**
- * Read, change and write the file under the lock; the change may throw to abort. `publish`
- * runs under the same lock, so overlapping admin commands update the database in the
- * order they wrote the file.
+ * Runs `fn` under the file's lock with what the file holds and a writer that validates the
+ * whole document before it replaces the old one, so overlapping admin commands change the
+ * file and the database in one order.
  */
-export function updateClientsFile(file: string, change: (entries: ClientEntry[]) => ClientEntry[], publish?: (entries: ClientEntry[]) => Promise<void>): Promise<ClientEntry[]> {
-  return withLock(file, async () => {
-    const next = change(readClientsFile(file).entries);
-    // Validate the whole document before it replaces the old one.
-    parseClientsDocument({ clients: next }, file);
-    writeAtomically(file, next);
-    await publish?.(next);
-    return next;
-  });
+export function updateClientsFile<T>(file: string, fn: (current: ClientsSnapshot, write: (entries: readonly ClientEntry[], revision: number) => void) => Promise<T>): Promise<T> {
+  return withLock(file, () =>
+    fn(readClientsFile(file), (entries, revision) => {
+      parseClientsDocument({ clients: entries }, file);
+      writeAtomically(file, entries, revision);
+    }),
+  );
 }

@@ -1,6 +1,6 @@
+import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../db/executor.js';
-import type { Selectable } from 'kysely';
-import type { Environment, OauthClientsTable } from '../../db/schema.js';
+import type { OauthClientsRevisionsTable, Environment, OauthClientsTable } from '../../db/schema.js';
 import type { ClientEntry } from './schema.js';
 
 /** A registered client as stored: the one type of the client row. */
@@ -55,4 +55,26 @@ export async function replaceAllClients(db: Executor, entries: readonly ClientEn
       })),
     )
     .execute();
+}
+
+/** A recorded revision of the registry. */
+export type RegistryRevisionRow = Selectable<OauthClientsRevisionsTable>;
+
+/** One lock for every change of the registry, held to the end of the transaction. */
+export async function lockRegistry(trx: Executor): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext('almoner:oauth_clients'))`.execute(trx);
+}
+
+/** The current revision: the highest recorded. */
+export function currentRevision(db: Executor): Promise<RegistryRevisionRow | undefined> {
+  return db.selectFrom('oauth_clients_revisions').selectAll().orderBy('revision', 'desc').limit(1).executeTakeFirst();
+}
+
+/** The latest revision that had this content, if any. */
+export function revisionWithContent(db: Executor, contentHash: string): Promise<RegistryRevisionRow | undefined> {
+  return db.selectFrom('oauth_clients_revisions').selectAll().where('content_hash', '=', contentHash).orderBy('revision', 'desc').limit(1).executeTakeFirst();
+}
+
+export async function recordRevision(db: Executor, row: Omit<RegistryRevisionRow, 'applied_at'>): Promise<RegistryRevisionRow> {
+  return db.insertInto('oauth_clients_revisions').values(row).returningAll().executeTakeFirstOrThrow();
 }

@@ -1,7 +1,9 @@
+import crypto from 'node:crypto';
 import { z } from 'zod';
 import { isCidrOrAddress } from '../../config/schema.js';
 import { SCOPES } from '../../accounts/scopes.js';
 import { redirectUriProblem, MAX_REDIRECT_URIS } from './redirect-uris.js';
+import { formatPosition, type JsonLayout, type JsonPath } from './json-layout.js';
 
 /** One entry of config/clients.json (docs/configuration.md, "The clients file"). */
 export const clientEntrySchema = z
@@ -46,7 +48,14 @@ export const clientEntrySchema = z
 export type ClientEntry = z.output<typeof clientEntrySchema>;
 export type ClientEntryInput = z.input<typeof clientEntrySchema>;
 
-export const clientsFileSchema = z.object({ clients: z.array(z.unknown()) }).strict();
+/**
+ * The file: its clients and, written by the admin commands, the revision of the registry it
+ * holds (docs/operations.md, "The clients file across machines").
+ */
+export const clientsFileSchema = z.object({ revision: z.unknown().optional(), clients: z.array(z.unknown()) }).strict();
+
+// Far below the column's limit, so every later revision still fits.
+const revisionSchema = z.number().int().min(1).max(1_000_000_000);
 
 export class ClientRegistryError extends Error {
   constructor(readonly problems: readonly string[]) {
@@ -55,30 +64,77 @@ export class ClientRegistryError extends Error {
   }
 }
 
-/** Validates a whole clients file; every problem names the client, the field and the rule. */
-/** `source`: the file's full path, which starts every problem. */
-export function parseClientsDocument(document: unknown, source: string): ClientEntry[] {
+/** A valid clients file: its entries and the revision it declares (none in a file written by hand). */
+export interface ClientsDocument {
+  entries: ClientEntry[];
+  revision: number | undefined;
+}
+
+/**
+ * Validates a whole clients file; every problem names the client, the field and the rule, and,
+ * given the text's layout, the line and column to fix.
+ * `source`: the file's full path, which starts every problem.
+ */
+export function parseClientsDocument(document: unknown, source: string, layout?: JsonLayout): ClientsDocument {
+  const where = (path: JsonPath, key = false) => (layout ? `${formatPosition(layout.at(path, key))}: ` : '');
   const shape = clientsFileSchema.safeParse(document);
-  if (!shape.success) throw new ClientRegistryError([`${source}: must be an object {"clients": [...]}`]);
+  if (!shape.success) throw new ClientRegistryError(shapeProblems(document, source, where));
   const problems: string[] = [];
+  for (const repeat of layout?.repeats ?? []) {
+    const [, index, ...field] = repeat.path;
+    const label = typeof index === 'number' ? `${labelOf(shape.data.clients[index], index)}: ${field.map(String).join('.')}` : String(repeat.path.join('.'));
+    problems.push(`${source}: ${formatPosition(repeat.position)}: ${label}: is named twice (JSON keeps only the last; remove one)`);
+  }
+  const revision = revisionSchema.safeParse(shape.data.revision);
+  if (shape.data.revision !== undefined && !revision.success) problems.push(`${source}: ${where(['revision'])}revision: must be a whole number from 1 to 1000000000`);
   const entries: ClientEntry[] = [];
   const seen = new Set<string>();
   shape.data.clients.forEach((raw, index) => {
-    const id = (raw as { client_id?: unknown })?.client_id;
-    const label = typeof id === 'string' && id ? `client ${id}` : `client #${index + 1}`;
+    const label = labelOf(raw, index);
     const parsed = clientEntrySchema.safeParse(raw);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
-        const field = issue.code === 'unrecognized_keys' ? issue.keys.join(', ') : issue.path.map(String).join('.') || '(entry)';
-        const rule = issue.code === 'unrecognized_keys' ? 'is not a known field' : issue.message;
-        problems.push(`${source}: ${label}: ${field}: ${rule}`);
+        const path = ['clients', index, ...issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p))];
+        if (issue.code === 'unrecognized_keys') {
+          for (const key of issue.keys) problems.push(`${source}: ${where([...path, key], true)}${label}: ${key}: is not a known field`);
+          continue;
+        }
+        problems.push(`${source}: ${where(path)}${label}: ${issue.path.map(String).join('.') || '(entry)'}: ${issue.message}`);
       }
       return;
     }
-    if (seen.has(parsed.data.client_id)) problems.push(`${source}: ${label}: client_id: must be unique`);
+    if (seen.has(parsed.data.client_id)) problems.push(`${source}: ${where(['clients', index, 'client_id'])}${label}: client_id: must be unique`);
     seen.add(parsed.data.client_id);
     entries.push(parsed.data);
   });
   if (problems.length > 0) throw new ClientRegistryError(problems);
-  return entries;
+  return { entries, revision: revision.success ? revision.data : undefined };
+}
+
+/** What is wrong with the document around the list: each unknown member, or a `clients` that is no list; else the shape it must have. */
+function shapeProblems(document: unknown, source: string, where: (path: JsonPath, key?: boolean) => string): string[] {
+  const whole = [`${source}: must be an object {"clients": [...]}`];
+  if (typeof document !== 'object' || document === null || Array.isArray(document) || !('clients' in document)) return whole;
+  const problems = Object.keys(document)
+    .filter((key) => key !== 'clients' && key !== 'revision')
+    .map((key) => `${source}: ${where([key], true)}${key}: is not a known field (a clients file holds "revision" and "clients")`);
+  if (!Array.isArray((document as { clients: unknown }).clients)) problems.push(`${source}: ${where(['clients'])}clients: must be a list [...]`);
+  return problems.length > 0 ? problems : whole;
+}
+
+function labelOf(raw: unknown, index: number): string {
+  const id = (raw as { client_id?: unknown } | null)?.client_id;
+  return typeof id === 'string' && id ? `client ${id}` : `client #${index + 1}`;
+}
+
+/**
+ * The registry's content as one SHA-256: the entries with their defaults, in a fixed field
+ * order, sorted by client_id. The same clients give the same hash whatever the file's
+ * formatting, order or revision, and the rows of the database hash the same way.
+ */
+export function registryContentHash(entries: readonly ClientEntry[]): string {
+  const canonical = [...entries]
+    .sort((a, b) => (a.client_id < b.client_id ? -1 : a.client_id > b.client_id ? 1 : 0))
+    .map((e) => [e.environment, e.client_id, e.client_secret_hash, e.name, e.logo_uri ?? null, e.redirect_uris, e.scopes, e.subject_type, e.ip_allow_list, e.require_mfa]);
+  return crypto.createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
 }

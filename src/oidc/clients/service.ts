@@ -1,13 +1,15 @@
 import crypto from 'node:crypto';
+import os from 'node:os';
 import argon2 from 'argon2';
 import type { Db } from '../../db/database.js';
-import { inTransaction } from '../../db/executor.js';
+import { inTransaction, type Executor } from '../../db/executor.js';
 import type { Environment } from '../../db/schema.js';
 import { conflict, invalid, notFound } from '../../errors/domain-error.js';
 import type { PasswordParams } from '../../accounts/passwords.js';
-import { readClientsFile, updateClientsFile } from './file-store.js';
-import { listClients, replaceAllClients, type ClientRow } from './repository.js';
-import { clientEntrySchema, ClientRegistryError, type ClientEntry, type ClientEntryInput } from './schema.js';
+import { readClientsFile, updateClientsFile, type ClientsSnapshot } from './file-store.js';
+import { currentRevision, listClients, lockRegistry, recordRevision, replaceAllClients, revisionWithContent, type ClientRow, type RegistryRevisionRow } from './repository.js';
+import { judgeClientsFile, refusalMessage, standingOf, type FileState, type Judged, type ParentFile, type RegistryHead, type RegistryStanding } from './revision.js';
+import { clientEntrySchema, ClientRegistryError, registryContentHash, type ClientEntry, type ClientEntryInput } from './schema.js';
 
 /** 256 bits, base64url: what the CLI shows once and never stores. */
 export function generateClientSecret(): string {
@@ -28,9 +30,83 @@ export interface RegistryContext {
   passwordParams: PasswordParams;
 }
 
-/** Makes the database mirror the file; the running servers read clients from the database. */
-export async function syncClients(db: Db, entries: readonly ClientEntry[]): Promise<void> {
-  await inTransaction(db, (trx) => replaceAllClients(trx, entries));
+function fileState(snapshot: ClientsSnapshot): FileState {
+  return { exists: snapshot.exists, revision: snapshot.revision, contentHash: snapshot.contentHash, clientIds: snapshot.entries.map((e) => e.client_id) };
+}
+
+function headOf(row: RegistryRevisionRow): RegistryHead {
+  return { revision: row.revision, contentHash: row.content_hash, appliedAt: row.applied_at, appliedBy: row.applied_by };
+}
+
+function entryOf(row: ClientRow): ClientEntry {
+  const { environment, client_id, client_secret_hash, name, logo_uri, redirect_uris, scopes, subject_type, ip_allow_list, require_mfa } = row;
+  return { environment, client_id, client_secret_hash, name, ...(logo_uri === null ? {} : { logo_uri }), redirect_uris, scopes: scopes as ClientEntry['scopes'], subject_type, ip_allow_list, require_mfa };
+}
+
+/** Judges the file against the registry as the database holds it now (docs/operations.md, "The clients file across machines"). */
+async function judge(db: Executor, snapshot: ClientsSnapshot, parent?: ParentFile): Promise<Judged> {
+  const row = await currentRevision(db);
+  const file = fileState(snapshot);
+  if (!row) {
+    const rows = await listClients(db);
+    return { verdict: judgeClientsFile(file, { contentHash: registryContentHash(rows.map(entryOf)), clientIds: rows.map((r) => r.client_id) }, { parent }), head: undefined };
+  }
+  const head = headOf(row);
+  const earlier = file.contentHash === head.contentHash ? undefined : (await revisionWithContent(db, file.contentHash))?.revision;
+  return { verdict: judgeClientsFile(file, head, { parent, earlier }), head };
+}
+
+/** Who applies a revision, as `applied_by` records it. */
+export function appliedBy(what: string, file: string): string {
+  return `${what} on ${os.hostname()} (${file})`;
+}
+
+export interface Reconciled extends Judged {
+  /** The revision the registry is at afterwards (undefined: none recorded). */
+  revision: number | undefined;
+  /** Why the file was not applied (absent, older or diverging), in one line that starts with its path. */
+  refusal?: string;
+}
+
+/**
+ * Makes the file the registry when the rules allow it (newer, or an edit of the current
+ * revision), under the registry's lock; an older or diverging file changes nothing and the
+ * verdict says why. The running servers read clients from the database.
+ */
+export function reconcileClientsFile(db: Db, snapshot: ClientsSnapshot, options: { file: string; parent?: ParentFile; appliedBy: string }): Promise<Reconciled> {
+  return inTransaction(db, async (trx) => {
+    await lockRegistry(trx);
+    const judged = await judge(trx, snapshot, options.parent);
+    const { verdict, head } = judged;
+    if (verdict.kind === 'absent' || verdict.kind === 'older' || verdict.kind === 'diverging') return { ...judged, revision: head?.revision, refusal: refusalMessage(options.file, fileState(snapshot), verdict, head) };
+    if (verdict.kind !== 'apply') return { ...judged, revision: head?.revision };
+    await replaceAllClients(trx, snapshot.entries);
+    await recordRevision(trx, { revision: verdict.revision, content_hash: snapshot.contentHash, clients: snapshot.entries.length, applied_by: options.appliedBy });
+    return { ...judged, revision: verdict.revision };
+  });
+}
+
+/**
+ * An admin change of the registry: under the file's lock and the registry's, the file must be
+ * the current revision (or newer, or an edit of it); the change then becomes the next
+ * revision, in the database and in the file. A stale file is refused and left as it was.
+ */
+async function changeRegistry(ctx: RegistryContext, action: string, change: (entries: ClientEntry[]) => ClientEntry[]): Promise<void> {
+  await updateClientsFile(ctx.clientsFile, (current, write) =>
+    inTransaction(ctx.db, async (trx) => {
+      await lockRegistry(trx);
+      const { verdict, head } = await judge(trx, current);
+      if (verdict.kind === 'absent' || verdict.kind === 'older' || verdict.kind === 'diverging') {
+        throw conflict(`${refusalMessage(ctx.clientsFile, fileState(current), verdict, head)}; nothing was changed: run this command where the current clients file is, or copy it here first`);
+      }
+      const entries = change(current.entries);
+      const revision = (verdict.kind === 'apply' ? verdict.revision : (head?.revision ?? 0)) + 1;
+      await replaceAllClients(trx, entries);
+      await recordRevision(trx, { revision, content_hash: registryContentHash(entries), clients: entries.length, applied_by: appliedBy(`admin ${action}`, ctx.clientsFile) });
+      // Last: a file that cannot be written rolls the database back with it.
+      write(entries, revision);
+    }),
+  );
 }
 
 function describeProblems(entry: unknown): string | undefined {
@@ -75,40 +151,38 @@ export async function addClient(ctx: RegistryContext, input: AddClientInput): Pr
   const problem = describeProblems(candidate);
   if (problem) throw invalid(problem);
   const entry = clientEntrySchema.parse({ ...candidate, client_secret_hash: await hashClientSecret(secret, ctx.passwordParams) });
-  await updateClientsFile(
-    ctx.clientsFile,
-    (current) => {
-      if (current.some((c) => c.client_id === entry.client_id)) throw conflict(`client_id ${entry.client_id} already exists`);
-      return [...current, entry];
-    },
-    (entries) => syncClients(ctx.db, entries),
-  );
+  await changeRegistry(ctx, 'clients add', (current) => {
+    if (current.some((c) => c.client_id === entry.client_id)) throw conflict(`client_id ${entry.client_id} already exists`);
+    return [...current, entry];
+  });
   return { client_id: entry.client_id, client_secret: secret, environment };
+}
+
+/** Registers entries made ready elsewhere (their hashes already computed), in one revision: the benchmark's setup. */
+export async function registerClientEntries(ctx: RegistryContext, entries: readonly ClientEntry[]): Promise<void> {
+  await changeRegistry(ctx, 'clients add', (current) => {
+    const taken = new Set(current.map((c) => c.client_id));
+    const repeated = entries.find((e) => taken.has(e.client_id));
+    if (repeated) throw conflict(`client_id ${repeated.client_id} already exists`);
+    return [...current, ...entries];
+  });
 }
 
 export async function rotateClientSecret(ctx: RegistryContext, clientId: string): Promise<{ client_id: string; client_secret: string }> {
   const secret = generateClientSecret();
   const hash = await hashClientSecret(secret, ctx.passwordParams);
-  await updateClientsFile(
-    ctx.clientsFile,
-    (current) => {
-      if (!current.some((c) => c.client_id === clientId)) throw notFound(`no client ${clientId}`);
-      return current.map((c) => (c.client_id === clientId ? { ...c, client_secret_hash: hash } : c));
-    },
-    (entries) => syncClients(ctx.db, entries),
-  );
+  await changeRegistry(ctx, 'clients rotate-secret', (current) => {
+    if (!current.some((c) => c.client_id === clientId)) throw notFound(`no client ${clientId}`);
+    return current.map((c) => (c.client_id === clientId ? { ...c, client_secret_hash: hash } : c));
+  });
   return { client_id: clientId, client_secret: secret };
 }
 
 export async function removeClient(ctx: RegistryContext, clientId: string): Promise<{ client_id: string }> {
-  await updateClientsFile(
-    ctx.clientsFile,
-    (current) => {
-      if (!current.some((c) => c.client_id === clientId)) throw notFound(`no client ${clientId}`);
-      return current.filter((c) => c.client_id !== clientId);
-    },
-    (entries) => syncClients(ctx.db, entries),
-  );
+  await changeRegistry(ctx, 'clients remove', (current) => {
+    if (!current.some((c) => c.client_id === clientId)) throw notFound(`no client ${clientId}`);
+    return current.filter((c) => c.client_id !== clientId);
+  });
   return { client_id: clientId };
 }
 
@@ -129,12 +203,34 @@ export async function listRegisteredClients(db: Db, environment?: Environment): 
   }));
 }
 
-/** Validates the file; returns its problems (empty when valid). */
-export function validateClientsFile(file: string): { valid: boolean; problems: string[]; count: number } {
+/** Where a valid file stands against the registry in the database. */
+export interface RegistryComparison {
+  standing: RegistryStanding;
+  /** The revision the file declares. */
+  fileRevision: number | undefined;
+  /** The database's current revision, when one is recorded. */
+  head: RegistryHead | undefined;
+  /** Why a running server would not apply the file (older or diverging). */
+  refusal?: string;
+}
+
+export type FileValidation = { valid: true; count: number; snapshot: ClientsSnapshot } | { valid: false; problems: string[] };
+
+/** Validates the file; returns its problems (every one, each with its line and column). */
+export function validateClientsFile(file: string): FileValidation {
   try {
-    return { valid: true, problems: [], count: readClientsFile(file).entries.length };
+    const snapshot = readClientsFile(file);
+    return { valid: true, count: snapshot.entries.length, snapshot };
   } catch (error) {
-    if (error instanceof ClientRegistryError) return { valid: false, problems: [...error.problems], count: 0 };
+    if (error instanceof ClientRegistryError) return { valid: false, problems: [...error.problems] };
     throw error;
   }
+}
+
+/** Whether the file is the registry's current revision, newer (a server applies it), or older or diverging (refused). */
+export async function compareWithRegistry(db: Db, file: string, snapshot: ClientsSnapshot): Promise<RegistryComparison> {
+  const { verdict, head } = await judge(db, snapshot);
+  const comparison: RegistryComparison = { standing: standingOf(verdict), fileRevision: snapshot.revision, head };
+  if (verdict.kind === 'absent' || verdict.kind === 'older' || verdict.kind === 'diverging') comparison.refusal = refusalMessage(file, fileState(snapshot), verdict, head);
+  return comparison;
 }
