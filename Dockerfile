@@ -27,6 +27,7 @@ ENV NODE_ENV=production \
     ALMONER_CLIENTS_FILE=/var/lib/almoner/clients.json
 COPY --from=deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# package.json's "type": "module" makes dist/ ES modules.
 COPY package.json ./
 COPY config/default.json config/production.json ./config/
 COPY migrations ./migrations

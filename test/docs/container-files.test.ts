@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
@@ -107,6 +108,20 @@ describe('Dockerfile', () => {
     expect(missing, 'files the server reads at run time but the image lacks').toEqual([]);
     // The clients file is state, never baked into the image.
     expect(imageHas('config/clients.json', contents)).toBe(false);
+  });
+
+  it('installs what the server imports: src/ takes at run time only node built-ins and production dependencies (the image omits dev ones)', () => {
+    const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+    const specifiers = new Set<string>();
+    for (const file of filesUnder(path.join(PROJECT_ROOT, 'src')).filter((name) => name.endsWith('.ts'))) {
+      const text = fs.readFileSync(path.join(PROJECT_ROOT, 'src', file), 'utf8');
+      // Static imports and re-exports (type-only ones vanish at build), side-effect and dynamic imports, require.resolve.
+      for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\s+(type\s+)?[^;'"]*?\sfrom\s*'([^']+)'/g)) if (!match[1]) specifiers.add(match[2]!);
+      for (const match of text.matchAll(/(?:^|\n)\s*import\s*'([^']+)'|\bimport\(\s*'([^']+)'\s*\)|\.resolve\(\s*'([^']+)'\s*\)/g)) specifiers.add((match[1] ?? match[2] ?? match[3])!);
+    }
+    const packages = [...specifiers].filter((s) => !s.startsWith('.') && !s.startsWith('/') && !s.startsWith('node:') && !builtinModules.includes(s)).map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2) : s.split('/').slice(0, 1)).join('/'));
+    expect(packages).toContain('oidc-provider');
+    expect([...new Set(packages)].filter((name) => !(name in pkg.dependencies)), 'imported at run time but not in dependencies').toEqual([]);
   });
 
   it('starts the production profile command of docs/operations.md (and of npm start), as an unprivileged user', () => {
