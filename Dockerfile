@@ -2,7 +2,7 @@
 # Almoner's production image: docs/operations.md, "Docker and compose".
 
 # ---- build: every dependency, then the TypeScript build (dist/)
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -11,13 +11,13 @@ COPY src ./src
 RUN npm run build
 
 # ---- dependencies: what the server runs with, without the dev tools
-FROM node:20-bookworm-slim AS deps
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
 # ---- the image: the build, the production dependencies and the files read at run time
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production \
     ALMONER_PROFILE=production \

@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { DEFAULT_CONFIG_DIR, MIGRATIONS_DIR, PROJECT_ROOT, VIEWS_DIR } from '../../src/config/paths.js';
 import { envNameFor, SETTING_KEYS } from '../../src/config/schema.js';
 import { isHealthPath, isLoopback } from '../../src/http/health.js';
+import { nodeSupportNotice } from '../../src/server/node-support.js';
 import { copyProblems, copyTarget, envOf, execForm, isIgnored, lastOf, parseCopy, parseDockerfile, workdirOf, type Stage } from './container-files.js';
 import { fencedBlocks } from './markdown.js';
 
@@ -72,7 +73,12 @@ describe('Dockerfile', () => {
     expect(deps?.name, 'a named stage runs npm ci --omit=dev').toBeDefined();
     expect(stages.length).toBeGreaterThanOrEqual(3);
     for (const stage of stages) expect(stage.from, 'every stage on one base image').toBe(final.from);
-    expect(final.from).toMatch(/^node:20[-.]/);
+    // A Node the package supports (engines) and that still gets security fixes (the start notice).
+    const major = /^node:(\d+)[-.]/.exec(final.from)?.[1];
+    expect(major, 'the official node image, with its major version').toBeDefined();
+    const engines = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
+    expect(engines).toContain(`>=${major}.`);
+    expect(nodeSupportNotice(`${major}.0.0`)).toBeUndefined();
 
     // The final image takes dist/ from the build stage and node_modules from the production install.
     const tsconfig = JSON.parse(read('tsconfig.build.json')) as { compilerOptions: { outDir: string; rootDir: string } };
