@@ -14,8 +14,9 @@ import { fencedBlocks } from './markdown.js';
 /**
  * docs/operations.md, "Rolling upgrades" and "Backups: the database with the secrets key",
  * tried with real servers on real databases: a build older than the database refuses to
- * start while a running one keeps serving, and the documented backup block restores a
- * running server's database, which then serves with the secrets key and only with it.
+ * start (with the message the docs quote) while a running one keeps serving, and the
+ * documented backup block restores a running server's database, which then serves with the
+ * secrets key and only with it (another key is refused with the message the docs quote).
  */
 
 const SECRETS_KEY = crypto.randomBytes(32).toString('base64');
@@ -65,6 +66,15 @@ async function publishedKids(server: ServerProcess): Promise<string[]> {
   return res.json<{ keys: { kid: string }[] }>().keys.map((key) => key.kid).sort();
 }
 
+/** A message docs/operations.md quotes in a code span starting with `start`, its line breaks undone. */
+function documentedMessage(start: string): string {
+  const text = fs.readFileSync(path.join(PROJECT_ROOT, 'docs', 'operations.md'), 'utf8').replace(/\s+/g, ' ');
+  const escaped = start.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const quoted = new RegExp(`\`(${escaped}[^\`]*)\``).exec(text)?.[1];
+  if (!quoted) throw new Error(`docs/operations.md quotes no message starting with "${start}"`);
+  return quoted;
+}
+
 function scratchDir(): string {
   scratch ??= fs.mkdtempSync(path.join(os.tmpdir(), 'almoner-backup-'));
   return scratch;
@@ -91,8 +101,9 @@ describe('rolling upgrades (docs/operations.md)', () => {
     servers.push(late);
     const status = await late.waitExit(45_000);
     expect(status.code, late.output()).toBe(1);
-    expect(late.stderr, late.output()).toContain(`previously executed migration ${added} is missing`);
-    for (const args of [['migrate'], ['orgs', 'list']]) expectOneLineFailure(args, await runCli(args, { env }), `previously executed migration ${added} is missing`);
+    const refusal = documentedMessage('corrupted migrations:').replace('<name>', added);
+    expect(late.stderr, late.output()).toContain(refusal);
+    for (const args of [['migrate'], ['orgs', 'list']]) expectOneLineFailure(args, await runCli(args, { env }), refusal);
 
     // The running one still serves after all that.
     expect((await request(`${running.urls.api}/readyz`)).status).toBe(200);
@@ -149,6 +160,6 @@ describe('backups (docs/operations.md)', () => {
     servers.push(wrongKey);
     const status = await wrongKey.waitExit(45_000);
     expect(status.code, wrongKey.output()).not.toBe(0);
-    expect(wrongKey.stderr, wrongKey.output()).toContain('is not the one it was sealed with');
+    expect(wrongKey.stderr, wrongKey.output()).toContain(documentedMessage('a stored secret cannot be decrypted'));
   }, 180_000);
 });
