@@ -1,0 +1,165 @@
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
+import { MIGRATIONS_DIR, PROJECT_ROOT } from '../../src/config/paths.js';
+import { migrateToLatest } from '../../src/db/migrator.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { childEnv, expectOneLineFailure, makeDataDir, removeDataDir, request, runCli, runCliJson, spawnServer, startServer, type ServerProcess } from '../helpers/process.js';
+import { fencedBlocks } from './markdown.js';
+
+/**
+ * docs/operations.md, "Rolling upgrades" and "Backups: the database with the secrets key",
+ * tried with real servers on real databases: a build older than the database refuses to
+ * start (with the message the docs quote) while a running one keeps serving, and the
+ * documented backup block restores a running server's database, which then serves with the
+ * secrets key and only with it (another key is refused with the message the docs quote).
+ */
+
+const SECRETS_KEY = crypto.randomBytes(32).toString('base64');
+const OTHER_SECRETS_KEY = crypto.randomBytes(32).toString('base64');
+
+const databases: TestDatabase[] = [];
+const dataDirs: string[] = [];
+const servers: ServerProcess[] = [];
+const restored: string[] = [];
+let scratch: string | undefined;
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.kill();
+});
+
+afterAll(async () => {
+  for (const database of databases) await database.drop();
+  for (const dir of dataDirs) await removeDataDir(dir);
+  const admin = new pg.Client({ connectionString: inject('adminUrl') });
+  await admin.connect();
+  try {
+    for (const name of restored) await admin.query(`drop database if exists ${name} with (force)`);
+  } finally {
+    await admin.end();
+  }
+  if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+async function serverEnv(): Promise<{ database: TestDatabase; env: Record<string, string> }> {
+  const database = await createTestDatabase();
+  databases.push(database);
+  const dataDir = makeDataDir();
+  dataDirs.push(dataDir);
+  return { database, env: { DATABASE_URL: database.url, ALMONER_DATA_DIR: dataDir, ALMONER_DEMO_DATA: 'false', ALMONER_SECRETS_KEY: SECRETS_KEY } };
+}
+
+async function started(env: Record<string, string>): Promise<ServerProcess> {
+  const server = await startServer({ env });
+  servers.push(server);
+  return server;
+}
+
+/** The kids a server publishes for the production environment. */
+async function publishedKids(server: ServerProcess): Promise<string[]> {
+  const res = await request(`${server.urls.api}/.well-known/jwks.json`);
+  expect(res.status).toBe(200);
+  return res.json<{ keys: { kid: string }[] }>().keys.map((key) => key.kid).sort();
+}
+
+/** A message docs/operations.md quotes in a code span starting with `start`, its line breaks undone. */
+function documentedMessage(start: string): string {
+  const text = fs.readFileSync(path.join(PROJECT_ROOT, 'docs', 'operations.md'), 'utf8').replace(/\s+/g, ' ');
+  const escaped = start.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const quoted = new RegExp(`\`(${escaped}[^\`]*)\``).exec(text)?.[1];
+  if (!quoted) throw new Error(`docs/operations.md quotes no message starting with "${start}"`);
+  return quoted;
+}
+
+function scratchDir(): string {
+  scratch ??= fs.mkdtempSync(path.join(os.tmpdir(), 'almoner-backup-'));
+  return scratch;
+}
+
+describe('rolling upgrades (docs/operations.md)', () => {
+  it('after a newer build migrates, a running server keeps serving; a server or admin command of the older build refuses, naming the migration', async () => {
+    const { database, env } = await serverEnv();
+    const running = await started(env);
+
+    // The newer build's `admin -- migrate`: every migration this build has, and one more (additive).
+    const newer = fs.mkdtempSync(path.join(scratchDir(), 'newer-migrations-'));
+    for (const file of fs.readdirSync(MIGRATIONS_DIR)) fs.copyFileSync(path.join(MIGRATIONS_DIR, file), path.join(newer, file));
+    const added = '29991231000000_rolling_upgrade_probe';
+    fs.writeFileSync(path.join(newer, `${added}.sql`), 'create table rolling_upgrade_probe (id integer primary key);\n');
+    expect(await migrateToLatest(database.db, newer)).toEqual({ applied: [added] });
+
+    // Already running: nothing looks at the migrations after the start.
+    expect((await request(`${running.urls.api}/readyz`)).status).toBe(200);
+    expect((await request(`${running.urls.api}/.well-known/openid-configuration`)).status).toBe(200);
+
+    // Starting now, this build is the older one: it refuses, and says which migration it lacks.
+    const late = spawnServer({ env });
+    servers.push(late);
+    const status = await late.waitExit(45_000);
+    expect(status.code, late.output()).toBe(1);
+    const refusal = documentedMessage('corrupted migrations:').replace('<name>', added);
+    expect(late.stderr, late.output()).toContain(refusal);
+    for (const args of [['migrate'], ['orgs', 'list']]) expectOneLineFailure(args, await runCli(args, { env }), refusal);
+
+    // The running one still serves after all that.
+    expect((await request(`${running.urls.api}/readyz`)).status).toBe(200);
+  }, 120_000);
+});
+
+describe('backups (docs/operations.md)', () => {
+  it('the documented block restores a running server\'s database; the copy serves with the same secrets key, and another key is refused', async () => {
+    const missing = ['pg_dump', 'pg_restore', 'createdb'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0);
+    expect(missing, 'the backup example needs the PostgreSQL client tools on the PATH').toEqual([]);
+
+    const { database, env } = await serverEnv();
+    const original = await started(env);
+    await runCliJson(['orgs', 'add', '--ein', '12-3456780', '--name', 'Backed Up'], { env });
+    const kids = await publishedKids(original);
+    expect(kids.length).toBeGreaterThan(0);
+
+    // The block as written, but for the restored database's name (one of this test's own).
+    const text = fs.readFileSync(path.join(PROJECT_ROOT, 'docs', 'operations.md'), 'utf8');
+    const block = fencedBlocks(text).find((b) => b.body.includes('pg_dump --format=custom'));
+    expect(block, 'docs/operations.md has the backup block').toBeDefined();
+    const name = `${database.name}_restored`;
+    restored.push(name);
+    expect(block!.body).toContain('almoner_restored');
+    const admin = new URL(inject('adminUrl'));
+    const result = spawnSync('bash', ['-euo', 'pipefail', '-c', block!.body.replaceAll('almoner_restored', name)], {
+      cwd: fs.mkdtempSync(path.join(scratchDir(), 'dump-')),
+      env: childEnv({
+        DATABASE_URL: database.url,
+        PGHOST: admin.hostname,
+        PGPORT: admin.port || '5432',
+        PGUSER: decodeURIComponent(admin.username) || 'postgres',
+        ...(admin.password ? { PGPASSWORD: decodeURIComponent(admin.password) } : {}),
+      }),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(result.status, `the backup block failed\n${result.stdout}\n${result.stderr}`).toBe(0);
+    await original.kill();
+
+    const copyUrl = new URL(database.url);
+    copyUrl.pathname = `/${name}`;
+    const copyEnv = { ...env, DATABASE_URL: copyUrl.toString() };
+
+    // With the key it was sealed with: the same signing keys, the same data.
+    const copy = await started(copyEnv);
+    expect(await publishedKids(copy)).toEqual(kids);
+    const orgs = await runCliJson(['orgs', 'list'], { env: copyEnv });
+    expect(JSON.stringify(orgs)).toContain('12-3456780');
+    await copy.kill();
+
+    // With another key: refused at start, saying which key is wrong.
+    const wrongKey = spawnServer({ env: { ...copyEnv, ALMONER_SECRETS_KEY: OTHER_SECRETS_KEY } });
+    servers.push(wrongKey);
+    const status = await wrongKey.waitExit(45_000);
+    expect(status.code, wrongKey.output()).not.toBe(0);
+    expect(wrongKey.stderr, wrongKey.output()).toContain(documentedMessage('a stored secret cannot be decrypted'));
+  }, 180_000);
+});
