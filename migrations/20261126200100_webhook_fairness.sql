@@ -4,9 +4,10 @@
 -- webhook_pause_after_failures is paused (status requires_attention) until resumed.
 alter table event_subscriptions add column consecutive_failures integer not null default 0;
 
--- One subscription per URL and category in an organization's environment. Copies made before
--- this migration (they sent every event twice or more to the same URL): the oldest stays, the
--- later ones are deleted, as DELETE /v1/event_subscriptions would.
+-- One subscription per URL and category in an organization's environment, which the service
+-- holds from now on (under a lock of the organization's). Copies made before this migration
+-- (they sent every event twice or more to the same URL): the oldest stays, the later ones are
+-- deleted, as PATCH /v1/event_subscriptions/{id} {"status":"deleted"} would.
 update event_subscriptions s
    set status = 'deleted', updated_at = now()
  where s.status <> 'deleted'
@@ -15,7 +16,6 @@ update event_subscriptions s
       where o.organization_id = s.organization_id and o.environment = s.environment
         and o.category = s.category and o.url = s.url and o.status <> 'deleted'
         and (o.created_at, o.id) < (s.created_at, s.id));
-create unique index event_subscriptions_once on event_subscriptions (organization_id, environment, category, url) where status <> 'deleted';
 
 -- The claim counts the attempts in flight per organization and subscription (leased rows).
 create index webhook_deliveries_in_flight_idx on webhook_deliveries (subscription_id, locked_until) where status = 'pending' and locked_until is not null;

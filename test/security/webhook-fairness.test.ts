@@ -154,15 +154,16 @@ describe('the claim', () => {
     };
     const heavy = [await subscribe(orgs[0]!.id, 'burst/a1'), await subscribe(orgs[0]!.id, 'burst/a2')];
     const light = await subscribe(orgs[1]!.id, 'burst/b1');
-    const emit = (organizationId: string) =>
-      t.db.transaction().execute((trx) => emitEvent(trx, { environment: 'production', organizationId, category: 'grant_request.created', objectId: prefixedId('grant_request'), objectType: 'grant_request' }));
-    for (let i = 0; i < 20; i += 1) await emit(orgs[0]!.id);
-    for (let i = 0; i < 3; i += 1) await emit(orgs[1]!.id);
-    // Due an hour from now (the test server's own dispatcher leaves them alone), the heavy
-    // organization's 40 deliveries older than the light one's 3.
+    // Due an hour from now, set in the event's own transaction (the test server's dispatcher
+    // never sees them due); the heavy organization's 40 deliveries older than the light one's 3.
     const hour = Date.now() + 3_600_000;
-    await t.db.updateTable('webhook_deliveries').set({ next_attempt_at: new Date(hour) }).where('subscription_id', 'in', heavy).execute();
-    await t.db.updateTable('webhook_deliveries').set({ next_attempt_at: new Date(hour + 60_000) }).where('subscription_id', '=', light).execute();
+    const emit = (organizationId: string, dueAt: number) =>
+      t.db.transaction().execute(async (trx) => {
+        const event = await emitEvent(trx, { environment: 'production', organizationId, category: 'grant_request.created', objectId: prefixedId('grant_request'), objectType: 'grant_request' });
+        await trx.updateTable('webhook_deliveries').set({ next_attempt_at: new Date(dueAt) }).where('event_id', '=', event).execute();
+      });
+    for (let i = 0; i < 20; i += 1) await emit(orgs[0]!.id, hour + i);
+    for (let i = 0; i < 3; i += 1) await emit(orgs[1]!.id, hour + 60_000 + i);
     const now = new Date(hour + 120_000);
 
     // One claim with room for four: the light organization's oldest is among them, not only the heavy one's.

@@ -48,7 +48,7 @@ export const webhooksReplay: Command = {
 
 export const webhooksResume: Command = {
   path: ['webhooks', 'resume'],
-  summary: 'resume a subscription paused after repeated failures (requires_attention)',
+  summary: 'resume a subscription paused after repeated failures',
   usage: 'webhooks resume <subscription id>',
   options: { id: { type: 'string' } },
   positionals: ['id'],
