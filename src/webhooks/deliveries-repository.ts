@@ -71,8 +71,12 @@ export async function claimDueDeliveries(db: Db, now: Date, limit: number, lease
          order by r.org_rank, r.next_attempt_at, r.id
          limit ${limit}
       ),
+      -- Still due when locked: a row an outcome or a replay changed meanwhile is re-checked here.
       locked as (
-        select id from webhook_deliveries where id in (select id from chosen) for update skip locked
+        select id from webhook_deliveries
+         where id in (select id from chosen)
+           and status = 'pending' and next_attempt_at <= ${now} and (locked_until is null or locked_until <= ${now})
+           for update skip locked
       ),
       claimed as (
         update webhook_deliveries d
