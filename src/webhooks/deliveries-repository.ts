@@ -21,7 +21,7 @@ export interface ClaimedDelivery {
   associated_object_type: string;
 }
 
-/** At most this many attempts in flight at once, per organization and per subscription (docs/security.md). */
+/** At most this many attempts in flight at once, per organization and per subscription (docs/security.md, "One tenant's webhooks starving the others"). */
 export interface InFlightCaps {
   perOrganization: number;
   perSubscription: number;

@@ -68,7 +68,7 @@ export function signedRequest(delivery: ClaimedDelivery, now: Date, box: SecretB
   return { body, headers: { 'webhook-id': delivery.event_id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signature } };
 }
 
-/** The audit row of a pause, in the organization's trail (docs/api.md, "Webhooks"). */
+/** The audit row of a pause, in the organization's trail (docs/api.md, "Donor-advised-fund APIs, events and webhooks"). */
 function recordPause(trx: Parameters<typeof recordAudit>[0], delivery: ClaimedDelivery, pause: Pause): Promise<void> {
   return recordAudit(trx, {
     event: 'webhook.paused',
@@ -96,8 +96,10 @@ export function leaseSecondsFor(timeoutMs: number): number {
  * `perOrganization` slots nor a subscription more than `perSubscription` (counted over every
  * dispatcher), and free slots go round the organizations (deliveries-repository.ts), so one
  * tenant's silent receivers cannot starve another's deliveries; a subscription failing
- * `pauseAfterFailures` attempts in a row is paused, with an audit row, until resumed. Stopping waits for attempts in flight up to
- * the grace it is given, then aborts the rest and gives them back, still due.
+ * `pauseAfterFailures` attempts in a row is paused, with an audit row, until resumed
+ * (docs/security.md, "One tenant's webhooks starving the others"). Stopping waits for
+ * attempts in flight up to the grace it is given, then aborts the rest and gives them back,
+ * still due.
  */
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;

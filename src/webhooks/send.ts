@@ -24,7 +24,8 @@ const DNS_QUERY_TIMEOUT_MS = 2_000;
  * Name resolution for webhook targets over c-ares (`dns.Resolver`: A and AAAA queries on the
  * event loop), never getaddrinfo: `dns.lookup` runs on the libuv thread pool, whose few threads
  * (UV_THREADPOOL_SIZE, 2 in `npm start`) also hash passwords with argon2, so a target whose DNS
- * never answers would hold them and stall every sign-in (docs/security.md). Each query has a
+ * never answers would hold them and stall every sign-in (docs/security.md, "One tenant's
+ * webhooks starving the others"). Each query has a
  * deadline of its own. `servers` (host or host:port) replaces the system's name servers.
  */
 export function dnsResolver(options: { servers?: string[]; timeoutMs?: number } = {}): Resolver {

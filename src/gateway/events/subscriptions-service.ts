@@ -15,7 +15,7 @@ import { countSubscriptions, findSameSubscription, findSubscription, findSubscri
  * webhooks page alike: where a webhook may be sent (webhooks/targets.ts), its signing secret
  * (given, or generated and returned once), sealed at rest; at most
  * SUBSCRIPTIONS_PER_ORGANIZATION per organization and environment, and one per URL and
- * category (docs/api.md, "Webhooks").
+ * category (docs/api.md, "Donor-advised-fund APIs, events and webhooks").
  */
 export interface SubscriptionScope {
   environment: Environment;
