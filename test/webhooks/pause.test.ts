@@ -77,7 +77,7 @@ describe('a subscription that fails attempt after attempt', () => {
   });
 
   it('counts a success as breaking the run: failures with successes between them never pause', async () => {
-    let answers = [500, 500, 204, 500, 500, 204, 500, 500];
+    const answers = [500, 500, 204, 500, 500, 204, 500, 500];
     const receiver = await startReceiver(() => answers.shift() ?? 500);
     try {
       const id = prefixedId('evtsub');
