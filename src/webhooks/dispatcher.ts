@@ -29,9 +29,12 @@ export interface DispatcherOptions {
   concurrency?: number;
   /** Name resolution for production deliveries (injectable so tests need no DNS). */
   resolve?: Resolver;
-  /** Attempts in flight at once for one organization, in every dispatcher together. */
+  /**
+   * Attempts in flight at once for one organization, in every dispatcher together (the server
+   * passes webhook_in_flight_per_organization); unset, the pool (`concurrency`) is the only bound.
+   */
   perOrganization?: number;
-  /** Attempts in flight at once for one subscription, in every dispatcher together. */
+  /** Attempts in flight at once for one subscription, likewise (webhook_in_flight_per_subscription). */
   perSubscription?: number;
   /** Failed attempts in a row that pause a subscription (status requires_attention). */
   pauseAfterFailures?: number;
@@ -40,9 +43,6 @@ export interface DispatcherOptions {
 }
 
 export const DEFAULT_CONCURRENCY = 16;
-/** Half the pool: one organization's stalled receivers leave the other half to everyone else. */
-export const DEFAULT_PER_ORGANIZATION = 8;
-export const DEFAULT_PER_SUBSCRIPTION = 4;
 export const DEFAULT_PAUSE_AFTER_FAILURES = 50;
 
 /** What became of a claimed delivery: one label of almoner_webhook_attempts_total. */
@@ -137,8 +137,8 @@ export class WebhookDispatcher {
       if (free <= 0 || this.stopping) return [];
       const now = this.now();
       const claimed = await claimDueDeliveries(this.options.db, now, free, leaseSecondsFor(this.options.timeoutMs), {
-        perOrganization: this.options.perOrganization ?? DEFAULT_PER_ORGANIZATION,
-        perSubscription: this.options.perSubscription ?? DEFAULT_PER_SUBSCRIPTION,
+        perOrganization: this.options.perOrganization ?? this.concurrency,
+        perSubscription: this.options.perSubscription ?? this.concurrency,
       });
       this.backlog = claimed.length === free;
       if (this.stopping) {
