@@ -93,6 +93,12 @@ describe('event subscriptions of one organization', () => {
     // Another category of the same URL is another subscription.
     expect((await provider.call('POST', '/v1/event_subscriptions', { ...body, category: 'donor_account.updated' })).body.id).not.toBe(first.body.id);
     expect(await subscriptionsOf(provider.id)).toHaveLength(2);
+    // Paused after repeated failures (test/webhooks/pause.test.ts), the API resumes it too, with its audit row.
+    await t.db.updateTable('event_subscriptions').set({ status: 'requires_attention', consecutive_failures: 50 }).where('id', '=', first.body.id as string).execute();
+    const resumed = await provider.call('PATCH', `/v1/event_subscriptions/${first.body.id as string}`, { status: 'active' });
+    expect(resumed.body.status).toBe('active');
+    expect(await t.db.selectFrom('event_subscriptions').select('consecutive_failures').where('id', '=', first.body.id as string).executeTakeFirstOrThrow()).toEqual({ consecutive_failures: 0 });
+    expect(await t.db.selectFrom('audit_events').select(['environment', 'details']).where('event', '=', 'webhook.resumed').where('organization_id', '=', provider.id).execute()).toEqual([{ environment: 'sandbox', details: { subscription: first.body.id, url: body.url } }]);
     // Once deleted, the URL and category may be subscribed again.
     expect((await provider.call('PATCH', `/v1/event_subscriptions/${first.body.id as string}`, { status: 'deleted' })).status).toBe(200);
     const renewed = await provider.call('POST', '/v1/event_subscriptions', body);

@@ -74,13 +74,24 @@ export async function subscribe(deps: SubscriptionDeps, scope: SubscriptionScope
   });
 }
 
-/** Activates, disables or deletes a subscription of the scope; a deleted one stays deleted. */
-export async function changeSubscriptionStatus(db: Executor, scope: SubscriptionScope, id: string, status: Exclude<SubscriptionStatus, 'requires_attention'>): Promise<SubscriptionRow> {
-  const row = await findSubscription(db, scope, id);
-  if (!row) throw notFound('The event subscription was not found.');
-  if (status === row.status) return row;
-  if (row.status === 'deleted') throw invalid('A deleted subscription cannot be changed.');
-  return setSubscriptionStatus(db, row.id, status);
+/**
+ * Activates, disables or deletes a subscription of the scope; a deleted one stays deleted.
+ * Activating a paused one (requires_attention) resumes it, with its audit row.
+ */
+export async function changeSubscriptionStatus(db: Db, scope: SubscriptionScope, id: string, status: Exclude<SubscriptionStatus, 'requires_attention'>): Promise<SubscriptionRow> {
+  return inTransaction(db, async (trx) => {
+    const row = await findSubscription(trx, scope, id);
+    if (!row) throw notFound('The event subscription was not found.');
+    if (status === row.status) return row;
+    if (row.status === 'deleted') throw invalid('A deleted subscription cannot be changed.');
+    const changed = await setSubscriptionStatus(trx, row.id, status);
+    if (row.status === 'requires_attention' && status === 'active') await recordResume(trx, row);
+    return changed;
+  });
+}
+
+function recordResume(trx: Executor, row: SubscriptionRow, actorUserId?: string): Promise<void> {
+  return recordAudit(trx, { event: 'webhook.resumed', environment: row.environment, organizationId: row.organization_id, actorUserId: actorUserId ?? null, details: { subscription: row.id, url: row.url } });
 }
 
 /**
@@ -95,7 +106,7 @@ export async function resumeSubscription(db: Db, id: string, scope?: Subscriptio
     if (!row) throw notFound('The event subscription was not found.');
     if (row.status !== 'requires_attention') throw invalid(`The subscription is ${row.status}, not paused: only a paused subscription (requires_attention) is resumed.`);
     const resumed = await setSubscriptionStatus(trx, row.id, 'active');
-    await recordAudit(trx, { event: 'webhook.resumed', environment: row.environment, organizationId: row.organization_id, actorUserId: actorUserId ?? null, details: { subscription: row.id, url: row.url } });
+    await recordResume(trx, row, actorUserId);
     return resumed;
   });
 }
