@@ -58,7 +58,18 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger, o
   const readinessWarnings = () => clients.warnings();
   const app = buildApp({ config, db, logger, oidc, serverKeys: keys, mail, box, metrics, background, readinessWarnings });
   const metricsApp = config.metrics_listen ? buildMetricsApp({ metrics, db, logger, allow: new AddressSet(config.metrics_allow), readinessWarnings }) : undefined;
-  const webhooks = new WebhookDispatcher({ db, logger, box, retrySeconds: config.webhook_retry_seconds, timeoutMs: config.webhook_timeout_ms, profile: config.profile });
+  const webhooks = new WebhookDispatcher({
+    db,
+    logger,
+    box,
+    retrySeconds: config.webhook_retry_seconds,
+    timeoutMs: config.webhook_timeout_ms,
+    profile: config.profile,
+    perOrganization: config.webhook_in_flight_per_organization,
+    perSubscription: config.webhook_in_flight_per_subscription,
+    pauseAfterFailures: config.webhook_pause_after_failures,
+    onOutcome: (outcome) => metrics.webhookAttempts.inc({ outcome }),
+  });
   let started = false;
   return {
     app,

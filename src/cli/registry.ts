@@ -9,7 +9,7 @@ import { keysRotate } from './commands/keys.js';
 import { apiKeysCreate, apiKeysList, apiKeysRevoke } from './commands/api-keys.js';
 import { demoSeed } from './commands/demo.js';
 import { dafRedeemCode, dafRejectAccount, dafSubmitGrantRequest } from './commands/daf.js';
-import { mailList, webhooksDeliveries, webhooksReplay } from './commands/mail-webhooks.js';
+import { mailList, webhooksDeliveries, webhooksReplay, webhooksResume } from './commands/mail-webhooks.js';
 
 /** Every admin command; later features register theirs here. */
-export const COMMANDS: readonly Command[] = [migrate, orgsAdd, orgsList, orgsRemove, usersAdd, usersList, usersDisable, usersEnable, usersResetPassword, membersAdd, membersSetRole, membersRemove, membersList, membersInvite, membersInvitations, membersRevokeInvitation, clientsAdd, clientsRotateSecret, clientsList, clientsValidate, clientsRemove, keysRotate, apiKeysCreate, apiKeysRevoke, apiKeysList, demoSeed, dafSubmitGrantRequest, dafRedeemCode, dafRejectAccount, mailList, webhooksDeliveries, webhooksReplay, auditList];
+export const COMMANDS: readonly Command[] = [migrate, orgsAdd, orgsList, orgsRemove, usersAdd, usersList, usersDisable, usersEnable, usersResetPassword, membersAdd, membersSetRole, membersRemove, membersList, membersInvite, membersInvitations, membersRevokeInvitation, clientsAdd, clientsRotateSecret, clientsList, clientsValidate, clientsRemove, keysRotate, apiKeysCreate, apiKeysRevoke, apiKeysList, demoSeed, dafSubmitGrantRequest, dafRedeemCode, dafRejectAccount, mailList, webhooksDeliveries, webhooksReplay, webhooksResume, auditList];

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { DAF_KINDS, EVENT_CATEGORIES } from '../gateway/events/routes.js';
-import { listSubscriptions } from '../gateway/events/repository.js';
-import { changeSubscriptionStatus, subscribe } from '../gateway/events/subscriptions-service.js';
+import { findSubscription, listSubscriptions } from '../gateway/events/repository.js';
+import { changeSubscriptionStatus, resumeSubscription, subscribe } from '../gateway/events/subscriptions-service.js';
 import { listDeliveries, replayDelivery } from '../webhooks/admin-repository.js';
 import { DomainError, invalid, notFound } from '../errors/domain-error.js';
 import { readForm } from '../http/form-body.js';
@@ -16,16 +16,18 @@ import type { Viewer } from './viewer.js';
 /**
  * The webhooks page of a fund provider (events are the donor-advised-fund kinds, so only fund
  * providers have them): its endpoints in this environment, adding one (the generated signing
- * secret shown once), disabling, enabling and deleting them, and the recent deliveries with a
- * Replay for each.
+ * secret shown once), disabling, enabling and deleting them, resuming one the dispatcher
+ * paused after repeated failures, and the recent deliveries with a Replay for each.
  */
 
-const STATUS_LABELS = { active: 'Active', disabled: 'Disabled', requires_attention: 'Needs attention', deleted: 'Deleted' } as const;
+const STATUS_LABELS = { active: 'Active', disabled: 'Disabled', requires_attention: 'Paused: needs attention', deleted: 'Deleted' } as const;
 const DELIVERY_LABELS = { pending: 'Pending', succeeded: 'Delivered', failed: 'Failed' } as const;
 const RECENT_DELIVERIES = 25;
 
 interface PageState {
   created?: { url: string; secret: string };
+  /** The endpoint asked for exists already (same URL and event): nothing was added. */
+  existing?: { url: string };
   error?: string;
   form?: { url?: string; category?: string };
   status?: number;
@@ -44,13 +46,14 @@ async function render(deps: DashboardDeps, ctx: Context, viewer: Viewer, organiz
   const scope = scopeOf(deps, organization);
   const subscriptions = (await listSubscriptions(deps.db, scope, EVENT_CATEGORIES, undefined, 100)).filter((s) => s.status !== 'deleted');
   const deliveries = await listDeliveries(deps.db, { limit: RECENT_DELIVERIES, scope });
-  const notices: Record<string, string> = { disabled: 'The endpoint is disabled: nothing is sent to it until you enable it.', active: 'The endpoint is active again.', deleted: 'The endpoint is deleted.', replayed: 'The delivery is queued again: it is sent within seconds.' };
+  const notices: Record<string, string> = { disabled: 'The endpoint is disabled: nothing is sent to it until you enable it.', active: 'The endpoint is active again.', resumed: 'The endpoint is resumed: new events are sent to it again.', deleted: 'The endpoint is deleted.', replayed: 'The delivery is queued again: it is sent within seconds.' };
   sendDashboardPage(deps, ctx, viewer, 'dashboard/webhooks.njk', { organization, tab: 'webhooks' }, {
     environmentName: deps.environment === 'sandbox' ? 'Sandbox' : 'Production',
     subscriptions: subscriptions.map((s) => ({ id: s.id, url: s.url, category: s.category, status: s.status, statusLabel: STATUS_LABELS[s.status], created: shownDate(s.created_at), lastSuccess: shownDate(s.last_success_at) })),
     deliveries: deliveries.map((d) => ({ id: d.id, category: d.category, url: d.url, status: d.status, statusLabel: DELIVERY_LABELS[d.status], attempts: d.attempts, answer: d.last_status ? `HTTP ${d.last_status}` : d.last_error, when: shownDate(new Date(d.last_attempt_at ?? d.created_at)) })),
     categories: DAF_KINDS,
     created: state.created,
+    existing: state.existing,
     form: state.form ?? {},
     error: state.error,
     notice: typeof ctx.query.done === 'string' ? notices[ctx.query.done] : undefined,
@@ -83,7 +86,8 @@ export async function submitWebhook(deps: DashboardDeps, ctx: Context): Promise<
   const category = c.form.category ?? '';
   if (!DAF_KINDS.includes(category)) return render(deps, ctx, c.viewer, c.organization, { error: 'Choose one of the events in the list.', form: { url, category }, status: 400 });
   try {
-    const { generatedSecret } = await subscribe({ db: deps.db, box: deps.box, profile: deps.profile }, scopeOf(deps, c.organization), { url, category });
+    const { generatedSecret, existing, row } = await subscribe({ db: deps.db, box: deps.box, profile: deps.profile }, scopeOf(deps, c.organization), { url, category });
+    if (existing) return await render(deps, ctx, c.viewer, c.organization, { existing: { url: row.url }, status: 200 });
     await render(deps, ctx, c.viewer, c.organization, { created: { url, secret: generatedSecret! }, status: 201 });
   } catch (error) {
     if (!(error instanceof DomainError && error.code === 'invalid')) throw error;
@@ -91,16 +95,20 @@ export async function submitWebhook(deps: DashboardDeps, ctx: Context): Promise<
   }
 }
 
-/** POST /orgs/:ein/webhooks/status: disables, enables or deletes an endpoint. */
+/** POST /orgs/:ein/webhooks/status: disables, enables, resumes (a paused one) or deletes an endpoint. */
 export async function submitWebhookStatus(deps: DashboardDeps, ctx: Context): Promise<void> {
   const c = await formContext(deps, ctx);
   if (!c) return;
   const status = c.form.status;
   if (status !== 'active' && status !== 'disabled' && status !== 'deleted') throw invalid('The form asked for no known change.');
+  const scope = scopeOf(deps, c.organization);
+  const id = String(c.form.subscription ?? '').slice(0, 100);
   // Another organization's or environment's endpoint: the service's 404.
-  await changeSubscriptionStatus(deps.db, scopeOf(deps, c.organization), String(c.form.subscription ?? '').slice(0, 100), status);
+  const paused = status === 'active' && (await findSubscription(deps.db, scope, id))?.status === 'requires_attention';
+  if (paused) await resumeSubscription(deps.db, id, scope, c.viewer.user.id);
+  else await changeSubscriptionStatus(deps.db, scope, id, status);
   ctx.status = 303;
-  ctx.redirect(`${orgPath(c.organization.ein, 'webhooks')}?done=${status}`);
+  ctx.redirect(`${orgPath(c.organization.ein, 'webhooks')}?done=${paused ? 'resumed' : status}`);
 }
 
 /** POST /orgs/:ein/webhooks/replay: sends a delivery again, with a fresh set of attempts. */

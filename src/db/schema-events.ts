@@ -2,7 +2,7 @@ import type { ColumnType, Generated } from 'kysely';
 import { columns, type CreatedAt, type UpdatedAt } from './column-types.js';
 import type { Environment } from './schema.js';
 
-/** Table types of the events, webhook and outbound mail tables (migration 20261122000600). */
+/** Table types of the events, webhook and outbound mail tables (migrations 20261122000600, 20261126200100). */
 
 export type SubscriptionStatus = 'active' | 'disabled' | 'deleted' | 'requires_attention';
 
@@ -28,6 +28,8 @@ export interface EventSubscriptionsTable {
   updated_at: UpdatedAt;
   last_success_at: Date | null;
   failing_since: Date | null;
+  /** Failed attempts in a row (migration 20261126200100). */
+  consecutive_failures: Generated<number>;
 }
 
 export interface WebhookDeliveriesTable {
@@ -62,7 +64,7 @@ export interface EventsDatabase {
 
 export const EVENT_TABLE_COLUMNS = {
   events: columns<EventsTable>()(['id', 'environment', 'organization_id', 'category', 'associated_object_id', 'associated_object_type', 'created_at']),
-  event_subscriptions: columns<EventSubscriptionsTable>()(['id', 'environment', 'organization_id', 'url', 'category', 'status', 'signing_secret', 'created_at', 'updated_at', 'last_success_at', 'failing_since']),
+  event_subscriptions: columns<EventSubscriptionsTable>()(['id', 'environment', 'organization_id', 'url', 'category', 'status', 'signing_secret', 'created_at', 'updated_at', 'last_success_at', 'failing_since', 'consecutive_failures']),
   webhook_deliveries: columns<WebhookDeliveriesTable>()(['id', 'environment', 'subscription_id', 'event_id', 'status', 'attempts', 'next_attempt_at', 'locked_until', 'last_attempt_at', 'last_status', 'last_error', 'created_at']),
   outbound_mail: columns<OutboundMailTable>()(['id', 'recipient', 'subject', 'body', 'created_at']),
 } satisfies { [K in keyof EventsDatabase]: readonly string[] };

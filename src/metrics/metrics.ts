@@ -6,6 +6,7 @@ import { clusterScrape } from './cluster.js';
 import { OAuthMetrics, type ProviderSource } from './oauth-metrics.js';
 import { OutboxBacklog } from './outbox-backlog.js';
 import { RouteLabels } from './route-label.js';
+import { DELIVERY_OUTCOMES, type DeliveryOutcome } from '../webhooks/dispatcher.js';
 
 export const METRICS_PATH = '/metrics';
 
@@ -28,6 +29,8 @@ export class Metrics {
   readonly requestDuration: Histogram<'host' | 'method' | 'route' | 'status'>;
   readonly routes: RouteLabels;
   readonly oauth: OAuthMetrics;
+  /** Webhook deliveries claimed by this process's dispatcher, by what became of the attempt. */
+  readonly webhookAttempts: Counter<'outcome'>;
   /** Requests being served now (a plain number: the gauge reads it when scraped). */
   inFlight = 0;
   private processMetricsStarted = false;
@@ -62,6 +65,7 @@ export class Metrics {
     if (deps.oidc) secretCacheMetrics(this.registry, deps.oidc.secretCache);
     poolMetrics(this.registry, deps.db);
     outboxMetrics(this.registry, deps.db);
+    this.webhookAttempts = webhookAttemptMetrics(this.registry);
   }
 
   get contentType(): string {
@@ -128,6 +132,18 @@ function poolMetrics(registry: Registry, db: Db): void {
   gauge('almoner_db_pool_idle_connections', 'Open connections in the PostgreSQL pool that are idle.', () => pool.idleCount);
   gauge('almoner_db_pool_waiting_requests', 'Queries waiting for a PostgreSQL pool connection.', () => pool.waitingCount);
   gauge('almoner_db_pool_max_connections', 'The PostgreSQL pool size (database_pool_max).', () => pool.options.max ?? 10);
+}
+
+function webhookAttemptMetrics(registry: Registry): Counter<'outcome'> {
+  const counter = new Counter({
+    name: 'almoner_webhook_attempts_total',
+    help: 'Claimed webhook deliveries by outcome: succeeded, http_error (a non-2xx answer), timeout, connection_error, refused (a non-public target), interrupted (shutdown; given back), skipped (subscription not active).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  // Every outcome is reported from the start, at 0, so a rate over it never starts with a gap.
+  for (const outcome of DELIVERY_OUTCOMES) counter.inc({ outcome } satisfies { outcome: DeliveryOutcome }, 0);
+  return counter;
 }
 
 function outboxMetrics(registry: Registry, db: Db): void {

@@ -1,6 +1,7 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from '../db/database.js';
-import type { Database } from '../db/schema.js';
+import type { Executor } from '../db/executor.js';
+import type { Database, Environment } from '../db/schema.js';
 
 export interface ClaimedDelivery {
   id: string;
@@ -11,6 +12,8 @@ export interface ClaimedDelivery {
   url: string;
   signing_secret: string;
   subscription_status: string;
+  organization_id: string;
+  environment: Environment;
   event_id: string;
   category: string;
   event_created_at: Date;
@@ -18,31 +21,76 @@ export interface ClaimedDelivery {
   associated_object_type: string;
 }
 
+/** At most this many attempts in flight at once, per organization and per subscription (docs/security.md, "One tenant's webhooks starving the others"). */
+export interface InFlightCaps {
+  perOrganization: number;
+  perSubscription: number;
+}
+
 /**
- * Claims due deliveries for this dispatcher: FOR UPDATE SKIP LOCKED means two dispatchers
- * (in one process or several) never take the same row, and the lease (locked_until) keeps a
- * crashed dispatcher's claim from blocking the delivery for longer than the lease. The lease
- * outlasts the attempt's own deadline, so a live dispatcher's claim is never taken over.
+ * Claims due deliveries for this dispatcher, fairly: no organization has more than
+ * `caps.perOrganization` attempts in flight at once (in every dispatcher together), no
+ * subscription more than `caps.perSubscription`, and the free slots go round the organizations
+ * (each one's oldest due delivery first, then each one's second…) and, inside one, round its
+ * subscriptions, rather than to whoever queued the most.
+ *
+ * Claims are serialised by a transaction-level advisory lock, so two dispatchers (in one
+ * process or several) never count the same free room twice, and FOR UPDATE SKIP LOCKED leaves
+ * out a row an outcome or a replay is writing. The lease (locked_until) keeps a crashed
+ * dispatcher's claim from blocking the delivery for longer than the lease; it outlasts the
+ * attempt's own deadline, so a live dispatcher's claim is never taken over.
  */
-export async function claimDueDeliveries(db: Db, now: Date, limit: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
-  const { rows } = await sql<ClaimedDelivery>`
-    with claimed as (
-      update webhook_deliveries d
-      set locked_until = ${now}::timestamptz + make_interval(secs => ${leaseSeconds}), attempts = d.attempts + 1, last_attempt_at = ${now}
-      where d.id in (
+export async function claimDueDeliveries(db: Db, now: Date, limit: number, leaseSeconds: number, caps: InFlightCaps): Promise<ClaimedDelivery[]> {
+  return db.transaction().execute(async (trx) => {
+    await sql`select pg_advisory_xact_lock(hashtext('almoner:webhook_claim'))`.execute(trx);
+    const { rows } = await sql<ClaimedDelivery>`
+      with in_flight as (
+        select d.subscription_id, s.organization_id
+          from webhook_deliveries d join event_subscriptions s on s.id = d.subscription_id
+         where d.status = 'pending' and d.locked_until is not null and d.locked_until > ${now}
+      ),
+      org_busy as (select organization_id, count(*)::int as n from in_flight group by organization_id),
+      sub_busy as (select subscription_id, count(*)::int as n from in_flight group by subscription_id),
+      due as (
+        select d.id, d.subscription_id, s.organization_id, d.next_attempt_at,
+               row_number() over (partition by d.subscription_id order by d.next_attempt_at, d.id) as sub_rank
+          from webhook_deliveries d join event_subscriptions s on s.id = d.subscription_id
+         where d.status = 'pending' and d.next_attempt_at <= ${now} and (d.locked_until is null or d.locked_until <= ${now})
+      ),
+      within_subscription as (
+        select due.* from due left join sub_busy b on b.subscription_id = due.subscription_id
+         where due.sub_rank + coalesce(b.n, 0) <= ${caps.perSubscription}
+      ),
+      ranked as (
+        select w.*, row_number() over (partition by w.organization_id order by w.sub_rank, w.next_attempt_at, w.id) as org_rank
+          from within_subscription w
+      ),
+      chosen as (
+        select r.id from ranked r left join org_busy b on b.organization_id = r.organization_id
+         where r.org_rank + coalesce(b.n, 0) <= ${caps.perOrganization}
+         order by r.org_rank, r.next_attempt_at, r.id
+         limit ${limit}
+      ),
+      -- Still due when locked: a row an outcome or a replay changed meanwhile is re-checked here.
+      locked as (
         select id from webhook_deliveries
-        where status = 'pending' and next_attempt_at <= ${now} and (locked_until is null or locked_until <= ${now})
-        order by next_attempt_at
-        limit ${limit}
-        for update skip locked)
-      returning d.*
-    )
-    select c.id, c.attempts, c.locked_until, c.subscription_id, s.url, s.signing_secret, s.status as subscription_status,
-           e.id as event_id, e.category, e.created_at as event_created_at, e.associated_object_id, e.associated_object_type
-    from claimed c
-    join event_subscriptions s on s.id = c.subscription_id
-    join events e on e.id = c.event_id`.execute(db);
-  return rows;
+         where id in (select id from chosen)
+           and status = 'pending' and next_attempt_at <= ${now} and (locked_until is null or locked_until <= ${now})
+           for update skip locked
+      ),
+      claimed as (
+        update webhook_deliveries d
+           set locked_until = ${now}::timestamptz + make_interval(secs => ${leaseSeconds}), attempts = d.attempts + 1, last_attempt_at = ${now}
+         where d.id in (select id from locked)
+        returning d.*
+      )
+      select c.id, c.environment, c.attempts, c.locked_until, c.subscription_id, s.url, s.signing_secret, s.status as subscription_status, s.organization_id,
+             e.id as event_id, e.category, e.created_at as event_created_at, e.associated_object_id, e.associated_object_type
+        from claimed c
+        join event_subscriptions s on s.id = c.subscription_id
+        join events e on e.id = c.event_id`.execute(trx);
+    return rows;
+  });
 }
 
 /**
@@ -58,7 +106,7 @@ export async function markSucceeded(db: Db, delivery: ClaimedDelivery, status: n
   await db.transaction().execute(async (trx) => {
     const updated = await trx.updateTable('webhook_deliveries').set({ status: 'succeeded', last_status: status, last_error: null, locked_until: null }).where(stillOurs(delivery)).executeTakeFirst();
     if (updated.numUpdatedRows === 0n) return;
-    await trx.updateTable('event_subscriptions').set({ last_success_at: now, failing_since: null }).where('id', '=', delivery.subscription_id).execute();
+    await trx.updateTable('event_subscriptions').set({ last_success_at: now, failing_since: null, consecutive_failures: 0 }).where('id', '=', delivery.subscription_id).execute();
   });
 }
 
@@ -67,29 +115,54 @@ export interface FailureOutcome {
   retryAt?: Date;
   /** The subscription has failed long enough to need attention. */
   attentionAfterMs: number;
+  /** The subscription has failed this many attempts in a row: it is paused. */
+  pauseAfterFailures: number;
 }
 
-export async function markFailed(db: Db, delivery: ClaimedDelivery, result: { status?: number; error: string }, now: Date, outcome: FailureOutcome): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    const updated = await trx
-      .updateTable('webhook_deliveries')
-      .set({
-        status: outcome.retryAt ? 'pending' : 'failed',
-        next_attempt_at: outcome.retryAt ?? now,
-        locked_until: null,
-        last_status: result.status ?? null,
-        last_error: result.error.slice(0, 500),
-      })
-      .where(stillOurs(delivery))
-      .executeTakeFirst();
-    if (updated.numUpdatedRows === 0n) return;
-    const subscription = await trx.updateTable('event_subscriptions').set((eb) => ({ failing_since: eb.fn.coalesce('failing_since', sql<Date>`${now}::timestamptz`) })).where('id', '=', delivery.subscription_id).returning(['failing_since', 'last_success_at', 'status']).executeTakeFirst();
-    const since = subscription?.failing_since?.getTime() ?? now.getTime();
-    const lastSuccess = subscription?.last_success_at?.getTime() ?? 0;
-    if (subscription?.status === 'active' && now.getTime() - since >= outcome.attentionAfterMs && now.getTime() - lastSuccess >= outcome.attentionAfterMs) {
-      await trx.updateTable('event_subscriptions').set({ status: 'requires_attention', updated_at: now }).where('id', '=', delivery.subscription_id).execute();
-    }
-  });
+/** Why a failure paused its subscription (status requires_attention), when it did. */
+export interface Pause {
+  reason: 'failures_in_a_row' | 'failing_for_days';
+  consecutiveFailures: number;
+  failingSince: Date;
+}
+
+/**
+ * Records a failed attempt (in the caller's transaction, with whatever the pause records) and
+ * pauses the subscription when it has failed `pauseAfterFailures` attempts in a row, or for
+ * `attentionAfterMs` without a success. Returns the pause, or undefined.
+ */
+export async function markFailed(trx: Executor, delivery: ClaimedDelivery, result: { status?: number; error: string }, now: Date, outcome: FailureOutcome): Promise<Pause | undefined> {
+  const updated = await trx
+    .updateTable('webhook_deliveries')
+    .set({
+      status: outcome.retryAt ? 'pending' : 'failed',
+      next_attempt_at: outcome.retryAt ?? now,
+      locked_until: null,
+      last_status: result.status ?? null,
+      last_error: result.error.slice(0, 500),
+    })
+    .where(stillOurs(delivery))
+    .executeTakeFirst();
+  if (updated.numUpdatedRows === 0n) return undefined;
+  const subscription = await trx
+    .updateTable('event_subscriptions')
+    .set((eb) => ({ failing_since: eb.fn.coalesce('failing_since', sql<Date>`${now}::timestamptz`), consecutive_failures: sql<number>`consecutive_failures + 1` }))
+    .where('id', '=', delivery.subscription_id)
+    .returning(['failing_since', 'last_success_at', 'status', 'consecutive_failures'])
+    .executeTakeFirst();
+  if (subscription?.status !== 'active') return undefined;
+  const since = subscription.failing_since ?? now;
+  const lastSuccess = subscription.last_success_at?.getTime() ?? 0;
+  const reason =
+    subscription.consecutive_failures >= outcome.pauseAfterFailures
+      ? 'failures_in_a_row'
+      : now.getTime() - since.getTime() >= outcome.attentionAfterMs && now.getTime() - lastSuccess >= outcome.attentionAfterMs
+        ? 'failing_for_days'
+        : undefined;
+  if (!reason) return undefined;
+  // Only the failure that flips it from active records the pause.
+  const paused = await trx.updateTable('event_subscriptions').set({ status: 'requires_attention', updated_at: now }).where('id', '=', delivery.subscription_id).where('status', '=', 'active').executeTakeFirst();
+  return paused.numUpdatedRows === 0n ? undefined : { reason, consecutiveFailures: subscription.consecutive_failures, failingSince: since };
 }
 
 /** A delivery whose subscription is no longer active is dropped without an attempt. */

@@ -1,10 +1,12 @@
 import { setMaxListeners } from 'node:events';
 import { Webhook } from 'standardwebhooks';
+import { recordAudit } from '../audit/audit-log.js';
 import type { Db } from '../db/database.js';
+import { inTransaction } from '../db/executor.js';
 import type { SecretBox } from '../keys/secret-box.js';
 import type { Logger } from '../logging/logger.js';
-import { claimDueDeliveries, markFailed, markInterrupted, markSkipped, markSucceeded, type ClaimedDelivery } from './deliveries-repository.js';
-import { postJson, type Resolver } from './send.js';
+import { claimDueDeliveries, markFailed, markInterrupted, markSkipped, markSucceeded, type ClaimedDelivery, type Pause } from './deliveries-repository.js';
+import { postJson, type Resolver, type SendResult } from './send.js';
 import type { Profile } from './targets.js';
 
 export const ATTENTION_AFTER_MS = 5 * 86_400_000;
@@ -27,9 +29,31 @@ export interface DispatcherOptions {
   concurrency?: number;
   /** Name resolution for production deliveries (injectable so tests need no DNS). */
   resolve?: Resolver;
+  /**
+   * Attempts in flight at once for one organization, in every dispatcher together (the server
+   * passes webhook_in_flight_per_organization); unset, the pool (`concurrency`) is the only bound.
+   */
+  perOrganization?: number;
+  /** Attempts in flight at once for one subscription, likewise (webhook_in_flight_per_subscription). */
+  perSubscription?: number;
+  /** Failed attempts in a row that pause a subscription (status requires_attention). */
+  pauseAfterFailures?: number;
+  /** Told the outcome of every claimed delivery (the metrics count them). */
+  onOutcome?: (outcome: DeliveryOutcome) => void;
 }
 
 export const DEFAULT_CONCURRENCY = 16;
+export const DEFAULT_PAUSE_AFTER_FAILURES = 50;
+
+/** What became of a claimed delivery: one label of almoner_webhook_attempts_total. */
+export const DELIVERY_OUTCOMES = ['succeeded', 'http_error', 'timeout', 'connection_error', 'refused', 'interrupted', 'skipped'] as const;
+export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
+
+function outcomeOf(result: SendResult): DeliveryOutcome {
+  if (result.ok) return 'succeeded';
+  if (result.interrupted) return 'interrupted';
+  return result.failure ?? (result.status === undefined ? 'connection_error' : 'http_error');
+}
 
 /** The thin Event body, signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature). */
 export function signedRequest(delivery: ClaimedDelivery, now: Date, box: SecretBox) {
@@ -42,6 +66,16 @@ export function signedRequest(delivery: ClaimedDelivery, now: Date, box: SecretB
   });
   const signature = new Webhook(box.open(delivery.signing_secret)).sign(delivery.event_id, now, body);
   return { body, headers: { 'webhook-id': delivery.event_id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signature } };
+}
+
+/** The audit row of a pause, in the organization's trail (docs/api.md, "Donor-advised-fund APIs, events and webhooks"). */
+function recordPause(trx: Parameters<typeof recordAudit>[0], delivery: ClaimedDelivery, pause: Pause): Promise<void> {
+  return recordAudit(trx, {
+    event: 'webhook.paused',
+    organizationId: delivery.organization_id,
+    environment: delivery.environment,
+    details: { subscription: delivery.subscription_id, url: delivery.url, reason: pause.reason, failures_in_a_row: pause.consecutiveFailures, failing_since: pause.failingSince.toISOString() },
+  });
 }
 
 /** How long a claim is leased beyond the attempt's own deadline, before another dispatcher may take it over. */
@@ -58,8 +92,14 @@ export function leaseSecondsFor(timeoutMs: number): number {
  *
  * Attempts run independently in a pool of `concurrency` slots: a slow or stalling receiver
  * holds one slot until its attempt's deadline, never the others, and a slot that frees is
- * filled at once when more deliveries were due. Stopping waits for attempts in flight up to
- * the grace it is given, then aborts the rest and gives them back, still due.
+ * filled at once when more deliveries were due. No organization holds more than
+ * `perOrganization` slots nor a subscription more than `perSubscription` (counted over every
+ * dispatcher), and free slots go round the organizations (deliveries-repository.ts), so one
+ * tenant's silent receivers cannot starve another's deliveries; a subscription failing
+ * `pauseAfterFailures` attempts in a row is paused, with an audit row, until resumed
+ * (docs/security.md, "One tenant's webhooks starving the others"). Stopping waits for
+ * attempts in flight up to the grace it is given, then aborts the rest and gives them back,
+ * still due.
  */
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;
@@ -96,7 +136,10 @@ export class WebhookDispatcher {
       const free = Math.min(this.concurrency - this.inFlight.size, this.options.batchSize ?? Number.POSITIVE_INFINITY);
       if (free <= 0 || this.stopping) return [];
       const now = this.now();
-      const claimed = await claimDueDeliveries(this.options.db, now, free, leaseSecondsFor(this.options.timeoutMs));
+      const claimed = await claimDueDeliveries(this.options.db, now, free, leaseSecondsFor(this.options.timeoutMs), {
+        perOrganization: this.options.perOrganization ?? this.concurrency,
+        perSubscription: this.options.perSubscription ?? this.concurrency,
+      });
       this.backlog = claimed.length === free;
       if (this.stopping) {
         await Promise.all(claimed.map((delivery) => markInterrupted(this.options.db, delivery)));
@@ -122,18 +165,28 @@ export class WebhookDispatcher {
 
   private async attempt(delivery: ClaimedDelivery, now: Date): Promise<void> {
     const { db } = this.options;
-    if (delivery.subscription_status !== 'active') return markSkipped(db, delivery, `subscription ${delivery.subscription_status}`);
+    if (delivery.subscription_status !== 'active') {
+      this.options.onOutcome?.('skipped');
+      return markSkipped(db, delivery, `subscription ${delivery.subscription_status}`);
+    }
     const { body, headers } = signedRequest(delivery, now, this.options.box);
     const result = await postJson(delivery.url, body, headers, { timeoutMs: this.options.timeoutMs, profile: this.options.profile, signal: this.aborter.signal, resolve: this.options.resolve });
+    this.options.onOutcome?.(outcomeOf(result));
     if (result.interrupted) return markInterrupted(db, delivery, result.error);
     if (result.ok) return markSucceeded(db, delivery, result.status!, now);
     const delays = this.options.retrySeconds;
     const delay = delays[delivery.attempts - 1];
     this.options.logger?.warn({ delivery: delivery.id, attempt: delivery.attempts, status: result.status, error: result.error }, 'webhook delivery failed');
-    return markFailed(db, delivery, { status: result.status, error: result.error ?? 'failed' }, now, {
-      retryAt: delay === undefined ? undefined : new Date(now.getTime() + delay * 1000),
-      attentionAfterMs: ATTENTION_AFTER_MS,
+    const pause = await inTransaction(db, async (trx) => {
+      const paused = await markFailed(trx, delivery, { status: result.status, error: result.error ?? 'failed' }, now, {
+        retryAt: delay === undefined ? undefined : new Date(now.getTime() + delay * 1000),
+        attentionAfterMs: ATTENTION_AFTER_MS,
+        pauseAfterFailures: this.options.pauseAfterFailures ?? DEFAULT_PAUSE_AFTER_FAILURES,
+      });
+      if (paused) await recordPause(trx, delivery, paused);
+      return paused;
     });
+    if (pause) this.options.logger?.warn({ subscription: delivery.subscription_id, organization: delivery.organization_id, reason: pause.reason, failures: pause.consecutiveFailures }, 'webhook subscription paused');
   }
 
   private tick(): void {

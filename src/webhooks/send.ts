@@ -10,12 +10,40 @@ export interface SendResult {
   error?: string;
   /** The attempt was cut short by `signal` (shutdown), not by the receiver. */
   interrupted?: boolean;
+  /** How a failed attempt failed, when not by its HTTP status (the metrics' outcome). */
+  failure?: 'timeout' | 'refused' | 'connection_error';
 }
 
 /** Resolves a host name to every address it has (injectable so tests need no DNS). */
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
-export const systemResolver: Resolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
+/** How long one DNS query of a webhook target may take, per try; two tries. */
+const DNS_QUERY_TIMEOUT_MS = 2_000;
+
+/**
+ * Name resolution for webhook targets over c-ares (`dns.Resolver`: A and AAAA queries on the
+ * event loop), never getaddrinfo: `dns.lookup` runs on the libuv thread pool, whose few threads
+ * (UV_THREADPOOL_SIZE, 2 in `npm start`) also hash passwords with argon2, so a target whose DNS
+ * never answers would hold them and stall every sign-in (docs/security.md, "One tenant's
+ * webhooks starving the others"). Each query has a
+ * deadline of its own. `servers` (host or host:port) replaces the system's name servers.
+ */
+export function dnsResolver(options: { servers?: string[]; timeoutMs?: number } = {}): Resolver {
+  const resolver = new dns.promises.Resolver({ timeout: options.timeoutMs ?? DNS_QUERY_TIMEOUT_MS, tries: 2 });
+  if (options.servers) resolver.setServers(options.servers);
+  return async (hostname) => {
+    const [v4, v6] = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
+    const addresses = [
+      ...(v4.status === 'fulfilled' ? v4.value.map((address) => ({ address, family: 4 })) : []),
+      ...(v6.status === 'fulfilled' ? v6.value.map((address) => ({ address, family: 6 })) : []),
+    ];
+    if (addresses.length > 0) return addresses;
+    // Neither family answered: the IPv4 query's error says why (ENOTFOUND, ETIMEOUT…).
+    throw v4.status === 'rejected' ? (v4.reason as Error) : Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' });
+  };
+}
+
+export const systemResolver: Resolver = dnsResolver();
 
 /**
  * How much of a response body is read. Only the status decides the outcome; the body is read
@@ -68,7 +96,7 @@ export interface PostOptions {
  */
 export function postJson(url: string, body: string, headers: Record<string, string>, options: PostOptions): Promise<SendResult> {
   const problem = targetProblem(url, options.profile);
-  if (problem) return Promise.resolve({ ok: false, error: problem });
+  if (problem) return Promise.resolve({ ok: false, error: problem, failure: 'refused' });
   if (options.signal?.aborted) return Promise.resolve({ ok: false, error: 'not attempted: the server is shutting down', interrupted: true });
   const target = new URL(url);
   const client = target.protocol === 'https:' ? https : http;
@@ -93,7 +121,7 @@ export function postJson(url: string, body: string, headers: Record<string, stri
       headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'Almoner-Webhooks/1.0', connection: 'close', ...headers },
       lookup: options.profile === 'production' ? guardedLookup(options.resolve ?? systemResolver) : undefined,
     });
-    const deadline = setTimeout(() => finish({ ok: false, status, error: `timed out after ${options.timeoutMs} ms` }), options.timeoutMs);
+    const deadline = setTimeout(() => finish({ ok: false, status, error: `timed out after ${options.timeoutMs} ms`, failure: 'timeout' }), options.timeoutMs);
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
     let response: http.IncomingMessage | undefined;
@@ -117,7 +145,7 @@ export function postJson(url: string, body: string, headers: Record<string, stri
       else if (response.complete) finish(outcome());
       else cutShort();
     };
-    request.on('error', (error) => finish({ ok: false, status, error: error.message }));
+    request.on('error', (error: NodeJS.ErrnoException) => finish({ ok: false, status, error: error.message, failure: error.code === 'EADDRNOTPUBLIC' ? 'refused' : 'connection_error' }));
     request.on('close', ended);
     request.end(body);
   });

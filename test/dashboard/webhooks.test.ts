@@ -90,4 +90,30 @@ describe("a fund provider's webhooks page", () => {
     const memberCsrf = csrfOf((await member.get('/account')).html);
     expect((await member.browser.request(`${member.origin}/orgs/${s.ein}/webhooks`, { method: 'POST', form: { csrf: memberCsrf, url: 'https://hooks.example.org/m', category: 'donor_account.created' } })).status).toBe(403);
   });
+
+  it('answers an endpoint added twice with the one that exists, and resumes an endpoint paused after repeated failures (an audit row names who)', async () => {
+    const s = await createStaff(t.db, { kind: 'fund_provider' });
+    const session = await dashboardSession(server, 'production', s.users.admin);
+    const page = await session.get(`/orgs/${s.ein}/webhooks`);
+    const endpoint = { url: 'https://hooks.example.org/paused', category: 'grant_request.updated' };
+    expect((await session.browser.submit(page, '/webhooks', endpoint)).status).toBe(201);
+    const twice = await session.browser.submit(page, '/webhooks', endpoint);
+    expect(twice.status).toBe(200);
+    expect(twice.html).toContain('That endpoint exists already');
+    expect(twice.html).not.toContain('id="signing-secret"');
+    const rows = await t.db.selectFrom('event_subscriptions').selectAll().where('organization_id', '=', s.orgId).execute();
+    expect(rows).toHaveLength(1);
+
+    // The dispatcher paused it (test/webhooks/pause.test.ts): the page says so and offers Resume.
+    await t.db.updateTable('event_subscriptions').set({ status: 'requires_attention', consecutive_failures: 50 }).where('id', '=', rows[0]!.id).execute();
+    const paused = await session.get(`/orgs/${s.ein}/webhooks`);
+    expect(paused.html).toContain('Paused: needs attention');
+    expect(paused.html).toContain('>Resume</button>');
+    const resumed = await session.browser.submit(paused, '/webhooks/status', { status: 'active' });
+    expect(resumed.html).toContain('The endpoint is resumed');
+    expect(await t.db.selectFrom('event_subscriptions').select(['status', 'consecutive_failures']).where('id', '=', rows[0]!.id).executeTakeFirstOrThrow()).toEqual({ status: 'active', consecutive_failures: 0 });
+    const audit = await t.db.selectFrom('audit_events').selectAll().where('event', '=', 'webhook.resumed').where('organization_id', '=', s.orgId).execute();
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ environment: 'production', actor_user_id: s.users.admin.id, details: { subscription: rows[0]!.id, url: endpoint.url } });
+  });
 });

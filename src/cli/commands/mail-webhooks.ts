@@ -1,4 +1,5 @@
 import { listMail } from '../../mail/repository.js';
+import { resumeSubscription } from '../../gateway/events/subscriptions-service.js';
 import { listDeliveries, replayDelivery } from '../../webhooks/admin-repository.js';
 import { optionalString, requireString, UsageError, type Command } from '../command.js';
 
@@ -42,5 +43,17 @@ export const webhooksReplay: Command = {
   async run(ctx) {
     const replayed = await replayDelivery(await ctx.db(), requireString(ctx.values, 'id'));
     return { json: replayed, text: `delivery ${replayed.id} queued again` };
+  },
+};
+
+export const webhooksResume: Command = {
+  path: ['webhooks', 'resume'],
+  summary: 'resume a subscription paused after repeated failures',
+  usage: 'webhooks resume <subscription id>',
+  options: { id: { type: 'string' } },
+  positionals: ['id'],
+  async run(ctx) {
+    const resumed = await resumeSubscription(await ctx.db(), requireString(ctx.values, 'id'));
+    return { json: { id: resumed.id, status: resumed.status, url: resumed.url }, text: `subscription ${resumed.id} (${resumed.url}) resumed` };
   },
 };

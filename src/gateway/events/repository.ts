@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../db/executor.js';
 import type { Environment } from '../../db/schema.js';
 import type { EventSubscriptionsTable, EventsTable, SubscriptionStatus } from '../../db/schema-events.js';
@@ -30,6 +30,44 @@ export function findSubscription(db: Executor, scope: Scope, id: string) {
   return db.selectFrom('event_subscriptions').selectAll().where('id', '=', id).where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment).executeTakeFirst();
 }
 
+/**
+ * Serialises the subscription writes of one organization's environment until the transaction
+ * ends, so the limit and the duplicate check hold under concurrent creates.
+ */
+export async function lockSubscriptionsOf(trx: Executor, scope: Scope): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtext(${`almoner:event_subscriptions:${scope.organizationId}:${scope.environment}`}))`.execute(trx);
+}
+
+/** The subscription (not deleted) of the scope to this URL and category, if any. */
+export function findSameSubscription(db: Executor, scope: Scope, url: string, category: string) {
+  return db
+    .selectFrom('event_subscriptions')
+    .selectAll()
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .where('category', '=', category)
+    .where('url', '=', url)
+    .where('status', '<>', 'deleted')
+    .executeTakeFirst();
+}
+
+/** Subscriptions of the scope that are not deleted. */
+export async function countSubscriptions(db: Executor, scope: Scope): Promise<number> {
+  const row = await db
+    .selectFrom('event_subscriptions')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .where('status', '<>', 'deleted')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Any scope's subscription (the admin CLI). */
+export function findSubscriptionById(db: Executor, id: string) {
+  return db.selectFrom('event_subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
 export function insertSubscription(db: Executor, values: { id: string; environment: Environment; organization_id: string; url: string; category: string; signing_secret: string }) {
   return db.insertInto('event_subscriptions').values(values).returningAll().executeTakeFirstOrThrow();
 }
@@ -37,7 +75,7 @@ export function insertSubscription(db: Executor, values: { id: string; environme
 export function setSubscriptionStatus(db: Executor, id: string, status: SubscriptionStatus) {
   return db
     .updateTable('event_subscriptions')
-    .set({ status, updated_at: new Date(), ...(status === 'active' ? { failing_since: null } : {}) })
+    .set({ status, updated_at: new Date(), ...(status === 'active' ? { failing_since: null, consecutive_failures: 0 } : {}) })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow();
