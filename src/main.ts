@@ -91,6 +91,9 @@ async function main(): Promise<void> {
     // workers > 1: a primary that forks the workers; 1: the whole server here, no cluster at all.
     server = config.workers > 1 ? await startPrimary(config, logger, stop.signal) : await startServer(config, logger, { signal: stop.signal });
   } catch (error) {
+    // Ctrl-C reaches the whole process group: initdb or pg_ctl may die of it a moment before
+    // our own handler runs, and that is an interrupted start, not a failed one.
+    if (!stop.signal.aborted) await new Promise((resolve) => setTimeout(resolve, 100));
     if (stop.signal.aborted) {
       // The signal interrupted the start, which undid what it had done: nothing is left to close.
       stop.serve(undefined);

@@ -204,7 +204,6 @@ function removeDeadLeftovers(pgdata: string, credentialsFile: string, log: (m: s
  */
 async function initialise(bins: Binaries, location: PgdataLocation, credentialsFile: string, runAs: RunAs, log: (m: string) => void, signal?: AbortSignal) {
   const { pgdata } = location;
-  removeDeadLeftovers(pgdata, credentialsFile, log);
   log(`initialising an embedded PostgreSQL cluster in ${pgdata}`);
   // The pid tells a later start whether the process that made them is gone (removeDeadLeftovers).
   const suffix = `${process.pid}-${crypto.randomBytes(6).toString('hex')}`;
@@ -309,6 +308,7 @@ async function openOnce(options: OpenOptions): Promise<EmbeddedPostgres> {
   const bins = reachableBinaries(binaries, runAs, relocationRoot, log);
   const { signal } = options;
   signal?.throwIfAborted();
+  removeDeadLeftovers(pgdata, credentialsFile, log);
   if (!fs.existsSync(path.join(pgdata, 'PG_VERSION'))) {
     await initialise(bins, location, credentialsFile, runAs, log, signal);
   }
