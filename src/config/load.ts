@@ -150,7 +150,9 @@ export function loadConfig(options: LoadOptions = {}): AppConfig {
       const topKey = String(issue.path[0] ?? '');
       const source = sources.get(topKey);
       const where = source ? ` (from ${source})` : ` (set it in config/ or ${envNameFor(topKey)})`;
-      problems.push(`${keyPath}${where}: ${issue.message}${gotPart(topKey, valueAt(merged, issue.path))}`);
+      // A rule of the schema's own (code custom) says what it needs in full, often about several settings.
+      const got = issue.code === 'custom' ? '' : gotPart(topKey, valueAt(merged, issue.path));
+      problems.push(`${keyPath}${where}: ${issue.message}${got}`);
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);
