@@ -344,10 +344,15 @@ async function openOnce(options: OpenOptions): Promise<EmbeddedPostgres> {
       await runTool(bins.pg_ctl, ['start', '-D', pgdata, '-w', '-t', '60', '-l', logFile, '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`], runAs);
       startedHere = true;
     } catch (error) {
-      // Another process may have started it between our check and our start.
-      const raced = readPostmasterPid(pgdata);
+      // Another process may have started it between our check and our start. Or the terminal's
+      // Ctrl-C killed pg_ctl after it had launched the postmaster (in a session of its own, so
+      // the Ctrl-C does not reach it), which is still starting: give it a moment to show itself.
+      let raced = readPostmasterPid(pgdata);
+      for (let waited = 0; !raced && waited < 1000; waited += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        raced = readPostmasterPid(pgdata);
+      }
       if (!raced || !isPostgres(raced.pid) || !(await waitForConnect(urlFor(credentials, raced.port, 'postgres'), 15))) {
-        // pg_ctl killed by the terminal's Ctrl-C may leave a postmaster still starting up.
         if (raced && isPostgres(raced.pid) && signal?.aborted) await stopUnlessUsed(urlFor(credentials, raced.port, 'postgres'), stopper, 'even-unreachable');
         const logTail = tail(logFile, 4);
         throw new EmbeddedPostgresError(`the embedded PostgreSQL did not start: ${(error as Error).message}${logTail ? `; its log (${logFile}) ends: ${logTail}` : ''}`);
