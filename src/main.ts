@@ -1,7 +1,9 @@
-import { ConfigError, isAlmonerWorker, loadConfig, unknownEnvSettings } from './config/load.js';
+import { ConfigError, isAlmonerWorker, loadConfig, unknownEnvProblems, unknownEnvSettings } from './config/load.js';
 import type { AppConfig } from './config/schema.js';
 import cluster from 'node:cluster';
+import { DatabaseUnreachableError } from './db/resolve.js';
 import { DEMO_PASSWORD, DEMO_USERS } from './demo/accounts-step.js';
+import { EmbeddedPostgresError } from './embedded-postgres/server.js';
 import { demoClientFile, readDemoClient } from './demo/demo-client-step.js';
 import { createLogger } from './logging/logger.js';
 import { tuneHeap } from './server/heap-tuning.js';
@@ -52,11 +54,20 @@ function banner(config: AppConfig, server: Started): string {
   return lines.join('\n');
 }
 
+/** Failures whose message is the whole story for an operator (what is wrong, where to fix it): no stack. */
+function isOperatorError(error: unknown): error is Error {
+  return error instanceof DatabaseUnreachableError || error instanceof EmbeddedPostgresError;
+}
+
 async function main(): Promise<void> {
   tuneHeap();
   let config: AppConfig;
   try {
     config = loadConfig();
+    // A mistyped variable is a setting silently not applied: the dev profile stops on it; the
+    // production profile warns (an orchestrator may add ALMONER_* variables of its own).
+    const unknown = unknownEnvProblems();
+    if (unknown.length > 0 && config.profile === 'dev') throw new ConfigError(unknown);
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`almoner: ${error.message}\n`);
@@ -71,17 +82,31 @@ async function main(): Promise<void> {
   const notice = nodeSupportNotice();
   if (notice) logger.warn({ node: process.versions.node }, notice);
   const unknown = unknownEnvSettings();
-  if (unknown.length > 0) logger.warn({ variables: unknown }, 'ignoring unknown ALMONER_* environment variables');
+  if (unknown.length > 0) logger.warn({ variables: unknown, problems: unknownEnvProblems() }, 'ignoring unknown ALMONER_* environment variables');
 
+  // Before anything starts: a signal at any stage stops what was started (docs/operations.md, "Starting and stopping").
+  const stop = stopOnSignals(logger, { level: 'info', stopping: 'shutting down', stopped: 'stopped', failed: 'shutdown failed' });
   let server: Started;
   try {
     // workers > 1: a primary that forks the workers; 1: the whole server here, no cluster at all.
-    server = config.workers > 1 ? await startPrimary(config, logger) : await startServer(config, logger);
+    server = config.workers > 1 ? await startPrimary(config, logger, stop.signal) : await startServer(config, logger, { signal: stop.signal });
   } catch (error) {
-    logger.fatal({ err: error }, 'start failed');
-    process.stderr.write(`almoner: could not start: ${(error as Error).message}\n`);
+    // Ctrl-C reaches the whole process group: initdb or pg_ctl may die of it a moment before
+    // our own handler runs, and that is an interrupted start, not a failed one.
+    if (!stop.signal.aborted) await new Promise((resolve) => setTimeout(resolve, 100));
+    if (stop.signal.aborted) {
+      // The signal interrupted the start, which undid what it had done: nothing is left to close.
+      stop.serve(undefined);
+      return;
+    }
+    const message = (error as Error)?.message ?? String(error);
+    if (isOperatorError(error)) logger.fatal(`start failed: ${message}`);
+    else logger.fatal({ err: error }, 'start failed');
+    process.stderr.write(`almoner: could not start: ${message}\n`);
     process.exit(1);
   }
+  // A signal during the last step of the start: the server is whole, and closes at once.
+  if (stop.signal.aborted) return stop.serve(server);
 
   // What is served: a port-0 URL now names its bound port.
   const served = server.config;
@@ -89,7 +114,7 @@ async function main(): Promise<void> {
   // After "ready": both are synchronous writes to stdout, so the banner comes last, where the eye lands.
   if (served.profile === 'dev') process.stdout.write(`${banner(served, server)}\n`);
 
-  stopOnSignals(server, logger, { level: 'info', stopping: 'shutting down', stopped: 'stopped', failed: 'shutdown failed' });
+  stop.serve(server);
 }
 
 await main();

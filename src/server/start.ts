@@ -30,11 +30,19 @@ export interface StartOptions {
    * ready file, so a worker only opens its pool, builds the app and listens on the shared handles.
    */
   role?: 'single' | 'worker';
+  /**
+   * Aborted by SIGINT or SIGTERM during the start (src/server/stop-on-signals.ts): the start
+   * stops at its next step, undoes what it did (listeners, runtime, pool, the embedded
+   * PostgreSQL it started, a half-made cluster) and rejects. A step under way finishes first:
+   * initdb excepted (it is stopped), each is short, and migrations run in one transaction.
+   */
+  signal?: AbortSignal;
 }
 
 /** load config → bind port-0 URLs → open db → migrate → seed (dev) → build app → listen. */
 export async function startServer(loaded: AppConfig, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
   const worker = options.role === 'worker';
+  const { signal } = options;
   if (worker && !loaded.database_url) throw new Error('a cluster worker needs the database URL from its primary (database_url)');
   const tls = readTls(loaded);
   // Port-0 URLs are bound before anything reads the configuration, which then names the bound ports.
@@ -45,7 +53,8 @@ export async function startServer(loaded: AppConfig, logger: Logger, options: St
   let db: Db | undefined;
   let stopRuntime: (graceMs?: number) => Promise<void> = async () => undefined;
   try {
-    database = await resolveDatabase(config, 'always', (message) => logger.info(message));
+    database = await resolveDatabase(config, 'always', (message) => logger.info(message), signal);
+    signal?.throwIfAborted();
     db = createDatabase({
       url: database.url,
       poolMax: config.database_pool_max,
@@ -53,13 +62,18 @@ export async function startServer(loaded: AppConfig, logger: Logger, options: St
       onPoolError: (error) => logger.warn({ err: error }, 'idle database connection lost'),
     });
     const seeded = worker ? [] : await prepareDatabase(config, db, logger);
+    signal?.throwIfAborted();
     const runtime = await createRuntime(config, db, logger, { clusterWorker: worker });
-    runtime.start();
     stopRuntime = (graceMs) => runtime.stop(graceMs);
+    signal?.throwIfAborted();
+    runtime.start();
     const handler = runtime.app.callback();
     ephemeral.attach(handler);
     const addresses = listenAddresses(config).filter((address) => !ephemeral.ports.has(address.port));
-    for (const address of addresses) servers.push(await listen(address, handler, tls));
+    for (const address of addresses) {
+      signal?.throwIfAborted();
+      servers.push(await listen(address, handler, tls));
+    }
     const boundTo = (server: http.Server) => {
       const info = server.address() as { address: string; port: number };
       return { host: info.address, port: info.port };
@@ -72,6 +86,8 @@ export async function startServer(loaded: AppConfig, logger: Logger, options: St
       servers.push(server);
       metricsListening = boundTo(server);
     }
+    // Past this point the caller has the server, and its close() undoes the start.
+    signal?.throwIfAborted();
     const readyFile = worker ? undefined : config.ready_file;
     if (readyFile) {
       const urls = { base_url: config.base_url, sandbox_base_url: config.sandbox_base_url, dashboard_url: config.dashboard_url, sandbox_dashboard_url: config.sandbox_dashboard_url };

@@ -66,9 +66,10 @@ export interface PrimaryServer {
   close(): Promise<void>;
 }
 
-export async function startPrimary(config: AppConfig, logger: Logger): Promise<PrimaryServer> {
+/** `signal`: see StartOptions.signal (start.ts); forking the workers is the last step it can interrupt. */
+export async function startPrimary(config: AppConfig, logger: Logger, signal?: AbortSignal): Promise<PrimaryServer> {
   const count = config.workers;
-  const database = await resolveDatabase(config, 'always', (message) => logger.info(message));
+  const database = await resolveDatabase(config, 'always', (message) => logger.info(message), signal);
   let pool: WorkerPool | undefined;
   try {
     const db = createDatabase({ url: database.url, poolMax: 2, statementTimeoutMs: config.database_statement_timeout_ms, onPoolError: (error) => logger.warn({ err: error }, 'idle database connection lost') });
@@ -81,6 +82,7 @@ export async function startPrimary(config: AppConfig, logger: Logger): Promise<P
     } finally {
       await db.destroy();
     }
+    signal?.throwIfAborted();
 
     serveClusterScrapes();
     pool = new WorkerPool(count, { DATABASE_URL: database.url, [CLUSTER_WORKER_ENV]: '1' }, logger, config.shutdown_grace_seconds * 1000 + STOP_MARGIN_MS);
@@ -237,10 +239,12 @@ class WorkerPool {
  * is gone, node:cluster ends the worker itself (its IPC channel closes).
  */
 export async function runWorker(config: AppConfig, logger: Logger): Promise<void> {
+  const stop = stopOnSignals(logger, { level: 'debug', stopping: 'worker shutting down', failed: 'worker shutdown failed' });
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer(config, logger, { role: 'worker' });
+    server = await startServer(config, logger, { role: 'worker', signal: stop.signal });
   } catch (error) {
+    if (stop.signal.aborted) return stop.serve(undefined);
     logger.fatal({ err: error }, 'worker start failed');
     process.stderr.write(`almoner: worker ${process.pid} could not start: ${(error as Error).message}\n`);
     logger.flush(() => process.exit(1));
@@ -250,6 +254,5 @@ export async function runWorker(config: AppConfig, logger: Logger): Promise<void
   const urls = Object.fromEntries(PUBLIC_URL_KEYS.map((key) => [key, served[key]])) as WorkerReady['urls'];
   process.send!({ type: READY, urls, listening: server.listening, metricsListening: server.metricsListening ?? null } satisfies WorkerReady);
   logger.debug('worker serving');
-
-  stopOnSignals(server, logger, { level: 'debug', stopping: 'worker shutting down', failed: 'worker shutdown failed' });
+  stop.serve(server);
 }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, isAlmonerWorker, loadConfig, unknownEnvSettings } from '../../src/config/load.js';
+import { closestEnvName, ConfigError, isAlmonerWorker, loadConfig, unknownEnvProblems, unknownEnvSettings } from '../../src/config/load.js';
 import { DEFAULT_CONFIG_DIR } from '../../src/config/paths.js';
 import { tempDir } from '../helpers/app.js';
 
@@ -151,6 +151,55 @@ describe('configuration', () => {
 
   it('lists unknown ALMONER_ variables so typos are visible', () => {
     expect(unknownEnvSettings({ ALMONER_BASE_URL: 'x', ALMONER_BASEURL: 'y', ALMONER_PROFILE: 'dev', HOME: '/' })).toEqual(['ALMONER_BASEURL']);
+  });
+
+  it('suggests the setting a mistyped ALMONER_ variable probably meant', () => {
+    expect(closestEnvName('ALMONER_BASEURL')).toBe('ALMONER_BASE_URL');
+    expect(closestEnvName('ALMONER_SECRET_KEY')).toBe('ALMONER_SECRETS_KEY');
+    expect(closestEnvName('ALMONER_DATABASE_URL')).toBe('DATABASE_URL');
+    expect(closestEnvName('ALMONER_PROFLE')).toBe('ALMONER_PROFILE');
+    expect(closestEnvName('ALMONER_SERVICE_HOST')).toBeUndefined();
+    expect(unknownEnvProblems({ ALMONER_BASE_URL: 'x', ALMONER_WEBHOOK_TIMEOUT: '5', ALMONER_SERVICE_HOST: '10.0.0.1' })).toEqual([
+      'ALMONER_WEBHOOK_TIMEOUT (environment): is not a known setting; did you mean ALMONER_WEBHOOK_TIMEOUT_MS?',
+      'ALMONER_SERVICE_HOST (environment): is not a known setting; every setting and its variable is listed in docs/configuration.md',
+    ]);
+  });
+
+  it("says in the setting's words what it expects, with the value written (never a secret's), for every kind of setting", () => {
+    const fromEnv = problemsOf(() =>
+      loadConfig({
+        env: {
+          ALMONER_SHUTDOWN_GRACE_SECONDS: 'soon',
+          ALMONER_DATABASE_POOL_MAX: '0',
+          ALMONER_LOG_LEVEL: 'verbose',
+          ALMONER_DEMO_DATA: 'maybe',
+          ALMONER_SECRETS_KEY: 'too-short-secret',
+          ALMONER_WEBHOOK_RETRY_SECONDS: '10,x',
+        },
+      }),
+    );
+    expect([...fromEnv].sort()).toEqual(
+      [
+        'shutdown_grace_seconds (from ALMONER_SHUTDOWN_GRACE_SECONDS): must be a whole number from 0 to 600, got "soon"',
+        'database_pool_max (from ALMONER_DATABASE_POOL_MAX): must be a whole number from 1 to 200, got "0"',
+        'log_level (from ALMONER_LOG_LEVEL): must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"',
+        'demo_data (from ALMONER_DEMO_DATA): must be true or false (yes/no and 1/0 also work), got "maybe"',
+        'secrets_key (from ALMONER_SECRETS_KEY): must be at least 32 characters long',
+        'webhook_retry_seconds.1 (from ALMONER_WEBHOOK_RETRY_SECONDS): must be a whole number, got "x"',
+      ].sort(),
+    );
+    const dir = configDir({ 'default.json': { ...defaults(), trusted_proxies: '10.0.0.1', mail_from: 42, clients_file: '' } });
+    const fromFile = problemsOf(() => loadConfig({ configDir: dir, env: {} }));
+    expect(fromFile).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^trusted_proxies \(from .*default\.json\): must be a list: a JSON array in a config file, comma-separated in the environment variable, got "10\.0\.0\.1"$/),
+        expect.stringMatching(/^mail_from \(from .*default\.json\): must be text \(a JSON string in a config file\), got 42$/),
+        expect.stringMatching(/^clients_file \(from .*default\.json\): must not be empty, got ""$/),
+      ]),
+    );
+    for (const problem of [...fromEnv, ...fromFile]) {
+      expect(problem).not.toMatch(/Invalid|expected \w+, received|too-short-secret/);
+    }
   });
 
   it('reads workers as 1 by default, a whole number, or auto (one per core)', () => {

@@ -45,6 +45,22 @@ describe('embedded PostgreSQL', () => {
     }
   });
 
+  it('removes what an initialisation killed outright (kill -9) left behind, and initialises afresh', async () => {
+    const dir = tempDir('almoner-postgres-');
+    // Named as initialise() names them, after a process that no longer exists.
+    const gone = spawn('true');
+    await new Promise((resolve) => gone.once('exit', resolve));
+    const suffix = `${gone.pid}-0123456789ab`;
+    fs.mkdirSync(path.join(dir, `pg.init-${suffix}`));
+    fs.writeFileSync(path.join(dir, `pg.init-${suffix}`, 'PG_VERSION'), '17\n');
+    fs.writeFileSync(path.join(dir, `.pwfile-${suffix}`), 'secret\n');
+    fs.writeFileSync(path.join(dir, `embedded-postgres.json.${suffix}`), '{}');
+    const postgres = await openEmbeddedPostgres({ dataDir: dir, stopWhenUnused: 'always' });
+    await postgres.release();
+    expect(fs.readdirSync(dir).filter((name) => name.includes(suffix))).toEqual([]);
+    expect(fs.existsSync(path.join(dir, 'pg', 'PG_VERSION'))).toBe(true);
+  });
+
   it('explains a missing credentials file instead of failing obscurely', async () => {
     const dir = tempDir('almoner-postgres-');
     const postgres = await openEmbeddedPostgres({ dataDir: dir, stopWhenUnused: 'always' });
