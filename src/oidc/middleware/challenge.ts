@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import { errors } from 'oidc-provider';
+import { headerCount } from '../../http/repeated-header.js';
 import { API_ROUTES } from '../routes.js';
 
 /** The endpoints where the client authenticates with HTTP Basic (client_secret_basic). */
@@ -74,11 +75,14 @@ export function isWellFormedBasic(header: string): boolean {
  * and RFC 6749 5.2 describes ("client authentication failed"), not the library's 400 invalid_request:
  * introspection and revocation without HTTP Basic credentials (as at the token endpoint), and a
  * Basic value that is not base64 of a non-empty `id:secret` anywhere (an empty secret, no colon, a
- * broken percent-encoding).
+ * broken percent-encoding). Several Authorization headers are invalid_request (400).
  */
 export function basicClientAuthentication(): Middleware {
   return async (ctx, next) => {
     if (ctx.method === 'POST' && CLIENT_AUTHENTICATED.has(ctx.path)) {
+      // Node keeps the first of several Authorization headers: which client is meant is not ours
+      // to guess (docs/security.md, "Two credentials in one request").
+      if (headerCount(ctx.req, 'authorization') > 1) throw new errors.InvalidRequest('the Authorization header must be sent once');
       const authorization = ctx.get('authorization');
       const basic = /^Basic(\s|$)/i.test(authorization);
       if (!basic && ctx.path !== API_ROUTES.token) throw new errors.InvalidClient('client authentication by HTTP Basic is required');
