@@ -4,7 +4,9 @@ import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
 import { recordAudit } from '../audit/audit-log.js';
+import { addToRequestLine } from '../http/access-log.js';
 import { isClientAbort } from '../http/client-abort.js';
+import { claimedClientId } from './middleware/challenge.js';
 import { revokeAuthorization } from '../authorizations/authorizations.js';
 import { recordGrantRefusal } from './grant-refusals.js';
 import { finishBeforeResponse } from './middleware/response-work.js';
@@ -54,7 +56,11 @@ export function listenToProvider(provider: Provider, { db, environment, logger }
   provider.on('grant.error', (ctx: KoaContextWithOIDC, error: { error?: string; error_detail?: string }) => {
     // Heard before the answer leaves: tokenResponse turns it into the error_description.
     recordGrantRefusal(ctx, error);
-    logger.info({ req_id: ctx?.res?.getHeader('x-request-id'), error: error.error, detail: error.error_detail }, 'token request refused');
+    // The authenticated client, else the one the Basic credentials claim (a failed authentication).
+    const clientId = ctx?.oidc?.client?.clientId ?? claimedClientId(ctx?.get?.('authorization') ?? '');
+    // The request's own access-log line says why and for whom (docs/operations.md, "HTTP conventions").
+    if (ctx?.res) addToRequestLine(ctx.res, { oauth_error: error.error, client_id: clientId });
+    logger.info({ req_id: ctx?.res?.getHeader('x-request-id'), error: error.error, detail: error.error_detail, client_id: clientId }, 'token request refused');
   });
   provider.on('server_error', (ctx: KoaContextWithOIDC | undefined, error: Error) => {
     if (isClientAbort(error, ctx?.req)) return callerLeft(ctx, error);

@@ -70,6 +70,20 @@ export function isWellFormedBasic(header: string): boolean {
 }
 
 /**
+ * The client id an `Authorization: Basic …` value claims, for the logs of a refused request
+ * (not yet authenticated); undefined unless it is a plausible id (printable, no spaces, at most
+ * 128 characters), so the logs never carry arbitrary text from the header.
+ */
+export function claimedClientId(header: string): string | undefined {
+  const match = /^Basic +([A-Za-z0-9+/]+={0,2})$/i.exec(header.trim());
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  const id = colon > 0 ? decodePart(decoded.slice(0, colon)) : undefined;
+  return id && /^[\x21-\x7e]{1,128}$/.test(id) ? id : undefined;
+}
+
+/**
  * Bad client credentials are invalid_client (401) at every client-authenticated endpoint, as
  * docs/oauth.md, "OAuth 2.0 and OpenID Connect" (Every 401 carries WWW-Authenticate) states
  * and RFC 6749 5.2 describes ("client authentication failed"), not the library's 400 invalid_request:
