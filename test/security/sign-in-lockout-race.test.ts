@@ -131,6 +131,23 @@ describe('concurrent wrong passwords against the sign-in lockout', () => {
     expectLockoutPage(rightOne, ACCOUNT_POLICY);
   });
 
+  it('the refusals of one lockout are one audit row with their count, however many arrive at once', async () => {
+    const user = (await createStaff(t.db)).users.member;
+    const form = await connectionsSignIn();
+    for (let i = 0; i < ACCOUNT_POLICY.failures; i += 1) await submit(form, { email: user.email, password: `wrong-${i}` });
+    const { max } = await t.db.selectFrom('audit_events').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow();
+    const refused = await Promise.all(Array.from({ length: 30 }, (_, i) => submit(form, i % 3 ? { email: user.email, password: `again-${i}` } : user)));
+    expect(refused.map((a) => a.status)).toEqual(Array.from({ length: 30 }, () => 429));
+    const rows = await t.db.selectFrom('audit_events').select(['event', 'details']).where('id', '>', String(max)).execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ event: 'login.failed', details: { reason: 'locked_out', scope: 'account', count: 30, email_hmac: expect.any(String), last_at: expect.any(String) } });
+    // The next refusal of the same lockout adds to the row.
+    expectLockoutPage(await submit(form, user), ACCOUNT_POLICY);
+    const again = await t.db.selectFrom('audit_events').select('details').where('id', '>', String(max)).execute();
+    expect(again).toHaveLength(1);
+    expect(again[0]!.details.count).toBe(31);
+  });
+
   it('one address spraying 40 accounts at once through both forms runs argon2 20 times; the rest and a right password get 429', async () => {
     const user = (await createStaff(t.db)).users.admin;
     const [authorization, connections] = await Promise.all([authorizationSignIn(), connectionsSignIn()]);
