@@ -10,7 +10,7 @@ export const CLIENT_CLOSED_REQUEST = 499;
 /** Whether the caller went away before the answer was written: its request stream aborted or its connection closed. */
 export function callerHungUp(req: IncomingMessage, res: ServerResponse): boolean {
   if (res.writableEnded) return false;
-  return req.aborted || req.readableAborted || Boolean(req.socket?.destroyed);
+  return req.readableAborted || Boolean(req.socket?.destroyed);
 }
 
 /** The errors an error's `cause` chain holds, the error first. */
@@ -39,7 +39,7 @@ function isRequestStreamError(error: unknown, req: IncomingMessage): boolean {
  * CLIENT_CLOSED_REQUEST; never an outage of the database.
  */
 export function isClientAbort(error: unknown, req: IncomingMessage | undefined): boolean {
-  if (!req || !(req.aborted || req.readableAborted || req.socket?.destroyed)) return false;
+  if (!req || !(req.readableAborted || req.socket?.destroyed)) return false;
   return causes(error).some((e) => isRequestStreamError(e, req));
 }
 

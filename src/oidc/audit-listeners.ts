@@ -69,8 +69,10 @@ export function listenToProvider(provider: Provider, { db, environment, logger }
   // What escapes our middleware around the provider's routes (reading a token request's body,
   // provider-stack.ts) reaches the provider's app as an 'error' event; with a listener of our
   // own, Koa prints nothing of its own to stderr.
-  provider.on('error', (error: Error, ctx: KoaContextWithOIDC | undefined) => {
+  (provider as unknown as NodeJS.EventEmitter).on('error', (error: Error, ctx: KoaContextWithOIDC | undefined) => {
     if (isClientAbort(error, ctx?.req)) return callerLeft(ctx, error);
+    // What Koa would not print either: an error meant for the client, answered as such.
+    if ((error as { expose?: unknown }).expose === true) return logger.debug({ req_id: ctx?.res?.getHeader('x-request-id'), reason: error.message }, 'oidc provider request refused');
     logger.error({ err: error, req_id: ctx?.res?.getHeader('x-request-id') }, 'oidc provider error');
   });
   // A caller that hung up mid-request: no failure of ours (docs/operations.md, "HTTP conventions").
