@@ -25,7 +25,8 @@ beforeAll(async () => {
 /** One request with every value of `authorization` as a header line of its own. */
 function send(method: string, path: string, authorization: string[], body?: string): Promise<{ status: number; body: Record<string, unknown>; type: string | undefined }> {
   const url = new URL(path, server.urls.api);
-  const headers: http.OutgoingHttpHeaders = { authorization, ...(body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }) };
+  // Node's types allow one Authorization value; given an array, it writes a header line for each.
+  const headers: http.OutgoingHttpHeaders = { authorization: authorization as unknown as string, ...(body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }) };
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
