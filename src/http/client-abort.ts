@@ -22,14 +22,17 @@ function causes(error: unknown): unknown[] {
 
 /**
  * Whether an error is the request's own stream failing: the error it was destroyed with, Node's
- * "aborted" reset (code ECONNRESET without a system call: no socket of ours raised it), or a body
- * reader's "request aborted" (ECONNABORTED). The database's connection errors come from pg's own
+ * "aborted" reset (code ECONNRESET without a system call: no socket of ours raised it), its HTTP
+ * parser's error for a connection that ended mid-request (HPE_…), or a body reader's "request
+ * aborted" (ECONNABORTED). The database's connection errors come from pg's own
  * socket, with the system call that failed, and never match.
  */
 function isRequestStreamError(error: unknown, req: IncomingMessage): boolean {
   if (error === req.errored) return true;
   const { code, message, syscall, type } = error as { code?: unknown; message?: unknown; syscall?: unknown; type?: unknown };
   if (code === 'ECONNABORTED' || type === 'request.aborted') return true;
+  // Node's HTTP parser on the caller's connection (HPE_INVALID_EOF_STATE: it ended mid-body).
+  if (typeof code === 'string' && code.startsWith('HPE_')) return true;
   return code === 'ECONNRESET' && message === 'aborted' && syscall === undefined;
 }
 
