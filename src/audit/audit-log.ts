@@ -1,6 +1,6 @@
 import type { Executor } from '../db/executor.js';
 import type { Environment } from '../db/schema.js';
-import { insertAuditEvent } from './repository.js';
+import { countAuditEvent, insertAuditEvent } from './repository.js';
 
 export interface AuditEvent {
   event: string;
@@ -14,9 +14,8 @@ export interface AuditEvent {
   details?: Record<string, unknown>;
 }
 
-/** Appends to the audit trail; pass the caller's transaction so the event commits with the change. */
-export async function recordAudit(db: Executor, event: AuditEvent): Promise<void> {
-  await insertAuditEvent(db, {
+function rowOf(event: AuditEvent) {
+  return {
     event: event.event,
     environment: event.environment ?? null,
     actor_user_id: event.actorUserId ?? null,
@@ -25,5 +24,20 @@ export async function recordAudit(db: Executor, event: AuditEvent): Promise<void
     ip: event.ip || null,
     request_id: event.requestId ?? null,
     details: JSON.stringify(event.details ?? {}),
-  });
+  };
+}
+
+/** Appends to the audit trail; pass the caller's transaction so the event commits with the change. */
+export async function recordAudit(db: Executor, event: AuditEvent): Promise<void> {
+  await insertAuditEvent(db, rowOf(event));
+}
+
+/**
+ * Counts a repeated event on one row per `aggregateKey` (its `details` gain `count` and
+ * `last_at`; the rest is the first event's): for events that come in floods, such as refused
+ * sign-ins during a lockout (docs/security.md, "Racing the sign-in lockout with concurrent
+ * wrong passwords"). Atomic: concurrent events add to the same row.
+ */
+export async function countAudit(db: Executor, event: AuditEvent, aggregateKey: string): Promise<void> {
+  await countAuditEvent(db, { ...rowOf(event), aggregate_key: aggregateKey });
 }

@@ -1,10 +1,27 @@
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Executor } from '../db/executor.js';
 import type { AuditEventsTable } from '../db/schema.js';
 
 /** Appends one row to the audit trail (audit-log.ts's recordAudit builds it). */
 export async function insertAuditEvent(db: Executor, row: Insertable<AuditEventsTable>): Promise<void> {
   await db.insertInto('audit_events').values(row).execute();
+}
+
+/**
+ * Appends a row with `details.count` 1, or adds one to the count (and sets `last_at`) of the
+ * row of the same aggregate key: one statement, so concurrent events land on one row.
+ */
+export async function countAuditEvent(db: Executor, row: Insertable<AuditEventsTable> & { aggregate_key: string }): Promise<void> {
+  await db
+    .insertInto('audit_events')
+    .values({ ...row, details: sql<string>`${row.details ?? '{}'}::jsonb || jsonb_build_object('count', 1, 'last_at', now())` })
+    .onConflict((oc) =>
+      oc
+        .column('aggregate_key')
+        .where('aggregate_key', 'is not', null)
+        .doUpdateSet({ details: sql<string>`audit_events.details || jsonb_build_object('count', coalesce((audit_events.details->>'count')::int, 1) + 1, 'last_at', now())` }),
+    )
+    .execute();
 }
 
 /** An audit row with the address of whoever acted (null: nobody named, e.g. the maker's CLI, or a deleted user). */

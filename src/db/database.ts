@@ -53,7 +53,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   const { code, message, cause } = error as { code?: unknown; message?: unknown; cause?: unknown };
   if (cause && cause !== error && isDatabaseUnavailable(cause)) return true;
   if (typeof code === 'string') {
-    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
+    if (['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
+    // A reset or broken pipe is the database's only when a socket's system call raised it, as
+    // pg's are: Node's "aborted" (ECONNRESET, no syscall) is an HTTP caller hanging up while
+    // its request was read (docs/operations.md, "HTTP conventions").
+    if ((code === 'ECONNRESET' || code === 'EPIPE') && typeof (error as { syscall?: unknown }).syscall === 'string') return true;
     // 08xxx connection exceptions, 57P0x operator intervention (shutdown), 53300 too many connections.
     if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return true;
   }

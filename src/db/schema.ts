@@ -58,6 +58,8 @@ export interface AuditEventsTable {
   ip: string | null;
   request_id: string | null;
   details: ColumnType<Record<string, unknown>, string | undefined, string>;
+  /** Rows that count repeated events (refused sign-ins of one lockout window) share it; null otherwise. */
+  aggregate_key: string | null;
 }
 
 export interface DemoSeedStepsTable {
@@ -257,7 +259,7 @@ export const TABLE_COLUMNS = {
   organizations: columns<OrganizationsTable>()(['id', 'kind', 'ein', 'name', 'address_line1', 'address_line2', 'city', 'region', 'postal_code', 'country', 'require_mfa', 'created_at', 'updated_at']),
   users: columns<UsersTable>()(['id', 'email', 'password_hash', 'display_name', 'disabled_at', 'password_changed_at', 'created_at', 'updated_at']),
   memberships: columns<MembershipsTable>()(['organization_id', 'user_id', 'role', 'created_at', 'updated_at']),
-  audit_events: columns<AuditEventsTable>()(['id', 'occurred_at', 'event', 'environment', 'actor_user_id', 'organization_id', 'client_id', 'ip', 'request_id', 'details']),
+  audit_events: columns<AuditEventsTable>()(['id', 'occurred_at', 'event', 'environment', 'actor_user_id', 'organization_id', 'client_id', 'ip', 'request_id', 'details', 'aggregate_key']),
   demo_seed_steps: columns<DemoSeedStepsTable>()(['name', 'applied_at']),
   oidc_models: columns<OidcModelsTable>()(['environment', 'model', 'id', 'payload', 'grant_id', 'uid', 'expires_at', 'consumed_at']),
   oidc_refresh_successors: columns<OidcRefreshSuccessorsTable>()(['environment', 'id', 'ciphertext', 'expires_at']),

@@ -20,6 +20,7 @@
  * | `unprocessable`          | 422  | well-formed, but its content cannot be processed                 |
  * | `rate_limited`           | 429  | too many attempts; retry after `Retry-After` seconds             |
  * | `internal`               | 500  | an unexpected error; quote the request id when reporting it      |
+ * | `not_implemented`        | 501  | a method this server implements on no resource (e.g. PROPFIND)   |
  * | `unavailable`            | 503  | temporarily unavailable (e.g. the database); retry shortly       |
  *
  * A problem built from a status outside the table gets `invalid` (4xx) or `internal` (5xx).
@@ -40,6 +41,7 @@ export const ERROR_CODES = {
   unprocessable: 422,
   rate_limited: 429,
   internal: 500,
+  not_implemented: 501,
   unavailable: 503,
 } as const;
 

@@ -1,5 +1,24 @@
+import type { ServerResponse } from 'node:http';
 import type { Middleware } from 'koa';
+import { recordedStatus } from './client-abort.js';
 import { isHealthPath } from './health.js';
+
+declare module 'node:http' {
+  interface ServerResponse {
+    /** What a handler answering on the raw response adds to the request's access-log line (addToRequestLine). */
+    accessLogFields?: Record<string, string>;
+  }
+}
+
+/**
+ * Adds fields to the request's access-log line. For handlers that answer on Node's response
+ * and have no Koa context of ours, the OAuth provider's endpoints: a refused token request's
+ * line carries its OAuth error and client (docs/operations.md, "HTTP conventions"). Values are
+ * identifiers, never secrets.
+ */
+export function addToRequestLine(res: ServerResponse, fields: Record<string, string | undefined>): void {
+  for (const [name, value] of Object.entries(fields)) if (value !== undefined) (res.accessLogFields ??= {})[name] = value;
+}
 
 /** One log line per request: never the query string, headers or body, where secrets travel. */
 export function accessLog(): Middleware {
@@ -9,9 +28,9 @@ export function accessLog(): Middleware {
       await next();
     } finally {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      // Requests handed to the provider (ctx.respond = false) wrote their own status.
-      const status = ctx.respond === false ? ctx.res.statusCode : ctx.status;
-      const line = { method: ctx.method, path: ctx.path, status, duration_ms: Math.round(durationMs * 10) / 10, ip: ctx.state.clientIp, host: ctx.state.host };
+      // The provider's own status for requests handed to it; 499 when the caller hung up first.
+      const status = recordedStatus(ctx);
+      const line = { method: ctx.method, path: ctx.path, status, duration_ms: Math.round(durationMs * 10) / 10, ip: ctx.state.clientIp, host: ctx.state.host, ...ctx.res.accessLogFields };
       if (isHealthPath(ctx.method, ctx.path) && status < 400) ctx.state.log?.debug(line, 'request');
       else ctx.state.log?.info(line, 'request');
     }

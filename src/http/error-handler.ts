@@ -2,6 +2,7 @@ import type { Context, Middleware } from 'koa';
 import type { ErrorOut, KoaContextWithOIDC } from 'oidc-provider';
 import { isDatabaseUnavailable, isUnrepresentableInput } from '../db/database.js';
 import { DomainError } from '../errors/domain-error.js';
+import { CLIENT_CLOSED_REQUEST, isClientAbort } from './client-abort.js';
 import { HttpProblem, oauthErrorPage, pageOf, problemOf, sendErrorPage, sendProblem, titleFor, unansweredPage, unansweredProblem, unavailable, type PageRenderer } from './problem.js';
 
 /**
@@ -18,9 +19,20 @@ export function errorHandler(): Middleware {
       const unanswered = unansweredProblem(ctx);
       if (unanswered) throw unanswered;
     } catch (error) {
+      if (isClientAbort(error, ctx.req)) return callerLeft(ctx, error);
       sendProblem(ctx, toProblem(error, ctx.state.log));
     }
   };
+}
+
+/**
+ * The caller hung up while its request was read or served: nothing to answer, no failure of
+ * ours (docs/operations.md, "HTTP conventions"). A debug line without a stack; the access log and the
+ * metrics record 499.
+ */
+function callerLeft(ctx: Context, error: unknown): void {
+  ctx.state.log?.debug({ reason: (error as Error).message }, 'client closed the request');
+  ctx.status = CLIENT_CLOSED_REQUEST;
 }
 
 /**
@@ -65,6 +77,7 @@ export function htmlErrorPages(render: PageRenderer<Context>): Middleware {
       if (ctx.status >= 400 && ctx.body == null && ctx.respond !== false && wantsHtml(ctx)) sendErrorPage(ctx, unansweredPage(ctx.status), render);
     } catch (error) {
       if (!wantsHtml(ctx)) throw error;
+      if (isClientAbort(error, ctx.req)) return callerLeft(ctx, error);
       sendErrorPage(ctx, pageOf(error, toProblem(error, ctx.state.log)), render);
     }
   };

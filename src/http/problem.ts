@@ -71,11 +71,13 @@ export const STATUS_TITLES: Readonly<Record<number, string>> = {
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
+  501: 'Not Implemented',
   503: 'Service Unavailable',
 };
 
 function defaultDetail(status: number, title: string): string {
   if (status === 405) return 'This method is not allowed on this resource.';
+  if (status === 501) return 'This method is not implemented by any resource here.';
   return `${title}.`;
 }
 

@@ -4,6 +4,9 @@ import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
 import { recordAudit } from '../audit/audit-log.js';
+import { addToRequestLine } from '../http/access-log.js';
+import { isClientAbort } from '../http/client-abort.js';
+import { claimedClientId } from './middleware/challenge.js';
 import { revokeAuthorization } from '../authorizations/authorizations.js';
 import { recordGrantRefusal } from './grant-refusals.js';
 import { finishBeforeResponse } from './middleware/response-work.js';
@@ -53,7 +56,25 @@ export function listenToProvider(provider: Provider, { db, environment, logger }
   provider.on('grant.error', (ctx: KoaContextWithOIDC, error: { error?: string; error_detail?: string }) => {
     // Heard before the answer leaves: tokenResponse turns it into the error_description.
     recordGrantRefusal(ctx, error);
-    logger.info({ req_id: ctx?.res?.getHeader('x-request-id'), error: error.error, detail: error.error_detail }, 'token request refused');
+    // The authenticated client, else the one the Basic credentials claim (a failed authentication).
+    const clientId = ctx?.oidc?.client?.clientId ?? claimedClientId(ctx?.get?.('authorization') ?? '');
+    // The request's own access-log line says why and for whom (docs/operations.md, "HTTP conventions").
+    if (ctx?.res) addToRequestLine(ctx.res, { oauth_error: error.error, client_id: clientId });
+    logger.info({ req_id: ctx?.res?.getHeader('x-request-id'), error: error.error, detail: error.error_detail, client_id: clientId }, 'token request refused');
   });
-  provider.on('server_error', (_ctx: unknown, error: Error) => logger.error({ err: error }, 'oidc provider error'));
+  provider.on('server_error', (ctx: KoaContextWithOIDC | undefined, error: Error) => {
+    if (isClientAbort(error, ctx?.req)) return callerLeft(ctx, error);
+    logger.error({ err: error }, 'oidc provider error');
+  });
+  // What escapes our middleware around the provider's routes (reading a token request's body,
+  // provider-stack.ts) reaches the provider's app as an 'error' event; with a listener of our
+  // own, Koa prints nothing of its own to stderr.
+  (provider as unknown as NodeJS.EventEmitter).on('error', (error: Error, ctx: KoaContextWithOIDC | undefined) => {
+    if (isClientAbort(error, ctx?.req)) return callerLeft(ctx, error);
+    // What Koa would not print either: an error meant for the client, answered as such.
+    if ((error as { expose?: unknown }).expose === true) return logger.debug({ req_id: ctx?.res?.getHeader('x-request-id'), reason: error.message }, 'oidc provider request refused');
+    logger.error({ err: error, req_id: ctx?.res?.getHeader('x-request-id') }, 'oidc provider error');
+  });
+  // A caller that hung up mid-request: no failure of ours (docs/operations.md, "HTTP conventions").
+  const callerLeft = (ctx: KoaContextWithOIDC | undefined, error: Error) => logger.debug({ req_id: ctx?.res?.getHeader('x-request-id'), reason: error.message }, 'client closed the request');
 }

@@ -40,10 +40,10 @@ export function stackMiddleware(provider: Provider, options: StackOptions): void
   provider.use(databaseOutage(provider));
   // Outside every middleware that answers 401, so each such answer gets its challenge.
   provider.use(authenticationChallenge(issuer));
-  provider.use(catchOAuthErrors(basicClientAuthentication()));
-  provider.use(catchOAuthErrors(authorizationRequest(provider, authorizationPath(environment))));
   // Refusals before the provider's token route are announced as its own are (logs, metrics).
   const tokenRefused = (ctx: unknown, error: unknown) => void provider.emit('grant.error', ctx, error);
+  provider.use(catchOAuthErrors(basicClientAuthentication(), (ctx, error) => (ctx.path === API_ROUTES.token ? tokenRefused(ctx, error) : undefined)));
+  provider.use(catchOAuthErrors(authorizationRequest(provider, authorizationPath(environment))));
   provider.use(catchOAuthErrors(tokenRequest(provider), tokenRefused));
   provider.use(catchOAuthErrors(refreshGrace(db, environment, grace), tokenRefused));
   provider.use(tokenResponse(db, environment));

@@ -60,7 +60,7 @@ export async function bindEphemeralUrls(config: AppConfig, tls: TlsMaterial | un
   try {
     for (const key of PUBLIC_URL_KEYS) {
       if (!hasEphemeralPort(config[key])) continue;
-      const server = await listen(bindAddressOf(config[key]), handler, tls);
+      const server = await listen({ ...bindAddressOf(config[key]), trustedProxies: config.trusted_proxies }, handler, tls);
       servers.push(server);
       const url = new URL(config[key]);
       url.port = String((server.address() as net.AddressInfo).port);

@@ -61,6 +61,28 @@ describe('gateway credentials', () => {
     expect401(await apiGet(server, 'production', '/v1/donations', { bearer: sandboxToken }), true);
   });
 
+  it("says when a key or token is the other environment's, and stays silent about unknown ones", async () => {
+    const sandboxKey = await apiKeyFor(t.db, staff, 'sandbox');
+    const productionKey = await apiKeyFor(t.db, staff, 'production');
+    const atProduction = await apiGet(server, 'production', '/v1/donations', { bearer: sandboxKey });
+    expect401(atProduction, true);
+    expect(atProduction.body.detail).toBe('This is a sandbox API key (alm_test_…) and this is the production API: send it to the sandbox API host, or use a production key (alm_live_…) here.');
+    const atSandbox = await apiGet(server, 'sandbox', '/v1/donations', { bearer: productionKey });
+    expect401(atSandbox, true);
+    expect(atSandbox.body.detail).toBe('This is a production API key (alm_live_…) and this is the sandbox API: send it to the production API host, or use a sandbox key (alm_test_…) here.');
+    const sandboxClient = await server.registerClient({ environment: 'sandbox', redirectUris: ['http://127.0.0.1:9999/callback'] });
+    const sandboxToken = await accessToken(server, sandboxClient, { environment: 'sandbox', redirectUri: 'http://127.0.0.1:9999/callback', scope: 'read_only', login: staff.users.member });
+    const tokenAtProduction = await apiGet(server, 'production', '/v1/donations', { bearer: sandboxToken });
+    expect401(tokenAtProduction, true);
+    expect(tokenAtProduction.body.detail).toBe('This access token was issued by the sandbox authorization server and this is the production API: call the sandbox API host with it, or get a token from the production token endpoint.');
+    const productionToken = await token('read_only');
+    const tokenAtSandbox = await apiGet(server, 'sandbox', '/v1/donations', { bearer: productionToken });
+    expect(tokenAtSandbox.body.detail).toBe('This access token was issued by the production authorization server and this is the sandbox API: call the production API host with it, or get a token from the sandbox token endpoint.');
+    // Unknown everywhere: the plain answers.
+    expect((await apiGet(server, 'production', '/v1/donations', { bearer: 'alm_live_' + 'B'.repeat(32) })).body.detail).toBe('The API key is unknown or revoked.');
+    expect((await apiGet(server, 'production', '/v1/donations', { bearer: 'y'.repeat(43) })).body.detail).toBe('The access token is invalid, expired or revoked.');
+  });
+
   it('refuses a revoked API key at once', async () => {
     const key = await apiKeyFor(t.db, staff, 'production');
     const id = (await t.db.selectFrom('api_keys').select('id').orderBy('created_at', 'desc').executeTakeFirstOrThrow()).id;

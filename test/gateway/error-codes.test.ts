@@ -58,6 +58,14 @@ describe('stable error codes in problem documents', () => {
     expect(await page.json()).toMatchObject({ status: 404, code: 'not_found' });
   });
 
+  it('501 for a method no route implements is not_implemented, not internal', async () => {
+    // Plain fetch: no published operation answers PROPFIND.
+    const unknown = await fetch(`${endpoints(server, 'sandbox').api}/v1/donor_accounts`, { method: 'PROPFIND', headers: { authorization: `Bearer ${key}` } });
+    expect(unknown.status).toBe(501);
+    expect(unknown.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(await unknown.json()).toMatchObject({ status: 501, title: 'Not Implemented', code: 'not_implemented' });
+  });
+
   it('401 is unauthenticated, 400 invalid', async () => {
     expectProblem(await call('GET', '/v1/donor_accounts', undefined, 'alm_test_nope'), 401, 'unauthenticated');
     expectProblem(await call('POST', '/v1/donor_accounts', { donor: { email: 'not an address' } }), 400, 'invalid');

@@ -28,6 +28,7 @@ const VOCABULARY: [ErrorCode, number][] = [
   ['unprocessable', 422],
   ['rate_limited', 429],
   ['internal', 500],
+  ['not_implemented', 501],
   ['unavailable', 503],
 ];
 
@@ -47,7 +48,7 @@ describe('the error vocabulary', () => {
 
   it('gives statuses outside the table invalid (4xx) or internal (5xx)', () => {
     expect(codeOfStatus(418)).toBe('invalid');
-    expect(codeOfStatus(501)).toBe('internal');
+    expect(codeOfStatus(502)).toBe('internal');
     expect(isErrorCode('teapot')).toBe(false);
   });
 

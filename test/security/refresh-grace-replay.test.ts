@@ -123,6 +123,19 @@ describe('refresh grace window: the successor pair goes only to the authenticate
     expectRefused(await refresh(client, first.body.refresh_token as string));
   });
 
+  it('inside the window an exchanged refresh token introspects active: false, while the exchange can still be replayed', async () => {
+    const { client, refreshToken } = await victim();
+    expect((await introspect(server, 'production', client, refreshToken)).body.active).toBe(true);
+    const first = await refresh(client, refreshToken);
+    expect(first.status).toBe(200);
+    expect((await introspect(server, 'production', client, refreshToken)).body).toEqual({ active: false });
+    expect((await introspect(server, 'production', client, first.body.refresh_token as string)).body.active).toBe(true);
+    // The window is for a duplicate of the exchange: it still gets the same pair.
+    const duplicate = await refresh(client, refreshToken);
+    expect(duplicate.status).toBe(200);
+    expect(duplicate.body.refresh_token).toBe(first.body.refresh_token);
+  });
+
   it('under concurrent presentations mixing the right client, a wrong secret and another client, only the right client gets tokens, all the same pair', async () => {
     const { client, refreshToken, grantId } = await victim();
     const wrong = { client_id: client.client_id, client_secret: 'wrong-secret-value-1' };

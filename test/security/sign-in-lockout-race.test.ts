@@ -131,6 +131,30 @@ describe('concurrent wrong passwords against the sign-in lockout', () => {
     expectLockoutPage(rightOne, ACCOUNT_POLICY);
   });
 
+  it('the refusals of one lockout are one audit row with their count, however many arrive at once', async () => {
+    const user = (await createStaff(t.db)).users.member;
+    const form = await connectionsSignIn();
+    for (let i = 0; i < ACCOUNT_POLICY.failures; i += 1) await submit(form, { email: user.email, password: `wrong-${i}` });
+    const { max } = await t.db.selectFrom('audit_events').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow();
+    const refusals = async () => (await t.db.selectFrom('audit_events').select(['event', 'details']).where('id', '>', String(max)).execute()) as { event: string; details: Record<string, unknown> }[];
+    const refused = await Promise.all(Array.from({ length: 30 }, (_, i) => submit(form, i % 3 ? { email: user.email, password: `again-${i}` } : user)));
+    expect(refused.map((a) => a.status)).toEqual(Array.from({ length: 30 }, () => 429));
+    // Refused under the account's lockout, or (while the burst's own points are taken from the
+    // address's budget before they are given back) the address's: one row per lockout at most.
+    const rows = await refusals();
+    const scopes = rows.map((r) => r.details.scope);
+    expect(new Set(scopes).size).toBe(rows.length);
+    expect(scopes).toContain('account');
+    for (const row of rows) expect(row).toMatchObject({ event: 'login.failed', details: { reason: 'locked_out', count: expect.any(Number), email_hmac: expect.any(String), last_at: expect.any(String) } });
+    expect(rows.reduce((sum, r) => sum + Number(r.details.count), 0)).toBe(30);
+    // The next refusal of the account's lockout adds to its row.
+    const accountCount = Number(rows.find((r) => r.details.scope === 'account')!.details.count);
+    expectLockoutPage(await submit(form, user), ACCOUNT_POLICY);
+    const again = await refusals();
+    expect(again).toHaveLength(rows.length);
+    expect(again.find((r) => r.details.scope === 'account')!.details.count).toBe(accountCount + 1);
+  });
+
   it('one address spraying 40 accounts at once through both forms runs argon2 20 times; the rest and a right password get 429', async () => {
     const user = (await createStaff(t.db)).users.admin;
     const [authorization, connections] = await Promise.all([authorizationSignIn(), connectionsSignIn()]);

@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { bindAddressOf, listenAddresses } from '../../src/server/listeners.js';
+import type http from 'node:http';
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { bindAddressOf, closeServers, listen, listenAddresses, parseListenAddress, type ListenOptions } from '../../src/server/listeners.js';
 
 /**
  * Which addresses the four public URLs are served on. The spawned-server tests all use port 0
@@ -11,25 +13,114 @@ const urls = (base_url: string, sandbox_base_url: string, dashboard_url: string,
 describe('listen addresses', () => {
   it("follow from the four URLs: the dev defaults are four loopback ports", () => {
     expect(listenAddresses(urls('http://127.0.0.1:3000', 'http://127.0.0.1:3001', 'http://127.0.0.1:3002', 'http://127.0.0.1:3003'))).toEqual([
-      { host: '127.0.0.1', port: 3000 },
-      { host: '127.0.0.1', port: 3001 },
-      { host: '127.0.0.1', port: 3002 },
-      { host: '127.0.0.1', port: 3003 },
+      { host: '127.0.0.1', port: 3000, settings: ['ALMONER_BASE_URL'] },
+      { host: '127.0.0.1', port: 3001, settings: ['ALMONER_SANDBOX_BASE_URL'] },
+      { host: '127.0.0.1', port: 3002, settings: ['ALMONER_DASHBOARD_URL'] },
+      { host: '127.0.0.1', port: 3003, settings: ['ALMONER_SANDBOX_DASHBOARD_URL'] },
     ]);
   });
 
   it('bind a DNS name on all interfaces, default ports by scheme, one listener per shared port', () => {
     expect(listenAddresses(urls('https://api.example.org', 'https://api.sandbox.example.org', 'https://dashboard.example.org', 'http://[::1]:8080'))).toEqual([
-      { host: '0.0.0.0', port: 443 },
-      { host: '::1', port: 8080 },
+      { host: '0.0.0.0', port: 443, settings: ['ALMONER_BASE_URL', 'ALMONER_SANDBOX_BASE_URL', 'ALMONER_DASHBOARD_URL'] },
+      { host: '::1', port: 8080, settings: ['ALMONER_SANDBOX_DASHBOARD_URL'] },
     ]);
     expect(bindAddressOf('http://localhost:0')).toEqual({ host: 'localhost', port: 0 });
   });
 
   it('are those of listen when it is set', () => {
     expect(listenAddresses({ ...urls('https://a.example', 'https://b.example', 'https://c.example', 'https://d.example'), listen: ['0.0.0.0:8080', '[::]:8443'] })).toEqual([
-      { host: '0.0.0.0', port: 8080 },
-      { host: '::', port: 8443 },
+      { host: '0.0.0.0', port: 8080, settings: ['ALMONER_LISTEN'] },
+      { host: '::', port: 8443, settings: ['ALMONER_LISTEN'] },
     ]);
+  });
+});
+
+const started: http.Server[] = [];
+afterEach(async () => {
+  await closeServers(started.splice(0), 0);
+});
+
+/** A listener on a free loopback port; its handler reads the whole body before answering. */
+async function server(options: ListenOptions = {}): Promise<{ port: number }> {
+  const listener = await listen(
+    { host: '127.0.0.1', port: 0 },
+    (req, res) => {
+      req.resume();
+      req.on('end', () => res.end('ok'));
+    },
+    undefined,
+    options,
+  );
+  started.push(listener);
+  return { port: (listener.address() as net.AddressInfo).port };
+}
+
+/** Opens a connection, writes `text`, and resolves with the milliseconds until the server closed it (or `waitMs`, still open). */
+function heldFor(port: number, text: string, waitMs: number): Promise<{ ms: number; closed: boolean }> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const opened = Date.now();
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ ms: Date.now() - opened, closed: false });
+    }, waitMs);
+    socket.on('error', () => undefined);
+    socket.on('data', () => undefined);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ ms: Date.now() - opened, closed: true });
+    });
+    socket.write(text);
+  });
+}
+
+describe('slow connections', () => {
+  // Node checks the timeouts every connectionsCheckingInterval (30 s by default): a sender
+  // was held that long past its limit. Short limits here, the production interval.
+  it('a connection whose headers never finish is cut within seconds of headersTimeout, not up to 30 s later', async () => {
+    const { port } = await server({ headersTimeoutMs: 1_000, requestTimeoutMs: 2_000 });
+    const held = await heldFor(port, 'GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ', 15_000);
+    expect(held.closed).toBe(true);
+    expect(held.ms).toBeGreaterThanOrEqual(900);
+    expect(held.ms).toBeLessThan(6_000);
+  }, 20_000);
+
+  it('a request whose body never finishes is cut within seconds of requestTimeout, not up to 30 s later', async () => {
+    const { port } = await server({ headersTimeoutMs: 1_000, requestTimeoutMs: 2_000 });
+    const held = await heldFor(port, 'POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nsome', 15_000);
+    expect(held.closed).toBe(true);
+    expect(held.ms).toBeGreaterThanOrEqual(1_900);
+    expect(held.ms).toBeLessThan(7_000);
+  }, 20_000);
+});
+
+describe('connections per address', () => {
+  it('a burst of 20 connections from one address: 3 stay open, the rest are closed at once; a closed one frees its place', async () => {
+    const { port } = await server({ connectionsPerAddress: 3, capLoopback: true });
+    const outcomes = await Promise.all(Array.from({ length: 20 }, () => heldFor(port, '', 1_500)));
+    expect(outcomes.filter((o) => !o.closed)).toHaveLength(3);
+    expect(outcomes.filter((o) => o.closed).every((o) => o.ms < 1_000)).toBe(true);
+    // The three were released when the test closed them: three more fit again.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const again = await Promise.all(Array.from({ length: 3 }, () => heldFor(port, '', 500)));
+    expect(again.every((o) => !o.closed)).toBe(true);
+  });
+
+  it('loopback is not capped unless asked (a proxy on the same machine is loopback)', async () => {
+    const { port } = await server({ connectionsPerAddress: 3 });
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => heldFor(port, '', 500)));
+    expect(outcomes.every((o) => !o.closed)).toBe(true);
+  });
+});
+
+describe('a port already in use', () => {
+  it('names the setting that moves it: the public URL (or listen), listen, metrics_listen', async () => {
+    const { port } = await server();
+    const [fromUrl] = listenAddresses(urls(`http://127.0.0.1:${port}`, 'http://127.0.0.1:1', 'http://127.0.0.1:2', 'http://127.0.0.1:3'));
+    await expect(listen(fromUrl!, () => undefined, undefined)).rejects.toThrow(`cannot listen on 127.0.0.1:${port}: the port is already in use (is another Almoner running?); to serve on another port, change the port in ALMONER_BASE_URL, or set ALMONER_LISTEN`);
+    const [fromListen] = listenAddresses({ ...urls('http://127.0.0.1:1', 'http://127.0.0.1:2', 'http://127.0.0.1:3', 'http://127.0.0.1:4'), listen: [`127.0.0.1:${port}`] });
+    await expect(listen(fromListen!, () => undefined, undefined)).rejects.toThrow(/already in use .*; to serve on another port, change ALMONER_LISTEN$/);
+    await expect(listen(parseListenAddress(`127.0.0.1:${port}`, 'metrics_listen'), () => undefined, undefined)).rejects.toThrow(/already in use .*; to serve on another port, change ALMONER_METRICS_LISTEN$/);
   });
 });

@@ -20,6 +20,16 @@ export function isApiKeyShaped(value: string): boolean {
   return value.startsWith('alm_live_') || value.startsWith('alm_test_');
 }
 
+/** The environment a key's prefix names (undefined for a value that is no key). */
+export function apiKeyEnvironment(value: string): Environment | undefined {
+  return (Object.keys(PREFIX) as Environment[]).find((environment) => value.startsWith(PREFIX[environment]));
+}
+
+/** The prefix of the keys of an environment. */
+export function apiKeyPrefix(environment: Environment): string {
+  return PREFIX[environment];
+}
+
 /** Keys are stored as SHA-256 (hex): high-entropy secrets need no slow hash, and lookups stay one index probe. */
 export function apiKeyHash(key: string): string {
   return crypto.createHash('sha256').update(key).digest('hex');

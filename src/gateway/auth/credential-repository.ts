@@ -83,3 +83,9 @@ export async function touchApiKey(db: Db, id: string): Promise<void> {
 export async function touchAuthorization(db: Db, grantId: string): Promise<void> {
   await db.updateTable('oauth_authorizations').set({ last_used_at: new Date() }).where('grant_id', '=', grantId).execute();
 }
+
+/** Whether an access token (by hash) is stored in `environment`: the other environment's, when unknown where it was sent. */
+export async function accessTokenStoredIn(db: Db, environment: Environment, tokenHash: string): Promise<boolean> {
+  const row = await db.selectFrom('oidc_models').select('id').where('environment', '=', environment).where('model', '=', 'AccessToken').where('id', '=', tokenHash).executeTakeFirst();
+  return row !== undefined;
+}

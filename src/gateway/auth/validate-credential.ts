@@ -5,6 +5,7 @@ import { unauthorized } from '../problems.js';
 import { environmentOf } from '../environment.js';
 import { UseThrottle } from '../../audit/use-throttle.js';
 import { touchApiKey, touchAuthorization } from './credential-repository.js';
+import { wrongEnvironmentDetail } from './wrong-environment.js';
 
 /** last_used_at is informational: written at most once a minute per key or authorization. */
 const touched = new UseThrottle();
@@ -13,7 +14,7 @@ const touched = new UseThrottle();
  * Judges the credential on every call: an API key must be live; an access token must be
  * unexpired, its authorization live (not revoked, not past 365 days), its client still
  * registered, and for a user subject the approver still a member, whose current role
- * narrows the token's scopes. Anything else is 401.
+ * narrows the token's scopes. Anything else is 401; one of the other environment says so.
  */
 export function validateCredential(db: Db): Middleware {
   return async (ctx, next) => {
@@ -21,7 +22,7 @@ export function validateCredential(db: Db): Middleware {
     const environment = environmentOf(ctx);
     if (credential.kind === 'api_key') {
       const key = credential.row;
-      if (!key) throw unauthorized('The API key is unknown or revoked.', true);
+      if (!key) throw unauthorized((await wrongEnvironmentDetail(db, environment, 'api_key', ctx.state.bearer!)) ?? 'The API key is unknown or revoked.', true);
       ctx.state.caller = { kind: 'api_key', environment, organizationId: key.organization_id, organizationKind: key.organization_kind, keyId: key.id };
       if (touched.due(key.id)) void touchApiKey(db, key.id).catch(() => undefined);
       return next();
@@ -29,6 +30,7 @@ export function validateCredential(db: Db): Middleware {
     const row = credential.row;
     const now = Date.now();
     const invalid = () => unauthorized('The access token is invalid, expired or revoked.', true);
+    if (!row) throw unauthorized((await wrongEnvironmentDetail(db, environment, 'access_token', ctx.state.bearer!)) ?? 'The access token is invalid, expired or revoked.', true);
     if (!row || row.payload.kind !== 'AccessToken' || !row.payload.exp || row.payload.exp * 1000 <= now) throw invalid();
     if (!row.grant_id || !row.user_id || !row.organization_id || !row.organization_kind || row.revoked_at || !row.authorization_expires_at || row.authorization_expires_at.getTime() <= now) throw invalid();
     if (!row.client_id || row.client_id !== row.authorization_client_id) throw invalid();

@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { isClientAbort } from '../../http/client-abort.js';
 import { toProblem } from '../../http/error-handler.js';
 import { unansweredProblem } from '../../http/problem.js';
 import { withFdxCode } from './problems.js';
@@ -16,6 +17,8 @@ export function fdxProblems(): Middleware {
       const unanswered = unansweredProblem(ctx, 'FDX resource');
       if (unanswered) throw unanswered;
     } catch (error) {
+      // A caller that hung up gets no problem: the app's error middleware records it as such.
+      if (isClientAbort(error, ctx.req)) throw error;
       throw withFdxCode(toProblem(error, ctx.state.log));
     }
   };

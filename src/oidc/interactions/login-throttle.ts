@@ -100,6 +100,18 @@ class ProgressiveLockout {
     return lock && lock.points > 1 ? Math.ceil((lock.expire - now) / 1000) : 0;
   }
 
+  /**
+   * Which lockout window a refused attempt met, for counting refusals on one audit row: the
+   * end of the lock in force, else of the budget window whose last attempts are starting one.
+   */
+  async windowOf(key: string): Promise<string> {
+    const now = Date.now();
+    const lock = await readLiveRow(this.db, this.lock(key), now);
+    if (lock && lock.points > 1) return `lock-${lock.expire}`;
+    const budget = await readLiveRow(this.db, this.budget(key), now);
+    return budget ? `budget-${budget.expire}` : `minute-${Math.floor(now / 60_000)}`;
+  }
+
   /** The lockout's length after `previous` lockouts within the history: doubling, capped. */
   private lockSeconds(previous: number): number {
     return Math.min(this.policy.maxLockSeconds, this.policy.baseLockSeconds * 2 ** Math.min(previous, 20));
@@ -212,6 +224,16 @@ export class LoginThrottle {
       refuseAddress ? (addressLock || this.address.wait(keys.address)) : 0,
     ]);
     return { lockout: longer(accountWait, addressWait)! };
+  }
+
+  /**
+   * Names the lockout a refused attempt met (reserve answered `lockout`): its scope, the key
+   * (a keyed hash, never the address or e-mail) and its window, so refusals of one lockout
+   * are counted on one audit row (sign-in.ts).
+   */
+  async lockoutWindow(email: string, ip: string, scope: LockoutScope): Promise<string> {
+    const key = keyOf(this.hasher, scope === 'account' ? email : addressKey(ip));
+    return `${scope}:${key}:${await (scope === 'account' ? this.account : this.address).windowOf(key)}`;
   }
 
   /** The reserved attempt failed; returns the lockout it starts, if it starts one. */

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Db } from '../../db/database.js';
 import type { Environment, User } from '../../db/schema.js';
-import { recordAudit } from '../../audit/audit-log.js';
+import { countAudit, recordAudit } from '../../audit/audit-log.js';
 import { writeWithUnit, type UnitOfWork } from '../unit-of-work.js';
 import { findUserByEmail, replacePasswordHash } from '../../accounts/repository.js';
 import { hashPassword, needsRehash, verifyPassword, type PasswordParams } from '../../accounts/passwords.js';
@@ -81,9 +81,12 @@ export class SignIn {
     // lockout check that their failures have not yet reached.
     const reserved = await this.throttle.reserve(key, attempt.ip);
     if ('lockout' in reserved) {
-      // Refused before the password is looked at: a locked account is no oracle.
+      // Refused before the password is looked at: a locked account is no oracle. A lockout
+      // under attack refuses thousands: one audit row per lockout window and key counts them
+      // (docs/security.md, "Racing the sign-in lockout with concurrent wrong passwords").
       const locked = reserved.lockout;
-      await recordAudit(this.db, { ...audit, event: 'login.failed', details: { ...this.typedEmail(key, undefined), reason: 'locked_out', scope: locked.scope } });
+      const window = await this.throttle.lockoutWindow(key, attempt.ip, locked.scope);
+      await countAudit(this.db, { ...audit, event: 'login.failed', details: { ...this.typedEmail(key, undefined), reason: 'locked_out', scope: locked.scope } }, `login.failed:${window}`);
       return { kind: 'locked_out', ...locked };
     }
     const { reservation } = reserved;

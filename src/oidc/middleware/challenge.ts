@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import { errors } from 'oidc-provider';
+import { headerCount } from '../../http/repeated-header.js';
 import { API_ROUTES } from '../routes.js';
 
 /** The endpoints where the client authenticates with HTTP Basic (client_secret_basic). */
@@ -69,16 +70,33 @@ export function isWellFormedBasic(header: string): boolean {
 }
 
 /**
+ * The client id an `Authorization: Basic …` value claims, for the logs of a refused request
+ * (not yet authenticated); undefined unless it is a plausible id (printable, no spaces, at most
+ * 128 characters), so the logs never carry arbitrary text from the header.
+ */
+export function claimedClientId(header: string): string | undefined {
+  const match = /^Basic +([A-Za-z0-9+/]+={0,2})$/i.exec(header.trim());
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  const id = colon > 0 ? decodePart(decoded.slice(0, colon)) : undefined;
+  return id && /^[\x21-\x7e]{1,128}$/.test(id) ? id : undefined;
+}
+
+/**
  * Bad client credentials are invalid_client (401) at every client-authenticated endpoint, as
  * docs/oauth.md, "OAuth 2.0 and OpenID Connect" (Every 401 carries WWW-Authenticate) states
  * and RFC 6749 5.2 describes ("client authentication failed"), not the library's 400 invalid_request:
  * introspection and revocation without HTTP Basic credentials (as at the token endpoint), and a
  * Basic value that is not base64 of a non-empty `id:secret` anywhere (an empty secret, no colon, a
- * broken percent-encoding).
+ * broken percent-encoding). Several Authorization headers are invalid_request (400).
  */
 export function basicClientAuthentication(): Middleware {
   return async (ctx, next) => {
     if (ctx.method === 'POST' && CLIENT_AUTHENTICATED.has(ctx.path)) {
+      // Node keeps the first of several Authorization headers: which client is meant is not ours
+      // to guess (docs/security.md, "Two credentials in one request").
+      if (headerCount(ctx.req, 'authorization') > 1) throw new errors.InvalidRequest('the Authorization header must be sent once');
       const authorization = ctx.get('authorization');
       const basic = /^Basic(\s|$)/i.test(authorization);
       if (!basic && ctx.path !== API_ROUTES.token) throw new errors.InvalidClient('client authentication by HTTP Basic is required');

@@ -1,6 +1,8 @@
+import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import { isDatabaseUnavailable, isUnrepresentableInput } from '../../db/database.js';
+import { isClientAbort } from '../../http/client-abort.js';
 import { oauthProblem, sendOAuthProblem, unavailable } from '../../http/problem.js';
 import { oidcState } from '../request-scope.js';
 
@@ -12,8 +14,9 @@ import { oidcState } from '../request-scope.js';
  * represent (a NUL byte) is the client's error: 400.
  */
 export function databaseOutage(provider: Provider): Middleware {
-  (provider as unknown as NodeJS.EventEmitter).on('server_error', (ctx: { state?: unknown } | undefined, error: unknown) => {
-    if (!ctx?.state) return;
+  (provider as unknown as NodeJS.EventEmitter).on('server_error', (ctx: { state?: unknown; req?: IncomingMessage } | undefined, error: unknown) => {
+    // A caller that hung up while its body was read is no outage (docs/operations.md, "HTTP conventions").
+    if (!ctx?.state || isClientAbort(error, ctx.req)) return;
     if (isDatabaseUnavailable(error)) oidcState(ctx).storageFailure = 'unavailable';
     else if (isUnrepresentableInput(error)) oidcState(ctx).storageFailure = 'bad_input';
   });

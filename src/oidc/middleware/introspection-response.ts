@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
+import { findConsumedAt, hashId } from '../../db/provider-store.js';
 import { effectiveScopes } from '../account.js';
 import { authorizationForRequest } from '../unit-reads.js';
 import { isLive } from '../../authorizations/authorizations.js';
@@ -11,7 +12,11 @@ import { hasResourceScope } from '../../accounts/scopes.js';
 /**
  * Introspection reports what a token can do now: the effective (role-narrowed) scope, and
  * `active: false` once the authorization is revoked, the user subject has left, or nothing
- * of its resource scope remains.
+ * of its resource scope remains; and a refresh token once it has been exchanged, also inside
+ * refresh_reuse_grace_seconds, where the adapter reports it unconsumed so that a duplicate of
+ * the exchange reaches the token endpoint's replay of the successor (docs/security.md,
+ * "Refresh token replay inside the grace window"): that window is for the exchange, not for
+ * callers asking whether the token still works.
  */
 export function introspectionResponse(db: Db, environment: Environment): Middleware {
   return async (rawCtx, next) => {
@@ -20,7 +25,12 @@ export function introspectionResponse(db: Db, environment: Environment): Middlew
     if (ctx.oidc?.route !== 'introspection' || ctx.status !== 200) return;
     const body = ctx.body as Record<string, unknown>;
     if (body.active !== true) return;
-    const entities = ctx.oidc.entities as Record<string, { grantId?: string } | undefined>;
+    const entities = ctx.oidc.entities as Record<string, { grantId?: string; jti?: string } | undefined>;
+    const refreshToken = entities.AccessToken ? undefined : entities.RefreshToken?.jti;
+    if (refreshToken !== undefined && (await consumedAt(db, environment, refreshToken, unitOf(ctx)))) {
+      ctx.body = { active: false };
+      return;
+    }
     const grantId = (entities.AccessToken ?? entities.RefreshToken)?.grantId;
     // Read with the token itself (unit-reads.ts) unless the token came from elsewhere.
     const authorization = grantId ? await authorizationForRequest(db, environment, grantId, unitOf(ctx)) : undefined;
@@ -38,4 +48,12 @@ export function introspectionResponse(db: Db, environment: Environment): Middlew
     body.scope = effective.join(' ');
     body.subject_type = authorization.subjectType;
   };
+}
+
+/** When a refresh token was exchanged (null: not yet): as the request's unit read it, else from the table. */
+async function consumedAt(db: Db, environment: Environment, token: string, unit: ReturnType<typeof unitOf>): Promise<Date | null | undefined> {
+  const id = hashId(token);
+  const read = unit?.rows.get(`RefreshToken:${id}`);
+  if (read !== undefined) return read?.consumed_at ?? null;
+  return findConsumedAt(db, environment, 'RefreshToken', id);
 }
