@@ -82,7 +82,7 @@ export async function startServer(loaded: AppConfig, logger: Logger, options: St
     let metricsListening: ListenAddress | undefined;
     if (runtime.metricsApp && config.metrics_listen) {
       // Plain HTTP on purpose: bind it to loopback or a private interface (docs/operations.md, "Metrics").
-      const server = await listen(parseListenAddress(config.metrics_listen), runtime.metricsApp.callback(), undefined);
+      const server = await listen(parseListenAddress(config.metrics_listen, 'metrics_listen'), runtime.metricsApp.callback(), undefined);
       servers.push(server);
       metricsListening = boundTo(server);
     }
