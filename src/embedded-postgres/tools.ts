@@ -82,3 +82,13 @@ export async function runTool(binary: string, args: readonly string[], runAs: Ru
     throw new EmbeddedPostgresError(describeToolFailure(path.basename(binary), error));
   }
 }
+
+/** Whether a process exists (EPERM: it does, as another user). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
