@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { promisify } from 'node:util';
 
 /**
  * Running PostgreSQL's own tools (initdb, pg_ctl) and reporting their failures.
@@ -9,8 +8,6 @@ import { promisify } from 'node:util';
  * stdout and how it ended (exit code, signal, or why it could not be started at all). An
  * empty reason ("initdb failed: ") leaves a user nothing to act on.
  */
-
-const execFileAsync = promisify(execFile);
 
 export class EmbeddedPostgresError extends Error {
   override name = 'EmbeddedPostgresError';
@@ -71,16 +68,22 @@ export function describeToolFailure(tool: string, error: unknown): string {
  * otherwise inherit root's (say, a 0700 home), which the `postgres` user cannot use.
  * Throws a EmbeddedPostgresError whose message describes the failure (see describeToolFailure).
  * When `signal` aborts, the tool gets SIGTERM and the call rejects with the signal's reason
- * once the tool has exited, so the caller's clean-up runs after it, not beside it.
+ * once the tool has exited, so the caller's clean-up runs after it, not beside it: an initdb
+ * still running would make its directories again under a staging directory already removed.
+ * (execFile's own `signal` option rejects at once, without waiting for the exit.)
  */
-export async function runTool(binary: string, args: readonly string[], runAs: RunAs, signal?: AbortSignal): Promise<void> {
+export function runTool(binary: string, args: readonly string[], runAs: RunAs, signal?: AbortSignal): Promise<void> {
   signal?.throwIfAborted();
-  try {
-    await execFileAsync(binary, args, { ...runAs, cwd: '/', env: { ...process.env, LC_ALL: 'C' }, timeout: 120_000, ...(signal ? { signal } : {}) });
-  } catch (error) {
-    if (signal?.aborted) throw signal.reason;
-    throw new EmbeddedPostgresError(describeToolFailure(path.basename(binary), error));
-  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => child.kill('SIGTERM');
+    const child = execFile(binary, args, { ...runAs, cwd: '/', env: { ...process.env, LC_ALL: 'C' }, timeout: 120_000 }, (error, stdout, stderr) => {
+      signal?.removeEventListener('abort', onAbort);
+      if (signal?.aborted) return reject(signal.reason);
+      if (error) return reject(new EmbeddedPostgresError(describeToolFailure(path.basename(binary), Object.assign(error, { stdout, stderr }))));
+      resolve();
+    });
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /** Whether a process exists (EPERM: it does, as another user). */
