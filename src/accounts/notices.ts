@@ -12,6 +12,9 @@ export interface AccountNoticeData {
   /** `method`: "an authenticator app", "a passkey named X", "recovery codes". */
   'second-factor-added': { method: string; environmentName: string; accountUrl: string };
   'second-factor-removed': { method: string; environmentName: string; accountUrl: string };
+  'recovery-codes-replaced': { environmentName: string; accountUrl: string };
+  /** An administrator took every second factor away (the user lost them). */
+  'second-factors-reset': { environmentName: string; accountUrl: string };
 }
 
 export type AccountNotice = keyof AccountNoticeData;

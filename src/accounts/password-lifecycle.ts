@@ -1,7 +1,7 @@
 import type { Environment } from '../db/schema.js';
 import type { Executor } from '../db/executor.js';
 import { recordAudit } from '../audit/audit-log.js';
-import { destroyUserSessions } from '../authorizations/sessions-repository.js';
+import { endUserSignIns } from '../authorizations/sessions-repository.js';
 import { consumeAllPasswordResets } from './password-resets-repository.js';
 import { setPasswordHash } from './user-lifecycle-repository.js';
 
@@ -28,7 +28,7 @@ export async function applyNewPassword(
 ): Promise<number> {
   await setPasswordHash(trx, q.userId, q.passwordHash);
   await consumeAllPasswordResets(trx, q.userId);
-  const sessionsEnded = await destroyUserSessions(trx, q.userId, q.keep);
+  const sessionsEnded = await endUserSignIns(trx, q.userId, q.keep);
   await recordAudit(trx, {
     event: q.event,
     environment: trace.environment ?? null,

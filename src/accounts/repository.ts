@@ -74,7 +74,7 @@ export function listMemberships(db: Executor, userId: string) {
 
 /** Who a user is, never the password hash: for findAccount and the hosted pages. */
 export function findUserIdentity(db: Executor, id: string) {
-  return db.selectFrom('users').select(['id', 'email', 'display_name', 'disabled_at']).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('users').select(['id', 'email', 'display_name', 'disabled_at', 'credentials_epoch']).where('id', '=', id).executeTakeFirst();
 }
 
 /** Replaces a password hash, only if it is still the one that was verified (a concurrent change wins). */

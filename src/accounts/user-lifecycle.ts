@@ -4,7 +4,7 @@ import { recordAudit } from '../audit/audit-log.js';
 import { conflict } from '../errors/domain-error.js';
 import { revokeAuthorizationIn } from '../authorizations/authorizations.js';
 import { lockLiveAuthorizationsOfUser } from '../authorizations/repository.js';
-import { destroyUserSessions } from '../authorizations/sessions-repository.js';
+import { endUserSignIns } from '../authorizations/sessions-repository.js';
 import { applyNewPassword } from './password-lifecycle.js';
 import { requireAcceptablePassword } from './password-policy.js';
 import { hashPassword, type PasswordParams } from './passwords.js';
@@ -43,7 +43,7 @@ export async function disableUser(db: Db, emailInput: string): Promise<{ email: 
     const user = await requireUser(trx, emailInput);
     const locked = await markUserDisabled(trx, user.id);
     if (!locked) throw conflict(`${user.email} is already disabled`);
-    const sessionsEnded = await destroyUserSessions(trx, user.id);
+    const sessionsEnded = await endUserSignIns(trx, user.id);
     const authorizations = await lockLiveAuthorizationsOfUser(trx, user.id);
     let revoked = 0;
     for (const a of authorizations) {

@@ -1,15 +1,13 @@
 import type { Context } from 'koa';
-import { KIND_LABELS, ROLE_NAMES } from '../oidc/interactions/organization-page.js';
+import { KIND_LABELS, ROLE_NAMES } from '../identity/memberships.js';
 import type { DashboardDeps } from './deps.js';
-import { requireViewer } from './guards.js';
+import type { AccountRequest } from './guards.js';
 import { sendDashboardPage } from './page.js';
 import { ACCOUNT_PASSWORD_PATH, orgPath } from './paths.js';
 import { secondFactorSummary } from '../mfa/second-factors.js';
 
 /** GET /account: the signed-in user's own account, for every role. */
-export async function showAccount(deps: DashboardDeps, ctx: Context): Promise<void> {
-  const viewer = await requireViewer(deps, ctx);
-  if (!viewer) return;
+export async function showAccount(deps: DashboardDeps, ctx: Context, { viewer }: AccountRequest): Promise<void> {
   const summary = await secondFactorSummary(deps.db, viewer.user.id);
   sendDashboardPage(deps, ctx, viewer, 'dashboard/account.njk', 'account', {
     passwordHref: ACCOUNT_PASSWORD_PATH,

@@ -2,11 +2,10 @@ import type { Context } from 'koa';
 import { createOrganizationApiKey, revokeApiKey } from '../gateway/api-keys/service.js';
 import { listApiKeysOfOrganization } from '../gateway/api-keys/repository.js';
 import type { Environment } from '../db/schema.js';
-import { readForm } from '../http/form-body.js';
-import type { Membership } from '../oidc/interactions/organization-page.js';
+import type { Membership } from '../identity/memberships.js';
 import { shownDate } from './dates.js';
 import type { DashboardDeps } from './deps.js';
-import { managedOrganization, requireViewer, verifySessionCsrf } from './guards.js';
+import type { OrgRequest } from './guards.js';
 import { sendDashboardPage } from './page.js';
 import { orgPath } from './paths.js';
 import type { Viewer } from './viewer.js';
@@ -30,30 +29,18 @@ async function render(deps: DashboardDeps, ctx: Context, viewer: Viewer, organiz
 }
 
 /** GET /orgs/:ein/api-keys: this environment's keys of the organization. */
-export async function showApiKeys(deps: DashboardDeps, ctx: Context): Promise<void> {
-  const viewer = await requireViewer(deps, ctx);
-  if (!viewer) return;
-  await render(deps, ctx, viewer, managedOrganization(viewer, ctx.params.ein));
+export async function showApiKeys(deps: DashboardDeps, ctx: Context, { viewer, organization }: OrgRequest): Promise<void> {
+  await render(deps, ctx, viewer, organization);
 }
 
 /** POST /orgs/:ein/api-keys: creates a key and shows it, once, in the answer (never in a URL). */
-export async function submitApiKey(deps: DashboardDeps, ctx: Context): Promise<void> {
-  const form = await readForm(ctx);
-  const viewer = await requireViewer(deps, ctx, orgPath(String(ctx.params.ein), 'api-keys'));
-  if (!viewer) return;
-  const organization = managedOrganization(viewer, ctx.params.ein);
-  verifySessionCsrf(deps, ctx, viewer, form);
+export async function submitApiKey(deps: DashboardDeps, ctx: Context, { viewer, organization }: OrgRequest): Promise<void> {
   const created = await createOrganizationApiKey(deps.db, { organizationId: organization.id, environment: deps.environment, actorUserId: viewer.user.id, ip: ctx.state.clientIp, requestId: ctx.state.requestId });
   await render(deps, ctx, viewer, organization, created);
 }
 
 /** POST /orgs/:ein/api-keys/revoke: a key of this organization and environment stops working at once. */
-export async function submitApiKeyRevocation(deps: DashboardDeps, ctx: Context): Promise<void> {
-  const form = await readForm(ctx);
-  const viewer = await requireViewer(deps, ctx, orgPath(String(ctx.params.ein), 'api-keys'));
-  if (!viewer) return;
-  const organization = managedOrganization(viewer, ctx.params.ein);
-  verifySessionCsrf(deps, ctx, viewer, form);
+export async function submitApiKeyRevocation(deps: DashboardDeps, ctx: Context, { viewer, organization, form }: OrgRequest): Promise<void> {
   const id = /^key_[0-9a-f]{24}$/.test(form.key ?? '') ? form.key! : 'key_unknown';
   // Another organization's key, another environment's, or no key at all: 404 (the service's not_found).
   await revokeApiKey(deps.db, id, { organizationId: organization.id, environment: deps.environment, actorUserId: viewer.user.id, ip: ctx.state.clientIp, requestId: ctx.state.requestId });

@@ -4,7 +4,7 @@ import { normaliseEmail } from '../accounts/service.js';
 import { listAuditEventNames, listAuditEvents, type AuditRow } from '../audit/repository.js';
 import { shownDate } from './dates.js';
 import type { DashboardDeps } from './deps.js';
-import { managedOrganization, requireViewer } from './guards.js';
+import type { OrgRequest } from './guards.js';
 import { sendDashboardPage } from './page.js';
 import { orgPath } from './paths.js';
 
@@ -30,10 +30,7 @@ function detailsOf(row: AuditRow): { name: string; value: string }[] {
  * GET /orgs/:ein/audit: the organization's audit trail, newest first, filtered by who acted
  * (their e-mail address), the kind of event and a range of days (UTC), 50 events a page.
  */
-export async function showAudit(deps: DashboardDeps, ctx: Context): Promise<void> {
-  const viewer = await requireViewer(deps, ctx);
-  if (!viewer) return;
-  const organization = managedOrganization(viewer, ctx.params.ein);
+export async function showAudit(deps: DashboardDeps, ctx: Context, { viewer, organization }: OrgRequest): Promise<void> {
   const events = await listAuditEventNames(deps.db, organization.id);
   const filters = { actor: text(ctx.query.actor), event: text(ctx.query.event), from: text(ctx.query.from), to: text(ctx.query.to) };
   const errors: string[] = [];

@@ -2,15 +2,16 @@ import type { Context } from 'koa';
 import { notFound } from '../errors/domain-error.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { readForm } from '../http/form-body.js';
-import { revokeAuthorization } from '../authorizations/authorizations.js';
-import { KIND_LABELS } from '../oidc/interactions/organization-page.js';
+import { revokeAuthorizationIn } from '../authorizations/authorizations.js';
+import { inTransaction } from '../db/executor.js';
+import { KIND_LABELS } from '../identity/memberships.js';
 import { describeScopes } from '../oidc/interactions/scope-descriptions.js';
 import { findConnection, listManagedConnections, type ConnectionRow } from './connections-repository.js';
 import { shownDate } from './dates.js';
 import type { DashboardDeps } from './deps.js';
 import { verifySessionCsrf } from './guards.js';
 import { sendDashboardPage } from './page.js';
-import { CONNECTIONS_PATH, REVOKE_PATH } from './paths.js';
+import { CONFIRM_PATH, CONNECTIONS_PATH, REVOKE_PATH } from './paths.js';
 import { showSignIn } from './sign-in-page.js';
 import { currentViewer, type Viewer } from './viewer.js';
 
@@ -19,7 +20,12 @@ function organizationsNoun(viewer: Viewer): string {
   return viewer.memberships.some((m) => m.kind === 'fund_provider') ? 'organizations' : 'nonprofits';
 }
 
-const adminOf = (viewer: Viewer) => viewer.manages.map((m) => m.id);
+/**
+ * The organizations whose access this session lists and revokes here: those the user manages
+ * (Owner or Admin) and whose second-factor rule the session meets, as on the organization's
+ * own pages (docs/accounts.md, "Requiring a second factor").
+ */
+const adminOf = (viewer: Viewer) => viewer.actsFor.map((m) => m.id);
 
 /** Never another user's, nor another organization's: the same rule for listing and revoking. */
 function manages(viewer: Viewer, row: ConnectionRow): boolean {
@@ -41,6 +47,24 @@ export function connectionView(row: ConnectionRow, environment: string) {
   };
 }
 
+/** Ends an authorization and every token it issued, with its audit row, in one transaction (nothing when it ended already). */
+export async function revokeConnectionRow(deps: DashboardDeps, ctx: Context, viewer: Viewer, row: ConnectionRow, via: 'connections_page' | 'organization_page'): Promise<void> {
+  if (row.revoked_at) return;
+  await inTransaction(deps.db, async (trx) => {
+    if (!(await revokeAuthorizationIn(trx, deps.environment, row.grant_id, 'revoked_by_user'))) return;
+    await recordAudit(trx, {
+      event: 'authorization.revoked',
+      environment: deps.environment,
+      actorUserId: viewer.user.id,
+      organizationId: row.organization_id,
+      clientId: row.client_id,
+      ip: ctx.state.clientIp ?? null,
+      requestId: ctx.state.requestId ?? null,
+      details: { grant_id: row.grant_id, subject_type: row.subject_type, via },
+    });
+  });
+}
+
 /** GET /oauth/connections: the list, or the sign-in form when nobody is signed in. */
 export async function showConnections(deps: DashboardDeps, ctx: Context): Promise<void> {
   const viewer = await currentViewer(deps, ctx);
@@ -57,6 +81,8 @@ export async function showConnections(deps: DashboardDeps, ctx: Context): Promis
   sendDashboardPage(deps, ctx, viewer, 'connections.njk', 'connections', {
     connections: rows.map((row) => connectionView(row, environmentName)),
     managesOrganizations: viewer.manages.length > 0,
+    needSecondFactor: viewer.manages.filter((m) => !viewer.actsFor.includes(m)).map((m) => m.name),
+    confirmHref: `${CONFIRM_PATH}?next=${encodeURIComponent(CONNECTIONS_PATH)}`,
     organizationsNoun: organizationsNoun(viewer),
     notice,
     revokeAction: REVOKE_PATH,
@@ -78,18 +104,7 @@ export async function revokeConnection(deps: DashboardDeps, ctx: Context): Promi
   // Someone else's authorization, another organization's or another environment's: 404, as if
   // it did not exist, so the answer reveals nothing.
   if (!row || !manages(viewer, row)) throw notFound('There is no such connected application.');
-  if (!row.revoked_at && (await revokeAuthorization(deps.db, deps.environment, row.grant_id, 'revoked_by_user'))) {
-    await recordAudit(deps.db, {
-      event: 'authorization.revoked',
-      environment: deps.environment,
-      actorUserId: viewer.user.id,
-      organizationId: row.organization_id,
-      clientId: row.client_id,
-      ip: ctx.state.clientIp ?? null,
-      requestId: ctx.state.requestId ?? null,
-      details: { grant_id: row.grant_id, subject_type: row.subject_type, via: 'connections_page' },
-    });
-  }
+  await revokeConnectionRow(deps, ctx, viewer, row, 'connections_page');
   ctx.status = 303;
   ctx.redirect(`${CONNECTIONS_PATH}?revoked=${encodeURIComponent(row.grant_id)}`);
 }

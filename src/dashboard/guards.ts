@@ -1,10 +1,35 @@
 import type { Context } from 'koa';
+import type { Role } from '../db/schema.js';
 import { forbidden, notFound } from '../errors/domain-error.js';
-import type { Membership } from '../oidc/interactions/organization-page.js';
 import { csrfToken, verifyCsrf } from '../http/csrf.js';
+import { readForm } from '../http/form-body.js';
+import type { Membership } from '../identity/memberships.js';
 import type { InteractionDeps } from '../oidc/interactions/interaction.js';
-import { SIGN_IN_PATH } from './paths.js';
+import { CONFIRM_PATH, orgPath, SIGN_IN_PATH } from './paths.js';
 import { currentViewer, type Viewer } from './viewer.js';
+
+/**
+ * The guards of the signed-in side, given to every handler by one wrapper instead of being
+ * written again in each: a page of the user's own account (`accountRoute`) or of an
+ * organization (`orgRoute`). Both send a visitor without a session to the sign-in page (and
+ * back afterwards); a form (POST) is read once and its session-bound CSRF token checked; an
+ * organization's page also applies the membership, role and second-factor rules.
+ */
+
+/** The signed-in user's request: who, and the form when it is a POST ({} otherwise). */
+export interface AccountRequest {
+  viewer: Viewer;
+  form: Record<string, string>;
+}
+
+/** An organization's request: the organization the URL names, as the viewer's membership of it. */
+export interface OrgRequest extends AccountRequest {
+  organization: Membership;
+}
+
+type Handler<R> = (ctx: Context, request: R) => Promise<void> | void;
+
+const MANAGERS: readonly Role[] = ['owner', 'admin'];
 
 /**
  * The signed-in user, or (answered here) a redirect to the sign-in page that comes back to
@@ -18,22 +43,59 @@ export async function requireViewer(deps: InteractionDeps, ctx: Context, returnT
   return undefined;
 }
 
+/** A form of the user's own account; `returnTo`: where a visitor without a session comes back to (the page of a POST's form). */
+export function accountRoute(deps: InteractionDeps, handler: Handler<AccountRequest>, options: { returnTo?: string } = {}) {
+  return async (ctx: Context): Promise<void> => {
+    const post = ctx.method === 'POST';
+    const form = post ? await readForm(ctx) : {};
+    const viewer = await requireViewer(deps, ctx, post ? (options.returnTo ?? ctx.path) : ctx.path);
+    if (!viewer) return;
+    if (post) verifySessionCsrf(deps, ctx, viewer, form);
+    await handler(ctx, { viewer, form });
+  };
+}
+
 /**
- * The organization named by the URL (its EIN, dashed or not) that the viewer manages. Not a
- * member of it (or no such organization): 404, as if it did not exist. A member without the
- * Owner or Admin role: 403, whatever the page or form.
+ * A page or form of the organization named by the URL's `:ein`. `page`: the organization's tab
+ * a visitor without a session comes back to after signing in; `roles`: who may use it
+ * (default Owners and Admins).
  */
-export function managedOrganization(viewer: Viewer, einParam: string | undefined): Membership {
+export function orgRoute(deps: InteractionDeps, options: { page: string; roles?: readonly Role[] }, handler: Handler<OrgRequest>) {
+  return async (ctx: Context): Promise<void> => {
+    const post = ctx.method === 'POST';
+    const form = post ? await readForm(ctx) : {};
+    const ein = String(ctx.params.ein ?? '');
+    const viewer = await requireViewer(deps, ctx, post ? orgPath(ein, options.page) : ctx.path);
+    if (!viewer) return;
+    const organization = organizationFor(viewer, ein, options.roles ?? MANAGERS);
+    if (post) verifySessionCsrf(deps, ctx, viewer, form);
+    await handler(ctx, { viewer, organization, form });
+  };
+}
+
+/**
+ * The organization named by the URL (its EIN, dashed or not) that the viewer may act for. Not
+ * a member of it (or no such organization): 404, as if it did not exist. A role without the
+ * right: 403, whatever the page or form. An organization that requires a second factor of its
+ * staff, and a session signed in without one: 403.
+ */
+export function organizationFor(viewer: Viewer, einParam: string | undefined, roles: readonly Role[] = MANAGERS): Membership {
   const digits = (einParam ?? '').replace('-', '');
   const membership = viewer.memberships.find((m) => m.ein.replace('-', '') === digits);
   if (!membership) throw notFound('There is no such organization among yours.');
-  if (membership.role !== 'owner' && membership.role !== 'admin') {
+  if (!roles.includes(membership.role)) {
     throw forbidden(`Your role in ${membership.name} does not allow this. Ask an Owner or Admin of ${membership.name}.`, { title: 'Only Owners and Admins manage the organization' });
   }
-  if (membership.requireMfa && !viewer.secondFactor) {
-    throw forbidden(`${membership.name} asks every member to sign in with a second factor. Set one up under Security (/account/security), or sign out and sign in again with the one you have.`, { title: `${membership.name} requires a second factor` });
-  }
+  if (membership.requireMfa && !viewer.secondFactor) throw secondFactorRequired(membership.name);
   return membership;
+}
+
+/** The 403 of an organization whose staff must use a second factor, to a session signed in without one. */
+export function secondFactorRequired(name: string) {
+  return forbidden(
+    `${name} asks every member to use a second factor. If you have one, confirm it is you with it (${CONFIRM_PATH}); if not, set one up under Security (/account/security).`,
+    { title: `${name} requires a second factor` },
+  );
 }
 
 /** The CSRF token of the signed-in side's forms: bound to the browser session. */

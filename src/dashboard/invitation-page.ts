@@ -5,12 +5,13 @@ import { formatEin } from '../accounts/ein.js';
 import type { Role } from '../db/schema.js';
 import { DomainError, conflict, forbidden, gone, notFound } from '../errors/domain-error.js';
 import { readForm } from '../http/form-body.js';
-import { ROLE_NAMES } from '../oidc/interactions/organization-page.js';
+import { ROLE_NAMES } from '../identity/memberships.js';
 import { startSession } from '../oidc/interactions/provider-session.js';
 import { sendPage } from '../views/page.js';
 import { shownDate } from './dates.js';
 import type { DashboardDeps } from './deps.js';
 import { requireViewer, verifySessionCsrf } from './guards.js';
+import { proofFor } from '../identity/sessions.js';
 import { sendDashboardPage } from './page.js';
 import { ACCOUNT_PATH, orgPath, SECURITY_PATH, SIGN_IN_PATH } from './paths.js';
 import { clearSignInNonce, signInCsrf, verifySignInCsrf } from './sign-in-page.js';
@@ -173,7 +174,8 @@ export async function submitNewUser(deps: DashboardDeps, ctx: Context): Promise<
     }
     throw acceptanceProblem(error, invitation);
   }
-  await startSession(deps, ctx, accepted.userId, { amr: ['pwd'] });
+  // A brand-new account: its credentials epoch is the first one.
+  await startSession(deps, ctx, proofFor({ id: accepted.userId, credentials_epoch: 0 }, ['pwd']));
   clearSignInNonce(deps, ctx);
   ctx.status = 303;
   // A new account's session was signed in with its password only.

@@ -6,13 +6,12 @@ import { mayAssignRole } from '../accounts/role-authority.js';
 import { ROLES } from '../accounts/service.js';
 import type { Role } from '../db/schema.js';
 import { DomainError, forbidden, notFound, rateLimited } from '../errors/domain-error.js';
-import { readForm } from '../http/form-body.js';
 import { MailDeliveryError } from '../mail/sender.js';
-import { ROLE_NAMES, type Membership } from '../oidc/interactions/organization-page.js';
+import { ROLE_NAMES, type Membership } from '../identity/memberships.js';
 import { countLiveUserAuthorizations } from '../authorizations/repository.js';
 import { shownDate, shownDay } from './dates.js';
 import type { DashboardDeps } from './deps.js';
-import { managedOrganization, requireViewer, verifySessionCsrf } from './guards.js';
+import type { OrgRequest } from './guards.js';
 import { sendDashboardPage } from './page.js';
 import { orgPath } from './paths.js';
 import type { Viewer } from './viewer.js';
@@ -30,10 +29,8 @@ interface MembersPageState {
 }
 
 /** GET /orgs/:ein/members: the organization's staff, with what the viewer may change. */
-export async function showMembers(deps: DashboardDeps, ctx: Context, state: MembersPageState = {}): Promise<void> {
-  const viewer = await requireViewer(deps, ctx);
-  if (!viewer) return;
-  await renderMembers(deps, ctx, viewer, managedOrganization(viewer, ctx.params.ein), state);
+export async function showMembers(deps: DashboardDeps, ctx: Context, { viewer, organization }: OrgRequest, state: MembersPageState = {}): Promise<void> {
+  await renderMembers(deps, ctx, viewer, organization, state);
 }
 
 async function renderMembers(deps: DashboardDeps, ctx: Context, viewer: Viewer, organization: Membership, state: MembersPageState): Promise<void> {
@@ -107,12 +104,7 @@ async function attempt(deps: DashboardDeps, ctx: Context, viewer: Viewer, organi
 }
 
 /** POST /orgs/:ein/members/role: gives a member another role. */
-export async function submitRoleChange(deps: DashboardDeps, ctx: Context): Promise<void> {
-  const form = await readForm(ctx);
-  const viewer = await requireViewer(deps, ctx, orgPath(String(ctx.params.ein), 'members'));
-  if (!viewer) return;
-  const organization = managedOrganization(viewer, ctx.params.ein);
-  verifySessionCsrf(deps, ctx, viewer, form);
+export async function submitRoleChange(deps: DashboardDeps, ctx: Context, { viewer, organization, form }: OrgRequest): Promise<void> {
   const userId = namedUser(form);
   await attempt(deps, ctx, viewer, organization, async () => {
     await changeMemberRole(deps.db, { organizationId: organization.id, userId, role: form.role ?? '', actor: { userId: viewer.user.id, role: organization.role }, ip: ctx.state.clientIp, requestId: ctx.state.requestId });
@@ -121,10 +113,7 @@ export async function submitRoleChange(deps: DashboardDeps, ctx: Context): Promi
 }
 
 /** GET /orgs/:ein/members/:user/remove: what removing the member ends, and the button that does it. */
-export async function showRemoval(deps: DashboardDeps, ctx: Context): Promise<void> {
-  const viewer = await requireViewer(deps, ctx);
-  if (!viewer) return;
-  const organization = managedOrganization(viewer, ctx.params.ein);
+export async function showRemoval(deps: DashboardDeps, ctx: Context, { viewer, organization }: OrgRequest): Promise<void> {
   const userId = namedUser({ user: String(ctx.params.user) });
   const member = await findMembership(deps.db, organization.id, userId);
   if (!member) throw notFound('There is no such member of this organization.');
@@ -138,12 +127,7 @@ export async function showRemoval(deps: DashboardDeps, ctx: Context): Promise<vo
 }
 
 /** POST /orgs/:ein/members/remove: removes the member; their user-subject authorizations end with it. */
-export async function submitRemoval(deps: DashboardDeps, ctx: Context): Promise<void> {
-  const form = await readForm(ctx);
-  const viewer = await requireViewer(deps, ctx, orgPath(String(ctx.params.ein), 'members'));
-  if (!viewer) return;
-  const organization = managedOrganization(viewer, ctx.params.ein);
-  verifySessionCsrf(deps, ctx, viewer, form);
+export async function submitRemoval(deps: DashboardDeps, ctx: Context, { viewer, organization, form }: OrgRequest): Promise<void> {
   const userId = namedUser(form);
   await attempt(deps, ctx, viewer, organization, async () => {
     await removeMembership(deps.db, { organizationId: organization.id, userId, actor: { userId: viewer.user.id, role: organization.role }, ip: ctx.state.clientIp, requestId: ctx.state.requestId });
@@ -156,12 +140,7 @@ export async function submitRemoval(deps: DashboardDeps, ctx: Context): Promise<
  * POST /orgs/:ein/members/invite: invites an address with a role the viewer may give. The
  * link goes by e-mail, pointing at this dashboard; a refused address is shown again with why.
  */
-export async function submitInvitation(deps: DashboardDeps, ctx: Context): Promise<void> {
-  const form = await readForm(ctx);
-  const viewer = await requireViewer(deps, ctx, orgPath(String(ctx.params.ein), 'members'));
-  if (!viewer) return;
-  const organization = managedOrganization(viewer, ctx.params.ein);
-  verifySessionCsrf(deps, ctx, viewer, form);
+export async function submitInvitation(deps: DashboardDeps, ctx: Context, { viewer, organization, form }: OrgRequest): Promise<void> {
   const invite = { email: (form.email ?? '').trim(), role: form.role ?? '' };
   // The hourly limit is reserved before anything is sent (docs/accounts.md, "Invitations").
   const decision = await deps.counter.take(INVITATIONS_PER_ORGANIZATION, organization.id);
@@ -201,12 +180,7 @@ export async function submitInvitation(deps: DashboardDeps, ctx: Context): Promi
 }
 
 /** POST /orgs/:ein/members/invitations/revoke: withdraws an open invitation of this organization (404 for any other). */
-export async function submitInvitationRevocation(deps: DashboardDeps, ctx: Context): Promise<void> {
-  const form = await readForm(ctx);
-  const viewer = await requireViewer(deps, ctx, orgPath(String(ctx.params.ein), 'members'));
-  if (!viewer) return;
-  const organization = managedOrganization(viewer, ctx.params.ein);
-  verifySessionCsrf(deps, ctx, viewer, form);
+export async function submitInvitationRevocation(deps: DashboardDeps, ctx: Context, { viewer, organization, form }: OrgRequest): Promise<void> {
   await attempt(deps, ctx, viewer, organization, async () => {
     await revokeInvitation(deps.db, {
       organizationId: organization.id,

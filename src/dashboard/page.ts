@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { sendPage } from '../views/page.js';
-import { KIND_LABELS, ROLE_NAMES, type Membership } from '../oidc/interactions/organization-page.js';
+import { KIND_LABELS, ROLE_NAMES, type Membership } from '../identity/memberships.js';
 import type { InteractionDeps } from '../oidc/interactions/interaction.js';
 import { sessionCsrf } from './guards.js';
 import { ACCOUNT_PATH, CONNECTIONS_PATH, orgPath, SECURITY_PATH, SIGN_OUT_PATH } from './paths.js';

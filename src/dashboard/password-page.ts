@@ -2,9 +2,8 @@ import type { Context } from 'koa';
 import { sendAccountNotice } from '../accounts/notices.js';
 import { changeOwnPassword } from '../accounts/password-change.js';
 import { MIN_PASSWORD_LENGTH } from '../accounts/password-policy.js';
-import { readForm } from '../http/form-body.js';
 import type { DashboardDeps } from './deps.js';
-import { requireViewer, verifySessionCsrf } from './guards.js';
+import type { AccountRequest } from './guards.js';
 import { sendDashboardPage } from './page.js';
 import { ACCOUNT_PASSWORD_PATH, ACCOUNT_PATH, FORGOT_PASSWORD_PATH } from './paths.js';
 import type { Viewer } from './viewer.js';
@@ -20,9 +19,7 @@ function showPasswordPage(deps: DashboardDeps, ctx: Context, viewer: Viewer, sta
 }
 
 /** GET /account/password: the form (current password, new one twice). */
-export async function showPassword(deps: DashboardDeps, ctx: Context): Promise<void> {
-  const viewer = await requireViewer(deps, ctx);
-  if (!viewer) return;
+export async function showPassword(deps: DashboardDeps, ctx: Context, { viewer }: AccountRequest): Promise<void> {
   showPasswordPage(deps, ctx, viewer, {});
 }
 
@@ -31,11 +28,7 @@ export async function showPassword(deps: DashboardDeps, ctx: Context): Promise<v
  * password is 400 and counts against the user's limit (429 past it); a refused new password
  * is 400; done, the other sessions are signed out, this one stays, and a notice is mailed.
  */
-export async function submitPassword(deps: DashboardDeps, ctx: Context): Promise<void> {
-  const viewer = await requireViewer(deps, ctx, ACCOUNT_PASSWORD_PATH);
-  if (!viewer) return;
-  const form = await readForm(ctx);
-  verifySessionCsrf(deps, ctx, viewer, form);
+export async function submitPassword(deps: DashboardDeps, ctx: Context, { viewer, form }: AccountRequest): Promise<void> {
   const outcome = await changeOwnPassword(
     deps,
     { userId: viewer.user.id, email: viewer.user.email, current: form.current ?? '', password: form.password ?? '', confirmation: form.confirmation ?? '', session: { environment: deps.environment, uid: viewer.session.uid } },

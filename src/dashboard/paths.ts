@@ -6,6 +6,13 @@ export const SIGN_IN_PASSKEY_PATH = '/sign-in/passkey';
 export const SIGN_IN_PASSKEY_OPTIONS_PATH = '/sign-in/passkey/options';
 export const ACCOUNT_PATH = '/account';
 export const SECURITY_PATH = '/account/security';
+/** "Confirm it is you": a second factor given again, before a change to the factors or to act for an organization that requires one. */
+export const CONFIRM_PATH = `${SECURITY_PATH}/confirm`;
+export const CONFIRM_PASSKEY_PATH = `${CONFIRM_PATH}/passkey`;
+export const CONFIRM_PASSKEY_OPTIONS_PATH = `${CONFIRM_PASSKEY_PATH}/options`;
+/** The Security page's signed-in browsers: sign one out (form field `session`), or all of them. */
+export const SESSION_SIGN_OUT_PATH = `${SECURITY_PATH}/sessions/sign-out`;
+export const SIGN_OUT_EVERYWHERE_PATH = `${SECURITY_PATH}/sessions/sign-out-everywhere`;
 export const CONNECTIONS_PATH = '/oauth/connections';
 export const REVOKE_PATH = `${CONNECTIONS_PATH}/revoke`;
 /** The connections page's own sign-in form target (kept: scripts outside post to it). */

@@ -2,10 +2,9 @@ import type { Context } from 'koa';
 import { setRequireMfa } from '../accounts/organization-settings.js';
 import { countMembersWithoutSecondFactor, findOrganizationById } from '../accounts/repository.js';
 import { DomainError, forbidden, notFound } from '../errors/domain-error.js';
-import { readForm } from '../http/form-body.js';
-import type { Membership } from '../oidc/interactions/organization-page.js';
+import type { Membership } from '../identity/memberships.js';
 import type { DashboardDeps } from './deps.js';
-import { managedOrganization, requireViewer, verifySessionCsrf } from './guards.js';
+import type { OrgRequest } from './guards.js';
 import { sendDashboardPage } from './page.js';
 import { ACCOUNT_PATH, orgPath } from './paths.js';
 import type { Viewer } from './viewer.js';
@@ -26,19 +25,12 @@ async function render(deps: DashboardDeps, ctx: Context, viewer: Viewer, organiz
 }
 
 /** GET /orgs/:ein/settings: the organization's security settings. */
-export async function showSettings(deps: DashboardDeps, ctx: Context): Promise<void> {
-  const viewer = await requireViewer(deps, ctx);
-  if (!viewer) return;
-  await render(deps, ctx, viewer, managedOrganization(viewer, ctx.params.ein));
+export async function showSettings(deps: DashboardDeps, ctx: Context, { viewer, organization }: OrgRequest): Promise<void> {
+  await render(deps, ctx, viewer, organization);
 }
 
 /** POST /orgs/:ein/settings: an Owner requires (or stops requiring) a second factor of every member. */
-export async function submitSettings(deps: DashboardDeps, ctx: Context): Promise<void> {
-  const form = await readForm(ctx);
-  const viewer = await requireViewer(deps, ctx, orgPath(String(ctx.params.ein), 'settings'));
-  if (!viewer) return;
-  const organization = managedOrganization(viewer, ctx.params.ein);
-  verifySessionCsrf(deps, ctx, viewer, form);
+export async function submitSettings(deps: DashboardDeps, ctx: Context, { viewer, organization, form }: OrgRequest): Promise<void> {
   try {
     await setRequireMfa(deps.db, { organizationId: organization.id, requireMfa: form.require_mfa === 'on', actor: { userId: viewer.user.id, role: organization.role }, actorHasSecondFactor: viewer.secondFactor, ip: ctx.state.clientIp, requestId: ctx.state.requestId });
   } catch (error) {

@@ -6,7 +6,7 @@ import { pageCookie } from '../http/page-cookie.js';
 import { sendPage } from '../views/page.js';
 import { csrfToken, verifyCsrf } from '../http/csrf.js';
 import { startSession } from '../oidc/interactions/provider-session.js';
-import { lockoutMessage, PASSKEY_SIGN_IN_FAILED, SIGN_IN_FAILED } from '../oidc/interactions/sign-in-messages.js';
+import { lockoutMessage, PASSKEY_SIGN_IN_FAILED, SIGN_IN_FAILED } from '../identity/sign-in-messages.js';
 import type { DashboardDeps } from './deps.js';
 import { CONNECTIONS_PATH, CONNECTIONS_SIGN_IN_PATH, FORGOT_PASSWORD_PATH, safeReturnPath, SECOND_FACTOR_PATH, SIGN_IN_PASSKEY_OPTIONS_PATH, SIGN_IN_PASSKEY_PATH, SIGN_IN_PATH } from './paths.js';
 import { currentViewer } from './viewer.js';
@@ -16,9 +16,10 @@ import { rememberChallenge, takeBrowserChallenge } from '../mfa/passkey-challeng
 import { authenticationOptions, checkPasskey, countPasskeysHere, relyingParty } from '../mfa/passkeys.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { notFound } from '../errors/domain-error.js';
-import { clearPendingSignIn, pendingSignIn, setPendingSignIn } from '../mfa/pending-sign-in.js';
+import { clearPendingSignIn, pendingSignIn, setPendingSignIn } from '../identity/pending-sign-in.js';
 import { codeFailure, passkeyFailure } from '../mfa/second-factor-words.js';
-import type { AuthenticationMethod } from '../accounts/authentication-methods.js';
+import { credentialsEpoch } from '../identity/browser-sessions-repository.js';
+import { proofFor, type SignInProof } from '../identity/sessions.js';
 
 const NONCE_MAX_AGE_MS = 3600_000;
 
@@ -99,11 +100,12 @@ export async function showSignInPage(deps: DashboardDeps, ctx: Context): Promise
 }
 
 /**
- * The user's password checked: the browser session starts (a new one, whatever the cookie
- * named before) and the browser goes where it was going.
+ * The user proved who they are: the browser session starts (a new one, whatever the cookie
+ * named before), bound to the credentials epoch of the proof, and the browser goes where it
+ * was going.
  */
-async function completeSignIn(deps: DashboardDeps, ctx: Context, userId: string, next: string, amr: AuthenticationMethod[]): Promise<void> {
-  await startSession(deps, ctx, userId, { amr });
+async function completeSignIn(deps: DashboardDeps, ctx: Context, proof: SignInProof, next: string): Promise<void> {
+  await startSession(deps, ctx, proof);
   clearPendingSignIn(deps, ctx);
   clearSignInNonce(deps, ctx);
   ctx.status = 303;
@@ -129,8 +131,8 @@ export async function submitSignIn(deps: DashboardDeps, ctx: Context): Promise<v
 
 /** A right password: signed in now, or (a user with a second factor) once the code is right too. */
 async function passwordAccepted(deps: DashboardDeps, ctx: Context, user: User, next: string): Promise<void> {
-  if (!(await hasEnrolledSecondFactor(deps.db, user.id))) return completeSignIn(deps, ctx, user.id, next, ['pwd']);
-  setPendingSignIn(deps, ctx, user.id, 'dashboard');
+  if (!(await hasEnrolledSecondFactor(deps.db, user.id))) return completeSignIn(deps, ctx, proofFor(user, ['pwd']), next);
+  setPendingSignIn(deps, ctx, user, 'dashboard');
   ctx.status = 303;
   ctx.redirect(`${SECOND_FACTOR_PATH}?next=${encodeURIComponent(next)}`);
 }
@@ -154,13 +156,13 @@ async function showCodeForm(deps: DashboardDeps, ctx: Context, userId: string, n
 /** GET /sign-in/second-factor: the code form of a sign-in waiting for it (else back to the password). */
 export async function showSecondFactorStep(deps: DashboardDeps, ctx: Context): Promise<void> {
   const next = safeReturnPath(ctx.query.next);
-  const userId = pendingSignIn(deps, ctx, 'dashboard');
-  if (!userId) {
+  const pending = await pendingSignIn(deps, ctx, 'dashboard');
+  if (!pending) {
     ctx.status = 303;
     ctx.redirect(`${SIGN_IN_PATH}?next=${encodeURIComponent(next)}`);
     return;
   }
-  await showCodeForm(deps, ctx, userId, next);
+  await showCodeForm(deps, ctx, pending.userId, next);
 }
 
 /** POST /sign-in/second-factor: the code; right, the session starts with amr pwd+otp. */
@@ -168,15 +170,15 @@ export async function submitSecondFactorStep(deps: DashboardDeps, ctx: Context):
   const form = await readForm(ctx);
   verifySignInCsrf(deps, ctx, form);
   const next = safeReturnPath(form.next);
-  const userId = pendingSignIn(deps, ctx, 'dashboard');
-  if (!userId) {
+  const pending = await pendingSignIn(deps, ctx, 'dashboard');
+  if (!pending) {
     ctx.status = 303;
     ctx.redirect(`${SIGN_IN_PATH}?next=${encodeURIComponent(next)}`);
     return;
   }
-  const check = await checkSecondFactorCode(deps, userId, form.code ?? '');
-  if (!check.ok) return showCodeForm(deps, ctx, userId, next, codeFailure(check.retryAfterSeconds), check.retryAfterSeconds, check.retryAfterSeconds ? 429 : 401);
-  await completeSignIn(deps, ctx, userId, next, ['pwd', check.method]);
+  const check = await checkSecondFactorCode(deps, pending.userId, form.code ?? '');
+  if (!check.ok) return showCodeForm(deps, ctx, pending.userId, next, codeFailure(check.retryAfterSeconds), check.retryAfterSeconds, check.retryAfterSeconds ? 429 : 401);
+  await completeSignIn(deps, ctx, { userId: pending.userId, epoch: pending.epoch, amr: ['pwd', check.method], at: new Date() }, next);
 }
 
 /**
@@ -188,7 +190,7 @@ export async function passkeySignInOptions(deps: DashboardDeps, ctx: Context): P
   const form = await readForm(ctx);
   verifySignInCsrf(deps, ctx, form);
   if (!relyingParty(deps)) throw notFound('Passkeys need the dashboard at a domain name.');
-  const userId = form.step === 'second-factor' ? pendingSignIn(deps, ctx, 'dashboard') : null;
+  const userId = form.step === 'second-factor' ? ((await pendingSignIn(deps, ctx, 'dashboard'))?.userId ?? undefined) : null;
   if (userId === undefined) throw notFound('No sign-in is waiting for its second factor.');
   const options = await authenticationOptions(deps, userId);
   await rememberChallenge(deps, ctx, 'authenticate', options.challenge, userId);
@@ -203,17 +205,17 @@ export async function submitPasskeySignIn(deps: DashboardDeps, ctx: Context): Pr
   const form = await readForm(ctx);
   verifySignInCsrf(deps, ctx, form);
   const next = safeReturnPath(form.next);
-  const pending = form.step === 'second-factor' ? pendingSignIn(deps, ctx, 'dashboard') : null;
+  const pending = form.step === 'second-factor' ? await pendingSignIn(deps, ctx, 'dashboard') : null;
   if (pending === undefined) {
     ctx.status = 303;
     ctx.redirect(`${SIGN_IN_PATH}?next=${encodeURIComponent(next)}`);
     return;
   }
   const challenge = await takeBrowserChallenge(deps, ctx, 'authenticate');
-  const check = challenge && challenge.user_id === pending ? await checkPasskey(deps, challenge, form.response) : { ok: false as const };
+  const check = challenge && challenge.user_id === (pending?.userId ?? null) ? await checkPasskey(deps, challenge, form.response) : { ok: false as const };
   if (pending) {
-    if (!check.ok) return showCodeForm(deps, ctx, pending, next, passkeyFailure(check.retryAfterSeconds), check.retryAfterSeconds, check.retryAfterSeconds ? 429 : 401);
-    return completeSignIn(deps, ctx, pending, next, ['pwd', check.method]);
+    if (!check.ok) return showCodeForm(deps, ctx, pending.userId, next, passkeyFailure(check.retryAfterSeconds), check.retryAfterSeconds, check.retryAfterSeconds ? 429 : 401);
+    return completeSignIn(deps, ctx, { userId: pending.userId, epoch: pending.epoch, amr: ['pwd', check.method], at: new Date() }, next);
   }
   const audit = { environment: deps.environment, ip: ctx.state.clientIp || null, requestId: ctx.state.requestId ?? null, clientId: null };
   if (!check.ok) {
@@ -221,5 +223,6 @@ export async function submitPasskeySignIn(deps: DashboardDeps, ctx: Context): Pr
     return showSignIn(deps, ctx, { next, error: check.retryAfterSeconds ? passkeyFailure(check.retryAfterSeconds) : PASSKEY_SIGN_IN_FAILED, retryAfterSeconds: check.retryAfterSeconds }, check.retryAfterSeconds ? 429 : 401);
   }
   await recordAudit(deps.db, { ...audit, event: 'login.succeeded', actorUserId: check.userId, details: { method: 'passkey' } });
-  await completeSignIn(deps, ctx, check.userId, next, [check.method]);
+  // A passkey is its own proof: the epoch is the one current when it was checked.
+  await completeSignIn(deps, ctx, { userId: check.userId, epoch: (await credentialsEpoch(deps.db, check.userId)) ?? -1, amr: [check.method], at: new Date() }, next);
 }

@@ -4,11 +4,10 @@ import { findSubscription, listSubscriptions } from '../gateway/events/repositor
 import { changeSubscriptionStatus, resumeSubscription, subscribe } from '../gateway/events/subscriptions-service.js';
 import { listDeliveries, replayDelivery } from '../webhooks/admin-repository.js';
 import { DomainError, invalid, notFound } from '../errors/domain-error.js';
-import { readForm } from '../http/form-body.js';
-import type { Membership } from '../oidc/interactions/organization-page.js';
+import type { Membership } from '../identity/memberships.js';
 import { shownDate } from './dates.js';
 import type { DashboardDeps } from './deps.js';
-import { managedOrganization, requireViewer, verifySessionCsrf } from './guards.js';
+import type { OrgRequest } from './guards.js';
 import { sendDashboardPage } from './page.js';
 import { orgPath } from './paths.js';
 import type { Viewer } from './viewer.js';
@@ -33,11 +32,10 @@ interface PageState {
   status?: number;
 }
 
-/** The organization of the page: managed by the viewer, and a fund provider (a nonprofit has no webhooks page). */
-function fundProvider(viewer: Viewer, ein: string | undefined): Membership {
-  const organization = managedOrganization(viewer, ein);
-  if (organization.kind !== 'fund_provider') throw notFound('Webhooks carry donor-advised-fund events, which only fund providers have.');
-  return organization;
+/** The organization of the page must be a fund provider (a nonprofit has no webhooks page). */
+function fundProvider(request: OrgRequest): OrgRequest {
+  if (request.organization.kind !== 'fund_provider') throw notFound('Webhooks carry donor-advised-fund events, which only fund providers have.');
+  return request;
 }
 
 const scopeOf = (deps: DashboardDeps, organization: Membership) => ({ environment: deps.environment, organizationId: organization.id });
@@ -62,26 +60,14 @@ async function render(deps: DashboardDeps, ctx: Context, viewer: Viewer, organiz
 }
 
 /** GET /orgs/:ein/webhooks */
-export async function showWebhooks(deps: DashboardDeps, ctx: Context): Promise<void> {
-  const viewer = await requireViewer(deps, ctx);
-  if (!viewer) return;
-  await render(deps, ctx, viewer, fundProvider(viewer, ctx.params.ein));
-}
-
-/** The signed-in Owner or Admin of the fund provider a form is posted for, its CSRF token checked. */
-async function formContext(deps: DashboardDeps, ctx: Context) {
-  const form = await readForm(ctx);
-  const viewer = await requireViewer(deps, ctx, orgPath(String(ctx.params.ein), 'webhooks'));
-  if (!viewer) return undefined;
-  const organization = fundProvider(viewer, ctx.params.ein);
-  verifySessionCsrf(deps, ctx, viewer, form);
-  return { form, viewer, organization };
+export async function showWebhooks(deps: DashboardDeps, ctx: Context, request: OrgRequest): Promise<void> {
+  const { viewer, organization } = fundProvider(request);
+  await render(deps, ctx, viewer, organization);
 }
 
 /** POST /orgs/:ein/webhooks: adds an endpoint; its generated signing secret is shown once, in this answer. */
-export async function submitWebhook(deps: DashboardDeps, ctx: Context): Promise<void> {
-  const c = await formContext(deps, ctx);
-  if (!c) return;
+export async function submitWebhook(deps: DashboardDeps, ctx: Context, request: OrgRequest): Promise<void> {
+  const c = fundProvider(request);
   const url = (c.form.url ?? '').trim();
   const category = c.form.category ?? '';
   if (!DAF_KINDS.includes(category)) return render(deps, ctx, c.viewer, c.organization, { error: 'Choose one of the events in the list.', form: { url, category }, status: 400 });
@@ -96,9 +82,8 @@ export async function submitWebhook(deps: DashboardDeps, ctx: Context): Promise<
 }
 
 /** POST /orgs/:ein/webhooks/status: disables, enables, resumes (a paused one) or deletes an endpoint. */
-export async function submitWebhookStatus(deps: DashboardDeps, ctx: Context): Promise<void> {
-  const c = await formContext(deps, ctx);
-  if (!c) return;
+export async function submitWebhookStatus(deps: DashboardDeps, ctx: Context, request: OrgRequest): Promise<void> {
+  const c = fundProvider(request);
   const status = c.form.status;
   if (status !== 'active' && status !== 'disabled' && status !== 'deleted') throw invalid('The form asked for no known change.');
   const scope = scopeOf(deps, c.organization);
@@ -112,9 +97,8 @@ export async function submitWebhookStatus(deps: DashboardDeps, ctx: Context): Pr
 }
 
 /** POST /orgs/:ein/webhooks/replay: sends a delivery again, with a fresh set of attempts. */
-export async function submitReplay(deps: DashboardDeps, ctx: Context): Promise<void> {
-  const c = await formContext(deps, ctx);
-  if (!c) return;
+export async function submitReplay(deps: DashboardDeps, ctx: Context, request: OrgRequest): Promise<void> {
+  const c = fundProvider(request);
   await replayDelivery(deps.db, String(c.form.delivery ?? '').slice(0, 100), scopeOf(deps, c.organization));
   ctx.status = 303;
   ctx.redirect(`${orgPath(c.organization.ein, 'webhooks')}?done=replayed`);

@@ -76,7 +76,25 @@ export interface AttemptCountersTable {
   window_ends_at: Date;
 }
 
+/** Our record of each signed-in browser session (identity/browser-sessions-repository.ts). */
+export interface BrowserSessionsTable {
+  id: Generated<string>;
+  environment: Environment;
+  /** The provider Session's uid (not its id, which is the cookie's value). */
+  session_uid: string;
+  user_id: string;
+  credentials_epoch: number;
+  amr: string[];
+  signed_in_at: Date;
+  factor_proved_at: Date | null;
+  last_seen_at: Generated<Date>;
+  ip: string | null;
+  user_agent: string | null;
+  expires_at: Date;
+}
+
 export interface IdentityDatabase {
+  browser_sessions: BrowserSessionsTable;
   invitations: InvitationsTable;
   password_resets: PasswordResetsTable;
   totp_credentials: TotpCredentialsTable;
@@ -94,4 +112,5 @@ export const IDENTITY_TABLE_COLUMNS = {
   webauthn_credentials: columns<WebauthnCredentialsTable>()(['id', 'user_id', 'public_key', 'counter', 'transports', 'device_type', 'backed_up', 'name', 'rp_id', 'created_at', 'last_used_at']),
   webauthn_challenges: columns<WebauthnChallengesTable>()(['id', 'challenge', 'purpose', 'user_id', 'expires_at']),
   attempt_counters: columns<AttemptCountersTable>()(['key', 'count', 'window_ends_at']),
+  browser_sessions: columns<BrowserSessionsTable>()(['id', 'environment', 'session_uid', 'user_id', 'credentials_epoch', 'amr', 'signed_in_at', 'factor_proved_at', 'last_seen_at', 'ip', 'user_agent', 'expires_at']),
 } satisfies { [K in keyof IdentityDatabase]: readonly string[] };

@@ -35,6 +35,8 @@ export interface UsersTable {
   display_name: string | null;
   disabled_at: Date | null;
   password_changed_at: Date | null;
+  /** Rises with every credentials change that ends the user's sign-ins (identity/sessions.ts). */
+  credentials_epoch: Generated<number>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -149,7 +151,7 @@ export interface ServerKeysTable {
   activates_at: Date;
 }
 
-/** The sign-in throttle's rows (src/oidc/interactions/login-throttle-repository.ts). */
+/** The sign-in throttle's rows (src/identity/login-throttle-repository.ts). */
 export interface LoginThrottleTable {
   key: string;
   points: number;
@@ -257,7 +259,7 @@ export const TABLE_COLUMNS = {
   ...FDX_TABLE_COLUMNS,
   ...IDENTITY_TABLE_COLUMNS,
   organizations: columns<OrganizationsTable>()(['id', 'kind', 'ein', 'name', 'address_line1', 'address_line2', 'city', 'region', 'postal_code', 'country', 'require_mfa', 'created_at', 'updated_at']),
-  users: columns<UsersTable>()(['id', 'email', 'password_hash', 'display_name', 'disabled_at', 'password_changed_at', 'created_at', 'updated_at']),
+  users: columns<UsersTable>()(['id', 'email', 'password_hash', 'display_name', 'disabled_at', 'password_changed_at', 'credentials_epoch', 'created_at', 'updated_at']),
   memberships: columns<MembershipsTable>()(['organization_id', 'user_id', 'role', 'created_at', 'updated_at']),
   audit_events: columns<AuditEventsTable>()(['id', 'occurred_at', 'event', 'environment', 'actor_user_id', 'organization_id', 'client_id', 'ip', 'request_id', 'details', 'aggregate_key']),
   demo_seed_steps: columns<DemoSeedStepsTable>()(['name', 'applied_at']),

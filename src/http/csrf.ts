@@ -11,7 +11,7 @@ import type { ServerKeys } from '../keys/server-keys.js';
  * - `signin:<nonce>` for signing in on the connections page, where there is no session yet
  *   (the nonce lives in an HttpOnly SameSite=Strict cookie);
  * - `pending:<user>:<expiry>:<purpose>` signs the cookie of a sign-in waiting for its second
- *   factor (mfa/pending-sign-in.ts), not a form.
+ *   factor (identity/pending-sign-in.ts), not a form.
  * On top, a submission a browser marks as cross-site (Sec-Fetch-Site, Origin) is refused.
  * The key rotates (`csrf_key`, see keys/server-keys.ts): a token is `<kid>.<mac>`, and a
  * token of an older version verifies until that version ages out. A token without a kid

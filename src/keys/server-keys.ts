@@ -40,7 +40,7 @@ export const VERIFIES_AFTER_RETIREMENT_SECONDS: Record<Exclude<ServerKeyName, 'h
   // Cache entries of successful client-secret checks.
   client_secret_cache_key: 60, // CLIENT_SECRET_CACHE_TTL_MS, src/oidc/client-secret-cache.ts
   // A lockout and the history that lengthens the next one.
-  login_throttle: DAY, // the longest historySeconds or maxLockSeconds, src/oidc/interactions/login-throttle.ts
+  login_throttle: DAY, // the longest historySeconds or maxLockSeconds, src/identity/login-throttle.ts
   // The longest a DAF code can be valid.
   daf_code: 90 * DAY, // MAX_TOKEN_TTL_SECONDS, src/gateway/daf/tokens-service.ts
   // An attempt counter's window (src/limits/attempt-counter.ts): a day at most.

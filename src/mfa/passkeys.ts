@@ -11,7 +11,7 @@ import {
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Db } from '../db/database.js';
-import { inTransaction } from '../db/executor.js';
+import { inTransaction, type Executor } from '../db/executor.js';
 import type { Environment } from '../db/schema.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { invalid } from '../errors/domain-error.js';
@@ -19,7 +19,7 @@ import type { AttemptCounter } from '../limits/attempt-counter.js';
 import { hashRecoveryCode, newRecoveryCodes, normaliseRecoveryCode } from './recovery-codes.js';
 import * as repo from './repository.js';
 import * as passkeys from './passkey-repository.js';
-import { SECOND_FACTOR_LIMIT } from './second-factors.js';
+import { SECOND_FACTOR_LIMIT, type FactorAddition } from './second-factors.js';
 
 /**
  * Passkeys (WebAuthn, through @simplewebauthn/server; docs/oauth.md, "Second factors and
@@ -118,9 +118,9 @@ function parseJson<T>(text: string | undefined): T | undefined {
 
 /**
  * Keeps the passkey the browser made for `challenge`. The user's first second factor comes
- * with a set of recovery codes (returned once).
+ * with a set of recovery codes (returned once). `addition`: see second-factors.ts.
  */
-export async function registerPasskey(deps: PasskeyDeps, userId: string, challenge: string, name: string, responseJson: string | undefined): Promise<{ ok: true; method: PasskeyMethod; recoveryCodes?: string[] } | { ok: false }> {
+export async function registerPasskey(deps: PasskeyDeps, userId: string, challenge: string, name: string, responseJson: string | undefined, addition: FactorAddition): Promise<{ ok: true; method: PasskeyMethod; recoveryCodes?: string[] } | { ok: false; hasFactor?: true }> {
   const rp = requireRelyingParty(deps);
   const response = parseJson<RegistrationResponseJSON>(responseJson);
   if (!response) return { ok: false };
@@ -134,7 +134,9 @@ export async function registerPasskey(deps: PasskeyDeps, userId: string, challen
   }
   const credential = info.credential;
   return inTransaction(deps.db, async (trx) => {
+    await repo.lockUserFactors(trx, userId);
     const before = await repo.secondFactorSummary(trx, userId);
+    if (addition === 'first' && (before.totp || before.passkeys > 0)) return { ok: false, hasFactor: true } as const;
     const inserted = await passkeys.insertPasskey(trx, {
       id: credential.id,
       user_id: userId,
@@ -201,14 +203,19 @@ export async function checkPasskey(deps: PasskeyDeps, challenge: { challenge: st
   return { ok: true, userId: stored.user_id, method: methodOf(stored.device_type) };
 }
 
-/** Removes one of the user's passkeys; the recovery codes go too when no second factor is left. Its name, when there was one. */
-export async function removePasskey(deps: PasskeyDeps, userId: string, id: string): Promise<string | undefined> {
+/**
+ * Removes one of the user's passkeys; the recovery codes go too when no second factor is left.
+ * Its name, when there was one. `also` runs in the same transaction when one was removed.
+ */
+export async function removePasskey(deps: PasskeyDeps, userId: string, id: string, also?: (trx: Executor) => Promise<void>): Promise<string | undefined> {
   return inTransaction(deps.db, async (trx) => {
+    await repo.lockUserFactors(trx, userId);
     const name = await passkeys.deletePasskey(trx, userId, id);
     if (name === undefined) return undefined;
     const summary = await repo.secondFactorSummary(trx, userId);
     if (!summary.totp && summary.passkeys === 0) await repo.deleteRecoveryCodes(trx, userId);
     await recordAudit(trx, { event: 'second_factor.removed', environment: deps.environment, actorUserId: userId, details: { method: 'passkey', name } });
+    await also?.(trx);
     return name;
   });
 }

@@ -34,6 +34,23 @@ export async function useTimeStep(db: Executor, userId: string, step: number, co
   return Number(result.numUpdatedRows) === 1;
 }
 
+/**
+ * Locks the user's row for the rest of the transaction: changes to one user's second factors
+ * are made one at a time, so "has the user a factor yet?" cannot be answered by two at once.
+ */
+export async function lockUserFactors(db: Executor, userId: string): Promise<void> {
+  await db.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+}
+
+/** Every second factor of the user (an administrator's reset): the app, the passkeys, the recovery codes. Whether there was any. */
+export async function deleteAllFactors(db: Executor, userId: string): Promise<{ totp: boolean; passkeys: number; recoveryCodes: number }> {
+  const totp = await db.deleteFrom('totp_credentials').where('user_id', '=', userId).where('confirmed_at', 'is not', null).executeTakeFirst();
+  await db.deleteFrom('totp_credentials').where('user_id', '=', userId).execute();
+  const passkeys = await db.deleteFrom('webauthn_credentials').where('user_id', '=', userId).executeTakeFirst();
+  const codes = await db.deleteFrom('recovery_codes').where('user_id', '=', userId).executeTakeFirst();
+  return { totp: Number(totp.numDeletedRows) > 0, passkeys: Number(passkeys.numDeletedRows), recoveryCodes: Number(codes.numDeletedRows) };
+}
+
 export async function deleteTotp(db: Executor, userId: string): Promise<boolean> {
   const result = await db.deleteFrom('totp_credentials').where('user_id', '=', userId).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;

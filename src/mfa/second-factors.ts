@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import { inTransaction } from '../db/executor.js';
+import { inTransaction, type Executor } from '../db/executor.js';
 import type { SecretBox } from '../keys/secret-box.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { conflict } from '../errors/domain-error.js';
@@ -67,25 +67,38 @@ async function takeAttempt(deps: SecondFactorDeps, userId: string) {
 }
 
 /**
- * The first code from the app confirms the setup: the app is then the user's second factor
- * and a fresh set of recovery codes is made (returned once, stored hashed).
+ * Who may add a factor (docs/accounts.md, "Second factors"): `any` once the session proved an
+ * existing factor recently; `first` otherwise, which is refused when the user has a factor
+ * already (checked under a lock on the user, so two additions cannot both be "the first").
  */
-export async function confirmTotp(deps: SecondFactorDeps, userId: string, code: string): Promise<{ ok: true; recoveryCodes: string[] } | { ok: false; retryAfterSeconds?: number }> {
+export type FactorAddition = 'first' | 'any';
+
+export type TotpConfirmation = { ok: true; recoveryCodes?: string[] } | { ok: false; retryAfterSeconds?: number; hasFactor?: true };
+
+/**
+ * The first code from the app confirms the setup: the app is then a second factor of the user.
+ * The user's first second factor comes with a set of recovery codes (returned once, stored
+ * hashed); a later one keeps the codes the user has.
+ */
+export async function confirmTotp(deps: SecondFactorDeps, userId: string, code: string, addition: FactorAddition): Promise<TotpConfirmation> {
   const attempt = await takeAttempt(deps, userId);
   if (!attempt.allowed) return { ok: false, retryAfterSeconds: attempt.retryAfterSeconds };
   const row = await repo.findTotp(deps.db, userId);
   const step = row && !row.confirmed_at ? matchingTimeStep(deps.box.open(row.secret), code.trim()) : undefined;
   if (step === undefined) return { ok: false };
-  const recoveryCodes = newRecoveryCodes();
-  const confirmed = await inTransaction(deps.db, async (trx) => {
-    if (!(await repo.useTimeStep(trx, userId, step, true))) return false;
-    await repo.replaceRecoveryCodes(trx, userId, recoveryCodes.map((c) => hashRecoveryCode(normaliseRecoveryCode(c)!)));
+  const confirmed = await inTransaction(deps.db, async (trx): Promise<TotpConfirmation> => {
+    await repo.lockUserFactors(trx, userId);
+    const before = await repo.secondFactorSummary(trx, userId);
+    const first = !before.totp && before.passkeys === 0;
+    if (!first && addition === 'first') return { ok: false, hasFactor: true };
+    if (!(await repo.useTimeStep(trx, userId, step, true))) return { ok: false };
+    const recoveryCodes = first ? newRecoveryCodes() : undefined;
+    if (recoveryCodes) await repo.replaceRecoveryCodes(trx, userId, recoveryCodes.map((c) => hashRecoveryCode(normaliseRecoveryCode(c)!)));
     await recordAudit(trx, { event: 'second_factor.added', environment: deps.environment, actorUserId: userId, details: { method: 'totp' } });
-    return true;
+    return { ok: true, recoveryCodes };
   });
-  if (!confirmed) return { ok: false };
-  await deps.counter.succeeded(attempt.taken);
-  return { ok: true, recoveryCodes };
+  if (confirmed.ok) await deps.counter.succeeded(attempt.taken);
+  return confirmed;
 }
 
 /**
@@ -123,14 +136,19 @@ export async function regenerateRecoveryCodes(deps: SecondFactorDeps, userId: st
   return codes;
 }
 
-/** Removes the authenticator app; the recovery codes go too when no passkey is left. */
-export async function removeTotp(deps: SecondFactorDeps, userId: string): Promise<boolean> {
+/**
+ * Removes the authenticator app; the recovery codes go too when no passkey is left. `also` runs
+ * in the same transaction when the app was removed (the caller ends the user's sign-ins).
+ */
+export async function removeTotp(deps: SecondFactorDeps, userId: string, also?: (trx: Executor) => Promise<void>): Promise<boolean> {
   return inTransaction(deps.db, async (trx) => {
+    await repo.lockUserFactors(trx, userId);
     const removed = await repo.deleteTotp(trx, userId);
     if (!removed) return false;
     const summary = await repo.secondFactorSummary(trx, userId);
     if (summary.passkeys === 0) await repo.deleteRecoveryCodes(trx, userId);
     await recordAudit(trx, { event: 'second_factor.removed', environment: deps.environment, actorUserId: userId, details: { method: 'totp' } });
+    await also?.(trx);
     return true;
   });
 }

@@ -3,7 +3,8 @@ import type { Logger } from '../logging/logger.js';
 import { KEY_POLL_SECONDS, type ServerKeys } from '../keys/server-keys.js';
 import { sweepExpired } from '../db/provider-store.js';
 import { deleteExpiredChallenges } from '../mfa/passkey-repository.js';
-import { sweepThrottleRows } from './interactions/login-throttle-repository.js';
+import { sweepThrottleRows } from '../identity/login-throttle-repository.js';
+import { sweepBrowserSessions } from '../identity/browser-sessions-repository.js';
 import { sweepAttemptCounters } from '../limits/attempt-counter-repository.js';
 import { keysVersion } from './keys.js';
 import { deleteExpiredSuccessors } from './refresh-successors-repository.js';
@@ -47,10 +48,10 @@ function watchKeys({ db, logger, serverKeys, keyVersion, rebuild }: ChoreOptions
   }, KEY_POLL_MS);
 }
 
-/** Deletes expired provider rows (oidc_models), refresh successors, passkey challenges, sign-in throttle rows and attempt counters. */
+/** Deletes expired provider rows (oidc_models), refresh successors, passkey challenges, sign-in throttle rows, attempt counters and session records. */
 function sweep({ db, logger }: ChoreOptions): NodeJS.Timeout {
   return setInterval(() => {
-    void Promise.all([sweepExpired(db), deleteExpiredSuccessors(db), deleteExpiredChallenges(db), sweepThrottleRows(db, Date.now()), sweepAttemptCounters(db)])
+    void Promise.all([sweepExpired(db), deleteExpiredSuccessors(db), deleteExpiredChallenges(db), sweepThrottleRows(db, Date.now()), sweepAttemptCounters(db), sweepBrowserSessions(db)])
       .then(([deleted]) => deleted > 0 && logger.info({ deleted }, 'expired provider rows swept'))
       .catch((error: Error) => logger.warn({ err: error }, 'sweep failed'));
   }, SWEEP_MS);

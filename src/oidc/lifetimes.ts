@@ -6,5 +6,6 @@ export const ACCESS_TOKEN_TTL = 900;
 export const AUTHORIZATION_CODE_TTL = 60;
 export const REFRESH_TOKEN_TTL = 31 * 86_400;
 export const INTERACTION_TTL = 3600;
-export const SESSION_TTL = 14 * 86_400;
+// A browser session's lifetime is the identity's (its record ends with it).
+export { SESSION_SECONDS as SESSION_TTL } from '../identity/sessions.js';
 export const ID_TOKEN_TTL = 3600;

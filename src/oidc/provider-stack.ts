@@ -11,6 +11,7 @@ import { introspectionResponse } from './middleware/introspection-response.js';
 import { catchOAuthErrors } from './middleware/oauth-errors.js';
 import { refreshGrace } from './middleware/refresh-grace.js';
 import { refreshScope } from './middleware/refresh-scope.js';
+import { signInRecord } from './middleware/sign-in-record.js';
 import { tokenRequest } from './middleware/token-request.js';
 import { tokenResponse } from './middleware/token-response.js';
 import { awaitResponseWork } from './middleware/response-work.js';
@@ -72,6 +73,8 @@ export function stackMiddleware(provider: Provider, options: StackOptions): void
       },
     }),
   );
+  // Inside the unit: the record of a session signed in at the resume commits with the session.
+  provider.use(signInRecord(db, environment, authorize));
   // Inside the unit: its read of the refresh token is the one the provider reuses.
   provider.use(refreshScope(provider));
   provider.use(introspectionResponse(db, environment));

@@ -32,10 +32,32 @@ export interface RequestStateRow {
   u_display_name: string | null;
   u_disabled_at: Date | null;
   u_memberships: MembershipRow[] | null;
+  u_credentials_epoch: number | null;
+  /** The Interaction's sign-in result, if it has one, was proven under its user's current credentials epoch. */
+  i_login_live: boolean;
+  /** The Interaction's session and the cookie's still count (identity/sessions.ts): a record at the user's epoch. */
+  us_live: boolean;
+  cs_live: boolean;
 }
 
 /** The text form of a user id, cast only when it is one (a payload is not trusted to hold a uuid). */
 const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+
+/** The user id in a payload's text, as a uuid when it is one (else null, which matches nothing). */
+const userIdIn = (text: string) => sql.raw(`(case when ${text} ~ '${UUID}' then (${text})::uuid end)`);
+
+/**
+ * A signed-in Session counts while our record of it (browser_sessions) names its user at the
+ * user's current credentials epoch, the user not disabled (docs/accounts.md, "Sessions"); one
+ * that nobody signed in to has nothing to end.
+ */
+function sessionLive(environment: Environment, alias: string) {
+  const account = `${alias}.payload->>'accountId'`;
+  return sql`(${sql.raw(alias)}.payload is null or ${sql.raw(account)} is null or exists (
+    select 1 from browser_sessions b join users bu on bu.id = b.user_id
+    where b.environment = ${environment} and b.session_uid = ${sql.raw(alias)}.payload->>'uid' and b.user_id = ${userIdIn(account)}
+      and b.credentials_epoch = bu.credentials_epoch and bu.disabled_at is null and b.expires_at > now()))`;
+}
 
 /**
  * The rows by hashed id (either may be null). The user is the one the Interaction's sign-in
@@ -51,7 +73,14 @@ export async function readRequestState(db: Db, environment: Environment, ids: { 
            us.id as us_id, us.payload as us_payload, us.consumed_at as us_consumed_at,
            cs.payload as cs_payload, cs.consumed_at as cs_consumed_at,
            g.id as g_id, g.payload as g_payload, g.consumed_at as g_consumed_at,
-           u.id as u_id, u.email as u_email, u.display_name as u_display_name, u.disabled_at as u_disabled_at, u.memberships as u_memberships
+           u.id as u_id, u.email as u_email, u.display_name as u_display_name, u.disabled_at as u_disabled_at, u.memberships as u_memberships,
+           u.credentials_epoch as u_credentials_epoch,
+           (i.payload->'result'->'login' is null or exists (
+             select 1 from users lu
+             where lu.id = ${userIdIn(`i.payload->'result'->'login'->>'accountId'`)}
+               and lu.credentials_epoch::text = i.payload->'result'->'login'->>'epoch' and lu.disabled_at is null)) as i_login_live,
+           ${sessionLive(environment, 'us')} as us_live,
+           ${sessionLive(environment, 'cs')} as cs_live
     from (select 1) as request
     left join oidc_models i on i.environment = ${environment} and i.model = 'Interaction' and i.id = ${ids.interaction}::text
     left join oidc_models cs on cs.environment = ${environment} and cs.model = 'Session' and cs.id = ${ids.session}::text
@@ -69,11 +98,11 @@ export async function readRequestState(db: Db, environment: Environment, ids: { 
       select coalesce(i.payload->'result'->'login'->>'accountId', us.payload->>'accountId', cs.payload->>'accountId') as id
     ) named on true
     left join lateral (
-      select u.id, u.email, u.display_name, u.disabled_at,
+      select u.id, u.email, u.display_name, u.disabled_at, u.credentials_epoch,
         (select coalesce(json_agg(json_build_object('id', o.id, 'name', o.name, 'ein', o.ein, 'kind', o.kind, 'role', m.role, 'require_mfa', o.require_mfa) order by o.name, o.id), '[]'::json)
          from memberships m join organizations o on o.id = m.organization_id where m.user_id = u.id) as memberships
       from users u
-      where u.id = (case when named.id ~ ${UUID} then named.id::uuid end)
+      where u.id = ${userIdIn('named.id')}
       offset 0
     ) u on true`,
   );

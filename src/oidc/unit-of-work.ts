@@ -56,7 +56,7 @@ export const BROWSER_REQUEST: UnitPlan = { kind: 'browser', saves: BROWSER_ROWS,
 
 /** A user as this request read them: who they are, and the organizations they belong to. */
 export interface RequestAccount {
-  identity: Pick<User, 'id' | 'email' | 'display_name' | 'disabled_at'>;
+  identity: Pick<User, 'id' | 'email' | 'display_name' | 'disabled_at' | 'credentials_epoch'>;
   memberships: MembershipRow[];
 }
 
@@ -114,16 +114,20 @@ export class UnitOfWork {
   /**
    * What a read of the request's state found (request-state-repository.ts), kept as the
    * adapter keeps what it reads itself. What the unit knows already stays: it may be a write
-   * of this request, which is newer than the database.
+   * of this request, which is newer than the database. A session that no longer counts (its
+   * user's credentials changed since it was signed in: docs/accounts.md, "Sessions") is read
+   * as absent, and so is a sign-in in progress that was proven before the change or belongs to
+   * such a session: the provider then asks for a sign-in, or finds the interaction gone.
    */
   remember(ids: RequestStateIds, state: RequestStateRow): void {
     const keep = <V>(map: Map<string, V>, key: string, value: V) => {
       if (!map.has(key)) map.set(key, value);
     };
     if (ids.interaction) {
-      keep(this.rows, `Interaction:${ids.interaction}`, stored(state.i_payload, state.i_consumed_at));
       const uid = member(member(state.i_payload, 'session'), 'uid');
-      if (typeof uid === 'string') {
+      const live = state.i_login_live && (typeof uid !== 'string' || (state.us_id !== null && state.us_live));
+      keep(this.rows, `Interaction:${ids.interaction}`, live ? stored(state.i_payload, state.i_consumed_at) : null);
+      if (live && typeof uid === 'string') {
         const sessionKey = state.us_id ? `Session:${state.us_id}` : null;
         keep(this.sessionsByUid, uid, sessionKey);
         if (sessionKey) keep(this.rows, sessionKey, stored(state.us_payload, state.us_consumed_at));
@@ -133,13 +137,13 @@ export class UnitOfWork {
     }
     if (ids.session) {
       const key = `Session:${ids.session}`;
-      keep(this.rows, key, stored(state.cs_payload, state.cs_consumed_at));
+      keep(this.rows, key, state.cs_live ? stored(state.cs_payload, state.cs_consumed_at) : null);
       const uid = member(state.cs_payload, 'uid');
-      if (typeof uid === 'string') keep(this.sessionsByUid, uid, key);
+      if (state.cs_live && typeof uid === 'string') keep(this.sessionsByUid, uid, key);
     }
     if (state.u_id) {
       keep(this.accounts, state.u_id, {
-        identity: { id: state.u_id, email: state.u_email!, display_name: state.u_display_name, disabled_at: state.u_disabled_at },
+        identity: { id: state.u_id, email: state.u_email!, display_name: state.u_display_name, disabled_at: state.u_disabled_at, credentials_epoch: state.u_credentials_epoch ?? 0 },
         memberships: state.u_memberships ?? [],
       });
     }

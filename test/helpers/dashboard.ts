@@ -18,6 +18,7 @@ export async function dashboardSession(server: OAuthTestServer, environment: Env
   return {
     browser,
     origin,
+    db: server.db,
     /** GET a page of this dashboard. */
     get: (path: string) => browser.request(`${origin}${path}`),
   };
@@ -27,8 +28,10 @@ type DashboardSession = Awaited<ReturnType<typeof dashboardSession>>;
 
 /**
  * Sets up an authenticator app from the Security page, as a person would (the key read off the
- * page, the code made by the test's "phone"); the session then counts as signed in with it.
- * Returns the recovery codes shown once.
+ * page, the code made by the test's "phone"), then confirms it is them with the new app
+ * ("Confirm it is you"): setting a factor up does not change how the session signed in, the
+ * confirmation does, so the session then counts as signed in with it. Returns the recovery
+ * codes shown once.
  */
 export async function enrolAuthenticator(session: DashboardSession, email: string): Promise<string[]> {
   const setup = await session.get('/account/security/authenticator');
@@ -36,5 +39,13 @@ export async function enrolAuthenticator(session: DashboardSession, email: strin
   const codes = recoveryCodesOnPage(shown.html);
   if (codes.length !== 10) throw new Error(`authenticator setup failed (${shown.status}): ${shown.html.slice(0, 400)}`);
   rememberRecoveryCodes(email, codes);
+  await confirmSecondFactor(session, email);
   return codes;
+}
+
+/** "Confirm it is you" with the user's app (or a recovery code): the session steps up and may change factors for 10 minutes. */
+export async function confirmSecondFactor(session: DashboardSession, email: string): Promise<void> {
+  const page = await session.get('/account/security/confirm?next=/account/security');
+  const done = await session.browser.submit(page, '/account/security/confirm', { code: await nextCode(email, session.db) });
+  if (done.url.pathname !== '/account/security') throw new Error(`confirming the second factor failed (${done.status}): ${done.html.slice(0, 400)}`);
 }

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { addressKey } from '../../src/http/client-address.js';
-import { ACCOUNT_POLICY, ADDRESS_POLICY, LoginThrottle, type Lockout, type LockoutPolicy, type Reservation } from '../../src/oidc/interactions/login-throttle.js';
-import { giveBackAttempt, reserveAttempts, sweepThrottleRows } from '../../src/oidc/interactions/login-throttle-repository.js';
+import { ACCOUNT_POLICY, ADDRESS_POLICY, LoginThrottle, type Lockout, type LockoutPolicy, type Reservation } from '../../src/identity/login-throttle.js';
+import { giveBackAttempt, reserveAttempts, sweepThrottleRows } from '../../src/identity/login-throttle-repository.js';
 import { ServerKeys, type KeyedHasher } from '../../src/keys/server-keys.js';
 import { testBox } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';

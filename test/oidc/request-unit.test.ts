@@ -18,8 +18,11 @@ const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({
 
 /** Statements that write the provider's rows. */
 const modelWrites = () => probe.statements.filter((s) => /^(with\b[\s\S]*)?(insert into|delete from|update) "?oidc_models"?/i.test(s) || /\b(insert into|delete from) oidc_models\b/i.test(s));
-/** Reads (the client registry's aside: its cache makes them come and go). */
-const reads = () => probe.statements.filter((s) => /^\s*select\b/i.test(s) && !/oauth_clients/.test(s));
+/**
+ * Reads (the client registry's aside: its cache makes them come and go; and the webhook
+ * dispatcher's claim lock, which its timer takes whenever it polls).
+ */
+const reads = () => probe.statements.filter((s) => /^\s*select\b/i.test(s) && !/oauth_clients/.test(s) && !/almoner:webhook_claim/.test(s));
 /** Reads of Sessions by uid (the provider's check of an Interaction's session). */
 const sessionByUidReads = () => probe.probed.filter((s) => /^select\b/i.test(s.text) && /"uid" = \$/.test(s.text));
 

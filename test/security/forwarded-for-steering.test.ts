@@ -12,7 +12,7 @@
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADDRESS_POLICY } from '../../src/oidc/interactions/login-throttle.js';
+import { ADDRESS_POLICY } from '../../src/identity/login-throttle.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { checkGatewayResponse } from '../helpers/published-openapi.js';
 import { accessToken, seedData } from '../helpers/gateway.js';

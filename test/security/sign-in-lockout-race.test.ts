@@ -6,12 +6,12 @@
  * Protection: every attempt first reserves a point of both budgets (account and address) with
  * one atomic upsert each in login_throttle; a refused reservation is answered 429 with
  * Retry-After and the lockout page, before any user lookup or argon2 run. A success gives its
- * points back (src/oidc/interactions/login-throttle.ts, sign-in.ts). Both sign-in forms (the
+ * points back (src/identity/login-throttle.ts, sign-in.ts). Both sign-in forms (the
  * authorization flow's and the connections page's) go through it.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { passwordVerifications } from '../../src/accounts/passwords.js';
-import { ACCOUNT_POLICY, ADDRESS_POLICY } from '../../src/oidc/interactions/login-throttle.js';
+import { ACCOUNT_POLICY, ADDRESS_POLICY } from '../../src/identity/login-throttle.js';
 import { FormBrowser } from '../helpers/browser.js';
 import { endpoints } from '../helpers/flow.js';
 import { createStaff } from '../helpers/oauth-server.js';

@@ -13,7 +13,8 @@ import { hasSecondFactor } from '../../accounts/authentication-methods.js';
 import { stepUpReasons } from '../../mfa/step-up.js';
 import { showStepUp } from './second-factor-page.js';
 import { clientView, finishInteraction, interactionCsrf, loadInteraction, paths, redirectUri, sendInteractionPage, verifyInteractionCsrf, type Interaction, type InteractionDeps } from './interaction.js';
-import { KIND_LABELS, membershipsOf, resolveOrganization, ROLE_NAMES, type Membership } from './organization-page.js';
+import { membershipsOf, resolveOrganization } from './organization-page.js';
+import { KIND_LABELS, ROLE_NAMES, type Membership } from '../../identity/memberships.js';
 import { describeScopes } from './scope-descriptions.js';
 
 function requestedScopes(interaction: Interaction): string[] {

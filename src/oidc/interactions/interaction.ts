@@ -6,7 +6,7 @@ import type { Environment } from '../../db/schema.js';
 import { INTERACTION_PREFIX } from '../routes.js';
 import { sendPage } from '../../views/page.js';
 import { csrfToken, verifyCsrf } from '../../http/csrf.js';
-import type { SignIn } from './sign-in.js';
+import type { SignIn } from '../../identity/sign-in.js';
 import type { ServerKeys } from '../../keys/server-keys.js';
 import type { SecretBox } from '../../keys/secret-box.js';
 import type { AttemptCounter } from '../../limits/attempt-counter.js';

@@ -1,11 +1,12 @@
 import type { Context } from 'koa';
 import { readForm } from '../../http/form-body.js';
 import { unitOf } from '../request-scope.js';
+import { writeWithUnit } from '../unit-of-work.js';
 import { detachFromSession } from './provider-session.js';
 import { clientView, finishInteraction, interactionCsrf, loadInteraction, paths, redirectUri, sendInteractionPage, verifyInteractionCsrf, type Interaction, type InteractionDeps } from './interaction.js';
-import { lockoutMessage, SIGN_IN_FAILED } from './sign-in-messages.js';
+import { lockoutMessage, SIGN_IN_FAILED } from '../../identity/sign-in-messages.js';
 import { askSecondFactorAtLogin } from './second-factor-page.js';
-import { ACR_ONE_FACTOR } from '../../accounts/authentication-methods.js';
+import { loginResult, proofFor } from '../../identity/sessions.js';
 import { passkeyForm } from '../../mfa/passkey-form.js';
 
 export interface LoginForm {
@@ -44,12 +45,12 @@ export async function submitLogin(deps: InteractionDeps, ctx: Context): Promise<
     return;
   }
   const outcome = await deps.signIn.attempt(
-    { email: form.email ?? '', password: form.password ?? '', ip: ctx.state.clientIp ?? '', environment: deps.environment, requestId: ctx.state.requestId ?? null, clientId: String(interaction.params.client_id ?? '') || null, unit: unitOf(ctx) },
+    { email: form.email ?? '', password: form.password ?? '', ip: ctx.state.clientIp ?? '', environment: deps.environment, requestId: ctx.state.requestId ?? null, clientId: String(interaction.params.client_id ?? '') || null, commit: (work) => writeWithUnit(unitOf(ctx), deps.db, work) },
     ctx.state.log,
   );
   if (outcome.kind === 'invalid') return showLogin(deps, ctx, interaction, { error: SIGN_IN_FAILED, email: form.email }, 401);
   if (outcome.kind === 'locked_out') return showLogin(deps, ctx, interaction, { error: lockoutMessage(outcome.retryAfterSeconds), email: form.email, retryAfterSeconds: outcome.retryAfterSeconds }, 429);
-  if (await askSecondFactorAtLogin(deps, ctx, interaction, outcome.user.id)) return;
+  if (await askSecondFactorAtLogin(deps, ctx, interaction, outcome.user)) return;
   if (interaction.session?.accountId && interaction.session.accountId !== outcome.user.id) await detachFromSession(deps, interaction);
-  await finishInteraction(ctx, interaction, { login: { accountId: outcome.user.id, amr: ['pwd'], acr: ACR_ONE_FACTOR } });
+  await finishInteraction(ctx, interaction, { login: loginResult(proofFor(outcome.user, ['pwd'])) });
 }

@@ -1,30 +1,11 @@
 import type { Context } from 'koa';
-import { formatEin } from '../../accounts/ein.js';
-import type { OrganizationKind, Role } from '../../db/schema.js';
+import { KIND_LABELS, ROLE_NAMES, toMemberships, type Membership } from '../../identity/memberships.js';
 import { userMemberships } from '../request-account.js';
 import { unitOf } from '../request-scope.js';
 import { interactionCsrf, paths, sendInteractionPage, type ClientView, type Interaction, type InteractionDeps } from './interaction.js';
 
-export interface Membership {
-  id: string;
-  name: string;
-  ein: string;
-  kind: OrganizationKind;
-  role: Role;
-  /** The organization asks every member for a second factor (docs/oauth.md, "Second factors and step-up"). */
-  requireMfa: boolean;
-}
-
-export const ROLE_NAMES: Readonly<Record<Role, string>> = { owner: 'Owner', admin: 'Admin', member: 'Member', read_only: 'Read-only' };
-
-/** The kind as the pages name it: a label ("Fund provider") and a noun in a sentence ("fund provider"). */
-export const KIND_LABELS: Readonly<Record<OrganizationKind, { label: string; noun: string }>> = {
-  nonprofit: { label: 'Nonprofit', noun: 'nonprofit' },
-  fund_provider: { label: 'Fund provider', noun: 'fund provider' },
-};
-
 export async function membershipsOf(deps: InteractionDeps, ctx: Context, userId: string): Promise<Membership[]> {
-  return (await userMemberships(deps.db, userId, unitOf(ctx))).map((m) => ({ id: m.id, name: m.name, ein: formatEin(m.ein), kind: m.kind, role: m.role, requireMfa: m.require_mfa }));
+  return toMemberships(await userMemberships(deps.db, userId, unitOf(ctx)));
 }
 
 /**

@@ -1,17 +1,18 @@
 import type { Context } from 'koa';
-import { ACR_TWO_FACTORS } from '../../accounts/authentication-methods.js';
+import { credentialsEpoch } from '../../identity/browser-sessions-repository.js';
+import { loginResult } from '../../identity/sessions.js';
 import { recordAudit } from '../../audit/audit-log.js';
 import { readForm } from '../../http/form-body.js';
 import { rememberChallenge, takeBrowserChallenge } from '../../mfa/passkey-challenge.js';
 import { authenticationOptions, checkPasskey, relyingParty } from '../../mfa/passkeys.js';
-import { clearPendingSignIn, pendingSignIn } from '../../mfa/pending-sign-in.js';
+import { clearPendingSignIn, pendingSignIn } from '../../identity/pending-sign-in.js';
 import { passkeyFailure } from '../../mfa/second-factor-words.js';
 import { notFound } from '../../errors/domain-error.js';
 import { finishInteraction, loadInteraction, paths, verifyInteractionCsrf, type Interaction, type InteractionDeps } from './interaction.js';
 import { showLogin } from './login-page.js';
 import { detachFromSession } from './provider-session.js';
-import { chosenOrganization, pendingPurpose, showCodePage, withSecondFactor } from './second-factor-page.js';
-import { PASSKEY_SIGN_IN_FAILED } from './sign-in-messages.js';
+import { chosenOrganization, pendingPurpose, showCodePage, stepUpResult } from './second-factor-page.js';
+import { PASSKEY_SIGN_IN_FAILED } from '../../identity/sign-in-messages.js';
 
 /**
  * Passkeys in the authorization flow (docs/oauth.md, "Second factors and step-up"), three
@@ -22,9 +23,12 @@ import { PASSKEY_SIGN_IN_FAILED } from './sign-in-messages.js';
  */
 
 /** Whose passkey the flow wants now: the waiting sign-in's user, the session's (step-up), or anybody's (null). */
-function expectedUser(deps: InteractionDeps, ctx: Context, interaction: Interaction): string | null {
-  if (interaction.prompt.name === 'login') return pendingSignIn(deps, ctx, pendingPurpose(interaction)) ?? null;
-  return interaction.session?.accountId ?? null;
+async function expectedUser(deps: InteractionDeps, ctx: Context, interaction: Interaction) {
+  if (interaction.prompt.name === 'login') {
+    const pending = await pendingSignIn(deps, ctx, pendingPurpose(interaction));
+    return { userId: pending?.userId ?? null, pending };
+  }
+  return { userId: interaction.session?.accountId ?? null, pending: undefined };
 }
 
 /** POST /oauth/interaction/:uid/passkey/options: the options for the browser's WebAuthn call (JSON). */
@@ -33,7 +37,7 @@ export async function passkeyOptions(deps: InteractionDeps, ctx: Context): Promi
   const form = await readForm(ctx);
   verifyInteractionCsrf(deps, ctx, interaction, form);
   if (!relyingParty(deps)) throw notFound('Passkeys need the dashboard at a domain name.');
-  const userId = expectedUser(deps, ctx, interaction);
+  const { userId } = await expectedUser(deps, ctx, interaction);
   const options = await authenticationOptions(deps, userId);
   await rememberChallenge(deps, ctx, 'authenticate', options.challenge, userId);
   ctx.body = options;
@@ -44,7 +48,7 @@ export async function submitPasskey(deps: InteractionDeps, ctx: Context): Promis
   const interaction = await loadInteraction(deps, ctx);
   const form = await readForm(ctx);
   verifyInteractionCsrf(deps, ctx, interaction, form);
-  const expected = expectedUser(deps, ctx, interaction);
+  const { userId: expected, pending } = await expectedUser(deps, ctx, interaction);
   const challenge = await takeBrowserChallenge(deps, ctx, 'authenticate');
   const organization = chosenOrganization(form);
   const check = challenge && challenge.user_id === expected ? await checkPasskey(deps, challenge, form.response) : { ok: false as const };
@@ -58,7 +62,9 @@ export async function submitPasskey(deps: InteractionDeps, ctx: Context): Promis
     }
     await recordAudit(deps.db, { ...audit, event: 'login.succeeded', actorUserId: check.userId, details: { method: 'passkey' } });
     if (interaction.session?.accountId && interaction.session.accountId !== check.userId) await detachFromSession(deps, interaction);
-    return finishInteraction(ctx, interaction, { login: { accountId: check.userId, amr: [check.method], acr: ACR_TWO_FACTORS } });
+    // The epoch is read after the passkey's check: a passkey is its own proof, whenever it was made.
+    const epoch = await credentialsEpoch(deps.db, check.userId);
+    return finishInteraction(ctx, interaction, { login: loginResult({ userId: check.userId, epoch: epoch ?? -1, amr: [check.method], at: new Date() }) });
   }
   if (expected === null) {
     ctx.status = 303;
@@ -67,10 +73,10 @@ export async function submitPasskey(deps: InteractionDeps, ctx: Context): Promis
   }
   const signingIn = interaction.prompt.name === 'login';
   if (!check.ok) return showCodePage(deps, ctx, interaction, expected, { error: passkeyFailure(check.retryAfterSeconds), retryAfterSeconds: check.retryAfterSeconds, reasons: signingIn ? undefined : [], organization }, check.retryAfterSeconds ? 429 : 401);
-  if (signingIn) {
+  if (signingIn && pending) {
     clearPendingSignIn(deps, ctx);
     if (interaction.session?.accountId && interaction.session.accountId !== expected) await detachFromSession(deps, interaction);
-    return finishInteraction(ctx, interaction, { login: { accountId: expected, amr: ['pwd', check.method], acr: ACR_TWO_FACTORS } });
+    return finishInteraction(ctx, interaction, { login: loginResult({ userId: expected, epoch: pending.epoch, amr: ['pwd', check.method], at: new Date() }) });
   }
-  await finishInteraction(ctx, interaction, { login: { accountId: expected, amr: withSecondFactor(interaction.session?.amr, check.method), acr: ACR_TWO_FACTORS }, organization });
+  await finishInteraction(ctx, interaction, { login: await stepUpResult(deps, ctx, interaction, expected, check.method), organization });
 }

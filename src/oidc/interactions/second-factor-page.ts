@@ -1,10 +1,12 @@
 import type { Context } from 'koa';
-import { ACR_TWO_FACTORS, type AuthenticationMethod } from '../../accounts/authentication-methods.js';
+import type { AuthenticationMethod } from '../../accounts/authentication-methods.js';
+import type { User } from '../../db/schema.js';
+import { loginResult, proofFor } from '../../identity/sessions.js';
 import { readForm } from '../../http/form-body.js';
 import { beginTotpEnrolment, checkSecondFactorCode, confirmTotp, hasEnrolledSecondFactor, secondFactorSummary } from '../../mfa/second-factors.js';
 import { passkeyForm } from '../../mfa/passkey-form.js';
 import { countPasskeysHere } from '../../mfa/passkeys.js';
-import { clearPendingSignIn, pendingSignIn, setPendingSignIn } from '../../mfa/pending-sign-in.js';
+import { clearPendingSignIn, pendingSignIn, setPendingSignIn } from '../../identity/pending-sign-in.js';
 import { userIdentity } from '../request-account.js';
 import { unitOf } from '../request-scope.js';
 import { totpIssuer, codeFailure } from '../../mfa/second-factor-words.js';
@@ -35,6 +37,16 @@ export function withSecondFactor(amr: readonly string[] | undefined, method: Aut
   return [...methods];
 }
 
+/**
+ * The login result of a step-up: the signed-in user (as this request read them, so at their
+ * current credentials epoch: the session was checked to still count) with the session's
+ * methods and the second factor just given (docs/accounts.md, "Sessions").
+ */
+export async function stepUpResult(deps: InteractionDeps, ctx: Context, interaction: Interaction, userId: string, method: AuthenticationMethod) {
+  const user = await userIdentity(deps.db, userId, unitOf(ctx));
+  return loginResult(proofFor({ id: userId, credentials_epoch: user?.credentials_epoch ?? -1 }, withSecondFactor(interaction.session?.amr, method)));
+}
+
 export interface CodeState {
   /** The organization chosen before the step-up, carried to the consent that follows. */
   organization?: string;
@@ -63,18 +75,18 @@ export async function showCodePage(deps: InteractionDeps, ctx: Context, interact
 }
 
 /** After a right password: a user with a second factor is asked for it; the sign-in waits in a cookie. */
-export async function askSecondFactorAtLogin(deps: InteractionDeps, ctx: Context, interaction: Interaction, userId: string): Promise<boolean> {
-  if (!(await hasEnrolledSecondFactor(deps.db, userId))) return false;
-  setPendingSignIn(deps, ctx, userId, pendingPurpose(interaction));
-  await showCodePage(deps, ctx, interaction, userId, {});
+export async function askSecondFactorAtLogin(deps: InteractionDeps, ctx: Context, interaction: Interaction, user: User): Promise<boolean> {
+  if (!(await hasEnrolledSecondFactor(deps.db, user.id))) return false;
+  setPendingSignIn(deps, ctx, user, pendingPurpose(interaction));
+  await showCodePage(deps, ctx, interaction, user.id, {});
   return true;
 }
 
 /** GET of the flow's page while a sign-in waits for its second factor. */
 export async function showPendingSecondFactor(deps: InteractionDeps, ctx: Context, interaction: Interaction): Promise<boolean> {
-  const userId = pendingSignIn(deps, ctx, pendingPurpose(interaction));
-  if (!userId) return false;
-  await showCodePage(deps, ctx, interaction, userId, {});
+  const pending = await pendingSignIn(deps, ctx, pendingPurpose(interaction));
+  if (!pending) return false;
+  await showCodePage(deps, ctx, interaction, pending.userId, {});
   return true;
 }
 
@@ -102,7 +114,8 @@ export async function submitSecondFactor(deps: InteractionDeps, ctx: Context): P
   const form = await readForm(ctx);
   verifyInteractionCsrf(deps, ctx, interaction, form);
   const signingIn = interaction.prompt.name === 'login';
-  const userId = signingIn ? pendingSignIn(deps, ctx, pendingPurpose(interaction)) : interaction.session?.accountId;
+  const pending = signingIn ? await pendingSignIn(deps, ctx, pendingPurpose(interaction)) : undefined;
+  const userId = signingIn ? pending?.userId : interaction.session?.accountId;
   if (!userId) {
     ctx.status = 303;
     ctx.redirect(paths(interaction).page);
@@ -111,12 +124,12 @@ export async function submitSecondFactor(deps: InteractionDeps, ctx: Context): P
   const check = await checkSecondFactorCode(deps, userId, form.code ?? '');
   const organization = chosenOrganization(form);
   if (!check.ok) return showCodePage(deps, ctx, interaction, userId, { error: codeFailure(check.retryAfterSeconds), retryAfterSeconds: check.retryAfterSeconds, reasons: signingIn ? undefined : [], organization }, check.retryAfterSeconds ? 429 : 401);
-  if (signingIn) {
+  if (pending) {
     clearPendingSignIn(deps, ctx);
     if (interaction.session?.accountId && interaction.session.accountId !== userId) await detachFromSession(deps, interaction);
-    return finishInteraction(ctx, interaction, { login: { accountId: userId, amr: ['pwd', check.method], acr: ACR_TWO_FACTORS } });
+    return finishInteraction(ctx, interaction, { login: loginResult({ userId, epoch: pending.epoch, amr: ['pwd', check.method], at: new Date() }) });
   }
-  await finishInteraction(ctx, interaction, { login: { accountId: userId, amr: withSecondFactor(interaction.session?.amr, 'otp'), acr: ACR_TWO_FACTORS }, organization });
+  await finishInteraction(ctx, interaction, { login: await stepUpResult(deps, ctx, interaction, userId, 'otp'), organization });
 }
 
 /**
@@ -135,11 +148,17 @@ export async function submitSecondFactorSetup(deps: InteractionDeps, ctx: Contex
     return;
   }
   const organization = chosenOrganization(form);
-  const confirmed = await confirmTotp(deps, userId, form.code ?? '');
+  // Only a user with no second factor sets one up here; one who has a factor gives it instead
+  // (adding another needs the existing one: docs/accounts.md, "Second factors").
+  if (await hasEnrolledSecondFactor(deps.db, userId)) return showCodePage(deps, ctx, interaction, userId, { reasons: [], organization }, 409);
+  const confirmed = await confirmTotp(deps, userId, form.code ?? '', 'first');
+  if (!confirmed.ok && confirmed.hasFactor) return showCodePage(deps, ctx, interaction, userId, { reasons: [], organization }, 409);
   if (!confirmed.ok) return showStepUp(deps, ctx, interaction, userId, organization ?? '', [], confirmed.retryAfterSeconds ? 429 : 400, codeFailure(confirmed.retryAfterSeconds));
   const user = await userIdentity(deps.db, userId, unitOf(ctx));
   if (user) noticeSecondFactorChange(deps, ctx, user.email, 'added', 'an authenticator app');
-  interaction.result = { ...interaction.lastSubmission, login: { accountId: userId, amr: withSecondFactor(interaction.session?.amr, 'otp'), acr: ACR_TWO_FACTORS }, organization };
+  // The user had no second factor to ask for: the code that confirmed the new app is this
+  // sign-in's second factor (docs/oauth.md, "Second factors and step-up").
+  interaction.result = { ...interaction.lastSubmission, login: await stepUpResult(deps, ctx, interaction, userId, 'otp'), organization };
   await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
   const client = await deps.provider().Client.find(String(interaction.params.client_id));
   ctx.set('Cache-Control', 'no-store');

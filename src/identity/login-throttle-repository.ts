@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { Db } from '../../db/database.js';
-import type { Executor } from '../../db/executor.js';
-import { runPrepared } from '../../db/prepared-statements.js';
+import type { Db } from '../db/database.js';
+import type { Executor } from '../db/executor.js';
+import { runPrepared } from '../db/prepared-statements.js';
 
 /**
  * The login_throttle table (key, points, expire in epoch ms), owned here: every statement the

@@ -1,7 +1,7 @@
-import type { Db } from '../../db/database.js';
-import type { Executor } from '../../db/executor.js';
-import { addressKey } from '../../http/client-address.js';
-import type { KeyedHasher } from '../../keys/server-keys.js';
+import type { Db } from '../db/database.js';
+import type { Executor } from '../db/executor.js';
+import { addressKey } from '../http/client-address.js';
+import type { KeyedHasher } from '../keys/server-keys.js';
 import { countOne, deleteRow, giveBackAttempt, readLiveRow, readLocks, reserveAttempts, rowKey, settleSuccess, writeLock, type ScopeRows, type TakenAttempt } from './login-throttle-repository.js';
 
 /**

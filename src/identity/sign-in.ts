@@ -1,14 +1,14 @@
 import crypto from 'node:crypto';
-import type { Db } from '../../db/database.js';
-import type { Environment, User } from '../../db/schema.js';
-import { countAudit, recordAudit } from '../../audit/audit-log.js';
-import { writeWithUnit, type UnitOfWork } from '../unit-of-work.js';
-import { findUserByEmail, replacePasswordHash } from '../../accounts/repository.js';
-import { hashPassword, needsRehash, verifyPassword, type PasswordParams } from '../../accounts/passwords.js';
-import { MAX_PASSWORD_LENGTH } from '../../accounts/password-policy.js';
-import { normaliseEmail } from '../../accounts/service.js';
-import type { KeyedHasher } from '../../keys/server-keys.js';
-import type { Logger } from '../../logging/logger.js';
+import type { Db } from '../db/database.js';
+import type { Environment, User } from '../db/schema.js';
+import { countAudit, recordAudit } from '../audit/audit-log.js';
+import type { Executor } from '../db/executor.js';
+import { findUserByEmail, replacePasswordHash } from '../accounts/repository.js';
+import { hashPassword, needsRehash, verifyPassword, type PasswordParams } from '../accounts/passwords.js';
+import { MAX_PASSWORD_LENGTH } from '../accounts/password-policy.js';
+import { normaliseEmail } from '../accounts/service.js';
+import type { KeyedHasher } from '../keys/server-keys.js';
+import type { Logger } from '../logging/logger.js';
 import type { LoginThrottle, LockoutScope } from './login-throttle.js';
 
 export interface SignInAttempt {
@@ -20,11 +20,11 @@ export interface SignInAttempt {
   /** The application the user is signing in for, when there is one (audit only). */
   clientId: string | null;
   /**
-   * The request's unit of work (oidc/unit-of-work.ts), in the authorization flow: a success is
-   * committed with the Interaction that carries it. Without one (the dashboard's sign-in) it
-   * is written at once.
+   * Where a success's writes go: in the authorization flow, the request's unit of work, so
+   * they commit with the Interaction that carries the sign-in. Without it (the dashboard's
+   * sign-in) they are written at once.
    */
-  unit?: UnitOfWork;
+  commit?: (work: (trx: Executor) => Promise<void>) => Promise<void>;
 }
 
 export type SignInOutcome =
@@ -109,10 +109,11 @@ export class SignIn {
     }
     // The throttle settled and the audit row, with the Interaction that carries the sign-in when
     // there is a unit: one transaction.
-    await writeWithUnit(attempt.unit, this.db, async (trx) => {
+    const work = async (trx: Executor) => {
       await this.throttle.succeeded(reservation, trx);
       await recordAudit(trx, { ...audit, event: 'login.succeeded', actorUserId: user.id });
-    });
+    };
+    await (attempt.commit ? attempt.commit(work) : work(this.db));
     return { kind: 'signed_in', user };
   }
 }
