@@ -4,7 +4,7 @@ import { addUser } from '../../src/accounts/service.js';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
 import { TEST_SECRETS_KEY } from '../helpers/app.js';
 import { runAdmin } from '../helpers/admin-cli.js';
-import { recoveryCodesOnPage, secretOnPage, setupCode, rememberRecoveryCodes } from '../helpers/authenticator.js';
+import { recoveryCodesOnPage, secretOnPage, setupCode } from '../helpers/authenticator.js';
 import { FormBrowser } from '../helpers/browser.js';
 import { dashboardSession } from '../helpers/dashboard.js';
 import { basic, endpoints, introspect, obtainTokens, tokenRequest, type Env } from '../helpers/flow.js';
@@ -284,7 +284,6 @@ describe('second factors', () => {
     const shown = await session.browser.submit(setup, '/account/security/authenticator', { code: setupCode(user.email, secret) });
     const codes = recoveryCodesOnPage(shown.html);
     expect(codes).toHaveLength(10);
-    rememberRecoveryCodes(user.email, codes.slice(1));
 
     const browser = anonymous();
     const step = await browser.submit(await browser.request(`${server.urls.dashboard}/sign-in?next=/account`), '/sign-in', { email: user.email, password: user.password });
