@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Middleware } from 'koa';
+import { redactPath } from '../logging/redaction.js';
 import { recordedStatus } from './client-abort.js';
 import { isHealthPath } from './health.js';
 
@@ -20,7 +21,11 @@ export function addToRequestLine(res: ServerResponse, fields: Record<string, str
   for (const [name, value] of Object.entries(fields)) if (value !== undefined) (res.accessLogFields ??= {})[name] = value;
 }
 
-/** One log line per request: never the query string, headers or body, where secrets travel. */
+/**
+ * One log line per request: never the query string, headers or body, where secrets travel, and
+ * the path as redactPath leaves it: an invitation or reset link's token is [redacted]
+ * (docs/security.md, "Secrets in logs").
+ */
 export function accessLog(): Middleware {
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
@@ -30,7 +35,7 @@ export function accessLog(): Middleware {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       // The provider's own status for requests handed to it; 499 when the caller hung up first.
       const status = recordedStatus(ctx);
-      const line = { method: ctx.method, path: ctx.path, status, duration_ms: Math.round(durationMs * 10) / 10, ip: ctx.state.clientIp, host: ctx.state.host, ...ctx.res.accessLogFields };
+      const line = { method: ctx.method, path: redactPath(ctx.path), status, duration_ms: Math.round(durationMs * 10) / 10, ip: ctx.state.clientIp, host: ctx.state.host, ...ctx.res.accessLogFields };
       if (isHealthPath(ctx.method, ctx.path) && status < 400) ctx.state.log?.debug(line, 'request');
       else ctx.state.log?.info(line, 'request');
     }

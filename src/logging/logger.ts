@@ -1,6 +1,7 @@
 import pino, { type Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
 import { serializeError } from './error-serializer.js';
+import { redactValue } from './redaction.js';
 
 export type { Logger };
 
@@ -9,8 +10,11 @@ export type LogFormat = 'json' | 'pretty';
 
 /**
  * Redaction is a second line of defence: code never logs headers, bodies or query strings,
- * which is where tokens, codes, secrets and passwords travel. Errors go under `err` as the
- * Error itself; serializeError keeps their message and stack (and nothing else they carry).
+ * which is where tokens, codes, secrets and passwords travel, and logs a request's path through
+ * redactPath (docs/security.md, "Secrets in logs"). Beside the fields redacted by name, every
+ * string a line carries, its message included, loses any query string, secret path or
+ * credential it names (redaction.ts). Errors go under `err` as the Error itself;
+ * serializeError keeps their message and stack (redacted the same way) and nothing else.
  */
 export function createLogger(level: string, destination?: pino.DestinationStream, format: LogFormat = 'json'): Logger {
   return pino(
@@ -19,6 +23,11 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       base: { service: 'almoner' },
       timestamp: pino.stdTimeFunctions.isoTime,
       serializers: { err: serializeError },
+      hooks: {
+        logMethod(args, method) {
+          return method.apply(this, args.map((arg) => redactValue(arg)) as Parameters<typeof method>);
+        },
+      },
       redact: {
         paths: [
           'password', '*.password', 'secret', '*.secret', 'client_secret', '*.client_secret', 'token', '*.token',

@@ -1,6 +1,7 @@
 import nodemailer from 'nodemailer';
 import type { Db } from '../db/database.js';
 import type { Logger } from '../logging/logger.js';
+import { redactUrl } from '../logging/redaction.js';
 import { insertOutboundMail } from './repository.js';
 
 export interface Mail {
@@ -30,9 +31,10 @@ export function linksIn(text: string): string[] {
 }
 
 /**
- * Dev: kept in outbound_mail for `admin mail list`. The log line carries the links of the
- * message (so a reset or invitation link is one click away in the dev log) and never the
- * body, which may hold a one-time code.
+ * Dev: kept in outbound_mail for `admin mail list`, which shows the message with its links. The
+ * log line says which pages the message links to, each as redactUrl leaves it (an invitation or
+ * reset link's token is [redacted]: docs/security.md, "Secrets in logs"), and never the body,
+ * which may hold a one-time code.
  */
 export class TableMailSender implements MailSender {
   constructor(
@@ -42,7 +44,7 @@ export class TableMailSender implements MailSender {
 
   async send(mail: Mail): Promise<MailReceipt> {
     await insertOutboundMail(this.db, { recipient: mail.to, subject: mail.subject, body: mail.text });
-    this.logger?.info({ to: mail.to, subject: mail.subject, links: linksIn(mail.text) }, 'mail stored (dev mail sink; see `admin mail list`)');
+    this.logger?.info({ to: mail.to, subject: mail.subject, links: linksIn(mail.text).map(redactUrl) }, 'mail stored (dev mail sink; see `admin mail list`)');
     return { via: 'dev_table' };
   }
 }

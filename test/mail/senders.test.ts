@@ -7,8 +7,8 @@ import { captureLogs } from '../helpers/log-capture.js';
 /**
  * The two senders' promises beyond delivery (docs/operations.md, "Mail"): an SMTP server that
  * accepts and never answers fails the message within the deadline instead of holding it for
- * ever; the dev table's log line lists the message's links and never its body or codes; the
- * production profile never falls back to the table.
+ * ever; the dev table's log line lists the pages the message links to, never its body, codes or
+ * a link's token; the production profile never falls back to the table.
  */
 
 let t: TestDatabase;
@@ -58,7 +58,7 @@ describe('SmtpMailSender deadline', () => {
 });
 
 describe('TableMailSender (dev)', () => {
-  it('keeps the message and logs its links, never its body or codes', async () => {
+  it("keeps the message and logs the pages it links to, never its body, codes or a link's token", async () => {
     const { logger, records } = captureLogs('info');
     const sender = new TableMailSender(t.db, logger);
     const text = 'Your code: QWERTY123456\nReset it at https://dash.example.org/reset-password/AbC_dEf-123.\nOr see (https://dash.example.org/account).\n';
@@ -68,8 +68,9 @@ describe('TableMailSender (dev)', () => {
     expect(stored.body).toBe(text);
     const lines = records().filter((r) => r.msg === 'mail stored (dev mail sink; see `admin mail list`)');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ to: 'dev@example.org', subject: 'Reset your password', links: ['https://dash.example.org/reset-password/AbC_dEf-123', 'https://dash.example.org/account'] });
+    expect(lines[0]).toMatchObject({ to: 'dev@example.org', subject: 'Reset your password', links: ['https://dash.example.org/reset-password/[redacted]', 'https://dash.example.org/account'] });
     const logged = JSON.stringify(records());
+    expect(logged).not.toContain('AbC_dEf-123');
     expect(logged).not.toContain('QWERTY123456');
     expect(logged).not.toContain('Your code');
   });
