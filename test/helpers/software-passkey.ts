@@ -35,6 +35,27 @@ export class SoftwarePasskey {
     await db.insertInto('webauthn_credentials').values({ id: this.id, user_id: userId, public_key: this.publicKey(), device_type: 'singleDevice', backed_up: false, name, rp_id: new URL(this.origin).hostname }).execute();
   }
 
+  /**
+   * The browser's answer to a registration (RegistrationResponseJSON, as the Security page's
+   * `response` field) for `challenge`: "none" attestation (WebAuthn Level 2, section 8.7), user
+   * present and verified, the credential's id and COSE public key in the authenticator data.
+   */
+  registration(challenge: string): string {
+    const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge, origin: this.origin, crossOrigin: false }));
+    const id = Buffer.from(this.id, 'base64url');
+    const idLength = Buffer.alloc(2);
+    idLength.writeUInt16BE(id.length);
+    const authData = Buffer.concat([sha256(new URL(this.origin).hostname), Buffer.from([0x45]), Buffer.alloc(4), Buffer.alloc(16), idLength, id, this.publicKey()]);
+    const attestationObject = Buffer.from(isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', new Uint8Array(authData)]]) as never));
+    return JSON.stringify({
+      id: this.id,
+      rawId: this.id,
+      type: 'public-key',
+      clientExtensionResults: {},
+      response: { clientDataJSON: clientDataJSON.toString('base64url'), attestationObject: attestationObject.toString('base64url'), transports: ['internal'] },
+    });
+  }
+
   /** The answer (AuthenticationResponseJSON, as the form's `response` field) to `challenge`, with the next signature count. */
   answer(challenge: string, options: { userVerified?: boolean; origin?: string } = {}): string {
     this.count += 1;

@@ -3,6 +3,7 @@ import { passwordParamsFrom } from '../../accounts/passwords.js';
 import { addUser } from '../../accounts/service.js';
 import { disableUser, enableUser, listUsers, setPasswordAsMaker } from '../../accounts/user-lifecycle.js';
 import { createMailSender } from '../../mail/sender.js';
+import { resetSecondFactors } from '../../identity/factors.js';
 import { requireString, UsageError, type Command, type CommandContext } from '../command.js';
 
 /** Passwords never travel in argv, where other users of the machine can read them. */
@@ -78,6 +79,27 @@ export const usersResetPassword: Command = {
     return {
       json: { ...r, notified },
       text: `new password set for ${r.email}; ${r.sessions_ended} session${r.sessions_ended === 1 ? '' : 's'} ended${notified ? '' : ' (the notice e-mail could not be sent)'}`,
+    };
+  },
+};
+
+export const usersResetSecondFactor: Command = {
+  path: ['users', 'reset-second-factor'],
+  summary: "remove a user's second factors (lost phone and recovery codes); ends their sessions",
+  usage: 'users reset-second-factor --email <email>',
+  options: { email: { type: 'string' } },
+  async run(ctx) {
+    const db = await ctx.db();
+    const r = await resetSecondFactors(db, requireString(ctx.values, 'email'));
+    // The account is told, as for a password set here: a reset nobody asked for gets noticed.
+    const notified = await sendAccountNotice(createMailSender(ctx.config, db), r.email, 'second-factors-reset', { environmentName: 'Production', accountUrl: `${ctx.config.dashboard_url}/account/security` }).then(
+      () => true,
+      () => false,
+    );
+    const what = [r.removed.totp ? 'the authenticator app' : '', r.removed.passkeys > 0 ? `${r.removed.passkeys} passkey${r.removed.passkeys === 1 ? '' : 's'}` : '', r.removed.recoveryCodes > 0 ? 'the recovery codes' : ''].filter(Boolean);
+    return {
+      json: { ...r, notified },
+      text: `${what.length ? `removed ${what.join(', ')} of` : 'no second factor to remove for'} ${r.email}; ${r.sessions_ended} session${r.sessions_ended === 1 ? '' : 's'} ended${notified ? '' : ' (the notice e-mail could not be sent)'}`,
     };
   },
 };
