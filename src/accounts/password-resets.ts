@@ -91,7 +91,7 @@ export type ResetOutcome = { kind: 'done'; userId: string; email: string; sessio
  * concurrent submissions: one wins, the others are `spent`) and the password applied, which
  * ends every session of the user in both environments.
  */
-export async function resetPasswordWithLink(db: Db, params: PasswordParams, q: { token: string; password: string; confirmation: string }, trace: Omit<PasswordTrace, 'actorUserId'>): Promise<ResetOutcome> {
+export async function resetPasswordWithLink(db: Db, params: PasswordParams, q: { token: string; password: string; confirmation: string; signOutApplications?: boolean }, trace: Omit<PasswordTrace, 'actorUserId'>): Promise<ResetOutcome> {
   const link = await inspectResetLink(db, q.token);
   if (link.state !== 'usable') return { kind: link.state };
   if (q.password !== q.confirmation) return { kind: 'refused', problem: 'The two passwords differ; type the same new password twice.' };
@@ -101,7 +101,7 @@ export async function resetPasswordWithLink(db: Db, params: PasswordParams, q: {
   return inTransaction(db, async (trx): Promise<ResetOutcome> => {
     const userId = await consumePasswordReset(trx, resetTokenHash(q.token));
     if (!userId) return { kind: 'spent' };
-    const sessionsEnded = await applyNewPassword(trx, { userId, email: link.email, passwordHash, event: 'user.password_reset', via: 'link' }, { ...trace, actorUserId: userId });
+    const sessionsEnded = await applyNewPassword(trx, { userId, email: link.email, passwordHash, signOutApplications: q.signOutApplications, event: 'user.password_reset', via: 'link' }, { ...trace, actorUserId: userId });
     return { kind: 'done', userId, email: link.email, sessionsEnded };
   });
 }

@@ -3,7 +3,7 @@ import type { Environment, Role, SubjectType } from '../db/schema.js';
 import { inTransaction, type Executor } from '../db/executor.js';
 import { deleteModel, hashId } from '../db/provider-store.js';
 import { deleteGrantTokens } from './revoked-tokens-repository.js';
-import { findAuthorizationWithApprover, insertAuthorizationRow, lockLiveUserAuthorizations, markAuthorizationRevoked } from './repository.js';
+import { findAuthorizationWithApprover, insertAuthorizationRow, lockLiveAuthorizationsOfUser, lockLiveUserAuthorizations, markAuthorizationRevoked } from './repository.js';
 import { forgetGrantInSessions } from './sessions-repository.js';
 
 /**
@@ -97,6 +97,20 @@ export async function revokeAuthorizationIn(trx: Executor, environment: Environm
   await deleteModel(trx, environment, 'Grant', hashId(grantId));
   await forgetGrantInSessions(trx, environment, grantId);
   return markAuthorizationRevoked(trx, grantId, reason);
+}
+
+/**
+ * Signs a user out of the applications they connected as themselves (a password reset or
+ * change can ask for it, as Auth0's and Keycloak's do): the tokens of every live user-subject
+ * authorization of the user, in both environments, are deleted, so each application's next
+ * refresh fails and it must send the user through sign-in again. The authorizations stay: the
+ * consent given is remembered, and the organizations' own authorizations are not the user's.
+ * Inside the caller's transaction; returns how many authorizations lost their tokens.
+ */
+export async function endApplicationTokensOfUser(trx: Executor, userId: string): Promise<number> {
+  const authorizations = await lockLiveAuthorizationsOfUser(trx, userId);
+  for (const a of authorizations) await deleteGrantTokens(trx, a.environment, TOKEN_MODELS, a.grant_id);
+  return authorizations.length;
 }
 
 export interface RevokedAuthorization {

@@ -31,7 +31,7 @@ export async function showPassword(deps: DashboardDeps, ctx: Context, { viewer }
 export async function submitPassword(deps: DashboardDeps, ctx: Context, { viewer, form }: AccountRequest): Promise<void> {
   const outcome = await changeOwnPassword(
     deps,
-    { userId: viewer.user.id, email: viewer.user.email, current: form.current ?? '', password: form.password ?? '', confirmation: form.confirmation ?? '', session: { environment: deps.environment, uid: viewer.session.uid } },
+    { userId: viewer.user.id, email: viewer.user.email, current: form.current ?? '', password: form.password ?? '', confirmation: form.confirmation ?? '', session: { environment: deps.environment, uid: viewer.session.uid }, signOutApplications: form.sign_out_apps === 'on' },
     { ip: ctx.state.clientIp ?? null, requestId: ctx.state.requestId ?? null },
   );
   if (outcome.kind === 'limited') {

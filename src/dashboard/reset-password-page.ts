@@ -51,7 +51,7 @@ export async function submitResetPassword(deps: DashboardDeps, ctx: Context): Pr
   const outcome = await resetPasswordWithLink(
     deps.db,
     deps.passwordParams,
-    { token, password: form.password ?? '', confirmation: form.confirmation ?? '' },
+    { token, password: form.password ?? '', confirmation: form.confirmation ?? '', signOutApplications: form.sign_out_apps === 'on' },
     { environment: deps.environment, ip: ctx.state.clientIp ?? null, requestId: ctx.state.requestId ?? null },
   );
   if (outcome.kind === 'unknown' || outcome.kind === 'spent') return showResetPassword(deps, ctx, token, { state: outcome.kind });

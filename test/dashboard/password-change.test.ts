@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { dashboardSession } from '../helpers/dashboard.js';
+import { obtainTokens, tokenRequest } from '../helpers/flow.js';
 import { clearAttemptCounters } from '../helpers/password-reset.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
@@ -8,7 +9,11 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
  * Changing one's own password on the account page (docs/accounts.md, "Changing your
  * password"): the current password, the new one twice, the other sessions signed out.
  */
-const { testDatabase: t, server } = useOAuthServer({ staff: 0 });
+const REDIRECT = 'https://app.example.org/callback';
+const { testDatabase: t, server, clients: { app, orgApp } } = useOAuthServer({
+  staff: 0,
+  clients: { app: { environment: 'production', redirectUris: [REDIRECT] }, orgApp: { environment: 'sandbox', redirectUris: [REDIRECT], scopes: ['read_only'], subjectType: 'organization' } },
+});
 
 beforeEach(() => clearAttemptCounters(t.db));
 
@@ -22,6 +27,27 @@ async function changePassword(session: Session, fields: { current: string; passw
 }
 
 describe('changing your password', () => {
+  it('signs the user out of the applications they connected when asked: their refresh fails, the consent and the organization’s own access stay', async () => {
+    const s = await createStaff(t.db);
+    const user = s.users.owner;
+    const mine = await obtainTokens(server, { environment: 'production', client: app, clientId: app.client_id, redirectUri: REDIRECT, scope: 'openid read_only', login: user });
+    const theirs = await obtainTokens(server, { environment: 'sandbox', client: orgApp, clientId: orgApp.client_id, redirectUri: REDIRECT, scope: 'read_only', login: user });
+    const session = await dashboardSession(server, 'production', user);
+    const page = await session.get('/account/password');
+    expect(page.html).toContain('Also sign out of the applications I connected');
+    const done = await session.browser.submit(page, '/account/password', { current: user.password, password: NEW_PASSWORD, confirmation: NEW_PASSWORD, sign_out_apps: 'on' });
+    expect(done.html).toContain('Your password was changed.');
+    expect((await tokenRequest(server, 'production', app, { grant_type: 'refresh_token', refresh_token: mine.tokens.body.refresh_token as string })).status).toBe(401);
+    expect((await tokenRequest(server, 'sandbox', orgApp, { grant_type: 'refresh_token', refresh_token: theirs.tokens.body.refresh_token as string })).status).toBe(200);
+    expect(await t.db.selectFrom('oauth_authorizations').select('revoked_at').where('user_id', '=', user.id).where('client_id', '=', app.client_id).executeTakeFirstOrThrow()).toEqual({ revoked_at: null });
+    const audit = await t.db.selectFrom('audit_events').select('details').where('event', '=', 'user.password_changed').where('actor_user_id', '=', user.id).executeTakeFirstOrThrow();
+    expect(audit.details).toMatchObject({ applications_signed_out: 1 });
+    // Without the box, applications keep their tokens (the next test's default).
+    const again = await obtainTokens(server, { environment: 'production', client: app, clientId: app.client_id, redirectUri: REDIRECT, scope: 'openid read_only', login: { email: user.email, password: NEW_PASSWORD } });
+    await changePassword(session, { current: NEW_PASSWORD, password: `${NEW_PASSWORD} two` });
+    expect((await tokenRequest(server, 'production', app, { grant_type: 'refresh_token', refresh_token: again.tokens.body.refresh_token as string })).status).toBe(200);
+  });
+
   it('is linked from the account page; keeps this session, ends the others on both dashboards, and is audited and notified', async () => {
     const s = await createStaff(t.db);
     const user = s.users.read_only;
