@@ -23,7 +23,7 @@ function organizationsNoun(viewer: Viewer): string {
 /**
  * The organizations whose access this session lists and revokes here: those the user manages
  * (Owner or Admin) and whose second-factor rule the session meets, as on the organization's
- * own pages (docs/accounts.md, "Requiring a second factor").
+ * own pages (docs/accounts.md, "Second factors").
  */
 const adminOf = (viewer: Viewer) => viewer.actsFor.map((m) => m.id);
 

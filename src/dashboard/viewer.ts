@@ -22,7 +22,7 @@ export interface Viewer {
   manages: Membership[];
   /**
    * The organizations this session may act for as their Owner or Admin: those it manages whose
-   * second-factor rule it meets (docs/accounts.md, "Requiring a second factor").
+   * second-factor rule it meets (docs/accounts.md, "Second factors").
    */
   actsFor: Membership[];
   /** The session was signed in with a second factor (or stepped up to one). */
