@@ -66,7 +66,14 @@ async function addPasskey(page: Page, user: { email: string; password: string },
 }
 
 async function signOut(page: Page) {
-  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Sign out' }).click()]);
+  // The bar's button (the Security page also lists its sessions, each with a Sign out of its own).
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Sign out', exact: true }).click()]);
+}
+
+/** "Confirm it is you" with the passkey, as changing one's second factors asks once a factor exists. */
+async function confirmWithPasskey(page: Page) {
+  await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Confirm it is you' }).click()]);
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Use a passkey' }).click()]);
 }
 
 describe('passkeys in Chromium', () => {
@@ -191,6 +198,8 @@ describe('passkeys in Chromium', () => {
     const page = await chromium.context.newPage();
     await addPasskey(page, user, 'Security key');
     await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Done' }).click()]);
+    await confirmWithPasskey(page);
+    expect(await heading(page)).toBe('Security');
 
     await page.getByLabel('Your password', { exact: true }).first().fill('not my password');
     await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Remove the passkey' }).click()]);
