@@ -35,10 +35,20 @@ export async function rememberChallenge(deps: ChallengeDeps, ctx: Context, purpo
   cookie(deps, ctx).set(nonce, CHALLENGE_SECONDS * 1000);
 }
 
+/** A challenge taken to check the answer to it. */
+export interface TakenChallenge {
+  challenge: string;
+  /** The user it was made for; null for a passwordless sign-in (anybody's passkey). */
+  user_id: string | null;
+  /** The caller address the answer came from: a passwordless answer's failures count against it. */
+  from: string;
+}
+
 /** This browser's unexpired challenge for `purpose`, taken (it cannot be taken again), or undefined. */
-export async function takeBrowserChallenge(deps: ChallengeDeps, ctx: Context, purpose: Purpose): Promise<{ challenge: string; user_id: string | null } | undefined> {
+export async function takeBrowserChallenge(deps: ChallengeDeps, ctx: Context, purpose: Purpose): Promise<TakenChallenge | undefined> {
   const nonce = cookie(deps, ctx).get();
   cookie(deps, ctx).clear();
   if (!nonce || !NONCE.test(nonce)) return undefined;
-  return takeChallenge(deps.db, keyOf(nonce), purpose);
+  const taken = await takeChallenge(deps.db, keyOf(nonce), purpose);
+  return taken && { ...taken, from: ctx.state.clientIp ?? '' };
 }
