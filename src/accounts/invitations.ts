@@ -75,6 +75,16 @@ function requireMayInvite(actor: InvitationActor, role: Role): void {
 }
 
 /**
+ * Inviting an address again replaces its open invitation, which withdraws it: that needs the
+ * right to revoke it (revokeInvitation's rule), or an Admin could withdraw an invitation to
+ * become Owner by inviting the address as a Member. An expired one withdraws nothing and may be
+ * replaced by whoever may invite.
+ */
+function requireMayReplace(actor: InvitationActor, open: { role: Role } | undefined): void {
+  if (actor && open && !mayAssignRole(actor.role, open.role)) throw forbidden('the address has an open invitation to become Owner, which only an Owner can withdraw or replace');
+}
+
+/**
  * Invites an address. The invitation (replacing an open one of the address) is committed
  * first, under the organization's lock, then the e-mail is sent: never while the transaction
  * holds a connection and the lock (the dev mail sink writes through a connection of its own).
@@ -97,6 +107,7 @@ export async function inviteMember(
     const org = (await repo.findOrganizationById(trx, input.organizationId))!;
     const user = await repo.findUserByEmail(trx, email);
     if (user && (await repo.findMembership(trx, org.id, user.id))) throw conflict(`the address ${email} is already a member of ${org.name}`);
+    requireMayReplace(input.actor, await invitations.findOpenInvitationOf(trx, org.id, { email }));
     const previous = await invitations.revokeOpenInvitationOf(trx, org.id, email);
     const expiresAt = new Date(Date.now() + INVITATION_LIFETIME_HOURS * 3600_000);
     const row = await invitations
