@@ -59,7 +59,10 @@ export interface InvitationView {
   role: Role;
   environment: Environment;
   expiresAt: Date;
-  /** The address already has an account: the link asks them to sign in and accept. */
+  /**
+   * The address already has an account: the link asks them to sign in and accept. For the
+   * maker's CLI only; an inviter on the dashboard is never told.
+   */
   existingUser: boolean;
   /** An open invitation of the same address was revoked by this one. */
   replaced: boolean;
@@ -119,8 +122,11 @@ export async function inviteMember(
       environment: input.environment,
       organizationId: org.id,
       ...who,
-      // actor_user_id is null when the maker's admin CLI invited; `via` says so in words.
-      details: { invitation_id: row.id, email, role, existing_user: Boolean(user), expires_at: expiresAt.toISOString(), via: input.actor ? 'dashboard' : 'admin_cli' },
+      // actor_user_id is null when the maker's admin CLI invited; `via` says so in words. Nothing
+      // says whether the address has an account: every Owner and Admin reads this trail, and
+      // could learn it of any address by inviting it (docs/security.md, "Learning who has an
+      // account by inviting them").
+      details: { invitation_id: row.id, email, role, expires_at: expiresAt.toISOString(), via: input.actor ? 'dashboard' : 'admin_cli' },
     });
     return { org, row, existingUser: Boolean(user), replaced: Boolean(previous), expiresAt };
   });
