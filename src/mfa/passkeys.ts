@@ -17,7 +17,7 @@ import { recordAudit } from '../audit/audit-log.js';
 import { invalid } from '../errors/domain-error.js';
 import { addressKey } from '../http/client-address.js';
 import type { AttemptCounter, AttemptLimit } from '../limits/attempt-counter.js';
-import type { TakenChallenge } from './passkey-challenge.js';
+import { PASSKEY_OPTIONS_LIMIT, type TakenChallenge } from './passkey-challenge.js';
 import { hashRecoveryCode, newRecoveryCodes, normaliseRecoveryCode } from './recovery-codes.js';
 import * as repo from './repository.js';
 import * as passkeys from './passkey-repository.js';
@@ -229,6 +229,8 @@ export async function checkPasskey(deps: PasskeyDeps, challenge: TakenChallenge,
   }
   if (!(await passkeys.recordPasskeyUse(deps.db, stored.id, info.newCounter, info.credentialBackedUp))) return { ok: false };
   await Promise.all(attempt.taken.map((taken) => deps.counter.succeeded(taken)));
+  // The options it answered no longer count against its address (PASSKEY_OPTIONS_LIMIT).
+  if (passwordless) await deps.counter.giveBack(PASSKEY_OPTIONS_LIMIT, addressKey(challenge.from));
   return { ok: true, userId: stored.user_id, method: methodOf(stored.device_type) };
 }
 
