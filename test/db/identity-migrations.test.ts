@@ -1,7 +1,7 @@
 /**
  * Migrations that rewrite what earlier versions stored about people, applied to a database
- * holding such rows: 20261127000100_invitation_audit_existence (invitation rows no longer say
- * whether the address had an account) and 20261127000200_email_nfc (addresses in NFC, the form
+ * holding such rows: 20261128000100_invitation_audit_existence (invitation rows no longer say
+ * whether the address had an account) and 20261128000200_email_nfc (addresses in NFC, the form
  * every lookup now uses).
  */
 import crypto from 'node:crypto';
@@ -17,7 +17,7 @@ import { findUserByEmail } from '../../src/accounts/repository.js';
 import { normaliseEmail } from '../../src/accounts/service.js';
 import { tempDir } from '../helpers/app.js';
 
-const FIRST = '20261127000100_invitation_audit_existence';
+const FIRST = '20261128000100_invitation_audit_existence';
 const name = `almoner_t_identity_${crypto.randomBytes(4).toString('hex')}`;
 const adminUrl = () => inject('adminUrl');
 let db: Db;
@@ -83,7 +83,7 @@ describe('identity migrations', () => {
   });
 
   it('store addresses in NFC, so the normalised lookup finds accounts made before; one whose NFC form is taken stays as it was', async () => {
-    expect(applied).toContain('20261127000200_email_nfc');
+    expect(applied).toContain('20261128000200_email_nfc');
     const emails = Object.fromEntries((await db.selectFrom('users').select(['id', 'email']).execute()).map((r) => [r.id, r.email]));
     expect(emails[ids.rene!]).toBe('ren\u00e9@example.org');
     expect(emails[ids.joseComposed!]).toBe(JOSE_NFC);
