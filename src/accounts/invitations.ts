@@ -59,7 +59,10 @@ export interface InvitationView {
   role: Role;
   environment: Environment;
   expiresAt: Date;
-  /** The address already has an account: the link asks them to sign in and accept. */
+  /**
+   * The address already has an account: the link asks them to sign in and accept. For the
+   * maker's CLI only; an inviter on the dashboard is never told.
+   */
   existingUser: boolean;
   /** An open invitation of the same address was revoked by this one. */
   replaced: boolean;
@@ -72,6 +75,16 @@ function requireMayInvite(actor: InvitationActor, role: Role): void {
   if (!actor) return;
   if (actor.role !== 'owner' && actor.role !== 'admin') throw forbidden('only Owners and Admins invite members');
   if (!mayAssignRole(actor.role, role)) throw forbidden('only an Owner can invite an Owner');
+}
+
+/**
+ * Inviting an address again replaces its open invitation, which withdraws it: that needs the
+ * right to revoke it (revokeInvitation's rule), or an Admin could withdraw an invitation to
+ * become Owner by inviting the address as a Member. An expired one withdraws nothing and may be
+ * replaced by whoever may invite.
+ */
+function requireMayReplace(actor: InvitationActor, open: { role: Role } | undefined): void {
+  if (actor && open && !mayAssignRole(actor.role, open.role)) throw forbidden('the address has an open invitation to become Owner, which only an Owner can withdraw or replace');
 }
 
 /**
@@ -97,6 +110,7 @@ export async function inviteMember(
     const org = (await repo.findOrganizationById(trx, input.organizationId))!;
     const user = await repo.findUserByEmail(trx, email);
     if (user && (await repo.findMembership(trx, org.id, user.id))) throw conflict(`the address ${email} is already a member of ${org.name}`);
+    requireMayReplace(input.actor, await invitations.findOpenInvitationOf(trx, org.id, { email }));
     const previous = await invitations.revokeOpenInvitationOf(trx, org.id, email);
     const expiresAt = new Date(Date.now() + INVITATION_LIFETIME_HOURS * 3600_000);
     const row = await invitations
@@ -108,8 +122,11 @@ export async function inviteMember(
       environment: input.environment,
       organizationId: org.id,
       ...who,
-      // actor_user_id is null when the maker's admin CLI invited; `via` says so in words.
-      details: { invitation_id: row.id, email, role, existing_user: Boolean(user), expires_at: expiresAt.toISOString(), via: input.actor ? 'dashboard' : 'admin_cli' },
+      // actor_user_id is null when the maker's admin CLI invited; `via` says so in words. Nothing
+      // says whether the address has an account: every Owner and Admin reads this trail, and
+      // could learn it of any address by inviting it (docs/security.md, "Learning who has an
+      // account by inviting them").
+      details: { invitation_id: row.id, email, role, expires_at: expiresAt.toISOString(), via: input.actor ? 'dashboard' : 'admin_cli' },
     });
     return { org, row, existingUser: Boolean(user), replaced: Boolean(previous), expiresAt };
   });

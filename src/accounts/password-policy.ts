@@ -24,16 +24,27 @@ function common(): Set<string> {
 }
 
 /**
+ * A password as an attacker guessing it sees it: compatibility forms folded (NFKC: a
+ * full-width or ligature letter is the letter), white space anywhere removed, lower case. The
+ * address with a trailing space, in capitals, or the list's `password123` spaced out is the
+ * same guess (docs/security.md, "Passwords").
+ */
+const guessable = (text: string) => text.normalize('NFKC').replace(/\s+/gu, '').toLowerCase();
+
+/**
  * Why a new password is refused, in words for the person choosing it, or undefined when it
- * is acceptable: long enough, not absurdly long, not the account's own address and not on
- * the list of common passwords.
+ * is acceptable: long enough, not absurdly long, not the account's own address nor its local
+ * part and not on the list of common passwords, each compared as guessable() spells it.
  */
 export function passwordProblem(password: string, email?: string): string | undefined {
   if (password.length < MIN_PASSWORD_LENGTH) return `Choose a password of at least ${MIN_PASSWORD_LENGTH} characters.`;
   if (password.length > MAX_PASSWORD_LENGTH) return `Choose a password of at most ${MAX_PASSWORD_LENGTH} characters.`;
-  const lower = password.toLowerCase();
-  if (email && (lower === email.toLowerCase() || lower === email.toLowerCase().split('@')[0])) return 'Choose a password that is not your e-mail address.';
-  if (common().has(lower)) return 'That password is on a list of common passwords; choose another.';
+  const guess = guessable(password);
+  if (email) {
+    const address = guessable(email);
+    if (guess === address || guess === address.slice(0, address.lastIndexOf('@'))) return 'Choose a password that is not your e-mail address.';
+  }
+  if (common().has(guess)) return 'That password is on a list of common passwords; choose another.';
   return undefined;
 }
 

@@ -5,6 +5,7 @@ import type { AttemptCounter, AttemptLimit } from '../limits/attempt-counter.js'
 import type { Logger } from '../logging/logger.js';
 import { renderMail } from '../mail/render.js';
 import type { MailSender } from '../mail/sender.js';
+import { canonicalEmail, hasUnsafeCharacters, UNSAFE_EMAIL } from './email-address.js';
 import { applyNewPassword, type PasswordTrace } from './password-lifecycle.js';
 import { consumePasswordReset, findPasswordReset, insertPasswordReset } from './password-resets-repository.js';
 import { hashPassword, type PasswordParams } from './passwords.js';
@@ -34,8 +35,23 @@ export function resetTokenHash(token: string): string {
   return crypto.createHash('sha256').update(token).digest('hex');
 }
 
+/** Loose on purpose: anything with an @ between two non-empty parts is looked up (what was typed decides nothing visible). */
+const EMAIL_SHAPE = /^[^@\s]+@[^@\s]+$/;
+
+/**
+ * The address typed on the forgot-password form, in the spelling accounts are stored in
+ * (canonicalEmail: NFC, trimmed, lower case), or the problem the form shows: not an address at
+ * all, or one with control or invisible formatting characters, which no account has.
+ */
+export function resetRequestAddress(input: string): { email: string; problem?: undefined } | { email?: undefined; problem: string } {
+  const email = canonicalEmail(input);
+  if (hasUnsafeCharacters(email)) return { problem: UNSAFE_EMAIL };
+  if (!EMAIL_SHAPE.test(email) || email.length > 254) return { problem: 'Enter the e-mail address you sign in with.' };
+  return { email };
+}
+
 export interface ResetRequest {
-  /** What was typed, already normalised (lower case, trimmed). */
+  /** What was typed, already normalised (resetRequestAddress). */
   email: string;
   ip: string;
   /** The dashboard the link points at, and its name for the message. */

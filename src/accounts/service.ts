@@ -2,6 +2,7 @@ import type { Db } from '../db/database.js';
 import type { Organization, OrganizationKind, Role } from '../db/schema.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { formatEin, parseEin } from './ein.js';
+import { canonicalEmail, hasUnsafeCharacters, UNSAFE_EMAIL } from './email-address.js';
 import { conflict, invalid, notFound } from '../errors/domain-error.js';
 import { mapUniqueViolation } from '../errors/unique-violation.js';
 import { hashPassword, type PasswordParams } from './passwords.js';
@@ -23,8 +24,14 @@ export function organizationView(row: Organization): OrganizationView {
   return { id: row.id, ein: formatEin(row.ein), name: row.name, kind: row.kind };
 }
 
+/**
+ * The address every form and command stores and looks up (email-address.ts): NFC, trimmed,
+ * lower case; refused (400) with control or invisible formatting characters, or when it is
+ * not an address.
+ */
 export function normaliseEmail(input: string): string {
-  const email = input.trim().toLowerCase();
+  const email = canonicalEmail(input);
+  if (hasUnsafeCharacters(email)) throw invalid(UNSAFE_EMAIL);
   if (email.length > 254 || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(email)) throw invalid(`"${input}" is not an email address`);
   return email;
 }

@@ -1,13 +1,10 @@
 import type { Context } from 'koa';
-import { processResetRequest, RESET_LIFETIME_MINUTES } from '../accounts/password-resets.js';
+import { processResetRequest, resetRequestAddress, RESET_LIFETIME_MINUTES } from '../accounts/password-resets.js';
 import { readForm } from '../http/form-body.js';
 import { sendPage } from '../views/page.js';
 import type { DashboardDeps } from './deps.js';
 import { FORGOT_PASSWORD_PATH, SIGN_IN_PATH } from './paths.js';
 import { signInCsrf, verifySignInCsrf } from './sign-in-page.js';
-
-/** Loose on purpose: anything with an @ between two non-empty parts is looked up (what was typed decides nothing visible). */
-const EMAIL_SHAPE = /^[^@\s]+@[^@\s]+$/;
 
 function environmentName(deps: DashboardDeps): string {
   return deps.environment === 'sandbox' ? 'Sandbox' : 'Production';
@@ -40,9 +37,9 @@ export function showForgotPasswordPage(deps: DashboardDeps, ctx: Context): void 
 export async function submitForgotPassword(deps: DashboardDeps, ctx: Context): Promise<void> {
   const form = await readForm(ctx);
   verifySignInCsrf(deps, ctx, form);
-  const email = (form.email ?? '').trim().toLowerCase();
-  if (!EMAIL_SHAPE.test(email) || email.length > 254) {
-    return showForgotPassword(deps, ctx, { error: 'Enter the e-mail address you sign in with.', email: form.email?.slice(0, 254) }, 400);
+  const { email, problem } = resetRequestAddress(form.email ?? '');
+  if (problem !== undefined) {
+    return showForgotPassword(deps, ctx, { error: problem, email: form.email?.slice(0, 254) }, 400);
   }
   showForgotPassword(deps, ctx, { sent: true });
   const request = { email, ip: ctx.state.clientIp ?? '', dashboardOrigin: deps.origin, environmentName: environmentName(deps) };

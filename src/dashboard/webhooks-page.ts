@@ -2,7 +2,9 @@ import type { Context } from 'koa';
 import { DAF_KINDS, EVENT_CATEGORIES } from '../gateway/events/routes.js';
 import { findSubscription, listSubscriptions } from '../gateway/events/repository.js';
 import { changeSubscriptionStatus, resumeSubscription, subscribe } from '../gateway/events/subscriptions-service.js';
-import { listDeliveries, replayDelivery } from '../webhooks/admin-repository.js';
+import { userActor } from '../gateway/events/actor.js';
+import { replayDelivery } from '../gateway/events/deliveries-service.js';
+import { listDeliveries } from '../webhooks/admin-repository.js';
 import { DomainError, invalid, notFound } from '../errors/domain-error.js';
 import type { Membership } from '../identity/memberships.js';
 import { shownDate } from './dates.js';
@@ -72,7 +74,7 @@ export async function submitWebhook(deps: DashboardDeps, ctx: Context, request: 
   const category = c.form.category ?? '';
   if (!DAF_KINDS.includes(category)) return render(deps, ctx, c.viewer, c.organization, { error: 'Choose one of the events in the list.', form: { url, category }, status: 400 });
   try {
-    const { generatedSecret, existing, row } = await subscribe({ db: deps.db, box: deps.box, profile: deps.profile }, scopeOf(deps, c.organization), { url, category });
+    const { generatedSecret, existing, row } = await subscribe({ db: deps.db, box: deps.box, profile: deps.profile }, scopeOf(deps, c.organization), { url, category }, userActor(c.viewer.user.id, ctx.state));
     if (existing) return await render(deps, ctx, c.viewer, c.organization, { existing: { url: row.url }, status: 200 });
     await render(deps, ctx, c.viewer, c.organization, { created: { url, secret: generatedSecret! }, status: 201 });
   } catch (error) {
@@ -90,8 +92,8 @@ export async function submitWebhookStatus(deps: DashboardDeps, ctx: Context, req
   const id = String(c.form.subscription ?? '').slice(0, 100);
   // Another organization's or environment's endpoint: the service's 404.
   const paused = status === 'active' && (await findSubscription(deps.db, scope, id))?.status === 'requires_attention';
-  if (paused) await resumeSubscription(deps.db, id, scope, c.viewer.user.id);
-  else await changeSubscriptionStatus(deps.db, scope, id, status);
+  if (paused) await resumeSubscription(deps.db, id, scope, userActor(c.viewer.user.id, ctx.state));
+  else await changeSubscriptionStatus(deps.db, scope, id, status, userActor(c.viewer.user.id, ctx.state));
   ctx.status = 303;
   ctx.redirect(`${orgPath(c.organization.ein, 'webhooks')}?done=${paused ? 'resumed' : status}`);
 }
@@ -99,7 +101,7 @@ export async function submitWebhookStatus(deps: DashboardDeps, ctx: Context, req
 /** POST /orgs/:ein/webhooks/replay: sends a delivery again, with a fresh set of attempts. */
 export async function submitReplay(deps: DashboardDeps, ctx: Context, request: OrgRequest): Promise<void> {
   const c = fundProvider(request);
-  await replayDelivery(deps.db, String(c.form.delivery ?? '').slice(0, 100), scopeOf(deps, c.organization));
+  await replayDelivery(deps.db, String(c.form.delivery ?? '').slice(0, 100), scopeOf(deps, c.organization), userActor(c.viewer.user.id, ctx.state));
   ctx.status = 303;
   ctx.redirect(`${orgPath(c.organization.ein, 'webhooks')}?done=replayed`);
 }

@@ -63,6 +63,11 @@ export class AttemptCounter {
     await giveBackAttempt(this.db, taken.key);
   }
 
+  /** Gives one attempt back to `value`'s current window under `limit`, when the attempt was taken by another request (a passkey sign-in that answered its options). */
+  async giveBack(limit: AttemptLimit, value: string): Promise<void> {
+    await giveBackAttempt(this.db, this.key(limit, value));
+  }
+
   /** Forgets every attempt of `value` under `limit` (e.g. a successful sign-in clears its failures). */
   async clear(limit: AttemptLimit, value: string): Promise<void> {
     await clearAttempts(this.db, this.key(limit, value));

@@ -61,3 +61,14 @@ export async function deleteExpiredChallenges(db: Executor): Promise<number> {
   const result = await db.deleteFrom('webauthn_challenges').where('expires_at', '<', sql<Date>`now()`).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/**
+ * Deletes up to `max` expired challenges, skipping rows another statement holds: each new
+ * passwordless challenge clears some, so a flood's rows go as they expire rather than at the
+ * next sweep.
+ */
+export async function deleteSomeExpiredChallenges(db: Executor, max: number): Promise<void> {
+  await sql`
+    delete from webauthn_challenges
+     where id in (select id from webauthn_challenges where expires_at < now() order by expires_at limit ${max} for update skip locked)`.execute(db);
+}

@@ -15,7 +15,9 @@ import { inTransaction, type Executor } from '../db/executor.js';
 import type { Environment } from '../db/schema.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { invalid } from '../errors/domain-error.js';
-import type { AttemptCounter } from '../limits/attempt-counter.js';
+import { addressKey } from '../http/client-address.js';
+import type { AttemptCounter, AttemptLimit } from '../limits/attempt-counter.js';
+import { PASSKEY_OPTIONS_LIMIT, type TakenChallenge } from './passkey-challenge.js';
 import { hashRecoveryCode, newRecoveryCodes, normaliseRecoveryCode } from './recovery-codes.js';
 import * as repo from './repository.js';
 import * as passkeys from './passkey-repository.js';
@@ -47,6 +49,16 @@ const methodOf = (deviceType: 'singleDevice' | 'multiDevice'): PasskeyMethod => 
 export type PasskeyCheck = { ok: true; userId: string; method: PasskeyMethod } | { ok: false; retryAfterSeconds?: number };
 
 export const PASSKEY_NAME_MAX = 100;
+
+/**
+ * Answers to a passwordless sign-in, per caller address (IPv6 by its /64) per 15 minutes, and
+ * per address and credential named (docs/security.md, "Locking out a passkey user by naming
+ * their credential"). Such an answer has proved nothing yet, and a credential id is
+ * no secret, so its failures count against where it came from: counted against the named user,
+ * anyone holding the id could use up that user's second-factor budget, renewably.
+ */
+export const PASSKEY_SIGN_IN_ADDRESS_LIMIT: AttemptLimit = { name: 'passkey_sign_in_ip', max: 20, windowSeconds: 900 };
+export const PASSKEY_SIGN_IN_CREDENTIAL_LIMIT: AttemptLimit = { name: 'passkey_sign_in_ip_credential', max: 5, windowSeconds: 900 };
 
 /**
  * The relying party of a dashboard: its origin, and as RP ID the configured passkey_rp_id
@@ -171,17 +183,36 @@ export async function authenticationOptions(deps: PasskeyDeps, userId: string | 
 }
 
 /**
+ * The limits an answer is counted under before it is checked. A passwordless answer: its
+ * caller's address, and that address with the credential it names. An answer made for a user
+ * (the second-factor step, after the password; a step-up): that user's second-factor limit,
+ * shared with codes, and only when the credential is theirs.
+ */
+function limitsOf(challenge: TakenChallenge, credentialId: string) {
+  if (challenge.user_id !== null) return [{ limit: SECOND_FACTOR_LIMIT, value: challenge.user_id }];
+  const address = addressKey(challenge.from);
+  return [
+    { limit: PASSKEY_SIGN_IN_ADDRESS_LIMIT, value: address },
+    { limit: PASSKEY_SIGN_IN_CREDENTIAL_LIMIT, value: `${address}\0${credentialId}` },
+  ];
+}
+
+/**
  * Checks a passkey's answer to `challenge` (already taken: it serves one answer). A challenge
  * made for a user is answered only by that user's passkey; one made for anybody needs user
- * verification, as the passkey is then the only factor. Counted against the user's
- * second-factor limit first.
+ * verification, as the passkey is then the only factor. Counted first (limitsOf): a
+ * passwordless answer before its credential is even looked up, so unknown ids count too.
  */
-export async function checkPasskey(deps: PasskeyDeps, challenge: { challenge: string; user_id: string | null }, responseJson: string | undefined): Promise<PasskeyCheck> {
+export async function checkPasskey(deps: PasskeyDeps, challenge: TakenChallenge, responseJson: string | undefined): Promise<PasskeyCheck> {
   const rp = requireRelyingParty(deps);
   const response = parseJson<AuthenticationResponseJSON>(responseJson);
-  const stored = response ? await passkeys.findPasskey(deps.db, response.id) : undefined;
-  if (!response || !stored || stored.rp_id !== rp.id || stored.disabled_at || (challenge.user_id && stored.user_id !== challenge.user_id)) return { ok: false };
-  const attempt = await deps.counter.take(SECOND_FACTOR_LIMIT, stored.user_id);
+  if (!response) return { ok: false };
+  const passwordless = challenge.user_id === null;
+  let attempt = passwordless ? await deps.counter.takeAll(limitsOf(challenge, response.id)) : undefined;
+  if (attempt && !attempt.allowed) return { ok: false, retryAfterSeconds: attempt.retryAfterSeconds };
+  const stored = await passkeys.findPasskey(deps.db, response.id);
+  if (!stored || stored.rp_id !== rp.id || stored.disabled_at || (challenge.user_id && stored.user_id !== challenge.user_id)) return { ok: false };
+  attempt ??= await deps.counter.takeAll(limitsOf(challenge, stored.id));
   if (!attempt.allowed) return { ok: false, retryAfterSeconds: attempt.retryAfterSeconds };
   let info;
   try {
@@ -191,7 +222,7 @@ export async function checkPasskey(deps: PasskeyDeps, challenge: { challenge: st
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
       credential: { id: stored.id, publicKey: new Uint8Array(stored.public_key), counter: Number(stored.counter), transports: stored.transports as AuthenticatorTransport[] },
-      requireUserVerification: challenge.user_id === null,
+      requireUserVerification: passwordless,
     });
     if (!verification.verified) return { ok: false };
     info = verification.authenticationInfo;
@@ -199,7 +230,9 @@ export async function checkPasskey(deps: PasskeyDeps, challenge: { challenge: st
     return { ok: false };
   }
   if (!(await passkeys.recordPasskeyUse(deps.db, stored.id, info.newCounter, info.credentialBackedUp))) return { ok: false };
-  await deps.counter.succeeded(attempt.taken);
+  await Promise.all(attempt.taken.map((taken) => deps.counter.succeeded(taken)));
+  // The options it answered no longer count against its address (PASSKEY_OPTIONS_LIMIT).
+  if (passwordless) await deps.counter.giveBack(PASSKEY_OPTIONS_LIMIT, addressKey(challenge.from));
   return { ok: true, userId: stored.user_id, method: methodOf(stored.device_type) };
 }
 

@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import type { Executor } from '../db/executor.js';
 import type { Environment } from '../db/schema.js';
 import { notFound } from '../errors/domain-error.js';
 
@@ -26,14 +27,14 @@ export async function listDeliveries(db: Db, filters: { subscriptionId?: string;
 }
 
 /** Sends a delivery (of `scope` when given) again at the next dispatcher pass, with a fresh set of attempts. */
-export async function replayDelivery(db: Db, id: string, scope?: DeliveryScope) {
+export async function replayDelivery(db: Executor, id: string, scope?: DeliveryScope) {
   let query = db.updateTable('webhook_deliveries').set({ status: 'pending', attempts: 0, next_attempt_at: new Date(), locked_until: null }).where('id', '=', id);
   if (scope) {
     query = query.where('subscription_id', 'in', (eb) =>
       eb.selectFrom('event_subscriptions').select('id').where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment),
     );
   }
-  const row = await query.returning(['id', 'status']).executeTakeFirst();
+  const row = await query.returning(['id', 'status', 'subscription_id', 'event_id']).executeTakeFirst();
   if (!row) throw notFound(`no delivery ${id}`);
   return row;
 }

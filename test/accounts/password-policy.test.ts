@@ -17,7 +17,18 @@ describe('password policy', () => {
     expect(passwordProblem('DANA.WHITFIELD', 'dana.whitfield@example.org')).toMatch(/not your e-mail address/);
   });
 
-  it('refuses passwords from the shipped common list, whatever their case', () => {
+  it('refuses the address with white space around or inside it, in other cases and compatibility forms', () => {
+    const email = 'dana.whitfield@example.org';
+    for (const password of [`${email} `, ` ${email}`, `\t${email}\n`, `Dana.Whitfield@Example.org `, `dana.whitfield @example.org`, 'DANA.WHITFIELD  ', '\uff44\uff41\uff4e\uff41.whitfield@example.org', `${email}\u00a0`]) {
+      expect(passwordProblem(password, email), JSON.stringify(password)).toMatch(/not your e-mail address/);
+    }
+    // Only the address itself and its local part: a password that merely contains them is a matter for the length rule.
+    expect(passwordProblem(`${email} and more words`, email)).toBeUndefined();
+  });
+
+  it('refuses passwords from the shipped common list, whatever their case and white space', () => {
+    expect(passwordProblem('password123 ')).toMatch(/common passwords/);
+    expect(passwordProblem(' Password 123')).toMatch(/common passwords/);
     expect(passwordProblem('password123')).toMatch(/common passwords/);
     expect(passwordProblem('QwertyUiop')).toMatch(/common passwords/);
     expect(passwordProblem('1234567890')).toMatch(/common passwords/);

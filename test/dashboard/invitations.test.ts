@@ -51,7 +51,7 @@ describe('inviting from the members page', () => {
     // Not the token in any form, anywhere in the database's invitation or audit rows.
     const audit = await t.db.selectFrom('audit_events').selectAll().where('organization_id', '=', s.orgId).execute();
     for (const form of [token, Buffer.from(token, 'base64url').toString('hex'), Buffer.from(token, 'base64url').toString('base64')]) expect(JSON.stringify([rows, audit])).not.toContain(form);
-    expect(audit.find((a) => a.event === 'invitation.created')).toMatchObject({ actor_user_id: s.users.owner.id, environment: 'production', details: { email, role: 'admin', via: 'dashboard', existing_user: false } });
+    expect(audit.find((a) => a.event === 'invitation.created')).toMatchObject({ actor_user_id: s.users.owner.id, environment: 'production', details: { email, role: 'admin', via: 'dashboard' } });
     // Inviting an address that is already a member: 409, shown on the page.
     const again = await inviteFromMembersPage(session, s.ein, s.users.member.email, 'admin');
     expect(again.status).toBe(409);

@@ -7,7 +7,11 @@
 export class FormBrowser {
   private readonly jar = new Map<string, Map<string, string>>();
 
-  constructor(private readonly stopAt: (url: URL) => boolean) {}
+  /** `headers` go with every request (e.g. the X-Forwarded-For a trusted proxy would add, to be another caller). */
+  constructor(
+    private readonly stopAt: (url: URL) => boolean,
+    private readonly headers: Record<string, string> = {},
+  ) {}
 
   /** The Cookie header this agent would send to `url` (for a test that sends its own requests). */
   cookieHeader(url: URL): string {
@@ -36,7 +40,7 @@ export class FormBrowser {
       const response = await fetch(url, {
         method,
         redirect: 'manual',
-        headers: { cookie: this.cookieHeader(url), ...(body ? { 'content-type': 'application/x-www-form-urlencoded', origin: url.origin } : {}), accept: 'text/html' },
+        headers: { ...this.headers, cookie: this.cookieHeader(url), ...(body ? { 'content-type': 'application/x-www-form-urlencoded', origin: url.origin } : {}), accept: 'text/html' },
         body,
       });
       this.store(url, response);

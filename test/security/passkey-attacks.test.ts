@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SECOND_FACTOR_LIMIT } from '../../src/mfa/second-factors.js';
+import { PASSKEY_SIGN_IN_CREDENTIAL_LIMIT } from '../../src/mfa/passkeys.js';
 import { FormBrowser } from '../helpers/browser.js';
 import { dashboardSession } from '../helpers/dashboard.js';
 import { createStaff } from '../helpers/oauth-server.js';
@@ -146,13 +146,13 @@ describe('passkey attacks', () => {
     expect((session.payload as { amr?: string[] }).amr).toEqual(['pwd', 'hwk']);
   });
 
-  it(`counts a burst of bad answers against the user's limit atomically: ${SECOND_FACTOR_LIMIT.max} refused as wrong, the rest (and then a right one) told to wait`, async () => {
+  it(`counts a burst of bad answers from one address atomically: ${PASSKEY_SIGN_IN_CREDENTIAL_LIMIT.max} refused as wrong, the rest (and then a right one from there) told to wait`, async () => {
     const { passkey } = await userWithPasskey();
     const browsers = await Promise.all(Array.from({ length: 10 }, () => askOptions()));
     // Each signs something other than its challenge: a wrong answer from the right key.
     const answers = await Promise.all(browsers.map((b) => b.submit(passkey.answer(`${b.options.challenge.slice(1)}A`))));
     const statuses = answers.map((a) => a.status).sort();
-    expect(statuses).toEqual([...Array(SECOND_FACTOR_LIMIT.max).fill(401), ...Array(10 - SECOND_FACTOR_LIMIT.max).fill(429)]);
+    expect(statuses).toEqual([...Array(PASSKEY_SIGN_IN_CREDENTIAL_LIMIT.max).fill(401), ...Array(10 - PASSKEY_SIGN_IN_CREDENTIAL_LIMIT.max).fill(429)]);
     expect(answers.find((a) => a.status === 429)!.html).toContain('Try again in');
     const late = await askOptions();
     expect((await late.submit(passkey.answer(late.options.challenge))).status).toBe(429);

@@ -98,7 +98,7 @@ describe('event subscriptions of one organization', () => {
     const resumed = await provider.call('PATCH', `/v1/event_subscriptions/${first.body.id as string}`, { status: 'active' });
     expect(resumed.body.status).toBe('active');
     expect(await t.db.selectFrom('event_subscriptions').select('consecutive_failures').where('id', '=', first.body.id as string).executeTakeFirstOrThrow()).toEqual({ consecutive_failures: 0 });
-    expect(await t.db.selectFrom('audit_events').select(['environment', 'details']).where('event', '=', 'webhook.resumed').where('organization_id', '=', provider.id).execute()).toEqual([{ environment: 'sandbox', details: { subscription: first.body.id, url: body.url } }]);
+    expect(await t.db.selectFrom('audit_events').select(['environment', 'details']).where('event', '=', 'webhook.resumed').where('organization_id', '=', provider.id).execute()).toEqual([{ environment: 'sandbox', details: { subscription: first.body.id, url: body.url, previous_status: 'requires_attention', via: 'api', api_key: expect.any(String) } }]);
     // Once deleted, the URL and category may be subscribed again.
     expect((await provider.call('PATCH', `/v1/event_subscriptions/${first.body.id as string}`, { status: 'deleted' })).status).toBe(200);
     const renewed = await provider.call('POST', '/v1/event_subscriptions', body);

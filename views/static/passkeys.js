@@ -22,7 +22,7 @@
       say(form, '');
       fetch(form.dataset.options, { method: 'POST', body: new URLSearchParams(new FormData(form)), credentials: 'same-origin', headers: { Accept: 'application/json' } })
         .then(function (answer) {
-          if (!answer.ok) throw new Error('options');
+          if (!answer.ok) throw new Error(answer.status === 429 ? 'busy' : 'options');
           return answer.json();
         })
         .then(function (optionsJSON) {
@@ -34,7 +34,8 @@
         })
         .catch(function (error) {
           if (button) button.disabled = false;
-          say(form, error && error.message === 'options' ? 'Passkeys are not available right now. Reload the page and try again.' : 'No passkey was used. Try again, or use another way.');
+          var message = error && error.message;
+          say(form, message === 'busy' ? 'Too many passkey sign-ins were started from your network. Try again in a few minutes, or use another way.' : message === 'options' ? 'Passkeys are not available right now. Reload the page and try again.' : 'No passkey was used. Try again, or use another way.');
         });
     });
   }

@@ -1,6 +1,8 @@
 import { listMail } from '../../mail/repository.js';
+import { CLI_ACTOR } from '../../gateway/events/actor.js';
+import { replayDelivery } from '../../gateway/events/deliveries-service.js';
 import { resumeSubscription } from '../../gateway/events/subscriptions-service.js';
-import { listDeliveries, replayDelivery } from '../../webhooks/admin-repository.js';
+import { listDeliveries } from '../../webhooks/admin-repository.js';
 import { optionalString, requireString, UsageError, type Command } from '../command.js';
 
 export const mailList: Command = {
@@ -41,7 +43,7 @@ export const webhooksReplay: Command = {
   options: { id: { type: 'string' } },
   positionals: ['id'],
   async run(ctx) {
-    const replayed = await replayDelivery(await ctx.db(), requireString(ctx.values, 'id'));
+    const replayed = await replayDelivery(await ctx.db(), requireString(ctx.values, 'id'), undefined, CLI_ACTOR);
     return { json: replayed, text: `delivery ${replayed.id} queued again` };
   },
 };
@@ -53,7 +55,7 @@ export const webhooksResume: Command = {
   options: { id: { type: 'string' } },
   positionals: ['id'],
   async run(ctx) {
-    const resumed = await resumeSubscription(await ctx.db(), requireString(ctx.values, 'id'));
+    const resumed = await resumeSubscription(await ctx.db(), requireString(ctx.values, 'id'), undefined, CLI_ACTOR);
     return { json: { id: resumed.id, status: resumed.status, url: resumed.url }, text: `subscription ${resumed.id} (${resumed.url}) resumed` };
   },
 };

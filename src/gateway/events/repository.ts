@@ -30,6 +30,13 @@ export function findSubscription(db: Executor, scope: Scope, id: string) {
   return db.selectFrom('event_subscriptions').selectAll().where('id', '=', id).where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment).executeTakeFirst();
 }
 
+/** The same, its row locked until the transaction ends: a change and its audit row see the status they replace. */
+export function lockSubscription(trx: Executor, scope: Scope | undefined, id: string) {
+  let query = trx.selectFrom('event_subscriptions').selectAll().where('id', '=', id);
+  if (scope) query = query.where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment);
+  return query.forUpdate().executeTakeFirst();
+}
+
 /**
  * Serialises the subscription writes of one organization's environment until the transaction
  * ends, so the limit and the duplicate check hold under concurrent creates.

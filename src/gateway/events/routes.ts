@@ -6,6 +6,7 @@ import { invalid } from '../../errors/domain-error.js';
 import { defineRoute } from '../route-spec.js';
 import type { ApiVersion } from '../versions.js';
 import { findEvent, findSubscription, listEvents, listSubscriptions, type EventRow, type SubscriptionRow } from './repository.js';
+import { apiActor } from './actor.js';
 import { changeSubscriptionStatus, subscribe } from './subscriptions-service.js';
 
 /** The published EventCategory enum (this product emits the six DAF kinds). */
@@ -104,10 +105,10 @@ export const eventRoutes = [
     location: (result) => `/v1/event_subscriptions/${(result as { id: string }).id}`,
     response: perVersion(subscriptionSchema),
     errors: [400, 401, 403],
-    async handler({ db, caller, body, services, version }) {
+    async handler({ ctx, db, caller, body, services, version }) {
       const input = body as { url: string; category: string; signing_secret?: string };
       if (!inVersion(version, input.category)) throw invalid(`category ${input.category} does not exist in API version ${version}.`);
-      const { row, generatedSecret } = await subscribe({ db, box: services.box, profile: services.profile }, scopeOf(caller), { url: input.url, category: input.category, signingSecret: input.signing_secret });
+      const { row, generatedSecret } = await subscribe({ db, box: services.box, profile: services.profile }, scopeOf(caller), { url: input.url, category: input.category, signingSecret: input.signing_secret }, apiActor(caller, ctx.state));
       return subscriptionView(row, generatedSecret);
     },
   }),
@@ -153,11 +154,11 @@ export const eventRoutes = [
     body: z.object({ status: z.enum(['active', 'disabled', 'deleted']).optional() }).strict(),
     response: perVersion(subscriptionSchema),
     errors: [400, 401, 403, 404],
-    async handler({ db, caller, params, body, version }) {
+    async handler({ ctx, db, caller, params, body, version }) {
       const row = await findSubscription(db, scopeOf(caller), params.id);
       if (!row || !inVersion(version, row.category)) throw resourceNotFound('The event subscription');
       const { status } = body as { status?: 'active' | 'disabled' | 'deleted' };
-      return subscriptionView(status ? await changeSubscriptionStatus(db, scopeOf(caller), row.id, status) : row);
+      return subscriptionView(status ? await changeSubscriptionStatus(db, scopeOf(caller), row.id, status, apiActor(caller, ctx.state)) : row);
     },
   }),
 ];

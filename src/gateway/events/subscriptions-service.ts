@@ -8,14 +8,17 @@ import { prefixedId } from '../../db/ids.js';
 import { invalid, notFound } from '../../errors/domain-error.js';
 import { generateSigningSecret, isValidSigningSecret } from '../../webhooks/signing-secret.js';
 import { targetProblem, type Profile } from '../../webhooks/targets.js';
-import { countSubscriptions, findSameSubscription, findSubscription, findSubscriptionById, insertSubscription, lockSubscriptionsOf, setSubscriptionStatus, type SubscriptionRow } from './repository.js';
+import { auditActor, type SubscriptionActor } from './actor.js';
+import { countSubscriptions, findSameSubscription, insertSubscription, lockSubscription, lockSubscriptionsOf, setSubscriptionStatus, type SubscriptionRow } from './repository.js';
 
 /**
  * Event subscriptions, for the API (POST/PATCH /v1/event_subscriptions) and the dashboard's
  * webhooks page alike: where a webhook may be sent (webhooks/targets.ts), its signing secret
  * (given, or generated and returned once), sealed at rest; at most
  * SUBSCRIPTIONS_PER_ORGANIZATION per organization and environment, and one per URL and
- * category (docs/api.md, "Donor-advised-fund APIs, events and webhooks").
+ * category (docs/api.md, "Donor-advised-fund APIs, events and webhooks"). Every change writes
+ * its audit row, naming who made it, in the transaction that makes it, whichever surface asked
+ * (docs/accounts.md, "Organization pages").
  */
 export interface SubscriptionScope {
   environment: Environment;
@@ -40,7 +43,13 @@ export interface Subscribed {
   existing?: boolean;
 }
 
-export async function subscribe(deps: SubscriptionDeps, scope: SubscriptionScope, input: { url: string; category: string; signingSecret?: string }): Promise<Subscribed> {
+/** The audit row of a change to `row`, by `actor`, with `details` beside the subscription's id and URL. */
+export function recordWebhookChange(trx: Executor, event: string, row: SubscriptionRow, actor: SubscriptionActor, details: Record<string, unknown> = {}): Promise<void> {
+  const { via, ...who } = auditActor(actor);
+  return recordAudit(trx, { event, environment: row.environment, organizationId: row.organization_id, ...who, details: { subscription: row.id, url: row.url, ...details, ...via } });
+}
+
+export async function subscribe(deps: SubscriptionDeps, scope: SubscriptionScope, input: { url: string; category: string; signingSecret?: string }, actor: SubscriptionActor): Promise<Subscribed> {
   const problem = targetProblem(input.url, deps.profile);
   if (problem) throw invalid(`${problem}.`);
   // One spelling per URL (host case, default port, dot segments), so a duplicate is seen as one.
@@ -70,43 +79,45 @@ export async function subscribe(deps: SubscriptionDeps, scope: SubscriptionScope
       category: input.category,
       signing_secret: deps.box.seal(input.signingSecret ?? generatedSecret!),
     });
+    await recordWebhookChange(trx, 'webhook.added', row, actor, { category: row.category });
     return { row, generatedSecret };
   });
 }
 
+/** The audit event of each status a subscription is changed to (a resume from requires_attention is webhook.resumed). */
+const STATUS_EVENTS = { active: 'webhook.enabled', disabled: 'webhook.disabled', deleted: 'webhook.deleted' } as const;
+
 /**
  * Activates, disables or deletes a subscription of the scope; a deleted one stays deleted.
- * Activating a paused one (requires_attention) resumes it, with its audit row.
+ * Activating a paused one (requires_attention) resumes it. Each change is audited; asking for
+ * the status it has changes nothing and writes nothing.
  */
-export async function changeSubscriptionStatus(db: Db, scope: SubscriptionScope, id: string, status: Exclude<SubscriptionStatus, 'requires_attention'>): Promise<SubscriptionRow> {
+export async function changeSubscriptionStatus(db: Db, scope: SubscriptionScope, id: string, status: Exclude<SubscriptionStatus, 'requires_attention'>, actor: SubscriptionActor): Promise<SubscriptionRow> {
   return inTransaction(db, async (trx) => {
-    const row = await findSubscription(trx, scope, id);
+    const row = await lockSubscription(trx, scope, id);
     if (!row) throw notFound('The event subscription was not found.');
     if (status === row.status) return row;
     if (row.status === 'deleted') throw invalid('A deleted subscription cannot be changed.');
     const changed = await setSubscriptionStatus(trx, row.id, status);
-    if (row.status === 'requires_attention' && status === 'active') await recordResume(trx, row);
+    const event = row.status === 'requires_attention' && status === 'active' ? 'webhook.resumed' : STATUS_EVENTS[status];
+    await recordWebhookChange(trx, event, row, actor, { previous_status: row.status });
     return changed;
   });
-}
-
-function recordResume(trx: Executor, row: SubscriptionRow, actorUserId?: string): Promise<void> {
-  return recordAudit(trx, { event: 'webhook.resumed', environment: row.environment, organizationId: row.organization_id, actorUserId: actorUserId ?? null, details: { subscription: row.id, url: row.url } });
 }
 
 /**
  * Resumes a subscription the dispatcher paused (requires_attention) after repeated failures:
  * active again, its count of failures in a row back to 0, and an audit row naming who resumed
- * it (the dashboard's user; none from the admin CLI). Events raised while it was paused were not
- * queued for it; `webhooks replay` sends a past delivery again.
+ * it. Events raised while it was paused were not queued for it; `webhooks replay` sends a past
+ * delivery again.
  */
-export async function resumeSubscription(db: Db, id: string, scope?: SubscriptionScope, actorUserId?: string): Promise<SubscriptionRow> {
+export async function resumeSubscription(db: Db, id: string, scope: SubscriptionScope | undefined, actor: SubscriptionActor): Promise<SubscriptionRow> {
   return inTransaction(db, async (trx) => {
-    const row = scope ? await findSubscription(trx, scope, id) : await findSubscriptionById(trx, id);
+    const row = await lockSubscription(trx, scope, id);
     if (!row) throw notFound('The event subscription was not found.');
     if (row.status !== 'requires_attention') throw invalid(`The subscription is ${row.status}, not paused: only a paused subscription (requires_attention) is resumed.`);
     const resumed = await setSubscriptionStatus(trx, row.id, 'active');
-    await recordResume(trx, row, actorUserId);
+    await recordWebhookChange(trx, 'webhook.resumed', row, actor, { previous_status: row.status });
     return resumed;
   });
 }
