@@ -13,8 +13,8 @@ import { finishBeforeResponse } from './middleware/response-work.js';
 import { unitOf } from './request-scope.js';
 
 /**
- * What we do when a provider announces an event: audit rows for issued tokens and revoked
- * authorizations (with the revocation's bookkeeping), and logs for refused token requests
+ * What we do when a provider announces an event: audit rows for issued tokens, revoked
+ * authorizations (with the revocation's bookkeeping) and sign-outs, and logs for refused token requests
  * and provider errors. The library does not await its listeners, so work that must be done
  * before the answer leaves is handed to finishBeforeResponse (middleware/response-work.ts).
  */
@@ -52,6 +52,14 @@ export function listenToProvider(provider: Provider, { db, environment, logger }
       if (revoked) await recordAudit(db, auditEntry(ctx, ctx.oidc?.route === 'revocation' ? 'authorization.revoked' : 'refresh_token.reuse', { grant_id: grantId }));
     })().catch((error: Error) => logger.error({ err: error }, 'grant revocation bookkeeping failed'));
     finishBeforeResponse(ctx, work);
+  });
+  // An application's sign-out that ended a signed-in session (docs/oauth.md, "Signing out from
+  // an application"): the same event as the dashboard's own sign-out, with the application.
+  provider.on('end_session.success', (ctx: KoaContextWithOIDC) => {
+    const accountId = (ctx.oidc?.session as { accountId?: string } | undefined)?.accountId;
+    if (!ctx.oidc?.params?.logout || !accountId) return;
+    const entry = { ...auditEntry(ctx, 'logout', { via: 'end_session' }), actorUserId: accountId };
+    finishBeforeResponse(ctx, recordAudit(db, entry).catch((error: Error) => logger.error({ err: error }, 'audit write failed')));
   });
   provider.on('grant.error', (ctx: KoaContextWithOIDC, error: { error?: string; error_detail?: string }) => {
     // Heard before the answer leaves: tokenResponse turns it into the error_description.
