@@ -34,8 +34,8 @@ export function overrideRedirectUriAllowed(provider: Provider, environment: Envi
  * Client#postLogoutRedirectUriAllowed (oidc-provider 9.13.x: an exact string match against
  * post_logout_redirect_uris, called by the end-session endpoint). A post-logout redirect URI
  * is held to the redirect URIs' rules and matched the same way (docs/oauth.md, "Signing out
- * from an application"). Breaks without it: test/browser/logout.test.ts ("an upper-case
- * host").
+ * from an application"). Breaks without it: test/browser/logout.test.ts ("a return address is
+ * matched as redirect URIs are").
  */
 export function overridePostLogoutRedirectUriAllowed(provider: Provider, environment: Environment): void {
   provider.Client.prototype.postLogoutRedirectUriAllowed = function postLogoutRedirectUriAllowed(this: { postLogoutRedirectUris?: string[] }, value: string) {

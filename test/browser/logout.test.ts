@@ -214,8 +214,8 @@ describe('signing out from an application (RP-Initiated Logout)', () => {
     const page = await context.newPage();
     const { config, idToken } = await signInThroughApplication(page, clients.books);
     const first = requestTo(page, `${SIGNED_OUT}?`);
-    await gotoApplication(page, openid.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: SIGNED_OUT }).href);
-    await first;
+    await gotoApplication(page, openid.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: SIGNED_OUT, state: 'first' }).href);
+    expect((await first).searchParams.get('state')).toBe('first');
     // Not signed in: nothing to end, so the browser returns to the application with its state.
     const again = requestTo(page, `${SIGNED_OUT}?`);
     await gotoApplication(page, openid.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: SIGNED_OUT, state: 'again' }).href);
