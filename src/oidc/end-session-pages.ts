@@ -15,27 +15,28 @@ import { sendPage } from '../views/page.js';
 interface LogoutSession {
   accountId?: string;
   loginTs?: number;
-  authorizations?: Record<string, unknown>;
   state?: { secret?: string };
 }
 
 interface IdTokenHint {
-  payload: { sub?: unknown; aud?: unknown; iat?: unknown };
+  payload: { sub?: unknown; iat?: unknown };
 }
 
 /**
  * Whether the request's id_token_hint (already verified by the provider: our signature, our
- * issuer, a registered client) was issued to this browser session: the same user, an
- * application this session signed in to, and issued after the session's sign-in. Such a
- * request is the application speaking for the signed-in user, and is not asked about
- * (Keycloak's rule; RP-Initiated Logout 1.0, section 2, leaves it to the OP). An older
- * hint, another user's, or none at all gets the confirmation.
+ * issuer, a registered client that is the request's client_id) was issued during this browser
+ * session: the same user, issued at or after the session's sign-in (every sign-in starts a new
+ * session). Such a request is the application speaking for the signed-in user, and is not
+ * asked about (Keycloak's rule; RP-Initiated Logout 1.0, section 2, leaves it to the OP). An
+ * older hint, another user's, or none at all gets the confirmation. The session's list of the
+ * applications it signed in to is no test: an application that revokes its tokens before
+ * sending the browser here (mod_auth_openidc does) has already been taken off it.
  */
 export function hintIsFromThisSession(hint: IdTokenHint | undefined, session: LogoutSession | undefined): boolean {
   if (!hint || !session?.accountId) return false;
-  const { sub, aud, iat } = hint.payload;
-  if (typeof aud !== 'string' || typeof iat !== 'number' || typeof session.loginTs !== 'number') return false;
-  return sub === session.accountId && session.authorizations?.[aud] !== undefined && iat >= session.loginTs;
+  const { sub, iat } = hint.payload;
+  if (typeof iat !== 'number' || typeof session.loginTs !== 'number') return false;
+  return sub === session.accountId && iat >= session.loginTs;
 }
 
 function formOf(ctx: KoaContextWithOIDC) {

@@ -220,7 +220,10 @@ describe('signing out from an application (RP-Initiated Logout)', () => {
     const again = requestTo(page, `${SIGNED_OUT}?`);
     await gotoApplication(page, openid.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: SIGNED_OUT, state: 'again' }).href);
     expect((await again).searchParams.get('state')).toBe('again');
-    // Signed in again: the old ID token is not this session's, so the user is asked.
+    // Signed in again: the old ID token is not this session's, so the user is asked. Times are
+    // whole seconds, so the new sign-in waits for a second after the token's.
+    const issuedAt = (JSON.parse(Buffer.from(idToken.split('.')[1]!, 'base64url').toString()) as { iat: number }).iat;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, (issuedAt + 1) * 1000 - Date.now())));
     await signInThroughApplication(page, clients.books);
     await page.goto(openid.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: SIGNED_OUT }).href);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Sign out of Almoner?');
