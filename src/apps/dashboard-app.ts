@@ -100,9 +100,10 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardAppDeps): M
     passkeyRpId: deps.config.passkey_rp_id,
   };
   return compose([
-    dashboardOidcRoutes(deps.oidc, target),
     htmlErrorPages(errorPageLayout(target.environment)),
+    // Before the provider too: its end-session confirmation is a form post of this host.
     refuseCrossSitePosts(target.origin),
+    dashboardOidcRoutes(deps.oidc, target),
     composeRouter(buildInteractionRouter(pageDeps)),
     composeRouter(buildDashboardRouter(pageDeps)),
     composeRouter(buildApiReferenceRouter(target.environment, target.environment === 'sandbox' ? deps.config.sandbox_base_url : deps.config.base_url)),

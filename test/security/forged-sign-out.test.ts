@@ -60,6 +60,15 @@ describe('forged sign-out requests', () => {
       expect(refused.location).toBeUndefined();
       expect(refused.html).toContain('We could not sign you out here');
     }
+    // A post the browser marks as cross-site is refused before the provider sees it.
+    const crossSite = await fetch(`${endSession()}/confirm`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: browser.cookieHeader(new URL(endSession())), 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example', 'sec-fetch-site': 'cross-site', accept: 'text/html' },
+      body: new URLSearchParams({ logout: 'yes', xsrf: /name="xsrf" value="([^"]+)"/.exec(shown.html)![1]! }),
+    });
+    expect(crossSite.status).toBe(403);
+    expect(await crossSite.text()).toContain('We could not accept this form');
     expect(await stillSignedIn(browser)).toBe(true);
     // The form that was shown still works.
     const done = await browser.submit(shown, '/confirm', { logout: 'yes' });
