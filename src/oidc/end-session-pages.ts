@@ -32,7 +32,7 @@ interface IdTokenHint {
  * applications it signed in to is no test: an application that revokes its tokens before
  * sending the browser here (mod_auth_openidc does) has already been taken off it.
  */
-export function hintIsFromThisSession(hint: IdTokenHint | undefined, session: LogoutSession | undefined): boolean {
+function hintIsFromThisSession(hint: IdTokenHint | undefined, session: LogoutSession | undefined): boolean {
   if (!hint || !session?.accountId) return false;
   const { sub, iat } = hint.payload;
   if (typeof iat !== 'number' || typeof session.loginTs !== 'number') return false;
