@@ -29,11 +29,13 @@ import { buildApiReferenceRouter } from './api-reference.js';
 import { errorPageLayout } from '../views/page.js';
 
 const STYLESHEET = fs.readFileSync(path.join(VIEWS_DIR, 'static', 'almoner.css'));
-/** The passkey pages' scripts (docs/security.md, "Passkeys"): the installed @simplewebauthn/browser build (no CDN) and ours. */
+/** The pages' scripts: the passkey pages' (docs/security.md, "Passkeys"), the installed @simplewebauthn/browser build (no CDN) and ours; the sign-out pages' one. */
 const WEBAUTHN_BUNDLE = path.resolve(path.dirname(createRequire(import.meta.url).resolve('@simplewebauthn/browser')), '..', 'dist', 'bundle', 'index.umd.min.js');
 const SCRIPTS: Record<string, Buffer> = {
   '/static/simplewebauthn-browser.js': fs.readFileSync(WEBAUTHN_BUNDLE),
   '/static/passkeys.js': fs.readFileSync(path.join(VIEWS_DIR, 'static', 'passkeys.js')),
+  /** The sign-out pages that need no decision (docs/oauth.md, "Signing out from an application"). */
+  '/static/auto-submit.js': fs.readFileSync(path.join(VIEWS_DIR, 'static', 'auto-submit.js')),
 };
 
 export interface DashboardAppDeps {
@@ -98,9 +100,10 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardAppDeps): M
     passkeyRpId: deps.config.passkey_rp_id,
   };
   return compose([
-    dashboardOidcRoutes(deps.oidc, target),
     htmlErrorPages(errorPageLayout(target.environment)),
+    // Before the provider too: its end-session confirmation is a form post of this host.
     refuseCrossSitePosts(target.origin),
+    dashboardOidcRoutes(deps.oidc, target),
     composeRouter(buildInteractionRouter(pageDeps)),
     composeRouter(buildDashboardRouter(pageDeps)),
     composeRouter(buildApiReferenceRouter(target.environment, target.environment === 'sandbox' ? deps.config.sandbox_base_url : deps.config.base_url)),

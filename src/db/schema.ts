@@ -96,6 +96,8 @@ export interface OauthClientsTable {
   name: string;
   logo_uri: string | null;
   redirect_uris: string[];
+  /** Where the browser may return after RP-Initiated Logout (clients file field post_logout_redirect_uris). */
+  post_logout_redirect_uris: Generated<string[]>;
   scopes: string[];
   subject_type: SubjectType;
   ip_allow_list: string[];
@@ -265,7 +267,7 @@ export const TABLE_COLUMNS = {
   demo_seed_steps: columns<DemoSeedStepsTable>()(['name', 'applied_at']),
   oidc_models: columns<OidcModelsTable>()(['environment', 'model', 'id', 'payload', 'grant_id', 'uid', 'expires_at', 'consumed_at']),
   oidc_refresh_successors: columns<OidcRefreshSuccessorsTable>()(['environment', 'id', 'ciphertext', 'expires_at']),
-  oauth_clients: columns<OauthClientsTable>()(['environment', 'client_id', 'client_secret_hash', 'name', 'logo_uri', 'redirect_uris', 'scopes', 'subject_type', 'ip_allow_list', 'require_mfa', 'created_at', 'updated_at']),
+  oauth_clients: columns<OauthClientsTable>()(['environment', 'client_id', 'client_secret_hash', 'name', 'logo_uri', 'redirect_uris', 'post_logout_redirect_uris', 'scopes', 'subject_type', 'ip_allow_list', 'require_mfa', 'created_at', 'updated_at']),
   oauth_clients_revisions: columns<OauthClientsRevisionsTable>()(['revision', 'content_hash', 'clients', 'applied_at', 'applied_by']),
   oauth_authorizations: columns<OauthAuthorizationsTable>()(['grant_id', 'environment', 'client_id', 'subject_type', 'user_id', 'organization_id', 'scopes', 'created_at', 'expires_at', 'last_used_at', 'revoked_at', 'revoked_reason']),
   signing_keys: columns<SigningKeysTable>()(['environment', 'kid', 'alg', 'state', 'private_jwk', 'created_at', 'activated_at', 'retire_after']),

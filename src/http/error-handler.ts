@@ -89,6 +89,6 @@ export function htmlErrorPages(render: PageRenderer<Context>): Middleware {
  */
 export function providerErrorPage(render: PageRenderer<KoaContextWithOIDC>) {
   return async function renderError(ctx: KoaContextWithOIDC, out: ErrorOut, error: Error): Promise<void> {
-    sendErrorPage(ctx, oauthErrorPage((error as { statusCode?: number }).statusCode ?? ctx.status, out.error, out.error_description), render);
+    sendErrorPage(ctx, oauthErrorPage((error as { statusCode?: number }).statusCode ?? ctx.status, out.error, out.error_description, ctx.oidc?.route), render);
   };
 }

@@ -242,8 +242,22 @@ const OAUTH_PAGES: Record<string, { title: string; text: string }> = {
   session_not_found: { title: 'This sign-in has expired', text: 'Your sign-in session has expired or was opened in another browser. Go back to the application and start again.' },
 };
 
-/** The page for an OAuth error that cannot go back to the client (docs/oauth.md): its code in a person's words. */
-export function oauthErrorPage(status: number, error: string, description: string | undefined): ErrorPage {
-  const words = OAUTH_PAGES[error] ?? { title: 'Something went wrong', text: 'We could not complete this request.' };
+/**
+ * The end-session endpoint's refusals (docs/oauth.md, "Signing out from an application"): an
+ * unregistered return address, a hint of another application, a form that was not ours. The
+ * description says which; the page says that nothing happened and nobody was sent anywhere.
+ */
+const SIGN_OUT_PAGES: Record<string, { title: string; text: string }> = {
+  invalid_client: { title: 'Unknown application', text: 'The sign-out request names an application that is not registered with us, so we stopped here. Nothing was changed.' },
+  invalid_request: { title: 'We could not sign you out here', text: 'The application sent a sign-out request we cannot accept, so we stopped here and did not send you anywhere. Nothing was changed. Go back to the application, or sign out from the dashboard.' },
+};
+
+/**
+ * The page for an OAuth error that cannot go back to the client (docs/oauth.md): its code in a
+ * person's words, those of signing out on the provider's end-session routes.
+ */
+export function oauthErrorPage(status: number, error: string, description: string | undefined, route?: string): ErrorPage {
+  const signOut = route?.startsWith('end_session') ? SIGN_OUT_PAGES[error] : undefined;
+  const words = signOut ?? OAUTH_PAGES[error] ?? { title: 'Something went wrong', text: 'We could not complete this request.' };
   return { status, ...words, description };
 }

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { poolOf, type Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
-import { API_ROUTES, authorizationPath } from '../oidc/routes.js';
+import { API_ROUTES, authorizationPath, endSessionPaths } from '../oidc/routes.js';
 import { clusterScrape } from './cluster.js';
 import { OAuthMetrics, type ProviderSource } from './oauth-metrics.js';
 import { OutboxBacklog } from './outbox-backlog.js';
@@ -57,7 +57,7 @@ export class Metrics {
     });
     const environments: Environment[] = ['production', 'sandbox'];
     this.routes = new RouteLabels(
-      ['/healthz', '/readyz', METRICS_PATH, ...Object.values(API_ROUTES), ...environments.map(authorizationPath)],
+      ['/healthz', '/readyz', METRICS_PATH, ...Object.values(API_ROUTES), ...environments.map(authorizationPath), ...environments.flatMap(endSessionPaths)],
       // The provider's authorization resume path (/oauth/authorize/<uid>).
       Object.fromEntries(environments.map((environment) => [authorizationPath(environment), `${authorizationPath(environment)}/:uid`])),
     );

@@ -3,6 +3,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
+import { deleteBrowserSessionByUid } from '../identity/browser-sessions-repository.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { addToRequestLine } from '../http/access-log.js';
 import { isClientAbort } from '../http/client-abort.js';
@@ -13,8 +14,8 @@ import { finishBeforeResponse } from './middleware/response-work.js';
 import { unitOf } from './request-scope.js';
 
 /**
- * What we do when a provider announces an event: audit rows for issued tokens and revoked
- * authorizations (with the revocation's bookkeeping), and logs for refused token requests
+ * What we do when a provider announces an event: audit rows for issued tokens, revoked
+ * authorizations (with the revocation's bookkeeping) and sign-outs, and logs for refused token requests
  * and provider errors. The library does not await its listeners, so work that must be done
  * before the answer leaves is handed to finishBeforeResponse (middleware/response-work.ts).
  */
@@ -52,6 +53,16 @@ export function listenToProvider(provider: Provider, { db, environment, logger }
       if (revoked) await recordAudit(db, auditEntry(ctx, ctx.oidc?.route === 'revocation' ? 'authorization.revoked' : 'refresh_token.reuse', { grant_id: grantId }));
     })().catch((error: Error) => logger.error({ err: error }, 'grant revocation bookkeeping failed'));
     finishBeforeResponse(ctx, work);
+  });
+  // An application's sign-out that ended a signed-in session (docs/oauth.md, "Signing out from
+  // an application"): the same event as the dashboard's own sign-out, with the application; the
+  // session's record (docs/accounts.md, "Sessions") goes with the session.
+  provider.on('end_session.success', (ctx: KoaContextWithOIDC) => {
+    const session = ctx.oidc?.session as { accountId?: string; uid?: string } | undefined;
+    if (!ctx.oidc?.params?.logout || !session?.accountId) return;
+    const entry = { ...auditEntry(ctx, 'logout', { via: 'end_session' }), actorUserId: session.accountId };
+    const work = Promise.all([recordAudit(db, entry), session.uid ? deleteBrowserSessionByUid(db, environment, session.uid) : undefined]).then(() => undefined);
+    finishBeforeResponse(ctx, work.catch((error: Error) => logger.error({ err: error }, 'audit write failed')));
   });
   provider.on('grant.error', (ctx: KoaContextWithOIDC, error: { error?: string; error_detail?: string }) => {
     // Heard before the answer leaves: tokenResponse turns it into the error_description.

@@ -13,6 +13,7 @@ export function toClientMetadata(row: ClientRow, environment: Environment) {
     client_name: row.name,
     ...(row.logo_uri ? { logo_uri: row.logo_uri } : {}),
     redirect_uris: row.redirect_uris,
+    post_logout_redirect_uris: row.post_logout_redirect_uris,
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
     token_endpoint_auth_method: 'client_secret_basic',

@@ -5,7 +5,7 @@ import { ACR_ONE_FACTOR, ACR_TWO_FACTORS } from '../accounts/authentication-meth
 import type { Keygrip } from './cookie-keys.js';
 import { AUTHORIZATION_LIFETIME_SECONDS } from '../authorizations/authorizations.js';
 import { ACCESS_TOKEN_TTL, AUTHORIZATION_CODE_TTL, ID_TOKEN_TTL, INTERACTION_TTL, REFRESH_TOKEN_TTL, SESSION_TTL } from './lifetimes.js';
-import { API_ROUTES, authorizationPath, INTERACTION_PREFIX } from './routes.js';
+import { API_ROUTES, authorizationPath, endSessionPath, INTERACTION_PREFIX } from './routes.js';
 import { EXTRA_CLIENT_PROPERTIES } from './client-metadata.js';
 import { validateRequestedScopes } from './requested-scopes.js';
 
@@ -39,7 +39,11 @@ interface ConfigurationParts {
   findAccount: Configuration['findAccount'];
   loadExistingGrant: Configuration['loadExistingGrant'];
   renderError: Configuration['renderError'];
+  /** The end-session endpoint's pages (end-session-pages.ts). */
+  logoutPages: { logoutSource: RpInitiatedLogout['logoutSource']; postLogoutSuccessSource: RpInitiatedLogout['postLogoutSuccessSource'] };
 }
+
+type RpInitiatedLogout = NonNullable<NonNullable<Configuration['features']>['rpInitiatedLogout']>;
 
 export function providerConfiguration(parts: ConfigurationParts): Configuration {
   const { environment } = parts;
@@ -58,6 +62,7 @@ export function providerConfiguration(parts: ConfigurationParts): Configuration 
     },
     routes: {
       authorization: authorizationPath(environment),
+      end_session: endSessionPath(environment),
       token: API_ROUTES.token,
       userinfo: API_ROUTES.userinfo,
       revocation: API_ROUTES.revocation,
@@ -70,7 +75,9 @@ export function providerConfiguration(parts: ConfigurationParts): Configuration 
       dPoP: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
       resourceIndicators: { enabled: false },
-      rpInitiatedLogout: { enabled: false },
+      // RP-Initiated Logout 1.0 (docs/oauth.md, "Signing out from an application"): GET only
+      // (enableHttpPostMethods stays false), with our pages.
+      rpInitiatedLogout: { enabled: true, ...parts.logoutPages },
       claimsParameter: { enabled: false },
       registration: { enabled: false },
       userinfo: { enabled: true },
@@ -118,7 +125,10 @@ export function providerConfiguration(parts: ConfigurationParts): Configuration 
     // approved them.
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: async () => false,
-    revokeGrantPolicy: () => true,
+    // Signing out never ends an authorization (docs/oauth.md, "Sign-in"): the library's
+    // end-session confirm revokes a session's grant that issued no code yet, which would
+    // otherwise destroy the Grant under a live authorization row.
+    revokeGrantPolicy: (ctx) => ctx.oidc.route !== 'end_session_confirm',
     // A new authorization (Grant) per consent, with its own 365-day clock, unless a live
     // authorization already covers the request (existing-grant.ts).
     loadExistingGrant: parts.loadExistingGrant,

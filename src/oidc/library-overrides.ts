@@ -5,12 +5,12 @@ import type { ClientAdapter } from './client-adapter.js';
 import { redirectUriMatches } from './clients/redirect-uris.js';
 
 /**
- * The two places where we replace a method of oidc-provider's Client model instead of
- * configuring it: the library has no setting for either rule. Both are written against the
+ * The places where we replace a method of oidc-provider's Client model instead of
+ * configuring it: the library has no setting for these rules. All are written against the
  * library's own Client class (lib/models/client.js) of the version below; a change there (a
  * renamed method, another call site, another `this`) silently bypasses or breaks them, so the
  * version is pinned and test/oidc/library-overrides.test.ts fails when the installed one is
- * outside OIDC_PROVIDER_RANGE or when either override is no longer the one the provider runs.
+ * outside OIDC_PROVIDER_RANGE or when an override is no longer the one the provider runs.
  */
 
 /** The oidc-provider versions these overrides were checked against (package.json pins "~9.13.3"). */
@@ -27,6 +27,19 @@ export const OIDC_PROVIDER_RANGE = { from: '9.13.3', below: '9.14.0' } as const;
 export function overrideRedirectUriAllowed(provider: Provider, environment: Environment): void {
   provider.Client.prototype.redirectUriAllowed = function redirectUriAllowed(this: { redirectUris: string[] }, value: string) {
     return redirectUriMatches(value, this.redirectUris, environment);
+  };
+}
+
+/**
+ * Client#postLogoutRedirectUriAllowed (oidc-provider 9.13.x: an exact string match against
+ * post_logout_redirect_uris, called by the end-session endpoint). A post-logout redirect URI
+ * is held to the redirect URIs' rules and matched the same way (docs/oauth.md, "Signing out
+ * from an application"). Breaks without it: test/browser/logout.test.ts ("a return address is
+ * matched as redirect URIs are").
+ */
+export function overridePostLogoutRedirectUriAllowed(provider: Provider, environment: Environment): void {
+  provider.Client.prototype.postLogoutRedirectUriAllowed = function postLogoutRedirectUriAllowed(this: { postLogoutRedirectUris?: string[] }, value: string) {
+    return redirectUriMatches(value, this.postLogoutRedirectUris ?? [], environment);
   };
 }
 

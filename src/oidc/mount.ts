@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import type { Environment } from '../db/schema.js';
 import type { HostTarget } from '../http/hosts.js';
-import { API_ROUTES, authorizationPath } from './routes.js';
+import { API_ROUTES, authorizationPath, endSessionPaths } from './routes.js';
 import type { ProviderLifecycle } from './provider-lifecycle.js';
 
 /**
@@ -32,9 +32,14 @@ export function apiOidcRoutes(providers: ProviderLifecycle, target: HostTarget):
   return async (ctx, next) => (API_PATHS.has(ctx.path) ? handle(ctx, next) : next());
 }
 
-/** On a dashboard host: the authorization endpoint and its resume path. */
+/**
+ * On a dashboard host: the authorization endpoint and its resume path, and the end-session
+ * endpoint with its confirmation and signed-out routes (browser-facing, beside the session
+ * cookie).
+ */
 export function dashboardOidcRoutes(providers: ProviderLifecycle, target: HostTarget): Middleware {
   const handle = delegate(providers, target.environment, target);
   const path = authorizationPath(target.environment);
-  return async (ctx, next) => (ctx.path === path || ctx.path.startsWith(`${path}/`) ? handle(ctx, next) : next());
+  const endSession: ReadonlySet<string> = new Set(endSessionPaths(target.environment));
+  return async (ctx, next) => (ctx.path === path || ctx.path.startsWith(`${path}/`) || endSession.has(ctx.path) ? handle(ctx, next) : next());
 }

@@ -2,10 +2,11 @@ import type Provider from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
 import type { ConsumeConflictHandler } from './adapter.js';
-import { authorizationPath } from './routes.js';
+import { authorizationPath, endSessionPath, endSessionPaths } from './routes.js';
 import { authorizationRequest } from './middleware/authorization-request.js';
 import { authenticationChallenge, basicClientAuthentication } from './middleware/challenge.js';
 import { discoveryDocument } from './middleware/discovery.js';
+import { endSessionPages } from './end-session-pages.js';
 import { databaseOutage } from './middleware/database-outage.js';
 import { introspectionResponse } from './middleware/introspection-response.js';
 import { catchOAuthErrors } from './middleware/oauth-errors.js';
@@ -49,11 +50,12 @@ export function stackMiddleware(provider: Provider, options: StackOptions): void
   provider.use(catchOAuthErrors(refreshGrace(db, environment, grace), tokenRefused));
   provider.use(tokenResponse(db, environment));
   // One unit of work per request that enters the provider (unit-of-work.ts): the token and
-  // introspection endpoints, the authorization endpoint and its resume. A browser request starts
-  // with one read of the Interaction its resume URL names, the session its cookie names, and
-  // what they lead to. Inside refreshGrace and tokenResponse: they see the answer to a lost
-  // consume race.
+  // introspection endpoints, the authorization endpoint and its resume, the end-session
+  // endpoint and its routes. A browser request starts with one read of the Interaction its
+  // resume URL names, the session its cookie names, and what they lead to. Inside refreshGrace
+  // and tokenResponse: they see the answer to a lost consume race.
   const authorize = authorizationPath(environment);
+  const endSession: ReadonlySet<string> = new Set(endSessionPaths(environment));
   const sessionCookie = provider.cookieName('session');
   provider.use(
     unitOfWork({
@@ -62,7 +64,7 @@ export function stackMiddleware(provider: Provider, options: StackOptions): void
       onConsumeConflict: options.onConsumeConflict,
       planFor: (ctx) => {
         if (ctx.method === 'POST' && (ctx.path === API_ROUTES.token || ctx.path === API_ROUTES.introspection)) return TOKEN_REQUEST;
-        return ctx.path === authorize || ctx.path.startsWith(`${authorize}/`) ? BROWSER_REQUEST : undefined;
+        return ctx.path === authorize || ctx.path.startsWith(`${authorize}/`) || endSession.has(ctx.path) ? BROWSER_REQUEST : undefined;
       },
       hint: (ctx) => ({ interactionUid: ctx.path.startsWith(`${authorize}/`) ? ctx.path.slice(authorize.length + 1) : undefined, sessionId: ctx.cookies.get(sessionCookie, { signed: true }) }),
       // Reported as the provider reports its own storage failures (server_error, which
@@ -78,5 +80,7 @@ export function stackMiddleware(provider: Provider, options: StackOptions): void
   // Inside the unit: its read of the refresh token is the one the provider reuses.
   provider.use(refreshScope(provider));
   provider.use(introspectionResponse(db, environment));
-  provider.use(discoveryDocument(`${dashboardOrigin}${authorizationPath(environment)}`));
+  provider.use(discoveryDocument({ authorization: `${dashboardOrigin}${authorizationPath(environment)}`, endSession: `${dashboardOrigin}${endSessionPath(environment)}` }));
+  // After the end-session route: a browser that is not signed in gets our page, not the library's.
+  provider.use(endSessionPages(environment).replaceSignedOutForm());
 }

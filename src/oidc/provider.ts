@@ -10,7 +10,8 @@ import { providerErrorPage } from '../http/error-handler.js';
 import { errorPageLayout } from '../views/page.js';
 import { makeLoadExistingGrant } from './existing-grant.js';
 import { providerConfiguration } from './configuration.js';
-import { overrideCompareClientSecret, overrideRedirectUriAllowed } from './library-overrides.js';
+import { endSessionPages } from './end-session-pages.js';
+import { overrideCompareClientSecret, overridePostLogoutRedirectUriAllowed, overrideRedirectUriAllowed } from './library-overrides.js';
 
 /**
  * Builds one environment's oidc-provider instance: the configuration (configuration.ts) with
@@ -50,11 +51,13 @@ export function createProvider(options: ProviderOptions): Provider {
     findAccount: makeFindAccount(db, environment) as unknown as Configuration['findAccount'],
     loadExistingGrant: makeLoadExistingGrant(db, environment),
     renderError: providerErrorPage(errorPageLayout(environment)),
+    logoutPages: endSessionPages(environment),
   });
 
   const provider = new Provider(options.issuer, configuration);
   provider.proxy = true; // forwarded headers are set by our own mount, from trusted values only
   overrideRedirectUriAllowed(provider, environment);
+  overridePostLogoutRedirectUriAllowed(provider, environment);
   overrideCompareClientSecret(provider, options.secretCache, clients);
   return provider;
 }

@@ -37,21 +37,25 @@ function origins(targets: readonly string[]): string[] {
  * The hosted pages' policy: our stylesheet only, no script at all (not even inline), images
  * from us, https (application logos) or data:, forms to ourselves (plus the redirect URI
  * origin), never framed. X-Frame-Options: DENY comes with it for browsers without CSP 2.
- * A page that offers passkeys (docs/security.md, "Passkeys") also runs our two script files
- * and lets them fetch from this origin; still no inline script.
+ * Two kinds of page run script files of ours, never inline script: a page that offers
+ * passkeys (docs/security.md, "Passkeys") runs two and lets them fetch from this origin; a
+ * sign-out page that needs no decision (docs/oauth.md, "Signing out from an application")
+ * runs one that submits its form, and fetches nothing.
  */
-export function pagePolicy(formTargets: readonly string[] = [], passkeys = false): string {
+export function pagePolicy(formTargets: readonly string[] = [], scripts: 'none' | 'passkeys' | 'auto-submit' = 'none'): string {
   const formAction = ["'self'", ...origins(formTargets)].join(' ');
-  const scripts = passkeys ? " script-src 'self'; connect-src 'self';" : '';
-  return `default-src 'none';${scripts} style-src 'self'; img-src 'self' https: data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`;
+  const scriptSources = scripts === 'passkeys' ? " script-src 'self'; connect-src 'self';" : scripts === 'auto-submit' ? " script-src 'self';" : '';
+  return `default-src 'none';${scriptSources} style-src 'self'; img-src 'self' https: data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`;
 }
 
 /**
  * Renders a hosted page with its security headers and the layout's common values. A page
- * whose data has a `passkeyForm` gets the passkey scripts, in the layout and in the policy.
+ * whose data has a `passkeyForm` gets the passkey scripts, one with `autoSubmit` the script
+ * that submits its form, in the layout and in the policy.
  */
 export function sendPage(ctx: PageTarget, environment: Environment, view: string, data: Record<string, unknown>, options: PageOptions = {}): void {
-  ctx.set('Content-Security-Policy', pagePolicy(options.formTargets, Boolean(data.passkeyForm)));
+  const scripts = data.passkeyForm ? 'passkeys' : data.autoSubmit ? 'auto-submit' : 'none';
+  ctx.set('Content-Security-Policy', pagePolicy(options.formTargets, scripts));
   ctx.set('X-Frame-Options', 'DENY');
   if (options.status) ctx.status = options.status;
   ctx.type = 'html';

@@ -138,6 +138,31 @@ describe('clients add', () => {
     expect(other.client_secret).not.toBe(out.client_secret);
   });
 
+  it('registers post-logout redirect URIs (--post-logout-redirect-uri, repeatable) under the redirect URIs\' rules; none by default', async () => {
+    const r = await add(['--redirect-uri', 'https://app.example.org/cb', '--post-logout-redirect-uri', 'https://app.example.org/signed-out', '--post-logout-redirect-uri', 'https://app.example.org/bye', '--scope', 'openid'], 'production');
+    expect(r.stderr).toBe('');
+    const out = oneObject(r.stdout);
+    const uris = ['https://app.example.org/signed-out', 'https://app.example.org/bye'];
+    expect(readFile().clients.find((c) => c.client_id === out.client_id)).toMatchObject({ post_logout_redirect_uris: uris });
+    expect((await row(out.client_id as string))!.post_logout_redirect_uris).toEqual(uris);
+    // Without the option: none, and sign-out ends on Almoner's own page.
+    const plain = oneObject((await add(sandboxArgs)).stdout);
+    expect((await row(plain.client_id as string))!.post_logout_redirect_uris).toEqual([]);
+
+    const before = fs.readFileSync(clientsFile, 'utf8');
+    for (const [uris, rule] of [
+      [['https://app.example.org/out?next=1'], /post_logout_redirect_uris\.0: https:\/\/app\.example\.org\/out\?next=1 must not have a query string/],
+      [['http://app.example.org/out'], /post_logout_redirect_uris\.0: .* must use https/],
+      [['https://app.example.org/out', 'https://app.example.org/'], /post_logout_redirect_uris\.1: .* must have a path beyond "\/"/],
+      [[1, 2, 3, 4, 5, 6].map((i) => `https://app.example.org/out${i}`), /post_logout_redirect_uris: at most 5 post-logout redirect URIs per client/],
+    ] as [string[], RegExp][]) {
+      const refused = await add(['--redirect-uri', 'https://app.example.org/cb', ...uris.flatMap((u) => ['--post-logout-redirect-uri', u]), '--scope', 'openid'], 'production');
+      oneLineFailure(refused);
+      expect(refused.stderr).toMatch(rule);
+    }
+    expect(fs.readFileSync(clientsFile, 'utf8')).toBe(before);
+  });
+
   it('prints the secret in text mode too, without JSON', async () => {
     const textRun = await admin(['clients', 'add', '--environment', 'sandbox', '--name', 'Text', ...sandboxArgs]);
     expect(textRun.code).toBe(0);
@@ -284,7 +309,8 @@ describe('clients list', () => {
     }
     expect(r.stdout).not.toContain('$argon2id$');
     const org = clients.find((c) => c.subject_type === 'organization')!;
-    expect(org).toMatchObject({ environment: 'production', logo_uri: 'https://app.example.org/logo.png', ip_allow_list: ['203.0.113.0/24', '2001:db8::/32'] });
+    expect(org).toMatchObject({ environment: 'production', logo_uri: 'https://app.example.org/logo.png', ip_allow_list: ['203.0.113.0/24', '2001:db8::/32'], post_logout_redirect_uris: [] });
+    expect(clients.find((c) => (c.post_logout_redirect_uris as string[]).length > 0)).toMatchObject({ post_logout_redirect_uris: ['https://app.example.org/signed-out', 'https://app.example.org/bye'] });
   });
 
   it('filters by --environment', async () => {
@@ -326,6 +352,18 @@ describe('clients validate', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(oneObject(r.stdout)).toEqual(expect.objectContaining({ valid: true }));
+  });
+
+  it('accepts a file written before post_logout_redirect_uris existed (entries without it)', async () => {
+    const older = path.join(tempDir(), 'clients.json');
+    const entries = readFile().clients.map((entry) => {
+      const { post_logout_redirect_uris: _none, ...rest } = entry as FileEntry & { post_logout_redirect_uris?: string[] };
+      return rest;
+    });
+    fs.writeFileSync(older, `${JSON.stringify({ clients: entries }, null, 2)}\n`);
+    const r = await admin(['clients', 'validate', '--json'], older);
+    expect(r.code).toBe(0);
+    expect(oneObject(r.stdout)).toMatchObject({ valid: true, clients: entries.length });
   });
 
   it('exits non-zero for a hand-broken file and prints one {valid: false, problems} object naming client, field and rule', async () => {

@@ -10,7 +10,8 @@ export function endpoints(server: OAuthTestServer, environment: Env) {
   const api = environment === 'production' ? server.urls.api : server.urls.sandboxApi;
   const dashboard = environment === 'production' ? server.urls.dashboard : server.urls.sandboxDashboard;
   const authorize = `${dashboard}${environment === 'production' ? '/oauth/authorize' : '/oauth/sandbox/authorize'}`;
-  return { api, dashboard, authorize, token: `${api}/auth/oauth/token` };
+  const endSession = `${dashboard}${environment === 'production' ? '/oauth/end-session' : '/oauth/sandbox/end-session'}`;
+  return { api, dashboard, authorize, endSession, token: `${api}/auth/oauth/token` };
 }
 
 /** Discovery through oauth4webapi (plain http is allowed only because tests run on loopback). */

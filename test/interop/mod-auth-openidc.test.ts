@@ -59,7 +59,7 @@ function modAuthOpenidcConfig(issuer: string, origin: string, client: { client_i
 async function apacheFor(scope: string): Promise<ApacheSite> {
   return startApache({
     async oidcConfig(origin) {
-      const client = await server.registerClient({ environment: 'sandbox', name: 'Apache intranet', redirectUris: [`${origin}/protected/redirect_uri`] });
+      const client = await server.registerClient({ environment: 'sandbox', name: 'Apache intranet', redirectUris: [`${origin}/protected/redirect_uri`], postLogoutRedirectUris: [`${origin}/signed-out`] });
       return modAuthOpenidcConfig(server.urls.sandboxApi, origin, client, scope);
     },
   });
@@ -133,11 +133,21 @@ describe('mod_auth_openidc in front of Apache (openid read_only)', () => {
     await expect(storedAccessToken(refreshed.access_token_hash!)).resolves.toMatchObject({ live: true, scope: 'read_only openid', accountId: approver.id });
     expect(apache.log()).not.toMatch(/could not be refreshed/);
 
-    // Local logout (Almoner has no end-session endpoint): the next visit asks Almoner again.
-    await page.goto(`${apache.origin}/protected/redirect_uri?logout=${encodeURIComponent(`${apache.origin}/`)}`);
+    // Logout: mod_auth_openidc ends its own session and sends the browser to Almoner's
+    // end_session_endpoint (from discovery) with its ID Token and the registered return
+    // address; the hint is of this session, so Almoner signs out without asking and sends the
+    // browser back. The next visit goes through Almoner's sign-in again.
+    const endSession = page.waitForRequest((request) => request.url().startsWith(`${server.urls.sandboxDashboard}/oauth/sandbox/end-session?`));
+    const back = page.waitForRequest((request) => request.url().startsWith(`${apache.origin}/signed-out`));
+    await page.goto(`${apache.origin}/protected/redirect_uri?logout=${encodeURIComponent(`${apache.origin}/signed-out`)}`);
+    const sent = new URL((await endSession).url());
+    expect(sent.searchParams.get('id_token_hint')).toBeTruthy();
+    expect(sent.searchParams.get('post_logout_redirect_uri')).toBe(`${apache.origin}/signed-out`);
+    await back;
     const again = page.waitForRequest((request) => request.url().startsWith(`${server.urls.sandboxDashboard}/oauth/sandbox/authorize?`));
     await page.goto(`${apache.origin}/protected/claims`);
     await again;
+    await expect(page.getByLabel('Password').isVisible()).resolves.toBe(true);
   });
 });
 

@@ -59,6 +59,7 @@ describe('clients validate points at each problem', () => {
     const entries = [
       { ...good, client_id: 'live_badthings01', scopes: ['read_only', 'admin'], colour: 'blue' },
       { ...good, client_id: 'live_badquery001', redirect_uris: ['https://app.example.org/cb', 'https://app.example.org/cb?x=1'] },
+      { ...good, client_id: 'live_badlogout01', post_logout_redirect_uris: ['https://app.example.org/out', 'https://app.example.org/out#top'] },
       { environment: 'production', client_id: 'live_noname00001', client_secret_hash: hash, redirect_uris: ['https://app.example.org/cb'], scopes: ['read_only'] },
       good,
       good,
@@ -70,8 +71,9 @@ describe('clients validate points at each problem', () => {
       `${file}: ${positionOf(text, '"admin"')}: client live_badthings01: scopes.1: `,
       `${file}: ${positionOf(text, '"colour"')}: client live_badthings01: colour: is not a known field`,
       `${file}: ${positionOf(text, '"https://app.example.org/cb?x=1"')}: client live_badquery001: redirect_uris.1: `,
+      `${file}: ${positionOf(text, '"https://app.example.org/out#top"')}: client live_badlogout01: post_logout_redirect_uris.1: https://app.example.org/out#top must not have a fragment`,
       // A missing field is at its entry's opening brace (the document's, then one per entry).
-      `${file}: ${positionOf(text, '{', 4)}: client live_noname00001: name: `,
+      `${file}: ${positionOf(text, '{', 5)}: client live_noname00001: name: `,
       `${file}: ${positionOf(text, '"live_goodclient1"', 2)}: client live_goodclient1: client_id: must be unique`,
     ];
     expect(problems).toHaveLength(expected.length);

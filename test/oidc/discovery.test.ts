@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import * as oauth from 'oauth4webapi';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { authorize, basic, endpoints, obtainTokens, tokenRequest, type Env } from '../helpers/flow.js';
+import { authorizationRequest, authorize, basic, endpoints, obtainTokens, tokenRequest, type Env } from '../helpers/flow.js';
 import { useOAuthServer, type RegisteredClient } from '../helpers/use-oauth-server.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { isOpenIdOnly } from '../../src/oidc/middleware/discovery.js';
@@ -143,6 +143,26 @@ const PROBES: Record<string, (p: Probe) => Promise<void>> = {
     const { status, location } = await authorizationRedirect(p, {});
     expect(status).toBe(303);
     expect(location?.pathname).toMatch(/^\/oauth\/interaction\//);
+  },
+  async end_session_endpoint(p) {
+    const { api, endSession } = endpoints(server, p.environment);
+    expect(p.doc.end_session_endpoint).toBe(endSession);
+    // Browser-facing: on the dashboard host, beside the session cookie, not on the API host.
+    expect((await fetch(`${api}${new URL(endSession).pathname}`)).status).toBe(404);
+    // It ends the browser session a flow signed in: with that flow's ID Token as the hint, the
+    // page posts the provider's form at once, and the next authorization asks to sign in again.
+    const flow = await obtainTokens(server, { environment: p.environment, client: p.client, clientId: p.client.client_id, redirectUri: redirectFor(p.environment), scope: 'openid read_only', login: staff.users.owner });
+    const hinted = (clientId: string) => `${endSession}?${new URLSearchParams({ id_token_hint: flow.tokens.body.id_token as string, client_id: clientId })}`;
+    // A client_id that is not the hint's audience is refused (and ends nothing).
+    expect((await flow.browser.request(hinted(p.other.client_id))).status).toBe(400);
+    const page = await flow.browser.request(hinted(p.client.client_id));
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('data-auto-submit');
+    const done = await flow.browser.submit(page, '/confirm');
+    expect(done.url.pathname).toBe(`${new URL(endSession).pathname}/success`);
+    expect(done.html).toContain('You are signed out');
+    const next = await authorizationRequest(server, { environment: p.environment, clientId: p.client.client_id, redirectUri: redirectFor(p.environment), scope: 'openid read_only' });
+    expect((await flow.browser.request(next.url.href)).html).toContain('name="password"');
   },
   async token_endpoint(p) {
     const tokens = await freshTokens(p);
@@ -357,6 +377,8 @@ describe.each(['production', 'sandbox'] as Env[])('RFC 8414 authorization server
     expect(as.issuer).toBe(issuer.href.replace(/\/$/, ''));
     expect(as.token_endpoint).toBe(endpoints(server, environment).token);
     expect(as.authorization_endpoint).toBe(endpoints(server, environment).authorize);
+    // RP-Initiated Logout registers end_session_endpoint as OAuth metadata too.
+    expect(as.end_session_endpoint).toBe(endpoints(server, environment).endSession);
   });
 
   it('is not served on the dashboard host', async () => {

@@ -25,14 +25,15 @@ describe.each(['production', 'sandbox'] as Env[])('authorization code flow with 
 });
 
 describe('discovery', () => {
-  it.each(['production', 'sandbox'] as Env[])('advertises exactly what is supported (%s), with the authorization endpoint on the dashboard host', async (environment) => {
-    const { api, authorize: authorizeUrl } = endpoints(server, environment);
+  it.each(['production', 'sandbox'] as Env[])('advertises exactly what is supported (%s), with the authorization and end-session endpoints on the dashboard host', async (environment) => {
+    const { api, authorize: authorizeUrl, endSession } = endpoints(server, environment);
     const response = await fetch(`${api}/.well-known/openid-configuration`);
     expect(response.status).toBe(200);
     const doc = (await response.json()) as Record<string, unknown>;
     expect(doc).toMatchObject({
       issuer: api,
       authorization_endpoint: authorizeUrl,
+      end_session_endpoint: endSession,
       token_endpoint: `${api}/auth/oauth/token`,
       jwks_uri: `${api}/.well-known/jwks.json`,
       userinfo_endpoint: `${api}/auth/oauth/userinfo`,
@@ -46,7 +47,6 @@ describe('discovery', () => {
     expect([...(doc.scopes_supported as string[])].sort()).toEqual(['offline_access', 'openid', 'read:bank_accounts', 'read_only', 'read_write', 'sync:connected_accounts']);
     expect(doc).not.toHaveProperty('registration_endpoint');
     expect(doc).not.toHaveProperty('pushed_authorization_request_endpoint');
-    expect(doc).not.toHaveProperty('end_session_endpoint');
     expect(doc).not.toHaveProperty('dpop_signing_alg_values_supported');
     expect(String(doc.token_endpoint)).not.toContain('dashboard');
   });

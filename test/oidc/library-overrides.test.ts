@@ -10,7 +10,7 @@ import { OIDC_PROVIDER_RANGE } from '../../src/oidc/library-overrides.js';
 import { createProvider } from '../../src/oidc/provider.js';
 
 /**
- * The two Client.prototype overrides (src/oidc/library-overrides.ts) replace methods of
+ * The Client.prototype overrides (src/oidc/library-overrides.ts) replace methods of
  * oidc-provider's own Client class. They are checked against one version range: this file
  * fails when the installed library leaves it, when the library stops calling the methods, or
  * when the provider no longer runs our versions of them.
@@ -46,6 +46,7 @@ function providerUnderTest(secretCache: ClientSecretCache) {
 
 type ClientPrototype = {
   redirectUriAllowed(this: unknown, value: string): boolean;
+  postLogoutRedirectUriAllowed(this: unknown, value: string): boolean;
   compareClientSecret(this: unknown, presented: string): Promise<boolean>;
 };
 
@@ -58,10 +59,11 @@ describe('oidc-provider overrides (library-overrides.ts)', () => {
     expect((readJson('package.json').dependencies as Record<string, string>)['oidc-provider']).toBe(`~${OIDC_PROVIDER_RANGE.from}`);
   });
 
-  it('the library still calls both methods where client authentication and the authorization endpoint need them', () => {
+  it('the library still calls the methods where client authentication, the authorization endpoint and the end-session endpoint need them', () => {
     const source = (path: string) => fs.readFileSync(new URL(`node_modules/oidc-provider/lib/${path}`, root), 'utf8');
     expect(source('shared/client_auth.js')).toContain('ctx.oidc.client.compareClientSecret(');
     expect(source('actions/authorization/response_parameters.js')).toContain('ctx.oidc.client.redirectUriAllowed(');
+    expect(source('actions/end_session.js')).toContain('client.postLogoutRedirectUriAllowed(');
   });
 
   it("the provider's Client matches redirect URIs by our rules (case-insensitive host, :443 as no port)", () => {
@@ -70,6 +72,15 @@ describe('oidc-provider overrides (library-overrides.ts)', () => {
     // The library's own method compares strings exactly (and needs a real Client instance).
     expect(prototype.redirectUriAllowed.call(client, 'HTTPS://APP.EXAMPLE.ORG:443/callback')).toBe(true);
     expect(prototype.redirectUriAllowed.call(client, 'https://app.example.org/callback/')).toBe(false);
+  });
+
+  it("the provider's Client matches post-logout redirect URIs by the same rules", () => {
+    const prototype = providerUnderTest(new ClientSecretCache(crypto.randomBytes(32), 60_000)).Client.prototype as unknown as ClientPrototype;
+    const client = { postLogoutRedirectUris: ['https://app.example.org/signed-out'] };
+    expect(prototype.postLogoutRedirectUriAllowed.call(client, 'HTTPS://APP.EXAMPLE.ORG:443/signed-out')).toBe(true);
+    expect(prototype.postLogoutRedirectUriAllowed.call(client, 'https://app.example.org/signed-out?next=1')).toBe(false);
+    // A client registered without any: nothing matches.
+    expect(prototype.postLogoutRedirectUriAllowed.call({}, 'https://app.example.org/signed-out')).toBe(false);
   });
 
   it("the provider's Client verifies a presented secret against the stored argon2id hash", async () => {

@@ -29,12 +29,13 @@ function environmentOption(values: CommandContext['values'], required: boolean):
 export const clientsAdd: Command = {
   path: ['clients', 'add'],
   summary: 'register a client; prints its secret once',
-  usage: 'clients add --environment production|sandbox --name <name> [--logo-uri <uri>] --redirect-uri <uri>... --scope <scope>... [--subject-type user|organization] [--ip-allow-list <cidr>...] [--require-mfa]',
+  usage: 'clients add --environment production|sandbox --name <name> [--logo-uri <uri>] --redirect-uri <uri>... [--post-logout-redirect-uri <uri>...] --scope <scope>... [--subject-type user|organization] [--ip-allow-list <cidr>...] [--require-mfa]',
   options: {
     environment: { type: 'string' },
     name: { type: 'string' },
     'logo-uri': { type: 'string' },
     'redirect-uri': { type: 'string', multiple: true },
+    'post-logout-redirect-uri': { type: 'string', multiple: true },
     scope: { type: 'string', multiple: true },
     'subject-type': { type: 'string' },
     'ip-allow-list': { type: 'string', multiple: true },
@@ -51,6 +52,7 @@ export const clientsAdd: Command = {
       name: requireString(ctx.values, 'name'),
       logoUri: optionalString(ctx.values, 'logo-uri'),
       redirectUris,
+      postLogoutRedirectUris: list(ctx.values, 'post-logout-redirect-uri'),
       scopes,
       subjectType: optionalString(ctx.values, 'subject-type'),
       ipAllowList: list(ctx.values, 'ip-allow-list'),

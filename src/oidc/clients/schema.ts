@@ -25,6 +25,11 @@ export const clientEntrySchema = z
       .optional()
       .describe('https URL of the logo shown on the consent screen'),
     redirect_uris: z.array(z.string()).min(1, 'at least one redirect URI is required').max(MAX_REDIRECT_URIS, `at most ${MAX_REDIRECT_URIS} redirect URIs per client`).describe('Registered redirect URIs, matched exactly'),
+    post_logout_redirect_uris: z
+      .array(z.string())
+      .max(MAX_REDIRECT_URIS, `at most ${MAX_REDIRECT_URIS} post-logout redirect URIs per client`)
+      .default([])
+      .describe('Where the browser may return after the application signs the user out (RP-Initiated Logout), under the redirect URIs\' rules; none: sign-out ends on Almoner\'s signed-out page'),
     scopes: z
       .array(z.enum(SCOPES, { message: `each scope must be one of ${SCOPES.join(', ')}` }))
       .min(1, 'at least one scope is required')
@@ -39,6 +44,10 @@ export const clientEntrySchema = z
     entry.redirect_uris.forEach((uri, index) => {
       const problem = redirectUriProblem(uri, entry.environment);
       if (problem) ctx.addIssue({ code: 'custom', path: ['redirect_uris', index], message: `${uri} ${problem}` });
+    });
+    entry.post_logout_redirect_uris.forEach((uri, index) => {
+      const problem = redirectUriProblem(uri, entry.environment);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['post_logout_redirect_uris', index], message: `${uri} ${problem}` });
     });
     if (entry.subject_type === 'organization' && entry.scopes.includes('openid')) {
       ctx.addIssue({ code: 'custom', path: ['scopes'], message: 'an organization-subject client cannot register openid (it never gets an id_token)' });
@@ -135,6 +144,8 @@ function labelOf(raw: unknown, index: number): string {
 export function registryContentHash(entries: readonly ClientEntry[]): string {
   const canonical = [...entries]
     .sort((a, b) => (a.client_id < b.client_id ? -1 : a.client_id > b.client_id ? 1 : 0))
-    .map((e) => [e.environment, e.client_id, e.client_secret_hash, e.name, e.logo_uri ?? null, e.redirect_uris, e.scopes, e.subject_type, e.ip_allow_list, e.require_mfa]);
+    // post_logout_redirect_uris only when there are some, so a registry recorded before the
+    // field existed hashes as it did (a file is judged against that hash).
+    .map((e) => [e.environment, e.client_id, e.client_secret_hash, e.name, e.logo_uri ?? null, e.redirect_uris, e.scopes, e.subject_type, e.ip_allow_list, e.require_mfa, ...(e.post_logout_redirect_uris.length > 0 ? [e.post_logout_redirect_uris] : [])]);
   return crypto.createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
 }

@@ -39,8 +39,8 @@ function headOf(row: RegistryRevisionRow): RegistryHead {
 }
 
 function entryOf(row: ClientRow): ClientEntry {
-  const { environment, client_id, client_secret_hash, name, logo_uri, redirect_uris, scopes, subject_type, ip_allow_list, require_mfa } = row;
-  return { environment, client_id, client_secret_hash, name, ...(logo_uri === null ? {} : { logo_uri }), redirect_uris, scopes: scopes as ClientEntry['scopes'], subject_type, ip_allow_list, require_mfa };
+  const { environment, client_id, client_secret_hash, name, logo_uri, redirect_uris, post_logout_redirect_uris, scopes, subject_type, ip_allow_list, require_mfa } = row;
+  return { environment, client_id, client_secret_hash, name, ...(logo_uri === null ? {} : { logo_uri }), redirect_uris, post_logout_redirect_uris, scopes: scopes as ClientEntry['scopes'], subject_type, ip_allow_list, require_mfa };
 }
 
 /** Judges the file against the registry as the database holds it now (docs/operations.md, "The clients file across machines"). */
@@ -122,6 +122,8 @@ export interface AddClientInput {
   name: string;
   logoUri?: string;
   redirectUris: string[];
+  /** Where the browser may return after the application signs the user out (none by default). */
+  postLogoutRedirectUris?: string[];
   scopes: string[];
   subjectType?: string;
   ipAllowList?: string[];
@@ -143,6 +145,7 @@ export async function addClient(ctx: RegistryContext, input: AddClientInput): Pr
     name: input.name,
     ...(input.logoUri ? { logo_uri: input.logoUri } : {}),
     redirect_uris: input.redirectUris,
+    post_logout_redirect_uris: input.postLogoutRedirectUris ?? [],
     scopes: input.scopes as ClientEntryInput['scopes'],
     subject_type: (input.subjectType ?? 'user') as 'user' | 'organization',
     ip_allow_list: input.ipAllowList ?? [],
@@ -196,6 +199,7 @@ export async function listRegisteredClients(db: Db, environment?: Environment): 
     name: row.name,
     logo_uri: row.logo_uri,
     redirect_uris: row.redirect_uris,
+    post_logout_redirect_uris: row.post_logout_redirect_uris,
     scopes: row.scopes,
     subject_type: row.subject_type,
     ip_allow_list: row.ip_allow_list,

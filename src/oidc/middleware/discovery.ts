@@ -6,10 +6,13 @@ import { oidcState } from '../request-scope.js';
 
 /**
  * Members of the OpenID document that describe OpenID Connect only (ID Tokens, UserInfo,
- * claims, sessions and logout), left out of the RFC 8414 document. Everything else is OAuth
- * 2.0 metadata (RFC 8414 section 2, RFC 7009, RFC 7662, RFC 7636, RFC 9207, and the JAR
- * members `request_parameter_supported` / `request_uri_parameter_supported`, which a JAR-aware
- * OAuth client reads too and whose absence would mean "request_uri is supported").
+ * claims, session iframes, front- and back-channel logout), left out of the RFC 8414 document.
+ * Everything else is OAuth 2.0 metadata (RFC 8414 section 2, RFC 7009, RFC 7662, RFC 7636,
+ * RFC 9207, and the JAR members `request_parameter_supported` /
+ * `request_uri_parameter_supported`, which a JAR-aware OAuth client reads too and whose
+ * absence would mean "request_uri is supported"). `end_session_endpoint` stays: RP-Initiated
+ * Logout 1.0 registers it in the OAuth Authorization Server Metadata registry too, and clients
+ * that read only RFC 8414 metadata find their sign-out there.
  */
 const OPENID_ONLY = [
   'userinfo_endpoint',
@@ -20,7 +23,6 @@ const OPENID_ONLY = [
   'subject_types_supported',
   'acr_values_supported',
   'display_values_supported',
-  'end_session_endpoint',
   'check_session_iframe',
   'require_request_uri_registration',
 ];
@@ -30,16 +32,23 @@ export function isOpenIdOnly(member: string): boolean {
   return OPENID_ONLY.includes(member) || OPENID_ONLY_PREFIXES.some((prefix) => member.startsWith(prefix));
 }
 
+/** The browser-facing endpoints, which live on the dashboard host (routes.ts). */
+export interface DashboardEndpoints {
+  authorization: string;
+  endSession: string;
+}
+
 /**
  * Discovery advertises exactly what is supported (each member is probed by
  * test/oidc/discovery.test.ts). The provider builds endpoint URLs from the request's host,
- * so the authorization endpoint (served on the dashboard host) is corrected here.
+ * so the authorization and end-session endpoints (served on the dashboard host) are corrected
+ * here.
  *
  * `/.well-known/oauth-authorization-server` (RFC 8414) is answered by the same provider
  * route, so it has the same issuer, endpoints and headers (CORS, caching), minus the
  * OpenID-only members.
  */
-export function discoveryDocument(authorizationEndpoint: string): Middleware {
+export function discoveryDocument(endpoints: DashboardEndpoints): Middleware {
   return async (rawCtx, next) => {
     const oauthMetadata = rawCtx.path === API_ROUTES.oauthMetadata;
     if (oauthMetadata) {
@@ -50,7 +59,8 @@ export function discoveryDocument(authorizationEndpoint: string): Middleware {
     const ctx = rawCtx as unknown as KoaContextWithOIDC;
     if (ctx.oidc?.route !== 'discovery' || ctx.status !== 200) return;
     const body = ctx.body as Record<string, unknown>;
-    body.authorization_endpoint = authorizationEndpoint;
+    body.authorization_endpoint = endpoints.authorization;
+    body.end_session_endpoint = endpoints.endSession;
     body.response_types_supported = ['code'];
     body.response_modes_supported = ['query'];
     body.grant_types_supported = ['authorization_code', 'refresh_token'];
