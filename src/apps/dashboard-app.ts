@@ -16,6 +16,7 @@ import { LoginThrottle } from '../identity/login-throttle.js';
 import { buildInteractionRouter } from '../oidc/interactions/routes.js';
 import { buildDashboardRouter } from '../dashboard/routes.js';
 import type { DashboardDeps } from '../dashboard/deps.js';
+import { dashboardErrorLayout, framedNotFound } from '../dashboard/error-page.js';
 import type { SecretBox } from '../keys/secret-box.js';
 import { AttemptCounter } from '../limits/attempt-counter.js';
 import type { MailSender } from '../mail/sender.js';
@@ -99,8 +100,9 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardAppDeps): M
   };
   return compose([
     dashboardOidcRoutes(deps.oidc, target),
-    htmlErrorPages(errorPageLayout(target.environment)),
+    htmlErrorPages(dashboardErrorLayout(pageDeps, errorPageLayout(target.environment))),
     refuseCrossSitePosts(target.origin),
+    framedNotFound(pageDeps),
     composeRouter(buildInteractionRouter(pageDeps)),
     composeRouter(buildDashboardRouter(pageDeps)),
     composeRouter(buildApiReferenceRouter(target.environment, target.environment === 'sandbox' ? deps.config.sandbox_base_url : deps.config.base_url)),
