@@ -30,6 +30,8 @@ import { buildApiReferenceRouter } from './api-reference.js';
 import { errorPageLayout } from '../views/page.js';
 
 const STYLESHEET = fs.readFileSync(path.join(VIEWS_DIR, 'static', 'almoner.css'));
+/** Every page's icon (views/layout.njk, the API reference), so browsers ask for no /favicon.ico. */
+const FAVICON = fs.readFileSync(path.join(VIEWS_DIR, 'static', 'favicon.svg'));
 /** The passkey pages' scripts (docs/security.md, "Passkeys"): the installed @simplewebauthn/browser build (no CDN) and ours. */
 const WEBAUTHN_BUNDLE = path.resolve(path.dirname(createRequire(import.meta.url).resolve('@simplewebauthn/browser')), '..', 'dist', 'bundle', 'index.umd.min.js');
 const SCRIPTS: Record<string, Buffer> = {
@@ -72,6 +74,11 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardAppDeps): M
     ctx.type = 'text/css';
     ctx.set('Cache-Control', 'public, max-age=3600');
     ctx.body = STYLESHEET;
+  });
+  router.get('/static/favicon.svg', (ctx) => {
+    ctx.type = 'image/svg+xml';
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.body = FAVICON;
   });
   for (const [file, body] of Object.entries(SCRIPTS)) {
     router.get(file, (ctx) => {
