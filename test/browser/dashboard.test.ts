@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { recordAudit } from '../../src/audit/audit-log.js';
 import { createApiKey } from '../../src/gateway/api-keys/service.js';
 import { expectCookiesLocked, useChromium, signIn } from '../helpers/chromium.js';
 import { createStaff, type Staff } from '../helpers/oauth-server.js';
@@ -116,6 +117,19 @@ describe('the dashboard in Chromium, role by role', () => {
     await page.goto(`${dashboard()}/orgs/${dashed(staff.ein)}/api-keys`);
     await expect(page.getByText(key).count()).resolves.toBe(0);
     await expect(page.getByRole('row', { name: new RegExp(key.slice(0, 13)) }).getByRole('button', { name: 'Revoke' }).isVisible()).resolves.toBe(true);
+  });
+
+  it('never breaks an audit event’s name inside it, even on a phone', async () => {
+    await recordAudit(t.db, { event: 'authorization_code.replay', environment: 'production', organizationId: staff.orgId, details: { grant_id: 'g'.repeat(40) } });
+    await recordAudit(t.db, { event: 'membership.role_changed', organizationId: staff.orgId, actorUserId: staff.users.owner.id, details: { user_id: staff.users.member.id, email: staff.users.member.email, role: 'admin' } });
+    const page = await signedIn(staff.users.owner, `/orgs/${dashed(staff.ein)}/audit`);
+    for (const width of [1240, 380]) {
+      await page.setViewportSize({ width, height: 800 });
+      // An inline element laid out on one line has one box.
+      const lines = await page.locator('table.audit th code').evaluateAll((codes) => codes.map((code) => [code.textContent, code.getClientRects().length]));
+      expect(lines.length).toBeGreaterThanOrEqual(2);
+      for (const [event, boxes] of lines) expect({ width, event, boxes }).toEqual({ width, event, boxes: 1 });
+    }
   });
 
   it('forbids framing and runs no script on the organization pages', async () => {
