@@ -106,17 +106,30 @@ describe('the dashboard in Chromium, role by role', () => {
     await t.db.updateTable('organizations').set({ name: 'Riverside Food Pantry' }).where('id', '=', staff.orgId).execute();
     const page = await signedIn(staff.users.admin, `/orgs/${dashed(staff.ein)}/api-keys`);
     await expect(page.getByRole('heading', { name: 'Production API keys' }).isVisible()).resolves.toBe(true);
-    await page.getByRole('button', { name: 'Create a production key' }).click();
+    await page.getByLabel('Name of the new key').fill('Billing server');
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Create a production key' }).click()]);
     const key = (await page.getByLabel('The new API key').textContent())!.trim();
     expect(key).toMatch(/^alm_live_[A-Za-z0-9]{32}$/);
+    expect(page.url()).not.toContain(key);
     await expect(page.getByRole('status').textContent()).resolves.toContain('Copy it now: it will not be shown again.');
+    await expect(page.getByRole('row', { name: /Billing server/ }).isVisible()).resolves.toBe(true);
     const shot = screenshotTarget('dashboard-api-keys.png');
     await page.setViewportSize({ width: 1240, height: 760 });
     await page.screenshot({ path: shot, fullPage: true });
-    // Reloading the list never shows it again.
-    await page.goto(`${dashboard()}/orgs/${dashed(staff.ein)}/api-keys`);
+    // A reload neither shows the key again nor makes another (the form is not sent again).
+    await page.reload();
     await expect(page.getByText(key).count()).resolves.toBe(0);
-    await expect(page.getByRole('row', { name: new RegExp(key.slice(0, 13)) }).getByRole('button', { name: 'Revoke' }).isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('status').textContent()).resolves.toContain('A new key is shown only once');
+    expect(await t.db.selectFrom('api_keys').select('id').where('organization_id', '=', staff.orgId).execute()).toHaveLength(1);
+    // Revoke asks first, on a page of its own; Cancel changes nothing, Revoke stops the key.
+    await Promise.all([page.waitForNavigation(), page.getByRole('row', { name: /Billing server/ }).getByRole('link', { name: 'Revoke…' }).click()]);
+    await expect(page.getByRole('heading', { level: 2 }).first().textContent()).resolves.toBe('Revoke the key Billing server?');
+    await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Cancel' }).click()]);
+    expect(await t.db.selectFrom('api_keys').select('id').where('organization_id', '=', staff.orgId).where('revoked_at', 'is', null).execute()).toHaveLength(1);
+    await Promise.all([page.waitForNavigation(), page.getByRole('row', { name: /Billing server/ }).getByRole('link', { name: 'Revoke…' }).click()]);
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Revoke' }).click()]);
+    await expect(page.getByRole('status').textContent()).resolves.toContain(`The key Billing server (${key.slice(0, 13)}…) is revoked`);
+    expect(await t.db.selectFrom('api_keys').select('id').where('organization_id', '=', staff.orgId).where('revoked_at', 'is', null).execute()).toHaveLength(0);
   });
 
   it('never breaks an audit event’s name inside it, even on a phone', async () => {
