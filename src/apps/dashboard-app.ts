@@ -24,6 +24,7 @@ import type { BackgroundWork } from '../http/background-work.js';
 import { SignIn } from '../identity/sign-in.js';
 import type { ServerKeys } from '../keys/server-keys.js';
 import { dashboardOidcRoutes } from '../oidc/mount.js';
+import { authorizationPath, INTERACTION_PREFIX } from '../oidc/routes.js';
 import type { ProviderLifecycle } from '../oidc/provider-lifecycle.js';
 import { composeRouter } from './api-app.js';
 import { buildApiReferenceRouter } from './api-reference.js';
@@ -55,9 +56,25 @@ export interface DashboardAppDeps {
 }
 
 /**
+ * On a dev alias (hosts.ts, withDevAliases), the authorization flow stays at the configured
+ * URL, where its cookies and the clients' registered addresses are: the authorization
+ * endpoint and the flow's pages send the browser there, same path and query (307 keeps the
+ * method).
+ */
+function flowAtConfiguredOrigin(configured: string, environment: HostTarget['environment']): Middleware {
+  const prefixes = [authorizationPath(environment), INTERACTION_PREFIX];
+  return async (ctx, next) => {
+    if (!prefixes.some((prefix) => ctx.path === prefix || ctx.path.startsWith(`${prefix}/`))) return next();
+    ctx.status = 307;
+    ctx.redirect(`${configured}${ctx.path}${ctx.search}`);
+  };
+}
+
+/**
  * The dashboard host of one environment: the authorization endpoint, the hosted sign-in,
  * nonprofit choice and consent, the signed-in dashboard (account, connected applications,
- * organization pages), and the API reference.
+ * organization pages), and the API reference. A dev alias of it serves the same dashboard at
+ * its own origin, the authorization flow excepted.
  */
 export function buildDashboardApp(target: HostTarget, deps: DashboardAppDeps): Middleware {
   const router = new Router();
@@ -68,7 +85,7 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardAppDeps): M
       ctx.redirect('/account');
       return;
     }
-    ctx.body = { service: 'almoner', surface: 'dashboard', environment: target.environment, dashboard_url: target.origin };
+    ctx.body = { service: 'almoner', surface: 'dashboard', environment: target.environment, dashboard_url: target.aliasOf ?? target.origin };
   });
   router.get('/static/almoner.css', (ctx) => {
     ctx.type = 'text/css';
@@ -103,10 +120,12 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardAppDeps): M
     dashboardOrigins: { production: deps.config.dashboard_url, sandbox: deps.config.sandbox_dashboard_url },
     profile: deps.config.profile,
     background: deps.background,
-    passkeyRpId: deps.config.passkey_rp_id,
+    // A dev alias is at a loopback name: passkeys there have it as their RP ID.
+    passkeyRpId: target.aliasOf ? undefined : deps.config.passkey_rp_id,
+    passkeysAt: target.alias,
   };
   return compose([
-    dashboardOidcRoutes(deps.oidc, target),
+    target.aliasOf ? flowAtConfiguredOrigin(target.aliasOf, target.environment) : dashboardOidcRoutes(deps.oidc, target),
     htmlErrorPages(dashboardErrorLayout(pageDeps, errorPageLayout(target.environment))),
     refuseCrossSitePosts(target.origin),
     framedNotFound(pageDeps),
