@@ -10,7 +10,7 @@ import { AddressSet, callerInside, clientAddress } from './http/client-address.j
 import { errorHandler } from './http/error-handler.js';
 import { healthEndpoints, isLoopback, type ReadinessWarning } from './http/health.js';
 import { hostDispatch } from './http/host-dispatch.js';
-import { HostTable, hostTargets, isLoopbackAuthority } from './http/hosts.js';
+import { HostTable, hostTargets, isLoopbackAuthority, withDevAliases } from './http/hosts.js';
 import { httpsRequired } from './http/https-required.js';
 import { requestId } from './http/request-id.js';
 import { securityHeaders } from './http/security-headers.js';
@@ -23,6 +23,7 @@ import { httpMetrics } from './metrics/http-metrics.js';
 import { Metrics } from './metrics/metrics.js';
 import type { SecretBox } from './keys/secret-box.js';
 import type { ServerKeys } from './keys/server-keys.js';
+import { errorPageLayout } from './views/page.js';
 import './http/state.js';
 
 export interface AppDeps {
@@ -53,7 +54,7 @@ export function buildApp({ config, db, logger, oidc, serverKeys, mail, box, metr
   app.proxy = false; // forwarded headers are judged by clientAddress, against trusted_proxies only
   app.silent = true; // errors are logged by errorHandler, with the request id
 
-  const hosts = new HostTable(hostTargets(config));
+  const hosts = new HostTable(withDevAliases(config, hostTargets(config)));
   // A warning's detail names paths and hosts: for the callers that may read /metrics.
   const operators = new AddressSet(config.metrics_allow);
   const health = healthEndpoints(db, { warnings: readinessWarnings, showDetail: (ctx) => callerInside(operators, ctx.state) });
@@ -77,13 +78,15 @@ export function buildApp({ config, db, logger, oidc, serverKeys, mail, box, metr
   if (!config.metrics_listen) app.use(metricsEndpoint(metrics, new AddressSet(config.metrics_allow), (ctx) => hosts.lookup(ctx.get('host'))?.surface === 'api'));
   // One sender for every e-mail of this process: the gateway's (DAF codes) and the dashboards'.
   const sender = mail ?? new TableMailSender(db, logger);
+  // One app per origin served: the four configured, and a dev alias's dashboard beside its own.
   const apps: Record<string, Middleware> = {};
   for (const target of hosts.targets) {
-    apps[target.key] =
+    apps[target.origin] =
       target.surface === 'api'
         ? buildApiApp(target, oidc, buildGateway({ db, origin: target.origin, ipRestrictedAreas: config.ip_restricted_areas, services: { mail: sender, profile: config.profile, box, keys: serverKeys } }))
         : buildDashboardApp(target, { db, oidc, serverKeys, config, mail: sender, box, background });
   }
-  app.use(hostDispatch(hosts, apps as Record<(typeof hosts.targets)[number]['key'], Middleware>));
+  // A browser at an address we do not serve gets a page naming ours (no environment's).
+  app.use(hostDispatch(hosts, apps, errorPageLayout('production')));
   return app;
 }

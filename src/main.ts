@@ -5,6 +5,7 @@ import { DatabaseUnreachableError } from './db/resolve.js';
 import { DEMO_PASSWORD, DEMO_USERS } from './demo/accounts-step.js';
 import { EmbeddedPostgresError } from './embedded-postgres/server.js';
 import { demoClientFile, readDemoClient } from './demo/demo-client-step.js';
+import { hostTargets, withDevAliases } from './http/hosts.js';
 import { createLogger } from './logging/logger.js';
 import { tuneHeap } from './server/heap-tuning.js';
 import { nodeSupportNotice } from './server/node-support.js';
@@ -22,6 +23,12 @@ interface Started {
   close(): Promise<void>;
 }
 
+/** The dev aliases of the dashboards at loopback addresses, where passkeys work (docs/oauth.md). */
+function passkeyAliases(config: AppConfig): string[] {
+  const aliases = withDevAliases(config, hostTargets(config)).flatMap((t) => (t.aliasOf ? [t.origin] : []));
+  return aliases.length === 0 ? [] : [`  Passkeys (dev)          the dashboards also answer at ${aliases.join(' and ')}`];
+}
+
 function banner(config: AppConfig, server: Started): string {
   const lines = [
     '',
@@ -31,6 +38,7 @@ function banner(config: AppConfig, server: Started): string {
     `  API (sandbox)           ${config.sandbox_base_url}`,
     `  Dashboard (production)  ${config.dashboard_url}`,
     `  Dashboard (sandbox)     ${config.sandbox_dashboard_url}`,
+    ...passkeyAliases(config),
     '',
     `  Database                ${server.database.description}`,
   ];

@@ -12,7 +12,7 @@ import { setOrganizationRequireMfa } from './repository.js';
  */
 export async function setRequireMfa(db: Db, q: { organizationId: string; requireMfa: boolean; actor: MembershipActor; actorHasSecondFactor: boolean } & RequestTrace): Promise<void> {
   if (q.actor.role !== 'owner') throw forbidden('only an Owner changes whether a second factor is required');
-  if (q.requireMfa && !q.actorHasSecondFactor) throw precondition('sign in with a second factor yourself before requiring one of everyone: set one up on your account page');
+  if (q.requireMfa && !q.actorHasSecondFactor) throw precondition('sign in with a second factor yourself before requiring one of everyone: set one up under Security (/account/security)');
   await inTransaction(db, async (trx) => {
     const updated = await setOrganizationRequireMfa(trx, q.organizationId, q.requireMfa);
     if (!updated) throw notFound('no such organization');

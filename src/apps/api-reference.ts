@@ -42,7 +42,7 @@ function page(version: ApiVersion, environment: Environment, apiOrigin: string):
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <meta name="referrer" content="no-referrer">
-  <link rel="icon" href="data:,">
+  <link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
   <title>Almoner API reference ${version}${environment === 'sandbox' ? ' · Sandbox' : ''}</title>
 </head>
 <body style="margin:0">

@@ -16,6 +16,7 @@ import { LoginThrottle } from '../identity/login-throttle.js';
 import { buildInteractionRouter } from '../oidc/interactions/routes.js';
 import { buildDashboardRouter } from '../dashboard/routes.js';
 import type { DashboardDeps } from '../dashboard/deps.js';
+import { dashboardErrorLayout, framedNotFound } from '../dashboard/error-page.js';
 import type { SecretBox } from '../keys/secret-box.js';
 import { AttemptCounter } from '../limits/attempt-counter.js';
 import type { MailSender } from '../mail/sender.js';
@@ -23,12 +24,15 @@ import type { BackgroundWork } from '../http/background-work.js';
 import { SignIn } from '../identity/sign-in.js';
 import type { ServerKeys } from '../keys/server-keys.js';
 import { dashboardOidcRoutes } from '../oidc/mount.js';
+import { authorizationPath, INTERACTION_PREFIX } from '../oidc/routes.js';
 import type { ProviderLifecycle } from '../oidc/provider-lifecycle.js';
 import { composeRouter } from './api-app.js';
 import { buildApiReferenceRouter } from './api-reference.js';
 import { errorPageLayout } from '../views/page.js';
 
 const STYLESHEET = fs.readFileSync(path.join(VIEWS_DIR, 'static', 'almoner.css'));
+/** Every page's icon (views/layout.njk, the API reference), so browsers ask for no /favicon.ico. */
+const FAVICON = fs.readFileSync(path.join(VIEWS_DIR, 'static', 'favicon.svg'));
 /** The pages' scripts: the passkey pages' (docs/security.md, "Passkeys"), the installed @simplewebauthn/browser build (no CDN) and ours; the sign-out pages' one. */
 const WEBAUTHN_BUNDLE = path.resolve(path.dirname(createRequire(import.meta.url).resolve('@simplewebauthn/browser')), '..', 'dist', 'bundle', 'index.umd.min.js');
 const SCRIPTS: Record<string, Buffer> = {
@@ -54,9 +58,25 @@ export interface DashboardAppDeps {
 }
 
 /**
+ * On a dev alias (hosts.ts, withDevAliases), the authorization flow stays at the configured
+ * URL, where its cookies and the clients' registered addresses are: the authorization
+ * endpoint and the flow's pages send the browser there, same path and query (307 keeps the
+ * method).
+ */
+function flowAtConfiguredOrigin(configured: string, environment: HostTarget['environment']): Middleware {
+  const prefixes = [authorizationPath(environment), INTERACTION_PREFIX];
+  return async (ctx, next) => {
+    if (!prefixes.some((prefix) => ctx.path === prefix || ctx.path.startsWith(`${prefix}/`))) return next();
+    ctx.status = 307;
+    ctx.redirect(`${configured}${ctx.path}${ctx.search}`);
+  };
+}
+
+/**
  * The dashboard host of one environment: the authorization endpoint, the hosted sign-in,
  * nonprofit choice and consent, the signed-in dashboard (account, connected applications,
- * organization pages), and the API reference.
+ * organization pages), and the API reference. A dev alias of it serves the same dashboard at
+ * its own origin, the authorization flow excepted.
  */
 export function buildDashboardApp(target: HostTarget, deps: DashboardAppDeps): Middleware {
   const router = new Router();
@@ -67,12 +87,17 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardAppDeps): M
       ctx.redirect('/account');
       return;
     }
-    ctx.body = { service: 'almoner', surface: 'dashboard', environment: target.environment, dashboard_url: target.origin };
+    ctx.body = { service: 'almoner', surface: 'dashboard', environment: target.environment, dashboard_url: target.aliasOf ?? target.origin };
   });
   router.get('/static/almoner.css', (ctx) => {
     ctx.type = 'text/css';
     ctx.set('Cache-Control', 'public, max-age=3600');
     ctx.body = STYLESHEET;
+  });
+  router.get('/static/favicon.svg', (ctx) => {
+    ctx.type = 'image/svg+xml';
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.body = FAVICON;
   });
   for (const [file, body] of Object.entries(SCRIPTS)) {
     router.get(file, (ctx) => {
@@ -97,13 +122,16 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardAppDeps): M
     dashboardOrigins: { production: deps.config.dashboard_url, sandbox: deps.config.sandbox_dashboard_url },
     profile: deps.config.profile,
     background: deps.background,
-    passkeyRpId: deps.config.passkey_rp_id,
+    // A dev alias is at a loopback name: passkeys there have it as their RP ID.
+    passkeyRpId: target.aliasOf ? undefined : deps.config.passkey_rp_id,
+    passkeysAt: target.alias,
   };
   return compose([
-    htmlErrorPages(errorPageLayout(target.environment)),
+    htmlErrorPages(dashboardErrorLayout(pageDeps, errorPageLayout(target.environment))),
     // Before the provider too: its end-session confirmation is a form post of this host.
     refuseCrossSitePosts(target.origin),
-    dashboardOidcRoutes(deps.oidc, target),
+    target.aliasOf ? flowAtConfiguredOrigin(target.aliasOf, target.environment) : dashboardOidcRoutes(deps.oidc, target),
+    framedNotFound(pageDeps),
     composeRouter(buildInteractionRouter(pageDeps)),
     composeRouter(buildDashboardRouter(pageDeps)),
     composeRouter(buildApiReferenceRouter(target.environment, target.environment === 'sandbox' ? deps.config.sandbox_base_url : deps.config.base_url)),

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { findUserByEmail } from '../accounts/repository.js';
 import { normaliseEmail } from '../accounts/service.js';
 import { listAuditEventNames, listAuditEvents, type AuditRow } from '../audit/repository.js';
+import { applicationNames, membersAmong } from './audit-names-repository.js';
 import { shownDate } from './dates.js';
 import type { DashboardDeps } from './deps.js';
 import type { OrgRequest } from './guards.js';
@@ -21,9 +22,51 @@ function day(value: unknown): Date | undefined | null {
 
 const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
 
-/** The details of an event as short "name: value" pairs (ids, roles, reasons; never secrets). */
-function detailsOf(row: AuditRow): { name: string; value: string }[] {
-  return Object.entries(row.details ?? {}).map(([name, value]) => ({ name, value: Array.isArray(value) ? value.join(' ') : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value) }));
+const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type Person = { email: string; display_name: string | null };
+
+const shown = (value: unknown) => (Array.isArray(value) ? value.join(' ') : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value));
+
+/** The user an event's details name (`user_id`), when it is a well-formed id. */
+function userIdOf(row: AuditRow): string | undefined {
+  const id = (row.details as Record<string, unknown> | null)?.user_id;
+  return typeof id === 'string' && USER_ID.test(id) ? id : undefined;
+}
+
+/**
+ * The person an event names, as much as the organization may see: a member now, by address and
+ * name; someone no longer in it, only by the address the event itself recorded.
+ */
+function personOf(member: Person | undefined, recorded: unknown): string {
+  if (member) return member.display_name ? `${member.email} · ${member.display_name}` : member.email;
+  return typeof recorded === 'string' ? `${recorded} (not a member now)` : 'a former member';
+}
+
+/**
+ * The details of an event as short "name: value" pairs (ids, roles, reasons; never secrets),
+ * the user it names as a person (the address it recorded then folded in); other ids, such as
+ * `grant_id`, as they are.
+ */
+function detailsOf(row: AuditRow, members: ReadonlyMap<string, Person>): { name: string; value: string }[] {
+  const details = (row.details ?? {}) as Record<string, unknown>;
+  const userId = userIdOf(row);
+  if (!userId) return Object.entries(details).map(([name, value]) => ({ name, value: shown(value) }));
+  const member = members.get(userId);
+  return Object.entries(details).flatMap(([name, value]) => {
+    if (name === 'user_id') return [{ name: 'user', value: personOf(member, details.email) }];
+    if (name === 'email' && (!member || member.email === value)) return [];
+    return [{ name, value: shown(value) }];
+  });
+}
+
+/** What the page shows for ids: application names of the registry, people who are members now. */
+async function namesFor(deps: DashboardDeps, organizationId: string, rows: readonly AuditRow[]) {
+  const clients = rows.flatMap((r) => (r.client_id && r.environment ? [{ environment: r.environment, clientId: r.client_id }] : []));
+  const applications = new Map((await applicationNames(deps.db, clients)).map((c) => [`${c.environment} ${c.client_id}`, c.name]));
+  const userIds = [...new Set(rows.flatMap((r) => userIdOf(r) ?? []))];
+  const members = new Map((await membersAmong(deps.db, organizationId, userIds)).map((m) => [m.id, m]));
+  return { application: (r: AuditRow) => (r.client_id && r.environment ? applications.get(`${r.environment} ${r.client_id}`) : undefined), members };
 }
 
 /**
@@ -60,10 +103,11 @@ export async function showAudit(deps: DashboardDeps, ctx: Context, { viewer, org
     const qs = params.toString();
     return `${orgPath(organization.ein, 'audit')}${qs ? `?${qs}` : ''}`;
   };
+  const names = await namesFor(deps, organization.id, page.rows);
   sendDashboardPage(deps, ctx, viewer, 'dashboard/audit.njk', { organization, tab: 'audit' }, {
     filters,
     events,
-    rows: page.rows.map((r) => ({ when: shownDate(r.occurred_at), event: r.event, actor: r.actor_email, environment: r.environment, client: r.client_id, ip: r.ip, details: detailsOf(r) })),
+    rows: page.rows.map((r) => ({ when: shownDate(r.occurred_at), event: r.event, actor: r.actor_email, environment: r.environment, application: names.application(r), client: r.client_id, ip: r.ip, details: detailsOf(r, names.members) })),
     filtered: Object.values(filters).some((v) => v !== ''),
     action: orgPath(organization.ein, 'audit'),
     newer: before ? query({}) : undefined,

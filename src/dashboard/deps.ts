@@ -14,4 +14,9 @@ export interface DashboardDeps extends InteractionDeps {
   dashboardOrigins: Readonly<Record<Environment, string>>;
   /** The running profile: where webhooks may be sent (loopback http in dev only). */
   profile: Profile;
+  /**
+   * This dashboard's dev alias (http://localhost:<port>), when it has one: it is at an IP
+   * address, where WebAuthn makes no passkeys, so the Security page links there.
+   */
+  passkeysAt?: string;
 }

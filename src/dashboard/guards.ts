@@ -5,6 +5,7 @@ import { csrfToken, verifyCsrf } from '../http/csrf.js';
 import { readForm } from '../http/form-body.js';
 import type { Membership } from '../identity/memberships.js';
 import type { InteractionDeps } from '../oidc/interactions/interaction.js';
+import { rememberOrganization } from './error-frame.js';
 import { CONFIRM_PATH, orgPath, SIGN_IN_PATH } from './paths.js';
 import { currentViewer, type Viewer } from './viewer.js';
 
@@ -67,27 +68,36 @@ export function orgRoute(deps: InteractionDeps, options: { page: string; roles?:
     const ein = String(ctx.params.ein ?? '');
     const viewer = await requireViewer(deps, ctx, post ? orgPath(ein, options.page) : ctx.path);
     if (!viewer) return;
-    const organization = organizationFor(viewer, ein, options.roles ?? MANAGERS);
+    const organization = memberOf(viewer, ein);
+    // Its header frames whatever this request answers, a refusal included (error-page.ts).
+    rememberOrganization(ctx, organization);
+    mayActFor(viewer, organization, options.roles ?? MANAGERS);
     if (post) verifySessionCsrf(deps, ctx, viewer, form);
     await handler(ctx, { viewer, organization, form });
   };
 }
 
 /**
- * The organization named by the URL (its EIN, dashed or not) that the viewer may act for. Not
- * a member of it (or no such organization): 404, as if it did not exist. A role without the
- * right: 403, whatever the page or form. An organization that requires a second factor of its
- * staff, and a session signed in without one: 403.
+ * The organization named by the URL (its EIN, dashed or not), as the viewer's membership of it.
+ * Not a member of it (or no such organization): 404, as if it did not exist.
  */
-export function organizationFor(viewer: Viewer, einParam: string | undefined, roles: readonly Role[] = MANAGERS): Membership {
+function memberOf(viewer: Viewer, einParam: string | undefined): Membership {
   const digits = (einParam ?? '').replace('-', '');
   const membership = viewer.memberships.find((m) => m.ein.replace('-', '') === digits);
   if (!membership) throw notFound('There is no such organization among yours.');
+  return membership;
+}
+
+/**
+ * Whether the viewer may act for the organization. A role without the right: 403, whatever the
+ * page or form. An organization that requires a second factor of its staff, and a session
+ * signed in without one: 403.
+ */
+function mayActFor(viewer: Viewer, membership: Membership, roles: readonly Role[]): void {
   if (!roles.includes(membership.role)) {
     throw forbidden(`Your role in ${membership.name} does not allow this. Ask an Owner or Admin of ${membership.name}.`, { title: 'Only Owners and Admins manage the organization' });
   }
   if (membership.requireMfa && !viewer.secondFactor) throw secondFactorRequired(membership.name);
-  return membership;
 }
 
 /** The 403 of an organization whose staff must use a second factor, to a session signed in without one. */

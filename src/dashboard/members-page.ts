@@ -1,11 +1,11 @@
 import type { Context } from 'koa';
 import { INVITATION_LIFETIME_HOURS, INVITATIONS_PER_ORGANIZATION, inviteMember, listOpenInvitations, revokeInvitation } from '../accounts/invitations.js';
 import { changeMemberRole, removeMembership } from '../accounts/memberships.js';
-import { findMembership, listMembershipsOfOrganization } from '../accounts/repository.js';
+import { countOwners, findMembership, listMembershipsOfOrganization } from '../accounts/repository.js';
 import { mayAssignRole } from '../accounts/role-authority.js';
 import { ROLES } from '../accounts/service.js';
 import type { Role } from '../db/schema.js';
-import { DomainError, forbidden, notFound, rateLimited } from '../errors/domain-error.js';
+import { conflict, DomainError, forbidden, notFound, rateLimited } from '../errors/domain-error.js';
 import { MailDeliveryError } from '../mail/sender.js';
 import { ROLE_NAMES, type Membership } from '../identity/memberships.js';
 import { countLiveUserAuthorizations } from '../authorizations/repository.js';
@@ -36,6 +36,8 @@ export async function showMembers(deps: DashboardDeps, ctx: Context, { viewer, o
 async function renderMembers(deps: DashboardDeps, ctx: Context, viewer: Viewer, organization: Membership, state: MembersPageState): Promise<void> {
   const rows = await listMembershipsOfOrganization(deps.db, organization.id);
   const actor = organization.role;
+  // The only Owner can be neither demoted nor removed (docs/accounts.md, "Roles"): neither is offered, and an Owner is told why.
+  const onlyOwner = (role: Role) => role === 'owner' && rows.filter((r) => r.role === 'owner').length === 1;
   const members = rows.map((r) => ({
     id: r.user_id,
     email: r.email,
@@ -44,7 +46,8 @@ async function renderMembers(deps: DashboardDeps, ctx: Context, viewer: Viewer, 
     roleName: ROLE_NAMES[r.role],
     since: shownDay(r.created_at),
     you: r.user_id === viewer.user.id,
-    manageable: mayAssignRole(actor, r.role),
+    manageable: mayAssignRole(actor, r.role) && !onlyOwner(r.role),
+    onlyOwner: mayAssignRole(actor, r.role) && onlyOwner(r.role),
     removeHref: orgPath(organization.ein, `members/${r.user_id}/remove`),
   }));
   const open = await listOpenInvitations(deps.db, organization.id);
@@ -118,6 +121,10 @@ export async function showRemoval(deps: DashboardDeps, ctx: Context, { viewer, o
   const member = await findMembership(deps.db, organization.id, userId);
   if (!member) throw notFound('There is no such member of this organization.');
   if (!mayAssignRole(organization.role, member.role)) throw forbidden(`Your role in ${organization.name} (${ROLE_NAMES[organization.role]}) does not allow removing an Owner.`, { title: 'You cannot make this change' });
+  // Not offered on the members page; an address typed by hand is told why rather than shown a button the service refuses.
+  if (member.role === 'owner' && (await countOwners(deps.db, organization.id)) <= 1) {
+    throw conflict(`${member.email} is the only Owner of ${organization.name}: make someone else Owner first, then ${userId === viewer.user.id ? 'you can leave' : 'they can be removed'}.`, { title: 'The only Owner cannot be removed' });
+  }
   sendDashboardPage(deps, ctx, viewer, 'dashboard/member-remove.njk', { organization, tab: 'members' }, {
     member: { id: userId, email: member.email, roleName: ROLE_NAMES[member.role], you: userId === viewer.user.id },
     authorizations: await countLiveUserAuthorizations(deps.db, { userId, organizationId: organization.id }),

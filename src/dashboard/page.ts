@@ -6,8 +6,13 @@ import { sessionCsrf } from './guards.js';
 import { ACCOUNT_PATH, CONNECTIONS_PATH, orgPath, SECURITY_PATH, SIGN_OUT_PATH } from './paths.js';
 import type { Viewer } from './viewer.js';
 
-/** Where a page sits in the dashboard's navigation. */
-export type Section = 'account' | 'security' | 'connections' | { organization: Membership; tab: OrgTab };
+/**
+ * Where a page sits in the dashboard's navigation: 'none' for a page of no tab (an error page).
+ * An organization's page without `tab` has no current tab; `tabs: false` leaves them out (a
+ * viewer who may not open them); `heading: false` shows the organization's name as the context
+ * of the page's own heading (an error page's title is its heading).
+ */
+export type Section = 'account' | 'security' | 'connections' | 'none' | { organization: Membership; tab?: OrgTab; tabs?: boolean; heading?: boolean };
 
 /**
  * The tabs of an organization's pages, in order. `kinds`: shown only for these kinds of
@@ -36,14 +41,15 @@ function navigation(viewer: Viewer, section: Section) {
 
 function organizationHeader(section: Section) {
   if (typeof section !== 'object') return undefined;
-  const { organization: m, tab } = section;
+  const { organization: m, tab, tabs = true, heading = true } = section;
   return {
     id: m.id,
     name: m.name,
     ein: m.ein,
     kind: KIND_LABELS[m.kind],
     roleName: ROLE_NAMES[m.role],
-    tabs: ORG_TABS.filter((t) => !('kinds' in t) || (t.kinds as readonly string[]).includes(m.kind)).map((t) => ({ label: t.label, href: orgPath(m.ein, t.page), current: t.page === tab })),
+    heading,
+    tabs: !tabs ? [] : ORG_TABS.filter((t) => !('kinds' in t) || (t.kinds as readonly string[]).includes(m.kind)).map((t) => ({ label: t.label, href: orgPath(m.ein, t.page), current: t.page === tab })),
   };
 }
 

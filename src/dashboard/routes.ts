@@ -6,7 +6,7 @@ import { showResetPasswordPage, submitResetPassword } from './reset-password-pag
 import { PASSKEY_OPTIONS_PATH, PASSKEY_REMOVE_PATH, PASSKEYS_PATH, showSecurity, showTotpSetup, submitRecoveryCodes, submitTotpRemoval, submitTotpSetup, TOTP_PATH } from './security-page.js';
 import { passkeyRegistrationOptions, submitPasskeyRegistration, submitPasskeyRemoval } from './passkeys-page.js';
 import { showAudit } from './audit-page.js';
-import { showApiKeys, submitApiKey, submitApiKeyRevocation } from './api-keys-page.js';
+import { showApiKeyRevocation, showApiKeys, submitApiKey, submitApiKeyRevocation } from './api-keys-page.js';
 import { revokeConnection, showConnections } from './connections-page.js';
 import type { DashboardDeps } from './deps.js';
 import { revokeOrganizationConnection, showOrganizationConnections } from './org-connections-page.js';
@@ -79,6 +79,7 @@ export function buildDashboardRouter(deps: DashboardDeps): Router {
   router.post('/orgs/:ein/members/invitations/revoke', orgRoute(deps, { page: 'members' }, (ctx, request) => submitInvitationRevocation(deps, ctx, request)));
   router.get('/orgs/:ein/api-keys', orgRoute(deps, { page: 'api-keys' }, (ctx, request) => showApiKeys(deps, ctx, request)));
   router.post('/orgs/:ein/api-keys', orgRoute(deps, { page: 'api-keys' }, (ctx, request) => submitApiKey(deps, ctx, request)));
+  router.get('/orgs/:ein/api-keys/:key/revoke', orgRoute(deps, { page: 'api-keys' }, (ctx, request) => showApiKeyRevocation(deps, ctx, request)));
   router.post('/orgs/:ein/api-keys/revoke', orgRoute(deps, { page: 'api-keys' }, (ctx, request) => submitApiKeyRevocation(deps, ctx, request)));
   router.get('/orgs/:ein/connections', orgRoute(deps, { page: 'connections' }, (ctx, request) => showOrganizationConnections(deps, ctx, request)));
   router.post('/orgs/:ein/connections/revoke', orgRoute(deps, { page: 'connections' }, (ctx, request) => revokeOrganizationConnection(deps, ctx, request)));

@@ -6,7 +6,7 @@ import type { Membership } from '../identity/memberships.js';
 import type { DashboardDeps } from './deps.js';
 import type { OrgRequest } from './guards.js';
 import { sendDashboardPage } from './page.js';
-import { ACCOUNT_PATH, orgPath } from './paths.js';
+import { orgPath, SECURITY_PATH } from './paths.js';
 import type { Viewer } from './viewer.js';
 
 async function render(deps: DashboardDeps, ctx: Context, viewer: Viewer, organization: Membership, error?: { text: string; status: number }): Promise<void> {
@@ -17,7 +17,7 @@ async function render(deps: DashboardDeps, ctx: Context, viewer: Viewer, organiz
     withoutSecondFactor: await countMembersWithoutSecondFactor(deps.db, organization.id),
     canChange: organization.role === 'owner',
     youHaveSecondFactor: viewer.secondFactor,
-    accountHref: ACCOUNT_PATH,
+    securityHref: SECURITY_PATH,
     action: orgPath(organization.ein, 'settings'),
     notice: ctx.query.saved === '1' ? (row.require_mfa ? 'Every member now needs a second factor.' : 'A second factor is no longer required of every member.') : undefined,
     error: error?.text,

@@ -6,6 +6,7 @@ import { manages, membershipsOfUser, type Membership } from '../identity/members
 import { liveSessionUser, provedFactorRecently } from '../identity/sessions.js';
 import { signedInSession } from '../oidc/interactions/provider-session.js';
 import type { InteractionDeps } from '../oidc/interactions/interaction.js';
+import { rememberViewer } from './error-frame.js';
 
 type SignedInSession = NonNullable<Awaited<ReturnType<typeof signedInSession>>>;
 
@@ -47,7 +48,7 @@ export async function currentViewer(deps: InteractionDeps, ctx: Context): Promis
   const memberships = await membershipsOfUser(deps.db, user.id);
   const secondFactor = hasSecondFactor((session as { amr?: string[] }).amr);
   const managed = memberships.filter(manages);
-  return {
+  const viewer: Viewer = {
     session,
     sessionId: user.sessionId,
     user: { id: user.id, email: user.email, display_name: user.display_name },
@@ -57,4 +58,7 @@ export async function currentViewer(deps: InteractionDeps, ctx: Context): Promis
     secondFactor,
     recentFactorProof: provedFactorRecently(user.factor_proved_at),
   };
+  // An error later in this request is shown inside the dashboard (error-page.ts).
+  rememberViewer(ctx, viewer);
+  return viewer;
 }

@@ -167,9 +167,20 @@ export interface ApiKeysTable {
   organization_id: string;
   key_hash: string;
   key_prefix: string;
+  /** Given when the key is made; keys made before names existed have none. */
+  name: string | null;
   created_at: CreatedAt;
   last_used_at: Date | null;
   revoked_at: Date | null;
+}
+
+/** A secret shown once after a form, sealed, under the SHA-256 of its single-use id (keys/one-time-secrets.ts). */
+export interface OneTimeSecretsTable {
+  id: string;
+  purpose: string;
+  binding: string;
+  sealed: string;
+  expires_at: Date;
 }
 
 export interface ConnectsTable {
@@ -248,6 +259,7 @@ export interface Database extends DafDatabase, EventsDatabase, FdxDatabase, Iden
   server_keys: ServerKeysTable;
   login_throttle: LoginThrottleTable;
   api_keys: ApiKeysTable;
+  one_time_secrets: OneTimeSecretsTable;
   connects: ConnectsTable;
   donations: DonationsTable;
   grants: GrantsTable;
@@ -273,7 +285,8 @@ export const TABLE_COLUMNS = {
   signing_keys: columns<SigningKeysTable>()(['environment', 'kid', 'alg', 'state', 'private_jwk', 'created_at', 'activated_at', 'retire_after']),
   server_keys: columns<ServerKeysTable>()(['name', 'kid', 'value', 'created_at', 'activates_at']),
   login_throttle: columns<LoginThrottleTable>()(['key', 'points', 'expire']),
-  api_keys: columns<ApiKeysTable>()(['id', 'environment', 'organization_id', 'key_hash', 'key_prefix', 'created_at', 'last_used_at', 'revoked_at']),
+  api_keys: columns<ApiKeysTable>()(['id', 'environment', 'organization_id', 'key_hash', 'key_prefix', 'name', 'created_at', 'last_used_at', 'revoked_at']),
+  one_time_secrets: columns<OneTimeSecretsTable>()(['id', 'purpose', 'binding', 'sealed', 'expires_at']),
   connects: columns<ConnectsTable>()(['id', 'environment', 'organization_id', 'name', 'created_at']),
   donations: columns<DonationsTable>()(['id', 'environment', 'organization_id', 'external_id', 'payment_source_id', 'deposit_id', 'dafpay_tracking_id', 'amount_gross', 'amount_net', 'amount_fee', 'currency', 'purpose', 'note', 'primary_donor', 'payment_status', 'created_at', 'updated_at', 'canceled_at']),
   grants: columns<GrantsTable>()(['id', 'environment', 'organization_id', 'connect_id', 'workflow_session_id', 'tracking_id', 'fund_id', 'external_grant_id', 'amount', 'status', 'first_name', 'last_name', 'email', 'phone', 'note', 'payment_channel', 'created_at', 'updated_at']),

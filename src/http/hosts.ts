@@ -9,8 +9,12 @@ export interface HostTarget {
   key: HostKey;
   environment: Environment;
   surface: Surface;
-  /** The configured public origin, e.g. https://api.example.org */
+  /** The public origin this target answers at: the configured one, e.g. https://api.example.org, or a dev alias's. */
   origin: string;
+  /** A dev alias (devAliases): the configured origin it stands beside, where the authorization flow stays. */
+  aliasOf?: string;
+  /** A configured dashboard with a dev alias: the alias's origin (where passkeys work). */
+  alias?: string;
 }
 
 export function hostTargets(config: Pick<AppConfig, 'base_url' | 'sandbox_base_url' | 'dashboard_url' | 'sandbox_dashboard_url'>): HostTarget[] {
@@ -19,6 +23,36 @@ export function hostTargets(config: Pick<AppConfig, 'base_url' | 'sandbox_base_u
     { key: 'sandbox_api', environment: 'sandbox', surface: 'api', origin: config.sandbox_base_url },
     { key: 'dashboard', environment: 'production', surface: 'dashboard', origin: config.dashboard_url },
     { key: 'sandbox_dashboard', environment: 'sandbox', surface: 'dashboard', origin: config.sandbox_dashboard_url },
+  ];
+}
+
+/** True for an IP address of this machine's loopback interface (127.0.0.0/8, ::1). */
+function isLoopbackIp(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  return (net.isIPv4(bare) && bare.startsWith('127.')) || bare === '::1';
+}
+
+/**
+ * The dev profile's second name for a dashboard at a loopback IP address (docs/oauth.md,
+ * "Passkeys at the dev default"): http://localhost:<port> beside http://127.0.0.1:<port>, the
+ * same dashboard (environment, data) at its own origin (CSRF checks, cookies, WebAuthn), since
+ * WebAuthn needs a domain name. The authorization flow stays at the configured URL. None in
+ * production, for a dashboard at a name, or where two dashboards would share one alias.
+ */
+export function withDevAliases(config: Pick<AppConfig, 'profile'>, targets: readonly HostTarget[]): HostTarget[] {
+  if (config.profile !== 'dev') return [...targets];
+  const aliasOf = (target: HostTarget) => {
+    const url = new URL(target.origin);
+    if (target.surface !== 'dashboard' || url.protocol !== 'http:' || !isLoopbackIp(url.hostname)) return undefined;
+    url.hostname = 'localhost';
+    return url.origin;
+  };
+  const aliases = targets.map(aliasOf);
+  const taken = new Set(targets.map((t) => normaliseAuthority(new URL(t.origin).host)));
+  const usable = (alias: string | undefined): alias is string => alias !== undefined && !taken.has(normaliseAuthority(new URL(alias).host)) && aliases.filter((a) => a === alias).length === 1;
+  return [
+    ...targets.map((target, i) => (usable(aliases[i]) ? { ...target, alias: aliases[i] } : target)),
+    ...targets.flatMap((target, i) => (usable(aliases[i]) ? [{ ...target, origin: aliases[i]!, aliasOf: target.origin }] : [])),
   ];
 }
 
@@ -40,8 +74,12 @@ export class HostTable {
     return this.byAuthority.get(normaliseAuthority(hostHeader));
   }
 
-  get(key: HostKey): HostTarget {
-    return this.targets.find((t) => t.key === key)!;
+  /** The targets a listener on `port` answers for (by their URLs' ports; none when listeners are set apart, ALMONER_LISTEN). */
+  onPort(port: number | undefined): HostTarget[] {
+    return this.targets.filter((t) => {
+      const url = new URL(t.origin);
+      return Number(url.port || (url.protocol === 'https:' ? 443 : 80)) === port;
+    });
   }
 }
 

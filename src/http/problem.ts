@@ -180,6 +180,8 @@ export interface ErrorPage {
   text: string;
   /** The OAuth error's description, which the provider's error page shows. */
   description?: string;
+  /** Where to go instead (the 421 page: this server's own URLs). */
+  links?: readonly { href: string; label: string }[];
   headers?: Readonly<Record<string, string>>;
 }
 

@@ -69,6 +69,6 @@ export function sendPage(ctx: PageTarget, environment: Environment, view: string
 export function errorPageLayout(environment: Environment): PageRenderer<PageTarget & { res: { getHeader(name: string): unknown } }> {
   return (ctx, page: ErrorPage) => {
     const requestId = String(ctx.res.getHeader('x-request-id') ?? '');
-    sendPage(ctx, environment, 'error.njk', { title: page.title, text: page.text, description: page.description, requestId }, { status: page.status });
+    sendPage(ctx, environment, 'error.njk', { title: page.title, text: page.text, description: page.description, links: page.links, requestId }, { status: page.status });
   };
 }

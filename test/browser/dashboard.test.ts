@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { recordAudit } from '../../src/audit/audit-log.js';
 import { createApiKey } from '../../src/gateway/api-keys/service.js';
 import { expectCookiesLocked, useChromium, signIn } from '../helpers/chromium.js';
 import { createStaff, type Staff } from '../helpers/oauth-server.js';
@@ -105,17 +106,43 @@ describe('the dashboard in Chromium, role by role', () => {
     await t.db.updateTable('organizations').set({ name: 'Riverside Food Pantry' }).where('id', '=', staff.orgId).execute();
     const page = await signedIn(staff.users.admin, `/orgs/${dashed(staff.ein)}/api-keys`);
     await expect(page.getByRole('heading', { name: 'Production API keys' }).isVisible()).resolves.toBe(true);
-    await page.getByRole('button', { name: 'Create a production key' }).click();
+    await page.getByLabel('Name of the new key').fill('Billing server');
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Create a production key' }).click()]);
     const key = (await page.getByLabel('The new API key').textContent())!.trim();
     expect(key).toMatch(/^alm_live_[A-Za-z0-9]{32}$/);
+    expect(page.url()).not.toContain(key);
     await expect(page.getByRole('status').textContent()).resolves.toContain('Copy it now: it will not be shown again.');
+    await expect(page.getByRole('row', { name: /Billing server/ }).isVisible()).resolves.toBe(true);
     const shot = screenshotTarget('dashboard-api-keys.png');
     await page.setViewportSize({ width: 1240, height: 760 });
     await page.screenshot({ path: shot, fullPage: true });
-    // Reloading the list never shows it again.
-    await page.goto(`${dashboard()}/orgs/${dashed(staff.ein)}/api-keys`);
+    // A reload neither shows the key again nor makes another (the form is not sent again).
+    await page.reload();
     await expect(page.getByText(key).count()).resolves.toBe(0);
-    await expect(page.getByRole('row', { name: new RegExp(key.slice(0, 13)) }).getByRole('button', { name: 'Revoke' }).isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('status').textContent()).resolves.toContain('A new key is shown only once');
+    expect(await t.db.selectFrom('api_keys').select('id').where('organization_id', '=', staff.orgId).execute()).toHaveLength(1);
+    // Revoke asks first, on a page of its own; Cancel changes nothing, Revoke stops the key.
+    await Promise.all([page.waitForNavigation(), page.getByRole('row', { name: /Billing server/ }).getByRole('link', { name: 'Revoke…' }).click()]);
+    await expect(page.getByRole('heading', { level: 2 }).first().textContent()).resolves.toBe('Revoke the key Billing server?');
+    await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Cancel' }).click()]);
+    expect(await t.db.selectFrom('api_keys').select('id').where('organization_id', '=', staff.orgId).where('revoked_at', 'is', null).execute()).toHaveLength(1);
+    await Promise.all([page.waitForNavigation(), page.getByRole('row', { name: /Billing server/ }).getByRole('link', { name: 'Revoke…' }).click()]);
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Revoke' }).click()]);
+    await expect(page.getByRole('status').textContent()).resolves.toContain(`The key Billing server (${key.slice(0, 13)}…) is revoked`);
+    expect(await t.db.selectFrom('api_keys').select('id').where('organization_id', '=', staff.orgId).where('revoked_at', 'is', null).execute()).toHaveLength(0);
+  });
+
+  it('never breaks an audit event’s name inside it, even on a phone', async () => {
+    await recordAudit(t.db, { event: 'authorization_code.replay', environment: 'production', organizationId: staff.orgId, details: { grant_id: 'g'.repeat(40) } });
+    await recordAudit(t.db, { event: 'membership.role_changed', organizationId: staff.orgId, actorUserId: staff.users.owner.id, details: { user_id: staff.users.member.id, email: staff.users.member.email, role: 'admin' } });
+    const page = await signedIn(staff.users.owner, `/orgs/${dashed(staff.ein)}/audit`);
+    for (const width of [1240, 380]) {
+      await page.setViewportSize({ width, height: 800 });
+      // An inline element laid out on one line has one box.
+      const lines = await page.locator('table.audit th code').evaluateAll((codes) => codes.map((code) => [code.textContent, code.getClientRects().length]));
+      expect(lines.length).toBeGreaterThanOrEqual(2);
+      for (const [event, boxes] of lines) expect({ width, event, boxes }).toEqual({ width, event, boxes: 1 });
+    }
   });
 
   it('forbids framing and runs no script on the organization pages', async () => {

@@ -77,6 +77,25 @@ describe('second factors in Chromium', () => {
     await second.close();
   });
 
+  it('lays out the setup steps in order: step 2’s words above its QR code, the code inside its frame, at any width', async () => {
+    const page = await chromium.context.newPage();
+    await page.goto(`${server.urls.dashboard}/sign-in?next=/account/security/authenticator`);
+    await signInWithPassword(page, staff.users.member);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Set up an authenticator app');
+    for (const width of [1240, 760, 380]) {
+      await page.setViewportSize({ width, height: 900 });
+      const words = (await page.getByText('Scan this QR code:').boundingBox())!;
+      const figure = (await page.locator('figure.qr').boundingBox())!;
+      const code = (await page.getByRole('img', { name: /QR code/ }).boundingBox())!;
+      const step3 = (await page.getByText('Enter the 6-digit code the app shows to finish.').boundingBox())!;
+      // The words end before the figure starts, at the same indent; the figure holds the whole code; step 3 comes after.
+      expect({ width, wordsEnd: words.y + words.height <= figure.y }).toEqual({ width, wordsEnd: true });
+      expect(Math.abs(words.x - figure.x), `indent at ${width}`).toBeLessThan(2);
+      expect({ width, inside: code.x >= figure.x && code.y >= figure.y && code.x + code.width <= figure.x + figure.width && code.y + code.height <= figure.y + figure.height }).toEqual({ width, inside: true });
+      expect(step3.y, `order at ${width}`).toBeGreaterThan(figure.y + figure.height);
+    }
+  });
+
   it('takes a recovery code once on the dashboard and refuses it the second time', async () => {
     const user = staff.users.admin;
     const page = await chromium.context.newPage();

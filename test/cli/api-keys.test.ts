@@ -28,6 +28,23 @@ describe('api-keys commands', () => {
     expect(rows.find((r) => r.id === created.id)!.key_hash).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it('create takes an optional --name, printed and listed with the key', async () => {
+    const named = await admin('api-keys', 'create', '--org', staff.ein, '--environment', 'sandbox', '--name', '  Reconciliation   job ');
+    expect(named.code).toBe(0);
+    expect(named.stdout).toMatch(/^name: Reconciliation job$/m);
+    const id = /^id: +(key_\w+)$/m.exec(named.stdout)![1]!;
+    const listed = JSON.parse((await admin('api-keys', 'list', '--org', staff.ein, '--json')).stdout) as { api_keys: { id: string; name: string | null }[] };
+    expect(listed.api_keys.find((k) => k.id === id)!.name).toBe('Reconciliation job');
+    expect((await admin('api-keys', 'list', '--org', staff.ein)).stdout).toMatch(new RegExp(`^${id} .* Reconciliation job$`, 'm'));
+    // Without --name, the output is as it always was.
+    const unnamed = JSON.parse((await admin('api-keys', 'create', '--org', staff.ein, '--environment', 'sandbox', '--json')).stdout) as Record<string, unknown>;
+    expect(Object.keys(unnamed).sort()).toEqual(['environment', 'id', 'key', 'org']);
+    const tooLong = await admin('api-keys', 'create', '--org', staff.ein, '--environment', 'sandbox', '--name', 'x'.repeat(101));
+    // Bad input, as every command's: exit 2.
+    expect(tooLong.code).toBe(2);
+    expect(tooLong.stderr).toMatch(/1 to 100 characters/);
+  });
+
   it('revoke stops a key and list keeps it with revoked_at', async () => {
     const created = JSON.parse((await admin('api-keys', 'create', '--org', staff.ein, '--environment', 'production', '--json')).stdout) as { id: string };
     const revoked = await admin('api-keys', 'revoke', '--id', created.id, '--json');

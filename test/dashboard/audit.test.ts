@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { removeMembership } from '../../src/accounts/memberships.js';
 import { recordAudit } from '../../src/audit/audit-log.js';
 import { dashboardSession } from '../helpers/dashboard.js';
 import { createStaff } from '../helpers/oauth-server.js';
@@ -59,5 +60,39 @@ describe("an organization's audit log", () => {
     expect(bad.html).toContain('Choose an event of the list.');
     const member = await dashboardSession(server, 'production', s.users.member);
     expect((await member.get(`/orgs/${s.ein}/audit`)).status).toBe(403);
+  });
+
+  it('names applications and people instead of their ids, no more than the organization may see', async () => {
+    const s = await createStaff(t.db);
+    const other = await createStaff(t.db);
+    await t.db.updateTable('users').set({ display_name: 'Maya Chen' }).where('id', '=', s.users.member.id).execute();
+    await t.db.updateTable('users').set({ display_name: 'Otto Outsider' }).where('id', '=', other.users.member.id).execute();
+    const app = await server.registerClient({ environment: 'production', name: 'Ledgerly Bookkeeping' });
+    await recordAudit(t.db, { event: 'authorization.granted', environment: 'production', organizationId: s.orgId, actorUserId: s.users.owner.id, clientId: app.client_id, details: { grant_id: 'grant-kept-as-is', scopes: ['read_only'] } });
+    // The same id in the other environment is not that application.
+    await recordAudit(t.db, { event: 'authorization.revoked', environment: 'sandbox', organizationId: s.orgId, clientId: app.client_id, details: { grant_id: 'grant-sandbox' } });
+    await recordAudit(t.db, { event: 'membership.role_changed', organizationId: s.orgId, actorUserId: s.users.owner.id, details: { user_id: s.users.member.id, email: s.users.member.email, role: 'admin', previous_role: 'member' } });
+    // Someone removed since: the address the event recorded, nothing more.
+    await t.db.updateTable('users').set({ display_name: 'Rita Removed' }).where('id', '=', s.users.read_only.id).execute();
+    await removeMembership(t.db, { organizationId: s.orgId, userId: s.users.read_only.id, actor: null });
+    // An id of someone who is not in the organization, with no address recorded: nobody is named.
+    await recordAudit(t.db, { event: 'authorization.revoked', organizationId: s.orgId, details: { user_id: other.users.member.id, reason: 'user_disabled' } });
+    await recordAudit(t.db, { event: 'membership.role_changed', organizationId: s.orgId, details: { user_id: 'not-a-uuid', role: 'member' } });
+
+    const session = await dashboardSession(server, 'production', s.users.owner);
+    const page = await session.get(`/orgs/${s.ein}/audit`);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('<li><span>application</span> Ledgerly Bookkeeping</li>');
+    expect(page.html).toContain(`<li><span>client</span> ${app.client_id}</li>`);
+    expect(page.html).toContain('<li><span>grant_id</span> grant-kept-as-is</li>');
+    expect(page.html).toContain(`<li><span>user</span> ${s.users.member.email} · Maya Chen</li>`);
+    expect(page.html).not.toContain(s.users.member.id);
+    expect(page.html).toContain(`<li><span>user</span> ${s.users.read_only.email} (not a member now)</li>`);
+    expect(page.html).not.toContain('Rita Removed');
+    expect(page.html).not.toContain(s.users.read_only.id);
+    expect(page.html).toContain('<li><span>user</span> a former member</li>');
+    expect(page.html).not.toContain(other.users.member.email);
+    expect(page.html).not.toContain('Otto Outsider');
+    expect(page.html).toContain('<li><span>user_id</span> not-a-uuid</li>');
   });
 });

@@ -79,14 +79,41 @@ describe('the members page', () => {
     const demoted = await changeRole(session, s, s.users.owner.id, 'admin');
     expect(demoted.status).toBe(409);
     expect(demoted.html).toContain('is the organization&#39;s only Owner');
+    // The confirmation page offers no Remove for the only Owner; the form posted anyway is refused.
     const removal = await session.get(`/orgs/${s.ein}/members/${s.users.owner.id}/remove`);
-    expect((await session.browser.submit(removal, '/members/remove')).status).toBe(409);
+    expect(removal.status).toBe(409);
+    expect(removal.html).not.toContain('action="/orgs/');
+    const csrf = /name="csrf" value="([^"]+)"/.exec(removal.html)![1]!;
+    expect((await session.browser.request(`${session.origin}/orgs/${s.ein}/members/remove`, { method: 'POST', form: { csrf, user: s.users.owner.id } })).status).toBe(409);
     expect(await roleOf(s, s.users.owner.id)).toBe('owner');
     // With a second Owner, the first may step down.
     const second = await addUser(t.db, { email: `second-owner-${s.ein}@example.org`, password: 'second-owner-password' }, MIN_PASSWORD_PARAMS);
     await addMember(t.db, { org: s.ein, email: second.email, role: 'owner' });
     expect((await changeRole(session, s, s.users.owner.id, 'admin')).status).toBe(200);
     expect(await roleOf(s, s.users.owner.id)).toBe('admin');
+  });
+
+  it('does not offer the only Owner a role change or Remove, and says why; with two Owners both are offered', async () => {
+    const s = await createStaff(t.db);
+    const session = await dashboardSession(server, 'production', s.users.owner);
+    const page = await session.get(`/orgs/${s.ein}/members`);
+    const rowOf = (html: string, email: string) => [...html.matchAll(/<tr>\s*<th scope="row"[\s\S]*?<\/tr>/g)].map((m) => m[0]).find((row) => row.includes(`>${email}`))!;
+    const ownerRow = rowOf(page.html, s.users.owner.email);
+    expect(ownerRow).toContain('the only Owner; make someone else Owner first');
+    expect(ownerRow).not.toContain('<select');
+    expect(ownerRow).not.toContain('Remove…');
+    // The others are offered as before.
+    const memberRow = rowOf(page.html, s.users.member.email);
+    expect(memberRow).toContain('Change role');
+    expect(memberRow).toContain('Remove…');
+    // An Admin, who may not touch Owners at all, is not told to make someone Owner.
+    const admin = await dashboardSession(server, 'production', s.users.admin);
+    expect((await admin.get(`/orgs/${s.ein}/members`)).html).not.toContain('the only Owner');
+    await changeRole(session, s, s.users.admin.id, 'owner');
+    const twoOwners = await session.get(`/orgs/${s.ein}/members`);
+    expect(twoOwners.html).not.toContain('the only Owner');
+    expect(twoOwners.html).toContain(`/members/${s.users.owner.id}/remove`);
+    expect(twoOwners.html).toContain(`/members/${s.users.admin.id}/remove`);
   });
 
   it('answers a member of another organization, or a malformed id, 404', async () => {

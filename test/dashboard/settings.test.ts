@@ -14,6 +14,8 @@ describe("an organization's settings", () => {
     const page = await session.get(`/orgs/${s.ein}/settings`);
     expect(page.html).toContain('Not required');
     expect(page.html).toContain('Members without one</dt><dd>4');
+    // The way to a second factor is the Security page, where one is set up.
+    expect(page.html).toContain('<a href="/account/security">set one up under Security</a>');
     const refused = await session.browser.submit(page, '/settings', { require_mfa: 'on' });
     expect(refused.status).toBe(412);
     expect(refused.html).toContain('Sign in with a second factor yourself before requiring one of everyone');

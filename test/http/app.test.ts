@@ -86,6 +86,27 @@ describe('health', () => {
   });
 });
 
+describe('static files of the dashboards', () => {
+  it('serves the favicon like the stylesheet, and every page links it', async () => {
+    const { app } = await testApp(t.db);
+    for (const host of [HOSTS.dashboard, HOSTS.sandbox_dashboard]) {
+      const icon = await request(app.callback()).get('/static/favicon.svg').set('Host', host).buffer(true);
+      expect(icon.status).toBe(200);
+      expect(icon.headers['content-type']).toBe('image/svg+xml');
+      expect(icon.headers['cache-control']).toBe('public, max-age=3600');
+      expect(String(icon.body)).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+      const css = await request(app.callback()).get('/static/almoner.css').set('Host', host);
+      expect(css.headers['cache-control']).toBe(icon.headers['cache-control']);
+    }
+    const link = '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">';
+    // A hosted page, an error page and the API reference.
+    for (const path of ['/sign-in', '/no/such/page', '/docs/api']) {
+      const page = await request(app.callback()).get(path).set('Host', HOSTS.dashboard).set('Accept', 'text/html');
+      expect(page.text, path).toContain(link);
+    }
+  });
+});
+
 describe('every response', () => {
   it('carries X-Request-Id, keeping a well-formed incoming id from a trusted proxy only', async () => {
     const { app } = await testApp(t.db);

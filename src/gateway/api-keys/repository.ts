@@ -2,7 +2,7 @@ import type { Executor } from '../../db/executor.js';
 import type { Environment } from '../../db/schema.js';
 
 /** The admin side of api_keys: the CLI's and the dashboard's (the gateway's credential lookup is auth/credential-repository.ts). */
-export function insertApiKey(db: Executor, values: { id: string; environment: Environment; organization_id: string; key_hash: string; key_prefix: string }) {
+export function insertApiKey(db: Executor, values: { id: string; environment: Environment; organization_id: string; key_hash: string; key_prefix: string; name: string | null }) {
   return db.insertInto('api_keys').values(values).execute();
 }
 
@@ -26,4 +26,15 @@ export function listApiKeysOfOrganization(db: Executor, organizationId: string, 
   let query = db.selectFrom('api_keys').selectAll().where('organization_id', '=', organizationId);
   if (environment) query = query.where('environment', '=', environment);
   return query.orderBy('created_at').orderBy('id').execute();
+}
+
+/** One key of an organization and environment, revoked or not (never its hash). */
+export function findApiKeyOf(db: Executor, id: string, scope: { organizationId: string; environment: Environment }) {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'key_prefix', 'name', 'created_at', 'last_used_at', 'revoked_at'])
+    .where('id', '=', id)
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .executeTakeFirst();
 }

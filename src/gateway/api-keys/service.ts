@@ -28,24 +28,39 @@ export interface KeyActor {
 
 const audit = (actor: KeyActor) => ({ actorUserId: actor.actorUserId ?? null, ip: actor.ip ?? null, requestId: actor.requestId ?? null });
 
+export const API_KEY_NAME_MAX = 100;
+
+/**
+ * A key's name as given (what it is for: "Billing server"), spaces tidied; undefined when none
+ * was given. Refused when longer than API_KEY_NAME_MAX or holding control characters.
+ */
+export function apiKeyName(input: string | undefined): string | undefined {
+  const name = (input ?? '').trim().replace(/\s+/g, ' ');
+  if (!name) return undefined;
+  // eslint-disable-next-line no-control-regex
+  if (name.length > API_KEY_NAME_MAX || /[\u0000-\u001f\u007f]/.test(name)) throw invalid(`a key's name is 1 to ${API_KEY_NAME_MAX} characters of text, such as what the key is for`);
+  return name;
+}
+
 /** Creates a key for an organization in one environment; the key itself is returned once, never stored. */
-export async function createOrganizationApiKey(db: Db, input: { organizationId: string; environment: Environment } & KeyActor): Promise<{ id: string; key: string; prefix: string }> {
+export async function createOrganizationApiKey(db: Db, input: { organizationId: string; environment: Environment; name?: string } & KeyActor): Promise<{ id: string; key: string; prefix: string; name: string | null }> {
   const key = generateApiKey(input.environment);
   const id = `key_${crypto.randomBytes(12).toString('hex')}`;
   const prefix = key.slice(0, 13);
+  const name = apiKeyName(input.name) ?? null;
   await inTransaction(db, async (trx) => {
-    await insertApiKey(trx, { id, environment: input.environment, organization_id: input.organizationId, key_hash: apiKeyHash(key), key_prefix: prefix });
-    await recordAudit(trx, { event: 'api_key.created', environment: input.environment, organizationId: input.organizationId, ...audit(input), details: { id } });
+    await insertApiKey(trx, { id, environment: input.environment, organization_id: input.organizationId, key_hash: apiKeyHash(key), key_prefix: prefix, name });
+    await recordAudit(trx, { event: 'api_key.created', environment: input.environment, organizationId: input.organizationId, ...audit(input), details: { id, ...(name ? { name } : {}) } });
   });
-  return { id, key, prefix };
+  return { id, key, prefix, name };
 }
 
-/** The admin CLI's `api-keys create`: by EIN. */
-export async function createApiKey(db: Db, input: { org: string; environment: string }) {
+/** The admin CLI's `api-keys create`: by EIN, with a name when given. */
+export async function createApiKey(db: Db, input: { org: string; environment: string; name?: string }) {
   const environment = requireEnvironment(input.environment);
   const org = await requireOrganization(db, input.org);
-  const { id, key } = await createOrganizationApiKey(db, { organizationId: org.id, environment });
-  return { id, key, environment, org: formatEin(org.ein) };
+  const { id, key, name } = await createOrganizationApiKey(db, { organizationId: org.id, environment, name: input.name });
+  return { id, key, ...(name ? { name } : {}), environment, org: formatEin(org.ein) };
 }
 
 /**
@@ -68,6 +83,7 @@ function apiKeyView(r: Awaited<ReturnType<typeof listApiKeysOfOrganization>>[num
   return {
     id: r.id,
     environment: r.environment,
+    name: r.name,
     prefix: r.key_prefix,
     created_at: r.created_at.toISOString(),
     last_used_at: r.last_used_at?.toISOString() ?? null,
