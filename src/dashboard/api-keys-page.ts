@@ -83,7 +83,7 @@ export async function submitApiKey(deps: DashboardDeps, ctx: Context, { viewer, 
     name = given;
   } catch (error) {
     if (!(error instanceof DomainError) || error.code !== 'invalid') throw error;
-    return render(deps, ctx, viewer, organization, { error: `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`, status: 400, name: (form.name ?? '').slice(0, API_KEY_NAME_MAX) });
+    return render(deps, ctx, viewer, organization, { error: error.sentence, status: 400, name: (form.name ?? '').slice(0, API_KEY_NAME_MAX) });
   }
   const created = await createOrganizationApiKey(deps.db, { organizationId: organization.id, environment: deps.environment, name, actorUserId: viewer.user.id, ip: ctx.state.clientIp, requestId: ctx.state.requestId });
   const id = await keepForOneDisplay(deps.db, deps.box, display(deps, viewer, organization), JSON.stringify({ id: created.id, key: created.key }), SHOW_WITHIN_SECONDS);

@@ -51,7 +51,7 @@ async function openInvitation(deps: DashboardDeps, token: string): Promise<Extra
 /** A failure of accepting, as the page shows it (the service's words, with a title). */
 function acceptanceProblem(error: unknown, invitation: InvitationRow): unknown {
   if (!(error instanceof DomainError)) return error;
-  const detail = `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`;
+  const detail = error.sentence;
   if (error.code === 'not_found') return invitationNotFound();
   if (error.code === 'gone') return gone(detail, { title: 'This invitation is no longer valid' });
   if (error.code === 'forbidden') return forbidden(detail, { title: 'This invitation is for another account' });

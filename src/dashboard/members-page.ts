@@ -100,7 +100,7 @@ async function attempt(deps: DashboardDeps, ctx: Context, viewer: Viewer, organi
     ctx.status = 303;
     ctx.redirect(target);
   } catch (error) {
-    if (error instanceof DomainError && error.code === 'conflict') return renderMembers(deps, ctx, viewer, organization, { error: `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`, status: 409, invite });
+    if (error instanceof DomainError && error.code === 'conflict') return renderMembers(deps, ctx, viewer, organization, { error: error.sentence, status: 409, invite });
     if (error instanceof DomainError && error.code === 'forbidden') throw forbidden(`Your role in ${organization.name} (${ROLE_NAMES[organization.role]}) does not allow it: ${error.message}.`, { title: 'You cannot make this change' });
     throw error;
   }
@@ -175,7 +175,7 @@ export async function submitInvitation(deps: DashboardDeps, ctx: Context, { view
       }
     }, invite);
   } catch (error) {
-    if (error instanceof DomainError && error.code === 'invalid') return renderMembers(deps, ctx, viewer, organization, { error: `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`, status: 400, invite });
+    if (error instanceof DomainError && error.code === 'invalid') return renderMembers(deps, ctx, viewer, organization, { error: error.sentence, status: 400, invite });
     if (error instanceof MailDeliveryError) {
       // The operator's problem, logged for them (the message names the server, never its credentials); the page says what happened.
       ctx.state.log?.warn({ err: error.message }, 'invitation mail not taken by the mail server');

@@ -35,7 +35,7 @@ export async function submitSettings(deps: DashboardDeps, ctx: Context, { viewer
     await setRequireMfa(deps.db, { organizationId: organization.id, requireMfa: form.require_mfa === 'on', actor: { userId: viewer.user.id, role: organization.role }, actorHasSecondFactor: viewer.secondFactor, ip: ctx.state.clientIp, requestId: ctx.state.requestId });
   } catch (error) {
     if (error instanceof DomainError && error.code === 'forbidden') throw forbidden(`Your role in ${organization.name} is ${organization.role === 'admin' ? 'Admin' : organization.role}; ask an Owner.`, { title: 'Only Owners change this setting' });
-    if (error instanceof DomainError && error.code === 'precondition') return render(deps, ctx, viewer, organization, { text: `${error.message.charAt(0).toUpperCase()}${error.message.slice(1)}.`, status: 412 });
+    if (error instanceof DomainError && error.code === 'precondition') return render(deps, ctx, viewer, organization, { text: error.sentence, status: 412 });
     throw error;
   }
   ctx.status = 303;

@@ -20,7 +20,8 @@ export interface DomainErrorData {
  * A business error with a stable code from the vocabulary (codes.ts). Services and
  * repositories throw these, never HTTP problems: src/http/error-handler.ts turns them into
  * problem documents, OAuth errors or pages (by surface), FDX's code mapping into FDX codes, the
- * admin CLI into `error (<code>): …`.
+ * admin CLI into `error (<code>): …`. The message is written as a clause for the CLI's line
+ * (`an Admin cannot change or remove an Owner`); a page shows it as a sentence (`sentence`).
  */
 export class DomainError extends Error {
   constructor(
@@ -30,6 +31,12 @@ export class DomainError extends Error {
   ) {
     super(message);
     this.name = 'DomainError';
+  }
+
+  /** The message as a page shows it: a capital first letter and a full stop. */
+  get sentence(): string {
+    const text = this.message.trim();
+    return `${text.charAt(0).toUpperCase()}${text.slice(1)}${/[.!?]$/.test(text) ? '' : '.'}`;
   }
 }
 
