@@ -151,8 +151,9 @@ describe('API keys', () => {
   it('made on the dashboard and by the CLI, used on the gateway (in the right and the wrong environment), revoked and used again', async () => {
     const s = await createStaff(t.db);
     const session = await dashboardSession(server, 'sandbox', s.users.admin);
-    const created = await session.browser.submit(await session.get(`/orgs/${s.ein}/api-keys`), '/api-keys');
-    expect(created.status).toBe(201);
+    // Created, then shown once on the page the form redirects to.
+    const created = await session.browser.submit(await session.get(`/orgs/${s.ein}/api-keys`), '/api-keys', { name: 'Log scan' });
+    expect(created.status).toBe(200);
     const dashboardKey = /id="new-key"[^>]*>([^<]+)</.exec(created.html)![1]!;
     const cliKey = (await admin('api-keys', 'create', '--org', s.ein, '--environment', 'production')).key as string;
 
@@ -162,7 +163,9 @@ describe('API keys', () => {
     // A key where no key belongs: in the query, and as a path segment.
     await fetch(`${server.urls.api}/v1/donations?api_key=${cliKey}`);
     await fetch(`${server.urls.api}/v1/donations/${cliKey}`, { headers: { authorization: `Bearer ${cliKey}` } });
-    const revoked = await session.browser.submit(await session.get(`/orgs/${s.ein}/api-keys`), '/api-keys/revoke');
+    const listed = await session.get(`/orgs/${s.ein}/api-keys`);
+    const confirm = await session.get(/href="([^"]+\/revoke)"/.exec(listed.html)![1]!);
+    const revoked = await session.browser.submit(confirm, '/api-keys/revoke');
     expect(revoked.html).toContain('is revoked');
     expect((await apiRequest(server, 'sandbox', 'GET', '/v1/donations?limit=1', { bearer: dashboardKey })).status).toBe(401);
 
