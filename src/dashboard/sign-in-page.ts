@@ -17,7 +17,7 @@ import { authenticationOptions, checkPasskey, countPasskeysHere, relyingParty } 
 import { recordAudit } from '../audit/audit-log.js';
 import { notFound } from '../errors/domain-error.js';
 import { clearPendingSignIn, pendingSignIn, setPendingSignIn } from '../identity/pending-sign-in.js';
-import { codeFailure, passkeyFailure } from '../mfa/second-factor-words.js';
+import { codeFailure, passkeyFailure, passwordlessFailure } from '../mfa/second-factor-words.js';
 import { credentialsEpoch } from '../identity/browser-sessions-repository.js';
 import { proofFor, type SignInProof } from '../identity/sessions.js';
 
@@ -220,7 +220,7 @@ export async function submitPasskeySignIn(deps: DashboardDeps, ctx: Context): Pr
   const audit = { environment: deps.environment, ip: ctx.state.clientIp || null, requestId: ctx.state.requestId ?? null, clientId: null };
   if (!check.ok) {
     await recordAudit(deps.db, { ...audit, event: 'login.failed', details: { method: 'passkey' } });
-    return showSignIn(deps, ctx, { next, error: check.retryAfterSeconds ? passkeyFailure(check.retryAfterSeconds) : PASSKEY_SIGN_IN_FAILED, retryAfterSeconds: check.retryAfterSeconds }, check.retryAfterSeconds ? 429 : 401);
+    return showSignIn(deps, ctx, { next, error: passwordlessFailure(check.retryAfterSeconds) ?? PASSKEY_SIGN_IN_FAILED, retryAfterSeconds: check.retryAfterSeconds }, check.retryAfterSeconds ? 429 : 401);
   }
   await recordAudit(deps.db, { ...audit, event: 'login.succeeded', actorUserId: check.userId, details: { method: 'passkey' } });
   // A passkey is its own proof: the epoch is the one current when it was checked.

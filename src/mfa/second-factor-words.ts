@@ -15,3 +15,12 @@ export function codeFailure(retryAfterSeconds?: number): string {
 export function passkeyFailure(retryAfterSeconds?: number): string {
   return retryAfterSeconds ? codeFailure(retryAfterSeconds) : 'That passkey did not work. Try it again, or enter a code.';
 }
+
+/**
+ * The one message for a refused passkey sign-in without a password: past the limit, it is the
+ * caller's network that waits (passwordless failures count by address, not against an account).
+ */
+export function passwordlessFailure(retryAfterSeconds?: number): string | undefined {
+  if (!retryAfterSeconds) return undefined;
+  return `Too many passkey sign-ins failed from your network. Try again in ${Math.ceil(retryAfterSeconds / 60)} minute${retryAfterSeconds > 60 ? 's' : ''}, or sign in with your password.`;
+}

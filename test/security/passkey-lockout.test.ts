@@ -86,7 +86,7 @@ describe('locking a user out through the passwordless passkey sign-in', () => {
     const burst = PASSKEY_SIGN_IN_ADDRESS_LIMIT.max + 6;
     const answers = await Promise.all(Array.from({ length: burst }, (_, i) => passkeySignIn('dashboard', (c) => forgedAnswer(`unknown-credential-${i}`, c), '192.0.2.45')));
     expect(statuses(answers)).toEqual([...Array(PASSKEY_SIGN_IN_ADDRESS_LIMIT.max).fill(401), ...Array(6).fill(429)]);
-    expect(answers.find((a) => a.status === 429)!.html).toContain('Try again in');
+    expect(answers.find((a) => a.status === 429)!.html).toContain('Too many passkey sign-ins failed from your network. Try again in');
   });
 
   it('failures after the password (the second-factor step) still count against the user', async () => {

@@ -6,7 +6,7 @@ import { readForm } from '../../http/form-body.js';
 import { rememberChallenge, takeBrowserChallenge } from '../../mfa/passkey-challenge.js';
 import { authenticationOptions, checkPasskey, relyingParty } from '../../mfa/passkeys.js';
 import { clearPendingSignIn, pendingSignIn } from '../../identity/pending-sign-in.js';
-import { passkeyFailure } from '../../mfa/second-factor-words.js';
+import { passkeyFailure, passwordlessFailure } from '../../mfa/second-factor-words.js';
 import { notFound } from '../../errors/domain-error.js';
 import { finishInteraction, loadInteraction, paths, verifyInteractionCsrf, type Interaction, type InteractionDeps } from './interaction.js';
 import { showLogin } from './login-page.js';
@@ -58,7 +58,7 @@ export async function submitPasskey(deps: InteractionDeps, ctx: Context): Promis
     // A passwordless sign-in: the passkey is the only factor.
     if (!check.ok) {
       await recordAudit(deps.db, { ...audit, event: 'login.failed', details: { method: 'passkey' } });
-      return showLogin(deps, ctx, interaction, { error: check.retryAfterSeconds ? passkeyFailure(check.retryAfterSeconds) : PASSKEY_SIGN_IN_FAILED, retryAfterSeconds: check.retryAfterSeconds }, check.retryAfterSeconds ? 429 : 401);
+      return showLogin(deps, ctx, interaction, { error: passwordlessFailure(check.retryAfterSeconds) ?? PASSKEY_SIGN_IN_FAILED, retryAfterSeconds: check.retryAfterSeconds }, check.retryAfterSeconds ? 429 : 401);
     }
     await recordAudit(deps.db, { ...audit, event: 'login.succeeded', actorUserId: check.userId, details: { method: 'passkey' } });
     if (interaction.session?.accountId && interaction.session.accountId !== check.userId) await detachFromSession(deps, interaction);
