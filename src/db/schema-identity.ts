@@ -76,6 +76,14 @@ export interface AttemptCountersTable {
   window_ends_at: Date;
 }
 
+/** A value presented once (a client assertion's or a DPoP proof's jti): limits/replay-marks-repository.ts. */
+export interface ReplayMarksTable {
+  environment: 'production' | 'sandbox';
+  scope: string;
+  key: string;
+  expires_at: Date;
+}
+
 /** Our record of each signed-in browser session (identity/browser-sessions-repository.ts). */
 export interface BrowserSessionsTable {
   id: Generated<string>;
@@ -102,6 +110,7 @@ export interface IdentityDatabase {
   webauthn_credentials: WebauthnCredentialsTable;
   webauthn_challenges: WebauthnChallengesTable;
   attempt_counters: AttemptCountersTable;
+  replay_marks: ReplayMarksTable;
 }
 
 export const IDENTITY_TABLE_COLUMNS = {
@@ -112,5 +121,6 @@ export const IDENTITY_TABLE_COLUMNS = {
   webauthn_credentials: columns<WebauthnCredentialsTable>()(['id', 'user_id', 'public_key', 'counter', 'transports', 'device_type', 'backed_up', 'name', 'rp_id', 'created_at', 'last_used_at']),
   webauthn_challenges: columns<WebauthnChallengesTable>()(['id', 'challenge', 'purpose', 'user_id', 'expires_at']),
   attempt_counters: columns<AttemptCountersTable>()(['key', 'count', 'window_ends_at']),
+  replay_marks: columns<ReplayMarksTable>()(['environment', 'scope', 'key', 'expires_at']),
   browser_sessions: columns<BrowserSessionsTable>()(['id', 'environment', 'session_uid', 'user_id', 'credentials_epoch', 'amr', 'signed_in_at', 'factor_proved_at', 'last_seen_at', 'ip', 'user_agent', 'expires_at']),
 } satisfies { [K in keyof IdentityDatabase]: readonly string[] };

@@ -92,7 +92,8 @@ export interface OidcRefreshSuccessorsTable {
 export interface OauthClientsTable {
   environment: Environment;
   client_id: string;
-  client_secret_hash: string;
+  /** argon2id hash of a standard client's secret; null for a fapi2 client (it authenticates with its keys). */
+  client_secret_hash: string | null;
   name: string;
   logo_uri: string | null;
   redirect_uris: string[];
@@ -103,9 +104,17 @@ export interface OauthClientsTable {
   ip_allow_list: string[];
   /** Approving needs a second factor (clients file field require_mfa). */
   require_mfa: Generated<boolean>;
+  /** standard or fapi2 (docs/bank-data.md, "Profiles"). */
+  profile: Generated<ClientProfile>;
+  /** A fapi2 client's public keys (a JWK Set), when registered inline. */
+  jwks: ColumnType<{ keys: Record<string, unknown>[] } | null, string | null | undefined, string | null>;
+  /** Where a fapi2 client publishes its public keys (https), when not inline. */
+  jwks_uri: string | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
+
+export type ClientProfile = 'standard' | 'fapi2';
 
 /** A revision of the client registry: which clients file content became oauth_clients, when, from where. */
 export interface OauthClientsRevisionsTable {
@@ -279,7 +288,7 @@ export const TABLE_COLUMNS = {
   demo_seed_steps: columns<DemoSeedStepsTable>()(['name', 'applied_at']),
   oidc_models: columns<OidcModelsTable>()(['environment', 'model', 'id', 'payload', 'grant_id', 'uid', 'expires_at', 'consumed_at']),
   oidc_refresh_successors: columns<OidcRefreshSuccessorsTable>()(['environment', 'id', 'ciphertext', 'expires_at']),
-  oauth_clients: columns<OauthClientsTable>()(['environment', 'client_id', 'client_secret_hash', 'name', 'logo_uri', 'redirect_uris', 'post_logout_redirect_uris', 'scopes', 'subject_type', 'ip_allow_list', 'require_mfa', 'created_at', 'updated_at']),
+  oauth_clients: columns<OauthClientsTable>()(['environment', 'client_id', 'client_secret_hash', 'name', 'logo_uri', 'redirect_uris', 'post_logout_redirect_uris', 'scopes', 'subject_type', 'ip_allow_list', 'require_mfa', 'profile', 'jwks', 'jwks_uri', 'created_at', 'updated_at']),
   oauth_clients_revisions: columns<OauthClientsRevisionsTable>()(['revision', 'content_hash', 'clients', 'applied_at', 'applied_by']),
   oauth_authorizations: columns<OauthAuthorizationsTable>()(['grant_id', 'environment', 'client_id', 'subject_type', 'user_id', 'organization_id', 'scopes', 'created_at', 'expires_at', 'last_used_at', 'revoked_at', 'revoked_reason']),
   signing_keys: columns<SigningKeysTable>()(['environment', 'kid', 'alg', 'state', 'private_jwk', 'created_at', 'activated_at', 'retire_after']),

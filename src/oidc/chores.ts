@@ -7,6 +7,7 @@ import { sweepThrottleRows } from '../identity/login-throttle-repository.js';
 import { sweepBrowserSessions } from '../identity/browser-sessions-repository.js';
 import { sweepAttemptCounters } from '../limits/attempt-counter-repository.js';
 import { deleteExpiredOneTimeSecrets } from '../keys/one-time-secrets-repository.js';
+import { sweepReplayMarks } from '../limits/replay-marks-repository.js';
 import { keysVersion } from './keys.js';
 import { deleteExpiredSuccessors } from './refresh-successors-repository.js';
 
@@ -49,10 +50,10 @@ function watchKeys({ db, logger, serverKeys, keyVersion, rebuild }: ChoreOptions
   }, KEY_POLL_MS);
 }
 
-/** Deletes expired provider rows (oidc_models), refresh successors, passkey challenges, sign-in throttle rows, attempt counters, session records and secrets never shown. */
+/** Deletes expired provider rows (oidc_models), refresh successors, passkey challenges, sign-in throttle rows, attempt counters, session records, secrets never shown and replay marks past use. */
 function sweep({ db, logger }: ChoreOptions): NodeJS.Timeout {
   return setInterval(() => {
-    void Promise.all([sweepExpired(db), deleteExpiredSuccessors(db), deleteExpiredChallenges(db), sweepThrottleRows(db, Date.now()), sweepAttemptCounters(db), sweepBrowserSessions(db), deleteExpiredOneTimeSecrets(db)])
+    void Promise.all([sweepExpired(db), deleteExpiredSuccessors(db), deleteExpiredChallenges(db), sweepThrottleRows(db, Date.now()), sweepAttemptCounters(db), sweepBrowserSessions(db), deleteExpiredOneTimeSecrets(db), sweepReplayMarks(db)])
       .then(([deleted]) => deleted > 0 && logger.info({ deleted }, 'expired provider rows swept'))
       .catch((error: Error) => logger.warn({ err: error }, 'sweep failed'));
   }, SWEEP_MS);

@@ -4,9 +4,9 @@ import { SCOPES } from '../accounts/scopes.js';
 import { ACR_ONE_FACTOR, ACR_TWO_FACTORS } from '../accounts/authentication-methods.js';
 import type { Keygrip } from './cookie-keys.js';
 import { AUTHORIZATION_LIFETIME_SECONDS } from '../authorizations/authorizations.js';
-import { ACCESS_TOKEN_TTL, AUTHORIZATION_CODE_TTL, ID_TOKEN_TTL, INTERACTION_TTL, REFRESH_TOKEN_TTL, SESSION_TTL } from './lifetimes.js';
+import { ACCESS_TOKEN_TTL, AUTHORIZATION_CODE_TTL, PUSHED_REQUEST_TTL, ID_TOKEN_TTL, INTERACTION_TTL, REFRESH_TOKEN_TTL, SESSION_TTL } from './lifetimes.js';
 import { API_ROUTES, authorizationPath, endSessionPath, INTERACTION_PREFIX } from './routes.js';
-import { EXTRA_CLIENT_PROPERTIES } from './client-metadata.js';
+import { EXTRA_CLIENT_PROPERTIES, isFapi2Client } from './client-metadata.js';
 import { validateRequestedScopes } from './requested-scopes.js';
 
 /**
@@ -17,6 +17,9 @@ import { validateRequestedScopes } from './requested-scopes.js';
  */
 
 const epoch = () => Math.floor(Date.now() / 1000);
+
+/** The JWS algorithms FAPI 2.0 allows for what a fapi2 client signs. */
+export const FAPI_SIGNING_ALGS = ['PS256', 'ES256', 'EdDSA'] as const;
 
 /** Refresh tokens live 31 days from now, but never past 365 days from the first issue (iiat). */
 export function refreshTokenTtl(_ctx: unknown, token: { iiat?: number; iat?: number }): number {
@@ -67,13 +70,20 @@ export function providerConfiguration(parts: ConfigurationParts): Configuration 
       userinfo: API_ROUTES.userinfo,
       revocation: API_ROUTES.revocation,
       introspection: API_ROUTES.introspection,
+      pushed_authorization_request: API_ROUTES.pushedAuthorization,
       jwks: API_ROUTES.jwks,
     },
     interactions: { url: (_ctx, interaction) => `${INTERACTION_PREFIX}/${interaction.uid}` },
     features: {
       devInteractions: { enabled: false },
-      dPoP: { enabled: false },
-      pushedAuthorizationRequests: { enabled: false },
+      // FAPI 2.0 Security Profile per client, never globally (docs/bank-data.md, "Profiles"):
+      // fapi2 clients get it; standard clients keep every rule of docs/oauth.md.
+      fapi: { enabled: true, profile: (_ctx: unknown, client: unknown) => (isFapi2Client(client) ? '2.0' : undefined) } as never,
+      // DPoP (RFC 9449): required of fapi2 clients by their registration (dpop_bound_access_tokens);
+      // proofs' jti are single-use across processes (library-overrides.ts, overrideReplayDetection).
+      dPoP: { enabled: true, allowReplay: false },
+      // PAR (RFC 9126): required of fapi2 clients by their registration; a request_uri lives 60 s.
+      pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: false, allowUnregisteredRedirectUris: false },
       resourceIndicators: { enabled: false },
       // RP-Initiated Logout 1.0 (docs/oauth.md, "Signing out from an application"): GET only
       // (enableHttpPostMethods stays false), with our pages.
@@ -91,7 +101,8 @@ export function providerConfiguration(parts: ConfigurationParts): Configuration 
     },
     responseTypes: ['code'],
     pkce: { required: () => true },
-    clientAuthMethods: ['client_secret_basic'],
+    // private_key_jwt is registered by fapi2 clients only; each client may use only its own method.
+    clientAuthMethods: ['client_secret_basic', 'private_key_jwt'],
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
@@ -99,6 +110,9 @@ export function providerConfiguration(parts: ConfigurationParts): Configuration 
       id_token_signed_response_alg: 'RS256',
     },
     enabledJWA: {
+      // What FAPI 2.0 allows for client assertions and DPoP proofs (§5.4: PS256, ES256, EdDSA).
+      clientAuthSigningAlgValues: [...FAPI_SIGNING_ALGS],
+      dPoPSigningAlgValues: [...FAPI_SIGNING_ALGS],
       idTokenSigningAlgValues: ['RS256', 'ES256'],
       userinfoSigningAlgValues: ['RS256', 'ES256'],
       introspectionSigningAlgValues: ['RS256', 'ES256'],
@@ -112,6 +126,7 @@ export function providerConfiguration(parts: ConfigurationParts): Configuration 
     subjectTypes: ['public'],
     ttl: {
       AuthorizationCode: AUTHORIZATION_CODE_TTL,
+      PushedAuthorizationRequest: PUSHED_REQUEST_TTL,
       AccessToken: ACCESS_TOKEN_TTL,
       IdToken: ID_TOKEN_TTL,
       Interaction: INTERACTION_TTL,
@@ -119,7 +134,9 @@ export function providerConfiguration(parts: ConfigurationParts): Configuration 
       Grant: AUTHORIZATION_LIFETIME_SECONDS,
       RefreshToken: refreshTokenTtl as never,
     },
-    rotateRefreshToken: true,
+    // fapi2 clients keep one refresh token, bound to their DPoP key (FAPI 2.0 §5.3.2.1 item 9);
+    // standard clients get a new one with every use.
+    rotateRefreshToken: (ctx) => !isFapi2Client(ctx.oidc.client),
     // Every code grant gets a refresh token (offline_access is consented to and echoed in the
     // scope, but issuance does not depend on it), and tokens outlive the browser session that
     // approved them.
@@ -137,8 +154,9 @@ export function providerConfiguration(parts: ConfigurationParts): Configuration 
       // Set by our authorization pre-middleware from the raw request (see authorization-request.ts).
       x_requested_scope: validateRequestedScopes,
       x_nonce: null,
+      // Required of standard clients; optional under FAPI 2.0 (PKCE binds the response).
       nonce: (ctx: KoaContextWithOIDC, value: string | undefined) => {
-        if (!value && !ctx.oidc.params?.x_nonce) throw new errors.InvalidRequest("missing required parameter 'nonce'");
+        if (!value && !ctx.oidc.params?.x_nonce && !isFapi2Client(ctx.oidc.client)) throw new errors.InvalidRequest("missing required parameter 'nonce'");
       },
     } as unknown as Configuration['extraParams'],
     extraClientMetadata: {
@@ -146,6 +164,7 @@ export function providerConfiguration(parts: ConfigurationParts): Configuration 
     },
     renderError: parts.renderError,
     conformIdTokenClaims: true,
-    clockTolerance: 0,
+    // FAPI 2.0 §5.3.2.1 item 17: 10 seconds for the JWTs a client sends (assertions, DPoP proofs).
+    clockTolerance: 10,
   };
 }

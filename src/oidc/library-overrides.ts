@@ -1,11 +1,16 @@
+import crypto from 'node:crypto';
+import { calculateJwkThumbprint, decodeProtectedHeader, type JWK } from 'jose';
 import Provider from 'oidc-provider';
+import type { Db } from '../db/database.js';
+import { claimMark } from '../limits/replay-marks-repository.js';
+import { isFapi2Client } from './client-metadata.js';
 import type { Environment } from '../db/schema.js';
 import type { ClientSecretCache } from './client-secret-cache.js';
 import type { ClientAdapter } from './client-adapter.js';
 import { redirectUriMatches } from './clients/redirect-uris.js';
 
 /**
- * The places where we replace a method of oidc-provider's Client model instead of
+ * The places where we replace a method of oidc-provider's models instead of
  * configuring it: the library has no setting for these rules. All are written against the
  * library's own Client class (lib/models/client.js) of the version below; a change there (a
  * renamed method, another call site, another `this`) silently bypasses or breaks them, so the
@@ -58,7 +63,45 @@ export function overrideCompareClientSecret(provider: Provider, secretCache: Cli
     // The registration may have been read before a rotation in another process: a secret that
     // fails is checked once more against the current one, so a new secret works at once.
     const current = await clients.reload(this.clientId);
-    if (!current || current.client_secret === this.clientSecret) return false;
-    return secretCache.verify(this.clientId, current.client_secret, presented, source);
+    const secret = current && 'client_secret' in current ? current.client_secret : undefined;
+    if (!secret || secret === this.clientSecret) return false;
+    return secretCache.verify(this.clientId, secret, presented, source);
   } as unknown as (presented: string) => boolean;
+}
+
+/**
+ * ReplayDetection.unique (oidc-provider 9.13.x: a find then a save, called for a client
+ * assertion's jti in lib/shared/jwt_client_auth.js and a DPoP proof's jti in
+ * lib/helpers/validate_dpop.js). A find then a save lets two processes both accept one value;
+ * here it is one insert in replay_marks (docs/bank-data.md, "Replays"), written at once, outside
+ * the request's unit of work. Breaks without it: test/security/fapi2-replays.test.ts ("a client
+ * assertion is accepted once across two processes").
+ */
+export function overrideReplayDetection(provider: Provider, db: Db, environment: Environment): void {
+  (provider.ReplayDetection as unknown as { unique: (iss: string, jti: string, exp: number) => Promise<boolean> }).unique = async (iss, jti, exp) => {
+    const key = crypto.createHash('sha256').update(`${iss}\0${jti}`).digest('base64url');
+    return claimMark(db, environment, 'provider', key, new Date(exp * 1000));
+  };
+}
+
+/**
+ * RefreshToken#save (oidc-provider 9.13.x: the library binds a refresh token to the DPoP key
+ * only for public clients, lib/helpers/set_rt_bindings.js). A fapi2 client's refresh token is
+ * bound to the key of the DPoP proof it was issued with (docs/bank-data.md, "Tokens"); the
+ * refresh grant then refuses a proof made with any other key (lib/actions/grants/refresh_token.js
+ * checks `jkt` for every client). The proof was verified earlier in the same request. Breaks
+ * without it: test/oidc/fapi2-tokens.test.ts ("a refresh token works only with the key it was
+ * issued to").
+ */
+export function overrideRefreshTokenBinding(provider: Provider): void {
+  const RefreshToken = provider.RefreshToken as unknown as { prototype: { save: (this: { jkt?: string }, ...args: unknown[]) => Promise<string> } };
+  const save = RefreshToken.prototype.save;
+  RefreshToken.prototype.save = async function bindingSave(this: { jkt?: string }, ...args: unknown[]) {
+    const ctx = (Provider as unknown as { ctx?: { get(name: string): string; oidc?: { client?: unknown } } }).ctx;
+    if (!this.jkt && ctx && isFapi2Client(ctx.oidc?.client)) {
+      const proof = ctx.get('DPoP');
+      if (proof) this.jkt = await calculateJwkThumbprint(decodeProtectedHeader(proof).jwk as JWK);
+    }
+    return save.apply(this, args);
+  };
 }

@@ -10,6 +10,7 @@ import { endSessionPages } from './end-session-pages.js';
 import { databaseOutage } from './middleware/database-outage.js';
 import { introspectionResponse } from './middleware/introspection-response.js';
 import { catchOAuthErrors } from './middleware/oauth-errors.js';
+import { pushedAuthorizationRequest } from './middleware/pushed-authorization-request.js';
 import { refreshGrace } from './middleware/refresh-grace.js';
 import { refreshScope } from './middleware/refresh-scope.js';
 import { signInRecord } from './middleware/sign-in-record.js';
@@ -46,6 +47,7 @@ export function stackMiddleware(provider: Provider, options: StackOptions): void
   const tokenRefused = (ctx: unknown, error: unknown) => void provider.emit('grant.error', ctx, error);
   provider.use(catchOAuthErrors(basicClientAuthentication(), (ctx, error) => (ctx.path === API_ROUTES.token ? tokenRefused(ctx, error) : undefined)));
   provider.use(catchOAuthErrors(authorizationRequest(provider, authorizationPath(environment))));
+  provider.use(catchOAuthErrors(pushedAuthorizationRequest()));
   provider.use(catchOAuthErrors(tokenRequest(provider), tokenRefused));
   provider.use(catchOAuthErrors(refreshGrace(db, environment, grace), tokenRefused));
   provider.use(tokenResponse(db, environment));

@@ -11,7 +11,7 @@ import { errorPageLayout } from '../views/page.js';
 import { makeLoadExistingGrant } from './existing-grant.js';
 import { providerConfiguration } from './configuration.js';
 import { endSessionPages } from './end-session-pages.js';
-import { overrideCompareClientSecret, overridePostLogoutRedirectUriAllowed, overrideRedirectUriAllowed } from './library-overrides.js';
+import { overrideCompareClientSecret, overridePostLogoutRedirectUriAllowed, overrideRedirectUriAllowed, overrideRefreshTokenBinding, overrideReplayDetection } from './library-overrides.js';
 
 /**
  * Builds one environment's oidc-provider instance: the configuration (configuration.ts) with
@@ -59,5 +59,7 @@ export function createProvider(options: ProviderOptions): Provider {
   overrideRedirectUriAllowed(provider, environment);
   overridePostLogoutRedirectUriAllowed(provider, environment);
   overrideCompareClientSecret(provider, options.secretCache, clients);
+  overrideReplayDetection(provider, db, environment);
+  overrideRefreshTokenBinding(provider);
   return provider;
 }

@@ -32,6 +32,8 @@ export const API_ROUTES = {
   userinfo: '/auth/oauth/userinfo',
   revocation: '/auth/oauth/revoke',
   introspection: '/auth/oauth/introspect',
+  /** Pushed authorization requests (RFC 9126), required of fapi2 clients (docs/bank-data.md). */
+  pushedAuthorization: '/auth/oauth/par',
   jwks: '/.well-known/jwks.json',
   discovery: '/.well-known/openid-configuration',
   /** RFC 8414 metadata: the discovery document without its OpenID-only members (middleware/discovery.ts). */

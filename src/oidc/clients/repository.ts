@@ -30,7 +30,7 @@ export async function replaceAllClients(db: Executor, entries: readonly ClientEn
       entries.map((e) => ({
         environment: e.environment,
         client_id: e.client_id,
-        client_secret_hash: e.client_secret_hash,
+        client_secret_hash: e.client_secret_hash ?? null,
         name: e.name,
         logo_uri: e.logo_uri ?? null,
         redirect_uris: e.redirect_uris,
@@ -39,6 +39,9 @@ export async function replaceAllClients(db: Executor, entries: readonly ClientEn
         subject_type: e.subject_type,
         ip_allow_list: e.ip_allow_list,
         require_mfa: e.require_mfa,
+        profile: e.profile,
+        jwks: e.jwks ? JSON.stringify(e.jwks) : null,
+        jwks_uri: e.jwks_uri ?? null,
       })),
     )
     .onConflict((oc) =>
@@ -53,6 +56,9 @@ export async function replaceAllClients(db: Executor, entries: readonly ClientEn
         subject_type: eb.ref('excluded.subject_type'),
         ip_allow_list: eb.ref('excluded.ip_allow_list'),
         require_mfa: eb.ref('excluded.require_mfa'),
+        profile: eb.ref('excluded.profile'),
+        jwks: eb.ref('excluded.jwks'),
+        jwks_uri: eb.ref('excluded.jwks_uri'),
         updated_at: new Date(),
       })),
     )

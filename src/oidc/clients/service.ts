@@ -39,8 +39,23 @@ function headOf(row: RegistryRevisionRow): RegistryHead {
 }
 
 function entryOf(row: ClientRow): ClientEntry {
-  const { environment, client_id, client_secret_hash, name, logo_uri, redirect_uris, post_logout_redirect_uris, scopes, subject_type, ip_allow_list, require_mfa } = row;
-  return { environment, client_id, client_secret_hash, name, ...(logo_uri === null ? {} : { logo_uri }), redirect_uris, post_logout_redirect_uris, scopes: scopes as ClientEntry['scopes'], subject_type, ip_allow_list, require_mfa };
+  const { environment, client_id, client_secret_hash, name, logo_uri, redirect_uris, post_logout_redirect_uris, scopes, subject_type, ip_allow_list, require_mfa, profile, jwks, jwks_uri } = row;
+  return {
+    environment,
+    client_id,
+    ...(client_secret_hash === null ? {} : { client_secret_hash }),
+    name,
+    ...(logo_uri === null ? {} : { logo_uri }),
+    redirect_uris,
+    post_logout_redirect_uris,
+    scopes: scopes as ClientEntry['scopes'],
+    subject_type,
+    ip_allow_list,
+    require_mfa,
+    profile,
+    ...(jwks === null ? {} : { jwks }),
+    ...(jwks_uri === null ? {} : { jwks_uri }),
+  };
 }
 
 /** Judges the file against the registry as the database holds it now (docs/operations.md, "The clients file across machines"). */
@@ -133,15 +148,36 @@ export interface AddClientInput {
   clientId?: string;
 }
 
+/** What registration takes beyond a standard client's fields: a fapi2 client's keys. */
+export interface AddFapi2ClientInput extends AddClientInput {
+  /** Its public keys, inline (a JWK Set). */
+  jwks?: unknown;
+  /** Where it publishes its public keys (https). */
+  jwksUri?: string;
+}
+
+/** Registers a standard client; its secret is returned once (and stored only as an argon2id hash). */
 export async function addClient(ctx: RegistryContext, input: AddClientInput): Promise<{ client_id: string; client_secret: string; environment: Environment }> {
+  const secret = generateClientSecret();
+  const entry = await register(ctx, input, { client_secret_hash: '$argon2id$placeholder' }, async (candidate) => ({ ...candidate, client_secret_hash: await hashClientSecret(secret, ctx.passwordParams) }));
+  return { client_id: entry.client_id, client_secret: secret, environment: entry.environment };
+}
+
+/** Registers a fapi2 client (docs/bank-data.md): its keys, no secret. */
+export async function addFapi2Client(ctx: RegistryContext, input: AddFapi2ClientInput): Promise<{ client_id: string; environment: Environment; profile: 'fapi2' }> {
+  const credentials: Partial<ClientEntryInput> = { profile: 'fapi2', ...(input.jwks !== undefined ? { jwks: input.jwks as ClientEntryInput['jwks'] } : {}), ...(input.jwksUri !== undefined ? { jwks_uri: input.jwksUri } : {}) };
+  const entry = await register(ctx, input, credentials, async (candidate) => candidate);
+  return { client_id: entry.client_id, environment: entry.environment, profile: 'fapi2' };
+}
+
+/** Validates the entry, completes its credentials (a hash costs time: only for a valid shape), and adds it as the next revision. */
+async function register(ctx: RegistryContext, input: AddClientInput, credentials: Partial<ClientEntryInput>, complete: (candidate: ClientEntryInput) => Promise<ClientEntryInput>): Promise<ClientEntry> {
   if (input.environment !== 'production' && input.environment !== 'sandbox') throw invalid('environment: must be production or sandbox');
   const environment = input.environment;
-  const secret = generateClientSecret();
   const candidate: ClientEntryInput = {
     environment,
     client_id: input.clientId ?? generateClientId(environment),
-    // Validate the shape before paying for the hash.
-    client_secret_hash: '$argon2id$placeholder',
+    ...credentials,
     name: input.name,
     ...(input.logoUri ? { logo_uri: input.logoUri } : {}),
     redirect_uris: input.redirectUris,
@@ -153,12 +189,12 @@ export async function addClient(ctx: RegistryContext, input: AddClientInput): Pr
   };
   const problem = describeProblems(candidate);
   if (problem) throw invalid(problem);
-  const entry = clientEntrySchema.parse({ ...candidate, client_secret_hash: await hashClientSecret(secret, ctx.passwordParams) });
+  const entry = clientEntrySchema.parse(await complete(candidate));
   await changeRegistry(ctx, 'clients add', (current) => {
     if (current.some((c) => c.client_id === entry.client_id)) throw conflict(`client_id ${entry.client_id} already exists`);
     return [...current, entry];
   });
-  return { client_id: entry.client_id, client_secret: secret, environment };
+  return entry;
 }
 
 /** Registers entries made ready elsewhere (their hashes already computed), in one revision: the benchmark's setup. */
@@ -175,7 +211,9 @@ export async function rotateClientSecret(ctx: RegistryContext, clientId: string)
   const secret = generateClientSecret();
   const hash = await hashClientSecret(secret, ctx.passwordParams);
   await changeRegistry(ctx, 'clients rotate-secret', (current) => {
-    if (!current.some((c) => c.client_id === clientId)) throw notFound(`no client ${clientId}`);
+    const client = current.find((c) => c.client_id === clientId);
+    if (!client) throw notFound(`no client ${clientId}`);
+    if (client.profile === 'fapi2') throw invalid(`client ${clientId} is a fapi2 client: it has no secret (it signs its client assertions with its own keys; change them in the clients file)`);
     return current.map((c) => (c.client_id === clientId ? { ...c, client_secret_hash: hash } : c));
   });
   return { client_id: clientId, client_secret: secret };
@@ -189,8 +227,8 @@ export async function removeClient(ctx: RegistryContext, clientId: string): Prom
   return { client_id: clientId };
 }
 
-/** A client as the CLI lists it: the row without its secret hash and timestamps. */
-export type ClientView = Omit<ClientRow, 'client_secret_hash' | 'created_at' | 'updated_at'>;
+/** A client as the CLI lists it: the row without its secret hash, its keys (their ids only) and timestamps. */
+export type ClientView = Omit<ClientRow, 'client_secret_hash' | 'created_at' | 'updated_at' | 'jwks' | 'jwks_uri'> & { jwks_uri?: string; key_ids?: string[] };
 
 export async function listRegisteredClients(db: Db, environment?: Environment): Promise<ClientView[]> {
   return (await listClients(db, environment)).map((row) => ({
@@ -204,6 +242,9 @@ export async function listRegisteredClients(db: Db, environment?: Environment): 
     subject_type: row.subject_type,
     ip_allow_list: row.ip_allow_list,
     require_mfa: row.require_mfa,
+    profile: row.profile,
+    ...(row.jwks_uri ? { jwks_uri: row.jwks_uri } : {}),
+    ...(row.jwks ? { key_ids: row.jwks.keys.map((k, i) => (typeof k.kid === 'string' ? k.kid : `#${i + 1}`)) } : {}),
   }));
 }
 

@@ -25,21 +25,31 @@ export function authorizationRequest(provider: Provider, authorizationPath: stri
     } else if (query.response_mode !== undefined && query.response_mode !== 'query') {
       if (await redirectError(provider, ctx, query, 'invalid_request', 'response_mode is not supported: only response_mode=query (the default) is')) return;
     }
-    delete query.x_nonce;
     // Only the query response mode exists here: errors the provider raises for a bad client or
     // redirect URI are rendered as its error page, never sent in another mode.
-    query.response_mode = 'query';
-    delete query.x_requested_scope;
-    const scope = typeof query.scope === 'string' ? query.scope : undefined;
-    if (scope !== undefined) query.x_requested_scope = scope;
-    const scopes = (scope ?? '').split(' ');
-    if (!scopes.includes('openid') && query.nonce !== undefined) {
-      query.x_nonce = query.nonce;
-      delete query.nonce;
-    }
-    ctx.query = query;
+    ctx.query = prepareAuthorizationParams(query);
     await next();
   };
+}
+
+/**
+ * The parameters as our checks take them (above: x_requested_scope, x_nonce, the query response
+ * mode), for the authorization endpoint's query and a pushed request's form alike, so a pushed
+ * request is judged by the same rules (docs/bank-data.md, "Pushed authorization requests").
+ */
+export function prepareAuthorizationParams(params: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
+  const prepared = { ...params };
+  delete prepared.x_nonce;
+  delete prepared.x_requested_scope;
+  prepared.response_mode = 'query';
+  const scope = typeof prepared.scope === 'string' ? prepared.scope : undefined;
+  if (scope !== undefined) prepared.x_requested_scope = scope;
+  const scopes = (scope ?? '').split(' ');
+  if (!scopes.includes('openid') && prepared.nonce !== undefined) {
+    prepared.x_nonce = prepared.nonce;
+    delete prepared.nonce;
+  }
+  return prepared;
 }
 
 /** Redirects an error to a registered redirect URI in the query; false (nothing sent) when either is unknown. */

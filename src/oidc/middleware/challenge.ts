@@ -2,9 +2,11 @@ import type { Middleware } from 'koa';
 import { errors } from 'oidc-provider';
 import { headerCount } from '../../http/repeated-header.js';
 import { API_ROUTES } from '../routes.js';
+import { takeFormBody } from './raw-form.js';
+import { carriesClientAssertion } from './token-request.js';
 
 /** The endpoints where the client authenticates with HTTP Basic (client_secret_basic). */
-const CLIENT_AUTHENTICATED: ReadonlySet<string> = new Set([API_ROUTES.token, API_ROUTES.introspection, API_ROUTES.revocation]);
+const CLIENT_AUTHENTICATED: ReadonlySet<string> = new Set([API_ROUTES.token, API_ROUTES.introspection, API_ROUTES.revocation, API_ROUTES.pushedAuthorization]);
 
 /** An auth-param value as a quoted-string (RFC 9110 5.6.4); undefined when it cannot be one. */
 function quoted(value: string): string | undefined {
@@ -99,7 +101,9 @@ export function basicClientAuthentication(): Middleware {
       if (headerCount(ctx.req, 'authorization') > 1) throw new errors.InvalidRequest('the Authorization header must be sent once');
       const authorization = ctx.get('authorization');
       const basic = /^Basic(\s|$)/i.test(authorization);
-      if (!basic && ctx.path !== API_ROUTES.token) throw new errors.InvalidClient('client authentication by HTTP Basic is required');
+      // A fapi2 client authenticates with a client assertion in the form (private_key_jwt).
+      const assertion = !basic && carriesClientAssertion(await takeFormBody(ctx));
+      if (!basic && !assertion && ctx.path !== API_ROUTES.token) throw new errors.InvalidClient('client authentication by HTTP Basic is required');
       if (basic && authorization.trim().length > 'Basic'.length && !isWellFormedBasic(authorization)) {
         throw new errors.InvalidClient('the HTTP Basic credentials are not base64 of a client id and secret');
       }

@@ -8,7 +8,9 @@ import { appendFormParameter, single, takeFormBody } from './raw-form.js';
  * Token endpoint, before the provider:
  * - a missing or malformed code or code_verifier is 400 before the code is looked up;
  * - a client secret in the body is refused (401 invalid_client), even next to Basic
- *   credentials: only HTTP Basic authenticates a client;
+ *   credentials: a standard client authenticates with HTTP Basic only, a fapi2 client with a
+ *   client assertion (private_key_jwt) in the body; which one a client may use is its
+ *   registration's, checked by the provider;
  * - `redirect_uri` is not required of the client: it is filled in from the code, so the
  *   provider's exact-string comparison is between the code's own value and itself (the
  *   URI was matched against the registration at authorization time).
@@ -18,7 +20,7 @@ export function tokenRequest(provider: Provider): Middleware {
     if (ctx.path !== API_ROUTES.token || ctx.method !== 'POST') return next();
     const body = await takeFormBody(ctx);
     // RFC 6749 5.2: a request without client authentication is invalid_client (401), not a malformed request.
-    if (!/^Basic\s/i.test(ctx.get('authorization'))) throw new errors.InvalidClient('client authentication by HTTP Basic is required');
+    if (!/^Basic\s/i.test(ctx.get('authorization')) && !carriesClientAssertion(body)) throw new errors.InvalidClient('client authentication by HTTP Basic is required');
     if (body) {
       if (body.client_secret !== undefined) throw new errors.InvalidClient('client authentication must use HTTP Basic; a client_secret in the body is not accepted');
       const code = single(body.code);
@@ -39,4 +41,9 @@ export function tokenRequest(provider: Provider): Middleware {
     }
     await next();
   };
+}
+
+/** Whether a form carries a client assertion (private_key_jwt, RFC 7523 2.2): fapi2 clients authenticate so. */
+export function carriesClientAssertion(body: Record<string, unknown> | undefined): boolean {
+  return body?.client_assertion !== undefined || body?.client_assertion_type !== undefined;
 }

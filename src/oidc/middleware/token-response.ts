@@ -6,12 +6,14 @@ import { oauthProblem, sendOAuthProblem } from '../../http/problem.js';
 import { authorizationReadFor, effectiveScopes } from '../account.js';
 import { loadAuthorization } from '../../authorizations/authorizations.js';
 import { explainGrantRefusal } from '../grant-refusals.js';
+import { isFapi2Client } from '../client-metadata.js';
 
 /**
  * Token endpoint, after the provider:
  * - the status codes of docs/oauth.md, "OAuth 2.0 and OpenID Connect" (Token endpoint):
  *   invalid_grant (bad, used or expired code, wrong verifier, bad or reused refresh token) is
- *   401, not the library's 400, and its error_description says which (grant-refusals.ts);
+ *   401 for a standard client, not the library's 400, and its error_description says which
+ *   (grant-refusals.ts); a fapi2 client gets RFC 6749's 400 (docs/bank-data.md);
  * - for a user subject the response's `scope` is what the approver's current role permits.
  */
 export function tokenResponse(db: Db, environment: Environment): Middleware {
@@ -21,7 +23,7 @@ export function tokenResponse(db: Db, environment: Environment): Middleware {
     if (ctx.oidc?.route !== 'token') return;
     const body = ctx.body as Record<string, unknown> | undefined;
     if ((ctx.status === 400 || ctx.status === 401) && body?.error === 'invalid_grant') {
-      sendOAuthProblem(ctx, oauthProblem(401, await explainGrantRefusal({ db, environment }, ctx)), 'invalid_grant');
+      sendOAuthProblem(ctx, oauthProblem(isFapi2Client(ctx.oidc.client) ? 400 : 401, await explainGrantRefusal({ db, environment }, ctx)), 'invalid_grant');
       return;
     }
     if (ctx.status === 200 && body && typeof body.scope === 'string') {

@@ -1,0 +1,105 @@
+import type { webcrypto } from 'node:crypto';
+
+type CryptoKeyPair = webcrypto.CryptoKeyPair;
+import * as oauth from 'oauth4webapi';
+import { exportJWK, generateKeyPair } from 'jose';
+import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
+import { addFapi2Client } from '../../src/oidc/clients/service.js';
+import { FormBrowser } from './browser.js';
+import { discover, endpoints, walkHostedPages, type Env, type HostedPagesOptions } from './flow.js';
+import type { OAuthTestServer } from './oauth-server.js';
+
+/**
+ * A bank-data (fapi2) client as an aggregator runs one, through oauth4webapi: its signing key
+ * (private_key_jwt), its DPoP key, pushed authorization requests, and the hosted pages walked by
+ * a form-submitting user agent.
+ */
+
+export const FAPI_REDIRECT: Record<Env, string> = { production: 'https://aggregator.example.org/callback', sandbox: 'http://127.0.0.1:9998/callback' };
+
+export interface FapiClient {
+  environment: Env;
+  client_id: string;
+  /** Signs client assertions (ES256). */
+  signingKey: CryptoKeyPair;
+  /** Proves possession for DPoP (ES256). */
+  dpopKey: CryptoKeyPair;
+  as: oauth.AuthorizationServer;
+  client: oauth.Client;
+  auth: oauth.ClientAuth;
+  dpop: oauth.DPoPHandle;
+}
+
+export async function keyPair(alg: 'ES256' | 'PS256' | 'EdDSA' | 'RS256' = 'ES256'): Promise<CryptoKeyPair> {
+  return (await generateKeyPair(alg, { extractable: true })) as CryptoKeyPair;
+}
+
+export async function publicJwk(pair: CryptoKeyPair, kid: string): Promise<Record<string, unknown>> {
+  return { ...(await exportJWK(pair.publicKey)), kid, use: 'sig' };
+}
+
+/** Registers a fapi2 client with a fresh ES256 signing key, and a handle that speaks for it. */
+export async function registerFapiClient(server: OAuthTestServer, options: { environment?: Env; scopes?: string[]; ipAllowList?: string[]; signingKey?: CryptoKeyPair } = {}): Promise<FapiClient> {
+  const environment = options.environment ?? 'production';
+  const signingKey = options.signingKey ?? (await keyPair());
+  const { client_id } = await addFapi2Client(
+    { db: server.db, clientsFile: server.config.clients_file, passwordParams: MIN_PASSWORD_PARAMS },
+    {
+      environment,
+      name: 'Aggregator',
+      redirectUris: [FAPI_REDIRECT[environment]],
+      scopes: options.scopes ?? ['openid', 'offline_access', 'read_only', 'read:bank_accounts'],
+      ipAllowList: options.ipAllowList ?? ['127.0.0.0/8'],
+      jwks: { keys: [await publicJwk(signingKey, 'signing-1')] },
+    },
+  );
+  const client: oauth.Client = { client_id, id_token_signed_response_alg: 'ES256' };
+  const dpopKey = await keyPair();
+  return { environment, client_id, signingKey, dpopKey, as: await discover(server, environment), client, auth: oauth.PrivateKeyJwt(signingKey.privateKey), dpop: oauth.DPoP(client, dpopKey) };
+}
+
+export const insecure = { [oauth.allowInsecureRequests]: true } as const;
+
+/** Pushes an authorization request; returns its request_uri and the PKCE verifier. */
+export async function push(fapi: FapiClient, params: Record<string, string> = {}): Promise<{ requestUri: string; verifier: string; state: string }> {
+  const verifier = oauth.generateRandomCodeVerifier();
+  const state = oauth.generateRandomState();
+  const response = await oauth.pushedAuthorizationRequest(
+    fapi.as,
+    fapi.client,
+    fapi.auth,
+    { redirect_uri: FAPI_REDIRECT[fapi.environment], response_type: 'code', scope: 'openid offline_access read_only read:bank_accounts', state, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...params },
+    { DPoP: fapi.dpop, ...insecure },
+  );
+  const result = await oauth.processPushedAuthorizationResponse(fapi.as, fapi.client, response);
+  return { requestUri: result.request_uri, verifier, state };
+}
+
+/** Walks the hosted pages from the pushed request; returns the callback's parameters. */
+export async function approve(server: OAuthTestServer, fapi: FapiClient, requestUri: string, options: HostedPagesOptions): Promise<URL> {
+  const url = new URL(endpoints(server, fapi.environment).authorize);
+  url.searchParams.set('client_id', fapi.client_id);
+  url.searchParams.set('request_uri', requestUri);
+  const origin = new URL(FAPI_REDIRECT[fapi.environment]).origin;
+  const browser = new FormBrowser((next) => next.origin === origin);
+  const { page } = await walkHostedPages(browser, await browser.request(url.toString()), { ...options, db: server.db });
+  if (!page.location) throw new Error(`the flow did not come back to the client: ${page.status} ${page.html.slice(0, 300)}`);
+  return page.location;
+}
+
+/** Exchanges the code with a DPoP proof; returns the token endpoint's processed response. */
+export async function exchange(fapi: FapiClient, callback: URL, state: string, verifier: string) {
+  const params = oauth.validateAuthResponse(fapi.as, fapi.client, callback, state);
+  const send = () => oauth.authorizationCodeGrantRequest(fapi.as, fapi.client, fapi.auth, params, FAPI_REDIRECT[fapi.environment], verifier, { DPoP: fapi.dpop, ...insecure });
+  let response = await send();
+  // A first proof may be answered with a nonce to use (RFC 9449 8): oauth4webapi remembers it.
+  if (response.status === 400 && (await response.clone().json().catch(() => ({})) as { error?: string }).error === 'use_dpop_nonce') response = await send();
+  return oauth.processAuthorizationCodeResponse(fapi.as, fapi.client, response, { requireIdToken: true });
+}
+
+/** PAR, sign-in and consent, code exchange: the tokens of a fresh authorization. */
+export async function fapiTokens(server: OAuthTestServer, fapi: FapiClient, options: HostedPagesOptions & { params?: Record<string, string> }) {
+  const { requestUri, verifier, state } = await push(fapi, options.params);
+  const callback = await approve(server, fapi, requestUri, options);
+  return exchange(fapi, callback, state, verifier);
+}
