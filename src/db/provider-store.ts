@@ -37,6 +37,8 @@ export interface StoredAccessToken {
   accountId?: string;
   grantId?: string;
   kind?: string;
+  /** The JWK thumbprint of the DPoP key the token is bound to (RFC 9449 6), when it is. */
+  jkt?: string;
 }
 
 /** A row as the adapter writes it: the id already hashed, the payload as JSON text. */

@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import type { Db } from '../db/database.js';
 import { acceptAccessTokensOnly } from './auth/accept-credentials.js';
 import { bearerToken } from './auth/bearer.js';
+import { dpopProof } from './auth/dpop-proof.js';
 import { ipAllowList } from './auth/ip-allow-list.js';
 import { loadCredential } from './auth/load-credential.js';
 import { requireScope } from './auth/require-scope.js';
@@ -51,7 +52,8 @@ function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, where
 /**
  * The gateway's router, generated from the route specs: per operation, version gate →
  * bearer → credential lookup (one query) → access-token-only → IP allow-list (before the
- * token is judged) → credential validity → scope → input validation → handler.
+ * token is judged) → DPoP proof of a bound token → credential validity → scope → input
+ * validation → handler.
  */
 export function buildGatewayRouter(specs: readonly RouteSpec[], options: GatewayOptions): Middleware {
   const router = new Router();
@@ -59,7 +61,7 @@ export function buildGatewayRouter(specs: readonly RouteSpec[], options: Gateway
     const stack: Middleware[] = [availableIn(spec.versions), bearerToken(), loadCredential(options.db)];
     if (spec.credentials === 'access_token') stack.push(acceptAccessTokensOnly());
     if (options.ipRestrictedAreas.includes(spec.area)) stack.push(ipAllowList(options.db, spec.area));
-    stack.push(validateCredential(options.db), requireScope(spec.access));
+    stack.push(dpopProof(options.db), validateCredential(options.db), requireScope(spec.access));
     if (spec.callers === 'fund_provider') stack.push(requireFundProvider());
     stack.push(async (ctx) => {
       const params = parse(spec.params, ctx.params, 'path');

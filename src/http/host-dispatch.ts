@@ -16,6 +16,7 @@ export function hostDispatch(table: HostTable, apps: Readonly<Record<string, Mid
       throw new HttpProblem(421, 'Misdirected Request', `This server does not serve the host "${ctx.get('host') || '(none)'}".`);
     }
     ctx.state.host = target.key;
+    ctx.state.publicOrigin = target.origin;
     await apps[target.origin]!(ctx, next);
   };
 }

@@ -17,6 +17,8 @@ export interface RequestState {
   log: Logger;
   /** Which of the four public hosts the request addressed; set by the host dispatcher. */
   host: HostTarget['key'];
+  /** The public origin of that host (configured, not read from the request): a DPoP proof's htu is judged against it. */
+  publicOrigin: string;
 }
 
 declare module 'koa' {

@@ -25,6 +25,8 @@ export type Credential =
 
 export interface GatewayState {
   bearer?: string;
+  /** The Authorization scheme the credential came with. */
+  scheme?: 'Bearer' | 'DPoP';
   credential?: Credential;
   caller?: Caller;
   apiVersion?: string;

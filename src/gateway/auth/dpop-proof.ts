@@ -1,0 +1,82 @@
+import crypto from 'node:crypto';
+import type { Middleware, ParameterizedContext } from 'koa';
+import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWTPayload } from 'jose';
+import type { Db } from '../../db/database.js';
+import { DomainError } from '../../errors/domain-error.js';
+import { headerCount } from '../../http/repeated-header.js';
+import { claimMark } from '../../limits/replay-marks-repository.js';
+import { environmentOf } from '../environment.js';
+
+/** What a DPoP proof may be signed with (FAPI 2.0 §5.4). */
+export const DPOP_ALGS = ['ES256', 'PS256', 'EdDSA'] as const;
+/** A proof is fresh from 60 s before now to 10 s after it (the clock tolerance), and then never again. */
+const PROOF_AGE_SECONDS = 60;
+const CLOCK_TOLERANCE_SECONDS = 10;
+
+/** A 401 with the DPoP challenge of RFC 9449 7.1 (its error, and the algorithms a proof may use). */
+function dpopRefusal(error: 'invalid_token' | 'invalid_dpop_proof', detail: string): DomainError {
+  const challenge = `DPoP algs="${DPOP_ALGS.join(' ')}", error="${error}", error_description="${detail.replace(/["\\]/g, '')}"`;
+  return new DomainError('unauthenticated', detail, { headers: { 'WWW-Authenticate': challenge } });
+}
+
+const invalidProof = (detail: string) => dpopRefusal('invalid_dpop_proof', detail);
+
+/** The URL a proof must name: this host's configured public origin and the request's path, without query (RFC 9449 4.3). */
+function expectedHtu(ctx: ParameterizedContext): string {
+  return new URL(ctx.path, ctx.state.publicOrigin).href;
+}
+
+function sameHtu(claimed: unknown, expected: string): boolean {
+  if (typeof claimed !== 'string' || !URL.canParse(claimed)) return false;
+  const url = new URL(claimed);
+  url.search = '';
+  url.hash = '';
+  return url.href === expected;
+}
+
+/** Verifies the proof's signature, type, algorithm and claims against this request; returns its payload and key thumbprint. */
+async function verifyProof(ctx: ParameterizedContext, proof: string, token: string): Promise<{ payload: JWTPayload; thumbprint: string }> {
+  let verified;
+  try {
+    verified = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: [...DPOP_ALGS] });
+  } catch {
+    throw invalidProof('The DPoP proof is not a valid dpop+jwt signed with its embedded public key (ES256, PS256 or EdDSA).');
+  }
+  const { payload, protectedHeader } = verified;
+  const now = Math.floor(Date.now() / 1000);
+  if (typeof payload.iat !== 'number' || payload.iat > now + CLOCK_TOLERANCE_SECONDS || payload.iat < now - PROOF_AGE_SECONDS - CLOCK_TOLERANCE_SECONDS) {
+    throw invalidProof('The DPoP proof was not made just now: iat must be within 60 seconds of the server clock.');
+  }
+  if (typeof payload.jti !== 'string' || payload.jti.length < 8 || payload.jti.length > 256) throw invalidProof('The DPoP proof needs a jti of 8 to 256 characters.');
+  if (payload.htm !== ctx.method) throw invalidProof(`The DPoP proof was made for another method (htm must be ${ctx.method}).`);
+  if (!sameHtu(payload.htu, expectedHtu(ctx))) throw invalidProof('The DPoP proof was made for another URL (htu must be this URL, without query).');
+  if (payload.ath !== crypto.createHash('sha256').update(token).digest('base64url')) throw invalidProof('The DPoP proof was made for another access token (ath).');
+  return { payload, thumbprint: await calculateJwkThumbprint(protectedHeader.jwk!) };
+}
+
+/**
+ * Sender-constrained access tokens (RFC 9449; docs/bank-data.md, "Calling the API"): a token
+ * bound to a DPoP key is accepted only as `Authorization: DPoP <token>` with one `DPoP` proof
+ * signed by that key, made for this method, URL and token, just now, and never seen before:
+ * its jti is claimed in replay_marks by one insert, so of two processes shown the same proof
+ * only one accepts it. A token that is not bound keeps the Bearer scheme. Runs after the
+ * credential is loaded and before it is judged, so a stolen bound token learns nothing.
+ */
+export function dpopProof(db: Db): Middleware {
+  return async (ctx, next) => {
+    const credential = ctx.state.credential;
+    const jkt = credential?.kind === 'access_token' ? credential.row?.payload.jkt : undefined;
+    if (!jkt) {
+      if (ctx.state.scheme === 'DPoP') throw dpopRefusal('invalid_token', 'This credential is not bound to a DPoP key: send it as Authorization: Bearer.');
+      return next();
+    }
+    if (ctx.state.scheme !== 'DPoP') throw dpopRefusal('invalid_token', 'This access token is bound to a DPoP key: send it as Authorization: DPoP with a DPoP proof.');
+    if (headerCount(ctx.req, 'dpop') !== 1) throw invalidProof('Send exactly one DPoP header with a proof for this request.');
+    const { payload, thumbprint } = await verifyProof(ctx, ctx.get('dpop'), ctx.state.bearer!);
+    if (thumbprint !== jkt) throw invalidProof('The DPoP proof is signed with another key than the one the access token is bound to.');
+    const key = crypto.createHash('sha256').update(`${jkt}\0${payload.jti}`).digest('base64url');
+    const expiresAt = new Date((payload.iat! + PROOF_AGE_SECONDS + 2 * CLOCK_TOLERANCE_SECONDS) * 1000);
+    if (!(await claimMark(db, environmentOf(ctx), 'dpop', key, expiresAt))) throw invalidProof('This DPoP proof was already used: make a new proof for every request.');
+    await next();
+  };
+}
