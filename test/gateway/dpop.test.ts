@@ -63,7 +63,7 @@ describe('DPoP-bound access tokens at the gateway', () => {
     ['iat 70 s in the future', { iat: Math.floor(Date.now() / 1000) + 70 }, /just now/],
     ['iat 2 minutes ago', { iat: Math.floor(Date.now() / 1000) - 120 }, /just now/],
     ['no jti', { jti: undefined }, /jti/],
-  ])('a proof for %s is refused', async (_what, overrides, reason) => {
+  ] as [string, Record<string, unknown>, RegExp][])('a proof for %s is refused', async (_what, overrides, reason) => {
     const resolved = overrides.htu === 'PLACEHOLDER' ? { htu: `${server.urls.api}/fdx/v6/customers/current` } : overrides;
     const response = await call(await withProof(resolved));
     expect(response.status).toBe(401);

@@ -1,8 +1,8 @@
-import type { webcrypto } from 'node:crypto';
+import crypto, { type webcrypto } from 'node:crypto';
 
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
 import * as oauth from 'oauth4webapi';
-import { exportJWK, generateKeyPair } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
 import { addFapi2Client } from '../../src/oidc/clients/service.js';
 import { FormBrowser } from './browser.js';
@@ -103,3 +103,13 @@ export async function fapiTokens(server: OAuthTestServer, fapi: FapiClient, opti
   const callback = await approve(server, fapi, requestUri, options);
   return exchange(fapi, callback, state, verifier);
 }
+
+/** A client assertion made by hand (RFC 7523 3), so a test can get each claim wrong on purpose; undefined removes a claim. */
+export async function clientAssertion(fapi: Pick<FapiClient, 'client_id' | 'as'>, key: CryptoKeyPair, overrides: Record<string, unknown> = {}, alg = 'ES256'): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  const claims: Record<string, unknown> = { iss: fapi.client_id, sub: fapi.client_id, aud: fapi.as.issuer, jti: crypto.randomUUID(), iat: now, exp: now + 60, ...overrides };
+  for (const [name, value] of Object.entries(claims)) if (value === undefined) delete claims[name];
+  return new SignJWT(claims).setProtectedHeader({ alg }).sign(key.privateKey);
+}
+
+export const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
