@@ -1,9 +1,10 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { passwordParamsFrom } from '../../accounts/passwords.js';
 import type { Environment } from '../../db/schema.js';
 import type { ClientsSnapshot } from '../../oidc/clients/file-store.js';
 import type { RegistryStanding } from '../../oidc/clients/revision.js';
-import { addClient, compareWithRegistry, listRegisteredClients, removeClient, rotateClientSecret, validateClientsFile, type RegistryComparison, type RegistryContext } from '../../oidc/clients/service.js';
+import { addClient, addFapi2Client, compareWithRegistry, listRegisteredClients, removeClient, rotateClientSecret, validateClientsFile, type RegistryComparison, type RegistryContext } from '../../oidc/clients/service.js';
 import { optionalString, requireString, UsageError, type Command, type CommandContext } from '../command.js';
 
 async function registry(ctx: CommandContext): Promise<RegistryContext> {
@@ -28,8 +29,9 @@ function environmentOption(values: CommandContext['values'], required: boolean):
 
 export const clientsAdd: Command = {
   path: ['clients', 'add'],
-  summary: 'register a client; prints its secret once',
-  usage: 'clients add --environment production|sandbox --name <name> [--logo-uri <uri>] --redirect-uri <uri>... [--post-logout-redirect-uri <uri>...] --scope <scope>... [--subject-type user|organization] [--ip-allow-list <cidr>...] [--require-mfa]',
+  summary: 'register a client; prints its secret once (a fapi2 client has keys, no secret)',
+  usage:
+    'clients add --environment production|sandbox --name <name> [--logo-uri <uri>] --redirect-uri <uri>... [--post-logout-redirect-uri <uri>...] --scope <scope>... [--subject-type user|organization] [--ip-allow-list <cidr>...] [--require-mfa] [--profile standard|fapi2 (--jwks-file <file> | --jwks-uri <https uri>)]',
   options: {
     environment: { type: 'string' },
     name: { type: 'string' },
@@ -40,6 +42,9 @@ export const clientsAdd: Command = {
     'subject-type': { type: 'string' },
     'ip-allow-list': { type: 'string', multiple: true },
     'require-mfa': { type: 'boolean' },
+    profile: { type: 'string' },
+    'jwks-file': { type: 'string' },
+    'jwks-uri': { type: 'string' },
   },
   async run(ctx) {
     const environment = environmentOption(ctx.values, true)!;
@@ -47,7 +52,7 @@ export const clientsAdd: Command = {
     const scopes = list(ctx.values, 'scope');
     if (redirectUris.length === 0) throw new UsageError('at least one --redirect-uri is required');
     if (scopes.length === 0) throw new UsageError('at least one --scope is required');
-    const created = await addClient(await registry(ctx), {
+    const input = {
       environment,
       name: requireString(ctx.values, 'name'),
       logoUri: optionalString(ctx.values, 'logo-uri'),
@@ -57,13 +62,39 @@ export const clientsAdd: Command = {
       subjectType: optionalString(ctx.values, 'subject-type'),
       ipAllowList: list(ctx.values, 'ip-allow-list'),
       requireMfa: ctx.values['require-mfa'] === true,
-    });
+    };
+    const profile = optionalString(ctx.values, 'profile') ?? 'standard';
+    const jwksFile = optionalString(ctx.values, 'jwks-file');
+    const jwksUri = optionalString(ctx.values, 'jwks-uri');
+    if (profile === 'fapi2') {
+      if ((jwksFile === undefined) === (jwksUri === undefined)) throw new UsageError('a fapi2 client needs exactly one of --jwks-file (its public keys, a JWK Set) or --jwks-uri (where it publishes them)');
+      const created = await addFapi2Client(await registry(ctx), { ...input, ...(jwksFile ? { jwks: readJwksFile(jwksFile) } : { jwksUri }) });
+      return { json: { ...created }, text: `client_id: ${created.client_id}\nprofile:   fapi2 (no secret: it authenticates with private_key_jwt, signed by its registered keys)` };
+    }
+    if (profile !== 'standard') throw new UsageError('--profile must be standard or fapi2');
+    if (jwksFile !== undefined || jwksUri !== undefined) throw new UsageError('--jwks-file and --jwks-uri are for --profile fapi2 (a standard client authenticates with its secret)');
+    const created = await addClient(await registry(ctx), input);
     return {
       json: { ...created },
       text: `client_id:     ${created.client_id}\nclient_secret: ${created.client_secret}\n(the secret is shown once; it is stored only as an argon2id hash)`,
     };
   },
 };
+
+/** A JWK Set from a file; the registration's rules then judge each key. */
+function readJwksFile(file: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--jwks-file ${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new UsageError(`--jwks-file ${file}: is not JSON (a JWK Set {"keys": [...]} is expected)`);
+  }
+}
 
 export const clientsRotateSecret: Command = {
   path: ['clients', 'rotate-secret'],
@@ -85,7 +116,7 @@ export const clientsList: Command = {
     const clients = await listRegisteredClients(await ctx.db(), environmentOption(ctx.values, false));
     return {
       json: { clients },
-      text: clients.map((c) => `${c.client_id}  ${c.environment.padEnd(10)}  ${c.subject_type.padEnd(12)}  ${c.name}  [${c.scopes.join(' ')}]`).join('\n') || '(no clients)',
+      text: clients.map((c) => `${c.client_id}  ${c.environment.padEnd(10)}  ${c.profile.padEnd(8)}  ${c.subject_type.padEnd(12)}  ${c.name}  [${c.scopes.join(' ')}]`).join('\n') || '(no clients)',
     };
   },
 };
