@@ -33,8 +33,7 @@ const consentOf = (caller: Caller): HeldFdxConsent | undefined => (caller.kind =
 export function requireConsentedCluster(caller: Caller, operationId: string): void {
   const consent = consentOf(caller);
   if (!consent) return;
-  const needed = OPERATION_CLUSTERS[operationId];
-  if (!needed) throw new Error(`FDX operation ${operationId} has no data cluster in OPERATION_CLUSTERS`);
+  const needed = OPERATION_CLUSTERS[operationId]!;
   const granted = consent.resources.filter((r) => r.resourceType === needed.resourceType).flatMap((r) => r.dataClusters);
   if (!needed.clusters.some((c) => granted.includes(c))) throw clusterNotConsented(needed.clusters);
 }
@@ -51,8 +50,13 @@ export function lookbackStart(caller: Caller, now: Date): Date | undefined {
   return consent && new Date(now.getTime() - consent.lookbackPeriod * DAY_MS);
 }
 
-/** FDX data routes with their handlers held to the consent's clusters first (before the account is even looked up). */
+/**
+ * FDX data routes with their handlers held to the consent's clusters first (before the account is
+ * even looked up). An operation missing from OPERATION_CLUSTERS fails here, as the app is built.
+ */
 export function heldToConsent<T extends RouteSpec>(specs: readonly T[]): T[] {
+  const unmapped = specs.filter((spec) => !OPERATION_CLUSTERS[spec.operationId]).map((spec) => spec.operationId);
+  if (unmapped.length > 0) throw new Error(`FDX operations without a data cluster in OPERATION_CLUSTERS: ${unmapped.join(', ')}`);
   return specs.map((spec) => ({
     ...spec,
     handler: (input: Parameters<T['handler']>[0]) => {
