@@ -1,5 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
-import { columns, type CreatedAt } from './column-types.js';
+import { columns, type CreatedAt, type Json, type UpdatedAt } from './column-types.js';
 import type { Environment } from './schema.js';
 
 /** Table types of the FDX bank-account data (migration 20261122000500_fdx.sql). */
@@ -61,7 +61,36 @@ export interface DepositTransactionsTable {
   created_at: CreatedAt;
 }
 
+/** One granted resource of an FDX consent, as stored (src/authorizations/fdx-consents.ts gives it its types). */
+export interface FdxConsentResourceRow {
+  resourceType: string;
+  resourceId: string;
+  dataClusters: string[];
+}
+
+/** FDX consent grants (migration 20261128100000_fdx_consents.sql). */
+export interface FdxConsentsTable {
+  id: string;
+  environment: Environment;
+  organization_id: string;
+  client_id: string;
+  grant_id: string;
+  user_id: string;
+  status: Generated<'ACTIVE' | 'EXPIRED' | 'REVOKED'>;
+  duration_type: 'ONE_TIME' | 'TIME_BOUND' | 'PERSISTENT';
+  duration_period: number | null;
+  lookback_period: number;
+  resources: Json<FdxConsentResourceRow[]>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+  expires_at: Date;
+  revoked_at: Date | null;
+  revocation_reason: string | null;
+  revocation_initiator: string | null;
+}
+
 export interface FdxDatabase {
+  fdx_consents: FdxConsentsTable;
   deposit_accounts: DepositAccountsTable;
   deposit_statements: DepositStatementsTable;
   deposit_transactions: DepositTransactionsTable;
@@ -69,6 +98,7 @@ export interface FdxDatabase {
 
 
 export const FDX_TABLE_COLUMNS = {
+  fdx_consents: columns<FdxConsentsTable>()(['id', 'environment', 'organization_id', 'client_id', 'grant_id', 'user_id', 'status', 'duration_type', 'duration_period', 'lookback_period', 'resources', 'created_at', 'updated_at', 'expires_at', 'revoked_at', 'revocation_reason', 'revocation_initiator']),
   deposit_accounts: columns<DepositAccountsTable>()(['id', 'environment', 'organization_id', 'account_number', 'routing_transit_number', 'product_name', 'nickname', 'description', 'status', 'currency', 'opened_on', 'closed_on', 'opening_balance', 'created_at']),
   deposit_statements: columns<DepositStatementsTable>()(['id', 'account_id', 'period_start', 'period_end', 'created_at']),
   deposit_transactions: columns<DepositTransactionsTable>()(['id', 'account_id', 'transaction_timestamp', 'posted_timestamp', 'status', 'debit_credit', 'amount', 'transaction_type', 'description', 'memo', 'reference', 'payee', 'check_number', 'created_at']),

@@ -67,11 +67,15 @@ function operation(spec: RouteSpec, version: ApiVersion): Record<string, unknown
   const response = spec.response instanceof z.ZodType ? spec.response : spec.response[version]!;
   const headers: Record<string, unknown> = { ...REQUEST_ID, ...(spec.pathVersioned ? {} : { 'Api-Version': { description: 'The version that served the request', schema: { type: 'string', enum: [version] } } }) };
   if (spec.location) headers.Location = { required: true, description: 'The created resource', schema: { type: 'string' } };
-  const content = spec.media
-    ? Object.fromEntries(spec.media.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
-    : { 'application/json': { schema: jsonSchema(response, 'output') } };
   const success = successStatus(spec);
-  const responses: Record<string, unknown> = { [String(success)]: { description: STATUS_TITLES[success] ?? (success === 201 ? 'Created' : 'OK'), headers, content } };
+  // A 204 has no body, so it documents no content (its response schema is z.undefined()).
+  const content = success === 204
+    ? undefined
+    : spec.media
+      ? Object.fromEntries(spec.media.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
+      : { 'application/json': { schema: jsonSchema(response, 'output') } };
+  const description = STATUS_TITLES[success] ?? ({ 201: 'Created', 204: 'No Content' } as Record<number, string>)[success] ?? 'OK';
+  const responses: Record<string, unknown> = { [String(success)]: { description, headers, ...(content ? { content } : {}) } };
   for (const status of errorStatuses(spec)) responses[String(status)] = { $ref: `#/components/responses/${responseName(status)}` };
 
   return {

@@ -15,7 +15,7 @@ import type { KeyedHasher } from '../keys/server-keys.js';
  */
 export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType> {
   operationId: string;
-  method: 'get' | 'post' | 'patch' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Koa-router syntax: /v1/donations/:id */
   path: string;
   summary: string;
@@ -36,7 +36,7 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   queryByVersion?: Partial<Record<ApiVersion, z.ZodType>>;
   /** JSON request body, for writes. */
   body?: z.ZodType;
-  /** Success status (200 by default; 201 for creations, with a Location). */
+  /** Success status (200 by default; 201 for creations, with a Location; 204 for no content, the handler returning nothing). */
   status?: number;
   location?: (result: unknown) => string;
   /** Restricts the operation to callers of one organization kind (the DAF APIs: fund providers). */

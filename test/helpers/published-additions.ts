@@ -53,6 +53,17 @@ export const OWN_OPERATIONS: { method: string; path: string; reason: string; sch
 ];
 
 /**
+ * FDX 6.3's Consent API (FDX's fdxapi.consent.yaml), served under /fdx/v6 beside the data
+ * operations; the vendored fdx-v6.yaml describes the data operations only. Their successes are
+ * checked against our served /openapi.json alone, their problems also against fdx-v6's
+ * ProblemDetails, as every FDX problem is.
+ */
+export const FDX_CONSENT_OPERATIONS: (Operation & { reason: string })[] = ['get /consents/{consentId}', 'put /consents/{consentId}/revocation', 'get /consents/{consentId}/revocation'].map((op) => {
+  const [method, path] = op.split(' ') as [string, string];
+  return { document: 'fdx-v6', method, path, reason: 'docs/api.md, FDX bank-data API, Consent API: the FDX 6.3 Consent API; the vendored document has no consent operations.' };
+});
+
+/**
  * Statuses an operation answers that its document does not list: on every operation, or on
  * the operations named as `<document> <METHOD> <template>`.
  */

@@ -6,7 +6,7 @@ import YAML from 'yaml';
 import { PROJECT_ROOT } from '../../src/config/paths.js';
 import { API_VERSIONS, DEFAULT_API_VERSION } from '../../src/gateway/versions.js';
 import { checkServedResponse, pathTemplate, type ServedDocument } from './served-openapi.js';
-import { addedStatus, BORROWED_OPERATIONS, OWN_OPERATIONS, UNKNOWN_API_VERSION, UNKNOWN_OPERATION, type Operation } from './published-additions.js';
+import { addedStatus, BORROWED_OPERATIONS, FDX_CONSENT_OPERATIONS, OWN_OPERATIONS, UNKNOWN_API_VERSION, UNKNOWN_OPERATION, type Operation } from './published-additions.js';
 
 /**
  * Validates gateway responses against the published OpenAPI documents vendored in
@@ -146,6 +146,8 @@ function checkPublishedResponse(exchange: GatewayExchange): void {
     // Versioned by its path: Api-Version is not read there.
     document = 'fdx-v6';
     relative = concrete.slice(fdxBase.length) || '/';
+    const consent = FDX_CONSENT_OPERATIONS.find((o) => o.method === method && pathTemplate({ [o.path]: { [method]: {} } }, method, relative));
+    if (consent) return exchange.status >= 400 ? checkProblem(document, exchange.status, mediaType, json, fail) : undefined;
   } else {
     const version = header(exchange.requestHeaders, 'api-version')?.trim() || DEFAULT_API_VERSION;
     if (!(API_VERSIONS as readonly string[]).includes(version)) {

@@ -147,7 +147,9 @@ export function checkServedResponse(exchange: ServedExchange, doc: ServedDocumen
   const base = documented!.$ref ? documented!.$ref.replace(/^#\//, '').split('/') : ['paths', template, method, 'responses', String(exchange.status)];
   const response = documented!.$ref ? doc.components.responses[base[base.length - 1]!] : documented;
   const mediaTypes = Object.keys(response?.content ?? {});
-  if (!mediaTypes.includes(mediaType)) fail(`${where} documents ${mediaTypes.join(', ') || 'no content'} for ${name} ${exchange.status}`);
+  // A response documented without content (a 204) must have none.
+  const empty = mediaTypes.length === 0 && mediaType === '' && !exchange.text;
+  if (!empty && !mediaTypes.includes(mediaType)) fail(`${where} documents ${mediaTypes.join(', ') || 'no content'} for ${name} ${exchange.status}`);
 
   // A success was reached with one of the credentials the operation's security lists (checked
   // where the request's Authorization is known: the live helpers pass every header).

@@ -9,6 +9,7 @@ import { ClientRegistryError, parseClientsDocument } from '../../src/oidc/client
 import { addOrganization } from '../../src/accounts/service.js';
 import { basic } from '../helpers/flow.js';
 import { apiRequest } from '../helpers/gateway.js';
+import { fdxClient, fdxToken } from '../helpers/fdx.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 import { checkGatewayResponse, isGatewayPath } from '../helpers/published-openapi.js';
 
@@ -22,6 +23,8 @@ import { checkGatewayResponse, isGatewayPath } from '../helpers/published-openap
 const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({ clients: { client: { environment: 'production' } } });
 let nonprofitKey = '';
 let fundKey = '';
+/** The FDX operations take access tokens only: an FDX token of the staff's organization. */
+let fdxBearer = '';
 /** Real ids for the path parameters of the operations that take a JSON body, so a body that got past the parser would reach the database. */
 const ids: Record<string, string> = {};
 
@@ -38,6 +41,7 @@ beforeAll(async () => {
   const request = await submitFromDonor(t.db, createMailSender(server.config, t.db), server.runtime.keys, { fundProviderEin: '98-1010101', environment: 'production', email: 'fuzz2@example.org', nonprofitEin: staff.ein, amountCents: 100 });
   ids.grant_requests = request.grant_request_id;
   ids.authorization_tokens = request.authorization_token_id!;
+  fdxBearer = await fdxToken(server, await fdxClient(server), staff);
 });
 
 interface Spec {
@@ -164,6 +168,7 @@ const WELL_FORMED: Record<string, Json> = {
   'POST /v1/grant_requests/:id/reject': { reason: 'late' },
   'POST /v1/event_subscriptions': { url: 'http://127.0.0.1:9/hook', category: 'grant_request.created' },
   'PATCH /v1/event_subscriptions/:id': { status: 'disabled' },
+  'PUT /fdx/v6/consents/:consentId/revocation': { reason: 'USER_ACTION', initiator: 'DATA_RECIPIENT' },
 };
 
 const jsonOperations = GATEWAY_ROUTES.filter((route) => route.body !== undefined);
@@ -177,11 +182,12 @@ describe('hostile input', () => {
       const operation = `${route.method.toUpperCase()} ${route.path}`;
       const base = fc.oneof(fc.constant(WELL_FORMED[operation] ?? {}), fc.jsonValue() as fc.Arbitrary<Json>);
       const bodies = fc.sample(fc.tuple(base, fc.nat(), fc.constantFrom('key' as const, 'value' as const, 'new' as const), fc.nat(64)).map(([b, pick, where, at]) => JSON.stringify(injectNul(b, pick, where, at))), { numRuns: 200, seed: 20261123 });
-      const path = route.path.replace(/^\/v1\/(\w+)\/:id/, (_, resource: string) => `/v1/${resource}/${ids[resource] ?? 'x'}`);
+      const path = route.path.replace(/^\/v1\/(\w+)\/:id/, (_, resource: string) => `/v1/${resource}/${ids[resource] ?? 'x'}`).replace(':consentId', 'A'.repeat(22));
+      const bearer = route.credentials === 'access_token' ? fdxBearer : fundKey;
       const answers = await Promise.all(
         bodies.map(async (body) => {
           expect(body).toContain('\\u0000');
-          const response = await apiRequest(server, 'production', route.method.toUpperCase(), path, { bearer: fundKey, rawJson: body });
+          const response = await apiRequest(server, 'production', route.method.toUpperCase(), path, { bearer, rawJson: body });
           return { body, status: response.status, type: response.headers.get('content-type'), detail: String(response.body.detail ?? '') };
         }),
       );

@@ -1,5 +1,16 @@
 import type { Environment, OrganizationKind, SubjectType } from '../../db/schema.js';
+import type { FdxConsentResource } from '../../authorizations/fdx-consent.js';
 import type { AccessTokenRow, ApiKeyRow } from './credential-repository.js';
+
+/**
+ * The active FDX consent an access token's authorization is held to (docs/api.md, "FDX bank-data
+ * API", Consents): the FDX routes serve only its resources and clusters, and only its lookback.
+ */
+export interface HeldFdxConsent {
+  id: string;
+  lookbackPeriod: number;
+  resources: readonly FdxConsentResource[];
+}
 
 /** Who is calling the gateway, established once per request by the authentication stack. */
 export type Caller =
@@ -16,6 +27,8 @@ export type Caller =
       userId: string;
       /** Effective scopes: the token's, narrowed by the approver's current role for a user subject. */
       scopes: ReadonlySet<string>;
+      /** Absent when the authorization has no FDX consent: the FDX routes then serve as they always did. */
+      fdxConsent?: HeldFdxConsent;
     };
 
 /** A presented bearer credential, resolved but not yet judged valid. */

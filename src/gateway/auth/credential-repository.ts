@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { runPrepared } from '../../db/prepared-statements.js';
 import type { StoredAccessToken } from '../../db/provider-store.js';
 import type { Environment, OrganizationKind, Role, SubjectType } from '../../db/schema.js';
+import type { FdxConsentResourceRow } from '../../db/schema-fdx.js';
 
 export interface AccessTokenRow {
   /** The provider's stored token (db/provider-store.ts), looked up by hashId of the bearer. */
@@ -20,12 +21,19 @@ export interface AccessTokenRow {
   role: Role | null;
   client_id: string | null;
   ip_allow_list: string[] | null;
+  /** The authorization's FDX consent, when its client asked for one (docs/api.md, "FDX bank-data API", Consents). */
+  fdx_consent_id: string | null;
+  fdx_consent_status: 'ACTIVE' | 'EXPIRED' | 'REVOKED' | null;
+  fdx_consent_expires_at: Date | null;
+  fdx_lookback_period: number | null;
+  fdx_consent_resources: FdxConsentResourceRow[] | null;
 }
 
 /**
  * Everything a call with an access token needs, in one indexed query: the token (by hash, from
  * the provider's table oidc_models: see db/provider-store.ts),
- * its authorization and its organization's kind, the approver's current membership and role, and the client. Read on
+ * its authorization and its organization's kind, the approver's current membership and role, the client, and
+ * the authorization's FDX consent if it has one (unique by grant_id). Read on
  * every call (roles take effect at once), so it is a prepared statement: planning this join
  * cost PostgreSQL more than running it. The authorization and client are lateral lookups
  * behind `offset 0`: flattened, a plan made on a young table's statistics (and kept by the
@@ -39,7 +47,9 @@ export async function findAccessTokenContext(db: Db, environment: Environment, t
        a.client_id as authorization_client_id, a.subject_type, a.user_id, a.organization_id,
        o.kind as organization_kind, a.expires_at as authorization_expires_at, a.revoked_at,
        u.disabled_at as user_disabled_at, m.role,
-       c.client_id, c.ip_allow_list
+       c.client_id, c.ip_allow_list,
+       fc.id as fdx_consent_id, fc.status as fdx_consent_status, fc.expires_at as fdx_consent_expires_at,
+       fc.lookback_period as fdx_lookback_period, fc.resources as fdx_consent_resources
 from oidc_models t
 left join lateral (
   select a.client_id, a.subject_type, a.user_id, a.organization_id, a.expires_at, a.revoked_at
@@ -54,6 +64,11 @@ left join lateral (
   where c.client_id = t.payload->>'clientId' and c.environment = t.environment
   offset 0
 ) c on true
+left join lateral (
+  select fc.id, fc.status, fc.expires_at, fc.lookback_period, fc.resources from fdx_consents fc
+  where fc.grant_id = t.grant_id and fc.environment = t.environment
+  offset 0
+) fc on true
 where t.environment = ${environment} and t.model = 'AccessToken' and t.id = ${tokenHash}`,
   );
   return rows[0];

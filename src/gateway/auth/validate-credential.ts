@@ -4,8 +4,21 @@ import { narrowToRole } from '../../accounts/scopes.js';
 import { unauthorized } from '../problems.js';
 import { environmentOf } from '../environment.js';
 import { UseThrottle } from '../../audit/use-throttle.js';
-import { touchApiKey, touchAuthorization } from './credential-repository.js';
+import { consentStatus, type FdxConsentResource } from '../../authorizations/fdx-consent.js';
+import type { HeldFdxConsent } from './caller.js';
+import { touchApiKey, touchAuthorization, type AccessTokenRow } from './credential-repository.js';
 import { wrongEnvironmentDetail } from './wrong-environment.js';
+
+/**
+ * The authorization's FDX consent, read with the token (one query): a revoked or expired consent
+ * ends the token at its very next call, like a revoked authorization (docs/api.md, "FDX bank-data
+ * API", Consents). Expiry is judged here, not only by the chores' sweep.
+ */
+function heldConsent(row: AccessTokenRow, now: number): HeldFdxConsent | 'ended' | undefined {
+  if (!row.fdx_consent_id || !row.fdx_consent_status || !row.fdx_consent_expires_at) return undefined;
+  if (consentStatus({ status: row.fdx_consent_status, expires_at: row.fdx_consent_expires_at }, now) !== 'ACTIVE') return 'ended';
+  return { id: row.fdx_consent_id, lookbackPeriod: row.fdx_lookback_period ?? 0, resources: (row.fdx_consent_resources ?? []) as FdxConsentResource[] };
+}
 
 /** last_used_at is informational: written at most once a minute per key or authorization. */
 const touched = new UseThrottle();
@@ -14,7 +27,8 @@ const touched = new UseThrottle();
  * Judges the credential on every call: an API key must be live; an access token must be
  * unexpired, its authorization live (not revoked, not past 365 days), its client still
  * registered, and for a user subject the approver still a member, whose current role
- * narrows the token's scopes. Anything else is 401; one of the other environment says so.
+ * narrows the token's scopes, and its FDX consent (if it has one) still active. Anything else is
+ * 401; one of the other environment says so.
  */
 export function validateCredential(db: Db): Middleware {
   return async (ctx, next) => {
@@ -34,6 +48,8 @@ export function validateCredential(db: Db): Middleware {
     if (!row || row.payload.kind !== 'AccessToken' || !row.payload.exp || row.payload.exp * 1000 <= now) throw invalid();
     if (!row.grant_id || !row.user_id || !row.organization_id || !row.organization_kind || row.revoked_at || !row.authorization_expires_at || row.authorization_expires_at.getTime() <= now) throw invalid();
     if (!row.client_id || row.client_id !== row.authorization_client_id) throw invalid();
+    const fdxConsent = heldConsent(row, now);
+    if (fdxConsent === 'ended') throw invalid();
     const granted = (row.payload.scope ?? '').split(' ').filter(Boolean);
     let scopes: string[] = granted;
     if (row.subject_type === 'user') {
@@ -50,6 +66,7 @@ export function validateCredential(db: Db): Middleware {
       subjectType: row.subject_type ?? 'user',
       userId: row.user_id,
       scopes: new Set(scopes),
+      ...(fdxConsent ? { fdxConsent } : {}),
     };
     if (touched.due(row.grant_id)) void touchAuthorization(db, row.grant_id).catch(() => undefined);
     await next();

@@ -1,13 +1,19 @@
 import type { Db } from '../../db/database.js';
 import type { Caller } from '../auth/caller.js';
 import { findAccount, type AccountRow, type Scope } from './accounts-repository.js';
+import { consentedAccountIds } from './consent-scope.js';
 import { isUuid } from './paging.js';
 import { accountNotFound } from './problems.js';
 import { invalid } from '../../errors/domain-error.js';
 
-/** The authorizing organization in the host's environment: the only data an FDX call may see. */
+/**
+ * The authorizing organization in the host's environment: the only data an FDX call may see; of
+ * it, only the accounts the token's consent chose, if it has one (docs/api.md, "FDX bank-data
+ * API", Consents).
+ */
 export function scopeOf(caller: Caller): Scope {
-  return { organizationId: caller.organizationId, environment: caller.environment };
+  const accountIds = consentedAccountIds(caller);
+  return { organizationId: caller.organizationId, environment: caller.environment, ...(accountIds ? { accountIds } : {}) };
 }
 
 /**

@@ -6,6 +6,8 @@ import type { Environment } from '../../db/schema.js';
 export interface Scope {
   organizationId: string;
   environment: Environment;
+  /** The accounts a consent chose (fdx/consent-scope.ts); undefined: all of the organization's. */
+  accountIds?: readonly string[];
 }
 
 export interface AccountRow {
@@ -29,7 +31,14 @@ function selectAccounts(db: Db, scope: Scope) {
     // Dates as text: pg would otherwise build a Date at local midnight.
     .select([sql<string>`opened_on::text`.as('opened_on'), sql<string | null>`closed_on::text`.as('closed_on')])
     .where('organization_id', '=', scope.organizationId)
-    .where('environment', '=', scope.environment);
+    .where('environment', '=', scope.environment)
+    .where(chosen(scope));
+}
+
+/** Only the accounts a consent chose, when it chose them: any other is as absent as another organization's. */
+function chosen(scope: Scope) {
+  if (!scope.accountIds) return sql<boolean>`true`;
+  return scope.accountIds.length === 0 ? sql<boolean>`false` : sql<boolean>`id in (${sql.join(scope.accountIds)})`;
 }
 
 /** One organization's accounts, oldest first, from the row `startId` names (index deposit_accounts_page_idx). */
@@ -46,6 +55,7 @@ export async function countAccounts(db: Db, scope: Scope): Promise<number> {
     .select((eb) => eb.fn.countAll<string>().as('n'))
     .where('organization_id', '=', scope.organizationId)
     .where('environment', '=', scope.environment)
+    .where(chosen(scope))
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }

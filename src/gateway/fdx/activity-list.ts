@@ -3,6 +3,7 @@ import type { Db } from '../../db/database.js';
 import type { Caller } from '../auth/caller.js';
 import type { Window } from './activity-repository.js';
 import { checkPageKey, requireAccount } from './access.js';
+import { lookbackStart } from './consent-scope.js';
 import { resolveDateRange } from './dates.js';
 import { fdxPage, limitParam, pageKeyParam, type FdxPage } from './paging.js';
 
@@ -23,6 +24,16 @@ export interface ActivitySource<T extends { id: string }> {
 }
 
 /**
+ * A consent's lookback clips the window (docs/api.md, "FDX bank-data API", Consents): nothing
+ * older than lookbackPeriod days before now is listed, and an earlier startTime is clipped to
+ * that instant rather than refused. Statements are dated by day, so theirs starts that day.
+ */
+export function withinLookback(caller: Caller, window: Window, now = new Date()): Window {
+  const start = lookbackStart(caller, now);
+  return start && start > window.from ? { from: start, until: window.until } : window;
+}
+
+/**
  * One page of an account's dated activity: the account must be the caller's (701), the dates
  * valid (703), the pageKey a row of this list (400); the page counts every row in the window.
  */
@@ -34,7 +45,7 @@ export async function listAccountActivity<T extends { id: string }>(
   source: ActivitySource<T>,
 ): Promise<{ items: T[]; page: FdxPage }> {
   const account = await requireAccount(db, caller, accountId);
-  const window = resolveDateRange(query.startTime, query.endTime);
+  const window = withinLookback(caller, resolveDateRange(query.startTime, query.endTime));
   const startId = await checkPageKey(query.pageKey, (id) => source.belongsTo(db, account.id, id));
   const [rows, total] = await Promise.all([source.list(db, account.id, window, startId, query.limit), source.count(db, account.id, window)]);
   return fdxPage(rows, query.limit, total);

@@ -7,7 +7,8 @@ import { restated, type HttpProblem } from '../../http/problem.js';
  * FDX problem carries it with FDX's short `message`, beside the RFC 9457 members: FDX's numeric
  * code takes the place of the stable string code the other APIs send (src/errors/codes.ts).
  * Exceptions, by the same section: 401 and the scope 403 carry no code, and the IP-restriction 403
- * stays exactly {type, title, status, detail}.
+ * stays exactly {type, title, status, detail}. A consent's refusal of a data cluster is FDX's 602
+ * (403), so a client can tell it from the scope 403 (section "Consents").
  */
 export const FDX_CODES = {
   701: { status: 404, message: 'Account not found' },
@@ -17,6 +18,7 @@ export const FDX_CODES = {
   1104: { status: 404, message: 'Statement id not found for account' },
   1203: { status: 406, message: 'Content type not supported' },
   601: { status: 404, message: 'Customer not found' },
+  602: { status: 403, message: 'Customer not authorized' },
   500: { status: 500, message: 'Internal server error' },
   503: { status: 503, message: 'Scheduled maintenance' },
 } as const;
@@ -31,6 +33,8 @@ export function fdxProblem(code: FdxCode, detail: string, headers: Record<string
 export const accountNotFound = () => fdxProblem(701, 'No account with this id is available to this authorization.');
 export const statementNotFound = () => fdxProblem(1104, 'The account has no statement with this id.');
 export const customerNotFound = () => fdxProblem(601, 'The customer of this authorization no longer exists.');
+export const clusterNotConsented = (clusters: readonly string[]) =>
+  fdxProblem(602, `The consent of this authorization does not include ${clusters.join(' or ')}, which this operation serves.`);
 export const invalidDateRange = (detail: string) => fdxProblem(703, detail);
 
 /**

@@ -6,6 +6,8 @@ import { ActivityQuery, listAccountActivity } from './activity-list.js';
 import { AccountParams, FDX_ROUTE } from './account-routes.js';
 import { requireAccount } from './access.js';
 import { isUuid } from './paging.js';
+import { lookbackStart } from './consent-scope.js';
+import { isoDate } from './dates.js';
 import { customerNotFound, statementNotFound } from './problems.js';
 import { ListStatementsResponse, toStatement } from './shapes.js';
 import { loadStatementContent } from './statements/content.js';
@@ -43,9 +45,11 @@ export const statementRoutes = [
     errors: [401, 403, 404, 406],
     async handler({ ctx, db, caller, params }) {
       const account = await requireAccount(db, caller, params.id);
-      // Another account's statement, even the caller's own, is not this account's: 1104.
+      // Another account's statement, even the caller's own, is not this account's: 1104; so is
+      // one dated before the consent's lookback (docs/api.md, "FDX bank-data API", Consents).
       const statement = isUuid(params.statementId) ? await findStatement(db, account.id, params.statementId) : undefined;
-      if (!statement) throw statementNotFound();
+      const oldest = lookbackStart(caller, new Date());
+      if (!statement || (oldest && statement.period_end < isoDate(oldest))) throw statementNotFound();
       const format = chooseFormat(ctx);
       const organization = await findOrganization(db, caller.organizationId);
       if (!organization) throw customerNotFound();

@@ -1,0 +1,68 @@
+import { sql, type Insertable, type Selectable } from 'kysely';
+import type { Executor } from '../db/executor.js';
+import type { Environment } from '../db/schema.js';
+import type { FdxConsentsTable } from '../db/schema-fdx.js';
+
+/**
+ * Queries on fdx_consents (migration 20261128100000_fdx_consents.sql). fdx-consents.ts holds the
+ * rules (expiry, status on read, revocation with the authorization) and calls these.
+ */
+
+export type FdxConsentRow = Selectable<FdxConsentsTable>;
+
+export function insertConsentRow(db: Executor, values: Insertable<FdxConsentsTable>): Promise<FdxConsentRow> {
+  return db.insertInto('fdx_consents').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export function findConsentRowOfGrant(db: Executor, environment: Environment, grantId: string): Promise<FdxConsentRow | undefined> {
+  return db.selectFrom('fdx_consents').selectAll().where('environment', '=', environment).where('grant_id', '=', grantId).executeTakeFirst();
+}
+
+/** Whose consent: its data recipient (client) or its organization; one of them always narrows the lookup. */
+export type ConsentOwner = { clientId: string } | { organizationId: string };
+
+export function findConsentRow(db: Executor, environment: Environment, id: string, owner: ConsentOwner): Promise<FdxConsentRow | undefined> {
+  let query = db.selectFrom('fdx_consents').selectAll().where('environment', '=', environment).where('id', '=', id);
+  query = 'clientId' in owner ? query.where('client_id', '=', owner.clientId) : query.where('organization_id', '=', owner.organizationId);
+  return query.executeTakeFirst();
+}
+
+/**
+ * Revokes a consent that is still active, atomically: concurrent revocations, and one racing the
+ * expiry, cannot both win. Undefined when it was not active (or not the owner's).
+ */
+export function markConsentRevoked(db: Executor, q: { environment: Environment; id: string; owner: ConsentOwner; reason: string; initiator: string }): Promise<FdxConsentRow | undefined> {
+  let query = db
+    .updateTable('fdx_consents')
+    .set({ status: 'REVOKED', revoked_at: sql`now()`, updated_at: sql`now()`, revocation_reason: q.reason, revocation_initiator: q.initiator })
+    .where('environment', '=', q.environment)
+    .where('id', '=', q.id)
+    .where('status', '=', 'ACTIVE')
+    .where('expires_at', '>', sql<Date>`now()`);
+  query = 'clientId' in q.owner ? query.where('client_id', '=', q.owner.clientId) : query.where('organization_id', '=', q.owner.organizationId);
+  return query.returningAll().executeTakeFirst();
+}
+
+/** Marks every active consent past its expiry EXPIRED (as of its expiry), returning their grants (index fdx_consents_due_idx). */
+export function markDueConsentsExpired(db: Executor): Promise<{ environment: Environment; grant_id: string }[]> {
+  return db
+    .updateTable('fdx_consents')
+    .set({ status: 'EXPIRED', updated_at: sql`expires_at` })
+    .where('status', '=', 'ACTIVE')
+    .where('expires_at', '<=', sql<Date>`now()`)
+    .returning(['environment', 'grant_id'])
+    .execute();
+}
+
+/** How many of `ids` are deposit accounts of the organization in the environment (ids must be UUIDs). */
+export async function countOrganizationAccounts(db: Executor, environment: Environment, organizationId: string, ids: readonly string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const row = await db
+    .selectFrom('deposit_accounts')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('environment', '=', environment)
+    .where('organization_id', '=', organizationId)
+    .where('id', 'in', [...ids])
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -1,0 +1,133 @@
+import crypto from 'node:crypto';
+import type { Db } from '../db/database.js';
+import { inTransaction, type Executor } from '../db/executor.js';
+import type { Environment } from '../db/schema.js';
+import { revokeAuthorizationIn } from './authorizations.js';
+import type { FdxConsentRequest } from './fdx-consent-request.js';
+import { consentExpiry, consentOf, type FdxConsent, type FdxConsentResource, type FdxPartyType, type FdxRevocationReason } from './fdx-consent.js';
+import { countOrganizationAccounts, findConsentRow, findConsentRowOfGrant, insertConsentRow, markConsentRevoked, markDueConsentsExpired, type ConsentOwner } from './fdx-consents-repository.js';
+
+/**
+ * FDX consent grants (docs/api.md, "FDX bank-data API", Consents): what an approver chose to share
+ * with a bank-data client, one per authorization (grant). The consent screen records it
+ * (recordFdxConsent, in the approval's transaction); the gateway holds every FDX call of the
+ * authorization's tokens to it; the Consent API reads and revokes it. Revoking or expiring a
+ * consent ends its authorization too, so its refresh tokens stop at once.
+ */
+
+/** The approver's choice does not fit the request (the consent screen's own mistake, never the client's). */
+export class FdxConsentChoiceError extends Error {
+  override name = 'FdxConsentChoiceError';
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface NewFdxConsent {
+  environment: Environment;
+  organizationId: string;
+  clientId: string;
+  /** The provider's Grant id: our authorization's id (authorizations.ts), already inserted. */
+  grantId: string;
+  /** The approver. */
+  userId: string;
+  request: FdxConsentRequest;
+  /** The organization's deposit accounts the approver chose: required when ACCOUNT was asked, refused otherwise. */
+  accountIds: readonly string[];
+}
+
+/**
+ * Records what the approver granted, in the approval's transaction (after the authorization row):
+ * one ACCOUNT resource per chosen account, one CUSTOMER resource (the organization) when asked.
+ * Throws FdxConsentChoiceError when the choice does not fit the request or names an account
+ * that is not the organization's in this environment.
+ */
+export async function recordFdxConsent(trx: Executor, input: NewFdxConsent): Promise<FdxConsent> {
+  const ids = [...new Set(input.accountIds)];
+  const account = input.request.resources.find((r) => r.resourceType === 'ACCOUNT');
+  if (account && ids.length === 0) throw new FdxConsentChoiceError('the request asks for accounts: choose at least one');
+  if (!account && ids.length > 0) throw new FdxConsentChoiceError('the request asks for no accounts, so none may be chosen');
+  if (!ids.every((id) => UUID.test(id)) || (await countOrganizationAccounts(trx, input.environment, input.organizationId, ids)) !== ids.length) {
+    throw new FdxConsentChoiceError("a chosen account is not one of the organization's accounts");
+  }
+  const resources: FdxConsentResource[] = [
+    ...(account ? ids.map((resourceId) => ({ resourceType: 'ACCOUNT' as const, resourceId, dataClusters: account.dataClusters })) : []),
+    ...input.request.resources.filter((r) => r.resourceType === 'CUSTOMER').map((r) => ({ resourceType: r.resourceType, resourceId: input.organizationId, dataClusters: r.dataClusters })),
+  ];
+  const createdAt = new Date();
+  const row = await insertConsentRow(trx, {
+    id: crypto.randomBytes(16).toString('base64url'),
+    environment: input.environment,
+    organization_id: input.organizationId,
+    client_id: input.clientId,
+    grant_id: input.grantId,
+    user_id: input.userId,
+    duration_type: input.request.durationType,
+    duration_period: input.request.durationPeriod ?? null,
+    lookback_period: input.request.lookbackPeriod,
+    resources: JSON.stringify(resources),
+    created_at: createdAt,
+    updated_at: createdAt,
+    expires_at: consentExpiry(input.request, createdAt),
+  });
+  return consentOf(row);
+}
+
+/** The consent of an authorization, if its client asked for one (the token endpoint's lookup). */
+export async function findConsentOfGrant(db: Executor, environment: Environment, grantId: string): Promise<FdxConsent | undefined> {
+  const row = await findConsentRowOfGrant(db, environment, grantId);
+  return row && consentOf(row);
+}
+
+/** A consent as its data recipient may see it: another client's id and an unknown id are alike undefined. */
+export async function findConsentOfRecipient(db: Executor, environment: Environment, clientId: string, consentId: string): Promise<FdxConsent | undefined> {
+  const row = await findConsentRow(db, environment, consentId, { clientId });
+  return row && consentOf(row);
+}
+
+export type RevocationOutcome = 'revoked' | 'already-revoked' | 'not-found' | 'expired';
+
+export interface FdxConsentRevocation {
+  environment: Environment;
+  consentId: string;
+  /** Whose consent it must be: the recipient (Consent API) or the organization (dashboard). */
+  owner: ConsentOwner;
+  reason: FdxRevocationReason;
+  initiator: FdxPartyType;
+  /**
+   * Writes the audit row inside the revocation's transaction (authorizations/ imports no audit/,
+   * so the caller brings it: docs/layout.md, "Boundaries the linter holds").
+   */
+  audit?: (trx: Executor, consent: FdxConsent) => Promise<void>;
+}
+
+/**
+ * Revokes an active consent and, in the same transaction, its authorization with every token
+ * (authorizations.ts revokeAuthorizationIn), so neither its access nor its refresh tokens work
+ * again. An already revoked or expired consent, or one that is not the owner's, is left alone.
+ */
+export async function revokeFdxConsent(db: Db, input: FdxConsentRevocation): Promise<RevocationOutcome> {
+  return inTransaction(db, async (trx) => {
+    const row = await markConsentRevoked(trx, { environment: input.environment, id: input.consentId, owner: input.owner, reason: input.reason, initiator: input.initiator });
+    if (row) {
+      await revokeAuthorizationIn(trx, row.environment, row.grant_id, `fdx_consent_revoked:${input.initiator}`);
+      await input.audit?.(trx, consentOf(row));
+      return 'revoked';
+    }
+    const existing = await findConsentRow(trx, input.environment, input.consentId, input.owner);
+    if (!existing) return 'not-found';
+    return existing.status === 'REVOKED' ? 'already-revoked' : 'expired';
+  });
+}
+
+/**
+ * The periodic chores' sweep: marks consents past their expiry EXPIRED and ends their
+ * authorizations (a ONE_TIME consent's refresh token stops after its hour). Reads already report
+ * EXPIRED without it. Returns how many consents expired.
+ */
+export async function expireDueConsents(db: Db): Promise<number> {
+  return inTransaction(db, async (trx) => {
+    const due = await markDueConsentsExpired(trx);
+    for (const consent of due) await revokeAuthorizationIn(trx, consent.environment, consent.grant_id, 'fdx_consent_expired');
+    return due.length;
+  });
+}

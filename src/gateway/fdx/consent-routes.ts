@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { recordAudit } from '../../audit/audit-log.js';
+import { findConsentOfRecipient, revokeFdxConsent, type RevocationOutcome } from '../../authorizations/fdx-consents.js';
+import type { FdxConsent } from '../../authorizations/fdx-consent.js';
+import type { Db } from '../../db/database.js';
+import { DomainError, notFound } from '../../errors/domain-error.js';
+import type { Caller } from '../auth/caller.js';
+import { defineRoute } from '../route-spec.js';
+import { FDX_ROUTE } from './account-routes.js';
+import { findConsentParties } from './consent-parties-repository.js';
+import { ConsentGrant, ConsentRevocationList, ConsentRevocationRequest, toConsentGrant, toRevocationList } from './consent-shapes.js';
+
+/**
+ * The FDX 6.3 Consent API (docs/api.md, "FDX bank-data API", Consent API): a data recipient reads
+ * and revokes the consents its users granted it. Another recipient's consent, an unknown id and
+ * a malformed one are the same 404, so ids cannot be probed.
+ */
+
+const CONSENT_ID = /^[A-Za-z0-9_-]{22}$/;
+const ConsentParams = z.object({ consentId: z.string().describe('The consentId') });
+
+/**
+ * Which data recipient is calling. For now the client of the access token (a token of the
+ * client whose consent it is); the recipient's own client-credentials token takes its place
+ * later, here alone.
+ */
+export function recipientOf(caller: Caller): string | undefined {
+  return caller.kind === 'access_token' ? caller.clientId : undefined;
+}
+
+const consentNotFound = () => notFound('No consent with this id was granted to this data recipient.');
+
+async function requireConsent(db: Db, caller: Caller, consentId: string): Promise<FdxConsent> {
+  const recipient = recipientOf(caller);
+  const consent = recipient && CONSENT_ID.test(consentId) ? await findConsentOfRecipient(db, caller.environment, recipient, consentId) : undefined;
+  if (!consent) throw consentNotFound();
+  return consent;
+}
+
+const REFUSED: Partial<Record<RevocationOutcome, () => DomainError>> = {
+  'not-found': consentNotFound,
+  'already-revoked': () => new DomainError('conflict', 'The consent is already revoked.'),
+  expired: () => new DomainError('conflict', 'The consent has expired, so there is nothing left to revoke.'),
+};
+
+const CONSENT_ROUTE = { ...FDX_ROUTE, tag: 'FDX Consents', params: ConsentParams } as const;
+
+export const consentRoutes = [
+  defineRoute({
+    ...CONSENT_ROUTE,
+    operationId: 'getConsentGrant',
+    method: 'get',
+    path: '/fdx/v6/consents/:consentId',
+    summary: 'A consent granted to the calling data recipient: its parties, duration, lookback and resources',
+    response: ConsentGrant,
+    errors: [401, 403, 404],
+    async handler({ db, caller, params }) {
+      const consent = await requireConsent(db, caller, params.consentId);
+      return toConsentGrant(consent, await findConsentParties(db, consent.environment, consent.clientId, consent.organizationId));
+    },
+  }),
+  defineRoute({
+    ...CONSENT_ROUTE,
+    operationId: 'revokeConsentGrant',
+    method: 'put',
+    path: '/fdx/v6/consents/:consentId/revocation',
+    summary: 'Revokes an active consent and the authorization it belongs to (409 when already revoked or expired)',
+    body: ConsentRevocationRequest,
+    status: 204,
+    response: z.undefined(),
+    errors: [400, 401, 403, 404, 409],
+    async handler({ ctx, db, caller, params, body }) {
+      const recipient = recipientOf(caller);
+      const { reason, initiator } = body as z.infer<typeof ConsentRevocationRequest>;
+      if (!recipient || !CONSENT_ID.test(params.consentId)) throw consentNotFound();
+      const outcome = await revokeFdxConsent(db, {
+        environment: caller.environment,
+        consentId: params.consentId,
+        owner: { clientId: recipient },
+        reason,
+        initiator,
+        audit: (trx, consent) =>
+          recordAudit(trx, {
+            event: 'fdx_consent.revoked',
+            environment: consent.environment,
+            organizationId: consent.organizationId,
+            clientId: recipient,
+            ip: ctx.state.clientIp ?? null,
+            requestId: ctx.state.requestId ?? null,
+            details: { consent_id: consent.id, grant_id: consent.grantId, reason, initiator },
+          }),
+      });
+      const refused = REFUSED[outcome];
+      if (refused) throw refused();
+      return undefined;
+    },
+  }),
+  defineRoute({
+    ...CONSENT_ROUTE,
+    operationId: 'getConsentRevocation',
+    method: 'get',
+    path: '/fdx/v6/consents/:consentId/revocation',
+    summary: "A consent's revocation record: empty while it was never revoked",
+    response: ConsentRevocationList,
+    errors: [401, 403, 404],
+    async handler({ db, caller, params }) {
+      return toRevocationList(await requireConsent(db, caller, params.consentId));
+    },
+  }),
+];

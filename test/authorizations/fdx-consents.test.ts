@@ -1,0 +1,148 @@
+import crypto from 'node:crypto';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordAudit } from '../../src/audit/audit-log.js';
+import { insertAuthorization } from '../../src/authorizations/authorizations.js';
+import { parseFdxAuthorizationDetails } from '../../src/authorizations/fdx-consent-request.js';
+import { expireDueConsents, FdxConsentChoiceError, findConsentOfGrant, findConsentOfRecipient, recordFdxConsent, revokeFdxConsent } from '../../src/authorizations/fdx-consents.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { createAccount } from '../helpers/fdx.js';
+import { createStaff, type Staff } from '../helpers/oauth-server.js';
+
+/** The consent record against real Postgres: what is stored, how it expires, how it is revoked. */
+let t: TestDatabase;
+let staff: Staff;
+let other: Staff;
+let accounts: string[];
+let theirAccount: string;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  [staff, other] = [await createStaff(t.db), await createStaff(t.db)];
+  accounts = [(await createAccount(t.db, staff, 'production')).id, (await createAccount(t.db, staff, 'production')).id];
+  theirAccount = (await createAccount(t.db, other, 'production')).id;
+});
+afterAll(async () => t?.drop());
+
+const request = (consentRequest: Record<string, unknown> = {}) =>
+  parseFdxAuthorizationDetails([{ type: 'fdx_v1.0', consentRequest: { durationType: 'TIME_BOUND', durationPeriod: 30, resources: [{ resourceType: 'ACCOUNT', dataClusters: ['ACCOUNT_DETAILED', 'TRANSACTIONS'] }], ...consentRequest } }]);
+
+/** An authorization of `clientId` (the consent's grant must exist: a foreign key). */
+async function authorization(clientId = 'client-a'): Promise<string> {
+  const grantId = crypto.randomBytes(12).toString('base64url');
+  await insertAuthorization(t.db, { grantId, environment: 'production', clientId, subjectType: 'user', userId: staff.users.admin.id, organizationId: staff.orgId, scopes: ['read_only', 'read:bank_accounts'] });
+  return grantId;
+}
+
+async function consent(consentRequest: Record<string, unknown> = {}, clientId = 'client-a', accountIds: string[] = [accounts[0]!]) {
+  const grantId = await authorization(clientId);
+  return recordFdxConsent(t.db, { environment: 'production', organizationId: staff.orgId, clientId, grantId, userId: staff.users.admin.id, request: request(consentRequest), accountIds });
+}
+
+const days = (n: number) => n * 86_400_000;
+/** Moves a consent two days back, so that it expired a second ago (created_at is not updatable through the table types). */
+const backdate = (id: string) => sql`update fdx_consents set created_at = now() - interval '2 days', expires_at = now() - interval '1 second' where id = ${id}`.execute(t.db);
+
+describe('recordFdxConsent', () => {
+  it('stores one ACCOUNT resource per chosen account and the organization as the CUSTOMER resource, with an unguessable id', async () => {
+    const c = await consent({ lookbackPeriod: 90, resources: [{ resourceType: 'ACCOUNT', dataClusters: ['TRANSACTIONS'] }, { resourceType: 'CUSTOMER', dataClusters: ['CUSTOMER_CONTACT'] }] }, 'client-a', [...accounts, accounts[0]!]);
+    expect(c.id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(c).toMatchObject({ status: 'ACTIVE', durationType: 'TIME_BOUND', durationPeriod: 30, lookbackPeriod: 90, revokedAt: null, userId: staff.users.admin.id });
+    expect(c.resources).toEqual([
+      { resourceType: 'ACCOUNT', resourceId: accounts[0], dataClusters: ['TRANSACTIONS'] },
+      { resourceType: 'ACCOUNT', resourceId: accounts[1], dataClusters: ['TRANSACTIONS'] },
+      { resourceType: 'CUSTOMER', resourceId: staff.orgId, dataClusters: ['CUSTOMER_CONTACT'] },
+    ]);
+    expect(await findConsentOfGrant(t.db, 'production', c.grantId)).toEqual(c);
+    expect(await findConsentOfGrant(t.db, 'sandbox', c.grantId)).toBeUndefined();
+  });
+
+  it('expires ONE_TIME after an hour, TIME_BOUND after its period, PERSISTENT after at most a year', async () => {
+    const span = (c: { createdAt: Date; expiresAt: Date }) => c.expiresAt.getTime() - c.createdAt.getTime();
+    expect(span(await consent({ durationType: 'ONE_TIME', durationPeriod: undefined }))).toBe(3_600_000);
+    expect(span(await consent({ durationType: 'TIME_BOUND', durationPeriod: 30 }))).toBe(days(30));
+    expect(span(await consent({ durationType: 'PERSISTENT', durationPeriod: undefined }))).toBe(days(365));
+    expect(span(await consent({ durationType: 'PERSISTENT', durationPeriod: 200 }))).toBe(days(200));
+  });
+
+  it('refuses a choice that does not fit: no account for an ACCOUNT request, accounts for a CUSTOMER-only one, or not the organization’s', async () => {
+    await expect(consent({}, 'client-a', [])).rejects.toThrow(FdxConsentChoiceError);
+    await expect(consent({ resources: [{ resourceType: 'CUSTOMER', dataClusters: ['CUSTOMER_CONTACT'] }] })).rejects.toThrow(/asks for no accounts/);
+    await expect(consent({}, 'client-a', [theirAccount])).rejects.toThrow(/not one of the organization's accounts/);
+    await expect(consent({}, 'client-a', ['not-a-uuid'])).rejects.toThrow(FdxConsentChoiceError);
+    const customerOnly = await consent({ resources: [{ resourceType: 'CUSTOMER', dataClusters: ['CUSTOMER_CONTACT'] }] }, 'client-a', []);
+    expect(customerOnly.resources).toEqual([{ resourceType: 'CUSTOMER', resourceId: staff.orgId, dataClusters: ['CUSTOMER_CONTACT'] }]);
+  });
+
+  it('keeps one consent per authorization', async () => {
+    const c = await consent();
+    const again = recordFdxConsent(t.db, { environment: 'production', organizationId: staff.orgId, clientId: 'client-a', grantId: c.grantId, userId: staff.users.admin.id, request: request(), accountIds: accounts });
+    await expect(again).rejects.toMatchObject({ code: '23505' });
+  });
+});
+
+describe('reading a consent', () => {
+  it('shows it to its recipient only: another client or an unknown id are the same undefined', async () => {
+    const c = await consent();
+    expect((await findConsentOfRecipient(t.db, 'production', 'client-a', c.id))?.id).toBe(c.id);
+    expect(await findConsentOfRecipient(t.db, 'production', 'client-b', c.id)).toBeUndefined();
+    expect(await findConsentOfRecipient(t.db, 'production', 'client-a', 'x'.repeat(22))).toBeUndefined();
+    expect(await findConsentOfRecipient(t.db, 'sandbox', 'client-a', c.id)).toBeUndefined();
+  });
+
+  it('reports EXPIRED once expires_at has passed, before any sweep; the sweep marks it and ends the authorization', async () => {
+    const c = await consent();
+    const live = await consent();
+    await backdate(c.id);
+    expect((await findConsentOfGrant(t.db, 'production', c.grantId))?.status).toBe('EXPIRED');
+    expect((await t.db.selectFrom('fdx_consents').select('status').where('id', '=', c.id).executeTakeFirstOrThrow()).status).toBe('ACTIVE');
+    expect(await expireDueConsents(t.db)).toBeGreaterThanOrEqual(1);
+    expect(await t.db.selectFrom('fdx_consents').select(['status', 'updated_at', 'expires_at']).where('id', '=', c.id).executeTakeFirstOrThrow()).toMatchObject({ status: 'EXPIRED' });
+    const authorization = await t.db.selectFrom('oauth_authorizations').select(['revoked_at', 'revoked_reason']).where('grant_id', '=', c.grantId).executeTakeFirstOrThrow();
+    expect(authorization).toMatchObject({ revoked_at: expect.any(Date), revoked_reason: 'fdx_consent_expired' });
+    expect((await findConsentOfGrant(t.db, 'production', live.grantId))?.status).toBe('ACTIVE');
+    expect(await expireDueConsents(t.db)).toBe(0);
+  });
+});
+
+describe('revokeFdxConsent', () => {
+  const revoke = (consentId: string, owner: { clientId: string } | { organizationId: string } = { clientId: 'client-a' }, audit?: Parameters<typeof revokeFdxConsent>[1]['audit']) =>
+    revokeFdxConsent(t.db, { environment: 'production', consentId, owner, reason: 'USER_ACTION', initiator: 'DATA_RECIPIENT', audit });
+
+  it('revokes an active consent with its authorization and tokens, and audits in the same transaction; a second time is already-revoked', async () => {
+    const c = await consent();
+    await t.db.insertInto('oidc_models').values({ environment: 'production', model: 'RefreshToken', id: crypto.randomUUID(), grant_id: c.grantId, payload: JSON.stringify({ kind: 'RefreshToken', clientId: 'client-a' }), expires_at: new Date(Date.now() + days(1)) }).execute();
+    const outcome = await revoke(c.id, { clientId: 'client-a' }, (trx, revoked) => recordAudit(trx, { event: 'fdx.consent_revoked', environment: 'production', clientId: revoked.clientId, details: { consentId: revoked.id, status: revoked.status } }));
+    expect(outcome).toBe('revoked');
+    const after = (await findConsentOfGrant(t.db, 'production', c.grantId))!;
+    expect(after).toMatchObject({ status: 'REVOKED', revocationReason: 'USER_ACTION', revocationInitiator: 'DATA_RECIPIENT', revokedAt: expect.any(Date) });
+    expect(after.updatedAt.getTime()).toBe(after.revokedAt!.getTime());
+    expect((await t.db.selectFrom('oauth_authorizations').select('revoked_at').where('grant_id', '=', c.grantId).executeTakeFirstOrThrow()).revoked_at).not.toBeNull();
+    expect(await t.db.selectFrom('oidc_models').select('id').where('grant_id', '=', c.grantId).where('model', '=', 'RefreshToken').execute()).toEqual([]);
+    const audit = await t.db.selectFrom('audit_events').select('details').where('event', '=', 'fdx.consent_revoked').execute();
+    expect(audit.map((a) => a.details)).toContainEqual({ consentId: c.id, status: 'REVOKED' });
+    expect(await revoke(c.id)).toBe('already-revoked');
+  });
+
+  it("answers not-found for another recipient's consent or an unknown id, and revokes by organization too", async () => {
+    const c = await consent();
+    expect(await revoke(c.id, { clientId: 'client-b' })).toBe('not-found');
+    expect(await revoke('nope')).toBe('not-found');
+    expect(await revoke(c.id, { organizationId: other.orgId })).toBe('not-found');
+    expect(await revoke(c.id, { organizationId: staff.orgId })).toBe('revoked');
+  });
+
+  it('leaves an expired consent alone: expired, swept or not', async () => {
+    const c = await consent();
+    await backdate(c.id);
+    expect(await revoke(c.id)).toBe('expired');
+    await expireDueConsents(t.db);
+    expect(await revoke(c.id)).toBe('expired');
+    expect((await findConsentOfGrant(t.db, 'production', c.grantId))?.revokedAt).toBeNull();
+  });
+
+  it('lets exactly one of two concurrent revocations win', async () => {
+    const c = await consent();
+    expect((await Promise.all([revoke(c.id), revoke(c.id)])).sort()).toEqual(['already-revoked', 'revoked']);
+  });
+});
