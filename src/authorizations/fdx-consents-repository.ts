@@ -66,3 +66,24 @@ export async function countOrganizationAccounts(db: Executor, environment: Envir
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/** An account the consent screen offers: what the approver recognises it by. */
+export interface ConsentableAccount {
+  id: string;
+  product_name: string;
+  nickname: string | null;
+  account_number: string;
+  status: string;
+}
+
+/** The organization's deposit accounts in the environment, for the consent screen's choice. */
+export function listConsentableAccounts(db: Executor, environment: Environment, organizationId: string): Promise<ConsentableAccount[]> {
+  return db
+    .selectFrom('deposit_accounts')
+    .select(['id', 'product_name', 'nickname', 'account_number', 'status'])
+    .where('environment', '=', environment)
+    .where('organization_id', '=', organizationId)
+    .orderBy('product_name')
+    .orderBy('id')
+    .execute();
+}

@@ -33,6 +33,13 @@ export interface NewFdxConsent {
   request: FdxConsentRequest;
   /** The organization's deposit accounts the approver chose: required when ACCOUNT was asked, refused otherwise. */
   accountIds: readonly string[];
+  /** The consent's id, when the caller named it before the write (newFdxConsentId); else a new one. */
+  id?: string;
+}
+
+/** A consent id: 128 random bits, unguessable (docs/bank-data.md, "Consents"). */
+export function newFdxConsentId(): string {
+  return crypto.randomBytes(16).toString('base64url');
 }
 
 /**
@@ -55,7 +62,7 @@ export async function recordFdxConsent(trx: Executor, input: NewFdxConsent): Pro
   ];
   const createdAt = new Date();
   const row = await insertConsentRow(trx, {
-    id: crypto.randomBytes(16).toString('base64url'),
+    id: input.id ?? newFdxConsentId(),
     environment: input.environment,
     organization_id: input.organizationId,
     client_id: input.clientId,

@@ -8,6 +8,7 @@ import { ACCESS_TOKEN_TTL, AUTHORIZATION_CODE_TTL, PUSHED_REQUEST_TTL, ID_TOKEN_
 import { API_ROUTES, authorizationPath, endSessionPath, INTERACTION_PREFIX } from './routes.js';
 import { EXTRA_CLIENT_PROPERTIES, isFapi2Client } from './client-metadata.js';
 import { validateRequestedScopes } from './requested-scopes.js';
+import { grantedFdxDetail, validateAuthorizationDetails } from './fdx-authorization-details.js';
 
 /**
  * oidc-provider's configuration for one environment: what the providers do (features, flows,
@@ -140,7 +141,8 @@ export function providerConfiguration(parts: ConfigurationParts): Configuration 
     // Every code grant gets a refresh token (offline_access is consented to and echoed in the
     // scope, but issuance does not depend on it), and tokens outlive the browser session that
     // approved them.
-    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    // A ONE_TIME FDX consent gets none (docs/bank-data.md, "Consents").
+    issueRefreshToken: async (ctx, client) => client.grantTypeAllowed('refresh_token') && grantedFdxDetail(ctx.oidc.entities.Grant)?.consentRequest.durationType !== 'ONE_TIME',
     expiresWithSession: async () => false,
     // Signing out never ends an authorization (docs/oauth.md, "Sign-in"): the library's
     // end-session confirm revokes a session's grant that issued no code yet, which would
@@ -154,6 +156,8 @@ export function providerConfiguration(parts: ConfigurationParts): Configuration 
       // Set by our authorization pre-middleware from the raw request (see authorization-request.ts).
       x_requested_scope: validateRequestedScopes,
       x_nonce: null,
+      // RFC 9396, for FDX consent requests of fapi2 clients (fdx-authorization-details.ts).
+      authorization_details: validateAuthorizationDetails,
       // Required of standard clients; optional under FAPI 2.0 (PKCE binds the response).
       nonce: (ctx: KoaContextWithOIDC, value: string | undefined) => {
         if (!value && !ctx.oidc.params?.x_nonce && !isFapi2Client(ctx.oidc.client)) throw new errors.InvalidRequest("missing required parameter 'nonce'");

@@ -54,6 +54,8 @@ export interface HostedPagesOptions {
   decision?: 'approve' | 'deny';
   /** Where the test's "phone" gets new recovery codes when its time steps are used up. */
   db?: Db;
+  /** Picks what the consent form sends besides its hidden fields (e.g. the FDX accounts ticked), from the consent page. */
+  consentFields?: (html: string) => Record<string, string>;
 }
 
 /**
@@ -89,7 +91,8 @@ export async function walkHostedPages(browser: FormBrowser, start: Awaited<Retur
       page = await browser.request(new URL(`${page.url.pathname}?org=${options.organizationId}`, page.url).toString());
     } else if (page.html.includes('/consent"') || page.html.includes('/deny"')) {
       consentHtml = page.html;
-      page = await browser.submit(page, options.decision === 'deny' || !page.html.includes('/consent"') ? '/deny' : '/consent');
+      const approving = options.decision !== 'deny' && page.html.includes('/consent"');
+      page = await browser.submit(page, approving ? '/consent' : '/deny', approving ? options.consentFields?.(page.html) : {});
     } else {
       throw new Error(`unexpected page ${page.status} at ${page.url}: ${page.html.slice(0, 400)}`);
     }

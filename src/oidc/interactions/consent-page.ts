@@ -16,6 +16,10 @@ import { clientView, finishInteraction, interactionCsrf, loadInteraction, paths,
 import { membershipsOf, resolveOrganization } from './organization-page.js';
 import { KIND_LABELS, ROLE_NAMES, type Membership } from '../../identity/memberships.js';
 import { describeScopes } from './scope-descriptions.js';
+import { accountField, chosenAccounts, fdxConsentStep } from './fdx-consent-step.js';
+import { newFdxConsentId, recordFdxConsent } from '../../authorizations/fdx-consents.js';
+import { FDX_AUTHORIZATION_DETAILS_TYPE } from '../../authorizations/fdx-consent-request.js';
+import type { GrantedFdxDetail } from '../fdx-authorization-details.js';
 
 function requestedScopes(interaction: Interaction): string[] {
   return String(interaction.params.scope ?? '').split(' ');
@@ -36,7 +40,7 @@ function planFor(interaction: Interaction, client: { scope?: string }, membershi
  * straight back to the application (a live authorization covers the request and
  * prompt=consent was not asked for) or the consent screen.
  */
-export async function showConsentStep(deps: InteractionDeps, ctx: Context, interaction: Interaction): Promise<void> {
+export async function showConsentStep(deps: InteractionDeps, ctx: Context, interaction: Interaction, problem?: string): Promise<void> {
   const provider = deps.provider();
   const userId = interaction.session?.accountId;
   const user = userId ? await userIdentity(deps.db, userId, unitOf(ctx)) : undefined;
@@ -53,12 +57,14 @@ export async function showConsentStep(deps: InteractionDeps, ctx: Context, inter
   const plan = planFor(interaction, client, membership, subjectType);
   const stepUp = owedStepUp(interaction, client, membership, plan);
   if (stepUp.length > 0) return showStepUp(deps, ctx, interaction, user.id, membership.id, stepUp);
-  if (!consentForced(interaction.params.prompt)) {
+  const fdx = await fdxConsentStep(deps.db, deps.environment, membership.id, interaction.params);
+  // An FDX consent request is always a new consent (its own accounts, clusters and clock).
+  if (!consentForced(interaction.params.prompt) && !fdx) {
     const covering = await findCoveringGrant(deps.db, provider, deps.environment, { clientId: client.clientId, userId: user.id, organizationId: membership.id, plan });
     if (covering) return finishInteraction(ctx, interaction, { consent: { grantId: covering.jti } });
   }
   const p = paths(interaction);
-  sendInteractionPage(deps, ctx, interaction, 'consent.njk', {
+  const page = {
     client: view,
     user: who,
     organization: membership,
@@ -75,7 +81,12 @@ export async function showConsentStep(deps: InteractionDeps, ctx: Context, inter
     // Back to the organization choice, when there was one.
     changeOrganization: memberships.length > 1 ? p.page : undefined,
     csrf: interactionCsrf(deps, interaction),
-  });
+    fdx: fdx && { ...fdx, accounts: fdx.accounts.map((a) => ({ ...a, field: accountField(a.id) })) },
+    canApprove: plan.canApprove && !fdx?.refusal,
+    refusal: plan.refusal ?? fdx?.refusal,
+    problem,
+  };
+  sendInteractionPage(deps, ctx, interaction, 'consent.njk', page, problem ? 400 : undefined);
 }
 
 /** POST /oauth/interaction/:uid/consent: decided again from current data, never from the page. */
@@ -95,14 +106,23 @@ export async function approve(deps: InteractionDeps, ctx: Context): Promise<void
   const subjectType = subjectTypeOf(client);
   const plan = planFor(interaction, client, membership, subjectType);
   if (!plan.canApprove || owedStepUp(interaction, client, membership, plan).length > 0) return back();
+  const fdx = await fdxConsentStep(deps.db, deps.environment, membership.id, interaction.params);
+  if (fdx?.refusal) return back();
+  const accountIds = fdx ? chosenAccounts(fdx, form) : [];
+  // Nothing picked cannot be approved: the same screen again, saying so.
+  if (fdx?.asksForAccounts && accountIds.length === 0) return showConsentStep(deps, ctx, interaction, 'Choose at least one account to share, or deny the request.');
 
   const grant = new provider.Grant({ accountId: userId, clientId: client.clientId });
   grant.addOIDCScope(plan.granted.join(' '));
   if (plan.withheld.length > 0) grant.rejectOIDCScope(plan.withheld.join(' '));
+  const consentId = fdx ? newFdxConsentId() : undefined;
+  // The tokens carry the consent's id in their authorization_details (fdx-authorization-details.ts).
+  if (fdx && consentId) grant.addRar({ type: FDX_AUTHORIZATION_DETAILS_TYPE, consentId, consentRequest: fdx.request } satisfies GrantedFdxDetail as never);
   const grantId = await grant.save();
   // Committed with the Grant and the Interaction, in the request's unit (oidc/unit-of-work.ts).
   await writeWithUnit(unitOf(ctx), deps.db, async (trx) => {
     await insertAuthorization(trx, { grantId, environment: deps.environment, clientId: client.clientId, subjectType, userId, organizationId: membership.id, scopes: plan.granted });
+    if (fdx && consentId) await recordFdxConsent(trx, { id: consentId, environment: deps.environment, organizationId: membership.id, clientId: client.clientId, grantId, userId, request: fdx.request, accountIds });
     await recordAudit(trx, {
       event: 'consent.granted',
       environment: deps.environment,
@@ -111,7 +131,7 @@ export async function approve(deps: InteractionDeps, ctx: Context): Promise<void
       clientId: client.clientId,
       ip: ctx.state.clientIp ?? null,
       requestId: ctx.state.requestId ?? null,
-      details: { grant_id: grantId, scopes: plan.granted, withheld: plan.withheld, subject_type: subjectType },
+      details: { grant_id: grantId, scopes: plan.granted, withheld: plan.withheld, subject_type: subjectType, ...(consentId ? { fdx_consent_id: consentId, accounts: accountIds } : {}) },
     });
   });
   await finishInteraction(ctx, interaction, { consent: { grantId } });

@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import { findConsentOfGrant } from '../../authorizations/fdx-consents.js';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
@@ -47,6 +48,15 @@ export function introspectionResponse(db: Db, environment: Environment): Middlew
     }
     body.scope = effective.join(' ');
     body.subject_type = authorization.subjectType;
+    // FDX (docs/bank-data.md, "Consents"): a token of a consent is active while the consent is.
+    const consent = grantId ? await findConsentOfGrant(db, environment, grantId) : undefined;
+    if (consent) {
+      if (consent.status !== 'ACTIVE') {
+        ctx.body = { active: false };
+        return;
+      }
+      body.fdxConsentId = consent.id;
+    }
   };
 }
 
