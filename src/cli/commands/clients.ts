@@ -31,7 +31,7 @@ export const clientsAdd: Command = {
   path: ['clients', 'add'],
   summary: 'register a client; prints its secret once (a fapi2 client has keys, no secret)',
   usage:
-    'clients add --environment production|sandbox --name <name> [--logo-uri <uri>] --redirect-uri <uri>... [--post-logout-redirect-uri <uri>...] --scope <scope>... [--subject-type user|organization] [--ip-allow-list <cidr>...] [--require-mfa] [--profile standard|fapi2 (--jwks-file <file> | --jwks-uri <https uri>)]',
+    'clients add --environment production|sandbox --name <name> [--logo-uri <uri>] --redirect-uri <uri>... [--post-logout-redirect-uri <uri>...] --scope <scope>... [--subject-type user|organization] [--ip-allow-list <cidr>...] [--require-mfa] [--profile standard|fapi2] [--jwks-file <file>] [--jwks-uri <https uri>]',
   options: {
     environment: { type: 'string' },
     name: { type: 'string' },
