@@ -11,6 +11,8 @@ import { authorizationRequest, authorize, basic, endpoints, obtainTokens, tokenR
 import { useOAuthServer, type RegisteredClient } from '../helpers/use-oauth-server.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { isOpenIdOnly } from '../../src/oidc/middleware/discovery.js';
+import { ASSERTION_TYPE, clientAssertion, fapiTokens, FAPI_REDIRECT, keyPair, push, registerFapiClient, type FapiClient } from '../helpers/fapi.js';
+import { dpopProof } from '../helpers/dpop-proof.js';
 
 const ALL_SCOPES = ['read_only', 'read_write', 'openid', 'offline_access', 'read:bank_accounts', 'sync:connected_accounts'];
 const redirectFor = (environment: Env) => (environment === 'sandbox' ? 'http://127.0.0.1:9999/callback' : 'https://app.example.org/callback');
@@ -44,6 +46,8 @@ interface Probe {
   flow: Awaited<ReturnType<typeof obtainTokens>>;
   idToken: ReturnType<typeof decodeJwt>;
   userinfo: Record<string, unknown>;
+  /** A bank-data (fapi2) client of this environment. */
+  fapi: FapiClient;
 }
 
 /** A raw authorization request; answers where it redirected (error redirects need no login). */
@@ -101,8 +105,12 @@ function unlistedAuthentications(client: RegisteredClient): Record<string, { aut
     client_secret_post: { form: { client_id: client.client_id, client_secret: client.client_secret } },
     none: { form: { client_id: client.client_id } },
     client_secret_jwt: { form: { client_id: client.client_id, client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: 'eyJhbGciOiJIUzI1NiJ9.e30.c2ln' } },
-    private_key_jwt: { form: { client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: 'eyJhbGciOiJSUzI1NiJ9.e30.c2ln' } },
   };
+}
+
+/** A form a fapi2 client authenticates with (a fresh client assertion, private_key_jwt). */
+async function assertionOf(fapi: FapiClient): Promise<Record<string, string>> {
+  return { client_assertion_type: ASSERTION_TYPE, client_assertion: await clientAssertion(fapi, fapi.signingKey) };
 }
 
 /**
@@ -118,11 +126,18 @@ async function probeAuthMethods(
   expectSuccess: (result: { status: number; body: Record<string, unknown> }) => void,
   afterRefused?: () => Promise<void>,
 ) {
-  expect(p.doc[member]).toEqual(['client_secret_basic']);
+  expect(p.doc[member]).toEqual(['client_secret_basic', 'private_key_jwt']);
   for (const [method, attempt] of Object.entries(unlistedAuthentications(p.client))) {
     const result = await postForm(endpoint, { ...form, ...attempt.form }, attempt.authorization);
     expect({ method, status: result.status, error: result.body.error }).toEqual({ method, status: 401, error: 'invalid_client' });
   }
+  // private_key_jwt is a fapi2 client's method: a standard client's assertion (with a key it never
+  // registered) is refused, and a fapi2 client authenticates with one (its request then goes on
+  // to be judged: never invalid_client).
+  const standard = await postForm(endpoint, { ...form, client_id: p.client.client_id, ...(await assertionOf({ ...p.fapi, client_id: p.client.client_id })) });
+  expect(standard.status).toBe(401);
+  const fapi = await postForm(endpoint, { ...form, ...(await assertionOf(p.fapi)) });
+  expect(fapi.body.error).not.toBe('invalid_client');
   await afterRefused?.();
   expectSuccess(await postForm(endpoint, form, basic(p.client.client_id, p.client.client_secret)));
 }
@@ -271,8 +286,52 @@ const PROBES: Record<string, (p: Probe) => Promise<void>> = {
     expect(p.idToken.claims.sub).toBe(staff.users.owner.id);
   },
   async id_token_signing_alg_values_supported(p) {
-    expect(p.doc.id_token_signing_alg_values_supported).toEqual(['RS256']);
+    expect(p.doc.id_token_signing_alg_values_supported).toEqual(['RS256', 'ES256']);
+    // RS256 for a standard client, ES256 for a fapi2 one.
     expect(p.idToken.header.alg).toBe('RS256');
+    const fapi = await fapiTokens(server, p.fapi, { login: staff.users.owner });
+    expect(decodeJwt(fapi.id_token!).header.alg).toBe('ES256');
+  },
+  async pushed_authorization_request_endpoint(p) {
+    expect(p.doc.pushed_authorization_request_endpoint).toBe(`${endpoints(server, p.environment).api}/auth/oauth/par`);
+    // A fapi2 client pushes its request there; the authorization endpoint then takes the request_uri.
+    const { requestUri } = await push(p.fapi);
+    expect(requestUri).toMatch(/^urn:ietf:params:oauth:request_uri:/);
+    const url = new URL(p.doc.authorization_endpoint as string);
+    url.search = new URLSearchParams({ client_id: p.fapi.client_id, request_uri: requestUri }).toString();
+    const response = await fetch(url, { redirect: 'manual' });
+    expect(response.status).toBe(303);
+    expect(new URL(response.headers.get('location')!, url).pathname).toMatch(/^\/oauth\/interaction\//);
+  },
+  async dpop_signing_alg_values_supported(p) {
+    expect(p.doc.dpop_signing_alg_values_supported).toEqual(['PS256', 'ES256', 'EdDSA']);
+    // A push with a DPoP proof binds the code to its key (dpop_jkt): each listed algorithm is accepted, RS256 is not.
+    const par = p.doc.pushed_authorization_request_endpoint as string;
+    const pushWith = async (alg: 'PS256' | 'ES256' | 'EdDSA' | 'RS256') => {
+      const proof = await dpopProof(await keyPair(alg), { method: 'POST', url: par }, {}, { alg });
+      const form = { client_id: p.fapi.client_id, redirect_uri: FAPI_REDIRECT[p.environment], response_type: 'code', scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', ...(await assertionOf(p.fapi)) };
+      return fetch(par, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof }, body: new URLSearchParams(form) }).then((r) => r.status);
+    };
+    for (const alg of ['PS256', 'ES256', 'EdDSA'] as const) expect(await pushWith(alg), alg).toBe(201);
+    expect(await pushWith('RS256')).toBe(400);
+  },
+  async token_endpoint_auth_signing_alg_values_supported(p) {
+    expect(p.doc.token_endpoint_auth_signing_alg_values_supported).toEqual(['PS256', 'ES256', 'EdDSA']);
+    // A fapi2 client with a key of each listed algorithm authenticates with it; RS256 is refused.
+    for (const alg of ['PS256', 'ES256', 'EdDSA', 'RS256'] as const) {
+      const key = await keyPair(alg);
+      const fapi = await registerFapiClient(server, { environment: p.environment, signingKey: key });
+      const form = { client_id: fapi.client_id, redirect_uri: FAPI_REDIRECT[p.environment], response_type: 'code', scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', client_assertion_type: ASSERTION_TYPE, client_assertion: await clientAssertion(fapi, key, {}, alg) };
+      const result = await postForm(p.doc.pushed_authorization_request_endpoint as string, form);
+      expect(result.status, alg).toBe(alg === 'RS256' ? 401 : 201);
+    }
+  },
+  async authorization_details_types_supported(p) {
+    expect(p.doc.authorization_details_types_supported).toEqual(['fdx_v1.0']);
+    const detail = (type: string) => JSON.stringify([{ type, consentRequest: { durationType: 'ONE_TIME', resources: [{ resourceType: 'ACCOUNT', dataClusters: ['TRANSACTIONS'] }] } }]);
+    expect((await push(p.fapi, { authorization_details: detail('fdx_v1.0') })).requestUri).toBeTruthy();
+    const other = await push(p.fapi, { authorization_details: detail('payment_initiation') }).catch((e: oauth.ResponseBodyError) => e);
+    expect((other as oauth.ResponseBodyError).error).toBe('invalid_authorization_details');
   },
   async claims_supported(p) {
     // Every listed claim is one the server supplies, in the ID Token or at UserInfo;
@@ -336,6 +395,7 @@ describe.each(['production', 'sandbox'] as Env[])('the OpenID discovery document
     p.flow = await obtainTokens(server, { environment, client: p.client, clientId: p.client.client_id, redirectUri: redirectFor(environment), scope: 'openid read_only', login: staff.users.owner });
     if (p.flow.tokens.status !== 200) throw new Error(`flow failed: ${JSON.stringify(p.flow.tokens.body)}`);
     p.idToken = decodeJwt(p.flow.tokens.body.id_token as string);
+    p.fapi = await registerFapiClient(server, { environment });
     const info = await fetch(`${api}/auth/oauth/userinfo`, { headers: { authorization: `Bearer ${p.flow.tokens.body.access_token as string}` } });
     p.userinfo = (await info.json()) as Record<string, unknown>;
   });

@@ -41,13 +41,15 @@ describe('discovery', () => {
       introspection_endpoint: `${api}/auth/oauth/introspect`,
       response_types_supported: ['code'],
       code_challenge_methods_supported: ['S256'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'],
       grant_types_supported: ['authorization_code', 'refresh_token'],
+      // For fapi2 clients (docs/bank-data.md): pushed requests, DPoP.
+      pushed_authorization_request_endpoint: `${api}/auth/oauth/par`,
+      dpop_signing_alg_values_supported: ['PS256', 'ES256', 'EdDSA'],
     });
     expect([...(doc.scopes_supported as string[])].sort()).toEqual(['offline_access', 'openid', 'read:bank_accounts', 'read_only', 'read_write', 'sync:connected_accounts']);
     expect(doc).not.toHaveProperty('registration_endpoint');
-    expect(doc).not.toHaveProperty('pushed_authorization_request_endpoint');
-    expect(doc).not.toHaveProperty('dpop_signing_alg_values_supported');
+    expect(doc).not.toHaveProperty('require_pushed_authorization_requests');
     expect(String(doc.token_endpoint)).not.toContain('dashboard');
   });
 });

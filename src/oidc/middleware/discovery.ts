@@ -65,14 +65,17 @@ export function discoveryDocument(endpoints: DashboardEndpoints): Middleware {
     body.response_modes_supported = ['query'];
     body.grant_types_supported = ['authorization_code', 'refresh_token'];
     body.code_challenge_methods_supported = ['S256'];
-    body.token_endpoint_auth_methods_supported = ['client_secret_basic'];
-    body.revocation_endpoint_auth_methods_supported = ['client_secret_basic'];
-    body.introspection_endpoint_auth_methods_supported = ['client_secret_basic'];
+    // client_secret_basic for standard clients, private_key_jwt for fapi2 clients (docs/bank-data.md,
+    // "Profiles"): each client may use only the one its registration names.
+    body.token_endpoint_auth_methods_supported = ['client_secret_basic', 'private_key_jwt'];
+    body.revocation_endpoint_auth_methods_supported = ['client_secret_basic', 'private_key_jwt'];
+    body.introspection_endpoint_auth_methods_supported = ['client_secret_basic', 'private_key_jwt'];
     body.scopes_supported = [...SCOPES];
     body.subject_types_supported = ['public'];
-    // Clients are registered with RS256 ID Tokens (client-metadata.ts): the ES256
-    // key in the JWKS never signs one.
-    body.id_token_signing_alg_values_supported = ['RS256'];
+    // Standard clients get RS256 ID Tokens, fapi2 clients ES256 (client-metadata.ts).
+    body.id_token_signing_alg_values_supported = ['RS256', 'ES256'];
+    // RFC 9396: FDX consent requests of fapi2 clients (fdx-authorization-details.ts).
+    body.authorization_details_types_supported = ['fdx_v1.0'];
     body.claims_supported = ['sub', 'email', 'email_verified', 'name', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce'];
     body.authorization_response_iss_parameter_supported = true;
     // Stated, not omitted: OpenID Discovery 3 reads an absent request_uri_parameter_supported
