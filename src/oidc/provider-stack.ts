@@ -16,6 +16,7 @@ import { refreshScope } from './middleware/refresh-scope.js';
 import { signInRecord } from './middleware/sign-in-record.js';
 import { tokenRequest } from './middleware/token-request.js';
 import { tokenResponse } from './middleware/token-response.js';
+import { slidingRefresh } from './middleware/sliding-refresh.js';
 import { awaitResponseWork } from './middleware/response-work.js';
 import { unitOfWork } from './middleware/unit-of-work.js';
 import { API_ROUTES } from './routes.js';
@@ -51,6 +52,8 @@ export function stackMiddleware(provider: Provider, options: StackOptions): void
   provider.use(catchOAuthErrors(tokenRequest(provider), tokenRefused));
   provider.use(catchOAuthErrors(refreshGrace(db, environment, grace), tokenRefused));
   provider.use(tokenResponse(db, environment));
+  // After the provider has answered and the unit committed: a fapi2 refresh token's expiry slides.
+  provider.use(slidingRefresh(db, environment));
   // One unit of work per request that enters the provider (unit-of-work.ts): the token and
   // introspection endpoints, the authorization endpoint and its resume, the end-session
   // endpoint and its routes. A browser request starts with one read of the Interaction its

@@ -91,6 +91,10 @@ describe('DPoP-bound access tokens at the gateway', () => {
     expect((await call({ authorization: `DPoP ${token}`, dpop: typ })).status).toBe(401);
   });
 
+  it('a proof made on a clock up to 10 seconds ahead is accepted (the clock tolerance)', async () => {
+    expect((await call(await withProof({ iat: Math.floor(Date.now() / 1000) + 8 }))).status).toBe(200);
+  });
+
   it('a proof is accepted once: the same proof again is refused', async () => {
     const headers = await withProof();
     expect((await call(headers)).status).toBe(200);

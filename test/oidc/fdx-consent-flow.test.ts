@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { approve, exchange, insecure, push, registerFapiClient, type FapiClient } from '../helpers/fapi.js';
 import { createAccount } from '../helpers/fdx.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { hashId } from '../../src/db/provider-store.js';
 
 /**
  * An FDX consent request from the push to the data (docs/bank-data.md, "Consents"): the screen
@@ -91,6 +92,17 @@ describe('choosing accounts', () => {
     const callback = await attempt;
     expect(shown).toBe(2);
     expect(callback.searchParams.get('code')).toBeTruthy();
+  });
+
+  it("a refresh token's expiry never passes the end of its consent", async () => {
+    const { requestUri, verifier, state } = await push(fapi, { authorization_details: consentRequest({ durationPeriod: 10 }) });
+    const callback = await approve(server, fapi, requestUri, { login: staff.users.admin, consentFields: () => ({ [`account_${accounts[0]!.id}`]: 'on' }) });
+    const tokens = await exchange(fapi, callback, state, verifier);
+    await oauth.processRefreshTokenResponse(fapi.as, fapi.client, await oauth.refreshTokenGrantRequest(fapi.as, fapi.client, fapi.auth, tokens.refresh_token!, { DPoP: fapi.dpop, ...insecure }));
+    const row = await server.db.selectFrom('oidc_models').select('expires_at').where('model', '=', 'RefreshToken').where('id', '=', hashId(tokens.refresh_token!)).executeTakeFirstOrThrow();
+    const days = (row.expires_at!.getTime() - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(9.9);
+    expect(days).toBeLessThanOrEqual(10);
   });
 
   it('a ONE_TIME consent gets no refresh token', async () => {

@@ -5,6 +5,7 @@ import { dpopProof } from '../helpers/dpop-proof.js';
 import { basic, endpoints } from '../helpers/flow.js';
 import { startOAuthServer, type OAuthTestServer } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { hashId, setModelExpiry } from '../../src/db/provider-store.js';
 
 /**
  * The FAPI 2.0 Security Profile at the authorization server, held per fapi2 client
@@ -165,6 +166,16 @@ describe('tokens of a fapi2 client', () => {
       expect(refreshed.token_type).toBe('dpop');
       expect(refreshed.refresh_token ?? tokens.refresh_token).toBe(tokens.refresh_token);
     }
+  });
+
+  it('each use of the refresh token moves its expiry 31 days ahead (it is not rotated)', async () => {
+    const row = () => t.db.selectFrom('oidc_models').select(['expires_at']).where('model', '=', 'RefreshToken').where('id', '=', hashId(tokens.refresh_token!)).executeTakeFirstOrThrow();
+    await setModelExpiry(t.db, 'production', 'RefreshToken', hashId(tokens.refresh_token!), Math.floor(Date.now() / 1000) + 100);
+    expect((await row()).expires_at!.getTime()).toBeLessThan(Date.now() + 200_000);
+    await oauth.processRefreshTokenResponse(fapi.as, fapi.client, await oauth.refreshTokenGrantRequest(fapi.as, fapi.client, fapi.auth, tokens.refresh_token!, { DPoP: fapi.dpop, ...insecure }));
+    const days = ((await row()).expires_at!.getTime() - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(30.9);
+    expect(days).toBeLessThanOrEqual(31);
   });
 
   it('a DPoP proof is accepted once at the token endpoint', async () => {
