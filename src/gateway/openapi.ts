@@ -11,6 +11,7 @@ const REQUIRED_SCOPE: Record<RouteSpec['access'], string> = {
   read: 'read_only or read_write',
   write: 'read_write',
   fdx: 'read_only and exactly one of read:bank_accounts, sync:connected_accounts',
+  recipient: 'none (the data recipient\'s own token carries no scope)',
 };
 
 /** The scope sets an access token may hold for each kind of access (auth/require-scope.ts), as alternatives. */
@@ -18,9 +19,14 @@ const TOKEN_SCOPES: Record<RouteSpec['access'], string[][]> = {
   read: [['read_only'], ['read_write']],
   write: [['read_write']],
   fdx: FDX_SCOPES.map((scope) => ['read_only', scope]),
+  recipient: [[]],
 };
 
-const CREDENTIAL_WORDS = { access_token: 'an OAuth access token', api_key: "an API key of the caller's organization" } as const;
+const CREDENTIAL_WORDS = {
+  access_token: 'an OAuth access token',
+  api_key: "an API key of the caller's organization",
+  client_credentials: "the data recipient's own client-credentials token (a fapi2 client's, DPoP-bound: docs/bank-data.md)",
+} as const;
 
 /** Problem documents the error middleware renders, and the headers each status carries. */
 const PROBLEM_HEADERS: Record<number, Record<string, unknown>> = {
@@ -44,7 +50,11 @@ function responseName(status: number): string {
 
 function security(spec: RouteSpec): Record<string, string[]>[] {
   const accepted = acceptedCredentials(spec);
-  return [...(accepted.includes('access_token') ? TOKEN_SCOPES[spec.access].map((scopes) => ({ accessToken: scopes })) : []), ...(accepted.includes('api_key') ? [{ apiKey: [] }] : [])];
+  return [
+    ...(accepted.includes('access_token') ? TOKEN_SCOPES[spec.access].map((scopes) => ({ accessToken: scopes })) : []),
+    ...(accepted.includes('api_key') ? [{ apiKey: [] }] : []),
+    ...(accepted.includes('client_credentials') ? [{ clientToken: [] }] : []),
+  ];
 }
 
 function describe(spec: RouteSpec): string {
@@ -151,6 +161,11 @@ export function buildOpenApiDocument(specs: readonly RouteSpec[], version: ApiVe
           description: 'An OAuth 2.0 access token from the authorization code flow, sent as `Authorization: Bearer <token>`.',
         },
         apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'alm_live_… or alm_test_…', description: "An API key of the caller's organization, sent as `Authorization: Bearer <key>`." },
+        clientToken: {
+          type: 'oauth2',
+          description: "A bank-data (fapi2) client's own token from grant_type=client_credentials (private_key_jwt), DPoP-bound: sent as `Authorization: DPoP <token>` with a `DPoP` proof.",
+          flows: { clientCredentials: { tokenUrl: `${serverUrl}/auth/oauth/token`, scopes: {} } },
+        },
       },
       responses,
       schemas: {

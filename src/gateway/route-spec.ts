@@ -1,7 +1,7 @@
 import type { ParameterizedContext } from 'koa';
 import type { z } from 'zod';
 import type { Db } from '../db/database.js';
-import type { Caller } from './auth/caller.js';
+import type { Caller, Recipient } from './auth/caller.js';
 import type { Access } from './auth/require-scope.js';
 import type { ApiVersion } from './versions.js';
 import type { MailSender } from '../mail/sender.js';
@@ -29,7 +29,8 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   /** Which IP-restriction setting applies (see config ip_restricted_areas). */
   area: string;
   access: Access;
-  credentials: 'any' | 'access_token';
+  /** 'client': the data recipient's own client-credentials token (the FDX Consent API). */
+  credentials: 'any' | 'access_token' | 'client';
   params?: P;
   query?: Q;
   /** A different query schema for some versions (parameters added later are unknown before). */
@@ -52,7 +53,10 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
 export interface HandlerInput<P, Q> {
   ctx: ParameterizedContext;
   db: Db;
+  /** Who calls, on every route but those that take a client's own token (credentials 'client'). */
   caller: Caller;
+  /** Who calls on the routes that take a client's own token: the data recipient. */
+  recipient: Recipient | undefined;
   version: ApiVersion;
   params: P;
   query: Q;

@@ -7,7 +7,8 @@ import { acceptAccessTokensOnly } from './auth/accept-credentials.js';
 import { bearerToken } from './auth/bearer.js';
 import { dpopProof } from './auth/dpop-proof.js';
 import { ipAllowList } from './auth/ip-allow-list.js';
-import { loadCredential } from './auth/load-credential.js';
+import { loadClientToken, loadCredential } from './auth/load-credential.js';
+import { validateClientToken } from './auth/validate-client-token.js';
 import { requireScope } from './auth/require-scope.js';
 import { validateCredential } from './auth/validate-credential.js';
 import { invalid, notFound } from '../errors/domain-error.js';
@@ -58,17 +59,18 @@ function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, where
 export function buildGatewayRouter(specs: readonly RouteSpec[], options: GatewayOptions): Middleware {
   const router = new Router();
   for (const spec of specs) {
-    const stack: Middleware[] = [availableIn(spec.versions), bearerToken(), loadCredential(options.db)];
+    const client = spec.credentials === 'client';
+    const stack: Middleware[] = [availableIn(spec.versions), bearerToken(), client ? loadClientToken(options.db) : loadCredential(options.db)];
     if (spec.credentials === 'access_token') stack.push(acceptAccessTokensOnly());
     if (options.ipRestrictedAreas.includes(spec.area)) stack.push(ipAllowList(options.db, spec.area));
-    stack.push(dpopProof(options.db), validateCredential(options.db), requireScope(spec.access));
+    stack.push(dpopProof(options.db), client ? validateClientToken() : validateCredential(options.db), requireScope(spec.access));
     if (spec.callers === 'fund_provider') stack.push(requireFundProvider());
     stack.push(async (ctx) => {
       const params = parse(spec.params, ctx.params, 'path');
       const version = ctx.state.apiVersion as ApiVersion;
       const query = parse(spec.queryByVersion?.[version] ?? spec.query, ctx.query, 'query');
       const body = spec.body ? parse(spec.body, await readJson(ctx), 'body') : undefined;
-      const result = await spec.handler({ ctx, db: options.db, caller: ctx.state.caller!, version, params, query, body, services: options.services });
+      const result = await spec.handler({ ctx, db: options.db, caller: ctx.state.caller!, recipient: ctx.state.recipient, version, params, query, body, services: options.services });
       if (spec.status) ctx.status = spec.status;
       if (spec.location) ctx.set('Location', spec.location(result));
       ctx.body = result;

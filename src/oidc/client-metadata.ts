@@ -29,6 +29,8 @@ export function toClientMetadata(row: ClientRow, environment: Environment) {
     return {
       ...common,
       ...(row.jwks ? { jwks: row.jwks } : { jwks_uri: row.jwks_uri ?? undefined }),
+      // client_credentials: its own DPoP-bound token for the FDX Consent API.
+      grant_types: ['authorization_code', 'refresh_token', 'client_credentials'],
       token_endpoint_auth_method: 'private_key_jwt',
       id_token_signed_response_alg: 'ES256',
       require_pushed_authorization_requests: true,

@@ -89,6 +89,9 @@ export function providerConfiguration(parts: ConfigurationParts): Configuration 
       // RP-Initiated Logout 1.0 (docs/oauth.md, "Signing out from an application"): GET only
       // (enableHttpPostMethods stays false), with our pages.
       rpInitiatedLogout: { enabled: true, ...parts.logoutPages },
+      // A fapi2 client's own token, for the FDX Consent API only (docs/bank-data.md, "Consent API"):
+      // its registration alone allows the grant, and the token carries no scope.
+      clientCredentials: { enabled: true },
       claimsParameter: { enabled: false },
       registration: { enabled: false },
       userinfo: { enabled: true },

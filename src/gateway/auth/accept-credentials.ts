@@ -3,7 +3,7 @@ import type { RouteSpec } from '../route-spec.js';
 import { unauthorized } from '../problems.js';
 import { FUND_PROVIDER_CREDENTIALS } from './require-fund-provider.js';
 
-export type CredentialKind = 'access_token' | 'api_key';
+export type CredentialKind = 'access_token' | 'api_key' | 'client_credentials';
 
 /**
  * The bearer credentials an operation accepts, from its spec: what the router enforces
@@ -11,6 +11,7 @@ export type CredentialKind = 'access_token' | 'api_key';
  * security, so the two cannot disagree.
  */
 export function acceptedCredentials(spec: Pick<RouteSpec, 'credentials' | 'callers'>): readonly CredentialKind[] {
+  if (spec.credentials === 'client') return ['client_credentials'];
   const kinds: readonly CredentialKind[] = spec.credentials === 'access_token' ? ['access_token'] : ['access_token', 'api_key'];
   return spec.callers === 'fund_provider' ? kinds.filter((k) => FUND_PROVIDER_CREDENTIALS.includes(k)) : kinds;
 }

@@ -1,6 +1,6 @@
 import type { Environment, OrganizationKind, SubjectType } from '../../db/schema.js';
 import type { FdxConsentResource } from '../../authorizations/fdx-consent.js';
-import type { AccessTokenRow, ApiKeyRow } from './credential-repository.js';
+import type { AccessTokenRow, ApiKeyRow, ClientTokenRow } from './credential-repository.js';
 
 /**
  * The active FDX consent an access token's authorization is held to (docs/api.md, "FDX bank-data
@@ -31,10 +31,17 @@ export type Caller =
       fdxConsent?: HeldFdxConsent;
     };
 
+/** A data recipient calling with its own client-credentials token: the FDX Consent API's caller (docs/bank-data.md). */
+export interface Recipient {
+  environment: Environment;
+  clientId: string;
+}
+
 /** A presented bearer credential, resolved but not yet judged valid. */
 export type Credential =
   | { kind: 'api_key'; presented: true; row: ApiKeyRow | undefined }
-  | { kind: 'access_token'; presented: true; row: AccessTokenRow | undefined };
+  | { kind: 'access_token'; presented: true; row: AccessTokenRow | undefined }
+  | { kind: 'client_credentials'; presented: true; row: ClientTokenRow | undefined };
 
 export interface GatewayState {
   bearer?: string;
@@ -42,6 +49,8 @@ export interface GatewayState {
   scheme?: 'Bearer' | 'DPoP';
   credential?: Credential;
   caller?: Caller;
+  /** Set instead of `caller` on the routes that take a client's own token (route spec credentials 'client'). */
+  recipient?: Recipient;
   apiVersion?: string;
 }
 

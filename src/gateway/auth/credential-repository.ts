@@ -74,6 +74,23 @@ where t.environment = ${environment} and t.model = 'AccessToken' and t.id = ${to
   return rows[0];
 }
 
+/** A data recipient's own client-credentials token (docs/bank-data.md, "Consent API") and its client. */
+export interface ClientTokenRow {
+  payload: StoredAccessToken;
+  client_id: string | null;
+  profile: string | null;
+  ip_allow_list: string[] | null;
+}
+
+/** A client-credentials token by hash, with its client's registration (absent: the client was removed). */
+export async function findClientTokenContext(db: Db, environment: Environment, tokenHash: string): Promise<ClientTokenRow | undefined> {
+  const { rows } = await sql<ClientTokenRow>`select t.payload, c.client_id, c.profile, c.ip_allow_list
+    from oidc_models t
+    left join oauth_clients c on c.client_id = t.payload->>'clientId' and c.environment = t.environment
+    where t.environment = ${environment} and t.model = 'ClientCredentials' and t.id = ${tokenHash}`.execute(db);
+  return rows[0];
+}
+
 export interface ApiKeyRow {
   id: string;
   organization_id: string;

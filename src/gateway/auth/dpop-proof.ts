@@ -65,7 +65,7 @@ async function verifyProof(ctx: ParameterizedContext, proof: string, token: stri
 export function dpopProof(db: Db): Middleware {
   return async (ctx, next) => {
     const credential = ctx.state.credential;
-    const jkt = credential?.kind === 'access_token' ? credential.row?.payload.jkt : undefined;
+    const jkt = credential?.kind === 'access_token' || credential?.kind === 'client_credentials' ? credential.row?.payload.jkt : undefined;
     if (!jkt) {
       if (ctx.state.scheme === 'DPoP') throw dpopRefusal('invalid_token', 'This credential is not bound to a DPoP key: send it as Authorization: Bearer.');
       return next();

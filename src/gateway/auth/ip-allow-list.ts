@@ -27,7 +27,7 @@ function addressSet(ranges: readonly string[]): AddressSet {
 export function ipAllowList(db: Db, area: string): Middleware {
   return async (ctx, next) => {
     const credential = ctx.state.credential;
-    if (credential?.kind === 'access_token' && credential.row?.client_id) {
+    if ((credential?.kind === 'access_token' || credential?.kind === 'client_credentials') && credential.row?.client_id) {
       const ranges = credential.row.ip_allow_list ?? [];
       const ip = ctx.state.clientIp ?? '';
       if (ranges.length === 0 || !callerInside(addressSet(ranges), ctx.state)) {
@@ -35,7 +35,7 @@ export function ipAllowList(db: Db, area: string): Middleware {
           event: 'gateway.ip_denied',
           environment: environmentOf(ctx),
           clientId: credential.row.client_id,
-          organizationId: credential.row.organization_id,
+          organizationId: credential.kind === 'access_token' ? credential.row.organization_id : null,
           ip: ip || null,
           requestId: ctx.state.requestId ?? null,
           details: { area, path: ctx.path },

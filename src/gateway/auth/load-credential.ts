@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import type { Db } from '../../db/database.js';
 import { hashId } from '../../db/provider-store.js';
-import { findAccessTokenContext, findLiveApiKey } from './credential-repository.js';
+import { findAccessTokenContext, findClientTokenContext, findLiveApiKey } from './credential-repository.js';
 import { apiKeyHash, isApiKeyShaped } from '../api-keys/format.js';
 import { environmentOf } from '../environment.js';
 
@@ -13,6 +13,14 @@ export function loadCredential(db: Db): Middleware {
     ctx.state.credential = isApiKeyShaped(bearer)
       ? { kind: 'api_key', presented: true, row: await findLiveApiKey(db, environment, apiKeyHash(bearer)) }
       : { kind: 'access_token', presented: true, row: await findAccessTokenContext(db, environment, hashId(bearer)) };
+    await next();
+  };
+}
+
+/** Resolves the bearer value to a client-credentials token and its client (the Consent API's credential), not yet judged. */
+export function loadClientToken(db: Db): Middleware {
+  return async (ctx, next) => {
+    ctx.state.credential = { kind: 'client_credentials', presented: true, row: await findClientTokenContext(db, environmentOf(ctx), hashId(ctx.state.bearer!)) };
     await next();
   };
 }

@@ -2,8 +2,8 @@ import type { Middleware } from 'koa';
 import { insufficientScope } from '../problems.js';
 import { requireFdxScope } from './require-fdx-scope.js';
 
-/** 'fdx': the FDX API's own rule (require-fdx-scope.ts). */
-export type Access = 'read' | 'write' | 'fdx';
+/** 'fdx': the FDX API's own rule (require-fdx-scope.ts); 'recipient': a client's own token, which carries no scope. */
+export type Access = 'read' | 'write' | 'fdx' | 'recipient';
 
 /**
  * Reads need read_only or read_write, writes need read_write (docs/api.md, "Credentials").
@@ -11,6 +11,8 @@ export type Access = 'read' | 'write' | 'fdx';
  */
 export function requireScope(access: Access): Middleware {
   if (access === 'fdx') return requireFdxScope();
+  // A client's own token carries no scope; its route holds it to the client's own consents.
+  if (access === 'recipient') return async (_ctx, next) => next();
   return async (ctx, next) => {
     const caller = ctx.state.caller!;
     if (caller.kind === 'access_token') {

@@ -41,9 +41,11 @@ export function validateCredential(db: Db): Middleware {
       if (touched.due(key.id)) void touchApiKey(db, key.id).catch(() => undefined);
       return next();
     }
+    const invalid = () => unauthorized('The access token is invalid, expired or revoked.', true);
+    // A client's own token serves the Consent API alone (validate-client-token.ts).
+    if (credential.kind !== 'access_token') throw invalid();
     const row = credential.row;
     const now = Date.now();
-    const invalid = () => unauthorized('The access token is invalid, expired or revoked.', true);
     if (!row) throw unauthorized((await wrongEnvironmentDetail(db, environment, 'access_token', ctx.state.bearer!)) ?? 'The access token is invalid, expired or revoked.', true);
     if (!row || row.payload.kind !== 'AccessToken' || !row.payload.exp || row.payload.exp * 1000 <= now) throw invalid();
     if (!row.grant_id || !row.user_id || !row.organization_id || !row.organization_kind || row.revoked_at || !row.authorization_expires_at || row.authorization_expires_at.getTime() <= now) throw invalid();

@@ -4,7 +4,7 @@ import { findConsentOfRecipient, revokeFdxConsent, type RevocationOutcome } from
 import type { FdxConsent } from '../../authorizations/fdx-consent.js';
 import type { Db } from '../../db/database.js';
 import { DomainError, notFound } from '../../errors/domain-error.js';
-import type { Caller } from '../auth/caller.js';
+import type { Recipient } from '../auth/caller.js';
 import { defineRoute } from '../route-spec.js';
 import { FDX_ROUTE } from './account-routes.js';
 import { findConsentParties } from './consent-parties-repository.js';
@@ -19,20 +19,11 @@ import { ConsentGrant, ConsentRevocationList, ConsentRevocationRequest, toConsen
 const CONSENT_ID = /^[A-Za-z0-9_-]{22}$/;
 const ConsentParams = z.object({ consentId: z.string().describe('The consentId') });
 
-/**
- * Which data recipient is calling. For now the client of the access token (a token of the
- * client whose consent it is); the recipient's own client-credentials token takes its place
- * later, here alone.
- */
-export function recipientOf(caller: Caller): string | undefined {
-  return caller.kind === 'access_token' ? caller.clientId : undefined;
-}
 
 const consentNotFound = () => notFound('No consent with this id was granted to this data recipient.');
 
-async function requireConsent(db: Db, caller: Caller, consentId: string): Promise<FdxConsent> {
-  const recipient = recipientOf(caller);
-  const consent = recipient && CONSENT_ID.test(consentId) ? await findConsentOfRecipient(db, caller.environment, recipient, consentId) : undefined;
+async function requireConsent(db: Db, recipient: Recipient | undefined, consentId: string): Promise<FdxConsent> {
+  const consent = recipient && CONSENT_ID.test(consentId) ? await findConsentOfRecipient(db, recipient.environment, recipient.clientId, consentId) : undefined;
   if (!consent) throw consentNotFound();
   return consent;
 }
@@ -43,7 +34,8 @@ const REFUSED: Partial<Record<RevocationOutcome, () => DomainError>> = {
   expired: () => new DomainError('conflict', 'The consent has expired, so there is nothing left to revoke.'),
 };
 
-const CONSENT_ROUTE = { ...FDX_ROUTE, tag: 'FDX Consents', params: ConsentParams } as const;
+/** The recipient's own client-credentials token (private_key_jwt + DPoP), from inside its allow-list. */
+const CONSENT_ROUTE = { ...FDX_ROUTE, access: 'recipient', credentials: 'client', tag: 'FDX Consents', params: ConsentParams } as const;
 
 export const consentRoutes = [
   defineRoute({
@@ -54,8 +46,8 @@ export const consentRoutes = [
     summary: 'A consent granted to the calling data recipient: its parties, duration, lookback and resources',
     response: ConsentGrant,
     errors: [401, 403, 404],
-    async handler({ db, caller, params }) {
-      const consent = await requireConsent(db, caller, params.consentId);
+    async handler({ db, recipient, params }) {
+      const consent = await requireConsent(db, recipient, params.consentId);
       return toConsentGrant(consent, await findConsentParties(db, consent.environment, consent.clientId, consent.organizationId));
     },
   }),
@@ -69,14 +61,13 @@ export const consentRoutes = [
     status: 204,
     response: z.undefined(),
     errors: [400, 401, 403, 404, 409],
-    async handler({ ctx, db, caller, params, body }) {
-      const recipient = recipientOf(caller);
+    async handler({ ctx, db, recipient, params, body }) {
       const { reason, initiator } = body as z.infer<typeof ConsentRevocationRequest>;
       if (!recipient || !CONSENT_ID.test(params.consentId)) throw consentNotFound();
       const outcome = await revokeFdxConsent(db, {
-        environment: caller.environment,
+        environment: recipient.environment,
         consentId: params.consentId,
-        owner: { clientId: recipient },
+        owner: { clientId: recipient.clientId },
         reason,
         initiator,
         audit: (trx, consent) =>
@@ -84,7 +75,7 @@ export const consentRoutes = [
             event: 'fdx_consent.revoked',
             environment: consent.environment,
             organizationId: consent.organizationId,
-            clientId: recipient,
+            clientId: recipient.clientId,
             ip: ctx.state.clientIp ?? null,
             requestId: ctx.state.requestId ?? null,
             details: { consent_id: consent.id, grant_id: consent.grantId, reason, initiator },
@@ -103,8 +94,8 @@ export const consentRoutes = [
     summary: "A consent's revocation record: empty while it was never revoked",
     response: ConsentRevocationList,
     errors: [401, 403, 404],
-    async handler({ db, caller, params }) {
-      return toRevocationList(await requireConsent(db, caller, params.consentId));
+    async handler({ db, recipient, params }) {
+      return toRevocationList(await requireConsent(db, recipient, params.consentId));
     },
   }),
 ];

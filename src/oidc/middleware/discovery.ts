@@ -63,7 +63,8 @@ export function discoveryDocument(endpoints: DashboardEndpoints): Middleware {
     body.end_session_endpoint = endpoints.endSession;
     body.response_types_supported = ['code'];
     body.response_modes_supported = ['query'];
-    body.grant_types_supported = ['authorization_code', 'refresh_token'];
+    // client_credentials for fapi2 clients only (docs/bank-data.md, "Consent API").
+    body.grant_types_supported = ['authorization_code', 'refresh_token', 'client_credentials'];
     body.code_challenge_methods_supported = ['S256'];
     // client_secret_basic for standard clients, private_key_jwt for fapi2 clients (docs/bank-data.md,
     // "Profiles"): each client may use only the one its registration names.

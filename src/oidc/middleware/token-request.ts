@@ -23,6 +23,8 @@ export function tokenRequest(provider: Provider): Middleware {
     if (!/^Basic\s/i.test(ctx.get('authorization')) && !carriesClientAssertion(body)) throw new errors.InvalidClient('client authentication by HTTP Basic is required');
     if (body) {
       if (body.client_secret !== undefined) throw new errors.InvalidClient('client authentication must use HTTP Basic; a client_secret in the body is not accepted');
+      // A client-credentials token reaches the FDX Consent API alone: it carries no scope.
+      if (single(body.grant_type) === 'client_credentials' && body.scope !== undefined && body.scope !== '') throw new errors.InvalidScope('a client-credentials token carries no scope: it serves the FDX Consent API only', String(body.scope));
       const code = single(body.code);
       if (single(body.grant_type) === 'authorization_code') {
         // Malformed is 400 whatever the code: checked before the code is looked up.
