@@ -34,6 +34,11 @@ export function lookbackWords(lookbackPeriod: number): string {
   return lookbackPeriod === 0 ? 'with no past activity' : `going back ${plural(lookbackPeriod, 'day')}`;
 }
 
+/** How an account is named to people: its nickname (else its product) and its number's last four digits. */
+export function accountWords(account: { product_name: string; nickname: string | null; account_number: string }): { label: string; masked: string } {
+  return { label: account.nickname ?? account.product_name, masked: `••••${account.account_number.slice(-4)}` };
+}
+
 export interface ConsentRequestWords {
   duration: string;
   lookback: string;

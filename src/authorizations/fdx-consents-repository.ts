@@ -18,6 +18,12 @@ export function findConsentRowOfGrant(db: Executor, environment: Environment, gr
   return db.selectFrom('fdx_consents').selectAll().where('environment', '=', environment).where('grant_id', '=', grantId).executeTakeFirst();
 }
 
+/** The consents of several authorizations at once (a page of connected applications). */
+export async function findConsentRowsOfGrants(db: Executor, environment: Environment, grantIds: readonly string[]): Promise<FdxConsentRow[]> {
+  if (grantIds.length === 0) return [];
+  return db.selectFrom('fdx_consents').selectAll().where('environment', '=', environment).where('grant_id', 'in', [...grantIds]).execute();
+}
+
 /** Whose consent: its data recipient (client) or its organization; one of them always narrows the lookup. */
 export type ConsentOwner = { clientId: string } | { organizationId: string };
 
@@ -74,6 +80,22 @@ export interface ConsentableAccount {
   nickname: string | null;
   account_number: string;
   status: string;
+}
+
+/** A consented account as the organization's staff recognise it, with whose it is. */
+export interface ConsentedAccountRow extends ConsentableAccount {
+  organization_id: string;
+}
+
+/** The deposit accounts of the environment among `ids` (ids must be UUIDs); an id of a deleted account has no row. */
+export async function findAccountsByIds(db: Executor, environment: Environment, ids: readonly string[]): Promise<ConsentedAccountRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('deposit_accounts')
+    .select(['id', 'organization_id', 'product_name', 'nickname', 'account_number', 'status'])
+    .where('environment', '=', environment)
+    .where('id', 'in', [...ids])
+    .execute();
 }
 
 /** The organization's deposit accounts in the environment, for the consent screen's choice. */

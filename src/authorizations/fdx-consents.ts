@@ -5,7 +5,8 @@ import type { Environment } from '../db/schema.js';
 import { revokeAuthorizationIn } from './authorizations.js';
 import type { FdxConsentRequest } from './fdx-consent-request.js';
 import { consentExpiry, consentOf, type FdxConsent, type FdxConsentResource, type FdxPartyType, type FdxRevocationReason } from './fdx-consent.js';
-import { countOrganizationAccounts, findConsentRow, findConsentRowOfGrant, insertConsentRow, markConsentRevoked, markDueConsentsExpired, type ConsentOwner } from './fdx-consents-repository.js';
+import { accountWords } from './fdx-consent-words.js';
+import { countOrganizationAccounts, findAccountsByIds, findConsentRow, findConsentRowOfGrant, findConsentRowsOfGrants, insertConsentRow, markConsentRevoked, markDueConsentsExpired, type ConsentOwner } from './fdx-consents-repository.js';
 
 /**
  * FDX consent grants (docs/api.md, "FDX bank-data API", Consents): what an approver chose to share
@@ -91,6 +92,41 @@ export async function findConsentOfRecipient(db: Executor, environment: Environm
   return row && consentOf(row);
 }
 
+/** One account a consent shares, as people recognise it; `account` is undefined once the account was deleted. */
+export interface ConsentedAccount {
+  id: string;
+  account?: { label: string; masked: string; closed: boolean };
+}
+
+export interface ConsentWithAccounts {
+  consent: FdxConsent;
+  /** The ACCOUNT resources' accounts, in the consent's order. */
+  accounts: ConsentedAccount[];
+}
+
+/**
+ * The consents of several authorizations, by grant id, each with the accounts it shares looked
+ * up (the connected applications pages). Two queries whatever the number of authorizations; an
+ * account is only ever the consent's organization's.
+ */
+export async function findConsentsOfGrants(db: Executor, environment: Environment, grantIds: readonly string[]): Promise<Map<string, ConsentWithAccounts>> {
+  const consents = (await findConsentRowsOfGrants(db, environment, grantIds)).map(consentOf);
+  const accountIds = [...new Set(consents.flatMap((c) => c.resources.filter((r) => r.resourceType === 'ACCOUNT').map((r) => r.resourceId)))].filter((id) => UUID.test(id));
+  const rows = await findAccountsByIds(db, environment, accountIds);
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return new Map(
+    consents.map((consent) => {
+      const accounts = consent.resources
+        .filter((r) => r.resourceType === 'ACCOUNT')
+        .map((r) => {
+          const row = byId.get(r.resourceId);
+          return row && row.organization_id === consent.organizationId ? { id: r.resourceId, account: { ...accountWords(row), closed: row.status === 'CLOSED' } } : { id: r.resourceId };
+        });
+      return [consent.grantId, { consent, accounts }];
+    }),
+  );
+}
+
 export type RevocationOutcome = 'revoked' | 'already-revoked' | 'not-found' | 'expired';
 
 export interface FdxConsentRevocation {
@@ -124,6 +160,20 @@ export async function revokeFdxConsent(db: Db, input: FdxConsentRevocation): Pro
     if (!existing) return 'not-found';
     return existing.status === 'REVOKED' ? 'already-revoked' : 'expired';
   });
+}
+
+/**
+ * Revokes the active consent of an authorization inside the caller's transaction, for the
+ * organization's staff ending that authorization on a connected applications page: the caller
+ * revokes the authorization (revokeAuthorizationIn) and writes the audit rows in the same
+ * transaction, after this (the order revokeFdxConsent locks rows in, so the two cannot deadlock).
+ * Undefined when the authorization has no consent, or its consent is no longer active.
+ */
+export async function revokeConsentOfGrantIn(trx: Executor, input: { environment: Environment; grantId: string; organizationId: string; reason: FdxRevocationReason; initiator: FdxPartyType }): Promise<FdxConsent | undefined> {
+  const existing = await findConsentRowOfGrant(trx, input.environment, input.grantId);
+  if (!existing || existing.organization_id !== input.organizationId) return undefined;
+  const row = await markConsentRevoked(trx, { environment: input.environment, id: existing.id, owner: { organizationId: input.organizationId }, reason: input.reason, initiator: input.initiator });
+  return row && consentOf(row);
 }
 
 /**

@@ -3,6 +3,9 @@ import { notFound } from '../errors/domain-error.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { readForm } from '../http/form-body.js';
 import { revokeAuthorizationIn } from '../authorizations/authorizations.js';
+import type { FdxConsentStatus, FdxPartyType } from '../authorizations/fdx-consent.js';
+import { CLUSTER_WORDS } from '../authorizations/fdx-consent-words.js';
+import { findConsentsOfGrants, revokeConsentOfGrantIn, type ConsentWithAccounts } from '../authorizations/fdx-consents.js';
 import { inTransaction } from '../db/executor.js';
 import { KIND_LABELS } from '../identity/memberships.js';
 import { describeScopes } from '../oidc/interactions/scope-descriptions.js';
@@ -32,7 +35,35 @@ function manages(viewer: Viewer, row: ConnectionRow): boolean {
   return row.subject_type === 'user' ? row.user_id === viewer.user.id : adminOf(viewer).includes(row.organization_id);
 }
 
-export function connectionView(row: ConnectionRow, environment: string) {
+/** Each status as shown (its tag's tone), and what its expiry is called then. */
+const CONSENT_STATUS: Readonly<Record<FdxConsentStatus, { text: string; tone: string; expiry: string }>> = {
+  ACTIVE: { text: 'Active', tone: 'ok', expiry: 'Expires' },
+  EXPIRED: { text: 'Expired', tone: 'warn', expiry: 'Expired' },
+  REVOKED: { text: 'Revoked', tone: 'bad', expiry: 'Was to expire' },
+};
+
+/**
+ * What a bank-data (FDX) consent shares, for the connected applications pages: its status, the
+ * accounts (a deleted one said to be), the data in plain words, how far back and until when.
+ */
+function bankDataView({ consent, accounts }: ConsentWithAccounts) {
+  const clusters = [...new Set(consent.resources.flatMap((r) => r.dataClusters))];
+  return {
+    status: CONSENT_STATUS[consent.status],
+    accounts: accounts.map((a) => (a.account ? { ...a.account, deleted: false } : { label: 'An account since deleted', masked: '', closed: false, deleted: true })),
+    data: clusters.map((cluster) => CLUSTER_WORDS[cluster]),
+    lookback: consent.lookbackPeriod === 0 ? 'None: only activity from the approval on' : `${consent.lookbackPeriod} day${consent.lookbackPeriod === 1 ? '' : 's'} of past activity`,
+    expires: shownDate(consent.expiresAt),
+    revoked: shownDate(consent.revokedAt),
+  };
+}
+
+/** The FDX consents of the listed authorizations, by grant id (two queries for the whole page). */
+export function consentsOf(deps: DashboardDeps, rows: readonly ConnectionRow[]): Promise<Map<string, ConsentWithAccounts>> {
+  return findConsentsOfGrants(deps.db, deps.environment, rows.map((row) => row.grant_id));
+}
+
+export function connectionView(row: ConnectionRow, environment: string, consent?: ConsentWithAccounts) {
   return {
     grantId: row.grant_id,
     application: row.client_name ?? `Removed application (${row.client_id})`,
@@ -44,25 +75,37 @@ export function connectionView(row: ConnectionRow, environment: string) {
     permissions: describeScopes(row.scopes, row.organization_kind),
     granted: shownDate(row.created_at),
     lastUsed: shownDate(row.last_used_at),
+    bankData: consent && bankDataView(consent),
   };
 }
 
-/** Ends an authorization and every token it issued, with its audit row, in one transaction (nothing when it ended already). */
+/** Who ends a bank-data consent, in FDX's words: the person who approved it, or the organization (the data provider). */
+const INITIATOR: Readonly<Record<'connections_page' | 'organization_page', FdxPartyType>> = { connections_page: 'INDIVIDUAL', organization_page: 'DATA_PROVIDER' };
+
+/**
+ * Ends an authorization and every token it issued, with its audit row, in one transaction
+ * (nothing when it ended already). A bank-data consent it holds is revoked in the same
+ * transaction (USER_ACTION), so its recipient reads it REVOKED through the Consent API.
+ */
 export async function revokeConnectionRow(deps: DashboardDeps, ctx: Context, viewer: Viewer, row: ConnectionRow, via: 'connections_page' | 'organization_page'): Promise<void> {
   if (row.revoked_at) return;
   await inTransaction(deps.db, async (trx) => {
-    if (!(await revokeAuthorizationIn(trx, deps.environment, row.grant_id, 'revoked_by_user'))) return;
-    await recordAudit(trx, {
-      event: 'authorization.revoked',
-      environment: deps.environment,
-      actorUserId: viewer.user.id,
-      organizationId: row.organization_id,
-      clientId: row.client_id,
-      ip: ctx.state.clientIp ?? null,
-      requestId: ctx.state.requestId ?? null,
-      details: { grant_id: row.grant_id, subject_type: row.subject_type, via },
-    });
+    const reason = 'USER_ACTION';
+    const initiator = INITIATOR[via];
+    // The consent first, then the authorization: the order the Consent API's revocation locks them in.
+    const consent = await revokeConsentOfGrantIn(trx, { environment: deps.environment, grantId: row.grant_id, organizationId: row.organization_id, reason, initiator });
+    const ended = await revokeAuthorizationIn(trx, deps.environment, row.grant_id, 'revoked_by_user');
+    const audit = { environment: deps.environment, actorUserId: viewer.user.id, organizationId: row.organization_id, clientId: row.client_id, ip: ctx.state.clientIp ?? null, requestId: ctx.state.requestId ?? null };
+    if (ended) await recordAudit(trx, { ...audit, event: 'authorization.revoked', details: { grant_id: row.grant_id, subject_type: row.subject_type, via, ...(consent ? { fdx_consent_id: consent.id } : {}) } });
+    if (consent) await recordAudit(trx, { ...audit, event: 'fdx_consent.revoked', details: { consent_id: consent.id, grant_id: row.grant_id, reason, initiator, via } });
   });
+}
+
+/** What the page says once an authorization was revoked here (a bank-data consent's end too). */
+export async function revokedNotice(deps: DashboardDeps, row: ConnectionRow): Promise<string> {
+  const consent = (await consentsOf(deps, [row])).get(row.grant_id)?.consent;
+  const bankData = consent?.status === 'REVOKED' ? ' Its bank-data consent is revoked, and the application is told so when it asks.' : '';
+  return `${row.client_name ?? 'The application'} no longer has access to ${row.organization_name}. Its tokens stopped working immediately.${bankData}`;
 }
 
 /** GET /oauth/connections: the list, or the sign-in form when nobody is signed in. */
@@ -71,15 +114,16 @@ export async function showConnections(deps: DashboardDeps, ctx: Context): Promis
   if (!viewer) return showSignIn(deps, ctx, { next: CONNECTIONS_PATH, notice: ctx.query.signed_out === '1' ? 'You are signed out.' : undefined });
   const environmentName = deps.environment === 'sandbox' ? 'Sandbox' : 'Production';
   const rows = await listManagedConnections(deps.db, deps.environment, viewer.user.id, adminOf(viewer));
+  const consents = await consentsOf(deps, rows);
   let notice: string | undefined;
   if (typeof ctx.query.revoked === 'string' && ctx.query.revoked.length <= 128) {
     const revoked = await findConnection(deps.db, deps.environment, ctx.query.revoked);
     if (revoked?.revoked_at && manages(viewer, revoked)) {
-      notice = `${revoked.client_name ?? 'The application'} no longer has access to ${revoked.organization_name}. Its tokens stopped working immediately.`;
+      notice = await revokedNotice(deps, revoked);
     }
   }
   sendDashboardPage(deps, ctx, viewer, 'connections.njk', 'connections', {
-    connections: rows.map((row) => connectionView(row, environmentName)),
+    connections: rows.map((row) => connectionView(row, environmentName, consents.get(row.grant_id))),
     managesOrganizations: viewer.manages.length > 0,
     needSecondFactor: viewer.manages.filter((m) => !viewer.actsFor.includes(m)).map((m) => m.name),
     confirmHref: `${CONFIRM_PATH}?next=${encodeURIComponent(CONNECTIONS_PATH)}`,

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { forbidden, notFound } from '../errors/domain-error.js';
-import { connectionView, revokeConnectionRow } from './connections-page.js';
+import { connectionView, consentsOf, revokeConnectionRow, revokedNotice } from './connections-page.js';
 import { findConnection, listOrganizationConnections } from './connections-repository.js';
 import type { DashboardDeps } from './deps.js';
 import type { OrgRequest } from './guards.js';
@@ -16,11 +16,12 @@ import { orgPath } from './paths.js';
 export async function showOrganizationConnections(deps: DashboardDeps, ctx: Context, { viewer, organization }: OrgRequest): Promise<void> {
   const environmentName = deps.environment === 'sandbox' ? 'Sandbox' : 'Production';
   const rows = await listOrganizationConnections(deps.db, deps.environment, organization.id);
-  const view = (row: (typeof rows)[number]) => ({ ...connectionView(row, environmentName), yours: row.user_id === viewer.user.id });
+  const consents = await consentsOf(deps, rows);
+  const view = (row: (typeof rows)[number]) => ({ ...connectionView(row, environmentName, consents.get(row.grant_id)), yours: row.user_id === viewer.user.id });
   let notice: string | undefined;
   if (typeof ctx.query.revoked === 'string' && ctx.query.revoked.length <= 128) {
     const revoked = await findConnection(deps.db, deps.environment, ctx.query.revoked);
-    if (revoked?.revoked_at && revoked.organization_id === organization.id) notice = `${revoked.client_name ?? 'The application'} no longer has access to ${organization.name}. Its tokens stopped working immediately.`;
+    if (revoked?.revoked_at && revoked.organization_id === organization.id) notice = await revokedNotice(deps, revoked);
   }
   sendDashboardPage(deps, ctx, viewer, 'dashboard/org-connections.njk', { organization, tab: 'connections' }, {
     environmentName,

@@ -1,6 +1,9 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectCookiesLocked, launchChromium, signIn, startAuthorization } from '../helpers/chromium.js';
+import * as oauth from 'oauth4webapi';
+import { fapiTokens, insecure, registerFapiClient } from '../helpers/fapi.js';
+import { createAccount } from '../helpers/fdx.js';
 import { introspect, tokenRequest } from '../helpers/flow.js';
 import { createStaff, type Staff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
@@ -112,6 +115,40 @@ describe('connected applications', () => {
     await sandbox.goto(`${server.urls.sandboxDashboard}/oauth/connections`);
     await signIn(sandbox, a.users.owner);
     await expect(sandbox.getByText('No application has access').isVisible()).resolves.toBe(true);
+  });
+
+  it('shows what a bank-data consent shares, and Revoke ends the consent with the tokens', async () => {
+    const staff = await createStaff(t.db);
+    const account = await createAccount(t.db, staff, 'production');
+    const fapi = await registerFapiClient(server, { name: 'Bank Feed' });
+    const consentRequest = { durationType: 'PERSISTENT', lookbackPeriod: 0, resources: [{ resourceType: 'ACCOUNT', dataClusters: ['ACCOUNT_BASIC', 'TRANSACTIONS'] }] };
+    const tokens = await fapiTokens(server, fapi, {
+      login: staff.users.admin,
+      params: { authorization_details: JSON.stringify([{ type: 'fdx_v1.0', consentRequest }]) },
+      consentFields: () => ({ [`account_${account.id}`]: 'on' }),
+    });
+    const fdxStatus = async () => {
+      const call = oauth.protectedResourceRequest(tokens.access_token, 'GET', new URL(`${server.urls.api}/fdx/v6/accounts`), new Headers(), null, { DPoP: fapi.dpop, ...insecure });
+      return call.then(
+        (response) => response.status,
+        (error: unknown) => (error instanceof oauth.WWWAuthenticateChallengeError ? error.status : Promise.reject(error)),
+      );
+    };
+    expect(await fdxStatus()).toBe(200);
+
+    const page = await context.newPage();
+    await page.goto(connectionsUrl());
+    await signIn(page, staff.users.admin);
+    const entry = item(page, 'Bank Feed');
+    await expect(entry.textContent()).resolves.toMatch(
+      new RegExp(`Bank data\\s*Active\\s*Consent to share bank account data.*Accounts shared\\s*Test\\s*••••${account.accountNumber.slice(-4)}.*Data shared\\s*Account names, types and masked numbers\\s*Transactions.*History\\s*None: only activity from the approval on.*Expires.*UTC`, 's'),
+    );
+    await entry.getByRole('button', { name: 'Revoke' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toMatch(/Bank Feed no longer has access.*Its bank-data consent is revoked/);
+    await expect(listedApplications(page)).resolves.toEqual([]);
+    expect(await fdxStatus()).toBe(401);
+    const consent = await t.db.selectFrom('fdx_consents').selectAll().where('client_id', '=', fapi.client_id).executeTakeFirstOrThrow();
+    expect(consent).toMatchObject({ status: 'REVOKED', revocation_reason: 'USER_ACTION', revocation_initiator: 'INDIVIDUAL' });
   });
 
   it('signs in on its own, shares the session with the authorization flow, and Sign out ends it', async () => {

@@ -28,6 +28,8 @@ export interface FapiClient {
   client: oauth.Client;
   auth: oauth.ClientAuth;
   dpop: oauth.DPoPHandle;
+  /** The scope its requests ask for by default (no openid for an organization-subject client: it gets no id_token). */
+  scope: string;
 }
 
 export async function keyPair(alg: 'ES256' | 'PS256' | 'EdDSA' | 'RS256' = 'ES256'): Promise<CryptoKeyPair> {
@@ -39,23 +41,29 @@ export async function publicJwk(pair: CryptoKeyPair, kid: string): Promise<Recor
 }
 
 /** Registers a fapi2 client with a fresh ES256 signing key, and a handle that speaks for it. */
-export async function registerFapiClient(server: OAuthTestServer, options: { environment?: Env; scopes?: string[]; ipAllowList?: string[]; signingKey?: CryptoKeyPair } = {}): Promise<FapiClient> {
+export async function registerFapiClient(
+  server: OAuthTestServer,
+  options: { environment?: Env; name?: string; subjectType?: 'user' | 'organization'; scopes?: string[]; ipAllowList?: string[]; signingKey?: CryptoKeyPair } = {},
+): Promise<FapiClient> {
   const environment = options.environment ?? 'production';
+  const defaultScopes = [...(options.subjectType === 'organization' ? [] : ['openid']), 'offline_access', 'read_only', 'read:bank_accounts'];
   const signingKey = options.signingKey ?? (await keyPair());
   const { client_id } = await addFapi2Client(
     { db: server.db, clientsFile: server.config.clients_file, passwordParams: MIN_PASSWORD_PARAMS },
     {
       environment,
-      name: 'Aggregator',
+      name: options.name ?? 'Aggregator',
+      ...(options.subjectType ? { subjectType: options.subjectType } : {}),
       redirectUris: [FAPI_REDIRECT[environment]],
-      scopes: options.scopes ?? ['openid', 'offline_access', 'read_only', 'read:bank_accounts'],
+      scopes: options.scopes ?? defaultScopes,
       ipAllowList: options.ipAllowList ?? ['127.0.0.0/8'],
       jwks: { keys: [await publicJwk(signingKey, 'signing-1')] },
     },
   );
   const client: oauth.Client = { client_id, id_token_signed_response_alg: 'ES256' };
   const dpopKey = await keyPair();
-  return { environment, client_id, signingKey, dpopKey, as: await discover(server, environment), client, auth: oauth.PrivateKeyJwt(signingKey.privateKey), dpop: oauth.DPoP(client, dpopKey) };
+  const scope = defaultScopes.join(' ');
+  return { environment, client_id, signingKey, dpopKey, as: await discover(server, environment), client, auth: oauth.PrivateKeyJwt(signingKey.privateKey), dpop: oauth.DPoP(client, dpopKey), scope };
 }
 
 export const insecure = { [oauth.allowInsecureRequests]: true } as const;
@@ -68,7 +76,7 @@ export async function push(fapi: FapiClient, params: Record<string, string> = {}
     fapi.as,
     fapi.client,
     fapi.auth,
-    { redirect_uri: FAPI_REDIRECT[fapi.environment], response_type: 'code', scope: 'openid offline_access read_only read:bank_accounts', state, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...params },
+    { redirect_uri: FAPI_REDIRECT[fapi.environment], response_type: 'code', scope: fapi.scope, state, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...params },
     { DPoP: fapi.dpop, ...insecure },
   );
   const result = await oauth.processPushedAuthorizationResponse(fapi.as, fapi.client, response);
@@ -94,7 +102,7 @@ export async function exchange(fapi: FapiClient, callback: URL, state: string, v
   let response = await send();
   // A first proof may be answered with a nonce to use (RFC 9449 8): oauth4webapi remembers it.
   if (response.status === 400 && (await response.clone().json().catch(() => ({})) as { error?: string }).error === 'use_dpop_nonce') response = await send();
-  return oauth.processAuthorizationCodeResponse(fapi.as, fapi.client, response, { requireIdToken: true });
+  return oauth.processAuthorizationCodeResponse(fapi.as, fapi.client, response, { requireIdToken: fapi.scope.split(' ').includes('openid') });
 }
 
 /** PAR, sign-in and consent, code exchange: the tokens of a fresh authorization. */

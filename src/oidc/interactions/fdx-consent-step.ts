@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import type { FdxConsentRequest } from '../../authorizations/fdx-consent-request.js';
-import { describeFdxConsentRequest, type ConsentRequestWords } from '../../authorizations/fdx-consent-words.js';
+import { accountWords, describeFdxConsentRequest, type ConsentRequestWords } from '../../authorizations/fdx-consent-words.js';
 import { listConsentableAccounts } from '../../authorizations/fdx-consents-repository.js';
 import { fdxConsentRequestOf } from '../fdx-authorization-details.js';
 
@@ -36,7 +36,7 @@ export async function fdxConsentStep(db: Db, environment: Environment, organizat
   if (!request) return undefined;
   const asksForAccounts = request.resources.some((r) => r.resourceType === 'ACCOUNT');
   const rows = asksForAccounts ? await listConsentableAccounts(db, environment, organizationId) : [];
-  const accounts = rows.map((r) => ({ id: r.id, label: r.nickname ?? r.product_name, masked: `••••${r.account_number.slice(-4)}`, closed: r.status === 'CLOSED' }));
+  const accounts = rows.map((r) => ({ id: r.id, ...accountWords(r), closed: r.status === 'CLOSED' }));
   const refusal = asksForAccounts && accounts.length === 0 ? 'The organization has no bank accounts to share in this environment.' : undefined;
   return { request, words: describeFdxConsentRequest(request), accounts, asksForAccounts, ...(refusal ? { refusal } : {}) };
 }
