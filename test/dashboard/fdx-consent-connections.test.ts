@@ -7,6 +7,7 @@ import { dashboardSession } from '../helpers/dashboard.js';
 import { obtainTokens } from '../helpers/flow.js';
 import { fapiTokens, insecure, registerFapiClient, type FapiClient } from '../helpers/fapi.js';
 import { createAccount } from '../helpers/fdx.js';
+import { recipientToken } from '../helpers/fdx-consent.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 /**
@@ -163,11 +164,11 @@ describe('a consent past its expiry', () => {
 });
 
 describe('Revoke ends the bank-data consent with the authorization', () => {
-  /** A second consent of the same recipient, left active: its token reads the revoked one through the Consent API. */
-  const consentApi = async (fapi: FapiClient, reader: string, consentId: string) => ({
-    grant: await dpopGet(fapi, reader, `/fdx/v6/consents/${consentId}`),
-    revocation: await dpopGet(fapi, reader, `/fdx/v6/consents/${consentId}/revocation`),
-  });
+  /** The recipient reads the revoked consent through the Consent API, with its own client-credentials token. */
+  const consentApi = async (fapi: FapiClient, consentId: string) => {
+    const own = await recipientToken(fapi);
+    return { grant: await dpopGet(fapi, own, `/fdx/v6/consents/${consentId}`), revocation: await dpopGet(fapi, own, `/fdx/v6/consents/${consentId}/revocation`) };
+  };
 
   it("from the approver's page: INDIVIDUAL, USER_ACTION; the token is 401 on its next call", async () => {
     const consent = await consentOf(personal, [operating]);
@@ -187,7 +188,7 @@ describe('Revoke ends the bank-data consent with the authorization', () => {
     expect(refused.challenges?.[0]?.parameters.error).toBe('invalid_token');
     const stored = (await findConsentOfRecipient(t.db, 'production', personal.client_id, consent.consentId))!;
     expect(stored).toMatchObject({ status: 'REVOKED', revocationReason: 'USER_ACTION', revocationInitiator: 'INDIVIDUAL' });
-    const api = await consentApi(personal, reader.accessToken, consent.consentId);
+    const api = await consentApi(personal, consent.consentId);
     expect(api.grant.status).toBe(200);
     expect(api.grant.body.status).toBe('REVOKED');
     expect(api.revocation.body.revocations).toEqual([expect.objectContaining({ status: 'REVOKED', reason: 'USER_ACTION', initiator: 'INDIVIDUAL' })]);
@@ -203,7 +204,6 @@ describe('Revoke ends the bank-data consent with the authorization', () => {
 
   it("from the organization's page, by an Owner who did not approve it: DATA_PROVIDER, USER_ACTION", async () => {
     const consent = await consentOf(treasury, [operating, petty]);
-    const reader = await consentOf(treasury, [operating]);
     expect((await dpopGet(treasury, consent.accessToken, `/fdx/v6/accounts/${petty.id}`)).status).toBe(200);
 
     const session = await dashboardSession(server, 'production', staff.users.owner);
@@ -221,7 +221,7 @@ describe('Revoke ends the bank-data consent with the authorization', () => {
     expect(refused.challenges?.[0]?.parameters.error).toBe('invalid_token');
     const stored = (await findConsentOfRecipient(t.db, 'production', treasury.client_id, consent.consentId))!;
     expect(stored).toMatchObject({ status: 'REVOKED', revocationReason: 'USER_ACTION', revocationInitiator: 'DATA_PROVIDER' });
-    const api = await consentApi(treasury, reader.accessToken, consent.consentId);
+    const api = await consentApi(treasury, consent.consentId);
     expect(api.grant.body.status).toBe('REVOKED');
     expect(api.revocation.body.revocations).toEqual([expect.objectContaining({ reason: 'USER_ACTION', initiator: 'DATA_PROVIDER' })]);
 
@@ -232,7 +232,7 @@ describe('Revoke ends the bank-data consent with the authorization', () => {
     ]);
 
     // The recipient cannot revoke it again: the Consent API sees it revoked (409).
-    const again = await oauth.protectedResourceRequest(reader.accessToken, 'PUT', new URL(`${server.urls.api}/fdx/v6/consents/${consent.consentId}/revocation`), new Headers({ 'content-type': 'application/json' }), JSON.stringify({ reason: 'USER_ACTION', initiator: 'DATA_RECIPIENT' }), { DPoP: treasury.dpop, ...insecure });
+    const again = await oauth.protectedResourceRequest(await recipientToken(treasury), 'PUT', new URL(`${server.urls.api}/fdx/v6/consents/${consent.consentId}/revocation`), new Headers({ 'content-type': 'application/json' }), JSON.stringify({ reason: 'USER_ACTION', initiator: 'DATA_RECIPIENT' }), { DPoP: treasury.dpop, ...insecure });
     expect(again.status).toBe(409);
   });
 });

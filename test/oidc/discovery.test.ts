@@ -233,9 +233,14 @@ const PROBES: Record<string, (p: Probe) => Promise<void>> = {
     }
   },
   async grant_types_supported(p) {
-    expect(p.doc.grant_types_supported).toEqual(['authorization_code', 'refresh_token']);
-    // authorization_code: the flow of beforeAll; refresh_token: token_endpoint's probe. Others are refused.
-    for (const grantType of ['client_credentials', 'password', 'implicit', 'urn:ietf:params:oauth:grant-type:device_code', 'urn:ietf:params:oauth:grant-type:jwt-bearer', 'urn:ietf:params:oauth:grant-type:token-exchange', 'urn:openid:params:grant-type:ciba']) {
+    expect(p.doc.grant_types_supported).toEqual(['authorization_code', 'refresh_token', 'client_credentials']);
+    // authorization_code: the flow of beforeAll; refresh_token: token_endpoint's probe;
+    // client_credentials: a fapi2 client's own token (a standard client is unauthorized_client). Others are refused.
+    const own = await oauth.clientCredentialsGrantRequest(p.fapi.as, p.fapi.client, p.fapi.auth, {}, { DPoP: p.fapi.dpop, [oauth.allowInsecureRequests]: true });
+    expect((await oauth.processClientCredentialsResponse(p.fapi.as, p.fapi.client, own)).token_type).toBe('dpop');
+    const standard = await tokenRequest(server, p.environment, p.client, { grant_type: 'client_credentials' });
+    expect({ status: standard.status, error: standard.body.error }).toEqual({ status: 400, error: 'unauthorized_client' });
+    for (const grantType of ['password', 'implicit', 'urn:ietf:params:oauth:grant-type:device_code', 'urn:ietf:params:oauth:grant-type:jwt-bearer', 'urn:ietf:params:oauth:grant-type:token-exchange', 'urn:openid:params:grant-type:ciba']) {
       const result = await tokenRequest(server, p.environment, p.client, { grant_type: grantType, username: staff.users.owner.email, password: staff.users.owner.password, scope: 'read_only' });
       expect({ grantType, status: result.status, error: result.body.error }).toEqual({ grantType, status: 400, error: 'unsupported_grant_type' });
     }

@@ -23,6 +23,12 @@ export function tokenResponse(db: Db, environment: Environment): Middleware {
     const ctx = rawCtx as unknown as KoaContextWithOIDC;
     if (ctx.oidc?.route !== 'token') return;
     const body = ctx.body as Record<string, unknown> | undefined;
+    // RFC 6749 5.2: a grant type the server has but this client may not use (client_credentials is
+    // a fapi2 client's) is unauthorized_client, not the library's invalid_request.
+    if (ctx.status === 400 && body?.error === 'invalid_request' && body.error_description === 'requested grant type is not allowed for this client') {
+      sendOAuthProblem(ctx, oauthProblem(400, `grant_type ${String(ctx.oidc.params?.grant_type)} is not allowed for this client`), 'unauthorized_client');
+      return;
+    }
     if ((ctx.status === 400 || ctx.status === 401) && body?.error === 'invalid_grant') {
       sendOAuthProblem(ctx, oauthProblem(isFapi2Client(ctx.oidc.client) ? 400 : 401, await explainGrantRefusal({ db, environment }, ctx)), 'invalid_grant');
       return;
