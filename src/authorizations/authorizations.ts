@@ -5,6 +5,7 @@ import { deleteModel, hashId } from '../db/provider-store.js';
 import { deleteGrantTokens } from './revoked-tokens-repository.js';
 import { findAuthorizationWithApprover, insertAuthorizationRow, lockLiveAuthorizationsOfUser, lockLiveUserAuthorizations, markAuthorizationRevoked } from './repository.js';
 import { forgetGrantInSessions } from './sessions-repository.js';
+import { markConsentOfGrantRevoked } from './fdx-consents-repository.js';
 
 /**
  * Our authorizations (one per consent, keyed by the provider's Grant id): what an
@@ -96,6 +97,8 @@ export async function revokeAuthorizationIn(trx: Executor, environment: Environm
   await deleteGrantTokens(trx, environment, TOKEN_MODELS, grantId);
   await deleteModel(trx, environment, 'Grant', hashId(grantId));
   await forgetGrantInSessions(trx, environment, grantId);
+  // Its FDX consent ends with it, whatever ended it (docs/bank-data.md, "Consents").
+  await markConsentOfGrantRevoked(trx, environment, grantId);
   return markAuthorizationRevoked(trx, grantId, reason);
 }
 

@@ -109,3 +109,20 @@ export function listConsentableAccounts(db: Executor, environment: Environment, 
     .orderBy('id')
     .execute();
 }
+
+/**
+ * The consent of an authorization revoked for another reason (its approver left the
+ * organization, was disabled, a replay, the client removed): REVOKED by the data provider under
+ * its business rules, if it was still active. Called with the authorization's revocation, in its
+ * transaction.
+ */
+export async function markConsentOfGrantRevoked(db: Executor, environment: Environment, grantId: string): Promise<void> {
+  await db
+    .updateTable('fdx_consents')
+    .set({ status: 'REVOKED', revoked_at: sql`now()`, updated_at: sql`now()`, revocation_reason: 'BUSINESS_RULE', revocation_initiator: 'DATA_PROVIDER' })
+    .where('environment', '=', environment)
+    .where('grant_id', '=', grantId)
+    .where('status', '=', 'ACTIVE')
+    .where('expires_at', '>', sql<Date>`now()`)
+    .execute();
+}

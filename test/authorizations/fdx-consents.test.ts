@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordAudit } from '../../src/audit/audit-log.js';
-import { insertAuthorization } from '../../src/authorizations/authorizations.js';
+import { insertAuthorization, revokeAuthorizationIn, revokeUserAuthorizationsIn } from '../../src/authorizations/authorizations.js';
+import { inTransaction } from '../../src/db/executor.js';
 import { parseFdxAuthorizationDetails } from '../../src/authorizations/fdx-consent-request.js';
 import { expireDueConsents, FdxConsentChoiceError, findConsentOfGrant, findConsentOfRecipient, recordFdxConsent, revokeFdxConsent } from '../../src/authorizations/fdx-consents.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -102,6 +103,22 @@ describe('reading a consent', () => {
     expect(authorization).toMatchObject({ revoked_at: expect.any(Date), revoked_reason: 'fdx_consent_expired' });
     expect((await findConsentOfGrant(t.db, 'production', live.grantId))?.status).toBe('ACTIVE');
     expect(await expireDueConsents(t.db)).toBe(0);
+  });
+});
+
+describe('an authorization ended another way', () => {
+  it('ends its consent too (the approver left the organization): REVOKED by the data provider under its business rules', async () => {
+    const c = await consent();
+    const revoked = await inTransaction(t.db, (trx) => revokeUserAuthorizationsIn(trx, { userId: staff.users.admin.id, organizationId: staff.orgId, reason: 'member_removed' }));
+    expect(revoked.map((r) => r.grantId)).toContain(c.grantId);
+    expect(await findConsentOfGrant(t.db, 'production', c.grantId)).toMatchObject({ status: 'REVOKED', revocationReason: 'BUSINESS_RULE', revocationInitiator: 'DATA_PROVIDER' });
+  });
+
+  it('leaves an expired consent EXPIRED', async () => {
+    const c = await consent();
+    await backdate(c.id);
+    await inTransaction(t.db, (trx) => revokeAuthorizationIn(trx, 'production', c.grantId, 'test'));
+    expect((await findConsentOfGrant(t.db, 'production', c.grantId))!.status).toBe('EXPIRED');
   });
 });
 
