@@ -12,21 +12,32 @@ import { seedNonprofitData } from '../../src/demo/nonprofit-data.js';
 import { encodeCursor } from '../../src/gateway/pagination.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { insertAuthorization } from '../../src/authorizations/authorizations.js';
-import { generateClientId, generateClientSecret, hashClientSecret, registerClientEntries } from '../../src/oidc/clients/service.js';
+import { FDX_AUTHORIZATION_DETAILS_TYPE, type FdxConsentRequest } from '../../src/authorizations/fdx-consent-request.js';
+import { newFdxConsentId, recordFdxConsent } from '../../src/authorizations/fdx-consents.js';
+import { seedBankData } from '../../src/demo/bank-data.js';
+import type { GrantedFdxDetail } from '../../src/oidc/fdx-authorization-details.js';
+import { addClient, addFapi2Client, generateClientId, generateClientSecret, hashClientSecret, registerClientEntries } from '../../src/oidc/clients/service.js';
 import { clientEntrySchema } from '../../src/oidc/clients/schema.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { benchKey, type BenchKey } from './dpop.js';
 
 /**
  * Almoner's side of the setup, through Almoner's own code: the schema (migrations), a
  * nonprofit with staff (argon2id passwords at the configured parameters), clients registered
  * the way `admin clients add` does it, 100,000 donations from the demo generator, and
- * tokens and codes minted through the provider's own models over the real database.
+ * tokens and codes minted through the provider's own models over the real database. For the
+ * bank-data scenarios, also deposit accounts, an admin and two bank-data clients (BankSetup).
  */
 
 export const ENVIRONMENT = 'sandbox' as const;
 export const SCOPE = 'openid read_only';
 export const REDIRECT_URI = 'http://127.0.0.1:9999/callback';
 export const BENCH_EIN = '12-3456789';
+/** What both bank-data clients' authorizations grant: the FDX API's scopes (and an id_token). */
+export const BANK_SCOPE = 'openid read_only read:bank_accounts';
+export const FAPI_REDIRECT_URI = 'http://127.0.0.1:9998/callback';
+/** The FDX consent of every fapi2 authorization: both accounts, 90 days, a year of history. */
+const BANK_CONSENT: FdxConsentRequest = { durationType: 'TIME_BOUND', durationPeriod: 90, lookbackPeriod: 365, resources: [{ resourceType: 'ACCOUNT', dataClusters: ['ACCOUNT_BASIC', 'ACCOUNT_DETAILED', 'TRANSACTIONS'] }] };
 
 export interface Client {
   client_id: string;
@@ -56,6 +67,18 @@ export async function mapLimit<T, R>(items: readonly T[], concurrency: number, f
   return results;
 }
 
+/**
+ * The bank-data side of the setup: an admin (only admins may grant the FDX scopes), the
+ * organization's deposit accounts, a standard client with the FDX scopes (client_secret_basic,
+ * Bearer tokens) and a fapi2 client (private_key_jwt with `signingKey`, tokens bound to `dpopKey`).
+ */
+export interface BankSetup {
+  admin: Staff;
+  accountIds: string[];
+  standard: Client;
+  fapi2: { client_id: string; signingKey: BenchKey; dpopKey: BenchKey };
+}
+
 export class AlmonerSetup {
   readonly config: AppConfig;
   readonly db: Db;
@@ -64,6 +87,7 @@ export class AlmonerSetup {
   staff: Staff[] = [];
   client: Client = { client_id: '', client_secret: '' };
   uncachedClients: Client[] = [];
+  bank: BankSetup | undefined;
   private runtime: Runtime | undefined;
   private grants: { grantId: string; userId: string }[] = [];
   private grantCursor = 0;
@@ -75,7 +99,7 @@ export class AlmonerSetup {
     this.db = createDatabase({ url: this.config.database_url!, poolMax: 16, applicationName: 'almoner-bench' });
   }
 
-  async prepare(options: { staff: number; uncachedClients: number; donations: number; log: (line: string) => void }): Promise<void> {
+  async prepare(options: { staff: number; uncachedClients: number; donations: number; bankData: boolean; log: (line: string) => void }): Promise<void> {
     const { log } = options;
     await migrateToLatest(this.db);
     const org = await addOrganization(this.db, { ein: BENCH_EIN, name: 'Bench Food Bank' });
@@ -111,8 +135,35 @@ export class AlmonerSetup {
 
     const t0 = performance.now();
     await this.db.transaction().execute((trx) => seedNonprofitData(trx, { organizationId: this.orgId, environment: ENVIRONMENT, donations: options.donations }));
+    log(`  ${options.donations} donations seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    if (options.bankData) await this.prepareBankData(log);
     await sql`analyze`.execute(this.db);
-    log(`  ${options.donations} donations seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s (then ANALYZE)`);
+    log('  ANALYZE');
+  }
+
+  /** The bank-data side (BankSetup): seeded and registered through the same services as the demo data and `admin clients add`. */
+  private async prepareBankData(log: (line: string) => void): Promise<void> {
+    const email = 'bank-admin@bench.example.org';
+    const password = `bench-password-admin-${crypto.randomBytes(6).toString('hex')}`;
+    const user = await addUser(this.db, { email, password, displayName: 'Bank Admin' }, this.passwordParams);
+    await addMember(this.db, { org: BENCH_EIN, email, role: 'admin' });
+    const { account_ids: accountIds } = await this.db.transaction().execute((trx) => seedBankData(trx, { organizationId: this.orgId, environment: ENVIRONMENT, accounts: 2 }));
+    const registry = { db: this.db, clientsFile: this.config.clients_file, passwordParams: this.passwordParams };
+    // The FDX API is IP-restricted: a client may call it only from its registered ranges (both the same here).
+    const ipAllowList = ['127.0.0.0/8'];
+    const standard = await addClient(registry, { environment: ENVIRONMENT, name: 'Bench Bank App', redirectUris: [REDIRECT_URI], scopes: ['openid', 'offline_access', 'read_only', 'read:bank_accounts'], ipAllowList });
+    const signingKey = await benchKey('ES256');
+    const dpopKey = await benchKey('ES256');
+    const fapi2 = await addFapi2Client(registry, {
+      environment: ENVIRONMENT,
+      name: 'Bench Aggregator',
+      redirectUris: [FAPI_REDIRECT_URI],
+      scopes: ['openid', 'offline_access', 'read_only', 'read:bank_accounts'],
+      ipAllowList,
+      jwks: { keys: [{ ...signingKey.publicJwk, kid: 'bench-signing-1', use: 'sig' }] },
+    });
+    this.bank = { admin: { id: user.id, email, password }, accountIds, standard: { client_id: standard.client_id, client_secret: standard.client_secret }, fapi2: { client_id: fapi2.client_id, signingKey, dpopKey } };
+    log(`  bank data: an admin, ${accountIds.length} deposit accounts, a standard client with the FDX scopes and a fapi2 client (ES256 keys)`);
   }
 
   /**
@@ -157,6 +208,47 @@ export class AlmonerSetup {
     const grants = await this.takeGrants(n);
     return mapLimit(grants, 16, async ({ grantId, userId }) => {
       const token = new provider.RefreshToken({ accountId: userId, client, grantId, gty: 'authorization_code', scope: SCOPE, rotations: 0, authTime: Math.floor(Date.now() / 1000), nonce: crypto.randomBytes(8).toString('hex'), expiresWithSession: false } as never);
+      return token.save();
+    });
+  }
+
+  /**
+   * Refresh tokens for the bank-data clients, as a code exchange issues them: one per new
+   * authorization of the admin (scope BANK_SCOPE), each the start of its own chain. A fapi2
+   * authorization is recorded as the consent screen records it (the Grant keeps the FDX detail
+   * naming its consent; the consent chooses both accounts) and its refresh token is bound to
+   * the DPoP key (jkt), as the token endpoint binds it.
+   */
+  async mintBankRefreshTokens(kind: 'standard' | 'fapi2', n: number): Promise<string[]> {
+    const bank = this.bank;
+    if (!bank) throw new Error('no bank data: prepare({ bankData: true }) first');
+    const provider = await this.provider();
+    const clientId = kind === 'fapi2' ? bank.fapi2.client_id : bank.standard.client_id;
+    const client = await provider.Client.find(clientId);
+    if (!client) throw new Error(`the provider does not know client ${clientId}`);
+    const userId = bank.admin.id;
+    return mapLimit(Array.from({ length: n }, (_, i) => i), 16, async () => {
+      const grant = new provider.Grant({ accountId: userId, clientId });
+      grant.addOIDCScope(BANK_SCOPE);
+      const consentId = kind === 'fapi2' ? newFdxConsentId() : undefined;
+      if (consentId) grant.addRar({ type: FDX_AUTHORIZATION_DETAILS_TYPE, consentId, consentRequest: BANK_CONSENT } satisfies GrantedFdxDetail as never);
+      const grantId = await grant.save();
+      await this.db.transaction().execute(async (trx) => {
+        await insertAuthorization(trx, { grantId, environment: ENVIRONMENT, clientId, subjectType: 'user', userId, organizationId: this.orgId, scopes: BANK_SCOPE.split(' ') });
+        if (consentId) await recordFdxConsent(trx, { id: consentId, environment: ENVIRONMENT, organizationId: this.orgId, clientId, grantId, userId, request: BANK_CONSENT, accountIds: bank.accountIds });
+      });
+      const token = new provider.RefreshToken({
+        accountId: userId,
+        client,
+        grantId,
+        gty: 'authorization_code',
+        scope: BANK_SCOPE,
+        rotations: 0,
+        authTime: Math.floor(Date.now() / 1000),
+        nonce: crypto.randomBytes(8).toString('hex'),
+        expiresWithSession: false,
+        ...(kind === 'fapi2' ? { jkt: bank.fapi2.dpopKey.thumbprint } : {}),
+      } as never);
       return token.save();
     });
   }

@@ -25,6 +25,10 @@ export interface ScenarioResult {
   detail?: string;
   /** The full flow: CPU the user agents (the bench process, on the same cores) used per flow. */
   agent_cpu_ms_per_flow?: number;
+  /** A DPoP row: per request, it minus its Bearer twin (the baseline): latency, time at capacity, CPU, transactions. */
+  difference_to_baseline?: Record<string, number>;
+  /** The DPoP proof check: µs per proof, by algorithm. */
+  proof_check_us?: Record<string, number>;
 }
 
 export interface StartResult {

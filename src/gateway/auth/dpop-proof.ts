@@ -34,8 +34,11 @@ function sameHtu(claimed: unknown, expected: string): boolean {
   return url.href === expected;
 }
 
-/** Verifies the proof's signature, type, algorithm and claims against this request; returns its payload and key thumbprint. */
-async function verifyProof(ctx: ParameterizedContext, proof: string, token: string): Promise<{ payload: JWTPayload; thumbprint: string }> {
+/**
+ * Verifies the proof's signature, type, algorithm and claims against this request; returns its
+ * payload and key thumbprint. Exported for the benchmark, which times it alone (docs/benchmarks.md).
+ */
+export async function verifyProof(ctx: ParameterizedContext, proof: string, token: string): Promise<{ payload: JWTPayload; thumbprint: string }> {
   let verified;
   try {
     verified = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: [...DPOP_ALGS] });
