@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Middleware, ParameterizedContext } from 'koa';
-import { calculateJwkThumbprint, EmbeddedJWK, jwtVerify, type JWTPayload } from 'jose';
+import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
 import type { Db } from '../../db/database.js';
 import { DomainError } from '../../errors/domain-error.js';
 import { headerCount } from '../../http/repeated-header.js';
@@ -40,12 +40,15 @@ function sameHtu(claimed: unknown, expected: string): boolean {
  */
 export async function verifyProof(ctx: ParameterizedContext, proof: string, token: string): Promise<{ payload: JWTPayload; thumbprint: string }> {
   let verified;
+  let embedded: EmbeddedKey | undefined;
   try {
-    verified = await jwtVerify(proof, EmbeddedJWK, { typ: 'dpop+jwt', algorithms: [...DPOP_ALGS] });
+    embedded = embeddedKey(decodeProtectedHeader(proof).jwk);
+    if (embedded) verified = await jwtVerify(proof, embedded.key, { typ: 'dpop+jwt', algorithms: [...DPOP_ALGS] });
   } catch {
-    throw invalidProof('The DPoP proof is not a valid dpop+jwt signed with its embedded public key (ES256, PS256 or EdDSA).');
+    verified = undefined;
   }
-  const { payload, protectedHeader } = verified;
+  if (!verified || !embedded) throw invalidProof('The DPoP proof is not a valid dpop+jwt signed with its embedded public key (ES256, PS256 or EdDSA).');
+  const { payload } = verified;
   const now = Math.floor(Date.now() / 1000);
   if (typeof payload.iat !== 'number' || payload.iat > now + CLOCK_TOLERANCE_SECONDS || payload.iat < now - PROOF_AGE_SECONDS - CLOCK_TOLERANCE_SECONDS) {
     throw invalidProof('The DPoP proof was not made just now: iat must be within 60 seconds of the server clock.');
@@ -54,7 +57,39 @@ export async function verifyProof(ctx: ParameterizedContext, proof: string, toke
   if (payload.htm !== ctx.method) throw invalidProof(`The DPoP proof was made for another method (htm must be ${ctx.method}).`);
   if (!sameHtu(payload.htu, expectedHtu(ctx))) throw invalidProof('The DPoP proof was made for another URL (htu must be this URL, without query).');
   if (payload.ath !== crypto.createHash('sha256').update(token).digest('base64url')) throw invalidProof('The DPoP proof was made for another access token (ath).');
-  return { payload, thumbprint: await calculateJwkThumbprint(protectedHeader.jwk!) };
+  return { payload, thumbprint: embedded.thumbprint };
+}
+
+interface EmbeddedKey {
+  key: crypto.KeyObject;
+  /** RFC 7638: SHA-256 of the key's required members, in order. */
+  thumbprint: string;
+}
+
+/** The members RFC 7638 hashes, by key type (lexicographic order), of the key types a proof may use. */
+const THUMBPRINT_MEMBERS: Readonly<Record<string, readonly string[]>> = { EC: ['crv', 'kty', 'x', 'y'], OKP: ['crv', 'kty', 'x'], RSA: ['e', 'kty', 'n'] };
+const KEY_CACHE_MAX = 10_000;
+/**
+ * Imported keys by thumbprint: a client proves with the same key on every call, and importing
+ * it from the header each time cost most of a check (docs/benchmarks.md, "DPoP beside Bearer").
+ * The thumbprint covers every member that defines the public key, so one entry is one key.
+ */
+const imported = new Map<string, crypto.KeyObject>();
+
+/** The proof header's public key, imported (once per key) with its thumbprint; undefined when it is not one. */
+function embeddedKey(jwk: unknown): EmbeddedKey | undefined {
+  if (typeof jwk !== 'object' || jwk === null || 'd' in jwk) return undefined;
+  const members = THUMBPRINT_MEMBERS[String((jwk as { kty?: unknown }).kty)];
+  if (!members || !members.every((m) => typeof (jwk as Record<string, unknown>)[m] === 'string')) return undefined;
+  const canonical = JSON.stringify(Object.fromEntries(members.map((m) => [m, (jwk as Record<string, string>)[m]])));
+  const thumbprint = crypto.createHash('sha256').update(canonical).digest('base64url');
+  let key = imported.get(thumbprint);
+  if (!key) {
+    key = crypto.createPublicKey({ key: JSON.parse(canonical) as crypto.JsonWebKey, format: 'jwk' });
+    if (imported.size >= KEY_CACHE_MAX) imported.clear();
+    imported.set(thumbprint, key);
+  }
+  return { key, thumbprint };
 }
 
 /**
