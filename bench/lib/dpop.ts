@@ -102,7 +102,7 @@ function rawVerifier(key: BenchKey): (jws: string) => boolean {
 
 /**
  * The gateway's proof check itself, in this process: src/gateway/auth/dpop-proof.ts's
- * verifyProof (jose jwtVerify with EmbeddedJWK, the typ and algorithm, iat, jti, htm, htu and
+ * verifyProof (jose jwtVerify with the proof's cached key, the typ and algorithm, iat, jti, htm, htu and
  * ath, then the key's thumbprint) on `n` fresh proofs, one at a time, after `n / 10` of
  * warm-up. What the server does besides, the single insert in replay_marks, is left out.
  * The proofs are made first; only the checks are timed: wall time per proof and the CPU this
