@@ -111,11 +111,22 @@ function expectBasic(answer: Answer, error: string, realm = api()) {
 
 /** UserInfo: Bearer, realm = the issuer; error="invalid_token" once a token was presented (RFC 6750 3.1). */
 function expectUserinfoBearer(answer: Answer, presented: boolean) {
-  const challenge = challengeOf(answer);
-  expect(challenge.scheme).toBe('Bearer');
-  expect(challenge.params.realm).toBe(api());
-  if (presented) expect(challenge.params.error).toBe('invalid_token');
-  else expect(challenge.params).not.toHaveProperty('error');
+  if (presented) {
+    const challenge = challengeOf(answer);
+    expect(challenge.scheme).toBe('Bearer');
+    expect(challenge.params.realm).toBe(api());
+    expect(challenge.params.error).toBe('invalid_token');
+    return;
+  }
+  // Nothing presented: both schemes UserInfo takes, Bearer and (for bank-data clients' tokens) DPoP with its algorithms.
+  expect(answer.status).toBe(401);
+  const challenges = parseChallenges(answer.challenge ?? '');
+  expect(challenges.map((c) => c.scheme)).toEqual(['Bearer', 'DPoP']);
+  for (const challenge of challenges) {
+    expect(challenge.params.realm).toBe(api());
+    expect(challenge.params).not.toHaveProperty('error');
+  }
+  expect(challenges[1]!.params.algs).toBe('PS256 ES256 EdDSA');
 }
 
 /** The gateway: Bearer (for access tokens and API keys alike), error="invalid_token" once something was presented. */
