@@ -2,6 +2,7 @@ import * as oauth from 'oauth4webapi';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { approve, exchange, insecure, push, registerFapiClient, type FapiClient } from '../helpers/fapi.js';
 import { createAccount } from '../helpers/fdx.js';
+import { authorizationRequest } from '../helpers/flow.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 import { hashId } from '../../src/db/provider-store.js';
 
@@ -110,6 +111,17 @@ describe('choosing accounts', () => {
     const callback = await approve(server, fapi, requestUri, { login: staff.users.admin, consentFields: () => ({ [`account_${accounts[0]!.id}`]: 'on' }) });
     const tokens = await exchange(fapi, callback, state, verifier);
     expect(tokens.refresh_token).toBeUndefined();
+  });
+});
+
+describe('authorization_details from a standard client', () => {
+  it('is refused: FDX consents are for bank-data (fapi2) clients', async () => {
+    const standard = await server.registerClient({ environment: 'production', scopes: ['read_only', 'read:bank_accounts'] });
+    const { url } = await authorizationRequest(server, { environment: 'production', clientId: standard.client_id, redirectUri: 'https://app.example.org/callback', scope: 'read_only read:bank_accounts', extraParams: { authorization_details: consentRequest() } });
+    const response = await fetch(url, { redirect: 'manual' });
+    const location = new URL(response.headers.get('location')!, url);
+    expect(location.searchParams.get('error')).toBe('invalid_request');
+    expect(location.searchParams.get('error_description')).toMatch(/fapi2/);
   });
 });
 
