@@ -64,6 +64,17 @@ describe('oidc-provider overrides (library-overrides.ts)', () => {
     expect(source('shared/client_auth.js')).toContain('ctx.oidc.client.compareClientSecret(');
     expect(source('actions/authorization/response_parameters.js')).toContain('ctx.oidc.client.redirectUriAllowed(');
     expect(source('actions/end_session.js')).toContain('client.postLogoutRedirectUriAllowed(');
+    // Replays of assertion and DPoP proof jti, and the refresh token's key binding (for public clients only).
+    expect(source('shared/jwt_client_auth.js')).toContain('ctx.oidc.provider.ReplayDetection.unique(');
+    expect(source('helpers/validate_dpop.js')).toContain('provider.ReplayDetection.unique(');
+    expect(source('helpers/set_rt_bindings.js')).toMatch(/case 'none':\s*if \(at\.jkt\)/);
+    expect(source('actions/grants/refresh_token.js')).toContain('refreshToken.jkt !== dPoP.thumbprint');
+  });
+
+  it("the provider's ReplayDetection and RefreshToken are ours: one insert per claimed value, and the key binding on save", () => {
+    const provider = providerUnderTest(new ClientSecretCache(crypto.randomBytes(32), 60_000));
+    expect((provider.ReplayDetection as unknown as { unique: { toString(): string } }).unique.toString()).toContain('claimMark');
+    expect((provider.RefreshToken as unknown as { prototype: { save: { name: string } } }).prototype.save.name).toBe('bindingSave');
   });
 
   it("the provider's Client matches redirect URIs by our rules (case-insensitive host, :443 as no port)", () => {
