@@ -36,6 +36,8 @@ export interface NewFdxConsent {
   accountIds: readonly string[];
   /** The consent's id, when the caller named it before the write (newFdxConsentId); else a new one. */
   id?: string;
+  /** When it was granted, when the caller fixed it before the write (its expiry follows from it); else now. */
+  createdAt?: Date;
 }
 
 /** A consent id: 128 random bits, unguessable (docs/bank-data.md, "Consents"). */
@@ -61,7 +63,7 @@ export async function recordFdxConsent(trx: Executor, input: NewFdxConsent): Pro
     ...(account ? ids.map((resourceId) => ({ resourceType: 'ACCOUNT' as const, resourceId, dataClusters: account.dataClusters })) : []),
     ...input.request.resources.filter((r) => r.resourceType === 'CUSTOMER').map((r) => ({ resourceType: r.resourceType, resourceId: input.organizationId, dataClusters: r.dataClusters })),
   ];
-  const createdAt = new Date();
+  const createdAt = input.createdAt ?? new Date();
   const row = await insertConsentRow(trx, {
     id: input.id ?? newFdxConsentId(),
     environment: input.environment,

@@ -22,10 +22,14 @@ const epoch = () => Math.floor(Date.now() / 1000);
 /** The JWS algorithms FAPI 2.0 allows for what a fapi2 client signs. */
 export const FAPI_SIGNING_ALGS = ['PS256', 'ES256', 'EdDSA'] as const;
 
-/** Refresh tokens live 31 days from now, but never past 365 days from the first issue (iiat). */
-export function refreshTokenTtl(_ctx: unknown, token: { iiat?: number; iat?: number }): number {
+/**
+ * Refresh tokens live 31 days from now, but never past 365 days from the first issue (iiat),
+ * nor past the end of the FDX consent they were issued under (docs/bank-data.md, "Consents").
+ */
+export function refreshTokenTtl(ctx: unknown, token: { iiat?: number; iat?: number }): number {
   const firstIssue = token.iiat ?? token.iat ?? epoch();
-  return Math.max(1, Math.min(REFRESH_TOKEN_TTL, firstIssue + AUTHORIZATION_LIFETIME_SECONDS - epoch()));
+  const consentEnds = grantedFdxDetail((ctx as Partial<KoaContextWithOIDC> | undefined)?.oidc?.entities?.Grant)?.consentEnds ?? Infinity;
+  return Math.max(1, Math.min(REFRESH_TOKEN_TTL, firstIssue + AUTHORIZATION_LIFETIME_SECONDS - epoch(), consentEnds - epoch()));
 }
 
 /** The provider's cookies (session, interaction, resume): HttpOnly, SameSite=Lax, Secure on https. */

@@ -19,6 +19,13 @@ export interface GrantedFdxDetail {
   type: typeof FDX_AUTHORIZATION_DETAILS_TYPE;
   consentId: string;
   consentRequest: FdxConsentRequest;
+  /** When the consent ends (epoch seconds): no refresh token of it lives longer. Kept on the Grant, never sent. */
+  consentEnds?: number;
+}
+
+/** The detail as a token response carries it (RFC 9396): the request and the consent's id. */
+export function publishedFdxDetail(detail: GrantedFdxDetail): Omit<GrantedFdxDetail, 'consentEnds'> {
+  return { type: detail.type, consentId: detail.consentId, consentRequest: detail.consentRequest };
 }
 
 /** The FDX consent request of an authorization request or interaction's parameters, if any. */

@@ -19,6 +19,7 @@ import { describeScopes } from './scope-descriptions.js';
 import { accountField, chosenAccounts, fdxConsentStep } from './fdx-consent-step.js';
 import { newFdxConsentId, recordFdxConsent } from '../../authorizations/fdx-consents.js';
 import { FDX_AUTHORIZATION_DETAILS_TYPE } from '../../authorizations/fdx-consent-request.js';
+import { consentExpiry } from '../../authorizations/fdx-consent.js';
 import type { GrantedFdxDetail } from '../fdx-authorization-details.js';
 
 function requestedScopes(interaction: Interaction): string[] {
@@ -116,13 +117,17 @@ export async function approve(deps: InteractionDeps, ctx: Context): Promise<void
   grant.addOIDCScope(plan.granted.join(' '));
   if (plan.withheld.length > 0) grant.rejectOIDCScope(plan.withheld.join(' '));
   const consentId = fdx ? newFdxConsentId() : undefined;
-  // The tokens carry the consent's id in their authorization_details (fdx-authorization-details.ts).
-  if (fdx && consentId) grant.addRar({ type: FDX_AUTHORIZATION_DETAILS_TYPE, consentId, consentRequest: fdx.request } satisfies GrantedFdxDetail as never);
+  const grantedAt = new Date();
+  // The tokens carry the consent's id in their authorization_details; its end caps their refresh tokens (fdx-authorization-details.ts).
+  if (fdx && consentId) {
+    const consentEnds = Math.floor(consentExpiry(fdx.request, grantedAt).getTime() / 1000);
+    grant.addRar({ type: FDX_AUTHORIZATION_DETAILS_TYPE, consentId, consentRequest: fdx.request, consentEnds } satisfies GrantedFdxDetail as never);
+  }
   const grantId = await grant.save();
   // Committed with the Grant and the Interaction, in the request's unit (oidc/unit-of-work.ts).
   await writeWithUnit(unitOf(ctx), deps.db, async (trx) => {
     await insertAuthorization(trx, { grantId, environment: deps.environment, clientId: client.clientId, subjectType, userId, organizationId: membership.id, scopes: plan.granted });
-    if (fdx && consentId) await recordFdxConsent(trx, { id: consentId, environment: deps.environment, organizationId: membership.id, clientId: client.clientId, grantId, userId, request: fdx.request, accountIds });
+    if (fdx && consentId) await recordFdxConsent(trx, { id: consentId, createdAt: grantedAt, environment: deps.environment, organizationId: membership.id, clientId: client.clientId, grantId, userId, request: fdx.request, accountIds });
     await recordAudit(trx, {
       event: 'consent.granted',
       environment: deps.environment,

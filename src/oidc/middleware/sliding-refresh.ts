@@ -3,7 +3,6 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { hashId, setModelExpiry } from '../../db/provider-store.js';
-import { findConsentOfGrant } from '../../authorizations/fdx-consents.js';
 import { isFapi2Client } from '../client-metadata.js';
 import { refreshTokenTtl } from '../configuration.js';
 
@@ -11,20 +10,16 @@ import { refreshTokenTtl } from '../configuration.js';
  * Token endpoint, after the provider: a fapi2 client keeps one refresh token (not rotated,
  * FAPI 2.0 §5.3.2.1), so each use moves its expiry forward as a rotation would have: 31 days
  * from now, never past 365 days from the first issue, nor past the end of its FDX consent
- * (docs/bank-data.md, "Profiles").
+ * (refreshTokenTtl; docs/bank-data.md, "Profiles").
  */
 export function slidingRefresh(db: Db, environment: Environment): Middleware {
   return async (rawCtx, next) => {
     await next();
     const ctx = rawCtx as unknown as KoaContextWithOIDC;
     if (ctx.oidc?.route !== 'token' || ctx.status !== 200 || ctx.oidc.params?.grant_type !== 'refresh_token' || !isFapi2Client(ctx.oidc.client)) return;
-    const token = (ctx.oidc.entities as { RefreshToken?: { iiat?: number; iat?: number; grantId?: string } }).RefreshToken;
+    const token = (ctx.oidc.entities as { RefreshToken?: { iiat?: number; iat?: number } }).RefreshToken;
     const value = ctx.oidc.params.refresh_token;
     if (!token || typeof value !== 'string') return;
-    const now = Math.floor(Date.now() / 1000);
-    let exp = now + refreshTokenTtl(ctx, token);
-    const consent = token.grantId ? await findConsentOfGrant(db, environment, token.grantId) : undefined;
-    if (consent) exp = Math.min(exp, Math.floor(consent.expiresAt.getTime() / 1000));
-    await setModelExpiry(db, environment, 'RefreshToken', hashId(value), exp);
+    await setModelExpiry(db, environment, 'RefreshToken', hashId(value), Math.floor(Date.now() / 1000) + refreshTokenTtl(ctx, token));
   };
 }

@@ -7,7 +7,7 @@ import { authorizationReadFor, effectiveScopes } from '../account.js';
 import { loadAuthorization } from '../../authorizations/authorizations.js';
 import { explainGrantRefusal } from '../grant-refusals.js';
 import { isFapi2Client } from '../client-metadata.js';
-import { grantedFdxDetail } from '../fdx-authorization-details.js';
+import { grantedFdxDetail, publishedFdxDetail } from '../fdx-authorization-details.js';
 
 /**
  * Token endpoint, after the provider:
@@ -35,7 +35,7 @@ export function tokenResponse(db: Db, environment: Environment): Middleware {
     }
     // An FDX consent's authorization answers with its detail, the consent id in it (docs/bank-data.md, "Consents").
     const fdx = ctx.status === 200 && body ? grantedFdxDetail(ctx.oidc.entities.Grant) : undefined;
-    if (fdx && body) body.authorization_details = [fdx];
+    if (fdx && body) body.authorization_details = [publishedFdxDetail(fdx)];
     if (ctx.status === 200 && body && typeof body.scope === 'string') {
       const grantId = (ctx.oidc.entities as { AccessToken?: { grantId?: string } }).AccessToken?.grantId;
       // findAccount read it moments ago for this very request.
