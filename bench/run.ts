@@ -344,7 +344,7 @@ async function main(): Promise<void> {
     };
     const MEMORY_LABEL = 'bare oidc-provider, in-memory adapter, same settings';
     const PEER_LABEL = 'the same bare oidc-provider on a one-table Postgres adapter (jsonb payload, one query per adapter call, no cache)';
-    /** Issue 16's token targets: ≥ 1.5× the durable peer and ≥ 0.6× the in-memory provider. */
+    /** The token targets (docs/benchmarks.md): ≥ 1.5× the durable peer and ≥ 0.6× the in-memory provider. */
     const TOKEN_TARGET = '≥ 1.5× durable peer; ≥ 0.6× in-memory';
     const tokenChecks = (toPeer: number | undefined, toMemory: number | undefined): Check[] => [
       { label: '≥ 1.5× durable peer', met: (toPeer ?? 0) >= 1.5 },
@@ -699,7 +699,7 @@ async function main(): Promise<void> {
         baseline: uncached,
         baselineLabel: `the same request uncached: a different client each time (${setup.uncachedClients.length} clients, 4 connections)`,
         ratio: r,
-        // Retired from the verdicts by issue 16 (bounded by the request's other work): reported only.
+        // Not a verdict (bounded by the request's other work; docs/benchmarks.md): reported only.
         target: 'information (the check itself is the target, above)',
         checks: [],
         detail: `the uncached column is the same request with a client whose secret was never checked, so argon2id runs (and the client is read from the database) every time; argon2.verify alone on one core did ${one.rate.toFixed(1)}/s in this run at the configured parameters and ${defaults.rate.toFixed(1)}/s at the library's defaults; cached vs that one-core rate: ${(cached.rps / one.rate).toFixed(0)}×.`,
@@ -805,7 +805,7 @@ async function main(): Promise<void> {
     }
     const restarts = starts.flatMap((s) => s.ms.slice(1));
     const firsts = starts.map((s) => s.ms[0]!);
-    // Issue 16's target is the restart; the first starts (keys, initdb) are shown as information.
+    // The target is the restart (docs/benchmarks.md); the first starts (keys, initdb) are shown as information.
     const startChecks: Check[] = starts.length ? [{ label: `restart ≤ 3 s (median ${(median(restarts) / 1000).toFixed(2)} s, worst ${(Math.max(...restarts) / 1000).toFixed(2)} s; first starts, information: ${firsts.map((m) => (m / 1000).toFixed(2)).join(' s, ')} s)`, met: Math.max(...restarts) <= 3000 }] : [];
 
     const results: BenchResults = {

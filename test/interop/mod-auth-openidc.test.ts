@@ -175,7 +175,7 @@ describe('mod_auth_openidc given an error response', () => {
   });
 });
 
-// Needs the offline_access fix (issue 14 item 1): mod_auth_openidc sends its whole OIDCScope
+// Needs offline_access to be accepted (docs/oauth.md, scopes): mod_auth_openidc sends its whole OIDCScope
 // again on refresh, so a refused offline_access ends its session (logout_on_error).
 describe('mod_auth_openidc with offline_access requested', () => {
   let apache: ApacheSite;

@@ -88,7 +88,7 @@ describe('oauth4webapi in OAuth 2.0 mode', () => {
     expect(() => oauth.validateAuthResponse(as, client, callback, state)).toThrow(oauth.AuthorizationResponseError);
   });
 
-  // Needs the offline_access fix (issue 14 item 1).
+  // Needs offline_access to be accepted (docs/oauth.md, scopes).
   it('with offline_access requested: the token response echoes it, and the refresh that names it succeeds', async () => {
     const { as, client, clientAuth, tokens } = await codeFlow('read_only offline_access');
     expect(scopes(tokens.scope)).toEqual(['offline_access', 'read_only']);

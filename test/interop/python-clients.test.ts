@@ -35,7 +35,7 @@ describe('Authlib (OAuth2Session, client_secret_basic, PKCE S256, nonce)', () =>
     expect(steps.revocation).toEqual({ status: 200, introspection_after: { active: false } });
   });
 
-  // Needs the offline_access fix (issue 14 item 1).
+  // Needs offline_access to be accepted (docs/oauth.md, scopes).
   it('with offline_access requested: the token response echoes it, and the refresh that names it succeeds', async () => {
     const { steps } = await run('authlib', 'openid read_only offline_access');
     expect(scopes(steps.code_exchange!.scope)).toEqual(['offline_access', 'openid', 'read_only']);
@@ -56,7 +56,7 @@ describe('requests-oauthlib (OAuth2Session, PKCE and nonce as extra parameters)'
     expect(steps.userinfo).toEqual({ status: 200, body: expect.objectContaining({ sub: staff.users.owner.id }) });
   });
 
-  // Needs the offline_access fix (issue 14 item 1): today oauthlib stops at the code exchange
+  // Needs offline_access to be accepted (docs/oauth.md, scopes): without it oauthlib stops at the code exchange
   // with "Scope has changed", since the response drops offline_access.
   it('with offline_access requested: the code exchange keeps the scope, and the refresh that names it succeeds', async () => {
     const { steps } = await run('requests-oauthlib', 'openid read_only offline_access');

@@ -4,7 +4,7 @@ import { authorize, basic, endpoints, obtainTokens, tokenRequest, type TokenResu
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 import { GRANT_REFUSALS } from '../../src/oidc/grant-refusals.js';
 
-// Each invalid_grant says why (issue 14 item 6), keeps its 401 (docs/oauth.md, "OAuth 2.0 and
+// Each invalid_grant says why, keeps its 401 (docs/oauth.md, "OAuth 2.0 and
 // OpenID Connect", invalid_grant says why) and never repeats the presented value.
 const DAY = 86_400;
 const REDIRECT = 'https://app.example.org/callback';
