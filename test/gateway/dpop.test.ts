@@ -6,6 +6,7 @@ import { dpopProof } from '../helpers/dpop-proof.js';
 import { apiGet } from '../helpers/gateway.js';
 import { startOAuthServer, type OAuthTestServer } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { statusAtHost } from '../helpers/at-host.js';
 
 /**
  * The resource gateway holds a DPoP-bound access token to its key (RFC 9449 7; docs/bank-data.md,
@@ -129,16 +130,7 @@ describe('DPoP proofs across two processes', () => {
   it('a proof accepted by one process is refused by the other', async () => {
     const headers = await withProof();
     const host = new URL(server.urls.api).host;
-    const viaOther = () =>
-      new Promise<number>((resolve, reject) => {
-        const request = http.request(`${other.urls.api}/fdx/v6/accounts`, { headers: { ...headers, host } }, (res) => {
-          res.resume();
-          resolve(res.statusCode!);
-        });
-        request.on('error', reject);
-        request.end();
-      });
-    const [here, there] = await Promise.all([fetch(accountsUrl, { headers }).then((r) => r.status), viaOther()]);
+    const [here, there] = await Promise.all([fetch(accountsUrl, { headers }).then((r) => r.status), statusAtHost(`${other.urls.api}/fdx/v6/accounts`, host, { headers })]);
     expect([here, there].sort()).toEqual([200, 401]);
   });
 });

@@ -5,6 +5,7 @@ import { dpopProof } from '../helpers/dpop-proof.js';
 import { basic, endpoints } from '../helpers/flow.js';
 import { startOAuthServer, type OAuthTestServer } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { statusAtHost } from '../helpers/at-host.js';
 import { hashId, setModelExpiry } from '../../src/db/provider-store.js';
 
 /**
@@ -200,20 +201,8 @@ describe('replays across two processes', () => {
   it('a client assertion is accepted once across two processes', async () => {
     const body = new URLSearchParams({ ...authParams, client_id: fapi.client_id, ...(await assertionForm()) }).toString();
     const host = new URL(server.urls.api).host;
-    const statuses = await Promise.all([sendWithHost(server.urls.api, host, body), sendWithHost(other.urls.api, host, body)]);
+    const post = (origin: string) => statusAtHost(`${origin}/auth/oauth/par`, host, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    const statuses = await Promise.all([post(server.urls.api), post(other.urls.api)]);
     expect(statuses.sort()).toEqual([201, 401]);
   });
 });
-
-/** A POST to another process of the deployment, addressed to the deployment's public API host. */
-async function sendWithHost(origin: string, host: string, body: string): Promise<number> {
-  const { request } = await import('node:http');
-  return new Promise((resolve, reject) => {
-    const req = request(`${origin}/auth/oauth/par`, { method: 'POST', headers: { host, 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      resolve(res.statusCode!);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
