@@ -37,7 +37,8 @@ export interface UnitPlan {
   readonly writesOnFailure: boolean;
 }
 
-const TOKENS = new Set(['AccessToken', 'RefreshToken', 'AuthorizationCode']);
+// ClientCredentials: a fapi2 client's own token (docs/bank-data.md), looked up by introspection as the others are.
+const TOKENS = new Set(['AccessToken', 'ClientCredentials', 'RefreshToken', 'AuthorizationCode']);
 const BROWSER_ROWS = new Set(['Interaction', 'Session', 'Grant', 'AuthorizationCode']);
 
 /**

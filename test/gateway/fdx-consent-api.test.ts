@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import * as oauth from 'oauth4webapi';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { expireDueConsents, findConsentOfRecipient } from '../../src/authorizations/fdx-consents.js';
 import { apiGet, type ApiResponse } from '../helpers/gateway.js';
 import { fdxClient, fdxToken, seedBank } from '../helpers/fdx.js';
@@ -136,6 +136,8 @@ describe('PUT /fdx/v6/consents/{consentId}/revocation', () => {
     expect(data.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
     const refresh = await oauth.refreshTokenGrantRequest(recipient.as, recipient.client, recipient.auth, tokens.refresh_token!, { DPoP: recipient.dpop, ...insecure });
     expect(refresh.status).toBe(400);
+    const introspected = await oauth.processIntrospectionResponse(recipient.as, recipient.client, await oauth.introspectionRequest(recipient.as, recipient.client, recipient.auth, tokens.access_token, insecure));
+    expect(introspected).toEqual({ active: false });
     const list = await get(`/consents/${consentId}/revocation`);
     expect(list.body).toEqual({ revocations: [{ status: 'REVOKED', reason: 'BUSINESS_RULE', initiator: 'DATA_RECIPIENT', updatedTime: expect.stringMatching(RFC3339_MS) }] });
     expect((await get(`/consents/${consentId}`)).body).toMatchObject({ status: 'REVOKED', updatedTime: (list.body.revocations as { updatedTime: string }[])[0]!.updatedTime });
@@ -145,9 +147,18 @@ describe('PUT /fdx/v6/consents/{consentId}/revocation', () => {
   });
 
   it('answers 409 for an expired consent, saying so; the sweep marks it EXPIRED and its token stops', async () => {
-    const { tokens, consentId } = await consent({}, [accounts[0]!]);
+    const { tokens, consentId } = await consent({ durationType: 'ONE_TIME', durationPeriod: undefined }, [accounts[0]!]);
+    const introspect = async () => oauth.processIntrospectionResponse(recipient.as, recipient.client, await oauth.introspectionRequest(recipient.as, recipient.client, recipient.auth, tokens.access_token, insecure));
+    expect((await introspect()).fdxConsentId).toBe(consentId);
+    // An hour on (a ONE_TIME consent's life): its token and introspection stop at once, sweep or not.
+    vi.useFakeTimers({ now: Date.now() + 3_601_000, toFake: ['Date'] });
+    try {
+      expect((await get('/accounts', recipient, tokens.access_token)).status).toBe(401);
+      expect(await introspect()).toEqual({ active: false });
+    } finally {
+      vi.useRealTimers();
+    }
     await sql`update fdx_consents set created_at = now() - interval '31 days', expires_at = now() - interval '1 second' where id = ${consentId}`.execute(t.db);
-    expect((await get('/accounts', recipient, tokens.access_token)).status).toBe(401);
     expect(await expireDueConsents(t.db)).toBeGreaterThanOrEqual(1);
     expect((await get(`/consents/${consentId}`)).body.status).toBe('EXPIRED');
     expectFdxProblem(await revoke(consentId), 409, /has expired/);

@@ -83,7 +83,8 @@ describe('/openapi.json', () => {
       if (!spec.pathVersioned) expect(statuses, name).toContain(400);
       const schemes = [...new Set(op.security.flatMap((requirement) => Object.keys(requirement)))].sort();
       // Fund-provider operations take both kinds too (of a fund provider: the router's requireFundProvider).
-      const expected = spec.credentials === 'access_token' ? ['accessToken'] : ['accessToken', 'apiKey'];
+      // The Consent API takes the data recipient's own client-credentials token.
+      const expected = spec.credentials === 'client' ? ['clientToken'] : spec.credentials === 'access_token' ? ['accessToken'] : ['accessToken', 'apiKey'];
       expect(schemes, name).toEqual(expected);
     }
     const create = doc.paths['/v1/event_subscriptions']!.post!;

@@ -42,7 +42,7 @@ describe('discovery', () => {
       response_types_supported: ['code'],
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'private_key_jwt'],
-      grant_types_supported: ['authorization_code', 'refresh_token'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
       // For fapi2 clients (docs/bank-data.md): pushed requests, DPoP.
       pushed_authorization_request_endpoint: `${api}/auth/oauth/par`,
       dpop_signing_alg_values_supported: ['PS256', 'ES256', 'EdDSA'],

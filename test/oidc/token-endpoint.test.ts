@@ -53,9 +53,13 @@ describe('token endpoint: authorization_code', () => {
     const missing = await tokenRequest(server, 'production', client, { grant_type: 'authorization_code', code: 'nope' });
     expect(missing.status).toBe(400);
     expect(missing.body.error).toBe('invalid_request');
-    const unsupported = await tokenRequest(server, 'production', client, { grant_type: 'client_credentials' });
+    const unsupported = await tokenRequest(server, 'production', client, { grant_type: 'password' });
     expect(unsupported.status).toBe(400);
     expect(unsupported.body.error).toBe('unsupported_grant_type');
+    // client_credentials exists for bank-data (fapi2) clients only: a standard client may not use it.
+    const notAllowed = await tokenRequest(server, 'production', client, { grant_type: 'client_credentials' });
+    expect(notAllowed.status).toBe(400);
+    expect(notAllowed.body.error).toBe('unauthorized_client');
     const json = await fetch(endpoints(server, 'production').token, { method: 'POST', headers: { 'content-type': 'application/json', authorization: basic(client.client_id, client.client_secret) }, body: '{"grant_type":"refresh_token"}' });
     expect(json.status).toBe(400);
   });

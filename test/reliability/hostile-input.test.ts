@@ -10,6 +10,9 @@ import { addOrganization } from '../../src/accounts/service.js';
 import { basic } from '../helpers/flow.js';
 import { apiRequest } from '../helpers/gateway.js';
 import { fdxClient, fdxToken } from '../helpers/fdx.js';
+import { registerFapiClient, type FapiClient } from '../helpers/fapi.js';
+import { recipientToken } from '../helpers/fdx-consent.js';
+import { dpopProof } from '../helpers/dpop-proof.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 import { checkGatewayResponse, isGatewayPath } from '../helpers/published-openapi.js';
 
@@ -25,6 +28,9 @@ let nonprofitKey = '';
 let fundKey = '';
 /** The FDX operations take access tokens only: an FDX token of the staff's organization. */
 let fdxBearer = '';
+/** The FDX Consent API takes a bank-data client's own DPoP-bound token, with a fresh proof per call. */
+let recipient: FapiClient;
+let recipientOwn = '';
 /** Real ids for the path parameters of the operations that take a JSON body, so a body that got past the parser would reach the database. */
 const ids: Record<string, string> = {};
 
@@ -42,6 +48,8 @@ beforeAll(async () => {
   ids.grant_requests = request.grant_request_id;
   ids.authorization_tokens = request.authorization_token_id!;
   fdxBearer = await fdxToken(server, await fdxClient(server), staff);
+  recipient = await registerFapiClient(server);
+  recipientOwn = await recipientToken(recipient);
 });
 
 interface Spec {
@@ -184,10 +192,14 @@ describe('hostile input', () => {
       const bodies = fc.sample(fc.tuple(base, fc.nat(), fc.constantFrom('key' as const, 'value' as const, 'new' as const), fc.nat(64)).map(([b, pick, where, at]) => JSON.stringify(injectNul(b, pick, where, at))), { numRuns: 200, seed: 20261123 });
       const path = route.path.replace(/^\/v1\/(\w+)\/:id/, (_, resource: string) => `/v1/${resource}/${ids[resource] ?? 'x'}`).replace(':consentId', 'A'.repeat(22));
       const bearer = route.credentials === 'access_token' ? fdxBearer : fundKey;
+      const credential = async () =>
+        route.credentials === 'client'
+          ? { headers: { authorization: `DPoP ${recipientOwn}`, dpop: await dpopProof(recipient.dpopKey, { method: route.method.toUpperCase(), url: `${server.urls.api}${path}`, accessToken: recipientOwn }) } }
+          : { bearer };
       const answers = await Promise.all(
         bodies.map(async (body) => {
           expect(body).toContain('\\u0000');
-          const response = await apiRequest(server, 'production', route.method.toUpperCase(), path, { bearer, rawJson: body });
+          const response = await apiRequest(server, 'production', route.method.toUpperCase(), path, { ...(await credential()), rawJson: body });
           return { body, status: response.status, type: response.headers.get('content-type'), detail: String(response.body.detail ?? '') };
         }),
       );
