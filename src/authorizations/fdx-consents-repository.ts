@@ -33,6 +33,9 @@ export function findConsentRow(db: Executor, environment: Environment, id: strin
   return query.executeTakeFirst();
 }
 
+/** The columns of a revocation made now, by whom and why. */
+const revokedNow = (reason: string, initiator: string) => ({ status: 'REVOKED' as const, revoked_at: sql<Date>`now()`, updated_at: sql<Date>`now()`, revocation_reason: reason, revocation_initiator: initiator });
+
 /**
  * Revokes a consent that is still active, atomically: concurrent revocations, and one racing the
  * expiry, cannot both win. Undefined when it was not active (or not the owner's).
@@ -40,7 +43,7 @@ export function findConsentRow(db: Executor, environment: Environment, id: strin
 export function markConsentRevoked(db: Executor, q: { environment: Environment; id: string; owner: ConsentOwner; reason: string; initiator: string }): Promise<FdxConsentRow | undefined> {
   let query = db
     .updateTable('fdx_consents')
-    .set({ status: 'REVOKED', revoked_at: sql`now()`, updated_at: sql`now()`, revocation_reason: q.reason, revocation_initiator: q.initiator })
+    .set(revokedNow(q.reason, q.initiator))
     .where('environment', '=', q.environment)
     .where('id', '=', q.id)
     .where('status', '=', 'ACTIVE')
@@ -119,7 +122,7 @@ export function listConsentableAccounts(db: Executor, environment: Environment, 
 export async function markConsentOfGrantRevoked(db: Executor, environment: Environment, grantId: string): Promise<void> {
   await db
     .updateTable('fdx_consents')
-    .set({ status: 'REVOKED', revoked_at: sql`now()`, updated_at: sql`now()`, revocation_reason: 'BUSINESS_RULE', revocation_initiator: 'DATA_PROVIDER' })
+    .set(revokedNow('BUSINESS_RULE', 'DATA_PROVIDER'))
     .where('environment', '=', environment)
     .where('grant_id', '=', grantId)
     .where('status', '=', 'ACTIVE')
