@@ -32,6 +32,8 @@ COPY package.json ./
 COPY config/default.json config/production.json ./config/
 COPY migrations ./migrations
 COPY views ./views
+# Redoc's browser bundle for the API reference page, vendored with its licences (vendor/redoc/README.md).
+COPY vendor/redoc ./vendor/redoc
 # The shipped list of common passwords, read from src/ at run time (src/accounts/password-policy.ts).
 COPY src/accounts/common-passwords.txt ./src/accounts/
 # The code stays root's and read-only; the server runs as the image's unprivileged `node`

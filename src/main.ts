@@ -6,7 +6,7 @@ import { DEMO_PASSWORD, DEMO_USERS } from './demo/accounts-step.js';
 import { EmbeddedPostgresError } from './embedded-postgres/server.js';
 import { demoClientFile, readDemoClient } from './demo/demo-client-step.js';
 import { hostTargets, withDevAliases } from './http/hosts.js';
-import { createLogger } from './logging/logger.js';
+import { createLogger, prettyFormat } from './logging/logger.js';
 import { tuneHeap } from './server/heap-tuning.js';
 import { nodeSupportNotice } from './server/node-support.js';
 import { runWorker, startPrimary } from './server/workers.js';
@@ -84,9 +84,11 @@ async function main(): Promise<void> {
     throw error;
   }
   // Dev: readable lines for the person at the terminal; production: JSON for log shippers.
-  const logger = createLogger(config.log_level, undefined, config.profile === 'dev' ? 'pretty' : 'json');
+  const pretty = config.profile === 'dev' ? await prettyFormat() : undefined;
+  const logger = createLogger(config.log_level, undefined, pretty ?? 'json');
   // A worker forked by a primary (workers > 1): the primary has said all there is to say at start.
   if (isAlmonerWorker() && cluster.isWorker) return runWorker(config, logger.child({ worker: process.pid }));
+  if (config.profile === 'dev' && !pretty) logger.warn('pino-pretty is not installed (a production install omits it): logging JSON lines');
   const notice = nodeSupportNotice();
   if (notice) logger.warn({ node: process.versions.node }, notice);
   const unknown = unknownEnvSettings();

