@@ -55,7 +55,8 @@ export function unitOfWork(options: UnitOfWorkOptions): Middleware {
   return async (ctx, next) => {
     const plan = options.planFor(ctx);
     if (!plan) return next();
-    const unit = new UnitOfWork(plan);
+    // The caller, for the model methods the library calls without a request (library-overrides.ts).
+    const unit = new UnitOfWork(plan, { address: ctx.ip, dpopProof: ctx.get('DPoP') || undefined });
     oidcState(ctx).unit = unit;
     const fail = (error: unknown) => {
       if (!options.onFailure) throw error;
