@@ -77,7 +77,7 @@ export function listenToProvider(provider: Provider, { db, environment, logger }
     logger.error({ err: error }, 'oidc provider error');
   });
   // What escapes our middleware around the provider's routes (reading a token request's body,
-  // provider-stack.ts) reaches the provider's app as an 'error' event; with a listener of our
+  // stack/provider-stack.ts) reaches the provider's app as an 'error' event; with a listener of our
   // own, Koa prints nothing of its own to stderr.
   (provider as unknown as NodeJS.EventEmitter).on('error', (error: Error, ctx: KoaContextWithOIDC | undefined) => {
     if (isClientAbort(error, ctx?.req)) return callerLeft(ctx, error);

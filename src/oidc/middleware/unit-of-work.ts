@@ -27,7 +27,7 @@ export interface UnitOfWorkOptions {
   onConsumeConflict?: ConsumeConflictHandler;
   /**
    * A failed read or commit of the unit, or a browser request that failed. Inside the provider
-   * it is answered as the provider answers its own storage failures (provider-stack.ts);
+   * it is answered as the provider answers its own storage failures (stack/provider-stack.ts);
    * without this option it is thrown to the app's error handler (503 while the database is down).
    */
   onFailure?: (ctx: Context, error: unknown) => void;
