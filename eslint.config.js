@@ -12,6 +12,25 @@ const GATEWAY_NOT_OIDC = { group: ['**/oidc/**'], message: 'src/gateway must not
 const ENV_READ = { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Only src/config reads process.env (docs/layout.md, "Layout").' };
 /** No hidden request channels (docs/layout.md, "Boundaries the linter holds"): request state is ctx.state.oidc, one unit of work. */
 const NO_ASYNC_STORAGE = { selector: "NewExpression[callee.name='AsyncLocalStorage']", message: 'One AsyncLocalStorage: the unit of work (src/oidc/unit-of-work.ts). Pass request state in ctx.state.oidc (src/oidc/request-scope.ts) or as a parameter.' };
+/**
+ * oidc-provider's own AsyncLocalStorage (`Provider.ctx`) is a second request channel the rule
+ * above cannot see: the caller reaches the library's calls through the unit of work
+ * (src/oidc/unit-of-work.ts, callerOfLibraryCall). Any read of `ctx` on the Provider class or a
+ * provider (`provider.ctx`, `(Provider as …).ctx`, `Provider['ctx']`, `{ ctx } = Provider`).
+ */
+const PROVIDER = '/^[Pp]rovider$/';
+const PROVIDER_CTX_MESSAGE = "No reads of oidc-provider's request context (Provider.ctx): carry what the library's calls need in the unit of work (src/oidc/unit-of-work.ts, callerOfLibraryCall).";
+const NO_PROVIDER_CTX = [
+  `MemberExpression[property.name='ctx'][object.name=${PROVIDER}]`,
+  `MemberExpression[property.value='ctx'][object.name=${PROVIDER}]`,
+  `MemberExpression[property.name='ctx'][object.type='TSAsExpression'][object.expression.name=${PROVIDER}]`,
+  `MemberExpression[property.name='ctx'][object.type='TSAsExpression'][object.expression.expression.name=${PROVIDER}]`,
+  `MemberExpression[property.value='ctx'][object.type='TSAsExpression'][object.expression.name=${PROVIDER}]`,
+  `MemberExpression[property.value='ctx'][object.type='TSAsExpression'][object.expression.expression.name=${PROVIDER}]`,
+  `VariableDeclarator[init.name=${PROVIDER}] > ObjectPattern > Property[key.name='ctx']`,
+  `VariableDeclarator[init.expression.name=${PROVIDER}] > ObjectPattern > Property[key.name='ctx']`,
+  `VariableDeclarator[init.expression.expression.name=${PROVIDER}] > ObjectPattern > Property[key.name='ctx']`,
+].map((selector) => ({ selector, message: PROVIDER_CTX_MESSAGE }));
 const NO_WEAK_MAP = { selector: "NewExpression[callee.name='WeakMap']", message: 'No WeakMap side channels: keep request state in ctx.state.oidc (src/oidc/request-scope.ts) or pass it as a parameter.' };
 const NO_SYMBOL_KEYS = { selector: "CallExpression[callee.name='Symbol']", message: 'No symbol-keyed side channels: keep request state in ctx.state.oidc (src/oidc/request-scope.ts) or pass it as a parameter.' };
 /** Transactions are opened by db/ and repositories, or through db/executor.ts's inTransaction (the services' unit of work). */
@@ -35,13 +54,13 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      ...restrictSyntax(ENV_READ, NO_ASYNC_STORAGE, NO_WEAK_MAP, NO_SYMBOL_KEYS, NO_RAW_TRANSACTION),
+      ...restrictSyntax(ENV_READ, NO_ASYNC_STORAGE, NO_WEAK_MAP, NO_SYMBOL_KEYS, NO_RAW_TRANSACTION, ...NO_PROVIDER_CTX),
     },
   },
-  { files: DATA_ACCESS_FILES, rules: restrictSyntax(ENV_READ, NO_ASYNC_STORAGE, NO_WEAK_MAP, NO_SYMBOL_KEYS) },
+  { files: DATA_ACCESS_FILES, rules: restrictSyntax(ENV_READ, NO_ASYNC_STORAGE, NO_WEAK_MAP, NO_SYMBOL_KEYS, ...NO_PROVIDER_CTX) },
   // The unit of work's one AsyncLocalStorage; the pools of db/database.ts, keyed by their Db (no request).
-  { files: ['src/oidc/unit-of-work.ts'], rules: restrictSyntax(ENV_READ, NO_WEAK_MAP, NO_SYMBOL_KEYS, NO_RAW_TRANSACTION) },
-  { files: ['src/db/database.ts'], rules: restrictSyntax(ENV_READ, NO_ASYNC_STORAGE, NO_SYMBOL_KEYS) },
+  { files: ['src/oidc/unit-of-work.ts'], rules: restrictSyntax(ENV_READ, NO_WEAK_MAP, NO_SYMBOL_KEYS, NO_RAW_TRANSACTION, ...NO_PROVIDER_CTX) },
+  { files: ['src/db/database.ts'], rules: restrictSyntax(ENV_READ, NO_ASYNC_STORAGE, NO_SYMBOL_KEYS, ...NO_PROVIDER_CTX) },
   // Import boundaries (issue 15), all one rule: for a file several of these objects match, the
   // last one's no-restricted-imports replaces the earlier ones' (flat config does not merge
   // rule options), so each object lists every pattern that applies to the files it names.
@@ -71,11 +90,11 @@ export default tseslint.config(
     },
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
-  { files: ['src/config/**'], rules: restrictSyntax(NO_ASYNC_STORAGE, NO_WEAK_MAP, NO_SYMBOL_KEYS, NO_RAW_TRANSACTION) },
+  { files: ['src/config/**'], rules: restrictSyntax(NO_ASYNC_STORAGE, NO_WEAK_MAP, NO_SYMBOL_KEYS, NO_RAW_TRANSACTION, ...NO_PROVIDER_CTX) },
   { files: ['test/**', 'bench/**', 'scripts/**', 'vitest.config.ts', 'vitest.interop.config.ts', 'eslint.config.js'], rules: { 'no-restricted-syntax': 'off' } },
   {
     files: ['src/embedded-postgres/server.ts', 'src/embedded-postgres/tools.ts'],
     // The embedded PostgreSQL's binaries run with the caller's environment, passed through untouched.
-    rules: restrictSyntax(NO_ASYNC_STORAGE, NO_WEAK_MAP, NO_SYMBOL_KEYS, NO_RAW_TRANSACTION),
+    rules: restrictSyntax(NO_ASYNC_STORAGE, NO_WEAK_MAP, NO_SYMBOL_KEYS, NO_RAW_TRANSACTION, ...NO_PROVIDER_CTX),
   },
 );

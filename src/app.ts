@@ -15,7 +15,7 @@ import { httpsRequired } from './http/https-required.js';
 import { requestId } from './http/request-id.js';
 import { securityHeaders } from './http/security-headers.js';
 import type { Middleware } from 'koa';
-import type { ProviderLifecycle } from './oidc/provider-lifecycle.js';
+import type { ProviderLifecycle } from './oidc/stack/provider-lifecycle.js';
 import { TableMailSender, type MailSender } from './mail/sender.js';
 import { BackgroundWork } from './http/background-work.js';
 import { metricsEndpoint } from './metrics/endpoint.js';

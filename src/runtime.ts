@@ -5,7 +5,7 @@ import type { AppConfig } from './config/schema.js';
 import type { Db } from './db/database.js';
 import type { Logger } from './logging/logger.js';
 import { ClientRegistrySync } from './oidc/clients/registry-sync.js';
-import { ProviderLifecycle } from './oidc/provider-lifecycle.js';
+import { ProviderLifecycle } from './oidc/stack/provider-lifecycle.js';
 import { createMailSender } from './mail/sender.js';
 import { BackgroundWork } from './http/background-work.js';
 import { loadSecretBox } from './keys/secret-box.js';

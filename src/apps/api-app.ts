@@ -2,8 +2,8 @@ import Router from '@koa/router';
 import compose from 'koa-compose';
 import type { Middleware } from 'koa';
 import type { HostTarget } from '../http/hosts.js';
-import { apiOidcRoutes } from '../oidc/mount.js';
-import type { ProviderLifecycle } from '../oidc/provider-lifecycle.js';
+import { apiOidcRoutes } from '../oidc/stack/mount.js';
+import type { ProviderLifecycle } from '../oidc/stack/provider-lifecycle.js';
 
 /** The API host of one environment: the OAuth token side and the resource gateway. */
 export function buildApiApp(target: HostTarget, oidc: ProviderLifecycle, gateway: Middleware): Middleware {

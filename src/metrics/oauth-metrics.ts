@@ -21,7 +21,7 @@ export interface ProviderSource {
  * Token issuance and token-endpoint refusals, per environment. The counters are fed by the
  * providers' `grant.success` and `grant.error` events; `tokenIssued` and `tokenRefused` are
  * also callable directly. Refusals by our own checks before the token route are announced as
- * `grant.error` too (oidc/provider-stack.ts), so they are counted here. An issue counts once its
+ * `grant.error` too (oidc/stack/token-endpoint.ts), so they are counted here. An issue counts once its
  * tokens are stored: one that loses its consume race is counted as the refusal it becomes.
  */
 export class OAuthMetrics {

@@ -7,17 +7,16 @@ import { deleteBrowserSessionByUid } from '../identity/browser-sessions-reposito
 import { recordAudit } from '../audit/audit-log.js';
 import { addToRequestLine } from '../http/access-log.js';
 import { isClientAbort } from '../http/client-abort.js';
-import { claimedClientId } from './middleware/challenge.js';
+import { claimedClientId } from '../http/basic-credentials.js';
 import { revokeAuthorization } from '../authorizations/authorizations.js';
 import { recordGrantRefusal } from './grant-refusals.js';
-import { finishBeforeResponse } from './middleware/response-work.js';
-import { unitOf } from './request-scope.js';
+import { finishBeforeResponse, unitOf } from './request-scope.js';
 
 /**
  * What we do when a provider announces an event: audit rows for issued tokens, revoked
  * authorizations (with the revocation's bookkeeping) and sign-outs, and logs for refused token requests
  * and provider errors. The library does not await its listeners, so work that must be done
- * before the answer leaves is handed to finishBeforeResponse (middleware/response-work.ts).
+ * before the answer leaves is handed to finishBeforeResponse (request-scope.ts).
  */
 interface ListenerOptions {
   db: Db;
@@ -78,7 +77,7 @@ export function listenToProvider(provider: Provider, { db, environment, logger }
     logger.error({ err: error }, 'oidc provider error');
   });
   // What escapes our middleware around the provider's routes (reading a token request's body,
-  // provider-stack.ts) reaches the provider's app as an 'error' event; with a listener of our
+  // stack/provider-stack.ts) reaches the provider's app as an 'error' event; with a listener of our
   // own, Koa prints nothing of its own to stderr.
   (provider as unknown as NodeJS.EventEmitter).on('error', (error: Error, ctx: KoaContextWithOIDC | undefined) => {
     if (isClientAbort(error, ctx?.req)) return callerLeft(ctx, error);

@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
 import { calculateJwkThumbprint, decodeProtectedHeader, type JWK } from 'jose';
-import Provider from 'oidc-provider';
+import type Provider from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import { claimMark } from '../limits/replay-marks-repository.js';
 import { isFapi2Client } from './client-metadata.js';
+import { callerOfLibraryCall } from './unit-of-work.js';
 import type { Environment } from '../db/schema.js';
 import type { ClientSecretCache } from './client-secret-cache.js';
 import type { ClientAdapter } from './client-adapter.js';
@@ -57,8 +58,8 @@ export function overridePostLogoutRedirectUriAllowed(provider: Provider, environ
  */
 export function overrideCompareClientSecret(provider: Provider, secretCache: ClientSecretCache, clients: ClientAdapter): void {
   provider.Client.prototype.compareClientSecret = async function compareClientSecret(this: { clientId: string; clientSecret: string }, presented: string) {
-    // The caller address (ours, from trusted proxies only: see oidc/mount.ts) keys the failure limit.
-    const source = (Provider as unknown as { ctx?: { ip?: string } }).ctx?.ip ?? '';
+    // The caller address (ours, from trusted proxies only), carried by the request's unit of work, keys the failure limit.
+    const source = callerOfLibraryCall()?.address ?? '';
     if (await secretCache.verify(this.clientId, this.clientSecret, presented, source)) return true;
     // The registration may have been read before a rotation in another process: a secret that
     // fails is checked once more against the current one, so a new secret works at once.
@@ -94,12 +95,13 @@ export function overrideReplayDetection(provider: Provider, db: Db, environment:
  * issued to").
  */
 export function overrideRefreshTokenBinding(provider: Provider): void {
-  const RefreshToken = provider.RefreshToken as unknown as { prototype: { save: (this: { jkt?: string }, ...args: unknown[]) => Promise<string> } };
+  type Saving = { jkt?: string; client?: unknown };
+  const RefreshToken = provider.RefreshToken as unknown as { prototype: { save: (this: Saving, ...args: unknown[]) => Promise<string> } };
   const save = RefreshToken.prototype.save;
-  RefreshToken.prototype.save = async function bindingSave(this: { jkt?: string }, ...args: unknown[]) {
-    const ctx = (Provider as unknown as { ctx?: { get(name: string): string; oidc?: { client?: unknown } } }).ctx;
-    if (!this.jkt && ctx && isFapi2Client(ctx.oidc?.client)) {
-      const proof = ctx.get('DPoP');
+  RefreshToken.prototype.save = async function bindingSave(this: Saving, ...args: unknown[]) {
+    // The token knows its client (lib/models/base_token.js); the request's unit of work carries the proof.
+    if (!this.jkt && isFapi2Client(this.client)) {
+      const proof = callerOfLibraryCall()?.dpopProof;
       if (proof) this.jkt = await calculateJwkThumbprint(decodeProtectedHeader(proof).jwk as JWK);
     }
     return save.apply(this, args);

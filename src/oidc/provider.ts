@@ -17,7 +17,7 @@ import { overrideCompareClientSecret, overridePostLogoutRedirectUriAllowed, over
  * Builds one environment's oidc-provider instance: the configuration (configuration.ts) with
  * our storage (adapter.ts, client-adapter.ts), accounts and error page plugged in, and the
  * library overrides (library-overrides.ts) installed. The middleware around it is
- * provider-stack.ts; the lifecycle, provider-lifecycle.ts.
+ * stack/provider-stack.ts; the lifecycle, stack/provider-lifecycle.ts.
  */
 
 export interface ProviderOptions {

@@ -3,7 +3,7 @@ import type { Environment } from '../db/schema.js';
 import { recordAudit } from '../audit/audit-log.js';
 import type { ConsumeConflictHandler } from './adapter.js';
 import { revokeAuthorization } from '../authorizations/authorizations.js';
-import { withinGrace } from './middleware/refresh-grace.js';
+import { withinGrace } from './refresh-successors.js';
 
 /**
  * A second use of a code or refresh token that loses the race to consume it is a replay:

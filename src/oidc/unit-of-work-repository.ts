@@ -73,7 +73,7 @@ export async function commitUnit(db: Db, environment: Environment, unit: UnitOfW
   unit.closed = true;
   if (!unit.hasWrites) return true;
   const writes = unit.take();
-  const conditional = unit.consume !== undefined || unit.audits.length > 0 || unit.usedGrantId !== undefined;
+  const conditional = unit.consume !== undefined || unit.audits.length > 0 || unit.usedGrantId !== undefined || unit.successor !== undefined;
   const write = async (executor: Executor): Promise<boolean> => {
     if (conditional) {
       if (!(await writeConsumed(executor, environment, unit, writes))) return false;
@@ -84,7 +84,7 @@ export async function commitUnit(db: Db, environment: Environment, unit: UnitOfW
   return unit.together.length === 0 ? write(db) : inTransaction(db, write);
 }
 
-/** The consume, the deferred saves, the audit rows and last_used_at in one statement, all or nothing. */
+/** The consume, the deferred saves, the audit rows, last_used_at and a refresh's successor pair in one statement, all or nothing. */
 async function writeConsumed(db: Executor, environment: Environment, unit: UnitOfWork, writes: readonly ModelWrite[]): Promise<boolean> {
   if (writes.some((w) => w.op === 'delete')) throw new Error('a unit with a deferred consume defers no delete');
   const consumed = unit.consume
@@ -119,6 +119,15 @@ async function writeConsumed(db: Executor, environment: Environment, unit: UnitO
     parts.push(sql`used as (
       update oauth_authorizations set last_used_at = now()
       where grant_id = ${unit.usedGrantId} and exists (select 1 from consumed))`);
+  }
+  if (unit.successor) {
+    // The first pair stored for a token stays (a refresh's only one: its consume is the first).
+    const { id, ciphertext, expiresAt } = unit.successor;
+    parts.push(sql`succeeded as (
+      insert into oidc_refresh_successors (environment, id, ciphertext, expires_at)
+      select ${environment}::text, ${id}::text, ${ciphertext}::text, ${expiresAt}::timestamptz
+      where exists (select 1 from consumed)
+      on conflict (environment, id) do nothing)`);
   }
   const rows = await runPrepared(db, 'token_unit', sql<{ ok: boolean }>`with ${sql.join(parts)} select exists (select 1 from consumed) as ok`);
   return rows[0]?.ok === true;

@@ -19,14 +19,16 @@ import type { MembershipRow, RequestStateRow } from './request-state-repository.
  *  - defers the writes its plan names, which the one middleware (middleware/unit-of-work.ts)
  *    writes with one function (unit-of-work-repository.ts, commitUnit) before the response
  *    leaves.
- * This file holds the unit and its one AsyncLocalStorage, which only the adapter reads: the
- * adapter's methods are called by the library, which passes no request. Everything else is
- * handed the unit from `ctx.state.oidc.unit` (request-scope.ts).
+ * The unit also carries the caller (its address and DPoP proof) for the model methods we
+ * replace (library-overrides.ts), which the library calls with no request either.
+ * This file holds the unit and its one AsyncLocalStorage, which only the adapter and those
+ * methods read: the library calls them and passes no request. Everything else is handed the
+ * unit from `ctx.state.oidc.unit` (request-scope.ts).
  */
 
 /** What a kind of request defers, and when its writes are made. */
 export interface UnitPlan {
-  readonly kind: 'token' | 'browser';
+  readonly kind: 'token' | 'browser' | 'client';
   /** Models whose saves wait for the commit; reads of them are remembered. */
   readonly saves: ReadonlySet<string>;
   /** Models whose deletes wait for the commit. */
@@ -54,6 +56,21 @@ export const TOKEN_REQUEST: UnitPlan = { kind: 'token', saves: TOKENS, deletes: 
  * sooner), so they are written in one statement before the response leaves.
  */
 export const BROWSER_REQUEST: UnitPlan = { kind: 'browser', saves: BROWSER_ROWS, deletes: BROWSER_ROWS, consumes: new Set(), writesOnFailure: true };
+
+/**
+ * The other endpoints where a client authenticates (revocation, pushed authorization
+ * requests): a unit that defers nothing and reads as the adapter reads without one, there to
+ * carry the caller to the client-secret check (library-overrides.ts).
+ */
+export const CLIENT_REQUEST: UnitPlan = { kind: 'client', saves: new Set(), deletes: new Set(), consumes: new Set(), writesOnFailure: false };
+
+/** Who sent the request, as our middleware decided (the address from trusted proxies only: http/client-address.ts). */
+export interface Caller {
+  /** The caller's address; it keys the client-secret failure limit (client-secret-cache.ts). */
+  address: string;
+  /** The request's DPoP proof, if any: a fapi2 client's refresh token is bound to its key. */
+  dpopProof: string | undefined;
+}
 
 /** A user as this request read them: who they are, and the organizations they belong to. */
 export interface RequestAccount {
@@ -87,6 +104,12 @@ export class UnitOfWork {
   readonly audits: AuditEvent[] = [];
   /** Other writes of the request (our authorization, a throttle's settlement) committed with its rows. */
   readonly together: ((trx: Executor) => Promise<void>)[] = [];
+  /**
+   * The sealed pair a refresh answers with, kept for the grace window (refresh-successors.ts):
+   * written in the commit's one statement, only if the consume wins, so a rotation never
+   * commits without the pair a duplicate of it is answered with.
+   */
+  successor: { id: string; ciphertext: string; expiresAt: Date } | undefined;
   /** An authorization whose last_used_at the commit bumps. */
   usedGrantId: string | undefined;
   /** Run once the commit is done: never for a request that wrote nothing or lost its race. */
@@ -94,10 +117,13 @@ export class UnitOfWork {
   /** Set once committed: a late call (from work the request started and did not await) goes straight to the database. */
   closed = false;
 
-  constructor(readonly plan: UnitPlan) {}
+  constructor(
+    readonly plan: UnitPlan,
+    readonly caller: Caller,
+  ) {}
 
   get hasWrites(): boolean {
-    return this.consume !== undefined || this.writes.size > 0 || this.together.length > 0 || this.audits.length > 0 || this.usedGrantId !== undefined;
+    return this.consume !== undefined || this.writes.size > 0 || this.together.length > 0 || this.audits.length > 0 || this.usedGrantId !== undefined || this.successor !== undefined;
   }
 
   write(key: string, write: ModelWrite): void {
@@ -157,6 +183,11 @@ const storage = new AsyncLocalStorage<UnitOfWork>();
 export function unitForAdapter(): UnitOfWork | undefined {
   const unit = storage.getStore();
   return unit && !unit.closed ? unit : undefined;
+}
+
+/** The caller of the request the library is serving, for the model methods we replace (library-overrides.ts). */
+export function callerOfLibraryCall(): Caller | undefined {
+  return storage.getStore()?.caller;
 }
 
 export function runInUnit<T>(unit: UnitOfWork, fn: () => Promise<T>): Promise<T> {

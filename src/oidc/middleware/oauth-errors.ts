@@ -1,20 +1,22 @@
 import type { Middleware, ParameterizedContext } from 'koa';
+import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
-import { oauthProblem, sendOAuthProblem } from '../../http/problem.js';
+import { sendOAuthRefusal, type OAuthRefusal } from '../../http/oauth-problem.js';
+import { oidcState } from '../request-scope.js';
+
+type ProviderError = InstanceType<typeof errors.OIDCProviderError>;
 
 /**
  * provider.use() middleware runs outside the provider's own error handling, so OAuth errors
- * raised there are rendered here as RFC 6749 `{error, error_description}` bodies.
+ * raised there are rendered here (http/oauth-problem.ts) as RFC 6749 `{error, error_description}`
+ * bodies, and kept as the request's refusal (its 401 challenge is built from it).
  */
-export function sendOAuthError(ctx: ParameterizedContext, error: InstanceType<typeof errors.OIDCProviderError>): void {
-  // RFC 6749 5.2: failed client authentication is 401 (the library's class defaults to 400).
-  const status = error.error === 'invalid_client' ? 401 : error.statusCode;
-  const headers: Record<string, string> = error.error === 'invalid_client' ? { 'WWW-Authenticate': 'Basic realm="almoner"' } : {};
-  sendOAuthProblem(ctx, oauthProblem(status, error.error_description, headers), error.error);
+export function sendOAuthError(ctx: ParameterizedContext, error: ProviderError): void {
+  oidcState(ctx).refusal = sendOAuthRefusal(ctx as Parameters<typeof sendOAuthRefusal>[0], error);
 }
 
 /** `onRefusal` hears each error rendered here (the token endpoint's announce it as grant.error). */
-export function catchOAuthErrors(middleware: Middleware, onRefusal?: (ctx: ParameterizedContext, error: InstanceType<typeof errors.OIDCProviderError>) => void): Middleware {
+export function catchOAuthErrors(middleware: Middleware, onRefusal?: (ctx: ParameterizedContext, error: ProviderError) => void): Middleware {
   return async (ctx, next) => {
     try {
       await middleware(ctx, next);
@@ -27,4 +29,41 @@ export function catchOAuthErrors(middleware: Middleware, onRefusal?: (ctx: Param
       throw error;
     }
   };
+}
+
+/** A step of an endpoint's chain: the refusals the steps after it raise, answered as above. */
+export function answerRefusals(onRefusal?: (ctx: ParameterizedContext, error: ProviderError) => void): Middleware {
+  return catchOAuthErrors((_ctx, next) => next(), onRefusal);
+}
+
+/** The events the provider's routes announce their refusals with (lib/helpers/initialize_app.js). */
+const REFUSAL_EVENTS = [
+  'grant.error',
+  'introspection.error',
+  'revocation.error',
+  'userinfo.error',
+  'pushed_authorization_request.error',
+  'authorization.error',
+  'end_session.error',
+  'end_session_confirm.error',
+  'end_session_success.error',
+  'discovery.error',
+  'jwks.error',
+] as const;
+
+/**
+ * Keeps each refusal the provider announces as the request's refusal, the error object as
+ * the library rendered it (lib/helpers/err_out.js: an unexposed error is server_error), so
+ * what we add to the answer (the token endpoint's mapping, a 401's challenge) is built from the
+ * error, not read back from the body.
+ */
+export function recordRefusals(provider: Provider): void {
+  const record = (ctx: { state?: unknown } | undefined, error: Partial<ProviderError> | undefined) => {
+    if (!ctx?.state || !error) return;
+    const refusal: OAuthRefusal = error.expose
+      ? { error: String(error.message), error_description: error.error_description, statusCode: error.statusCode }
+      : { error: 'server_error', error_description: 'oops! something went wrong', statusCode: error.statusCode ?? 500 };
+    oidcState(ctx).refusal = refusal;
+  };
+  for (const event of REFUSAL_EVENTS) (provider as unknown as NodeJS.EventEmitter).on(event, record);
 }

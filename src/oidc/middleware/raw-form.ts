@@ -1,21 +1,21 @@
 import type { IncomingMessage } from 'node:http';
 import querystring from 'node:querystring';
 import { Readable } from 'node:stream';
-import type { ParameterizedContext } from 'koa';
+import type { Middleware, ParameterizedContext } from 'koa';
 import { errors } from 'oidc-provider';
-import { oidcState } from '../request-scope.js';
+import { oidcState, type FormParams } from '../request-scope.js';
 
 const LIMIT = 56 * 1024;
 
 /**
- * Reads a form body once, before the provider does, so pre-middleware can look at token
+ * Reads a form body once, before the provider does, so pre-middleware can look at its
  * parameters. The provider then reads the same bytes from the request as if nobody had
  * (see handOver); a later call returns what the first one read (kept in ctx.state.oidc.form).
  */
-export async function takeFormBody(ctx: ParameterizedContext): Promise<Record<string, string | string[] | undefined> | undefined> {
+export async function takeFormBody(ctx: ParameterizedContext): Promise<FormParams | undefined> {
   if (!ctx.is('application/x-www-form-urlencoded')) return undefined;
-  const seen = ctx.state.oidc?.form?.text;
-  if (seen !== undefined) return querystring.parse(seen);
+  const seen = ctx.state.oidc?.form;
+  if (seen !== undefined) return seen.params;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req) {
@@ -25,7 +25,20 @@ export async function takeFormBody(ctx: ParameterizedContext): Promise<Record<st
   }
   const text = Buffer.concat(chunks).toString('utf8');
   handOver(ctx, text);
-  return querystring.parse(text);
+  return ctx.state.oidc!.form!.params;
+}
+
+/** A step of an endpoint's chain: the form, read once into ctx.state.oidc.form for the steps after it. */
+export function readForm(): Middleware {
+  return async (ctx, next) => {
+    await takeFormBody(ctx);
+    await next();
+  };
+}
+
+/** The form the request's chain read (readForm), as the provider will read it; undefined for another body. */
+export function formOf(ctx: ParameterizedContext): FormParams | undefined {
+  return ctx.state.oidc?.form?.params;
 }
 
 /** Adds a parameter to the form the provider will read (after takeFormBody). */
@@ -36,7 +49,7 @@ export function appendFormParameter(ctx: ParameterizedContext, name: string, val
 }
 
 /** Replaces the form the provider will read (after takeFormBody). */
-export function replaceFormBody(ctx: ParameterizedContext, form: Record<string, string | string[] | undefined>): void {
+export function replaceFormBody(ctx: ParameterizedContext, form: FormParams): void {
   if (ctx.state.oidc?.form === undefined) throw new Error('replaceFormBody before takeFormBody');
   handOver(ctx, querystring.stringify(form));
 }
@@ -51,7 +64,7 @@ export function replaceFormBody(ctx: ParameterizedContext, form: Record<string, 
 function handOver(ctx: ParameterizedContext, text: string): void {
   const state = oidcState(ctx);
   const original = state.form?.original ?? ctx.req;
-  state.form = { text, original };
+  state.form = { params: querystring.parse(text), text, original };
   const bytes = Buffer.from(text, 'utf8');
   if (original.headers['content-length'] !== undefined) original.headers['content-length'] = String(bytes.length);
   const replay = Object.create(original, {

@@ -1,7 +1,6 @@
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
-import { API_ROUTES } from '../routes.js';
-import { replaceFormBody, single, takeFormBody } from './raw-form.js';
+import { formOf, replaceFormBody, single } from './raw-form.js';
 
 /**
  * Token endpoint, refresh_token grant: `offline_access` in a refresh request's `scope` is
@@ -12,13 +11,12 @@ import { replaceFormBody, single, takeFormBody } from './raw-form.js';
  * scope with the token's (which would answer invalid_scope). Any other scope beyond the
  * token's is still the provider's invalid_scope.
  *
- * Mounted inside the unit of work (unit-of-work.ts), so the refresh token read here is the request's single read,
+ * A step inside the token endpoint's unit of work (unit-of-work.ts), so the refresh token read here is the request's single read,
  * reused by the provider.
  */
 export function refreshScope(provider: Provider): Middleware {
   return async (ctx, next) => {
-    if (ctx.path !== API_ROUTES.token || ctx.method !== 'POST') return next();
-    const body = await takeFormBody(ctx);
+    const body = formOf(ctx);
     const scope = body ? single(body.scope) : undefined;
     const value = body ? single(body.refresh_token) : undefined;
     if (!body || single(body.grant_type) !== 'refresh_token' || !scope || !value || value.length > 256) return next();

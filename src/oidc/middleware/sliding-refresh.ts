@@ -7,7 +7,7 @@ import { isFapi2Client } from '../client-metadata.js';
 import { refreshTokenTtl } from '../configuration.js';
 
 /**
- * Token endpoint, after the provider: a fapi2 client keeps one refresh token (not rotated,
+ * Token endpoint, after the provider and its unit of work: a fapi2 client keeps one refresh token (not rotated,
  * FAPI 2.0 §5.3.2.1), so each use moves its expiry forward as a rotation would have: 31 days
  * from now, never past 365 days from the first issue, nor past the end of its FDX consent
  * (refreshTokenTtl; docs/bank-data.md, "Profiles").
@@ -16,7 +16,7 @@ export function slidingRefresh(db: Db, environment: Environment): Middleware {
   return async (rawCtx, next) => {
     await next();
     const ctx = rawCtx as unknown as KoaContextWithOIDC;
-    if (ctx.oidc?.route !== 'token' || ctx.status !== 200 || ctx.oidc.params?.grant_type !== 'refresh_token' || !isFapi2Client(ctx.oidc.client)) return;
+    if (!ctx.oidc || ctx.status !== 200 || ctx.oidc.params?.grant_type !== 'refresh_token' || !isFapi2Client(ctx.oidc.client)) return;
     const token = (ctx.oidc.entities as { RefreshToken?: { iiat?: number; iat?: number } }).RefreshToken;
     const value = ctx.oidc.params.refresh_token;
     if (!token || typeof value !== 'string') return;

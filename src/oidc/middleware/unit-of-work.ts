@@ -27,7 +27,7 @@ export interface UnitOfWorkOptions {
   onConsumeConflict?: ConsumeConflictHandler;
   /**
    * A failed read or commit of the unit, or a browser request that failed. Inside the provider
-   * it is answered as the provider answers its own storage failures (provider-stack.ts);
+   * it is answered as the provider answers its own storage failures (stack/provider-stack.ts);
    * without this option it is thrown to the app's error handler (503 while the database is down).
    */
   onFailure?: (ctx: Context, error: unknown) => void;
@@ -55,7 +55,8 @@ export function unitOfWork(options: UnitOfWorkOptions): Middleware {
   return async (ctx, next) => {
     const plan = options.planFor(ctx);
     if (!plan) return next();
-    const unit = new UnitOfWork(plan);
+    // The caller, for the model methods the library calls without a request (library-overrides.ts).
+    const unit = new UnitOfWork(plan, { address: ctx.ip, dpopProof: ctx.get('DPoP') || undefined });
     oidcState(ctx).unit = unit;
     const fail = (error: unknown) => {
       if (!options.onFailure) throw error;

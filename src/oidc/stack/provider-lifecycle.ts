@@ -1,19 +1,19 @@
 import type http from 'node:http';
 import type Provider from 'oidc-provider';
-import type { AppConfig } from '../config/schema.js';
-import type { Db } from '../db/database.js';
-import type { Environment } from '../db/schema.js';
-import type { Logger } from '../logging/logger.js';
-import type { SecretBox } from '../keys/secret-box.js';
-import type { ServerKeys } from '../keys/server-keys.js';
-import { ClientSecretCache } from './client-secret-cache.js';
-import { ensureSigningKeys, ENVIRONMENTS, keysVersion, loadJwks } from './keys.js';
-import { createProvider } from './provider.js';
-import { cookieKeygrip } from './cookie-keys.js';
-import { revokeOnReplay } from './replay-revocation.js';
+import type { AppConfig } from '../../config/schema.js';
+import type { Db } from '../../db/database.js';
+import type { Environment } from '../../db/schema.js';
+import type { Logger } from '../../logging/logger.js';
+import type { SecretBox } from '../../keys/secret-box.js';
+import type { ServerKeys } from '../../keys/server-keys.js';
+import { ClientSecretCache } from '../client-secret-cache.js';
+import { ensureSigningKeys, ENVIRONMENTS, keysVersion, loadJwks } from '../keys.js';
+import { createProvider } from '../provider.js';
+import { cookieKeygrip } from '../cookie-keys.js';
+import { revokeOnReplay } from '../replay-revocation.js';
 import { stackMiddleware } from './provider-stack.js';
-import { listenToProvider } from './audit-listeners.js';
-import { startChores } from './chores.js';
+import { listenToProvider } from '../audit-listeners.js';
+import { startChores } from '../chores.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
 

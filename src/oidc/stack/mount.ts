@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
-import type { Environment } from '../db/schema.js';
-import type { HostTarget } from '../http/hosts.js';
-import { API_ROUTES, authorizationPath, endSessionPaths } from './routes.js';
+import type { Environment } from '../../db/schema.js';
+import type { HostTarget } from '../../http/hosts.js';
+import { API_ROUTES, authorizationPath, endSessionPaths } from '../routes.js';
 import type { ProviderLifecycle } from './provider-lifecycle.js';
 
 /**

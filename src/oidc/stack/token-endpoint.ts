@@ -1,0 +1,78 @@
+import type { Middleware } from 'koa';
+import compose from 'koa-compose';
+import type Provider from 'oidc-provider';
+import type { Db } from '../../db/database.js';
+import type { Environment } from '../../db/schema.js';
+import type { ConsumeConflictHandler } from '../adapter.js';
+import { oidcState } from '../request-scope.js';
+import { TOKEN_REQUEST } from '../unit-of-work.js';
+import { answerRefusals } from '../middleware/oauth-errors.js';
+import { readForm } from '../middleware/raw-form.js';
+import { clientCredentialsWithoutScope, redirectUriFromCode, requireClientAuthentication, singleAuthorizationHeader, wellFormedBasicCredentials, wellFormedCodeExchange } from '../middleware/token-request.js';
+import { replayGraceSuccessor, sealGraceSuccessor } from '../middleware/refresh-grace.js';
+import { answerTokenRefusal, shapeTokenResponse } from '../middleware/token-response.js';
+import { slidingRefresh } from '../middleware/sliding-refresh.js';
+import { unitOfWork } from '../middleware/unit-of-work.js';
+import { refreshScope } from '../middleware/refresh-scope.js';
+
+export interface TokenEndpointOptions {
+  db: Db;
+  environment: Environment;
+  refreshGraceSeconds: number;
+  onConsumeConflict: ConsumeConflictHandler;
+  /** A failed read or commit of the unit, answered as the provider answers its own storage failures (provider-stack.ts). */
+  onFailure: (ctx: Parameters<Middleware>[0], error: unknown) => void;
+}
+
+/**
+ * The token endpoint (POST, API_ROUTES.token), around the provider's own token route: our steps,
+ * outermost first, in the order they run before the provider; the ones marked "after" act on
+ * its answer on the way out (innermost first). Mounted once, behind the one check of method and
+ * path (provider-stack.ts), so no step looks at the path again; every step reads the form from
+ * ctx.state.oidc.form, read once by readForm.
+ */
+export function tokenEndpoint(provider: Provider, options: TokenEndpointOptions): Middleware {
+  const { db, environment } = options;
+  const grace = options.refreshGraceSeconds;
+  return compose([
+    // A 401 here carries a Basic challenge: the client authenticates at this endpoint (middleware/challenge.ts).
+    markClientAuthenticated(),
+    // Refusals raised by the steps below, before the provider, are answered as the provider answers its own and announced as its own are (grant.error: logs, metrics).
+    answerRefusals((ctx, error) => void provider.emit('grant.error', ctx, error)),
+    // Several Authorization headers name no one client: invalid_request, before anything is read.
+    singleAuthorizationHeader(),
+    // A Basic value that is not base64 of `id:secret` is invalid_client (401), whatever the body.
+    wellFormedBasicCredentials(),
+    // The form, read once into ctx.state.oidc.form; the provider later reads the same bytes.
+    readForm(),
+    // HTTP Basic or a client assertion, never a secret in the body: otherwise invalid_client (401).
+    requireClientAuthentication(),
+    // A client-credentials token serves the FDX Consent API only: a scope is invalid_scope.
+    clientCredentialsWithoutScope(),
+    // A missing or malformed code or code_verifier is 400 before the code is looked up.
+    wellFormedCodeExchange(),
+    // redirect_uri comes from the code, so clients need not send it.
+    redirectUriFromCode(provider),
+    // After, outside the unit: a duplicate refresh inside the grace window that lost its consume race gets the first use's pair.
+    replayGraceSuccessor(db, environment, grace),
+    // After: a refusal gets our status and code (http/oauth-problem.ts): invalid_grant 401 and why, unauthorized_client.
+    answerTokenRefusal(db, environment),
+    // After the unit committed: a fapi2 refresh token's expiry slides.
+    slidingRefresh(db, environment),
+    // The request's unit of work: one read of the presented token with its Grant and authorization, one write of all it hands out.
+    unitOfWork({ db, environment, onConsumeConflict: options.onConsumeConflict, planFor: () => TOKEN_REQUEST, onFailure: options.onFailure }),
+    // After, inside the unit: a refresh's answer (as shaped below) is sealed into the unit's commit, so it commits with the rotation.
+    sealGraceSuccessor(environment, grace),
+    // After, inside the unit: the answer's scope narrowed to the approver's role, an FDX consent's detail added.
+    shapeTokenResponse(db, environment),
+    // Inside the unit, before the provider: offline_access asked again on refresh is dropped when the token lacks it.
+    refreshScope(provider),
+  ]);
+}
+
+function markClientAuthenticated(): Middleware {
+  return async (ctx, next) => {
+    oidcState(ctx).clientAuthenticates = true;
+    await next();
+  };
+}
