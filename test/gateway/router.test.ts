@@ -9,7 +9,7 @@ import { apiVersion } from '../../src/gateway/versions.js';
 import { TableMailSender } from '../../src/mail/sender.js';
 import { ServerKeys } from '../../src/keys/server-keys.js';
 import { testBox } from '../helpers/app.js';
-import { createApiKey } from '../../src/gateway/api-keys/service.js';
+import { createApiKey } from '../../src/api-keys/service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createStaff } from '../helpers/oauth-server.js';
 

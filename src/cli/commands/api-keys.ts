@@ -1,4 +1,4 @@
-import { createApiKey, listApiKeys, revokeApiKey } from '../../gateway/api-keys/service.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../api-keys/service.js';
 import { optionalString, requireString, type Command } from '../command.js';
 
 export const apiKeysCreate: Command = {

@@ -5,9 +5,9 @@ import { resourceNotFound } from '../problems.js';
 import { invalid } from '../../errors/domain-error.js';
 import { defineRoute } from '../route-spec.js';
 import type { ApiVersion } from '../versions.js';
-import { findEvent, findSubscription, listEvents, listSubscriptions, type EventRow, type SubscriptionRow } from './repository.js';
-import { apiActor } from './actor.js';
-import { changeSubscriptionStatus, subscribe } from './subscriptions-service.js';
+import { findEvent, findSubscription, listEvents, listSubscriptions, type EventRow, type SubscriptionRow } from '../../events/repository.js';
+import { apiActor } from '../../events/actor.js';
+import { changeSubscriptionStatus, subscribe } from '../../events/subscriptions-service.js';
 
 /** The published EventCategory enum (this product emits the six DAF kinds). */
 export const EVENT_CATEGORIES = [

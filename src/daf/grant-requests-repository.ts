@@ -1,7 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
-import type { Executor } from '../../db/executor.js';
-import type { GivingPoolsTable, GrantRequestsTable } from '../../db/schema-daf.js';
-import { beforeCursor, type Cursor } from '../../db/keyset.js';
+import type { Executor } from '../db/executor.js';
+import type { GivingPoolsTable, GrantRequestsTable } from '../db/schema-daf.js';
+import { beforeCursor, type Cursor } from '../db/keyset.js';
 import type { DafScope } from './scope.js';
 
 type Scope = Omit<DafScope, 'principal'>;

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
-import type { Executor } from '../../db/executor.js';
-import type { DonorAccountsTable, DonorAccountStatus } from '../../db/schema-daf.js';
-import { beforeCursor, type Cursor } from '../../db/keyset.js';
+import type { Executor } from '../db/executor.js';
+import type { DonorAccountsTable, DonorAccountStatus } from '../db/schema-daf.js';
+import { beforeCursor, type Cursor } from '../db/keyset.js';
 import type { DafScope } from './scope.js';
 
 export type DonorAccountRow = Selectable<DonorAccountsTable>;

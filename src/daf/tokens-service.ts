@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
-import type { Db } from '../../db/database.js';
-import { inTransaction, type Executor } from '../../db/executor.js';
-import type { Environment } from '../../db/schema.js';
-import type { KeyedHasher } from '../../keys/server-keys.js';
-import { prefixedId } from '../../db/ids.js';
-import { conflict, notFound, precondition, rateLimited } from '../../errors/domain-error.js';
-import { emitEvent } from '../../webhooks/outbox.js';
+import type { Db } from '../db/database.js';
+import { inTransaction, type Executor } from '../db/executor.js';
+import type { Environment } from '../db/schema.js';
+import type { KeyedHasher } from '../keys/server-keys.js';
+import { prefixedId } from '../db/ids.js';
+import { conflict, notFound, precondition, rateLimited } from '../errors/domain-error.js';
+import { emitEvent } from '../webhooks/outbox.js';
 import { findDonorAccount, type DonorAccountRow } from './donor-accounts-repository.js';
 import { approveDonorAccount } from './donor-accounts-service.js';
 import { findToken, findTokenByCode, insertToken, refundVerifyAttempt, reserveVerifyAttempt, setTokenStatus, type TokenRow } from './tokens-repository.js';

@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
-import type { Db } from '../../db/database.js';
-import { inTransaction } from '../../db/executor.js';
-import type { Environment } from '../../db/schema.js';
-import { formatEin } from '../../accounts/ein.js';
-import { conflict, invalid, notFound } from '../../errors/domain-error.js';
-import { requireOrganization } from '../../accounts/service.js';
-import { recordAudit } from '../../audit/audit-log.js';
+import type { Db } from '../db/database.js';
+import { inTransaction } from '../db/executor.js';
+import type { Environment } from '../db/schema.js';
+import { formatEin } from '../accounts/ein.js';
+import { conflict, invalid, notFound } from '../errors/domain-error.js';
+import { requireOrganization } from '../accounts/service.js';
+import { recordAudit } from '../audit/audit-log.js';
 import { apiKeyHash, generateApiKey } from './format.js';
 import { findApiKeyId, insertApiKey, listApiKeysOfOrganization, revokeLiveApiKey } from './repository.js';
 

@@ -1,9 +1,9 @@
-import type { Db } from '../../db/database.js';
-import { inTransaction, type Executor } from '../../db/executor.js';
-import { prefixedId } from '../../db/ids.js';
-import { conflict, notFound } from '../../errors/domain-error.js';
-import { mapUniqueViolation } from '../../errors/unique-violation.js';
-import { emitEvent } from '../../webhooks/outbox.js';
+import type { Db } from '../db/database.js';
+import { inTransaction, type Executor } from '../db/executor.js';
+import { prefixedId } from '../db/ids.js';
+import { conflict, notFound } from '../errors/domain-error.js';
+import { mapUniqueViolation } from '../errors/unique-violation.js';
+import { emitEvent } from '../webhooks/outbox.js';
 import { findDonorAccount, findDonorAccountIdByEmail, insertDonorAccount, updateDonorAccount, type DonorAccountRow } from './donor-accounts-repository.js';
 import { releaseAwaitingGrantRequests } from './grant-requests-repository.js';
 import type { DafScope } from './scope.js';

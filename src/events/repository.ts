@@ -1,8 +1,8 @@
 import { sql, type Selectable } from 'kysely';
-import type { Executor } from '../../db/executor.js';
-import type { Environment } from '../../db/schema.js';
-import type { EventSubscriptionsTable, EventsTable, SubscriptionStatus } from '../../db/schema-events.js';
-import { beforeCursor, type Cursor } from '../../db/keyset.js';
+import type { Executor } from '../db/executor.js';
+import type { Environment } from '../db/schema.js';
+import type { EventSubscriptionsTable, EventsTable, SubscriptionStatus } from '../db/schema-events.js';
+import { beforeCursor, type Cursor } from '../db/keyset.js';
 
 type Scope = { environment: Environment; organizationId: string };
 

@@ -1,13 +1,13 @@
-import type { Db } from '../../db/database.js';
-import { inTransaction, type Executor } from '../../db/executor.js';
-import type { Environment } from '../../db/schema.js';
-import type { SecretBox } from '../../keys/secret-box.js';
-import type { SubscriptionStatus } from '../../db/schema-events.js';
-import { recordAudit } from '../../audit/audit-log.js';
-import { prefixedId } from '../../db/ids.js';
-import { invalid, notFound } from '../../errors/domain-error.js';
-import { generateSigningSecret, isValidSigningSecret } from '../../webhooks/signing-secret.js';
-import { targetProblem, type Profile } from '../../webhooks/targets.js';
+import type { Db } from '../db/database.js';
+import { inTransaction, type Executor } from '../db/executor.js';
+import type { Environment } from '../db/schema.js';
+import type { SecretBox } from '../keys/secret-box.js';
+import type { SubscriptionStatus } from '../db/schema-events.js';
+import { recordAudit } from '../audit/audit-log.js';
+import { prefixedId } from '../db/ids.js';
+import { invalid, notFound } from '../errors/domain-error.js';
+import { generateSigningSecret, isValidSigningSecret } from '../webhooks/signing-secret.js';
+import { targetProblem, type Profile } from '../webhooks/targets.js';
 import { auditActor, type SubscriptionActor } from './actor.js';
 import { countSubscriptions, findSameSubscription, insertSubscription, lockSubscription, lockSubscriptionsOf, setSubscriptionStatus, type SubscriptionRow } from './repository.js';
 

@@ -1,5 +1,5 @@
-import type { AuditEvent } from '../../audit/audit-log.js';
-import type { Caller } from '../auth/caller.js';
+import type { AuditEvent } from '../audit/audit-log.js';
+import type { Caller } from '../gateway/auth/caller.js';
 
 /**
  * Who changes an organization's webhooks, for the audit row each change writes in its own

@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
-import type { Executor } from '../../db/executor.js';
-import type { DonorAuthorizationTokensTable } from '../../db/schema-daf.js';
-import { beforeCursor, type Cursor } from '../../db/keyset.js';
+import type { Executor } from '../db/executor.js';
+import type { DonorAuthorizationTokensTable } from '../db/schema-daf.js';
+import { beforeCursor, type Cursor } from '../db/keyset.js';
 import type { DafScope } from './scope.js';
 
 export type TokenRow = Selectable<DonorAuthorizationTokensTable>;

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Environment } from '../../db/schema.js';
+import type { Environment } from '../db/schema.js';
 
 /** API keys: alm_live_… (production) or alm_test_… (sandbox) + 32 base62 characters (~190 bits). */
 const PREFIX: Record<Environment, string> = { production: 'alm_live_', sandbox: 'alm_test_' };

@@ -1,5 +1,5 @@
-import type { Environment } from '../../db/schema.js';
-import type { Caller } from '../auth/caller.js';
+import type { Environment } from '../db/schema.js';
+import type { Caller } from '../gateway/auth/caller.js';
 
 /** Everything a fund provider reaches is of its own organization and of the host's environment. */
 export interface DafScope {

@@ -1,6 +1,6 @@
-import type { Db } from '../../db/database.js';
-import { inTransaction } from '../../db/executor.js';
-import { replayDelivery as queueAgain } from '../../webhooks/admin-repository.js';
+import type { Db } from '../db/database.js';
+import { inTransaction } from '../db/executor.js';
+import { replayDelivery as queueAgain } from '../webhooks/admin-repository.js';
 import type { SubscriptionActor } from './actor.js';
 import { findSubscriptionById } from './repository.js';
 import { recordWebhookChange, type SubscriptionScope } from './subscriptions-service.js';
