@@ -1,5 +1,4 @@
 import type { Environment } from '../db/schema.js';
-import type { Caller } from '../gateway/auth/caller.js';
 
 /** Everything a fund provider reaches is of its own organization and of the host's environment. */
 export interface DafScope {
@@ -9,6 +8,12 @@ export interface DafScope {
   principal: string;
 }
 
-export function dafScope(caller: Caller): DafScope {
+/**
+ * What the scope takes of an API caller: the gateway's Caller has these members and more, and
+ * this folder, below the gateway, names only what it reads.
+ */
+export type DafCaller = { environment: Environment; organizationId: string } & ({ kind: 'api_key'; keyId: string } | { kind: 'access_token'; clientId: string });
+
+export function dafScope(caller: DafCaller): DafScope {
   return { environment: caller.environment, fundProviderId: caller.organizationId, principal: caller.kind === 'api_key' ? `daf:${caller.keyId}` : `client:${caller.clientId}` };
 }

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { DAF_KINDS, EVENT_CATEGORIES } from '../gateway/events/routes.js';
+import { DAF_KINDS, EVENT_CATEGORIES } from '../events/categories.js';
 import { findSubscription, listSubscriptions } from '../events/repository.js';
 import { changeSubscriptionStatus, resumeSubscription, subscribe } from '../events/subscriptions-service.js';
 import { userActor } from '../events/actor.js';

@@ -1,5 +1,5 @@
 import type { AuditEvent } from '../audit/audit-log.js';
-import type { Caller } from '../gateway/auth/caller.js';
+import type { SubjectType } from '../db/schema.js';
 
 /**
  * Who changes an organization's webhooks, for the audit row each change writes in its own
@@ -8,8 +8,14 @@ import type { Caller } from '../gateway/auth/caller.js';
  */
 export type SubscriptionActor =
   | { kind: 'user'; userId: string; ip: string | null; requestId: string | null }
-  | { kind: 'api'; caller: Caller; ip: string | null; requestId: string | null }
+  | { kind: 'api'; caller: ApiCaller; ip: string | null; requestId: string | null }
   | { kind: 'admin_cli' };
+
+/**
+ * What the audit row names of an API caller: the gateway's Caller has these members and more,
+ * and this folder, below the gateway, names only what it reads.
+ */
+export type ApiCaller = { kind: 'api_key'; keyId: string } | { kind: 'access_token'; clientId: string; subjectType: SubjectType; userId: string };
 
 /** What a request knows of where it came from (ctx.state). */
 interface RequestState {
@@ -23,7 +29,7 @@ export function userActor(userId: string, request: RequestState): SubscriptionAc
 }
 
 /** The caller of /v1/event_subscriptions. */
-export function apiActor(caller: Caller, request: RequestState): SubscriptionActor {
+export function apiActor(caller: ApiCaller, request: RequestState): SubscriptionActor {
   return { kind: 'api', caller, ip: request.clientIp || null, requestId: request.requestId ?? null };
 }
 
