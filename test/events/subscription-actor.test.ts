@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { apiActor, auditActor, CLI_ACTOR, userActor } from '../../src/events/actor.js';
-import type { Caller } from '../../src/gateway/auth/caller.js';
+import type { Caller } from '../../src/gateway/routing/caller.js';
 
 /** Who the audit row of a webhook change names, for each kind of actor (docs/accounts.md, "Organization pages"). */
 describe('the actor of a webhook change', () => {

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { insufficientScope } from '../problems.js';
+import { insufficientScope } from '../routing/problems.js';
 import { requireFdxScope } from './require-fdx-scope.js';
 
 /** 'fdx': the FDX API's own rule (require-fdx-scope.ts); 'recipient': a client's own token, which carries no scope. */

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { inTransaction } from '../../db/executor.js';
-import { decodeCursor, listPage } from '../pagination.js';
-import { resourceNotFound } from '../problems.js';
-import { defineRoute } from '../route-spec.js';
+import { decodeCursor, listPage } from '../routing/pagination.js';
+import { resourceNotFound } from '../routing/problems.js';
+import { defineRoute } from '../routing/route-spec.js';
 import { findDonorAccount, listDonorAccounts } from '../../daf/donor-accounts-repository.js';
 import { createDonorAccount, setDonorAccountDisabled, updateDonorAccountFields } from '../../daf/donor-accounts-service.js';
 import { metadataSchema, pageParams } from './list-params.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { decodeCursor, listPage } from '../pagination.js';
-import { resourceNotFound } from '../problems.js';
-import { defineRoute } from '../route-spec.js';
+import { decodeCursor, listPage } from '../routing/pagination.js';
+import { resourceNotFound } from '../routing/problems.js';
+import { defineRoute } from '../routing/route-spec.js';
 import { findGivingPool, findGrantRequest, listGivingPools, listGrantRequests } from '../../daf/grant-requests-repository.js';
 import { rejectGrantRequest, submitGrantRequest } from '../../daf/grant-requests-service.js';
 import { pageParams } from './list-params.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { decodeCursor, listPage } from '../pagination.js';
-import { resourceNotFound } from '../problems.js';
-import { defineRoute } from '../route-spec.js';
+import { decodeCursor, listPage } from '../routing/pagination.js';
+import { resourceNotFound } from '../routing/problems.js';
+import { defineRoute } from '../routing/route-spec.js';
 import { findDonorAccount } from '../../daf/donor-accounts-repository.js';
 import { metadataSchema, pageParams } from './list-params.js';
 import { dafScope } from '../../daf/scope.js';

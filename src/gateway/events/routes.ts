@@ -1,10 +1,10 @@
 import { z } from 'zod';
-import type { Caller } from '../auth/caller.js';
-import { decodeCursor, listPage } from '../pagination.js';
-import { resourceNotFound } from '../problems.js';
+import type { Caller } from '../routing/caller.js';
+import { decodeCursor, listPage } from '../routing/pagination.js';
+import { resourceNotFound } from '../routing/problems.js';
 import { invalid } from '../../errors/domain-error.js';
-import { defineRoute } from '../route-spec.js';
-import type { ApiVersion } from '../versions.js';
+import { defineRoute } from '../routing/route-spec.js';
+import type { ApiVersion } from '../routing/versions.js';
 import { findEvent, findSubscription, listEvents, listSubscriptions, type EventRow, type SubscriptionRow } from '../../events/repository.js';
 import { apiActor } from '../../events/actor.js';
 import { changeSubscriptionStatus, subscribe } from '../../events/subscriptions-service.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute } from '../route-spec.js';
+import { defineRoute } from '../routing/route-spec.js';
 import { findOrganization } from './accounts-repository.js';
 import { countStatements, findStatement, listStatements, statementBelongsTo } from './activity-repository.js';
 import { ActivityQuery, listAccountActivity } from './activity-list.js';

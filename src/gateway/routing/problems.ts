@@ -1,4 +1,4 @@
-import { DomainError, notFound } from '../errors/domain-error.js';
+import { DomainError, notFound } from '../../errors/domain-error.js';
 
 /**
  * The gateway's errors, each with the status, headers and members docs/api.md, "Errors" names;

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { invalid } from '../errors/domain-error.js';
+import { invalid } from '../../errors/domain-error.js';
 
 /** Interface versions by date, selected per request by Api-Version (docs/api.md, "Versions"). */
 export const API_VERSIONS = ['2026-04-01', '2026-01-15'] as const;

@@ -1,12 +1,12 @@
 import type { ParameterizedContext } from 'koa';
 import type { z } from 'zod';
-import type { Db } from '../db/database.js';
-import type { Caller, Recipient } from './auth/caller.js';
-import type { Access } from './auth/require-scope.js';
+import type { Db } from '../../db/database.js';
+import type { Caller, Recipient } from './caller.js';
+import type { Access } from '../auth/require-scope.js';
 import type { ApiVersion } from './versions.js';
-import type { MailSender } from '../mail/sender.js';
-import type { SecretBox } from '../keys/secret-box.js';
-import type { KeyedHasher } from '../keys/server-keys.js';
+import type { MailSender } from '../../mail/sender.js';
+import type { SecretBox } from '../../keys/secret-box.js';
+import type { KeyedHasher } from '../../keys/server-keys.js';
 
 /**
  * One gateway operation: its path, the versions that have it, what credential and scope it

@@ -1,5 +1,5 @@
-import type { Cursor } from '../db/keyset.js';
-import { invalid } from '../errors/domain-error.js';
+import type { Cursor } from '../../db/keyset.js';
+import { invalid } from '../../errors/domain-error.js';
 
 /**
  * Page tokens for keyset pagination over (created_at desc, id desc): a token names the last

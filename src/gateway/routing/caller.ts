@@ -1,6 +1,6 @@
 import type { Environment, OrganizationKind, SubjectType } from '../../db/schema.js';
 import type { FdxConsentResource } from '../../authorizations/fdx-consent.js';
-import type { AccessTokenRow, ApiKeyRow, ClientTokenRow } from './credential-repository.js';
+import type { AccessTokenRow, ApiKeyRow, ClientTokenRow } from '../auth/credential-repository.js';
 
 /**
  * The active FDX consent an access token's authorization is held to (docs/api.md, "FDX bank-data
