@@ -2,11 +2,13 @@ import type { ParameterizedContext } from 'koa';
 import type { z } from 'zod';
 import type { Db } from '../../db/database.js';
 import type { Caller, Recipient } from './caller.js';
-import type { Access } from '../auth/require-scope.js';
 import type { ApiVersion } from './versions.js';
 import type { MailSender } from '../../mail/sender.js';
 import type { SecretBox } from '../../keys/secret-box.js';
 import type { KeyedHasher } from '../../keys/server-keys.js';
+
+/** 'fdx': the FDX API's own rule (auth/require-fdx-scope.ts); 'recipient': a client's own token, which carries no scope. */
+export type Access = 'read' | 'write' | 'fdx' | 'recipient';
 
 /**
  * One gateway operation: its path, the versions that have it, what credential and scope it
