@@ -8,7 +8,7 @@ import { rejectDonorAccount } from '../../daf/donor-accounts-service.js';
 import { submitFromDonor } from '../../daf/grant-requests-service.js';
 import { redeemCode } from '../../daf/tokens-service.js';
 import { donorAccountView } from '../../daf/views.js';
-import { optionalString, requireString, UsageError, type Command, type CommandContext } from '../command.js';
+import { optionalString, requireString, UsageError, type Command, type CommandContext } from './command.js';
 
 function environment(ctx: CommandContext) {
   const value = requireString(ctx.values, 'environment');

@@ -3,7 +3,7 @@ import { CLI_ACTOR } from '../../events/actor.js';
 import { replayDelivery } from '../../events/deliveries-service.js';
 import { resumeSubscription } from '../../events/subscriptions-service.js';
 import { listDeliveries } from '../../webhooks/admin-repository.js';
-import { optionalString, requireString, UsageError, type Command } from '../command.js';
+import { optionalString, requireString, UsageError, type Command } from './command.js';
 
 export const mailList: Command = {
   path: ['mail', 'list'],

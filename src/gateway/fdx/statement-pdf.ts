@@ -1,7 +1,7 @@
 import PDFDocument from 'pdfkit';
 import type { Readable } from 'node:stream';
-import { maskAccountNumber } from '../shapes.js';
-import { formatDollars, signed, type StatementContent } from './content.js';
+import { maskAccountNumber } from './shapes.js';
+import { formatDollars, signed, type StatementContent } from './statement-content.js';
 
 /**
  * The statement as a PDF (pdfkit, standard Helvetica, so any viewer opens it): organization,

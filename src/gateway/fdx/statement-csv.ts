@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { decimalDollars, signed, type StatementContent } from './content.js';
+import { decimalDollars, signed, type StatementContent } from './statement-content.js';
 
 /**
  * The statement as CSV (RFC 4180): a header row, then one posted transaction per line in

@@ -1,6 +1,6 @@
 import type { ParseArgsConfig } from 'node:util';
-import type { AppConfig } from '../config/schema.js';
-import type { Db } from '../db/database.js';
+import type { AppConfig } from '../../config/schema.js';
+import type { Db } from '../../db/database.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 export type OptionValues = Record<string, string | boolean | string[] | undefined>;

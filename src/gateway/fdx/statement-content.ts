@@ -1,6 +1,6 @@
-import type { Db } from '../../../db/database.js';
-import type { AccountRow, OrganizationRow } from '../accounts-repository.js';
-import { periodTotals, postedBatch, type StatementRow, type TransactionRow, type Window } from '../activity-repository.js';
+import type { Db } from '../../db/database.js';
+import type { AccountRow, OrganizationRow } from './accounts-repository.js';
+import { periodTotals, postedBatch, type StatementRow, type TransactionRow, type Window } from './activity-repository.js';
 
 /**
  * Everything a statement file shows, generated from the stored transactions: the period's

@@ -1,10 +1,10 @@
 import type { ParameterizedContext } from 'koa';
 import type { Readable } from 'node:stream';
-import { fdxProblem } from '../problems.js';
-import { renderBai2 } from './bai2.js';
-import type { StatementContent } from './content.js';
-import { renderCsv } from './csv.js';
-import { renderPdf } from './pdf.js';
+import { fdxProblem } from './problems.js';
+import { renderBai2 } from './statement-bai2.js';
+import type { StatementContent } from './statement-content.js';
+import { renderCsv } from './statement-csv.js';
+import { renderPdf } from './statement-pdf.js';
 
 /** The statement formats, chosen by Accept; the first is the default (no Accept, or * / *). */
 export const STATEMENT_FORMATS = [

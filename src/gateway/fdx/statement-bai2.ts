@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import type { TransactionRow } from '../activity-repository.js';
-import type { StatementContent } from './content.js';
+import type { TransactionRow } from './activity-repository.js';
+import type { StatementContent } from './statement-content.js';
 
 /**
  * The statement as a BAI2 file (Cash Management Balance Reporting, version 2; docs/api.md, "FDX
