@@ -20,6 +20,8 @@ const COMPOSITION = ['^src/[^/]+\\.ts$', '^src/apps/', '^src/gateway/index\\.ts$
 const DATA_ACCESS = ['^src/db/', '(^|/)repository\\.ts$', '-repository\\.ts$'];
 /** A module of HTTP routes: routes.ts, *-routes.ts. */
 const ROUTES = '(/|-)routes\\.ts$';
+/** The provider's table of paths, named routes.ts: oidc/ and metrics/ read it, and it builds no router. */
+const OIDC_PATHS = '^src/oidc/routes\\.ts$';
 
 const layerRules = LAYERS.slice(0, -1).map((layer, i) => ({
   name: `layer-${layer.name}`,
@@ -79,9 +81,16 @@ module.exports = {
       name: 'routes-only-from-composition',
       severity: 'error',
       comment:
-        'A routes module is imported by the composition only (src/*.ts, src/apps/, src/gateway/index.ts) or by a routes module beside it: what a page or a service shares with routes belongs in a module of its own. (src/oidc/routes.ts is the provider\'s table of paths, not a router.)',
-      from: { path: '^(src/.+/)[^/]+$', pathNot: COMPOSITION },
-      to: { path: ROUTES, pathNot: ['^$1[^/]*routes\\.ts$', '^src/oidc/routes\\.ts$'] },
+        "A routes module is imported by the composition only (src/*.ts, src/apps/, src/gateway/index.ts): what a page or a service shares with routes belongs in a module of its own. (src/oidc/routes.ts is the provider's table of paths, not a router.)",
+      from: { path: '^src/', pathNot: [...COMPOSITION, ROUTES] },
+      to: { path: ROUTES, pathNot: OIDC_PATHS },
+    },
+    {
+      name: 'routes-beside-routes',
+      severity: 'error',
+      comment: 'A routes module imports only the routes modules of its own folder (fdx/routes.ts gathers the FDX areas): one area does not reach into another\'s routes.',
+      from: { path: '^(src/.+/)[^/]*routes\\.ts$' },
+      to: { path: ROUTES, pathNot: ['^$1[^/]*routes\\.ts$', OIDC_PATHS] },
     },
     {
       name: 'only-repositories-import-kysely',
