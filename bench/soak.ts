@@ -18,7 +18,7 @@ import { MIN_PASSWORD_PARAMS } from '../src/accounts/passwords.js';
 import { createDatabase } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrator.js';
 import { seedNonprofitData } from '../src/demo/nonprofit-data.js';
-import { createApiKey } from '../src/gateway/api-keys/service.js';
+import { createApiKey } from '../src/api-keys/service.js';
 import { addClient } from '../src/oidc/clients/service.js';
 import { FormBrowser } from '../test/helpers/browser.js';
 import { buildServer, cleanEnv, EPHEMERAL_URLS, NodeProcess, PRODUCTION_ENTRY, PRODUCTION_NODE_ARGS, PRODUCTION_THREADPOOL_SIZE, ROOT, rssBytes } from './lib/processes.js';

@@ -9,7 +9,7 @@ import type { AppConfig } from '../../src/config/schema.js';
 import { createDatabase, type Db } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 import { seedNonprofitData } from '../../src/demo/nonprofit-data.js';
-import { encodeCursor } from '../../src/gateway/pagination.js';
+import { encodeCursor } from '../../src/gateway/routing/pagination.js';
 import { createLogger } from '../../src/logging/logger.js';
 import { insertAuthorization } from '../../src/authorizations/authorizations.js';
 import { FDX_AUTHORIZATION_DETAILS_TYPE, type FdxConsentRequest } from '../../src/authorizations/fdx-consent-request.js';

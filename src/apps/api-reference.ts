@@ -5,7 +5,7 @@ import { VIEWS_DIR } from '../config/paths.js';
 import type { Environment } from '../db/schema.js';
 import { GATEWAY_ROUTES } from '../gateway/index.js';
 import { buildOpenApiDocument } from '../gateway/openapi.js';
-import { API_VERSIONS, DEFAULT_API_VERSION, type ApiVersion } from '../gateway/versions.js';
+import { API_VERSIONS, DEFAULT_API_VERSION, type ApiVersion } from '../gateway/routing/versions.js';
 import { notFound } from '../errors/domain-error.js';
 import { API_REFERENCE_POLICY } from '../http/security-headers.js';
 import { loadRedocBundle } from './redoc-bundle.js';

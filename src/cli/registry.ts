@@ -1,4 +1,4 @@
-import type { Command } from './command.js';
+import type { Command } from './commands/command.js';
 import { migrate } from './commands/migrate.js';
 import { orgsAdd, orgsList, orgsRemove } from './commands/orgs.js';
 import { usersAdd, usersDisable, usersEnable, usersList, usersResetPassword, usersResetSecondFactor } from './commands/users.js';

@@ -6,7 +6,7 @@ import { createDatabase, isDatabaseUnavailable, type Db } from '../db/database.j
 import { EmbeddedPostgresError } from '../embedded-postgres/server.js';
 import { migrateToLatest } from '../db/migrator.js';
 import { resolveDatabase, type DatabaseLocation } from '../db/resolve.js';
-import { UsageError, type Command, type CommandContext, type OptionValues } from './command.js';
+import { UsageError, type Command, type CommandContext, type OptionValues } from './commands/command.js';
 import { COMMANDS } from './registry.js';
 import { checkUsage, usageUnits, wrap } from './usage.js';
 import { ClientsInvalid } from './commands/clients.js';

@@ -1,4 +1,4 @@
-import { UsageError, type Command, type OptionValues } from './command.js';
+import { UsageError, type Command, type OptionValues } from './commands/command.js';
 
 /**
  * A command's usage line is the one statement of its options: `--name <value>` is required,

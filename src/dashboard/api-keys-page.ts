@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
-import { API_KEY_NAME_MAX, apiKeyName, createOrganizationApiKey, revokeApiKey } from '../gateway/api-keys/service.js';
-import { findApiKeyOf, listApiKeysOfOrganization } from '../gateway/api-keys/repository.js';
+import { API_KEY_NAME_MAX, apiKeyName, createOrganizationApiKey, revokeApiKey } from '../api-keys/service.js';
+import { findApiKeyOf, listApiKeysOfOrganization } from '../api-keys/repository.js';
 import type { Environment } from '../db/schema.js';
 import { conflict, DomainError, invalid, notFound } from '../errors/domain-error.js';
 import type { Membership } from '../identity/memberships.js';

@@ -1,9 +1,9 @@
 import type { Context } from 'koa';
-import { DAF_KINDS, EVENT_CATEGORIES } from '../gateway/events/routes.js';
-import { findSubscription, listSubscriptions } from '../gateway/events/repository.js';
-import { changeSubscriptionStatus, resumeSubscription, subscribe } from '../gateway/events/subscriptions-service.js';
-import { userActor } from '../gateway/events/actor.js';
-import { replayDelivery } from '../gateway/events/deliveries-service.js';
+import { DAF_KINDS, EVENT_CATEGORIES } from '../events/categories.js';
+import { findSubscription, listSubscriptions } from '../events/repository.js';
+import { changeSubscriptionStatus, resumeSubscription, subscribe } from '../events/subscriptions-service.js';
+import { userActor } from '../events/actor.js';
+import { replayDelivery } from '../events/deliveries-service.js';
 import { listDeliveries } from '../webhooks/admin-repository.js';
 import { DomainError, invalid, notFound } from '../errors/domain-error.js';
 import type { Membership } from '../identity/memberships.js';

@@ -12,9 +12,9 @@ import { eventRoutes } from './events/routes.js';
 import { fdxProblems } from './fdx/errors.js';
 import { fdxRoutes } from './fdx/routes.js';
 import { buildOpenApiDocument } from './openapi.js';
-import type { GatewayServices, RouteSpec } from './route-spec.js';
+import type { GatewayServices, RouteSpec } from './routing/route-spec.js';
 import { buildGatewayRouter } from './router.js';
-import { apiVersion, DEFAULT_API_VERSION, type ApiVersion } from './versions.js';
+import { apiVersion, DEFAULT_API_VERSION, type ApiVersion } from './routing/versions.js';
 
 /** Every gateway operation; later areas (FDX, DAF) add theirs. */
 export const GATEWAY_ROUTES: readonly RouteSpec[] = [

@@ -4,8 +4,8 @@ import { ERROR_CODE_NAMES } from '../errors/codes.js';
 import { STATUS_TITLES } from '../http/problem.js';
 import { acceptedCredentials } from './auth/accept-credentials.js';
 import { errorStatuses, successStatus } from './operation-statuses.js';
-import type { RouteSpec } from './route-spec.js';
-import type { ApiVersion } from './versions.js';
+import type { RouteSpec } from './routing/route-spec.js';
+import type { ApiVersion } from './routing/versions.js';
 
 const REQUIRED_SCOPE: Record<RouteSpec['access'], string> = {
   read: 'read_only or read_write',

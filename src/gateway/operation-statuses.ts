@@ -1,4 +1,4 @@
-import type { RouteSpec } from './route-spec.js';
+import type { RouteSpec } from './routing/route-spec.js';
 
 /**
  * Every status an operation can answer, from its spec: the success status, what the

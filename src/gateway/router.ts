@@ -12,10 +12,10 @@ import { validateClientToken } from './auth/validate-client-token.js';
 import { requireScope } from './auth/require-scope.js';
 import { validateCredential } from './auth/validate-credential.js';
 import { invalid, notFound } from '../errors/domain-error.js';
-import type { GatewayServices, RouteSpec } from './route-spec.js';
+import type { GatewayServices, RouteSpec } from './routing/route-spec.js';
 import { requireFundProvider } from './auth/require-fund-provider.js';
 import { readJson } from '../http/json-body.js';
-import type { ApiVersion } from './versions.js';
+import type { ApiVersion } from './routing/versions.js';
 
 export interface GatewayOptions {
   db: Db;

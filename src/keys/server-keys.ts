@@ -42,7 +42,7 @@ export const VERIFIES_AFTER_RETIREMENT_SECONDS: Record<Exclude<ServerKeyName, 'h
   // A lockout and the history that lengthens the next one.
   login_throttle: DAY, // the longest historySeconds or maxLockSeconds, src/identity/login-throttle.ts
   // The longest a DAF code can be valid.
-  daf_code: 90 * DAY, // MAX_TOKEN_TTL_SECONDS, src/gateway/daf/tokens-service.ts
+  daf_code: 90 * DAY, // MAX_TOKEN_TTL_SECONDS, src/daf/tokens-service.ts
   // An attempt counter's window (src/limits/attempt-counter.ts): a day at most.
   attempt_counter: DAY,
   // Audit rows are kept for good, so their hashes stay checkable: hashing key versions are never deleted.

@@ -18,7 +18,7 @@ const SECRET_AFTER: ReadonlySet<string> = new Set(['invitations', 'reset-passwor
 
 /**
  * Our credentials by their own shape, wherever a caller puts them (a path segment where an id
- * belongs, an error message): API keys (src/gateway/api-keys/format.ts) and webhook signing
+ * belongs, an error message): API keys (src/api-keys/format.ts) and webhook signing
  * secrets (src/webhooks/signing-secret.ts). Other tokens have no shape of their own.
  */
 const CREDENTIAL = /alm_(?:live|test)_[A-Za-z0-9]+|whsec_[A-Za-z0-9+/]+={0,2}/g;

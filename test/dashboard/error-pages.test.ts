@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createApiKey, revokeApiKey } from '../../src/gateway/api-keys/service.js';
+import { createApiKey, revokeApiKey } from '../../src/api-keys/service.js';
 import { dashboardSession } from '../helpers/dashboard.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/gateway/api-keys/service.js';
+import { createApiKey } from '../../src/api-keys/service.js';
 import { dashboardSession } from '../helpers/dashboard.js';
 import { apiRequest } from '../helpers/gateway.js';
 import { createStaff } from '../helpers/oauth-server.js';

@@ -14,7 +14,7 @@ import { MIGRATIONS_DIR } from '../../src/config/paths.js';
 import { createDatabase, type Db } from '../../src/db/database.js';
 import { prefixedId } from '../../src/db/ids.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
-import { createApiKey } from '../../src/gateway/api-keys/service.js';
+import { createApiKey } from '../../src/api-keys/service.js';
 import { ServerKeys } from '../../src/keys/server-keys.js';
 import { tempDir, testBox } from '../helpers/app.js';
 import { apiRequest } from '../helpers/gateway.js';

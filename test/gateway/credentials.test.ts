@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { removeMember, setMemberRole } from '../../src/accounts/memberships.js';
-import { revokeApiKey } from '../../src/gateway/api-keys/service.js';
+import { revokeApiKey } from '../../src/api-keys/service.js';
 import { revokeAuthorization } from '../../src/authorizations/authorizations.js';
 import { hashId } from '../../src/db/provider-store.js';
 import { basic, type Env } from '../helpers/flow.js';

@@ -2,7 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
 import { TEST_SECRETS_KEY } from '../helpers/app.js';
-import { createApiKey } from '../../src/gateway/api-keys/service.js';
+import { createApiKey } from '../../src/api-keys/service.js';
 import { apiGet, apiRequest } from '../helpers/gateway.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
-import { createApiKey } from '../../src/gateway/api-keys/service.js';
-import { VERIFY_FAILURE_LIMIT } from '../../src/gateway/daf/tokens-service.js';
+import { createApiKey } from '../../src/api-keys/service.js';
+import { VERIFY_FAILURE_LIMIT } from '../../src/daf/tokens-service.js';
 import { endpoints } from '../helpers/flow.js';
 import { apiRequest, type ApiResponse } from '../helpers/gateway.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, listPage } from '../../src/gateway/pagination.js';
+import { decodeCursor, listPage } from '../../src/gateway/routing/pagination.js';
 
 const row = (n: number) => ({ id: `id-${n}`, created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, 60 - n)) });
 const rows = (count: number) => Array.from({ length: count }, (_, i) => row(i));

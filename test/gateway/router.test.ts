@@ -4,12 +4,12 @@ import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorHandler } from '../../src/http/error-handler.js';
 import { buildGatewayRouter } from '../../src/gateway/router.js';
-import { defineRoute, type RouteSpec } from '../../src/gateway/route-spec.js';
-import { apiVersion } from '../../src/gateway/versions.js';
+import { defineRoute, type RouteSpec } from '../../src/gateway/routing/route-spec.js';
+import { apiVersion } from '../../src/gateway/routing/versions.js';
 import { TableMailSender } from '../../src/mail/sender.js';
 import { ServerKeys } from '../../src/keys/server-keys.js';
 import { testBox } from '../helpers/app.js';
-import { createApiKey } from '../../src/gateway/api-keys/service.js';
+import { createApiKey } from '../../src/api-keys/service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createStaff } from '../helpers/oauth-server.js';
 

@@ -1,4 +1,4 @@
-import { createApiKey } from '../../src/gateway/api-keys/service.js';
+import { createApiKey } from '../../src/api-keys/service.js';
 import { seedNonprofitData } from '../../src/demo/nonprofit-data.js';
 import type { Db } from '../../src/db/database.js';
 import type { Env } from './flow.js';

@@ -4,7 +4,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import YAML from 'yaml';
 import { PROJECT_ROOT } from '../../src/config/paths.js';
-import { API_VERSIONS, DEFAULT_API_VERSION } from '../../src/gateway/versions.js';
+import { API_VERSIONS, DEFAULT_API_VERSION } from '../../src/gateway/routing/versions.js';
 import { checkServedResponse, pathTemplate, type ServedDocument } from './served-openapi.js';
 import { addedStatus, BORROWED_OPERATIONS, FDX_CONSENT_OPERATIONS, OWN_OPERATIONS, UNKNOWN_API_VERSION, UNKNOWN_OPERATION, type Operation } from './published-additions.js';
 

@@ -1,9 +1,9 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { isApiKeyShaped } from '../../src/gateway/api-keys/format.js';
+import { isApiKeyShaped } from '../../src/api-keys/format.js';
 import { GATEWAY_ROUTES } from '../../src/gateway/index.js';
 import { buildOpenApiDocument } from '../../src/gateway/openapi.js';
-import { API_VERSIONS, DEFAULT_API_VERSION, type ApiVersion } from '../../src/gateway/versions.js';
+import { API_VERSIONS, DEFAULT_API_VERSION, type ApiVersion } from '../../src/gateway/routing/versions.js';
 import type { GatewayExchange } from './published-openapi.js';
 
 /**

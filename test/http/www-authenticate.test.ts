@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { addUser } from '../../src/accounts/service.js';
 import { addMember, removeMember } from '../../src/accounts/memberships.js';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
-import { createApiKey, revokeApiKey } from '../../src/gateway/api-keys/service.js';
+import { createApiKey, revokeApiKey } from '../../src/api-keys/service.js';
 import { GATEWAY_ROUTES } from '../../src/gateway/index.js';
 import { parseChallenges, type Challenge } from '../helpers/challenge.js';
 import { authorize, basic, endpoints, obtainTokens, tokenRequest } from '../helpers/flow.js';

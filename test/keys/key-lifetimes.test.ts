@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CURRENT_PASSWORD_LIMIT } from '../../src/accounts/current-password.js';
 import { INVITATIONS_PER_ORGANIZATION } from '../../src/accounts/invitations.js';
 import { RESET_ADDRESS_LIMIT, RESET_IP_LIMIT } from '../../src/accounts/password-resets.js';
-import { MAX_TOKEN_TTL_SECONDS } from '../../src/gateway/daf/tokens-service.js';
+import { MAX_TOKEN_TTL_SECONDS } from '../../src/daf/tokens-service.js';
 import { ACCOUNT_POLICY, ADDRESS_POLICY } from '../../src/identity/login-throttle.js';
 import { VERIFIES_AFTER_RETIREMENT_SECONDS as LIFE } from '../../src/keys/server-keys.js';
 import { SECOND_FACTOR_LIMIT } from '../../src/mfa/second-factors.js';

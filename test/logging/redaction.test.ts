@@ -12,7 +12,7 @@ import { captureLogs } from '../helpers/log-capture.js';
 /** What a log line may say of an address (docs/security.md, "Secrets in logs"). */
 
 const TOKEN = 'dz-8gy58JYVOsiEPoArCU0Rx557E2cVvIFwowrNSvGs';
-// An API key's shape (src/gateway/api-keys/format.ts), made up: built from parts so no key-looking literal sits in the tree.
+// An API key's shape (src/api-keys/format.ts), made up: built from parts so no key-looking literal sits in the tree.
 const KEY = ['alm', 'live', 'mq9SpFK70x4W1ML4QPxi2O507z7sw6zN'].join('_');
 const SIGNING = 'whsec_q3XJ+u/4b9mN2QYw7c0TzK1s5Vd8eR6hLpAaFgHjIkM=';
 

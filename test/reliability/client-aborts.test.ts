@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
-import { createApiKey } from '../../src/gateway/api-keys/service.js';
+import { createApiKey } from '../../src/api-keys/service.js';
 import { basic } from '../helpers/flow.js';
 import { captureLogs } from '../helpers/log-capture.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';

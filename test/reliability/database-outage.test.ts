@@ -4,7 +4,7 @@ import { addOrganization } from '../../src/accounts/service.js';
 import { createDatabase, type Db } from '../../src/db/database.js';
 import { openEmbeddedPostgres, type EmbeddedPostgres } from '../../src/embedded-postgres/server.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
-import { createApiKey } from '../../src/gateway/api-keys/service.js';
+import { createApiKey } from '../../src/api-keys/service.js';
 import { HOSTS, tempDir, testApp, type TestApp } from '../helpers/app.js';
 import { basic } from '../helpers/flow.js';
 import { checkGatewayResponse } from '../helpers/published-openapi.js';

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/gateway/api-keys/service.js';
+import { createApiKey } from '../../src/api-keys/service.js';
 import { GATEWAY_ROUTES } from '../../src/gateway/index.js';
-import { submitFromDonor } from '../../src/gateway/daf/grant-requests-service.js';
+import { submitFromDonor } from '../../src/daf/grant-requests-service.js';
 import { createMailSender } from '../../src/mail/sender.js';
 import { ClientRegistryError, parseClientsDocument } from '../../src/oidc/clients/schema.js';
 import { addOrganization } from '../../src/accounts/service.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/gateway/api-keys/service.js';
+import { createApiKey } from '../../src/api-keys/service.js';
 import { authorize, introspect, obtainTokens, tokenRequest } from '../helpers/flow.js';
 import { apiGet } from '../helpers/gateway.js';
 import { captureLogs } from '../helpers/log-capture.js';

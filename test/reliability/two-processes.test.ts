@@ -4,7 +4,7 @@ import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
-import { createApiKey } from '../../src/gateway/api-keys/service.js';
+import { createApiKey } from '../../src/api-keys/service.js';
 import { addClient } from '../../src/oidc/clients/service.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { basic } from '../helpers/flow.js';

@@ -12,7 +12,7 @@
 import crypto from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
-import { createApiKey } from '../../src/gateway/api-keys/service.js';
+import { createApiKey } from '../../src/api-keys/service.js';
 import { FormBrowser } from '../helpers/browser.js';
 import { dumpAllRows } from '../helpers/dump.js';
 import { endpoints } from '../helpers/flow.js';

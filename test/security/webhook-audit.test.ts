@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/gateway/api-keys/service.js';
+import { createApiKey } from '../../src/api-keys/service.js';
 import { prefixedId } from '../../src/db/ids.js';
 import { emitEvent } from '../../src/webhooks/outbox.js';
 import { runAdmin } from '../helpers/admin-cli.js';

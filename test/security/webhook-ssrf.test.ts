@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
 import { prefixedId } from '../../src/db/ids.js';
-import { createApiKey } from '../../src/gateway/api-keys/service.js';
+import { createApiKey } from '../../src/api-keys/service.js';
 import { WebhookDispatcher } from '../../src/webhooks/dispatcher.js';
 import { emitEvent } from '../../src/webhooks/outbox.js';
 import { generateSigningSecret } from '../../src/webhooks/signing-secret.js';

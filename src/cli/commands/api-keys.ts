@@ -1,5 +1,5 @@
-import { createApiKey, listApiKeys, revokeApiKey } from '../../gateway/api-keys/service.js';
-import { optionalString, requireString, type Command } from '../command.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../api-keys/service.js';
+import { optionalString, requireString, type Command } from './command.js';
 
 export const apiKeysCreate: Command = {
   path: ['api-keys', 'create'],

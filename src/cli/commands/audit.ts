@@ -1,6 +1,6 @@
 import { listAuditEvents, type AuditFilters } from '../../audit/repository.js';
 import { requireOrganization, requireUser } from '../../accounts/service.js';
-import { optionalString, UsageError, type Command } from '../command.js';
+import { optionalString, UsageError, type Command } from './command.js';
 
 const MAX_LIMIT = 1000;
 

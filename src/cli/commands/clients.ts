@@ -5,7 +5,7 @@ import type { Environment } from '../../db/schema.js';
 import type { ClientsSnapshot } from '../../oidc/clients/file-store.js';
 import type { RegistryStanding } from '../../oidc/clients/revision.js';
 import { addClient, addFapi2Client, compareWithRegistry, listRegisteredClients, removeClient, rotateClientSecret, validateClientsFile, type RegistryComparison, type RegistryContext } from '../../oidc/clients/service.js';
-import { optionalString, requireString, UsageError, type Command, type CommandContext } from '../command.js';
+import { optionalString, requireString, UsageError, type Command, type CommandContext } from './command.js';
 
 async function registry(ctx: CommandContext): Promise<RegistryContext> {
   return { db: await ctx.db(), clientsFile: path.resolve(ctx.config.clients_file), passwordParams: passwordParamsFrom(ctx.config) };

@@ -4,11 +4,11 @@ import { findOrganizationOfKind } from '../../accounts/repository.js';
 import { loadSecretBox } from '../../keys/secret-box.js';
 import { ServerKeys } from '../../keys/server-keys.js';
 import { createMailSender } from '../../mail/sender.js';
-import { rejectDonorAccount } from '../../gateway/daf/donor-accounts-service.js';
-import { submitFromDonor } from '../../gateway/daf/grant-requests-service.js';
-import { redeemCode } from '../../gateway/daf/tokens-service.js';
-import { donorAccountView } from '../../gateway/daf/views.js';
-import { optionalString, requireString, UsageError, type Command, type CommandContext } from '../command.js';
+import { rejectDonorAccount } from '../../daf/donor-accounts-service.js';
+import { submitFromDonor } from '../../daf/grant-requests-service.js';
+import { redeemCode } from '../../daf/tokens-service.js';
+import { donorAccountView } from '../../daf/views.js';
+import { optionalString, requireString, UsageError, type Command, type CommandContext } from './command.js';
 
 function environment(ctx: CommandContext) {
   const value = requireString(ctx.values, 'environment');

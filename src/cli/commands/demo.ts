@@ -2,7 +2,7 @@ import { requireOrganization } from '../../accounts/service.js';
 import { inTransaction } from '../../db/executor.js';
 import { seedNonprofitData } from '../../demo/nonprofit-data.js';
 import { seedBankData } from '../../demo/bank-data.js';
-import { requireString, UsageError, type Command, type OptionValues } from '../command.js';
+import { requireString, UsageError, type Command, type OptionValues } from './command.js';
 
 function count(values: OptionValues, name: string, fallback: number, max: number): number {
   const raw = values[name];

@@ -1,7 +1,7 @@
 import { rotateSigningKeys } from '../../oidc/keys.js';
 import { loadSecretBox } from '../../keys/secret-box.js';
 import { rotateServerKeys } from '../../keys/server-keys.js';
-import { optionalString, UsageError, type Command, type CommandContext, type CommandResult } from '../command.js';
+import { optionalString, UsageError, type Command, type CommandContext, type CommandResult } from './command.js';
 
 async function rotateSigning(ctx: CommandContext): Promise<CommandResult> {
   const { kids, keys } = await rotateSigningKeys(await ctx.db(), loadSecretBox(ctx.config));

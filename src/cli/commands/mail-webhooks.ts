@@ -1,9 +1,9 @@
 import { listMail } from '../../mail/repository.js';
-import { CLI_ACTOR } from '../../gateway/events/actor.js';
-import { replayDelivery } from '../../gateway/events/deliveries-service.js';
-import { resumeSubscription } from '../../gateway/events/subscriptions-service.js';
+import { CLI_ACTOR } from '../../events/actor.js';
+import { replayDelivery } from '../../events/deliveries-service.js';
+import { resumeSubscription } from '../../events/subscriptions-service.js';
 import { listDeliveries } from '../../webhooks/admin-repository.js';
-import { optionalString, requireString, UsageError, type Command } from '../command.js';
+import { optionalString, requireString, UsageError, type Command } from './command.js';
 
 export const mailList: Command = {
   path: ['mail', 'list'],

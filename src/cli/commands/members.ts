@@ -4,7 +4,7 @@ import { addMember, removeMember, setMemberRole } from '../../accounts/membershi
 import { formatEin } from '../../accounts/ein.js';
 import { inviteMember, listOpenInvitations, revokeInvitation } from '../../accounts/invitations.js';
 import { createMailSender } from '../../mail/sender.js';
-import { optionalString, requireString, type Command } from '../command.js';
+import { optionalString, requireString, type Command } from './command.js';
 
 const memberOptions = { org: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } } as const;
 

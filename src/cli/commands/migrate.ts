@@ -1,5 +1,5 @@
 import { migrateToLatest } from '../../db/migrator.js';
-import type { Command } from '../command.js';
+import type { Command } from './command.js';
 
 export const migrate: Command = {
   path: ['migrate'],

@@ -1,7 +1,7 @@
 import { listOrganizations } from '../../accounts/repository.js';
 import { removeOrganization } from '../../accounts/organization-removal.js';
 import { addOrganization, organizationView } from '../../accounts/service.js';
-import { optionalString, requireString, UsageError, type Command } from '../command.js';
+import { optionalString, requireString, UsageError, type Command } from './command.js';
 
 export const orgsAdd: Command = {
   path: ['orgs', 'add'],

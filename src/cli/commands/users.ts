@@ -4,7 +4,7 @@ import { addUser } from '../../accounts/service.js';
 import { disableUser, enableUser, listUsers, setPasswordAsMaker } from '../../accounts/user-lifecycle.js';
 import { createMailSender } from '../../mail/sender.js';
 import { resetSecondFactors } from '../../identity/factors.js';
-import { requireString, UsageError, type Command, type CommandContext } from '../command.js';
+import { requireString, UsageError, type Command, type CommandContext } from './command.js';
 
 /** Passwords never travel in argv, where other users of the machine can read them. */
 async function passwordFromStdin(ctx: CommandContext): Promise<string> {

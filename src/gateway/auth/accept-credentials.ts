@@ -1,9 +1,8 @@
 import type { Middleware } from 'koa';
-import type { RouteSpec } from '../route-spec.js';
-import { unauthorized } from '../problems.js';
+import type { RouteSpec } from '../routing/route-spec.js';
+import { unauthorized } from '../routing/problems.js';
 import { FUND_PROVIDER_CREDENTIALS } from './require-fund-provider.js';
-
-export type CredentialKind = 'access_token' | 'api_key' | 'client_credentials';
+import type { CredentialKind } from './state.js';
 
 /**
  * The bearer credentials an operation accepts, from its spec: what the router enforces

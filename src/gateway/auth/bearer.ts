@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import { DomainError } from '../../errors/domain-error.js';
 import { headerCount } from '../../http/repeated-header.js';
-import { unauthorized } from '../problems.js';
+import { unauthorized } from '../routing/problems.js';
 
 const TOKEN = /^[A-Za-z0-9._~+/=-]{1,512}$/;
 

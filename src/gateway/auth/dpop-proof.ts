@@ -5,7 +5,7 @@ import type { Db } from '../../db/database.js';
 import { DomainError } from '../../errors/domain-error.js';
 import { headerCount } from '../../http/repeated-header.js';
 import { claimMark } from '../../limits/replay-marks-repository.js';
-import { environmentOf } from '../environment.js';
+import { environmentOf } from '../routing/environment.js';
 
 /** What a DPoP proof may be signed with (FAPI 2.0 §5.4). */
 export const DPOP_ALGS = ['ES256', 'PS256', 'EdDSA'] as const;

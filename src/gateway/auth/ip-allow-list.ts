@@ -2,8 +2,8 @@ import type { Middleware } from 'koa';
 import type { Db } from '../../db/database.js';
 import { AddressSet, callerInside } from '../../http/client-address.js';
 import { recordAudit } from '../../audit/audit-log.js';
-import { outsideAllowList } from '../problems.js';
-import { environmentOf } from '../environment.js';
+import { outsideAllowList } from '../routing/problems.js';
+import { environmentOf } from '../routing/environment.js';
 
 const sets = new Map<string, AddressSet>();
 function addressSet(ranges: readonly string[]): AddressSet {

@@ -2,8 +2,8 @@ import type { Middleware } from 'koa';
 import type { Db } from '../../db/database.js';
 import { hashId } from '../../db/provider-store.js';
 import { findAccessTokenContext, findClientTokenContext, findLiveApiKey } from './credential-repository.js';
-import { apiKeyHash, isApiKeyShaped } from '../api-keys/format.js';
-import { environmentOf } from '../environment.js';
+import { apiKeyHash, isApiKeyShaped } from '../../api-keys/format.js';
+import { environmentOf } from '../routing/environment.js';
 
 /** Resolves the bearer value to an API key or an access token row (one query), not yet judged. */
 export function loadCredential(db: Db): Middleware {

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { FDX_SCOPES } from '../../accounts/scopes.js';
-import { insufficientScope } from '../problems.js';
+import { insufficientScope } from '../routing/problems.js';
 
 /**
  * The FDX API (docs/api.md, "FDX bank-data API", Access): an access token with read_only and

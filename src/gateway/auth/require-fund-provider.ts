@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { forbidden } from '../../errors/domain-error.js';
-import type { CredentialKind } from './accept-credentials.js';
+import type { CredentialKind } from './state.js';
 
 /** What the fund-provider operations accept (and /openapi.json declares for them). */
 export const FUND_PROVIDER_CREDENTIALS: readonly CredentialKind[] = ['api_key', 'access_token'];

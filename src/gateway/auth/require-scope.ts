@@ -1,9 +1,7 @@
 import type { Middleware } from 'koa';
-import { insufficientScope } from '../problems.js';
+import { insufficientScope } from '../routing/problems.js';
 import { requireFdxScope } from './require-fdx-scope.js';
-
-/** 'fdx': the FDX API's own rule (require-fdx-scope.ts); 'recipient': a client's own token, which carries no scope. */
-export type Access = 'read' | 'write' | 'fdx' | 'recipient';
+import type { Access } from '../routing/route-spec.js';
 
 /**
  * Reads need read_only or read_write, writes need read_write (docs/api.md, "Credentials").

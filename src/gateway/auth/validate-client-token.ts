@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
-import { unauthorized } from '../problems.js';
-import { environmentOf } from '../environment.js';
+import { unauthorized } from '../routing/problems.js';
+import { environmentOf } from '../routing/environment.js';
 
 /**
  * The FDX Consent API's credential (docs/bank-data.md, "Consent API"): a data recipient's own

@@ -1,11 +1,11 @@
 import type { Middleware } from 'koa';
 import type { Db } from '../../db/database.js';
 import { narrowToRole } from '../../accounts/scopes.js';
-import { unauthorized } from '../problems.js';
-import { environmentOf } from '../environment.js';
+import { unauthorized } from '../routing/problems.js';
+import { environmentOf } from '../routing/environment.js';
 import { UseThrottle } from '../../audit/use-throttle.js';
 import { consentStatus, type FdxConsentResource } from '../../authorizations/fdx-consent.js';
-import type { HeldFdxConsent } from './caller.js';
+import type { HeldFdxConsent } from '../routing/caller.js';
 import { touchApiKey, touchAuthorization, type AccessTokenRow } from './credential-repository.js';
 import { wrongEnvironmentDetail } from './wrong-environment.js';
 

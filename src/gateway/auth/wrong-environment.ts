@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { hashId } from '../../db/provider-store.js';
 import type { Environment } from '../../db/schema.js';
-import { apiKeyEnvironment, apiKeyPrefix } from '../api-keys/format.js';
+import { apiKeyEnvironment, apiKeyPrefix } from '../../api-keys/format.js';
 import { accessTokenStoredIn } from './credential-repository.js';
 
 const OTHER: Record<Environment, Environment> = { production: 'sandbox', sandbox: 'production' };

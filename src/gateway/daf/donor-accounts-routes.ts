@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { inTransaction } from '../../db/executor.js';
-import { decodeCursor, listPage } from '../pagination.js';
-import { resourceNotFound } from '../problems.js';
-import { defineRoute } from '../route-spec.js';
-import { findDonorAccount, listDonorAccounts } from './donor-accounts-repository.js';
-import { createDonorAccount, setDonorAccountDisabled, updateDonorAccountFields } from './donor-accounts-service.js';
+import { decodeCursor, listPage } from '../routing/pagination.js';
+import { resourceNotFound } from '../routing/problems.js';
+import { defineRoute } from '../routing/route-spec.js';
+import { findDonorAccount, listDonorAccounts } from '../../daf/donor-accounts-repository.js';
+import { createDonorAccount, setDonorAccountDisabled, updateDonorAccountFields } from '../../daf/donor-accounts-service.js';
 import { metadataSchema, pageParams } from './list-params.js';
-import { dafScope } from './scope.js';
-import { donorAccountView } from './views.js';
+import { dafScope } from '../../daf/scope.js';
+import { donorAccountView } from '../../daf/views.js';
 
 const DonorAccount = z.object({
   id: z.string(),

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { decodeCursor, listPage } from '../pagination.js';
-import { resourceNotFound } from '../problems.js';
-import { defineRoute } from '../route-spec.js';
-import { findGivingPool, findGrantRequest, listGivingPools, listGrantRequests } from './grant-requests-repository.js';
-import { rejectGrantRequest, submitGrantRequest } from './grant-requests-service.js';
+import { decodeCursor, listPage } from '../routing/pagination.js';
+import { resourceNotFound } from '../routing/problems.js';
+import { defineRoute } from '../routing/route-spec.js';
+import { findGivingPool, findGrantRequest, listGivingPools, listGrantRequests } from '../../daf/grant-requests-repository.js';
+import { rejectGrantRequest, submitGrantRequest } from '../../daf/grant-requests-service.js';
 import { pageParams } from './list-params.js';
-import { dafScope } from './scope.js';
-import { givingPoolView, grantRequestView } from './views.js';
+import { dafScope } from '../../daf/scope.js';
+import { givingPoolView, grantRequestView } from '../../daf/views.js';
 
 const GivingPool = z.object({ id: z.string(), name: z.string(), donor_account_id: z.string(), created_at: z.string(), updated_at: z.string(), metadata: z.record(z.string(), z.string()) });
 const GrantRequest = z.object({

@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import { decodeCursor, listPage } from '../pagination.js';
-import { resourceNotFound } from '../problems.js';
-import { defineRoute } from '../route-spec.js';
-import { findDonorAccount } from './donor-accounts-repository.js';
+import { decodeCursor, listPage } from '../routing/pagination.js';
+import { resourceNotFound } from '../routing/problems.js';
+import { defineRoute } from '../routing/route-spec.js';
+import { findDonorAccount } from '../../daf/donor-accounts-repository.js';
 import { metadataSchema, pageParams } from './list-params.js';
-import { dafScope } from './scope.js';
-import { findToken, listTokens } from './tokens-repository.js';
-import { createToken, MAX_TOKEN_TTL_SECONDS, MIN_TOKEN_TTL_SECONDS, revokeToken, verifyCode } from './tokens-service.js';
-import { authorizationTokenView, donorAccountView } from './views.js';
+import { dafScope } from '../../daf/scope.js';
+import { findToken, listTokens } from '../../daf/tokens-repository.js';
+import { createToken, MAX_TOKEN_TTL_SECONDS, MIN_TOKEN_TTL_SECONDS, revokeToken, verifyCode } from '../../daf/tokens-service.js';
+import { authorizationTokenView, donorAccountView } from '../../daf/views.js';
 
 const Token = z.object({
   id: z.string(),

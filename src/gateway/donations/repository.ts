@@ -2,7 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { runPrepared } from '../../db/prepared-statements.js';
 import type { DonationsTable, Environment } from '../../db/schema.js';
-import type { Cursor } from '../../db/keyset.js';
+import { beforeCursor, type Cursor } from '../../db/keyset.js';
 
 export interface DonationFilters {
   paymentSourceIds?: string[];
@@ -33,7 +33,7 @@ export function listDonations(db: Db, scope: { organizationId: string; environme
     .$if(dafpayTrackingId !== undefined, (q) => q.where('dafpay_tracking_id', '=', dafpayTrackingId!))
     .$if(createdAfter !== undefined, (q) => q.where('created_at', '>', createdAfter!))
     .$if(createdBefore !== undefined, (q) => q.where('created_at', '<', createdBefore!))
-    .$if(cursor !== undefined, (q) => q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(cursor!.createdAt, cursor!.id))))
+    .$if(cursor !== undefined, (q) => q.where(beforeCursor(cursor!)))
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit + 1);

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { decodeCursor, listPage } from '../pagination.js';
-import { resourceNotFound } from '../problems.js';
-import { defineRoute } from '../route-spec.js';
-import type { ApiVersion } from '../versions.js';
+import { decodeCursor, listPage } from '../routing/pagination.js';
+import { resourceNotFound } from '../routing/problems.js';
+import { defineRoute } from '../routing/route-spec.js';
+import type { ApiVersion } from '../routing/versions.js';
 import { findDonation, listDonations, type DonationRow } from './repository.js';
 
 const Address = z.object({ line1: z.string(), line2: z.string().optional(), city: z.string(), state: z.string(), postal_code: z.string(), country: z.string() });

@@ -1,27 +1,14 @@
 import { z } from 'zod';
-import type { Caller } from '../auth/caller.js';
-import { decodeCursor, listPage } from '../pagination.js';
-import { resourceNotFound } from '../problems.js';
+import type { Caller } from '../routing/caller.js';
+import { decodeCursor, listPage } from '../routing/pagination.js';
+import { resourceNotFound } from '../routing/problems.js';
 import { invalid } from '../../errors/domain-error.js';
-import { defineRoute } from '../route-spec.js';
-import type { ApiVersion } from '../versions.js';
-import { findEvent, findSubscription, listEvents, listSubscriptions, type EventRow, type SubscriptionRow } from './repository.js';
-import { apiActor } from './actor.js';
-import { changeSubscriptionStatus, subscribe } from './subscriptions-service.js';
-
-/** The published EventCategory enum (this product emits the six DAF kinds). */
-export const EVENT_CATEGORIES = [
-  'grant.created', 'grant.updated', 'unintegrated_grant.created', 'unintegrated_grant.updated', 'donor_account.created', 'donor_account.updated',
-  'authorization_token.created', 'authorization_token.updated', 'grant_request.created', 'grant_request.updated', 'disbursement.created',
-  'disbursement.updated', 'inbound_transfer.created', 'inbound_transfer.updated', 'donation.created', 'donation.updated', 'deposit.created',
-  'deposit.updated', 'verification_request.created', 'verification_request.updated',
-] as const;
-
-/**
- * The donor-account kinds came with the DAF APIs (May 2026): 2026-01-15's EventCategory has none of
- * them. They are the kinds this product emits.
- */
-export const DAF_KINDS: readonly string[] = ['donor_account.created', 'donor_account.updated', 'authorization_token.created', 'authorization_token.updated', 'grant_request.created', 'grant_request.updated'];
+import { defineRoute } from '../routing/route-spec.js';
+import type { ApiVersion } from '../routing/versions.js';
+import { findEvent, findSubscription, listEvents, listSubscriptions, type EventRow, type SubscriptionRow } from '../../events/repository.js';
+import { apiActor } from '../../events/actor.js';
+import { changeSubscriptionStatus, subscribe } from '../../events/subscriptions-service.js';
+import { DAF_KINDS, EVENT_CATEGORIES } from '../../events/categories.js';
 
 /**
  * Each version's published EventCategory. Under 2026-01-15 the events and subscriptions of

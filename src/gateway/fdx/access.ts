@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import type { Caller } from '../auth/caller.js';
+import type { Caller } from '../routing/caller.js';
 import { findAccount, type AccountRow, type Scope } from './accounts-repository.js';
 import { consentedAccountIds } from './consent-scope.js';
 import { isUuid } from './paging.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { API_VERSIONS } from '../versions.js';
-import { defineRoute } from '../route-spec.js';
+import { API_VERSIONS } from '../routing/versions.js';
+import { defineRoute } from '../routing/route-spec.js';
 import { accountActivityTotals, countAccounts, findAccount, findOrganization, listAccounts } from './accounts-repository.js';
 import { checkPageKey, requireAccount, scopeOf } from './access.js';
 import { fdxPage, limitParam, pageKeyParam } from './paging.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Db } from '../../db/database.js';
-import type { Caller } from '../auth/caller.js';
+import type { Caller } from '../routing/caller.js';
 import type { Window } from './activity-repository.js';
 import { checkPageKey, requireAccount } from './access.js';
 import { lookbackStart } from './consent-scope.js';

@@ -4,8 +4,8 @@ import { findConsentOfRecipient, revokeFdxConsent, type RevocationOutcome } from
 import type { FdxConsent } from '../../authorizations/fdx-consent.js';
 import type { Db } from '../../db/database.js';
 import { DomainError, notFound } from '../../errors/domain-error.js';
-import type { Recipient } from '../auth/caller.js';
-import { defineRoute } from '../route-spec.js';
+import type { Recipient } from '../routing/caller.js';
+import { defineRoute } from '../routing/route-spec.js';
 import { FDX_ROUTE } from './account-routes.js';
 import { findConsentParties } from './consent-parties-repository.js';
 import { ConsentGrant, ConsentRevocationList, ConsentRevocationRequest, toConsentGrant, toRevocationList } from './consent-shapes.js';

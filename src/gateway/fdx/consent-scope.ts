@@ -1,6 +1,6 @@
 import type { FdxDataCluster, FdxResourceType } from '../../authorizations/fdx-consent-request.js';
-import type { Caller, HeldFdxConsent } from '../auth/caller.js';
-import type { RouteSpec } from '../route-spec.js';
+import type { Caller, HeldFdxConsent } from '../routing/caller.js';
+import type { RouteSpec } from '../routing/route-spec.js';
 import { clusterNotConsented } from './problems.js';
 
 /**

@@ -1,4 +1,4 @@
-import { defineRoute } from '../route-spec.js';
+import { defineRoute } from '../routing/route-spec.js';
 import { findOrganization } from './accounts-repository.js';
 import { FDX_ROUTE } from './account-routes.js';
 import { customerNotFound } from './problems.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineRoute } from '../route-spec.js';
+import { defineRoute } from '../routing/route-spec.js';
 import { findOrganization } from './accounts-repository.js';
 import { countStatements, findStatement, listStatements, statementBelongsTo } from './activity-repository.js';
 import { ActivityQuery, listAccountActivity } from './activity-list.js';
@@ -10,8 +10,8 @@ import { lookbackStart } from './consent-scope.js';
 import { isoDate } from './dates.js';
 import { customerNotFound, statementNotFound } from './problems.js';
 import { ListStatementsResponse, toStatement } from './shapes.js';
-import { loadStatementContent } from './statements/content.js';
-import { chooseFormat, STATEMENT_FORMATS } from './statements/formats.js';
+import { loadStatementContent } from './statement-content.js';
+import { chooseFormat, STATEMENT_FORMATS } from './statement-formats.js';
 
 const statements = { belongsTo: statementBelongsTo, list: listStatements, count: countStatements };
 

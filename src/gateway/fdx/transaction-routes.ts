@@ -1,4 +1,4 @@
-import { defineRoute } from '../route-spec.js';
+import { defineRoute } from '../routing/route-spec.js';
 import { countTransactions, listTransactions, transactionBelongsTo } from './activity-repository.js';
 import { AccountParams, FDX_ROUTE } from './account-routes.js';
 import { ActivityQuery, listAccountActivity } from './activity-list.js';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { decodeCursor, listPage } from '../pagination.js';
-import { resourceNotFound } from '../problems.js';
+import { decodeCursor, listPage } from '../routing/pagination.js';
+import { resourceNotFound } from '../routing/problems.js';
 import { invalid } from '../../errors/domain-error.js';
-import { defineRoute } from '../route-spec.js';
+import { defineRoute } from '../routing/route-spec.js';
 import { connectBelongsTo, findGrant, listGrants, type GrantRow } from './repository.js';
 
 const Grant = z.object({

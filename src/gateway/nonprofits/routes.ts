@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { parseEin } from '../../accounts/ein.js';
-import { resourceNotFound } from '../problems.js';
+import { resourceNotFound } from '../routing/problems.js';
 import { invalid } from '../../errors/domain-error.js';
-import { defineRoute } from '../route-spec.js';
+import { defineRoute } from '../routing/route-spec.js';
 import { findNonprofitByEin, hasStaff } from './repository.js';
 
 const Nonprofit = z.object({

@@ -1,0 +1,116 @@
+import type { Db } from '../db/database.js';
+import { renderMail } from '../mail/render.js';
+import { inTransaction } from '../db/executor.js';
+import type { Environment } from '../db/schema.js';
+import { parseEin } from '../accounts/ein.js';
+import { conflict, invalid, notFound, precondition } from '../errors/domain-error.js';
+import { findOrganizationOfKind } from '../accounts/repository.js';
+import { prefixedId } from '../db/ids.js';
+import type { KeyedHasher } from '../keys/server-keys.js';
+import type { MailReceipt, MailSender } from '../mail/sender.js';
+import { emitEvent } from '../webhooks/outbox.js';
+import { findDonorAccountByEmail } from './donor-accounts-repository.js';
+import { createDonorAccount } from './donor-accounts-service.js';
+import { findGrantRequest, findOrCreateGivingPool, insertGrantRequest, updateGrantRequest, type GrantRequestChanges, type GrantRequestRow } from './grant-requests-repository.js';
+import type { DafScope } from './scope.js';
+import { issueToken } from './tokens-service.js';
+
+type Row = GrantRequestRow;
+
+async function decide(db: Db, scope: DafScope, id: string, change: (row: Row) => GrantRequestChanges): Promise<Row> {
+  return inTransaction(db, async (trx) => {
+    const row = await findGrantRequest(trx, scope, id, true);
+    if (!row) throw notFound('The grant request was not found.');
+    if (row.status === 'submitted' || row.status === 'rejected') throw conflict(`The grant request is already ${row.status}.`);
+    const updated = await updateGrantRequest(trx, id, change(row));
+    await emitEvent(trx, { environment: scope.environment, organizationId: scope.fundProviderId, category: 'grant_request.updated', objectId: id, objectType: 'grant_request' });
+    return updated;
+  });
+}
+
+/** The provider has submitted the grant in its system: pending → submitted (412 while the account is undecided). */
+export function submitGrantRequest(db: Db, scope: DafScope, id: string, input: { external_grant_id?: string; comment?: string }): Promise<Row> {
+  return decide(db, scope, id, (row) => {
+    if (row.status === 'awaiting_account_decision') throw precondition('The donor account is not approved yet; the grant request is awaiting the account decision.');
+    return { status: 'submitted', external_grant_id: input.external_grant_id ?? null, comment: input.comment ?? null };
+  });
+}
+
+/** The provider will not process the grant; the donor account is unaffected. */
+export function rejectGrantRequest(db: Db, scope: DafScope, id: string, input: { reason?: string }): Promise<Row> {
+  return decide(db, scope, id, () => ({ status: 'rejected', rejection_reason: input.reason ?? null }));
+}
+
+export interface DonorGrantRequest {
+  fundProviderEin: string;
+  environment: Environment;
+  email: string;
+  nonprofitEin: string;
+  amountCents: number;
+  frequency?: 'one_time' | 'monthly' | 'quarterly' | 'annual';
+  givingPool?: string;
+  formUrl?: string;
+  purpose?: string;
+  note?: string;
+  donorName?: string;
+}
+
+/**
+ * A grant request arriving from the donor side (outside this product; `admin daf
+ * submit-grant-request` stands in). A donor without an approved account gets a pending
+ * account and a one-time code by e-mail, which they give to the provider to verify.
+ */
+export async function submitFromDonor(db: Db, mail: MailSender, keys: KeyedHasher, input: DonorGrantRequest) {
+  const providerEin = parseEin(input.fundProviderEin);
+  const nonprofitEin = parseEin(input.nonprofitEin);
+  if (!providerEin || !nonprofitEin) throw invalid('EINs must be written 12-3456789 or 123456789');
+  if (!Number.isInteger(input.amountCents) || input.amountCents <= 0) throw invalid('the amount must be a positive number of cents');
+  const provider = await findOrganizationOfKind(db, providerEin, 'fund_provider');
+  if (!provider) throw notFound(`no fund provider with EIN ${input.fundProviderEin}`);
+  const nonprofit = await findOrganizationOfKind(db, nonprofitEin, 'nonprofit');
+  const scope = { environment: input.environment, fundProviderId: provider.id };
+  const email = input.email.trim().toLowerCase();
+
+  const result = await inTransaction(db, async (trx) => {
+    const account = (await findDonorAccountByEmail(trx, scope, email)) ?? (await createDonorAccount(trx, scope, { donor: { email } }));
+    const pool = input.givingPool ? await findOrCreateGivingPool(trx, scope, account.id, input.givingPool) : undefined;
+    const request = await insertGrantRequest(trx, {
+      id: prefixedId('grant_req'),
+      environment: input.environment,
+      fund_provider_id: provider.id,
+      donor_account_id: account.id,
+      giving_pool_id: pool?.id ?? null,
+      status: account.status === 'approved' ? 'pending' : 'awaiting_account_decision',
+      ein: nonprofitEin,
+      nonprofit_name: nonprofit?.name ?? null,
+      amount_cents: input.amountCents,
+      frequency: input.frequency ?? 'one_time',
+      form_url: input.formUrl ?? 'https://example.org/donate',
+      purpose: input.purpose ?? null,
+      note: input.note ?? null,
+      donor_contact: JSON.stringify({ ...(input.donorName ? { name: input.donorName } : {}), email }),
+    });
+    await emitEvent(trx, { ...scope, organizationId: provider.id, category: 'grant_request.created', objectId: request.id, objectType: 'grant_request' });
+    const token = account.status === 'pending' ? await issueToken(trx, keys, scope, account) : undefined;
+    return { account, request, token };
+  });
+  // Mail goes out only once the change is committed. `emailed` is what the sender answered,
+  // never inferred: true only once it took the message (docs/api.md, donor-advised funds).
+  let receipt: MailReceipt | undefined;
+  if (result.token) {
+    receipt = await mail
+      .send({ to: email, ...renderMail('daf-code', { provider: provider.name, code: result.token.code, expires: result.token.row.expires_at.toISOString().slice(0, 10) }) })
+      .catch((error: Error) => {
+        // The request stands; asking again sends a new code for the same pending account.
+        throw new Error(`grant request ${result.request.id} recorded, but its verification code was not e-mailed (submit again to send a new one): ${error.message}`);
+      });
+  }
+  return {
+    donor_account_id: result.account.id,
+    grant_request_id: result.request.id,
+    authorization_token_id: result.token?.row.id ?? null,
+    emailed: receipt !== undefined,
+    /** How the code left: `smtp`, or `dev_table` (the dev profile's outbound_mail, `admin mail list`); null when no code was due. */
+    mail_via: receipt?.via ?? null,
+  };
+}
