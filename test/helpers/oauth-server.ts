@@ -7,6 +7,7 @@ import { addOrganization, addUser } from '../../src/accounts/service.js';
 import { addMember } from '../../src/accounts/memberships.js';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
 import { testApp, type TestApp } from './app.js';
+import { requestScope } from './statement-probe.js';
 import type { Logger } from '../../src/logging/logger.js';
 
 const closeServer = (server: http.Server) =>
@@ -88,7 +89,8 @@ export async function startOAuthServer(db: Db, overrides: Record<string, unknown
   // Background chores run as in `npm start`: clients-file polling, key watcher, sweeper.
   test.runtime.start();
   const handler = test.app.callback();
-  for (const server of servers) server.on('request', handler);
+  // Each request's statements are told from the background chores' (StatementProbe's inRequest).
+  for (const server of servers) server.on('request', (req, res) => requestScope.run({ method: req.method ?? '', url: req.url ?? '' }, () => handler(req, res)));
   return {
     ...test,
     db,

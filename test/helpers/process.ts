@@ -7,6 +7,7 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import { PROJECT_ROOT } from '../../src/config/paths.js';
 import { embeddedPgdata } from '../../src/embedded-postgres/location.js';
+import { registerDataDir } from './leftover-postgres.js';
 import { removeRelocatedPgdata } from './relocated-pgdata.js';
 
 /**
@@ -72,6 +73,7 @@ export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS
 export function makeDataDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'almoner-e2e-'));
   fs.chmodSync(dir, 0o755);
+  registerDataDir(dir);
   return dir;
 }
 
