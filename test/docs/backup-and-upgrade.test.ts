@@ -103,7 +103,7 @@ describe('rolling upgrades (docs/operations.md)', () => {
     // Starting now, this build is the older one: it refuses, and says which migration it lacks.
     const late = spawnServer({ env });
     servers.push(late);
-    const status = await late.waitExit(45_000);
+    const status = await late.waitExit(90_000);
     expect(status.code, late.output()).toBe(1);
     const refusal = documentedMessage('corrupted migrations:').replace('<name>', added);
     expect(late.stderr, late.output()).toContain(refusal);
@@ -111,7 +111,7 @@ describe('rolling upgrades (docs/operations.md)', () => {
 
     // The running one still serves after all that.
     expect((await request(`${running.urls.api}/readyz`)).status).toBe(200);
-  }, 120_000);
+  }, 300_000);
 });
 
 /** The major version of a PostgreSQL client tool on the PATH (`pg_dump (PostgreSQL) 15.20 …` → 15). */
@@ -224,8 +224,8 @@ describe('backups (docs/operations.md)', () => {
     // With another key: refused at start, saying which key is wrong.
     const wrongKey = spawnServer({ env: { ...copyEnv, ALMONER_SECRETS_KEY: OTHER_SECRETS_KEY } });
     servers.push(wrongKey);
-    const status = await wrongKey.waitExit(45_000);
+    const status = await wrongKey.waitExit(90_000);
     expect(status.code, wrongKey.output()).not.toBe(0);
     expect(wrongKey.stderr, wrongKey.output()).toContain(documentedMessage('a stored secret cannot be decrypted'));
-  }, 180_000);
+  }, 400_000);
 });

@@ -291,8 +291,10 @@ export class ServerProcess {
   /**
    * Waits for the ready file (the server writes it once every listener is bound), then polls
    * GET /readyz until 200 at `probe(ready)`, by default its API URL. Fails early if the process exits.
+   * The time limit guards against a server that never gets ready, it is not a speed check: a
+   * start compiles the TypeScript (tsx) and migrates, which takes a minute on a loaded 2-core host.
    */
-  async waitReady(timeoutMs = 45_000, probe: (ready: ReadyInfo) => string = (ready) => ready.urls.api): Promise<void> {
+  async waitReady(timeoutMs = 90_000, probe: (ready: ReadyInfo) => string = (ready) => ready.urls.api): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     let last = 'no ready file yet';
     for (;;) {
