@@ -26,7 +26,10 @@ async function listenOnFreePorts(count: number): Promise<http.Server[]> {
       const server = http.createServer();
       return new Promise<http.Server>((resolve, reject) => {
         server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => {
+        // A backlog above the floods the tests send at once (a thousand requests, each on a
+        // connection of its own): with Node's default of 511, a loaded host accepts too slowly,
+        // the kernel drops the surplus connection attempts, and the client's connect times out.
+        server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => {
           server.off('error', reject);
           resolve(server);
         });
