@@ -60,9 +60,13 @@ export class StatementProbe implements KyselyPlugin {
     this.probed = [];
   }
 
-  /** Statements that touched the provider's rows, our authorizations or the audit trail. */
+  /**
+   * Statements an HTTP request issued that touched the provider's rows, our authorizations or
+   * the audit trail (the sweeper's timer, which deletes expired provider rows on the same
+   * database handle, is not a request's).
+   */
   tokenStatements(): string[] {
-    return this.statements.filter((s) => /oidc_models|oauth_authorizations|audit_events/.test(s));
+    return this.probed.filter((s) => s.inRequest && /oidc_models|oauth_authorizations|audit_events/.test(s.text)).map((s) => s.text);
   }
 
   /** Reads of one provider model's rows (the adapter's find by id, or a read naming the model in its text). */
