@@ -10,8 +10,12 @@ import { embeddedPgdata } from '../../src/embedded-postgres/location.js';
  * also recorded in the run's list (registerDataDir), which the global teardown sweeps.
  */
 
-/** Environment variable naming the run's list of data directories (set by test/global-setup.ts). */
-export const DATA_DIRS_FILE_ENV = 'ALMONER_TEST_DATA_DIRS_FILE';
+/**
+ * Environment variable naming the run's list of data directories (set by test/global-setup.ts).
+ * Not ALMONER_*: the dev profile refuses an ALMONER_* variable it does not know, and this one
+ * reaches the processes the tests start.
+ */
+export const DATA_DIRS_FILE_ENV = 'TEST_RUN_ALMONER_DATA_DIRS';
 
 function postmasterPidIn(dataDir: string): number | undefined {
   try {
