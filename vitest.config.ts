@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // ALMONER_TEST_REPORT=<file> adds vitest's JSON report (CI reads it for its closing line and to
@@ -17,6 +18,11 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Each file gets its own database cloned from a migrated template (test/helpers/database.ts).
     fileParallelism: true,
+    // vitest's default is one worker fewer than the cores: one file at a time on a 2-core
+    // machine. A file spends most of its time waiting on PostgreSQL and on the servers and
+    // Chromium it drives, so three files at a time keep two cores busy. VITEST_MAX_WORKERS
+    // (vitest's own variable) still overrides it.
+    maxWorkers: Math.max(3, os.availableParallelism() - 1),
     ...(jsonReport ? { reporters: ['default', 'json'], outputFile: { json: jsonReport } } : {}),
   },
 });

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
@@ -7,6 +8,8 @@ import { MIGRATIONS_DIR, PROJECT_ROOT } from '../src/config/paths.js';
 import { createDatabase } from '../src/db/database.js';
 import { openEmbeddedPostgres } from '../src/embedded-postgres/server.js';
 import { migrateToLatest } from '../src/db/migrator.js';
+import { DATA_DIRS_FILE_ENV, registeredDataDirs, stopPostmasterSync } from './helpers/leftover-postgres.js';
+import { removeRelocatedPgdata } from './helpers/relocated-pgdata.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -40,17 +43,59 @@ async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>)
 }
 
 /**
+ * Stops every embedded PostgreSQL still running in a data directory the run's tests made, and
+ * removes those directories: a test that failed before its own teardown, or a worker that
+ * died, must not leave a PostgreSQL running after the run (test/helpers/leftover-postgres.ts).
+ */
+function sweepDataDirs(runDir: string): void {
+  for (const dir of registeredDataDirs(path.join(runDir, 'data-dirs'))) {
+    try {
+      stopPostmasterSync(dir);
+      removeRelocatedPgdata(dir);
+      fs.rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // one directory's failure must not keep the others running
+    }
+  }
+  fs.rmSync(runDir, { recursive: true, force: true });
+}
+
+/**
  * Finds the Postgres server (DATABASE_URL, or an embedded PostgreSQL the run starts under
  * data/test-cluster), and makes sure a template database migrated to the current migrations
  * exists. Each test file then clones it, which is far faster than migrating per file.
+ * The teardown it returns stops that embedded PostgreSQL and any a test left running.
  */
 export default async function setup(project: TestProject) {
-  let adminUrl = process.env.DATABASE_URL;
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'almoner-test-run-'));
+  // Inherited by the test workers (and the processes they start), which record their data directories in it.
+  process.env[DATA_DIRS_FILE_ENV] = path.join(runDir, 'data-dirs');
   let release = async () => undefined as void;
+  const teardown = async () => {
+    try {
+      await release();
+    } finally {
+      sweepDataDirs(runDir);
+    }
+  };
+  try {
+    await prepare(project, (stop) => {
+      release = stop;
+    });
+  } catch (error) {
+    await teardown();
+    throw error;
+  }
+  return teardown;
+}
+
+async function prepare(project: TestProject, onRelease: (stop: () => Promise<void>) => void): Promise<void> {
+  let adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) {
-    const postgres = await openEmbeddedPostgres({ dataDir: path.join(PROJECT_ROOT, 'data', 'test-cluster'), stopWhenUnused: 'always' });
+    const testCluster = path.join(PROJECT_ROOT, 'data', 'test-cluster');
+    const postgres = await openEmbeddedPostgres({ dataDir: testCluster, stopWhenUnused: 'always' });
     adminUrl = postgres.adminUrl;
-    release = () => postgres.release();
+    onRelease(() => postgres.release());
   }
   const template = `almoner_tpl_${migrationsHash()}`;
   await withClient(adminUrl, async (client) => {
@@ -78,5 +123,4 @@ export default async function setup(project: TestProject) {
   });
   project.provide('adminUrl', adminUrl);
   project.provide('templateDb', template);
-  return release;
 }

@@ -6,8 +6,10 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { MIGRATIONS_DIR, PROJECT_ROOT } from '../../src/config/paths.js';
+import { createDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { openEmbeddedPostgres, type EmbeddedPostgres } from '../../src/embedded-postgres/server.js';
+import { createTestDatabase, queryOnce, type TestDatabase } from '../helpers/database.js';
 import { childEnv, expectOneLineFailure, makeDataDir, removeDataDir, request, runCli, runCliJson, spawnServer, startServer, type ServerProcess } from '../helpers/process.js';
 import { fencedBlocks } from './markdown.js';
 
@@ -26,6 +28,7 @@ const databases: TestDatabase[] = [];
 const dataDirs: string[] = [];
 const servers: ServerProcess[] = [];
 const restored: string[] = [];
+const clusters: EmbeddedPostgres[] = [];
 let scratch: string | undefined;
 
 afterEach(async () => {
@@ -34,6 +37,7 @@ afterEach(async () => {
 
 afterAll(async () => {
   for (const database of databases) await database.drop();
+  for (const cluster of clusters) await cluster.release().catch(() => undefined);
   for (const dir of dataDirs) await removeDataDir(dir);
   const admin = new pg.Client({ connectionString: inject('adminUrl') });
   await admin.connect();
@@ -99,7 +103,7 @@ describe('rolling upgrades (docs/operations.md)', () => {
     // Starting now, this build is the older one: it refuses, and says which migration it lacks.
     const late = spawnServer({ env });
     servers.push(late);
-    const status = await late.waitExit(45_000);
+    const status = await late.waitExit(90_000);
     expect(status.code, late.output()).toBe(1);
     const refusal = documentedMessage('corrupted migrations:').replace('<name>', added);
     expect(late.stderr, late.output()).toContain(refusal);
@@ -107,15 +111,77 @@ describe('rolling upgrades (docs/operations.md)', () => {
 
     // The running one still serves after all that.
     expect((await request(`${running.urls.api}/readyz`)).status).toBe(200);
-  }, 120_000);
+  }, 300_000);
 });
+
+/** The major version of a PostgreSQL client tool on the PATH (`pg_dump (PostgreSQL) 15.20 …` → 15). */
+function clientMajor(tool: string): number | undefined {
+  const match = /\(PostgreSQL\) (\d+)/.exec(spawnSync(tool, ['--version'], { encoding: 'utf8' }).stdout ?? '');
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * The server binaries (initdb, pg_ctl, postgres) of one PostgreSQL major version, where
+ * Debian and Ubuntu install them (package postgresql-<major>), or beside the client tools.
+ */
+function serverBinariesOf(major: number): { initdb: string; pg_ctl: string; postgres: string } | undefined {
+  const onPath = spawnSync('sh', ['-c', 'command -v pg_dump'], { encoding: 'utf8' }).stdout.trim();
+  const dirs = [`/usr/lib/postgresql/${major}/bin`, ...(onPath ? [path.dirname(fs.realpathSync(onPath))] : [])];
+  for (const dir of dirs) {
+    const binaries = { initdb: path.join(dir, 'initdb'), pg_ctl: path.join(dir, 'pg_ctl'), postgres: path.join(dir, 'postgres') };
+    const version = spawnSync(binaries.postgres, ['--version'], { encoding: 'utf8' }).stdout ?? '';
+    if (Object.values(binaries).every((file) => fs.existsSync(file)) && new RegExp(`\\(PostgreSQL\\) ${major}\\.`).test(version)) return binaries;
+  }
+  return undefined;
+}
+
+/**
+ * Where the backup block runs: the run's PostgreSQL, when the client tools on the PATH are
+ * of its major version or newer (pg_dump refuses a newer server). Otherwise (the embedded
+ * PostgreSQL, newer than a distribution's client tools) a PostgreSQL of the client tools'
+ * own major version, started for this test from that version's server binaries, as a
+ * reader's backup would run against a server their pg_dump can read.
+ */
+async function backupDatabase(): Promise<{ adminUrl: string; database: { name: string; url: string }; env: Record<string, string> }> {
+  const adminUrl = inject('adminUrl');
+  const [{ major }] = (await queryOnce(adminUrl, "select current_setting('server_version_num')::int / 10000 as major")) as [{ major: number }];
+  const tools = clientMajor('pg_dump');
+  expect(tools, 'pg_dump --version names its PostgreSQL version').toBeDefined();
+  if (tools! >= major) {
+    const { database, env } = await serverEnv();
+    return { adminUrl, database, env };
+  }
+  const binaries = serverBinariesOf(tools!);
+  expect(
+    binaries,
+    `pg_dump ${tools} cannot dump the run's PostgreSQL ${major}: install the client tools of PostgreSQL ${major} or newer, ` +
+      `or the server of PostgreSQL ${tools} (Debian and Ubuntu: postgresql-${tools}), which this test then runs for the backup`,
+  ).toBeDefined();
+  const dataDir = makeDataDir();
+  dataDirs.push(dataDir);
+  const cluster = await openEmbeddedPostgres({ dataDir, stopWhenUnused: 'always', binaries: binaries!, relocationRoot: path.join(dataDir, 'relocated') });
+  clusters.push(cluster);
+  const db = createDatabase({ url: cluster.url, poolMax: 1 });
+  try {
+    await migrateToLatest(db);
+  } finally {
+    await db.destroy();
+  }
+  const serverDataDir = makeDataDir();
+  dataDirs.push(serverDataDir);
+  return {
+    adminUrl: cluster.adminUrl,
+    database: { name: new URL(cluster.url).pathname.slice(1), url: cluster.url },
+    env: { DATABASE_URL: cluster.url, ALMONER_DATA_DIR: serverDataDir, ALMONER_DEMO_DATA: 'false', ALMONER_SECRETS_KEY: SECRETS_KEY },
+  };
+}
 
 describe('backups (docs/operations.md)', () => {
   it('the documented block restores a running server\'s database; the copy serves with the same secrets key, and another key is refused', async () => {
     const missing = ['pg_dump', 'pg_restore', 'createdb'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0);
     expect(missing, 'the backup example needs the PostgreSQL client tools on the PATH').toEqual([]);
 
-    const { database, env } = await serverEnv();
+    const { adminUrl, database, env } = await backupDatabase();
     const original = await started(env);
     await runCliJson(['orgs', 'add', '--ein', '12-3456780', '--name', 'Backed Up'], { env });
     const kids = await publishedKids(original);
@@ -126,9 +192,9 @@ describe('backups (docs/operations.md)', () => {
     const block = fencedBlocks(text).find((b) => b.body.includes('pg_dump --format=custom'));
     expect(block, 'docs/operations.md has the backup block').toBeDefined();
     const name = `${database.name}_restored`;
-    restored.push(name);
+    if (adminUrl === inject('adminUrl')) restored.push(name); // else it goes with the test's own PostgreSQL
     expect(block!.body).toContain('almoner_restored');
-    const admin = new URL(inject('adminUrl'));
+    const admin = new URL(adminUrl);
     const result = spawnSync('bash', ['-euo', 'pipefail', '-c', block!.body.replaceAll('almoner_restored', name)], {
       cwd: fs.mkdtempSync(path.join(scratchDir(), 'dump-')),
       env: childEnv({
@@ -158,8 +224,8 @@ describe('backups (docs/operations.md)', () => {
     // With another key: refused at start, saying which key is wrong.
     const wrongKey = spawnServer({ env: { ...copyEnv, ALMONER_SECRETS_KEY: OTHER_SECRETS_KEY } });
     servers.push(wrongKey);
-    const status = await wrongKey.waitExit(45_000);
+    const status = await wrongKey.waitExit(90_000);
     expect(status.code, wrongKey.output()).not.toBe(0);
     expect(wrongKey.stderr, wrongKey.output()).toContain(documentedMessage('a stored secret cannot be decrypted'));
-  }, 180_000);
+  }, 400_000);
 });

@@ -17,7 +17,9 @@ import { documentationFiles, fencedBlocks, isRunnable, type FencedBlock } from '
  */
 
 const TOOLS = ['bash', 'curl', 'openssl', 'jq'];
-const SCRIPT_TIMEOUT_MS = 150_000;
+// A guard against a hung block, not a speed check: a file of blocks that each start the admin CLI
+// (`npm run admin`, a Node process compiling TypeScript) takes minutes on a loaded 2-core host.
+const SCRIPT_TIMEOUT_MS = 300_000;
 
 const documents = documentationFiles()
   .map((file) => ({ file, blocks: fencedBlocks(fs.readFileSync(path.join(PROJECT_ROOT, file), 'utf8')).filter(isRunnable) }))

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EmbeddedPostgresError, embeddedPgdata, openEmbeddedPostgres } from '../../src/embedded-postgres/server.js';
+import { registerDataDir, stopPostmasterSync } from '../helpers/leftover-postgres.js';
 
 /**
  * When initdb or pg_ctl fails, the error says what the tool said (its stderr; else its stdout
@@ -13,7 +14,10 @@ import { EmbeddedPostgresError, embeddedPgdata, openEmbeddedPostgres } from '../
 
 const made: string[] = [];
 afterAll(() => {
-  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+  for (const dir of made) {
+    stopPostmasterSync(dir);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 /** A fresh directory the `postgres` OS user can traverse too, removed after the file. */
@@ -21,6 +25,7 @@ function tempDir(prefix: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   fs.chmodSync(dir, 0o755);
   made.push(dir);
+  registerDataDir(dir);
   return dir;
 }
 

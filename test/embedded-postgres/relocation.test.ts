@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { queryOnce as query } from '../helpers/database.js';
 import { EmbeddedPostgresError, openEmbeddedPostgres, type EmbeddedPostgres } from '../../src/embedded-postgres/server.js';
+import { registerDataDir } from '../helpers/leftover-postgres.js';
 import { removeRelocatedPgdata } from '../helpers/relocated-pgdata.js';
 
 /**
@@ -25,6 +26,7 @@ function tempDir(prefix: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   fs.chmodSync(dir, 0o755);
   made.push(dir);
+  registerDataDir(dir);
   return dir;
 }
 
@@ -37,7 +39,10 @@ afterAll(async () => {
     removeRelocatedPgdata(path.join(parent, 'data'));
     fs.rmSync(parent, { recursive: true, force: true });
   }
-  for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+  for (const dir of made) {
+    removeRelocatedPgdata(dir);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 /** <a fresh 0700 directory>/data (not created). */
@@ -45,6 +50,7 @@ function privateDataDir(): string {
   const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'almoner-private-'));
   fs.chmodSync(parent, 0o700);
   privateParents.push(parent);
+  registerDataDir(path.join(parent, 'data'));
   return path.join(parent, 'data');
 }
 
@@ -150,6 +156,7 @@ describe('a data directory the "postgres" OS user cannot reach', () => {
 });
 
 describe('binaries the "postgres" OS user cannot reach', () => {
+  // Copies the 60 MB package twice and initialises a cluster: its time limit, a hang guard, leaves room for a loaded host.
   it('are copied once under the relocation root as root (and run in place for other users)', async () => {
     const real = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { postgres: string };
     const packageDir = path.dirname(path.dirname(path.dirname(real.postgres)));
@@ -172,5 +179,5 @@ describe('binaries the "postgres" OS user cannot reach', () => {
     expect(running).toBe(expected);
     expect(await query(postgres.url, 'select 1 as one')).toEqual([{ one: 1 }]);
     await postgres.release();
-  });
+  }, 120_000);
 });

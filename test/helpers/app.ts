@@ -10,6 +10,7 @@ import type { Db } from '../../src/db/database.js';
 import { createLogger, type Logger } from '../../src/logging/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { decodeSecretsKey, SecretBox } from '../../src/keys/secret-box.js';
+import { registerDataDir } from './leftover-postgres.js';
 import { removeRelocatedPgdata } from './relocated-pgdata.js';
 
 const created: string[] = [];
@@ -29,6 +30,7 @@ export function tempDir(prefix = 'almoner-test-'): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   fs.chmodSync(dir, 0o755);
   created.push(dir);
+  registerDataDir(dir);
   return dir;
 }
 

@@ -7,6 +7,7 @@ import { addOrganization, addUser } from '../../src/accounts/service.js';
 import { addMember } from '../../src/accounts/memberships.js';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
 import { testApp, type TestApp } from './app.js';
+import { requestScope } from './statement-probe.js';
 import type { Logger } from '../../src/logging/logger.js';
 
 const closeServer = (server: http.Server) =>
@@ -25,7 +26,10 @@ async function listenOnFreePorts(count: number): Promise<http.Server[]> {
       const server = http.createServer();
       return new Promise<http.Server>((resolve, reject) => {
         server.once('error', reject);
-        server.listen(0, '127.0.0.1', () => {
+        // A backlog above the floods the tests send at once (a thousand requests, each on a
+        // connection of its own): with Node's default of 511, a loaded host accepts too slowly,
+        // the kernel drops the surplus connection attempts, and the client's connect times out.
+        server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, () => {
           server.off('error', reject);
           resolve(server);
         });
@@ -88,7 +92,8 @@ export async function startOAuthServer(db: Db, overrides: Record<string, unknown
   // Background chores run as in `npm start`: clients-file polling, key watcher, sweeper.
   test.runtime.start();
   const handler = test.app.callback();
-  for (const server of servers) server.on('request', handler);
+  // Each request's statements are told from the background chores' (StatementProbe's inRequest).
+  for (const server of servers) server.on('request', (req, res) => requestScope.run({ method: req.method ?? '', url: req.url ?? '' }, () => handler(req, res)));
   return {
     ...test,
     db,

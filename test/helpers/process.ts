@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { expect } from 'vitest';
 import { PROJECT_ROOT } from '../../src/config/paths.js';
 import { embeddedPgdata } from '../../src/embedded-postgres/location.js';
+import { registerDataDir } from './leftover-postgres.js';
 import { removeRelocatedPgdata } from './relocated-pgdata.js';
 
 /**
@@ -82,6 +83,7 @@ export function childEnv(extra: Record<string, string | undefined> = {}): NodeJS
 export function makeDataDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'almoner-e2e-'));
   fs.chmodSync(dir, 0o755);
+  registerDataDir(dir);
   return dir;
 }
 
@@ -299,8 +301,10 @@ export class ServerProcess {
   /**
    * Waits for the ready file (the server writes it once every listener is bound), then polls
    * GET /readyz until 200 at `probe(ready)`, by default its API URL. Fails early if the process exits.
+   * The time limit guards against a server that never gets ready, it is not a speed check: a
+   * start compiles the TypeScript (tsx) and migrates, which takes a minute on a loaded 2-core host.
    */
-  async waitReady(timeoutMs = 45_000, probe: (ready: ReadyInfo) => string = (ready) => ready.urls.api): Promise<void> {
+  async waitReady(timeoutMs = 90_000, probe: (ready: ReadyInfo) => string = (ready) => ready.urls.api): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     let last = 'no ready file yet';
     for (;;) {

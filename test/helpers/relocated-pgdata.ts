@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { recordedPgdata } from '../../src/embedded-postgres/location.js';
+import { stopPostmasterSync } from './leftover-postgres.js';
 
 /**
  * As root, a data directory the `postgres` user cannot reach gets its PGDATA under
@@ -19,17 +20,13 @@ export function relocatedDirOf(dataDir: string): string | undefined {
 
 /**
  * Removes the relocated PGDATA of `dataDir` (synchronous: also used from an exit hook). A
- * postmaster still running there is killed first; callers that can stop it properly
- * (stopOrphanPostgres) do so before.
+ * postmaster still running in `dataDir`'s PGDATA, relocated or not, is stopped first: the
+ * directory is about to go, and a postmaster without its directory would run on unseen.
+ * Callers that can stop it properly (stopOrphanPostgres) do so before.
  */
 export function removeRelocatedPgdata(dataDir: string): void {
+  stopPostmasterSync(dataDir);
   const relocatedDir = relocatedDirOf(dataDir);
   if (!relocatedDir) return;
-  try {
-    const pid = Number(fs.readFileSync(path.join(relocatedDir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
-    if (Number.isInteger(pid) && pid > 0) process.kill(pid, 'SIGKILL');
-  } catch {
-    // no pid file, or the postmaster is gone
-  }
   fs.rmSync(relocatedDir, { recursive: true, force: true });
 }

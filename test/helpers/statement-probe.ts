@@ -1,9 +1,18 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { PostgresQueryCompiler, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
 
-/** One statement the server ran: its text and its parameters. */
+/**
+ * The HTTP request a statement was issued for: startOAuthServer runs each request's handler
+ * inside it. A statement the process runs on its own (a timer's poll of the signing keys or
+ * of the webhook queue, sharing the same database handle) has none.
+ */
+export const requestScope = new AsyncLocalStorage<{ method: string; url: string }>();
+
+/** One statement the server ran: its text, its parameters, and whether an HTTP request issued it. */
 export interface ProbedStatement {
   text: string;
   parameters: readonly unknown[];
+  inRequest: boolean;
 }
 
 /**
@@ -29,12 +38,12 @@ export class StatementProbe implements KyselyPlugin {
       this.refusal = undefined;
       throw refusal.error();
     }
-    this.pending.set(args.queryId, { text: compiled.sql, parameters: compiled.parameters });
+    this.pending.set(args.queryId, { text: compiled.sql, parameters: compiled.parameters, inRequest: requestScope.getStore() !== undefined });
     return args.node;
   }
 
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    const statement = this.pending.get(args.queryId) ?? { text: '', parameters: [] };
+    const statement = this.pending.get(args.queryId) ?? { text: '', parameters: [], inRequest: false };
     this.pending.delete(args.queryId);
     this.statements.push(statement.text);
     this.probed.push(statement);
@@ -51,9 +60,13 @@ export class StatementProbe implements KyselyPlugin {
     this.probed = [];
   }
 
-  /** Statements that touched the provider's rows, our authorizations or the audit trail. */
+  /**
+   * Statements an HTTP request issued that touched the provider's rows, our authorizations or
+   * the audit trail (the sweeper's timer, which deletes expired provider rows on the same
+   * database handle, is not a request's).
+   */
   tokenStatements(): string[] {
-    return this.statements.filter((s) => /oidc_models|oauth_authorizations|audit_events/.test(s));
+    return this.probed.filter((s) => s.inRequest && /oidc_models|oauth_authorizations|audit_events/.test(s.text)).map((s) => s.text);
   }
 
   /** Reads of one provider model's rows (the adapter's find by id, or a read naming the model in its text). */

@@ -19,10 +19,13 @@ const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({
 /** Statements that write the provider's rows. */
 const modelWrites = () => probe.statements.filter((s) => /^(with\b[\s\S]*)?(insert into|delete from|update) "?oidc_models"?/i.test(s) || /\b(insert into|delete from) oidc_models\b/i.test(s));
 /**
- * Reads (the client registry's aside: its cache makes them come and go; and the webhook
- * dispatcher's claim lock, which its timer takes whenever it polls).
+ * Reads the request issued (the client registry's aside: its cache makes them come and go; and
+ * the webhook dispatcher's claim lock, which it takes whenever it polls). Statements the process
+ * runs on its own timers while the request is in flight, on the same database handle (the
+ * signing keys' poll), are not the request's: they are told apart by the request's async
+ * context, whatever their text.
  */
-const reads = () => probe.statements.filter((s) => /^\s*select\b/i.test(s) && !/oauth_clients/.test(s) && !/almoner:webhook_claim/.test(s));
+const reads = () => probe.probed.filter((s) => s.inRequest && /^\s*select\b/i.test(s.text) && !/oauth_clients/.test(s.text) && !/almoner:webhook_claim/.test(s.text)).map((s) => s.text);
 /** Reads of Sessions by uid (the provider's check of an Interaction's session). */
 const sessionByUidReads = () => probe.probed.filter((s) => /^select\b/i.test(s.text) && /"uid" = \$/.test(s.text));
 

@@ -15,8 +15,11 @@ const {
   clients: { client },
 } = useOAuthServer({ logger: logs.logger, clients: { client: { environment: 'production' } } });
 
-function requestLine(requestId: string | null) {
-  const lines = logs.records().filter((r) => r.msg === 'request' && r.req_id === requestId);
+/** The request's access-log line, once written: it is logged when the response has gone out, which the client may see first. */
+async function requestLine(requestId: string | null) {
+  const linesOf = () => logs.records().filter((r) => r.msg === 'request' && r.req_id === requestId);
+  await expect.poll(() => linesOf().length, { timeout: 5_000 }).toBeGreaterThan(0);
+  const lines = linesOf();
   expect(lines).toHaveLength(1);
   return lines[0]!;
 }
@@ -32,8 +35,7 @@ describe('the access-log line of a refused token request', () => {
       const answer = await tokenRequest(server, 'production', c.caller, c.form);
       expect(answer.status).toBe(c.status);
       expect(answer.body.error).toBe(c.error);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      const line = requestLine(answer.headers.get('x-request-id'));
+      const line = await requestLine(answer.headers.get('x-request-id'));
       expect(line).toMatchObject({ path: '/auth/oauth/token', status: c.status, oauth_error: c.error, client_id: client.client_id });
     }
     const text = logs.chunks.join('');
@@ -46,8 +48,7 @@ describe('the access-log line of a refused token request', () => {
     expect(tokens.status).toBe(200);
     const answer = await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string });
     expect(answer.status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const line = requestLine(answer.headers.get('x-request-id'));
+    const line = await requestLine(answer.headers.get('x-request-id'));
     expect(line).toMatchObject({ path: '/auth/oauth/token', status: 200 });
     expect(line).not.toHaveProperty('oauth_error');
   });

@@ -55,7 +55,7 @@ describe('embedded PostgreSQL after a crash', () => {
     expect(status, second.output()).toEqual({ code: 0, signal: null });
     await waitForPostgresStopped(dataDir, 5_000);
     expect(isAlive(pid!)).toBe(false);
-  }, 90_000);
+  }, 240_000);
 
   it('the admin CLI with no server running starts PostgreSQL for the command and stops it after', async () => {
     expect(livePostmaster(dataDir)).toBeUndefined();
@@ -68,7 +68,7 @@ describe('embedded PostgreSQL after a crash', () => {
     const { organizations } = (await runCliJson(['orgs', 'list'], { env })) as { organizations: { ein: string; name: string }[] };
     expect(organizations).toContainEqual(expect.objectContaining({ ein: '55-7654321', name: 'Offline Org' }));
     expect(livePostmaster(dataDir)).toBeUndefined();
-  }, 90_000);
+  }, 240_000);
 
   it('the admin CLI initialises PostgreSQL in an empty data directory and stops it after', async () => {
     const fresh = makeDataDir();
@@ -80,5 +80,5 @@ describe('embedded PostgreSQL after a crash', () => {
     } finally {
       await removeDataDir(fresh);
     }
-  }, 90_000);
+  }, 240_000);
 });

@@ -68,7 +68,7 @@ describe('dev profile with the embedded PostgreSQL', () => {
     expect(status, server.output()).toEqual({ code: 0, signal: null });
     // The server stopped the PostgreSQL it started.
     await waitForPostgresStopped(dataDir, 5_000);
-  }, 90_000);
+  }, 240_000);
 
   it('starts again on the same data directory, keeping the data and not seeding twice', async () => {
     expect(livePostmaster(dataDir)).toBeUndefined();
@@ -88,5 +88,5 @@ describe('dev profile with the embedded PostgreSQL', () => {
     const status = await server.stop('SIGTERM', 15_000);
     expect(status, server.output()).toEqual({ code: 0, signal: null });
     await waitForPostgresStopped(dataDir, 5_000);
-  }, 90_000);
+  }, 240_000);
 });
