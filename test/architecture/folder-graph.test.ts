@@ -15,12 +15,6 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const SRC = path.resolve(here, '../../src');
 const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/g;
 
-/**
- * The circles inside src/oidc/ that are being taken apart on their own: each is reported until it
- * is gone, and this list then goes with it. Nothing outside src/oidc/ may be added here.
- */
-const OIDC_CYCLES_BEING_FIXED: readonly string[] = ['oidc ↔ oidc/middleware'];
-
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
@@ -115,7 +109,6 @@ const allKnots = (graphs: FolderGraphs): string[] =>
     });
   });
 /** A knot's folders, without the imports that tie it. */
-const foldersOfKnot = (knot: string) => knot.split(':')[0]!;
 
 describe('the folders of src/', () => {
   it('the check finds a circle between folders, however far round', () => {
@@ -163,10 +156,7 @@ describe('the folders of src/', () => {
     // and below it (the gateway's areas use its routing kit).
     expect(graphs.get('')?.get('oidc')?.has('db')).toBe(true);
     expect(graphs.get('gateway')?.get('gateway/fdx')?.has('gateway/routing')).toBe(true);
-    const knots = allKnots(graphs);
-    const found = knots.map(foldersOfKnot);
-    expect(knots.filter((knot) => !OIDC_CYCLES_BEING_FIXED.includes(foldersOfKnot(knot))), 'a folder of src/ imports one that imports it back').toEqual([]);
-    expect(OIDC_CYCLES_BEING_FIXED.filter((knot) => !found.includes(knot)), 'untied: take these out of OIDC_CYCLES_BEING_FIXED').toEqual([]);
+    expect(allKnots(graphs), 'a folder of src/ imports one that imports it back').toEqual([]);
   });
 });
 
