@@ -5,7 +5,10 @@ import type { Environment, Role } from '../db/schema.js';
 import type { Membership } from '../identity/memberships.js';
 import type { PasskeyForm } from '../mfa/passkey-form.js';
 import type { TotpEnrolment } from '../mfa/second-factors.js';
+import type { ConsentPlan } from '../oidc/consent-plan.js';
+import type { FdxConsentStep } from '../oidc/interactions/fdx-consent-step.js';
 import type { ClientView } from '../oidc/interactions/interaction.js';
+import type { ScopeView } from '../oidc/interactions/scope-descriptions.js';
 
 /**
  * What each page template is given: one interface per template, so a name misspelt in the
@@ -126,15 +129,15 @@ export interface ConsentView {
   kind: { label: string; noun: string };
   roleName: string;
   subjectType: string;
-  plan: object;
-  granted: readonly object[];
-  withheld: readonly object[];
-  notApplicable: readonly object[];
+  plan: ConsentPlan;
+  granted: ScopeView[];
+  withheld: ScopeView[];
+  notApplicable: ScopeView[];
   action: string;
   denyAction: string;
   changeOrganization: string | undefined;
   csrf: string;
-  fdx: object | undefined;
+  fdx: (FdxConsentStep & { accounts: (FdxConsentStep['accounts'][number] & { field: string })[] }) | undefined;
   canApprove: boolean;
   refusal: string | undefined;
   problem: string | undefined;
