@@ -24,6 +24,7 @@ import { Metrics } from './metrics/metrics.js';
 import type { SecretBox } from './keys/secret-box.js';
 import type { ServerKeys } from './keys/server-keys.js';
 import { errorPageLayout } from './views/page.js';
+import { useViewProfile } from './views/render.js';
 import './http/state.js';
 
 export interface AppDeps {
@@ -53,6 +54,7 @@ export function buildApp({ config, db, logger, oidc, serverKeys, mail, box, metr
   const app = new Koa();
   app.proxy = false; // forwarded headers are judged by clientAddress, against trusted_proxies only
   app.silent = true; // errors are logged by errorHandler, with the request id
+  useViewProfile(config.profile);
 
   const hosts = new HostTable(withDevAliases(config, hostTargets(config)));
   // A warning's detail names paths and hosts: for the callers that may read /metrics.

@@ -6,7 +6,6 @@ import type { Environment, Role } from '../db/schema.js';
 import { conflict, forbidden, gone, invalid, notFound } from '../errors/domain-error.js';
 import { mapUniqueViolation } from '../errors/unique-violation.js';
 import { renderMail } from '../mail/render.js';
-import type { AttemptLimit } from '../limits/attempt-counter.js';
 import type { MailSender } from '../mail/sender.js';
 import { formatEin } from './ein.js';
 import * as invitations from './invitations-repository.js';
@@ -24,15 +23,6 @@ import { normaliseEmail, requireRole } from './service.js';
  * Inviting an address that has an open invitation replaces it (the old link stops working).
  */
 export const INVITATION_LIFETIME_HOURS = 72;
-
-/**
- * How many invitations the dashboard sends for one organization in an hour (docs/accounts.md,
- * "Invitations"): each sends an e-mail to an address of the inviter's choosing, so a stolen or
- * careless Owner session is not a mail cannon. Reserved before the invitation is made (the
- * attempt counter's one upsert per attempt), given back when none is sent. The maker's CLI is
- * not limited.
- */
-export const INVITATIONS_PER_ORGANIZATION: AttemptLimit = { name: 'invitation_org', max: 20, windowSeconds: 3600 };
 
 const ROLE_WORDS: Readonly<Record<Role, string>> = { owner: 'Owner', admin: 'Admin', member: 'Member', read_only: 'Read-only' };
 

@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import type { Db } from '../db/database.js';
 import { inTransaction } from '../db/executor.js';
-import type { AttemptCounter, AttemptLimit } from '../limits/attempt-counter.js';
+import type { AttemptCounter } from '../limits/attempt-counter.js';
+import { resetRequestsPerCallerAddress, resetRequestsPerEmail } from '../limits/rate-limits.js';
 import type { Logger } from '../logging/logger.js';
 import { renderMail } from '../mail/render.js';
 import type { MailSender } from '../mail/sender.js';
@@ -20,10 +21,6 @@ import * as repo from './repository.js';
  * password changes.
  */
 export const RESET_LIFETIME_MINUTES = 30;
-
-/** Reset requests per address typed and per caller address, reserved before any lookup. */
-export const RESET_ADDRESS_LIMIT: AttemptLimit = { name: 'reset_address', max: 3, windowSeconds: 3600 };
-export const RESET_IP_LIMIT: AttemptLimit = { name: 'reset_ip', max: 20, windowSeconds: 3600 };
 
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -69,8 +66,8 @@ export type ResetRequestOutcome = 'sent' | 'limited' | 'no_account';
  */
 export async function processResetRequest(deps: { db: Db; mail: MailSender; counter: AttemptCounter }, request: ResetRequest, log?: Logger): Promise<ResetRequestOutcome> {
   const decision = await deps.counter.takeAll([
-    { limit: RESET_ADDRESS_LIMIT, value: request.email },
-    { limit: RESET_IP_LIMIT, value: request.ip },
+    { limit: resetRequestsPerEmail, value: request.email },
+    { limit: resetRequestsPerCallerAddress, value: request.ip },
   ]);
   if (!decision.allowed) {
     log?.info({ retry_after_seconds: decision.retryAfterSeconds }, 'password reset request over its limit: no mail sent');

@@ -170,6 +170,11 @@ export function isAlmonerWorker(env: NodeJS.ProcessEnv = process.env): boolean {
   return env[CLUSTER_WORKER_ENV] === '1';
 }
 
+/** Whether this process runs the tests (NODE_ENV=test, or under vitest): pages then render strictly (src/views/render.ts). */
+export function isTestRun(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.NODE_ENV === 'test' || env.VITEST !== undefined;
+}
+
 /** Variables Almoner reads that are not settings of the schema. */
 const OTHER_ENV_NAMES = ['ALMONER_PROFILE', 'ALMONER_CONFIG_DIR', CLUSTER_WORKER_ENV];
 

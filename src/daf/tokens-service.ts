@@ -7,6 +7,7 @@ import { prefixedId } from '../db/ids.js';
 import { conflict, notFound, precondition, rateLimited } from '../errors/domain-error.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { findDonorAccount, type DonorAccountRow } from './donor-accounts-repository.js';
+import { dafVerifyFailures } from '../../limits/rate-limits.js';
 import { approveDonorAccount } from './donor-accounts-service.js';
 import { findToken, findTokenByCode, insertToken, refundVerifyAttempt, reserveVerifyAttempt, setTokenStatus, type TokenRow } from './tokens-repository.js';
 import type { DafScope } from './scope.js';
@@ -15,9 +16,6 @@ import { tokenStatus } from './views.js';
 export const DEFAULT_TOKEN_TTL_SECONDS = 30 * 86_400;
 export const MIN_TOKEN_TTL_SECONDS = 60;
 export const MAX_TOKEN_TTL_SECONDS = 90 * 86_400;
-/** Verify attempts: at most this many failures per provider and environment in the window, then 429. */
-export const VERIFY_FAILURE_LIMIT = 10;
-export const VERIFY_WINDOW_SECONDS = 15 * 60;
 
 // Unambiguous characters only (no 0/O, 1/I/L, U): easy to read out and type.
 const CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTVWXYZ23456789';
@@ -124,7 +122,7 @@ async function redeem(trx: Executor, scope: Scope, token: TokenRow | undefined, 
  * every refusal (wrong code, rejected account, an error) keeps it.
  */
 export async function verifyCode(db: Db, keys: KeyedHasher, scope: DafScope, code: string, externalId?: string): Promise<DonorAccountRow> {
-  const reservation = await reserveVerifyAttempt(db, scope, VERIFY_FAILURE_LIMIT, VERIFY_WINDOW_SECONDS);
+  const reservation = await reserveVerifyAttempt(db, scope, dafVerifyFailures.max, dafVerifyFailures.windowSeconds);
   if (!reservation.reserved) {
     throw rateLimited('Too many failed verification attempts; try again later.', reservation.retryAfterSeconds);
   }

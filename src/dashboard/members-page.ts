@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
-import { INVITATION_LIFETIME_HOURS, INVITATIONS_PER_ORGANIZATION, inviteMember, listOpenInvitations, revokeInvitation } from '../accounts/invitations.js';
+import { INVITATION_LIFETIME_HOURS, inviteMember, listOpenInvitations, revokeInvitation } from '../accounts/invitations.js';
+import { invitationsPerOrganization } from '../limits/rate-limits.js';
 import { changeMemberRole, removeMembership } from '../accounts/memberships.js';
 import { countOwners, findMembership, listMembershipsOfOrganization } from '../accounts/repository.js';
 import { mayAssignRole } from '../accounts/role-authority.js';
@@ -150,10 +151,10 @@ export async function submitRemoval(deps: DashboardDeps, ctx: Context, { viewer,
 export async function submitInvitation(deps: DashboardDeps, ctx: Context, { viewer, organization, form }: OrgRequest): Promise<void> {
   const invite = { email: (form.email ?? '').trim(), role: form.role ?? '' };
   // The hourly limit is reserved before anything is sent (docs/accounts.md, "Invitations").
-  const decision = await deps.counter.take(INVITATIONS_PER_ORGANIZATION, organization.id);
+  const decision = await deps.counter.take(invitationsPerOrganization, organization.id);
   if (!decision.allowed) {
     const minutes = Math.ceil(decision.retryAfterSeconds / 60);
-    throw rateLimited(`${organization.name} has sent ${INVITATIONS_PER_ORGANIZATION.max} invitations in the last hour, the most it may. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, decision.retryAfterSeconds, { title: 'Too many invitations' });
+    throw rateLimited(`${organization.name} has sent ${invitationsPerOrganization.max} invitations in the last hour, the most it may. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, decision.retryAfterSeconds, { title: 'Too many invitations' });
   }
   try {
     await attempt(deps, ctx, viewer, organization, async () => {

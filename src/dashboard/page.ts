@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import type { DashboardPageModels, DashboardPageName } from '../views/models.js';
 import { sendPage } from '../views/page.js';
 import { KIND_LABELS, ROLE_NAMES, type Membership } from '../identity/memberships.js';
 import type { InteractionDeps } from '../oidc/interactions/interaction.js';
@@ -58,8 +59,8 @@ function organizationHeader(section: Section) {
  * Sign out), the session-bound CSRF token every form carries, and for an organization's pages
  * its header and tabs.
  */
-export function sendDashboardPage(deps: InteractionDeps, ctx: Context, viewer: Viewer, view: string, section: Section, data: Record<string, unknown>, status?: number): void {
-  sendPage(ctx, deps.environment, view, {
+export function sendDashboardPage<V extends DashboardPageName>(deps: InteractionDeps, ctx: Context, viewer: Viewer, view: V, section: Section, data: DashboardPageModels[V], status?: number): void {
+  sendPage<DashboardPageName>(ctx, deps.environment, view, {
     requestId: ctx.state.requestId,
     environmentName: deps.environment === 'sandbox' ? 'Sandbox' : 'Production',
     viewer: { email: viewer.user.email, name: viewer.user.display_name },

@@ -67,7 +67,7 @@ export async function renderSecurity(deps: DashboardDeps, ctx: Context, viewer: 
     passkeyList: passkeyList.map((p) => ({ id: p.id, name: p.name, added: shownDay(p.created_at), lastUsed: shownDate(p.last_used_at), synced: p.device_type === 'multiDevice', elsewhere: p.usableHere ? undefined : p.rp_id })),
     passkeyForm: passkeyForm(deps, { action: PASSKEYS_PATH, optionsAction: PASSKEY_OPTIONS_PATH, label: 'Add a passkey' }),
     // At an IP address no passkey can be made here; a dev alias of this dashboard can (docs/oauth.md).
-    passkeysAt: deps.passkeysAt && { origin: deps.passkeysAt, href: `${deps.passkeysAt}${SECURITY_PATH}` },
+    passkeysAt: deps.passkeysAt ? { origin: deps.passkeysAt, href: `${deps.passkeysAt}${SECURITY_PATH}` } : undefined,
     passkeyRemoveAction: PASSKEY_REMOVE_PATH,
     passkeyError: extra.passkeyError,
     passkeyName: extra.passkeyName ?? '',

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { hasSecondFactor } from '../accounts/authentication-methods.js';
-import { UseThrottle } from '../audit/use-throttle.js';
+import { UseDebounce } from '../audit/use-debounce.js';
 import { touchBrowserSession } from '../identity/browser-sessions-repository.js';
 import { manages, membershipsOfUser, type Membership } from '../identity/memberships.js';
 import { liveSessionUser, provedFactorRecently } from '../identity/sessions.js';
@@ -33,7 +33,7 @@ export interface Viewer {
 }
 
 /** last_seen_at of a session is written at most every 5 minutes per process. */
-const seen = new UseThrottle(300_000);
+const seen = new UseDebounce(300_000);
 
 /**
  * The signed-in user of this request, or undefined: no session, or a session that no longer

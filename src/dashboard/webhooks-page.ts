@@ -54,7 +54,7 @@ async function render(deps: DashboardDeps, ctx: Context, viewer: Viewer, organiz
     categories: DAF_KINDS,
     created: state.created,
     existing: state.existing,
-    form: state.form ?? {},
+    form: { url: state.form?.url ?? '', category: state.form?.category ?? '' },
     error: state.error,
     notice: typeof ctx.query.done === 'string' ? notices[ctx.query.done] : undefined,
     actions: { create: orgPath(organization.ein, 'webhooks'), status: orgPath(organization.ein, 'webhooks/status'), replay: orgPath(organization.ein, 'webhooks/replay') },

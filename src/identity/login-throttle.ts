@@ -2,27 +2,8 @@ import type { Db } from '../db/database.js';
 import type { Executor } from '../db/executor.js';
 import { addressKey } from '../http/client-address.js';
 import type { KeyedHasher } from '../keys/server-keys.js';
+import { signInFailuresPerAccount, signInFailuresPerCallerAddress, type LockoutPolicy } from '../limits/rate-limits.js';
 import { countOne, deleteRow, giveBackAttempt, readLiveRow, readLocks, reserveAttempts, rowKey, settleSuccess, writeLock, type ScopeRows, type TakenAttempt } from './login-throttle-repository.js';
-
-/**
- * Progressive lockout: `failures` failed sign-ins within `windowSeconds` lock the key for
- * `baseLockSeconds`; each further lockout within `historySeconds` doubles it, up to
- * `maxLockSeconds`. The numbers are in docs/oauth.md ("Hosted pages", "Sign-in").
- */
-export interface LockoutPolicy {
-  /** Key prefix in login_throttle. */
-  name: string;
-  failures: number;
-  windowSeconds: number;
-  baseLockSeconds: number;
-  maxLockSeconds: number;
-  historySeconds: number;
-}
-
-/** Per account (e-mail address, known or not, so a lockout reveals nothing about existence). */
-export const ACCOUNT_POLICY: LockoutPolicy = { name: 'account', failures: 5, windowSeconds: 15 * 60, baseLockSeconds: 60, maxLockSeconds: 60 * 60, historySeconds: 24 * 3600 };
-/** Per caller address (IPv6 by /64): slows a password spray across many accounts. */
-export const ADDRESS_POLICY: LockoutPolicy = { name: 'address', failures: 20, windowSeconds: 15 * 60, baseLockSeconds: 5 * 60, maxLockSeconds: 60 * 60, historySeconds: 24 * 3600 };
 
 export type LockoutScope = 'account' | 'address';
 
@@ -41,6 +22,8 @@ function keysOf(keys: KeyedHasher, value: string): string[] {
 }
 
 /**
+ * Progressive lockout, the `login_throttle` store of the rate limits (LockoutPolicy in
+ * src/limits/rate-limits.ts; the numbers are in docs/oauth.md, "Sign-in").
  * One policy's rows in login_throttle, per key: the failure budget (`<name>_fail`), the
  * lockout history (`<name>_lockouts`, how many lockouts in `historySeconds`) and the lock
  * itself (`<name>_lock`, points 2 until it ends).
@@ -65,7 +48,7 @@ class ProgressiveLockout {
 
   /**
    * The rows a reservation touches: the budget under the current key (an attempt is taken from
-   * it in one atomic upsert, so concurrent attempts get distinct numbers and at most `failures`
+   * it in one atomic upsert, so concurrent attempts get distinct numbers and at most `max`
    * of them fit in a window; attempts in flight count as failures until they succeed), and the
    * lock under every live key version.
    */
@@ -90,7 +73,7 @@ class ProgressiveLockout {
 
   /** Whether the attempt fits in the budget (the attempt that uses the last point may still run). */
   allows(taken: TakenAttempt): boolean {
-    return taken.attempt <= this.policy.failures;
+    return taken.attempt <= this.policy.max;
   }
 
   /** Seconds until the key may try again; 0 when it is not locked. */
@@ -132,7 +115,7 @@ class ProgressiveLockout {
    * starts the lockout; returns the lockout's length, 0 when this failure starts none.
    */
   async fail(key: string, taken: TakenAttempt): Promise<number> {
-    if (taken.attempt < this.policy.failures) return 0;
+    if (taken.attempt < this.policy.max) return 0;
     // A success given back while the last attempts were in flight can let two attempts hold
     // the last number: the second finds the lockout begun and does not start another.
     const current = await this.retryAfter(key);
@@ -181,7 +164,7 @@ export class LoginThrottle {
 
   constructor(
     private readonly db: Db,
-    policies: { account: LockoutPolicy; address: LockoutPolicy } = { account: ACCOUNT_POLICY, address: ADDRESS_POLICY },
+    policies: { account: LockoutPolicy; address: LockoutPolicy } = { account: signInFailuresPerAccount, address: signInFailuresPerCallerAddress },
     private readonly hasher: KeyedHasher,
   ) {
     this.account = new ProgressiveLockout(db, policies.account);

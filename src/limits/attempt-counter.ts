@@ -1,18 +1,7 @@
 import type { Executor } from '../db/executor.js';
 import type { KeyedHasher } from '../keys/server-keys.js';
 import { clearAttempts, giveBackAttempt, takeAttempt } from './attempt-counter-repository.js';
-
-/**
- * A limit on attempts at something guarded (reset requests per account, second-factor codes
- * per user, …): at most `max` attempts per key within a fixed window of `windowSeconds`.
- * The limits in force are listed in docs/accounts.md ("Limits").
- */
-export interface AttemptLimit {
-  /** Names the limit in its keys (and in the table): `reset_account`, `totp_user`, … */
-  name: string;
-  max: number;
-  windowSeconds: number;
-}
+import type { AttemptLimit } from './rate-limits.js';
 
 /** An attempt taken under a limit: settle it with `succeeded` when it should not count. */
 export interface TakenAttempt {
@@ -22,6 +11,8 @@ export interface TakenAttempt {
 export type AttemptDecision = { allowed: true; taken: TakenAttempt } | { allowed: false; retryAfterSeconds: number };
 
 /**
+ * The `attempt_counters` store of the rate limits (src/limits/rate-limits.ts): at most `max`
+ * attempts per key within a fixed window of `windowSeconds`.
  * Reserves attempts before the guarded work, in one statement per key (attempt_counters), so a
  * concurrent burst cannot all pass a count that none of them has reached yet: the n-th
  * attempt in a window is told it is the n-th. Keys are HMACs under the server hashing key, so

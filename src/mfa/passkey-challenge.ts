@@ -6,7 +6,8 @@ import type { WebauthnChallengesTable } from '../db/schema-identity.js';
 import { rateLimited } from '../errors/domain-error.js';
 import { addressKey } from '../http/client-address.js';
 import { pageCookie } from '../http/page-cookie.js';
-import type { AttemptCounter, AttemptLimit } from '../limits/attempt-counter.js';
+import type { AttemptCounter } from '../limits/attempt-counter.js';
+import { passkeySignInsStartedPerCallerAddress } from '../limits/rate-limits.js';
 import { deleteSomeExpiredChallenges, saveChallenge, takeChallenge } from './passkey-repository.js';
 
 /**
@@ -16,15 +17,6 @@ import { deleteSomeExpiredChallenges, saveChallenge, takeChallenge } from './pas
  */
 
 const CHALLENGE_SECONDS = 300;
-
-/**
- * Challenges for a passwordless sign-in (anybody may ask, and a browser that never sends the
- * cookie back gets a new row each time), per caller address (IPv6 by its /64) per 15 minutes,
- * reserved before the row is written (docs/security.md, "Flooding the passkey challenge
- * table"). A passwordless sign-in that succeeds gives its point back, so only challenges never
- * answered count: people signing in one after another behind one address never reach it.
- */
-export const PASSKEY_OPTIONS_LIMIT: AttemptLimit = { name: 'passkey_options_ip', max: 30, windowSeconds: 900 };
 
 /** Expired challenges deleted by each new passwordless one, so rows do not wait for the sweep. */
 const CLEANUP_BATCH = 100;
@@ -46,12 +38,12 @@ const keyOf = (nonce: string) => crypto.createHash('sha256').update(nonce).diges
 /**
  * Stores `challenge` for this browser (replacing any earlier one) for `purpose`, tied to
  * `userId` when known. One for nobody yet (a passwordless sign-in) is counted against the
- * caller's address first (429 past PASSKEY_OPTIONS_LIMIT, nothing written), and clears away
+ * caller's address first (429 past passkeySignInsStartedPerCallerAddress, nothing written), and clears away
  * expired challenges. Those made for a user need their password or session first.
  */
 export async function rememberChallenge(deps: ChallengeDeps, ctx: Context, purpose: Purpose, challenge: string, userId: string | null): Promise<void> {
   if (userId === null) {
-    const decision = await deps.counter.take(PASSKEY_OPTIONS_LIMIT, addressKey(ctx.state.clientIp ?? ''));
+    const decision = await deps.counter.take(passkeySignInsStartedPerCallerAddress, addressKey(ctx.state.clientIp ?? ''));
     if (!decision.allowed) {
       const minutes = Math.ceil(decision.retryAfterSeconds / 60);
       throw rateLimited(`Too many passkey sign-ins were started from your network and not finished. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}, or sign in with your e-mail address and password.`, decision.retryAfterSeconds, { title: 'Too many passkey sign-ins' });

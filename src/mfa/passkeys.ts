@@ -16,12 +16,13 @@ import type { Environment } from '../db/schema.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { invalid } from '../errors/domain-error.js';
 import { addressKey } from '../http/client-address.js';
-import type { AttemptCounter, AttemptLimit } from '../limits/attempt-counter.js';
-import { PASSKEY_OPTIONS_LIMIT, type TakenChallenge } from './passkey-challenge.js';
+import type { AttemptCounter } from '../limits/attempt-counter.js';
+import { passkeyAnswersPerCallerAddress, passkeyAnswersPerCallerAddressAndPasskey, passkeySignInsStartedPerCallerAddress, secondFactorFailures } from '../limits/rate-limits.js';
+import type { TakenChallenge } from './passkey-challenge.js';
 import { hashRecoveryCode, newRecoveryCodes, normaliseRecoveryCode } from './recovery-codes.js';
 import * as repo from './repository.js';
 import * as passkeys from './passkey-repository.js';
-import { SECOND_FACTOR_LIMIT, type FactorAddition } from './second-factors.js';
+import type { FactorAddition } from './second-factors.js';
 
 /**
  * Passkeys (WebAuthn, through @simplewebauthn/server; docs/oauth.md, "Second factors and
@@ -49,16 +50,6 @@ const methodOf = (deviceType: 'singleDevice' | 'multiDevice'): PasskeyMethod => 
 export type PasskeyCheck = { ok: true; userId: string; method: PasskeyMethod } | { ok: false; retryAfterSeconds?: number };
 
 export const PASSKEY_NAME_MAX = 100;
-
-/**
- * Answers to a passwordless sign-in, per caller address (IPv6 by its /64) per 15 minutes, and
- * per address and credential named (docs/security.md, "Locking out a passkey user by naming
- * their credential"). Such an answer has proved nothing yet, and a credential id is
- * no secret, so its failures count against where it came from: counted against the named user,
- * anyone holding the id could use up that user's second-factor budget, renewably.
- */
-export const PASSKEY_SIGN_IN_ADDRESS_LIMIT: AttemptLimit = { name: 'passkey_sign_in_ip', max: 20, windowSeconds: 900 };
-export const PASSKEY_SIGN_IN_CREDENTIAL_LIMIT: AttemptLimit = { name: 'passkey_sign_in_ip_credential', max: 5, windowSeconds: 900 };
 
 /**
  * The relying party of a dashboard: its origin, and as RP ID the configured passkey_rp_id
@@ -189,11 +180,11 @@ export async function authenticationOptions(deps: PasskeyDeps, userId: string | 
  * shared with codes, and only when the credential is theirs.
  */
 function limitsOf(challenge: TakenChallenge, credentialId: string) {
-  if (challenge.user_id !== null) return [{ limit: SECOND_FACTOR_LIMIT, value: challenge.user_id }];
+  if (challenge.user_id !== null) return [{ limit: secondFactorFailures, value: challenge.user_id }];
   const address = addressKey(challenge.from);
   return [
-    { limit: PASSKEY_SIGN_IN_ADDRESS_LIMIT, value: address },
-    { limit: PASSKEY_SIGN_IN_CREDENTIAL_LIMIT, value: `${address}\0${credentialId}` },
+    { limit: passkeyAnswersPerCallerAddress, value: address },
+    { limit: passkeyAnswersPerCallerAddressAndPasskey, value: `${address}\0${credentialId}` },
   ];
 }
 
@@ -231,8 +222,8 @@ export async function checkPasskey(deps: PasskeyDeps, challenge: TakenChallenge,
   }
   if (!(await passkeys.recordPasskeyUse(deps.db, stored.id, info.newCounter, info.credentialBackedUp))) return { ok: false };
   await Promise.all(attempt.taken.map((taken) => deps.counter.succeeded(taken)));
-  // The options it answered no longer count against its address (PASSKEY_OPTIONS_LIMIT).
-  if (passwordless) await deps.counter.giveBack(PASSKEY_OPTIONS_LIMIT, addressKey(challenge.from));
+  // The options it answered no longer count against its address (passkeySignInsStartedPerCallerAddress).
+  if (passwordless) await deps.counter.giveBack(passkeySignInsStartedPerCallerAddress, addressKey(challenge.from));
   return { ok: true, userId: stored.user_id, method: methodOf(stored.device_type) };
 }
 

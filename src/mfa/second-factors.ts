@@ -3,7 +3,8 @@ import { inTransaction, type Executor } from '../db/executor.js';
 import type { SecretBox } from '../keys/secret-box.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { conflict } from '../errors/domain-error.js';
-import type { AttemptCounter, AttemptLimit } from '../limits/attempt-counter.js';
+import type { AttemptCounter } from '../limits/attempt-counter.js';
+import { secondFactorFailures } from '../limits/rate-limits.js';
 import type { Environment } from '../db/schema.js';
 import { hashRecoveryCode, newRecoveryCodes, normaliseRecoveryCode } from './recovery-codes.js';
 import * as repo from './repository.js';
@@ -22,9 +23,6 @@ export interface SecondFactorDeps {
   counter: AttemptCounter;
   environment: Environment;
 }
-
-/** Wrong codes (app or recovery) a user may enter per 15 minutes before being told to wait. */
-export const SECOND_FACTOR_LIMIT: AttemptLimit = { name: 'second_factor_user', max: 5, windowSeconds: 900 };
 
 export type CodeCheck = { ok: true; method: 'otp' } | { ok: false; retryAfterSeconds?: number };
 
@@ -63,7 +61,7 @@ export async function beginTotpEnrolment(deps: SecondFactorDeps, user: { id: str
 
 /** Takes one attempt under the user's limit; the answer when refused. */
 async function takeAttempt(deps: SecondFactorDeps, userId: string) {
-  return deps.counter.take(SECOND_FACTOR_LIMIT, userId);
+  return deps.counter.take(secondFactorFailures, userId);
 }
 
 /**

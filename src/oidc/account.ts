@@ -8,7 +8,7 @@ import { markAuthorizationUsed } from '../authorizations/repository.js';
 import { hasResourceScope, narrowToRole } from '../accounts/scopes.js';
 import { oidcState, unitOf } from './request-scope.js';
 import { userIdentity } from './request-account.js';
-import { UseThrottle } from '../audit/use-throttle.js';
+import { UseDebounce } from '../audit/use-debounce.js';
 
 /** 412: the approving user's current role permits none of the token's resource scopes. */
 export class InsufficientPermissions extends errors.OIDCProviderError {
@@ -41,7 +41,7 @@ export function authorizationReadFor(ctx: { state?: unknown }, grantId: string):
 }
 
 /** last_used_at is informational: written at most once a minute per authorization per process. */
-const recordedUse = new UseThrottle();
+const recordedUse = new UseDebounce();
 
 /**
  * The scopes an authorization can exercise right now: as approved for an organization

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import argon2 from 'argon2';
 import { addressKey } from '../http/client-address.js';
+import { clientSecretFailuresPerCallerAddress, clientSecretFailuresPerClient, type RateLimit } from '../limits/rate-limits.js';
 import { LruMap } from './lru-map.js';
 
 /**
@@ -45,11 +46,8 @@ export class ClientSecretCache {
   private readonly pending = new Map<string, Promise<boolean>>();
   /** argon2 verifications performed (the expensive path), for tests and metrics. */
   argon2Runs = 0;
-  /** Failed checks per client and address (IPv6 /64) allowed per window before argon2 stops running for them. */
-  failureLimit = 10;
-  /** Failed checks per client, from all addresses together, allowed per window (addresses it succeeded from excepted). */
-  clientFailureLimit = 50;
-  failureWindowMs = 60_000;
+  /** The `process memory` store of two rate limits (src/limits/rate-limits.ts). */
+  readonly limits: { perCallerAddress: RateLimit; perClient: RateLimit } = { perCallerAddress: clientSecretFailuresPerCallerAddress, perClient: clientSecretFailuresPerClient };
   /** How long an address that presented the right secret stays exempt from the per-client ceiling. */
   vouchedMs = 24 * 3600_000;
 
@@ -73,9 +71,9 @@ export class ClientSecretCache {
   }
 
   /** The key's failure window in force now, started afresh when the last one is over. */
-  private window(records: LruMap<string, FailureWindow>, key: string, now: number): FailureWindow {
+  private window(records: LruMap<string, FailureWindow>, limit: RateLimit, key: string, now: number): FailureWindow {
     const current = records.get(key);
-    if (current && within(current.since, this.failureWindowMs, now)) return current;
+    if (current && within(current.since, limit.windowSeconds * 1000, now)) return current;
     const fresh = { count: 0, since: now };
     records.set(key, fresh);
     return fresh;
@@ -89,11 +87,11 @@ export class ClientSecretCache {
    */
   private reserve(clientId: string, address: string): FailureWindow[] | undefined {
     const now = Date.now();
-    const perAddress = this.window(this.failures, address, now);
-    if (perAddress.count >= this.failureLimit) return undefined;
-    const perClient = this.window(this.clientFailures, clientId, now);
+    const perAddress = this.window(this.failures, this.limits.perCallerAddress, address, now);
+    if (perAddress.count >= this.limits.perCallerAddress.max) return undefined;
+    const perClient = this.window(this.clientFailures, this.limits.perClient, clientId, now);
     const vouchedAt = this.vouched.get(address);
-    if (perClient.count >= this.clientFailureLimit && !(vouchedAt !== undefined && within(vouchedAt, this.vouchedMs, now))) return undefined;
+    if (perClient.count >= this.limits.perClient.max && !(vouchedAt !== undefined && within(vouchedAt, this.vouchedMs, now))) return undefined;
     perAddress.count += 1;
     perClient.count += 1;
     return [perAddress, perClient];

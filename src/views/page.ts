@@ -1,5 +1,6 @@
 import type { Environment } from '../db/schema.js';
 import type { ErrorPage, PageRenderer } from '../http/problem.js';
+import type { LayoutModel, ViewModels, ViewName } from './models.js';
 import { renderView } from './render.js';
 
 /** The part of a Koa context a page needs (the provider's renderError gets its own context). */
@@ -53,13 +54,14 @@ export function pagePolicy(formTargets: readonly string[] = [], scripts: 'none' 
  * whose data has a `passkeyForm` gets the passkey scripts, one with `autoSubmit` the script
  * that submits its form, in the layout and in the policy.
  */
-export function sendPage(ctx: PageTarget, environment: Environment, view: string, data: Record<string, unknown>, options: PageOptions = {}): void {
-  const scripts = data.passkeyForm ? 'passkeys' : data.autoSubmit ? 'auto-submit' : 'none';
+export function sendPage<V extends ViewName>(ctx: PageTarget, environment: Environment, view: V, data: Omit<ViewModels[V], keyof LayoutModel> & Partial<LayoutModel>, options: PageOptions = {}): void {
+  const layout: Partial<LayoutModel> = data;
+  const scripts = layout.passkeyForm ? 'passkeys' : layout.autoSubmit ? 'auto-submit' : 'none';
   ctx.set('Content-Security-Policy', pagePolicy(options.formTargets, scripts));
   ctx.set('X-Frame-Options', 'DENY');
   if (options.status) ctx.status = options.status;
   ctx.type = 'html';
-  ctx.body = renderView(view, { sandbox: environment === 'sandbox', environment, ...data });
+  ctx.body = renderView(view, { sandbox: environment === 'sandbox', environment, ...data } as ViewModels[V]);
 }
 
 /**

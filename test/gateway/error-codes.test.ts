@@ -2,10 +2,10 @@ import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
 import { createApiKey } from '../../src/api-keys/service.js';
-import { VERIFY_FAILURE_LIMIT } from '../../src/daf/tokens-service.js';
 import { endpoints } from '../helpers/flow.js';
 import { apiRequest, type ApiResponse } from '../helpers/gateway.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { dafVerifyFailures } from '../../src/limits/rate-limits.js';
 
 /**
  * Every problem document of the gateway carries the stable `code` of the error vocabulary
@@ -112,8 +112,8 @@ describe('stable error codes in problem documents', () => {
   it('429: verify attempts past the limit are rate_limited, with Retry-After', async () => {
     const limited = (await createApiKey(t.db, { org: FUND_EIN, environment: 'production' })).key;
     const verify = (i: number) => apiRequest(server, 'production', 'POST', '/v1/authorization_tokens/verify', { bearer: limited, json: { code: `WRONG${i}` } });
-    for (let i = 0; i < VERIFY_FAILURE_LIMIT; i += 1) expectProblem(await verify(i), 404, 'not_found');
-    const res = await verify(VERIFY_FAILURE_LIMIT);
+    for (let i = 0; i < dafVerifyFailures.max; i += 1) expectProblem(await verify(i), 404, 'not_found');
+    const res = await verify(dafVerifyFailures.max);
     expectProblem(res, 429, 'rate_limited');
     expect(res.body.title).toBe('Too Many Requests');
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);

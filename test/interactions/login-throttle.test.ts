@@ -1,12 +1,13 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { addressKey } from '../../src/http/client-address.js';
-import { ACCOUNT_POLICY, ADDRESS_POLICY, LoginThrottle, type Lockout, type LockoutPolicy, type Reservation } from '../../src/identity/login-throttle.js';
+import { LoginThrottle, type Lockout, type Reservation } from '../../src/identity/login-throttle.js';
 import { giveBackAttempt, reserveAttempts, sweepThrottleRows } from '../../src/identity/login-throttle-repository.js';
 import { ServerKeys, type KeyedHasher } from '../../src/keys/server-keys.js';
 import { testBox } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { StatementProbe } from '../helpers/statement-probe.js';
+import { type LockoutPolicy, signInFailuresPerAccount, signInFailuresPerCallerAddress } from '../../src/limits/rate-limits.js';
 
 let t: TestDatabase;
 let keys: ServerKeys;
@@ -17,9 +18,9 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 // Smaller numbers than production's, so a test runs through several lockouts quickly.
-const account: LockoutPolicy = { ...ACCOUNT_POLICY, failures: 3, baseLockSeconds: 1, maxLockSeconds: 4 };
-const address: LockoutPolicy = { ...ADDRESS_POLICY, failures: 5, baseLockSeconds: 1, maxLockSeconds: 4 };
-const throttle = (addressFailures = address.failures) => new LoginThrottle(t.db, { account, address: { ...address, failures: addressFailures } }, keys);
+const account: LockoutPolicy = { ...signInFailuresPerAccount, max: 3, baseLockSeconds: 1, maxLockSeconds: 4 };
+const address: LockoutPolicy = { ...signInFailuresPerCallerAddress, max: 5, baseLockSeconds: 1, maxLockSeconds: 4 };
+const throttle = (addressFailures = address.max) => new LoginThrottle(t.db, { account, address: { ...address, max: addressFailures } }, keys);
 /** Stops the clock the throttle reads (it passes Date.now() to its statements) for this test; `advance` moves it on. */
 function stopClock() {
   vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
@@ -103,8 +104,8 @@ describe('login throttling', () => {
     const limiter = throttle(100);
     const { email, ip } = fresh();
     const answers = await Promise.all(Array.from({ length: 20 }, () => limiter.reserve(email, ip)));
-    expect(answers.filter((a) => 'reservation' in a)).toHaveLength(account.failures);
-    expect(answers.filter((a) => 'lockout' in a)).toHaveLength(20 - account.failures);
+    expect(answers.filter((a) => 'reservation' in a)).toHaveLength(account.max);
+    expect(answers.filter((a) => 'lockout' in a)).toHaveLength(20 - account.max);
   });
 
   it('takes attempts in windows, and gives one back only to the window it was taken from', async () => {
@@ -137,11 +138,11 @@ describe('login throttling', () => {
     const clock = stopClock();
     const { email, ip } = fresh();
     const before = throttle(100);
-    for (let i = 0; i < account.failures; i += 1) await failOnce(before, email, ip);
+    for (let i = 0; i < account.max; i += 1) await failOnce(before, email, ip);
     // The hashing key rotated: values hash under a new current version; the old one is still live.
     const rotated = { keyedHash: (purpose: 'login_throttle', value: string) => keys.keyedHash(purpose, `rotated ${value}`) } as KeyedHasher;
     rotated.keyedHashes = (purpose, value) => [rotated.keyedHash(purpose, value), keys.keyedHash(purpose, value)];
-    const after = new LoginThrottle(t.db, { account, address: { ...address, failures: 100 } }, rotated);
+    const after = new LoginThrottle(t.db, { account, address: { ...address, max: 100 } }, rotated);
     expect(await after.reserve(email, '203.0.113.77')).toEqual({ lockout: { scope: 'account', retryAfterSeconds: account.baseLockSeconds } });
 
     clock.advance(account.baseLockSeconds * 1000);

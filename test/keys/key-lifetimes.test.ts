@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { CURRENT_PASSWORD_LIMIT } from '../../src/accounts/current-password.js';
-import { INVITATIONS_PER_ORGANIZATION } from '../../src/accounts/invitations.js';
-import { RESET_ADDRESS_LIMIT, RESET_IP_LIMIT } from '../../src/accounts/password-resets.js';
 import { MAX_TOKEN_TTL_SECONDS } from '../../src/daf/tokens-service.js';
-import { ACCOUNT_POLICY, ADDRESS_POLICY } from '../../src/identity/login-throttle.js';
 import { VERIFIES_AFTER_RETIREMENT_SECONDS as LIFE } from '../../src/keys/server-keys.js';
-import { SECOND_FACTOR_LIMIT } from '../../src/mfa/second-factors.js';
 import { CLIENT_SECRET_CACHE_TTL_MS } from '../../src/oidc/client-secret-cache.js';
 import { SESSION_TTL } from '../../src/oidc/lifetimes.js';
+import { currentPasswordFailures, invitationsPerOrganization, resetRequestsPerCallerAddress, resetRequestsPerEmail, secondFactorFailures, signInFailuresPerAccount, signInFailuresPerCallerAddress } from '../../src/limits/rate-limits.js';
 
 /**
  * keys/ imports no feature, so the life of a retired key version is a number of its own: it
@@ -21,9 +17,9 @@ describe('how long retired server key versions verify', () => {
     expect(LIFE['cookie_key:sandbox']).toBe(SESSION_TTL);
     expect(LIFE.csrf_key).toBe(SESSION_TTL);
     expect(LIFE.client_secret_cache_key).toBe(CLIENT_SECRET_CACHE_TTL_MS / 1000);
-    expect(LIFE.login_throttle).toBe(Math.max(ACCOUNT_POLICY.historySeconds, ADDRESS_POLICY.historySeconds, ACCOUNT_POLICY.maxLockSeconds, ADDRESS_POLICY.maxLockSeconds));
+    expect(LIFE.login_throttle).toBe(Math.max(signInFailuresPerAccount.historySeconds, signInFailuresPerCallerAddress.historySeconds, signInFailuresPerAccount.maxLockSeconds, signInFailuresPerCallerAddress.maxLockSeconds));
     expect(LIFE.daf_code).toBe(MAX_TOKEN_TTL_SECONDS);
-    for (const limit of [SECOND_FACTOR_LIMIT, CURRENT_PASSWORD_LIMIT, RESET_ADDRESS_LIMIT, RESET_IP_LIMIT, INVITATIONS_PER_ORGANIZATION]) {
+    for (const limit of [secondFactorFailures, currentPasswordFailures, resetRequestsPerEmail, resetRequestsPerCallerAddress, invitationsPerOrganization]) {
       expect(limit.windowSeconds, limit.name).toBeLessThanOrEqual(LIFE.attempt_counter);
     }
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerKeys } from '../../src/keys/server-keys.js';
-import { AttemptCounter, type AttemptLimit } from '../../src/limits/attempt-counter.js';
+import { AttemptCounter } from '../../src/limits/attempt-counter.js';
+import type { AttemptLimit } from '../../src/limits/rate-limits.js';
 import { sweepAttemptCounters } from '../../src/limits/attempt-counter-repository.js';
 import { testBox } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -14,7 +15,7 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 let limits = 0;
-const limit = (max: number, windowSeconds = 60): AttemptLimit => ({ name: `test_${(limits += 1)}`, max, windowSeconds });
+const limit = (max: number, windowSeconds = 60): AttemptLimit => ({ store: 'attempt_counters', name: `test_${(limits += 1)}`, max, windowSeconds });
 
 describe('attempt counter', () => {
   it('allows max attempts in a window, then refuses with the time left', async () => {

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
 import { ClientSecretCache } from '../../src/oidc/client-secret-cache.js';
 import { hashClientSecret } from '../../src/oidc/clients/service.js';
+import { clientSecretFailuresPerCallerAddress } from '../../src/limits/rate-limits.js';
 
 /** The cache's time rules, on the test clock (vitest's fake Date): no waiting. */
 
@@ -39,15 +40,15 @@ describe('client secret cache', () => {
   });
 
   it('stops running argon2 past the failure limit until the window has passed (or the clock stepped back)', async () => {
-    for (let i = 0; i < cache.failureLimit; i += 1) expect(await cache.verify('client', hash, 'wrong', '192.0.2.1')).toBe(false);
-    expect(cache.argon2Runs).toBe(cache.failureLimit);
+    for (let i = 0; i < clientSecretFailuresPerCallerAddress.max; i += 1) expect(await cache.verify('client', hash, 'wrong', '192.0.2.1')).toBe(false);
+    expect(cache.argon2Runs).toBe(clientSecretFailuresPerCallerAddress.max);
     expect(await cache.verify('client', hash, SECRET, '192.0.2.1')).toBe(false);
-    expect(cache.argon2Runs, 'limited: not even the right secret is checked').toBe(cache.failureLimit);
-    vi.setSystemTime(start + cache.failureWindowMs);
+    expect(cache.argon2Runs, 'limited: not even the right secret is checked').toBe(clientSecretFailuresPerCallerAddress.max);
+    vi.setSystemTime(start + clientSecretFailuresPerCallerAddress.windowSeconds * 1000);
     expect(await cache.verify('client', hash, SECRET, '192.0.2.1')).toBe(true);
-    expect(cache.argon2Runs).toBe(cache.failureLimit + 1);
+    expect(cache.argon2Runs).toBe(clientSecretFailuresPerCallerAddress.max + 1);
 
-    for (let i = 0; i < cache.failureLimit; i += 1) await cache.verify('other', hash, 'wrong', '192.0.2.1');
+    for (let i = 0; i < clientSecretFailuresPerCallerAddress.max; i += 1) await cache.verify('other', hash, 'wrong', '192.0.2.1');
     expect(await cache.verify('other', hash, SECRET, '192.0.2.1')).toBe(false);
     vi.setSystemTime(start);
     expect(await cache.verify('other', hash, SECRET, '192.0.2.1')).toBe(true);
@@ -56,7 +57,7 @@ describe('client secret cache', () => {
   it('keeps the failure records bounded by evicting the least recently used, not all of them', async () => {
     const small = new ClientSecretCache(crypto.randomBytes(32), 60_000, 3);
     const limit = async (source: string) => {
-      for (let i = 0; i < small.failureLimit; i += 1) await small.verify('client', hash, `wrong-${i}`, source);
+      for (let i = 0; i < clientSecretFailuresPerCallerAddress.max; i += 1) await small.verify('client', hash, `wrong-${i}`, source);
     };
     await limit('192.0.2.1');
     await small.verify('client', hash, 'wrong', '192.0.2.2');

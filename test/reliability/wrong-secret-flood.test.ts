@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { endpoints, basic } from '../helpers/flow.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { clientSecretFailuresPerCallerAddress } from '../../src/limits/rate-limits.js';
 
 const { server, clients: { client } } = useOAuthServer({ staff: 0, clients: { client: { environment: 'production' } } });
 
@@ -32,7 +33,7 @@ describe('a flood of wrong client secrets', () => {
     expect(new Set(wrongStatuses)).toEqual(new Set([401]));
     expect(new Set(goodStatuses)).toEqual(new Set([200]));
     // argon2 ran only until the limit was reached.
-    expect(cache.argon2Runs - before).toBe(cache.failureLimit);
+    expect(cache.argon2Runs - before).toBe(clientSecretFailuresPerCallerAddress.max);
     // A wrong secret never became a success, even one that was tried many times.
     expect((await tokenWithSecret('wrong-1')).status).toBe(401);
   });

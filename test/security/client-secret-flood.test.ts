@@ -16,6 +16,7 @@
 import { describe, expect, it } from 'vitest';
 import { basic, endpoints } from '../helpers/flow.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { clientSecretFailuresPerCallerAddress, clientSecretFailuresPerClient } from '../../src/limits/rate-limits.js';
 
 const production = { environment: 'production' } as const;
 const { server, clients } = useOAuthServer({ staff: 0, behindLoopbackProxy: true, clients: { sameNet: production, manyNets: production, busy: production, victim: production, flooder: production } });
@@ -45,10 +46,10 @@ describe('a flood of wrong client secrets from many addresses', () => {
     const before = cache().argon2Runs;
     const statuses = await flood(client, net, 12);
     expect(new Set(statuses)).toEqual(new Set([401]));
-    expect(cache().argon2Runs - before).toBe(cache().failureLimit);
+    expect(cache().argon2Runs - before).toBe(clientSecretFailuresPerCallerAddress.max);
     // Another address of the same /64 is limited too, even with the right secret (not even checked) ...
     expect(await introspect(client, client.client_secret, '2001:db8:5:6:abcd::99')).toBe(401);
-    expect(cache().argon2Runs - before).toBe(cache().failureLimit);
+    expect(cache().argon2Runs - before).toBe(clientSecretFailuresPerCallerAddress.max);
     // ... while the next /64 is not.
     expect(await introspect(client, client.client_secret, '2001:db8:5:7::1')).toBe(200);
   });
@@ -57,12 +58,12 @@ describe('a flood of wrong client secrets from many addresses', () => {
     const client = clients.manyNets;
     const nets = Array.from({ length: 20 }, (_, i) => `2001:db8:7:${i.toString(16)}::1`);
     const before = cache().argon2Runs;
-    const statuses = await flood(client, nets, cache().failureLimit);
+    const statuses = await flood(client, nets, clientSecretFailuresPerCallerAddress.max);
     expect(new Set(statuses)).toEqual(new Set([401]));
-    expect(cache().argon2Runs - before).toBe(cache().clientFailureLimit);
+    expect(cache().argon2Runs - before).toBe(clientSecretFailuresPerClient.max);
     // A /64 that never failed, and never presented the right secret, is not checked either.
     expect(await introspect(client, client.client_secret, '2001:db8:8::1')).toBe(401);
-    expect(cache().argon2Runs - before).toBe(cache().clientFailureLimit);
+    expect(cache().argon2Runs - before).toBe(clientSecretFailuresPerClient.max);
   });
 
   it('leaves the right secret working throughout: cached, and checked again from an address that used it', async () => {
@@ -71,17 +72,17 @@ describe('a flood of wrong client secrets from many addresses', () => {
     expect(await introspect(client, client.client_secret, home)).toBe(200);
     const before = cache().argon2Runs;
     const nets = Array.from({ length: 20 }, (_, i) => `2001:db8:9:${i.toString(16)}::1`);
-    const [wrong, right] = await Promise.all([flood(client, nets, cache().failureLimit), Promise.all(Array.from({ length: 50 }, () => introspect(client, client.client_secret, home)))]);
+    const [wrong, right] = await Promise.all([flood(client, nets, clientSecretFailuresPerCallerAddress.max), Promise.all(Array.from({ length: 50 }, () => introspect(client, client.client_secret, home)))]);
     expect(new Set(wrong)).toEqual(new Set([401]));
     expect(new Set(right)).toEqual(new Set([200]));
-    expect(cache().argon2Runs - before).toBe(cache().clientFailureLimit);
+    expect(cache().argon2Runs - before).toBe(clientSecretFailuresPerClient.max);
     // The cached success ends (its TTL) while the flood's failures still count: a /64 the
     // client never used is refused unchecked; its own /64 is checked again and passes.
     cache().clear();
     expect(await introspect(client, client.client_secret, '2001:db8:100:2::10')).toBe(401);
-    expect(cache().argon2Runs - before).toBe(cache().clientFailureLimit);
+    expect(cache().argon2Runs - before).toBe(clientSecretFailuresPerClient.max);
     expect(await introspect(client, client.client_secret, '2001:db8:100:1::11')).toBe(200);
-    expect(cache().argon2Runs - before).toBe(cache().clientFailureLimit + 1);
+    expect(cache().argon2Runs - before).toBe(clientSecretFailuresPerClient.max + 1);
   });
 
   // 10,200 requests through a real server: 22-29 s on a slow shared host, so it gets more than
@@ -90,7 +91,7 @@ describe('a flood of wrong client secrets from many addresses', () => {
     const { victim, flooder } = clients;
     // The victim's per-client ceiling is reached from many /64s.
     const victimNets = Array.from({ length: 10 }, (_, i) => `2001:db8:a:${i.toString(16)}::1`);
-    await flood(victim, victimNets, cache().failureLimit);
+    await flood(victim, victimNets, clientSecretFailuresPerCallerAddress.max);
     const before = cache().argon2Runs;
     // Then more distinct /64s than the failure records can hold, each with one wrong secret for
     // another client: past that client's ceiling none runs argon2, but each writes a record.
@@ -100,10 +101,10 @@ describe('a flood of wrong client secrets from many addresses', () => {
       const nets = Array.from({ length: batch }, (_, i) => `2001:db8:${(0x1000 + Math.floor((start + i) / 0x10000)).toString(16)}:${((start + i) % 0x10000).toString(16)}::1`);
       await flood(flooder, nets, 1);
     }
-    expect(cache().argon2Runs - before).toBe(cache().clientFailureLimit);
+    expect(cache().argon2Runs - before).toBe(clientSecretFailuresPerClient.max);
     // The flood evicted old per-address records, but not the victim's ceiling: a fresh /64
     // with a wrong secret is still refused unchecked.
     expect(await introspect(victim, 'still-wrong', '2001:db8:b::1')).toBe(401);
-    expect(cache().argon2Runs - before).toBe(cache().clientFailureLimit);
+    expect(cache().argon2Runs - before).toBe(clientSecretFailuresPerClient.max);
   });
 });

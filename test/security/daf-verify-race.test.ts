@@ -10,13 +10,13 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
 import { createApiKey } from '../../src/api-keys/service.js';
-import { VERIFY_FAILURE_LIMIT } from '../../src/daf/tokens-service.js';
 import { apiRequest, type ApiResponse } from '../helpers/gateway.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { dafVerifyFailures } from '../../src/limits/rate-limits.js';
 
 // The server gets a pool larger than the limit, so attempts held at the code check (below)
 // cannot starve the ones that should be refused at once.
-const { testDatabase: t, server } = useOAuthServer({ staff: 0, serverPoolMax: VERIFY_FAILURE_LIMIT + 10 });
+const { testDatabase: t, server } = useOAuthServer({ staff: 0, serverPoolMax: dafVerifyFailures.max + 10 });
 // The test's own connections, outside the server's pool: one holds the lock, one watches.
 let lockPool: pg.Pool;
 let providers = 0;
@@ -71,7 +71,7 @@ describe('DAF verify under a concurrent burst', () => {
       const burst = Array.from({ length: 40 }, (_, i) => verify(key, wrongCode(i)).then((a) => ((answered += 1), a)));
       // Settled: every attempt is either answered or held at the code check.
       await expect.poll(async () => answered + (await heldAtCodeCheck()), { timeout: 60_000, interval: 50 }).toBe(40);
-      expect(answered).toBe(40 - VERIFY_FAILURE_LIMIT);
+      expect(answered).toBe(40 - dafVerifyFailures.max);
       // The donor's real code, arriving while the limit's worth of guesses is still being checked.
       expectLimited(await verify(key, code));
       await holder.query('commit');
@@ -82,10 +82,10 @@ describe('DAF verify under a concurrent burst', () => {
       await lockPool.end();
     }
     const wrong = answers.filter((a) => a.status === 404);
-    expect(wrong).toHaveLength(VERIFY_FAILURE_LIMIT);
+    expect(wrong).toHaveLength(dafVerifyFailures.max);
     for (const a of wrong) expect(a.body).toMatchObject({ status: 404, detail: 'The code is invalid or has expired.' });
     const limited = answers.filter((a) => a.status !== 404);
-    expect(limited).toHaveLength(40 - VERIFY_FAILURE_LIMIT);
+    expect(limited).toHaveLength(40 - dafVerifyFailures.max);
     for (const a of limited) expectLimited(a);
     // After the burst, still refused; the account was never approved.
     expectLimited(await verify(key, code));
@@ -95,7 +95,7 @@ describe('DAF verify under a concurrent burst', () => {
   it('counts failures only: a correct code below the limit succeeds and gives its attempt back', async () => {
     const { key, code } = await provider();
     const other = await provider();
-    for (let i = 0; i < VERIFY_FAILURE_LIMIT - 1; i += 1) expect((await verify(key, wrongCode(i))).status).toBe(404);
+    for (let i = 0; i < dafVerifyFailures.max - 1; i += 1) expect((await verify(key, wrongCode(i))).status).toBe(404);
     const ok = await verify(key, code);
     expect(ok.status).toBe(200);
     expect(ok.body.status).toBe('approved');

@@ -12,11 +12,11 @@
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADDRESS_POLICY } from '../../src/identity/login-throttle.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { checkGatewayResponse } from '../helpers/published-openapi.js';
 import { accessToken, seedData } from '../helpers/gateway.js';
 import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from '../helpers/oauth-server.js';
+import { signInFailuresPerCallerAddress } from '../../src/limits/rate-limits.js';
 
 const REDIRECT = 'https://app.example.org/callback';
 type Headers = Record<string, string | string[]>;
@@ -160,7 +160,7 @@ describe('X-Forwarded-For steering: the per-address sign-in throttle', () => {
   it('counts failures behind an unreadable hop against the nearest trusted hop, not the spoofed address', async () => {
     const statuses: number[] = [];
     // A different spoofed address every time: keyed on it, the address limit would never bite.
-    for (let i = 0; i < ADDRESS_POLICY.failures; i += 1) statuses.push((await signIn({ 'x-forwarded-for': `198.51.100.${i + 1}, unknown` })).status);
+    for (let i = 0; i < signInFailuresPerCallerAddress.max; i += 1) statuses.push((await signIn({ 'x-forwarded-for': `198.51.100.${i + 1}, unknown` })).status);
     expect(statuses.slice(0, -1).every((s) => s === 401)).toBe(true);
     expect(statuses.at(-1)).toBe(429);
     // The lock is on the nearest trusted hop (the proxy): whatever the caller writes left of an unreadable hop.

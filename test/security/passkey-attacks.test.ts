@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { PASSKEY_SIGN_IN_CREDENTIAL_LIMIT } from '../../src/mfa/passkeys.js';
 import { FormBrowser } from '../helpers/browser.js';
 import { dashboardSession } from '../helpers/dashboard.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { SoftwarePasskey } from '../helpers/software-passkey.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { passkeyAnswersPerCallerAddressAndPasskey } from '../../src/limits/rate-limits.js';
 
 /**
  * Attacks on passkeys (docs/security.md, "Passkeys"), over HTTP with a passkey made in
@@ -146,13 +146,13 @@ describe('passkey attacks', () => {
     expect((session.payload as { amr?: string[] }).amr).toEqual(['pwd', 'hwk']);
   });
 
-  it(`counts a burst of bad answers from one address atomically: ${PASSKEY_SIGN_IN_CREDENTIAL_LIMIT.max} refused as wrong, the rest (and then a right one from there) told to wait`, async () => {
+  it(`counts a burst of bad answers from one address atomically: ${passkeyAnswersPerCallerAddressAndPasskey.max} refused as wrong, the rest (and then a right one from there) told to wait`, async () => {
     const { passkey } = await userWithPasskey();
     const browsers = await Promise.all(Array.from({ length: 10 }, () => askOptions()));
     // Each signs something other than its challenge: a wrong answer from the right key.
     const answers = await Promise.all(browsers.map((b) => b.submit(passkey.answer(`${b.options.challenge.slice(1)}A`))));
     const statuses = answers.map((a) => a.status).sort();
-    expect(statuses).toEqual([...Array(PASSKEY_SIGN_IN_CREDENTIAL_LIMIT.max).fill(401), ...Array(10 - PASSKEY_SIGN_IN_CREDENTIAL_LIMIT.max).fill(429)]);
+    expect(statuses).toEqual([...Array(passkeyAnswersPerCallerAddressAndPasskey.max).fill(401), ...Array(10 - passkeyAnswersPerCallerAddressAndPasskey.max).fill(429)]);
     expect(answers.find((a) => a.status === 429)!.html).toContain('Try again in');
     const late = await askOptions();
     expect((await late.submit(passkey.answer(late.options.challenge))).status).toBe(429);

@@ -1,6 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { PASSKEY_SIGN_IN_ADDRESS_LIMIT, PASSKEY_SIGN_IN_CREDENTIAL_LIMIT } from '../../src/mfa/passkeys.js';
-import { SECOND_FACTOR_LIMIT } from '../../src/mfa/second-factors.js';
 import { nextCode } from '../helpers/authenticator.js';
 import { FormBrowser } from '../helpers/browser.js';
 import { dashboardSession, enrolAuthenticator } from '../helpers/dashboard.js';
@@ -8,6 +6,7 @@ import { authorizationRequest } from '../helpers/flow.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { SoftwarePasskey } from '../helpers/software-passkey.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { passkeyAnswersPerCallerAddress, passkeyAnswersPerCallerAddressAndPasskey, secondFactorFailures } from '../../src/limits/rate-limits.js';
 
 /**
  * Locking a user out with their passkey's credential id (docs/security.md, "Locking out a
@@ -67,9 +66,9 @@ describe('locking a user out through the passwordless passkey sign-in', () => {
     const burst = 12;
     const onDashboard = await Promise.all(Array.from({ length: burst }, () => passkeySignIn('dashboard', (c) => forgedAnswer(passkey.id, c), '203.0.113.66')));
     // The stranger's own address is what runs out: the credential's budget from there, then 429.
-    expect(statuses(onDashboard)).toEqual([...Array(PASSKEY_SIGN_IN_CREDENTIAL_LIMIT.max).fill(401), ...Array(burst - PASSKEY_SIGN_IN_CREDENTIAL_LIMIT.max).fill(429)]);
+    expect(statuses(onDashboard)).toEqual([...Array(passkeyAnswersPerCallerAddressAndPasskey.max).fill(401), ...Array(burst - passkeyAnswersPerCallerAddressAndPasskey.max).fill(429)]);
     const inFlow = await Promise.all(Array.from({ length: burst }, () => passkeySignIn('flow', (c) => forgedAnswer(passkey.id, c), '198.51.100.23')));
-    expect(statuses(inFlow)).toEqual([...Array(PASSKEY_SIGN_IN_CREDENTIAL_LIMIT.max).fill(401), ...Array(burst - PASSKEY_SIGN_IN_CREDENTIAL_LIMIT.max).fill(429)]);
+    expect(statuses(inFlow)).toEqual([...Array(passkeyAnswersPerCallerAddressAndPasskey.max).fill(401), ...Array(burst - passkeyAnswersPerCallerAddressAndPasskey.max).fill(429)]);
 
     // The victim, from their own address: password and authenticator code…
     expect((await dashboardSession(server, 'production', user)).origin).toBe(origin());
@@ -82,10 +81,10 @@ describe('locking a user out through the passwordless passkey sign-in', () => {
     expect(inFlowToo.html).not.toContain('passkey did not sign you in');
   });
 
-  it(`bounds one address over many credentials: ${PASSKEY_SIGN_IN_ADDRESS_LIMIT.max} answers checked, the rest 429`, async () => {
-    const burst = PASSKEY_SIGN_IN_ADDRESS_LIMIT.max + 6;
+  it(`bounds one address over many credentials: ${passkeyAnswersPerCallerAddress.max} answers checked, the rest 429`, async () => {
+    const burst = passkeyAnswersPerCallerAddress.max + 6;
     const answers = await Promise.all(Array.from({ length: burst }, (_, i) => passkeySignIn('dashboard', (c) => forgedAnswer(`unknown-credential-${i}`, c), '192.0.2.45')));
-    expect(statuses(answers)).toEqual([...Array(PASSKEY_SIGN_IN_ADDRESS_LIMIT.max).fill(401), ...Array(6).fill(429)]);
+    expect(statuses(answers)).toEqual([...Array(passkeyAnswersPerCallerAddress.max).fill(401), ...Array(6).fill(429)]);
     expect(answers.find((a) => a.status === 429)!.html).toContain('Too many passkey sign-ins failed from your network. Try again in');
   });
 
@@ -96,7 +95,7 @@ describe('locking a user out through the passwordless passkey sign-in', () => {
     const step = await browser.submit(form, '/sign-in', { email: user.email, password: user.password });
     expect(step.url.pathname).toBe('/sign-in/second-factor');
     const csrf = /name="csrf" value="([^"]+)"/.exec(step.html)![1]!;
-    for (let i = 0; i < SECOND_FACTOR_LIMIT.max; i += 1) {
+    for (let i = 0; i < secondFactorFailures.max; i += 1) {
       const { challenge } = JSON.parse((await browser.request(`${origin()}/sign-in/passkey/options`, { method: 'POST', form: { csrf, step: 'second-factor' } })).html) as { challenge: string };
       const answer = await browser.request(`${origin()}/sign-in/passkey`, { method: 'POST', form: { csrf, step: 'second-factor', next: '/account', response: passkey.answer(`${challenge.slice(1)}A`) } });
       expect(answer.status).toBe(401);

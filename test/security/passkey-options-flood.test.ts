@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { PASSKEY_OPTIONS_LIMIT } from '../../src/mfa/passkey-challenge.js';
 import { authorizationRequest } from '../helpers/flow.js';
 import { FormBrowser } from '../helpers/browser.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { SoftwarePasskey } from '../helpers/software-passkey.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { passkeySignInsStartedPerCallerAddress } from '../../src/limits/rate-limits.js';
 
 /**
  * Filling the passkey challenge table (docs/security.md, "Flooding the passkey challenge
@@ -47,21 +47,21 @@ async function askOptions(form: Awaited<ReturnType<typeof passkeyForm>>) {
 }
 
 describe('flooding the passkey challenge table', () => {
-  it(`a concurrent burst from one address writes ${PASSKEY_OPTIONS_LIMIT.max} challenges; the rest are 429 on the dashboard and in the flow, other addresses are not affected`, async () => {
+  it(`a concurrent burst from one address writes ${passkeySignInsStartedPerCallerAddress.max} challenges; the rest are 429 on the dashboard and in the flow, other addresses are not affected`, async () => {
     const before = await challengeRows();
     const form = await passkeyForm('dashboard', '203.0.113.10');
-    const burst = PASSKEY_OPTIONS_LIMIT.max + 15;
+    const burst = passkeySignInsStartedPerCallerAddress.max + 15;
     const answers = await Promise.all(Array.from({ length: burst }, () => askOptions(form)));
-    expect(answers.filter((a) => a.status === 200)).toHaveLength(PASSKEY_OPTIONS_LIMIT.max);
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(passkeySignInsStartedPerCallerAddress.max);
     const refused = answers.filter((a) => a.status === 429);
     expect(refused).toHaveLength(15);
     expect(Number(refused[0]!.retryAfter)).toBeGreaterThan(0);
     expect(refused[0]!.text).toContain('Too many passkey sign-ins were started from your network');
-    expect(await challengeRows()).toBe(before + PASSKEY_OPTIONS_LIMIT.max);
+    expect(await challengeRows()).toBe(before + passkeySignInsStartedPerCallerAddress.max);
 
     // The flow's passwordless options share the address's count.
     expect((await askOptions(await passkeyForm('flow', '203.0.113.10'))).status).toBe(429);
-    expect(await challengeRows()).toBe(before + PASSKEY_OPTIONS_LIMIT.max);
+    expect(await challengeRows()).toBe(before + passkeySignInsStartedPerCallerAddress.max);
     // Another address, on either surface, is served.
     expect((await askOptions(await passkeyForm('dashboard', '198.51.100.10'))).status).toBe(200);
     expect((await askOptions(await passkeyForm('flow', '198.51.100.10'))).status).toBe(200);
@@ -72,7 +72,7 @@ describe('flooding the passkey challenge table', () => {
     const passkey = new SoftwarePasskey(origin());
     await passkey.storeFor(t.db, staff.users.member.id);
     const address = '192.0.2.20';
-    for (let i = 0; i < PASSKEY_OPTIONS_LIMIT.max + 5; i += 1) {
+    for (let i = 0; i < passkeySignInsStartedPerCallerAddress.max + 5; i += 1) {
       const form = await passkeyForm('dashboard', address);
       const asked = await form.browser.request(form.options.toString(), { method: 'POST', form: { csrf: form.csrf } });
       expect(asked.status, `sign-in ${i + 1}`).toBe(200);

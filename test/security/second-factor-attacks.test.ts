@@ -1,12 +1,12 @@
 import * as oauth from 'oauth4webapi';
 import { describe, expect, it } from 'vitest';
-import { SECOND_FACTOR_LIMIT } from '../../src/mfa/second-factors.js';
 import { FormBrowser } from '../helpers/browser.js';
 import { dashboardSession, enrolAuthenticator } from '../helpers/dashboard.js';
 import { nextCode, totpCode } from '../helpers/authenticator.js';
 import { endpoints } from '../helpers/flow.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { secondFactorFailures } from '../../src/limits/rate-limits.js';
 
 /**
  * Attacks on the second factor (docs/security.md, "Second factors"): a code replayed within
@@ -53,9 +53,9 @@ describe('second-factor attacks', () => {
     const { post, browser } = await passwordStep(user);
     const guesses = Array.from({ length: 20 }, (_, i) => String(100000 + i * 7919).slice(0, 6));
     const answers = await Promise.all(guesses.map((g) => post(g)));
-    expect(answers.filter((a) => a.status === 401)).toHaveLength(SECOND_FACTOR_LIMIT.max);
+    expect(answers.filter((a) => a.status === 401)).toHaveLength(secondFactorFailures.max);
     const refused = answers.filter((a) => a.status === 429);
-    expect(refused).toHaveLength(20 - SECOND_FACTOR_LIMIT.max);
+    expect(refused).toHaveLength(20 - secondFactorFailures.max);
     expect(refused[0]!.html).toContain('Too many wrong codes');
     expect((await post(await nextCode(user.email))).status).toBe(429);
     expect(browser.cookieHeader(new URL(origin()))).not.toContain('alm_production_session=');
@@ -65,8 +65,8 @@ describe('second-factor attacks', () => {
     const { user } = await enrolled();
     const { post } = await passwordStep(user);
     const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => post(`AAAA-BBBB-CCCC-${String(1000 + i)}`)));
-    expect(answers.filter((a) => a.status === 401)).toHaveLength(SECOND_FACTOR_LIMIT.max);
-    expect(answers.filter((a) => a.status === 429)).toHaveLength(12 - SECOND_FACTOR_LIMIT.max);
+    expect(answers.filter((a) => a.status === 401)).toHaveLength(secondFactorFailures.max);
+    expect(answers.filter((a) => a.status === 429)).toHaveLength(12 - secondFactorFailures.max);
   });
 
   it('a code from a step outside the window is refused', async () => {

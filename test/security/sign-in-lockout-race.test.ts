@@ -11,11 +11,11 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { passwordVerifications } from '../../src/accounts/passwords.js';
-import { ACCOUNT_POLICY, ADDRESS_POLICY } from '../../src/identity/login-throttle.js';
 import { FormBrowser } from '../helpers/browser.js';
 import { endpoints } from '../helpers/flow.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { signInFailuresPerAccount, signInFailuresPerCallerAddress } from '../../src/limits/rate-limits.js';
 
 const REDIRECT = 'https://app.example.org/callback';
 const { testDatabase: t, server, clients: { client } } = useOAuthServer({ staff: 0, clients: { client: { environment: 'production', redirectUris: [REDIRECT] } } });
@@ -112,12 +112,12 @@ describe('concurrent wrong passwords against the sign-in lockout', () => {
     const form = await authorizationSignIn();
     const wrong = Array.from({ length: 40 }, (_, i) => ({ form, login: { email: user.email, password: `wrong-${i}` } }));
     const { wrongAnswers, rightOne, argon2Runs } = await burst(wrong, { form, login: user });
-    expect(argon2Runs).toBe(ACCOUNT_POLICY.failures);
-    expectBudgetHeld(wrongAnswers, ACCOUNT_POLICY.failures, ACCOUNT_POLICY);
-    expectLockoutPage(rightOne, ACCOUNT_POLICY);
+    expect(argon2Runs).toBe(signInFailuresPerAccount.max);
+    expectBudgetHeld(wrongAnswers, signInFailuresPerAccount.max, signInFailuresPerAccount);
+    expectLockoutPage(rightOne, signInFailuresPerAccount);
     // Still locked: the right password is not even checked.
     const after = passwordVerifications.count;
-    expectLockoutPage(await submit(form, user), ACCOUNT_POLICY);
+    expectLockoutPage(await submit(form, user), signInFailuresPerAccount);
     expect(passwordVerifications.count).toBe(after);
   });
 
@@ -126,15 +126,15 @@ describe('concurrent wrong passwords against the sign-in lockout', () => {
     const form = await connectionsSignIn();
     const wrong = Array.from({ length: 40 }, (_, i) => ({ form, login: { email: user.email, password: `wrong-${i}` } }));
     const { wrongAnswers, rightOne, argon2Runs } = await burst(wrong, { form, login: user });
-    expect(argon2Runs).toBe(ACCOUNT_POLICY.failures);
-    expectBudgetHeld(wrongAnswers, ACCOUNT_POLICY.failures, ACCOUNT_POLICY);
-    expectLockoutPage(rightOne, ACCOUNT_POLICY);
+    expect(argon2Runs).toBe(signInFailuresPerAccount.max);
+    expectBudgetHeld(wrongAnswers, signInFailuresPerAccount.max, signInFailuresPerAccount);
+    expectLockoutPage(rightOne, signInFailuresPerAccount);
   });
 
   it('the refusals of one lockout are one audit row with their count, however many arrive at once', async () => {
     const user = (await createStaff(t.db)).users.member;
     const form = await connectionsSignIn();
-    for (let i = 0; i < ACCOUNT_POLICY.failures; i += 1) await submit(form, { email: user.email, password: `wrong-${i}` });
+    for (let i = 0; i < signInFailuresPerAccount.max; i += 1) await submit(form, { email: user.email, password: `wrong-${i}` });
     const { max } = await t.db.selectFrom('audit_events').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow();
     const refusals = async () => (await t.db.selectFrom('audit_events').select(['event', 'details']).where('id', '>', String(max)).execute()) as { event: string; details: Record<string, unknown> }[];
     const refused = await Promise.all(Array.from({ length: 30 }, (_, i) => submit(form, i % 3 ? { email: user.email, password: `again-${i}` } : user)));
@@ -149,7 +149,7 @@ describe('concurrent wrong passwords against the sign-in lockout', () => {
     expect(rows.reduce((sum, r) => sum + Number(r.details.count), 0)).toBe(30);
     // The next refusal of the account's lockout adds to its row.
     const accountCount = Number(rows.find((r) => r.details.scope === 'account')!.details.count);
-    expectLockoutPage(await submit(form, user), ACCOUNT_POLICY);
+    expectLockoutPage(await submit(form, user), signInFailuresPerAccount);
     const again = await refusals();
     expect(again).toHaveLength(rows.length);
     expect(again.find((r) => r.details.scope === 'account')!.details.count).toBe(accountCount + 1);
@@ -161,8 +161,8 @@ describe('concurrent wrong passwords against the sign-in lockout', () => {
     // Unknown addresses cost an argon2 run too (against a dummy hash), so they spend the budget alike.
     const wrong = Array.from({ length: 40 }, (_, i) => ({ form: i % 2 ? authorization : connections, login: { email: `spray-${i}@example.org`, password: `wrong-${i}` } }));
     const { wrongAnswers, rightOne, argon2Runs } = await burst(wrong, { form: authorization, login: user });
-    expect(argon2Runs).toBe(ADDRESS_POLICY.failures);
-    expectBudgetHeld(wrongAnswers, ADDRESS_POLICY.failures, ADDRESS_POLICY);
-    expectLockoutPage(rightOne, ADDRESS_POLICY);
+    expect(argon2Runs).toBe(signInFailuresPerCallerAddress.max);
+    expectBudgetHeld(wrongAnswers, signInFailuresPerCallerAddress.max, signInFailuresPerCallerAddress);
+    expectLockoutPage(rightOne, signInFailuresPerCallerAddress);
   });
 });

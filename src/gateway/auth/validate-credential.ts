@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.js';
 import { narrowToRole } from '../../accounts/scopes.js';
 import { unauthorized } from '../routing/problems.js';
 import { environmentOf } from '../routing/environment.js';
-import { UseThrottle } from '../../audit/use-throttle.js';
+import { UseDebounce } from '../../audit/use-debounce.js';
 import { consentStatus, type FdxConsentResource } from '../../authorizations/fdx-consent.js';
 import type { HeldFdxConsent } from '../routing/caller.js';
 import { touchApiKey, touchAuthorization, type AccessTokenRow } from './credential-repository.js';
@@ -21,7 +21,7 @@ function heldConsent(row: AccessTokenRow, now: number): HeldFdxConsent | 'ended'
 }
 
 /** last_used_at is informational: written at most once a minute per key or authorization. */
-const touched = new UseThrottle();
+const touched = new UseDebounce();
 
 /**
  * Judges the credential on every call: an API key must be live; an access token must be

@@ -1,8 +1,10 @@
+import { parseTree, visit, type Node } from 'jsonc-parser';
+
 /**
  * Where things are in a JSON text: the line and column of each value and member name, the
  * members named twice in one object, and where the text stops being JSON. JSON.parse stays
- * the reader of the value; this only points problems at the place to fix
- * (docs/configuration.md, "The clients file").
+ * the reader of the value; jsonc-parser (strict: no comments, no trailing commas) finds the
+ * places, and this only words them (docs/configuration.md, "The clients file").
  */
 
 export interface TextPosition {
@@ -13,13 +15,6 @@ export interface TextPosition {
 }
 
 export type JsonPath = readonly (string | number)[];
-
-interface Spot {
-  /** Offset of the value. */
-  value: number;
-  /** Offset of the member's name, for an object member. */
-  key?: number;
-}
 
 export interface JsonLayout {
   /** The value at `path` (or, with `key`, its member name); else the nearest enclosing value. */
@@ -40,8 +35,9 @@ export class JsonSyntaxError extends Error {
 
 const MAX_DEPTH = 512;
 const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+const LITERAL = /true|false|null/y;
 
-/** Converts offsets to lines and columns. */
+/** Converts offsets to lines and columns (lines end at "\n" only, as editors count them). */
 function positions(text: string): (offset: number) => TextPosition {
   const starts = [0];
   for (let i = 0; i < text.length; i++) if (text[i] === '\n') starts.push(i + 1);
@@ -65,151 +61,139 @@ function describeChar(ch: string | undefined): string {
   return JSON.stringify(ch);
 }
 
+/** What is wrong inside the string starting at `start` (its opening quote), and where. */
+function stringProblem(text: string, start: number): { expected: string; offset: number } | { unclosed: true } | undefined {
+  for (let i = start + 1; ; i++) {
+    const ch = text[i];
+    if (ch === undefined) return { unclosed: true };
+    if (ch === '"') return undefined;
+    if (ch < ' ') return { expected: 'a closing " before the end of the line (control characters must be escaped)', offset: i };
+    if (ch !== '\\') continue;
+    const escape = text[i + 1];
+    if (escape === 'u') {
+      if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) return { expected: 'four hex digits after \\u', offset: i + 2 };
+      i += 5;
+    } else if (escape !== undefined && '"\\/bfnrt'.includes(escape)) i++;
+    else return { expected: 'an escape (\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\u)', offset: i + 1 };
+  }
+}
+
 /**
- * Scans `text` as JSON (RFC 8259). Throws JsonSyntaxError at the first place it is not JSON,
+ * Checks `text` is JSON (RFC 8259). Throws JsonSyntaxError at the first place it is not,
  * naming what was expected there.
+ */
+function checkSyntax(text: string, at: (offset: number) => TextPosition): void {
+  // What the parser expects next: a member name, the colon after one, a value, or what
+  // follows a value in its container ("," or the closer; the end of the file at the top).
+  let expecting: 'name' | 'colon' | 'value' | 'after' = 'value';
+  const containers: ('object' | 'array')[] = [];
+  let numberEnd = -1;
+
+  const fail = (expected: string, offset: number): never => {
+    throw new JsonSyntaxError(`expected ${expected}, found ${describeChar(text[offset])}`, at(offset));
+  };
+  const afterValue = (offset: number): never => {
+    const container = containers.at(-1);
+    return fail(container === 'object' ? '"," or "}"' : container === 'array' ? '"," or "]"' : 'the end of the file after the value', offset);
+  };
+  const string = (offset: number) => {
+    const problem = stringProblem(text, offset);
+    if (problem && 'unclosed' in problem) throw new JsonSyntaxError('a string is not closed (expected ")', at(offset));
+    if (problem) fail(problem.expected, problem.offset);
+  };
+  const begin = (kind: 'object' | 'array') => (offset: number) => {
+    if (containers.length >= MAX_DEPTH) fail(`at most ${MAX_DEPTH} levels of nesting`, offset);
+    containers.push(kind);
+    expecting = kind === 'object' ? 'name' : 'value';
+  };
+  const end = (offset: number) => {
+    // jsonc-parser reports an unclosed container's end before its error; the error words it.
+    if (text[offset] !== '}' && text[offset] !== ']') return;
+    containers.pop();
+    expecting = 'after';
+  };
+
+  visit(
+    text,
+    {
+      onObjectBegin: begin('object'),
+      onArrayBegin: begin('array'),
+      onObjectEnd: end,
+      onArrayEnd: end,
+      onObjectProperty: () => {
+        expecting = 'colon';
+      },
+      onSeparator: (separator) => {
+        expecting = separator === ':' || containers.at(-1) === 'array' ? 'value' : 'name';
+      },
+      onLiteralValue: (value, offset, length) => {
+        expecting = 'after';
+        numberEnd = typeof value === 'number' ? offset + length : -1;
+      },
+      onError: (_code, offset) => {
+        const ch = text[offset];
+        if (expecting === 'colon') fail('":" after the member name', offset);
+        if (expecting === 'after') {
+          // "01", "1-2": the number ended early, and what follows cannot end it.
+          if (offset === numberEnd && /[0-9.eE+-]/.test(ch ?? '')) fail('a well-formed number', offset);
+          afterValue(offset);
+        }
+        if (ch === '"') string(offset);
+        if (expecting === 'name') fail('a member name in double quotes', offset);
+        if (ch === '-' || (ch !== undefined && ch >= '0' && ch <= '9')) {
+          NUMBER.lastIndex = offset;
+          const match = NUMBER.exec(text);
+          if (!match) fail('a value', offset);
+          fail('a well-formed number', offset + match![0].length);
+        }
+        // "truex": the literal is whole; what follows it is the problem.
+        LITERAL.lastIndex = offset;
+        const literal = LITERAL.exec(text);
+        if (literal) afterValue(offset + literal[0].length);
+        fail('a value', offset);
+      },
+    },
+    { disallowComments: true, allowTrailingComma: false },
+  );
+}
+
+/** The last member named `name` (JSON.parse keeps the last). */
+function member(object: Node, name: string): Node | undefined {
+  return object.children?.findLast((property) => property.children?.[0]?.value === name && property.children.length === 2);
+}
+
+/**
+ * Reads `text` as JSON (RFC 8259): throws JsonSyntaxError at the first place it is not,
+ * else returns where each part of it is.
  */
 export function scanJson(text: string): JsonLayout {
   const at = positions(text);
-  const spots = new Map<string, Spot>();
+  checkSyntax(text, at);
+  const root = parseTree(text, [], { disallowComments: true })!;
+
   const repeats: { path: JsonPath; position: TextPosition }[] = [];
-  let i = 0;
-
-  const fail = (expected: string, offset = i): never => {
-    throw new JsonSyntaxError(`expected ${expected}, found ${describeChar(text[offset])}`, at(offset));
-  };
-  const skipSpace = () => {
-    while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
-  };
-
-  const string = (): string => {
-    const start = i;
-    i++; // the opening quote
-    let out = '';
-    for (;;) {
-      const ch = text[i];
-      if (ch === undefined) throw new JsonSyntaxError('a string is not closed (expected ")', at(start));
-      if (ch === '"') {
-        i++;
-        return out;
-      }
-      if (ch < ' ') fail('a closing " before the end of the line (control characters must be escaped)');
-      if (ch === '\\') {
-        const escape = text[i + 1];
-        if (escape === 'u') {
-          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) fail('four hex digits after \\u', i + 2);
-          out += String.fromCharCode(parseInt(text.slice(i + 2, i + 6), 16));
-          i += 6;
-          continue;
-        }
-        const simple: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
-        if (escape === undefined || !(escape in simple)) fail('an escape (\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\u)', i + 1);
-        out += simple[escape!] ?? '';
-        i += 2;
-        continue;
-      }
-      out += ch;
-      i++;
+  const findRepeats = (node: Node, path: JsonPath) => {
+    if (node.type === 'array') node.children?.forEach((child, index) => findRepeats(child, [...path, index]));
+    if (node.type !== 'object') return;
+    const seen = new Set<string>();
+    for (const [key, value] of (node.children ?? []).map((property) => property.children ?? [])) {
+      const name = key!.value as string;
+      if (seen.has(name)) repeats.push({ path: [...path, name], position: at(key!.offset) });
+      seen.add(name);
+      if (value) findRepeats(value, [...path, name]);
     }
   };
-
-  const number = () => {
-    NUMBER.lastIndex = i;
-    const match = NUMBER.exec(text);
-    if (!match) fail('a value');
-    const end = i + match![0].length;
-    // "01", "1." or "1e": the match stops early; what follows must end the number.
-    if (end < text.length && /[0-9.eE+-]/.test(text[end]!)) fail('a well-formed number', end);
-    i = end;
-  };
-
-  const value = (path: JsonPath, depth: number, key?: number) => {
-    skipSpace();
-    spots.set(JSON.stringify(path), { value: i, ...(key === undefined ? {} : { key }) });
-    const ch = text[i];
-    if (ch === '{') {
-      if (depth >= MAX_DEPTH) fail(`at most ${MAX_DEPTH} levels of nesting`);
-      i++;
-      skipSpace();
-      if (text[i] === '}') {
-        i++;
-        return;
-      }
-      const seen = new Set<string>();
-      for (;;) {
-        skipSpace();
-        if (text[i] !== '"') fail('a member name in double quotes');
-        const keyAt = i;
-        const name = string();
-        if (seen.has(name)) repeats.push({ path: [...path, name], position: at(keyAt) });
-        seen.add(name);
-        skipSpace();
-        if (text[i] !== ':') fail('":" after the member name');
-        i++;
-        value([...path, name], depth + 1, keyAt);
-        skipSpace();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === '}') {
-          i++;
-          return;
-        }
-        fail('"," or "}"');
-      }
-    }
-    if (ch === '[') {
-      if (depth >= MAX_DEPTH) fail(`at most ${MAX_DEPTH} levels of nesting`);
-      i++;
-      skipSpace();
-      if (text[i] === ']') {
-        i++;
-        return;
-      }
-      for (let index = 0; ; index++) {
-        value([...path, index], depth + 1);
-        skipSpace();
-        if (text[i] === ',') {
-          i++;
-          continue;
-        }
-        if (text[i] === ']') {
-          i++;
-          return;
-        }
-        fail('"," or "]"');
-      }
-    }
-    if (ch === '"') {
-      string();
-      return;
-    }
-    for (const literal of ['true', 'false', 'null']) {
-      if (text.startsWith(literal, i)) {
-        i += literal.length;
-        return;
-      }
-    }
-    if (ch === '-' || (ch !== undefined && ch >= '0' && ch <= '9')) {
-      number();
-      return;
-    }
-    fail('a value');
-  };
-
-  value([], 0);
-  skipSpace();
-  if (i < text.length) fail('the end of the file after the value');
+  findRepeats(root, []);
 
   return {
     at(path, key = false) {
-      for (let length = path.length; length >= 0; length--) {
-        const spot = spots.get(JSON.stringify(path.slice(0, length)));
-        if (!spot) continue;
-        return at(length === path.length && key && spot.key !== undefined ? spot.key : spot.value);
+      let node = root;
+      for (const segment of path) {
+        const next = typeof segment === 'string' ? (node.type === 'object' ? member(node, segment)?.children?.[1] : undefined) : node.type === 'array' ? node.children?.[segment] : undefined;
+        if (!next) return at(node.offset);
+        node = next;
       }
-      return at(0);
+      return at(key && node.parent?.type === 'property' ? node.parent.children![0]!.offset : node.offset);
     },
     repeats,
   };

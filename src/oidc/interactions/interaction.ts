@@ -12,6 +12,7 @@ import type { SecretBox } from '../../keys/secret-box.js';
 import type { AttemptCounter } from '../../limits/attempt-counter.js';
 import type { MailSender } from '../../mail/sender.js';
 import type { BackgroundWork } from '../../http/background-work.js';
+import type { PageModels, PageName } from '../../views/models.js';
 
 export interface InteractionDeps {
   db: Db;
@@ -78,8 +79,8 @@ export function redirectUri(interaction: Interaction): string {
 }
 
 /** A page of the flow: the last redirect after its forms goes to the application. */
-export function sendInteractionPage(deps: InteractionDeps, ctx: Context, interaction: Interaction, view: string, data: Record<string, unknown>, status?: number): void {
-  sendPage(ctx, deps.environment, view, { requestId: ctx.state.requestId, ...data }, { status, formTargets: [redirectUri(interaction)] });
+export function sendInteractionPage<V extends PageName>(deps: InteractionDeps, ctx: Context, interaction: Interaction, view: V, data: PageModels[V], status?: number): void {
+  sendPage<PageName>(ctx, deps.environment, view, { requestId: ctx.state.requestId, ...data }, { status, formTargets: [redirectUri(interaction)] });
 }
 
 export interface ClientView {

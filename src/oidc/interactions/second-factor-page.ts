@@ -164,7 +164,8 @@ export async function submitSecondFactorSetup(deps: InteractionDeps, ctx: Contex
   ctx.set('Cache-Control', 'no-store');
   sendInteractionPage(deps, ctx, interaction, 'recovery-codes.njk', {
     client: client ? clientView(client, redirectUri(interaction)) : undefined,
-    codes: confirmed.recoveryCodes,
+    // A first factor always comes with its recovery codes.
+    codes: confirmed.recoveryCodes ?? [],
     continueHref: interaction.returnTo,
     continueLabel: client ? `Continue to ${client.clientName ?? 'the application'}` : 'Continue',
   });

@@ -1,9 +1,10 @@
 /**
- * Decides when an informational `last_used_at` is worth writing: at most once per interval per
- * id in this process. The memory is bounded: past `maxIds` it starts over (a few extra writes).
+ * Debounces the writes of an informational `last_used_at` (not a rate limit: nothing is
+ * refused, a use is only not written again so soon): at most once per interval per id in
+ * this process. The memory is bounded: past `maxIds` it starts over (a few extra writes).
  * Usage bookkeeping in memory, not data access: it lives beside the audit trail, not in db/.
  */
-export class UseThrottle {
+export class UseDebounce {
   private readonly last = new Map<string, number>();
 
   constructor(
