@@ -7,7 +7,7 @@ import { prefixedId } from '../db/ids.js';
 import { conflict, notFound, precondition, rateLimited } from '../errors/domain-error.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { findDonorAccount, type DonorAccountRow } from './donor-accounts-repository.js';
-import { dafVerifyFailures } from '../../limits/rate-limits.js';
+import { dafVerifyFailures } from '../limits/rate-limits.js';
 import { approveDonorAccount } from './donor-accounts-service.js';
 import { findToken, findTokenByCode, insertToken, refundVerifyAttempt, reserveVerifyAttempt, setTokenStatus, type TokenRow } from './tokens-repository.js';
 import type { DafScope } from './scope.js';
