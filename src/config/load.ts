@@ -6,7 +6,8 @@ import { DEFAULT_CONFIG_DIR } from './paths.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    // One problem is one line; several are listed under it.
+    super(problems.length === 1 ? `invalid configuration: ${problems[0]}` : `invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';
   }
 }
