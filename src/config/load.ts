@@ -82,7 +82,7 @@ function expectation(issue: Issue): string | undefined {
   }
 }
 
-/** The value at an issue's path in the merged settings, as written (before coercion). */
+/** The value a validation problem's path names in the merged settings, as written (before coercion). */
 function valueAt(merged: Record<string, unknown>, keyPath: readonly PropertyKey[]): unknown {
   let value: unknown = merged;
   for (const key of keyPath) {
