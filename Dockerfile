@@ -36,14 +36,17 @@ COPY views ./views
 COPY vendor/redoc ./vendor/redoc
 # The shipped list of common passwords, read from src/ at run time (src/accounts/password-policy.ts).
 COPY src/accounts/common-passwords.txt ./src/accounts/
+COPY scripts/healthcheck.mjs ./scripts/
 # The code stays root's and read-only; the server runs as the image's unprivileged `node`
 # user and writes only under /var/lib/almoner (the clients file, its lock, data_dir).
 RUN mkdir -p /var/lib/almoner/data && chown -R node:node /var/lib/almoner
 VOLUME /var/lib/almoner
 USER node
 EXPOSE 8080
-# Liveness: /healthz answers plain HTTP from loopback in the production profile.
+# Liveness: /healthz on loopback, at the port of ALMONER_LISTEN, over HTTPS when the process
+# terminates TLS itself (ALMONER_TLS_CERT), else plain HTTP, which the production profile
+# answers from loopback (docs/operations.md, "Health checks").
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:8080/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "scripts/healthcheck.mjs"]
 # The production profile's command (docs/operations.md): UV_THREADPOOL_SIZE=2 is set above.
 CMD ["node", "--max-semi-space-size=32", "dist/main.js"]

@@ -1,3 +1,5 @@
+// First: it catches what libraries print as they are loaded (library-notices.ts).
+import { routeLibraryNotices } from './logging/library-notices.js';
 import { ConfigError, isAlmonerWorker, loadConfig, unknownEnvProblems, unknownEnvSettings } from './config/load.js';
 import type { AppConfig } from './config/schema.js';
 import cluster from 'node:cluster';
@@ -10,7 +12,8 @@ import { createLogger, prettyFormat } from './logging/logger.js';
 import { tuneHeap } from './server/heap-tuning.js';
 import { nodeSupportNotice } from './server/node-support.js';
 import { runWorker, startPrimary } from './server/workers.js';
-import type { ListenAddress } from './server/listeners.js';
+import { ListenError, type ListenAddress } from './server/listeners.js';
+import { ClientRegistryError } from './oidc/clients/schema.js';
 import { startServer } from './server/start.js';
 import { stopOnSignals } from './server/stop-on-signals.js';
 
@@ -64,7 +67,7 @@ function banner(config: AppConfig, server: Started): string {
 
 /** Failures whose message is the whole story for an operator (what is wrong, where to fix it): no stack. */
 function isOperatorError(error: unknown): error is Error {
-  return error instanceof DatabaseUnreachableError || error instanceof EmbeddedPostgresError;
+  return error instanceof DatabaseUnreachableError || error instanceof EmbeddedPostgresError || error instanceof ListenError || error instanceof ClientRegistryError;
 }
 
 async function main(): Promise<void> {
@@ -86,6 +89,7 @@ async function main(): Promise<void> {
   // Dev: readable lines for the person at the terminal; production: JSON for log shippers.
   const pretty = config.profile === 'dev' ? await prettyFormat() : undefined;
   const logger = createLogger(config.log_level, undefined, pretty ?? 'json');
+  routeLibraryNotices(logger);
   // A worker forked by a primary (workers > 1): the primary has said all there is to say at start.
   if (isAlmonerWorker() && cluster.isWorker) return runWorker(config, logger.child({ worker: process.pid }));
   if (config.profile === 'dev' && !pretty) logger.warn('pino-pretty is not installed (a production install omits it): logging JSON lines');

@@ -1,16 +1,17 @@
 import { parseArgs } from 'node:util';
 import { DomainError } from '../errors/domain-error.js';
-import { ConfigError, loadConfig } from '../config/load.js';
 import type { AppConfig } from '../config/schema.js';
-import { createDatabase, isDatabaseUnavailable, type Db } from '../db/database.js';
-import { EmbeddedPostgresError } from '../embedded-postgres/server.js';
-import { migrateToLatest } from '../db/migrator.js';
-import { resolveDatabase, type DatabaseLocation } from '../db/resolve.js';
+import type { Db } from '../db/database.js';
+import { EmbeddedPostgresError } from '../embedded-postgres/tools.js';
+import type { DatabaseLocation } from '../db/resolve.js';
 import { UsageError, type Command, type CommandContext, type OptionValues } from './commands/command.js';
 import { COMMANDS } from './registry.js';
 import { checkUsage, usageUnits, wrap } from './usage.js';
 import { ClientsInvalid } from './commands/clients.js';
-import { ClientRegistryError } from '../oidc/clients/schema.js';
+
+// What a command needs (the configuration's schema, the database, the services) is imported
+// when it runs, so --help and a usage error answer without loading the server's modules, and a
+// command loads only its own (docs/operations.md, "Admin CLI").
 
 export interface CliIo {
   argv: readonly string[];
@@ -114,6 +115,7 @@ export async function runCli(io: CliIo): Promise<number> {
     }
     // What the usage line says is checked before the command opens anything.
     checkUsage(command, values);
+    const { loadConfig } = await import('../config/load.js');
     const config: AppConfig = loadConfig({ env: io.env });
     const ctx: CommandContext = {
       config,
@@ -121,6 +123,7 @@ export async function runCli(io: CliIo): Promise<number> {
       readStdin: io.readStdin,
       async db() {
         if (db) return db;
+        const [{ resolveDatabase }, { createDatabase }, { migrateToLatest }] = await Promise.all([import('../db/resolve.js'), import('../db/database.js'), import('../db/migrator.js')]);
         location = await resolveDatabase(config, 'if-started-here');
         db = createDatabase({ url: location.url, poolMax: 2, applicationName: 'almoner-admin' });
         // A fresh database is usable straight away: commands other than `migrate` bring it up to date first.
@@ -152,6 +155,8 @@ export async function runCli(io: CliIo): Promise<number> {
       io.stderr(`almoner admin: ${domainLine(error)}\n`);
       return 1;
     }
+    // Loaded here, on the way out: a command that raised one of these has loaded its module already.
+    const [{ ConfigError }, { ClientRegistryError }, { isDatabaseUnavailable }] = await Promise.all([import('../config/load.js'), import('../oidc/clients/schema.js'), import('../db/database.js')]);
     if (error instanceof EmbeddedPostgresError || error instanceof ClientRegistryError) {
       io.stderr(`almoner admin: ${oneLine(error.message)}\n`);
       return 1;

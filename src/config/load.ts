@@ -6,7 +6,8 @@ import { DEFAULT_CONFIG_DIR } from './paths.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    // One problem is one line; several are listed under it.
+    super(problems.length === 1 ? `invalid configuration: ${problems[0]}` : `invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';
   }
 }
@@ -81,7 +82,7 @@ function expectation(issue: Issue): string | undefined {
   }
 }
 
-/** The value at an issue's path in the merged settings, as written (before coercion). */
+/** The value a validation problem's path names in the merged settings, as written (before coercion). */
 function valueAt(merged: Record<string, unknown>, keyPath: readonly PropertyKey[]): unknown {
   let value: unknown = merged;
   for (const key of keyPath) {

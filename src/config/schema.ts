@@ -106,7 +106,7 @@ const settingsShape = z
       .regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL')
       .optional()
       .describe('SMTP server for all outgoing mail (smtp:// or smtps://; resets, invitations, second-factor notices, DAF codes); required in production; unset in dev, mail goes into the outbound_mail table (`admin mail list`)'),
-    mail_from: z.string().min(3).describe('From address of outgoing mail'),
+    mail_from: z.string().min(3).describe('From address of outgoing mail; required in production (the default, at the reserved .invalid domain, is for the dev profile)'),
     passkey_rp_id: z
       .string()
       .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/, 'must be a lowercase domain name, such as example.org')
@@ -167,6 +167,14 @@ export const configSchema = settingsShape.superRefine((config, ctx) => {
     if (!config.smtp_url) {
       // Mail can always be sent (password resets, invitations, DAF one-time codes): production never keeps it in a table.
       ctx.addIssue({ code: 'custom', path: ['smtp_url'], message: 'is required in the production profile (an smtp:// or smtps:// URL): password resets, invitations and DAF codes are sent by mail' });
+    }
+    if (/\.invalid>?\s*$/i.test(config.mail_from)) {
+      // The default's reserved .invalid domain suits the dev profile's mail table; real mail from it is refused or lost.
+      ctx.addIssue({
+        code: 'custom',
+        path: ['mail_from'],
+        message: `is required in the production profile (ALMONER_MAIL_FROM): the From address of password resets, invitations and DAF codes, at a domain the SMTP server may send for, such as "Almoner <no-reply@example.org>"; "${config.mail_from}" is the dev profile's placeholder`,
+      });
     }
     if (!config.tls_cert && config.trusted_proxies.length === 0) {
       ctx.addIssue({

@@ -41,6 +41,18 @@ function hostAndPort(url: string): string {
   }
 }
 
+/**
+ * 3D000: the server answers but has no such database. Almoner creates its tables, not the
+ * database, so the line says how to make it (a database name PostgreSQL defaults to the user's).
+ */
+function createHint(url: string): string {
+  const parsed = new URL(url);
+  const name = decodeURIComponent(parsed.pathname.slice(1)) || decodeURIComponent(parsed.username);
+  const word = (text: string) => (/^[\w.-]+$/.test(text) ? text : `'${text.replace(/'/g, `'\\''`)}'`);
+  const user = parsed.username ? ` -U ${word(decodeURIComponent(parsed.username))}` : '';
+  return `; create it first: createdb -h ${parsed.hostname.replace(/^\[(.*)\]$/, '$1') || 'localhost'} -p ${parsed.port || '5432'}${user} ${word(name)}`;
+}
+
 /** One connection to `url` within the deadline; DatabaseUnreachableError naming host:port and pg's reason when it fails. */
 async function checkReachable(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_DEADLINE_MS });
@@ -50,7 +62,7 @@ async function checkReachable(url: string): Promise<void> {
   } catch (error) {
     const { message, code } = error as { message?: string; code?: string };
     const reason = message || code || String(error);
-    throw new DatabaseUnreachableError(`cannot connect to the database at ${hostAndPort(url)} (DATABASE_URL): ${reason}`, { cause: error });
+    throw new DatabaseUnreachableError(`cannot connect to the database at ${hostAndPort(url)} (DATABASE_URL): ${reason}${code === '3D000' ? createHint(url) : ''}`, { cause: error });
   } finally {
     await client.end().catch(() => undefined);
   }

@@ -44,6 +44,11 @@ export function parseListenAddress(entry: string, setting?: 'listen' | 'metrics_
   return { host: match[1] ?? match[2]!, port: Number(match[3]), ...(setting ? { settings: [envNameFor(setting)] } : {}) };
 }
 
+/** A listener that cannot be set up (port taken or forbidden, TLS files unreadable): the operator's fix, said in one line. */
+export class ListenError extends Error {
+  override name = 'ListenError';
+}
+
 export interface TlsMaterial {
   cert: Buffer;
   key: Buffer;
@@ -55,7 +60,7 @@ export function readTls(config: Pick<AppConfig, 'tls_cert' | 'tls_key'>): TlsMat
     try {
       return fs.readFileSync(file);
     } catch (error) {
-      throw new Error(`${setting}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      throw new ListenError(`${setting}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
   };
   return { cert: read(config.tls_cert, 'ALMONER_TLS_CERT'), key: read(config.tls_key, 'ALMONER_TLS_KEY') };
@@ -126,9 +131,9 @@ export async function listen(address: ListenAddress, handler: http.RequestListen
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       const where = `${address.host}:${address.port}`;
-      if (error.code === 'EADDRINUSE') reject(new Error(`cannot listen on ${where}: the port is already in use (is another Almoner running?); to serve on another port, ${movedBy(address)}`));
-      else if (error.code === 'EACCES') reject(new Error(`cannot listen on ${where}: permission denied (ports below 1024 need privileges); to serve on another port, ${movedBy(address)}`));
-      else reject(new Error(`cannot listen on ${where}: ${error.message}`));
+      if (error.code === 'EADDRINUSE') reject(new ListenError(`cannot listen on ${where}: the port is already in use (is another Almoner running?); to serve on another port, ${movedBy(address)}`));
+      else if (error.code === 'EACCES') reject(new ListenError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges); to serve on another port, ${movedBy(address)}`));
+      else reject(new ListenError(`cannot listen on ${where}: ${error.message}`));
     });
     server.listen(address.port, address.host, () => resolve());
   });

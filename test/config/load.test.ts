@@ -57,7 +57,7 @@ describe('configuration', () => {
 
   it('applies config/<profile>.json over default.json', () => {
     const dir = configDir({ 'default.json': { ...JSON.parse(fs.readFileSync('config/default.json', 'utf8')) }, 'production.json': { log_level: 'warn', demo_data: false, base_url: 'https://a.example', sandbox_base_url: 'https://b.example', dashboard_url: 'https://c.example', sandbox_dashboard_url: 'https://d.example' } });
-    const config = loadConfig({ configDir: dir, env: { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://db/x', ALMONER_TRUSTED_PROXIES: '10.0.0.1', ALMONER_SMTP_URL: 'smtp://mail.internal:587' } });
+    const config = loadConfig({ configDir: dir, env: { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://db/x', ALMONER_TRUSTED_PROXIES: '10.0.0.1', ALMONER_SMTP_URL: 'smtp://mail.internal:587', ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>' } });
     expect(config.log_level).toBe('warn');
     expect(config.profile).toBe('production');
   });
@@ -117,10 +117,21 @@ describe('configuration', () => {
     expect(problems.some((p) => p.startsWith('database_url') && p.includes('required in the production profile'))).toBe(true);
     expect(problems.some((p) => p.startsWith('tls_cert') && p.includes('ALMONER_TRUSTED_PROXIES'))).toBe(true);
     expect(problems.some((p) => p.startsWith('smtp_url') && p.includes('required in the production profile') && p.includes('ALMONER_SMTP_URL'))).toBe(true);
+    expect(problems.some((p) => p.startsWith('mail_from') && p.includes('required in the production profile') && p.includes('ALMONER_MAIL_FROM'))).toBe(true);
+  });
+
+  it("requires mail_from in production: the default's .invalid address is refused there, and kept in dev", () => {
+    const production = { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://db/x', ALMONER_TRUSTED_PROXIES: '10.0.0.0/8', ALMONER_SMTP_URL: 'smtp://mail.internal' };
+    expect(problemsOf(() => loadConfig({ env: production }))).toEqual([
+      expect.stringMatching(/^mail_from \(from .*default\.json\): is required in the production profile \(ALMONER_MAIL_FROM\): .*"Almoner <no-reply@almoner\.invalid>" is the dev profile's placeholder$/),
+    ]);
+    expect(problemsOf(() => loadConfig({ env: { ...production, ALMONER_MAIL_FROM: 'no-reply@mail.almoner.invalid' } }))).toEqual([expect.stringMatching(/^mail_from \(from ALMONER_MAIL_FROM\): is required in the production profile/)]);
+    expect(loadConfig({ env: { ...production, ALMONER_MAIL_FROM: 'Food Bank <no-reply@foodbank.example.org>' } }).mail_from).toBe('Food Bank <no-reply@foodbank.example.org>');
+    expect(loadConfig({ env: {} }).mail_from).toBe('Almoner <no-reply@almoner.invalid>');
   });
 
   it('requires smtp_url in production (mail is never kept in a table there), and not in dev', () => {
-    const production = { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://db/x', ALMONER_TRUSTED_PROXIES: '10.0.0.0/8' };
+    const production = { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://db/x', ALMONER_TRUSTED_PROXIES: '10.0.0.0/8', ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>' };
     expect(problemsOf(() => loadConfig({ env: production }))).toEqual([expect.stringMatching(/^smtp_url \(set it in config\/ or ALMONER_SMTP_URL\): is required in the production profile/)]);
     expect(problemsOf(() => loadConfig({ env: { ...production, ALMONER_SMTP_URL: 'http://mail.example' } }))).toEqual([expect.stringMatching(/^smtp_url \(from ALMONER_SMTP_URL\): must be an smtp:\/\/ or smtps:\/\/ URL/)]);
     expect(loadConfig({ env: { ...production, ALMONER_SMTP_URL: 'smtps://u:p@mail.example:465' } }).smtp_url).toBe('smtps://u:p@mail.example:465');
@@ -128,8 +139,8 @@ describe('configuration', () => {
   });
 
   it('accepts production with a database and trusted proxies, or with TLS material', () => {
-    expect(loadConfig({ env: { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://db/x', ALMONER_SMTP_URL: 'smtp://mail.internal', ALMONER_TRUSTED_PROXIES: '10.0.0.0/8' } }).profile).toBe('production');
-    expect(loadConfig({ env: { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://db/x', ALMONER_SMTP_URL: 'smtp://mail.internal', ALMONER_TLS_CERT: '/c.pem', ALMONER_TLS_KEY: '/k.pem' } }).tls_cert).toBe('/c.pem');
+    expect(loadConfig({ env: { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://db/x', ALMONER_SMTP_URL: 'smtp://mail.internal', ALMONER_TRUSTED_PROXIES: '10.0.0.0/8', ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>' } }).profile).toBe('production');
+    expect(loadConfig({ env: { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://db/x', ALMONER_SMTP_URL: 'smtp://mail.internal', ALMONER_TLS_CERT: '/c.pem', ALMONER_TLS_KEY: '/k.pem', ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>' } }).tls_cert).toBe('/c.pem');
   });
 
   it('refuses plain-http URLs, demo data and a lone TLS file in production', () => {

@@ -167,13 +167,16 @@ describe('Dockerfile', () => {
     expect(lastOf(final, 'EXPOSE')?.args.split(/\s+/)).toContain(listenPort);
 
     const healthcheck = lastOf(final, 'HEALTHCHECK')?.args ?? '';
-    const url = new URL(/https?:\/\/[^'"\s)`]+/.exec(healthcheck)?.[0] ?? 'http://none.invalid/');
-    expect(isHealthPath('GET', url.pathname), `${url.pathname} is /healthz or /readyz`).toBe(true);
-    expect(url.pathname, 'liveness: a database outage must not restart every container').toBe('/healthz');
-    expect(url.protocol).toBe('http:');
-    expect(isLoopback(url.hostname), 'plain HTTP is answered to loopback health checks only').toBe(true);
-    expect(url.port).toBe(listenPort);
-    expect(execForm(healthcheck.replace(/^(--\S+\s+)*CMD\s+/, '')), 'HEALTHCHECK CMD in exec form (the image has no curl)').toBeDefined();
+    const command = execForm(healthcheck.replace(/^(--\S+\s+)*CMD\s+/, ''));
+    expect(command, 'HEALTHCHECK CMD in exec form (the image has no curl)').toEqual(['node', 'scripts/healthcheck.mjs']);
+    // The script is in the image, and asks /healthz on loopback at ALMONER_LISTEN's port
+    // (test/server/healthcheck-script.test.ts runs it against both kinds of production start).
+    expect(final.instructions.some((i) => i.keyword === 'COPY' && /^scripts\/healthcheck\.mjs\s+\.\/scripts\/$/.test(i.args)), 'COPY scripts/healthcheck.mjs ./scripts/').toBe(true);
+    const script = fs.readFileSync(path.join(PROJECT_ROOT, 'scripts/healthcheck.mjs'), 'utf8');
+    const probe = /path: '([^']+)'/.exec(script)?.[1] ?? '';
+    expect(isHealthPath('GET', probe), `${probe} is /healthz or /readyz`).toBe(true);
+    expect(probe, 'liveness: a database outage must not restart every container').toBe('/healthz');
+    expect(script).toContain('ALMONER_LISTEN');
   });
 
   it('the checks themselves report a missing source, an excluded one, an unknown stage, and follow .dockerignore', () => {
@@ -226,6 +229,7 @@ const DOT_ENV: Record<string, string> = {
   POSTGRES_PASSWORD: '0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b7',
   ALMONER_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
   ALMONER_SMTP_URL: 'smtps://mailer:secret@smtp.example.org:465',
+  ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>',
 };
 
 /** Compose's interpolation: ${NAME:?message} needs NAME from .env, ${NAME:-default} falls back. */
@@ -279,6 +283,8 @@ describe('compose.yaml', () => {
     expect(config.secrets_key, 'one secrets key for every process, from .env').toBe(DOT_ENV.ALMONER_SECRETS_KEY);
     // Without the required .env values compose refuses to start rather than run without them.
     expect(() => interpolate(String(almoner.environment?.ALMONER_SECRETS_KEY), {})).toThrow(/ALMONER_SECRETS_KEY/);
+    // The production profile refuses to start without a From address of its own.
+    expect(() => interpolate(String(almoner.environment?.ALMONER_MAIL_FROM), {})).toThrow(/ALMONER_MAIL_FROM/);
   });
 
   it('publishes only ports Almoner listens on, and trusts the network gateway the host proxy comes from', () => {

@@ -81,7 +81,7 @@ export async function startOAuthServer(db: Db, overrides: Record<string, unknown
   const urls = { api, sandboxApi, dashboard, sandboxDashboard };
   const [base_url, sandbox_base_url, dashboard_url, sandbox_dashboard_url] = servers.map((server, i) => origin(server, options.behindLoopbackProxy ? 'https' : 'http', hostnames[i]));
   const proxy = options.behindLoopbackProxy ? { trusted_proxies: ['127.0.0.1/32'] } : {};
-  const env = options.behindLoopbackProxy ? { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://unused/x', ALMONER_SMTP_URL: 'smtp://127.0.0.1:9' } : {};
+  const env = options.behindLoopbackProxy ? { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://unused/x', ALMONER_SMTP_URL: 'smtp://127.0.0.1:9', ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>' } : {};
   let test: TestApp;
   try {
     test = await testApp(db, { base_url, sandbox_base_url, dashboard_url, sandbox_dashboard_url, ...proxy, ...overrides }, env, logger);

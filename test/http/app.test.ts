@@ -136,7 +136,7 @@ describe('every response', () => {
 });
 
 describe('production profile: HTTPS only', () => {
-  const production = (proxies: string) => ({ ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://unused/x', ALMONER_SMTP_URL: 'smtp://127.0.0.1:9', ALMONER_TRUSTED_PROXIES: proxies });
+  const production = (proxies: string) => ({ ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://unused/x', ALMONER_SMTP_URL: 'smtp://127.0.0.1:9', ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>', ALMONER_TRUSTED_PROXIES: proxies });
 
   it('refuses plain HTTP with a 403 problem and never redirects', async () => {
     const { app } = await testApp(t.db, {}, production('10.0.0.0/8'));

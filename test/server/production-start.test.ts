@@ -50,7 +50,7 @@ function problemOf(output: string): string {
 }
 
 describe('production profile', () => {
-  it('refuses to start without DATABASE_URL, HTTPS and an SMTP server, naming all at once', async () => {
+  it('refuses to start without DATABASE_URL, HTTPS, an SMTP server and a From address, naming all at once', async () => {
     const { env } = settings('https');
     server = spawnServer({ env: { ...env, ALMONER_PROFILE: 'production' } });
     const status = await server.waitExit(20_000);
@@ -62,6 +62,8 @@ describe('production profile', () => {
     expect(stderr, problemOf(stderr)).toContain('ALMONER_TLS_CERT');
     expect(stderr, problemOf(stderr)).toContain('ALMONER_TRUSTED_PROXIES');
     expect(stderr, problemOf(stderr)).toContain('ALMONER_SMTP_URL');
+    expect(stderr, problemOf(stderr)).toContain('mail_from');
+    expect(stderr, problemOf(stderr)).toContain('ALMONER_MAIL_FROM');
     expect(stderr, problemOf(stderr)).not.toContain('    at ');
     // It refused before touching any database: no embedded PostgreSQL was initialised.
     expect(fs.existsSync(path.join(dataDir, 'pg'))).toBe(false);
@@ -82,7 +84,7 @@ describe('production profile', () => {
   it('behind a trusted proxy: plain HTTP is refused with 403, loopback health checks are exempt', async () => {
     const { env } = settings('https');
     // Configured as https (the proxy terminates TLS); the test reaches the process in plain HTTP.
-    server = spawnServer({ env: { ...env, ALMONER_PROFILE: 'production', DATABASE_URL: t.url, ALMONER_SMTP_URL: 'smtp://127.0.0.1:9', ALMONER_TRUSTED_PROXIES: '10.0.0.0/8' } });
+    server = spawnServer({ env: { ...env, ALMONER_PROFILE: 'production', DATABASE_URL: t.url, ALMONER_SMTP_URL: 'smtp://127.0.0.1:9', ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>', ALMONER_TRUSTED_PROXIES: '10.0.0.0/8' } });
     await server.waitReady(45_000, (ready) => withScheme(ready.urls, 'http').api);
     const urls = withScheme(server.urls, 'http');
     expect(server.urls.api, 'the configuration keeps the https scheme with the bound port').toMatch(/^https:\/\/127\.0\.0\.1:[1-9]\d*$/);
@@ -129,7 +131,7 @@ describe('production profile', () => {
 
     const { env } = settings('https');
     server = await startServer({
-      env: { ...env, ALMONER_PROFILE: 'production', DATABASE_URL: t.url, ALMONER_SMTP_URL: 'smtp://127.0.0.1:9', ALMONER_TLS_CERT: cert, ALMONER_TLS_KEY: key },
+      env: { ...env, ALMONER_PROFILE: 'production', DATABASE_URL: t.url, ALMONER_SMTP_URL: 'smtp://127.0.0.1:9', ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>', ALMONER_TLS_CERT: cert, ALMONER_TLS_KEY: key },
     });
     const urls = server.urls;
 

@@ -1,4 +1,3 @@
-import { createApiKey, listApiKeys, revokeApiKey } from '../../api-keys/service.js';
 import { optionalString, requireString, type Command } from './command.js';
 
 export const apiKeysCreate: Command = {
@@ -7,6 +6,7 @@ export const apiKeysCreate: Command = {
   usage: 'api-keys create --org <ein> --environment production|sandbox [--name <what it is for>]',
   options: { org: { type: 'string' }, environment: { type: 'string' }, name: { type: 'string' } },
   async run(ctx) {
+    const { createApiKey } = await import('../../api-keys/service.js');
     const created = await createApiKey(await ctx.db(), { org: requireString(ctx.values, 'org'), environment: requireString(ctx.values, 'environment'), name: optionalString(ctx.values, 'name') });
     return { json: { ...created }, text: `id:   ${created.id}\n${created.name ? `name: ${created.name}\n` : ''}key:  ${created.key}\n(the key is shown once; it is stored only as a SHA-256 hash)` };
   },
@@ -18,6 +18,7 @@ export const apiKeysRevoke: Command = {
   usage: 'api-keys revoke --id <id>',
   options: { id: { type: 'string' } },
   async run(ctx) {
+    const { revokeApiKey } = await import('../../api-keys/service.js');
     const revoked = await revokeApiKey(await ctx.db(), requireString(ctx.values, 'id'));
     return { json: { ...revoked }, text: `revoked ${revoked.id}` };
   },
@@ -29,6 +30,7 @@ export const apiKeysList: Command = {
   usage: 'api-keys list --org <ein>',
   options: { org: { type: 'string' } },
   async run(ctx) {
+    const { listApiKeys } = await import('../../api-keys/service.js');
     const listed = await listApiKeys(await ctx.db(), requireString(ctx.values, 'org'));
     return {
       json: listed,

@@ -1,5 +1,4 @@
-import { listAuditEvents, type AuditFilters } from '../../audit/repository.js';
-import { requireOrganization, requireUser } from '../../accounts/service.js';
+import type { AuditFilters } from '../../audit/repository.js';
 import { optionalString, UsageError, type Command } from './command.js';
 
 const MAX_LIMIT = 1000;
@@ -17,6 +16,8 @@ export const auditList: Command = {
   usage: 'audit list [--org <ein>] [--actor <email>] [--event <name>] [--since <ISO>] [--until <ISO>] [--limit <n>]',
   options: { org: { type: 'string' }, actor: { type: 'string' }, event: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' }, limit: { type: 'string' } },
   async run(ctx) {
+    const { listAuditEvents } = await import('../../audit/repository.js');
+    const { requireOrganization, requireUser } = await import('../../accounts/service.js');
     const limitText = optionalString(ctx.values, 'limit') ?? '50';
     if (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > MAX_LIMIT) throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}`);
     const since = instant('since', optionalString(ctx.values, 'since'));

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { passwordParamsFrom } from '../../accounts/passwords.js';
 import type { Environment } from '../../db/schema.js';
 import type { ClientsSnapshot } from '../../oidc/clients/file-store.js';
 import type { RegistryStanding } from '../../oidc/clients/revision.js';
-import { addClient, addFapi2Client, compareWithRegistry, listRegisteredClients, removeClient, rotateClientSecret, validateClientsFile, type RegistryComparison, type RegistryContext } from '../../oidc/clients/service.js';
+import type { RegistryComparison, RegistryContext } from '../../oidc/clients/service.js';
 import { optionalString, requireString, UsageError, type Command, type CommandContext } from './command.js';
 
 async function registry(ctx: CommandContext): Promise<RegistryContext> {
+  const { passwordParamsFrom } = await import('../../accounts/passwords.js');
   return { db: await ctx.db(), clientsFile: path.resolve(ctx.config.clients_file), passwordParams: passwordParamsFrom(ctx.config) };
 }
 
@@ -47,6 +47,7 @@ export const clientsAdd: Command = {
     'jwks-uri': { type: 'string' },
   },
   async run(ctx) {
+    const { addClient, addFapi2Client } = await import('../../oidc/clients/service.js');
     const environment = environmentOption(ctx.values, true)!;
     const redirectUris = list(ctx.values, 'redirect-uri');
     const scopes = list(ctx.values, 'scope');
@@ -102,6 +103,7 @@ export const clientsRotateSecret: Command = {
   usage: 'clients rotate-secret --client-id <id>',
   options: { 'client-id': { type: 'string' } },
   async run(ctx) {
+    const { rotateClientSecret } = await import('../../oidc/clients/service.js');
     const rotated = await rotateClientSecret(await registry(ctx), requireString(ctx.values, 'client-id'));
     return { json: { ...rotated }, text: `client_id:     ${rotated.client_id}\nclient_secret: ${rotated.client_secret}\n(the old secret stops working at once)` };
   },
@@ -113,6 +115,7 @@ export const clientsList: Command = {
   usage: 'clients list [--environment production|sandbox]',
   options: { environment: { type: 'string' } },
   async run(ctx) {
+    const { listRegisteredClients } = await import('../../oidc/clients/service.js');
     const clients = await listRegisteredClients(await ctx.db(), environmentOption(ctx.values, false));
     return {
       json: { clients },
@@ -127,6 +130,7 @@ export const clientsValidate: Command = {
   usage: 'clients validate',
   options: {},
   async run(ctx) {
+    const { validateClientsFile } = await import('../../oidc/clients/service.js');
     const file = path.resolve(ctx.config.clients_file);
     const result = validateClientsFile(file);
     if (!result.valid) throw new ClientsInvalid(result.problems);
@@ -143,6 +147,7 @@ export const clientsValidate: Command = {
  * from). A database that cannot be reached leaves it unknown; the file's validity stands.
  */
 async function registryStanding(ctx: CommandContext, file: string, snapshot: ClientsSnapshot): Promise<{ standing: RegistryStanding | 'unknown'; json: Record<string, unknown>; text: string }> {
+  const { compareWithRegistry } = await import('../../oidc/clients/service.js');
   let comparison: RegistryComparison;
   try {
     comparison = await compareWithRegistry(await ctx.db(), file, snapshot);
@@ -166,6 +171,7 @@ export const clientsRemove: Command = {
   usage: 'clients remove --client-id <id>',
   options: { 'client-id': { type: 'string' } },
   async run(ctx) {
+    const { removeClient } = await import('../../oidc/clients/service.js');
     const removed = await removeClient(await registry(ctx), requireString(ctx.values, 'client-id'));
     return { json: { ...removed }, text: `removed ${removed.client_id}` };
   },

@@ -1,13 +1,3 @@
-import { parseEin } from '../../accounts/ein.js';
-import { notFound } from '../../errors/domain-error.js';
-import { findOrganizationOfKind } from '../../accounts/repository.js';
-import { loadSecretBox } from '../../keys/secret-box.js';
-import { ServerKeys } from '../../keys/server-keys.js';
-import { createMailSender } from '../../mail/sender.js';
-import { rejectDonorAccount } from '../../daf/donor-accounts-service.js';
-import { submitFromDonor } from '../../daf/grant-requests-service.js';
-import { redeemCode } from '../../daf/tokens-service.js';
-import { donorAccountView } from '../../daf/views.js';
 import { optionalString, requireString, UsageError, type Command, type CommandContext } from './command.js';
 
 function environment(ctx: CommandContext) {
@@ -33,6 +23,10 @@ export const dafSubmitGrantRequest: Command = {
     name: { type: 'string' },
   },
   async run(ctx) {
+    const { loadSecretBox } = await import('../../keys/secret-box.js');
+    const { ServerKeys } = await import('../../keys/server-keys.js');
+    const { createMailSender } = await import('../../mail/sender.js');
+    const { submitFromDonor } = await import('../../daf/grant-requests-service.js');
     const frequency = optionalString(ctx.values, 'frequency');
     if (frequency && !['one_time', 'monthly', 'quarterly', 'annual'].includes(frequency)) throw new UsageError('--frequency must be one_time, monthly, quarterly or annual');
     const db = await ctx.db();
@@ -58,6 +52,10 @@ export const dafRedeemCode: Command = {
   usage: 'daf redeem-code --environment <env> --email <donor email> --code <code>',
   options: { environment: { type: 'string' }, email: { type: 'string' }, code: { type: 'string' } },
   async run(ctx) {
+    const { loadSecretBox } = await import('../../keys/secret-box.js');
+    const { ServerKeys } = await import('../../keys/server-keys.js');
+    const { redeemCode } = await import('../../daf/tokens-service.js');
+    const { donorAccountView } = await import('../../daf/views.js');
     const db = await ctx.db();
     const account = await redeemCode(db, await ServerKeys.load(db, loadSecretBox(ctx.config)), environment(ctx), requireString(ctx.values, 'code'), requireString(ctx.values, 'email'));
     const view = donorAccountView(account);
@@ -71,6 +69,11 @@ export const dafRejectAccount: Command = {
   usage: 'daf reject-account --fund-provider <ein> --environment <env> --id <donor account id> --reason <text>',
   options: { 'fund-provider': { type: 'string' }, environment: { type: 'string' }, id: { type: 'string' }, reason: { type: 'string' } },
   async run(ctx) {
+    const { parseEin } = await import('../../accounts/ein.js');
+    const { notFound } = await import('../../errors/domain-error.js');
+    const { findOrganizationOfKind } = await import('../../accounts/repository.js');
+    const { rejectDonorAccount } = await import('../../daf/donor-accounts-service.js');
+    const { donorAccountView } = await import('../../daf/views.js');
     const db = await ctx.db();
     const ein = parseEin(requireString(ctx.values, 'fund-provider'));
     const provider = ein ? await findOrganizationOfKind(db, ein, 'fund_provider') : undefined;

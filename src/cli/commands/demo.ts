@@ -1,7 +1,3 @@
-import { requireOrganization } from '../../accounts/service.js';
-import { inTransaction } from '../../db/executor.js';
-import { seedNonprofitData } from '../../demo/nonprofit-data.js';
-import { seedBankData } from '../../demo/bank-data.js';
 import { requireString, UsageError, type Command, type OptionValues } from './command.js';
 
 function count(values: OptionValues, name: string, fallback: number, max: number): number {
@@ -18,6 +14,10 @@ export const demoSeed: Command = {
   usage: 'demo seed --org <ein> --environment production|sandbox [--donations N] [--connects N] [--grants N] [--accounts N] [--transactions N]',
   options: { org: { type: 'string' }, environment: { type: 'string' }, donations: { type: 'string' }, connects: { type: 'string' }, grants: { type: 'string' }, accounts: { type: 'string' }, transactions: { type: 'string' } },
   async run(ctx) {
+    const { requireOrganization } = await import('../../accounts/service.js');
+    const { inTransaction } = await import('../../db/executor.js');
+    const { seedNonprofitData } = await import('../../demo/nonprofit-data.js');
+    const { seedBankData } = await import('../../demo/bank-data.js');
     const environment = requireString(ctx.values, 'environment');
     if (environment !== 'production' && environment !== 'sandbox') throw new UsageError('--environment must be production or sandbox');
     // Every value is checked before the database is opened: a bad one is a usage error (exit 2).

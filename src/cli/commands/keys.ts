@@ -1,9 +1,8 @@
-import { rotateSigningKeys } from '../../oidc/keys.js';
-import { loadSecretBox } from '../../keys/secret-box.js';
-import { rotateServerKeys } from '../../keys/server-keys.js';
 import { optionalString, UsageError, type Command, type CommandContext, type CommandResult } from './command.js';
 
 async function rotateSigning(ctx: CommandContext): Promise<CommandResult> {
+  const { rotateSigningKeys } = await import('../../oidc/keys.js');
+  const { loadSecretBox } = await import('../../keys/secret-box.js');
   const { kids, keys } = await rotateSigningKeys(await ctx.db(), loadSecretBox(ctx.config));
   const published = keys.filter((k) => k.state === 'next').map((k) => k.kid);
   return {
@@ -13,6 +12,8 @@ async function rotateSigning(ctx: CommandContext): Promise<CommandResult> {
 }
 
 async function rotateServer(ctx: CommandContext): Promise<CommandResult> {
+  const { loadSecretBox } = await import('../../keys/secret-box.js');
+  const { rotateServerKeys } = await import('../../keys/server-keys.js');
   const rotation = await rotateServerKeys(await ctx.db(), loadSecretBox(ctx.config));
   return {
     json: { kind: 'server', ...rotation },

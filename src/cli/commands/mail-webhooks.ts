@@ -1,8 +1,3 @@
-import { listMail } from '../../mail/repository.js';
-import { CLI_ACTOR } from '../../events/actor.js';
-import { replayDelivery } from '../../events/deliveries-service.js';
-import { resumeSubscription } from '../../events/subscriptions-service.js';
-import { listDeliveries } from '../../webhooks/admin-repository.js';
 import { optionalString, requireString, UsageError, type Command } from './command.js';
 
 export const mailList: Command = {
@@ -11,6 +6,7 @@ export const mailList: Command = {
   usage: 'mail list [--to <email>] [--limit N]',
   options: { to: { type: 'string' }, limit: { type: 'string' } },
   async run(ctx) {
+    const { listMail } = await import('../../mail/repository.js');
     const limit = Number(optionalString(ctx.values, 'limit') ?? 20);
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be 1 to 1000');
     const mail = await listMail(await ctx.db(), optionalString(ctx.values, 'to'), limit);
@@ -24,6 +20,7 @@ export const webhooksDeliveries: Command = {
   usage: 'webhooks deliveries [--subscription <id>] [--status pending|succeeded|failed] [--limit N]',
   options: { subscription: { type: 'string' }, status: { type: 'string' }, limit: { type: 'string' } },
   async run(ctx) {
+    const { listDeliveries } = await import('../../webhooks/admin-repository.js');
     const status = optionalString(ctx.values, 'status');
     if (status && !['pending', 'succeeded', 'failed'].includes(status)) throw new UsageError('--status must be pending, succeeded or failed');
     const limit = Number(optionalString(ctx.values, 'limit') ?? 50);
@@ -43,6 +40,8 @@ export const webhooksReplay: Command = {
   options: { id: { type: 'string' } },
   positionals: ['id'],
   async run(ctx) {
+    const { CLI_ACTOR } = await import('../../events/actor.js');
+    const { replayDelivery } = await import('../../events/deliveries-service.js');
     const replayed = await replayDelivery(await ctx.db(), requireString(ctx.values, 'id'), undefined, CLI_ACTOR);
     return { json: replayed, text: `delivery ${replayed.id} queued again` };
   },
@@ -55,6 +54,8 @@ export const webhooksResume: Command = {
   options: { id: { type: 'string' } },
   positionals: ['id'],
   async run(ctx) {
+    const { CLI_ACTOR } = await import('../../events/actor.js');
+    const { resumeSubscription } = await import('../../events/subscriptions-service.js');
     const resumed = await resumeSubscription(await ctx.db(), requireString(ctx.values, 'id'), undefined, CLI_ACTOR);
     return { json: { id: resumed.id, status: resumed.status, url: resumed.url }, text: `subscription ${resumed.id} (${resumed.url}) resumed` };
   },

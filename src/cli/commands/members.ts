@@ -1,9 +1,3 @@
-import { listMembershipsOfOrganization } from '../../accounts/repository.js';
-import { requireOrganization } from '../../accounts/service.js';
-import { addMember, removeMember, setMemberRole } from '../../accounts/memberships.js';
-import { formatEin } from '../../accounts/ein.js';
-import { inviteMember, listOpenInvitations, revokeInvitation } from '../../accounts/invitations.js';
-import { createMailSender } from '../../mail/sender.js';
 import { optionalString, requireString, type Command } from './command.js';
 
 const memberOptions = { org: { type: 'string' }, email: { type: 'string' }, role: { type: 'string' } } as const;
@@ -14,6 +8,7 @@ export const membersAdd: Command = {
   usage: 'members add --org <ein> --email <email> --role owner|admin|member|read_only',
   options: memberOptions,
   async run(ctx) {
+    const { addMember } = await import('../../accounts/memberships.js');
     const m = await addMember(await ctx.db(), { org: requireString(ctx.values, 'org'), email: requireString(ctx.values, 'email'), role: requireString(ctx.values, 'role') });
     return { json: { ...m }, text: `${m.email} is now ${m.role} of ${m.org}` };
   },
@@ -25,6 +20,7 @@ export const membersSetRole: Command = {
   usage: 'members set-role --org <ein> --email <email> --role owner|admin|member|read_only',
   options: memberOptions,
   async run(ctx) {
+    const { setMemberRole } = await import('../../accounts/memberships.js');
     const m = await setMemberRole(await ctx.db(), { org: requireString(ctx.values, 'org'), email: requireString(ctx.values, 'email'), role: requireString(ctx.values, 'role') });
     return { json: { ...m }, text: `${m.email} is now ${m.role} of ${m.org}` };
   },
@@ -36,6 +32,7 @@ export const membersRemove: Command = {
   usage: 'members remove --org <ein> --email <email>',
   options: { org: { type: 'string' }, email: { type: 'string' } },
   async run(ctx) {
+    const { removeMember } = await import('../../accounts/memberships.js');
     const m = await removeMember(await ctx.db(), { org: requireString(ctx.values, 'org'), email: requireString(ctx.values, 'email') });
     return { json: { ...m }, text: `${m.email} removed from ${m.org}; ${m.revoked_authorizations} authorization${m.revoked_authorizations === 1 ? '' : 's'} they approved revoked` };
   },
@@ -47,6 +44,9 @@ export const membersList: Command = {
   usage: 'members list --org <ein>',
   options: { org: { type: 'string' } },
   async run(ctx) {
+    const { listMembershipsOfOrganization } = await import('../../accounts/repository.js');
+    const { requireOrganization } = await import('../../accounts/service.js');
+    const { formatEin } = await import('../../accounts/ein.js');
     const db = await ctx.db();
     const org = await requireOrganization(db, requireString(ctx.values, 'org'));
     const rows = await listMembershipsOfOrganization(db, org.id);
@@ -61,6 +61,10 @@ export const membersInvite: Command = {
   usage: 'members invite --org <ein> --email <email> --role owner|admin|member|read_only [--environment production|sandbox]',
   options: { ...memberOptions, environment: { type: 'string' } },
   async run(ctx) {
+    const { requireOrganization } = await import('../../accounts/service.js');
+    const { formatEin } = await import('../../accounts/ein.js');
+    const { inviteMember } = await import('../../accounts/invitations.js');
+    const { createMailSender } = await import('../../mail/sender.js');
     const db = await ctx.db();
     const org = await requireOrganization(db, requireString(ctx.values, 'org'));
     const environment = optionalString(ctx.values, 'environment') === 'sandbox' ? 'sandbox' : 'production';
@@ -85,6 +89,9 @@ export const membersInvitations: Command = {
   usage: 'members invitations --org <ein>',
   options: { org: { type: 'string' } },
   async run(ctx) {
+    const { requireOrganization } = await import('../../accounts/service.js');
+    const { formatEin } = await import('../../accounts/ein.js');
+    const { listOpenInvitations } = await import('../../accounts/invitations.js');
     const db = await ctx.db();
     const org = await requireOrganization(db, requireString(ctx.values, 'org'));
     const invitations = (await listOpenInvitations(db, org.id)).map((i) => ({ email: i.email, role: i.role, environment: i.environment, invited_by: i.inviter_email, created_at: i.created_at.toISOString(), expires_at: i.expires_at.toISOString() }));
@@ -98,6 +105,9 @@ export const membersRevokeInvitation: Command = {
   usage: 'members revoke-invitation --org <ein> --email <email>',
   options: { org: { type: 'string' }, email: { type: 'string' } },
   async run(ctx) {
+    const { requireOrganization } = await import('../../accounts/service.js');
+    const { formatEin } = await import('../../accounts/ein.js');
+    const { revokeInvitation } = await import('../../accounts/invitations.js');
     const db = await ctx.db();
     const org = await requireOrganization(db, requireString(ctx.values, 'org'));
     const revoked = await revokeInvitation(db, { organizationId: org.id, which: { email: requireString(ctx.values, 'email') }, actor: null });

@@ -1,4 +1,3 @@
-import { migrateToLatest } from '../../db/migrator.js';
 import type { Command } from './command.js';
 
 export const migrate: Command = {
@@ -7,6 +6,7 @@ export const migrate: Command = {
   usage: 'migrate',
   options: {},
   async run(ctx) {
+    const { migrateToLatest } = await import('../../db/migrator.js');
     const { applied } = await migrateToLatest(await ctx.db());
     return { json: { applied }, text: applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date' };
   },

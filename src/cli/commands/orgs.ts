@@ -1,6 +1,3 @@
-import { listOrganizations } from '../../accounts/repository.js';
-import { removeOrganization } from '../../accounts/organization-removal.js';
-import { addOrganization, organizationView } from '../../accounts/service.js';
 import { optionalString, requireString, UsageError, type Command } from './command.js';
 
 export const orgsAdd: Command = {
@@ -9,6 +6,7 @@ export const orgsAdd: Command = {
   usage: 'orgs add --ein <ein> --name <name> [--kind nonprofit|fund_provider]',
   options: { ein: { type: 'string' }, name: { type: 'string' }, kind: { type: 'string' } },
   async run(ctx) {
+    const { addOrganization } = await import('../../accounts/service.js');
     const org = await addOrganization(await ctx.db(), {
       ein: requireString(ctx.values, 'ein'),
       name: requireString(ctx.values, 'name'),
@@ -24,6 +22,8 @@ export const orgsList: Command = {
   usage: 'orgs list [--kind nonprofit|fund_provider]',
   options: { kind: { type: 'string' } },
   async run(ctx) {
+    const { listOrganizations } = await import('../../accounts/repository.js');
+    const { organizationView } = await import('../../accounts/service.js');
     const kind = optionalString(ctx.values, 'kind');
     if (kind && kind !== 'nonprofit' && kind !== 'fund_provider') throw new UsageError('--kind must be nonprofit or fund_provider');
     const orgs = (await listOrganizations(await ctx.db(), kind as 'nonprofit' | 'fund_provider' | undefined)).map(organizationView);
@@ -37,6 +37,7 @@ export const orgsRemove: Command = {
   usage: 'orgs remove --ein <ein> [--force]',
   options: { ein: { type: 'string' }, force: { type: 'boolean' } },
   async run(ctx) {
+    const { removeOrganization } = await import('../../accounts/organization-removal.js');
     const r = await removeOrganization(await ctx.db(), { ein: requireString(ctx.values, 'ein'), force: ctx.values.force === true });
     const held = Object.entries(r.removed).filter(([, n]) => n > 0).map(([label, n]) => `${n} ${label}`);
     return {

@@ -1,9 +1,3 @@
-import { sendAccountNotice } from '../../accounts/notices.js';
-import { passwordParamsFrom } from '../../accounts/passwords.js';
-import { addUser } from '../../accounts/service.js';
-import { disableUser, enableUser, listUsers, setPasswordAsMaker } from '../../accounts/user-lifecycle.js';
-import { createMailSender } from '../../mail/sender.js';
-import { resetSecondFactors } from '../../identity/factors.js';
 import { requireString, UsageError, type Command, type CommandContext } from './command.js';
 
 /** Passwords never travel in argv, where other users of the machine can read them. */
@@ -18,6 +12,8 @@ export const usersAdd: Command = {
   usage: 'users add --email <email> --password-stdin [--name <display name>]',
   options: { email: { type: 'string' }, 'password-stdin': { type: 'boolean' }, name: { type: 'string' } },
   async run(ctx) {
+    const { passwordParamsFrom } = await import('../../accounts/passwords.js');
+    const { addUser } = await import('../../accounts/service.js');
     const email = requireString(ctx.values, 'email');
     const password = await passwordFromStdin(ctx);
     const name = ctx.values.name;
@@ -32,6 +28,7 @@ export const usersList: Command = {
   usage: 'users list',
   options: {},
   async run(ctx) {
+    const { listUsers } = await import('../../accounts/user-lifecycle.js');
     const users = await listUsers(await ctx.db());
     const text = users.map((u) => `${u.email}  ${u.status.padEnd(8)}  ${u.created_at.slice(0, 10)}  ${u.organizations} org${u.organizations === 1 ? '' : 's'}${u.name ? `  ${u.name}` : ''}`).join('\n');
     return { json: { users }, text: text || '(no users)' };
@@ -44,6 +41,7 @@ export const usersDisable: Command = {
   usage: 'users disable --email <email>',
   options: { email: { type: 'string' } },
   async run(ctx) {
+    const { disableUser } = await import('../../accounts/user-lifecycle.js');
     const r = await disableUser(await ctx.db(), requireString(ctx.values, 'email'));
     return { json: { ...r }, text: `disabled ${r.email}; ${r.sessions_ended} session${r.sessions_ended === 1 ? '' : 's'} ended, ${r.revoked_authorizations} authorization${r.revoked_authorizations === 1 ? '' : 's'} revoked` };
   },
@@ -55,6 +53,7 @@ export const usersEnable: Command = {
   usage: 'users enable --email <email>',
   options: { email: { type: 'string' } },
   async run(ctx) {
+    const { enableUser } = await import('../../accounts/user-lifecycle.js');
     const r = await enableUser(await ctx.db(), requireString(ctx.values, 'email'));
     return { json: { ...r }, text: `enabled ${r.email}` };
   },
@@ -66,6 +65,10 @@ export const usersResetPassword: Command = {
   usage: 'users reset-password --email <email> --password-stdin',
   options: { email: { type: 'string' }, 'password-stdin': { type: 'boolean' } },
   async run(ctx) {
+    const { sendAccountNotice } = await import('../../accounts/notices.js');
+    const { passwordParamsFrom } = await import('../../accounts/passwords.js');
+    const { setPasswordAsMaker } = await import('../../accounts/user-lifecycle.js');
+    const { createMailSender } = await import('../../mail/sender.js');
     const email = requireString(ctx.values, 'email');
     const password = await passwordFromStdin(ctx);
     const db = await ctx.db();
@@ -89,6 +92,9 @@ export const usersResetSecondFactor: Command = {
   usage: 'users reset-second-factor --email <email>',
   options: { email: { type: 'string' } },
   async run(ctx) {
+    const { sendAccountNotice } = await import('../../accounts/notices.js');
+    const { createMailSender } = await import('../../mail/sender.js');
+    const { resetSecondFactors } = await import('../../identity/factors.js');
     const db = await ctx.db();
     const r = await resetSecondFactors(db, requireString(ctx.values, 'email'));
     // The account is told, as for a password set here: a reset nobody asked for gets noticed.
