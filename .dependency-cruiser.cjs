@@ -26,7 +26,9 @@ const OIDC_PATHS = '^src/oidc/routes\\.ts$';
 const layerRules = LAYERS.slice(0, -1).map((layer, i) => ({
   name: `layer-${layer.name}`,
   severity: 'error',
-  comment: `src/${layer.folders.join(', src/')} (${layer.name}) import nothing above their layer (${LAYERS.slice(i + 1).map((l) => l.name).join(', ')}): pass what they need in as a parameter, or move the shared part down.`,
+  comment: `src/${layer.folders.join(', src/')} (${layer.name}) import nothing above their layer (${LAYERS.slice(i + 1)
+    .map((l) => l.name)
+    .join(', ')}): pass what they need in as a parameter, or move the shared part down.`,
   from: { path: under(layer.folders) },
   to: { path: [under(LAYERS.slice(i + 1).flatMap((l) => l.folders)), '^src/[^/]+\\.ts$'] },
 }));
@@ -37,7 +39,8 @@ module.exports = {
     {
       name: 'no-circular',
       severity: 'error',
-      comment: 'A module of src/ imports one that imports it back, however far round (type-only imports vanish at run time and do not count).',
+      comment:
+        'A module of src/ imports one that imports it back, however far round (type-only imports vanish at run time and do not count).',
       from: { path: '^src/' },
       to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
     },
@@ -45,14 +48,16 @@ module.exports = {
     {
       name: 'oidc-not-gateway',
       severity: 'error',
-      comment: 'The authorization server and the resource gateway meet only in db/, accounts/ and authorizations/: neither imports the other.',
+      comment:
+        'The authorization server and the resource gateway meet only in db/, accounts/ and authorizations/: neither imports the other.',
       from: { path: '^src/oidc/' },
       to: { path: '^src/gateway/' },
     },
     {
       name: 'gateway-not-oidc',
       severity: 'error',
-      comment: 'The authorization server and the resource gateway meet only in db/, accounts/ and authorizations/: neither imports the other.',
+      comment:
+        'The authorization server and the resource gateway meet only in db/, accounts/ and authorizations/: neither imports the other.',
       from: { path: '^src/gateway/' },
       to: { path: '^src/oidc/' },
     },
@@ -66,14 +71,16 @@ module.exports = {
     {
       name: 'authorizations-below-features',
       severity: 'error',
-      comment: 'src/authorizations imports only db/ (and the base): oidc, accounts, the dashboard and the gateway all use it, so an import from any of them closes a circle.',
+      comment:
+        'src/authorizations imports only db/ (and the base): oidc, accounts, the dashboard and the gateway all use it, so an import from any of them closes a circle.',
       from: { path: '^src/authorizations/' },
       to: { path: '^src/', pathNot: under(['authorizations', 'db', 'config', 'errors', 'logging']) },
     },
     {
       name: 'dashboard-cli-not-gateway',
       severity: 'error',
-      comment: 'The dashboard and the admin CLI call the domain services (src/api-keys, src/events, src/daf, ...) that the gateway calls too, never the gateway itself.',
+      comment:
+        'The dashboard and the admin CLI call the domain services (src/api-keys, src/events, src/daf, ...) that the gateway calls too, never the gateway itself.',
       from: { path: under(['dashboard', 'cli']) },
       to: { path: '^src/gateway/' },
     },
@@ -88,14 +95,16 @@ module.exports = {
     {
       name: 'routes-beside-routes',
       severity: 'error',
-      comment: 'A routes module imports only the routes modules of its own folder (fdx/routes.ts gathers the FDX areas): one area does not reach into another\'s routes.',
+      comment:
+        "A routes module imports only the routes modules of its own folder (fdx/routes.ts gathers the FDX areas): one area does not reach into another's routes.",
       from: { path: '^(src/.+/)[^/]*routes\\.ts$' },
       to: { path: ROUTES, pathNot: ['^$1[^/]*routes\\.ts$', OIDC_PATHS] },
     },
     {
       name: 'only-repositories-import-kysely',
       severity: 'error',
-      comment: 'Only src/db/ and repositories (repository.ts, *-repository.ts) touch the database: call a repository function, or use db/executor.ts (Executor, inTransaction).',
+      comment:
+        'Only src/db/ and repositories (repository.ts, *-repository.ts) touch the database: call a repository function, or use db/executor.ts (Executor, inTransaction).',
       from: { path: '^src/', pathNot: DATA_ACCESS },
       to: { path: '^node_modules/kysely/' },
     },

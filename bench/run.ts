@@ -36,12 +36,38 @@ import { generateClientSecret, hashClientSecret } from '../src/oidc/clients/serv
 import { AlmonerSetup, BANK_SCOPE, ENVIRONMENT, REDIRECT_URI, SCOPE, type Client } from './lib/almoner.js';
 import { ASSERTION_TYPE, clientAssertion, dpopProof, makeMany, measureProofCheck, type ProofCheckMeasurement } from './lib/dpop.js';
 import { round, runLoad, runPaced, runWorkers, type HttpRequestSpec, type Measurement } from './lib/load.js';
-import { buildServer, cleanEnv, EPHEMERAL_URLS, NodeProcess, PRODUCTION_ENTRY, type AlmonerUrls, PRODUCTION_NODE_ARGS, PRODUCTION_THREADPOOL_SIZE, processTree, ROOT, rssBytes, sleep } from './lib/processes.js';
-import { markdownTable, median, resultsFileName, writeDoc, type BenchResults, type Check, type ScenarioResult, type StartResult } from './lib/report.js';
+import {
+  buildServer,
+  cleanEnv,
+  EPHEMERAL_URLS,
+  NodeProcess,
+  PRODUCTION_ENTRY,
+  type AlmonerUrls,
+  PRODUCTION_NODE_ARGS,
+  PRODUCTION_THREADPOOL_SIZE,
+  processTree,
+  ROOT,
+  rssBytes,
+  sleep,
+} from './lib/processes.js';
+import {
+  markdownTable,
+  median,
+  resultsFileName,
+  writeDoc,
+  type BenchResults,
+  type Check,
+  type ScenarioResult,
+  type StartResult,
+} from './lib/report.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
 const WARM_SECONDS = 3;
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'refresh,dpop_refresh,code,donations,fdx,dpop_fdx,dpop_check,flow,client_auth,workers,start').split(',').map((s) => s.trim()));
+const ONLY = new Set(
+  (process.env.BENCH_ONLY ?? 'refresh,dpop_refresh,code,donations,fdx,dpop_fdx,dpop_check,flow,client_auth,workers,start')
+    .split(',')
+    .map((s) => s.trim()),
+);
 /** Only a run of every scenario rewrites the table in docs/benchmarks.md (a partial run writes its JSON). */
 const FULL_RUN = process.env.BENCH_ONLY === undefined;
 /** The scenarios that need the bank-data setup (deposit accounts, an admin, the two bank-data clients). */
@@ -80,7 +106,12 @@ const form = (values: Record<string, string>) => new URLSearchParams(values).toS
 const FORM = 'application/x-www-form-urlencoded';
 
 function refreshRequest(client: Client, token: string): HttpRequestSpec {
-  return { method: 'POST', path: '/auth/oauth/token', headers: { authorization: basic(client), 'content-type': FORM }, body: form({ grant_type: 'refresh_token', refresh_token: token }) };
+  return {
+    method: 'POST',
+    path: '/auth/oauth/token',
+    headers: { authorization: basic(client), 'content-type': FORM },
+    body: form({ grant_type: 'refresh_token', refresh_token: token }),
+  };
 }
 
 /** A fapi2 client's refresh: private_key_jwt (its own assertion) and a DPoP proof, each made for this one request. */
@@ -89,7 +120,13 @@ function fapiRefreshRequest(clientId: string, item: { token: string; proof: stri
     method: 'POST',
     path: '/auth/oauth/token',
     headers: { dpop: item.proof, 'content-type': FORM },
-    body: form({ grant_type: 'refresh_token', refresh_token: item.token, client_id: clientId, client_assertion_type: ASSERTION_TYPE, client_assertion: item.assertion }),
+    body: form({
+      grant_type: 'refresh_token',
+      refresh_token: item.token,
+      client_id: clientId,
+      client_assertion_type: ASSERTION_TYPE,
+      client_assertion: item.assertion,
+    }),
   };
 }
 
@@ -106,7 +143,12 @@ function codeRequest(client: Client, item: { code: string; verifier: string }): 
 }
 
 function introspectRequest(client: Client): HttpRequestSpec {
-  return { method: 'POST', path: '/auth/oauth/introspect', headers: { authorization: basic(client), 'content-type': FORM }, body: form({ token: crypto.randomBytes(32).toString('base64url') }) };
+  return {
+    method: 'POST',
+    path: '/auth/oauth/introspect',
+    headers: { authorization: basic(client), 'content-type': FORM },
+    body: form({ token: crypto.randomBytes(32).toString('base64url') }),
+  };
 }
 
 /**
@@ -114,7 +156,20 @@ function introspectRequest(client: Client): HttpRequestSpec {
  * calibration run, a warm-up of about WARM_SECONDS, then a measured run of about SECONDS with
  * exactly as many requests as were minted for it, each with its own item.
  */
-async function consuming<T>(label: string, options: { origin: string; pid: number; tree?: boolean; connections?: number; postgresPids?: () => Promise<number[]>; postgresTransactions?: () => Promise<number>; mint: (n: number) => Promise<T[]>; afterMint?: () => Promise<void>; request: (item: T) => HttpRequestSpec }): Promise<Measurement> {
+async function consuming<T>(
+  label: string,
+  options: {
+    origin: string;
+    pid: number;
+    tree?: boolean;
+    connections?: number;
+    postgresPids?: () => Promise<number[]>;
+    postgresTransactions?: () => Promise<number>;
+    mint: (n: number) => Promise<T[]>;
+    afterMint?: () => Promise<void>;
+    request: (item: T) => HttpRequestSpec;
+  },
+): Promise<Measurement> {
   const connections = options.connections ?? TOKEN_CONNECTIONS;
   const slack = connections * 2;
   const phase = async (amount: number, measure: boolean) => {
@@ -138,7 +193,9 @@ async function consuming<T>(label: string, options: { origin: string; pid: numbe
         return options.request(item);
       },
     });
-    log(`    ${label} ${measure ? 'measured' : 'warm-up'}: ${amount} requests in ${result.seconds} s → ${result.rps}/s, p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.errors} errors${cpuNote(result)} (minted ${items.length} in ${mintSeconds.toFixed(1)} s)${result.firstError ? `; first error: ${result.firstError}` : ''}`);
+    log(
+      `    ${label} ${measure ? 'measured' : 'warm-up'}: ${amount} requests in ${result.seconds} s → ${result.rps}/s, p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.errors} errors${cpuNote(result)} (minted ${items.length} in ${mintSeconds.toFixed(1)} s)${result.firstError ? `; first error: ${result.firstError}` : ''}`,
+    );
     return result;
   };
   const calibration = await phase(200, false);
@@ -148,19 +205,50 @@ async function consuming<T>(label: string, options: { origin: string; pid: numbe
 }
 
 /** A scenario whose requests can repeat: WARM_SECONDS of warm-up, then SECONDS measured. */
-async function repeating(label: string, options: { origin: string; pid: number; tree?: boolean; postgresPids?: () => Promise<number[]>; postgresTransactions?: () => Promise<number>; connections: number; next: () => HttpRequestSpec }): Promise<Measurement> {
+async function repeating(
+  label: string,
+  options: {
+    origin: string;
+    pid: number;
+    tree?: boolean;
+    postgresPids?: () => Promise<number[]>;
+    postgresTransactions?: () => Promise<number>;
+    connections: number;
+    next: () => HttpRequestSpec;
+  },
+): Promise<Measurement> {
   await runLoad({ origin: options.origin, connections: options.connections, duration: WARM_SECONDS, next: options.next });
-  const result = await runLoad({ origin: options.origin, connections: options.connections, duration: SECONDS, pid: options.pid, tree: options.tree, postgresPids: options.postgresPids, postgresTransactions: options.postgresTransactions, next: options.next });
-  log(`    ${label}: ${result.rps}/s, p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.errors} errors, peak RSS ${result.peakRssMb} MB${cpuNote(result)}${result.firstError ? `; first error: ${result.firstError}` : ''}`);
+  const result = await runLoad({
+    origin: options.origin,
+    connections: options.connections,
+    duration: SECONDS,
+    pid: options.pid,
+    tree: options.tree,
+    postgresPids: options.postgresPids,
+    postgresTransactions: options.postgresTransactions,
+    next: options.next,
+  });
+  log(
+    `    ${label}: ${result.rps}/s, p50 ${result.p50} ms, p99 ${result.p99} ms, ${result.errors} errors, peak RSS ${result.peakRssMb} MB${cpuNote(result)}${result.firstError ? `; first error: ${result.firstError}` : ''}`,
+  );
   return result;
 }
 
 async function argon2Rate(concurrency: number, seconds: number, params: { memoryKib: number; timeCost: number; parallelism: number }) {
   const child = new NodeProcess(
     'bench/baseline/argon2-rate.ts',
-    cleanEnv({ MEMORY_KIB: String(params.memoryKib), TIME_COST: String(params.timeCost), PARALLELISM: String(params.parallelism), CONCURRENCY: String(concurrency), SECONDS: String(seconds) }),
+    cleanEnv({
+      MEMORY_KIB: String(params.memoryKib),
+      TIME_COST: String(params.timeCost),
+      PARALLELISM: String(params.parallelism),
+      CONCURRENCY: String(concurrency),
+      SECONDS: String(seconds),
+    }),
   );
-  const line = await child.waitForJsonLine<{ argon2: { rate: number; p50: number; p99: number; completed: number; seconds: number } }>('argon2', 120_000);
+  const line = await child.waitForJsonLine<{ argon2: { rate: number; p50: number; p99: number; completed: number; seconds: number } }>(
+    'argon2',
+    120_000,
+  );
   await child.exited;
   return line.argon2;
 }
@@ -182,7 +270,8 @@ function difference(a: Measurement, b: Measurement): { numbers: Record<string, n
   if (a.serverCpuMs !== undefined && b.serverCpuMs !== undefined) numbers.server_cpu_ms = round(a.serverCpuMs - b.serverCpuMs, 2);
   if (a.postgresCpuMs !== undefined && b.postgresCpuMs !== undefined) numbers.postgres_cpu_ms = round(a.postgresCpuMs - b.postgresCpuMs, 2);
   if (a.transactions !== undefined && b.transactions !== undefined) numbers.transactions = round(a.transactions - b.transactions, 1);
-  const signed = (v: number | undefined, digits = 2) => (v === undefined || Number.isNaN(v) ? '—' : `${v < 0 ? '−' : '+'}${Math.abs(v).toFixed(digits)}`);
+  const signed = (v: number | undefined, digits = 2) =>
+    v === undefined || Number.isNaN(v) ? '—' : `${v < 0 ? '−' : '+'}${Math.abs(v).toFixed(digits)}`;
   const text = [
     `p50 ${signed(numbers.p50_ms)} ms, p99 ${signed(numbers.p99_ms)} ms`,
     `time per request at capacity (1 / req/s) ${signed(numbers.ms_per_request_at_capacity, 3)} ms`,
@@ -240,11 +329,19 @@ async function main(): Promise<void> {
       log('building the server (npm run build → dist/)');
       buildServer();
     }
-    log(`Almoner benchmark: database ${dbName}, ${SECONDS} s per measured run (+${WARM_SECONDS} s warm-up), scenarios: ${[...ONLY].join(', ')}`);
+    log(
+      `Almoner benchmark: database ${dbName}, ${SECONDS} s per measured run (+${WARM_SECONDS} s warm-up), scenarios: ${[...ONLY].join(', ')}`,
+    );
 
     log('\nsetup (through src/: migrations, staff, clients, demo data)');
     setup = new AlmonerSetup(serverEnv);
-    await setup.prepare({ staff: STAFF, uncachedClients: ONLY.has('client_auth') ? UNCACHED_CLIENTS : 0, donations: DONATIONS, bankData: BANK_SCENARIOS.some((id) => ONLY.has(id)), log });
+    await setup.prepare({
+      staff: STAFF,
+      uncachedClients: ONLY.has('client_auth') ? UNCACHED_CLIENTS : 0,
+      donations: DONATIONS,
+      bankData: BANK_SCENARIOS.some((id) => ONLY.has(id)),
+      log,
+    });
     const params = setup.passwordParams;
 
     // ------------------------------------------------------------- start to ready (real Postgres)
@@ -276,10 +373,21 @@ async function main(): Promise<void> {
     }
 
     log('\nstarting the server under test');
-    const nodeArgs = [...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF_DIR)}`] : []), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+    const nodeArgs = [
+      ...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF_DIR)}`] : []),
+      ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    ];
     const { server, ms: loadStartMs } = await startServer(serverEnv, nodeArgs);
     const pid = server.pid;
-    const backends = (application: string, database = dbName) => async () => (await admin.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1 and application_name = $2', [database, application])).rows.map((r) => r.pid);
+    const backends =
+      (application: string, database = dbName) =>
+      async () =>
+        (
+          await admin.query<{ pid: number }>('select pid from pg_stat_activity where datname = $1 and application_name = $2', [
+            database,
+            application,
+          ])
+        ).rows.map((r) => r.pid);
     const serverBackends = backends('almoner');
     // A backend publishes its counts to pg_stat_database when it goes idle, but at most once a
     // second: what it did in its last second shows up only after a 10 s idle timeout. So each
@@ -293,7 +401,9 @@ async function main(): Promise<void> {
         await Promise.all(Array.from({ length: POKES }, () => poke()));
         poked += POKES;
         await sleep(200);
-        const row = (await admin.query<{ n: string }>('select xact_commit + xact_rollback as n from pg_stat_database where datname = $1', [database])).rows[0];
+        const row = (
+          await admin.query<{ n: string }>('select xact_commit + xact_rollback as n from pg_stat_database where datname = $1', [database])
+        ).rows[0];
         return Number(row?.n ?? 0) - poked;
       };
     };
@@ -308,11 +418,23 @@ async function main(): Promise<void> {
     // on the library's in-memory adapter (the limit) and on a one-table Postgres adapter in a
     // database of its own (the durable peer, what a team would run instead of Almoner).
     const peerBackends = backends('almoner-bench-peer', peerDbName);
-    const providerBaseline = async (kind: 'memory' | 'durable', run: (origin: string, adminOrigin: string, pid: number) => Promise<Measurement>) => {
+    const providerBaseline = async (
+      kind: 'memory' | 'durable',
+      run: (origin: string, adminOrigin: string, pid: number) => Promise<Measurement>,
+    ) => {
       const entry = kind === 'memory' ? 'bench/baseline/bare-provider.ts' : 'bench/baseline/durable-provider.ts';
-      const env = cleanEnv({ PORT: '0', ADMIN_PORT: '0', CLIENT_ID: 'bare-client', CLIENT_SECRET: setup!.client.client_secret, REDIRECT_URI, DATABASE_URL: kind === 'durable' ? peerDatabaseUrl.toString() : undefined });
+      const env = cleanEnv({
+        PORT: '0',
+        ADMIN_PORT: '0',
+        CLIENT_ID: 'bare-client',
+        CLIENT_SECRET: setup!.client.client_secret,
+        REDIRECT_URI,
+        DATABASE_URL: kind === 'durable' ? peerDatabaseUrl.toString() : undefined,
+      });
       // Profiled too under BENCH_CPU_PROF (in <dir>/memory and <dir>/durable), to compare where the time goes.
-      const bare = track(new NodeProcess(entry, env, CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF_DIR, kind)}`] : []));
+      const bare = track(
+        new NodeProcess(entry, env, CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF_DIR, kind)}`] : []),
+      );
       const { port, admin_port: adminPort } = await bare.waitForJsonLine<{ port: number; admin_port: number }>('ready');
       try {
         return await run(`http://127.0.0.1:${port}`, `http://127.0.0.1:${adminPort}`, bare.pid);
@@ -321,10 +443,13 @@ async function main(): Promise<void> {
       }
     };
     const bareClient: Client = { client_id: 'bare-client', client_secret: setup.client.client_secret };
-    const mintBare = async <T>(adminOrigin: string, kind: string, n: number) => ((await (await fetch(`${adminOrigin}/mint/${kind}?n=${n}`)).json()) as { items: T[] }).items;
+    const mintBare = async <T>(adminOrigin: string, kind: string, n: number) =>
+      ((await (await fetch(`${adminOrigin}/mint/${kind}?n=${n}`)).json()) as { items: T[] }).items;
     /** A token scenario's two baselines, in-memory first, then the durable peer (its PostgreSQL CPU and transactions counted as Almoner's are). */
     const tokenBaselines = async <T>(kind: 'refresh' | 'code', request: (item: T) => HttpRequestSpec) => {
-      const memory = await providerBaseline('memory', (origin, adminOrigin, bpid) => consuming('bare oidc-provider, in-memory', { origin, pid: bpid, mint: (n) => mintBare<T>(adminOrigin, kind, n), request }));
+      const memory = await providerBaseline('memory', (origin, adminOrigin, bpid) =>
+        consuming('bare oidc-provider, in-memory', { origin, pid: bpid, mint: (n) => mintBare<T>(adminOrigin, kind, n), request }),
+      );
       const durable = await providerBaseline('durable', (origin, adminOrigin, bpid) => {
         const poke = () => fetch(`${adminOrigin}/poke`).then((r) => r.text());
         return consuming('durable peer (bare oidc-provider, Postgres adapter)', {
@@ -353,7 +478,16 @@ async function main(): Promise<void> {
 
     /** The refresh_token scenario's Almoner side against the server at `origin` (the one under test, or the workers=2 one). */
     const almonerRefresh = (label: string, origin: string, serverPid: number, tree: boolean, tx: () => Promise<number>) =>
-      consuming(label, { origin, pid: serverPid, tree, postgresPids: serverBackends, postgresTransactions: tx, mint: (n) => setup!.mintRefreshTokens(n), afterMint: () => setup!.settleStatistics(), request: (t) => refreshRequest(setup!.client, t) });
+      consuming(label, {
+        origin,
+        pid: serverPid,
+        tree,
+        postgresPids: serverBackends,
+        postgresTransactions: tx,
+        mint: (n) => setup!.mintRefreshTokens(n),
+        afterMint: () => setup!.settleStatistics(),
+        request: (t) => refreshRequest(setup!.client, t),
+      });
 
     // The donations scenario's requests: pages starting at random page tokens (set by the scenario, or by the workers one).
     let donationPages: string[] = [];
@@ -368,7 +502,11 @@ async function main(): Promise<void> {
       const refresh = await setup!.mintRefreshTokens(GATEWAY_CONNECTIONS);
       const accessTokens = await Promise.all(
         refresh.map(async (token) => {
-          const res = await fetch(`${origin}/auth/oauth/token`, { method: 'POST', headers: { authorization: basic(setup!.client), 'content-type': FORM }, body: form({ grant_type: 'refresh_token', refresh_token: token }) });
+          const res = await fetch(`${origin}/auth/oauth/token`, {
+            method: 'POST',
+            headers: { authorization: basic(setup!.client), 'content-type': FORM },
+            body: form({ grant_type: 'refresh_token', refresh_token: token }),
+          });
           const body = (await res.json()) as { access_token?: string };
           if (!body.access_token) throw new Error(`no access token: ${JSON.stringify(body)}`);
           return body.access_token;
@@ -376,7 +514,11 @@ async function main(): Promise<void> {
       );
       await setup!.settleStatistics();
       let k = 0;
-      return () => ({ method: 'GET' as const, path: nextPath(), headers: { authorization: `Bearer ${accessTokens[(k += 1) % accessTokens.length]}` } });
+      return () => ({
+        method: 'GET' as const,
+        path: nextPath(),
+        headers: { authorization: `Bearer ${accessTokens[(k += 1) % accessTokens.length]}` },
+      });
     };
 
     if (ONLY.has('refresh')) {
@@ -402,13 +544,21 @@ async function main(): Promise<void> {
     // ------------------------------------------------------------- bank data: DPoP beside Bearer
     // The sandbox issuer as discovery names it: a client assertion's aud; its token endpoint, a token request's proof's htu.
     let discovered: { issuer: string; token_endpoint: string } | undefined;
-    const discovery = async () => (discovered ??= (await (await fetch(`${urls.sandboxApi}/.well-known/openid-configuration`)).json()) as { issuer: string; token_endpoint: string });
+    const discovery = async () =>
+      (discovered ??= (await (await fetch(`${urls.sandboxApi}/.well-known/openid-configuration`)).json()) as {
+        issuer: string;
+        token_endpoint: string;
+      });
     /** A fapi2 refresh's items: `n` pre-minted DPoP-bound refresh tokens, then for each a fresh proof and assertion (made last, so they are seconds old when sent). */
     const fapiRefreshItems = async (n: number) => {
       const fapi2 = setup!.bank!.fapi2;
       const { issuer, token_endpoint: tokenEndpoint } = await discovery();
       const tokens = await setup!.mintBankRefreshTokens('fapi2', n);
-      return makeMany(n, async (i) => ({ token: tokens[i]!, proof: await dpopProof(fapi2.dpopKey, { method: 'POST', url: tokenEndpoint }), assertion: await clientAssertion(fapi2.signingKey, fapi2.client_id, issuer) }));
+      return makeMany(n, async (i) => ({
+        token: tokens[i]!,
+        proof: await dpopProof(fapi2.dpopKey, { method: 'POST', url: tokenEndpoint }),
+        assertion: await clientAssertion(fapi2.signingKey, fapi2.client_id, issuer),
+      }));
     };
 
     if (ONLY.has('dpop_refresh')) {
@@ -417,7 +567,15 @@ async function main(): Promise<void> {
       let bearer = scenarios.find((s) => s.id === 'refresh')?.almoner;
       const fromRow = bearer !== undefined;
       bearer ??= await almonerRefresh('Almoner, Bearer (refresh is not in BENCH_ONLY)', urls.sandboxApi, pid, false, transactions);
-      const almoner = await consuming('Almoner, DPoP', { origin: urls.sandboxApi, pid, postgresPids: serverBackends, postgresTransactions: transactions, mint: fapiRefreshItems, afterMint: () => setup!.settleStatistics(), request: (item) => fapiRefreshRequest(fapi2.client_id, item) });
+      const almoner = await consuming('Almoner, DPoP', {
+        origin: urls.sandboxApi,
+        pid,
+        postgresPids: serverBackends,
+        postgresTransactions: transactions,
+        mint: fapiRefreshItems,
+        afterMint: () => setup!.settleStatistics(),
+        request: (item) => fapiRefreshRequest(fapi2.client_id, item),
+      });
       const diff = difference(almoner, bearer);
       log(`    DPoP / Bearer: ${ratio(almoner, bearer) ?? '—'}×; per request, DPoP minus Bearer: ${diff.text}`);
       scenarios.push({
@@ -437,7 +595,15 @@ async function main(): Promise<void> {
     if (ONLY.has('code')) {
       log('\nscenario: authorization_code grant (pre-minted codes, PKCE S256)');
       const { memory, durable } = await tokenBaselines<{ code: string; verifier: string }>('code', (c) => codeRequest(bareClient, c));
-      const almoner = await consuming('Almoner', { origin: urls.sandboxApi, pid, postgresPids: serverBackends, postgresTransactions: transactions, mint: (n) => setup!.mintCodes(n), afterMint: () => setup!.settleStatistics(), request: (c) => codeRequest(setup!.client, c) });
+      const almoner = await consuming('Almoner', {
+        origin: urls.sandboxApi,
+        pid,
+        postgresPids: serverBackends,
+        postgresTransactions: transactions,
+        mint: (n) => setup!.mintCodes(n),
+        afterMint: () => setup!.settleStatistics(),
+        request: (c) => codeRequest(setup!.client, c),
+      });
       const r = ratio(almoner, memory);
       const toPeer = ratio(almoner, durable);
       scenarios.push({
@@ -455,10 +621,17 @@ async function main(): Promise<void> {
     }
 
     if (ONLY.has('donations')) {
-      log(`\nscenario: GET /v1/donations (access token + role check + page query over ${DONATIONS.toLocaleString('en-US')} donations), ${GATEWAY_CONNECTIONS} connections`);
+      log(
+        `\nscenario: GET /v1/donations (access token + role check + page query over ${DONATIONS.toLocaleString('en-US')} donations), ${GATEWAY_CONNECTIONS} connections`,
+      );
       donationPages = await setup.pageTokens(2000);
       const explain = await setup.explainPageQuery(donationPages[0]!);
-      const koa = track(new NodeProcess('bench/baseline/donations-endpoint.ts', cleanEnv({ PORT: '0', DATABASE_URL: databaseUrl.toString(), ORG_ID: setup.orgId, ENVIRONMENT })));
+      const koa = track(
+        new NodeProcess(
+          'bench/baseline/donations-endpoint.ts',
+          cleanEnv({ PORT: '0', DATABASE_URL: databaseUrl.toString(), ORG_ID: setup.orgId, ENVIRONMENT }),
+        ),
+      );
       const { port } = await koa.waitForJsonLine<{ port: number }>('ready');
       await setup.settleStatistics();
       let baseline: Measurement;
@@ -467,17 +640,45 @@ async function main(): Promise<void> {
       let pacedRate = 0;
       try {
         const koaTransactions = transactionsVia(() => fetch(`http://127.0.0.1:${port}/v1/donations?limit=1`).then((r) => r.text()));
-        baseline = await repeating('Koa + pg, no authentication', { origin: `http://127.0.0.1:${port}`, pid: koa.pid, postgresPids: baselineBackends, postgresTransactions: koaTransactions, connections: GATEWAY_CONNECTIONS, next: () => ({ method: 'GET', path: nextPath(), headers: {} }) });
+        baseline = await repeating('Koa + pg, no authentication', {
+          origin: `http://127.0.0.1:${port}`,
+          pid: koa.pid,
+          postgresPids: baselineBackends,
+          postgresTransactions: koaTransactions,
+          connections: GATEWAY_CONNECTIONS,
+          next: () => ({ method: 'GET', path: nextPath(), headers: {} }),
+        });
         pacedRate = Math.max(1, Math.round(baseline.rps / 2));
-        baselinePaced = await runPaced({ origin: `http://127.0.0.1:${port}`, connections: GATEWAY_CONNECTIONS, seconds: SECONDS, rate: pacedRate, next: () => ({ method: 'GET', path: nextPath(), headers: {} }) });
-        log(`    Koa + pg at a steady ${pacedRate}/s (half its capacity): p50 ${baselinePaced.p50} ms, p99 ${baselinePaced.p99} ms, ${baselinePaced.errors} errors`);
+        baselinePaced = await runPaced({
+          origin: `http://127.0.0.1:${port}`,
+          connections: GATEWAY_CONNECTIONS,
+          seconds: SECONDS,
+          rate: pacedRate,
+          next: () => ({ method: 'GET', path: nextPath(), headers: {} }),
+        });
+        log(
+          `    Koa + pg at a steady ${pacedRate}/s (half its capacity): p50 ${baselinePaced.p50} ms, p99 ${baselinePaced.p99} ms, ${baselinePaced.errors} errors`,
+        );
       } finally {
         await koa.stop();
       }
       // Access tokens from the real token endpoint, one per connection.
       const almonerNext = await donationsRequests(urls.sandboxApi);
-      const almoner = await repeating('Almoner', { origin: urls.sandboxApi, pid, postgresPids: serverBackends, postgresTransactions: transactions, connections: GATEWAY_CONNECTIONS, next: almonerNext });
-      const paced = await runPaced({ origin: urls.sandboxApi, connections: GATEWAY_CONNECTIONS, seconds: SECONDS, rate: pacedRate, next: almonerNext });
+      const almoner = await repeating('Almoner', {
+        origin: urls.sandboxApi,
+        pid,
+        postgresPids: serverBackends,
+        postgresTransactions: transactions,
+        connections: GATEWAY_CONNECTIONS,
+        next: almonerNext,
+      });
+      const paced = await runPaced({
+        origin: urls.sandboxApi,
+        connections: GATEWAY_CONNECTIONS,
+        seconds: SECONDS,
+        rate: pacedRate,
+        next: almonerNext,
+      });
       log(`    Almoner at a steady ${pacedRate}/s: p50 ${paced.p50} ms, p99 ${paced.p99} ms, ${paced.errors} errors`);
       const r = ratio(almoner, baseline);
       const p99Bound = round(baselinePaced.p99 * 1.5, 2);
@@ -491,7 +692,10 @@ async function main(): Promise<void> {
         target: "≥ 0.9× baseline; at a steady half of the baseline's capacity, p99 ≤ 1.5× the baseline's p99 at that pace",
         checks: [
           { label: '≥ 0.9×', met: (r ?? 0) >= 0.9 },
-          { label: `paced ${pacedRate}/s: p99 ${paced.p99} ms ≤ 1.5 × ${baselinePaced.p99} ms = ${p99Bound} ms${paced.errors ? ` (${paced.errors} errors)` : ''}`, met: paced.errors === 0 && paced.p99 <= p99Bound },
+          {
+            label: `paced ${pacedRate}/s: p99 ${paced.p99} ms ≤ 1.5 × ${baselinePaced.p99} ms = ${p99Bound} ms${paced.errors ? ` (${paced.errors} errors)` : ''}`,
+            met: paced.errors === 0 && paced.p99 <= p99Bound,
+          },
         ],
         detail: `pages of 100 (the default limit; about 70 KB of JSON each), starting at 2,000 random page tokens over the nonprofit's ${DONATIONS.toLocaleString('en-US')} donations (and now and then the first page); ${GATEWAY_CONNECTIONS} access tokens from the token endpoint, rotated over the requests; both servers use a pool of 10 connections. Paced (open-loop) runs: the same ${GATEWAY_CONNECTIONS} connections offering a steady ${pacedRate} requests/s (half of the baseline's ${baseline.rps}/s above) instead of as many as answered, latency counted from when each request was due: Almoner p50 ${paced.p50} ms, p99 ${paced.p99} ms (${paced.errors} errors); the baseline p50 ${baselinePaced.p50} ms, p99 ${baselinePaced.p99} ms (${baselinePaced.errors} errors).`,
         paced: { rate: pacedRate, almoner: paced, baseline: baselinePaced },
@@ -503,23 +707,36 @@ async function main(): Promise<void> {
     type ProofCheck = Awaited<ReturnType<typeof measureProofCheck>>;
     let proofCheck: { es256: ProofCheck; ps256: ProofCheck; eddsa: ProofCheck } | undefined;
     if (ONLY.has('dpop_check')) {
-      log(`\nthe gateway's DPoP proof check itself (verifyProof of src/gateway/auth/dpop-proof.ts, in this process, no database): ${PROOF_CHECKS.toLocaleString('en-US')} ES256 proofs, ${(PROOF_CHECKS_OTHER).toLocaleString('en-US')} PS256 and EdDSA`);
-      proofCheck = { es256: await measureProofCheck('ES256', PROOF_CHECKS), ps256: await measureProofCheck('PS256', PROOF_CHECKS_OTHER), eddsa: await measureProofCheck('EdDSA', PROOF_CHECKS_OTHER) };
-      for (const [alg, { check: m, signature }] of Object.entries(proofCheck)) log(`    ${alg}: ${m.cpuUsPerProof} µs of CPU per proof; wall ${m.usPerProof} µs per proof (p50 ${round(m.p50 * 1000, 1)} µs, p99 ${round(m.p99 * 1000, 1)} µs), ${m.rps.toLocaleString('en-US')} proofs/s; the signature alone (node:crypto): ${signature.cpuUsPerProof} µs of CPU`);
+      log(
+        `\nthe gateway's DPoP proof check itself (verifyProof of src/gateway/auth/dpop-proof.ts, in this process, no database): ${PROOF_CHECKS.toLocaleString('en-US')} ES256 proofs, ${PROOF_CHECKS_OTHER.toLocaleString('en-US')} PS256 and EdDSA`,
+      );
+      proofCheck = {
+        es256: await measureProofCheck('ES256', PROOF_CHECKS),
+        ps256: await measureProofCheck('PS256', PROOF_CHECKS_OTHER),
+        eddsa: await measureProofCheck('EdDSA', PROOF_CHECKS_OTHER),
+      };
+      for (const [alg, { check: m, signature }] of Object.entries(proofCheck))
+        log(
+          `    ${alg}: ${m.cpuUsPerProof} µs of CPU per proof; wall ${m.usPerProof} µs per proof (p50 ${round(m.p50 * 1000, 1)} µs, p99 ${round(m.p99 * 1000, 1)} µs), ${m.rps.toLocaleString('en-US')} proofs/s; the signature alone (node:crypto): ${signature.cpuUsPerProof} µs of CPU`,
+        );
     }
 
     if (ONLY.has('fdx') || ONLY.has('dpop_fdx')) {
       const bank = setup.bank!;
       /** Access tokens from the token endpoint, one per connection (rotated over the requests): Bearer for the standard client, DPoP-bound for the fapi2 one. */
       const fdxAccessTokens = async (kind: 'standard' | 'fapi2') => {
-        const refresh = kind === 'fapi2' ? await fapiRefreshItems(GATEWAY_CONNECTIONS) : (await setup!.mintBankRefreshTokens('standard', GATEWAY_CONNECTIONS)).map((token) => ({ token, proof: '', assertion: '' }));
+        const refresh =
+          kind === 'fapi2'
+            ? await fapiRefreshItems(GATEWAY_CONNECTIONS)
+            : (await setup!.mintBankRefreshTokens('standard', GATEWAY_CONNECTIONS)).map((token) => ({ token, proof: '', assertion: '' }));
         const tokens = await Promise.all(
           refresh.map(async (item) => {
             const spec = kind === 'fapi2' ? fapiRefreshRequest(bank.fapi2.client_id, item) : refreshRequest(bank.standard, item.token);
             const res = await fetch(`${urls.sandboxApi}${spec.path}`, { method: spec.method, headers: spec.headers, body: spec.body });
             const body = (await res.json()) as { access_token?: string; token_type?: string };
             const expected = kind === 'fapi2' ? 'DPoP' : 'Bearer';
-            if (!body.access_token || body.token_type !== expected) throw new Error(`no ${expected} access token: ${res.status} ${JSON.stringify(body)}`);
+            if (!body.access_token || body.token_type !== expected)
+              throw new Error(`no ${expected} access token: ${res.status} ${JSON.stringify(body)}`);
             return body.access_token;
           }),
         );
@@ -538,9 +755,19 @@ async function main(): Promise<void> {
           postgresPids: serverBackends,
           postgresTransactions: transactions,
           // The Bearer run has nothing to make; it goes through the same phases (and the same pause) all the same.
-          mint: (n) => (kind === 'fapi2' ? makeMany(n, async () => { const token = nextToken(); return { scheme: 'DPoP', token, proof: await dpopProof(bank.fapi2.dpopKey, { method: 'GET', url, accessToken: token }) }; }) : Promise.resolve(Array.from({ length: n }, () => ({ scheme: 'Bearer', token: nextToken(), proof: '' })))),
+          mint: (n) =>
+            kind === 'fapi2'
+              ? makeMany(n, async () => {
+                  const token = nextToken();
+                  return { scheme: 'DPoP', token, proof: await dpopProof(bank.fapi2.dpopKey, { method: 'GET', url, accessToken: token }) };
+                })
+              : Promise.resolve(Array.from({ length: n }, () => ({ scheme: 'Bearer', token: nextToken(), proof: '' }))),
           afterMint: () => setup!.settleStatistics(),
-          request: (item) => ({ method: 'GET', path: FDX_PATH, headers: { authorization: `${item.scheme} ${item.token}`, ...(item.proof ? { dpop: item.proof } : {}) } }),
+          request: (item) => ({
+            method: 'GET',
+            path: FDX_PATH,
+            headers: { authorization: `${item.scheme} ${item.token}`, ...(item.proof ? { dpop: item.proof } : {}) },
+          }),
         });
       };
       const fdxMethod = `${GATEWAY_CONNECTIONS} connections, GET ${FDX_PATH} (the organization's 2 deposit accounts, one page) with calibration, warm-up and measured runs sized from the warm-up's rate, as the token scenarios; ${GATEWAY_CONNECTIONS} access tokens of the admin's authorizations (scope "${BANK_SCOPE}") from the token endpoint, rotated over the requests`;
@@ -559,13 +786,17 @@ async function main(): Promise<void> {
         });
       }
       if (ONLY.has('dpop_fdx')) {
-        log(`\nscenario: GET ${FDX_PATH} with a DPoP-bound access token (fapi2 client) and a fresh proof per request, ${GATEWAY_CONNECTIONS} connections`);
+        log(
+          `\nscenario: GET ${FDX_PATH} with a DPoP-bound access token (fapi2 client) and a fresh proof per request, ${GATEWAY_CONNECTIONS} connections`,
+        );
         const fromRow = bearer !== undefined;
         bearer ??= await fdxRun('Almoner, Bearer (fdx is not in BENCH_ONLY)', 'standard');
         const almoner = await fdxRun('Almoner, DPoP', 'fapi2');
         const diff = difference(almoner, bearer);
         log(`    DPoP / Bearer: ${ratio(almoner, bearer) ?? '—'}×; per request, DPoP minus Bearer: ${diff.text}`);
-        const check = proofCheck ? `; of the server CPU, the proof check itself (the dpop_check row) is ${proofCheck.es256.check.cpuUsPerProof} µs` : '';
+        const check = proofCheck
+          ? `; of the server CPU, the proof check itself (the dpop_check row) is ${proofCheck.es256.check.cpuUsPerProof} µs`
+          : '';
         scenarios.push({
           id: 'dpop_fdx',
           title: `FDX GET ${FDX_PATH}, DPoP-bound access token and proof (${GATEWAY_CONNECTIONS} connections)`,
@@ -583,7 +814,8 @@ async function main(): Promise<void> {
 
     if (proofCheck) {
       const { es256, ps256, eddsa } = proofCheck;
-      const of = (m: ProofCheckMeasurement) => `${m.cpuUsPerProof} µs of CPU (wall ${m.usPerProof} µs; p50 / p99 ${round(m.p50 * 1000, 1)} / ${round(m.p99 * 1000, 1)} µs)`;
+      const of = (m: ProofCheckMeasurement) =>
+        `${m.cpuUsPerProof} µs of CPU (wall ${m.usPerProof} µs; p50 / p99 ${round(m.p50 * 1000, 1)} / ${round(m.p99 * 1000, 1)} µs)`;
       const both = (c: ProofCheck) => `${of(c.check)}, the signature alone ${c.signature.cpuUsPerProof} µs of CPU`;
       scenarios.push({
         id: 'dpop_check',
@@ -617,20 +849,48 @@ async function main(): Promise<void> {
       const server4 = { urls } as unknown as OAuthTestServer;
       const flowOnce = async (worker: number) => {
         const user = setup!.staff[worker % setup!.staff.length]!;
-        const result = await authorize(server4, { environment: ENVIRONMENT, clientId: setup!.client.client_id, redirectUri: REDIRECT_URI, scope: SCOPE, login: { email: user.email, password: user.password }, extraParams: { prompt: 'consent' } });
+        const result = await authorize(server4, {
+          environment: ENVIRONMENT,
+          clientId: setup!.client.client_id,
+          redirectUri: REDIRECT_URI,
+          scope: SCOPE,
+          login: { email: user.email, password: user.password },
+          extraParams: { prompt: 'consent' },
+        });
         const code = result.callback.searchParams.get('code');
         if (!code) throw new Error(`no code: ${result.callback}`);
-        const tokens = await tokenRequest(server4, ENVIRONMENT, setup!.client, { grant_type: 'authorization_code', code, code_verifier: result.verifier });
+        const tokens = await tokenRequest(server4, ENVIRONMENT, setup!.client, {
+          grant_type: 'authorization_code',
+          code,
+          code_verifier: result.verifier,
+        });
         if (tokens.status !== 200) throw new Error(`token ${tokens.status}: ${JSON.stringify(tokens.body)}`);
       };
       await runWorkers({ concurrency: FLOW_WORKERS, seconds: WARM_SECONDS, task: flowOnce });
       // The user agents run in this process, on the same two cores: their CPU per flow is part of the budget the flow rate divides.
       const agentCpuBefore = process.cpuUsage();
-      const almoner = await runWorkers({ concurrency: FLOW_WORKERS, seconds: SECONDS, pid, postgresPids: serverBackends, postgresTransactions: transactions, task: flowOnce });
+      const almoner = await runWorkers({
+        concurrency: FLOW_WORKERS,
+        seconds: SECONDS,
+        pid,
+        postgresPids: serverBackends,
+        postgresTransactions: transactions,
+        task: flowOnce,
+      });
       const agentCpu = process.cpuUsage(agentCpuBefore);
       const agentMsPerFlow = almoner.completed > 0 ? round((agentCpu.user + agentCpu.system) / 1000 / almoner.completed, 2) : undefined;
-      log(`    Almoner: ${almoner.rps} flows/s, p50 ${almoner.p50} ms, p99 ${almoner.p99} ms, ${almoner.errors} errors${cpuNote(almoner)}; user agents (this process) ${agentMsPerFlow ?? '—'} ms CPU/flow${almoner.firstError ? `; first error: ${almoner.firstError}` : ''}`);
-      const baseline: Measurement = { rps: round(all.rate, 1), p50: round(all.p50, 2), p99: round(all.p99, 2), errors: 0, completed: all.completed, seconds: round(all.seconds, 2), concurrency: 4 };
+      log(
+        `    Almoner: ${almoner.rps} flows/s, p50 ${almoner.p50} ms, p99 ${almoner.p99} ms, ${almoner.errors} errors${cpuNote(almoner)}; user agents (this process) ${agentMsPerFlow ?? '—'} ms CPU/flow${almoner.firstError ? `; first error: ${almoner.firstError}` : ''}`,
+      );
+      const baseline: Measurement = {
+        rps: round(all.rate, 1),
+        p50: round(all.p50, 2),
+        p99: round(all.p99, 2),
+        errors: 0,
+        completed: all.completed,
+        seconds: round(all.seconds, 2),
+        concurrency: 4,
+      };
       const r = ratio(almoner, baseline);
       const owasp = params.memoryKib >= 19_456 && params.timeCost >= 2 && params.parallelism >= 1;
       scenarios.push({
@@ -642,7 +902,10 @@ async function main(): Promise<void> {
         ratio: r,
         target: '≤ 12 transactions per flow; ≥ 0.6× baseline; parameters ≥ OWASP minimum',
         checks: [
-          { label: `≤ 12 transactions per flow (${almoner.transactions ?? '—'})`, met: almoner.transactions !== undefined && almoner.transactions <= 12 },
+          {
+            label: `≤ 12 transactions per flow (${almoner.transactions ?? '—'})`,
+            met: almoner.transactions !== undefined && almoner.transactions <= 12,
+          },
           { label: '≥ 0.6×', met: (r ?? 0) >= 0.6 },
           { label: 'parameters ≥ 19 MiB, t=2, p=1', met: owasp },
         ],
@@ -658,10 +921,27 @@ async function main(): Promise<void> {
       const defaults = await argon2Rate(1, 3, { memoryKib: 65_536, timeCost: 3, parallelism: 4 });
       argon2["verify/s, 1 in flight, the library's defaults (m=64 MiB, t=3, p=4)"] = defaults.rate;
       log(`    argon2.verify on one core: ${one.rate.toFixed(1)}/s; at the library's defaults: ${defaults.rate.toFixed(1)}/s`);
-      const cached = await repeating('cached (one client, its check remembered)', { origin: urls.sandboxApi, pid, postgresPids: serverBackends, postgresTransactions: transactions, connections: TOKEN_CONNECTIONS, next: () => introspectRequest(setup!.client) });
+      const cached = await repeating('cached (one client, its check remembered)', {
+        origin: urls.sandboxApi,
+        pid,
+        postgresPids: serverBackends,
+        postgresTransactions: transactions,
+        connections: TOKEN_CONNECTIONS,
+        next: () => introspectRequest(setup!.client),
+      });
       let i = 0;
-      const uncached = await runLoad({ origin: urls.sandboxApi, connections: 4, amount: setup.uncachedClients.length, pid, postgresPids: serverBackends, postgresTransactions: transactions, next: () => introspectRequest(setup!.uncachedClients[i++ % setup!.uncachedClients.length]!) });
-      log(`    uncached (a different client every request): ${uncached.rps}/s, p50 ${uncached.p50} ms, p99 ${uncached.p99} ms, ${uncached.errors} errors${cpuNote(uncached)}`);
+      const uncached = await runLoad({
+        origin: urls.sandboxApi,
+        connections: 4,
+        amount: setup.uncachedClients.length,
+        pid,
+        postgresPids: serverBackends,
+        postgresTransactions: transactions,
+        next: () => introspectRequest(setup!.uncachedClients[i++ % setup!.uncachedClients.length]!),
+      });
+      log(
+        `    uncached (a different client every request): ${uncached.rps}/s, p50 ${uncached.p50} ms, p99 ${uncached.p99} ms, ${uncached.errors} errors${cpuNote(uncached)}`,
+      );
       // The check itself, in this process: Almoner's ClientSecretCache with a remembered
       // success, against argon2.verify on one core (the uncached path's cost).
       const cache = new ClientSecretCache(crypto.randomBytes(32));
@@ -672,13 +952,32 @@ async function main(): Promise<void> {
       const checkStart = performance.now();
       while (performance.now() - checkStart < 2_000) {
         const t0 = performance.now();
-        for (let j = 0; j < 1000; j += 1) if (!(await cache.verify('test_benchclient', hash, secret, '127.0.0.1'))) throw new Error('cached check failed');
+        for (let j = 0; j < 1000; j += 1)
+          if (!(await cache.verify('test_benchclient', hash, secret, '127.0.0.1'))) throw new Error('cached check failed');
         checks.push((performance.now() - t0) / 1000);
       }
       const checkSeconds = (performance.now() - checkStart) / 1000;
-      const cachedCheck: Measurement = { rps: round((checks.length * 1000) / checkSeconds, 0), p50: round(median(checks), 5), p99: round(Math.max(...checks), 5), errors: 0, completed: checks.length * 1000, seconds: round(checkSeconds, 2), concurrency: 1 };
-      const argonOne: Measurement = { rps: round(one.rate, 1), p50: round(one.p50, 2), p99: round(one.p99, 2), errors: 0, completed: one.completed, seconds: round(one.seconds, 2), concurrency: 1 };
-      log(`    the check itself (ClientSecretCache.verify, remembered success, in-process): ${Math.round(cachedCheck.rps).toLocaleString('en-US')}/s`);
+      const cachedCheck: Measurement = {
+        rps: round((checks.length * 1000) / checkSeconds, 0),
+        p50: round(median(checks), 5),
+        p99: round(Math.max(...checks), 5),
+        errors: 0,
+        completed: checks.length * 1000,
+        seconds: round(checkSeconds, 2),
+        concurrency: 1,
+      };
+      const argonOne: Measurement = {
+        rps: round(one.rate, 1),
+        p50: round(one.p50, 2),
+        p99: round(one.p99, 2),
+        errors: 0,
+        completed: one.completed,
+        seconds: round(one.seconds, 2),
+        concurrency: 1,
+      };
+      log(
+        `    the check itself (ClientSecretCache.verify, remembered success, in-process): ${Math.round(cachedCheck.rps).toLocaleString('en-US')}/s`,
+      );
       const checkRatio = ratio(cachedCheck, argonOne);
       scenarios.push({
         id: 'client_auth_check',
@@ -714,11 +1013,19 @@ async function main(): Promise<void> {
       let refreshOne = scenarios.find((s) => s.id === 'refresh')?.almoner;
       let donationsOne = scenarios.find((s) => s.id === 'donations')?.almoner;
       const fromRows = { refresh: refreshOne !== undefined, donations: donationsOne !== undefined };
-      if (!fromRows.refresh || !fromRows.donations) log('\nscenario: workers, the ALMONER_WORKERS=1 side (refresh or donations is not in BENCH_ONLY)');
+      if (!fromRows.refresh || !fromRows.donations)
+        log('\nscenario: workers, the ALMONER_WORKERS=1 side (refresh or donations is not in BENCH_ONLY)');
       refreshOne ??= await almonerRefresh('Almoner, 1 process', urls.sandboxApi, pid, false, transactions);
       if (!donationsOne) {
         if (donationPages.length === 0) donationPages = await setup.pageTokens(2000);
-        donationsOne = await repeating('Almoner, 1 process', { origin: urls.sandboxApi, pid, postgresPids: serverBackends, postgresTransactions: transactions, connections: GATEWAY_CONNECTIONS, next: await donationsRequests(urls.sandboxApi) });
+        donationsOne = await repeating('Almoner, 1 process', {
+          origin: urls.sandboxApi,
+          pid,
+          postgresPids: serverBackends,
+          postgresTransactions: transactions,
+          connections: GATEWAY_CONNECTIONS,
+          next: await donationsRequests(urls.sandboxApi),
+        });
       }
       workersOne = { refresh: refreshOne, donations: donationsOne, fromRows };
     }
@@ -741,19 +1048,32 @@ async function main(): Promise<void> {
       try {
         const tree = processTree(cluster.pid);
         const treeRss = tree.reduce((sum, p) => sum + (rssBytes(p) ?? 0), 0);
-        log(`    ready in ${(clusterStartMs / 1000).toFixed(2)} s: primary ${cluster.pid}, children ${tree.slice(1).join(', ') || 'none'}; RSS summed ${(treeRss / 1048576).toFixed(0)} MB (the single server was ${singleTree} process${singleTree === 1 ? '' : 'es'})`);
+        log(
+          `    ready in ${(clusterStartMs / 1000).toFixed(2)} s: primary ${cluster.pid}, children ${tree.slice(1).join(', ') || 'none'}; RSS summed ${(treeRss / 1048576).toFixed(0)} MB (the single server was ${singleTree} process${singleTree === 1 ? '' : 'es'})`,
+        );
         const clusterTransactions = transactionsVia(() => fetch(`${urls.sandboxApi}/readyz`).then((r) => r.text()));
         const refreshTwo = await almonerRefresh('Almoner, 2 workers', urls.sandboxApi, cluster.pid, true, clusterTransactions);
         if (donationPages.length === 0) donationPages = await setup.pageTokens(2000);
-        const donationsTwo = await repeating('Almoner, 2 workers', { origin: urls.sandboxApi, pid: cluster.pid, tree: true, postgresPids: serverBackends, postgresTransactions: clusterTransactions, connections: GATEWAY_CONNECTIONS, next: await donationsRequests(urls.sandboxApi) });
-        const oneLabel = (row: string, fromRow: boolean) => `the same server with ALMONER_WORKERS=1 (one process): ${fromRow ? `the ${row} row above` : 'measured for this row'}, same run`;
+        const donationsTwo = await repeating('Almoner, 2 workers', {
+          origin: urls.sandboxApi,
+          pid: cluster.pid,
+          tree: true,
+          postgresPids: serverBackends,
+          postgresTransactions: clusterTransactions,
+          connections: GATEWAY_CONNECTIONS,
+          next: await donationsRequests(urls.sandboxApi),
+        });
+        const oneLabel = (row: string, fromRow: boolean) =>
+          `the same server with ALMONER_WORKERS=1 (one process): ${fromRow ? `the ${row} row above` : 'measured for this row'}, same run`;
         const why = `on this 2-core machine PostgreSQL, the load generator and the workers share the cores, so scaling well below 2× is expected`;
         const how = `a second server with ALMONER_WORKERS=2 on the same database, started after the other scenarios with the first one stopped; each worker with its own pool of database_pool_max connections; CPU per request and peak RSS summed over the primary and its 2 workers (PostgreSQL's backends as in the other rows); the ratio is workers=2 / workers=1`;
         const rss = (two: Measurement, one: Measurement) =>
           `server CPU by process (primary first) ${two.serverCpuMsByProcess?.map((ms) => ms.toFixed(2)).join(' + ') ?? '—'} ms per request; peak RSS ${two.peakRssMb ?? '—'} MB summed over the ${tree.length} processes, against ${one.peakRssMb ?? '—'} MB for the one process`;
         const rTwo = ratio(refreshTwo, workersOne.refresh);
         const dTwo = ratio(donationsTwo, workersOne.donations);
-        log(`    workers=2 / workers=1: refresh_token ${rTwo ?? '—'}×, GET /v1/donations ${dTwo ?? '—'}×; server CPU ms/request by process (primary first): refresh ${refreshTwo.serverCpuMsByProcess?.join(' + ') ?? '—'}, donations ${donationsTwo.serverCpuMsByProcess?.join(' + ') ?? '—'}`);
+        log(
+          `    workers=2 / workers=1: refresh_token ${rTwo ?? '—'}×, GET /v1/donations ${dTwo ?? '—'}×; server CPU ms/request by process (primary first): refresh ${refreshTwo.serverCpuMsByProcess?.join(' + ') ?? '—'}, donations ${donationsTwo.serverCpuMsByProcess?.join(' + ') ?? '—'}`,
+        );
         scenarios.push(
           {
             id: 'workers_refresh',
@@ -789,13 +1109,19 @@ async function main(): Promise<void> {
       log('\nserver start to ready, embedded PostgreSQL (no DATABASE_URL)');
       const embeddedDir = fs.mkdtempSync(path.join(os.tmpdir(), 'almoner-bench-embedded-'));
       fs.chmodSync(embeddedDir, 0o755);
-      const embeddedEnv = cleanEnv({ ...settings, ALMONER_DATA_DIR: embeddedDir, ALMONER_CLIENTS_FILE: path.join(embeddedDir, 'clients.json') });
+      const embeddedEnv = cleanEnv({
+        ...settings,
+        ALMONER_DATA_DIR: embeddedDir,
+        ALMONER_CLIENTS_FILE: path.join(embeddedDir, 'clients.json'),
+      });
       const ms: number[] = [];
       try {
         for (let i = 0; i < 3; i += 1) {
           const { server: embedded, ms: took } = await startServer(embeddedEnv);
           ms.push(took);
-          log(`    start ${i + 1}${i === 0 ? ' (first: initdb, migrations, keys)' : ' (cluster stopped, data kept)'}: ${(took / 1000).toFixed(2)} s`);
+          log(
+            `    start ${i + 1}${i === 0 ? ' (first: initdb, migrations, keys)' : ' (cluster stopped, data kept)'}: ${(took / 1000).toFixed(2)} s`,
+          );
           await embedded.stop();
         }
       } finally {
@@ -806,7 +1132,14 @@ async function main(): Promise<void> {
     const restarts = starts.flatMap((s) => s.ms.slice(1));
     const firsts = starts.map((s) => s.ms[0]!);
     // The target is the restart (docs/benchmarks.md); the first starts (keys, initdb) are shown as information.
-    const startChecks: Check[] = starts.length ? [{ label: `restart ≤ 3 s (median ${(median(restarts) / 1000).toFixed(2)} s, worst ${(Math.max(...restarts) / 1000).toFixed(2)} s; first starts, information: ${firsts.map((m) => (m / 1000).toFixed(2)).join(' s, ')} s)`, met: Math.max(...restarts) <= 3000 }] : [];
+    const startChecks: Check[] = starts.length
+      ? [
+          {
+            label: `restart ≤ 3 s (median ${(median(restarts) / 1000).toFixed(2)} s, worst ${(Math.max(...restarts) / 1000).toFixed(2)} s; first starts, information: ${firsts.map((m) => (m / 1000).toFixed(2)).join(' s, ')} s)`,
+            met: Math.max(...restarts) <= 3000,
+          },
+        ]
+      : [];
 
     const results: BenchResults = {
       date: stamp.toISOString(),
@@ -828,11 +1161,22 @@ async function main(): Promise<void> {
         donations: DONATIONS,
         server_entry: `node ${[...SERVER_NODE_ARGS, SERVER_ENTRY].join(' ')}`,
         tsx_start_ms: tsxStartMs ?? null,
-        server: { ...settings, ALMONER_DATA_DIR: '(temporary)', ALMONER_CLIENTS_FILE: '(temporary)', DATABASE_URL: `${POSTGRES_URL.replace(/\/[^/]*$/, '')}/almoner_bench_<timestamp>` },
-        durable_peer: { entry: 'bench/baseline/durable-provider.ts', pool_max: 10, DATABASE_URL: `${POSTGRES_URL.replace(/\/[^/]*$/, '')}/almoner_bench_peer_<timestamp>` },
-        donations_paced_rate: 'half of the baseline endpoint\'s closed-loop requests/s in the same run (scenario.paced.rate)',
+        server: {
+          ...settings,
+          ALMONER_DATA_DIR: '(temporary)',
+          ALMONER_CLIENTS_FILE: '(temporary)',
+          DATABASE_URL: `${POSTGRES_URL.replace(/\/[^/]*$/, '')}/almoner_bench_<timestamp>`,
+        },
+        durable_peer: {
+          entry: 'bench/baseline/durable-provider.ts',
+          pool_max: 10,
+          DATABASE_URL: `${POSTGRES_URL.replace(/\/[^/]*$/, '')}/almoner_bench_peer_<timestamp>`,
+        },
+        donations_paced_rate: "half of the baseline endpoint's closed-loop requests/s in the same run (scenario.paced.rate)",
         password_params: params,
-        workers_scenario: ONLY.has('workers') ? { ALMONER_WORKERS: 2, compared_with: 1, cpu_and_rss: 'summed over the primary and its workers' } : null,
+        workers_scenario: ONLY.has('workers')
+          ? { ALMONER_WORKERS: 2, compared_with: 1, cpu_and_rss: 'summed over the primary and its workers' }
+          : null,
         cpu_profile: CPU_PROF_DIR ?? null,
       },
       scenarios,
@@ -860,7 +1204,10 @@ async function main(): Promise<void> {
   } finally {
     for (const child of children) await child.stop(5_000).catch(() => undefined);
     await setup?.close().catch(() => undefined);
-    for (const name of [dbName, peerDbName]) await admin.query(`drop database if exists ${name} with (force)`).catch((error: Error) => log(`could not drop ${name}: ${error.message}`));
+    for (const name of [dbName, peerDbName])
+      await admin
+        .query(`drop database if exists ${name} with (force)`)
+        .catch((error: Error) => log(`could not drop ${name}: ${error.message}`));
     await admin.end();
     fs.rmSync(dataDir, { recursive: true, force: true });
     process.off('SIGINT', interrupted);

@@ -21,7 +21,17 @@ import { seedNonprofitData } from '../src/demo/nonprofit-data.js';
 import { createApiKey } from '../src/api-keys/service.js';
 import { addClient } from '../src/oidc/clients/service.js';
 import { FormBrowser } from '../test/helpers/browser.js';
-import { buildServer, cleanEnv, EPHEMERAL_URLS, NodeProcess, PRODUCTION_ENTRY, PRODUCTION_NODE_ARGS, PRODUCTION_THREADPOOL_SIZE, ROOT, rssBytes } from './lib/processes.js';
+import {
+  buildServer,
+  cleanEnv,
+  EPHEMERAL_URLS,
+  NodeProcess,
+  PRODUCTION_ENTRY,
+  PRODUCTION_NODE_ARGS,
+  PRODUCTION_THREADPOOL_SIZE,
+  ROOT,
+  rssBytes,
+} from './lib/processes.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const WORKERS = 8;
@@ -51,11 +61,16 @@ async function main() {
     await addMember(db, { org: '12-3456789', email: 'soak@example.org', role: 'member' });
     await db.transaction().execute((trx) => seedNonprofitData(trx, { organizationId: org.id, environment: 'sandbox', donations: 20_000 }));
     const redirect = 'http://127.0.0.1:9999/callback';
-    const client = await addClient({ db, clientsFile, passwordParams: MIN_PASSWORD_PARAMS }, { environment: 'sandbox', name: 'Soak App', redirectUris: [redirect], scopes: ['read_only', 'openid'] });
+    const client = await addClient(
+      { db, clientsFile, passwordParams: MIN_PASSWORD_PARAMS },
+      { environment: 'sandbox', name: 'Soak App', redirectUris: [redirect], scopes: ['read_only', 'openid'] },
+    );
     const key = (await createApiKey(db, { org: '12-3456789', environment: 'sandbox' })).key;
 
     // The production build with the production start command (docs/operations.md), as the benchmark runs it.
-    console.log(`building the server (npm run build → dist/), then UV_THREADPOOL_SIZE=${PRODUCTION_THREADPOOL_SIZE} node ${PRODUCTION_NODE_ARGS.join(' ')} ${PRODUCTION_ENTRY}`);
+    console.log(
+      `building the server (npm run build → dist/), then UV_THREADPOOL_SIZE=${PRODUCTION_THREADPOOL_SIZE} node ${PRODUCTION_NODE_ARGS.join(' ')} ${PRODUCTION_ENTRY}`,
+    );
     buildServer();
     const env = cleanEnv({
       DATABASE_URL: url.toString(),
@@ -76,7 +91,17 @@ async function main() {
     async function startChain(): Promise<{ access: string; refresh: string }> {
       const verifier = oauth.generateRandomCodeVerifier();
       const authorize = new URL(`${sandboxDashboard}/oauth/sandbox/authorize`);
-      for (const [k, v] of Object.entries({ client_id: client.client_id, redirect_uri: redirect, response_type: 'code', scope: 'openid read_only', state: 's', nonce: 'n', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' })) authorize.searchParams.set(k, v);
+      for (const [k, v] of Object.entries({
+        client_id: client.client_id,
+        redirect_uri: redirect,
+        response_type: 'code',
+        scope: 'openid read_only',
+        state: 's',
+        nonce: 'n',
+        code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      }))
+        authorize.searchParams.set(k, v);
       const browser = new FormBrowser((next) => next.port === '9999');
       let page = await browser.request(authorize.toString());
       for (let step = 0; step < 5 && !page.location; step += 1) {
@@ -90,7 +115,11 @@ async function main() {
 
     const basic = `Basic ${Buffer.from(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`).toString('base64')}`;
     async function token(form: Record<string, string>): Promise<{ access: string; refresh: string }> {
-      const response = await fetch(`${sandboxApi}/auth/oauth/token`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+      const response = await fetch(`${sandboxApi}/auth/oauth/token`, {
+        method: 'POST',
+        headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form),
+      });
       const body = (await response.json()) as { access_token: string; refresh_token: string };
       if (response.status !== 200) throw new Error(`token ${response.status}: ${JSON.stringify(body)}`);
       return { access: body.access_token, refresh: body.refresh_token };
@@ -137,7 +166,11 @@ async function main() {
               },
             );
           } else if (op === 7) {
-            const response = await fetch(`${sandboxApi}/auth/oauth/introspect`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: chain.access }) });
+            const response = await fetch(`${sandboxApi}/auth/oauth/introspect`, {
+              method: 'POST',
+              headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+              body: new URLSearchParams({ token: chain.access }),
+            });
             const body = (await response.json()) as { active: boolean };
             check('introspect', response.status === 200 && body.active ? 200 : response.status, 200);
           } else if (op === 8) await get('discovery', `${sandboxApi}/.well-known/openid-configuration`);
@@ -167,7 +200,10 @@ async function main() {
     fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
     // soak-2026-11-22T07-08Z.json: one file per run, never overwriting an earlier one.
     const stamp = `${result.date.slice(0, 13)}-${result.date.slice(14, 16)}Z`;
-    fs.writeFileSync(path.join(ROOT, 'bench', 'results', `soak-${stamp}.json`), `${JSON.stringify({ ...result, server: `UV_THREADPOOL_SIZE=${PRODUCTION_THREADPOOL_SIZE} node ${PRODUCTION_NODE_ARGS.join(' ')} ${PRODUCTION_ENTRY}`, samples }, null, 2)}\n`);
+    fs.writeFileSync(
+      path.join(ROOT, 'bench', 'results', `soak-${stamp}.json`),
+      `${JSON.stringify({ ...result, server: `UV_THREADPOOL_SIZE=${PRODUCTION_THREADPOOL_SIZE} node ${PRODUCTION_NODE_ARGS.join(' ')} ${PRODUCTION_ENTRY}`, samples }, null, 2)}\n`,
+    );
     console.log(JSON.stringify(result, null, 2));
     process.exitCode = result.verdict === 'pass' ? 0 : 1;
   } finally {

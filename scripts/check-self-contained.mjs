@@ -26,7 +26,8 @@ const IGNORED = [/^package-lock\.json$/, /^bench\/results\//];
 const CODE = /\.(?:[cm]?[jt]s|sh)$|^\.ci\//;
 
 const RELATIVE = /(?<![\w./-])((?:\.\.\/)+)([\w.@-][^\s'"`)\]>,;]*)?/g;
-const FROM_OWN_DIR = /path\.(?:join|resolve)\(\s*(?:path\.dirname\(\s*fileURLToPath\(\s*import\.meta\.url\s*\)\s*\)|__dirname|import\.meta\.dirname)\s*((?:,\s*['"]\.\.['"]\s*)+)/g;
+const FROM_OWN_DIR =
+  /path\.(?:join|resolve)\(\s*(?:path\.dirname\(\s*fileURLToPath\(\s*import\.meta\.url\s*\)\s*\)|__dirname|import\.meta\.dirname)\s*((?:,\s*['"]\.\.['"]\s*)+)/g;
 const FROM_ROOT = /path\.(?:join|resolve)\(\s*(?:PROJECT_ROOT|ROOT|REPO_ROOT)\s*,\s*['"]\.\.['"]/g;
 
 /** @param {Buffer} buffer */
@@ -68,7 +69,9 @@ for (const file of files) {
 }
 
 if (findings.length > 0) {
-  console.error(`Tracked files name paths outside the repository (a clone has nothing beside it):\n${findings.map((f) => `  ${f}`).join('\n')}`);
+  console.error(
+    `Tracked files name paths outside the repository (a clone has nothing beside it):\n${findings.map((f) => `  ${f}`).join('\n')}`,
+  );
   process.exit(1);
 }
 console.log(`self-contained: ${files.length} tracked files name no path above the repository root`);

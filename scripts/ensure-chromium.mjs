@@ -43,10 +43,14 @@ export function decide(facts) {
   if (facts.chromiumPathEnv) {
     if (facts.isExecutable(facts.chromiumPathEnv)) return { action: 'none', chromium: facts.chromiumPathEnv };
     // The tests would use it regardless of anything installed here: only the user can fix it.
-    return { action: 'fail', message: `CHROMIUM_PATH is ${facts.chromiumPathEnv}, which is not an executable file: point it at a Chromium binary, or unset it` };
+    return {
+      action: 'fail',
+      message: `CHROMIUM_PATH is ${facts.chromiumPathEnv}, which is not an executable file: point it at a Chromium binary, or unset it`,
+    };
   }
   if (facts.isExecutable(DEBIAN_CHROMIUM)) return { action: 'none', chromium: DEBIAN_CHROMIUM };
-  if (facts.playwrightChromium && facts.isExecutable(facts.playwrightChromium)) return { action: 'none', chromium: facts.playwrightChromium };
+  if (facts.playwrightChromium && facts.isExecutable(facts.playwrightChromium))
+    return { action: 'none', chromium: facts.playwrightChromium };
   if (facts.isRoot && facts.isDebian && facts.hasAptGet) return { action: 'apt', command: APT_INSTALL };
   if (facts.playwrightChromium) return { action: 'playwright', command: PLAYWRIGHT_INSTALL };
   return {
@@ -127,7 +131,8 @@ async function main() {
       process.stderr.write(`ensure-chromium: no Chromium for the browser tests; installing Debian's (${APT_INSTALL})\n`);
       const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
       const installed = run('apt-get', ['update'], env) && run('apt-get', ['install', '-y', 'chromium'], env);
-      if (!installed || !isExecutable(DEBIAN_CHROMIUM)) fail(`installing Debian's chromium did not work (see above): run "${APT_INSTALL}" once it can, or set CHROMIUM_PATH`);
+      if (!installed || !isExecutable(DEBIAN_CHROMIUM))
+        fail(`installing Debian's chromium did not work (see above): run "${APT_INSTALL}" once it can, or set CHROMIUM_PATH`);
       return;
     }
     case 'playwright': {
@@ -135,10 +140,13 @@ async function main() {
       const cli = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', 'playwright-core', 'cli.js');
       const installed = run(process.execPath, [cli, 'install', '--no-shell', 'chromium']);
       const chromium = await playwrightChromium();
-      if (!installed || !chromium || !isExecutable(chromium)) fail(`installing playwright's Chromium did not work (see above): run "${PLAYWRIGHT_INSTALL}" once it can, or set CHROMIUM_PATH`);
+      if (!installed || !chromium || !isExecutable(chromium))
+        fail(`installing playwright's Chromium did not work (see above): run "${PLAYWRIGHT_INSTALL}" once it can, or set CHROMIUM_PATH`);
       // Downloaded, but a browser missing system libraries would fail every browser test.
       if (!run(chromium, ['--headless', '--no-sandbox', '--version'])) {
-        fail(`playwright's Chromium (${chromium}) does not run here, probably for want of system libraries: run "sudo npx playwright-core install-deps chromium", or set CHROMIUM_PATH`);
+        fail(
+          `playwright's Chromium (${chromium}) does not run here, probably for want of system libraries: run "sudo npx playwright-core install-deps chromium", or set CHROMIUM_PATH`,
+        );
       }
       return;
     }

@@ -20,7 +20,10 @@ export function decide({ missing, isRoot, isDebian, hasAptGet }) {
   if (missing.length === 0) return { action: 'none' };
   const packages = missing.map((tool) => TOOLS[tool] ?? tool);
   if (isRoot && isDebian && hasAptGet) return { action: 'apt', packages };
-  return { action: 'fail', message: `the documentation's runnable examples need ${missing.join(', ')}: install them (on Debian or Ubuntu: "sudo apt-get install -y ${packages.join(' ')}")` };
+  return {
+    action: 'fail',
+    message: `the documentation's runnable examples need ${missing.join(', ')}: install them (on Debian or Ubuntu: "sudo apt-get install -y ${packages.join(' ')}")`,
+  };
 }
 
 /** @param {string} command */

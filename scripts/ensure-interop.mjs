@@ -53,13 +53,18 @@ export const aptCommand = (packages) => `apt-get update && apt-get install -y --
  */
 export function decide(facts) {
   const pythonThere = facts.exists(PYTHON);
-  const missing = REQUIREMENTS.filter((r) => ('file' in r && r.file ? !facts.exists(r.file) : !pythonThere || !facts.pythonHas(r.pythonModule ?? '')));
+  const missing = REQUIREMENTS.filter((r) =>
+    'file' in r && r.file ? !facts.exists(r.file) : !pythonThere || !facts.pythonHas(r.pythonModule ?? ''),
+  );
   if (missing.length === 0) return { action: 'none' };
   const packages = missing.map((r) => r.package);
   const command = aptCommand(packages);
   if (facts.isRoot && facts.isDebian && facts.hasAptGet) return { action: 'apt', packages, command };
   const what = missing.map((r) => r.what).join(', ');
-  return { action: 'fail', message: `the interop tests need ${what}: run "${facts.isDebian ? `sudo sh -c '${command}'` : command}" (Debian packages; elsewhere install their equivalents), then "npm run test:interop" again` };
+  return {
+    action: 'fail',
+    message: `the interop tests need ${what}: run "${facts.isDebian ? `sudo sh -c '${command}'` : command}" (Debian packages; elsewhere install their equivalents), then "npm run test:interop" again`,
+  };
 }
 
 /** @param {string} file */
@@ -79,7 +84,13 @@ function onPath(command) {
 
 /** @returns {Facts} */
 export function gatherFacts() {
-  return { exists, pythonHas, isRoot: process.getuid?.() === 0, isDebian: fs.existsSync('/etc/debian_version'), hasAptGet: onPath('apt-get') };
+  return {
+    exists,
+    pythonHas,
+    isRoot: process.getuid?.() === 0,
+    isDebian: fs.existsSync('/etc/debian_version'),
+    hasAptGet: onPath('apt-get'),
+  };
 }
 
 /**
@@ -104,10 +115,13 @@ function main() {
     const run = (/** @type {string[]} */ args) => spawnSync('apt-get', args, { stdio: ['ignore', 'inherit', 'inherit'], env }).status === 0;
     const installed = run(['update']) && run(['install', '-y', '--no-install-recommends', ...decision.packages]);
     const after = decide(gatherFacts());
-    if (!installed || after.action !== 'none') fail(`installing ${decision.packages.join(' ')} did not work (see above): run "${decision.command}" once it can`);
+    if (!installed || after.action !== 'none')
+      fail(`installing ${decision.packages.join(' ')} did not work (see above): run "${decision.command}" once it can`);
   }
   // The Apache test drives Chromium: the same provisioning as `npm test`.
-  const chromium = spawnSync(process.execPath, [path.join(path.dirname(fileURLToPath(import.meta.url)), 'ensure-chromium.mjs')], { stdio: 'inherit' });
+  const chromium = spawnSync(process.execPath, [path.join(path.dirname(fileURLToPath(import.meta.url)), 'ensure-chromium.mjs')], {
+    stdio: 'inherit',
+  });
   if (chromium.status !== 0) process.exit(chromium.status ?? 1);
 }
 

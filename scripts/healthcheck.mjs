@@ -47,6 +47,8 @@ request.on('response', (response) => {
 });
 request.on('timeout', () => request.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)));
 request.on('error', (error) => {
-  process.stderr.write(`healthcheck: ${tls ? 'https' : 'http'}://${where.host.includes(':') ? `[${where.host}]` : where.host}:${where.port}/healthz: ${error.message}\n`);
+  process.stderr.write(
+    `healthcheck: ${tls ? 'https' : 'http'}://${where.host.includes(':') ? `[${where.host}]` : where.host}:${where.port}/healthz: ${error.message}\n`,
+  );
   process.exit(1);
 });

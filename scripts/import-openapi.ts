@@ -74,7 +74,9 @@ function main(argv: string[]): number {
   try {
     const manifest = importOpenApi(checkout, commitAt >= 0 ? argv[commitAt + 1]! : headCommit(checkout));
     for (const [name, file] of Object.entries(manifest.files)) process.stdout.write(`${file.sha256}  ${name}\n`);
-    process.stdout.write(`wrote ${path.relative(PROJECT_ROOT, SPEC_DIR)}/manifest.json (commit ${manifest.commit}); update the commit named in its README.md\n`);
+    process.stdout.write(
+      `wrote ${path.relative(PROJECT_ROOT, SPEC_DIR)}/manifest.json (commit ${manifest.commit}); update the commit named in its README.md\n`,
+    );
     return 0;
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n`);

@@ -43,12 +43,15 @@ export function vendorFromTarball(tarball: string, outDir = REDOC_DIR): Manifest
     execFileSync('tar', ['-xzf', tarball, '-C', unpacked], { stdio: ['ignore', 'ignore', 'pipe'] });
     const root = path.join(unpacked, 'package');
     const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { name?: string; version?: string };
-    if (pkg.name !== 'redoc' || typeof pkg.version !== 'string') throw new Error(`${tarball} is not a redoc package (its package.json names ${String(pkg.name)})`);
+    if (pkg.name !== 'redoc' || typeof pkg.version !== 'string')
+      throw new Error(`${tarball} is not a redoc package (its package.json names ${String(pkg.name)})`);
     const missing = Object.values(FILES).filter((file) => !fs.existsSync(path.join(root, file)));
     if (missing.length > 0) throw new Error(`redoc ${pkg.version} has no ${missing.join(', ')}`);
     const bundle = fs.readFileSync(path.join(root, FILES['redoc.standalone.js']!), 'utf8');
     if (bundle.replaceAll(REDOC_CDN_LOGO, '').includes('cdn.redoc.ly')) {
-      throw new Error(`redoc ${pkg.version}'s bundle names cdn.redoc.ly beyond the logo that src/apps/api-reference.ts rewrites: the page would ask another origin`);
+      throw new Error(
+        `redoc ${pkg.version}'s bundle names cdn.redoc.ly beyond the logo that src/apps/api-reference.ts rewrites: the page would ask another origin`,
+      );
     }
     const manifest: Manifest = {
       package: 'redoc',
@@ -71,12 +74,16 @@ export function vendorFromTarball(tarball: string, outDir = REDOC_DIR): Manifest
 
 /** Downloads redoc@<version>'s tarball into `dir` with npm pack; its path, checked against the integrity npm reports. */
 function packRedoc(version: string, dir: string): string {
-  const output = execFileSync('npm', ['pack', `redoc@${version}`, '--json', '--ignore-scripts', '--pack-destination', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const output = execFileSync('npm', ['pack', `redoc@${version}`, '--json', '--ignore-scripts', '--pack-destination', dir], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const [packed] = JSON.parse(output) as { filename: string; integrity: string; version: string }[];
   if (!packed) throw new Error(`npm pack redoc@${version} reported no tarball`);
   const tarball = path.join(dir, packed.filename);
   const integrity = `sha512-${crypto.createHash('sha512').update(fs.readFileSync(tarball)).digest('base64')}`;
-  if (integrity !== packed.integrity) throw new Error(`the tarball of redoc@${packed.version} does not match the integrity npm reports (${packed.integrity})`);
+  if (integrity !== packed.integrity)
+    throw new Error(`the tarball of redoc@${packed.version} does not match the integrity npm reports (${packed.integrity})`);
   return tarball;
 }
 
@@ -91,7 +98,9 @@ function main(argv: string[]): number {
   try {
     const manifest = vendorFromTarball(packRedoc(version, downloads));
     for (const [name, file] of Object.entries(manifest.files)) process.stdout.write(`${file.sha256}  ${name}\n`);
-    process.stdout.write(`wrote ${path.relative(PROJECT_ROOT, REDOC_DIR)}/ from redoc ${manifest.version}; update the version named in its README.md and docs/api.md, then run the API reference tests\n`);
+    process.stdout.write(
+      `wrote ${path.relative(PROJECT_ROOT, REDOC_DIR)}/ from redoc ${manifest.version}; update the version named in its README.md and docs/api.md, then run the API reference tests\n`,
+    );
     return 0;
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n`);

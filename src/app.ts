@@ -50,7 +50,18 @@ export interface AppDeps {
  * Builds the one Koa app that serves all four hosts. It never listens: main.ts does, and
  * tests drive `app.callback()` through supertest.
  */
-export function buildApp({ config, db, logger, oidc, serverKeys, mail, box, metrics = new Metrics({ db, oidc }), background = new BackgroundWork(logger), readinessWarnings }: AppDeps): Koa {
+export function buildApp({
+  config,
+  db,
+  logger,
+  oidc,
+  serverKeys,
+  mail,
+  box,
+  metrics = new Metrics({ db, oidc }),
+  background = new BackgroundWork(logger),
+  readinessWarnings,
+}: AppDeps): Koa {
   const app = new Koa();
   app.proxy = false; // forwarded headers are judged by clientAddress, against trusted_proxies only
   app.silent = true; // errors are logged by errorHandler, with the request id
@@ -77,7 +88,8 @@ export function buildApp({ config, db, logger, oidc, serverKeys, mail, box, metr
     return next();
   });
   // GET /metrics on the two API hosts, unless metrics_listen gives it a listener of its own.
-  if (!config.metrics_listen) app.use(metricsEndpoint(metrics, new AddressSet(config.metrics_allow), (ctx) => hosts.lookup(ctx.get('host'))?.surface === 'api'));
+  if (!config.metrics_listen)
+    app.use(metricsEndpoint(metrics, new AddressSet(config.metrics_allow), (ctx) => hosts.lookup(ctx.get('host'))?.surface === 'api'));
   // One sender for every e-mail of this process: the gateway's (DAF codes) and the dashboards'.
   const sender = mail ?? new TableMailSender(db, logger);
   // One app per origin served: the four configured, and a dev alias's dashboard beside its own.
@@ -85,7 +97,16 @@ export function buildApp({ config, db, logger, oidc, serverKeys, mail, box, metr
   for (const target of hosts.targets) {
     apps[target.origin] =
       target.surface === 'api'
-        ? buildApiApp(target, oidc, buildGateway({ db, origin: target.origin, ipRestrictedAreas: config.ip_restricted_areas, services: { mail: sender, profile: config.profile, box, keys: serverKeys } }))
+        ? buildApiApp(
+            target,
+            oidc,
+            buildGateway({
+              db,
+              origin: target.origin,
+              ipRestrictedAreas: config.ip_restricted_areas,
+              services: { mail: sender, profile: config.profile, box, keys: serverKeys },
+            }),
+          )
         : buildDashboardApp(target, { db, oidc, serverKeys, config, mail: sender, box, background });
   }
   // A browser at an address we do not serve gets a page naming ours (no environment's).

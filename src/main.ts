@@ -67,7 +67,12 @@ function banner(config: AppConfig, server: Started): string {
 
 /** Failures whose message is the whole story for an operator (what is wrong, where to fix it): no stack. */
 function isOperatorError(error: unknown): error is Error {
-  return error instanceof DatabaseUnreachableError || error instanceof EmbeddedPostgresError || error instanceof ListenError || error instanceof ClientRegistryError;
+  return (
+    error instanceof DatabaseUnreachableError ||
+    error instanceof EmbeddedPostgresError ||
+    error instanceof ListenError ||
+    error instanceof ClientRegistryError
+  );
 }
 
 async function main(): Promise<void> {
@@ -96,14 +101,16 @@ async function main(): Promise<void> {
   const notice = nodeSupportNotice();
   if (notice) logger.warn({ node: process.versions.node }, notice);
   const unknown = unknownEnvSettings();
-  if (unknown.length > 0) logger.warn({ variables: unknown, problems: unknownEnvProblems() }, 'ignoring unknown ALMONER_* environment variables');
+  if (unknown.length > 0)
+    logger.warn({ variables: unknown, problems: unknownEnvProblems() }, 'ignoring unknown ALMONER_* environment variables');
 
   // Before anything starts: a signal at any stage stops what was started (docs/operations.md, "Starting and stopping").
   const stop = stopOnSignals(logger, { level: 'info', stopping: 'shutting down', stopped: 'stopped', failed: 'shutdown failed' });
   let server: Started;
   try {
     // workers > 1: a primary that forks the workers; 1: the whole server here, no cluster at all.
-    server = config.workers > 1 ? await startPrimary(config, logger, stop.signal) : await startServer(config, logger, { signal: stop.signal });
+    server =
+      config.workers > 1 ? await startPrimary(config, logger, stop.signal) : await startServer(config, logger, { signal: stop.signal });
   } catch (error) {
     // Ctrl-C reaches the whole process group: initdb or pg_ctl may die of it a moment before
     // our own handler runs, and that is an interrupted start, not a failed one.
@@ -124,7 +131,14 @@ async function main(): Promise<void> {
 
   // What is served: a port-0 URL now names its bound port.
   const served = server.config;
-  logger.info({ urls: [served.base_url, served.sandbox_base_url, served.dashboard_url, served.sandbox_dashboard_url], listening: server.listening, metrics: server.metricsListening }, 'ready');
+  logger.info(
+    {
+      urls: [served.base_url, served.sandbox_base_url, served.dashboard_url, served.sandbox_dashboard_url],
+      listening: server.listening,
+      metrics: server.metricsListening,
+    },
+    'ready',
+  );
   // After "ready": both are synchronous writes to stdout, so the banner comes last, where the eye lands.
   if (served.profile === 'dev') process.stdout.write(`${banner(served, server)}\n`);
 

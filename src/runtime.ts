@@ -57,7 +57,9 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger, o
   const background = new BackgroundWork(logger);
   const readinessWarnings = () => clients.warnings();
   const app = buildApp({ config, db, logger, oidc, serverKeys: keys, mail, box, metrics, background, readinessWarnings });
-  const metricsApp = config.metrics_listen ? buildMetricsApp({ metrics, db, logger, allow: new AddressSet(config.metrics_allow), readinessWarnings }) : undefined;
+  const metricsApp = config.metrics_listen
+    ? buildMetricsApp({ metrics, db, logger, allow: new AddressSet(config.metrics_allow), readinessWarnings })
+    : undefined;
   const webhooks = new WebhookDispatcher({
     db,
     logger,

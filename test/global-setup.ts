@@ -110,7 +110,9 @@ async function prepare(project: TestProject, onRelease: (stop: () => Promise<voi
       await db.destroy();
     }
     // Renaming last means a half-built template is never cloned, even by a concurrent run.
-    await client.query(`alter database ${building} rename to ${template}`).catch(async () => client.query(`drop database if exists ${building}`));
+    await client
+      .query(`alter database ${building} rename to ${template}`)
+      .catch(async () => client.query(`drop database if exists ${building}`));
   });
   // Test databases left behind by an interrupted run (older than an hour) are dropped.
   await withClient(adminUrl, async (client) => {
@@ -118,7 +120,8 @@ async function prepare(project: TestProject, onRelease: (stop: () => Promise<voi
     const cutoff = Date.now() - 3_600_000;
     for (const { datname } of rows) {
       const stamp = Number(datname.split('_')[2]);
-      if (Number.isFinite(stamp) && stamp < cutoff) await client.query(`drop database if exists ${datname} with (force)`).catch(() => undefined);
+      if (Number.isFinite(stamp) && stamp < cutoff)
+        await client.query(`drop database if exists ${datname} with (force)`).catch(() => undefined);
     }
   });
   project.provide('adminUrl', adminUrl);

@@ -13,8 +13,12 @@ import { serveBareProvider } from '../lib/bare-oidc.js';
 
 // The library's own in-memory adapter and LRU, with room for every pre-minted token (its
 // default store keeps 1,000 entries, fewer than a run consumes).
-const { default: MemoryAdapter } = (await import('oidc-provider/lib/adapters/memory_adapter.js' as string)) as { default: new (model: string, store: unknown) => unknown };
-const { default: LRU } = (await import('oidc-provider/lib/helpers/lru.js' as string)) as { default: new (options: { maxSize: number }) => unknown };
+const { default: MemoryAdapter } = (await import('oidc-provider/lib/adapters/memory_adapter.js' as string)) as {
+  default: new (model: string, store: unknown) => unknown;
+};
+const { default: LRU } = (await import('oidc-provider/lib/helpers/lru.js' as string)) as {
+  default: new (options: { maxSize: number }) => unknown;
+};
 const store = new LRU({ maxSize: 2_000_000 });
 
 await serveBareProvider({

@@ -17,7 +17,11 @@ import pg from 'pg';
 
 const orgId = process.env.ORG_ID!;
 const environment = process.env.ENVIRONMENT ?? 'sandbox';
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.POOL_MAX ?? 10), application_name: 'almoner-bench-baseline' });
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.POOL_MAX ?? 10),
+  application_name: 'almoner-bench-baseline',
+});
 
 interface Row {
   id: string;
@@ -57,7 +61,10 @@ app.use(async (ctx) => {
     where += ' and (created_at, id) < ($3, $4)';
   }
   params.push(limit + 1);
-  const { rows } = await pool.query<Row>(`select * from donations where ${where} order by created_at desc, id desc limit $${params.length}`, params);
+  const { rows } = await pool.query<Row>(
+    `select * from donations where ${where} order by created_at desc, id desc limit $${params.length}`,
+    params,
+  );
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   ctx.body = {
@@ -77,7 +84,9 @@ app.use(async (ctx) => {
       canceled_at: row.canceled_at?.toISOString() ?? null,
       payment_status: row.payment_status,
     })),
-    ...(rows.length > limit && last ? { next_page_token: Buffer.from(JSON.stringify([last.created_at.toISOString(), last.id])).toString('base64url') } : {}),
+    ...(rows.length > limit && last
+      ? { next_page_token: Buffer.from(JSON.stringify([last.created_at.toISOString(), last.id])).toString('base64url') }
+      : {}),
   };
 });
 

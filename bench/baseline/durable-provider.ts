@@ -17,7 +17,11 @@ import type { Adapter, AdapterPayload, Configuration } from 'oidc-provider';
 import pg from 'pg';
 import { serveBareProvider } from '../lib/bare-oidc.js';
 
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.POOL_MAX ?? 10), application_name: 'almoner-bench-peer' });
+const pool = new pg.Pool({
+  connectionString: process.env.DATABASE_URL,
+  max: Number(process.env.POOL_MAX ?? 10),
+  application_name: 'almoner-bench-peer',
+});
 
 // Run once at start, as an example adapter's connect() would. The primary key answers find,
 // consume and destroy; grant_id is indexed for revokeByGrantId; uid (sessions, interactions)
@@ -56,12 +60,23 @@ class PostgresAdapter implements Adapter {
        values ($1, $2, $3, $4, $5, $6, $7)
        on conflict (id, type) do update set payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid,
          user_code = excluded.user_code, expires_at = excluded.expires_at`,
-      [id, this.type, JSON.stringify(payload), payload.grantId ?? null, payload.uid ?? null, payload.userCode ?? null, expiresIn ? new Date(Date.now() + expiresIn * 1000) : null],
+      [
+        id,
+        this.type,
+        JSON.stringify(payload),
+        payload.grantId ?? null,
+        payload.uid ?? null,
+        payload.userCode ?? null,
+        expiresIn ? new Date(Date.now() + expiresIn * 1000) : null,
+      ],
     );
   }
 
   private async findBy(column: 'id' | 'uid' | 'user_code', value: string): Promise<AdapterPayload | undefined> {
-    const { rows } = await pool.query<Row>(`select payload, consumed_at from oidc_payloads where ${column} = $1 and type = $2 and ${LIVE} limit 1`, [value, this.type]);
+    const { rows } = await pool.query<Row>(
+      `select payload, consumed_at from oidc_payloads where ${column} = $1 and type = $2 and ${LIVE} limit 1`,
+      [value, this.type],
+    );
     const row = rows[0];
     if (!row) return undefined;
     return row.consumed_at ? { ...row.payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : row.payload;

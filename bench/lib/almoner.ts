@@ -16,7 +16,14 @@ import { FDX_AUTHORIZATION_DETAILS_TYPE, type FdxConsentRequest } from '../../sr
 import { newFdxConsentId, recordFdxConsent } from '../../src/authorizations/fdx-consents.js';
 import { seedBankData } from '../../src/demo/bank-data.js';
 import type { GrantedFdxDetail } from '../../src/oidc/fdx-authorization-details.js';
-import { addClient, addFapi2Client, generateClientId, generateClientSecret, hashClientSecret, registerClientEntries } from '../../src/oidc/clients/service.js';
+import {
+  addClient,
+  addFapi2Client,
+  generateClientId,
+  generateClientSecret,
+  hashClientSecret,
+  registerClientEntries,
+} from '../../src/oidc/clients/service.js';
 import { clientEntrySchema } from '../../src/oidc/clients/schema.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { benchKey, type BenchKey } from './dpop.js';
@@ -37,7 +44,12 @@ export const BENCH_EIN = '12-3456789';
 export const BANK_SCOPE = 'openid read_only read:bank_accounts';
 export const FAPI_REDIRECT_URI = 'http://127.0.0.1:9998/callback';
 /** The FDX consent of every fapi2 authorization: both accounts, 90 days, a year of history. */
-const BANK_CONSENT: FdxConsentRequest = { durationType: 'TIME_BOUND', durationPeriod: 90, lookbackPeriod: 365, resources: [{ resourceType: 'ACCOUNT', dataClusters: ['ACCOUNT_BASIC', 'ACCOUNT_DETAILED', 'TRANSACTIONS'] }] };
+const BANK_CONSENT: FdxConsentRequest = {
+  durationType: 'TIME_BOUND',
+  durationPeriod: 90,
+  lookbackPeriod: 365,
+  resources: [{ resourceType: 'ACCOUNT', dataClusters: ['ACCOUNT_BASIC', 'ACCOUNT_DETAILED', 'TRANSACTIONS'] }],
+};
 
 export interface Client {
   client_id: string;
@@ -99,42 +111,63 @@ export class AlmonerSetup {
     this.db = createDatabase({ url: this.config.database_url!, poolMax: 16, applicationName: 'almoner-bench' });
   }
 
-  async prepare(options: { staff: number; uncachedClients: number; donations: number; bankData: boolean; log: (line: string) => void }): Promise<void> {
+  async prepare(options: {
+    staff: number;
+    uncachedClients: number;
+    donations: number;
+    bankData: boolean;
+    log: (line: string) => void;
+  }): Promise<void> {
     const { log } = options;
     await migrateToLatest(this.db);
     const org = await addOrganization(this.db, { ein: BENCH_EIN, name: 'Bench Food Bank' });
     this.orgId = org.id;
-    this.staff = await mapLimit(Array.from({ length: options.staff }, (_, i) => i), 4, async (i) => {
-      const email = `staff${i}@bench.example.org`;
-      const password = `bench-password-${i}-${crypto.randomBytes(6).toString('hex')}`;
-      const user = await addUser(this.db, { email, password, displayName: `Staff ${i}` }, this.passwordParams);
-      await addMember(this.db, { org: BENCH_EIN, email, role: 'member' });
-      return { id: user.id, email, password };
-    });
-    log(`  ${this.staff.length} staff users (argon2id m=${this.passwordParams.memoryKib} KiB, t=${this.passwordParams.timeCost}, p=${this.passwordParams.parallelism})`);
+    this.staff = await mapLimit(
+      Array.from({ length: options.staff }, (_, i) => i),
+      4,
+      async (i) => {
+        const email = `staff${i}@bench.example.org`;
+        const password = `bench-password-${i}-${crypto.randomBytes(6).toString('hex')}`;
+        const user = await addUser(this.db, { email, password, displayName: `Staff ${i}` }, this.passwordParams);
+        await addMember(this.db, { org: BENCH_EIN, email, role: 'member' });
+        return { id: user.id, email, password };
+      },
+    );
+    log(
+      `  ${this.staff.length} staff users (argon2id m=${this.passwordParams.memoryKib} KiB, t=${this.passwordParams.timeCost}, p=${this.passwordParams.parallelism})`,
+    );
 
     // Clients exactly as `admin clients add` registers them (id, 256-bit secret, argon2id hash
     // at the configured parameters, the database and the clients file), in one revision.
-    const made = await mapLimit(Array.from({ length: 1 + options.uncachedClients }, (_, i) => i), 4, async (i) => {
-      const secret = generateClientSecret();
-      const entry = clientEntrySchema.parse({
-        environment: ENVIRONMENT,
-        client_id: generateClientId(ENVIRONMENT),
-        client_secret_hash: await hashClientSecret(secret, this.passwordParams),
-        name: i === 0 ? 'Bench App' : `Bench App ${i}`,
-        redirect_uris: [REDIRECT_URI],
-        scopes: ['read_only', 'read_write', 'openid', 'offline_access'],
-      });
-      return { entry, secret };
-    });
-    await registerClientEntries({ db: this.db, clientsFile: this.config.clients_file, passwordParams: this.passwordParams }, made.map((m) => m.entry));
+    const made = await mapLimit(
+      Array.from({ length: 1 + options.uncachedClients }, (_, i) => i),
+      4,
+      async (i) => {
+        const secret = generateClientSecret();
+        const entry = clientEntrySchema.parse({
+          environment: ENVIRONMENT,
+          client_id: generateClientId(ENVIRONMENT),
+          client_secret_hash: await hashClientSecret(secret, this.passwordParams),
+          name: i === 0 ? 'Bench App' : `Bench App ${i}`,
+          redirect_uris: [REDIRECT_URI],
+          scopes: ['read_only', 'read_write', 'openid', 'offline_access'],
+        });
+        return { entry, secret };
+      },
+    );
+    await registerClientEntries(
+      { db: this.db, clientsFile: this.config.clients_file, passwordParams: this.passwordParams },
+      made.map((m) => m.entry),
+    );
     const clients = made.map((m) => ({ client_id: m.entry.client_id, client_secret: m.secret }));
     this.client = clients[0]!;
     this.uncachedClients = clients.slice(1);
     log(`  ${clients.length} clients registered`);
 
     const t0 = performance.now();
-    await this.db.transaction().execute((trx) => seedNonprofitData(trx, { organizationId: this.orgId, environment: ENVIRONMENT, donations: options.donations }));
+    await this.db
+      .transaction()
+      .execute((trx) => seedNonprofitData(trx, { organizationId: this.orgId, environment: ENVIRONMENT, donations: options.donations }));
     log(`  ${options.donations} donations seeded in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     if (options.bankData) await this.prepareBankData(log);
     await sql`analyze`.execute(this.db);
@@ -147,11 +180,19 @@ export class AlmonerSetup {
     const password = `bench-password-admin-${crypto.randomBytes(6).toString('hex')}`;
     const user = await addUser(this.db, { email, password, displayName: 'Bank Admin' }, this.passwordParams);
     await addMember(this.db, { org: BENCH_EIN, email, role: 'admin' });
-    const { account_ids: accountIds } = await this.db.transaction().execute((trx) => seedBankData(trx, { organizationId: this.orgId, environment: ENVIRONMENT, accounts: 2 }));
+    const { account_ids: accountIds } = await this.db
+      .transaction()
+      .execute((trx) => seedBankData(trx, { organizationId: this.orgId, environment: ENVIRONMENT, accounts: 2 }));
     const registry = { db: this.db, clientsFile: this.config.clients_file, passwordParams: this.passwordParams };
     // The FDX API is IP-restricted: a client may call it only from its registered ranges (both the same here).
     const ipAllowList = ['127.0.0.0/8'];
-    const standard = await addClient(registry, { environment: ENVIRONMENT, name: 'Bench Bank App', redirectUris: [REDIRECT_URI], scopes: ['openid', 'offline_access', 'read_only', 'read:bank_accounts'], ipAllowList });
+    const standard = await addClient(registry, {
+      environment: ENVIRONMENT,
+      name: 'Bench Bank App',
+      redirectUris: [REDIRECT_URI],
+      scopes: ['openid', 'offline_access', 'read_only', 'read:bank_accounts'],
+      ipAllowList,
+    });
     const signingKey = await benchKey('ES256');
     const dpopKey = await benchKey('ES256');
     const fapi2 = await addFapi2Client(registry, {
@@ -162,8 +203,15 @@ export class AlmonerSetup {
       ipAllowList,
       jwks: { keys: [{ ...signingKey.publicJwk, kid: 'bench-signing-1', use: 'sig' }] },
     });
-    this.bank = { admin: { id: user.id, email, password }, accountIds, standard: { client_id: standard.client_id, client_secret: standard.client_secret }, fapi2: { client_id: fapi2.client_id, signingKey, dpopKey } };
-    log(`  bank data: an admin, ${accountIds.length} deposit accounts, a standard client with the FDX scopes and a fapi2 client (ES256 keys)`);
+    this.bank = {
+      admin: { id: user.id, email, password },
+      accountIds,
+      standard: { client_id: standard.client_id, client_secret: standard.client_secret },
+      fapi2: { client_id: fapi2.client_id, signingKey, dpopKey },
+    };
+    log(
+      `  bank data: an admin, ${accountIds.length} deposit accounts, a standard client with the FDX scopes and a fapi2 client (ES256 keys)`,
+    );
   }
 
   /**
@@ -181,14 +229,26 @@ export class AlmonerSetup {
    */
   async mintGrants(n: number): Promise<void> {
     const provider = await this.provider();
-    const made = await mapLimit(Array.from({ length: n }, (_, i) => i), 16, async (i) => {
-      const user = this.staff[i % this.staff.length]!;
-      const grant = new provider.Grant({ accountId: user.id, clientId: this.client.client_id });
-      grant.addOIDCScope(SCOPE);
-      const grantId = await grant.save();
-      await insertAuthorization(this.db, { grantId, environment: ENVIRONMENT, clientId: this.client.client_id, subjectType: 'user', userId: user.id, organizationId: this.orgId, scopes: SCOPE.split(' ') });
-      return { grantId, userId: user.id };
-    });
+    const made = await mapLimit(
+      Array.from({ length: n }, (_, i) => i),
+      16,
+      async (i) => {
+        const user = this.staff[i % this.staff.length]!;
+        const grant = new provider.Grant({ accountId: user.id, clientId: this.client.client_id });
+        grant.addOIDCScope(SCOPE);
+        const grantId = await grant.save();
+        await insertAuthorization(this.db, {
+          grantId,
+          environment: ENVIRONMENT,
+          clientId: this.client.client_id,
+          subjectType: 'user',
+          userId: user.id,
+          organizationId: this.orgId,
+          scopes: SCOPE.split(' '),
+        });
+        return { grantId, userId: user.id };
+      },
+    );
     this.grants.push(...made);
   }
 
@@ -207,7 +267,17 @@ export class AlmonerSetup {
     const client = await provider.Client.find(this.client.client_id);
     const grants = await this.takeGrants(n);
     return mapLimit(grants, 16, async ({ grantId, userId }) => {
-      const token = new provider.RefreshToken({ accountId: userId, client, grantId, gty: 'authorization_code', scope: SCOPE, rotations: 0, authTime: Math.floor(Date.now() / 1000), nonce: crypto.randomBytes(8).toString('hex'), expiresWithSession: false } as never);
+      const token = new provider.RefreshToken({
+        accountId: userId,
+        client,
+        grantId,
+        gty: 'authorization_code',
+        scope: SCOPE,
+        rotations: 0,
+        authTime: Math.floor(Date.now() / 1000),
+        nonce: crypto.randomBytes(8).toString('hex'),
+        expiresWithSession: false,
+      } as never);
       return token.save();
     });
   }
@@ -227,30 +297,57 @@ export class AlmonerSetup {
     const client = await provider.Client.find(clientId);
     if (!client) throw new Error(`the provider does not know client ${clientId}`);
     const userId = bank.admin.id;
-    return mapLimit(Array.from({ length: n }, (_, i) => i), 16, async () => {
-      const grant = new provider.Grant({ accountId: userId, clientId });
-      grant.addOIDCScope(BANK_SCOPE);
-      const consentId = kind === 'fapi2' ? newFdxConsentId() : undefined;
-      if (consentId) grant.addRar({ type: FDX_AUTHORIZATION_DETAILS_TYPE, consentId, consentRequest: BANK_CONSENT } satisfies GrantedFdxDetail as never);
-      const grantId = await grant.save();
-      await this.db.transaction().execute(async (trx) => {
-        await insertAuthorization(trx, { grantId, environment: ENVIRONMENT, clientId, subjectType: 'user', userId, organizationId: this.orgId, scopes: BANK_SCOPE.split(' ') });
-        if (consentId) await recordFdxConsent(trx, { id: consentId, environment: ENVIRONMENT, organizationId: this.orgId, clientId, grantId, userId, request: BANK_CONSENT, accountIds: bank.accountIds });
-      });
-      const token = new provider.RefreshToken({
-        accountId: userId,
-        client,
-        grantId,
-        gty: 'authorization_code',
-        scope: BANK_SCOPE,
-        rotations: 0,
-        authTime: Math.floor(Date.now() / 1000),
-        nonce: crypto.randomBytes(8).toString('hex'),
-        expiresWithSession: false,
-        ...(kind === 'fapi2' ? { jkt: bank.fapi2.dpopKey.thumbprint } : {}),
-      } as never);
-      return token.save();
-    });
+    return mapLimit(
+      Array.from({ length: n }, (_, i) => i),
+      16,
+      async () => {
+        const grant = new provider.Grant({ accountId: userId, clientId });
+        grant.addOIDCScope(BANK_SCOPE);
+        const consentId = kind === 'fapi2' ? newFdxConsentId() : undefined;
+        if (consentId)
+          grant.addRar({
+            type: FDX_AUTHORIZATION_DETAILS_TYPE,
+            consentId,
+            consentRequest: BANK_CONSENT,
+          } satisfies GrantedFdxDetail as never);
+        const grantId = await grant.save();
+        await this.db.transaction().execute(async (trx) => {
+          await insertAuthorization(trx, {
+            grantId,
+            environment: ENVIRONMENT,
+            clientId,
+            subjectType: 'user',
+            userId,
+            organizationId: this.orgId,
+            scopes: BANK_SCOPE.split(' '),
+          });
+          if (consentId)
+            await recordFdxConsent(trx, {
+              id: consentId,
+              environment: ENVIRONMENT,
+              organizationId: this.orgId,
+              clientId,
+              grantId,
+              userId,
+              request: BANK_CONSENT,
+              accountIds: bank.accountIds,
+            });
+        });
+        const token = new provider.RefreshToken({
+          accountId: userId,
+          client,
+          grantId,
+          gty: 'authorization_code',
+          scope: BANK_SCOPE,
+          rotations: 0,
+          authTime: Math.floor(Date.now() / 1000),
+          nonce: crypto.randomBytes(8).toString('hex'),
+          expiresWithSession: false,
+          ...(kind === 'fapi2' ? { jkt: bank.fapi2.dpopKey.thumbprint } : {}),
+        } as never);
+        return token.save();
+      },
+    );
   }
 
   /** Authorization codes with S256 PKCE for existing authorizations, as the authorization endpoint issues them. */
@@ -260,22 +357,26 @@ export class AlmonerSetup {
     // Codes reuse the authorizations the refresh tokens were minted for (as a returning
     // user's covered request does), so minting costs one insert and fits the code's 60 s.
     if (this.grants.length === 0) await this.mintGrants(n);
-    return mapLimit(Array.from({ length: n }, (_, i) => this.grants[i % this.grants.length]!), 16, async ({ grantId, userId }) => {
-      const verifier = crypto.randomBytes(32).toString('base64url');
-      const code = new provider.AuthorizationCode({
-        accountId: userId,
-        client,
-        grantId,
-        scope: SCOPE,
-        redirectUri: REDIRECT_URI,
-        codeChallenge: crypto.createHash('sha256').update(verifier).digest('base64url'),
-        codeChallengeMethod: 'S256',
-        nonce: crypto.randomBytes(8).toString('hex'),
-        authTime: Math.floor(Date.now() / 1000),
-        expiresWithSession: false,
-      } as never);
-      return { code: await code.save(), verifier };
-    });
+    return mapLimit(
+      Array.from({ length: n }, (_, i) => this.grants[i % this.grants.length]!),
+      16,
+      async ({ grantId, userId }) => {
+        const verifier = crypto.randomBytes(32).toString('base64url');
+        const code = new provider.AuthorizationCode({
+          accountId: userId,
+          client,
+          grantId,
+          scope: SCOPE,
+          redirectUri: REDIRECT_URI,
+          codeChallenge: crypto.createHash('sha256').update(verifier).digest('base64url'),
+          codeChallengeMethod: 'S256',
+          nonce: crypto.randomBytes(8).toString('hex'),
+          authTime: Math.floor(Date.now() / 1000),
+          expiresWithSession: false,
+        } as never);
+        return { code: await code.save(), verifier };
+      },
+    );
   }
 
   /**

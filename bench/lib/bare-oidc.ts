@@ -25,8 +25,16 @@ const MINT_LANES = 8;
 const epoch = () => Math.floor(Date.now() / 1000);
 
 function jwk(alg: 'RS256' | 'ES256') {
-  const { privateKey } = alg === 'RS256' ? crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }) : crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return { ...(privateKey.export({ format: 'jwk' }) as Record<string, unknown>), kid: crypto.randomBytes(12).toString('base64url'), alg, use: 'sig' };
+  const { privateKey } =
+    alg === 'RS256'
+      ? crypto.generateKeyPairSync('rsa', { modulusLength: 2048 })
+      : crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return {
+    ...(privateKey.export({ format: 'jwk' }) as Record<string, unknown>),
+    kid: crypto.randomBytes(12).toString('base64url'),
+    alg,
+    use: 'sig',
+  };
 }
 
 function configuration(adapter: Configuration['adapter'], client: { id: string; secret: string; redirectUri: string }): Configuration {
@@ -125,7 +133,10 @@ export async function serveBareProvider(options: BareProviderOptions): Promise<v
   const clientId = process.env.CLIENT_ID ?? 'bare-client';
   const redirectUri = process.env.REDIRECT_URI ?? 'http://127.0.0.1:9999/callback';
   const issuer = `http://127.0.0.1:${port}`;
-  const provider = new Provider(issuer, configuration(options.adapter, { id: clientId, secret: process.env.CLIENT_SECRET ?? 'bare-secret', redirectUri }));
+  const provider = new Provider(
+    issuer,
+    configuration(options.adapter, { id: clientId, secret: process.env.CLIENT_SECRET ?? 'bare-secret', redirectUri }),
+  );
 
   /** Pre-minted through the provider's own models, as Almoner's harness mints through its own. */
   const mintGrant = (accountId: string) => {
@@ -139,7 +150,17 @@ export async function serveBareProvider(options: BareProviderOptions): Promise<v
     return mintMany(n, async (i) => {
       const accountId = `user-${i % 8}`;
       const grantId = await mintGrant(accountId);
-      const rt = new provider.RefreshToken({ accountId, client, grantId, gty: 'authorization_code', scope: SCOPE, rotations: 0, authTime: epoch(), nonce: crypto.randomBytes(8).toString('hex'), expiresWithSession: false } as never);
+      const rt = new provider.RefreshToken({
+        accountId,
+        client,
+        grantId,
+        gty: 'authorization_code',
+        scope: SCOPE,
+        rotations: 0,
+        authTime: epoch(),
+        nonce: crypto.randomBytes(8).toString('hex'),
+        expiresWithSession: false,
+      } as never);
       return rt.save();
     });
   };
@@ -173,7 +194,14 @@ export async function serveBareProvider(options: BareProviderOptions): Promise<v
     const url = new URL(req.url ?? '/', 'http://admin');
     const n = Number(url.searchParams.get('n') ?? 0);
     const extra = options.admin?.[url.pathname];
-    const work = url.pathname === '/mint/refresh' ? mintRefreshTokens(n) : url.pathname === '/mint/code' ? mintCodes(n) : extra ? extra() : Promise.reject(new Error('unknown'));
+    const work =
+      url.pathname === '/mint/refresh'
+        ? mintRefreshTokens(n)
+        : url.pathname === '/mint/code'
+          ? mintCodes(n)
+          : extra
+            ? extra()
+            : Promise.reject(new Error('unknown'));
     work.then(
       (items) => {
         res.setHeader('content-type', 'application/json');

@@ -24,7 +24,11 @@ export interface BenchKey {
 
 export async function benchKey(alg: BenchAlg): Promise<BenchKey> {
   const pair =
-    alg === 'ES256' ? crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }) : alg === 'PS256' ? crypto.generateKeyPairSync('rsa', { modulusLength: 2048 }) : crypto.generateKeyPairSync('ed25519');
+    alg === 'ES256'
+      ? crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' })
+      : alg === 'PS256'
+        ? crypto.generateKeyPairSync('rsa', { modulusLength: 2048 })
+        : crypto.generateKeyPairSync('ed25519');
   const publicJwk = await exportJWK(pair.publicKey);
   return { alg, privateKey: pair.privateKey, publicJwk, thumbprint: await calculateJwkThumbprint(publicJwk) };
 }
@@ -32,7 +36,13 @@ export async function benchKey(alg: BenchAlg): Promise<BenchKey> {
 export const ath = (accessToken: string) => crypto.createHash('sha256').update(accessToken).digest('base64url');
 
 export function dpopProof(key: BenchKey, request: { method: string; url: string; accessToken?: string }): Promise<string> {
-  return new SignJWT({ htm: request.method, htu: request.url, iat: Math.floor(Date.now() / 1000), jti: crypto.randomUUID(), ...(request.accessToken ? { ath: ath(request.accessToken) } : {}) })
+  return new SignJWT({
+    htm: request.method,
+    htu: request.url,
+    iat: Math.floor(Date.now() / 1000),
+    jti: crypto.randomUUID(),
+    ...(request.accessToken ? { ath: ath(request.accessToken) } : {}),
+  })
     .setProtectedHeader({ alg: key.alg, typ: 'dpop+jwt', jwk: key.publicJwk })
     .sign(key.privateKey);
 }
@@ -41,7 +51,9 @@ export const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-b
 
 export function clientAssertion(key: BenchKey, clientId: string, issuer: string): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ iss: clientId, sub: clientId, aud: issuer, jti: crypto.randomUUID(), iat: now, exp: now + 60 }).setProtectedHeader({ alg: key.alg }).sign(key.privateKey);
+  return new SignJWT({ iss: clientId, sub: clientId, aud: issuer, jti: crypto.randomUUID(), iat: now, exp: now + 60 })
+    .setProtectedHeader({ alg: key.alg })
+    .sign(key.privateKey);
 }
 
 /** `n` things made by `make`, 16 at a time (signing is the harness's CPU, spent before the run). */
@@ -95,7 +107,8 @@ function rawVerifier(key: BenchKey): (jws: string) => boolean {
     const input = Buffer.from(jws.slice(0, last));
     const signature = Buffer.from(jws.slice(last + 1), 'base64url');
     if (key.alg === 'EdDSA') return crypto.verify(null, input, publicKey, signature);
-    if (key.alg === 'PS256') return crypto.verify('sha256', input, { key: publicKey, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }, signature);
+    if (key.alg === 'PS256')
+      return crypto.verify('sha256', input, { key: publicKey, padding: crypto.constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }, signature);
     return crypto.verify('sha256', input, { key: publicKey, dsaEncoding: 'ieee-p1363' }, signature);
   };
 }
@@ -110,7 +123,10 @@ function rawVerifier(key: BenchKey): (jws: string) => boolean {
  * CPU time does not). Beside it, as its floor: node:crypto's verify of the same proofs'
  * signatures with the key imported once (`signature`).
  */
-export async function measureProofCheck(alg: BenchAlg, n: number): Promise<{ check: ProofCheckMeasurement; signature: ProofCheckMeasurement }> {
+export async function measureProofCheck(
+  alg: BenchAlg,
+  n: number,
+): Promise<{ check: ProofCheckMeasurement; signature: ProofCheckMeasurement }> {
   const key = await benchKey(alg);
   const origin = 'http://127.0.0.1:3001';
   const path = '/fdx/v6/accounts';

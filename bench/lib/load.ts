@@ -98,7 +98,10 @@ export class CpuMeter {
       server += used;
       byProcess.push(round((used * 1000) / units, 2));
     }
-    const result: Partial<Measurement> = { serverCpuMs: round((server * 1000) / units, 2), ...(this.tree ? { serverCpuMsByProcess: byProcess } : {}) };
+    const result: Partial<Measurement> = {
+      serverCpuMs: round((server * 1000) / units, 2),
+      ...(this.tree ? { serverCpuMsByProcess: byProcess } : {}),
+    };
     if (this.postgresPids) {
       let postgres = 0;
       // A backend that appeared during the run counts whole (it started during it).
@@ -119,7 +122,13 @@ export function percentile(sorted: number[], p: number): number {
 export const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** Summarises latencies (ms) collected over `seconds`. */
-export function summarise(latencies: number[], seconds: number, errors: number, concurrency: number, extra: Partial<Measurement> = {}): Measurement {
+export function summarise(
+  latencies: number[],
+  seconds: number,
+  errors: number,
+  concurrency: number,
+  extra: Partial<Measurement> = {},
+): Measurement {
   const sorted = [...latencies].sort((a, b) => a - b);
   return {
     rps: round(latencies.length / seconds, 1),
@@ -164,7 +173,13 @@ export async function runLoad(options: LoadOptions): Promise<Measurement> {
             setupRequest: (request) => {
               first ??= performance.now();
               const spec = options.next();
-              return { ...request, method: spec.method, path: spec.path, headers: { ...spec.headers }, body: spec.body ?? '' } as typeof request;
+              return {
+                ...request,
+                method: spec.method,
+                path: spec.path,
+                headers: { ...spec.headers },
+                body: spec.body ?? '',
+              } as typeof request;
             },
             onResponse: (status: number, body: string) => {
               if (status !== expected && firstError === undefined) firstError = `${status} ${String(body).slice(0, 300)}`;
@@ -186,12 +201,23 @@ export async function runLoad(options: LoadOptions): Promise<Measurement> {
   return summarise(latencies, seconds, errors + result.errors, options.connections, {
     ...(peakRssMb !== undefined ? { peakRssMb } : {}),
     ...cpuUse,
-    ...(firstError !== undefined ? { firstError } : result.errors > 0 ? { firstError: `${result.errors} socket errors, ${result.timeouts} timeouts` } : {}),
+    ...(firstError !== undefined
+      ? { firstError }
+      : result.errors > 0
+        ? { firstError: `${result.errors} socket errors, ${result.timeouts} timeouts` }
+        : {}),
   });
 }
 
 /** Runs `task` with `concurrency` workers for `seconds`, measuring each task's duration. */
-export async function runWorkers(options: { concurrency: number; seconds: number; pid?: number; postgresPids?: () => Promise<number[]>; postgresTransactions?: () => Promise<number>; task: (worker: number) => Promise<void> }): Promise<Measurement> {
+export async function runWorkers(options: {
+  concurrency: number;
+  seconds: number;
+  pid?: number;
+  postgresPids?: () => Promise<number[]>;
+  postgresTransactions?: () => Promise<number>;
+  task: (worker: number) => Promise<void>;
+}): Promise<Measurement> {
   const latencies: number[] = [];
   let errors = 0;
   let firstError: string | undefined;
@@ -217,7 +243,11 @@ export async function runWorkers(options: { concurrency: number; seconds: number
   const seconds = (performance.now() - started) / 1000;
   const peakRssMb = sampler?.stop();
   const cpuUse = await cpu.stop(latencies.length);
-  return summarise(latencies, seconds, errors, options.concurrency, { ...(peakRssMb !== undefined ? { peakRssMb } : {}), ...cpuUse, ...(firstError ? { firstError } : {}) });
+  return summarise(latencies, seconds, errors, options.concurrency, {
+    ...(peakRssMb !== undefined ? { peakRssMb } : {}),
+    ...cpuUse,
+    ...(firstError ? { firstError } : {}),
+  });
 }
 
 /**
@@ -226,7 +256,14 @@ export async function runWorkers(options: { concurrency: number; seconds: number
  * was due, so time spent waiting for a free socket counts (no coordinated omission).
  * autocannon's own rate limit releases each second's budget in a burst, which is not this.
  */
-export async function runPaced(options: { origin: string; connections: number; rate: number; seconds: number; next: () => HttpRequestSpec; expect?: number }): Promise<Measurement> {
+export async function runPaced(options: {
+  origin: string;
+  connections: number;
+  rate: number;
+  seconds: number;
+  next: () => HttpRequestSpec;
+  expect?: number;
+}): Promise<Measurement> {
   const expected = options.expect ?? 200;
   const agent = new http.Agent({ keepAlive: true, maxSockets: options.connections });
   const origin = new URL(options.origin);
@@ -244,7 +281,14 @@ export async function runPaced(options: { origin: string; connections: number; r
     inflight.push(
       new Promise<void>((resolve) => {
         const req = http.request(
-          { agent, host: origin.hostname, port: origin.port, method: spec.method, path: spec.path, headers: { ...spec.headers, host: origin.host } },
+          {
+            agent,
+            host: origin.hostname,
+            port: origin.port,
+            method: spec.method,
+            path: spec.path,
+            headers: { ...spec.headers, host: origin.host },
+          },
           (res) => {
             res.resume();
             res.on('end', () => {

@@ -16,7 +16,10 @@ export const PRODUCTION_THREADPOOL_SIZE = process.env.UV_THREADPOOL_SIZE ?? '2';
 
 /** `npm run build`: compiles src/ into dist/, as a deployment would before starting. */
 export function buildServer(): void {
-  const build = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: ROOT, encoding: 'utf8' });
+  const build = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);
 }
 
@@ -107,7 +110,12 @@ export class NodeProcess {
     for (;;) {
       if (fs.existsSync(file)) {
         const { urls } = JSON.parse(fs.readFileSync(file, 'utf8')) as { urls: Record<string, string> };
-        return { api: urls.base_url!, sandboxApi: urls.sandbox_base_url!, dashboard: urls.dashboard_url!, sandboxDashboard: urls.sandbox_dashboard_url! };
+        return {
+          api: urls.base_url!,
+          sandboxApi: urls.sandbox_base_url!,
+          dashboard: urls.dashboard_url!,
+          sandboxDashboard: urls.sandbox_dashboard_url!,
+        };
       }
       if (!this.running) throw new Error(`process exited (${JSON.stringify(this.exit)}) before it wrote ${file}\n${this.output}`);
       if (Date.now() > deadline) throw new Error(`no ready file ${file} within ${timeoutMs} ms\n${this.output}`);
@@ -176,7 +184,8 @@ export function childPids(pid: number): number[] {
   }
   for (const task of tasks) {
     try {
-      for (const child of fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ')) if (child.trim()) children.push(Number(child));
+      for (const child of fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' '))
+        if (child.trim()) children.push(Number(child));
     } catch {
       // the thread ended meanwhile
     }

@@ -39,7 +39,15 @@ export interface StartResult {
 
 export interface BenchResults {
   date: string;
-  machine: { cpus: number; cpuModel: string; memoryGb: number; node: string; postgres: string; loadAverageAtStart: number[]; loadAverageAtEnd: number[] };
+  machine: {
+    cpus: number;
+    cpuModel: string;
+    memoryGb: number;
+    node: string;
+    postgres: string;
+    loadAverageAtStart: number[];
+    loadAverageAtEnd: number[];
+  };
   settings: Record<string, unknown>;
   scenarios: ScenarioResult[];
   starts: StartResult[];
@@ -52,8 +60,15 @@ export interface BenchResults {
 }
 
 const fmt = (value: number | undefined, digits = 1) =>
-  value === undefined ? '—' : value >= 100 ? Math.round(value).toLocaleString('en-US') : value > 0 && value < 0.1 ? value.toPrecision(2) : value.toFixed(digits);
-const verdict = (checks: Check[]) => (checks.length ? checks.map((c) => `${c.met ? 'met' : '**missed**'}: ${c.label}`).join('; ') : 'information only');
+  value === undefined
+    ? '—'
+    : value >= 100
+      ? Math.round(value).toLocaleString('en-US')
+      : value > 0 && value < 0.1
+        ? value.toPrecision(2)
+        : value.toFixed(digits);
+const verdict = (checks: Check[]) =>
+  checks.length ? checks.map((c) => `${c.met ? 'met' : '**missed**'}: ${c.label}`).join('; ') : 'information only';
 const times = (r: number | undefined) => (r === undefined ? '—' : `${r.toFixed(2)}×`);
 
 export function median(values: number[]): number {
@@ -65,7 +80,9 @@ export function median(values: number[]): number {
 /** The results table (markdown), as printed at the end of a run and kept in docs/benchmarks.md. */
 export function markdownTable(results: BenchResults): string {
   const cpu = (m: Measurement | undefined) =>
-    m?.serverCpuMs === undefined ? '—' : `${fmt(m.serverCpuMs, 2)}${m.postgresCpuMs !== undefined ? ` + ${fmt(m.postgresCpuMs, 2)}` : ''}${m.transactions !== undefined ? ` (${fmt(m.transactions, 1)} tx)` : ''}`;
+    m?.serverCpuMs === undefined
+      ? '—'
+      : `${fmt(m.serverCpuMs, 2)}${m.postgresCpuMs !== undefined ? ` + ${fmt(m.postgresCpuMs, 2)}` : ''}${m.transactions !== undefined ? ` (${fmt(m.transactions, 1)} tx)` : ''}`;
   const lines = [
     '| scenario | Almoner req/s | p50 / p99 ms | errors | peak RSS MB | CPU ms/req: server + PostgreSQL (transactions) | baseline (same run) | baseline req/s | baseline p50 / p99 ms | baseline CPU ms/req | durable peer req/s | peer p50 / p99 ms | peer CPU ms/req | ratio to peer | ratio to baseline | target | verdict |',
     '|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|',
@@ -80,8 +97,12 @@ export function markdownTable(results: BenchResults): string {
   }
   const starts = results.starts.map((s) => `${s.label}: ${s.ms.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s`).join('; ');
   const dashes = (n: number) => Array.from({ length: n }, () => '—').join(' | ');
-  lines.push(`| server start to ready | ${dashes(14)} | restart ≤ 3 s | ${results.starts.length ? `${verdict(results.startChecks)} (${starts})` : 'not run'} |`);
-  lines.push(`| peak RSS under load (one server process, all scenarios but the ALMONER_WORKERS=2 rows) | ${dashes(3)} | ${fmt(results.peakRssMb)} | ${dashes(10)} | ≤ 250 MB | ${verdict([results.rssCheck])} |`);
+  lines.push(
+    `| server start to ready | ${dashes(14)} | restart ≤ 3 s | ${results.starts.length ? `${verdict(results.startChecks)} (${starts})` : 'not run'} |`,
+  );
+  lines.push(
+    `| peak RSS under load (one server process, all scenarios but the ALMONER_WORKERS=2 rows) | ${dashes(3)} | ${fmt(results.peakRssMb)} | ${dashes(10)} | ≤ 250 MB | ${verdict([results.rssCheck])} |`,
+  );
   return lines.join('\n');
 }
 
@@ -92,7 +113,10 @@ function details(results: BenchResults): string {
     '',
     ...results.scenarios
       .filter((s) => s.detail || s.peer)
-      .map((s) => `- **${s.title}**: ${[s.detail?.replace(/\.$/, ''), s.peer ? `the durable peer is ${s.peer.label}` : undefined].filter(Boolean).join('; ')}.`),
+      .map(
+        (s) =>
+          `- **${s.title}**: ${[s.detail?.replace(/\.$/, ''), s.peer ? `the durable peer is ${s.peer.label}` : undefined].filter(Boolean).join('; ')}.`,
+      ),
     `- **argon2id on this machine** (same run, own process): ${Object.entries(results.argon2)
       .map(([k, v]) => `${k}: ${typeof v === 'number' ? v.toFixed(1) : JSON.stringify(v)}`)
       .join('; ')}.`,
@@ -105,7 +129,17 @@ export const END = '<!-- bench:results:end -->';
 
 /** Replaces the generated part of docs/benchmarks.md, keeping the prose and notes around it. */
 export function writeDoc(file: string, results: BenchResults): void {
-  const generated = [BEGIN, '', markdownTable(results), '', details(results), '', `Raw numbers: \`bench/results/${path.basename(resultsFileName(results))}\`.`, '', END].join('\n');
+  const generated = [
+    BEGIN,
+    '',
+    markdownTable(results),
+    '',
+    details(results),
+    '',
+    `Raw numbers: \`bench/results/${path.basename(resultsFileName(results))}\`.`,
+    '',
+    END,
+  ].join('\n');
   const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
   const start = current.indexOf(BEGIN);
   const end = current.indexOf(END);

@@ -7,7 +7,11 @@ import { findPasswordHash } from './user-lifecycle-repository.js';
 export type CurrentPasswordCheck = { kind: 'right' } | { kind: 'wrong' } | { kind: 'limited'; retryAfterSeconds: number };
 
 /** Reserved before argon2 runs, so a burst gets no more checks than the limit; a right password gives its attempt back. */
-export async function checkCurrentPassword(deps: { db: Db; counter: AttemptCounter }, userId: string, password: string): Promise<CurrentPasswordCheck> {
+export async function checkCurrentPassword(
+  deps: { db: Db; counter: AttemptCounter },
+  userId: string,
+  password: string,
+): Promise<CurrentPasswordCheck> {
   const decision = await deps.counter.take(currentPasswordFailures, userId);
   if (!decision.allowed) return { kind: 'limited', retryAfterSeconds: decision.retryAfterSeconds };
   const passwordHash = await findPasswordHash(deps.db, userId);

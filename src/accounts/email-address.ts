@@ -11,7 +11,8 @@
 /** Control (Cc), format (Cf: bidi controls, zero-width characters, soft hyphen, tags), line and paragraph separators, lone surrogates. */
 const UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}]/u;
 
-export const UNSAFE_EMAIL = 'An e-mail address cannot contain control characters or invisible formatting characters (such as direction marks or zero-width spaces). Type the address again rather than pasting it.';
+export const UNSAFE_EMAIL =
+  'An e-mail address cannot contain control characters or invisible formatting characters (such as direction marks or zero-width spaces). Type the address again rather than pasting it.';
 
 /** The one spelling of what was typed: NFC, trimmed, lower case (lower-casing can decompose, so NFC again). */
 export function canonicalEmail(input: string): string {

@@ -7,7 +7,18 @@ import type { Environment, Role } from '../db/schema.js';
  * rows are found by the SHA-256 of the link's token, never by the token itself.
  */
 
-export function insertInvitation(db: Executor, values: { organization_id: string; email: string; role: Role; token_hash: string; environment: Environment; invited_by: string | null; expires_at: Date }) {
+export function insertInvitation(
+  db: Executor,
+  values: {
+    organization_id: string;
+    email: string;
+    role: Role;
+    token_hash: string;
+    environment: Environment;
+    invited_by: string | null;
+    expires_at: Date;
+  },
+) {
   return db.insertInto('invitations').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
@@ -33,7 +44,22 @@ export function findInvitationByTokenHash(db: Executor, tokenHash: string) {
     .selectFrom('invitations as i')
     .innerJoin('organizations as o', 'o.id', 'i.organization_id')
     .leftJoin('users as inviter', 'inviter.id', 'i.invited_by')
-    .select(['i.id', 'i.organization_id', 'i.email', 'i.role', 'i.token_hash', 'i.environment', 'i.expires_at', 'i.accepted_at', 'i.revoked_at', 'o.name as organization_name', 'o.ein as organization_ein', 'o.kind as organization_kind', 'o.require_mfa as organization_require_mfa', 'inviter.email as inviter_email'])
+    .select([
+      'i.id',
+      'i.organization_id',
+      'i.email',
+      'i.role',
+      'i.token_hash',
+      'i.environment',
+      'i.expires_at',
+      'i.accepted_at',
+      'i.revoked_at',
+      'o.name as organization_name',
+      'o.ein as organization_ein',
+      'o.kind as organization_kind',
+      'o.require_mfa as organization_require_mfa',
+      'inviter.email as inviter_email',
+    ])
     .where('i.token_hash', '=', tokenHash)
     .executeTakeFirst();
 }

@@ -58,7 +58,11 @@ export interface InvitationView {
   replaced: boolean;
 }
 
-const trace = (actor: InvitationActor, t: RequestTrace) => ({ actorUserId: actor?.userId ?? null, ip: t.ip ?? null, requestId: t.requestId ?? null });
+const trace = (actor: InvitationActor, t: RequestTrace) => ({
+  actorUserId: actor?.userId ?? null,
+  ip: t.ip ?? null,
+  requestId: t.requestId ?? null,
+});
 
 /** An Owner invites any role, an Admin any but Owner (role-authority.ts); Members and Read-only users invite nobody. */
 function requireMayInvite(actor: InvitationActor, role: Role): void {
@@ -74,7 +78,8 @@ function requireMayInvite(actor: InvitationActor, role: Role): void {
  * replaced by whoever may invite.
  */
 function requireMayReplace(actor: InvitationActor, open: { role: Role } | undefined): void {
-  if (actor && open && !mayAssignRole(actor.role, open.role)) throw forbidden('the address has an open invitation to become Owner, which only an Owner can withdraw or replace');
+  if (actor && open && !mayAssignRole(actor.role, open.role))
+    throw forbidden('the address has an open invitation to become Owner, which only an Owner can withdraw or replace');
 }
 
 /**
@@ -99,14 +104,32 @@ export async function inviteMember(
     if (!(await repo.lockOrganization(trx, input.organizationId))) throw notFound('no such organization');
     const org = (await repo.findOrganizationById(trx, input.organizationId))!;
     const user = await repo.findUserByEmail(trx, email);
-    if (user && (await repo.findMembership(trx, org.id, user.id))) throw conflict(`the address ${email} is already a member of ${org.name}`);
+    if (user && (await repo.findMembership(trx, org.id, user.id)))
+      throw conflict(`the address ${email} is already a member of ${org.name}`);
     requireMayReplace(input.actor, await invitations.findOpenInvitationOf(trx, org.id, { email }));
     const previous = await invitations.revokeOpenInvitationOf(trx, org.id, email);
     const expiresAt = new Date(Date.now() + INVITATION_LIFETIME_HOURS * 3600_000);
     const row = await invitations
-      .insertInvitation(trx, { organization_id: org.id, email, role, token_hash: hashToken(token), environment: input.environment, invited_by: input.actor?.userId ?? null, expires_at: expiresAt })
-      .catch((error) => mapUniqueViolation(error, { invitations_open_key: `${email} was invited to ${org.name} at the same moment; try again` }));
-    if (previous) await recordAudit(trx, { event: 'invitation.revoked', environment: input.environment, organizationId: org.id, ...who, details: { invitation_id: previous.id, email, role: previous.role, reason: 'replaced', replaced_by: row.id } });
+      .insertInvitation(trx, {
+        organization_id: org.id,
+        email,
+        role,
+        token_hash: hashToken(token),
+        environment: input.environment,
+        invited_by: input.actor?.userId ?? null,
+        expires_at: expiresAt,
+      })
+      .catch((error) =>
+        mapUniqueViolation(error, { invitations_open_key: `${email} was invited to ${org.name} at the same moment; try again` }),
+      );
+    if (previous)
+      await recordAudit(trx, {
+        event: 'invitation.revoked',
+        environment: input.environment,
+        organizationId: org.id,
+        ...who,
+        details: { invitation_id: previous.id, email, role: previous.role, reason: 'replaced', replaced_by: row.id },
+      });
     await recordAudit(trx, {
       event: 'invitation.created',
       environment: input.environment,
@@ -136,11 +159,25 @@ export async function inviteMember(
   } catch (error) {
     await inTransaction(db, async (trx) => {
       await invitations.markInvitationRevoked(trx, created.row.id);
-      await recordAudit(trx, { event: 'invitation.revoked', environment: input.environment, organizationId: created.org.id, ...who, details: { invitation_id: created.row.id, email, role, reason: 'mail_failed' } });
+      await recordAudit(trx, {
+        event: 'invitation.revoked',
+        environment: input.environment,
+        organizationId: created.org.id,
+        ...who,
+        details: { invitation_id: created.row.id, email, role, reason: 'mail_failed' },
+      });
     });
     throw error;
   }
-  return { id: created.row.id, email, role, environment: input.environment, expiresAt: created.expiresAt, existingUser: created.existingUser, replaced: created.replaced };
+  return {
+    id: created.row.id,
+    email,
+    role,
+    environment: input.environment,
+    expiresAt: created.expiresAt,
+    existingUser: created.existingUser,
+    replaced: created.replaced,
+  };
 }
 
 /** The organization's invitations still open (not accepted, revoked or expired), newest first. */
@@ -153,15 +190,25 @@ export function listOpenInvitations(db: Db, organizationId: string) {
  * the CLI); anything else, another organization's included, is 404. An Admin cannot revoke an
  * invitation to become Owner, as they could not have made it.
  */
-export async function revokeInvitation(db: Db, input: { organizationId: string; which: { id: string } | { email: string }; actor: InvitationActor } & RequestTrace): Promise<{ id: string; email: string; role: Role; environment: Environment }> {
+export async function revokeInvitation(
+  db: Db,
+  input: { organizationId: string; which: { id: string } | { email: string }; actor: InvitationActor } & RequestTrace,
+): Promise<{ id: string; email: string; role: Role; environment: Environment }> {
   const which = 'email' in input.which ? { email: normaliseEmail(input.which.email) } : input.which;
-  if ('id' in which && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(which.id)) throw notFound('there is no such open invitation');
+  if ('id' in which && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(which.id))
+    throw notFound('there is no such open invitation');
   return inTransaction(db, async (trx) => {
     const open = await invitations.findOpenInvitationOf(trx, input.organizationId, which);
     if (!open) throw notFound('there is no such open invitation');
     requireMayInvite(input.actor, open.role);
     await invitations.markInvitationRevoked(trx, open.id);
-    await recordAudit(trx, { event: 'invitation.revoked', environment: open.environment, organizationId: input.organizationId, ...trace(input.actor, input), details: { invitation_id: open.id, email: open.email, role: open.role, via: input.actor ? 'dashboard' : 'admin_cli' } });
+    await recordAudit(trx, {
+      event: 'invitation.revoked',
+      environment: open.environment,
+      organizationId: input.organizationId,
+      ...trace(input.actor, input),
+      details: { invitation_id: open.id, email: open.email, role: open.role, via: input.actor ? 'dashboard' : 'admin_cli' },
+    });
     return open;
   });
 }
@@ -171,7 +218,8 @@ export type InvitationRow = NonNullable<Awaited<ReturnType<typeof invitations.fi
 /** Why a link no longer works, in words for the person who opened it. */
 export type ClosedReason = 'accepted' | 'revoked' | 'expired';
 
-export type InvitationLookup = { open: true; invitation: InvitationRow; userExists: boolean } | { open: false; reason: ClosedReason; invitation: InvitationRow };
+export type InvitationLookup =
+  { open: true; invitation: InvitationRow; userExists: boolean } | { open: false; reason: ClosedReason; invitation: InvitationRow };
 
 /**
  * The invitation a link names on this environment's dashboard. Malformed, unknown, or for the
@@ -182,7 +230,8 @@ export async function findInvitation(db: Db, token: string, environment: Environ
   if (!TOKEN_SHAPE.test(token)) throw notFound('there is no such invitation');
   const hash = hashToken(token);
   const row = await invitations.findInvitationByTokenHash(db, hash);
-  if (!row || row.environment !== environment || !crypto.timingSafeEqual(Buffer.from(row.token_hash), Buffer.from(hash))) throw notFound('there is no such invitation');
+  if (!row || row.environment !== environment || !crypto.timingSafeEqual(Buffer.from(row.token_hash), Buffer.from(hash)))
+    throw notFound('there is no such invitation');
   if (row.accepted_at) return { open: false, reason: 'accepted', invitation: row };
   if (row.revoked_at) return { open: false, reason: 'revoked', invitation: row };
   if (row.expires_at.getTime() <= Date.now()) return { open: false, reason: 'expired', invitation: row };
@@ -234,14 +283,46 @@ export async function acceptAsNewUser(
     if (!consumed) throw lostRace();
     const user = await invitations
       .insertInvitedUser(trx, { email: consumed.email, password_hash: passwordHash, display_name: displayName })
-      .catch((error) => mapUniqueViolation(error, { users_email_key: `an account for ${consumed.email} already exists: sign in to accept the invitation` }));
+      .catch((error) =>
+        mapUniqueViolation(error, { users_email_key: `an account for ${consumed.email} already exists: sign in to accept the invitation` }),
+      );
     await invitations.recordAcceptedBy(trx, consumed.id, user.id);
     await repo.insertMembership(trx, { organization_id: consumed.organization_id, user_id: user.id, role: consumed.role });
-    const who = { environment: input.environment, organizationId: consumed.organization_id, actorUserId: user.id, ip: input.ip ?? null, requestId: input.requestId ?? null };
-    await recordAudit(trx, { event: 'user.created', actorUserId: user.id, ip: input.ip ?? null, requestId: input.requestId ?? null, details: { email: user.email, via: 'invitation' } });
-    await recordAudit(trx, { event: 'invitation.accepted', ...who, details: { invitation_id: consumed.id, email: user.email, role: consumed.role, new_user: true } });
-    await recordAudit(trx, { event: 'membership.added', ...who, details: { user_id: user.id, email: user.email, role: consumed.role, via: 'invitation' } });
-    return { userId: user.id, email: user.email, organization: { id: consumed.organization_id, ein: formatEin(invitation.organization_ein), name: invitation.organization_name, requireMfa: invitation.organization_require_mfa }, role: consumed.role };
+    const who = {
+      environment: input.environment,
+      organizationId: consumed.organization_id,
+      actorUserId: user.id,
+      ip: input.ip ?? null,
+      requestId: input.requestId ?? null,
+    };
+    await recordAudit(trx, {
+      event: 'user.created',
+      actorUserId: user.id,
+      ip: input.ip ?? null,
+      requestId: input.requestId ?? null,
+      details: { email: user.email, via: 'invitation' },
+    });
+    await recordAudit(trx, {
+      event: 'invitation.accepted',
+      ...who,
+      details: { invitation_id: consumed.id, email: user.email, role: consumed.role, new_user: true },
+    });
+    await recordAudit(trx, {
+      event: 'membership.added',
+      ...who,
+      details: { user_id: user.id, email: user.email, role: consumed.role, via: 'invitation' },
+    });
+    return {
+      userId: user.id,
+      email: user.email,
+      organization: {
+        id: consumed.organization_id,
+        ein: formatEin(invitation.organization_ein),
+        name: invitation.organization_name,
+        requireMfa: invitation.organization_require_mfa,
+      },
+      role: consumed.role,
+    };
   });
 }
 
@@ -250,19 +331,47 @@ export async function acceptAsNewUser(
  * and the invitation consumed in one transaction. Another user's session gets 403 (the page
  * says whose address it is for, masked); an existing membership is 409 and the link stays open.
  */
-export async function acceptAsExistingUser(db: Db, input: { token: string; environment: Environment; user: { id: string; email: string } } & RequestTrace): Promise<Accepted> {
+export async function acceptAsExistingUser(
+  db: Db,
+  input: { token: string; environment: Environment; user: { id: string; email: string } } & RequestTrace,
+): Promise<Accepted> {
   const { invitation } = await requireOpenInvitation(db, input.token, input.environment);
   if (invitation.email !== input.user.email) throw forbidden(`this invitation is for another address (${maskEmail(invitation.email)})`);
   return inTransaction(db, async (trx) => {
     const consumed = await invitations.consumeInvitation(trx, invitation.id);
     if (!consumed) throw lostRace();
-    if (await repo.findMembership(trx, consumed.organization_id, input.user.id)) throw conflict(`you are already a member of ${invitation.organization_name}`);
+    if (await repo.findMembership(trx, consumed.organization_id, input.user.id))
+      throw conflict(`you are already a member of ${invitation.organization_name}`);
     await invitations.recordAcceptedBy(trx, consumed.id, input.user.id);
     await repo.insertMembership(trx, { organization_id: consumed.organization_id, user_id: input.user.id, role: consumed.role });
-    const who = { environment: input.environment, organizationId: consumed.organization_id, actorUserId: input.user.id, ip: input.ip ?? null, requestId: input.requestId ?? null };
-    await recordAudit(trx, { event: 'invitation.accepted', ...who, details: { invitation_id: consumed.id, email: input.user.email, role: consumed.role, new_user: false } });
-    await recordAudit(trx, { event: 'membership.added', ...who, details: { user_id: input.user.id, email: input.user.email, role: consumed.role, via: 'invitation' } });
-    return { userId: input.user.id, email: input.user.email, organization: { id: consumed.organization_id, ein: formatEin(invitation.organization_ein), name: invitation.organization_name, requireMfa: invitation.organization_require_mfa }, role: consumed.role };
+    const who = {
+      environment: input.environment,
+      organizationId: consumed.organization_id,
+      actorUserId: input.user.id,
+      ip: input.ip ?? null,
+      requestId: input.requestId ?? null,
+    };
+    await recordAudit(trx, {
+      event: 'invitation.accepted',
+      ...who,
+      details: { invitation_id: consumed.id, email: input.user.email, role: consumed.role, new_user: false },
+    });
+    await recordAudit(trx, {
+      event: 'membership.added',
+      ...who,
+      details: { user_id: input.user.id, email: input.user.email, role: consumed.role, via: 'invitation' },
+    });
+    return {
+      userId: input.user.id,
+      email: input.user.email,
+      organization: {
+        id: consumed.organization_id,
+        ein: formatEin(invitation.organization_ein),
+        name: invitation.organization_name,
+        requireMfa: invitation.organization_require_mfa,
+      },
+      role: consumed.role,
+    };
   });
 }
 

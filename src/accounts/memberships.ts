@@ -33,14 +33,19 @@ export interface MembershipView {
   role: Role;
 }
 
-const auditTrace = (actor: MembershipActor | null, trace: RequestTrace) => ({ actorUserId: actor?.userId ?? null, ip: trace.ip ?? null, requestId: trace.requestId ?? null });
+const auditTrace = (actor: MembershipActor | null, trace: RequestTrace) => ({
+  actorUserId: actor?.userId ?? null,
+  ip: trace.ip ?? null,
+  requestId: trace.requestId ?? null,
+});
 
 /** The membership about to change, after the organization's lock; refused when the actor may not act on it. */
 async function lockedMembership(trx: Trx, organizationId: string, userId: string, actor: MembershipActor | null) {
   if (!(await repo.lockOrganization(trx, organizationId))) throw notFound('no such organization');
   const current = await repo.findMembership(trx, organizationId, userId);
   if (!current) throw notFound('there is no such member of this organization');
-  if (actor && !mayAssignRole(actor.role, current.role)) throw forbidden(`an ${actor.role === 'admin' ? 'Admin' : actor.role} cannot change or remove an Owner`);
+  if (actor && !mayAssignRole(actor.role, current.role))
+    throw forbidden(`an ${actor.role === 'admin' ? 'Admin' : actor.role} cannot change or remove an Owner`);
   return current;
 }
 
@@ -64,7 +69,10 @@ export async function addMember(db: Db, input: { org: string; email: string; rol
 }
 
 /** Gives a member another role. */
-export async function changeMemberRole(db: Db, q: { organizationId: string; userId: string; role: string; actor: MembershipActor | null } & RequestTrace): Promise<{ email: string; role: Role; previousRole: Role }> {
+export async function changeMemberRole(
+  db: Db,
+  q: { organizationId: string; userId: string; role: string; actor: MembershipActor | null } & RequestTrace,
+): Promise<{ email: string; role: Role; previousRole: Role }> {
   const role = requireRole(q.role);
   return inTransaction(db, async (trx) => {
     const current = await lockedMembership(trx, q.organizationId, q.userId, q.actor);
@@ -72,7 +80,12 @@ export async function changeMemberRole(db: Db, q: { organizationId: string; user
     if (role !== 'owner') await refuseLastOwner(trx, q.organizationId, current, 'given another role');
     if (current.role !== role) {
       await repo.updateMembershipRole(trx, q.organizationId, q.userId, role);
-      await recordAudit(trx, { event: 'membership.role_changed', organizationId: q.organizationId, ...auditTrace(q.actor, q), details: { user_id: q.userId, email: current.email, role, previous_role: current.role } });
+      await recordAudit(trx, {
+        event: 'membership.role_changed',
+        organizationId: q.organizationId,
+        ...auditTrace(q.actor, q),
+        details: { user_id: q.userId, email: current.email, role, previous_role: current.role },
+      });
     }
     return { email: current.email, role, previousRole: current.role };
   });
@@ -83,14 +96,26 @@ export async function changeMemberRole(db: Db, q: { organizationId: string; user
  * transaction (an authorization only suspended would come back if they were ever added again);
  * `revokedAuthorizations` counts those user-subject authorizations.
  */
-export async function removeMembership(db: Db, q: { organizationId: string; userId: string; actor: MembershipActor | null } & RequestTrace): Promise<{ email: string; revokedAuthorizations: number }> {
+export async function removeMembership(
+  db: Db,
+  q: { organizationId: string; userId: string; actor: MembershipActor | null } & RequestTrace,
+): Promise<{ email: string; revokedAuthorizations: number }> {
   return inTransaction(db, async (trx) => {
     const current = await lockedMembership(trx, q.organizationId, q.userId, q.actor);
     await refuseLastOwner(trx, q.organizationId, current, 'removed');
     await repo.deleteMembership(trx, q.organizationId, q.userId);
     const trace = auditTrace(q.actor, q);
-    await recordAudit(trx, { event: 'membership.removed', organizationId: q.organizationId, ...trace, details: { user_id: q.userId, email: current.email, role: current.role } });
-    const revoked = await revokeUserAuthorizationsIn(trx, { userId: q.userId, organizationId: q.organizationId, reason: 'membership_removed' });
+    await recordAudit(trx, {
+      event: 'membership.removed',
+      organizationId: q.organizationId,
+      ...trace,
+      details: { user_id: q.userId, email: current.email, role: current.role },
+    });
+    const revoked = await revokeUserAuthorizationsIn(trx, {
+      userId: q.userId,
+      organizationId: q.organizationId,
+      reason: 'membership_removed',
+    });
     for (const a of revoked) {
       await recordAudit(trx, {
         event: 'authorization.revoked',
@@ -121,7 +146,10 @@ export async function setMemberRole(db: Db, input: { org: string; email: string;
 }
 
 /** The admin CLI's `members remove`, as the maker. */
-export async function removeMember(db: Db, input: { org: string; email: string }): Promise<Omit<MembershipView, 'role'> & { revoked_authorizations: number }> {
+export async function removeMember(
+  db: Db,
+  input: { org: string; email: string },
+): Promise<Omit<MembershipView, 'role'> & { revoked_authorizations: number }> {
   const { org, user } = await namedMembership(db, input);
   const removed = await removeMembership(db, { organizationId: org.id, userId: user.id, actor: null });
   return { org: formatEin(org.ein), email: removed.email, revoked_authorizations: removed.revokedAuthorizations };

@@ -19,6 +19,11 @@ export interface AccountNoticeData {
 
 export type AccountNotice = keyof AccountNoticeData;
 
-export function sendAccountNotice<N extends AccountNotice>(mail: MailSender, to: string, notice: N, data: AccountNoticeData[N]): Promise<MailReceipt> {
+export function sendAccountNotice<N extends AccountNotice>(
+  mail: MailSender,
+  to: string,
+  notice: N,
+  data: AccountNoticeData[N],
+): Promise<MailReceipt> {
   return mail.send({ to, ...renderMail(notice, { ...data }) });
 }

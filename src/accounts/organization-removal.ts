@@ -44,21 +44,37 @@ export async function organizationHoldings(db: Executor, organizationId: string)
  * (either subject, both environments) is revoked with its tokens and sessions' references,
  * then the organization is deleted with all it holds. Audited with what it held.
  */
-export async function removeOrganization(db: Db, input: { ein: string; force: boolean }): Promise<{ ein: string; name: string; removed: Holdings; revoked_authorizations: number }> {
+export async function removeOrganization(
+  db: Db,
+  input: { ein: string; force: boolean },
+): Promise<{ ein: string; name: string; removed: Holdings; revoked_authorizations: number }> {
   const org = await requireOrganization(db, input.ein);
   return inTransaction(db, async (trx) => {
     if (!(await repo.lockOrganization(trx, org.id))) throw notFound(`no organization with EIN ${input.ein}`);
     const holdings = await organizationHoldings(trx, org.id);
     const held = Object.entries(holdings).filter(([, n]) => n > 0);
     if (held.length > 0 && !input.force) {
-      throw conflict(`${org.name} (${formatEin(org.ein)}) still has ${held.map(([label, n]) => `${n} ${label}`).join(', ')}; remove them first, or pass --force to delete the organization with all of it`);
+      throw conflict(
+        `${org.name} (${formatEin(org.ein)}) still has ${held.map(([label, n]) => `${n} ${label}`).join(', ')}; remove them first, or pass --force to delete the organization with all of it`,
+      );
     }
     let revoked = 0;
     for (const a of await lockLiveAuthorizationsOfOrganization(trx, org.id)) {
       if (await revokeAuthorizationIn(trx, a.environment, a.grant_id, 'organization_removed')) revoked += 1;
     }
     await deleteOrganization(trx, org.id);
-    await recordAudit(trx, { event: 'organization.removed', organizationId: org.id, details: { ein: formatEin(org.ein), name: org.name, kind: org.kind, forced: input.force, held: holdings, revoked_authorizations: revoked } });
+    await recordAudit(trx, {
+      event: 'organization.removed',
+      organizationId: org.id,
+      details: {
+        ein: formatEin(org.ein),
+        name: org.name,
+        kind: org.kind,
+        forced: input.force,
+        held: holdings,
+        revoked_authorizations: revoked,
+      },
+    });
     return { ein: formatEin(org.ein), name: org.name, removed: holdings, revoked_authorizations: revoked };
   });
 }

@@ -20,7 +20,15 @@ export type PasswordChangeOutcome =
  */
 export async function changeOwnPassword(
   deps: { db: Db; counter: AttemptCounter; passwordParams: PasswordParams },
-  q: { userId: string; email: string; current: string; password: string; confirmation: string; session: { environment: Environment; uid: string }; signOutApplications?: boolean },
+  q: {
+    userId: string;
+    email: string;
+    current: string;
+    password: string;
+    confirmation: string;
+    session: { environment: Environment; uid: string };
+    signOutApplications?: boolean;
+  },
   trace: { ip?: string | null; requestId?: string | null },
 ): Promise<PasswordChangeOutcome> {
   const current = await checkCurrentPassword(deps, q.userId, q.current);
@@ -32,7 +40,19 @@ export async function changeOwnPassword(
   if (q.password === q.current) return { kind: 'refused', problem: 'Choose a new password that differs from your current one.' };
   const newHash = await hashPassword(q.password, deps.passwordParams);
   const sessionsEnded = await inTransaction(deps.db, (trx) =>
-    applyNewPassword(trx, { userId: q.userId, email: q.email, passwordHash: newHash, keep: q.session, signOutApplications: q.signOutApplications, event: 'user.password_changed', via: 'account_page' }, { actorUserId: q.userId, environment: q.session.environment, ...trace }),
+    applyNewPassword(
+      trx,
+      {
+        userId: q.userId,
+        email: q.email,
+        passwordHash: newHash,
+        keep: q.session,
+        signOutApplications: q.signOutApplications,
+        event: 'user.password_changed',
+        via: 'account_page',
+      },
+      { actorUserId: q.userId, environment: q.session.environment, ...trace },
+    ),
   );
   return { kind: 'done', sessionsEnded };
 }

@@ -26,7 +26,15 @@ export interface PasswordTrace {
  */
 export async function applyNewPassword(
   trx: Executor,
-  q: { userId: string; email: string; passwordHash: string; keep?: { environment: Environment; uid: string }; signOutApplications?: boolean; event: 'user.password_reset' | 'user.password_changed'; via: 'link' | 'cli' | 'account_page' },
+  q: {
+    userId: string;
+    email: string;
+    passwordHash: string;
+    keep?: { environment: Environment; uid: string };
+    signOutApplications?: boolean;
+    event: 'user.password_reset' | 'user.password_changed';
+    via: 'link' | 'cli' | 'account_page';
+  },
   trace: PasswordTrace,
 ): Promise<number> {
   await setPasswordHash(trx, q.userId, q.passwordHash);
@@ -39,7 +47,13 @@ export async function applyNewPassword(
     actorUserId: trace.actorUserId,
     ip: trace.ip ?? null,
     requestId: trace.requestId ?? null,
-    details: { user_id: q.userId, email: q.email, via: q.via, sessions_ended: sessionsEnded, ...(applications === undefined ? {} : { applications_signed_out: applications }) },
+    details: {
+      user_id: q.userId,
+      email: q.email,
+      via: q.via,
+      sessions_ended: sessionsEnded,
+      ...(applications === undefined ? {} : { applications_signed_out: applications }),
+    },
   });
   return sessionsEnded;
 }

@@ -42,7 +42,8 @@ export function passwordProblem(password: string, email?: string): string | unde
   const guess = guessable(password);
   if (email) {
     const address = guessable(email);
-    if (guess === address || guess === address.slice(0, address.lastIndexOf('@'))) return 'Choose a password that is not your e-mail address.';
+    if (guess === address || guess === address.slice(0, address.lastIndexOf('@')))
+      return 'Choose a password that is not your e-mail address.';
   }
   if (common().has(guess)) return 'That password is on a list of common passwords; choose another.';
   return undefined;

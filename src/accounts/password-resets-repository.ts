@@ -6,7 +6,11 @@ import type { Executor } from '../db/executor.js';
 export function insertPasswordReset(db: Executor, values: { tokenHash: string; userId: string; lifetimeSeconds: number }) {
   return db
     .insertInto('password_resets')
-    .values({ token_hash: values.tokenHash, user_id: values.userId, expires_at: sql<Date>`now() + make_interval(secs => ${values.lifetimeSeconds})` })
+    .values({
+      token_hash: values.tokenHash,
+      user_id: values.userId,
+      expires_at: sql<Date>`now() + make_interval(secs => ${values.lifetimeSeconds})`,
+    })
     .execute();
 }
 
@@ -38,5 +42,10 @@ export async function consumePasswordReset(db: Executor, tokenHash: string): Pro
 
 /** Every open link of a user ends when the password changes, however it changed. */
 export function consumeAllPasswordResets(db: Executor, userId: string) {
-  return db.updateTable('password_resets').set({ used_at: sql<Date>`now()` }).where('user_id', '=', userId).where('used_at', 'is', null).execute();
+  return db
+    .updateTable('password_resets')
+    .set({ used_at: sql<Date>`now()` })
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .execute();
 }

@@ -64,7 +64,11 @@ export type ResetRequestOutcome = 'sent' | 'limited' | 'no_account';
  * looked up (over either, nothing is sent), then, for an active account only, a new link and
  * its mail. The outcome is for tests and the log; the person asking never sees it.
  */
-export async function processResetRequest(deps: { db: Db; mail: MailSender; counter: AttemptCounter }, request: ResetRequest, log?: Logger): Promise<ResetRequestOutcome> {
+export async function processResetRequest(
+  deps: { db: Db; mail: MailSender; counter: AttemptCounter },
+  request: ResetRequest,
+  log?: Logger,
+): Promise<ResetRequestOutcome> {
   const decision = await deps.counter.takeAll([
     { limit: resetRequestsPerEmail, value: request.email },
     { limit: resetRequestsPerCallerAddress, value: request.ip },
@@ -79,7 +83,11 @@ export async function processResetRequest(deps: { db: Db; mail: MailSender; coun
   await insertPasswordReset(deps.db, { tokenHash: resetTokenHash(token), userId: user.id, lifetimeSeconds: RESET_LIFETIME_MINUTES * 60 });
   await deps.mail.send({
     to: user.email,
-    ...renderMail('password-reset', { resetUrl: `${request.dashboardOrigin}/reset-password/${token}`, environmentName: request.environmentName, expiresMinutes: RESET_LIFETIME_MINUTES }),
+    ...renderMail('password-reset', {
+      resetUrl: `${request.dashboardOrigin}/reset-password/${token}`,
+      environmentName: request.environmentName,
+      expiresMinutes: RESET_LIFETIME_MINUTES,
+    }),
   });
   return 'sent';
 }
@@ -96,7 +104,11 @@ export async function inspectResetLink(db: Db, token: string): Promise<ResetLink
   return { state: 'usable', userId: row.user_id, email: row.email };
 }
 
-export type ResetOutcome = { kind: 'done'; userId: string; email: string; sessionsEnded: number } | { kind: 'refused'; problem: string } | { kind: 'spent' } | { kind: 'unknown' };
+export type ResetOutcome =
+  | { kind: 'done'; userId: string; email: string; sessionsEnded: number }
+  | { kind: 'refused'; problem: string }
+  | { kind: 'spent' }
+  | { kind: 'unknown' };
 
 /**
  * Sets the new password through a link: the policy (with the account's address), argon2id,
@@ -104,7 +116,12 @@ export type ResetOutcome = { kind: 'done'; userId: string; email: string; sessio
  * concurrent submissions: one wins, the others are `spent`) and the password applied, which
  * ends every session of the user in both environments.
  */
-export async function resetPasswordWithLink(db: Db, params: PasswordParams, q: { token: string; password: string; confirmation: string; signOutApplications?: boolean }, trace: Omit<PasswordTrace, 'actorUserId'>): Promise<ResetOutcome> {
+export async function resetPasswordWithLink(
+  db: Db,
+  params: PasswordParams,
+  q: { token: string; password: string; confirmation: string; signOutApplications?: boolean },
+  trace: Omit<PasswordTrace, 'actorUserId'>,
+): Promise<ResetOutcome> {
   const link = await inspectResetLink(db, q.token);
   if (link.state !== 'usable') return { kind: link.state };
   if (q.password !== q.confirmation) return { kind: 'refused', problem: 'The two passwords differ; type the same new password twice.' };
@@ -114,7 +131,11 @@ export async function resetPasswordWithLink(db: Db, params: PasswordParams, q: {
   return inTransaction(db, async (trx): Promise<ResetOutcome> => {
     const userId = await consumePasswordReset(trx, resetTokenHash(q.token));
     if (!userId) return { kind: 'spent' };
-    const sessionsEnded = await applyNewPassword(trx, { userId, email: link.email, passwordHash, signOutApplications: q.signOutApplications, event: 'user.password_reset', via: 'link' }, { ...trace, actorUserId: userId });
+    const sessionsEnded = await applyNewPassword(
+      trx,
+      { userId, email: link.email, passwordHash, signOutApplications: q.signOutApplications, event: 'user.password_reset', via: 'link' },
+      { ...trace, actorUserId: userId },
+    );
     return { kind: 'done', userId, email: link.email, sessionsEnded };
   });
 }

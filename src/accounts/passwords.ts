@@ -9,12 +9,21 @@ export interface PasswordParams {
 /** OWASP's argon2id minimum (19 MiB, t=2, p=1); config may only make it stronger. */
 export const MIN_PASSWORD_PARAMS: PasswordParams = { memoryKib: 19_456, timeCost: 2, parallelism: 1 };
 
-export function passwordParamsFrom(config: { password_memory_kib: number; password_time_cost: number; password_parallelism: number }): PasswordParams {
+export function passwordParamsFrom(config: {
+  password_memory_kib: number;
+  password_time_cost: number;
+  password_parallelism: number;
+}): PasswordParams {
   return { memoryKib: config.password_memory_kib, timeCost: config.password_time_cost, parallelism: config.password_parallelism };
 }
 
 export function hashPassword(password: string, params: PasswordParams): Promise<string> {
-  return argon2.hash(password, { type: argon2.argon2id, memoryCost: params.memoryKib, timeCost: params.timeCost, parallelism: params.parallelism });
+  return argon2.hash(password, {
+    type: argon2.argon2id,
+    memoryCost: params.memoryKib,
+    timeCost: params.timeCost,
+    parallelism: params.parallelism,
+  });
 }
 
 /**
@@ -37,4 +46,3 @@ export async function verifyPassword(hash: string, password: string): Promise<bo
 export function needsRehash(hash: string, params: PasswordParams): boolean {
   return argon2.needsRehash(hash, { memoryCost: params.memoryKib, timeCost: params.timeCost, parallelism: params.parallelism });
 }
-

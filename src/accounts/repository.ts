@@ -43,7 +43,12 @@ export function updateMembershipRole(db: Executor, organizationId: string, userI
 }
 
 export function deleteMembership(db: Executor, organizationId: string, userId: string) {
-  return db.deleteFrom('memberships').where('organization_id', '=', organizationId).where('user_id', '=', userId).returningAll().executeTakeFirst();
+  return db
+    .deleteFrom('memberships')
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 export function listMembershipsOfOrganization(db: Executor, organizationId: string) {
@@ -65,7 +70,14 @@ export function listMemberships(db: Executor, userId: string) {
   return db
     .selectFrom('memberships')
     .innerJoin('organizations', 'organizations.id', 'memberships.organization_id')
-    .select(['organizations.id', 'organizations.name', 'organizations.ein', 'organizations.kind', 'organizations.require_mfa', 'memberships.role'])
+    .select([
+      'organizations.id',
+      'organizations.name',
+      'organizations.ein',
+      'organizations.kind',
+      'organizations.require_mfa',
+      'memberships.role',
+    ])
     .where('memberships.user_id', '=', userId)
     .orderBy('organizations.name')
     .orderBy('organizations.id')
@@ -74,12 +86,21 @@ export function listMemberships(db: Executor, userId: string) {
 
 /** Who a user is, never the password hash: for findAccount and the hosted pages. */
 export function findUserIdentity(db: Executor, id: string) {
-  return db.selectFrom('users').select(['id', 'email', 'display_name', 'disabled_at', 'credentials_epoch']).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('users')
+    .select(['id', 'email', 'display_name', 'disabled_at', 'credentials_epoch'])
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /** Replaces a password hash, only if it is still the one that was verified (a concurrent change wins). */
 export function replacePasswordHash(db: Executor, userId: string, previousHash: string, newHash: string) {
-  return db.updateTable('users').set({ password_hash: newHash, updated_at: new Date() }).where('id', '=', userId).where('password_hash', '=', previousHash).execute();
+  return db
+    .updateTable('users')
+    .set({ password_hash: newHash, updated_at: new Date() })
+    .where('id', '=', userId)
+    .where('password_hash', '=', previousHash)
+    .execute();
 }
 
 /**
@@ -102,7 +123,12 @@ export function findMembership(db: Executor, organizationId: string, userId: str
 }
 
 export async function countOwners(db: Executor, organizationId: string): Promise<number> {
-  const row = await db.selectFrom('memberships').select((eb) => eb.fn.countAll<string>().as('owners')).where('organization_id', '=', organizationId).where('role', '=', 'owner').executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('memberships')
+    .select((eb) => eb.fn.countAll<string>().as('owners'))
+    .where('organization_id', '=', organizationId)
+    .where('role', '=', 'owner')
+    .executeTakeFirstOrThrow();
   return Number(row.owners);
 }
 
@@ -111,7 +137,12 @@ export function findOrganizationById(db: Executor, id: string) {
 }
 
 export function setOrganizationRequireMfa(db: Executor, id: string, requireMfa: boolean) {
-  return db.updateTable('organizations').set({ require_mfa: requireMfa, updated_at: new Date() }).where('id', '=', id).returning(['id', 'require_mfa']).executeTakeFirst();
+  return db
+    .updateTable('organizations')
+    .set({ require_mfa: requireMfa, updated_at: new Date() })
+    .where('id', '=', id)
+    .returning(['id', 'require_mfa'])
+    .executeTakeFirst();
 }
 
 /** How many of an organization's members have no confirmed second factor (an authenticator app or a passkey). */
@@ -120,7 +151,17 @@ export async function countMembersWithoutSecondFactor(db: Executor, organization
     .selectFrom('memberships as m')
     .select((eb) => eb.fn.countAll<string>().as('without'))
     .where('m.organization_id', '=', organizationId)
-    .where((eb) => eb.not(eb.exists(eb.selectFrom('totp_credentials as t').select('t.user_id').whereRef('t.user_id', '=', 'm.user_id').where('t.confirmed_at', 'is not', null))))
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('totp_credentials as t')
+            .select('t.user_id')
+            .whereRef('t.user_id', '=', 'm.user_id')
+            .where('t.confirmed_at', 'is not', null),
+        ),
+      ),
+    )
     .where((eb) => eb.not(eb.exists(eb.selectFrom('webauthn_credentials as w').select('w.id').whereRef('w.user_id', '=', 'm.user_id'))))
     .executeTakeFirstOrThrow();
   return Number(row.without);

@@ -28,7 +28,14 @@ export interface UserListing {
 
 export async function listUsers(db: Db): Promise<UserListing[]> {
   const rows = await listUsersWithMembershipCounts(db);
-  return rows.map((r) => ({ id: r.id, email: r.email, name: r.display_name, status: r.disabled_at ? 'disabled' : 'active', created_at: r.created_at.toISOString(), organizations: Number(r.organizations ?? 0) }));
+  return rows.map((r) => ({
+    id: r.id,
+    email: r.email,
+    name: r.display_name,
+    status: r.disabled_at ? 'disabled' : 'active',
+    created_at: r.created_at.toISOString(),
+    organizations: Number(r.organizations ?? 0),
+  }));
 }
 
 /**
@@ -38,7 +45,10 @@ export async function listUsers(db: Db): Promise<UserListing[]> {
  * tokens (an enabled account starts from nothing). Organization-subject authorizations belong
  * to their organization and stay. One transaction; audited.
  */
-export async function disableUser(db: Db, emailInput: string): Promise<{ email: string; sessions_ended: number; revoked_authorizations: number }> {
+export async function disableUser(
+  db: Db,
+  emailInput: string,
+): Promise<{ email: string; sessions_ended: number; revoked_authorizations: number }> {
   return inTransaction(db, async (trx) => {
     const user = await requireUser(trx, emailInput);
     const locked = await markUserDisabled(trx, user.id);
@@ -57,7 +67,10 @@ export async function disableUser(db: Db, emailInput: string): Promise<{ email: 
         details: { grant_id: a.grant_id, subject_type: 'user', user_id: user.id, reason: 'user_disabled' },
       });
     }
-    await recordAudit(trx, { event: 'user.disabled', details: { user_id: user.id, email: user.email, sessions_ended: sessionsEnded, revoked_authorizations: revoked } });
+    await recordAudit(trx, {
+      event: 'user.disabled',
+      details: { user_id: user.id, email: user.email, sessions_ended: sessionsEnded, revoked_authorizations: revoked },
+    });
     return { email: user.email, sessions_ended: sessionsEnded, revoked_authorizations: revoked };
   });
 }
@@ -77,11 +90,21 @@ export async function enableUser(db: Db, emailInput: string): Promise<{ email: s
  * The maker sets a user's password (the same policy as every new password); like a reset by
  * link, every session of the user ends and every open reset link is used up.
  */
-export async function setPasswordAsMaker(db: Db, params: PasswordParams, input: { email: string; password: string }): Promise<{ id: string; email: string; sessions_ended: number }> {
+export async function setPasswordAsMaker(
+  db: Db,
+  params: PasswordParams,
+  input: { email: string; password: string },
+): Promise<{ id: string; email: string; sessions_ended: number }> {
   const email = normaliseEmail(input.email);
   requireAcceptablePassword(input.password, email);
   const user = await requireUser(db, email);
   const passwordHash = await hashPassword(input.password, params);
-  const sessionsEnded = await inTransaction(db, (trx) => applyNewPassword(trx, { userId: user.id, email: user.email, passwordHash, event: 'user.password_reset', via: 'cli' }, { actorUserId: null }));
+  const sessionsEnded = await inTransaction(db, (trx) =>
+    applyNewPassword(
+      trx,
+      { userId: user.id, email: user.email, passwordHash, event: 'user.password_reset', via: 'cli' },
+      { actorUserId: null },
+    ),
+  );
   return { id: user.id, email: user.email, sessions_ended: sessionsEnded };
 }

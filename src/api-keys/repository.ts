@@ -2,7 +2,10 @@ import type { Executor } from '../db/executor.js';
 import type { Environment } from '../db/schema.js';
 
 /** The admin side of api_keys: the CLI's and the dashboard's (the gateway's credential lookup is auth/credential-repository.ts). */
-export function insertApiKey(db: Executor, values: { id: string; environment: Environment; organization_id: string; key_hash: string; key_prefix: string; name: string | null }) {
+export function insertApiKey(
+  db: Executor,
+  values: { id: string; environment: Environment; organization_id: string; key_hash: string; key_prefix: string; name: string | null },
+) {
   return db.insertInto('api_keys').values(values).execute();
 }
 

@@ -38,19 +38,36 @@ export function apiKeyName(input: string | undefined): string | undefined {
   const name = (input ?? '').trim().replace(/\s+/g, ' ');
   if (!name) return undefined;
   // eslint-disable-next-line no-control-regex
-  if (name.length > API_KEY_NAME_MAX || /[\u0000-\u001f\u007f]/.test(name)) throw invalid(`a key's name is 1 to ${API_KEY_NAME_MAX} characters of text, such as what the key is for`);
+  if (name.length > API_KEY_NAME_MAX || /[\u0000-\u001f\u007f]/.test(name))
+    throw invalid(`a key's name is 1 to ${API_KEY_NAME_MAX} characters of text, such as what the key is for`);
   return name;
 }
 
 /** Creates a key for an organization in one environment; the key itself is returned once, never stored. */
-export async function createOrganizationApiKey(db: Db, input: { organizationId: string; environment: Environment; name?: string } & KeyActor): Promise<{ id: string; key: string; prefix: string; name: string | null }> {
+export async function createOrganizationApiKey(
+  db: Db,
+  input: { organizationId: string; environment: Environment; name?: string } & KeyActor,
+): Promise<{ id: string; key: string; prefix: string; name: string | null }> {
   const key = generateApiKey(input.environment);
   const id = `key_${crypto.randomBytes(12).toString('hex')}`;
   const prefix = key.slice(0, 13);
   const name = apiKeyName(input.name) ?? null;
   await inTransaction(db, async (trx) => {
-    await insertApiKey(trx, { id, environment: input.environment, organization_id: input.organizationId, key_hash: apiKeyHash(key), key_prefix: prefix, name });
-    await recordAudit(trx, { event: 'api_key.created', environment: input.environment, organizationId: input.organizationId, ...audit(input), details: { id, ...(name ? { name } : {}) } });
+    await insertApiKey(trx, {
+      id,
+      environment: input.environment,
+      organization_id: input.organizationId,
+      key_hash: apiKeyHash(key),
+      key_prefix: prefix,
+      name,
+    });
+    await recordAudit(trx, {
+      event: 'api_key.created',
+      environment: input.environment,
+      organizationId: input.organizationId,
+      ...audit(input),
+      details: { id, ...(name ? { name } : {}) },
+    });
   });
   return { id, key, prefix, name };
 }
@@ -74,7 +91,13 @@ export async function revokeApiKey(db: Db, id: string, scope?: { organizationId:
       const exists = await findApiKeyId(trx, id, scope);
       throw exists ? conflict(`API key ${id} is already revoked`) : notFound(`no API key ${id}`);
     }
-    await recordAudit(trx, { event: 'api_key.revoked', environment: row.environment, organizationId: row.organization_id, ...audit(scope ?? {}), details: { id } });
+    await recordAudit(trx, {
+      event: 'api_key.revoked',
+      environment: row.environment,
+      organizationId: row.organization_id,
+      ...audit(scope ?? {}),
+      details: { id },
+    });
     return { id: row.id };
   });
 }

@@ -9,7 +9,13 @@ import type { ProviderLifecycle } from '../oidc/stack/provider-lifecycle.js';
 export function buildApiApp(target: HostTarget, oidc: ProviderLifecycle, gateway: Middleware): Middleware {
   const router = new Router();
   router.get('/', (ctx) => {
-    ctx.body = { service: 'almoner', surface: 'api', environment: target.environment, base_url: target.origin, discovery: `${target.origin}/.well-known/openid-configuration` };
+    ctx.body = {
+      service: 'almoner',
+      surface: 'api',
+      environment: target.environment,
+      base_url: target.origin,
+      discovery: `${target.origin}/.well-known/openid-configuration`,
+    };
   });
   return compose([apiOidcRoutes(oidc, target), gateway, composeRouter(router)]);
 }

@@ -16,13 +16,16 @@ const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCode
 
 function versionOf(query: unknown): ApiVersion {
   const requested = typeof query === 'string' && query !== '' ? query : DEFAULT_API_VERSION;
-  if (!(API_VERSIONS as readonly string[]).includes(requested)) throw notFound(`There is no API version ${requested.slice(0, 40)}; versions: ${API_VERSIONS.join(', ')}.`);
+  if (!(API_VERSIONS as readonly string[]).includes(requested))
+    throw notFound(`There is no API version ${requested.slice(0, 40)}; versions: ${API_VERSIONS.join(', ')}.`);
   return requested as ApiVersion;
 }
 
 function page(version: ApiVersion, environment: Environment, apiOrigin: string): string {
   const spec = `/docs/api/openapi.json?version=${version}`;
-  const others = API_VERSIONS.map((v) => (v === version ? `<strong>${v}</strong>` : `<a href="/docs/api?version=${v}">${v}</a>`)).join(' · ');
+  const others = API_VERSIONS.map((v) => (v === version ? `<strong>${v}</strong>` : `<a href="/docs/api?version=${v}">${v}</a>`)).join(
+    ' · ',
+  );
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -34,7 +34,13 @@ const STYLESHEET = fs.readFileSync(path.join(VIEWS_DIR, 'static', 'almoner.css')
 /** Every page's icon (views/layout.njk, the API reference), so browsers ask for no /favicon.ico. */
 const FAVICON = fs.readFileSync(path.join(VIEWS_DIR, 'static', 'favicon.svg'));
 /** The pages' scripts: the passkey pages' (docs/security.md, "Passkeys"), the installed @simplewebauthn/browser build (no CDN) and ours; the sign-out pages' one. */
-const WEBAUTHN_BUNDLE = path.resolve(path.dirname(createRequire(import.meta.url).resolve('@simplewebauthn/browser')), '..', 'dist', 'bundle', 'index.umd.min.js');
+const WEBAUTHN_BUNDLE = path.resolve(
+  path.dirname(createRequire(import.meta.url).resolve('@simplewebauthn/browser')),
+  '..',
+  'dist',
+  'bundle',
+  'index.umd.min.js',
+);
 const SCRIPTS: Record<string, Buffer> = {
   '/static/simplewebauthn-browser.js': fs.readFileSync(WEBAUTHN_BUNDLE),
   '/static/passkeys.js': fs.readFileSync(path.join(VIEWS_DIR, 'static', 'passkeys.js')),
@@ -54,7 +60,18 @@ export interface DashboardAppDeps {
   /** Work run after a response (password-reset requests, notice mail). */
   background: BackgroundWork;
   /** Password hashing parameters; the API hosts' origins (the API reference); both dashboards' origins (links in e-mail). */
-  config: Pick<AppConfig, 'password_memory_kib' | 'password_time_cost' | 'password_parallelism' | 'base_url' | 'sandbox_base_url' | 'dashboard_url' | 'sandbox_dashboard_url' | 'profile' | 'passkey_rp_id'>;
+  config: Pick<
+    AppConfig,
+    | 'password_memory_kib'
+    | 'password_time_cost'
+    | 'password_parallelism'
+    | 'base_url'
+    | 'sandbox_base_url'
+    | 'dashboard_url'
+    | 'sandbox_dashboard_url'
+    | 'profile'
+    | 'passkey_rp_id'
+  >;
 }
 
 /**
@@ -87,7 +104,12 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardAppDeps): M
       ctx.redirect('/account');
       return;
     }
-    ctx.body = { service: 'almoner', surface: 'dashboard', environment: target.environment, dashboard_url: target.aliasOf ?? target.origin };
+    ctx.body = {
+      service: 'almoner',
+      surface: 'dashboard',
+      environment: target.environment,
+      dashboard_url: target.aliasOf ?? target.origin,
+    };
   });
   router.get('/static/almoner.css', (ctx) => {
     ctx.type = 'text/css';
@@ -134,7 +156,9 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardAppDeps): M
     framedNotFound(pageDeps),
     composeRouter(buildInteractionRouter(pageDeps)),
     composeRouter(buildDashboardRouter(pageDeps)),
-    composeRouter(buildApiReferenceRouter(target.environment, target.environment === 'sandbox' ? deps.config.sandbox_base_url : deps.config.base_url)),
+    composeRouter(
+      buildApiReferenceRouter(target.environment, target.environment === 'sandbox' ? deps.config.sandbox_base_url : deps.config.base_url),
+    ),
     composeRouter(router),
   ]);
 }

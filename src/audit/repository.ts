@@ -19,7 +19,9 @@ export async function countAuditEvent(db: Executor, row: Insertable<AuditEventsT
       oc
         .column('aggregate_key')
         .where('aggregate_key', 'is not', null)
-        .doUpdateSet({ details: sql<string>`audit_events.details || jsonb_build_object('count', coalesce((audit_events.details->>'count')::int, 1) + 1, 'last_at', now())` }),
+        .doUpdateSet({
+          details: sql<string>`audit_events.details || jsonb_build_object('count', coalesce((audit_events.details->>'count')::int, 1) + 1, 'last_at', now())`,
+        }),
     )
     .execute();
 }
@@ -62,6 +64,12 @@ export async function listAuditEvents(db: Executor, f: AuditFilters): Promise<{ 
 
 /** The kinds of event an organization's trail holds, for the audit page's filter. */
 export async function listAuditEventNames(db: Executor, organizationId: string): Promise<string[]> {
-  const rows = await db.selectFrom('audit_events').select('event').distinct().where('organization_id', '=', organizationId).orderBy('event').execute();
+  const rows = await db
+    .selectFrom('audit_events')
+    .select('event')
+    .distinct()
+    .where('organization_id', '=', organizationId)
+    .orderBy('event')
+    .execute();
   return rows.map((r) => r.event);
 }

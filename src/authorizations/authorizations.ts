@@ -3,7 +3,13 @@ import type { Environment, Role, SubjectType } from '../db/schema.js';
 import { inTransaction, type Executor } from '../db/executor.js';
 import { deleteModel, hashId } from '../db/provider-store.js';
 import { deleteGrantTokens } from './revoked-tokens-repository.js';
-import { findAuthorizationWithApprover, insertAuthorizationRow, lockLiveAuthorizationsOfUser, lockLiveUserAuthorizations, markAuthorizationRevoked } from './repository.js';
+import {
+  findAuthorizationWithApprover,
+  insertAuthorizationRow,
+  lockLiveAuthorizationsOfUser,
+  lockLiveUserAuthorizations,
+  markAuthorizationRevoked,
+} from './repository.js';
 import { forgetGrantInSessions } from './sessions-repository.js';
 import { markConsentOfGrantRevoked } from './fdx-consents-repository.js';
 
@@ -66,7 +72,11 @@ export interface AuthorizationContext {
 }
 
 /** The authorization with its approver and the approver's current role (one indexed query). */
-export async function loadAuthorization(db: Executor, environment: Environment, grantId: string): Promise<AuthorizationContext | undefined> {
+export async function loadAuthorization(
+  db: Executor,
+  environment: Environment,
+  grantId: string,
+): Promise<AuthorizationContext | undefined> {
   const row = await findAuthorizationWithApprover(db, environment, grantId);
   if (!row) return undefined;
   return {
@@ -128,11 +138,15 @@ export interface RevokedAuthorization {
  * organization ends for good, so that being added back later revives none of it.
  * Organization-subject authorizations belong to the organization and are left alone.
  */
-export async function revokeUserAuthorizationsIn(trx: Executor, q: { userId: string; organizationId: string; reason: string }): Promise<RevokedAuthorization[]> {
+export async function revokeUserAuthorizationsIn(
+  trx: Executor,
+  q: { userId: string; organizationId: string; reason: string },
+): Promise<RevokedAuthorization[]> {
   const rows = await lockLiveUserAuthorizations(trx, q);
   const revoked: RevokedAuthorization[] = [];
   for (const row of rows) {
-    if (await revokeAuthorizationIn(trx, row.environment, row.grant_id, q.reason)) revoked.push({ grantId: row.grant_id, environment: row.environment, clientId: row.client_id });
+    if (await revokeAuthorizationIn(trx, row.environment, row.grant_id, q.reason))
+      revoked.push({ grantId: row.grant_id, environment: row.environment, clientId: row.client_id });
   }
   return revoked;
 }

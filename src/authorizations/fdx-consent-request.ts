@@ -57,8 +57,14 @@ const days = (min: number, max: number) => {
 const offered = (type: string) => (OFFERED_CLUSTERS as Record<string, readonly string[]>)[type];
 
 const Resource = z.strictObject({
-  resourceType: z.string({ error: 'must be ACCOUNT or CUSTOMER' }).refine((t) => offered(t) !== undefined, { error: (i) => `${quote(i.input)} is not served by this data provider: ACCOUNT or CUSTOMER` }),
-  dataClusters: z.array(z.string({ error: 'must be data cluster names' }), { error: 'must be an array of data cluster names' }).min(1, { error: 'must name at least one data cluster' }),
+  resourceType: z
+    .string({ error: 'must be ACCOUNT or CUSTOMER' })
+    .refine((t) => offered(t) !== undefined, {
+      error: (i) => `${quote(i.input)} is not served by this data provider: ACCOUNT or CUSTOMER`,
+    }),
+  dataClusters: z
+    .array(z.string({ error: 'must be data cluster names' }), { error: 'must be an array of data cluster names' })
+    .min(1, { error: 'must name at least one data cluster' }),
 });
 
 const Request = z
@@ -66,28 +72,46 @@ const Request = z
     durationType: z.enum(FDX_DURATION_TYPES, { error: 'must be ONE_TIME, TIME_BOUND or PERSISTENT' }),
     durationPeriod: days(1, MAX_DURATION_DAYS).optional(),
     lookbackPeriod: days(0, MAX_LOOKBACK_DAYS).optional(),
-    resources: z.array(Resource, { error: 'must be an array of resources' }).min(1, { error: 'must name at least one resource' }).max(MAX_RESOURCES, { error: `must name at most ${MAX_RESOURCES} resources` }),
+    resources: z
+      .array(Resource, { error: 'must be an array of resources' })
+      .min(1, { error: 'must name at least one resource' })
+      .max(MAX_RESOURCES, { error: `must name at most ${MAX_RESOURCES} resources` }),
   })
   .superRefine((request, ctx) => {
-    if (request.durationType === 'TIME_BOUND' && request.durationPeriod === undefined) ctx.addIssue({ code: 'custom', path: ['durationPeriod'], message: 'is required when durationType is TIME_BOUND' });
-    if (request.durationType === 'ONE_TIME' && request.durationPeriod !== undefined) ctx.addIssue({ code: 'custom', path: ['durationPeriod'], message: 'must be absent when durationType is ONE_TIME' });
+    if (request.durationType === 'TIME_BOUND' && request.durationPeriod === undefined)
+      ctx.addIssue({ code: 'custom', path: ['durationPeriod'], message: 'is required when durationType is TIME_BOUND' });
+    if (request.durationType === 'ONE_TIME' && request.durationPeriod !== undefined)
+      ctx.addIssue({ code: 'custom', path: ['durationPeriod'], message: 'must be absent when durationType is ONE_TIME' });
     const seen = new Set<string>();
     request.resources.forEach((resource, i) => {
-      if (seen.has(resource.resourceType)) ctx.addIssue({ code: 'custom', path: ['resources', i, 'resourceType'], message: `${resource.resourceType} is named twice: one entry per resource type` });
+      if (seen.has(resource.resourceType))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['resources', i, 'resourceType'],
+          message: `${resource.resourceType} is named twice: one entry per resource type`,
+        });
       seen.add(resource.resourceType);
       const allowed = offered(resource.resourceType) ?? [];
       const clusters = new Set<string>();
       resource.dataClusters.forEach((cluster, j) => {
         const path = ['resources', i, 'dataClusters', j];
         if (clusters.has(cluster)) ctx.addIssue({ code: 'custom', path, message: `${quote(cluster)} is named twice` });
-        else if (!allowed.includes(cluster)) ctx.addIssue({ code: 'custom', path, message: `${quote(cluster)} is not offered by this data provider for ${resource.resourceType} (${allowed.join(', ')})` });
+        else if (!allowed.includes(cluster))
+          ctx.addIssue({
+            code: 'custom',
+            path,
+            message: `${quote(cluster)} is not offered by this data provider for ${resource.resourceType} (${allowed.join(', ')})`,
+          });
         clusters.add(cluster);
       });
     });
   });
 
 function fieldOf(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((field, key) => (typeof key === 'number' ? `${field}[${key}]` : `${field}.${String(key).slice(0, 40)}`), 'authorization_details[0].consentRequest');
+  return path.reduce<string>(
+    (field, key) => (typeof key === 'number' ? `${field}[${key}]` : `${field}.${String(key).slice(0, 40)}`),
+    'authorization_details[0].consentRequest',
+  );
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
@@ -104,12 +128,20 @@ function describeIssue(issue: z.core.$ZodIssue): string {
  */
 export function parseFdxAuthorizationDetails(value: unknown): FdxConsentRequest {
   if (!Array.isArray(value)) throw new InvalidAuthorizationDetails('authorization_details must be a JSON array');
-  if (value.length !== 1) throw new InvalidAuthorizationDetails(`authorization_details must hold exactly one element of type ${FDX_AUTHORIZATION_DETAILS_TYPE}, not ${value.length}`);
+  if (value.length !== 1)
+    throw new InvalidAuthorizationDetails(
+      `authorization_details must hold exactly one element of type ${FDX_AUTHORIZATION_DETAILS_TYPE}, not ${value.length}`,
+    );
   const element: unknown = value[0];
-  if (typeof element !== 'object' || element === null || Array.isArray(element)) throw new InvalidAuthorizationDetails('authorization_details[0] must be an object');
+  if (typeof element !== 'object' || element === null || Array.isArray(element))
+    throw new InvalidAuthorizationDetails('authorization_details[0] must be an object');
   const { type, consentRequest } = element as Record<string, unknown>;
-  if (type !== FDX_AUTHORIZATION_DETAILS_TYPE) throw new InvalidAuthorizationDetails(`authorization_details[0].type ${quote(type)} is not accepted: this server accepts only type ${FDX_AUTHORIZATION_DETAILS_TYPE}`);
-  if (typeof consentRequest !== 'object' || consentRequest === null || Array.isArray(consentRequest)) throw new InvalidAuthorizationDetails('authorization_details[0].consentRequest must be an object');
+  if (type !== FDX_AUTHORIZATION_DETAILS_TYPE)
+    throw new InvalidAuthorizationDetails(
+      `authorization_details[0].type ${quote(type)} is not accepted: this server accepts only type ${FDX_AUTHORIZATION_DETAILS_TYPE}`,
+    );
+  if (typeof consentRequest !== 'object' || consentRequest === null || Array.isArray(consentRequest))
+    throw new InvalidAuthorizationDetails('authorization_details[0].consentRequest must be an object');
   const parsed = Request.safeParse(consentRequest);
   if (!parsed.success) throw new InvalidAuthorizationDetails(describeIssue(parsed.error.issues[0]!));
   const { durationType, durationPeriod, lookbackPeriod, resources } = parsed.data;
@@ -117,6 +149,9 @@ export function parseFdxAuthorizationDetails(value: unknown): FdxConsentRequest 
     durationType,
     ...(durationPeriod === undefined ? {} : { durationPeriod }),
     lookbackPeriod: lookbackPeriod ?? DEFAULT_LOOKBACK_DAYS,
-    resources: resources.map((r) => ({ resourceType: r.resourceType as FdxResourceType, dataClusters: r.dataClusters as FdxDataCluster[] })),
+    resources: resources.map((r) => ({
+      resourceType: r.resourceType as FdxResourceType,
+      dataClusters: r.dataClusters as FdxDataCluster[],
+    })),
   };
 }

@@ -35,7 +35,10 @@ export function lookbackWords(lookbackPeriod: number): string {
 }
 
 /** How an account is named to people: its nickname (else its product) and its number's last four digits. */
-export function accountWords(account: { product_name: string; nickname: string | null; account_number: string }): { label: string; masked: string } {
+export function accountWords(account: { product_name: string; nickname: string | null; account_number: string }): {
+  label: string;
+  masked: string;
+} {
   return { label: account.nickname ?? account.product_name, masked: `••••${account.account_number.slice(-4)}` };
 }
 

@@ -78,4 +78,3 @@ export function consentExpiry(request: Pick<FdxConsentRequest, 'durationType' | 
   const days = request.durationType === 'PERSISTENT' ? Math.min(request.durationPeriod ?? 365, 365) : (request.durationPeriod ?? 0);
   return new Date(createdAt.getTime() + (request.durationType === 'ONE_TIME' ? ONE_TIME_CONSENT_MS : days * DAY_MS));
 }
-

@@ -15,32 +15,60 @@ export function insertConsentRow(db: Executor, values: Insertable<FdxConsentsTab
 }
 
 export function findConsentRowOfGrant(db: Executor, environment: Environment, grantId: string): Promise<FdxConsentRow | undefined> {
-  return db.selectFrom('fdx_consents').selectAll().where('environment', '=', environment).where('grant_id', '=', grantId).executeTakeFirst();
+  return db
+    .selectFrom('fdx_consents')
+    .selectAll()
+    .where('environment', '=', environment)
+    .where('grant_id', '=', grantId)
+    .executeTakeFirst();
 }
 
 /** The consents of several authorizations at once (a page of connected applications). */
-export async function findConsentRowsOfGrants(db: Executor, environment: Environment, grantIds: readonly string[]): Promise<FdxConsentRow[]> {
+export async function findConsentRowsOfGrants(
+  db: Executor,
+  environment: Environment,
+  grantIds: readonly string[],
+): Promise<FdxConsentRow[]> {
   if (grantIds.length === 0) return [];
-  return db.selectFrom('fdx_consents').selectAll().where('environment', '=', environment).where('grant_id', 'in', [...grantIds]).execute();
+  return db
+    .selectFrom('fdx_consents')
+    .selectAll()
+    .where('environment', '=', environment)
+    .where('grant_id', 'in', [...grantIds])
+    .execute();
 }
 
 /** Whose consent: its data recipient (client) or its organization; one of them always narrows the lookup. */
 export type ConsentOwner = { clientId: string } | { organizationId: string };
 
-export function findConsentRow(db: Executor, environment: Environment, id: string, owner: ConsentOwner): Promise<FdxConsentRow | undefined> {
+export function findConsentRow(
+  db: Executor,
+  environment: Environment,
+  id: string,
+  owner: ConsentOwner,
+): Promise<FdxConsentRow | undefined> {
   let query = db.selectFrom('fdx_consents').selectAll().where('environment', '=', environment).where('id', '=', id);
   query = 'clientId' in owner ? query.where('client_id', '=', owner.clientId) : query.where('organization_id', '=', owner.organizationId);
   return query.executeTakeFirst();
 }
 
 /** The columns of a revocation made now, by whom and why. */
-const revokedNow = (reason: string, initiator: string) => ({ status: 'REVOKED' as const, revoked_at: sql<Date>`now()`, updated_at: sql<Date>`now()`, revocation_reason: reason, revocation_initiator: initiator });
+const revokedNow = (reason: string, initiator: string) => ({
+  status: 'REVOKED' as const,
+  revoked_at: sql<Date>`now()`,
+  updated_at: sql<Date>`now()`,
+  revocation_reason: reason,
+  revocation_initiator: initiator,
+});
 
 /**
  * Revokes a consent that is still active, atomically: concurrent revocations, and one racing the
  * expiry, cannot both win. Undefined when it was not active (or not the owner's).
  */
-export function markConsentRevoked(db: Executor, q: { environment: Environment; id: string; owner: ConsentOwner; reason: string; initiator: string }): Promise<FdxConsentRow | undefined> {
+export function markConsentRevoked(
+  db: Executor,
+  q: { environment: Environment; id: string; owner: ConsentOwner; reason: string; initiator: string },
+): Promise<FdxConsentRow | undefined> {
   let query = db
     .updateTable('fdx_consents')
     .set(revokedNow(q.reason, q.initiator))
@@ -48,7 +76,8 @@ export function markConsentRevoked(db: Executor, q: { environment: Environment; 
     .where('id', '=', q.id)
     .where('status', '=', 'ACTIVE')
     .where('expires_at', '>', sql<Date>`now()`);
-  query = 'clientId' in q.owner ? query.where('client_id', '=', q.owner.clientId) : query.where('organization_id', '=', q.owner.organizationId);
+  query =
+    'clientId' in q.owner ? query.where('client_id', '=', q.owner.clientId) : query.where('organization_id', '=', q.owner.organizationId);
   return query.returningAll().executeTakeFirst();
 }
 
@@ -64,7 +93,12 @@ export function markDueConsentsExpired(db: Executor): Promise<{ environment: Env
 }
 
 /** How many of `ids` are deposit accounts of the organization in the environment (ids must be UUIDs). */
-export async function countOrganizationAccounts(db: Executor, environment: Environment, organizationId: string, ids: readonly string[]): Promise<number> {
+export async function countOrganizationAccounts(
+  db: Executor,
+  environment: Environment,
+  organizationId: string,
+  ids: readonly string[],
+): Promise<number> {
   if (ids.length === 0) return 0;
   const row = await db
     .selectFrom('deposit_accounts')

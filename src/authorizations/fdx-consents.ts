@@ -4,9 +4,26 @@ import { inTransaction, type Executor } from '../db/executor.js';
 import type { Environment } from '../db/schema.js';
 import { revokeAuthorizationIn } from './authorizations.js';
 import type { FdxConsentRequest } from './fdx-consent-request.js';
-import { consentExpiry, consentOf, type FdxConsent, type FdxConsentResource, type FdxPartyType, type FdxRevocationReason } from './fdx-consent.js';
+import {
+  consentExpiry,
+  consentOf,
+  type FdxConsent,
+  type FdxConsentResource,
+  type FdxPartyType,
+  type FdxRevocationReason,
+} from './fdx-consent.js';
 import { accountWords } from './fdx-consent-words.js';
-import { countOrganizationAccounts, findAccountsByIds, findConsentRow, findConsentRowOfGrant, findConsentRowsOfGrants, insertConsentRow, markConsentRevoked, markDueConsentsExpired, type ConsentOwner } from './fdx-consents-repository.js';
+import {
+  countOrganizationAccounts,
+  findAccountsByIds,
+  findConsentRow,
+  findConsentRowOfGrant,
+  findConsentRowsOfGrants,
+  insertConsentRow,
+  markConsentRevoked,
+  markDueConsentsExpired,
+  type ConsentOwner,
+} from './fdx-consents-repository.js';
 
 /**
  * FDX consent grants (docs/api.md, "FDX bank-data API", Consents): what an approver chose to share
@@ -56,12 +73,17 @@ export async function recordFdxConsent(trx: Executor, input: NewFdxConsent): Pro
   const account = input.request.resources.find((r) => r.resourceType === 'ACCOUNT');
   if (account && ids.length === 0) throw new FdxConsentChoiceError('the request asks for accounts: choose at least one');
   if (!account && ids.length > 0) throw new FdxConsentChoiceError('the request asks for no accounts, so none may be chosen');
-  if (!ids.every((id) => UUID.test(id)) || (await countOrganizationAccounts(trx, input.environment, input.organizationId, ids)) !== ids.length) {
+  if (
+    !ids.every((id) => UUID.test(id)) ||
+    (await countOrganizationAccounts(trx, input.environment, input.organizationId, ids)) !== ids.length
+  ) {
     throw new FdxConsentChoiceError("a chosen account is not one of the organization's accounts");
   }
   const resources: FdxConsentResource[] = [
     ...(account ? ids.map((resourceId) => ({ resourceType: 'ACCOUNT' as const, resourceId, dataClusters: account.dataClusters })) : []),
-    ...input.request.resources.filter((r) => r.resourceType === 'CUSTOMER').map((r) => ({ resourceType: r.resourceType, resourceId: input.organizationId, dataClusters: r.dataClusters })),
+    ...input.request.resources
+      .filter((r) => r.resourceType === 'CUSTOMER')
+      .map((r) => ({ resourceType: r.resourceType, resourceId: input.organizationId, dataClusters: r.dataClusters })),
   ];
   const createdAt = input.createdAt ?? new Date();
   const row = await insertConsentRow(trx, {
@@ -89,7 +111,12 @@ export async function findConsentOfGrant(db: Executor, environment: Environment,
 }
 
 /** A consent as its data recipient may see it: another client's id and an unknown id are alike undefined. */
-export async function findConsentOfRecipient(db: Executor, environment: Environment, clientId: string, consentId: string): Promise<FdxConsent | undefined> {
+export async function findConsentOfRecipient(
+  db: Executor,
+  environment: Environment,
+  clientId: string,
+  consentId: string,
+): Promise<FdxConsent | undefined> {
   const row = await findConsentRow(db, environment, consentId, { clientId });
   return row && consentOf(row);
 }
@@ -111,9 +138,15 @@ export interface ConsentWithAccounts {
  * up (the connected applications pages). Two queries whatever the number of authorizations; an
  * account is only ever the consent's organization's.
  */
-export async function findConsentsOfGrants(db: Executor, environment: Environment, grantIds: readonly string[]): Promise<Map<string, ConsentWithAccounts>> {
+export async function findConsentsOfGrants(
+  db: Executor,
+  environment: Environment,
+  grantIds: readonly string[],
+): Promise<Map<string, ConsentWithAccounts>> {
   const consents = (await findConsentRowsOfGrants(db, environment, grantIds)).map(consentOf);
-  const accountIds = [...new Set(consents.flatMap((c) => c.resources.filter((r) => r.resourceType === 'ACCOUNT').map((r) => r.resourceId)))].filter((id) => UUID.test(id));
+  const accountIds = [
+    ...new Set(consents.flatMap((c) => c.resources.filter((r) => r.resourceType === 'ACCOUNT').map((r) => r.resourceId))),
+  ].filter((id) => UUID.test(id));
   const rows = await findAccountsByIds(db, environment, accountIds);
   const byId = new Map(rows.map((row) => [row.id, row]));
   return new Map(
@@ -122,7 +155,9 @@ export async function findConsentsOfGrants(db: Executor, environment: Environmen
         .filter((r) => r.resourceType === 'ACCOUNT')
         .map((r) => {
           const row = byId.get(r.resourceId);
-          return row && row.organization_id === consent.organizationId ? { id: r.resourceId, account: { ...accountWords(row), closed: row.status === 'CLOSED' } } : { id: r.resourceId };
+          return row && row.organization_id === consent.organizationId
+            ? { id: r.resourceId, account: { ...accountWords(row), closed: row.status === 'CLOSED' } }
+            : { id: r.resourceId };
         });
       return [consent.grantId, { consent, accounts }];
     }),
@@ -152,7 +187,13 @@ export interface FdxConsentRevocation {
  */
 export async function revokeFdxConsent(db: Db, input: FdxConsentRevocation): Promise<RevocationOutcome> {
   return inTransaction(db, async (trx) => {
-    const row = await markConsentRevoked(trx, { environment: input.environment, id: input.consentId, owner: input.owner, reason: input.reason, initiator: input.initiator });
+    const row = await markConsentRevoked(trx, {
+      environment: input.environment,
+      id: input.consentId,
+      owner: input.owner,
+      reason: input.reason,
+      initiator: input.initiator,
+    });
     if (row) {
       await revokeAuthorizationIn(trx, row.environment, row.grant_id, `fdx_consent_revoked:${input.initiator}`);
       await input.audit?.(trx, consentOf(row));
@@ -171,10 +212,19 @@ export async function revokeFdxConsent(db: Db, input: FdxConsentRevocation): Pro
  * transaction, after this (the order revokeFdxConsent locks rows in, so the two cannot deadlock).
  * Undefined when the authorization has no consent, or its consent is no longer active.
  */
-export async function revokeConsentOfGrantIn(trx: Executor, input: { environment: Environment; grantId: string; organizationId: string; reason: FdxRevocationReason; initiator: FdxPartyType }): Promise<FdxConsent | undefined> {
+export async function revokeConsentOfGrantIn(
+  trx: Executor,
+  input: { environment: Environment; grantId: string; organizationId: string; reason: FdxRevocationReason; initiator: FdxPartyType },
+): Promise<FdxConsent | undefined> {
   const existing = await findConsentRowOfGrant(trx, input.environment, input.grantId);
   if (!existing || existing.organization_id !== input.organizationId) return undefined;
-  const row = await markConsentRevoked(trx, { environment: input.environment, id: existing.id, owner: { organizationId: input.organizationId }, reason: input.reason, initiator: input.initiator });
+  const row = await markConsentRevoked(trx, {
+    environment: input.environment,
+    id: existing.id,
+    owner: { organizationId: input.organizationId },
+    reason: input.reason,
+    initiator: input.initiator,
+  });
   return row && consentOf(row);
 }
 

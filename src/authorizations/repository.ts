@@ -18,7 +18,19 @@ export function findAuthorizationWithApprover(db: Executor, environment: Environ
     .selectFrom('oauth_authorizations as a')
     .innerJoin('users as u', 'u.id', 'a.user_id')
     .leftJoin('memberships as m', (join) => join.onRef('m.user_id', '=', 'a.user_id').onRef('m.organization_id', '=', 'a.organization_id'))
-    .select(['a.grant_id', 'a.subject_type', 'a.user_id', 'a.organization_id', 'a.scopes', 'a.revoked_at', 'a.expires_at', 'u.email', 'u.display_name', 'u.disabled_at', 'm.role'])
+    .select([
+      'a.grant_id',
+      'a.subject_type',
+      'a.user_id',
+      'a.organization_id',
+      'a.scopes',
+      'a.revoked_at',
+      'a.expires_at',
+      'u.email',
+      'u.display_name',
+      'u.disabled_at',
+      'm.role',
+    ])
     .where('a.grant_id', '=', grantId)
     .where('a.environment', '=', environment)
     .executeTakeFirst();
@@ -66,7 +78,11 @@ export function lockLiveUserAuthorizations(db: Executor, q: { userId: string; or
  * The live (not revoked, not expired) authorizations one user gave one client for one
  * nonprofit, newest first: candidates for answering a new request without asking again.
  */
-export async function listLiveAuthorizations(db: Executor, environment: Environment, q: { clientId: string; userId: string; organizationId: string }) {
+export async function listLiveAuthorizations(
+  db: Executor,
+  environment: Environment,
+  q: { clientId: string; userId: string; organizationId: string },
+) {
   return db
     .selectFrom('oauth_authorizations')
     .select(['grant_id', 'scopes', 'subject_type'])

@@ -26,16 +26,26 @@ function markDeleted(environment: Environment, deleted: ReturnType<typeof sql>) 
 
 /** Deletes the tokens of the given models that a grant issued, leaving markers. One statement. */
 export async function deleteGrantTokens(db: Executor, environment: Environment, models: readonly string[], grantId: string): Promise<void> {
-  await markDeleted(environment, sql`delete from oidc_models where environment = ${environment} and model in (${sql.join([...models])}) and grant_id = ${grantId}`).execute(db);
+  await markDeleted(
+    environment,
+    sql`delete from oidc_models where environment = ${environment} and model in (${sql.join([...models])}) and grant_id = ${grantId}`,
+  ).execute(db);
 }
 
 /** Deletes one token by its hashed id, leaving a marker (a revoked or replayed refresh token). */
 export async function deleteToken(db: Executor, environment: Environment, model: string, hashedId: string): Promise<void> {
-  await markDeleted(environment, sql`delete from oidc_models where environment = ${environment} and model = ${model} and id = ${hashedId}`).execute(db);
+  await markDeleted(
+    environment,
+    sql`delete from oidc_models where environment = ${environment} and model = ${model} and id = ${hashedId}`,
+  ).execute(db);
 }
 
 /** The marker left under this hashed id, if any: which kind of token it was, and its client. */
-export async function findRevocationMarker(db: Db, environment: Environment, hashedId: string): Promise<{ model?: string; clientId?: string } | undefined> {
+export async function findRevocationMarker(
+  db: Db,
+  environment: Environment,
+  hashedId: string,
+): Promise<{ model?: string; clientId?: string } | undefined> {
   const row = await db
     .selectFrom('oidc_models')
     .select('payload')

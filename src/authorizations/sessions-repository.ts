@@ -52,7 +52,13 @@ export async function endUserSignIns(db: Executor, userId: string, keep?: KeptSe
     .returning('credentials_epoch')
     .executeTakeFirstOrThrow();
   if (keep) {
-    await db.updateTable('browser_sessions').set({ credentials_epoch: epoch }).where('environment', '=', keep.environment).where('session_uid', '=', keep.uid).where('user_id', '=', userId).execute();
+    await db
+      .updateTable('browser_sessions')
+      .set({ credentials_epoch: epoch })
+      .where('environment', '=', keep.environment)
+      .where('session_uid', '=', keep.uid)
+      .where('user_id', '=', userId)
+      .execute();
   }
   return sessionsEnded;
 }
@@ -63,7 +69,10 @@ export async function endUserSignIns(db: Executor, userId: string, keep?: KeptSe
  * many ended.
  */
 async function destroyUserSessions(db: Executor, userId: string, keep?: KeptSession): Promise<number> {
-  let query = db.deleteFrom('oidc_models').where('model', '=', 'Session').where(sql<string>`payload ->> 'accountId'`, '=', userId);
+  let query = db
+    .deleteFrom('oidc_models')
+    .where('model', '=', 'Session')
+    .where(sql<string>`payload ->> 'accountId'`, '=', userId);
   if (keep) query = query.where((eb) => eb.not(eb.and([eb('environment', '=', keep.environment), eb('uid', '=', keep.uid)])));
   const result = await query.executeTakeFirst();
   return Number(result.numDeletedRows);

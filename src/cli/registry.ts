@@ -3,7 +3,15 @@ import { migrate } from './commands/migrate.js';
 import { orgsAdd, orgsList, orgsRemove } from './commands/orgs.js';
 import { usersAdd, usersDisable, usersEnable, usersList, usersResetPassword, usersResetSecondFactor } from './commands/users.js';
 import { auditList } from './commands/audit.js';
-import { membersAdd, membersInvitations, membersInvite, membersList, membersRemove, membersRevokeInvitation, membersSetRole } from './commands/members.js';
+import {
+  membersAdd,
+  membersInvitations,
+  membersInvite,
+  membersList,
+  membersRemove,
+  membersRevokeInvitation,
+  membersSetRole,
+} from './commands/members.js';
 import { clientsAdd, clientsList, clientsRemove, clientsRotateSecret, clientsValidate } from './commands/clients.js';
 import { keysRotate } from './commands/keys.js';
 import { apiKeysCreate, apiKeysList, apiKeysRevoke } from './commands/api-keys.js';
@@ -12,4 +20,40 @@ import { dafRedeemCode, dafRejectAccount, dafSubmitGrantRequest } from './comman
 import { mailList, webhooksDeliveries, webhooksReplay, webhooksResume } from './commands/mail-webhooks.js';
 
 /** Every admin command; later features register theirs here. */
-export const COMMANDS: readonly Command[] = [migrate, orgsAdd, orgsList, orgsRemove, usersAdd, usersList, usersDisable, usersEnable, usersResetPassword, usersResetSecondFactor, membersAdd, membersSetRole, membersRemove, membersList, membersInvite, membersInvitations, membersRevokeInvitation, clientsAdd, clientsRotateSecret, clientsList, clientsValidate, clientsRemove, keysRotate, apiKeysCreate, apiKeysRevoke, apiKeysList, demoSeed, dafSubmitGrantRequest, dafRedeemCode, dafRejectAccount, mailList, webhooksDeliveries, webhooksReplay, webhooksResume, auditList];
+export const COMMANDS: readonly Command[] = [
+  migrate,
+  orgsAdd,
+  orgsList,
+  orgsRemove,
+  usersAdd,
+  usersList,
+  usersDisable,
+  usersEnable,
+  usersResetPassword,
+  usersResetSecondFactor,
+  membersAdd,
+  membersSetRole,
+  membersRemove,
+  membersList,
+  membersInvite,
+  membersInvitations,
+  membersRevokeInvitation,
+  clientsAdd,
+  clientsRotateSecret,
+  clientsList,
+  clientsValidate,
+  clientsRemove,
+  keysRotate,
+  apiKeysCreate,
+  apiKeysRevoke,
+  apiKeysList,
+  demoSeed,
+  dafSubmitGrantRequest,
+  dafRedeemCode,
+  dafRejectAccount,
+  mailList,
+  webhooksDeliveries,
+  webhooksReplay,
+  webhooksResume,
+  auditList,
+];

@@ -39,14 +39,18 @@ function helpText(): string {
     ...COMMANDS.flatMap((c, i) => wrap(c.summary.split(' '), HELP_WIDTH, `  ${names[i]!.padEnd(column - 2)}`, indent)),
     '',
     ...wrap(
-      `${PREFIX} <command> --help shows a command's options. Global options: --json (print exactly one JSON object), --help. Usage errors exit 2, other failures 1.`.split(' '),
+      `${PREFIX} <command> --help shows a command's options. Global options: --json (print exactly one JSON object), --help. Usage errors exit 2, other failures 1.`.split(
+        ' ',
+      ),
       HELP_WIDTH,
       '',
       '',
     ),
     '',
     ...wrap(
-      "Uses DATABASE_URL when set, otherwise the embedded PostgreSQL in ALMONER_DATA_DIR (it joins a running server's cluster, or starts it for the command and stops it after).".split(' '),
+      "Uses DATABASE_URL when set, otherwise the embedded PostgreSQL in ALMONER_DATA_DIR (it joins a running server's cluster, or starts it for the command and stops it after).".split(
+        ' ',
+      ),
       HELP_WIDTH,
       '',
       '',
@@ -106,7 +110,8 @@ export async function runCli(io: CliIo): Promise<number> {
     try {
       const parsed = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: Boolean(command.positionals) });
       values = parsed.values as OptionValues;
-      if (parsed.positionals.length > (command.positionals?.length ?? 0)) throw new UsageError(`unexpected argument ${parsed.positionals.at(-1)!}`);
+      if (parsed.positionals.length > (command.positionals?.length ?? 0))
+        throw new UsageError(`unexpected argument ${parsed.positionals.at(-1)!}`);
       command.positionals?.forEach((name, i) => {
         if (parsed.positionals[i] !== undefined) values[name] = parsed.positionals[i];
       });
@@ -123,7 +128,11 @@ export async function runCli(io: CliIo): Promise<number> {
       readStdin: io.readStdin,
       async db() {
         if (db) return db;
-        const [{ resolveDatabase }, { createDatabase }, { migrateToLatest }] = await Promise.all([import('../db/resolve.js'), import('../db/database.js'), import('../db/migrator.js')]);
+        const [{ resolveDatabase }, { createDatabase }, { migrateToLatest }] = await Promise.all([
+          import('../db/resolve.js'),
+          import('../db/database.js'),
+          import('../db/migrator.js'),
+        ]);
         location = await resolveDatabase(config, 'if-started-here');
         db = createDatabase({ url: location.url, poolMax: 2, applicationName: 'almoner-admin' });
         // A fresh database is usable straight away: commands other than `migrate` bring it up to date first.
@@ -156,7 +165,11 @@ export async function runCli(io: CliIo): Promise<number> {
       return 1;
     }
     // Loaded here, on the way out: a command that raised one of these has loaded its module already.
-    const [{ ConfigError }, { ClientRegistryError }, { isDatabaseUnavailable }] = await Promise.all([import('../config/load.js'), import('../oidc/clients/schema.js'), import('../db/database.js')]);
+    const [{ ConfigError }, { ClientRegistryError }, { isDatabaseUnavailable }] = await Promise.all([
+      import('../config/load.js'),
+      import('../oidc/clients/schema.js'),
+      import('../db/database.js'),
+    ]);
     if (error instanceof EmbeddedPostgresError || error instanceof ClientRegistryError) {
       io.stderr(`almoner admin: ${oneLine(error.message)}\n`);
       return 1;
@@ -166,7 +179,9 @@ export async function runCli(io: CliIo): Promise<number> {
       return 2;
     }
     if (isDatabaseUnavailable(error)) {
-      io.stderr(`almoner admin: cannot reach the database (${oneLine((error as Error).message || String((error as { code?: string }).code))})\n`);
+      io.stderr(
+        `almoner admin: cannot reach the database (${oneLine((error as Error).message || String((error as { code?: string }).code))})\n`,
+      );
       return 1;
     }
     io.stderr(`almoner admin: ${oneLine((error as Error)?.message ?? String(error))}\n`);

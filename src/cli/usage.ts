@@ -82,7 +82,8 @@ export function checkUsage(command: Command, values: OptionValues): void {
     if (!unit.optional && !given(value)) throw new UsageError(`--${unit.option} is required`);
     if (unit.choices && value !== undefined) {
       for (const v of Array.isArray(value) ? value : [value]) {
-        if (typeof v === 'string' && !unit.choices.includes(v)) throw new UsageError(`--${unit.option} must be ${listed(unit.choices)} (not "${v}")`);
+        if (typeof v === 'string' && !unit.choices.includes(v))
+          throw new UsageError(`--${unit.option} must be ${listed(unit.choices)} (not "${v}")`);
       }
     }
   }

@@ -7,7 +7,11 @@ import { DEFAULT_CONFIG_DIR } from './paths.js';
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
     // One problem is one line; several are listed under it.
-    super(problems.length === 1 ? `invalid configuration: ${problems[0]}` : `invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    super(
+      problems.length === 1
+        ? `invalid configuration: ${problems[0]}`
+        : `invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
     this.name = 'ConfigError';
   }
 }
@@ -48,7 +52,11 @@ function readJsonFile(file: string, problems: string[]): Record<string, unknown>
 function fromEnv(env: NodeJS.ProcessEnv, key: string): unknown {
   const raw = env[envNameFor(key)];
   if (raw === undefined || raw === '') return undefined;
-  if (LIST_SETTINGS.has(key)) return raw.split(',').map((part) => part.trim()).filter(Boolean);
+  if (LIST_SETTINGS.has(key))
+    return raw
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean);
   return raw;
 }
 
@@ -70,7 +78,8 @@ function expectation(issue: Issue): string | undefined {
     case 'invalid_value':
       return `must be one of ${issue.values.map(String).join(', ')}`;
     case 'too_small':
-      if (issue.origin === 'string') return Number(issue.minimum) <= 1 ? 'must not be empty' : `must be at least ${issue.minimum} characters long`;
+      if (issue.origin === 'string')
+        return Number(issue.minimum) <= 1 ? 'must not be empty' : `must be at least ${issue.minimum} characters long`;
       if (issue.origin === 'array') return `must list at least ${issue.minimum} item(s)`;
       return `must be ${issue.inclusive === false ? 'more than' : 'at least'} ${issue.minimum}`;
     case 'too_big':
@@ -207,11 +216,17 @@ function editDistance(a: string, b: string): number {
  */
 export function closestEnvName(name: string): string | undefined {
   const written = name.replace(/^ALMONER_/, '');
-  const candidates = [...SETTING_KEYS.map((key) => ({ bare: key.toUpperCase(), env: envNameFor(key) })), ...OTHER_ENV_NAMES.map((env) => ({ bare: env.replace(/^ALMONER_/, ''), env }))];
+  const candidates = [
+    ...SETTING_KEYS.map((key) => ({ bare: key.toUpperCase(), env: envNameFor(key) })),
+    ...OTHER_ENV_NAMES.map((env) => ({ bare: env.replace(/^ALMONER_/, ''), env })),
+  ];
   let best: { env: string; distance: number } | undefined;
   for (const candidate of candidates) {
     // Underscores are the likeliest slip (ALMONER_BASEURL), so they cost nothing here.
-    const distance = Math.min(editDistance(written, candidate.bare), editDistance(written.replaceAll('_', ''), candidate.bare.replaceAll('_', '')));
+    const distance = Math.min(
+      editDistance(written, candidate.bare),
+      editDistance(written.replaceAll('_', ''), candidate.bare.replaceAll('_', '')),
+    );
     if (!best || distance < best.distance) best = { env: candidate.env, distance };
   }
   return best && best.distance <= Math.max(2, Math.floor(written.length / 4)) ? best.env : undefined;

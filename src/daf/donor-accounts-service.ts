@@ -4,7 +4,13 @@ import { prefixedId } from '../db/ids.js';
 import { conflict, notFound } from '../errors/domain-error.js';
 import { mapUniqueViolation } from '../errors/unique-violation.js';
 import { emitEvent } from '../webhooks/outbox.js';
-import { findDonorAccount, findDonorAccountIdByEmail, insertDonorAccount, updateDonorAccount, type DonorAccountRow } from './donor-accounts-repository.js';
+import {
+  findDonorAccount,
+  findDonorAccountIdByEmail,
+  insertDonorAccount,
+  updateDonorAccount,
+  type DonorAccountRow,
+} from './donor-accounts-repository.js';
 import { releaseAwaitingGrantRequests } from './grant-requests-repository.js';
 import type { DafScope } from './scope.js';
 
@@ -16,11 +22,21 @@ export interface DonorInput {
 }
 
 function event(scope: Omit<DafScope, 'principal'>, category: 'donor_account.created' | 'donor_account.updated', id: string) {
-  return { environment: scope.environment, organizationId: scope.fundProviderId, category, objectId: id, objectType: 'donor_account' as const };
+  return {
+    environment: scope.environment,
+    organizationId: scope.fundProviderId,
+    category,
+    objectId: id,
+    objectType: 'donor_account' as const,
+  };
 }
 
 /** A new pending account; its email is how DAFpay later matches the donor, so it is unique per provider. */
-export async function createDonorAccount(trx: Executor, scope: Omit<DafScope, 'principal'>, input: { donor: DonorInput & { email: string }; external_id?: string; metadata?: Record<string, string> }): Promise<DonorAccountRow> {
+export async function createDonorAccount(
+  trx: Executor,
+  scope: Omit<DafScope, 'principal'>,
+  input: { donor: DonorInput & { email: string }; external_id?: string; metadata?: Record<string, string> },
+): Promise<DonorAccountRow> {
   const email = input.donor.email.trim().toLowerCase();
   const existing = await findDonorAccountIdByEmail(trx, scope, email);
   if (existing) throw conflict(`A donor account for ${email} already exists (${existing.id}).`);
@@ -39,7 +55,12 @@ export async function createDonorAccount(trx: Executor, scope: Omit<DafScope, 'p
   return row;
 }
 
-export async function updateDonorAccountFields(db: Db, scope: DafScope, id: string, input: { donor?: Omit<DonorInput, 'email'>; external_id?: string; metadata?: Record<string, string> }): Promise<DonorAccountRow> {
+export async function updateDonorAccountFields(
+  db: Db,
+  scope: DafScope,
+  id: string,
+  input: { donor?: Omit<DonorInput, 'email'>; external_id?: string; metadata?: Record<string, string> },
+): Promise<DonorAccountRow> {
   return inTransaction(db, async (trx) => {
     const row = await findDonorAccount(trx, scope, id, true);
     if (!row) throw notFound('The donor account was not found.');
@@ -60,7 +81,8 @@ export async function setDonorAccountDisabled(db: Db, scope: DafScope, id: strin
   return inTransaction(db, async (trx) => {
     const row = await findDonorAccount(trx, scope, id, true);
     if (!row) throw notFound('The donor account was not found.');
-    if (row.status !== 'approved') throw conflict(`The donor account is ${row.status}; only an approved account can be ${disabled ? 'disabled' : 'enabled'}.`);
+    if (row.status !== 'approved')
+      throw conflict(`The donor account is ${row.status}; only an approved account can be ${disabled ? 'disabled' : 'enabled'}.`);
     if (row.disabled === disabled) return row;
     const updated = await updateDonorAccount(trx, id, { disabled });
     await emitEvent(trx, event(scope, 'donor_account.updated', id));
@@ -72,7 +94,13 @@ export async function setDonorAccountDisabled(db: Db, scope: DafScope, id: strin
  * Approves a pending account (token verification or redemption) and releases its grant
  * requests that waited for the decision, each change with its event, in the caller's transaction.
  */
-export async function approveDonorAccount(trx: Executor, scope: Omit<DafScope, 'principal'>, row: DonorAccountRow, by: string, externalId?: string): Promise<DonorAccountRow> {
+export async function approveDonorAccount(
+  trx: Executor,
+  scope: Omit<DafScope, 'principal'>,
+  row: DonorAccountRow,
+  by: string,
+  externalId?: string,
+): Promise<DonorAccountRow> {
   if (row.status === 'approved' && externalId === undefined) return row;
   const updated = await updateDonorAccount(trx, row.id, {
     ...(row.status === 'pending' ? { status: 'approved', approved_at: new Date(), approved_by: by } : {}),
@@ -81,7 +109,13 @@ export async function approveDonorAccount(trx: Executor, scope: Omit<DafScope, '
   await emitEvent(trx, event(scope, 'donor_account.updated', row.id));
   const released = await releaseAwaitingGrantRequests(trx, row.id);
   for (const request of released) {
-    await emitEvent(trx, { environment: scope.environment, organizationId: scope.fundProviderId, category: 'grant_request.updated', objectId: request.id, objectType: 'grant_request' });
+    await emitEvent(trx, {
+      environment: scope.environment,
+      organizationId: scope.fundProviderId,
+      category: 'grant_request.updated',
+      objectId: request.id,
+      objectType: 'grant_request',
+    });
   }
   return updated;
 }
@@ -92,7 +126,12 @@ export async function rejectDonorAccount(db: Db, scope: DafScope, id: string, re
     const row = await findDonorAccount(trx, scope, id, true);
     if (!row) throw notFound('The donor account was not found.');
     if (row.status === 'rejected') return row;
-    const updated = await updateDonorAccount(trx, id, { status: 'rejected', rejected_at: new Date(), rejected_by: scope.principal, rejection_reason: reason });
+    const updated = await updateDonorAccount(trx, id, {
+      status: 'rejected',
+      rejected_at: new Date(),
+      rejected_by: scope.principal,
+      rejection_reason: reason,
+    });
     await emitEvent(trx, event(scope, 'donor_account.updated', id));
     return updated;
   });

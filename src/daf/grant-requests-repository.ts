@@ -11,35 +11,79 @@ export type GrantRequestChanges = Updateable<GrantRequestsTable>;
 export type GivingPoolRow = Selectable<GivingPoolsTable>;
 
 export function findGrantRequest(db: Executor, scope: Scope, id: string, forUpdate = false) {
-  let query = db.selectFrom('grant_requests').selectAll().where('id', '=', id).where('fund_provider_id', '=', scope.fundProviderId).where('environment', '=', scope.environment);
+  let query = db
+    .selectFrom('grant_requests')
+    .selectAll()
+    .where('id', '=', id)
+    .where('fund_provider_id', '=', scope.fundProviderId)
+    .where('environment', '=', scope.environment);
   if (forUpdate) query = query.forUpdate();
   return query.executeTakeFirst();
 }
 
-export function listGrantRequests(db: Executor, scope: Scope, donorAccountId: string | undefined, cursor: Cursor | undefined, limit: number) {
-  let query = db.selectFrom('grant_requests').selectAll().where('fund_provider_id', '=', scope.fundProviderId).where('environment', '=', scope.environment);
+export function listGrantRequests(
+  db: Executor,
+  scope: Scope,
+  donorAccountId: string | undefined,
+  cursor: Cursor | undefined,
+  limit: number,
+) {
+  let query = db
+    .selectFrom('grant_requests')
+    .selectAll()
+    .where('fund_provider_id', '=', scope.fundProviderId)
+    .where('environment', '=', scope.environment);
   if (donorAccountId) query = query.where('donor_account_id', '=', donorAccountId);
   if (cursor) query = query.where(beforeCursor(cursor));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  return query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
 }
 
 export function findGivingPool(db: Executor, scope: Scope, id: string) {
-  return db.selectFrom('giving_pools').selectAll().where('id', '=', id).where('fund_provider_id', '=', scope.fundProviderId).where('environment', '=', scope.environment).executeTakeFirst();
+  return db
+    .selectFrom('giving_pools')
+    .selectAll()
+    .where('id', '=', id)
+    .where('fund_provider_id', '=', scope.fundProviderId)
+    .where('environment', '=', scope.environment)
+    .executeTakeFirst();
 }
 
 export function listGivingPools(db: Executor, scope: Scope, donorAccountId: string | undefined, cursor: Cursor | undefined, limit: number) {
-  let query = db.selectFrom('giving_pools').selectAll().where('fund_provider_id', '=', scope.fundProviderId).where('environment', '=', scope.environment);
+  let query = db
+    .selectFrom('giving_pools')
+    .selectAll()
+    .where('fund_provider_id', '=', scope.fundProviderId)
+    .where('environment', '=', scope.environment);
   if (donorAccountId) query = query.where('donor_account_id', '=', donorAccountId);
   if (cursor) query = query.where(beforeCursor(cursor));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  return query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
 }
 
 export async function findOrCreateGivingPool(db: Executor, scope: Scope, donorAccountId: string, name: string) {
-  const existing = await db.selectFrom('giving_pools').selectAll().where('donor_account_id', '=', donorAccountId).where('name', '=', name).executeTakeFirst();
+  const existing = await db
+    .selectFrom('giving_pools')
+    .selectAll()
+    .where('donor_account_id', '=', donorAccountId)
+    .where('name', '=', name)
+    .executeTakeFirst();
   if (existing) return existing;
   return db
     .insertInto('giving_pools')
-    .values({ environment: scope.environment, fund_provider_id: scope.fundProviderId, donor_account_id: donorAccountId, name, metadata: '{}' })
+    .values({
+      environment: scope.environment,
+      fund_provider_id: scope.fundProviderId,
+      donor_account_id: donorAccountId,
+      name,
+      metadata: '{}',
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
@@ -50,7 +94,12 @@ export function insertGrantRequest(db: Executor, values: Insertable<GrantRequest
 
 /** Applies a decision's changes (and stamps updated_at). */
 export function updateGrantRequest(db: Executor, id: string, changes: GrantRequestChanges) {
-  return db.updateTable('grant_requests').set({ ...changes, updated_at: new Date() }).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+  return db
+    .updateTable('grant_requests')
+    .set({ ...changes, updated_at: new Date() })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }
 
 /** The account's requests that waited for its decision become pending; returns their ids. */

@@ -11,7 +11,14 @@ import type { MailReceipt, MailSender } from '../mail/sender.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { findDonorAccountByEmail } from './donor-accounts-repository.js';
 import { createDonorAccount } from './donor-accounts-service.js';
-import { findGrantRequest, findOrCreateGivingPool, insertGrantRequest, updateGrantRequest, type GrantRequestChanges, type GrantRequestRow } from './grant-requests-repository.js';
+import {
+  findGrantRequest,
+  findOrCreateGivingPool,
+  insertGrantRequest,
+  updateGrantRequest,
+  type GrantRequestChanges,
+  type GrantRequestRow,
+} from './grant-requests-repository.js';
 import type { DafScope } from './scope.js';
 import { issueToken } from './tokens-service.js';
 
@@ -23,15 +30,27 @@ async function decide(db: Db, scope: DafScope, id: string, change: (row: Row) =>
     if (!row) throw notFound('The grant request was not found.');
     if (row.status === 'submitted' || row.status === 'rejected') throw conflict(`The grant request is already ${row.status}.`);
     const updated = await updateGrantRequest(trx, id, change(row));
-    await emitEvent(trx, { environment: scope.environment, organizationId: scope.fundProviderId, category: 'grant_request.updated', objectId: id, objectType: 'grant_request' });
+    await emitEvent(trx, {
+      environment: scope.environment,
+      organizationId: scope.fundProviderId,
+      category: 'grant_request.updated',
+      objectId: id,
+      objectType: 'grant_request',
+    });
     return updated;
   });
 }
 
 /** The provider has submitted the grant in its system: pending → submitted (412 while the account is undecided). */
-export function submitGrantRequest(db: Db, scope: DafScope, id: string, input: { external_grant_id?: string; comment?: string }): Promise<Row> {
+export function submitGrantRequest(
+  db: Db,
+  scope: DafScope,
+  id: string,
+  input: { external_grant_id?: string; comment?: string },
+): Promise<Row> {
   return decide(db, scope, id, (row) => {
-    if (row.status === 'awaiting_account_decision') throw precondition('The donor account is not approved yet; the grant request is awaiting the account decision.');
+    if (row.status === 'awaiting_account_decision')
+      throw precondition('The donor account is not approved yet; the grant request is awaiting the account decision.');
     return { status: 'submitted', external_grant_id: input.external_grant_id ?? null, comment: input.comment ?? null };
   });
 }
@@ -90,7 +109,13 @@ export async function submitFromDonor(db: Db, mail: MailSender, keys: KeyedHashe
       note: input.note ?? null,
       donor_contact: JSON.stringify({ ...(input.donorName ? { name: input.donorName } : {}), email }),
     });
-    await emitEvent(trx, { ...scope, organizationId: provider.id, category: 'grant_request.created', objectId: request.id, objectType: 'grant_request' });
+    await emitEvent(trx, {
+      ...scope,
+      organizationId: provider.id,
+      category: 'grant_request.created',
+      objectId: request.id,
+      objectType: 'grant_request',
+    });
     const token = account.status === 'pending' ? await issueToken(trx, keys, scope, account) : undefined;
     return { account, request, token };
   });
@@ -99,10 +124,19 @@ export async function submitFromDonor(db: Db, mail: MailSender, keys: KeyedHashe
   let receipt: MailReceipt | undefined;
   if (result.token) {
     receipt = await mail
-      .send({ to: email, ...renderMail('daf-code', { provider: provider.name, code: result.token.code, expires: result.token.row.expires_at.toISOString().slice(0, 10) }) })
+      .send({
+        to: email,
+        ...renderMail('daf-code', {
+          provider: provider.name,
+          code: result.token.code,
+          expires: result.token.row.expires_at.toISOString().slice(0, 10),
+        }),
+      })
       .catch((error: Error) => {
         // The request stands; asking again sends a new code for the same pending account.
-        throw new Error(`grant request ${result.request.id} recorded, but its verification code was not e-mailed (submit again to send a new one): ${error.message}`);
+        throw new Error(
+          `grant request ${result.request.id} recorded, but its verification code was not e-mailed (submit again to send a new one): ${error.message}`,
+        );
       });
   }
   return {

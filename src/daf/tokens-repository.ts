@@ -8,7 +8,12 @@ export type TokenRow = Selectable<DonorAuthorizationTokensTable>;
 type Scope = Omit<DafScope, 'principal'>;
 
 export function findToken(db: Executor, scope: Scope, id: string, forUpdate = false) {
-  let query = db.selectFrom('donor_authorization_tokens').selectAll().where('id', '=', id).where('fund_provider_id', '=', scope.fundProviderId).where('environment', '=', scope.environment);
+  let query = db
+    .selectFrom('donor_authorization_tokens')
+    .selectAll()
+    .where('id', '=', id)
+    .where('fund_provider_id', '=', scope.fundProviderId)
+    .where('environment', '=', scope.environment);
   if (forUpdate) query = query.forUpdate();
   return query.executeTakeFirst();
 }
@@ -18,22 +23,54 @@ export function findToken(db: Executor, scope: Scope, id: string, forUpdate = fa
  * (verify) or within the environment (the donor side, which knows no provider).
  */
 export function findTokenByCode(db: Executor, environment: Scope['environment'], codeHashes: readonly string[], fundProviderId?: string) {
-  let query = db.selectFrom('donor_authorization_tokens').selectAll().where('environment', '=', environment).where('code_hash', 'in', codeHashes);
+  let query = db
+    .selectFrom('donor_authorization_tokens')
+    .selectAll()
+    .where('environment', '=', environment)
+    .where('code_hash', 'in', codeHashes);
   if (fundProviderId) query = query.where('fund_provider_id', '=', fundProviderId);
   return query.forUpdate().executeTakeFirst();
 }
 
-export function listTokens(db: Executor, scope: Scope, donorAccountId: string, status: string | undefined, cursor: Cursor | undefined, limit: number) {
-  let query = db.selectFrom('donor_authorization_tokens').selectAll().where('donor_account_id', '=', donorAccountId).where('fund_provider_id', '=', scope.fundProviderId).where('environment', '=', scope.environment);
+export function listTokens(
+  db: Executor,
+  scope: Scope,
+  donorAccountId: string,
+  status: string | undefined,
+  cursor: Cursor | undefined,
+  limit: number,
+) {
+  let query = db
+    .selectFrom('donor_authorization_tokens')
+    .selectAll()
+    .where('donor_account_id', '=', donorAccountId)
+    .where('fund_provider_id', '=', scope.fundProviderId)
+    .where('environment', '=', scope.environment);
   const now = new Date();
   if (status === 'expired') query = query.where('status', '=', 'pending').where('expires_at', '<=', now);
   else if (status === 'pending') query = query.where('status', '=', 'pending').where('expires_at', '>', now);
   else if (status) query = query.where('status', '=', status as 'verified' | 'revoked');
   if (cursor) query = query.where(beforeCursor(cursor));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  return query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
 }
 
-export function insertToken(db: Executor, values: { id: string; created_at: Date; environment: Scope['environment']; fund_provider_id: string; donor_account_id: string; code_hash: string; expires_at: Date; metadata?: Record<string, string> }) {
+export function insertToken(
+  db: Executor,
+  values: {
+    id: string;
+    created_at: Date;
+    environment: Scope['environment'];
+    fund_provider_id: string;
+    donor_account_id: string;
+    code_hash: string;
+    expires_at: Date;
+    metadata?: Record<string, string>;
+  },
+) {
   return db
     .insertInto('donor_authorization_tokens')
     .values({ ...values, metadata: JSON.stringify(values.metadata ?? {}) })

@@ -9,7 +9,15 @@ import { emitEvent } from '../webhooks/outbox.js';
 import { findDonorAccount, type DonorAccountRow } from './donor-accounts-repository.js';
 import { dafVerifyFailures } from '../limits/rate-limits.js';
 import { approveDonorAccount } from './donor-accounts-service.js';
-import { findToken, findTokenByCode, insertToken, refundVerifyAttempt, reserveVerifyAttempt, setTokenStatus, type TokenRow } from './tokens-repository.js';
+import {
+  findToken,
+  findTokenByCode,
+  insertToken,
+  refundVerifyAttempt,
+  reserveVerifyAttempt,
+  setTokenStatus,
+  type TokenRow,
+} from './tokens-repository.js';
 import type { DafScope } from './scope.js';
 import { tokenStatus } from './views.js';
 
@@ -58,11 +66,23 @@ export function codeHashes(keys: KeyedHasher, code: string): string[] {
 type Scope = Omit<DafScope, 'principal'>;
 
 function tokenEvent(scope: Scope, category: 'authorization_token.created' | 'authorization_token.updated', id: string) {
-  return { environment: scope.environment, organizationId: scope.fundProviderId, category, objectId: id, objectType: 'authorization_token' as const };
+  return {
+    environment: scope.environment,
+    organizationId: scope.fundProviderId,
+    category,
+    objectId: id,
+    objectType: 'authorization_token' as const,
+  };
 }
 
 /** A pending token for an account; the code is returned to the caller once and stored hashed. */
-export async function issueToken(trx: Executor, keys: KeyedHasher, scope: Scope, account: DonorAccountRow, options: { expiresIn?: number; metadata?: Record<string, string> } = {}): Promise<{ row: TokenRow; code: string }> {
+export async function issueToken(
+  trx: Executor,
+  keys: KeyedHasher,
+  scope: Scope,
+  account: DonorAccountRow,
+  options: { expiresIn?: number; metadata?: Record<string, string> } = {},
+): Promise<{ row: TokenRow; code: string }> {
   const code = generateCode();
   const ttl = options.expiresIn ?? DEFAULT_TOKEN_TTL_SECONDS;
   const now = new Date();
@@ -80,7 +100,13 @@ export async function issueToken(trx: Executor, keys: KeyedHasher, scope: Scope,
   return { row, code };
 }
 
-export async function createToken(db: Db, keys: KeyedHasher, scope: DafScope, donorAccountId: string, options: { expiresIn?: number; metadata?: Record<string, string> }) {
+export async function createToken(
+  db: Db,
+  keys: KeyedHasher,
+  scope: DafScope,
+  donorAccountId: string,
+  options: { expiresIn?: number; metadata?: Record<string, string> },
+) {
   return inTransaction(db, async (trx) => {
     const account = await findDonorAccount(trx, scope, donorAccountId, true);
     if (!account) throw notFound('The donor account was not found.');
@@ -103,7 +129,14 @@ export async function revokeToken(db: Db, scope: DafScope, id: string): Promise<
 
 const invalidCode = () => notFound('The code is invalid or has expired.');
 
-async function redeem(trx: Executor, scope: Scope, token: TokenRow | undefined, by: string, externalId?: string, email?: string): Promise<DonorAccountRow> {
+async function redeem(
+  trx: Executor,
+  scope: Scope,
+  token: TokenRow | undefined,
+  by: string,
+  externalId?: string,
+  email?: string,
+): Promise<DonorAccountRow> {
   if (!token || tokenStatus(token) !== 'pending') throw invalidCode();
   const account = await findDonorAccount(trx, { ...scope, principal: by }, token.donor_account_id, true);
   if (!account || (email !== undefined && account.email !== email.trim().toLowerCase())) throw invalidCode();
@@ -127,14 +160,26 @@ export async function verifyCode(db: Db, keys: KeyedHasher, scope: DafScope, cod
     throw rateLimited('Too many failed verification attempts; try again later.', reservation.retryAfterSeconds);
   }
   return inTransaction(db, async (trx) => {
-    const account = await redeem(trx, scope, await findTokenByCode(trx, scope.environment, codeHashes(keys, code), scope.fundProviderId), 'system:authorization_token', externalId);
+    const account = await redeem(
+      trx,
+      scope,
+      await findTokenByCode(trx, scope.environment, codeHashes(keys, code), scope.fundProviderId),
+      'system:authorization_token',
+      externalId,
+    );
     await refundVerifyAttempt(trx, scope, reservation.windowStart);
     return account;
   });
 }
 
 /** The donor side (profile setup, outside this product; `admin daf redeem-code` stands in): the code approves the account. */
-export async function redeemCode(db: Db, keys: KeyedHasher, environment: Environment, code: string, email: string): Promise<DonorAccountRow> {
+export async function redeemCode(
+  db: Db,
+  keys: KeyedHasher,
+  environment: Environment,
+  code: string,
+  email: string,
+): Promise<DonorAccountRow> {
   return inTransaction(db, async (trx) => {
     const token = await findTokenByCode(trx, environment, codeHashes(keys, code));
     const scope = { environment, fundProviderId: token?.fund_provider_id ?? '' };

@@ -10,10 +10,17 @@ export function donorAccountView(row: DonorAccountRow) {
     status: row.status,
     donor: { email: row.email, first_name: row.first_name, last_name: row.last_name, phone: row.phone },
     external_id: row.external_id,
-    approval: row.status === 'approved' && row.approved_at ? { approved_at: row.approved_at.toISOString(), approved_by: row.approved_by ?? 'system' } : null,
+    approval:
+      row.status === 'approved' && row.approved_at
+        ? { approved_at: row.approved_at.toISOString(), approved_by: row.approved_by ?? 'system' }
+        : null,
     rejection:
       row.status === 'rejected' && row.rejected_at
-        ? { rejected_at: row.rejected_at.toISOString(), rejected_by: row.rejected_by ?? 'system', ...(row.rejection_reason ? { rejection_reason: row.rejection_reason } : {}) }
+        ? {
+            rejected_at: row.rejected_at.toISOString(),
+            rejected_by: row.rejected_by ?? 'system',
+            ...(row.rejection_reason ? { rejection_reason: row.rejection_reason } : {}),
+          }
         : null,
     disabled: row.disabled,
     metadata: row.metadata,
@@ -44,7 +51,14 @@ export function authorizationTokenView(row: TokenRow, code?: string) {
 }
 
 export function givingPoolView(row: GivingPoolRow) {
-  return { id: row.id, name: row.name, donor_account_id: row.donor_account_id, created_at: row.created_at.toISOString(), updated_at: row.updated_at.toISOString(), metadata: row.metadata };
+  return {
+    id: row.id,
+    name: row.name,
+    donor_account_id: row.donor_account_id,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    metadata: row.metadata,
+  };
 }
 
 export function grantRequestView(row: GrantRequestRow) {

@@ -7,7 +7,10 @@ import type { Environment } from '../db/schema.js';
  */
 
 /** The registry's names of the applications given, each looked up in its own environment only. */
-export async function applicationNames(db: Executor, clients: readonly { environment: Environment; clientId: string }[]): Promise<{ environment: Environment; client_id: string; name: string }[]> {
+export async function applicationNames(
+  db: Executor,
+  clients: readonly { environment: Environment; clientId: string }[],
+): Promise<{ environment: Environment; client_id: string; name: string }[]> {
   if (clients.length === 0) return [];
   return db
     .selectFrom('oauth_clients')
@@ -17,7 +20,11 @@ export async function applicationNames(db: Executor, clients: readonly { environ
 }
 
 /** The users given who are members of the organization now, with their address and name. */
-export async function membersAmong(db: Executor, organizationId: string, userIds: readonly string[]): Promise<{ id: string; email: string; display_name: string | null }[]> {
+export async function membersAmong(
+  db: Executor,
+  organizationId: string,
+  userIds: readonly string[],
+): Promise<{ id: string; email: string; display_name: string | null }[]> {
   if (userIds.length === 0) return [];
   return db
     .selectFrom('memberships as m')

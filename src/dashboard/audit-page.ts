@@ -26,7 +26,8 @@ const USER_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 type Person = { email: string; display_name: string | null };
 
-const shown = (value: unknown) => (Array.isArray(value) ? value.join(' ') : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value));
+const shown = (value: unknown) =>
+  Array.isArray(value) ? value.join(' ') : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
 
 /** The user an event's details name (`user_id`), when it is a well-formed id. */
 function userIdOf(row: AuditRow): string | undefined {
@@ -66,7 +67,10 @@ async function namesFor(deps: DashboardDeps, organizationId: string, rows: reado
   const applications = new Map((await applicationNames(deps.db, clients)).map((c) => [`${c.environment} ${c.client_id}`, c.name]));
   const userIds = [...new Set(rows.flatMap((r) => userIdOf(r) ?? []))];
   const members = new Map((await membersAmong(deps.db, organizationId, userIds)).map((m) => [m.id, m]));
-  return { application: (r: AuditRow) => (r.client_id && r.environment ? applications.get(`${r.environment} ${r.client_id}`) : undefined), members };
+  return {
+    application: (r: AuditRow) => (r.client_id && r.environment ? applications.get(`${r.environment} ${r.client_id}`) : undefined),
+    members,
+  };
 }
 
 /**
@@ -97,21 +101,46 @@ export async function showAudit(deps: DashboardDeps, ctx: Context, { viewer, org
   const page =
     errors.length > 0 || unknownActor
       ? { rows: [], next: null }
-      : await listAuditEvents(deps.db, { organizationId: organization.id, actorUserId, event: filters.event || undefined, since: since ?? undefined, until: until ? new Date(until.getTime() + DAY_MS) : undefined, limit: PAGE_SIZE, before });
+      : await listAuditEvents(deps.db, {
+          organizationId: organization.id,
+          actorUserId,
+          event: filters.event || undefined,
+          since: since ?? undefined,
+          until: until ? new Date(until.getTime() + DAY_MS) : undefined,
+          limit: PAGE_SIZE,
+          before,
+        });
   const query = (extra: Record<string, string>) => {
     const params = new URLSearchParams(Object.entries({ ...filters, ...extra }).filter(([, v]) => v !== ''));
     const qs = params.toString();
     return `${orgPath(organization.ein, 'audit')}${qs ? `?${qs}` : ''}`;
   };
   const names = await namesFor(deps, organization.id, page.rows);
-  sendDashboardPage(deps, ctx, viewer, 'dashboard/audit.njk', { organization, tab: 'audit' }, {
-    filters,
-    events,
-    rows: page.rows.map((r) => ({ when: shownDate(r.occurred_at), event: r.event, actor: r.actor_email, environment: r.environment, application: names.application(r), client: r.client_id, ip: r.ip, details: detailsOf(r, names.members) })),
-    filtered: Object.values(filters).some((v) => v !== ''),
-    action: orgPath(organization.ein, 'audit'),
-    newer: before ? query({}) : undefined,
-    older: page.next ? query({ before: page.next }) : undefined,
-    error: errors.length > 0 ? errors.join(' ') : undefined,
-  }, errors.length > 0 ? 400 : undefined);
+  sendDashboardPage(
+    deps,
+    ctx,
+    viewer,
+    'dashboard/audit.njk',
+    { organization, tab: 'audit' },
+    {
+      filters,
+      events,
+      rows: page.rows.map((r) => ({
+        when: shownDate(r.occurred_at),
+        event: r.event,
+        actor: r.actor_email,
+        environment: r.environment,
+        application: names.application(r),
+        client: r.client_id,
+        ip: r.ip,
+        details: detailsOf(r, names.members),
+      })),
+      filtered: Object.values(filters).some((v) => v !== ''),
+      action: orgPath(organization.ein, 'audit'),
+      newer: before ? query({}) : undefined,
+      older: page.next ? query({ before: page.next }) : undefined,
+      error: errors.length > 0 ? errors.join(' ') : undefined,
+    },
+    errors.length > 0 ? 400 : undefined,
+  );
 }

@@ -34,16 +34,27 @@ async function render(deps: DashboardDeps, ctx: Context, viewer: Viewer, state: 
   if (state.retryAfterSeconds) ctx.set('Retry-After', String(state.retryAfterSeconds));
   const summary = await secondFactorSummary(deps.db, viewer.user.id);
   const hasFactor = summary.totp || summary.passkeys > 0;
-  sendDashboardPage(deps, ctx, viewer, 'dashboard/confirm.njk', 'security', {
-    next: state.next,
-    hasFactor,
-    setupHref: `${TOTP_PATH}?next=${encodeURIComponent(state.next)}`,
-    totp: summary.totp,
-    codesLeft: summary.recoveryCodesLeft,
-    action: CONFIRM_PATH,
-    codeError: state.error,
-    passkeyForm: (await countPasskeysHere(deps, viewer.user.id)) > 0 ? passkeyForm(deps, { action: CONFIRM_PASSKEY_PATH, optionsAction: CONFIRM_PASSKEY_OPTIONS_PATH, label: 'Use a passkey' }) : undefined,
-  }, status);
+  sendDashboardPage(
+    deps,
+    ctx,
+    viewer,
+    'dashboard/confirm.njk',
+    'security',
+    {
+      next: state.next,
+      hasFactor,
+      setupHref: `${TOTP_PATH}?next=${encodeURIComponent(state.next)}`,
+      totp: summary.totp,
+      codesLeft: summary.recoveryCodesLeft,
+      action: CONFIRM_PATH,
+      codeError: state.error,
+      passkeyForm:
+        (await countPasskeysHere(deps, viewer.user.id)) > 0
+          ? passkeyForm(deps, { action: CONFIRM_PASSKEY_PATH, optionsAction: CONFIRM_PASSKEY_OPTIONS_PATH, label: 'Use a passkey' })
+          : undefined,
+    },
+    status,
+  );
 }
 
 /** Proven: the session steps up, and the browser goes on. */
@@ -62,7 +73,14 @@ export async function showConfirm(deps: DashboardDeps, ctx: Context, { viewer }:
 export async function submitConfirm(deps: DashboardDeps, ctx: Context, { viewer, form }: AccountRequest): Promise<void> {
   const next = nextOf(form.next);
   const check = await checkSecondFactorCode(deps, viewer.user.id, form.code ?? '');
-  if (!check.ok) return render(deps, ctx, viewer, { next, error: codeFailure(check.retryAfterSeconds), retryAfterSeconds: check.retryAfterSeconds }, check.retryAfterSeconds ? 429 : 401);
+  if (!check.ok)
+    return render(
+      deps,
+      ctx,
+      viewer,
+      { next, error: codeFailure(check.retryAfterSeconds), retryAfterSeconds: check.retryAfterSeconds },
+      check.retryAfterSeconds ? 429 : 401,
+    );
   await confirmed(deps, ctx, viewer, check.method, next);
 }
 
@@ -78,7 +96,15 @@ export async function confirmPasskeyOptions(deps: DashboardDeps, ctx: Context, {
 export async function submitConfirmPasskey(deps: DashboardDeps, ctx: Context, { viewer, form }: AccountRequest): Promise<void> {
   const next = nextOf(form.next);
   const challenge = await takeBrowserChallenge(deps, ctx, 'authenticate');
-  const check = challenge && challenge.user_id === viewer.user.id ? await checkPasskey(deps, challenge, form.response) : { ok: false as const };
-  if (!check.ok) return render(deps, ctx, viewer, { next, error: passkeyFailure(check.retryAfterSeconds), retryAfterSeconds: check.retryAfterSeconds }, check.retryAfterSeconds ? 429 : 401);
+  const check =
+    challenge && challenge.user_id === viewer.user.id ? await checkPasskey(deps, challenge, form.response) : { ok: false as const };
+  if (!check.ok)
+    return render(
+      deps,
+      ctx,
+      viewer,
+      { next, error: passkeyFailure(check.retryAfterSeconds), retryAfterSeconds: check.retryAfterSeconds },
+      check.retryAfterSeconds ? 429 : 401,
+    );
   await confirmed(deps, ctx, viewer, check.method, next);
 }

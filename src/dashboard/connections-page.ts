@@ -50,9 +50,14 @@ function bankDataView({ consent, accounts }: ConsentWithAccounts) {
   const clusters = [...new Set(consent.resources.flatMap((r) => r.dataClusters))];
   return {
     status: CONSENT_STATUS[consent.status],
-    accounts: accounts.map((a) => (a.account ? { ...a.account, deleted: false } : { label: 'An account since deleted', masked: '', closed: false, deleted: true })),
+    accounts: accounts.map((a) =>
+      a.account ? { ...a.account, deleted: false } : { label: 'An account since deleted', masked: '', closed: false, deleted: true },
+    ),
     data: clusters.map((cluster) => CLUSTER_WORDS[cluster]),
-    lookback: consent.lookbackPeriod === 0 ? 'None: only activity from the approval on' : `${consent.lookbackPeriod} day${consent.lookbackPeriod === 1 ? '' : 's'} of past activity`,
+    lookback:
+      consent.lookbackPeriod === 0
+        ? 'None: only activity from the approval on'
+        : `${consent.lookbackPeriod} day${consent.lookbackPeriod === 1 ? '' : 's'} of past activity`,
     expires: shownDate(consent.expiresAt),
     revoked: shownDate(consent.revokedAt),
   };
@@ -60,7 +65,11 @@ function bankDataView({ consent, accounts }: ConsentWithAccounts) {
 
 /** The FDX consents of the listed authorizations, by grant id (two queries for the whole page). */
 export function consentsOf(deps: DashboardDeps, rows: readonly ConnectionRow[]): Promise<Map<string, ConsentWithAccounts>> {
-  return findConsentsOfGrants(deps.db, deps.environment, rows.map((row) => row.grant_id));
+  return findConsentsOfGrants(
+    deps.db,
+    deps.environment,
+    rows.map((row) => row.grant_id),
+  );
 }
 
 export function connectionView(row: ConnectionRow, environment: string, consent?: ConsentWithAccounts) {
@@ -80,24 +89,56 @@ export function connectionView(row: ConnectionRow, environment: string, consent?
 }
 
 /** Who ends a bank-data consent, in FDX's words: the person who approved it, or the organization (the data provider). */
-const INITIATOR: Readonly<Record<'connections_page' | 'organization_page', FdxPartyType>> = { connections_page: 'INDIVIDUAL', organization_page: 'DATA_PROVIDER' };
+const INITIATOR: Readonly<Record<'connections_page' | 'organization_page', FdxPartyType>> = {
+  connections_page: 'INDIVIDUAL',
+  organization_page: 'DATA_PROVIDER',
+};
 
 /**
  * Ends an authorization and every token it issued, with its audit row, in one transaction
  * (nothing when it ended already). A bank-data consent it holds is revoked in the same
  * transaction (USER_ACTION), so its recipient reads it REVOKED through the Consent API.
  */
-export async function revokeConnectionRow(deps: DashboardDeps, ctx: Context, viewer: Viewer, row: ConnectionRow, via: 'connections_page' | 'organization_page'): Promise<void> {
+export async function revokeConnectionRow(
+  deps: DashboardDeps,
+  ctx: Context,
+  viewer: Viewer,
+  row: ConnectionRow,
+  via: 'connections_page' | 'organization_page',
+): Promise<void> {
   if (row.revoked_at) return;
   await inTransaction(deps.db, async (trx) => {
     const reason = 'USER_ACTION';
     const initiator = INITIATOR[via];
     // The consent first, then the authorization: the order the Consent API's revocation locks them in.
-    const consent = await revokeConsentOfGrantIn(trx, { environment: deps.environment, grantId: row.grant_id, organizationId: row.organization_id, reason, initiator });
+    const consent = await revokeConsentOfGrantIn(trx, {
+      environment: deps.environment,
+      grantId: row.grant_id,
+      organizationId: row.organization_id,
+      reason,
+      initiator,
+    });
     const ended = await revokeAuthorizationIn(trx, deps.environment, row.grant_id, 'revoked_by_user');
-    const audit = { environment: deps.environment, actorUserId: viewer.user.id, organizationId: row.organization_id, clientId: row.client_id, ip: ctx.state.clientIp ?? null, requestId: ctx.state.requestId ?? null };
-    if (ended) await recordAudit(trx, { ...audit, event: 'authorization.revoked', details: { grant_id: row.grant_id, subject_type: row.subject_type, via, ...(consent ? { fdx_consent_id: consent.id } : {}) } });
-    if (consent) await recordAudit(trx, { ...audit, event: 'fdx_consent.revoked', details: { consent_id: consent.id, grant_id: row.grant_id, reason, initiator, via } });
+    const audit = {
+      environment: deps.environment,
+      actorUserId: viewer.user.id,
+      organizationId: row.organization_id,
+      clientId: row.client_id,
+      ip: ctx.state.clientIp ?? null,
+      requestId: ctx.state.requestId ?? null,
+    };
+    if (ended)
+      await recordAudit(trx, {
+        ...audit,
+        event: 'authorization.revoked',
+        details: { grant_id: row.grant_id, subject_type: row.subject_type, via, ...(consent ? { fdx_consent_id: consent.id } : {}) },
+      });
+    if (consent)
+      await recordAudit(trx, {
+        ...audit,
+        event: 'fdx_consent.revoked',
+        details: { consent_id: consent.id, grant_id: row.grant_id, reason, initiator, via },
+      });
   });
 }
 
@@ -111,7 +152,8 @@ export async function revokedNotice(deps: DashboardDeps, row: ConnectionRow): Pr
 /** GET /oauth/connections: the list, or the sign-in form when nobody is signed in. */
 export async function showConnections(deps: DashboardDeps, ctx: Context): Promise<void> {
   const viewer = await currentViewer(deps, ctx);
-  if (!viewer) return showSignIn(deps, ctx, { next: CONNECTIONS_PATH, notice: ctx.query.signed_out === '1' ? 'You are signed out.' : undefined });
+  if (!viewer)
+    return showSignIn(deps, ctx, { next: CONNECTIONS_PATH, notice: ctx.query.signed_out === '1' ? 'You are signed out.' : undefined });
   const environmentName = deps.environment === 'sandbox' ? 'Sandbox' : 'Production';
   const rows = await listManagedConnections(deps.db, deps.environment, viewer.user.id, adminOf(viewer));
   const consents = await consentsOf(deps, rows);

@@ -24,7 +24,21 @@ function connections(db: Executor, environment: Environment) {
     .innerJoin('organizations as o', 'o.id', 'a.organization_id')
     .innerJoin('users as u', 'u.id', 'a.user_id')
     .leftJoin('oauth_clients as c', (join) => join.onRef('c.client_id', '=', 'a.client_id').onRef('c.environment', '=', 'a.environment'))
-    .select(['a.grant_id', 'a.client_id', 'c.name as client_name', 'a.subject_type', 'a.user_id', 'u.email as approver_email', 'a.organization_id', 'o.name as organization_name', 'o.kind as organization_kind', 'a.scopes', 'a.created_at', 'a.last_used_at', 'a.revoked_at'])
+    .select([
+      'a.grant_id',
+      'a.client_id',
+      'c.name as client_name',
+      'a.subject_type',
+      'a.user_id',
+      'u.email as approver_email',
+      'a.organization_id',
+      'o.name as organization_name',
+      'o.kind as organization_kind',
+      'a.scopes',
+      'a.created_at',
+      'a.last_used_at',
+      'a.revoked_at',
+    ])
     .where('a.environment', '=', environment);
 }
 
@@ -32,7 +46,12 @@ function connections(db: Executor, environment: Environment) {
  * The live authorizations a user manages in one environment: the user-subject ones they
  * approved, and the organization-subject ones of the organizations they are Owner or Admin of.
  */
-export async function listManagedConnections(db: Executor, environment: Environment, userId: string, adminOrganizationIds: readonly string[]): Promise<ConnectionRow[]> {
+export async function listManagedConnections(
+  db: Executor,
+  environment: Environment,
+  userId: string,
+  adminOrganizationIds: readonly string[],
+): Promise<ConnectionRow[]> {
   return connections(db, environment)
     .where(liveAuthorization('a'))
     .where((eb) => {
@@ -50,7 +69,11 @@ export async function findConnection(db: Executor, environment: Environment, gra
 }
 
 /** Every live authorization for one organization in one environment, whoever approved it, newest first. */
-export async function listOrganizationConnections(db: Executor, environment: Environment, organizationId: string): Promise<ConnectionRow[]> {
+export async function listOrganizationConnections(
+  db: Executor,
+  environment: Environment,
+  organizationId: string,
+): Promise<ConnectionRow[]> {
   return connections(db, environment)
     .where('a.organization_id', '=', organizationId)
     .where(liveAuthorization('a'))

@@ -24,9 +24,19 @@ export function dashboardErrorLayout(deps: InteractionDeps, plain: PageRenderer<
     const frame = ctx.state.dashboardFrame;
     if (!frame) return plain(ctx, page);
     const organization = frame.organization;
-    const section = organization ? { organization, heading: false, tabs: frame.viewer.actsFor.some((m) => m.id === organization.id) } : ('none' as const);
+    const section = organization
+      ? { organization, heading: false, tabs: frame.viewer.actsFor.some((m) => m.id === organization.id) }
+      : ('none' as const);
     try {
-      sendDashboardPage(deps, ctx, frame.viewer, 'dashboard/error.njk', section, { title: page.title, text: page.text, description: page.description }, page.status);
+      sendDashboardPage(
+        deps,
+        ctx,
+        frame.viewer,
+        'dashboard/error.njk',
+        section,
+        { title: page.title, text: page.text, description: page.description },
+        page.status,
+      );
     } catch (error) {
       // The plain page never depends on the viewer: what went wrong is still said.
       ctx.state.log?.error({ err: error }, 'dashboard error page failed; plain page sent');

@@ -10,17 +10,28 @@ function environmentName(deps: DashboardDeps): string {
   return deps.environment === 'sandbox' ? 'Sandbox' : 'Production';
 }
 
-function showForgotPassword(deps: DashboardDeps, ctx: Context, state: { sent?: boolean; error?: string; email?: string }, status?: number): void {
-  sendPage(ctx, deps.environment, 'forgot-password.njk', {
-    requestId: ctx.state.requestId,
-    action: FORGOT_PASSWORD_PATH,
-    signIn: SIGN_IN_PATH,
-    csrf: signInCsrf(deps, ctx),
-    sent: Boolean(state.sent),
-    error: state.error,
-    email: state.email ?? '',
-    expiresMinutes: RESET_LIFETIME_MINUTES,
-  }, { status });
+function showForgotPassword(
+  deps: DashboardDeps,
+  ctx: Context,
+  state: { sent?: boolean; error?: string; email?: string },
+  status?: number,
+): void {
+  sendPage(
+    ctx,
+    deps.environment,
+    'forgot-password.njk',
+    {
+      requestId: ctx.state.requestId,
+      action: FORGOT_PASSWORD_PATH,
+      signIn: SIGN_IN_PATH,
+      csrf: signInCsrf(deps, ctx),
+      sent: Boolean(state.sent),
+      error: state.error,
+      email: state.email ?? '',
+      expiresMinutes: RESET_LIFETIME_MINUTES,
+    },
+    { status },
+  );
 }
 
 /** GET /forgot-password: the form, signed in or not. */
@@ -44,8 +55,13 @@ export async function submitForgotPassword(deps: DashboardDeps, ctx: Context): P
   showForgotPassword(deps, ctx, { sent: true });
   const request = { email, ip: ctx.state.clientIp ?? '', dashboardOrigin: deps.origin, environmentName: environmentName(deps) };
   const log = ctx.state.log;
-  deps.background.afterResponse(ctx.res, 'password-reset-request', async () => {
-    const outcome = await processResetRequest(deps, request, log);
-    log?.debug({ outcome }, 'password reset request processed');
-  }, log);
+  deps.background.afterResponse(
+    ctx.res,
+    'password-reset-request',
+    async () => {
+      const outcome = await processResetRequest(deps, request, log);
+      log?.debug({ outcome }, 'password reset request processed');
+    },
+    log,
+  );
 }

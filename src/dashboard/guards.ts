@@ -95,7 +95,9 @@ function memberOf(viewer: Viewer, einParam: string | undefined): Membership {
  */
 function mayActFor(viewer: Viewer, membership: Membership, roles: readonly Role[]): void {
   if (!roles.includes(membership.role)) {
-    throw forbidden(`Your role in ${membership.name} does not allow this. Ask an Owner or Admin of ${membership.name}.`, { title: 'Only Owners and Admins manage the organization' });
+    throw forbidden(`Your role in ${membership.name} does not allow this. Ask an Owner or Admin of ${membership.name}.`, {
+      title: 'Only Owners and Admins manage the organization',
+    });
   }
   if (membership.requireMfa && !viewer.secondFactor) throw secondFactorRequired(membership.name);
 }

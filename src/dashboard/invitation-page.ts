@@ -1,5 +1,16 @@
 import type { Context } from 'koa';
-import { acceptAsExistingUser, acceptAsNewUser, findInvitation, INVITATION_LIFETIME_HOURS, invitationPath, maskEmail, type Accepted, type ClosedReason, type InvitationLookup, type InvitationRow } from '../accounts/invitations.js';
+import {
+  acceptAsExistingUser,
+  acceptAsNewUser,
+  findInvitation,
+  INVITATION_LIFETIME_HOURS,
+  invitationPath,
+  maskEmail,
+  type Accepted,
+  type ClosedReason,
+  type InvitationLookup,
+  type InvitationRow,
+} from '../accounts/invitations.js';
 import { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from '../accounts/password-policy.js';
 import { formatEin } from '../accounts/ein.js';
 import type { Role } from '../db/schema.js';
@@ -28,12 +39,25 @@ function protectToken(ctx: Context): void {
 }
 
 const CLOSED_PAGES: Readonly<Record<ClosedReason, { title: string; text: string }>> = {
-  accepted: { title: 'This invitation was already used', text: 'An invitation link works once, and this one has been accepted. If that was you, sign in with the account you created.' },
-  revoked: { title: 'This invitation was withdrawn', text: 'The organization withdrew this invitation (or sent a newer one, which replaces it). Ask the person who invited you for a new invitation.' },
-  expired: { title: 'This invitation has expired', text: `Invitation links last ${INVITATION_LIFETIME_HOURS} hours. Ask the person who invited you to send a new one.` },
+  accepted: {
+    title: 'This invitation was already used',
+    text: 'An invitation link works once, and this one has been accepted. If that was you, sign in with the account you created.',
+  },
+  revoked: {
+    title: 'This invitation was withdrawn',
+    text: 'The organization withdrew this invitation (or sent a newer one, which replaces it). Ask the person who invited you for a new invitation.',
+  },
+  expired: {
+    title: 'This invitation has expired',
+    text: `Invitation links last ${INVITATION_LIFETIME_HOURS} hours. Ask the person who invited you to send a new one.`,
+  },
 };
 
-const invitationNotFound = () => notFound('There is no invitation at this address. Check that the whole link was copied, or ask the person who invited you to send it again.', { title: 'Invitation not found' });
+const invitationNotFound = () =>
+  notFound(
+    'There is no invitation at this address. Check that the whole link was copied, or ask the person who invited you to send it again.',
+    { title: 'Invitation not found' },
+  );
 
 /** The open invitation of the link, or the 404 / 410 page saying why it does not work. */
 async function openInvitation(deps: DashboardDeps, token: string): Promise<Extract<InvitationLookup, { open: true }>> {
@@ -61,7 +85,8 @@ function acceptanceProblem(error: unknown, invitation: InvitationRow): unknown {
 
 /** What each role may do, in the words of docs/accounts.md ("Roles"), for someone deciding to join. */
 const ROLE_DESCRIPTIONS: Readonly<Record<Role, string>> = {
-  owner: 'Owners manage everything in the organization: members of every role, API keys, webhooks, connected applications and its settings.',
+  owner:
+    'Owners manage everything in the organization: members of every role, API keys, webhooks, connected applications and its settings.',
   admin: 'Admins manage the organization: its members (all but Owners), API keys, webhooks and connected applications.',
   member: 'Members approve applications that read and write the organization’s data, and manage their own account.',
   read_only: 'Read-only users approve applications that only read the organization’s data, and manage their own account.',
@@ -83,18 +108,32 @@ interface SetPasswordState {
   name?: string;
 }
 
-function renderSetPassword(deps: DashboardDeps, ctx: Context, token: string, invitation: InvitationRow, viewer: Viewer | undefined, state: SetPasswordState, status?: number): void {
-  sendPage(ctx, deps.environment, 'dashboard/invitation.njk', {
-    requestId: ctx.state.requestId,
-    ...summary(invitation),
-    action: invitationPath(token),
-    csrf: signInCsrf(deps, ctx),
-    signedInAs: viewer?.user.email,
-    minLength: MIN_PASSWORD_LENGTH,
-    maxLength: MAX_PASSWORD_LENGTH,
-    name: state.name ?? '',
-    error: state.error,
-  }, { status });
+function renderSetPassword(
+  deps: DashboardDeps,
+  ctx: Context,
+  token: string,
+  invitation: InvitationRow,
+  viewer: Viewer | undefined,
+  state: SetPasswordState,
+  status?: number,
+): void {
+  sendPage(
+    ctx,
+    deps.environment,
+    'dashboard/invitation.njk',
+    {
+      requestId: ctx.state.requestId,
+      ...summary(invitation),
+      action: invitationPath(token),
+      csrf: signInCsrf(deps, ctx),
+      signedInAs: viewer?.user.email,
+      minLength: MIN_PASSWORD_LENGTH,
+      maxLength: MAX_PASSWORD_LENGTH,
+      name: state.name ?? '',
+      error: state.error,
+    },
+    { status },
+  );
 }
 
 /**
@@ -126,11 +165,19 @@ export async function showInvitation(deps: DashboardDeps, ctx: Context): Promise
     return;
   }
   if (viewer.user.email !== invitation.email) {
-    sendDashboardPage(deps, ctx, viewer, 'dashboard/invitation-other-account.njk', 'account', {
-      ...summary(invitation),
-      email: maskEmail(invitation.email),
-      signOutNext: invitationPath(token),
-    }, 403);
+    sendDashboardPage(
+      deps,
+      ctx,
+      viewer,
+      'dashboard/invitation-other-account.njk',
+      'account',
+      {
+        ...summary(invitation),
+        email: maskEmail(invitation.email),
+        signOutNext: invitationPath(token),
+      },
+      403,
+    );
     return;
   }
   sendDashboardPage(deps, ctx, viewer, 'dashboard/invitation-accept.njk', 'account', {
@@ -161,12 +208,29 @@ export async function submitNewUser(deps: DashboardDeps, ctx: Context): Promise<
   const password = form.password ?? '';
   const name = (form.name ?? '').trim();
   const viewer = await currentViewer(deps, ctx);
-  if (password !== (form.password_repeat ?? '')) return renderSetPassword(deps, ctx, token, invitation, viewer, { name, error: 'The two passwords are not the same; type the same password twice.' }, 400);
+  if (password !== (form.password_repeat ?? ''))
+    return renderSetPassword(
+      deps,
+      ctx,
+      token,
+      invitation,
+      viewer,
+      { name, error: 'The two passwords are not the same; type the same password twice.' },
+      400,
+    );
   let accepted: Accepted;
   try {
-    accepted = await acceptAsNewUser(deps.db, deps.passwordParams, { token, environment: deps.environment, password, displayName: name, ip: ctx.state.clientIp, requestId: ctx.state.requestId });
+    accepted = await acceptAsNewUser(deps.db, deps.passwordParams, {
+      token,
+      environment: deps.environment,
+      password,
+      displayName: name,
+      ip: ctx.state.clientIp,
+      requestId: ctx.state.requestId,
+    });
   } catch (error) {
-    if (error instanceof DomainError && error.code === 'invalid') return renderSetPassword(deps, ctx, token, invitation, viewer, { name, error: error.message }, 400);
+    if (error instanceof DomainError && error.code === 'invalid')
+      return renderSetPassword(deps, ctx, token, invitation, viewer, { name, error: error.message }, 400);
     if (error instanceof DomainError && error.code === 'conflict') {
       ctx.status = 303;
       ctx.redirect(invitationPath(token));
@@ -193,7 +257,13 @@ export async function submitAcceptance(deps: DashboardDeps, ctx: Context): Promi
   const { invitation } = await openInvitation(deps, token);
   let accepted: Accepted;
   try {
-    accepted = await acceptAsExistingUser(deps.db, { token, environment: deps.environment, user: viewer.user, ip: ctx.state.clientIp, requestId: ctx.state.requestId });
+    accepted = await acceptAsExistingUser(deps.db, {
+      token,
+      environment: deps.environment,
+      user: viewer.user,
+      ip: ctx.state.clientIp,
+      requestId: ctx.state.requestId,
+    });
   } catch (error) {
     throw acceptanceProblem(error, invitation);
   }

@@ -13,7 +13,8 @@ import type { Viewer } from './viewer.js';
  * viewer who may not open them); `heading: false` shows the organization's name as the context
  * of the page's own heading (an error page's title is its heading).
  */
-export type Section = 'account' | 'security' | 'connections' | 'none' | { organization: Membership; tab?: OrgTab; tabs?: boolean; heading?: boolean };
+export type Section =
+  'account' | 'security' | 'connections' | 'none' | { organization: Membership; tab?: OrgTab; tabs?: boolean; heading?: boolean };
 
 /**
  * The tabs of an organization's pages, in order. `kinds`: shown only for these kinds of
@@ -50,7 +51,13 @@ function organizationHeader(section: Section) {
     kind: KIND_LABELS[m.kind],
     roleName: ROLE_NAMES[m.role],
     heading,
-    tabs: !tabs ? [] : ORG_TABS.filter((t) => !('kinds' in t) || (t.kinds as readonly string[]).includes(m.kind)).map((t) => ({ label: t.label, href: orgPath(m.ein, t.page), current: t.page === tab })),
+    tabs: !tabs
+      ? []
+      : ORG_TABS.filter((t) => !('kinds' in t) || (t.kinds as readonly string[]).includes(m.kind)).map((t) => ({
+          label: t.label,
+          href: orgPath(m.ein, t.page),
+          current: t.page === tab,
+        })),
   };
 }
 
@@ -59,15 +66,29 @@ function organizationHeader(section: Section) {
  * Sign out), the session-bound CSRF token every form carries, and for an organization's pages
  * its header and tabs.
  */
-export function sendDashboardPage<V extends DashboardPageName>(deps: InteractionDeps, ctx: Context, viewer: Viewer, view: V, section: Section, data: DashboardPageModels[V], status?: number): void {
-  sendPage<DashboardPageName>(ctx, deps.environment, view, {
-    requestId: ctx.state.requestId,
-    environmentName: deps.environment === 'sandbox' ? 'Sandbox' : 'Production',
-    viewer: { email: viewer.user.email, name: viewer.user.display_name },
-    nav: navigation(viewer, section),
-    org: organizationHeader(section),
-    csrf: sessionCsrf(deps, viewer),
-    signOutAction: SIGN_OUT_PATH,
-    ...data,
-  }, { status });
+export function sendDashboardPage<V extends DashboardPageName>(
+  deps: InteractionDeps,
+  ctx: Context,
+  viewer: Viewer,
+  view: V,
+  section: Section,
+  data: DashboardPageModels[V],
+  status?: number,
+): void {
+  sendPage<DashboardPageName>(
+    ctx,
+    deps.environment,
+    view,
+    {
+      requestId: ctx.state.requestId,
+      environmentName: deps.environment === 'sandbox' ? 'Sandbox' : 'Production',
+      viewer: { email: viewer.user.email, name: viewer.user.display_name },
+      nav: navigation(viewer, section),
+      org: organizationHeader(section),
+      csrf: sessionCsrf(deps, viewer),
+      signOutAction: SIGN_OUT_PATH,
+      ...data,
+    },
+    { status },
+  );
 }

@@ -21,7 +21,8 @@ import { confirmFirst, factorActor, renderSecurity } from './security-page.js';
 export async function passkeyRegistrationOptions(deps: DashboardDeps, ctx: Context, { viewer, form }: AccountRequest): Promise<void> {
   if (!relyingParty(deps)) throw notFound('Passkeys need the dashboard at a domain name.');
   // The page offers the button only after a recent second factor; a script calling anyway is refused.
-  if (!(await mayChangeFactors(deps.db, factorActor(deps, viewer)))) throw forbidden('Confirm it is you with your second factor first.', { title: 'Confirm it is you first' });
+  if (!(await mayChangeFactors(deps.db, factorActor(deps, viewer))))
+    throw forbidden('Confirm it is you with your second factor first.', { title: 'Confirm it is you first' });
   passkeyName(form.name);
   const options = await registrationOptions(deps, viewer.user);
   await rememberChallenge(deps, ctx, 'register', options.challenge, viewer.user.id);
@@ -32,21 +33,34 @@ export async function passkeyRegistrationOptions(deps: DashboardDeps, ctx: Conte
 export async function submitPasskeyRegistration(deps: DashboardDeps, ctx: Context, { viewer, form }: AccountRequest): Promise<void> {
   const name = passkeyName(form.name);
   const challenge = await takeBrowserChallenge(deps, ctx, 'register');
-  const registered = challenge && challenge.user_id === viewer.user.id ? await addPasskey(deps, ctx, factorActor(deps, viewer), { challenge: challenge.challenge, name, response: form.response }) : { ok: false as const };
-  if (!registered.ok) return renderSecurity(deps, ctx, viewer, { passkeyError: 'The passkey was not added. Try again; if it keeps failing, try another device or browser.', passkeyName: name, status: 400 });
+  const registered =
+    challenge && challenge.user_id === viewer.user.id
+      ? await addPasskey(deps, ctx, factorActor(deps, viewer), { challenge: challenge.challenge, name, response: form.response })
+      : { ok: false as const };
+  if (!registered.ok)
+    return renderSecurity(deps, ctx, viewer, {
+      passkeyError: 'The passkey was not added. Try again; if it keeps failing, try another device or browser.',
+      passkeyName: name,
+      status: 400,
+    });
   if (!registered.recoveryCodes) {
     ctx.status = 303;
     ctx.redirect(`${SECURITY_PATH}?done=passkey-added`);
     return;
   }
   ctx.set('Cache-Control', 'no-store');
-  sendDashboardPage(deps, ctx, viewer, 'dashboard/recovery-codes.njk', 'security', { heading: 'Your passkey is ready', codes: registered.recoveryCodes, continueHref: SECURITY_PATH });
+  sendDashboardPage(deps, ctx, viewer, 'dashboard/recovery-codes.njk', 'security', {
+    heading: 'Your passkey is ready',
+    codes: registered.recoveryCodes,
+    continueHref: SECURITY_PATH,
+  });
 }
 
 /** POST /account/security/passkeys/remove: one passkey (form field `id`), with a recent second factor and the password typed again. */
 export async function submitPasskeyRemoval(deps: DashboardDeps, ctx: Context, { viewer, form }: AccountRequest): Promise<void> {
   if (await confirmFirst(deps, ctx, viewer, SECURITY_PATH)) return;
-  if (!(await passwordConfirmed(deps, viewer, form.password ?? ''))) return renderSecurity(deps, ctx, viewer, { passkeyError: 'That is not your password. The passkey is still there.', status: 401 });
+  if (!(await passwordConfirmed(deps, viewer, form.password ?? '')))
+    return renderSecurity(deps, ctx, viewer, { passkeyError: 'That is not your password. The passkey is still there.', status: 401 });
   const name = await removeOnePasskey(deps, ctx, factorActor(deps, viewer), form.id ?? '');
   if (name === undefined) throw notFound('You have no such passkey.');
   ctx.status = 303;

@@ -37,6 +37,11 @@ const RETURN_PREFIXES = [ACCOUNT_PATH, CONNECTIONS_PATH, '/orgs/', '/invitations
  * nor `/\host`, within the known prefixes), the account page otherwise.
  */
 export function safeReturnPath(next: unknown): string {
-  if (typeof next !== 'string' || next.length > 512 || !next.startsWith('/') || next.startsWith('//') || /[\\\s]/.test(next)) return ACCOUNT_PATH;
-  return RETURN_PREFIXES.some((prefix) => next === prefix || next.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`) || next.startsWith(`${prefix}?`)) ? next : ACCOUNT_PATH;
+  if (typeof next !== 'string' || next.length > 512 || !next.startsWith('/') || next.startsWith('//') || /[\\\s]/.test(next))
+    return ACCOUNT_PATH;
+  return RETURN_PREFIXES.some(
+    (prefix) => next === prefix || next.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`) || next.startsWith(`${prefix}?`),
+  )
+    ? next
+    : ACCOUNT_PATH;
 }

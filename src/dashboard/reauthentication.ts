@@ -10,6 +10,10 @@ import type { Viewer } from './viewer.js';
  */
 export async function passwordConfirmed(deps: DashboardDeps, viewer: Viewer, password: string): Promise<boolean> {
   const check = await checkCurrentPassword(deps, viewer.user.id, password);
-  if (check.kind === 'limited') throw rateLimited(`Too many wrong passwords. Try again in ${Math.ceil(check.retryAfterSeconds / 60)} minutes.`, check.retryAfterSeconds);
+  if (check.kind === 'limited')
+    throw rateLimited(
+      `Too many wrong passwords. Try again in ${Math.ceil(check.retryAfterSeconds / 60)} minutes.`,
+      check.retryAfterSeconds,
+    );
   return check.kind === 'right';
 }

@@ -20,15 +20,21 @@ const STATUS: Record<PageState['state'], number | undefined> = { form: undefined
 function showResetPassword(deps: DashboardDeps, ctx: Context, token: string, page: PageState, status?: number): void {
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('Cache-Control', 'no-store');
-  sendPage(ctx, deps.environment, 'reset-password.njk', {
-    requestId: ctx.state.requestId,
-    ...page,
-    action: `${RESET_PASSWORD_PATH}/${token}`,
-    csrf: page.state === 'form' ? signInCsrf(deps, ctx) : undefined,
-    forgot: FORGOT_PASSWORD_PATH,
-    signIn: SIGN_IN_PATH,
-    minLength: MIN_PASSWORD_LENGTH,
-  }, { status: status ?? STATUS[page.state] });
+  sendPage(
+    ctx,
+    deps.environment,
+    'reset-password.njk',
+    {
+      requestId: ctx.state.requestId,
+      ...page,
+      action: `${RESET_PASSWORD_PATH}/${token}`,
+      csrf: page.state === 'form' ? signInCsrf(deps, ctx) : undefined,
+      forgot: FORGOT_PASSWORD_PATH,
+      signIn: SIGN_IN_PATH,
+      minLength: MIN_PASSWORD_LENGTH,
+    },
+    { status: status ?? STATUS[page.state] },
+  );
 }
 
 /** GET /reset-password/:token: the new-password form, or why the link no longer works (404 unknown, 410 used or expired). */
@@ -57,11 +63,26 @@ export async function submitResetPassword(deps: DashboardDeps, ctx: Context): Pr
   if (outcome.kind === 'unknown' || outcome.kind === 'spent') return showResetPassword(deps, ctx, token, { state: outcome.kind });
   if (outcome.kind === 'refused') {
     const link = await inspectResetLink(deps.db, token);
-    return showResetPassword(deps, ctx, token, { state: 'form', email: link.state === 'usable' ? link.email : '', error: outcome.problem }, 400);
+    return showResetPassword(
+      deps,
+      ctx,
+      token,
+      { state: 'form', email: link.state === 'usable' ? link.email : '', error: outcome.problem },
+      400,
+    );
   }
-  const notice = { how: 'reset' as const, environmentName: deps.environment === 'sandbox' ? 'Sandbox' : 'Production', accountUrl: `${deps.origin}${ACCOUNT_PATH}`, forgotPasswordUrl: `${deps.origin}${FORGOT_PASSWORD_PATH}` };
-  deps.background.run('password-changed-notice', async () => {
-    await sendAccountNotice(deps.mail, outcome.email, 'password-changed', notice);
-  }, ctx.state.log);
+  const notice = {
+    how: 'reset' as const,
+    environmentName: deps.environment === 'sandbox' ? 'Sandbox' : 'Production',
+    accountUrl: `${deps.origin}${ACCOUNT_PATH}`,
+    forgotPasswordUrl: `${deps.origin}${FORGOT_PASSWORD_PATH}`,
+  };
+  deps.background.run(
+    'password-changed-notice',
+    async () => {
+      await sendAccountNotice(deps.mail, outcome.email, 'password-changed', notice);
+    },
+    ctx.state.log,
+  );
   showResetPassword(deps, ctx, token, { state: 'done' });
 }

@@ -3,7 +3,17 @@ import { showAccount } from './account-page.js';
 import { showForgotPasswordPage, submitForgotPassword } from './forgot-password-page.js';
 import { showPassword, submitPassword } from './password-page.js';
 import { showResetPasswordPage, submitResetPassword } from './reset-password-page.js';
-import { PASSKEY_OPTIONS_PATH, PASSKEY_REMOVE_PATH, PASSKEYS_PATH, showSecurity, showTotpSetup, submitRecoveryCodes, submitTotpRemoval, submitTotpSetup, TOTP_PATH } from './security-page.js';
+import {
+  PASSKEY_OPTIONS_PATH,
+  PASSKEY_REMOVE_PATH,
+  PASSKEYS_PATH,
+  showSecurity,
+  showTotpSetup,
+  submitRecoveryCodes,
+  submitTotpRemoval,
+  submitTotpSetup,
+  TOTP_PATH,
+} from './security-page.js';
 import { passkeyRegistrationOptions, submitPasskeyRegistration, submitPasskeyRemoval } from './passkeys-page.js';
 import { showAudit } from './audit-page.js';
 import { showApiKeyRevocation, showApiKeys, submitApiKey, submitApiKeyRevocation } from './api-keys-page.js';
@@ -12,8 +22,34 @@ import type { DashboardDeps } from './deps.js';
 import { revokeOrganizationConnection, showOrganizationConnections } from './org-connections-page.js';
 import { showInvitation, submitAcceptance, submitNewUser } from './invitation-page.js';
 import { showMembers, showRemoval, submitInvitation, submitInvitationRevocation, submitRemoval, submitRoleChange } from './members-page.js';
-import { ACCOUNT_PASSWORD_PATH, ACCOUNT_PATH, CONFIRM_PASSKEY_OPTIONS_PATH, CONFIRM_PASSKEY_PATH, CONFIRM_PATH, CONNECTIONS_PATH, SESSION_SIGN_OUT_PATH, SIGN_OUT_EVERYWHERE_PATH, CONNECTIONS_SIGN_IN_PATH, FORGOT_PASSWORD_PATH, RESET_PASSWORD_PATH, REVOKE_PATH, SECOND_FACTOR_PATH, SECURITY_PATH, SIGN_IN_PASSKEY_OPTIONS_PATH, SIGN_IN_PASSKEY_PATH, SIGN_IN_PATH, SIGN_OUT_PATH } from './paths.js';
-import { passkeySignInOptions, showSecondFactorStep, showSignInPage, submitPasskeySignIn, submitSecondFactorStep, submitSignIn } from './sign-in-page.js';
+import {
+  ACCOUNT_PASSWORD_PATH,
+  ACCOUNT_PATH,
+  CONFIRM_PASSKEY_OPTIONS_PATH,
+  CONFIRM_PASSKEY_PATH,
+  CONFIRM_PATH,
+  CONNECTIONS_PATH,
+  SESSION_SIGN_OUT_PATH,
+  SIGN_OUT_EVERYWHERE_PATH,
+  CONNECTIONS_SIGN_IN_PATH,
+  FORGOT_PASSWORD_PATH,
+  RESET_PASSWORD_PATH,
+  REVOKE_PATH,
+  SECOND_FACTOR_PATH,
+  SECURITY_PATH,
+  SIGN_IN_PASSKEY_OPTIONS_PATH,
+  SIGN_IN_PASSKEY_PATH,
+  SIGN_IN_PATH,
+  SIGN_OUT_PATH,
+} from './paths.js';
+import {
+  passkeySignInOptions,
+  showSecondFactorStep,
+  showSignInPage,
+  submitPasskeySignIn,
+  submitSecondFactorStep,
+  submitSignIn,
+} from './sign-in-page.js';
 import { showSettings, submitSettings } from './settings-page.js';
 import { signOut } from './sign-out.js';
 import type { Context } from 'koa';
@@ -42,7 +78,8 @@ export function buildDashboardRouter(deps: DashboardDeps): Router {
   router.get(`${RESET_PASSWORD_PATH}/:token`, (ctx) => showResetPasswordPage(deps, ctx));
   router.post(`${RESET_PASSWORD_PATH}/:token`, (ctx) => submitResetPassword(deps, ctx));
 
-  const account = (handler: (deps: DashboardDeps, ctx: Context, request: AccountRequest) => Promise<void> | void, returnTo?: string) => accountRoute(deps, (ctx, request) => handler(deps, ctx, request), { returnTo });
+  const account = (handler: (deps: DashboardDeps, ctx: Context, request: AccountRequest) => Promise<void> | void, returnTo?: string) =>
+    accountRoute(deps, (ctx, request) => handler(deps, ctx, request), { returnTo });
   router.get(ACCOUNT_PATH, account(showAccount));
   router.get(ACCOUNT_PASSWORD_PATH, account(showPassword));
   router.post(ACCOUNT_PASSWORD_PATH, account(submitPassword, ACCOUNT_PASSWORD_PATH));
@@ -71,24 +108,81 @@ export function buildDashboardRouter(deps: DashboardDeps): Router {
     ctx.status = 303;
     ctx.redirect(`/orgs/${encodeURIComponent(ctx.params.ein!)}/members`);
   });
-  router.get('/orgs/:ein/members', orgRoute(deps, { page: 'members' }, (ctx, request) => showMembers(deps, ctx, request)));
-  router.post('/orgs/:ein/members/role', orgRoute(deps, { page: 'members' }, (ctx, request) => submitRoleChange(deps, ctx, request)));
-  router.get('/orgs/:ein/members/:user/remove', orgRoute(deps, { page: 'members' }, (ctx, request) => showRemoval(deps, ctx, request)));
-  router.post('/orgs/:ein/members/remove', orgRoute(deps, { page: 'members' }, (ctx, request) => submitRemoval(deps, ctx, request)));
-  router.post('/orgs/:ein/members/invite', orgRoute(deps, { page: 'members' }, (ctx, request) => submitInvitation(deps, ctx, request)));
-  router.post('/orgs/:ein/members/invitations/revoke', orgRoute(deps, { page: 'members' }, (ctx, request) => submitInvitationRevocation(deps, ctx, request)));
-  router.get('/orgs/:ein/api-keys', orgRoute(deps, { page: 'api-keys' }, (ctx, request) => showApiKeys(deps, ctx, request)));
-  router.post('/orgs/:ein/api-keys', orgRoute(deps, { page: 'api-keys' }, (ctx, request) => submitApiKey(deps, ctx, request)));
-  router.get('/orgs/:ein/api-keys/:key/revoke', orgRoute(deps, { page: 'api-keys' }, (ctx, request) => showApiKeyRevocation(deps, ctx, request)));
-  router.post('/orgs/:ein/api-keys/revoke', orgRoute(deps, { page: 'api-keys' }, (ctx, request) => submitApiKeyRevocation(deps, ctx, request)));
-  router.get('/orgs/:ein/connections', orgRoute(deps, { page: 'connections' }, (ctx, request) => showOrganizationConnections(deps, ctx, request)));
-  router.post('/orgs/:ein/connections/revoke', orgRoute(deps, { page: 'connections' }, (ctx, request) => revokeOrganizationConnection(deps, ctx, request)));
-  router.get('/orgs/:ein/webhooks', orgRoute(deps, { page: 'webhooks' }, (ctx, request) => showWebhooks(deps, ctx, request)));
-  router.post('/orgs/:ein/webhooks', orgRoute(deps, { page: 'webhooks' }, (ctx, request) => submitWebhook(deps, ctx, request)));
-  router.post('/orgs/:ein/webhooks/status', orgRoute(deps, { page: 'webhooks' }, (ctx, request) => submitWebhookStatus(deps, ctx, request)));
-  router.post('/orgs/:ein/webhooks/replay', orgRoute(deps, { page: 'webhooks' }, (ctx, request) => submitReplay(deps, ctx, request)));
-  router.get('/orgs/:ein/audit', orgRoute(deps, { page: 'audit' }, (ctx, request) => showAudit(deps, ctx, request)));
-  router.get('/orgs/:ein/settings', orgRoute(deps, { page: 'settings' }, (ctx, request) => showSettings(deps, ctx, request)));
-  router.post('/orgs/:ein/settings', orgRoute(deps, { page: 'settings' }, (ctx, request) => submitSettings(deps, ctx, request)));
+  router.get(
+    '/orgs/:ein/members',
+    orgRoute(deps, { page: 'members' }, (ctx, request) => showMembers(deps, ctx, request)),
+  );
+  router.post(
+    '/orgs/:ein/members/role',
+    orgRoute(deps, { page: 'members' }, (ctx, request) => submitRoleChange(deps, ctx, request)),
+  );
+  router.get(
+    '/orgs/:ein/members/:user/remove',
+    orgRoute(deps, { page: 'members' }, (ctx, request) => showRemoval(deps, ctx, request)),
+  );
+  router.post(
+    '/orgs/:ein/members/remove',
+    orgRoute(deps, { page: 'members' }, (ctx, request) => submitRemoval(deps, ctx, request)),
+  );
+  router.post(
+    '/orgs/:ein/members/invite',
+    orgRoute(deps, { page: 'members' }, (ctx, request) => submitInvitation(deps, ctx, request)),
+  );
+  router.post(
+    '/orgs/:ein/members/invitations/revoke',
+    orgRoute(deps, { page: 'members' }, (ctx, request) => submitInvitationRevocation(deps, ctx, request)),
+  );
+  router.get(
+    '/orgs/:ein/api-keys',
+    orgRoute(deps, { page: 'api-keys' }, (ctx, request) => showApiKeys(deps, ctx, request)),
+  );
+  router.post(
+    '/orgs/:ein/api-keys',
+    orgRoute(deps, { page: 'api-keys' }, (ctx, request) => submitApiKey(deps, ctx, request)),
+  );
+  router.get(
+    '/orgs/:ein/api-keys/:key/revoke',
+    orgRoute(deps, { page: 'api-keys' }, (ctx, request) => showApiKeyRevocation(deps, ctx, request)),
+  );
+  router.post(
+    '/orgs/:ein/api-keys/revoke',
+    orgRoute(deps, { page: 'api-keys' }, (ctx, request) => submitApiKeyRevocation(deps, ctx, request)),
+  );
+  router.get(
+    '/orgs/:ein/connections',
+    orgRoute(deps, { page: 'connections' }, (ctx, request) => showOrganizationConnections(deps, ctx, request)),
+  );
+  router.post(
+    '/orgs/:ein/connections/revoke',
+    orgRoute(deps, { page: 'connections' }, (ctx, request) => revokeOrganizationConnection(deps, ctx, request)),
+  );
+  router.get(
+    '/orgs/:ein/webhooks',
+    orgRoute(deps, { page: 'webhooks' }, (ctx, request) => showWebhooks(deps, ctx, request)),
+  );
+  router.post(
+    '/orgs/:ein/webhooks',
+    orgRoute(deps, { page: 'webhooks' }, (ctx, request) => submitWebhook(deps, ctx, request)),
+  );
+  router.post(
+    '/orgs/:ein/webhooks/status',
+    orgRoute(deps, { page: 'webhooks' }, (ctx, request) => submitWebhookStatus(deps, ctx, request)),
+  );
+  router.post(
+    '/orgs/:ein/webhooks/replay',
+    orgRoute(deps, { page: 'webhooks' }, (ctx, request) => submitReplay(deps, ctx, request)),
+  );
+  router.get(
+    '/orgs/:ein/audit',
+    orgRoute(deps, { page: 'audit' }, (ctx, request) => showAudit(deps, ctx, request)),
+  );
+  router.get(
+    '/orgs/:ein/settings',
+    orgRoute(deps, { page: 'settings' }, (ctx, request) => showSettings(deps, ctx, request)),
+  );
+  router.post(
+    '/orgs/:ein/settings',
+    orgRoute(deps, { page: 'settings' }, (ctx, request) => submitSettings(deps, ctx, request)),
+  );
   return router;
 }

@@ -1,5 +1,11 @@
 import type { Context } from 'koa';
-import { addAuthenticatorApp, mayChangeFactors, removeAuthenticatorApp, replaceRecoveryCodes, type FactorActor } from '../identity/factors.js';
+import {
+  addAuthenticatorApp,
+  mayChangeFactors,
+  removeAuthenticatorApp,
+  replaceRecoveryCodes,
+  type FactorActor,
+} from '../identity/factors.js';
 import { beginTotpEnrolment, secondFactorSummary } from '../mfa/second-factors.js';
 import { codeFailure, totpIssuer } from '../mfa/second-factor-words.js';
 import type { DashboardDeps } from './deps.js';
@@ -47,33 +53,53 @@ export function factorActor(deps: DashboardDeps, viewer: Viewer): FactorActor {
 export const confirmHref = (next: string) => `${CONFIRM_PATH}?next=${encodeURIComponent(next)}`;
 
 /** The Security page; `extra.error` says what a form below it refused. */
-export async function renderSecurity(deps: DashboardDeps, ctx: Context, viewer: Viewer, extra: { error?: string; status?: number; passkeyError?: string; passkeyName?: string } = {}): Promise<void> {
+export async function renderSecurity(
+  deps: DashboardDeps,
+  ctx: Context,
+  viewer: Viewer,
+  extra: { error?: string; status?: number; passkeyError?: string; passkeyName?: string } = {},
+): Promise<void> {
   const summary = await secondFactorSummary(deps.db, viewer.user.id);
   const passkeyList = await listPasskeys(deps, viewer.user.id);
   const requiring = viewer.memberships.filter((m) => m.requireMfa).map((m) => m.name);
   const hasFactor = summary.totp || summary.passkeys > 0;
-  sendDashboardPage(deps, ctx, viewer, 'dashboard/security.njk', 'security', {
-    summary,
-    requiring,
-    sessionHasSecondFactor: viewer.secondFactor,
-    // With a factor, the forms that change factors are shown only after a recent proof.
-    mayChange: !hasFactor || viewer.recentFactorProof,
-    confirmHref: confirmHref(SECURITY_PATH),
-    setupHref: TOTP_PATH,
-    removeAction: TOTP_REMOVE_PATH,
-    recoveryAction: RECOVERY_CODES_PATH,
-    notice: typeof ctx.query.done === 'string' ? NOTICES[ctx.query.done] : undefined,
-    error: extra.error,
-    passkeyList: passkeyList.map((p) => ({ id: p.id, name: p.name, added: shownDay(p.created_at), lastUsed: shownDate(p.last_used_at), synced: p.device_type === 'multiDevice', elsewhere: p.usableHere ? undefined : p.rp_id })),
-    passkeyForm: passkeyForm(deps, { action: PASSKEYS_PATH, optionsAction: PASSKEY_OPTIONS_PATH, label: 'Add a passkey' }),
-    // At an IP address no passkey can be made here; a dev alias of this dashboard can (docs/oauth.md).
-    passkeysAt: deps.passkeysAt ? { origin: deps.passkeysAt, href: `${deps.passkeysAt}${SECURITY_PATH}` } : undefined,
-    passkeyRemoveAction: PASSKEY_REMOVE_PATH,
-    passkeyError: extra.passkeyError,
-    passkeyName: extra.passkeyName ?? '',
-    passkeyNameMax: PASSKEY_NAME_MAX,
-    ...(await sessionsSection(deps, viewer)),
-  }, extra.status);
+  sendDashboardPage(
+    deps,
+    ctx,
+    viewer,
+    'dashboard/security.njk',
+    'security',
+    {
+      summary,
+      requiring,
+      sessionHasSecondFactor: viewer.secondFactor,
+      // With a factor, the forms that change factors are shown only after a recent proof.
+      mayChange: !hasFactor || viewer.recentFactorProof,
+      confirmHref: confirmHref(SECURITY_PATH),
+      setupHref: TOTP_PATH,
+      removeAction: TOTP_REMOVE_PATH,
+      recoveryAction: RECOVERY_CODES_PATH,
+      notice: typeof ctx.query.done === 'string' ? NOTICES[ctx.query.done] : undefined,
+      error: extra.error,
+      passkeyList: passkeyList.map((p) => ({
+        id: p.id,
+        name: p.name,
+        added: shownDay(p.created_at),
+        lastUsed: shownDate(p.last_used_at),
+        synced: p.device_type === 'multiDevice',
+        elsewhere: p.usableHere ? undefined : p.rp_id,
+      })),
+      passkeyForm: passkeyForm(deps, { action: PASSKEYS_PATH, optionsAction: PASSKEY_OPTIONS_PATH, label: 'Add a passkey' }),
+      // At an IP address no passkey can be made here; a dev alias of this dashboard can (docs/oauth.md).
+      passkeysAt: deps.passkeysAt ? { origin: deps.passkeysAt, href: `${deps.passkeysAt}${SECURITY_PATH}` } : undefined,
+      passkeyRemoveAction: PASSKEY_REMOVE_PATH,
+      passkeyError: extra.passkeyError,
+      passkeyName: extra.passkeyName ?? '',
+      passkeyNameMax: PASSKEY_NAME_MAX,
+      ...(await sessionsSection(deps, viewer)),
+    },
+    extra.status,
+  );
 }
 
 /** GET /account/security */
@@ -92,10 +118,25 @@ export async function confirmFirst(deps: DashboardDeps, ctx: Context, viewer: Vi
   return true;
 }
 
-async function renderSetup(deps: DashboardDeps, ctx: Context, viewer: Viewer, next: string | undefined, error?: string, status?: number): Promise<void> {
+async function renderSetup(
+  deps: DashboardDeps,
+  ctx: Context,
+  viewer: Viewer,
+  next: string | undefined,
+  error?: string,
+  status?: number,
+): Promise<void> {
   const enrolment = await beginTotpEnrolment(deps, { id: viewer.user.id, email: viewer.user.email }, totpIssuer(deps.environment));
   ctx.set('Cache-Control', 'no-store');
-  sendDashboardPage(deps, ctx, viewer, 'dashboard/authenticator.njk', 'security', { enrolment, action: TOTP_PATH, next, codeError: error }, status);
+  sendDashboardPage(
+    deps,
+    ctx,
+    viewer,
+    'dashboard/authenticator.njk',
+    'security',
+    { enrolment, action: TOTP_PATH, next, codeError: error },
+    status,
+  );
 }
 
 /** GET /account/security/authenticator: the QR code and key of a new app (refused when one is set up: remove it first). */
@@ -125,13 +166,18 @@ export async function submitTotpSetup(deps: DashboardDeps, ctx: Context, { viewe
   }
   ctx.set('Cache-Control', 'no-store');
   // The new app proves nothing about this session yet; "Done" offers to confirm with it.
-  sendDashboardPage(deps, ctx, viewer, 'dashboard/recovery-codes.njk', 'security', { heading: 'Your authenticator app is on', codes: confirmed.recoveryCodes, continueHref: next ? confirmHref(next) : SECURITY_PATH });
+  sendDashboardPage(deps, ctx, viewer, 'dashboard/recovery-codes.njk', 'security', {
+    heading: 'Your authenticator app is on',
+    codes: confirmed.recoveryCodes,
+    continueHref: next ? confirmHref(next) : SECURITY_PATH,
+  });
 }
 
 /** POST /account/security/authenticator/remove: with a recent second factor and the password typed again. */
 export async function submitTotpRemoval(deps: DashboardDeps, ctx: Context, { viewer, form }: AccountRequest): Promise<void> {
   if (await confirmFirst(deps, ctx, viewer, SECURITY_PATH)) return;
-  if (!(await passwordConfirmed(deps, viewer, form.password ?? ''))) return renderSecurity(deps, ctx, viewer, { error: 'That is not your password. The authenticator app is still on.', status: 401 });
+  if (!(await passwordConfirmed(deps, viewer, form.password ?? '')))
+    return renderSecurity(deps, ctx, viewer, { error: 'That is not your password. The authenticator app is still on.', status: 401 });
   await removeAuthenticatorApp(deps, ctx, factorActor(deps, viewer));
   ctx.status = 303;
   ctx.redirect(`${SECURITY_PATH}?done=removed`);
@@ -140,8 +186,14 @@ export async function submitTotpRemoval(deps: DashboardDeps, ctx: Context, { vie
 /** POST /account/security/recovery-codes: a new set (the old codes stop working), with a recent second factor and the password typed again. */
 export async function submitRecoveryCodes(deps: DashboardDeps, ctx: Context, { viewer, form }: AccountRequest): Promise<void> {
   if (await confirmFirst(deps, ctx, viewer, SECURITY_PATH)) return;
-  if (!(await passwordConfirmed(deps, viewer, form.password ?? ''))) return renderSecurity(deps, ctx, viewer, { error: 'That is not your password. Your recovery codes are unchanged.', status: 401 });
+  if (!(await passwordConfirmed(deps, viewer, form.password ?? '')))
+    return renderSecurity(deps, ctx, viewer, { error: 'That is not your password. Your recovery codes are unchanged.', status: 401 });
   const codes = await replaceRecoveryCodes(deps, ctx, factorActor(deps, viewer));
   ctx.set('Cache-Control', 'no-store');
-  sendDashboardPage(deps, ctx, viewer, 'dashboard/recovery-codes.njk', 'security', { heading: 'Your new recovery codes', codes, continueHref: SECURITY_PATH, replaced: true });
+  sendDashboardPage(deps, ctx, viewer, 'dashboard/recovery-codes.njk', 'security', {
+    heading: 'Your new recovery codes',
+    codes,
+    continueHref: SECURITY_PATH,
+    replaced: true,
+  });
 }

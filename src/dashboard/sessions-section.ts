@@ -25,8 +25,32 @@ const METHOD_WORDS: Record<string, string> = { pwd: 'password', otp: 'authentica
 export function browserName(userAgent: string | null): string {
   if (!userAgent) return 'Unknown browser';
   const ua = userAgent;
-  const browser = /Edg\//.test(ua) ? 'Edge' : /OPR\//.test(ua) ? 'Opera' : /Firefox\//.test(ua) ? 'Firefox' : /Chrom(e|ium)\//.test(ua) ? 'Chrome' : /Safari\//.test(ua) ? 'Safari' : /^curl\//.test(ua) ? 'curl' : undefined;
-  const system = /Android/.test(ua) ? 'Android' : /iPhone|iPad|iOS/.test(ua) ? 'iOS' : /Windows/.test(ua) ? 'Windows' : /Mac OS X|Macintosh/.test(ua) ? 'macOS' : /CrOS/.test(ua) ? 'ChromeOS' : /Linux/.test(ua) ? 'Linux' : undefined;
+  const browser = /Edg\//.test(ua)
+    ? 'Edge'
+    : /OPR\//.test(ua)
+      ? 'Opera'
+      : /Firefox\//.test(ua)
+        ? 'Firefox'
+        : /Chrom(e|ium)\//.test(ua)
+          ? 'Chrome'
+          : /Safari\//.test(ua)
+            ? 'Safari'
+            : /^curl\//.test(ua)
+              ? 'curl'
+              : undefined;
+  const system = /Android/.test(ua)
+    ? 'Android'
+    : /iPhone|iPad|iOS/.test(ua)
+      ? 'iOS'
+      : /Windows/.test(ua)
+        ? 'Windows'
+        : /Mac OS X|Macintosh/.test(ua)
+          ? 'macOS'
+          : /CrOS/.test(ua)
+            ? 'ChromeOS'
+            : /Linux/.test(ua)
+              ? 'Linux'
+              : undefined;
   if (!browser) return system ? `A browser on ${system}` : 'Another program';
   return system ? `${browser} on ${system}` : browser;
 }
@@ -70,7 +94,14 @@ export async function submitSessionSignOut(deps: DashboardDeps, ctx: Context, { 
   const id = form.session ?? '';
   if (id === viewer.sessionId) {
     await endSession(deps, ctx, viewer.session);
-    await recordAudit(deps.db, { event: 'logout', environment: deps.environment, actorUserId: viewer.user.id, ip: ctx.state.clientIp ?? null, requestId: ctx.state.requestId ?? null, details: { via: 'security_page' } });
+    await recordAudit(deps.db, {
+      event: 'logout',
+      environment: deps.environment,
+      actorUserId: viewer.user.id,
+      ip: ctx.state.clientIp ?? null,
+      requestId: ctx.state.requestId ?? null,
+      details: { via: 'security_page' },
+    });
     return backToSignIn(ctx);
   }
   await inTransaction(deps.db, async (trx) => {
@@ -78,7 +109,14 @@ export async function submitSessionSignOut(deps: DashboardDeps, ctx: Context, { 
     const ended = ID.test(id) ? await deleteBrowserSession(trx, viewer.user.id, id) : undefined;
     if (!ended) throw notFound('There is no such session of yours: it may have ended already.');
     await destroySessionByUid(trx, ended.environment, ended.session_uid);
-    await recordAudit(trx, { event: 'session.ended', environment: deps.environment, actorUserId: viewer.user.id, ip: ctx.state.clientIp ?? null, requestId: ctx.state.requestId ?? null, details: { session_environment: ended.environment, via: 'security_page' } });
+    await recordAudit(trx, {
+      event: 'session.ended',
+      environment: deps.environment,
+      actorUserId: viewer.user.id,
+      ip: ctx.state.clientIp ?? null,
+      requestId: ctx.state.requestId ?? null,
+      details: { session_environment: ended.environment, via: 'security_page' },
+    });
   });
   ctx.status = 303;
   ctx.redirect(`${SECURITY_PATH}?done=signed-out`);
@@ -92,7 +130,14 @@ export async function submitSessionSignOut(deps: DashboardDeps, ctx: Context, { 
 export async function submitSignOutEverywhere(deps: DashboardDeps, ctx: Context, { viewer }: AccountRequest): Promise<void> {
   const ended = await inTransaction(deps.db, async (trx) => {
     const sessionsEnded = await endUserSignIns(trx, viewer.user.id);
-    await recordAudit(trx, { event: 'session.ended_everywhere', environment: deps.environment, actorUserId: viewer.user.id, ip: ctx.state.clientIp ?? null, requestId: ctx.state.requestId ?? null, details: { sessions_ended: sessionsEnded } });
+    await recordAudit(trx, {
+      event: 'session.ended_everywhere',
+      environment: deps.environment,
+      actorUserId: viewer.user.id,
+      ip: ctx.state.clientIp ?? null,
+      requestId: ctx.state.requestId ?? null,
+      details: { sessions_ended: sessionsEnded },
+    });
     return sessionsEnded;
   });
   ctx.state.log?.debug({ sessions_ended: ended }, 'signed out everywhere');

@@ -9,19 +9,38 @@ import { sendDashboardPage } from './page.js';
 import { orgPath, SECURITY_PATH } from './paths.js';
 import type { Viewer } from './viewer.js';
 
-async function render(deps: DashboardDeps, ctx: Context, viewer: Viewer, organization: Membership, error?: { text: string; status: number }): Promise<void> {
+async function render(
+  deps: DashboardDeps,
+  ctx: Context,
+  viewer: Viewer,
+  organization: Membership,
+  error?: { text: string; status: number },
+): Promise<void> {
   const row = await findOrganizationById(deps.db, organization.id);
   if (!row) throw notFound('There is no such organization among yours.');
-  sendDashboardPage(deps, ctx, viewer, 'dashboard/settings.njk', { organization, tab: 'settings' }, {
-    requireMfa: row.require_mfa,
-    withoutSecondFactor: await countMembersWithoutSecondFactor(deps.db, organization.id),
-    canChange: organization.role === 'owner',
-    youHaveSecondFactor: viewer.secondFactor,
-    securityHref: SECURITY_PATH,
-    action: orgPath(organization.ein, 'settings'),
-    notice: ctx.query.saved === '1' ? (row.require_mfa ? 'Every member now needs a second factor.' : 'A second factor is no longer required of every member.') : undefined,
-    error: error?.text,
-  }, error?.status);
+  sendDashboardPage(
+    deps,
+    ctx,
+    viewer,
+    'dashboard/settings.njk',
+    { organization, tab: 'settings' },
+    {
+      requireMfa: row.require_mfa,
+      withoutSecondFactor: await countMembersWithoutSecondFactor(deps.db, organization.id),
+      canChange: organization.role === 'owner',
+      youHaveSecondFactor: viewer.secondFactor,
+      securityHref: SECURITY_PATH,
+      action: orgPath(organization.ein, 'settings'),
+      notice:
+        ctx.query.saved === '1'
+          ? row.require_mfa
+            ? 'Every member now needs a second factor.'
+            : 'A second factor is no longer required of every member.'
+          : undefined,
+      error: error?.text,
+    },
+    error?.status,
+  );
 }
 
 /** GET /orgs/:ein/settings: the organization's security settings. */
@@ -32,10 +51,22 @@ export async function showSettings(deps: DashboardDeps, ctx: Context, { viewer, 
 /** POST /orgs/:ein/settings: an Owner requires (or stops requiring) a second factor of every member. */
 export async function submitSettings(deps: DashboardDeps, ctx: Context, { viewer, organization, form }: OrgRequest): Promise<void> {
   try {
-    await setRequireMfa(deps.db, { organizationId: organization.id, requireMfa: form.require_mfa === 'on', actor: { userId: viewer.user.id, role: organization.role }, actorHasSecondFactor: viewer.secondFactor, ip: ctx.state.clientIp, requestId: ctx.state.requestId });
+    await setRequireMfa(deps.db, {
+      organizationId: organization.id,
+      requireMfa: form.require_mfa === 'on',
+      actor: { userId: viewer.user.id, role: organization.role },
+      actorHasSecondFactor: viewer.secondFactor,
+      ip: ctx.state.clientIp,
+      requestId: ctx.state.requestId,
+    });
   } catch (error) {
-    if (error instanceof DomainError && error.code === 'forbidden') throw forbidden(`Your role in ${organization.name} is ${organization.role === 'admin' ? 'Admin' : organization.role}; ask an Owner.`, { title: 'Only Owners change this setting' });
-    if (error instanceof DomainError && error.code === 'precondition') return render(deps, ctx, viewer, organization, { text: error.sentence, status: 412 });
+    if (error instanceof DomainError && error.code === 'forbidden')
+      throw forbidden(
+        `Your role in ${organization.name} is ${organization.role === 'admin' ? 'Admin' : organization.role}; ask an Owner.`,
+        { title: 'Only Owners change this setting' },
+      );
+    if (error instanceof DomainError && error.code === 'precondition')
+      return render(deps, ctx, viewer, organization, { text: error.sentence, status: 412 });
     throw error;
   }
   ctx.status = 303;

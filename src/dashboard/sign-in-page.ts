@@ -8,7 +8,16 @@ import { csrfToken, verifyCsrf } from '../http/csrf.js';
 import { startSession } from '../oidc/interactions/provider-session.js';
 import { lockoutMessage, PASSKEY_SIGN_IN_FAILED, SIGN_IN_FAILED } from '../identity/sign-in-messages.js';
 import type { DashboardDeps } from './deps.js';
-import { CONNECTIONS_PATH, CONNECTIONS_SIGN_IN_PATH, FORGOT_PASSWORD_PATH, safeReturnPath, SECOND_FACTOR_PATH, SIGN_IN_PASSKEY_OPTIONS_PATH, SIGN_IN_PASSKEY_PATH, SIGN_IN_PATH } from './paths.js';
+import {
+  CONNECTIONS_PATH,
+  CONNECTIONS_SIGN_IN_PATH,
+  FORGOT_PASSWORD_PATH,
+  safeReturnPath,
+  SECOND_FACTOR_PATH,
+  SIGN_IN_PASSKEY_OPTIONS_PATH,
+  SIGN_IN_PASSKEY_PATH,
+  SIGN_IN_PATH,
+} from './paths.js';
 import { currentViewer } from './viewer.js';
 import { checkSecondFactorCode, hasEnrolledSecondFactor, secondFactorSummary } from '../mfa/second-factors.js';
 import { passkeyForm } from '../mfa/passkey-form.js';
@@ -63,29 +72,44 @@ export interface SignInPageState {
 /** What the page says it is for: the connections page keeps its own words. */
 function purpose(next: string) {
   if (next === CONNECTIONS_PATH || next.startsWith(`${CONNECTIONS_PATH}?`)) {
-    return { heading: 'Sign in to manage connected applications', lead: 'See which applications can act for your nonprofit, and revoke their access.', action: CONNECTIONS_SIGN_IN_PATH };
+    return {
+      heading: 'Sign in to manage connected applications',
+      lead: 'See which applications can act for your nonprofit, and revoke their access.',
+      action: CONNECTIONS_SIGN_IN_PATH,
+    };
   }
-  if (next.startsWith('/invitations/')) return { heading: 'Sign in to accept your invitation', lead: 'Use the account the invitation was sent to.', action: SIGN_IN_PATH };
+  if (next.startsWith('/invitations/'))
+    return { heading: 'Sign in to accept your invitation', lead: 'Use the account the invitation was sent to.', action: SIGN_IN_PATH };
   return { heading: 'Sign in', lead: 'Use your nonprofit staff account.', action: SIGN_IN_PATH };
 }
 
 export function showSignIn(deps: DashboardDeps, ctx: Context, state: SignInPageState, status?: number): void {
   if (state.retryAfterSeconds) ctx.set('Retry-After', String(state.retryAfterSeconds));
   const { heading, lead, action } = purpose(state.next);
-  sendPage(ctx, deps.environment, 'login.njk', {
-    requestId: ctx.state.requestId,
-    heading,
-    lead,
-    action,
-    next: state.next,
-    csrf: signInCsrf(deps, ctx),
-    error: state.error,
-    lockedOut: Boolean(state.retryAfterSeconds),
-    notice: state.notice,
-    email: state.email ?? '',
-    forgotHref: FORGOT_PASSWORD_PATH,
-    passkeyForm: passkeyForm(deps, { action: SIGN_IN_PASSKEY_PATH, optionsAction: SIGN_IN_PASSKEY_OPTIONS_PATH, label: 'Sign in with a passkey' }),
-  }, { status });
+  sendPage(
+    ctx,
+    deps.environment,
+    'login.njk',
+    {
+      requestId: ctx.state.requestId,
+      heading,
+      lead,
+      action,
+      next: state.next,
+      csrf: signInCsrf(deps, ctx),
+      error: state.error,
+      lockedOut: Boolean(state.retryAfterSeconds),
+      notice: state.notice,
+      email: state.email ?? '',
+      forgotHref: FORGOT_PASSWORD_PATH,
+      passkeyForm: passkeyForm(deps, {
+        action: SIGN_IN_PASSKEY_PATH,
+        optionsAction: SIGN_IN_PASSKEY_OPTIONS_PATH,
+        label: 'Sign in with a passkey',
+      }),
+    },
+    { status },
+  );
 }
 
 /** GET /sign-in: the form, or straight on when already signed in. */
@@ -121,11 +145,24 @@ export async function submitSignIn(deps: DashboardDeps, ctx: Context): Promise<v
   verifySignInCsrf(deps, ctx, form);
   const next = safeReturnPath(form.next ?? (ctx.path === CONNECTIONS_SIGN_IN_PATH ? CONNECTIONS_PATH : undefined));
   const outcome = await deps.signIn.attempt(
-    { email: form.email ?? '', password: form.password ?? '', ip: ctx.state.clientIp ?? '', environment: deps.environment, requestId: ctx.state.requestId ?? null, clientId: null },
+    {
+      email: form.email ?? '',
+      password: form.password ?? '',
+      ip: ctx.state.clientIp ?? '',
+      environment: deps.environment,
+      requestId: ctx.state.requestId ?? null,
+      clientId: null,
+    },
     ctx.state.log,
   );
   if (outcome.kind === 'invalid') return showSignIn(deps, ctx, { next, error: SIGN_IN_FAILED, email: form.email }, 401);
-  if (outcome.kind === 'locked_out') return showSignIn(deps, ctx, { next, error: lockoutMessage(outcome.retryAfterSeconds), email: form.email, retryAfterSeconds: outcome.retryAfterSeconds }, 429);
+  if (outcome.kind === 'locked_out')
+    return showSignIn(
+      deps,
+      ctx,
+      { next, error: lockoutMessage(outcome.retryAfterSeconds), email: form.email, retryAfterSeconds: outcome.retryAfterSeconds },
+      429,
+    );
   await passwordAccepted(deps, ctx, outcome.user, next);
 }
 
@@ -137,20 +174,42 @@ async function passwordAccepted(deps: DashboardDeps, ctx: Context, user: User, n
   ctx.redirect(`${SECOND_FACTOR_PATH}?next=${encodeURIComponent(next)}`);
 }
 
-async function showCodeForm(deps: DashboardDeps, ctx: Context, userId: string, next: string, error?: string, retryAfterSeconds?: number, status?: number): Promise<void> {
+async function showCodeForm(
+  deps: DashboardDeps,
+  ctx: Context,
+  userId: string,
+  next: string,
+  error?: string,
+  retryAfterSeconds?: number,
+  status?: number,
+): Promise<void> {
   if (retryAfterSeconds) ctx.set('Retry-After', String(retryAfterSeconds));
   const summary = await secondFactorSummary(deps.db, userId);
-  sendPage(ctx, deps.environment, 'second-factor.njk', {
-    requestId: ctx.state.requestId,
-    heading: 'Enter your second factor',
-    action: SECOND_FACTOR_PATH,
-    next,
-    csrf: signInCsrf(deps, ctx),
-    error,
-    cancelHref: SIGN_IN_PATH,
-    totp: summary.totp,
-    passkeyForm: (await countPasskeysHere(deps, userId)) > 0 ? passkeyForm(deps, { action: SIGN_IN_PASSKEY_PATH, optionsAction: SIGN_IN_PASSKEY_OPTIONS_PATH, label: 'Use a passkey', step: 'second-factor' }) : undefined,
-  }, { status });
+  sendPage(
+    ctx,
+    deps.environment,
+    'second-factor.njk',
+    {
+      requestId: ctx.state.requestId,
+      heading: 'Enter your second factor',
+      action: SECOND_FACTOR_PATH,
+      next,
+      csrf: signInCsrf(deps, ctx),
+      error,
+      cancelHref: SIGN_IN_PATH,
+      totp: summary.totp,
+      passkeyForm:
+        (await countPasskeysHere(deps, userId)) > 0
+          ? passkeyForm(deps, {
+              action: SIGN_IN_PASSKEY_PATH,
+              optionsAction: SIGN_IN_PASSKEY_OPTIONS_PATH,
+              label: 'Use a passkey',
+              step: 'second-factor',
+            })
+          : undefined,
+    },
+    { status },
+  );
 }
 
 /** GET /sign-in/second-factor: the code form of a sign-in waiting for it (else back to the password). */
@@ -177,7 +236,16 @@ export async function submitSecondFactorStep(deps: DashboardDeps, ctx: Context):
     return;
   }
   const check = await checkSecondFactorCode(deps, pending.userId, form.code ?? '');
-  if (!check.ok) return showCodeForm(deps, ctx, pending.userId, next, codeFailure(check.retryAfterSeconds), check.retryAfterSeconds, check.retryAfterSeconds ? 429 : 401);
+  if (!check.ok)
+    return showCodeForm(
+      deps,
+      ctx,
+      pending.userId,
+      next,
+      codeFailure(check.retryAfterSeconds),
+      check.retryAfterSeconds,
+      check.retryAfterSeconds ? 429 : 401,
+    );
   await completeSignIn(deps, ctx, { userId: pending.userId, epoch: pending.epoch, amr: ['pwd', check.method], at: new Date() }, next);
 }
 
@@ -212,17 +280,39 @@ export async function submitPasskeySignIn(deps: DashboardDeps, ctx: Context): Pr
     return;
   }
   const challenge = await takeBrowserChallenge(deps, ctx, 'authenticate');
-  const check = challenge && challenge.user_id === (pending?.userId ?? null) ? await checkPasskey(deps, challenge, form.response) : { ok: false as const };
+  const check =
+    challenge && challenge.user_id === (pending?.userId ?? null)
+      ? await checkPasskey(deps, challenge, form.response)
+      : { ok: false as const };
   if (pending) {
-    if (!check.ok) return showCodeForm(deps, ctx, pending.userId, next, passkeyFailure(check.retryAfterSeconds), check.retryAfterSeconds, check.retryAfterSeconds ? 429 : 401);
+    if (!check.ok)
+      return showCodeForm(
+        deps,
+        ctx,
+        pending.userId,
+        next,
+        passkeyFailure(check.retryAfterSeconds),
+        check.retryAfterSeconds,
+        check.retryAfterSeconds ? 429 : 401,
+      );
     return completeSignIn(deps, ctx, { userId: pending.userId, epoch: pending.epoch, amr: ['pwd', check.method], at: new Date() }, next);
   }
   const audit = { environment: deps.environment, ip: ctx.state.clientIp || null, requestId: ctx.state.requestId ?? null, clientId: null };
   if (!check.ok) {
     await recordAudit(deps.db, { ...audit, event: 'login.failed', details: { method: 'passkey' } });
-    return showSignIn(deps, ctx, { next, error: passwordlessFailure(check.retryAfterSeconds) ?? PASSKEY_SIGN_IN_FAILED, retryAfterSeconds: check.retryAfterSeconds }, check.retryAfterSeconds ? 429 : 401);
+    return showSignIn(
+      deps,
+      ctx,
+      { next, error: passwordlessFailure(check.retryAfterSeconds) ?? PASSKEY_SIGN_IN_FAILED, retryAfterSeconds: check.retryAfterSeconds },
+      check.retryAfterSeconds ? 429 : 401,
+    );
   }
   await recordAudit(deps.db, { ...audit, event: 'login.succeeded', actorUserId: check.userId, details: { method: 'passkey' } });
   // A passkey is its own proof: the epoch is the one current when it was checked.
-  await completeSignIn(deps, ctx, { userId: check.userId, epoch: (await credentialsEpoch(deps.db, check.userId)) ?? -1, amr: [check.method], at: new Date() }, next);
+  await completeSignIn(
+    deps,
+    ctx,
+    { userId: check.userId, epoch: (await credentialsEpoch(deps.db, check.userId)) ?? -1, amr: [check.method], at: new Date() },
+    next,
+  );
 }

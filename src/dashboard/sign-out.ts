@@ -17,7 +17,13 @@ export async function signOut(deps: InteractionDeps, ctx: Context): Promise<void
   if (session) {
     verifyCsrf(ctx, deps.serverKeys, `session:${session.uid}`, form.csrf, deps.origin);
     await endSession(deps, ctx, session);
-    await recordAudit(deps.db, { event: 'logout', environment: deps.environment, actorUserId: session.accountId, ip: ctx.state.clientIp ?? null, requestId: ctx.state.requestId ?? null });
+    await recordAudit(deps.db, {
+      event: 'logout',
+      environment: deps.environment,
+      actorUserId: session.accountId,
+      ip: ctx.state.clientIp ?? null,
+      requestId: ctx.state.requestId ?? null,
+    });
   }
   // A page may ask to come back after signing in again (an invitation for another account does).
   const next = safeReturnPath(form.next);

@@ -106,7 +106,14 @@ interface SecurityView extends Awaited<ReturnType<typeof sessionsSection>> {
   recoveryAction: string;
   notice: string | undefined;
   error: string | undefined;
-  passkeyList: { id: string; name: string; added: ShownDate; lastUsed: ShownDate | undefined; synced: boolean; elsewhere: string | undefined }[];
+  passkeyList: {
+    id: string;
+    name: string;
+    added: ShownDate;
+    lastUsed: ShownDate | undefined;
+    synced: boolean;
+    elsewhere: string | undefined;
+  }[];
   passkeyForm: PasskeyForm | undefined;
   passkeysAt: { origin: string; href: string } | undefined;
   passkeyRemoveAction: string;
@@ -148,7 +155,15 @@ interface DashboardErrorView {
 
 interface ApiKeysView {
   environmentLabel: string;
-  keys: { id: string; name: string | null; prefix: string; created: ShownDate; lastUsed: ShownDate | undefined; revoked: ShownDate | undefined; revokeHref: string }[];
+  keys: {
+    id: string;
+    name: string | null;
+    prefix: string;
+    created: ShownDate;
+    lastUsed: ShownDate | undefined;
+    revoked: ShownDate | undefined;
+    revokeHref: string;
+  }[];
   created: { key: string; name: string | null | undefined } | undefined;
   notice: string | undefined;
   error: string | undefined;
@@ -168,7 +183,16 @@ interface ApiKeyRevokeView {
 interface AuditView {
   filters: { actor: string; event: string; from: string; to: string };
   events: readonly string[];
-  rows: { when: ShownDate; event: string; actor: string | null; environment: string | null; application: string | undefined; client: string | null; ip: string | null; details: { name: string; value: string }[] }[];
+  rows: {
+    when: ShownDate;
+    event: string;
+    actor: string | null;
+    environment: string | null;
+    application: string | undefined;
+    client: string | null;
+    ip: string | null;
+    details: { name: string; value: string }[];
+  }[];
   filtered: boolean;
   action: string;
   newer: string | undefined;
@@ -177,7 +201,18 @@ interface AuditView {
 }
 
 interface MembersView {
-  members: { id: string; email: string; name: string | null; role: Role; roleName: string; since: ShownDate; you: boolean; manageable: boolean; onlyOwner: boolean; removeHref: string }[];
+  members: {
+    id: string;
+    email: string;
+    name: string | null;
+    role: Role;
+    roleName: string;
+    since: ShownDate;
+    you: boolean;
+    manageable: boolean;
+    onlyOwner: boolean;
+    removeHref: string;
+  }[];
   roles: { value: Role; label: string }[];
   roleAction: string;
   invitations: { id: string; email: string; roleName: string; invitedBy: string | null; expires: ShownDate; revocable: boolean }[];
@@ -208,8 +243,25 @@ interface SettingsView {
 
 interface WebhooksView {
   environmentName: string;
-  subscriptions: { id: string; url: string; category: string; status: string; statusLabel: string; created: ShownDate; lastSuccess: ShownDate | undefined }[];
-  deliveries: { id: string; category: string; url: string; status: string; statusLabel: string; attempts: number; answer: string | null; when: ShownDate }[];
+  subscriptions: {
+    id: string;
+    url: string;
+    category: string;
+    status: string;
+    statusLabel: string;
+    created: ShownDate;
+    lastSuccess: ShownDate | undefined;
+  }[];
+  deliveries: {
+    id: string;
+    category: string;
+    url: string;
+    status: string;
+    statusLabel: string;
+    attempts: number;
+    answer: string | null;
+    when: ShownDate;
+  }[];
   categories: readonly string[];
   created: { url: string; secret: string } | undefined;
   existing: { url: string } | undefined;
@@ -222,28 +274,28 @@ interface WebhooksView {
 
 declare module '../views/models.js' {
   interface PageModels {
-  'forgot-password.njk': ForgotPasswordView;
-  'reset-password.njk': ResetPasswordView;
-  'dashboard/invitation.njk': InvitationView;
+    'forgot-password.njk': ForgotPasswordView;
+    'reset-password.njk': ResetPasswordView;
+    'dashboard/invitation.njk': InvitationView;
   }
   interface DashboardPageModels {
-  'dashboard/account.njk': AccountView;
-  'dashboard/password.njk': PasswordView;
-  'connections.njk': ConnectionsView;
-  'dashboard/org-connections.njk': OrgConnectionsView;
-  'dashboard/security.njk': SecurityView;
-  'dashboard/authenticator.njk': AuthenticatorView;
-  'dashboard/recovery-codes.njk': DashboardRecoveryCodesView;
-  'dashboard/confirm.njk': ConfirmView;
-  'dashboard/error.njk': DashboardErrorView;
-  'dashboard/api-keys.njk': ApiKeysView;
-  'dashboard/api-key-revoke.njk': ApiKeyRevokeView;
-  'dashboard/audit.njk': AuditView;
-  'dashboard/members.njk': MembersView;
-  'dashboard/member-remove.njk': MemberRemoveView;
-  'dashboard/settings.njk': SettingsView;
-  'dashboard/webhooks.njk': WebhooksView;
-  'dashboard/invitation-other-account.njk': InvitationOtherAccountView;
-  'dashboard/invitation-accept.njk': InvitationAcceptView;
+    'dashboard/account.njk': AccountView;
+    'dashboard/password.njk': PasswordView;
+    'connections.njk': ConnectionsView;
+    'dashboard/org-connections.njk': OrgConnectionsView;
+    'dashboard/security.njk': SecurityView;
+    'dashboard/authenticator.njk': AuthenticatorView;
+    'dashboard/recovery-codes.njk': DashboardRecoveryCodesView;
+    'dashboard/confirm.njk': ConfirmView;
+    'dashboard/error.njk': DashboardErrorView;
+    'dashboard/api-keys.njk': ApiKeysView;
+    'dashboard/api-key-revoke.njk': ApiKeyRevokeView;
+    'dashboard/audit.njk': AuditView;
+    'dashboard/members.njk': MembersView;
+    'dashboard/member-remove.njk': MemberRemoveView;
+    'dashboard/settings.njk': SettingsView;
+    'dashboard/webhooks.njk': WebhooksView;
+    'dashboard/invitation-other-account.njk': InvitationOtherAccountView;
+    'dashboard/invitation-accept.njk': InvitationAcceptView;
   }
 }

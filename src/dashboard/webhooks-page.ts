@@ -21,7 +21,12 @@ import type { Viewer } from './viewer.js';
  * paused after repeated failures, and the recent deliveries with a Replay for each.
  */
 
-const STATUS_LABELS = { active: 'Active', disabled: 'Disabled', requires_attention: 'Paused: needs attention', deleted: 'Deleted' } as const;
+const STATUS_LABELS = {
+  active: 'Active',
+  disabled: 'Disabled',
+  requires_attention: 'Paused: needs attention',
+  deleted: 'Deleted',
+} as const;
 const DELIVERY_LABELS = { pending: 'Pending', succeeded: 'Delivered', failed: 'Failed' } as const;
 const RECENT_DELIVERIES = 25;
 
@@ -36,7 +41,8 @@ interface PageState {
 
 /** The organization of the page must be a fund provider (a nonprofit has no webhooks page). */
 function fundProvider(request: OrgRequest): OrgRequest {
-  if (request.organization.kind !== 'fund_provider') throw notFound('Webhooks carry donor-advised-fund events, which only fund providers have.');
+  if (request.organization.kind !== 'fund_provider')
+    throw notFound('Webhooks carry donor-advised-fund events, which only fund providers have.');
   return request;
 }
 
@@ -46,19 +52,54 @@ async function render(deps: DashboardDeps, ctx: Context, viewer: Viewer, organiz
   const scope = scopeOf(deps, organization);
   const subscriptions = (await listSubscriptions(deps.db, scope, EVENT_CATEGORIES, undefined, 100)).filter((s) => s.status !== 'deleted');
   const deliveries = await listDeliveries(deps.db, { limit: RECENT_DELIVERIES, scope });
-  const notices: Record<string, string> = { disabled: 'The endpoint is disabled: nothing is sent to it until you enable it.', active: 'The endpoint is active again.', resumed: 'The endpoint is resumed: new events are sent to it again.', deleted: 'The endpoint is deleted.', replayed: 'The delivery is queued again: it is sent within seconds.' };
-  sendDashboardPage(deps, ctx, viewer, 'dashboard/webhooks.njk', { organization, tab: 'webhooks' }, {
-    environmentName: deps.environment === 'sandbox' ? 'Sandbox' : 'Production',
-    subscriptions: subscriptions.map((s) => ({ id: s.id, url: s.url, category: s.category, status: s.status, statusLabel: STATUS_LABELS[s.status], created: shownDate(s.created_at), lastSuccess: shownDate(s.last_success_at) })),
-    deliveries: deliveries.map((d) => ({ id: d.id, category: d.category, url: d.url, status: d.status, statusLabel: DELIVERY_LABELS[d.status], attempts: d.attempts, answer: d.last_status ? `HTTP ${d.last_status}` : d.last_error, when: shownDate(new Date(d.last_attempt_at ?? d.created_at)) })),
-    categories: DAF_KINDS,
-    created: state.created,
-    existing: state.existing,
-    form: { url: state.form?.url ?? '', category: state.form?.category ?? '' },
-    error: state.error,
-    notice: typeof ctx.query.done === 'string' ? notices[ctx.query.done] : undefined,
-    actions: { create: orgPath(organization.ein, 'webhooks'), status: orgPath(organization.ein, 'webhooks/status'), replay: orgPath(organization.ein, 'webhooks/replay') },
-  }, state.status);
+  const notices: Record<string, string> = {
+    disabled: 'The endpoint is disabled: nothing is sent to it until you enable it.',
+    active: 'The endpoint is active again.',
+    resumed: 'The endpoint is resumed: new events are sent to it again.',
+    deleted: 'The endpoint is deleted.',
+    replayed: 'The delivery is queued again: it is sent within seconds.',
+  };
+  sendDashboardPage(
+    deps,
+    ctx,
+    viewer,
+    'dashboard/webhooks.njk',
+    { organization, tab: 'webhooks' },
+    {
+      environmentName: deps.environment === 'sandbox' ? 'Sandbox' : 'Production',
+      subscriptions: subscriptions.map((s) => ({
+        id: s.id,
+        url: s.url,
+        category: s.category,
+        status: s.status,
+        statusLabel: STATUS_LABELS[s.status],
+        created: shownDate(s.created_at),
+        lastSuccess: shownDate(s.last_success_at),
+      })),
+      deliveries: deliveries.map((d) => ({
+        id: d.id,
+        category: d.category,
+        url: d.url,
+        status: d.status,
+        statusLabel: DELIVERY_LABELS[d.status],
+        attempts: d.attempts,
+        answer: d.last_status ? `HTTP ${d.last_status}` : d.last_error,
+        when: shownDate(new Date(d.last_attempt_at ?? d.created_at)),
+      })),
+      categories: DAF_KINDS,
+      created: state.created,
+      existing: state.existing,
+      form: { url: state.form?.url ?? '', category: state.form?.category ?? '' },
+      error: state.error,
+      notice: typeof ctx.query.done === 'string' ? notices[ctx.query.done] : undefined,
+      actions: {
+        create: orgPath(organization.ein, 'webhooks'),
+        status: orgPath(organization.ein, 'webhooks/status'),
+        replay: orgPath(organization.ein, 'webhooks/replay'),
+      },
+    },
+    state.status,
+  );
 }
 
 /** GET /orgs/:ein/webhooks */
@@ -72,14 +113,28 @@ export async function submitWebhook(deps: DashboardDeps, ctx: Context, request: 
   const c = fundProvider(request);
   const url = (c.form.url ?? '').trim();
   const category = c.form.category ?? '';
-  if (!DAF_KINDS.includes(category)) return render(deps, ctx, c.viewer, c.organization, { error: 'Choose one of the events in the list.', form: { url, category }, status: 400 });
+  if (!DAF_KINDS.includes(category))
+    return render(deps, ctx, c.viewer, c.organization, {
+      error: 'Choose one of the events in the list.',
+      form: { url, category },
+      status: 400,
+    });
   try {
-    const { generatedSecret, existing, row } = await subscribe({ db: deps.db, box: deps.box, profile: deps.profile }, scopeOf(deps, c.organization), { url, category }, userActor(c.viewer.user.id, ctx.state));
+    const { generatedSecret, existing, row } = await subscribe(
+      { db: deps.db, box: deps.box, profile: deps.profile },
+      scopeOf(deps, c.organization),
+      { url, category },
+      userActor(c.viewer.user.id, ctx.state),
+    );
     if (existing) return await render(deps, ctx, c.viewer, c.organization, { existing: { url: row.url }, status: 200 });
     await render(deps, ctx, c.viewer, c.organization, { created: { url, secret: generatedSecret! }, status: 201 });
   } catch (error) {
     if (!(error instanceof DomainError && error.code === 'invalid')) throw error;
-    await render(deps, ctx, c.viewer, c.organization, { error: `That endpoint cannot be used: ${error.message}`, form: { url, category }, status: 400 });
+    await render(deps, ctx, c.viewer, c.organization, {
+      error: `That endpoint cannot be used: ${error.message}`,
+      form: { url, category },
+      status: 400,
+    });
   }
 }
 
@@ -101,7 +156,12 @@ export async function submitWebhookStatus(deps: DashboardDeps, ctx: Context, req
 /** POST /orgs/:ein/webhooks/replay: sends a delivery again, with a fresh set of attempts. */
 export async function submitReplay(deps: DashboardDeps, ctx: Context, request: OrgRequest): Promise<void> {
   const c = fundProvider(request);
-  await replayDelivery(deps.db, String(c.form.delivery ?? '').slice(0, 100), scopeOf(deps, c.organization), userActor(c.viewer.user.id, ctx.state));
+  await replayDelivery(
+    deps.db,
+    String(c.form.delivery ?? '').slice(0, 100),
+    scopeOf(deps, c.organization),
+    userActor(c.viewer.user.id, ctx.state),
+  );
   ctx.status = 303;
   ctx.redirect(`${orgPath(c.organization.ein, 'webhooks')}?done=replayed`);
 }

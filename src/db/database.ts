@@ -61,7 +61,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     // 08xxx connection exceptions, 57P0x operator intervention (shutdown), 53300 too many connections.
     if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return true;
   }
-  return typeof message === 'string' && /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message);
+  return (
+    typeof message === 'string' &&
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(message)
+  );
 }
 
 /**

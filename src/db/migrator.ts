@@ -27,8 +27,10 @@ export interface MigrationResult {
   applied: string[];
 }
 
-export async function migrateToLatest(db: Kysely<any>, // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
-  dir: string = MIGRATIONS_DIR): Promise<MigrationResult> {
+export async function migrateToLatest(
+  db: Kysely<any>, // eslint-disable-line @typescript-eslint/no-explicit-any -- any schema
+  dir: string = MIGRATIONS_DIR,
+): Promise<MigrationResult> {
   const migrator = new Migrator({
     db,
     provider: new SqlFileMigrationProvider(dir),

@@ -21,7 +21,8 @@ export function hashId(id: string): string {
 }
 
 /** hashId of a text column or expression, computed by PostgreSQL: for joins on a payload's raw id. */
-export const hashedInSql = (expression: string) => sql.raw(`translate(encode(sha256(convert_to(${expression}, 'UTF8')), 'base64'), '+/=', '-_')`);
+export const hashedInSql = (expression: string) =>
+  sql.raw(`translate(encode(sha256(convert_to(${expression}, 'UTF8')), 'base64'), '+/=', '-_')`);
 
 /** One stored provider model (a token, code, Grant, Session, Interaction or revocation marker). */
 type ProviderModelRow = Selectable<OidcModelsTable>;
@@ -56,7 +57,11 @@ export async function upsertModel(db: Db, row: NewModelRow): Promise<void> {
   await db
     .insertInto('oidc_models')
     .values(row)
-    .onConflict((oc) => oc.columns(['environment', 'model', 'id']).doUpdateSet({ payload: row.payload, grant_id: row.grant_id, uid: row.uid, expires_at: row.expires_at }))
+    .onConflict((oc) =>
+      oc
+        .columns(['environment', 'model', 'id'])
+        .doUpdateSet({ payload: row.payload, grant_id: row.grant_id, uid: row.uid, expires_at: row.expires_at }),
+    )
     .execute();
 }
 
@@ -82,7 +87,11 @@ export type ModelWrite = { op: 'upsert'; row: NewModelRow } | { op: 'delete'; en
 export async function writeModels(db: Executor, writes: readonly ModelWrite[]): Promise<void> {
   const deletes = writes.flatMap((w) => (w.op === 'delete' ? [sql`(${w.environment}::text, ${w.model}::text, ${w.id}::text)`] : []));
   const upserts = writes.flatMap((w) =>
-    w.op === 'upsert' ? [sql`(${w.row.environment}::text, ${w.row.model}::text, ${w.row.id}::text, ${w.row.payload}::jsonb, ${w.row.grant_id}::text, ${w.row.uid}::text, ${w.row.expires_at}::timestamptz)`] : [],
+    w.op === 'upsert'
+      ? [
+          sql`(${w.row.environment}::text, ${w.row.model}::text, ${w.row.id}::text, ${w.row.payload}::jsonb, ${w.row.grant_id}::text, ${w.row.uid}::text, ${w.row.expires_at}::timestamptz)`,
+        ]
+      : [],
   );
   if (deletes.length === 0 && upserts.length === 0) return;
   const parts = [];
@@ -101,7 +110,15 @@ export async function writeModels(db: Executor, writes: readonly ModelWrite[]): 
 
 /** When a model (a refresh token) was consumed; undefined when it does not exist. */
 export async function findConsumedAt(db: Db, environment: Environment, model: string, hashedId: string): Promise<Date | null | undefined> {
-  return (await db.selectFrom('oidc_models').select('consumed_at').where('environment', '=', environment).where('model', '=', model).where('id', '=', hashedId).executeTakeFirst())?.consumed_at;
+  return (
+    await db
+      .selectFrom('oidc_models')
+      .select('consumed_at')
+      .where('environment', '=', environment)
+      .where('model', '=', model)
+      .where('id', '=', hashedId)
+      .executeTakeFirst()
+  )?.consumed_at;
 }
 
 /** The grant and consume time of a model, read after a lost race to consume it. */

@@ -62,7 +62,10 @@ async function checkReachable(url: string): Promise<void> {
   } catch (error) {
     const { message, code } = error as { message?: string; code?: string };
     const reason = message || code || String(error);
-    throw new DatabaseUnreachableError(`cannot connect to the database at ${hostAndPort(url)} (DATABASE_URL): ${reason}${code === '3D000' ? createHint(url) : ''}`, { cause: error });
+    throw new DatabaseUnreachableError(
+      `cannot connect to the database at ${hostAndPort(url)} (DATABASE_URL): ${reason}${code === '3D000' ? createHint(url) : ''}`,
+      { cause: error },
+    );
   } finally {
     await client.end().catch(() => undefined);
   }

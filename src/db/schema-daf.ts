@@ -4,7 +4,6 @@ import type { Environment } from './schema.js';
 
 /** Table types of the donor-advised-fund tables (migration 20261122000600; its events, webhook and mail tables are in schema-events.ts). */
 
-
 export type DonorAccountStatus = 'pending' | 'approved' | 'rejected';
 export type GrantRequestStatus = 'awaiting_account_decision' | 'pending' | 'submitted' | 'rejected';
 
@@ -93,9 +92,69 @@ export interface DafDatabase {
 }
 
 export const DAF_TABLE_COLUMNS = {
-  donor_accounts: columns<DonorAccountsTable>()(['id', 'environment', 'fund_provider_id', 'status', 'email', 'first_name', 'last_name', 'phone', 'external_id', 'metadata', 'disabled', 'approved_at', 'approved_by', 'rejected_at', 'rejected_by', 'rejection_reason', 'created_at', 'updated_at']),
-  donor_authorization_tokens: columns<DonorAuthorizationTokensTable>()(['id', 'environment', 'fund_provider_id', 'donor_account_id', 'code_hash', 'status', 'metadata', 'created_at', 'expires_at', 'verified_at', 'revoked_at']),
+  donor_accounts: columns<DonorAccountsTable>()([
+    'id',
+    'environment',
+    'fund_provider_id',
+    'status',
+    'email',
+    'first_name',
+    'last_name',
+    'phone',
+    'external_id',
+    'metadata',
+    'disabled',
+    'approved_at',
+    'approved_by',
+    'rejected_at',
+    'rejected_by',
+    'rejection_reason',
+    'created_at',
+    'updated_at',
+  ]),
+  donor_authorization_tokens: columns<DonorAuthorizationTokensTable>()([
+    'id',
+    'environment',
+    'fund_provider_id',
+    'donor_account_id',
+    'code_hash',
+    'status',
+    'metadata',
+    'created_at',
+    'expires_at',
+    'verified_at',
+    'revoked_at',
+  ]),
   donor_token_verify_limits: columns<DonorTokenVerifyLimitsTable>()(['fund_provider_id', 'environment', 'window_start', 'attempts']),
-  giving_pools: columns<GivingPoolsTable>()(['id', 'environment', 'fund_provider_id', 'donor_account_id', 'name', 'metadata', 'created_at', 'updated_at']),
-  grant_requests: columns<GrantRequestsTable>()(['id', 'environment', 'fund_provider_id', 'donor_account_id', 'giving_pool_id', 'status', 'ein', 'nonprofit_name', 'amount_cents', 'frequency', 'form_url', 'purpose', 'note', 'donor_contact', 'rejection_reason', 'external_grant_id', 'comment', 'created_at', 'updated_at']),
+  giving_pools: columns<GivingPoolsTable>()([
+    'id',
+    'environment',
+    'fund_provider_id',
+    'donor_account_id',
+    'name',
+    'metadata',
+    'created_at',
+    'updated_at',
+  ]),
+  grant_requests: columns<GrantRequestsTable>()([
+    'id',
+    'environment',
+    'fund_provider_id',
+    'donor_account_id',
+    'giving_pool_id',
+    'status',
+    'ein',
+    'nonprofit_name',
+    'amount_cents',
+    'frequency',
+    'form_url',
+    'purpose',
+    'note',
+    'donor_contact',
+    'rejection_reason',
+    'external_grant_id',
+    'comment',
+    'created_at',
+    'updated_at',
+  ]),
 } satisfies { [K in keyof DafDatabase]: readonly string[] };

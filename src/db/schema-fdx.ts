@@ -12,10 +12,25 @@ type Cents = ColumnType<string, number | bigint | string, number | bigint | stri
  */
 type DateOnly = ColumnType<Date, string, string>;
 
-export type DepositAccountStatus = 'OPEN' | 'CLOSED' | 'DELINQUENT' | 'NEGATIVECURRENTBALANCE' | 'PAID' | 'PENDINGCLOSE' | 'PENDINGOPEN' | 'RESTRICTED';
+export type DepositAccountStatus =
+  'OPEN' | 'CLOSED' | 'DELINQUENT' | 'NEGATIVECURRENTBALANCE' | 'PAID' | 'PENDINGCLOSE' | 'PENDINGOPEN' | 'RESTRICTED';
 export const DEPOSIT_TRANSACTION_TYPES = [
-  'ADJUSTMENT', 'ATMDEPOSIT', 'ATMWITHDRAWAL', 'BILLPAYMENT', 'CHECK', 'DEPOSIT', 'DIRECTDEPOSIT', 'DIVIDEND',
-  'FEE', 'INTEREST', 'POSCREDIT', 'POSDEBIT', 'PREAUTHORIZEDDEPOSIT', 'PREAUTHORIZEDWITHDRAWAL', 'TRANSFER', 'WITHDRAWAL',
+  'ADJUSTMENT',
+  'ATMDEPOSIT',
+  'ATMWITHDRAWAL',
+  'BILLPAYMENT',
+  'CHECK',
+  'DEPOSIT',
+  'DIRECTDEPOSIT',
+  'DIVIDEND',
+  'FEE',
+  'INTEREST',
+  'POSCREDIT',
+  'POSDEBIT',
+  'PREAUTHORIZEDDEPOSIT',
+  'PREAUTHORIZEDWITHDRAWAL',
+  'TRANSFER',
+  'WITHDRAWAL',
 ] as const;
 export type DepositTransactionType = (typeof DEPOSIT_TRANSACTION_TYPES)[number];
 
@@ -96,10 +111,57 @@ export interface FdxDatabase {
   deposit_transactions: DepositTransactionsTable;
 }
 
-
 export const FDX_TABLE_COLUMNS = {
-  fdx_consents: columns<FdxConsentsTable>()(['id', 'environment', 'organization_id', 'client_id', 'grant_id', 'user_id', 'status', 'duration_type', 'duration_period', 'lookback_period', 'resources', 'created_at', 'updated_at', 'expires_at', 'revoked_at', 'revocation_reason', 'revocation_initiator']),
-  deposit_accounts: columns<DepositAccountsTable>()(['id', 'environment', 'organization_id', 'account_number', 'routing_transit_number', 'product_name', 'nickname', 'description', 'status', 'currency', 'opened_on', 'closed_on', 'opening_balance', 'created_at']),
+  fdx_consents: columns<FdxConsentsTable>()([
+    'id',
+    'environment',
+    'organization_id',
+    'client_id',
+    'grant_id',
+    'user_id',
+    'status',
+    'duration_type',
+    'duration_period',
+    'lookback_period',
+    'resources',
+    'created_at',
+    'updated_at',
+    'expires_at',
+    'revoked_at',
+    'revocation_reason',
+    'revocation_initiator',
+  ]),
+  deposit_accounts: columns<DepositAccountsTable>()([
+    'id',
+    'environment',
+    'organization_id',
+    'account_number',
+    'routing_transit_number',
+    'product_name',
+    'nickname',
+    'description',
+    'status',
+    'currency',
+    'opened_on',
+    'closed_on',
+    'opening_balance',
+    'created_at',
+  ]),
   deposit_statements: columns<DepositStatementsTable>()(['id', 'account_id', 'period_start', 'period_end', 'created_at']),
-  deposit_transactions: columns<DepositTransactionsTable>()(['id', 'account_id', 'transaction_timestamp', 'posted_timestamp', 'status', 'debit_credit', 'amount', 'transaction_type', 'description', 'memo', 'reference', 'payee', 'check_number', 'created_at']),
+  deposit_transactions: columns<DepositTransactionsTable>()([
+    'id',
+    'account_id',
+    'transaction_timestamp',
+    'posted_timestamp',
+    'status',
+    'debit_credit',
+    'amount',
+    'transaction_type',
+    'description',
+    'memo',
+    'reference',
+    'payee',
+    'check_number',
+    'created_at',
+  ]),
 } satisfies { [K in keyof FdxDatabase]: readonly string[] };

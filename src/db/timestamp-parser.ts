@@ -26,8 +26,22 @@ function digits(value: string, start: number, count: number): number {
 export function parseTimestamptz(value: string): unknown {
   const length = value.length;
   // YYYY-MM-DD HH:MM:SS+00 is 22 characters; a fraction adds 2 to 7.
-  if (length < 22 || length > 29 || value.charCodeAt(length - 3) !== 43 /* + */ || value.charCodeAt(length - 2) !== ZERO || value.charCodeAt(length - 1) !== ZERO) return fallback(value);
-  if (value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45 || value.charCodeAt(10) !== 32 || value.charCodeAt(13) !== 58 || value.charCodeAt(16) !== 58) return fallback(value);
+  if (
+    length < 22 ||
+    length > 29 ||
+    value.charCodeAt(length - 3) !== 43 /* + */ ||
+    value.charCodeAt(length - 2) !== ZERO ||
+    value.charCodeAt(length - 1) !== ZERO
+  )
+    return fallback(value);
+  if (
+    value.charCodeAt(4) !== 45 ||
+    value.charCodeAt(7) !== 45 ||
+    value.charCodeAt(10) !== 32 ||
+    value.charCodeAt(13) !== 58 ||
+    value.charCodeAt(16) !== 58
+  )
+    return fallback(value);
   const year = digits(value, 0, 4);
   const month = digits(value, 5, 2);
   const day = digits(value, 8, 2);

@@ -15,10 +15,22 @@ export const DEMO_USERS: readonly { email: string; role: Role; displayName: stri
   { email: 'readonly@example.org', role: 'read_only', displayName: 'Reed Readonly' },
 ];
 
-async function findOrCreateOrganization(trx: Executor, org: typeof DEMO_NONPROFIT, address: { line1: string; city: string; region: string; postal: string }) {
+async function findOrCreateOrganization(
+  trx: Executor,
+  org: typeof DEMO_NONPROFIT,
+  address: { line1: string; city: string; region: string; postal: string },
+) {
   const existing = await findOrganizationIdByEin(trx, org.ein);
   if (existing) return existing.id;
-  const row = await insertDemoOrganization(trx, { ein: org.ein, name: org.name, kind: org.kind, address_line1: address.line1, city: address.city, region: address.region, postal_code: address.postal });
+  const row = await insertDemoOrganization(trx, {
+    ein: org.ein,
+    name: org.name,
+    kind: org.kind,
+    address_line1: address.line1,
+    city: address.city,
+    region: address.region,
+    postal_code: address.postal,
+  });
   return row.id;
 }
 
@@ -27,11 +39,17 @@ export const accountsStep: SeedStep = {
   prepare: (ctx: SeedContext) => hashPassword(DEMO_PASSWORD, ctx.passwordParams),
   async run(trx, prepared) {
     const passwordHash = prepared as string;
-    const nonprofitId = await findOrCreateOrganization(trx, DEMO_NONPROFIT, { line1: '100 Harvest Way', city: 'Springfield', region: 'IL', postal: '62701' });
+    const nonprofitId = await findOrCreateOrganization(trx, DEMO_NONPROFIT, {
+      line1: '100 Harvest Way',
+      city: 'Springfield',
+      region: 'IL',
+      postal: '62701',
+    });
     await findOrCreateOrganization(trx, DEMO_FUND_PROVIDER, { line1: '1 Charity Plaza', city: 'Boston', region: 'MA', postal: '02110' });
     for (const user of DEMO_USERS) {
       const existing = await findUserIdByEmail(trx, user.email);
-      const userId = existing?.id ?? (await insertDemoUser(trx, { email: user.email, password_hash: passwordHash, display_name: user.displayName })).id;
+      const userId =
+        existing?.id ?? (await insertDemoUser(trx, { email: user.email, password_hash: passwordHash, display_name: user.displayName })).id;
       await ensureMembership(trx, { organization_id: nonprofitId, user_id: userId, role: user.role });
     }
   },

@@ -38,17 +38,41 @@ interface Kind {
 const pick = <T>(list: readonly T[]): T => list[crypto.randomInt(list.length)]!;
 const CREDITS: readonly Kind[] = [
   { type: 'DEPOSIT', description: () => 'Mobile check deposit', cents: [2_500, 250_000] },
-  { type: 'DIRECTDEPOSIT', description: () => `Stripe payout ST-${crypto.randomBytes(4).toString('hex').toUpperCase()}`, cents: [10_000, 400_000] },
-  { type: 'TRANSFER', description: () => `DAF grant - ${pick(['Fidelity Charitable', 'Schwab Charitable', 'Vanguard Charitable', 'National Philanthropic Trust'])}`, cents: [50_000, 500_000] },
+  {
+    type: 'DIRECTDEPOSIT',
+    description: () => `Stripe payout ST-${crypto.randomBytes(4).toString('hex').toUpperCase()}`,
+    cents: [10_000, 400_000],
+  },
+  {
+    type: 'TRANSFER',
+    description: () =>
+      `DAF grant - ${pick(['Fidelity Charitable', 'Schwab Charitable', 'Vanguard Charitable', 'National Philanthropic Trust'])}`,
+    cents: [50_000, 500_000],
+  },
   { type: 'PREAUTHORIZEDDEPOSIT', description: () => 'Monthly donors - PayPal Giving Fund', cents: [5_000, 150_000] },
   { type: 'INTEREST', description: () => 'Interest earned', cents: [100, 5_000] },
 ];
 const DEBITS: readonly Kind[] = [
-  { type: 'CHECK', description: () => 'Check paid', payee: () => pick(['Harvest Farms Co-op', 'Valley Produce, Inc.', 'Springfield Dairy']), cents: [5_000, 250_000] },
-  { type: 'BILLPAYMENT', description: () => 'Springfield Electric & Gas', payee: () => 'Springfield Electric & Gas', cents: [20_000, 90_000] },
+  {
+    type: 'CHECK',
+    description: () => 'Check paid',
+    payee: () => pick(['Harvest Farms Co-op', 'Valley Produce, Inc.', 'Springfield Dairy']),
+    cents: [5_000, 250_000],
+  },
+  {
+    type: 'BILLPAYMENT',
+    description: () => 'Springfield Electric & Gas',
+    payee: () => 'Springfield Electric & Gas',
+    cents: [20_000, 90_000],
+  },
   { type: 'TRANSFER', description: () => 'Payroll - Gusto', payee: () => 'Gusto', cents: [100_000, 300_000] },
   { type: 'FEE', description: () => 'Monthly service fee', cents: [1_500, 1_500] },
-  { type: 'PREAUTHORIZEDWITHDRAWAL', description: () => 'Insurance premium - Acme Mutual', payee: () => 'Acme Mutual', cents: [30_000, 60_000] },
+  {
+    type: 'PREAUTHORIZEDWITHDRAWAL',
+    description: () => 'Insurance premium - Acme Mutual',
+    payee: () => 'Acme Mutual',
+    cents: [30_000, 60_000],
+  },
   { type: 'POSDEBIT', description: () => 'Card purchase - Restaurant Depot', payee: () => 'Restaurant Depot', cents: [1_000, 80_000] },
 ];
 
@@ -128,7 +152,9 @@ export async function seedBankData(db: Executor, options: BankDataOptions): Prom
     let nextCheck = 1001;
     const total = options.transactionsPerAccount ?? 500;
     for (let done = 0; done < total; done += BATCH) {
-      const rows = Array.from({ length: Math.min(BATCH, total - done) }, () => transaction(accountId, openedAt, now.getTime(), () => nextCheck++));
+      const rows = Array.from({ length: Math.min(BATCH, total - done) }, () =>
+        transaction(accountId, openedAt, now.getTime(), () => nextCheck++),
+      );
       await insertDepositTransactions(db, rows);
     }
     ids.account_ids.push(accountId);

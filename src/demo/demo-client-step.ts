@@ -39,7 +39,13 @@ export async function ensureDemoClient(db: Db, ctx: SeedContext): Promise<DemoCl
   const issued = existing
     ? { ...(await rotateClientSecret(registry, existing.client_id)), environment: 'sandbox' as const }
     : await addClient(registry, { environment: 'sandbox', name: DEMO_CLIENT_NAME, redirectUris: DEMO_REDIRECT_URIS, scopes: [...SCOPES] });
-  const credentials: DemoClientCredentials = { client_id: issued.client_id, client_secret: issued.client_secret, environment: 'sandbox', redirect_uris: DEMO_REDIRECT_URIS, scopes: [...SCOPES] };
+  const credentials: DemoClientCredentials = {
+    client_id: issued.client_id,
+    client_secret: issued.client_secret,
+    environment: 'sandbox',
+    redirect_uris: DEMO_REDIRECT_URIS,
+    scopes: [...SCOPES],
+  };
   fs.mkdirSync(ctx.dataDir, { recursive: true });
   fs.writeFileSync(demoClientFile(ctx.dataDir), `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
   return credentials;

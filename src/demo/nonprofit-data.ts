@@ -22,8 +22,42 @@ export interface SeededIds {
   donation_ids: string[];
 }
 
-const FIRST = ['Ada', 'Grace', 'Alan', 'Maya', 'Omar', 'Lena', 'Ravi', 'Sofia', 'Kwame', 'Hana', 'Diego', 'Nora', 'Tomas', 'Ines', 'Yuki', 'Amara'];
-const LAST = ['Lovelace', 'Hopper', 'Turing', 'Okafor', 'Haddad', 'Novak', 'Iyer', 'Rossi', 'Mensah', 'Sato', 'Alvarez', 'Berg', 'Kowalski', 'Silva', 'Tanaka', 'Diallo'];
+const FIRST = [
+  'Ada',
+  'Grace',
+  'Alan',
+  'Maya',
+  'Omar',
+  'Lena',
+  'Ravi',
+  'Sofia',
+  'Kwame',
+  'Hana',
+  'Diego',
+  'Nora',
+  'Tomas',
+  'Ines',
+  'Yuki',
+  'Amara',
+];
+const LAST = [
+  'Lovelace',
+  'Hopper',
+  'Turing',
+  'Okafor',
+  'Haddad',
+  'Novak',
+  'Iyer',
+  'Rossi',
+  'Mensah',
+  'Sato',
+  'Alvarez',
+  'Berg',
+  'Kowalski',
+  'Silva',
+  'Tanaka',
+  'Diallo',
+];
 const CITIES = [
   { city: 'Springfield', state: 'IL', postal_code: '62701' },
   { city: 'Portland', state: 'OR', postal_code: '97201' },
@@ -33,7 +67,13 @@ const CITIES = [
 const PURPOSES = ['Where needed most', 'General Operating Support', 'Holiday Meal Drive', 'Weekend Backpack Program', 'Mobile Pantry'];
 const NOTES = ['', '', 'In memory of grandma', 'Keep up the great work!', 'For the kids program'];
 const FUNDS = ['daf-fidelity-charitable', 'daf-schwab-charitable', 'daf-vanguard-charitable', 'daf-national-philanthropic-trust'];
-const STATUSES: PaymentStatus[] = ['RECEIVED_IN_CHARIOT', 'RECEIVED_IN_CHARIOT', 'RECEIVED_OUTSIDE_CHARIOT', 'INCOMING_TO_CHARIOT', 'CANCELED'];
+const STATUSES: PaymentStatus[] = [
+  'RECEIVED_IN_CHARIOT',
+  'RECEIVED_IN_CHARIOT',
+  'RECEIVED_OUTSIDE_CHARIOT',
+  'INCOMING_TO_CHARIOT',
+  'CANCELED',
+];
 
 const pick = <T>(list: readonly T[]): T => list[crypto.randomInt(list.length)]!;
 
@@ -48,7 +88,13 @@ function donor(): DonorJson {
   const first = pick(FIRST);
   const last = pick(LAST);
   const place = pick(CITIES);
-  return { full_name: `${first} ${last}`, first_name: first, last_name: last, email: `${first}.${last}@example.com`.toLowerCase(), address: { line1: `${crypto.randomInt(1, 999)} Main St.`, ...place, country: 'US' } };
+  return {
+    full_name: `${first} ${last}`,
+    first_name: first,
+    last_name: last,
+    email: `${first}.${last}@example.com`.toLowerCase(),
+    address: { line1: `${crypto.randomInt(1, 999)} Main St.`, ...place, country: 'US' },
+  };
 }
 
 async function inBatches<T>(rows: T[], size: number, insert: (batch: T[]) => Promise<unknown>): Promise<void> {

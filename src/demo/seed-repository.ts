@@ -11,14 +11,22 @@ export function findSeedStep(db: Executor, name: string) {
 
 /** Records a step as applied; undefined when another start already claimed it (its row lock makes a racing start wait). */
 export function claimSeedStep(trx: Executor, name: string) {
-  return trx.insertInto('demo_seed_steps').values({ name }).onConflict((oc) => oc.doNothing()).returning('name').executeTakeFirst();
+  return trx
+    .insertInto('demo_seed_steps')
+    .values({ name })
+    .onConflict((oc) => oc.doNothing())
+    .returning('name')
+    .executeTakeFirst();
 }
 
 export function findOrganizationIdByEin(db: Executor, ein: string) {
   return db.selectFrom('organizations').select('id').where('ein', '=', ein).executeTakeFirst();
 }
 
-export function insertDemoOrganization(db: Executor, values: { ein: string; name: string; kind: OrganizationKind; address_line1: string; city: string; region: string; postal_code: string }) {
+export function insertDemoOrganization(
+  db: Executor,
+  values: { ein: string; name: string; kind: OrganizationKind; address_line1: string; city: string; region: string; postal_code: string },
+) {
   return db.insertInto('organizations').values(values).returning('id').executeTakeFirstOrThrow();
 }
 

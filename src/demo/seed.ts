@@ -18,7 +18,11 @@ export interface SeedContext {
 }
 
 export function seedContext(config: AppConfig): SeedContext {
-  return { passwordParams: passwordParamsFrom(config), clientsFile: path.resolve(config.clients_file), dataDir: path.resolve(config.data_dir) };
+  return {
+    passwordParams: passwordParamsFrom(config),
+    clientsFile: path.resolve(config.clients_file),
+    dataDir: path.resolve(config.data_dir),
+  };
 }
 
 /** One named, idempotent piece of demo data. Later features append their own steps. */

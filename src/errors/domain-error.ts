@@ -46,4 +46,5 @@ export const forbidden = (message: string, data?: DomainErrorData) => new Domain
 export const conflict = (message: string, data?: DomainErrorData) => new DomainError('conflict', message, data);
 export const gone = (message: string, data?: DomainErrorData) => new DomainError('gone', message, data);
 export const precondition = (message: string, data?: DomainErrorData) => new DomainError('precondition', message, data);
-export const rateLimited = (message: string, retryAfterSeconds: number, data?: DomainErrorData) => new DomainError('rate_limited', message, { ...data, retryAfterSeconds });
+export const rateLimited = (message: string, retryAfterSeconds: number, data?: DomainErrorData) =>
+  new DomainError('rate_limited', message, { ...data, retryAfterSeconds });

@@ -15,7 +15,8 @@ export type SubscriptionActor =
  * What the audit row names of an API caller: the gateway's Caller has these members and more,
  * and this folder, below the gateway, names only what it reads.
  */
-export type ApiCaller = { kind: 'api_key'; keyId: string } | { kind: 'access_token'; clientId: string; subjectType: SubjectType; userId: string };
+export type ApiCaller =
+  { kind: 'api_key'; keyId: string } | { kind: 'access_token'; clientId: string; subjectType: SubjectType; userId: string };
 
 /** What a request knows of where it came from (ctx.state). */
 interface RequestState {
@@ -39,7 +40,9 @@ export const CLI_ACTOR: SubscriptionActor = { kind: 'admin_cli' };
  * The audit row's actor columns and `details.via`: the user (dashboard); the API key's id, or
  * the application (client_id) and, when it acts as a user, that user (API); nobody named (CLI).
  */
-export function auditActor(actor: SubscriptionActor): Pick<AuditEvent, 'actorUserId' | 'clientId' | 'ip' | 'requestId'> & { via: Record<string, string> } {
+export function auditActor(
+  actor: SubscriptionActor,
+): Pick<AuditEvent, 'actorUserId' | 'clientId' | 'ip' | 'requestId'> & { via: Record<string, string> } {
   switch (actor.kind) {
     case 'user':
       return { actorUserId: actor.userId, ip: actor.ip, requestId: actor.requestId, via: { via: 'dashboard' } };
@@ -47,7 +50,12 @@ export function auditActor(actor: SubscriptionActor): Pick<AuditEvent, 'actorUse
       const { caller } = actor;
       const common = { ip: actor.ip, requestId: actor.requestId };
       if (caller.kind === 'api_key') return { ...common, via: { via: 'api', api_key: caller.keyId } };
-      return { ...common, clientId: caller.clientId, actorUserId: caller.subjectType === 'user' ? caller.userId : null, via: { via: 'api' } };
+      return {
+        ...common,
+        clientId: caller.clientId,
+        actorUserId: caller.subjectType === 'user' ? caller.userId : null,
+        via: { via: 'api' },
+      };
     }
     case 'admin_cli':
       return { via: { via: 'admin_cli' } };

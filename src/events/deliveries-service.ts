@@ -10,7 +10,12 @@ import { recordWebhookChange, type SubscriptionScope } from './subscriptions-ser
  * CLI) again at the next dispatcher pass with a fresh set of attempts, and audits it in the same
  * transaction, naming who asked (docs/accounts.md, "Organization pages"). Anything else is 404.
  */
-export async function replayDelivery(db: Db, id: string, scope: SubscriptionScope | undefined, actor: SubscriptionActor): Promise<{ id: string; status: string }> {
+export async function replayDelivery(
+  db: Db,
+  id: string,
+  scope: SubscriptionScope | undefined,
+  actor: SubscriptionActor,
+): Promise<{ id: string; status: string }> {
   return inTransaction(db, async (trx) => {
     const replayed = await queueAgain(trx, id, scope);
     const subscription = (await findSubscriptionById(trx, replayed.subscription_id))!;

@@ -11,23 +11,53 @@ export type SubscriptionRow = Selectable<EventSubscriptionsTable>;
 
 /** Events of `categories` (an API version's, or the one asked for), newest first. */
 export function listEvents(db: Executor, scope: Scope, categories: readonly string[], cursor: Cursor | undefined, limit: number) {
-  let query = db.selectFrom('events').selectAll().where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment).where('category', 'in', categories);
+  let query = db
+    .selectFrom('events')
+    .selectAll()
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .where('category', 'in', categories);
   if (cursor) query = query.where(beforeCursor(cursor));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  return query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
 }
 
 export function findEvent(db: Executor, scope: Scope, id: string) {
-  return db.selectFrom('events').selectAll().where('id', '=', id).where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment).executeTakeFirst();
+  return db
+    .selectFrom('events')
+    .selectAll()
+    .where('id', '=', id)
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .executeTakeFirst();
 }
 
 export function listSubscriptions(db: Executor, scope: Scope, categories: readonly string[], cursor: Cursor | undefined, limit: number) {
-  let query = db.selectFrom('event_subscriptions').selectAll().where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment).where('category', 'in', categories);
+  let query = db
+    .selectFrom('event_subscriptions')
+    .selectAll()
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .where('category', 'in', categories);
   if (cursor) query = query.where(beforeCursor(cursor));
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  return query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
 }
 
 export function findSubscription(db: Executor, scope: Scope, id: string) {
-  return db.selectFrom('event_subscriptions').selectAll().where('id', '=', id).where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment).executeTakeFirst();
+  return db
+    .selectFrom('event_subscriptions')
+    .selectAll()
+    .where('id', '=', id)
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .executeTakeFirst();
 }
 
 /** The same, its row locked until the transaction ends: a change and its audit row see the status they replace. */
@@ -42,7 +72,9 @@ export function lockSubscription(trx: Executor, scope: Scope | undefined, id: st
  * ends, so the limit and the duplicate check hold under concurrent creates.
  */
 export async function lockSubscriptionsOf(trx: Executor, scope: Scope): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtext(${`almoner:event_subscriptions:${scope.organizationId}:${scope.environment}`}))`.execute(trx);
+  await sql`select pg_advisory_xact_lock(hashtext(${`almoner:event_subscriptions:${scope.organizationId}:${scope.environment}`}))`.execute(
+    trx,
+  );
 }
 
 /** The subscription (not deleted) of the scope to this URL and category, if any. */
@@ -75,7 +107,10 @@ export function findSubscriptionById(db: Executor, id: string) {
   return db.selectFrom('event_subscriptions').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export function insertSubscription(db: Executor, values: { id: string; environment: Environment; organization_id: string; url: string; category: string; signing_secret: string }) {
+export function insertSubscription(
+  db: Executor,
+  values: { id: string; environment: Environment; organization_id: string; url: string; category: string; signing_secret: string },
+) {
   return db.insertInto('event_subscriptions').values(values).returningAll().executeTakeFirstOrThrow();
 }
 

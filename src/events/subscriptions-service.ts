@@ -9,7 +9,15 @@ import { invalid, notFound } from '../errors/domain-error.js';
 import { generateSigningSecret, isValidSigningSecret } from '../webhooks/signing-secret.js';
 import { targetProblem, type Profile } from '../webhooks/targets.js';
 import { auditActor, type SubscriptionActor } from './actor.js';
-import { countSubscriptions, findSameSubscription, insertSubscription, lockSubscription, lockSubscriptionsOf, setSubscriptionStatus, type SubscriptionRow } from './repository.js';
+import {
+  countSubscriptions,
+  findSameSubscription,
+  insertSubscription,
+  lockSubscription,
+  lockSubscriptionsOf,
+  setSubscriptionStatus,
+  type SubscriptionRow,
+} from './repository.js';
 
 /**
  * Event subscriptions, for the API (POST/PATCH /v1/event_subscriptions) and the dashboard's
@@ -44,18 +52,36 @@ export interface Subscribed {
 }
 
 /** The audit row of a change to `row`, by `actor`, with `details` beside the subscription's id and URL. */
-export function recordWebhookChange(trx: Executor, event: string, row: SubscriptionRow, actor: SubscriptionActor, details: Record<string, unknown> = {}): Promise<void> {
+export function recordWebhookChange(
+  trx: Executor,
+  event: string,
+  row: SubscriptionRow,
+  actor: SubscriptionActor,
+  details: Record<string, unknown> = {},
+): Promise<void> {
   const { via, ...who } = auditActor(actor);
-  return recordAudit(trx, { event, environment: row.environment, organizationId: row.organization_id, ...who, details: { subscription: row.id, url: row.url, ...details, ...via } });
+  return recordAudit(trx, {
+    event,
+    environment: row.environment,
+    organizationId: row.organization_id,
+    ...who,
+    details: { subscription: row.id, url: row.url, ...details, ...via },
+  });
 }
 
-export async function subscribe(deps: SubscriptionDeps, scope: SubscriptionScope, input: { url: string; category: string; signingSecret?: string }, actor: SubscriptionActor): Promise<Subscribed> {
+export async function subscribe(
+  deps: SubscriptionDeps,
+  scope: SubscriptionScope,
+  input: { url: string; category: string; signingSecret?: string },
+  actor: SubscriptionActor,
+): Promise<Subscribed> {
   const problem = targetProblem(input.url, deps.profile);
   if (problem) throw invalid(`${problem}.`);
   // One spelling per URL (host case, default port, dot segments), so a duplicate is seen as one.
   const url = new URL(input.url).href;
   if (url.length > 2048) throw invalid('url must be at most 2048 characters.');
-  if (input.signingSecret !== undefined && !isValidSigningSecret(input.signingSecret)) throw invalid('signing_secret must be a Standard Webhooks secret: whsec_ followed by the base64 of 24 to 64 random bytes.');
+  if (input.signingSecret !== undefined && !isValidSigningSecret(input.signingSecret))
+    throw invalid('signing_secret must be a Standard Webhooks secret: whsec_ followed by the base64 of 24 to 64 random bytes.');
   return inTransaction(deps.db, async (trx) => {
     await lockSubscriptionsOf(trx, scope);
     const same = await findSameSubscription(trx, scope, url, input.category);
@@ -63,12 +89,16 @@ export async function subscribe(deps: SubscriptionDeps, scope: SubscriptionScope
       // The same subscription again (a retried create): the one that exists, never a second
       // sender of every event. Its secret was shown when it was made and is not shown again.
       if (input.signingSecret !== undefined && deps.box.open(same.signing_secret) !== input.signingSecret) {
-        throw invalid(`A subscription to this url and category exists already (${same.id}) with another signing secret; delete it first to subscribe with this one.`);
+        throw invalid(
+          `A subscription to this url and category exists already (${same.id}) with another signing secret; delete it first to subscribe with this one.`,
+        );
       }
       return { row: same, existing: true };
     }
     if ((await countSubscriptions(trx, scope)) >= SUBSCRIPTIONS_PER_ORGANIZATION) {
-      throw invalid(`Your organization has ${SUBSCRIPTIONS_PER_ORGANIZATION} event subscriptions in ${scope.environment}, the most allowed; delete one to add another.`);
+      throw invalid(
+        `Your organization has ${SUBSCRIPTIONS_PER_ORGANIZATION} event subscriptions in ${scope.environment}, the most allowed; delete one to add another.`,
+      );
     }
     const generatedSecret = input.signingSecret === undefined ? generateSigningSecret() : undefined;
     const row = await insertSubscription(trx, {
@@ -92,7 +122,13 @@ const STATUS_EVENTS = { active: 'webhook.enabled', disabled: 'webhook.disabled',
  * Activating a paused one (requires_attention) resumes it. Each change is audited; asking for
  * the status it has changes nothing and writes nothing.
  */
-export async function changeSubscriptionStatus(db: Db, scope: SubscriptionScope, id: string, status: Exclude<SubscriptionStatus, 'requires_attention'>, actor: SubscriptionActor): Promise<SubscriptionRow> {
+export async function changeSubscriptionStatus(
+  db: Db,
+  scope: SubscriptionScope,
+  id: string,
+  status: Exclude<SubscriptionStatus, 'requires_attention'>,
+  actor: SubscriptionActor,
+): Promise<SubscriptionRow> {
   return inTransaction(db, async (trx) => {
     const row = await lockSubscription(trx, scope, id);
     if (!row) throw notFound('The event subscription was not found.');
@@ -111,11 +147,17 @@ export async function changeSubscriptionStatus(db: Db, scope: SubscriptionScope,
  * it. Events raised while it was paused were not queued for it; `webhooks replay` sends a past
  * delivery again.
  */
-export async function resumeSubscription(db: Db, id: string, scope: SubscriptionScope | undefined, actor: SubscriptionActor): Promise<SubscriptionRow> {
+export async function resumeSubscription(
+  db: Db,
+  id: string,
+  scope: SubscriptionScope | undefined,
+  actor: SubscriptionActor,
+): Promise<SubscriptionRow> {
   return inTransaction(db, async (trx) => {
     const row = await lockSubscription(trx, scope, id);
     if (!row) throw notFound('The event subscription was not found.');
-    if (row.status !== 'requires_attention') throw invalid(`The subscription is ${row.status}, not paused: only a paused subscription (requires_attention) is resumed.`);
+    if (row.status !== 'requires_attention')
+      throw invalid(`The subscription is ${row.status}, not paused: only a paused subscription (requires_attention) is resumed.`);
     const resumed = await setSubscriptionStatus(trx, row.id, 'active');
     await recordWebhookChange(trx, 'webhook.resumed', row, actor, { previous_status: row.status });
     return resumed;

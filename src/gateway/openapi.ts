@@ -11,7 +11,7 @@ const REQUIRED_SCOPE: Record<RouteSpec['access'], string> = {
   read: 'read_only or read_write',
   write: 'read_write',
   fdx: 'read_only and exactly one of read:bank_accounts, sync:connected_accounts',
-  recipient: 'none (the data recipient\'s own token carries no scope)',
+  recipient: "none (the data recipient's own token carries no scope)",
 };
 
 /** The scope sets an access token may hold for each kind of access (auth/require-scope.ts), as alternatives. */
@@ -30,8 +30,19 @@ const CREDENTIAL_WORDS = {
 
 /** Problem documents the error middleware renders, and the headers each status carries. */
 const PROBLEM_HEADERS: Record<number, Record<string, unknown>> = {
-  401: { 'WWW-Authenticate': { required: true, description: 'Bearer realm="almoner", with error="invalid_token" when a credential was presented', schema: { type: 'string' } } },
-  403: { 'WWW-Authenticate': { description: 'Bearer, with error="insufficient_scope" and the scope needed, when the scope is what is missing', schema: { type: 'string' } } },
+  401: {
+    'WWW-Authenticate': {
+      required: true,
+      description: 'Bearer realm="almoner", with error="invalid_token" when a credential was presented',
+      schema: { type: 'string' },
+    },
+  },
+  403: {
+    'WWW-Authenticate': {
+      description: 'Bearer, with error="insufficient_scope" and the scope needed, when the scope is what is missing',
+      schema: { type: 'string' },
+    },
+  },
   429: { 'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'string' } } },
   503: { 'Retry-After': { required: true, description: 'Seconds to wait before retrying', schema: { type: 'string' } } },
 };
@@ -59,7 +70,9 @@ function security(spec: RouteSpec): Record<string, string[]>[] {
 
 function describe(spec: RouteSpec): string {
   const accepted = acceptedCredentials(spec);
-  const lines = [`Credential: ${accepted.map((k) => CREDENTIAL_WORDS[k]).join(' or ')}${accepted.includes('access_token') ? ` with ${REQUIRED_SCOPE[spec.access]}` : ''}.`];
+  const lines = [
+    `Credential: ${accepted.map((k) => CREDENTIAL_WORDS[k]).join(' or ')}${accepted.includes('access_token') ? ` with ${REQUIRED_SCOPE[spec.access]}` : ''}.`,
+  ];
   if (spec.callers === 'fund_provider') lines.push('For donor-advised-fund providers only: any other caller is 403.');
   if (spec.pathVersioned) lines.push('Versioned by its path: the Api-Version header is neither read nor echoed.');
   return lines.join('\n\n');
@@ -67,23 +80,39 @@ function describe(spec: RouteSpec): string {
 
 function operation(spec: RouteSpec, version: ApiVersion): Record<string, unknown> {
   const parameters: unknown[] = [];
-  if (!spec.pathVersioned) parameters.push({ name: 'Api-Version', in: 'header', required: false, description: `Defaults to the newest version; this document describes ${version}`, schema: { type: 'string', enum: [version] } });
+  if (!spec.pathVersioned)
+    parameters.push({
+      name: 'Api-Version',
+      in: 'header',
+      required: false,
+      description: `Defaults to the newest version; this document describes ${version}`,
+      schema: { type: 'string', enum: [version] },
+    });
   const params = spec.params ? (jsonSchema(spec.params, 'input') as { properties?: Record<string, unknown> }) : undefined;
   for (const [name, schema] of Object.entries(params?.properties ?? {})) parameters.push({ name, in: 'path', required: true, schema });
   const querySchema = spec.queryByVersion?.[version] ?? spec.query;
-  const query = querySchema ? (jsonSchema(querySchema, 'input') as { properties?: Record<string, unknown>; required?: string[] }) : undefined;
-  for (const [name, schema] of Object.entries(query?.properties ?? {})) parameters.push({ name, in: 'query', required: query?.required?.includes(name) ?? false, schema });
+  const query = querySchema
+    ? (jsonSchema(querySchema, 'input') as { properties?: Record<string, unknown>; required?: string[] })
+    : undefined;
+  for (const [name, schema] of Object.entries(query?.properties ?? {}))
+    parameters.push({ name, in: 'query', required: query?.required?.includes(name) ?? false, schema });
 
   const response = spec.response instanceof z.ZodType ? spec.response : spec.response[version]!;
-  const headers: Record<string, unknown> = { ...REQUEST_ID, ...(spec.pathVersioned ? {} : { 'Api-Version': { description: 'The version that served the request', schema: { type: 'string', enum: [version] } } }) };
+  const headers: Record<string, unknown> = {
+    ...REQUEST_ID,
+    ...(spec.pathVersioned
+      ? {}
+      : { 'Api-Version': { description: 'The version that served the request', schema: { type: 'string', enum: [version] } } }),
+  };
   if (spec.location) headers.Location = { required: true, description: 'The created resource', schema: { type: 'string' } };
   const success = successStatus(spec);
   // A 204 has no body, so it documents no content (its response schema is z.undefined()).
-  const content = success === 204
-    ? undefined
-    : spec.media
-      ? Object.fromEntries(spec.media.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
-      : { 'application/json': { schema: jsonSchema(response, 'output') } };
+  const content =
+    success === 204
+      ? undefined
+      : spec.media
+        ? Object.fromEntries(spec.media.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
+        : { 'application/json': { schema: jsonSchema(response, 'output') } };
   const description = STATUS_TITLES[success] ?? ({ 201: 'Created', 204: 'No Content' } as Record<number, string>)[success] ?? 'OK';
   const responses: Record<string, unknown> = { [String(success)]: { description, headers, ...(content ? { content } : {}) } };
   for (const status of errorStatuses(spec)) responses[String(status)] = { $ref: `#/components/responses/${responseName(status)}` };
@@ -97,7 +126,9 @@ function operation(spec: RouteSpec, version: ApiVersion): Record<string, unknown
     parameters,
     ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(spec.body, 'input') } } } } : {}),
     responses,
-    'x-credentials': acceptedCredentials(spec).map((k) => CREDENTIAL_WORDS[k]).join(' or '),
+    'x-credentials': acceptedCredentials(spec)
+      .map((k) => CREDENTIAL_WORDS[k])
+      .join(' or '),
     'x-required-scope': REQUIRED_SCOPE[spec.access],
   };
 }
@@ -107,12 +138,25 @@ function documentOperation(version: ApiVersion): Record<string, unknown> {
   return {
     operationId: 'getOpenApiDocument',
     summary: 'This document',
-    description: 'The OpenAPI 3.1 document of the version named by Api-Version, generated from the route definitions. No credential needed.',
+    description:
+      'The OpenAPI 3.1 document of the version named by Api-Version, generated from the route definitions. No credential needed.',
     tags: ['OpenAPI'],
     security: [],
     parameters: [{ name: 'Api-Version', in: 'header', required: false, schema: { type: 'string', enum: [version] } }],
     responses: {
-      '200': { description: 'OK', headers: { ...REQUEST_ID, 'Api-Version': { schema: { type: 'string', enum: [version] } } }, content: { 'application/json': { schema: { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } } } } } },
+      '200': {
+        description: 'OK',
+        headers: { ...REQUEST_ID, 'Api-Version': { schema: { type: 'string', enum: [version] } } },
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['openapi', 'info', 'paths'],
+              properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } },
+            },
+          },
+        },
+      },
       '400': { $ref: '#/components/responses/BadRequest' },
       '500': { $ref: '#/components/responses/InternalServerError' },
     },
@@ -137,7 +181,11 @@ export function buildOpenApiDocument(specs: readonly RouteSpec[], version: ApiVe
       .sort((a, b) => a - b)
       .map((status) => [
         responseName(status),
-        { description: STATUS_TITLES[status] ?? 'Error', headers: { ...REQUEST_ID, ...PROBLEM_HEADERS[status] }, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
+        {
+          description: STATUS_TITLES[status] ?? 'Error',
+          headers: { ...REQUEST_ID, ...PROBLEM_HEADERS[status] },
+          content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+        },
       ]),
   );
   return {
@@ -160,10 +208,16 @@ export function buildOpenApiDocument(specs: readonly RouteSpec[], version: ApiVe
           openIdConnectUrl: `${serverUrl}/.well-known/openid-configuration`,
           description: 'An OAuth 2.0 access token from the authorization code flow, sent as `Authorization: Bearer <token>`.',
         },
-        apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'alm_live_… or alm_test_…', description: "An API key of the caller's organization, sent as `Authorization: Bearer <key>`." },
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'alm_live_… or alm_test_…',
+          description: "An API key of the caller's organization, sent as `Authorization: Bearer <key>`.",
+        },
         clientToken: {
           type: 'oauth2',
-          description: "A bank-data (fapi2) client's own token from grant_type=client_credentials (private_key_jwt), DPoP-bound: sent as `Authorization: DPoP <token>` with a `DPoP` proof.",
+          description:
+            "A bank-data (fapi2) client's own token from grant_type=client_credentials (private_key_jwt), DPoP-bound: sent as `Authorization: DPoP <token>` with a `DPoP` proof.",
           flows: { clientCredentials: { tokenUrl: `${serverUrl}/auth/oauth/token`, scopes: {} } },
         },
       },

@@ -36,7 +36,8 @@ function availableIn(versions: readonly ApiVersion[]): Middleware {
 function describeIssues(error: z.ZodError, where: string): string {
   return error.issues
     .map((issue) => {
-      if (issue.code === 'unrecognized_keys') return `unknown ${where} parameter${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`;
+      if (issue.code === 'unrecognized_keys')
+        return `unknown ${where} parameter${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`;
       const name = issue.path.map(String).join('.') || where;
       return `${name}: ${issue.message}`;
     })
@@ -60,7 +61,11 @@ export function buildGatewayRouter(specs: readonly RouteSpec[], options: Gateway
   const router = new Router();
   for (const spec of specs) {
     const client = spec.credentials === 'client';
-    const stack: Middleware[] = [availableIn(spec.versions), bearerToken(), client ? loadClientToken(options.db) : loadCredential(options.db)];
+    const stack: Middleware[] = [
+      availableIn(spec.versions),
+      bearerToken(),
+      client ? loadClientToken(options.db) : loadCredential(options.db),
+    ];
     if (spec.credentials === 'access_token') stack.push(acceptAccessTokensOnly());
     if (options.ipRestrictedAreas.includes(spec.area)) stack.push(ipAllowList(options.db, spec.area));
     stack.push(dpopProof(options.db), client ? validateClientToken() : validateCredential(options.db), requireScope(spec.access));
@@ -70,7 +75,17 @@ export function buildGatewayRouter(specs: readonly RouteSpec[], options: Gateway
       const version = ctx.state.apiVersion as ApiVersion;
       const query = parse(spec.queryByVersion?.[version] ?? spec.query, ctx.query, 'query');
       const body = spec.body ? parse(spec.body, await readJson(ctx), 'body') : undefined;
-      const result = await spec.handler({ ctx, db: options.db, caller: ctx.state.caller!, recipient: ctx.state.recipient, version, params, query, body, services: options.services });
+      const result = await spec.handler({
+        ctx,
+        db: options.db,
+        caller: ctx.state.caller!,
+        recipient: ctx.state.recipient,
+        version,
+        params,
+        query,
+        body,
+        services: options.services,
+      });
       if (spec.status) ctx.status = spec.status;
       if (spec.location) ctx.set('Location', spec.location(result));
       ctx.body = result;

@@ -35,7 +35,15 @@ export function accessLog(): Middleware {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       // The provider's own status for requests handed to it; 499 when the caller hung up first.
       const status = recordedStatus(ctx);
-      const line = { method: ctx.method, path: redactPath(ctx.path), status, duration_ms: Math.round(durationMs * 10) / 10, ip: ctx.state.clientIp, host: ctx.state.host, ...ctx.res.accessLogFields };
+      const line = {
+        method: ctx.method,
+        path: redactPath(ctx.path),
+        status,
+        duration_ms: Math.round(durationMs * 10) / 10,
+        ip: ctx.state.clientIp,
+        host: ctx.state.host,
+        ...ctx.res.accessLogFields,
+      };
       if (isHealthPath(ctx.method, ctx.path) && status < 400) ctx.state.log?.debug(line, 'request');
       else ctx.state.log?.info(line, 'request');
     }

@@ -16,7 +16,8 @@ export function callerHungUp(req: IncomingMessage, res: ServerResponse): boolean
 /** The errors an error's `cause` chain holds, the error first. */
 function causes(error: unknown): unknown[] {
   const chain: unknown[] = [];
-  for (let e = error; e && typeof e === 'object' && chain.length < 8 && !chain.includes(e); e = (e as { cause?: unknown }).cause) chain.push(e);
+  for (let e = error; e && typeof e === 'object' && chain.length < 8 && !chain.includes(e); e = (e as { cause?: unknown }).cause)
+    chain.push(e);
   return chain;
 }
 

@@ -19,7 +19,10 @@ export function addressKey(ip: string): string {
     const left = head ? head.split(':') : [];
     const right = tail ? tail.split(':') : [];
     const groups = ip.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
-    return `${groups.slice(0, 4).map((g) => Number.parseInt(g || '0', 16).toString(16)).join(':')}::/64`;
+    return `${groups
+      .slice(0, 4)
+      .map((g) => Number.parseInt(g || '0', 16).toString(16))
+      .join(':')}::/64`;
   }
   return ip;
 }
@@ -47,7 +50,10 @@ export class AddressSet {
 }
 
 function lastListValue(header: string): string | undefined {
-  const parts = header.split(',').map((p) => p.trim()).filter(Boolean);
+  const parts = header
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   return parts[parts.length - 1];
 }
 

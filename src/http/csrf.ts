@@ -48,7 +48,9 @@ export function validToken(keys: ServerKeys, binding: CsrfBinding, presented: st
 /** A form that did not come from our page: 403, rendered as its own page for browsers. */
 export class CsrfRejected extends HttpProblem {
   constructor() {
-    super(403, 'Forbidden', 'The form could not be verified (missing or invalid CSRF token). Reload the page and try again.', { type: CSRF_PROBLEM_TYPE });
+    super(403, 'Forbidden', 'The form could not be verified (missing or invalid CSRF token). Reload the page and try again.', {
+      type: CSRF_PROBLEM_TYPE,
+    });
   }
 }
 
@@ -59,7 +61,9 @@ export class CsrfRejected extends HttpProblem {
 function crossSite(ctx: Context, origin: string): boolean {
   const site = ctx.get('sec-fetch-site');
   const requestOrigin = ctx.get('origin');
-  return Boolean((site && site !== 'same-origin' && site !== 'none') || (requestOrigin && requestOrigin !== 'null' && requestOrigin !== origin));
+  return Boolean(
+    (site && site !== 'same-origin' && site !== 'none') || (requestOrigin && requestOrigin !== 'null' && requestOrigin !== origin),
+  );
 }
 
 export function verifyCsrf(ctx: Context, keys: ServerKeys, binding: CsrfBinding, presented: string | undefined, origin: string): void {

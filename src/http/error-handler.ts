@@ -3,7 +3,19 @@ import type { ErrorOut, KoaContextWithOIDC } from 'oidc-provider';
 import { isDatabaseUnavailable, isUnrepresentableInput } from '../db/database.js';
 import { DomainError } from '../errors/domain-error.js';
 import { CLIENT_CLOSED_REQUEST, isClientAbort } from './client-abort.js';
-import { HttpProblem, oauthErrorPage, pageOf, problemOf, sendErrorPage, sendProblem, titleFor, unansweredPage, unansweredProblem, unavailable, type PageRenderer } from './problem.js';
+import {
+  HttpProblem,
+  oauthErrorPage,
+  pageOf,
+  problemOf,
+  sendErrorPage,
+  sendProblem,
+  titleFor,
+  unansweredPage,
+  unansweredProblem,
+  unavailable,
+  type PageRenderer,
+} from './problem.js';
 
 /**
  * The one place errors become responses, by surface (docs/layout.md, "Errors"): each thrown
@@ -40,7 +52,10 @@ function callerLeft(ctx: Context, error: unknown): void {
  * status of its code; Koa/http-errors keep their status; an unreachable database is a 503 the
  * client may retry; anything else is a logged 500 that reveals nothing but the request id.
  */
-export function toProblem(error: unknown, log: { error: (o: object, m: string) => void; warn: (o: object, m: string) => void } | undefined): HttpProblem {
+export function toProblem(
+  error: unknown,
+  log: { error: (o: object, m: string) => void; warn: (o: object, m: string) => void } | undefined,
+): HttpProblem {
   if (error instanceof HttpProblem) return error;
   if (error instanceof DomainError) return problemOf(error);
   if (isDatabaseUnavailable(error)) {
@@ -74,7 +89,8 @@ export function htmlErrorPages(render: PageRenderer<Context>): Middleware {
     try {
       await next();
       // Bodiless answers of the routers (404, 405) become pages too.
-      if (ctx.status >= 400 && ctx.body == null && ctx.respond !== false && wantsHtml(ctx)) sendErrorPage(ctx, unansweredPage(ctx.status), render);
+      if (ctx.status >= 400 && ctx.body == null && ctx.respond !== false && wantsHtml(ctx))
+        sendErrorPage(ctx, unansweredPage(ctx.status), render);
     } catch (error) {
       if (!wantsHtml(ctx)) throw error;
       if (isClientAbort(error, ctx.req)) return callerLeft(ctx, error);
@@ -89,6 +105,10 @@ export function htmlErrorPages(render: PageRenderer<Context>): Middleware {
  */
 export function providerErrorPage(render: PageRenderer<KoaContextWithOIDC>) {
   return async function renderError(ctx: KoaContextWithOIDC, out: ErrorOut, error: Error): Promise<void> {
-    sendErrorPage(ctx, oauthErrorPage((error as { statusCode?: number }).statusCode ?? ctx.status, out.error, out.error_description, ctx.oidc?.route), render);
+    sendErrorPage(
+      ctx,
+      oauthErrorPage((error as { statusCode?: number }).statusCode ?? ctx.status, out.error, out.error_description, ctx.oidc?.route),
+      render,
+    );
   };
 }

@@ -5,7 +5,8 @@ const LIMIT = 16 * 1024;
 
 /** Reads an application/x-www-form-urlencoded body (16 KiB at most) into a plain object of strings. */
 export async function readForm(ctx: Context): Promise<Record<string, string>> {
-  if (!ctx.is('application/x-www-form-urlencoded')) throw new HttpProblem(415, 'Unsupported Media Type', 'Forms must be sent as application/x-www-form-urlencoded.');
+  if (!ctx.is('application/x-www-form-urlencoded'))
+    throw new HttpProblem(415, 'Unsupported Media Type', 'Forms must be sent as application/x-www-form-urlencoded.');
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req) {

@@ -56,6 +56,9 @@ export function healthEndpoints(db: Db, { warnings = () => [], showDetail = () =
     }
     const current = warnings();
     const detail = current.length > 0 && showDetail(ctx);
-    ctx.body = current.length > 0 ? { status: 'ready', warnings: current.map((w) => (detail ? { code: w.code, detail: w.detail } : { code: w.code })) } : { status: 'ready' };
+    ctx.body =
+      current.length > 0
+        ? { status: 'ready', warnings: current.map((w) => (detail ? { code: w.code, detail: w.detail } : { code: w.code })) }
+        : { status: 'ready' };
   };
 }

@@ -17,7 +17,9 @@ export interface HostTarget {
   alias?: string;
 }
 
-export function hostTargets(config: Pick<AppConfig, 'base_url' | 'sandbox_base_url' | 'dashboard_url' | 'sandbox_dashboard_url'>): HostTarget[] {
+export function hostTargets(
+  config: Pick<AppConfig, 'base_url' | 'sandbox_base_url' | 'dashboard_url' | 'sandbox_dashboard_url'>,
+): HostTarget[] {
   return [
     { key: 'api', environment: 'production', surface: 'api', origin: config.base_url },
     { key: 'sandbox_api', environment: 'sandbox', surface: 'api', origin: config.sandbox_base_url },
@@ -49,7 +51,8 @@ export function withDevAliases(config: Pick<AppConfig, 'profile'>, targets: read
   };
   const aliases = targets.map(aliasOf);
   const taken = new Set(targets.map((t) => normaliseAuthority(new URL(t.origin).host)));
-  const usable = (alias: string | undefined): alias is string => alias !== undefined && !taken.has(normaliseAuthority(new URL(alias).host)) && aliases.filter((a) => a === alias).length === 1;
+  const usable = (alias: string | undefined): alias is string =>
+    alias !== undefined && !taken.has(normaliseAuthority(new URL(alias).host)) && aliases.filter((a) => a === alias).length === 1;
   return [
     ...targets.map((target, i) => (usable(aliases[i]) ? { ...target, alias: aliases[i] } : target)),
     ...targets.flatMap((target, i) => (usable(aliases[i]) ? [{ ...target, origin: aliases[i]!, aliasOf: target.origin }] : [])),
@@ -58,7 +61,11 @@ export function withDevAliases(config: Pick<AppConfig, 'profile'>, targets: read
 
 /** host[:port] lower-cased, with the default ports dropped, so "API.example.org:443" matches. */
 export function normaliseAuthority(authority: string): string {
-  return authority.trim().toLowerCase().replace(/\.$/, '').replace(/:(80|443)$/, '');
+  return authority
+    .trim()
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/:(80|443)$/, '');
 }
 
 /** Resolves a request's Host header to one of the four configured hosts. */
@@ -85,7 +92,9 @@ export class HostTable {
 
 /** True for Host values that name this machine's loopback interface (any port). */
 export function isLoopbackAuthority(hostHeader: string): boolean {
-  const host = normaliseAuthority(hostHeader).replace(/:\d+$/, '').replace(/^\[(.*)\]$/, '$1');
+  const host = normaliseAuthority(hostHeader)
+    .replace(/:\d+$/, '')
+    .replace(/^\[(.*)\]$/, '$1');
   if (host === 'localhost') return true;
   if (net.isIPv4(host)) return host.startsWith('127.');
   return host === '::1';

@@ -12,7 +12,11 @@ export function httpsRequired(): Middleware {
     if (ctx.state.protocol !== 'https') {
       const peerIsLoopback = isLoopback(ctx.req.socket.remoteAddress ?? '');
       if (!(peerIsLoopback && isHealthPath(ctx.method, ctx.path))) {
-        throw new HttpProblem(403, 'HTTPS required', 'This service is only available over HTTPS; plain-HTTP requests are refused, not redirected.');
+        throw new HttpProblem(
+          403,
+          'HTTPS required',
+          'This service is only available over HTTPS; plain-HTTP requests are refused, not redirected.',
+        );
       }
     }
     await next();

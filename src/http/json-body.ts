@@ -3,7 +3,12 @@ import { HttpProblem } from './problem.js';
 
 const LIMIT = 64 * 1024;
 
-const nulProblem = () => new HttpProblem(400, 'Bad Request', 'The request body contains the character U+0000 (\\u0000), which this service does not accept anywhere in a JSON body.');
+const nulProblem = () =>
+  new HttpProblem(
+    400,
+    'Bad Request',
+    'The request body contains the character U+0000 (\\u0000), which this service does not accept anywhere in a JSON body.',
+  );
 
 /**
  * Refuses U+0000 in any key or string, at any depth. PostgreSQL can store it in neither text

@@ -49,11 +49,19 @@ export interface TokenRefusalContext {
  * - invalid_grant (bad, used or expired code, wrong verifier, bad or reused refresh token) is
  *   401 for a standard client, not the library's 400, and says which; a fapi2 client gets 400.
  */
-export async function tokenRefusal(refusal: OAuthRefusal, request: TokenRefusalContext): Promise<(OAuthRefusal & { statusCode: number }) | undefined> {
+export async function tokenRefusal(
+  refusal: OAuthRefusal,
+  request: TokenRefusalContext,
+): Promise<(OAuthRefusal & { statusCode: number }) | undefined> {
   if (refusal.error === 'invalid_request' && refusal.statusCode === 400 && refusal.error_description === GRANT_TYPE_NOT_ALLOWED) {
-    return { error: 'unauthorized_client', error_description: `grant_type ${String(request.grantType)} is not allowed for this client`, statusCode: 400 };
+    return {
+      error: 'unauthorized_client',
+      error_description: `grant_type ${String(request.grantType)} is not allowed for this client`,
+      statusCode: 400,
+    };
   }
-  if (refusal.error === 'invalid_grant') return { error: 'invalid_grant', error_description: await request.explainGrant(), statusCode: request.fapi2 ? 400 : 401 };
+  if (refusal.error === 'invalid_grant')
+    return { error: 'invalid_grant', error_description: await request.explainGrant(), statusCode: request.fapi2 ? 400 : 401 };
   return undefined;
 }
 
@@ -103,8 +111,14 @@ export function formatChallenge(scheme: string, parameters: Record<string, strin
  * replaces any other; elsewhere (UserInfo) the library's Bearer challenge (RFC 6750 3) stands,
  * and a 401 without one gets one. Undefined: leave the header as it is.
  */
-export function challengeFor(realm: string, clientAuthenticated: boolean, refusal: OAuthRefusal | undefined, existing: string): string | undefined {
-  if (clientAuthenticated) return formatChallenge('Basic', { realm, error: refusal?.error ?? 'invalid_client', error_description: refusal?.error_description });
+export function challengeFor(
+  realm: string,
+  clientAuthenticated: boolean,
+  refusal: OAuthRefusal | undefined,
+  existing: string,
+): string | undefined {
+  if (clientAuthenticated)
+    return formatChallenge('Basic', { realm, error: refusal?.error ?? 'invalid_client', error_description: refusal?.error_description });
   if (existing) return undefined;
   return formatChallenge('Bearer', { realm, error: refusal?.error ?? 'invalid_token', error_description: refusal?.error_description });
 }

@@ -119,7 +119,12 @@ function asProblem(error: HttpProblem | DomainError): HttpProblem {
  * raised elsewhere.
  */
 export function restated(problem: HttpProblem, extensions: Record<string, unknown>): HttpProblem {
-  return new HttpProblem(problem.status, problem.title, problem.detail, { type: problem.type, code: null, headers: problem.headers, extensions });
+  return new HttpProblem(problem.status, problem.title, problem.detail, {
+    type: problem.type,
+    code: null,
+    headers: problem.headers,
+    extensions,
+  });
 }
 
 /**
@@ -168,7 +173,10 @@ export function sendOAuthProblem(ctx: Context, thrown: HttpProblem | DomainError
 }
 
 /** Renders a problem as problem+json on node's own response, where there is no Koa app yet (a server starting). */
-export function writeProblem(res: { writeHead(status: number, headers: Record<string, string>): unknown; end(body: string): unknown }, problem: HttpProblem): void {
+export function writeProblem(
+  res: { writeHead(status: number, headers: Record<string, string>): unknown; end(body: string): unknown },
+  problem: HttpProblem,
+): void {
   res.writeHead(problem.status, { 'content-type': 'application/problem+json', 'cache-control': 'no-store', ...problem.headers });
   res.end(JSON.stringify(problem.toJSON()));
 }
@@ -189,7 +197,11 @@ export interface ErrorPage {
 export type PageRenderer<C> = (ctx: C, page: ErrorPage) => void;
 
 /** Renders an error page (the hosted pages): its headers, then the surface's layout. */
-export function sendErrorPage<C extends { set(field: string, value: string): void }>(ctx: C, page: ErrorPage, render: PageRenderer<C>): void {
+export function sendErrorPage<C extends { set(field: string, value: string): void }>(
+  ctx: C,
+  page: ErrorPage,
+  render: PageRenderer<C>,
+): void {
   for (const [name, value] of Object.entries(page.headers ?? {})) ctx.set(name, value);
   render(ctx, page);
 }
@@ -204,8 +216,16 @@ const FORGED_PAGE: ErrorPage = {
   title: 'We could not accept this form',
   text: 'For your security, a form here only works when it is sent from the page we showed you. Nothing was changed. Go back, reload the page and try again.',
 };
-const NOT_FOUND_PAGE: ErrorPage = { status: 404, title: 'Page not found', text: 'There is nothing at this address. Check the link, or go back to the application that sent you here.' };
-const UNEXPECTED_PAGE: ErrorPage = { status: 500, title: 'Something went wrong', text: 'An unexpected error stopped this page. Nothing was shared with the application. Try again in a moment.' };
+const NOT_FOUND_PAGE: ErrorPage = {
+  status: 404,
+  title: 'Page not found',
+  text: 'There is nothing at this address. Check the link, or go back to the application that sent you here.',
+};
+const UNEXPECTED_PAGE: ErrorPage = {
+  status: 500,
+  title: 'Something went wrong',
+  text: 'An unexpected error stopped this page. Nothing was shared with the application. Try again in a moment.',
+};
 
 /** The type of the problem a forged form (http/csrf.ts) is. */
 export const CSRF_PROBLEM_TYPE = 'https://almoner.dev/problems/csrf';
@@ -225,10 +245,26 @@ export function pageOf(error: unknown, problem: HttpProblem): ErrorPage {
   if (problem.type === CSRF_PROBLEM_TYPE) return FORGED_PAGE;
   const ours = error instanceof HttpProblem || error instanceof DomainError;
   if (problem.status === 404) return { ...NOT_FOUND_PAGE, text: ours ? (problem.detail ?? NOT_FOUND_PAGE.text) : NOT_FOUND_PAGE.text };
-  if (problem.status === 503) return { status: 503, title: 'Temporarily unavailable', text: 'We cannot reach our database right now. Nothing was changed. Wait a few seconds and try again.', headers: problem.headers };
+  if (problem.status === 503)
+    return {
+      status: 503,
+      title: 'Temporarily unavailable',
+      text: 'We cannot reach our database right now. Nothing was changed. Wait a few seconds and try again.',
+      headers: problem.headers,
+    };
   if (problem.status >= 500) return UNEXPECTED_PAGE;
-  if (ours) return { status: problem.status, title: problem.title, text: problem.detail ?? 'The request could not be processed.', headers: problem.headers };
-  return { status: problem.status, title: 'This request could not be processed', text: 'Something in the request was not what we expected. Go back to the application and start again.' };
+  if (ours)
+    return {
+      status: problem.status,
+      title: problem.title,
+      text: problem.detail ?? 'The request could not be processed.',
+      headers: problem.headers,
+    };
+  return {
+    status: problem.status,
+    title: 'This request could not be processed',
+    text: 'Something in the request was not what we expected. Go back to the application and start again.',
+  };
 }
 
 /** The page for a bare error status of a router (404, 405). */
@@ -238,10 +274,19 @@ export function unansweredPage(status: number): ErrorPage {
 }
 
 const OAUTH_PAGES: Record<string, { title: string; text: string }> = {
-  invalid_client: { title: 'Unknown application', text: 'The application that sent you here is not registered with us. Go back to it and try again, or contact its developer.' },
-  invalid_redirect_uri: { title: 'Unexpected return address', text: 'The application asked us to send you back to an address it has not registered, so we stopped here to keep your account safe.' },
+  invalid_client: {
+    title: 'Unknown application',
+    text: 'The application that sent you here is not registered with us. Go back to it and try again, or contact its developer.',
+  },
+  invalid_redirect_uri: {
+    title: 'Unexpected return address',
+    text: 'The application asked us to send you back to an address it has not registered, so we stopped here to keep your account safe.',
+  },
   invalid_request: { title: 'Incomplete request', text: 'The application sent an incomplete or malformed sign-in request.' },
-  session_not_found: { title: 'This sign-in has expired', text: 'Your sign-in session has expired or was opened in another browser. Go back to the application and start again.' },
+  session_not_found: {
+    title: 'This sign-in has expired',
+    text: 'Your sign-in session has expired or was opened in another browser. Go back to the application and start again.',
+  },
 };
 
 /**
@@ -250,8 +295,14 @@ const OAUTH_PAGES: Record<string, { title: string; text: string }> = {
  * description says which; the page says that nothing happened and nobody was sent anywhere.
  */
 const SIGN_OUT_PAGES: Record<string, { title: string; text: string }> = {
-  invalid_client: { title: 'Unknown application', text: 'The sign-out request names an application that is not registered with us, so we stopped here. Nothing was changed.' },
-  invalid_request: { title: 'We could not sign you out here', text: 'The application sent a sign-out request we cannot accept, so we stopped here and did not send you anywhere. Nothing was changed. Go back to the application, or sign out from the dashboard.' },
+  invalid_client: {
+    title: 'Unknown application',
+    text: 'The sign-out request names an application that is not registered with us, so we stopped here. Nothing was changed.',
+  },
+  invalid_request: {
+    title: 'We could not sign you out here',
+    text: 'The application sent a sign-out request we cannot accept, so we stopped here and did not send you anywhere. Nothing was changed. Go back to the application, or sign out from the dashboard.',
+  },
 };
 
 /**

@@ -15,7 +15,8 @@ const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,64}$/;
 export function requestId(logger: Logger, trustedProxies?: AddressSet): Middleware {
   return async (ctx, next) => {
     const incoming = ctx.get('x-request-id');
-    const fromProxy = trustedProxies !== undefined && trustedProxies.size > 0 && trustedProxies.has(normaliseIp(ctx.req.socket.remoteAddress));
+    const fromProxy =
+      trustedProxies !== undefined && trustedProxies.size > 0 && trustedProxies.has(normaliseIp(ctx.req.socket.remoteAddress));
     const id = fromProxy && ACCEPTABLE.test(incoming) ? incoming : crypto.randomUUID();
     ctx.state.requestId = id;
     ctx.state.log = logger.child({ req_id: id });

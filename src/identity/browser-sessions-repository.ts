@@ -71,7 +71,12 @@ export interface SessionUser {
  * The user of a signed-in session, when the session still counts: its record names that user
  * at the user's current credentials epoch. One statement.
  */
-export async function findSessionUser(db: Executor, environment: Environment, sessionUid: string, userId: string): Promise<SessionUser | undefined> {
+export async function findSessionUser(
+  db: Executor,
+  environment: Environment,
+  sessionUid: string,
+  userId: string,
+): Promise<SessionUser | undefined> {
   return db
     .selectFrom('browser_sessions as b')
     .innerJoin('users as u', (join) => join.onRef('u.id', '=', 'b.user_id').onRef('u.credentials_epoch', '=', 'b.credentials_epoch'))
@@ -101,7 +106,11 @@ export async function markFactorProved(db: Executor, environment: Environment, s
 
 /** last_seen_at, written at most every few minutes (the caller throttles). */
 export async function touchBrowserSession(db: Executor, id: string): Promise<void> {
-  await db.updateTable('browser_sessions').set({ last_seen_at: sql<Date>`now()` }).where('id', '=', id).execute();
+  await db
+    .updateTable('browser_sessions')
+    .set({ last_seen_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .execute();
 }
 
 export interface BrowserSessionRow {
@@ -120,7 +129,16 @@ export async function listBrowserSessions(db: Executor, userId: string): Promise
   return db
     .selectFrom('browser_sessions as b')
     .innerJoin('users as u', (join) => join.onRef('u.id', '=', 'b.user_id').onRef('u.credentials_epoch', '=', 'b.credentials_epoch'))
-    .select(['b.id', 'b.environment', 'b.session_uid', 'b.amr', 'b.signed_in_at', 'b.last_seen_at', sql<string | null>`host(b.ip)`.as('ip'), 'b.user_agent'])
+    .select([
+      'b.id',
+      'b.environment',
+      'b.session_uid',
+      'b.amr',
+      'b.signed_in_at',
+      'b.last_seen_at',
+      sql<string | null>`host(b.ip)`.as('ip'),
+      'b.user_agent',
+    ])
     .where('b.user_id', '=', userId)
     .where('b.expires_at', '>', sql<Date>`now()`)
     .where(({ exists, selectFrom }) =>
@@ -138,8 +156,17 @@ export async function listBrowserSessions(db: Executor, userId: string): Promise
 }
 
 /** One session of the user by its record's id: deletes the record, returns where its provider session is. */
-export async function deleteBrowserSession(db: Executor, userId: string, id: string): Promise<{ environment: Environment; session_uid: string } | undefined> {
-  return db.deleteFrom('browser_sessions').where('id', '=', id).where('user_id', '=', userId).returning(['environment', 'session_uid']).executeTakeFirst();
+export async function deleteBrowserSession(
+  db: Executor,
+  userId: string,
+  id: string,
+): Promise<{ environment: Environment; session_uid: string } | undefined> {
+  return db
+    .deleteFrom('browser_sessions')
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .returning(['environment', 'session_uid'])
+    .executeTakeFirst();
 }
 
 /** The record of one session (signed out). */
@@ -149,6 +176,9 @@ export async function deleteBrowserSessionByUid(db: Executor, environment: Envir
 
 /** Records past their session's lifetime (the chores' sweep). */
 export async function sweepBrowserSessions(db: Executor, limit = 1000): Promise<number> {
-  const result = await sql`delete from browser_sessions where id in (select id from browser_sessions where expires_at < now() limit ${limit})`.execute(db);
+  const result =
+    await sql`delete from browser_sessions where id in (select id from browser_sessions where expires_at < now() limit ${limit})`.execute(
+      db,
+    );
   return Number(result.numAffectedRows ?? 0);
 }

@@ -9,7 +9,14 @@ import { forbidden } from '../errors/domain-error.js';
 import { noticeSecondFactorChange, type NoticeDeps } from '../mfa/notices.js';
 import { registerPasskey, removePasskey, type PasskeyDeps } from '../mfa/passkeys.js';
 import { deleteAllFactors, lockUserFactors } from '../mfa/repository.js';
-import { confirmTotp, hasEnrolledSecondFactor, regenerateRecoveryCodes, removeTotp, type SecondFactorDeps, type TotpConfirmation } from '../mfa/second-factors.js';
+import {
+  confirmTotp,
+  hasEnrolledSecondFactor,
+  regenerateRecoveryCodes,
+  removeTotp,
+  type SecondFactorDeps,
+  type TotpConfirmation,
+} from '../mfa/second-factors.js';
 import { requireUser } from '../accounts/service.js';
 
 /**
@@ -31,7 +38,8 @@ export interface FactorActor {
   recentProof: boolean;
 }
 
-const CONFIRM_FIRST = 'Confirm it is you with your second factor first: a change to your second factors needs one given in the last 10 minutes.';
+const CONFIRM_FIRST =
+  'Confirm it is you with your second factor first: a change to your second factors needs one given in the last 10 minutes.';
 
 /** True when the session may change the user's factors now: the user has none yet, or the session proved one recently. */
 export async function mayChangeFactors(db: Db, actor: FactorActor): Promise<boolean> {
@@ -51,8 +59,20 @@ export async function addAuthenticatorApp(deps: FactorDeps, ctx: Context, actor:
 }
 
 /** A passkey the browser made for the session's challenge. */
-export async function addPasskey(deps: FactorDeps, ctx: Context, actor: FactorActor, input: { challenge: string; name: string; response: string | undefined }) {
-  const registered = await registerPasskey(deps, actor.user.id, input.challenge, input.name, input.response, actor.recentProof ? 'any' : 'first');
+export async function addPasskey(
+  deps: FactorDeps,
+  ctx: Context,
+  actor: FactorActor,
+  input: { challenge: string; name: string; response: string | undefined },
+) {
+  const registered = await registerPasskey(
+    deps,
+    actor.user.id,
+    input.challenge,
+    input.name,
+    input.response,
+    actor.recentProof ? 'any' : 'first',
+  );
   if (!registered.ok && registered.hasFactor) throw forbidden(CONFIRM_FIRST, { title: 'Confirm it is you first' });
   if (registered.ok) noticeSecondFactorChange(deps, ctx, actor.user.email, 'added', `a passkey (“${input.name}”)`);
   return registered;
@@ -83,10 +103,17 @@ export async function removeOnePasskey(deps: FactorDeps, ctx: Context, actor: Fa
 export async function replaceRecoveryCodes(deps: FactorDeps, ctx: Context, actor: FactorActor): Promise<string[]> {
   await requireRecentProof(deps.db, actor);
   const codes = await regenerateRecoveryCodes(deps, actor.user.id);
-  const data = { environmentName: deps.environment === 'sandbox' ? 'Sandbox' : 'Production', accountUrl: `${deps.origin}/account/security` };
-  deps.background.run('recovery-codes-notice', async () => {
-    await sendAccountNotice(deps.mail, actor.user.email, 'recovery-codes-replaced', data);
-  }, ctx.state.log);
+  const data = {
+    environmentName: deps.environment === 'sandbox' ? 'Sandbox' : 'Production',
+    accountUrl: `${deps.origin}/account/security`,
+  };
+  deps.background.run(
+    'recovery-codes-notice',
+    async () => {
+      await sendAccountNotice(deps.mail, actor.user.email, 'recovery-codes-replaced', data);
+    },
+    ctx.state.log,
+  );
   return codes;
 }
 
@@ -96,13 +123,19 @@ export async function replaceRecoveryCodes(deps: FactorDeps, ctx: Context, actor
  * progress ends, one audit row; the caller mails the user. The next sign-in asks for the
  * password only (and a step-up sets up a factor again).
  */
-export async function resetSecondFactors(db: Db, emailInput: string): Promise<{ id: string; email: string; removed: { totp: boolean; passkeys: number; recoveryCodes: number }; sessions_ended: number }> {
+export async function resetSecondFactors(
+  db: Db,
+  emailInput: string,
+): Promise<{ id: string; email: string; removed: { totp: boolean; passkeys: number; recoveryCodes: number }; sessions_ended: number }> {
   return inTransaction(db, async (trx) => {
     const user = await requireUser(trx, emailInput);
     await lockUserFactors(trx, user.id);
     const removed = await deleteAllFactors(trx, user.id);
     const sessionsEnded = await endUserSignIns(trx, user.id);
-    await recordAudit(trx, { event: 'second_factor.reset', details: { user_id: user.id, email: user.email, totp: removed.totp, passkeys: removed.passkeys, sessions_ended: sessionsEnded } });
+    await recordAudit(trx, {
+      event: 'second_factor.reset',
+      details: { user_id: user.id, email: user.email, totp: removed.totp, passkeys: removed.passkeys, sessions_ended: sessionsEnded },
+    });
     return { id: user.id, email: user.email, removed, sessions_ended: sessionsEnded };
   });
 }

@@ -15,13 +15,22 @@ export function rowKey(prefix: string, key: string): string {
 
 /** A live row's points and end (epoch ms), or undefined. */
 export async function readLiveRow(db: Executor, key: string, now: number): Promise<{ points: number; expire: number } | undefined> {
-  const row = await db.selectFrom('login_throttle').select(['points', 'expire']).where('key', '=', key).where('expire', '>', String(now)).executeTakeFirst();
+  const row = await db
+    .selectFrom('login_throttle')
+    .select(['points', 'expire'])
+    .where('key', '=', key)
+    .where('expire', '>', String(now))
+    .executeTakeFirst();
   return row ? { points: row.points, expire: Number(row.expire) } : undefined;
 }
 
 /** Adds one to a counter row in one upsert (an expired row starts a new window of `windowMs`); the count. */
 export async function countOne(db: Executor, key: string, now: number, windowMs: number): Promise<number> {
-  const [row] = await runPrepared(db, 'login_throttle_count', sql<{ points: number }>`${take(now, sql`values (${key}, 1, ${now + windowMs}::bigint)`)}`);
+  const [row] = await runPrepared(
+    db,
+    'login_throttle_count',
+    sql<{ points: number }>`${take(now, sql`values (${key}, 1, ${now + windowMs}::bigint)`)}`,
+  );
   return row!.points;
 }
 
@@ -40,7 +49,10 @@ export async function deleteRow(db: Executor, key: string): Promise<void> {
 
 /** Deletes rows that ended over an hour before `now` (the sweeper's chore); how many. */
 export async function sweepThrottleRows(db: Executor, now: number): Promise<number> {
-  const result = await db.deleteFrom('login_throttle').where('expire', '<', String(now - 3600_000)).executeTakeFirst();
+  const result = await db
+    .deleteFrom('login_throttle')
+    .where('expire', '<', String(now - 3600_000))
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 
@@ -137,7 +149,11 @@ function windowBefore(budget: string, now: number) {
  * live window when the statement began has no lockout to clear short of a whole window of
  * attempts taken, checked and failed while this one statement ran.)
  */
-export async function reserveAttempts(db: Db, rows: { account: ScopeRows; address: ScopeRows }, now: number): Promise<{ account: ScopeReserved; address: ScopeReserved; clearedMeanwhile: boolean }> {
+export async function reserveAttempts(
+  db: Db,
+  rows: { account: ScopeRows; address: ScopeRows },
+  now: number,
+): Promise<{ account: ScopeReserved; address: ScopeReserved; clearedMeanwhile: boolean }> {
   const { account, address } = rows;
   const [row] = await runPrepared(
     db,
@@ -160,8 +176,15 @@ export async function reserveAttempts(db: Db, rows: { account: ScopeRows; addres
 }
 
 /** Both scopes' locks read again (reserveAttempts' `clearedMeanwhile`): until when each stops its key, if it does. */
-export async function readLocks(db: Db, locks: { account: string[]; address: string[] }, now: number): Promise<{ account: number | undefined; address: number | undefined }> {
-  const { rows } = await sql<{ account: string | null; address: string | null }>`select ${lockedUntil(locks.account, now)} as account, ${lockedUntil(locks.address, now)} as address`.execute(db);
+export async function readLocks(
+  db: Db,
+  locks: { account: string[]; address: string[] },
+  now: number,
+): Promise<{ account: number | undefined; address: number | undefined }> {
+  const { rows } = await sql<{
+    account: string | null;
+    address: string | null;
+  }>`select ${lockedUntil(locks.account, now)} as account, ${lockedUntil(locks.address, now)} as address`.execute(db);
   return { account: epochMs(rows[0]?.account ?? null), address: epochMs(rows[0]?.address ?? null) };
 }
 

@@ -3,7 +3,19 @@ import type { Executor } from '../db/executor.js';
 import { addressKey } from '../http/client-address.js';
 import type { KeyedHasher } from '../keys/server-keys.js';
 import { signInFailuresPerAccount, signInFailuresPerCallerAddress, type LockoutPolicy } from '../limits/rate-limits.js';
-import { countOne, deleteRow, giveBackAttempt, readLiveRow, readLocks, reserveAttempts, rowKey, settleSuccess, writeLock, type ScopeRows, type TakenAttempt } from './login-throttle-repository.js';
+import {
+  countOne,
+  deleteRow,
+  giveBackAttempt,
+  readLiveRow,
+  readLocks,
+  reserveAttempts,
+  rowKey,
+  settleSuccess,
+  writeLock,
+  type ScopeRows,
+  type TakenAttempt,
+} from './login-throttle-repository.js';
 
 export type LockoutScope = 'account' | 'address';
 
@@ -143,7 +155,8 @@ export interface Lockout {
 
 /** The longer of the two scopes' waits (account first on a tie), or undefined when neither applies. */
 function longer(account: number, address: number): Lockout | undefined {
-  if (account > 0 || address > 0) return account >= address ? { scope: 'account', retryAfterSeconds: account } : { scope: 'address', retryAfterSeconds: address };
+  if (account > 0 || address > 0)
+    return account >= address ? { scope: 'account', retryAfterSeconds: account } : { scope: 'address', retryAfterSeconds: address };
   return undefined;
 }
 
@@ -164,7 +177,10 @@ export class LoginThrottle {
 
   constructor(
     private readonly db: Db,
-    policies: { account: LockoutPolicy; address: LockoutPolicy } = { account: signInFailuresPerAccount, address: signInFailuresPerCallerAddress },
+    policies: { account: LockoutPolicy; address: LockoutPolicy } = {
+      account: signInFailuresPerAccount,
+      address: signInFailuresPerCallerAddress,
+    },
     private readonly hasher: KeyedHasher,
   ) {
     this.account = new ProgressiveLockout(db, policies.account);
@@ -203,8 +219,8 @@ export class LoginThrottle {
     if (!refuseAccount && !refuseAddress) return { reservation: { values, keys, account, address } };
     await Promise.all([this.account.giveBack(keys.account, account), this.address.giveBack(keys.address, address)]);
     const [accountWait, addressWait] = await Promise.all([
-      refuseAccount ? (accountLock || this.account.wait(keys.account)) : 0,
-      refuseAddress ? (addressLock || this.address.wait(keys.address)) : 0,
+      refuseAccount ? accountLock || this.account.wait(keys.account) : 0,
+      refuseAddress ? addressLock || this.address.wait(keys.address) : 0,
     ]);
     return { lockout: longer(accountWait, addressWait)! };
   }
@@ -222,7 +238,10 @@ export class LoginThrottle {
   /** The reserved attempt failed; returns the lockout it starts, if it starts one. */
   async failed(reservation: Reservation): Promise<Lockout | undefined> {
     const { keys } = reservation;
-    const [account, address] = await Promise.all([this.account.fail(keys.account, reservation.account), this.address.fail(keys.address, reservation.address)]);
+    const [account, address] = await Promise.all([
+      this.account.fail(keys.account, reservation.account),
+      this.address.fail(keys.address, reservation.address),
+    ]);
     return longer(account, address);
   }
 
@@ -233,6 +252,9 @@ export class LoginThrottle {
    */
   async succeeded(reservation: Reservation, executor: Executor = this.db): Promise<void> {
     const { keys, values } = reservation;
-    await settleSuccess(executor, this.account.historyRows(keysOf(this.hasher, values.account)), { budget: this.address.budgetRow(keys.address), taken: reservation.address });
+    await settleSuccess(executor, this.account.historyRows(keysOf(this.hasher, values.account)), {
+      budget: this.address.budgetRow(keys.address),
+      taken: reservation.address,
+    });
   }
 }

@@ -28,7 +28,12 @@ export type PendingPurpose = 'dashboard' | `interaction:${string}`;
 const cookie = (deps: PendingDeps, ctx: Context) => pageCookie(deps, ctx, 'pending', 'lax');
 
 /** `epoch`: the user's credentials epoch as read with the password that was just checked. */
-export function setPendingSignIn(deps: PendingDeps, ctx: Context, user: { id: string; credentials_epoch: number }, purpose: PendingPurpose): void {
+export function setPendingSignIn(
+  deps: PendingDeps,
+  ctx: Context,
+  user: { id: string; credentials_epoch: number },
+  purpose: PendingPurpose,
+): void {
   const expires = Math.floor(Date.now() / 1000) + PENDING_SECONDS;
   const mac = csrfToken(deps.serverKeys, `pending:${user.id}:${user.credentials_epoch}:${expires}:${purpose}`);
   cookie(deps, ctx).set(`${user.id}~${user.credentials_epoch}~${expires}~${mac}`, PENDING_SECONDS * 1000);
@@ -43,7 +48,8 @@ export interface PendingSignIn {
 /** The sign-in this browser owes a second factor for `purpose`, while the user's credentials are still those it was proven with. */
 export async function pendingSignIn(deps: PendingDeps, ctx: Context, purpose: PendingPurpose): Promise<PendingSignIn | undefined> {
   const [userId, epoch, expires, mac, extra] = (cookie(deps, ctx).get() ?? '').split('~');
-  if (!userId || !epoch || !expires || !mac || extra !== undefined || !/^\d{1,12}$/.test(expires) || !/^\d{1,9}$/.test(epoch)) return undefined;
+  if (!userId || !epoch || !expires || !mac || extra !== undefined || !/^\d{1,12}$/.test(expires) || !/^\d{1,9}$/.test(epoch))
+    return undefined;
   if (Number(expires) < Date.now() / 1000) return undefined;
   if (!validToken(deps.serverKeys, `pending:${userId}:${epoch}:${expires}:${purpose}`, mac)) return undefined;
   return (await credentialsEpoch(deps.db, userId)) === Number(epoch) ? { userId, epoch: Number(epoch) } : undefined;

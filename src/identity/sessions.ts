@@ -51,12 +51,19 @@ export function loginResult(proof: SignInProof) {
 /** The proof a login result carries (undefined when it is not one of ours). */
 export function proofOfLoginResult(login: unknown): SignInProof | undefined {
   const l = login as { accountId?: unknown; amr?: unknown; ts?: unknown; epoch?: unknown } | undefined;
-  if (!l || typeof l.accountId !== 'string' || typeof l.epoch !== 'number' || typeof l.ts !== 'number' || !Array.isArray(l.amr)) return undefined;
+  if (!l || typeof l.accountId !== 'string' || typeof l.epoch !== 'number' || typeof l.ts !== 'number' || !Array.isArray(l.amr))
+    return undefined;
   return { userId: l.accountId, epoch: l.epoch, amr: l.amr as AuthenticationMethod[], at: new Date(l.ts * 1000) };
 }
 
 /** Records that a browser session was signed in (or signed in again, or stepped up) with `proof`. */
-export async function recordSignIn(db: Executor, environment: Environment, sessionUid: string, proof: SignInProof, place: SignInPlace): Promise<void> {
+export async function recordSignIn(
+  db: Executor,
+  environment: Environment,
+  sessionUid: string,
+  proof: SignInProof,
+  place: SignInPlace,
+): Promise<void> {
   await recordBrowserSession(db, {
     environment,
     sessionUid,
@@ -72,7 +79,11 @@ export async function recordSignIn(db: Executor, environment: Environment, sessi
 }
 
 /** The user of a provider session while the session counts (its record at the user's current epoch, the user enabled). */
-export async function liveSessionUser(db: Executor, environment: Environment, session: { uid: string; accountId: string }): Promise<SessionUser | undefined> {
+export async function liveSessionUser(
+  db: Executor,
+  environment: Environment,
+  session: { uid: string; accountId: string },
+): Promise<SessionUser | undefined> {
   const user = await findSessionUser(db, environment, session.uid, session.accountId);
   return user && !user.disabled_at ? user : undefined;
 }

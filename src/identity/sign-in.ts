@@ -28,9 +28,7 @@ export interface SignInAttempt {
 }
 
 export type SignInOutcome =
-  | { kind: 'signed_in'; user: User }
-  | { kind: 'invalid' }
-  | { kind: 'locked_out'; scope: LockoutScope; retryAfterSeconds: number };
+  { kind: 'signed_in'; user: User } | { kind: 'invalid' } | { kind: 'locked_out'; scope: LockoutScope; retryAfterSeconds: number };
 
 /** The e-mail key throttling uses: the normalised address, or the trimmed input when it is not one. */
 function throttleKey(input: string): { email: string | undefined; key: string } {
@@ -86,7 +84,11 @@ export class SignIn {
       // (docs/security.md, "Racing the sign-in lockout with concurrent wrong passwords").
       const locked = reserved.lockout;
       const window = await this.throttle.lockoutWindow(key, attempt.ip, locked.scope);
-      await countAudit(this.db, { ...audit, event: 'login.failed', details: { ...this.typedEmail(key, undefined), reason: 'locked_out', scope: locked.scope } }, `login.failed:${window}`);
+      await countAudit(
+        this.db,
+        { ...audit, event: 'login.failed', details: { ...this.typedEmail(key, undefined), reason: 'locked_out', scope: locked.scope } },
+        `login.failed:${window}`,
+      );
       return { kind: 'locked_out', ...locked };
     }
     const { reservation } = reserved;
@@ -95,10 +97,20 @@ export class SignIn {
     const verified = password !== undefined && (await verifyPassword(user?.password_hash ?? (await this.dummy()), password));
     if (!user || !verified || user.disabled_at) {
       const reason = !user ? 'unknown_user' : user.disabled_at ? 'disabled' : 'wrong_password';
-      await recordAudit(this.db, { ...audit, event: 'login.failed', actorUserId: user?.id ?? null, details: { ...this.typedEmail(key, user), reason } });
+      await recordAudit(this.db, {
+        ...audit,
+        event: 'login.failed',
+        actorUserId: user?.id ?? null,
+        details: { ...this.typedEmail(key, user), reason },
+      });
       const lockout = await this.throttle.failed(reservation);
       if (!lockout) return { kind: 'invalid' };
-      await recordAudit(this.db, { ...audit, event: 'login.locked_out', actorUserId: user?.id ?? null, details: { ...this.typedEmail(key, user), scope: lockout.scope, seconds: lockout.retryAfterSeconds } });
+      await recordAudit(this.db, {
+        ...audit,
+        event: 'login.locked_out',
+        actorUserId: user?.id ?? null,
+        details: { ...this.typedEmail(key, user), scope: lockout.scope, seconds: lockout.retryAfterSeconds },
+      });
       return { kind: 'locked_out', ...lockout };
     }
     if (needsRehash(user.password_hash, this.params)) {

@@ -25,6 +25,9 @@ export async function takeOneTimeSecret(db: Executor, id: string, purpose: strin
 }
 
 export async function deleteExpiredOneTimeSecrets(db: Executor): Promise<number> {
-  const result = await db.deleteFrom('one_time_secrets').where('expires_at', '<=', sql<Date>`now()`).executeTakeFirst();
+  const result = await db
+    .deleteFrom('one_time_secrets')
+    .where('expires_at', '<=', sql<Date>`now()`)
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -23,7 +23,13 @@ export interface OneTimeSecretScope {
 }
 
 /** Keeps `secret` for one display within `seconds`; returns the single-use id to read it by. */
-export async function keepForOneDisplay(db: Db, box: SecretBox, scope: OneTimeSecretScope, secret: string, seconds: number): Promise<string> {
+export async function keepForOneDisplay(
+  db: Db,
+  box: SecretBox,
+  scope: OneTimeSecretScope,
+  secret: string,
+  seconds: number,
+): Promise<string> {
   const id = crypto.randomBytes(32).toString('base64url');
   await saveOneTimeSecret(db, { id: keyOf(id), purpose: scope.purpose, binding: scope.binding, sealed: box.seal(secret) }, seconds);
   return id;

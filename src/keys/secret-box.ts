@@ -30,7 +30,9 @@ export class SecretBox {
     try {
       return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
     } catch {
-      throw new Error('a stored secret cannot be decrypted: the secrets key (ALMONER_SECRETS_KEY or <data_dir>/secrets.key) is not the one it was sealed with');
+      throw new Error(
+        'a stored secret cannot be decrypted: the secrets key (ALMONER_SECRETS_KEY or <data_dir>/secrets.key) is not the one it was sealed with',
+      );
     }
   }
 

@@ -20,7 +20,10 @@ export async function listServerKeyNames(db: Executor): Promise<string[]> {
 }
 
 export async function insertServerKeys(db: Executor, rows: readonly StoredServerKey[]): Promise<void> {
-  await db.insertInto('server_keys').values([...rows]).execute();
+  await db
+    .insertInto('server_keys')
+    .values([...rows])
+    .execute();
 }
 
 /** Every version's name, kid and activation (no values): what a rotation decides from. */

@@ -2,7 +2,15 @@ import crypto from 'node:crypto';
 import type { Db } from '../db/database.js';
 import { inTransaction } from '../db/executor.js';
 import { SecretBox } from './secret-box.js';
-import { deleteServerKey, insertServerKeys, listServerKeyNames, listServerKeyTimeline, listServerKeyVersions, lockServerKeys, updateServerKeyValue } from './server-keys-repository.js';
+import {
+  deleteServerKey,
+  insertServerKeys,
+  listServerKeyNames,
+  listServerKeyTimeline,
+  listServerKeyVersions,
+  lockServerKeys,
+  updateServerKeyValue,
+} from './server-keys-repository.js';
 
 /**
  * The server's own symmetric keys, shared by every process through the database (sealed with
@@ -11,7 +19,13 @@ import { deleteServerKey, insertServerKeys, listServerKeyNames, listServerKeyTim
  * rotation is loaded by every process before it activates, and an older one keeps verifying
  * until what it signed has expired, then is ignored (and deleted by the next rotation).
  */
-export const SERVER_KEY_NAMES = ['cookie_key:production', 'cookie_key:sandbox', 'csrf_key', 'client_secret_cache_key', 'hashing_key'] as const;
+export const SERVER_KEY_NAMES = [
+  'cookie_key:production',
+  'cookie_key:sandbox',
+  'csrf_key',
+  'client_secret_cache_key',
+  'hashing_key',
+] as const;
 export type ServerKeyName = (typeof SERVER_KEY_NAMES)[number];
 
 /** How often a running process re-reads the keys (the signing-key watcher's period). */
@@ -79,16 +93,26 @@ export async function ensureServerKeys(db: Db, box: SecretBox): Promise<void> {
     const missing = SERVER_KEY_NAMES.filter((name) => !existing.has(name));
     if (missing.length === 0) return;
     // A first version signs from the start: nothing can hold an older one.
-    await insertServerKeys(trx, missing.map((name) => ({ name, kid: newKid(), value: box.seal(newSecret()), activates_at: new Date(0) })));
+    await insertServerKeys(
+      trx,
+      missing.map((name) => ({ name, kid: newKid(), value: box.seal(newSecret()), activates_at: new Date(0) })),
+    );
   });
 }
 
 /** Orders one name's versions and works out when each stopped signing. */
-function timeline(rows: readonly { kid: string; activates_at: Date }[], now: number): { kid: string; activatesAt: number; retiredAt: number | undefined }[] {
+function timeline(
+  rows: readonly { kid: string; activates_at: Date }[],
+  now: number,
+): { kid: string; activatesAt: number; retiredAt: number | undefined }[] {
   const sorted = [...rows].sort((a, b) => a.activates_at.getTime() - b.activates_at.getTime() || a.kid.localeCompare(b.kid));
   return sorted.map((row, i) => {
     const successor = sorted[i + 1]?.activates_at.getTime();
-    return { kid: row.kid, activatesAt: row.activates_at.getTime(), retiredAt: successor !== undefined && successor <= now ? successor : undefined };
+    return {
+      kid: row.kid,
+      activatesAt: row.activates_at.getTime(),
+      retiredAt: successor !== undefined && successor <= now ? successor : undefined,
+    };
   });
 }
 
@@ -132,19 +156,31 @@ export async function rotateServerKeys(db: Db, box: SecretBox, now = new Date())
   return inTransaction(db, async (trx) => {
     await lockServerKeys(trx);
     const rotated = SERVER_KEY_NAMES.map((name) => ({ name, kid: newKid() }));
-    await insertServerKeys(trx, rotated.map(({ name, kid }) => ({ name, kid, value: box.seal(newSecret()), activates_at: activatesAt })));
+    await insertServerKeys(
+      trx,
+      rotated.map(({ name, kid }) => ({ name, kid, value: box.seal(newSecret()), activates_at: activatesAt })),
+    );
     const rows = await listServerKeyTimeline(trx);
     const removed: ServerKeyRotation['removed'] = [];
     for (const name of SERVER_KEY_NAMES) {
       if (name === 'hashing_key') continue;
       const life = lifeAfterRetirement(name) * 1000;
-      for (const v of timeline(rows.filter((r) => r.name === name), now.getTime())) {
+      for (const v of timeline(
+        rows.filter((r) => r.name === name),
+        now.getTime(),
+      )) {
         if (v.retiredAt !== undefined && v.retiredAt + life <= now.getTime()) removed.push({ name, kid: v.kid });
       }
     }
     for (const { name, kid } of removed) await deleteServerKey(trx, name, kid);
     const left = rows.filter((r) => !removed.some((d) => d.name === r.name && d.kid === r.kid));
-    const keys = SERVER_KEY_NAMES.flatMap((name) => keyViews(name, left.filter((r) => r.name === name), now.getTime()));
+    const keys = SERVER_KEY_NAMES.flatMap((name) =>
+      keyViews(
+        name,
+        left.filter((r) => r.name === name),
+        now.getTime(),
+      ),
+    );
     return { activates_at: activatesAt.toISOString(), rotated, removed, keys };
   });
 }

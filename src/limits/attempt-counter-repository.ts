@@ -36,6 +36,9 @@ export async function clearAttempts(db: Executor, key: string): Promise<void> {
 
 /** Deletes the rows of windows that ended more than an hour ago; returns how many. */
 export async function sweepAttemptCounters(db: Executor): Promise<number> {
-  const result = await db.deleteFrom('attempt_counters').where('window_ends_at', '<', sql<Date>`now() - interval '1 hour'`).executeTakeFirst();
+  const result = await db
+    .deleteFrom('attempt_counters')
+    .where('window_ends_at', '<', sql<Date>`now() - interval '1 hour'`)
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -40,7 +40,9 @@ export class AttemptCounter {
    * Takes one attempt under each limit (e.g. per account and per address), all or none: when
    * any refuses, the others are given back and the longest wait is the answer.
    */
-  async takeAll(entries: readonly { limit: AttemptLimit; value: string }[]): Promise<{ allowed: true; taken: TakenAttempt[] } | { allowed: false; retryAfterSeconds: number }> {
+  async takeAll(
+    entries: readonly { limit: AttemptLimit; value: string }[],
+  ): Promise<{ allowed: true; taken: TakenAttempt[] } | { allowed: false; retryAfterSeconds: number }> {
     const decisions = await Promise.all(entries.map((e) => this.take(e.limit, e.value)));
     const refused = decisions.filter((d): d is { allowed: false; retryAfterSeconds: number } => !d.allowed);
     const taken = decisions.flatMap((d) => (d.allowed ? [d.taken] : []));

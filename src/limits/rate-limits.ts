@@ -44,9 +44,25 @@ const MINUTE = 60;
 const HOUR = 3600;
 
 /** Failed sign-ins per account: the e-mail address typed, known or not, so a lockout reveals nothing about existence. */
-export const signInFailuresPerAccount: LockoutPolicy = { store: 'login_throttle', name: 'account', max: 5, windowSeconds: 15 * MINUTE, baseLockSeconds: MINUTE, maxLockSeconds: HOUR, historySeconds: 24 * HOUR };
+export const signInFailuresPerAccount: LockoutPolicy = {
+  store: 'login_throttle',
+  name: 'account',
+  max: 5,
+  windowSeconds: 15 * MINUTE,
+  baseLockSeconds: MINUTE,
+  maxLockSeconds: HOUR,
+  historySeconds: 24 * HOUR,
+};
 /** Failed sign-ins per caller address (IPv6 by /64): slows a password spray across many accounts. */
-export const signInFailuresPerCallerAddress: LockoutPolicy = { store: 'login_throttle', name: 'address', max: 20, windowSeconds: 15 * MINUTE, baseLockSeconds: 5 * MINUTE, maxLockSeconds: HOUR, historySeconds: 24 * HOUR };
+export const signInFailuresPerCallerAddress: LockoutPolicy = {
+  store: 'login_throttle',
+  name: 'address',
+  max: 20,
+  windowSeconds: 15 * MINUTE,
+  baseLockSeconds: 5 * MINUTE,
+  maxLockSeconds: HOUR,
+  historySeconds: 24 * HOUR,
+};
 
 /** Password reset requests per e-mail address typed, reserved before any lookup. */
 export const resetRequestsPerEmail: AttemptLimit = { store: 'attempt_counters', name: 'reset_address', max: 3, windowSeconds: HOUR };
@@ -58,10 +74,20 @@ export const resetRequestsPerCallerAddress: AttemptLimit = { store: 'attempt_cou
  * password, removing a second factor, new recovery codes): a stolen session must not become a
  * password-guessing oracle. One budget for all of them.
  */
-export const currentPasswordFailures: AttemptLimit = { store: 'attempt_counters', name: 'current_password_user', max: 5, windowSeconds: 15 * MINUTE };
+export const currentPasswordFailures: AttemptLimit = {
+  store: 'attempt_counters',
+  name: 'current_password_user',
+  max: 5,
+  windowSeconds: 15 * MINUTE,
+};
 
 /** Wrong second-factor answers per user (app, recovery or passkey; after the password or at a step-up). */
-export const secondFactorFailures: AttemptLimit = { store: 'attempt_counters', name: 'second_factor_user', max: 5, windowSeconds: 15 * MINUTE };
+export const secondFactorFailures: AttemptLimit = {
+  store: 'attempt_counters',
+  name: 'second_factor_user',
+  max: 5,
+  windowSeconds: 15 * MINUTE,
+};
 
 /**
  * Answers to a passwordless sign-in, per caller address (IPv6 by its /64), and per address and
@@ -70,8 +96,18 @@ export const secondFactorFailures: AttemptLimit = { store: 'attempt_counters', n
  * count against where it came from: counted against the named user, anyone holding the id
  * could use up that user's second-factor budget, renewably.
  */
-export const passkeyAnswersPerCallerAddress: AttemptLimit = { store: 'attempt_counters', name: 'passkey_sign_in_ip', max: 20, windowSeconds: 15 * MINUTE };
-export const passkeyAnswersPerCallerAddressAndPasskey: AttemptLimit = { store: 'attempt_counters', name: 'passkey_sign_in_ip_credential', max: 5, windowSeconds: 15 * MINUTE };
+export const passkeyAnswersPerCallerAddress: AttemptLimit = {
+  store: 'attempt_counters',
+  name: 'passkey_sign_in_ip',
+  max: 20,
+  windowSeconds: 15 * MINUTE,
+};
+export const passkeyAnswersPerCallerAddressAndPasskey: AttemptLimit = {
+  store: 'attempt_counters',
+  name: 'passkey_sign_in_ip_credential',
+  max: 5,
+  windowSeconds: 15 * MINUTE,
+};
 
 /**
  * Passwordless passkey sign-ins started (options asked: anybody may ask, and a browser that
@@ -81,7 +117,12 @@ export const passkeyAnswersPerCallerAddressAndPasskey: AttemptLimit = { store: '
  * only challenges never answered count: people signing in one after another behind one
  * address never reach it.
  */
-export const passkeySignInsStartedPerCallerAddress: AttemptLimit = { store: 'attempt_counters', name: 'passkey_options_ip', max: 30, windowSeconds: 15 * MINUTE };
+export const passkeySignInsStartedPerCallerAddress: AttemptLimit = {
+  store: 'attempt_counters',
+  name: 'passkey_options_ip',
+  max: 30,
+  windowSeconds: 15 * MINUTE,
+};
 
 /**
  * Invitations the dashboard sends per organization (docs/accounts.md, "Invitations"): each

@@ -20,6 +20,9 @@ export async function claimMark(db: Executor, environment: Environment, scope: s
 
 /** Deletes marks that expired; returns how many. */
 export async function sweepReplayMarks(db: Executor): Promise<number> {
-  const result = await db.deleteFrom('replay_marks').where('expires_at', '<=', sql<Date>`now()`).executeTakeFirst();
+  const result = await db
+    .deleteFrom('replay_marks')
+    .where('expires_at', '<=', sql<Date>`now()`)
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

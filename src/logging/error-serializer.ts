@@ -23,18 +23,33 @@ const MAX_DEPTH = 3;
  */
 export function serializeError(value: unknown, depth = 0): SerializedError {
   if (!(value instanceof Error)) {
-    const message = typeof (value as { message?: unknown })?.message === 'string' ? (value as { message: string }).message : inspect(value, { depth: 1, breakLength: Infinity });
-    return { type: value === null ? 'null' : typeof value === 'object' ? (value.constructor?.name ?? 'Object') : typeof value, message: redactText(message) };
+    const message =
+      typeof (value as { message?: unknown })?.message === 'string'
+        ? (value as { message: string }).message
+        : inspect(value, { depth: 1, breakLength: Infinity });
+    return {
+      type: value === null ? 'null' : typeof value === 'object' ? (value.constructor?.name ?? 'Object') : typeof value,
+      message: redactText(message),
+    };
   }
   const code = (value as { code?: unknown }).code;
-  const out: SerializedError = { type: value.name && value.name !== 'Error' ? value.name : value.constructor.name, message: redactText(value.message) };
+  const out: SerializedError = {
+    type: value.name && value.name !== 'Error' ? value.name : value.constructor.name,
+    message: redactText(value.message),
+  };
   if (typeof value.stack === 'string') out.stack = redactText(value.stack);
   if (typeof code === 'string' || typeof code === 'number') out.code = code;
   if (depth < MAX_DEPTH) {
     if (value.cause !== undefined) out.cause = serializeError(value.cause, depth + 1);
-    if (value instanceof AggregateError && Array.isArray(value.errors)) out.errors = value.errors.slice(0, 5).map((inner: unknown) => withoutStack(serializeError(inner, depth + 1)));
+    if (value instanceof AggregateError && Array.isArray(value.errors))
+      out.errors = value.errors.slice(0, 5).map((inner: unknown) => withoutStack(serializeError(inner, depth + 1)));
   }
-  if (!out.message) out.message = out.errors?.map((inner) => inner.message).filter(Boolean).join('; ') || (out.code !== undefined ? String(out.code) : '(no message)');
+  if (!out.message)
+    out.message =
+      out.errors
+        ?.map((inner) => inner.message)
+        .filter(Boolean)
+        .join('; ') || (out.code !== undefined ? String(out.code) : '(no message)');
   return out;
 }
 

@@ -48,7 +48,11 @@ for (const method of ['warn', 'info'] as const) {
 // Node prints a process warning by a listener of its own; this one replaces it.
 process.removeAllListeners('warning');
 process.on('warning', (warning) => {
-  emit({ level: 'warn', message: warning.message, fields: { warning: warning.name, ...((warning as { code?: string }).code ? { code: (warning as { code?: string }).code } : {}) } });
+  emit({
+    level: 'warn',
+    message: warning.message,
+    fields: { warning: warning.name, ...((warning as { code?: string }).code ? { code: (warning as { code?: string }).code } : {}) },
+  });
 });
 
 /** From now on library notices and process warnings are lines of `logger`; the ones held so far are logged first. */

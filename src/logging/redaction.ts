@@ -42,7 +42,10 @@ function decoded(segment: string): string {
  * are hidden anywhere in it. Every other path comes back as it was.
  */
 export function redactPath(path: string): string {
-  const segments = path.split('/').flatMap((segment) => decoded(segment).split('/')).filter((segment) => segment !== '');
+  const segments = path
+    .split('/')
+    .flatMap((segment) => decoded(segment).split('/'))
+    .filter((segment) => segment !== '');
   if (segments.length > 0 && SECRET_AFTER.has(segments[0]!.toLowerCase())) {
     const [page, secret, ...rest] = segments;
     return `/${[page!.toLowerCase(), ...(secret === undefined ? [] : [REDACTED]), ...rest].join('/')}`.replace(CREDENTIAL, REDACTED);

@@ -7,7 +7,12 @@ import { VIEWS_DIR } from '../config/paths.js';
  * line is `Subject: …` and whose body follows a blank line. No HTML mail: nothing to escape, and
  * links read the same in every client. A missing value is an error, never an empty string.
  */
-const environment = new nunjucks.Environment(new nunjucks.FileSystemLoader(path.join(VIEWS_DIR, 'mail'), { noCache: false }), { autoescape: false, throwOnUndefined: true, trimBlocks: true, lstripBlocks: true });
+const environment = new nunjucks.Environment(new nunjucks.FileSystemLoader(path.join(VIEWS_DIR, 'mail'), { noCache: false }), {
+  autoescape: false,
+  throwOnUndefined: true,
+  trimBlocks: true,
+  lstripBlocks: true,
+});
 
 export interface RenderedMail {
   subject: string;

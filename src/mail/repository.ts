@@ -9,5 +9,11 @@ export async function insertOutboundMail(db: Executor, mail: { recipient: string
 export async function listMail(db: Executor, to: string | undefined, limit: number) {
   let query = db.selectFrom('outbound_mail').selectAll().orderBy('id', 'desc').limit(limit);
   if (to) query = query.where('recipient', '=', to.normalize('NFC').trim().toLowerCase().normalize('NFC'));
-  return (await query.execute()).map((m) => ({ id: String(m.id), to: m.recipient, subject: m.subject, body: m.body, created_at: m.created_at.toISOString() }));
+  return (await query.execute()).map((m) => ({
+    id: String(m.id),
+    to: m.recipient,
+    subject: m.subject,
+    body: m.body,
+    created_at: m.created_at.toISOString(),
+  }));
 }

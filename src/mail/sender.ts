@@ -44,7 +44,10 @@ export class TableMailSender implements MailSender {
 
   async send(mail: Mail): Promise<MailReceipt> {
     await insertOutboundMail(this.db, { recipient: mail.to, subject: mail.subject, body: mail.text });
-    this.logger?.info({ to: mail.to, subject: mail.subject, links: linksIn(mail.text).map(redactUrl) }, 'mail stored (dev mail sink; see `admin mail list`)');
+    this.logger?.info(
+      { to: mail.to, subject: mail.subject, links: linksIn(mail.text).map(redactUrl) },
+      'mail stored (dev mail sink; see `admin mail list`)',
+    );
     return { via: 'dev_table' };
   }
 }
@@ -109,8 +112,16 @@ export class SmtpMailSender implements MailSender {
  * config refuses to load without it); this refuses too, so no production process ever keeps
  * mail, one-time codes included, in clear in a table.
  */
-export function createMailSender(config: { profile: string; smtp_url?: string; mail_from: string }, db: Db, logger?: Logger, options: SmtpOptions = {}): MailSender {
+export function createMailSender(
+  config: { profile: string; smtp_url?: string; mail_from: string },
+  db: Db,
+  logger?: Logger,
+  options: SmtpOptions = {},
+): MailSender {
   if (config.smtp_url) return new SmtpMailSender(config.smtp_url, config.mail_from, options);
-  if (config.profile === 'production') throw new Error('smtp_url (ALMONER_SMTP_URL) is required in the production profile: mail is never kept in the outbound_mail table there');
+  if (config.profile === 'production')
+    throw new Error(
+      'smtp_url (ALMONER_SMTP_URL) is required in the production profile: mail is never kept in the outbound_mail table there',
+    );
   return new TableMailSender(db, logger);
 }

@@ -16,9 +16,14 @@ import { METRICS_PATH, type Metrics } from './metrics.js';
  * any other method, falls through to the app behind, which answers exactly as for a path
  * that does not exist: a 404, so the endpoint is not even advertised.
  */
-export function metricsEndpoint(metrics: Pick<Metrics, 'scrape' | 'contentType'>, allow: AddressSet, servedHere: (ctx: Context) => boolean = () => true): Middleware {
+export function metricsEndpoint(
+  metrics: Pick<Metrics, 'scrape' | 'contentType'>,
+  allow: AddressSet,
+  servedHere: (ctx: Context) => boolean = () => true,
+): Middleware {
   return async (ctx, next) => {
-    if (ctx.path !== METRICS_PATH || (ctx.method !== 'GET' && ctx.method !== 'HEAD') || !servedHere(ctx) || !callerInside(allow, ctx.state)) return next();
+    if (ctx.path !== METRICS_PATH || (ctx.method !== 'GET' && ctx.method !== 'HEAD') || !servedHere(ctx) || !callerInside(allow, ctx.state))
+      return next();
     let body: string;
     try {
       body = await metrics.scrape();

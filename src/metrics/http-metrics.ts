@@ -23,7 +23,10 @@ export function httpMetrics(metrics: Metrics, fallbackHost: string): Middleware 
     } finally {
       metrics.inFlight -= 1;
       const status = recordedStatus(ctx);
-      requestDuration.observe({ host: ctx.state.host ?? fallbackHost, method: methodLabel(ctx.method), route: routes.of(ctx), status }, (performance.now() - started) / 1000);
+      requestDuration.observe(
+        { host: ctx.state.host ?? fallbackHost, method: methodLabel(ctx.method), route: routes.of(ctx), status },
+        (performance.now() - started) / 1000,
+      );
     }
   };
 }

@@ -57,7 +57,14 @@ export class Metrics {
     });
     const environments: Environment[] = ['production', 'sandbox'];
     this.routes = new RouteLabels(
-      ['/healthz', '/readyz', METRICS_PATH, ...Object.values(API_ROUTES), ...environments.map(authorizationPath), ...environments.flatMap(endSessionPaths)],
+      [
+        '/healthz',
+        '/readyz',
+        METRICS_PATH,
+        ...Object.values(API_ROUTES),
+        ...environments.map(authorizationPath),
+        ...environments.flatMap(endSessionPaths),
+      ],
       // The provider's authorization resume path (/oauth/authorize/<uid>).
       Object.fromEntries(environments.map((environment) => [authorizationPath(environment), `${authorizationPath(environment)}/:uid`])),
     );
@@ -173,9 +180,14 @@ function outboxMetrics(registry: Registry, db: Db): void {
         this.reset();
         if (!rows) return;
         for (const environment of environments) this.set({ environment }, 0);
-        for (const row of rows) if ((environments as string[]).includes(row.environment)) this.set({ environment: row.environment }, Number(row[field]));
+        for (const row of rows)
+          if ((environments as string[]).includes(row.environment)) this.set({ environment: row.environment }, Number(row[field]));
       },
     });
   fromBacklog('almoner_webhook_deliveries_pending', 'Webhook deliveries waiting to be sent or retried.', 'pending');
-  fromBacklog('almoner_webhook_delivery_lag_seconds', 'How long the most overdue pending webhook delivery has been due (0 when none is).', 'lag');
+  fromBacklog(
+    'almoner_webhook_delivery_lag_seconds',
+    'How long the most overdue pending webhook delivery has been due (0 when none is).',
+    'lag',
+  );
 }

@@ -34,7 +34,12 @@ export class OAuthMetrics {
     registry: Registry,
     private readonly source: ProviderSource | undefined,
   ) {
-    this.issued = new Counter({ name: 'almoner_oauth_tokens_issued_total', help: 'Successful token-endpoint responses, by environment and grant type.', labelNames: ['environment', 'grant_type'], registers: [registry] });
+    this.issued = new Counter({
+      name: 'almoner_oauth_tokens_issued_total',
+      help: 'Successful token-endpoint responses, by environment and grant type.',
+      labelNames: ['environment', 'grant_type'],
+      registers: [registry],
+    });
     this.refused = new Counter({
       name: 'almoner_oauth_token_errors_total',
       help: 'Token requests refused, by environment and OAuth error code.',

@@ -22,14 +22,16 @@ export class OutboxBacklog {
     if (!this.running) {
       const query = readOutboxBacklog(this.db, OUTBOX_QUERY_TIMEOUT_MS);
       this.running = query;
-      query.then(
-        () => undefined,
-        () => {
-          if (this.timedOut !== query) this.onFailure();
-        },
-      ).finally(() => {
-        if (this.running === query) this.running = undefined;
-      });
+      query
+        .then(
+          () => undefined,
+          () => {
+            if (this.timedOut !== query) this.onFailure();
+          },
+        )
+        .finally(() => {
+          if (this.running === query) this.running = undefined;
+        });
     }
     const running = this.running;
     let timer: NodeJS.Timeout | undefined;

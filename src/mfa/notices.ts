@@ -18,8 +18,16 @@ export interface NoticeDeps {
  * "Account notices"), after the response: a change they did not make is noticed.
  */
 export function noticeSecondFactorChange(deps: NoticeDeps, ctx: Context, email: string, change: 'added' | 'removed', method: string): void {
-  const data = { method, environmentName: deps.environment === 'sandbox' ? 'Sandbox' : 'Production', accountUrl: `${deps.origin}/account/security` };
-  deps.background.run(`second-factor-${change}-notice`, async () => {
-    await sendAccountNotice(deps.mail, email, change === 'added' ? 'second-factor-added' : 'second-factor-removed', data);
-  }, ctx.state.log);
+  const data = {
+    method,
+    environmentName: deps.environment === 'sandbox' ? 'Sandbox' : 'Production',
+    accountUrl: `${deps.origin}/account/security`,
+  };
+  deps.background.run(
+    `second-factor-${change}-notice`,
+    async () => {
+      await sendAccountNotice(deps.mail, email, change === 'added' ? 'second-factor-added' : 'second-factor-removed', data);
+    },
+    ctx.state.log,
+  );
 }

@@ -41,12 +41,22 @@ const keyOf = (nonce: string) => crypto.createHash('sha256').update(nonce).diges
  * caller's address first (429 past passkeySignInsStartedPerCallerAddress, nothing written), and clears away
  * expired challenges. Those made for a user need their password or session first.
  */
-export async function rememberChallenge(deps: ChallengeDeps, ctx: Context, purpose: Purpose, challenge: string, userId: string | null): Promise<void> {
+export async function rememberChallenge(
+  deps: ChallengeDeps,
+  ctx: Context,
+  purpose: Purpose,
+  challenge: string,
+  userId: string | null,
+): Promise<void> {
   if (userId === null) {
     const decision = await deps.counter.take(passkeySignInsStartedPerCallerAddress, addressKey(ctx.state.clientIp ?? ''));
     if (!decision.allowed) {
       const minutes = Math.ceil(decision.retryAfterSeconds / 60);
-      throw rateLimited(`Too many passkey sign-ins were started from your network and not finished. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}, or sign in with your e-mail address and password.`, decision.retryAfterSeconds, { title: 'Too many passkey sign-ins' });
+      throw rateLimited(
+        `Too many passkey sign-ins were started from your network and not finished. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}, or sign in with your e-mail address and password.`,
+        decision.retryAfterSeconds,
+        { title: 'Too many passkey sign-ins' },
+      );
     }
     await deleteSomeExpiredChallenges(deps.db, CLEANUP_BATCH);
   }

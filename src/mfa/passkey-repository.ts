@@ -5,7 +5,12 @@ import type { WebauthnChallengesTable } from '../db/schema-identity.js';
 /** The passkey tables: webauthn_credentials (a user's passkeys) and webauthn_challenges (single use). */
 
 export async function listPasskeys(db: Executor, userId: string) {
-  return db.selectFrom('webauthn_credentials').select(['id', 'name', 'device_type', 'rp_id', 'created_at', 'last_used_at', 'transports']).where('user_id', '=', userId).orderBy('created_at').execute();
+  return db
+    .selectFrom('webauthn_credentials')
+    .select(['id', 'name', 'device_type', 'rp_id', 'created_at', 'last_used_at', 'transports'])
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .execute();
 }
 
 export async function findPasskey(db: Executor, id: string) {
@@ -17,8 +22,26 @@ export async function findPasskey(db: Executor, id: string) {
     .executeTakeFirst();
 }
 
-export async function insertPasskey(db: Executor, row: { id: string; user_id: string; public_key: Buffer; counter: number; transports: string[]; device_type: 'singleDevice' | 'multiDevice'; backed_up: boolean; name: string; rp_id: string }): Promise<boolean> {
-  const inserted = await db.insertInto('webauthn_credentials').values({ ...row, counter: String(row.counter) }).onConflict((oc) => oc.column('id').doNothing()).returning('id').executeTakeFirst();
+export async function insertPasskey(
+  db: Executor,
+  row: {
+    id: string;
+    user_id: string;
+    public_key: Buffer;
+    counter: number;
+    transports: string[];
+    device_type: 'singleDevice' | 'multiDevice';
+    backed_up: boolean;
+    name: string;
+    rp_id: string;
+  },
+): Promise<boolean> {
+  const inserted = await db
+    .insertInto('webauthn_credentials')
+    .values({ ...row, counter: String(row.counter) })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .returning('id')
+    .executeTakeFirst();
   return inserted !== undefined;
 }
 
@@ -38,7 +61,12 @@ export async function recordPasskeyUse(db: Executor, id: string, counter: number
 
 /** Deletes one of the user's passkeys; its name, or undefined when there was none. */
 export async function deletePasskey(db: Executor, userId: string, id: string): Promise<string | undefined> {
-  const row = await db.deleteFrom('webauthn_credentials').where('user_id', '=', userId).where('id', '=', id).returning('name').executeTakeFirst();
+  const row = await db
+    .deleteFrom('webauthn_credentials')
+    .where('user_id', '=', userId)
+    .where('id', '=', id)
+    .returning('name')
+    .executeTakeFirst();
   return row?.name;
 }
 
@@ -48,17 +76,28 @@ export async function saveChallenge(db: Executor, row: Omit<WebauthnChallengesTa
   await db
     .insertInto('webauthn_challenges')
     .values({ ...row, expires_at: expires })
-    .onConflict((oc) => oc.column('id').doUpdateSet({ challenge: row.challenge, purpose: row.purpose, user_id: row.user_id, expires_at: expires }))
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet({ challenge: row.challenge, purpose: row.purpose, user_id: row.user_id, expires_at: expires }),
+    )
     .execute();
 }
 
 /** Takes the browser's challenge for `purpose`: deleted as it is read, so it serves one answer. */
 export async function takeChallenge(db: Executor, id: string, purpose: WebauthnChallengesTable['purpose']) {
-  return db.deleteFrom('webauthn_challenges').where('id', '=', id).where('purpose', '=', purpose).where('expires_at', '>', sql<Date>`now()`).returning(['challenge', 'user_id']).executeTakeFirst();
+  return db
+    .deleteFrom('webauthn_challenges')
+    .where('id', '=', id)
+    .where('purpose', '=', purpose)
+    .where('expires_at', '>', sql<Date>`now()`)
+    .returning(['challenge', 'user_id'])
+    .executeTakeFirst();
 }
 
 export async function deleteExpiredChallenges(db: Executor): Promise<number> {
-  const result = await db.deleteFrom('webauthn_challenges').where('expires_at', '<', sql<Date>`now()`).executeTakeFirst();
+  const result = await db
+    .deleteFrom('webauthn_challenges')
+    .where('expires_at', '<', sql<Date>`now()`)
+    .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
 
@@ -70,5 +109,7 @@ export async function deleteExpiredChallenges(db: Executor): Promise<number> {
 export async function deleteSomeExpiredChallenges(db: Executor, max: number): Promise<void> {
   await sql`
     delete from webauthn_challenges
-     where id in (select id from webauthn_challenges where expires_at < now() order by expires_at limit ${max} for update skip locked)`.execute(db);
+     where id in (select id from webauthn_challenges where expires_at < now() order by expires_at limit ${max} for update skip locked)`.execute(
+    db,
+  );
 }

@@ -17,7 +17,12 @@ import { recordAudit } from '../audit/audit-log.js';
 import { invalid } from '../errors/domain-error.js';
 import { addressKey } from '../http/client-address.js';
 import type { AttemptCounter } from '../limits/attempt-counter.js';
-import { passkeyAnswersPerCallerAddress, passkeyAnswersPerCallerAddressAndPasskey, passkeySignInsStartedPerCallerAddress, secondFactorFailures } from '../limits/rate-limits.js';
+import {
+  passkeyAnswersPerCallerAddress,
+  passkeyAnswersPerCallerAddressAndPasskey,
+  passkeySignInsStartedPerCallerAddress,
+  secondFactorFailures,
+} from '../limits/rate-limits.js';
 import type { TakenChallenge } from './passkey-challenge.js';
 import { hashRecoveryCode, newRecoveryCodes, normaliseRecoveryCode } from './recovery-codes.js';
 import * as repo from './repository.js';
@@ -88,7 +93,10 @@ export async function countPasskeysHere(deps: PasskeyDeps, userId: string): Prom
 }
 
 /** What the browser needs to make a passkey for `user` (its existing ones excluded). */
-export async function registrationOptions(deps: PasskeyDeps, user: { id: string; email: string; display_name: string | null }): Promise<PublicKeyCredentialCreationOptionsJSON> {
+export async function registrationOptions(
+  deps: PasskeyDeps,
+  user: { id: string; email: string; display_name: string | null },
+): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const rp = requireRelyingParty(deps);
   const existing = await passkeysHere(deps, user.id);
   return generateRegistrationOptions({
@@ -106,7 +114,8 @@ export async function registrationOptions(deps: PasskeyDeps, user: { id: string;
 /** A name as typed, trimmed; refused when empty or too long. */
 export function passkeyName(input: string | undefined): string {
   const name = (input ?? '').trim().replace(/\s+/g, ' ');
-  if (!name || name.length > PASSKEY_NAME_MAX) throw invalid(`Give the passkey a name of 1 to ${PASSKEY_NAME_MAX} characters, such as the device it is on.`);
+  if (!name || name.length > PASSKEY_NAME_MAX)
+    throw invalid(`Give the passkey a name of 1 to ${PASSKEY_NAME_MAX} characters, such as the device it is on.`);
   return name;
 }
 
@@ -123,13 +132,26 @@ function parseJson<T>(text: string | undefined): T | undefined {
  * Keeps the passkey the browser made for `challenge`. The user's first second factor comes
  * with a set of recovery codes (returned once). `addition`: see second-factors.ts.
  */
-export async function registerPasskey(deps: PasskeyDeps, userId: string, challenge: string, name: string, responseJson: string | undefined, addition: FactorAddition): Promise<{ ok: true; method: PasskeyMethod; recoveryCodes?: string[] } | { ok: false; hasFactor?: true }> {
+export async function registerPasskey(
+  deps: PasskeyDeps,
+  userId: string,
+  challenge: string,
+  name: string,
+  responseJson: string | undefined,
+  addition: FactorAddition,
+): Promise<{ ok: true; method: PasskeyMethod; recoveryCodes?: string[] } | { ok: false; hasFactor?: true }> {
   const rp = requireRelyingParty(deps);
   const response = parseJson<RegistrationResponseJSON>(responseJson);
   if (!response) return { ok: false };
   let info;
   try {
-    const verification = await verifyRegistrationResponse({ response, expectedChallenge: challenge, expectedOrigin: rp.origin, expectedRPID: rp.id, requireUserVerification: true });
+    const verification = await verifyRegistrationResponse({
+      response,
+      expectedChallenge: challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      requireUserVerification: true,
+    });
     if (!verification.verified) return { ok: false };
     info = verification.registrationInfo;
   } catch {
@@ -155,9 +177,18 @@ export async function registerPasskey(deps: PasskeyDeps, userId: string, challen
     let recoveryCodes: string[] | undefined;
     if (!before.totp && before.passkeys === 0) {
       recoveryCodes = newRecoveryCodes();
-      await repo.replaceRecoveryCodes(trx, userId, recoveryCodes.map((c) => hashRecoveryCode(normaliseRecoveryCode(c)!)));
+      await repo.replaceRecoveryCodes(
+        trx,
+        userId,
+        recoveryCodes.map((c) => hashRecoveryCode(normaliseRecoveryCode(c)!)),
+      );
     }
-    await recordAudit(trx, { event: 'second_factor.added', environment: deps.environment, actorUserId: userId, details: { method: 'passkey', name } });
+    await recordAudit(trx, {
+      event: 'second_factor.added',
+      environment: deps.environment,
+      actorUserId: userId,
+      details: { method: 'passkey', name },
+    });
     return { ok: true, method: methodOf(info.credentialDeviceType), recoveryCodes } as const;
   });
 }
@@ -169,7 +200,9 @@ export async function registerPasskey(deps: PasskeyDeps, userId: string, challen
  */
 export async function authenticationOptions(deps: PasskeyDeps, userId: string | null): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const rp = requireRelyingParty(deps);
-  const allowCredentials = userId ? (await passkeysHere(deps, userId)).map((p) => ({ id: p.id, transports: p.transports as AuthenticatorTransport[] })) : [];
+  const allowCredentials = userId
+    ? (await passkeysHere(deps, userId)).map((p) => ({ id: p.id, transports: p.transports as AuthenticatorTransport[] }))
+    : [];
   return generateAuthenticationOptions({ rpID: rp.id, allowCredentials, userVerification: userId ? 'preferred' : 'required' });
 }
 
@@ -202,7 +235,8 @@ export async function checkPasskey(deps: PasskeyDeps, challenge: TakenChallenge,
   let attempt = passwordless ? await deps.counter.takeAll(limitsOf(challenge, response.id)) : undefined;
   if (attempt && !attempt.allowed) return { ok: false, retryAfterSeconds: attempt.retryAfterSeconds };
   const stored = await passkeys.findPasskey(deps.db, response.id);
-  if (!stored || stored.rp_id !== rp.id || stored.disabled_at || (challenge.user_id && stored.user_id !== challenge.user_id)) return { ok: false };
+  if (!stored || stored.rp_id !== rp.id || stored.disabled_at || (challenge.user_id && stored.user_id !== challenge.user_id))
+    return { ok: false };
   attempt ??= await deps.counter.takeAll(limitsOf(challenge, stored.id));
   if (!attempt.allowed) return { ok: false, retryAfterSeconds: attempt.retryAfterSeconds };
   let info;
@@ -212,7 +246,12 @@ export async function checkPasskey(deps: PasskeyDeps, challenge: TakenChallenge,
       expectedChallenge: challenge.challenge,
       expectedOrigin: rp.origin,
       expectedRPID: rp.id,
-      credential: { id: stored.id, publicKey: new Uint8Array(stored.public_key), counter: Number(stored.counter), transports: stored.transports as AuthenticatorTransport[] },
+      credential: {
+        id: stored.id,
+        publicKey: new Uint8Array(stored.public_key),
+        counter: Number(stored.counter),
+        transports: stored.transports as AuthenticatorTransport[],
+      },
       requireUserVerification: passwordless,
     });
     if (!verification.verified) return { ok: false };
@@ -231,14 +270,24 @@ export async function checkPasskey(deps: PasskeyDeps, challenge: TakenChallenge,
  * Removes one of the user's passkeys; the recovery codes go too when no second factor is left.
  * Its name, when there was one. `also` runs in the same transaction when one was removed.
  */
-export async function removePasskey(deps: PasskeyDeps, userId: string, id: string, also?: (trx: Executor) => Promise<void>): Promise<string | undefined> {
+export async function removePasskey(
+  deps: PasskeyDeps,
+  userId: string,
+  id: string,
+  also?: (trx: Executor) => Promise<void>,
+): Promise<string | undefined> {
   return inTransaction(deps.db, async (trx) => {
     await repo.lockUserFactors(trx, userId);
     const name = await passkeys.deletePasskey(trx, userId, id);
     if (name === undefined) return undefined;
     const summary = await repo.secondFactorSummary(trx, userId);
     if (!summary.totp && summary.passkeys === 0) await repo.deleteRecoveryCodes(trx, userId);
-    await recordAudit(trx, { event: 'second_factor.removed', environment: deps.environment, actorUserId: userId, details: { method: 'passkey', name } });
+    await recordAudit(trx, {
+      event: 'second_factor.removed',
+      environment: deps.environment,
+      actorUserId: userId,
+      details: { method: 'passkey', name },
+    });
     await also?.(trx);
     return name;
   });

@@ -12,7 +12,9 @@ export async function upsertPendingTotp(db: Executor, userId: string, sealedSecr
   const row = await db
     .insertInto('totp_credentials')
     .values({ user_id: userId, secret: sealedSecret })
-    .onConflict((oc) => oc.column('user_id').doUpdateSet({ secret: sealedSecret, last_time_step: null }).where('totp_credentials.confirmed_at', 'is', null))
+    .onConflict((oc) =>
+      oc.column('user_id').doUpdateSet({ secret: sealedSecret, last_time_step: null }).where('totp_credentials.confirmed_at', 'is', null),
+    )
     .returning('user_id')
     .executeTakeFirst();
   return row !== undefined;
@@ -44,7 +46,11 @@ export async function lockUserFactors(db: Executor, userId: string): Promise<voi
 
 /** Every second factor of the user (an administrator's reset): the app, the passkeys, the recovery codes. Whether there was any. */
 export async function deleteAllFactors(db: Executor, userId: string): Promise<{ totp: boolean; passkeys: number; recoveryCodes: number }> {
-  const totp = await db.deleteFrom('totp_credentials').where('user_id', '=', userId).where('confirmed_at', 'is not', null).executeTakeFirst();
+  const totp = await db
+    .deleteFrom('totp_credentials')
+    .where('user_id', '=', userId)
+    .where('confirmed_at', 'is not', null)
+    .executeTakeFirst();
   await db.deleteFrom('totp_credentials').where('user_id', '=', userId).execute();
   const passkeys = await db.deleteFrom('webauthn_credentials').where('user_id', '=', userId).executeTakeFirst();
   const codes = await db.deleteFrom('recovery_codes').where('user_id', '=', userId).executeTakeFirst();
@@ -70,17 +76,37 @@ export async function deleteRecoveryCodes(db: Executor, userId: string): Promise
 
 /** Marks an unused code used, in one conditional update: true for the one request that did. */
 export async function useRecoveryCode(db: Executor, userId: string, hash: string): Promise<boolean> {
-  const result = await db.updateTable('recovery_codes').set({ used_at: sql<Date>`now()` }).where('user_id', '=', userId).where('code_hash', '=', hash).where('used_at', 'is', null).executeTakeFirst();
+  const result = await db
+    .updateTable('recovery_codes')
+    .set({ used_at: sql<Date>`now()` })
+    .where('user_id', '=', userId)
+    .where('code_hash', '=', hash)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 
 /** What a user has enrolled: a confirmed TOTP secret, unused recovery codes, passkeys. */
-export async function secondFactorSummary(db: Executor, userId: string): Promise<{ totp: boolean; recoveryCodesLeft: number; passkeys: number }> {
+export async function secondFactorSummary(
+  db: Executor,
+  userId: string,
+): Promise<{ totp: boolean; recoveryCodesLeft: number; passkeys: number }> {
   const row = await db
     .selectNoFrom((eb) => [
-      eb.exists(eb.selectFrom('totp_credentials').select('user_id').where('user_id', '=', userId).where('confirmed_at', 'is not', null)).as('totp'),
-      eb.selectFrom('recovery_codes').select((e) => e.fn.countAll<string>().as('n')).where('user_id', '=', userId).where('used_at', 'is', null).as('codes'),
-      eb.selectFrom('webauthn_credentials').select((e) => e.fn.countAll<string>().as('n')).where('user_id', '=', userId).as('passkeys'),
+      eb
+        .exists(eb.selectFrom('totp_credentials').select('user_id').where('user_id', '=', userId).where('confirmed_at', 'is not', null))
+        .as('totp'),
+      eb
+        .selectFrom('recovery_codes')
+        .select((e) => e.fn.countAll<string>().as('n'))
+        .where('user_id', '=', userId)
+        .where('used_at', 'is', null)
+        .as('codes'),
+      eb
+        .selectFrom('webauthn_credentials')
+        .select((e) => e.fn.countAll<string>().as('n'))
+        .where('user_id', '=', userId)
+        .as('passkeys'),
     ])
     .executeTakeFirstOrThrow();
   return { totp: Boolean(row.totp), recoveryCodesLeft: Number(row.codes ?? 0), passkeys: Number(row.passkeys ?? 0) };

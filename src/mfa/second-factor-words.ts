@@ -7,7 +7,8 @@ export function totpIssuer(environment: Environment): string {
 
 /** The one message for a refused code (wrong, used, expired or throttled). */
 export function codeFailure(retryAfterSeconds?: number): string {
-  if (retryAfterSeconds) return `Too many wrong codes. Try again in ${Math.ceil(retryAfterSeconds / 60)} minute${retryAfterSeconds > 60 ? 's' : ''}.`;
+  if (retryAfterSeconds)
+    return `Too many wrong codes. Try again in ${Math.ceil(retryAfterSeconds / 60)} minute${retryAfterSeconds > 60 ? 's' : ''}.`;
   return 'That code did not work. Enter the current code from your app, or one of your recovery codes.';
 }
 

@@ -47,13 +47,18 @@ export async function hasEnrolledSecondFactor(db: Db, userId: string): Promise<b
  * began (the QR code on screen stays valid across reloads), a new one otherwise. Refused
  * when an app is already set up: it is removed first.
  */
-export async function beginTotpEnrolment(deps: SecondFactorDeps, user: { id: string; email: string }, issuer: string): Promise<TotpEnrolment> {
+export async function beginTotpEnrolment(
+  deps: SecondFactorDeps,
+  user: { id: string; email: string },
+  issuer: string,
+): Promise<TotpEnrolment> {
   const existing = await repo.findTotp(deps.db, user.id);
   if (existing?.confirmed_at) throw conflict('An authenticator app is already set up; remove it first to set up another.');
   let secret = existing ? deps.box.open(existing.secret) : undefined;
   if (!secret) {
     secret = newTotpSecret();
-    if (!(await repo.upsertPendingTotp(deps.db, user.id, deps.box.seal(secret)))) throw conflict('An authenticator app is already set up; remove it first to set up another.');
+    if (!(await repo.upsertPendingTotp(deps.db, user.id, deps.box.seal(secret))))
+      throw conflict('An authenticator app is already set up; remove it first to set up another.');
   }
   const uri = totpUri(secret, user.email, issuer);
   return { secret, uri, qr: await qrSvg(uri) };
@@ -78,7 +83,12 @@ export type TotpConfirmation = { ok: true; recoveryCodes?: string[] } | { ok: fa
  * The user's first second factor comes with a set of recovery codes (returned once, stored
  * hashed); a later one keeps the codes the user has.
  */
-export async function confirmTotp(deps: SecondFactorDeps, userId: string, code: string, addition: FactorAddition): Promise<TotpConfirmation> {
+export async function confirmTotp(
+  deps: SecondFactorDeps,
+  userId: string,
+  code: string,
+  addition: FactorAddition,
+): Promise<TotpConfirmation> {
   const attempt = await takeAttempt(deps, userId);
   if (!attempt.allowed) return { ok: false, retryAfterSeconds: attempt.retryAfterSeconds };
   const row = await repo.findTotp(deps.db, userId);
@@ -91,8 +101,18 @@ export async function confirmTotp(deps: SecondFactorDeps, userId: string, code: 
     if (!first && addition === 'first') return { ok: false, hasFactor: true };
     if (!(await repo.useTimeStep(trx, userId, step, true))) return { ok: false };
     const recoveryCodes = first ? newRecoveryCodes() : undefined;
-    if (recoveryCodes) await repo.replaceRecoveryCodes(trx, userId, recoveryCodes.map((c) => hashRecoveryCode(normaliseRecoveryCode(c)!)));
-    await recordAudit(trx, { event: 'second_factor.added', environment: deps.environment, actorUserId: userId, details: { method: 'totp' } });
+    if (recoveryCodes)
+      await repo.replaceRecoveryCodes(
+        trx,
+        userId,
+        recoveryCodes.map((c) => hashRecoveryCode(normaliseRecoveryCode(c)!)),
+      );
+    await recordAudit(trx, {
+      event: 'second_factor.added',
+      environment: deps.environment,
+      actorUserId: userId,
+      details: { method: 'totp' },
+    });
     return { ok: true, recoveryCodes };
   });
   if (confirmed.ok) await deps.counter.succeeded(attempt.taken);
@@ -128,7 +148,11 @@ export async function regenerateRecoveryCodes(deps: SecondFactorDeps, userId: st
   if (!(await hasEnrolledSecondFactor(deps.db, userId))) throw conflict('Set up an authenticator app or a passkey first.');
   const codes = newRecoveryCodes();
   await inTransaction(deps.db, async (trx) => {
-    await repo.replaceRecoveryCodes(trx, userId, codes.map((c) => hashRecoveryCode(normaliseRecoveryCode(c)!)));
+    await repo.replaceRecoveryCodes(
+      trx,
+      userId,
+      codes.map((c) => hashRecoveryCode(normaliseRecoveryCode(c)!)),
+    );
     await recordAudit(trx, { event: 'second_factor.recovery_codes_replaced', environment: deps.environment, actorUserId: userId });
   });
   return codes;
@@ -145,7 +169,12 @@ export async function removeTotp(deps: SecondFactorDeps, userId: string, also?: 
     if (!removed) return false;
     const summary = await repo.secondFactorSummary(trx, userId);
     if (summary.passkeys === 0) await repo.deleteRecoveryCodes(trx, userId);
-    await recordAudit(trx, { event: 'second_factor.removed', environment: deps.environment, actorUserId: userId, details: { method: 'totp' } });
+    await recordAudit(trx, {
+      event: 'second_factor.removed',
+      environment: deps.environment,
+      actorUserId: userId,
+      details: { method: 'totp' },
+    });
     await also?.(trx);
     return true;
   });

@@ -68,8 +68,14 @@ export function makeFindAccount(db: Db, environment: Environment) {
       if (authorization.subjectType === 'user') {
         if (authorization.role === undefined || authorization.userDisabled) return undefined;
         const tokenScopes = (token.scope ?? '').split(' ').filter(Boolean);
-        if (ctx.oidc?.route === 'token' && hasResourceScope(tokenScopes) && !hasResourceScope(effectiveScopes(authorization, tokenScopes))) {
-          throw new InsufficientPermissions(`the approving user's current role (${authorization.role}) permits none of the requested scopes`);
+        if (
+          ctx.oidc?.route === 'token' &&
+          hasResourceScope(tokenScopes) &&
+          !hasResourceScope(effectiveScopes(authorization, tokenScopes))
+        ) {
+          throw new InsufficientPermissions(
+            `the approving user's current role (${authorization.role}) permits none of the requested scopes`,
+          );
         }
       }
       if (ctx.oidc?.route === 'token') {

@@ -1,7 +1,18 @@
 import { errors } from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
-import { consumeModel, deleteModel, findConsumeState, findModel, findModelByUid, hashId, upsertModel, writeModels, type NewModelRow, type StoredRow } from '../db/provider-store.js';
+import {
+  consumeModel,
+  deleteModel,
+  findConsumeState,
+  findModel,
+  findModelByUid,
+  hashId,
+  upsertModel,
+  writeModels,
+  type NewModelRow,
+  type StoredRow,
+} from '../db/provider-store.js';
 import { unitForAdapter, type UnitOfWork } from './unit-of-work.js';
 import { readInUnit } from './unit-reads.js';
 import { deleteGrantTokens, deleteToken } from '../authorizations/revoked-tokens-repository.js';
@@ -19,7 +30,6 @@ import { deleteGrantTokens, deleteToken } from '../authorizations/revoked-tokens
  */
 
 export type AdapterPayload = Record<string, unknown> & { grantId?: string; uid?: string; jti?: string; consumed?: unknown };
-
 
 /** Called when a second use of a code or refresh token loses the race to consume it. */
 export type ConsumeConflictHandler = (model: string, grantId: string | undefined, consumedAt: Date) => Promise<void>;

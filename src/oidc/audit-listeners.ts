@@ -41,15 +41,27 @@ export function listenToProvider(provider: Provider, { db, environment, logger }
       unit.audits.push(entry);
       return;
     }
-    finishBeforeResponse(ctx, recordAudit(db, entry).catch((error: Error) => logger.error({ err: error }, 'audit write failed')));
+    finishBeforeResponse(
+      ctx,
+      recordAudit(db, entry).catch((error: Error) => logger.error({ err: error }, 'audit write failed')),
+    );
   };
   provider.on('grant.success', (ctx: KoaContextWithOIDC) => audit(ctx, 'token.issued', { grant_type: ctx.oidc.params?.grant_type }));
   provider.on('grant.revoked', (ctx: KoaContextWithOIDC, grantId: string) => {
     // The library does not await its listeners; the answer waits for this instead, so a
     // client told "revoked" never finds the authorization still live.
     const work = (async () => {
-      const revoked = await revokeAuthorization(db, environment, grantId, ctx.oidc?.route === 'revocation' ? 'token_revoked' : 'replay_detected');
-      if (revoked) await recordAudit(db, auditEntry(ctx, ctx.oidc?.route === 'revocation' ? 'authorization.revoked' : 'refresh_token.reuse', { grant_id: grantId }));
+      const revoked = await revokeAuthorization(
+        db,
+        environment,
+        grantId,
+        ctx.oidc?.route === 'revocation' ? 'token_revoked' : 'replay_detected',
+      );
+      if (revoked)
+        await recordAudit(
+          db,
+          auditEntry(ctx, ctx.oidc?.route === 'revocation' ? 'authorization.revoked' : 'refresh_token.reuse', { grant_id: grantId }),
+        );
     })().catch((error: Error) => logger.error({ err: error }, 'grant revocation bookkeeping failed'));
     finishBeforeResponse(ctx, work);
   });
@@ -60,8 +72,14 @@ export function listenToProvider(provider: Provider, { db, environment, logger }
     const session = ctx.oidc?.session as { accountId?: string; uid?: string } | undefined;
     if (!ctx.oidc?.params?.logout || !session?.accountId) return;
     const entry = { ...auditEntry(ctx, 'logout', { via: 'end_session' }), actorUserId: session.accountId };
-    const work = Promise.all([recordAudit(db, entry), session.uid ? deleteBrowserSessionByUid(db, environment, session.uid) : undefined]).then(() => undefined);
-    finishBeforeResponse(ctx, work.catch((error: Error) => logger.error({ err: error }, 'audit write failed')));
+    const work = Promise.all([
+      recordAudit(db, entry),
+      session.uid ? deleteBrowserSessionByUid(db, environment, session.uid) : undefined,
+    ]).then(() => undefined);
+    finishBeforeResponse(
+      ctx,
+      work.catch((error: Error) => logger.error({ err: error }, 'audit write failed')),
+    );
   });
   provider.on('grant.error', (ctx: KoaContextWithOIDC, error: { error?: string; error_detail?: string }) => {
     // Heard before the answer leaves: tokenResponse turns it into the error_description.
@@ -70,7 +88,10 @@ export function listenToProvider(provider: Provider, { db, environment, logger }
     const clientId = ctx?.oidc?.client?.clientId ?? claimedClientId(ctx?.get?.('authorization') ?? '');
     // The request's own access-log line says why and for whom (docs/operations.md, "HTTP conventions").
     if (ctx?.res) addToRequestLine(ctx.res, { oauth_error: error.error, client_id: clientId });
-    logger.info({ req_id: ctx?.res?.getHeader('x-request-id'), error: error.error, detail: error.error_detail, client_id: clientId }, 'token request refused');
+    logger.info(
+      { req_id: ctx?.res?.getHeader('x-request-id'), error: error.error, detail: error.error_detail, client_id: clientId },
+      'token request refused',
+    );
   });
   provider.on('server_error', (ctx: KoaContextWithOIDC | undefined, error: Error) => {
     if (isClientAbort(error, ctx?.req)) return callerLeft(ctx, error);
@@ -82,9 +103,11 @@ export function listenToProvider(provider: Provider, { db, environment, logger }
   (provider as unknown as NodeJS.EventEmitter).on('error', (error: Error, ctx: KoaContextWithOIDC | undefined) => {
     if (isClientAbort(error, ctx?.req)) return callerLeft(ctx, error);
     // What Koa would not print either: an error meant for the client, answered as such.
-    if ((error as { expose?: unknown }).expose === true) return logger.debug({ req_id: ctx?.res?.getHeader('x-request-id'), reason: error.message }, 'oidc provider request refused');
+    if ((error as { expose?: unknown }).expose === true)
+      return logger.debug({ req_id: ctx?.res?.getHeader('x-request-id'), reason: error.message }, 'oidc provider request refused');
     logger.error({ err: error, req_id: ctx?.res?.getHeader('x-request-id') }, 'oidc provider error');
   });
   // A caller that hung up mid-request: no failure of ours (docs/operations.md, "HTTP conventions").
-  const callerLeft = (ctx: KoaContextWithOIDC | undefined, error: Error) => logger.debug({ req_id: ctx?.res?.getHeader('x-request-id'), reason: error.message }, 'client closed the request');
+  const callerLeft = (ctx: KoaContextWithOIDC | undefined, error: Error) =>
+    logger.debug({ req_id: ctx?.res?.getHeader('x-request-id'), reason: error.message }, 'client closed the request');
 }

@@ -54,7 +54,17 @@ function watchKeys({ db, logger, serverKeys, keyVersion, rebuild }: ChoreOptions
 /** Deletes expired provider rows (oidc_models), refresh successors, passkey challenges, sign-in throttle rows, attempt counters, session records, secrets never shown and replay marks past use; and ends FDX consents whose time is up (with their authorizations). */
 function sweep({ db, logger }: ChoreOptions): NodeJS.Timeout {
   return setInterval(() => {
-    void Promise.all([sweepExpired(db), deleteExpiredSuccessors(db), deleteExpiredChallenges(db), sweepThrottleRows(db, Date.now()), sweepAttemptCounters(db), sweepBrowserSessions(db), deleteExpiredOneTimeSecrets(db), sweepReplayMarks(db), expireDueConsents(db)])
+    void Promise.all([
+      sweepExpired(db),
+      deleteExpiredSuccessors(db),
+      deleteExpiredChallenges(db),
+      sweepThrottleRows(db, Date.now()),
+      sweepAttemptCounters(db),
+      sweepBrowserSessions(db),
+      deleteExpiredOneTimeSecrets(db),
+      sweepReplayMarks(db),
+      expireDueConsents(db),
+    ])
       .then(([deleted]) => deleted > 0 && logger.info({ deleted }, 'expired provider rows swept'))
       .catch((error: Error) => logger.warn({ err: error }, 'sweep failed'));
   }, SWEEP_MS);

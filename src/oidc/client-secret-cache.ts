@@ -47,7 +47,10 @@ export class ClientSecretCache {
   /** argon2 verifications performed (the expensive path), for tests and metrics. */
   argon2Runs = 0;
   /** The `process memory` store of two rate limits (src/limits/rate-limits.ts). */
-  readonly limits: { perCallerAddress: RateLimit; perClient: RateLimit } = { perCallerAddress: clientSecretFailuresPerCallerAddress, perClient: clientSecretFailuresPerClient };
+  readonly limits: { perCallerAddress: RateLimit; perClient: RateLimit } = {
+    perCallerAddress: clientSecretFailuresPerCallerAddress,
+    perClient: clientSecretFailuresPerClient,
+  };
   /** How long an address that presented the right secret stays exempt from the per-client ceiling. */
   vouchedMs = 24 * 3600_000;
 
@@ -67,7 +70,14 @@ export class ClientSecretCache {
   }
 
   private entryKey(clientId: string, storedHash: string, presented: string, key: Buffer): string {
-    return crypto.createHmac('sha256', key).update(clientId).update('\0').update(storedHash).update('\0').update(presented).digest('base64url');
+    return crypto
+      .createHmac('sha256', key)
+      .update(clientId)
+      .update('\0')
+      .update(storedHash)
+      .update('\0')
+      .update(presented)
+      .digest('base64url');
   }
 
   /** The key's failure window in force now, started afresh when the last one is over. */
@@ -91,7 +101,8 @@ export class ClientSecretCache {
     if (perAddress.count >= this.limits.perCallerAddress.max) return undefined;
     const perClient = this.window(this.clientFailures, this.limits.perClient, clientId, now);
     const vouchedAt = this.vouched.get(address);
-    if (perClient.count >= this.limits.perClient.max && !(vouchedAt !== undefined && within(vouchedAt, this.vouchedMs, now))) return undefined;
+    if (perClient.count >= this.limits.perClient.max && !(vouchedAt !== undefined && within(vouchedAt, this.vouchedMs, now)))
+      return undefined;
     perAddress.count += 1;
     perClient.count += 1;
     return [perAddress, perClient];

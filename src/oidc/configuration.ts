@@ -4,7 +4,15 @@ import { SCOPES } from '../accounts/scopes.js';
 import { ACR_ONE_FACTOR, ACR_TWO_FACTORS } from '../accounts/authentication-methods.js';
 import type { Keygrip } from './cookie-keys.js';
 import { AUTHORIZATION_LIFETIME_SECONDS } from '../authorizations/authorizations.js';
-import { ACCESS_TOKEN_TTL, AUTHORIZATION_CODE_TTL, PUSHED_REQUEST_TTL, ID_TOKEN_TTL, INTERACTION_TTL, REFRESH_TOKEN_TTL, SESSION_TTL } from './lifetimes.js';
+import {
+  ACCESS_TOKEN_TTL,
+  AUTHORIZATION_CODE_TTL,
+  PUSHED_REQUEST_TTL,
+  ID_TOKEN_TTL,
+  INTERACTION_TTL,
+  REFRESH_TOKEN_TTL,
+  SESSION_TTL,
+} from './lifetimes.js';
 import { API_ROUTES, authorizationPath, endSessionPath, INTERACTION_PREFIX } from './routes.js';
 import { EXTRA_CLIENT_PROPERTIES, isFapi2Client } from './client-metadata.js';
 import { validateRequestedScopes } from './requested-scopes.js';
@@ -149,7 +157,8 @@ export function providerConfiguration(parts: ConfigurationParts): Configuration 
     // scope, but issuance does not depend on it), and tokens outlive the browser session that
     // approved them.
     // A ONE_TIME FDX consent gets none (docs/bank-data.md, "Consents").
-    issueRefreshToken: async (ctx, client) => client.grantTypeAllowed('refresh_token') && grantedFdxDetail(ctx.oidc.entities.Grant)?.consentRequest.durationType !== 'ONE_TIME',
+    issueRefreshToken: async (ctx, client) =>
+      client.grantTypeAllowed('refresh_token') && grantedFdxDetail(ctx.oidc.entities.Grant)?.consentRequest.durationType !== 'ONE_TIME',
     expiresWithSession: async () => false,
     // Signing out never ends an authorization (docs/oauth.md, "Sign-in"): the library's
     // end-session confirm revokes a session's grant that issued no code yet, which would
@@ -167,7 +176,8 @@ export function providerConfiguration(parts: ConfigurationParts): Configuration 
       authorization_details: validateAuthorizationDetails,
       // Required of standard clients; optional under FAPI 2.0 (PKCE binds the response).
       nonce: (ctx: KoaContextWithOIDC, value: string | undefined) => {
-        if (!value && !ctx.oidc.params?.x_nonce && !isFapi2Client(ctx.oidc.client)) throw new errors.InvalidRequest("missing required parameter 'nonce'");
+        if (!value && !ctx.oidc.params?.x_nonce && !isFapi2Client(ctx.oidc.client))
+          throw new errors.InvalidRequest("missing required parameter 'nonce'");
       },
     } as unknown as Configuration['extraParams'],
     extraClientMetadata: {

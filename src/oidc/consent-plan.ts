@@ -20,23 +20,51 @@ const KIND_NAMES: Readonly<Record<OrganizationKind, string>> = { nonprofit: 'non
  * approvable when no requested resource scope survives, or when an organization-subject
  * authorization is asked of someone who is not an Owner or Admin.
  */
-export function planConsent(requestedScopes: readonly string[], clientScopes: readonly string[], role: Role, subjectType: SubjectType, kind: OrganizationKind = 'nonprofit'): ConsentPlan {
+export function planConsent(
+  requestedScopes: readonly string[],
+  clientScopes: readonly string[],
+  role: Role,
+  subjectType: SubjectType,
+  kind: OrganizationKind = 'nonprofit',
+): ConsentPlan {
   const requested = intersectScopes(requestedScopes, clientScopes);
   const applicable = intersectScopes(requested, KIND_SCOPES[kind]);
   const notApplicable = requested.filter((s) => !applicable.includes(s));
   const granted = intersectScopes(applicable, ROLE_SCOPES[role]);
   const withheld = requested.filter((s) => !granted.includes(s));
   if (subjectType === 'organization' && role !== 'owner' && role !== 'admin') {
-    return { requested, granted: [], withheld: requested, notApplicable, canApprove: false, refusal: `Only an Owner or Admin of the ${KIND_NAMES[kind]} can approve access that belongs to the organization.` };
+    return {
+      requested,
+      granted: [],
+      withheld: requested,
+      notApplicable,
+      canApprove: false,
+      refusal: `Only an Owner or Admin of the ${KIND_NAMES[kind]} can approve access that belongs to the organization.`,
+    };
   }
   if (hasResourceScope(requested) && !hasResourceScope(applicable)) {
     const wanted = requested.filter((s) => RESOURCE_SCOPES.includes(s));
-    return { requested, granted: [], withheld: requested, notApplicable, canApprove: false, refusal: `A ${KIND_NAMES[kind]} has no data for ${wanted.join(', ')}: bank-account access is for nonprofits.` };
+    return {
+      requested,
+      granted: [],
+      withheld: requested,
+      notApplicable,
+      canApprove: false,
+      refusal: `A ${KIND_NAMES[kind]} has no data for ${wanted.join(', ')}: bank-account access is for nonprofits.`,
+    };
   }
   if (hasResourceScope(requested) && !hasResourceScope(granted)) {
     const wanted = applicable.filter((s) => RESOURCE_SCOPES.includes(s));
-    return { requested, granted: [], withheld: requested, notApplicable, canApprove: false, refusal: `Your role (${role.replace('_', '-')}) does not allow you to grant ${wanted.join(', ')}.` };
+    return {
+      requested,
+      granted: [],
+      withheld: requested,
+      notApplicable,
+      canApprove: false,
+      refusal: `Your role (${role.replace('_', '-')}) does not allow you to grant ${wanted.join(', ')}.`,
+    };
   }
-  if (granted.length === 0) return { requested, granted, withheld, notApplicable, canApprove: false, refusal: 'This request asks for nothing you can grant.' };
+  if (granted.length === 0)
+    return { requested, granted, withheld, notApplicable, canApprove: false, refusal: 'This request asks for nothing you can grant.' };
   return { requested, granted, withheld, notApplicable, canApprove: true };
 }

@@ -68,7 +68,10 @@ export function endSessionPages(environment: Environment) {
    */
   async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> {
     const session = (await ctx.oidc.provider.Session.get(ctx)) as unknown as LogoutSession;
-    sendPage(ctx, environment, 'signed-out.njk', { client: ctx.oidc.client?.clientName ?? null, stillSignedIn: Boolean(session.accountId) });
+    sendPage(ctx, environment, 'signed-out.njk', {
+      client: ctx.oidc.client?.clientName ?? null,
+      stillSignedIn: Boolean(session.accountId),
+    });
   }
 
   /**
@@ -81,7 +84,8 @@ export function endSessionPages(environment: Environment) {
     return async (rawCtx, next) => {
       await next();
       const ctx = rawCtx as unknown as KoaContextWithOIDC;
-      if (ctx.oidc?.route !== 'end_session' || ctx.status !== 200 || (ctx.oidc.session as unknown as LogoutSession | undefined)?.accountId) return;
+      if (ctx.oidc?.route !== 'end_session' || ctx.status !== 200 || (ctx.oidc.session as unknown as LogoutSession | undefined)?.accountId)
+        return;
       const { formTargets, ...form } = formOf(ctx);
       sendPage(ctx, environment, 'logout.njk', { ...form, autoSubmit: true, signedIn: false }, { formTargets });
     };

@@ -36,7 +36,12 @@ export interface CoveringQuery {
  * revoked, not expired) whose scopes include everything approving now would grant. A new
  * request it covers is answered with it, without asking again.
  */
-export async function findCoveringGrant(db: Db, provider: Provider, environment: Environment, q: CoveringQuery): Promise<Grant | undefined> {
+export async function findCoveringGrant(
+  db: Db,
+  provider: Provider,
+  environment: Environment,
+  q: CoveringQuery,
+): Promise<Grant | undefined> {
   if (!q.plan.canApprove) return undefined;
   for (const row of await listLiveAuthorizations(db, environment, q)) {
     if (!q.plan.granted.every((scope) => row.scopes.includes(scope))) continue;
@@ -73,9 +78,29 @@ export function makeLoadExistingGrant(db: Db, environment: Environment): Configu
     const memberships = await userMemberships(db, accountId, unitOf(ctx));
     if (memberships.length !== 1) return undefined;
     const membership = memberships[0]!;
-    const plan = planConsent(String(ctx.oidc.params?.scope ?? '').split(' '), String(client.scope ?? '').split(' '), membership.role as Role, subjectTypeOf(client), membership.kind);
+    const plan = planConsent(
+      String(ctx.oidc.params?.scope ?? '').split(' '),
+      String(client.scope ?? '').split(' '),
+      membership.role as Role,
+      subjectTypeOf(client),
+      membership.kind,
+    );
     // A second factor still owed (step-up): the consent route asks for it first.
-    if (!hasSecondFactor(ctx.oidc.session?.amr) && stepUpReasons({ granted: plan.granted, clientRequiresMfa: clientRequiresMfa(client), organization: { name: membership.name, requireMfa: membership.require_mfa }, acrValues: ctx.oidc.params?.acr_values }).length > 0) return undefined;
-    return findCoveringGrant(db, ctx.oidc.provider, environment, { clientId: client.clientId, userId: accountId, organizationId: membership.id, plan });
+    if (
+      !hasSecondFactor(ctx.oidc.session?.amr) &&
+      stepUpReasons({
+        granted: plan.granted,
+        clientRequiresMfa: clientRequiresMfa(client),
+        organization: { name: membership.name, requireMfa: membership.require_mfa },
+        acrValues: ctx.oidc.params?.acr_values,
+      }).length > 0
+    )
+      return undefined;
+    return findCoveringGrant(db, ctx.oidc.provider, environment, {
+      clientId: client.clientId,
+      userId: accountId,
+      organizationId: membership.id,
+      plan,
+    });
   };
 }

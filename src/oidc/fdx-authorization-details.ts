@@ -1,5 +1,10 @@
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
-import { FDX_AUTHORIZATION_DETAILS_TYPE, InvalidAuthorizationDetails, parseFdxAuthorizationDetails, type FdxConsentRequest } from '../authorizations/fdx-consent-request.js';
+import {
+  FDX_AUTHORIZATION_DETAILS_TYPE,
+  InvalidAuthorizationDetails,
+  parseFdxAuthorizationDetails,
+  type FdxConsentRequest,
+} from '../authorizations/fdx-consent-request.js';
 import { isFapi2Client } from './client-metadata.js';
 
 /**
@@ -56,6 +61,8 @@ export function validateAuthorizationDetails(ctx: KoaContextWithOIDC, value: str
 /** The FDX detail a Grant keeps, if its authorization has a consent. */
 export function grantedFdxDetail(grant: unknown): GrantedFdxDetail | undefined {
   const rar = (grant as { rar?: unknown } | undefined)?.rar;
-  const detail = Array.isArray(rar) ? (rar as Partial<GrantedFdxDetail>[]).find((d) => d?.type === FDX_AUTHORIZATION_DETAILS_TYPE) : undefined;
+  const detail = Array.isArray(rar)
+    ? (rar as Partial<GrantedFdxDetail>[]).find((d) => d?.type === FDX_AUTHORIZATION_DETAILS_TYPE)
+    : undefined;
   return typeof detail?.consentId === 'string' ? (detail as GrantedFdxDetail) : undefined;
 }

@@ -32,7 +32,8 @@ export const GRANT_REFUSALS = {
 
 /** grant.error listener: remembers the library's reason in the request's state. */
 export function recordGrantRefusal(ctx: { state?: unknown } | undefined, error: { error?: string; error_detail?: string }): void {
-  if (ctx?.state && error?.error === 'invalid_grant' && typeof error.error_detail === 'string') oidcState(ctx).grantRefusal = error.error_detail;
+  if (ctx?.state && error?.error === 'invalid_grant' && typeof error.error_detail === 'string')
+    oidcState(ctx).grantRefusal = error.error_detail;
 }
 
 interface Deps {
@@ -48,13 +49,18 @@ export async function explainGrantRefusal(deps: Deps, ctx: KoaContextWithOIDC): 
   if (!detail) return GRANT_REFUSALS.fallback;
   const params = (ctx.oidc.params ?? {}) as Record<string, unknown>;
   const refresh = params.grant_type === 'refresh_token';
-  const value = typeof (refresh ? params.refresh_token : params.code) === 'string' ? String(refresh ? params.refresh_token : params.code) : '';
+  const value =
+    typeof (refresh ? params.refresh_token : params.code) === 'string' ? String(refresh ? params.refresh_token : params.code) : '';
   const clientId = ctx.oidc.client?.clientId ?? '';
   switch (detail) {
     case 'authorization code not found':
-      return (await wasRevoked(deps.db, deps.environment, 'AuthorizationCode', value, clientId)) ? GRANT_REFUSALS.revoked : GRANT_REFUSALS.codeUnknown;
+      return (await wasRevoked(deps.db, deps.environment, 'AuthorizationCode', value, clientId))
+        ? GRANT_REFUSALS.revoked
+        : GRANT_REFUSALS.codeUnknown;
     case 'refresh token not found':
-      return (await wasRevoked(deps.db, deps.environment, 'RefreshToken', value, clientId)) ? GRANT_REFUSALS.revoked : GRANT_REFUSALS.refreshUnknown;
+      return (await wasRevoked(deps.db, deps.environment, 'RefreshToken', value, clientId))
+        ? GRANT_REFUSALS.revoked
+        : GRANT_REFUSALS.refreshUnknown;
     case 'authorization code is expired':
       return GRANT_REFUSALS.codeExpired;
     case 'authorization code already consumed':
@@ -72,7 +78,9 @@ export async function explainGrantRefusal(deps: Deps, ctx: KoaContextWithOIDC): 
       // Its lifetime is capped at 365 days from the first issue (iiat): which limit ended it?
       const token = await ctx.oidc.provider.RefreshToken.find(value, { ignoreExpiration: true });
       const firstIssue = (token as { iiat?: number } | undefined)?.iiat ?? token?.iat;
-      return firstIssue !== undefined && firstIssue + AUTHORIZATION_LIFETIME_SECONDS <= epoch() ? GRANT_REFUSALS.capReached : GRANT_REFUSALS.refreshExpired;
+      return firstIssue !== undefined && firstIssue + AUTHORIZATION_LIFETIME_SECONDS <= epoch()
+        ? GRANT_REFUSALS.capReached
+        : GRANT_REFUSALS.refreshExpired;
     }
     case 'grant not found':
       return GRANT_REFUSALS.revoked;

@@ -39,7 +39,8 @@ const generateKeyPair = promisify(crypto.generateKeyPair);
 
 /** On libuv's threads: a first start generates several RSA keys at once (about 0.3 s each here). */
 async function generateJwk(alg: SigningAlg): Promise<SigningJwk> {
-  const { privateKey } = alg === 'RS256' ? await generateKeyPair('rsa', { modulusLength: 2048 }) : await generateKeyPair('ec', { namedCurve: 'P-256' });
+  const { privateKey } =
+    alg === 'RS256' ? await generateKeyPair('rsa', { modulusLength: 2048 }) : await generateKeyPair('ec', { namedCurve: 'P-256' });
   const kid = crypto.randomBytes(12).toString('base64url');
   return { ...(privateKey.export({ format: 'jwk' }) as Record<string, unknown>), kid, alg, use: 'sig' };
 }
@@ -56,16 +57,22 @@ function openJwk(box: SecretBox, stored: Record<string, unknown>): SigningJwk {
 async function insertKey(db: Db, box: SecretBox, environment: Environment, alg: SigningAlg, state: KeyState): Promise<void> {
   const jwk = await generateJwk(alg);
   // The partial unique indexes make a concurrent start's insert a no-op.
-  await insertSigningKey(db, { environment, kid: jwk.kid, alg, state, private_jwk: sealJwk(box, jwk), activated_at: state === 'current' ? new Date() : null }, true);
+  await insertSigningKey(
+    db,
+    { environment, kid: jwk.kid, alg, state, private_jwk: sealJwk(box, jwk), activated_at: state === 'current' ? new Date() : null },
+    true,
+  );
 }
 
 export async function ensureSigningKeys(db: Db, box: SecretBox): Promise<void> {
   const rows = await listCurrentAndNextKeys(db);
-  const has = (environment: Environment, alg: SigningAlg, state: KeyState) => rows.some((r) => r.environment === environment && r.alg === alg && r.state === state);
+  const has = (environment: Environment, alg: SigningAlg, state: KeyState) =>
+    rows.some((r) => r.environment === environment && r.alg === alg && r.state === state);
   const missing: Promise<void>[] = [];
   for (const environment of ENVIRONMENTS) {
     for (const alg of SIGNING_ALGS) {
-      for (const state of ['current', 'next'] as const) if (!has(environment, alg, state)) missing.push(insertKey(db, box, environment, alg, state));
+      for (const state of ['current', 'next'] as const)
+        if (!has(environment, alg, state)) missing.push(insertKey(db, box, environment, alg, state));
     }
   }
   await Promise.all(missing);
@@ -101,7 +108,11 @@ export interface KeyStateView {
  * next → current, current → previous (published until retire_after), a fresh next. The
  * new current key was published since the last rotation, so clients already have it.
  */
-export async function rotateSigningKeys(db: Db, box: SecretBox, environments: readonly Environment[] = ENVIRONMENTS): Promise<{ kids: string[]; keys: KeyStateView[] }> {
+export async function rotateSigningKeys(
+  db: Db,
+  box: SecretBox,
+  environments: readonly Environment[] = ENVIRONMENTS,
+): Promise<{ kids: string[]; keys: KeyStateView[] }> {
   await ensureSigningKeys(db, box);
   const promoted: string[] = [];
   await inTransaction(db, async (trx) => {

@@ -44,7 +44,10 @@ export function overrideRedirectUriAllowed(provider: Provider, environment: Envi
  * matched as redirect URIs are").
  */
 export function overridePostLogoutRedirectUriAllowed(provider: Provider, environment: Environment): void {
-  provider.Client.prototype.postLogoutRedirectUriAllowed = function postLogoutRedirectUriAllowed(this: { postLogoutRedirectUris?: string[] }, value: string) {
+  provider.Client.prototype.postLogoutRedirectUriAllowed = function postLogoutRedirectUriAllowed(
+    this: { postLogoutRedirectUris?: string[] },
+    value: string,
+  ) {
     return redirectUriMatches(value, this.postLogoutRedirectUris ?? [], environment);
   };
 }
@@ -57,7 +60,10 @@ export function overridePostLogoutRedirectUriAllowed(provider: Provider, environ
  * rotate-secret the old secret is refused at once and the new one works").
  */
 export function overrideCompareClientSecret(provider: Provider, secretCache: ClientSecretCache, clients: ClientAdapter): void {
-  provider.Client.prototype.compareClientSecret = async function compareClientSecret(this: { clientId: string; clientSecret: string }, presented: string) {
+  provider.Client.prototype.compareClientSecret = async function compareClientSecret(
+    this: { clientId: string; clientSecret: string },
+    presented: string,
+  ) {
     // The caller address (ours, from trusted proxies only), carried by the request's unit of work, keys the failure limit.
     const source = callerOfLibraryCall()?.address ?? '';
     if (await secretCache.verify(this.clientId, this.clientSecret, presented, source)) return true;
@@ -79,7 +85,11 @@ export function overrideCompareClientSecret(provider: Provider, secretCache: Cli
  * assertion is accepted once across two processes").
  */
 export function overrideReplayDetection(provider: Provider, db: Db, environment: Environment): void {
-  (provider.ReplayDetection as unknown as { unique: (iss: string, jti: string, exp: number) => Promise<boolean> }).unique = async (iss, jti, exp) => {
+  (provider.ReplayDetection as unknown as { unique: (iss: string, jti: string, exp: number) => Promise<boolean> }).unique = async (
+    iss,
+    jti,
+    exp,
+  ) => {
     const key = crypto.createHash('sha256').update(`${iss}\0${jti}`).digest('base64url');
     return claimMark(db, environment, 'provider', key, new Date(exp * 1000));
   };

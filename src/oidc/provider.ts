@@ -11,7 +11,13 @@ import { errorPageLayout } from '../views/page.js';
 import { makeLoadExistingGrant } from './existing-grant.js';
 import { providerConfiguration } from './configuration.js';
 import { endSessionPages } from './end-session-pages.js';
-import { overrideCompareClientSecret, overridePostLogoutRedirectUriAllowed, overrideRedirectUriAllowed, overrideRefreshTokenBinding, overrideReplayDetection } from './library-overrides.js';
+import {
+  overrideCompareClientSecret,
+  overridePostLogoutRedirectUriAllowed,
+  overrideRedirectUriAllowed,
+  overrideRefreshTokenBinding,
+  overrideReplayDetection,
+} from './library-overrides.js';
 
 /**
  * Builds one environment's oidc-provider instance: the configuration (configuration.ts) with
@@ -38,7 +44,12 @@ export interface ProviderOptions {
 export function createProvider(options: ProviderOptions): Provider {
   const { environment, db } = options;
   const clients = new ClientAdapter(db, environment);
-  const adapterOptions = { db, environment, onConsumeConflict: options.onConsumeConflict, refreshGraceSeconds: options.refreshGraceSeconds };
+  const adapterOptions = {
+    db,
+    environment,
+    onConsumeConflict: options.onConsumeConflict,
+    refreshGraceSeconds: options.refreshGraceSeconds,
+  };
   const configuration = providerConfiguration({
     environment,
     dashboardOrigin: options.dashboardOrigin,

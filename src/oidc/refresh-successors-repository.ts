@@ -7,7 +7,12 @@ import type { Environment } from '../db/schema.js';
  */
 
 export function findSuccessor(db: Db, environment: Environment, id: string) {
-  return db.selectFrom('oidc_refresh_successors').select(['ciphertext', 'expires_at']).where('environment', '=', environment).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('oidc_refresh_successors')
+    .select(['ciphertext', 'expires_at'])
+    .where('environment', '=', environment)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 export async function deleteExpiredSuccessors(db: Db): Promise<void> {

@@ -16,6 +16,10 @@ export function revokeOnReplay(db: Db, environment: Environment, graceSeconds: n
     if (!grantId) return;
     if (model === 'RefreshToken' && withinGrace(consumedAt, graceSeconds)) return;
     await revokeAuthorization(db, environment, grantId, model === 'RefreshToken' ? 'refresh_token_reuse' : 'authorization_code_replay');
-    await recordAudit(db, { event: model === 'RefreshToken' ? 'refresh_token.reuse' : 'authorization_code.replay', environment, details: { grant_id: grantId } });
+    await recordAudit(db, {
+      event: model === 'RefreshToken' ? 'refresh_token.reuse' : 'authorization_code.replay',
+      environment,
+      details: { grant_id: grantId },
+    });
   };
 }

@@ -64,7 +64,11 @@ function sessionLive(environment: Environment, alias: string) {
  * names, else its Session's, else the cookie's Session's. Lookups behind `offset 0` stay index
  * probes keyed by the row before them (see unit-of-work-repository.ts).
  */
-export async function readRequestState(db: Db, environment: Environment, ids: { interaction: string | null; session: string | null }): Promise<RequestStateRow> {
+export async function readRequestState(
+  db: Db,
+  environment: Environment,
+  ids: { interaction: string | null; session: string | null },
+): Promise<RequestStateRow> {
   const [row] = await runPrepared(
     db,
     'request_state',

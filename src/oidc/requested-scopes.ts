@@ -11,7 +11,11 @@ import { FDX_SCOPES } from '../accounts/scopes.js';
  * Every requested scope must be one the client registered (unknown ones included, which the
  * library would otherwise drop silently), and an authorization holds at most one FDX scope.
  */
-export function validateRequestedScopes(ctx: KoaContextWithOIDC, value: string | undefined, client: { scope?: string; grantTypeAllowed?: (type: string) => boolean }) {
+export function validateRequestedScopes(
+  ctx: KoaContextWithOIDC,
+  value: string | undefined,
+  client: { scope?: string; grantTypeAllowed?: (type: string) => boolean },
+) {
   const requested = (value ?? '').split(' ').filter(Boolean);
   const registered = new Set((client?.scope ?? '').split(' '));
   const outside = requested.filter((s) => !registered.has(s));
@@ -30,6 +34,8 @@ export function validateRequestedScopes(ctx: KoaContextWithOIDC, value: string |
  * This runs as the last authorization check (extraParams), before the interaction is saved.
  */
 function keepOfflineAccess(ctx: KoaContextWithOIDC): void {
-  const scopes = String(ctx.oidc.params?.scope ?? '').split(' ').filter(Boolean);
+  const scopes = String(ctx.oidc.params?.scope ?? '')
+    .split(' ')
+    .filter(Boolean);
   if (!scopes.includes('offline_access')) ctx.oidc.params!.scope = [...scopes, 'offline_access'].join(' ');
 }

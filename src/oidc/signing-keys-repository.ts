@@ -29,7 +29,11 @@ export function listCurrentAndNextKeys(db: Executor) {
 }
 
 export function listKeysOf(db: Executor, environment: Environment) {
-  return db.selectFrom('signing_keys').select(['private_jwk', 'state', 'alg', 'retire_after']).where('environment', '=', environment).execute();
+  return db
+    .selectFrom('signing_keys')
+    .select(['private_jwk', 'state', 'alg', 'retire_after'])
+    .where('environment', '=', environment)
+    .execute();
 }
 
 export function listKeyFingerprints(db: Executor) {
@@ -42,7 +46,13 @@ export async function lockSigningKeys(db: Executor): Promise<void> {
 }
 
 export async function retireCurrentKey(db: Executor, environment: Environment, alg: Alg, retireAfter: Date): Promise<void> {
-  await db.updateTable('signing_keys').set({ state: 'previous', retire_after: retireAfter }).where('environment', '=', environment).where('alg', '=', alg).where('state', '=', 'current').execute();
+  await db
+    .updateTable('signing_keys')
+    .set({ state: 'previous', retire_after: retireAfter })
+    .where('environment', '=', environment)
+    .where('alg', '=', alg)
+    .where('state', '=', 'current')
+    .execute();
 }
 
 /** next → current; returns the promoted kid (throws when there is no next key). */
@@ -63,5 +73,11 @@ export async function deleteRetiredKeys(db: Executor): Promise<void> {
 }
 
 export function listKeyStates(db: Executor) {
-  return db.selectFrom('signing_keys').select(['environment', 'kid', 'alg', 'state', 'retire_after']).orderBy('environment').orderBy('alg').orderBy('state').execute();
+  return db
+    .selectFrom('signing_keys')
+    .select(['environment', 'kid', 'alg', 'state', 'retire_after'])
+    .orderBy('environment')
+    .orderBy('alg')
+    .orderBy('state')
+    .execute();
 }

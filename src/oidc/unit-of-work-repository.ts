@@ -32,7 +32,12 @@ interface TokenWithGrantRow {
 }
 
 /** A code or refresh token with its Grant and our authorization (and its approver), in one query. */
-export async function findTokenWithGrant(db: Db, environment: Environment, model: string, hashedId: string): Promise<TokenWithGrantRow | undefined> {
+export async function findTokenWithGrant(
+  db: Db,
+  environment: Environment,
+  model: string,
+  hashedId: string,
+): Promise<TokenWithGrantRow | undefined> {
   // Lateral lookups behind `offset 0` (which keeps the planner from flattening them) are index
   // probes keyed by this token's grant whatever the statistics say: with a young table's
   // estimates (a few rows) the flattened join scanned every Grant and filtered (29 ms at 5,000
@@ -73,7 +78,8 @@ export async function commitUnit(db: Db, environment: Environment, unit: UnitOfW
   unit.closed = true;
   if (!unit.hasWrites) return true;
   const writes = unit.take();
-  const conditional = unit.consume !== undefined || unit.audits.length > 0 || unit.usedGrantId !== undefined || unit.successor !== undefined;
+  const conditional =
+    unit.consume !== undefined || unit.audits.length > 0 || unit.usedGrantId !== undefined || unit.successor !== undefined;
   const write = async (executor: Executor): Promise<boolean> => {
     if (conditional) {
       if (!(await writeConsumed(executor, environment, unit, writes))) return false;
@@ -96,7 +102,8 @@ async function writeConsumed(db: Executor, environment: Environment, unit: UnitO
   const saves = writes.flatMap((w) => (w.op === 'upsert' ? [w.row] : []));
   if (saves.length > 0) {
     const values = saves.map(
-      (r) => sql`(${r.environment}, ${r.model}, ${r.id}, ${r.payload}::jsonb, ${r.grant_id}::text, ${r.uid}::text, ${r.expires_at}::timestamptz)`,
+      (r) =>
+        sql`(${r.environment}, ${r.model}, ${r.id}, ${r.payload}::jsonb, ${r.grant_id}::text, ${r.uid}::text, ${r.expires_at}::timestamptz)`,
     );
     parts.push(sql`issued as (
       insert into oidc_models (environment, model, id, payload, grant_id, uid, expires_at)
@@ -129,6 +136,10 @@ async function writeConsumed(db: Executor, environment: Environment, unit: UnitO
       where exists (select 1 from consumed)
       on conflict (environment, id) do nothing)`);
   }
-  const rows = await runPrepared(db, 'token_unit', sql<{ ok: boolean }>`with ${sql.join(parts)} select exists (select 1 from consumed) as ok`);
+  const rows = await runPrepared(
+    db,
+    'token_unit',
+    sql<{ ok: boolean }>`with ${sql.join(parts)} select exists (select 1 from consumed) as ok`,
+  );
   return rows[0]?.ok === true;
 }

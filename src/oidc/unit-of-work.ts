@@ -55,14 +55,26 @@ export const TOKEN_REQUEST: UnitPlan = { kind: 'token', saves: TOKENS, deletes: 
  * nothing outside the request before its response (the browser's next request cannot come
  * sooner), so they are written in one statement before the response leaves.
  */
-export const BROWSER_REQUEST: UnitPlan = { kind: 'browser', saves: BROWSER_ROWS, deletes: BROWSER_ROWS, consumes: new Set(), writesOnFailure: true };
+export const BROWSER_REQUEST: UnitPlan = {
+  kind: 'browser',
+  saves: BROWSER_ROWS,
+  deletes: BROWSER_ROWS,
+  consumes: new Set(),
+  writesOnFailure: true,
+};
 
 /**
  * The other endpoints where a client authenticates (revocation, pushed authorization
  * requests): a unit that defers nothing and reads as the adapter reads without one, there to
  * carry the caller to the client-secret check (library-overrides.ts).
  */
-export const CLIENT_REQUEST: UnitPlan = { kind: 'client', saves: new Set(), deletes: new Set(), consumes: new Set(), writesOnFailure: false };
+export const CLIENT_REQUEST: UnitPlan = {
+  kind: 'client',
+  saves: new Set(),
+  deletes: new Set(),
+  consumes: new Set(),
+  writesOnFailure: false,
+};
 
 /** Who sent the request, as our middleware decided (the address from trusted proxies only: http/client-address.ts). */
 export interface Caller {
@@ -84,8 +96,10 @@ export interface RequestStateIds {
   session: string | null;
 }
 
-const stored = (payload: Record<string, unknown> | null, consumedAt: Date | null): StoredRow | null => (payload ? { payload, consumed_at: consumedAt } : null);
-const member = (value: unknown, name: string): unknown => (value && typeof value === 'object' ? (value as Record<string, unknown>)[name] : undefined);
+const stored = (payload: Record<string, unknown> | null, consumedAt: Date | null): StoredRow | null =>
+  payload ? { payload, consumed_at: consumedAt } : null;
+const member = (value: unknown, name: string): unknown =>
+  value && typeof value === 'object' ? (value as Record<string, unknown>)[name] : undefined;
 
 export class UnitOfWork {
   /** Rows read or written in this request, by `${model}:${hashed id}`; null when absent or deleted. */
@@ -123,7 +137,14 @@ export class UnitOfWork {
   ) {}
 
   get hasWrites(): boolean {
-    return this.consume !== undefined || this.writes.size > 0 || this.together.length > 0 || this.audits.length > 0 || this.usedGrantId !== undefined || this.successor !== undefined;
+    return (
+      this.consume !== undefined ||
+      this.writes.size > 0 ||
+      this.together.length > 0 ||
+      this.audits.length > 0 ||
+      this.usedGrantId !== undefined ||
+      this.successor !== undefined
+    );
   }
 
   write(key: string, write: ModelWrite): void {
@@ -170,7 +191,13 @@ export class UnitOfWork {
     }
     if (state.u_id) {
       keep(this.accounts, state.u_id, {
-        identity: { id: state.u_id, email: state.u_email!, display_name: state.u_display_name, disabled_at: state.u_disabled_at, credentials_epoch: state.u_credentials_epoch ?? 0 },
+        identity: {
+          id: state.u_id,
+          email: state.u_email!,
+          display_name: state.u_display_name,
+          disabled_at: state.u_disabled_at,
+          credentials_epoch: state.u_credentials_epoch ?? 0,
+        },
         memberships: state.u_memberships ?? [],
       });
     }

@@ -15,7 +15,13 @@ import { loadAuthorization, type AuthorizationContext } from '../authorizations/
  *  - browser request: an Interaction with its Session, the Grant its consent names and the
  *    user, as the request's first read reads them (middleware/unit-of-work.ts).
  */
-export async function readInUnit(db: Db, environment: Environment, unit: UnitOfWork, model: string, hashedId: string): Promise<StoredRow | undefined> {
+export async function readInUnit(
+  db: Db,
+  environment: Environment,
+  unit: UnitOfWork,
+  model: string,
+  hashedId: string,
+): Promise<StoredRow | undefined> {
   const key = `${model}:${hashedId}`;
   if (unit.rows.has(key)) return unit.rows.get(key) ?? undefined;
   if (!unit.plan.saves.has(model)) return findModel(db, environment, model, hashedId);
@@ -34,7 +40,13 @@ export async function readInUnit(db: Db, environment: Environment, unit: UnitOfW
 }
 
 /** Reads a code or refresh token with its Grant and authorization, remembering all three. */
-async function prefetchToken(db: Db, environment: Environment, unit: UnitOfWork, model: string, hashedId: string): Promise<StoredRow | undefined> {
+async function prefetchToken(
+  db: Db,
+  environment: Environment,
+  unit: UnitOfWork,
+  model: string,
+  hashedId: string,
+): Promise<StoredRow | undefined> {
   const key = `${model}:${hashedId}`;
   const row = await findTokenWithGrant(db, environment, model, hashedId);
   if (!row) {
@@ -69,7 +81,12 @@ async function prefetchToken(db: Db, environment: Environment, unit: UnitOfWork,
 }
 
 /** An authorization, answered from the request's unit when its token read already brought it. */
-export async function authorizationForRequest(db: Executor, environment: Environment, grantId: string, unit: UnitOfWork | undefined): Promise<AuthorizationContext | undefined> {
+export async function authorizationForRequest(
+  db: Executor,
+  environment: Environment,
+  grantId: string,
+  unit: UnitOfWork | undefined,
+): Promise<AuthorizationContext | undefined> {
   if (unit?.authorizations.has(grantId)) return unit.authorizations.get(grantId) ?? undefined;
   return loadAuthorization(db, environment, grantId);
 }

@@ -41,7 +41,11 @@ interface Held {
   timer: NodeJS.Timeout;
 }
 
-export async function bindEphemeralUrls(config: AppConfig, tls: TlsMaterial | undefined, hold = { ms: HOLD_MS, max: HOLD_MAX }): Promise<EphemeralBinding> {
+export async function bindEphemeralUrls(
+  config: AppConfig,
+  tls: TlsMaterial | undefined,
+  hold = { ms: HOLD_MS, max: HOLD_MAX },
+): Promise<EphemeralBinding> {
   let current: http.RequestListener | undefined;
   const held = new Set<Held>();
   const handler: http.RequestListener = (req, res) => {

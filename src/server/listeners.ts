@@ -15,17 +15,22 @@ export interface ListenAddress {
   trustedProxies?: readonly string[];
 }
 
-type ListenConfig = Pick<AppConfig, 'listen' | 'base_url' | 'sandbox_base_url' | 'dashboard_url' | 'sandbox_dashboard_url'> & Partial<Pick<AppConfig, 'trusted_proxies'>>;
+type ListenConfig = Pick<AppConfig, 'listen' | 'base_url' | 'sandbox_base_url' | 'dashboard_url' | 'sandbox_dashboard_url'> &
+  Partial<Pick<AppConfig, 'trusted_proxies'>>;
 
 /** ALMONER_LISTEN when given; otherwise one listener per distinct port of the four public URLs. */
 export function listenAddresses(config: ListenConfig): ListenAddress[] {
   const trustedProxies = config.trusted_proxies;
-  if (config.listen && config.listen.length > 0) return config.listen.map((entry) => ({ ...parseListenAddress(entry, 'listen'), trustedProxies }));
+  if (config.listen && config.listen.length > 0)
+    return config.listen.map((entry) => ({ ...parseListenAddress(entry, 'listen'), trustedProxies }));
   const byPort = new Map<number, { host: string; settings: string[] }>();
   for (const key of PUBLIC_URL_KEYS) {
     const { host: bind, port } = bindAddressOf(config[key]);
     const previous = byPort.get(port);
-    byPort.set(port, { host: previous && previous.host !== bind ? '0.0.0.0' : bind, settings: [...(previous?.settings ?? []), envNameFor(key)] });
+    byPort.set(port, {
+      host: previous && previous.host !== bind ? '0.0.0.0' : bind,
+      settings: [...(previous?.settings ?? []), envNameFor(key)],
+    });
   }
   return [...byPort].map(([port, { host, settings }]) => ({ host, port, settings, trustedProxies }));
 }
@@ -113,12 +118,18 @@ function capConnectionsPerAddress(server: net.Server, cap: number, exempt: (ip: 
 /** What to change to serve on another port, for the errors of a listener that cannot bind. */
 function movedBy(address: ListenAddress): string {
   const settings = address.settings ?? [];
-  if (settings.length === 0) return 'the port comes from ALMONER_LISTEN, ALMONER_METRICS_LISTEN or the public URLs (ALMONER_BASE_URL and the like)';
+  if (settings.length === 0)
+    return 'the port comes from ALMONER_LISTEN, ALMONER_METRICS_LISTEN or the public URLs (ALMONER_BASE_URL and the like)';
   if (settings.some((s) => s.endsWith('_URL'))) return `change the port in ${settings.join(' and ')}, or set ALMONER_LISTEN`;
   return `change ${settings.join(' and ')}`;
 }
 
-export async function listen(address: ListenAddress, handler: http.RequestListener, tls: TlsMaterial | undefined, options: ListenOptions = {}): Promise<http.Server> {
+export async function listen(
+  address: ListenAddress,
+  handler: http.RequestListener,
+  tls: TlsMaterial | undefined,
+  options: ListenOptions = {},
+): Promise<http.Server> {
   const timing = {
     headersTimeout: options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS,
     requestTimeout: options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS,
@@ -127,12 +138,26 @@ export async function listen(address: ListenAddress, handler: http.RequestListen
   const server = tls ? https.createServer({ cert: tls.cert, key: tls.key, ...timing }, handler) : http.createServer(timing, handler);
   server.keepAliveTimeout = 5_000;
   const trusted = new AddressSet(address.trustedProxies ?? []);
-  capConnectionsPerAddress(server, options.connectionsPerAddress ?? CONNECTIONS_PER_ADDRESS, (ip) => trusted.has(ip) || (!options.capLoopback && isLoopback(ip)));
+  capConnectionsPerAddress(
+    server,
+    options.connectionsPerAddress ?? CONNECTIONS_PER_ADDRESS,
+    (ip) => trusted.has(ip) || (!options.capLoopback && isLoopback(ip)),
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       const where = `${address.host}:${address.port}`;
-      if (error.code === 'EADDRINUSE') reject(new ListenError(`cannot listen on ${where}: the port is already in use (is another Almoner running?); to serve on another port, ${movedBy(address)}`));
-      else if (error.code === 'EACCES') reject(new ListenError(`cannot listen on ${where}: permission denied (ports below 1024 need privileges); to serve on another port, ${movedBy(address)}`));
+      if (error.code === 'EADDRINUSE')
+        reject(
+          new ListenError(
+            `cannot listen on ${where}: the port is already in use (is another Almoner running?); to serve on another port, ${movedBy(address)}`,
+          ),
+        );
+      else if (error.code === 'EACCES')
+        reject(
+          new ListenError(
+            `cannot listen on ${where}: permission denied (ports below 1024 need privileges); to serve on another port, ${movedBy(address)}`,
+          ),
+        );
       else reject(new ListenError(`cannot listen on ${where}: ${error.message}`));
     });
     server.listen(address.port, address.host, () => resolve());

@@ -90,8 +90,19 @@ export async function startServer(loaded: AppConfig, logger: Logger, options: St
     signal?.throwIfAborted();
     const readyFile = worker ? undefined : config.ready_file;
     if (readyFile) {
-      const urls = { base_url: config.base_url, sandbox_base_url: config.sandbox_base_url, dashboard_url: config.dashboard_url, sandbox_dashboard_url: config.sandbox_dashboard_url };
-      writeReadyFile(readyFile, { pid: process.pid, profile: config.profile, urls, listening, metrics_listening: metricsListening ?? null });
+      const urls = {
+        base_url: config.base_url,
+        sandbox_base_url: config.sandbox_base_url,
+        dashboard_url: config.dashboard_url,
+        sandbox_dashboard_url: config.sandbox_dashboard_url,
+      };
+      writeReadyFile(readyFile, {
+        pid: process.pid,
+        profile: config.profile,
+        urls,
+        listening,
+        metrics_listening: metricsListening ?? null,
+      });
     }
 
     const openDb = db;
@@ -138,7 +149,9 @@ export async function prepareDatabase(config: AppConfig, db: Db, logger: Logger)
   if (seeded.length > 0) logger.info({ steps: seeded }, 'demo data seeded');
 
   if (config.profile === 'production' && !config.secrets_key) {
-    logger.warn('ALMONER_SECRETS_KEY is not set: secrets are sealed with a key file in the data directory; processes sharing a database must share that key');
+    logger.warn(
+      'ALMONER_SECRETS_KEY is not set: secrets are sealed with a key file in the data directory; processes sharing a database must share that key',
+    );
   }
   return seeded;
 }

@@ -72,7 +72,12 @@ export async function startPrimary(config: AppConfig, logger: Logger, signal?: A
   const database = await resolveDatabase(config, 'always', (message) => logger.info(message), signal);
   let pool: WorkerPool | undefined;
   try {
-    const db = createDatabase({ url: database.url, poolMax: 2, statementTimeoutMs: config.database_statement_timeout_ms, onPoolError: (error) => logger.warn({ err: error }, 'idle database connection lost') });
+    const db = createDatabase({
+      url: database.url,
+      poolMax: 2,
+      statementTimeoutMs: config.database_statement_timeout_ms,
+      onPoolError: (error) => logger.warn({ err: error }, 'idle database connection lost'),
+    });
     try {
       await prepareDatabase(config, db, logger);
       // Created here once, not raced for by N workers at their first start.
@@ -85,13 +90,24 @@ export async function startPrimary(config: AppConfig, logger: Logger, signal?: A
     signal?.throwIfAborted();
 
     serveClusterScrapes();
-    pool = new WorkerPool(count, { DATABASE_URL: database.url, [CLUSTER_WORKER_ENV]: '1' }, logger, config.shutdown_grace_seconds * 1000 + STOP_MARGIN_MS);
+    pool = new WorkerPool(
+      count,
+      { DATABASE_URL: database.url, [CLUSTER_WORKER_ENV]: '1' },
+      logger,
+      config.shutdown_grace_seconds * 1000 + STOP_MARGIN_MS,
+    );
     const first = await pool.start();
     const served: AppConfig = Object.freeze({ ...config, ...first.urls });
     const metricsListening = first.metricsListening ?? undefined;
     const readyFile = config.ready_file;
     if (readyFile) {
-      writeReadyFile(readyFile, { pid: process.pid, profile: config.profile, urls: first.urls, listening: first.listening, metrics_listening: first.metricsListening });
+      writeReadyFile(readyFile, {
+        pid: process.pid,
+        profile: config.profile,
+        urls: first.urls,
+        listening: first.listening,
+        metrics_listening: first.metricsListening,
+      });
     }
     const workers = pool;
     let closing: Promise<void> | undefined;
@@ -179,7 +195,10 @@ class WorkerPool {
       this.deaths.push(now);
       while (this.deaths.length > 0 && this.deaths[0]! < now - CRASH_WINDOW_MS) this.deaths.shift();
       const delay = restartDelay(this.deaths.length);
-      this.logger.error({ worker: pid, code, signal, uptime_ms: now - started, restart_in_ms: delay }, 'worker died; starting a replacement');
+      this.logger.error(
+        { worker: pid, code, signal, uptime_ms: now - started, restart_in_ms: delay },
+        'worker died; starting a replacement',
+      );
       const timer = setTimeout(() => {
         this.restarts.delete(timer);
         if (this.stopping) return;
@@ -217,7 +236,8 @@ class WorkerPool {
               clearTimeout(kill);
               // Ended by the SIGTERM itself: a worker still starting has no handler yet, and nothing in flight.
               const clean = code === 0 || signal === 'SIGTERM';
-              if (!clean && !failures.some((failure) => failure.startsWith(`worker ${pid} `))) failures.push(`worker ${pid} exited with ${signal ?? `code ${code}`}`);
+              if (!clean && !failures.some((failure) => failure.startsWith(`worker ${pid} `)))
+                failures.push(`worker ${pid} exited with ${signal ?? `code ${code}`}`);
               resolve();
             });
             if (worker.isDead()) {
@@ -252,7 +272,12 @@ export async function runWorker(config: AppConfig, logger: Logger): Promise<void
   }
   const served = server.config;
   const urls = Object.fromEntries(PUBLIC_URL_KEYS.map((key) => [key, served[key]])) as WorkerReady['urls'];
-  process.send!({ type: READY, urls, listening: server.listening, metricsListening: server.metricsListening ?? null } satisfies WorkerReady);
+  process.send!({
+    type: READY,
+    urls,
+    listening: server.listening,
+    metricsListening: server.metricsListening ?? null,
+  } satisfies WorkerReady);
   logger.debug('worker serving');
   stop.serve(server);
 }

@@ -33,8 +33,24 @@ export interface DashboardFrame {
   requestId: string | undefined;
   environmentName: string;
   viewer: { email: string; name: string | null };
-  nav: { section: string; account: string; security: string; connections: string; organizations: { name: string; href: string; current: boolean }[] };
-  org: { id: string; name: string; ein: string; kind: { label: string; noun: string }; roleName: string; heading: boolean; tabs: { label: string; href: string; current: boolean }[] } | undefined;
+  nav: {
+    section: string;
+    account: string;
+    security: string;
+    connections: string;
+    organizations: { name: string; href: string; current: boolean }[];
+  };
+  org:
+    | {
+        id: string;
+        name: string;
+        ein: string;
+        kind: { label: string; noun: string };
+        roleName: string;
+        heading: boolean;
+        tabs: { label: string; href: string; current: boolean }[];
+      }
+    | undefined;
   csrf: string;
   signOutAction: string;
   /** The dashboard layout's banners. */
@@ -67,5 +83,7 @@ export type PageName = keyof PageModels;
 export type DashboardPageName = keyof DashboardPageModels;
 
 /** Every template a page renders, with all it is given (the layout's values included). */
-export type ViewModels = { [V in PageName]: PageModels[V] & LayoutModel } & { [V in DashboardPageName]: DashboardPageModels[V] & DashboardFrame & LayoutModel };
+export type ViewModels = { [V in PageName]: PageModels[V] & LayoutModel } & {
+  [V in DashboardPageName]: DashboardPageModels[V] & DashboardFrame & LayoutModel;
+};
 export type ViewName = keyof ViewModels;

@@ -45,7 +45,8 @@ function origins(targets: readonly string[]): string[] {
  */
 export function pagePolicy(formTargets: readonly string[] = [], scripts: 'none' | 'passkeys' | 'auto-submit' = 'none'): string {
   const formAction = ["'self'", ...origins(formTargets)].join(' ');
-  const scriptSources = scripts === 'passkeys' ? " script-src 'self'; connect-src 'self';" : scripts === 'auto-submit' ? " script-src 'self';" : '';
+  const scriptSources =
+    scripts === 'passkeys' ? " script-src 'self'; connect-src 'self';" : scripts === 'auto-submit' ? " script-src 'self';" : '';
   return `default-src 'none';${scriptSources} style-src 'self'; img-src 'self' https: data:; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`;
 }
 
@@ -54,7 +55,13 @@ export function pagePolicy(formTargets: readonly string[] = [], scripts: 'none' 
  * whose data has a `passkeyForm` gets the passkey scripts, one with `autoSubmit` the script
  * that submits its form, in the layout and in the policy.
  */
-export function sendPage<V extends ViewName>(ctx: PageTarget, environment: Environment, view: V, data: Omit<ViewModels[V], keyof LayoutModel> & Partial<LayoutModel>, options: PageOptions = {}): void {
+export function sendPage<V extends ViewName>(
+  ctx: PageTarget,
+  environment: Environment,
+  view: V,
+  data: Omit<ViewModels[V], keyof LayoutModel> & Partial<LayoutModel>,
+  options: PageOptions = {},
+): void {
   const layout: Partial<LayoutModel> = data;
   const scripts = layout.passkeyForm ? 'passkeys' : layout.autoSubmit ? 'auto-submit' : 'none';
   ctx.set('Content-Security-Policy', pagePolicy(options.formTargets, scripts));
@@ -71,6 +78,12 @@ export function sendPage<V extends ViewName>(ctx: PageTarget, environment: Envir
 export function errorPageLayout(environment: Environment): PageRenderer<PageTarget & { res: { getHeader(name: string): unknown } }> {
   return (ctx, page: ErrorPage) => {
     const requestId = String(ctx.res.getHeader('x-request-id') ?? '');
-    sendPage(ctx, environment, 'error.njk', { title: page.title, text: page.text, description: page.description, links: page.links, requestId }, { status: page.status });
+    sendPage(
+      ctx,
+      environment,
+      'error.njk',
+      { title: page.title, text: page.text, description: page.description, links: page.links, requestId },
+      { status: page.status },
+    );
   };
 }

@@ -11,7 +11,10 @@ import type { ViewName, ViewModels } from './models.js';
  * (`{% if x %}`, `{% for a in x %}`) read a missing value as false or empty in both.
  */
 export function createViewEnvironment(options: { strict: boolean }): nunjucks.Environment {
-  return new nunjucks.Environment(new nunjucks.FileSystemLoader(VIEWS_DIR, { noCache: false }), { autoescape: true, throwOnUndefined: options.strict });
+  return new nunjucks.Environment(new nunjucks.FileSystemLoader(VIEWS_DIR, { noCache: false }), {
+    autoescape: true,
+    throwOnUndefined: options.strict,
+  });
 }
 
 const testRun = isTestRun();

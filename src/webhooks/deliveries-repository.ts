@@ -40,7 +40,13 @@ export interface InFlightCaps {
  * dispatcher's claim from blocking the delivery for longer than the lease; it outlasts the
  * attempt's own deadline, so a live dispatcher's claim is never taken over.
  */
-export async function claimDueDeliveries(db: Db, now: Date, limit: number, leaseSeconds: number, caps: InFlightCaps): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(
+  db: Db,
+  now: Date,
+  limit: number,
+  leaseSeconds: number,
+  caps: InFlightCaps,
+): Promise<ClaimedDelivery[]> {
   return db.transaction().execute(async (trx) => {
     await sql`select pg_advisory_xact_lock(hashtext('almoner:webhook_claim'))`.execute(trx);
     const { rows } = await sql<ClaimedDelivery>`
@@ -104,9 +110,17 @@ function stillOurs(delivery: ClaimedDelivery) {
 
 export async function markSucceeded(db: Db, delivery: ClaimedDelivery, status: number, now: Date): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    const updated = await trx.updateTable('webhook_deliveries').set({ status: 'succeeded', last_status: status, last_error: null, locked_until: null }).where(stillOurs(delivery)).executeTakeFirst();
+    const updated = await trx
+      .updateTable('webhook_deliveries')
+      .set({ status: 'succeeded', last_status: status, last_error: null, locked_until: null })
+      .where(stillOurs(delivery))
+      .executeTakeFirst();
     if (updated.numUpdatedRows === 0n) return;
-    await trx.updateTable('event_subscriptions').set({ last_success_at: now, failing_since: null, consecutive_failures: 0 }).where('id', '=', delivery.subscription_id).execute();
+    await trx
+      .updateTable('event_subscriptions')
+      .set({ last_success_at: now, failing_since: null, consecutive_failures: 0 })
+      .where('id', '=', delivery.subscription_id)
+      .execute();
   });
 }
 
@@ -131,7 +145,13 @@ export interface Pause {
  * pauses the subscription when it has failed `pauseAfterFailures` attempts in a row, or for
  * `attentionAfterMs` without a success. Returns the pause, or undefined.
  */
-export async function markFailed(trx: Executor, delivery: ClaimedDelivery, result: { status?: number; error: string }, now: Date, outcome: FailureOutcome): Promise<Pause | undefined> {
+export async function markFailed(
+  trx: Executor,
+  delivery: ClaimedDelivery,
+  result: { status?: number; error: string },
+  now: Date,
+  outcome: FailureOutcome,
+): Promise<Pause | undefined> {
   const updated = await trx
     .updateTable('webhook_deliveries')
     .set({
@@ -146,7 +166,10 @@ export async function markFailed(trx: Executor, delivery: ClaimedDelivery, resul
   if (updated.numUpdatedRows === 0n) return undefined;
   const subscription = await trx
     .updateTable('event_subscriptions')
-    .set((eb) => ({ failing_since: eb.fn.coalesce('failing_since', sql<Date>`${now}::timestamptz`), consecutive_failures: sql<number>`consecutive_failures + 1` }))
+    .set((eb) => ({
+      failing_since: eb.fn.coalesce('failing_since', sql<Date>`${now}::timestamptz`),
+      consecutive_failures: sql<number>`consecutive_failures + 1`,
+    }))
     .where('id', '=', delivery.subscription_id)
     .returning(['failing_since', 'last_success_at', 'status', 'consecutive_failures'])
     .executeTakeFirst();
@@ -161,13 +184,22 @@ export async function markFailed(trx: Executor, delivery: ClaimedDelivery, resul
         : undefined;
   if (!reason) return undefined;
   // Only the failure that flips it from active records the pause.
-  const paused = await trx.updateTable('event_subscriptions').set({ status: 'requires_attention', updated_at: now }).where('id', '=', delivery.subscription_id).where('status', '=', 'active').executeTakeFirst();
+  const paused = await trx
+    .updateTable('event_subscriptions')
+    .set({ status: 'requires_attention', updated_at: now })
+    .where('id', '=', delivery.subscription_id)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
   return paused.numUpdatedRows === 0n ? undefined : { reason, consecutiveFailures: subscription.consecutive_failures, failingSince: since };
 }
 
 /** A delivery whose subscription is no longer active is dropped without an attempt. */
 export async function markSkipped(db: Db, delivery: ClaimedDelivery, reason: string): Promise<void> {
-  await db.updateTable('webhook_deliveries').set({ status: 'failed', locked_until: null, last_error: reason, attempts: delivery.attempts - 1 }).where(stillOurs(delivery)).execute();
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ status: 'failed', locked_until: null, last_error: reason, attempts: delivery.attempts - 1 })
+    .where(stillOurs(delivery))
+    .execute();
 }
 
 /**

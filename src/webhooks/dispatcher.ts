@@ -5,7 +5,15 @@ import type { Db } from '../db/database.js';
 import { inTransaction } from '../db/executor.js';
 import type { SecretBox } from '../keys/secret-box.js';
 import type { Logger } from '../logging/logger.js';
-import { claimDueDeliveries, markFailed, markInterrupted, markSkipped, markSucceeded, type ClaimedDelivery, type Pause } from './deliveries-repository.js';
+import {
+  claimDueDeliveries,
+  markFailed,
+  markInterrupted,
+  markSkipped,
+  markSucceeded,
+  type ClaimedDelivery,
+  type Pause,
+} from './deliveries-repository.js';
 import { postJson, type Resolver, type SendResult } from './send.js';
 import type { Profile } from './targets.js';
 
@@ -65,7 +73,14 @@ export function signedRequest(delivery: ClaimedDelivery, now: Date, box: SecretB
     associated_object_type: delivery.associated_object_type,
   });
   const signature = new Webhook(box.open(delivery.signing_secret)).sign(delivery.event_id, now, body);
-  return { body, headers: { 'webhook-id': delivery.event_id, 'webhook-timestamp': String(Math.floor(now.getTime() / 1000)), 'webhook-signature': signature } };
+  return {
+    body,
+    headers: {
+      'webhook-id': delivery.event_id,
+      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+      'webhook-signature': signature,
+    },
+  };
 }
 
 /** The audit row of a pause, in the organization's trail (docs/api.md, "Donor-advised-fund APIs, events and webhooks"). */
@@ -74,7 +89,13 @@ function recordPause(trx: Parameters<typeof recordAudit>[0], delivery: ClaimedDe
     event: 'webhook.paused',
     organizationId: delivery.organization_id,
     environment: delivery.environment,
-    details: { subscription: delivery.subscription_id, url: delivery.url, reason: pause.reason, failures_in_a_row: pause.consecutiveFailures, failing_since: pause.failingSince.toISOString() },
+    details: {
+      subscription: delivery.subscription_id,
+      url: delivery.url,
+      reason: pause.reason,
+      failures_in_a_row: pause.consecutiveFailures,
+      failing_since: pause.failingSince.toISOString(),
+    },
   });
 }
 
@@ -170,13 +191,21 @@ export class WebhookDispatcher {
       return markSkipped(db, delivery, `subscription ${delivery.subscription_status}`);
     }
     const { body, headers } = signedRequest(delivery, now, this.options.box);
-    const result = await postJson(delivery.url, body, headers, { timeoutMs: this.options.timeoutMs, profile: this.options.profile, signal: this.aborter.signal, resolve: this.options.resolve });
+    const result = await postJson(delivery.url, body, headers, {
+      timeoutMs: this.options.timeoutMs,
+      profile: this.options.profile,
+      signal: this.aborter.signal,
+      resolve: this.options.resolve,
+    });
     this.options.onOutcome?.(outcomeOf(result));
     if (result.interrupted) return markInterrupted(db, delivery, result.error);
     if (result.ok) return markSucceeded(db, delivery, result.status!, now);
     const delays = this.options.retrySeconds;
     const delay = delays[delivery.attempts - 1];
-    this.options.logger?.warn({ delivery: delivery.id, attempt: delivery.attempts, status: result.status, error: result.error }, 'webhook delivery failed');
+    this.options.logger?.warn(
+      { delivery: delivery.id, attempt: delivery.attempts, status: result.status, error: result.error },
+      'webhook delivery failed',
+    );
     const pause = await inTransaction(db, async (trx) => {
       const paused = await markFailed(trx, delivery, { status: result.status, error: result.error ?? 'failed' }, now, {
         retryAt: delay === undefined ? undefined : new Date(now.getTime() + delay * 1000),
@@ -186,7 +215,16 @@ export class WebhookDispatcher {
       if (paused) await recordPause(trx, delivery, paused);
       return paused;
     });
-    if (pause) this.options.logger?.warn({ subscription: delivery.subscription_id, organization: delivery.organization_id, reason: pause.reason, failures: pause.consecutiveFailures }, 'webhook subscription paused');
+    if (pause)
+      this.options.logger?.warn(
+        {
+          subscription: delivery.subscription_id,
+          organization: delivery.organization_id,
+          reason: pause.reason,
+          failures: pause.consecutiveFailures,
+        },
+        'webhook subscription paused',
+      );
   }
 
   private tick(): void {

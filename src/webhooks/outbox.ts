@@ -26,10 +26,26 @@ export interface NewEvent {
  */
 export async function emitEvent(trx: Executor, event: NewEvent): Promise<string> {
   const id = prefixedId('evt');
-  await insertEvent(trx, { id, environment: event.environment, organization_id: event.organizationId, category: event.category, associated_object_id: event.objectId, associated_object_type: event.objectType });
+  await insertEvent(trx, {
+    id,
+    environment: event.environment,
+    organization_id: event.organizationId,
+    category: event.category,
+    associated_object_id: event.objectId,
+    associated_object_type: event.objectType,
+  });
   const subscriptions = await listActiveSubscriptionIds(trx, event, event.category);
   if (subscriptions.length > 0) {
-    await insertDeliveries(trx, subscriptions.map((s) => ({ id: prefixedId('whd'), environment: event.environment, subscription_id: s.id, event_id: id, next_attempt_at: new Date() })));
+    await insertDeliveries(
+      trx,
+      subscriptions.map((s) => ({
+        id: prefixedId('whd'),
+        environment: event.environment,
+        subscription_id: s.id,
+        event_id: id,
+        next_attempt_at: new Date(),
+      })),
+    );
   }
   return id;
 }

@@ -64,14 +64,17 @@ export function guardedLookup(resolve: Resolver): LookupFunction {
       (addresses) => {
         const refused = addresses.find((entry) => !isPublicAddress(entry.address));
         if (refused || addresses.length === 0) {
-          const error = Object.assign(new Error(`refusing to deliver to non-public address ${refused?.address ?? '(none)'}`), { code: 'EADDRNOTPUBLIC' });
+          const error = Object.assign(new Error(`refusing to deliver to non-public address ${refused?.address ?? '(none)'}`), {
+            code: 'EADDRNOTPUBLIC',
+          });
           return callback(error, '', 0);
         }
         const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
         const wanted = family === 4 || family === 6 ? addresses.filter((entry) => entry.family === family) : addresses;
         if (options.all) return callback(null, wanted);
         const first = wanted[0];
-        if (!first) return callback(Object.assign(new Error(`${hostname} has no IPv${family as number} address`), { code: 'ENOTFOUND' }), '', 0);
+        if (!first)
+          return callback(Object.assign(new Error(`${hostname} has no IPv${family as number} address`), { code: 'ENOTFOUND' }), '', 0);
         callback(null, first.address, first.family);
       },
       (error: NodeJS.ErrnoException) => callback(error, '', 0),
@@ -97,7 +100,8 @@ export interface PostOptions {
 export function postJson(url: string, body: string, headers: Record<string, string>, options: PostOptions): Promise<SendResult> {
   const problem = targetProblem(url, options.profile);
   if (problem) return Promise.resolve({ ok: false, error: problem, failure: 'refused' });
-  if (options.signal?.aborted) return Promise.resolve({ ok: false, error: 'not attempted: the server is shutting down', interrupted: true });
+  if (options.signal?.aborted)
+    return Promise.resolve({ ok: false, error: 'not attempted: the server is shutting down', interrupted: true });
   const target = new URL(url);
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve) => {
@@ -111,17 +115,27 @@ export function postJson(url: string, body: string, headers: Record<string, stri
       request.destroy();
       resolve(result);
     };
-    const outcome = (): SendResult => (status !== undefined && status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: `HTTP ${status}` });
+    const outcome = (): SendResult =>
+      status !== undefined && status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: `HTTP ${status}` };
     const onAbort = () => finish({ ok: false, status, error: 'interrupted: the server shut down during the attempt', interrupted: true });
 
     const request = client.request(target, {
       method: 'POST',
       // No pooled keep-alive socket: each attempt owns its connection and closes it.
       agent: false,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'user-agent': 'Almoner-Webhooks/1.0', connection: 'close', ...headers },
+      headers: {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        'user-agent': 'Almoner-Webhooks/1.0',
+        connection: 'close',
+        ...headers,
+      },
       lookup: options.profile === 'production' ? guardedLookup(options.resolve ?? systemResolver) : undefined,
     });
-    const deadline = setTimeout(() => finish({ ok: false, status, error: `timed out after ${options.timeoutMs} ms`, failure: 'timeout' }), options.timeoutMs);
+    const deadline = setTimeout(
+      () => finish({ ok: false, status, error: `timed out after ${options.timeoutMs} ms`, failure: 'timeout' }),
+      options.timeoutMs,
+    );
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
     let response: http.IncomingMessage | undefined;
@@ -145,7 +159,9 @@ export function postJson(url: string, body: string, headers: Record<string, stri
       else if (response.complete) finish(outcome());
       else cutShort();
     };
-    request.on('error', (error: NodeJS.ErrnoException) => finish({ ok: false, status, error: error.message, failure: error.code === 'EADDRNOTPUBLIC' ? 'refused' : 'connection_error' }));
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      finish({ ok: false, status, error: error.message, failure: error.code === 'EADDRNOTPUBLIC' ? 'refused' : 'connection_error' }),
+    );
     request.on('close', ended);
     request.end(body);
   });

@@ -34,12 +34,18 @@ export function targetProblem(raw: string, profile: Profile): string | undefined
   if (url.username || url.password) return 'url must not contain credentials';
   // The URL parser already turned 0x7f000001, 2130706433 and 127.1 into 127.0.0.1; a
   // trailing dot (localhost.) names the same host.
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+  const host = url.hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '')
+    .toLowerCase();
   const loopback = isLocalhostName(host) || isLoopbackAddress(host);
   if (url.protocol === 'https:') {
-    if (profile === 'production' && (loopback || (net.isIP(host) !== 0 && !isPublicAddress(host)))) return 'url must point to a public address in production';
+    if (profile === 'production' && (loopback || (net.isIP(host) !== 0 && !isPublicAddress(host))))
+      return 'url must point to a public address in production';
     return undefined;
   }
   if (url.protocol === 'http:' && profile === 'dev' && loopback) return undefined;
-  return profile === 'production' ? 'url must use https in production' : 'url must use https (http is allowed for loopback receivers in the dev profile)';
+  return profile === 'production'
+    ? 'url must use https in production'
+    : 'url must use https (http is allowed for loopback receivers in the dev profile)';
 }

@@ -17,9 +17,9 @@ const UNSAFE = {
   'word joiner U+2060': '\u2060',
   'soft hyphen U+00AD': '\u00ad',
   'tag character U+E0041': '\u{e0041}',
-  'NUL': '\u0000',
-  'escape': '\u001b',
-  'DEL': '\u007f',
+  NUL: '\u0000',
+  escape: '\u001b',
+  DEL: '\u007f',
   'C1 control U+0085': '\u0085',
   'line separator U+2028': '\u2028',
   'paragraph separator U+2029': '\u2029',
@@ -37,7 +37,12 @@ describe('e-mail addresses', () => {
   it.each(Object.entries(UNSAFE))('refuses one with a %s anywhere in it, saying why (a 400)', (_, character) => {
     for (const typed of [`ad${character}min@example.org`, `admin@exa${character}mple.org`, `admin@example.org${character}x`]) {
       expect(hasUnsafeCharacters(canonicalEmail(typed)), JSON.stringify(typed)).toBe(true);
-      expect(() => normaliseEmail(typed)).toThrow(expect.objectContaining({ code: 'invalid', message: expect.stringContaining('cannot contain control characters or invisible formatting characters') }));
+      expect(() => normaliseEmail(typed)).toThrow(
+        expect.objectContaining({
+          code: 'invalid',
+          message: expect.stringContaining('cannot contain control characters or invisible formatting characters'),
+        }),
+      );
       expect(resetRequestAddress(typed)).toEqual({ problem: expect.stringContaining('cannot contain control characters') });
     }
   });

@@ -19,12 +19,27 @@ describe('inviteMember when the mail server refuses', () => {
     // A real SMTP client to a port nobody listens on: the connection is refused.
     const refusing = new SmtpMailSender('smtp://127.0.0.1:1', 'almoner@example.org');
     const email = 'unlucky@example.org';
-    await expect(inviteMember(t.db, { mail: refusing, dashboardOrigins: origins }, { organizationId: staff.orgId, email, role: 'member', environment: 'production', actor: null })).rejects.toBeInstanceOf(MailDeliveryError);
+    await expect(
+      inviteMember(
+        t.db,
+        { mail: refusing, dashboardOrigins: origins },
+        { organizationId: staff.orgId, email, role: 'member', environment: 'production', actor: null },
+      ),
+    ).rejects.toBeInstanceOf(MailDeliveryError);
     const rows = await t.db.selectFrom('invitations').selectAll().where('email', '=', email).execute();
     expect(rows).toHaveLength(1);
     expect(rows[0]!.revoked_at).toBeInstanceOf(Date);
-    const audit = await t.db.selectFrom('audit_events').select(['event', 'details']).where('organization_id', '=', staff.orgId).where('event', 'like', 'invitation.%').orderBy('id').execute();
-    expect(audit.map((a) => [a.event, (a.details as { reason?: string }).reason])).toEqual([['invitation.created', undefined], ['invitation.revoked', 'mail_failed']]);
+    const audit = await t.db
+      .selectFrom('audit_events')
+      .select(['event', 'details'])
+      .where('organization_id', '=', staff.orgId)
+      .where('event', 'like', 'invitation.%')
+      .orderBy('id')
+      .execute();
+    expect(audit.map((a) => [a.event, (a.details as { reason?: string }).reason])).toEqual([
+      ['invitation.created', undefined],
+      ['invitation.revoked', 'mail_failed'],
+    ]);
   });
 });
 

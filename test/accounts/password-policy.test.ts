@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, passwordProblem, requireAcceptablePassword } from '../../src/accounts/password-policy.js';
+import {
+  MAX_PASSWORD_LENGTH,
+  MIN_PASSWORD_LENGTH,
+  passwordProblem,
+  requireAcceptablePassword,
+} from '../../src/accounts/password-policy.js';
 
 describe('password policy', () => {
   it('accepts a long, uncommon passphrase', () => {
@@ -19,7 +24,16 @@ describe('password policy', () => {
 
   it('refuses the address with white space around or inside it, in other cases and compatibility forms', () => {
     const email = 'dana.whitfield@example.org';
-    for (const password of [`${email} `, ` ${email}`, `\t${email}\n`, `Dana.Whitfield@Example.org `, `dana.whitfield @example.org`, 'DANA.WHITFIELD  ', '\uff44\uff41\uff4e\uff41.whitfield@example.org', `${email}\u00a0`]) {
+    for (const password of [
+      `${email} `,
+      ` ${email}`,
+      `\t${email}\n`,
+      `Dana.Whitfield@Example.org `,
+      `dana.whitfield @example.org`,
+      'DANA.WHITFIELD  ',
+      '\uff44\uff41\uff4e\uff41.whitfield@example.org',
+      `${email}\u00a0`,
+    ]) {
       expect(passwordProblem(password, email), JSON.stringify(password)).toMatch(/not your e-mail address/);
     }
     // Only the address itself and its local part: a password that merely contains them is a matter for the length rule.

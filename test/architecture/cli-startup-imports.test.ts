@@ -40,7 +40,10 @@ describe('admin CLI start-up', () => {
   it('the check follows static imports and skips type-only ones', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'almoner-cli-imports-'));
     try {
-      fs.writeFileSync(path.join(dir, 'a.ts'), "import type { X } from 'zod';\nimport { b } from './b.js';\nexport const a = async () => (await import('kysely')).sql;\n");
+      fs.writeFileSync(
+        path.join(dir, 'a.ts'),
+        "import type { X } from 'zod';\nimport { b } from './b.js';\nexport const a = async () => (await import('kysely')).sql;\n",
+      );
       fs.writeFileSync(path.join(dir, 'b.ts'), "import pg from 'pg';\nexport { c } from './c.js';\nexport const b = pg;\n");
       fs.writeFileSync(path.join(dir, 'c.ts'), "import 'node:fs';\nexport const c = 1;\n");
       const reached = [...closure(path.join(dir, 'a.ts'))].map((m) => (m.startsWith('/') ? path.basename(m) : m)).sort();
@@ -54,7 +57,12 @@ describe('admin CLI start-up', () => {
     const reached = [...closure(path.join(SRC, 'cli/main.ts'))];
     const packages = reached.filter((m) => !m.startsWith('/') && !m.startsWith('node:'));
     expect(packages, 'import these inside the command that needs them (await import(…))').toEqual([]);
-    const outside = reached.filter((m) => m.startsWith('/') && !m.startsWith(path.join(SRC, 'cli') + path.sep)).map((m) => path.relative(SRC, m));
-    expect(outside.sort(), 'the few modules of src/ outside src/cli the CLI needs before a command runs').toEqual(['embedded-postgres/tools.ts', 'errors/domain-error.ts']);
+    const outside = reached
+      .filter((m) => m.startsWith('/') && !m.startsWith(path.join(SRC, 'cli') + path.sep))
+      .map((m) => path.relative(SRC, m));
+    expect(outside.sort(), 'the few modules of src/ outside src/cli the CLI needs before a command runs').toEqual([
+      'embedded-postgres/tools.ts',
+      'errors/domain-error.ts',
+    ]);
   });
 });

@@ -7,7 +7,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 
 describe('dead exports', () => {
   it('the check resolves symbols: a dead export and a local-only one are found, imports by type, re-export and namespace count as uses', () => {
-    const found = findUnusedExports(path.join(here, 'fixtures/exports')).map((u) => `${u.file}:${u.name}:${u.usedInFile ? 'local' : 'dead'}`);
+    const found = findUnusedExports(path.join(here, 'fixtures/exports')).map(
+      (u) => `${u.file}:${u.name}:${u.usedInFile ? 'local' : 'dead'}`,
+    );
     expect(found.sort()).toEqual(['src/lib.ts:dead:dead', 'src/lib.ts:onlyLocal:local']);
   });
 

@@ -37,12 +37,14 @@ function packageOf(specifier: string): string | undefined {
 function enclosingFunction(node: ts.Node): string | undefined {
   for (let at: ts.Node | undefined = node.parent; at; at = at.parent) {
     if (ts.isFunctionDeclaration(at) && at.name) return at.name.text;
-    if ((ts.isArrowFunction(at) || ts.isFunctionExpression(at)) && ts.isVariableDeclaration(at.parent) && ts.isIdentifier(at.parent.name)) return at.parent.name.text;
+    if ((ts.isArrowFunction(at) || ts.isFunctionExpression(at)) && ts.isVariableDeclaration(at.parent) && ts.isIdentifier(at.parent.name))
+      return at.parent.name.text;
   }
   return undefined;
 }
 
-const literalText = (node: ts.Node | undefined) => (node && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) ? node.text : undefined);
+const literalText = (node: ts.Node | undefined) =>
+  node && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) ? node.text : undefined;
 
 /**
  * What breaks the rule, one line per finding (`file:line: …`): a run-time import of a package
@@ -51,11 +53,17 @@ const literalText = (node: ts.Node | undefined) => (node && (ts.isStringLiteral(
  * an import() of a computed name outside the loaders, and a declared loader that is missing or
  * does not hold exactly one import(). `import type` vanishes at build and is allowed.
  */
-export function devOnlyImportProblems(sources: readonly SourceText[], isOmitted: (pkg: string) => boolean, loaders: readonly DevOnlyLoader[] = DEV_ONLY_LOADERS): string[] {
+export function devOnlyImportProblems(
+  sources: readonly SourceText[],
+  isOmitted: (pkg: string) => boolean,
+  loaders: readonly DevOnlyLoader[] = DEV_ONLY_LOADERS,
+): string[] {
   const problems: string[] = [];
   const importsInLoader = new Map<DevOnlyLoader, number>(loaders.map((loader) => [loader, 0]));
-  const loaderOf = (file: string, node: ts.Node) => loaders.find((loader) => loader.file === file && loader.function === enclosingFunction(node));
-  const covers = (loader: DevOnlyLoader, pkg: string) => loader.packages.some((p) => p === pkg || (p.endsWith('/*') && pkg.startsWith(p.slice(0, -1))));
+  const loaderOf = (file: string, node: ts.Node) =>
+    loaders.find((loader) => loader.file === file && loader.function === enclosingFunction(node));
+  const covers = (loader: DevOnlyLoader, pkg: string) =>
+    loader.packages.some((p) => p === pkg || (p.endsWith('/*') && pkg.startsWith(p.slice(0, -1))));
 
   for (const { file, text } of sources) {
     const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
@@ -79,21 +87,26 @@ export function devOnlyImportProblems(sources: readonly SourceText[], isOmitted:
         const loader = loaderOf(file, node);
         if (loader) importsInLoader.set(loader, importsInLoader.get(loader)! + 1);
         const pkg = omitted(specifier);
-        if (specifier === undefined && !loader) problems.push(`${at(node)}: import() of a computed name outside the dev-only loaders (${loaders.map((l) => l.function).join(', ')})`);
+        if (specifier === undefined && !loader)
+          problems.push(
+            `${at(node)}: import() of a computed name outside the dev-only loaders (${loaders.map((l) => l.function).join(', ')})`,
+          );
         else if (pkg && !(loader && covers(loader, pkg))) problems.push(`${at(node)}: import('${pkg}') outside its loader`);
       } else if (ts.isCallExpression(node) && node.arguments.length > 0) {
         // require('x'), require.resolve('x'), createRequire(…).resolve('x'), import.meta.resolve('x')
         const callee = node.expression;
         const name = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) ? callee.name.text : '';
         const pkg = name === 'require' || name === 'resolve' ? omitted(literalText(node.arguments[0])) : undefined;
-        if (pkg && !(loaderOf(file, node) && covers(loaderOf(file, node)!, pkg))) problems.push(`${at(node)}: ${name}('${pkg}'), which a production install omits`);
+        if (pkg && !(loaderOf(file, node) && covers(loaderOf(file, node)!, pkg)))
+          problems.push(`${at(node)}: ${name}('${pkg}'), which a production install omits`);
       }
       ts.forEachChild(node, visit);
     };
     visit(source);
   }
   for (const [loader, count] of importsInLoader) {
-    if (count !== 1) problems.push(`${loader.file}: ${loader.function}() holds ${count} import() calls; the dev-only loader holds exactly one`);
+    if (count !== 1)
+      problems.push(`${loader.file}: ${loader.function}() holds ${count} import() calls; the dev-only loader holds exactly one`);
   }
   return problems;
 }

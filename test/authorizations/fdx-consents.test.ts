@@ -5,7 +5,14 @@ import { recordAudit } from '../../src/audit/audit-log.js';
 import { insertAuthorization, revokeAuthorizationIn, revokeUserAuthorizationsIn } from '../../src/authorizations/authorizations.js';
 import { inTransaction } from '../../src/db/executor.js';
 import { parseFdxAuthorizationDetails } from '../../src/authorizations/fdx-consent-request.js';
-import { expireDueConsents, FdxConsentChoiceError, findConsentOfGrant, findConsentOfRecipient, recordFdxConsent, revokeFdxConsent } from '../../src/authorizations/fdx-consents.js';
+import {
+  expireDueConsents,
+  FdxConsentChoiceError,
+  findConsentOfGrant,
+  findConsentOfRecipient,
+  recordFdxConsent,
+  revokeFdxConsent,
+} from '../../src/authorizations/fdx-consents.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { createAccount } from '../helpers/fdx.js';
 import { createStaff, type Staff } from '../helpers/oauth-server.js';
@@ -26,29 +33,75 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 const request = (consentRequest: Record<string, unknown> = {}) =>
-  parseFdxAuthorizationDetails([{ type: 'fdx_v1.0', consentRequest: { durationType: 'TIME_BOUND', durationPeriod: 30, resources: [{ resourceType: 'ACCOUNT', dataClusters: ['ACCOUNT_DETAILED', 'TRANSACTIONS'] }], ...consentRequest } }]);
+  parseFdxAuthorizationDetails([
+    {
+      type: 'fdx_v1.0',
+      consentRequest: {
+        durationType: 'TIME_BOUND',
+        durationPeriod: 30,
+        resources: [{ resourceType: 'ACCOUNT', dataClusters: ['ACCOUNT_DETAILED', 'TRANSACTIONS'] }],
+        ...consentRequest,
+      },
+    },
+  ]);
 
 /** An authorization of `clientId` (the consent's grant must exist: a foreign key). */
 async function authorization(clientId = 'client-a'): Promise<string> {
   const grantId = crypto.randomBytes(12).toString('base64url');
-  await insertAuthorization(t.db, { grantId, environment: 'production', clientId, subjectType: 'user', userId: staff.users.admin.id, organizationId: staff.orgId, scopes: ['read_only', 'read:bank_accounts'] });
+  await insertAuthorization(t.db, {
+    grantId,
+    environment: 'production',
+    clientId,
+    subjectType: 'user',
+    userId: staff.users.admin.id,
+    organizationId: staff.orgId,
+    scopes: ['read_only', 'read:bank_accounts'],
+  });
   return grantId;
 }
 
 async function consent(consentRequest: Record<string, unknown> = {}, clientId = 'client-a', accountIds: string[] = [accounts[0]!]) {
   const grantId = await authorization(clientId);
-  return recordFdxConsent(t.db, { environment: 'production', organizationId: staff.orgId, clientId, grantId, userId: staff.users.admin.id, request: request(consentRequest), accountIds });
+  return recordFdxConsent(t.db, {
+    environment: 'production',
+    organizationId: staff.orgId,
+    clientId,
+    grantId,
+    userId: staff.users.admin.id,
+    request: request(consentRequest),
+    accountIds,
+  });
 }
 
 const days = (n: number) => n * 86_400_000;
 /** Moves a consent two days back, so that it expired a second ago (created_at is not updatable through the table types). */
-const backdate = (id: string) => sql`update fdx_consents set created_at = now() - interval '2 days', expires_at = now() - interval '1 second' where id = ${id}`.execute(t.db);
+const backdate = (id: string) =>
+  sql`update fdx_consents set created_at = now() - interval '2 days', expires_at = now() - interval '1 second' where id = ${id}`.execute(
+    t.db,
+  );
 
 describe('recordFdxConsent', () => {
   it('stores one ACCOUNT resource per chosen account and the organization as the CUSTOMER resource, with an unguessable id', async () => {
-    const c = await consent({ lookbackPeriod: 90, resources: [{ resourceType: 'ACCOUNT', dataClusters: ['TRANSACTIONS'] }, { resourceType: 'CUSTOMER', dataClusters: ['CUSTOMER_CONTACT'] }] }, 'client-a', [...accounts, accounts[0]!]);
+    const c = await consent(
+      {
+        lookbackPeriod: 90,
+        resources: [
+          { resourceType: 'ACCOUNT', dataClusters: ['TRANSACTIONS'] },
+          { resourceType: 'CUSTOMER', dataClusters: ['CUSTOMER_CONTACT'] },
+        ],
+      },
+      'client-a',
+      [...accounts, accounts[0]!],
+    );
     expect(c.id).toMatch(/^[A-Za-z0-9_-]{22}$/);
-    expect(c).toMatchObject({ status: 'ACTIVE', durationType: 'TIME_BOUND', durationPeriod: 30, lookbackPeriod: 90, revokedAt: null, userId: staff.users.admin.id });
+    expect(c).toMatchObject({
+      status: 'ACTIVE',
+      durationType: 'TIME_BOUND',
+      durationPeriod: 30,
+      lookbackPeriod: 90,
+      revokedAt: null,
+      userId: staff.users.admin.id,
+    });
     expect(c.resources).toEqual([
       { resourceType: 'ACCOUNT', resourceId: accounts[0], dataClusters: ['TRANSACTIONS'] },
       { resourceType: 'ACCOUNT', resourceId: accounts[1], dataClusters: ['TRANSACTIONS'] },
@@ -68,7 +121,9 @@ describe('recordFdxConsent', () => {
 
   it('refuses a choice that does not fit: no account for an ACCOUNT request, accounts for a CUSTOMER-only one, or not the organization’s', async () => {
     await expect(consent({}, 'client-a', [])).rejects.toThrow(FdxConsentChoiceError);
-    await expect(consent({ resources: [{ resourceType: 'CUSTOMER', dataClusters: ['CUSTOMER_CONTACT'] }] })).rejects.toThrow(/asks for no accounts/);
+    await expect(consent({ resources: [{ resourceType: 'CUSTOMER', dataClusters: ['CUSTOMER_CONTACT'] }] })).rejects.toThrow(
+      /asks for no accounts/,
+    );
     await expect(consent({}, 'client-a', [theirAccount])).rejects.toThrow(/not one of the organization's accounts/);
     await expect(consent({}, 'client-a', ['not-a-uuid'])).rejects.toThrow(FdxConsentChoiceError);
     const customerOnly = await consent({ resources: [{ resourceType: 'CUSTOMER', dataClusters: ['CUSTOMER_CONTACT'] }] }, 'client-a', []);
@@ -77,7 +132,15 @@ describe('recordFdxConsent', () => {
 
   it('keeps one consent per authorization', async () => {
     const c = await consent();
-    const again = recordFdxConsent(t.db, { environment: 'production', organizationId: staff.orgId, clientId: 'client-a', grantId: c.grantId, userId: staff.users.admin.id, request: request(), accountIds: accounts });
+    const again = recordFdxConsent(t.db, {
+      environment: 'production',
+      organizationId: staff.orgId,
+      clientId: 'client-a',
+      grantId: c.grantId,
+      userId: staff.users.admin.id,
+      request: request(),
+      accountIds: accounts,
+    });
     await expect(again).rejects.toMatchObject({ code: '23505' });
   });
 });
@@ -98,8 +161,14 @@ describe('reading a consent', () => {
     expect((await findConsentOfGrant(t.db, 'production', c.grantId))?.status).toBe('EXPIRED');
     expect((await t.db.selectFrom('fdx_consents').select('status').where('id', '=', c.id).executeTakeFirstOrThrow()).status).toBe('ACTIVE');
     expect(await expireDueConsents(t.db)).toBeGreaterThanOrEqual(1);
-    expect(await t.db.selectFrom('fdx_consents').select(['status', 'updated_at', 'expires_at']).where('id', '=', c.id).executeTakeFirstOrThrow()).toMatchObject({ status: 'EXPIRED' });
-    const authorization = await t.db.selectFrom('oauth_authorizations').select(['revoked_at', 'revoked_reason']).where('grant_id', '=', c.grantId).executeTakeFirstOrThrow();
+    expect(
+      await t.db.selectFrom('fdx_consents').select(['status', 'updated_at', 'expires_at']).where('id', '=', c.id).executeTakeFirstOrThrow(),
+    ).toMatchObject({ status: 'EXPIRED' });
+    const authorization = await t.db
+      .selectFrom('oauth_authorizations')
+      .select(['revoked_at', 'revoked_reason'])
+      .where('grant_id', '=', c.grantId)
+      .executeTakeFirstOrThrow();
     expect(authorization).toMatchObject({ revoked_at: expect.any(Date), revoked_reason: 'fdx_consent_expired' });
     expect((await findConsentOfGrant(t.db, 'production', live.grantId))?.status).toBe('ACTIVE');
     expect(await expireDueConsents(t.db)).toBe(0);
@@ -109,9 +178,15 @@ describe('reading a consent', () => {
 describe('an authorization ended another way', () => {
   it('ends its consent too (the approver left the organization): REVOKED by the data provider under its business rules', async () => {
     const c = await consent();
-    const revoked = await inTransaction(t.db, (trx) => revokeUserAuthorizationsIn(trx, { userId: staff.users.admin.id, organizationId: staff.orgId, reason: 'member_removed' }));
+    const revoked = await inTransaction(t.db, (trx) =>
+      revokeUserAuthorizationsIn(trx, { userId: staff.users.admin.id, organizationId: staff.orgId, reason: 'member_removed' }),
+    );
     expect(revoked.map((r) => r.grantId)).toContain(c.grantId);
-    expect(await findConsentOfGrant(t.db, 'production', c.grantId)).toMatchObject({ status: 'REVOKED', revocationReason: 'BUSINESS_RULE', revocationInitiator: 'DATA_PROVIDER' });
+    expect(await findConsentOfGrant(t.db, 'production', c.grantId)).toMatchObject({
+      status: 'REVOKED',
+      revocationReason: 'BUSINESS_RULE',
+      revocationInitiator: 'DATA_PROVIDER',
+    });
   });
 
   it('leaves an expired consent EXPIRED', async () => {
@@ -123,19 +198,49 @@ describe('an authorization ended another way', () => {
 });
 
 describe('revokeFdxConsent', () => {
-  const revoke = (consentId: string, owner: { clientId: string } | { organizationId: string } = { clientId: 'client-a' }, audit?: Parameters<typeof revokeFdxConsent>[1]['audit']) =>
-    revokeFdxConsent(t.db, { environment: 'production', consentId, owner, reason: 'USER_ACTION', initiator: 'DATA_RECIPIENT', audit });
+  const revoke = (
+    consentId: string,
+    owner: { clientId: string } | { organizationId: string } = { clientId: 'client-a' },
+    audit?: Parameters<typeof revokeFdxConsent>[1]['audit'],
+  ) => revokeFdxConsent(t.db, { environment: 'production', consentId, owner, reason: 'USER_ACTION', initiator: 'DATA_RECIPIENT', audit });
 
   it('revokes an active consent with its authorization and tokens, and audits in the same transaction; a second time is already-revoked', async () => {
     const c = await consent();
-    await t.db.insertInto('oidc_models').values({ environment: 'production', model: 'RefreshToken', id: crypto.randomUUID(), grant_id: c.grantId, payload: JSON.stringify({ kind: 'RefreshToken', clientId: 'client-a' }), expires_at: new Date(Date.now() + days(1)) }).execute();
-    const outcome = await revoke(c.id, { clientId: 'client-a' }, (trx, revoked) => recordAudit(trx, { event: 'fdx.consent_revoked', environment: 'production', clientId: revoked.clientId, details: { consentId: revoked.id, status: revoked.status } }));
+    await t.db
+      .insertInto('oidc_models')
+      .values({
+        environment: 'production',
+        model: 'RefreshToken',
+        id: crypto.randomUUID(),
+        grant_id: c.grantId,
+        payload: JSON.stringify({ kind: 'RefreshToken', clientId: 'client-a' }),
+        expires_at: new Date(Date.now() + days(1)),
+      })
+      .execute();
+    const outcome = await revoke(c.id, { clientId: 'client-a' }, (trx, revoked) =>
+      recordAudit(trx, {
+        event: 'fdx.consent_revoked',
+        environment: 'production',
+        clientId: revoked.clientId,
+        details: { consentId: revoked.id, status: revoked.status },
+      }),
+    );
     expect(outcome).toBe('revoked');
     const after = (await findConsentOfGrant(t.db, 'production', c.grantId))!;
-    expect(after).toMatchObject({ status: 'REVOKED', revocationReason: 'USER_ACTION', revocationInitiator: 'DATA_RECIPIENT', revokedAt: expect.any(Date) });
+    expect(after).toMatchObject({
+      status: 'REVOKED',
+      revocationReason: 'USER_ACTION',
+      revocationInitiator: 'DATA_RECIPIENT',
+      revokedAt: expect.any(Date),
+    });
     expect(after.updatedAt.getTime()).toBe(after.revokedAt!.getTime());
-    expect((await t.db.selectFrom('oauth_authorizations').select('revoked_at').where('grant_id', '=', c.grantId).executeTakeFirstOrThrow()).revoked_at).not.toBeNull();
-    expect(await t.db.selectFrom('oidc_models').select('id').where('grant_id', '=', c.grantId).where('model', '=', 'RefreshToken').execute()).toEqual([]);
+    expect(
+      (await t.db.selectFrom('oauth_authorizations').select('revoked_at').where('grant_id', '=', c.grantId).executeTakeFirstOrThrow())
+        .revoked_at,
+    ).not.toBeNull();
+    expect(
+      await t.db.selectFrom('oidc_models').select('id').where('grant_id', '=', c.grantId).where('model', '=', 'RefreshToken').execute(),
+    ).toEqual([]);
     const audit = await t.db.selectFrom('audit_events').select('details').where('event', '=', 'fdx.consent_revoked').execute();
     expect(audit.map((a) => a.details)).toContainEqual({ consentId: c.id, status: 'REVOKED' });
     expect(await revoke(c.id)).toBe('already-revoked');

@@ -49,13 +49,25 @@ describe('API reference page', () => {
     const { page, csp } = await open(`${server.urls.dashboard}/docs/api`);
     expect(csp).toBe(API_REFERENCE_POLICY);
     // Operation titles (the route specs' summaries), a request body and a 201.
-    await expect(page.getByRole('heading', { name: 'Subscribe a webhook URL to one event category; returns the signing secret only when generated' }).first().waitFor()).resolves.toBeUndefined();
+    await expect(
+      page
+        .getByRole('heading', { name: 'Subscribe a webhook URL to one event category; returns the signing secret only when generated' })
+        .first()
+        .waitFor(),
+    ).resolves.toBeUndefined();
     await expect(page.getByRole('heading', { name: "List the provider's giving pools" }).first().isVisible()).resolves.toBe(true);
     await expect(page.getByText('Request Body schema: application/json').first().isVisible()).resolves.toBe(true);
-    await expect(page.locator('button', { hasText: /^\s*201\s*Created/ }).first().count()).resolves.toBeGreaterThan(0);
+    await expect(
+      page
+        .locator('button', { hasText: /^\s*201\s*Created/ })
+        .first()
+        .count(),
+    ).resolves.toBeGreaterThan(0);
     // The API host it documents is named, and the raw document is a link away.
     await expect(page.getByRole('navigation', { name: 'API versions' }).textContent()).resolves.toContain(server.urls.api);
-    await expect(page.getByRole('link', { name: 'OpenAPI document' }).getAttribute('href')).resolves.toBe('/docs/api/openapi.json?version=2026-04-01');
+    await expect(page.getByRole('link', { name: 'OpenAPI document' }).getAttribute('href')).resolves.toBe(
+      '/docs/api/openapi.json?version=2026-04-01',
+    );
     expectOnly(server.urls.dashboard);
     expect(errors).toEqual([]);
     expect(requests.some((url) => url.endsWith('/docs/api/redoc.standalone.js'))).toBe(true);
@@ -63,7 +75,9 @@ describe('API reference page', () => {
 
   it('shows an older version on the sandbox dashboard, without the operations it lacks', async () => {
     const { page } = await open(`${server.urls.sandboxDashboard}/docs/api?version=2026-01-15`);
-    await expect(page.getByRole('heading', { name: "List the authorizing nonprofit's donations, newest first" }).first().waitFor()).resolves.toBeUndefined();
+    await expect(
+      page.getByRole('heading', { name: "List the authorizing nonprofit's donations, newest first" }).first().waitFor(),
+    ).resolves.toBeUndefined();
     await expect(page.getByRole('heading', { name: "List the provider's giving pools" }).count()).resolves.toBe(0);
     await expect(page.getByRole('navigation', { name: 'API versions' }).textContent()).resolves.toContain(server.urls.sandboxApi);
     expectOnly(server.urls.sandboxDashboard);

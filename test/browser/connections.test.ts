@@ -29,7 +29,12 @@ const connectionsUrl = () => `${server.urls.dashboard}/oauth/connections`;
 
 /** A full authorization in `page` (signing in if asked), exchanged for tokens. */
 async function authorizeAndExchange(page: Page, client: Client, user: { email: string; password: string }, scope = 'read_only') {
-  const flow = await startAuthorization(page, server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope });
+  const flow = await startAuthorization(page, server, {
+    environment: 'production',
+    clientId: client.client_id,
+    redirectUri: REDIRECT,
+    scope,
+  });
   if (await page.getByLabel('Password').isVisible()) await signIn(page, user);
   await page.getByRole('button', { name: 'Approve' }).click();
   const code = (await flow.callback).searchParams.get('code')!;
@@ -52,7 +57,9 @@ describe('connected applications', () => {
     await page.goto(connectionsUrl());
     await expect(page.getByRole('heading', { name: 'Connected applications' }).isVisible()).resolves.toBe(true);
     const entry = item(page, 'Books Sync');
-    await expect(entry.textContent()).resolves.toMatch(/Nonprofit.*Environment\s*Production.*Access for\s*You.*Permissions\s*View your nonprofit’s data\s*View and change your nonprofit’s data.*Granted.*UTC.*Last used.*UTC/s);
+    await expect(entry.textContent()).resolves.toMatch(
+      /Nonprofit.*Environment\s*Production.*Access for\s*You.*Permissions\s*View your nonprofit’s data\s*View and change your nonprofit’s data.*Granted.*UTC.*Last used.*UTC/s,
+    );
     await expectCookiesLocked(context);
 
     await entry.getByRole('button', { name: 'Revoke' }).click();
@@ -60,9 +67,16 @@ describe('connected applications', () => {
     await expect(listedApplications(page)).resolves.toEqual([]);
 
     // Every token of the authorization died with it.
-    expect((await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token })).status).toBe(401);
+    expect(
+      (await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token })).status,
+    ).toBe(401);
     expect((await introspect(server, 'production', client, tokens.access_token)).body).toEqual({ active: false });
-    const audit = await t.db.selectFrom('audit_events').selectAll().where('event', '=', 'authorization.revoked').where('client_id', '=', client.client_id).executeTakeFirstOrThrow();
+    const audit = await t.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('event', '=', 'authorization.revoked')
+      .where('client_id', '=', client.client_id)
+      .executeTakeFirstOrThrow();
     expect(audit).toMatchObject({ environment: 'production', actor_user_id: staff.users.member.id, organization_id: staff.orgId });
     expect(audit.details).toMatchObject({ via: 'connections_page', subject_type: 'user' });
   });
@@ -70,7 +84,13 @@ describe('connected applications', () => {
   it('shows a user only their own authorizations, and Owners and Admins their nonprofit’s organization-subject ones; nothing else can be revoked', async () => {
     const [a, b] = await Promise.all([createStaff(t.db), createStaff(t.db)]);
     const userApp = await server.registerClient({ environment: 'production', name: 'Member Tool', redirectUris: [REDIRECT] });
-    const orgApp = await server.registerClient({ environment: 'production', name: 'Org Ledger', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write'], subjectType: 'organization' });
+    const orgApp = await server.registerClient({
+      environment: 'production',
+      name: 'Org Ledger',
+      redirectUris: [REDIRECT],
+      scopes: ['read_only', 'read_write'],
+      subjectType: 'organization',
+    });
     const asUser = async (user: Staff['users']['owner'], client: Client) => {
       const ctx = await browser.newContext();
       await authorizeAndExchange(await ctx.newPage(), client, user);
@@ -80,7 +100,11 @@ describe('connected applications', () => {
     await asUser(a.users.admin, orgApp);
     await asUser(b.users.member, userApp);
     await asUser(b.users.admin, orgApp);
-    const grants = await t.db.selectFrom('oauth_authorizations').select(['grant_id', 'user_id']).where('organization_id', 'in', [a.orgId, b.orgId]).execute();
+    const grants = await t.db
+      .selectFrom('oauth_authorizations')
+      .select(['grant_id', 'user_id'])
+      .where('organization_id', 'in', [a.orgId, b.orgId])
+      .execute();
     const grantOf = (userId: string) => grants.find((g) => g.user_id === userId)!.grant_id;
 
     // The Owner of A: A's organization-subject authorization (approved by A's Admin), not the
@@ -89,7 +113,9 @@ describe('connected applications', () => {
     await page.goto(connectionsUrl());
     await signIn(page, a.users.owner);
     await expect(listedApplications(page)).resolves.toEqual(['Org Ledger']);
-    await expect(item(page, 'Org Ledger').textContent()).resolves.toMatch(new RegExp(`The nonprofit\\s*approved by ${a.users.admin.email.replace('.', '\\.')}`));
+    await expect(item(page, 'Org Ledger').textContent()).resolves.toMatch(
+      new RegExp(`The nonprofit\\s*approved by ${a.users.admin.email.replace('.', '\\.')}`),
+    );
 
     // A's Member: their own authorization only.
     const memberContext = await browser.newContext();
@@ -102,11 +128,24 @@ describe('connected applications', () => {
     // 404 as if they did not exist, and those authorizations stay live.
     const csrf = await memberPage.locator('input[name=csrf]').first().inputValue();
     for (const grant of [grantOf(a.users.admin.id), grantOf(b.users.member.id), grantOf(b.users.admin.id), 'no-such-grant']) {
-      const response = await memberContext.request.post(`${connectionsUrl()}/revoke`, { form: { csrf, grant }, headers: { origin: server.urls.dashboard, accept: 'text/html' }, maxRedirects: 0 });
+      const response = await memberContext.request.post(`${connectionsUrl()}/revoke`, {
+        form: { csrf, grant },
+        headers: { origin: server.urls.dashboard, accept: 'text/html' },
+        maxRedirects: 0,
+      });
       expect(response.status()).toBe(404);
       expect(await response.text()).toContain('There is no such connected application.');
     }
-    const stillLive = await t.db.selectFrom('oauth_authorizations').select('grant_id').where('grant_id', 'in', grants.map((g) => g.grant_id)).where('revoked_at', 'is', null).execute();
+    const stillLive = await t.db
+      .selectFrom('oauth_authorizations')
+      .select('grant_id')
+      .where(
+        'grant_id',
+        'in',
+        grants.map((g) => g.grant_id),
+      )
+      .where('revoked_at', 'is', null)
+      .execute();
     expect(stillLive).toHaveLength(4);
     await memberContext.close();
 
@@ -121,14 +160,25 @@ describe('connected applications', () => {
     const staff = await createStaff(t.db);
     const account = await createAccount(t.db, staff, 'production');
     const fapi = await registerFapiClient(server, { name: 'Bank Feed' });
-    const consentRequest = { durationType: 'PERSISTENT', lookbackPeriod: 0, resources: [{ resourceType: 'ACCOUNT', dataClusters: ['ACCOUNT_BASIC', 'TRANSACTIONS'] }] };
+    const consentRequest = {
+      durationType: 'PERSISTENT',
+      lookbackPeriod: 0,
+      resources: [{ resourceType: 'ACCOUNT', dataClusters: ['ACCOUNT_BASIC', 'TRANSACTIONS'] }],
+    };
     const tokens = await fapiTokens(server, fapi, {
       login: staff.users.admin,
       params: { authorization_details: JSON.stringify([{ type: 'fdx_v1.0', consentRequest }]) },
       consentFields: () => ({ [`account_${account.id}`]: 'on' }),
     });
     const fdxStatus = async () => {
-      const call = oauth.protectedResourceRequest(tokens.access_token, 'GET', new URL(`${server.urls.api}/fdx/v6/accounts`), new Headers(), null, { DPoP: fapi.dpop, ...insecure });
+      const call = oauth.protectedResourceRequest(
+        tokens.access_token,
+        'GET',
+        new URL(`${server.urls.api}/fdx/v6/accounts`),
+        new Headers(),
+        null,
+        { DPoP: fapi.dpop, ...insecure },
+      );
       return call.then(
         (response) => response.status,
         (error: unknown) => (error instanceof oauth.WWWAuthenticateChallengeError ? error.status : Promise.reject(error)),
@@ -141,10 +191,15 @@ describe('connected applications', () => {
     await signIn(page, staff.users.admin);
     const entry = item(page, 'Bank Feed');
     await expect(entry.textContent()).resolves.toMatch(
-      new RegExp(`Bank data\\s*Active\\s*Consent to share bank account data.*Accounts shared\\s*Test\\s*••••${account.accountNumber.slice(-4)}.*Data shared\\s*Account names, types and masked numbers\\s*Transactions.*History\\s*None: only activity from the approval on.*Expires.*UTC`, 's'),
+      new RegExp(
+        `Bank data\\s*Active\\s*Consent to share bank account data.*Accounts shared\\s*Test\\s*••••${account.accountNumber.slice(-4)}.*Data shared\\s*Account names, types and masked numbers\\s*Transactions.*History\\s*None: only activity from the approval on.*Expires.*UTC`,
+        's',
+      ),
     );
     await entry.getByRole('button', { name: 'Revoke' }).click();
-    await expect(page.getByRole('status').textContent()).resolves.toMatch(/Bank Feed no longer has access.*Its bank-data consent is revoked/);
+    await expect(page.getByRole('status').textContent()).resolves.toMatch(
+      /Bank Feed no longer has access.*Its bank-data consent is revoked/,
+    );
     await expect(listedApplications(page)).resolves.toEqual([]);
     expect(await fdxStatus()).toBe(401);
     const consent = await t.db.selectFrom('fdx_consents').selectAll().where('client_id', '=', fapi.client_id).executeTakeFirstOrThrow();
@@ -162,7 +217,12 @@ describe('connected applications', () => {
     await expectCookiesLocked(context);
 
     // Signed in here means signed in for the flow: straight to the consent screen.
-    const flow = await startAuthorization(page, server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope: 'read_only' });
+    const flow = await startAuthorization(page, server, {
+      environment: 'production',
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      scope: 'read_only',
+    });
     await expect(page.getByRole('button', { name: 'Approve' }).isVisible()).resolves.toBe(true);
     await page.getByRole('button', { name: 'Approve' }).click();
     expect((await flow.callback).searchParams.get('code')).toBeTruthy();
@@ -171,10 +231,22 @@ describe('connected applications', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect(page.getByRole('status').textContent()).resolves.toBe('You are signed out.');
     expect((await context.cookies()).map((c) => c.name)).not.toContain('alm_production_session');
-    expect(await t.db.selectFrom('audit_events').select('event').where('event', '=', 'logout').where('actor_user_id', '=', staff.users.owner.id).execute()).toHaveLength(1);
+    expect(
+      await t.db
+        .selectFrom('audit_events')
+        .select('event')
+        .where('event', '=', 'logout')
+        .where('actor_user_id', '=', staff.users.owner.id)
+        .execute(),
+    ).toHaveLength(1);
 
     // Signed out: the next authorization asks to sign in again (tokens already issued live on).
-    await startAuthorization(page, server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope: 'read_only read_write' });
+    await startAuthorization(page, server, {
+      environment: 'production',
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      scope: 'read_only read_write',
+    });
     await expect(page.getByLabel('Password').isVisible()).resolves.toBe(true);
   });
 });

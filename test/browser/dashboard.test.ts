@@ -31,7 +31,11 @@ async function open(page: Page, pathname: string) {
 /** Posts a form as the page's own would be (same origin, the session's CSRF token), outside the page. */
 async function post(page: Page, pathname: string, form: Record<string, string>) {
   const csrf = await page.locator('input[name="csrf"]').first().inputValue();
-  const response = await page.request.post(`${dashboard()}${pathname}`, { form: { csrf, ...form }, headers: { origin: dashboard() }, maxRedirects: 0 });
+  const response = await page.request.post(`${dashboard()}${pathname}`, {
+    form: { csrf, ...form },
+    headers: { origin: dashboard() },
+    maxRedirects: 0,
+  });
   return response.status();
 }
 
@@ -45,7 +49,12 @@ describe('the dashboard in Chromium, role by role', () => {
     for (const role of ['owner', 'admin'] as const) {
       const page = await signedIn(staff.users[role]);
       await page.getByRole('link', { name: 'Manage' }).click();
-      await expect(page.getByRole('navigation', { name: /Nonprofit/ }).getByRole('link').allTextContents()).resolves.toEqual(['Members', 'API keys', 'Connected applications', 'Audit log', 'Settings']);
+      await expect(
+        page
+          .getByRole('navigation', { name: /Nonprofit/ })
+          .getByRole('link')
+          .allTextContents(),
+      ).resolves.toEqual(['Members', 'API keys', 'Connected applications', 'Audit log', 'Settings']);
       for (const tab of ORG_PAGES) {
         const answer = await open(page, `/orgs/${dashed(staff.ein)}/${tab}`);
         expect({ role, tab, status: answer.status }).toEqual({ role, tab, status: 200 });
@@ -60,11 +69,20 @@ describe('the dashboard in Chromium, role by role', () => {
     for (const role of ['member', 'read_only'] as const) {
       const page = await signedIn(staff.users[role]);
       await expect(page.getByRole('link', { name: 'Manage' }).count()).resolves.toBe(0);
-      await expect(page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link').allTextContents()).resolves.toEqual(['Your account', 'Security', 'Connected applications']);
+      await expect(page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link').allTextContents()).resolves.toEqual([
+        'Your account',
+        'Security',
+        'Connected applications',
+      ]);
       expect((await open(page, '/oauth/connections')).status).toBe(200);
       for (const tab of ORG_PAGES) {
         const answer = await open(page, `/orgs/${dashed(staff.ein)}/${tab}`);
-        expect({ role, tab, status: answer.status, heading: answer.heading }).toEqual({ role, tab, status: 403, heading: 'Only Owners and Admins manage the organization' });
+        expect({ role, tab, status: answer.status, heading: answer.heading }).toEqual({
+          role,
+          tab,
+          status: 403,
+          heading: 'Only Owners and Admins manage the organization',
+        });
       }
       await page.goto(`${dashboard()}/account`);
       const forms: [string, Record<string, string>][] = [
@@ -79,21 +97,34 @@ describe('the dashboard in Chromium, role by role', () => {
       await chromium.context.clearCookies();
     }
     // Nothing changed.
-    expect((await t.db.selectFrom('memberships').select('role').where('user_id', '=', staff.users.admin.id).executeTakeFirstOrThrow()).role).toBe('admin');
-    expect(await t.db.selectFrom('api_keys').select('id').where('organization_id', '=', staff.orgId).where('revoked_at', 'is', null).execute()).toHaveLength(1);
+    expect(
+      (await t.db.selectFrom('memberships').select('role').where('user_id', '=', staff.users.admin.id).executeTakeFirstOrThrow()).role,
+    ).toBe('admin');
+    expect(
+      await t.db.selectFrom('api_keys').select('id').where('organization_id', '=', staff.orgId).where('revoked_at', 'is', null).execute(),
+    ).toHaveLength(1);
   });
 
   it('lets an Owner change a role with the select and its button, and remove a member after the confirmation page', async () => {
     // Named as a real organization's staff would be, for the screenshot of the page.
     await t.db.updateTable('organizations').set({ name: 'Riverside Food Pantry' }).where('id', '=', staff.orgId).execute();
     const names = { owner: 'Olivia Okafor', admin: 'Adam Brooks', member: 'Maya Chen', read_only: 'Ravi Patel' } as const;
-    for (const role of Object.keys(names) as (keyof typeof names)[]) await t.db.updateTable('users').set({ display_name: names[role] }).where('id', '=', staff.users[role].id).execute();
+    for (const role of Object.keys(names) as (keyof typeof names)[])
+      await t.db.updateTable('users').set({ display_name: names[role] }).where('id', '=', staff.users[role].id).execute();
     const page = await signedIn(staff.users.owner, `/orgs/${dashed(staff.ein)}/members`);
     await page.getByLabel(`Role of ${staff.users.read_only.email}`).selectOption('member');
-    await page.getByRole('row', { name: new RegExp(staff.users.read_only.email) }).getByRole('button', { name: 'Change role' }).click();
+    await page
+      .getByRole('row', { name: new RegExp(staff.users.read_only.email) })
+      .getByRole('button', { name: 'Change role' })
+      .click();
     await expect(page.getByRole('status').textContent()).resolves.toBe(`${staff.users.read_only.email} is now Member.`);
-    await page.getByRole('row', { name: new RegExp(staff.users.member.email) }).getByRole('link', { name: 'Remove…' }).click();
-    await expect(page.getByRole('heading', { level: 2 }).first().textContent()).resolves.toBe(`Remove ${staff.users.member.email} from ${(await t.db.selectFrom('organizations').select('name').where('id', '=', staff.orgId).executeTakeFirstOrThrow()).name}?`);
+    await page
+      .getByRole('row', { name: new RegExp(staff.users.member.email) })
+      .getByRole('link', { name: 'Remove…' })
+      .click();
+    await expect(page.getByRole('heading', { level: 2 }).first().textContent()).resolves.toBe(
+      `Remove ${staff.users.member.email} from ${(await t.db.selectFrom('organizations').select('name').where('id', '=', staff.orgId).executeTakeFirstOrThrow()).name}?`,
+    );
     await page.getByRole('button', { name: 'Remove' }).click();
     await expect(page.getByRole('status').textContent()).resolves.toContain('The member was removed.');
     await expect(page.getByRole('row', { name: new RegExp(staff.users.member.email) }).count()).resolves.toBe(0);
@@ -122,24 +153,52 @@ describe('the dashboard in Chromium, role by role', () => {
     await expect(page.getByRole('status').textContent()).resolves.toContain('A new key is shown only once');
     expect(await t.db.selectFrom('api_keys').select('id').where('organization_id', '=', staff.orgId).execute()).toHaveLength(1);
     // Revoke asks first, on a page of its own; Cancel changes nothing, Revoke stops the key.
-    await Promise.all([page.waitForNavigation(), page.getByRole('row', { name: /Billing server/ }).getByRole('link', { name: 'Revoke…' }).click()]);
+    await Promise.all([
+      page.waitForNavigation(),
+      page
+        .getByRole('row', { name: /Billing server/ })
+        .getByRole('link', { name: 'Revoke…' })
+        .click(),
+    ]);
     await expect(page.getByRole('heading', { level: 2 }).first().textContent()).resolves.toBe('Revoke the key Billing server?');
     await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Cancel' }).click()]);
-    expect(await t.db.selectFrom('api_keys').select('id').where('organization_id', '=', staff.orgId).where('revoked_at', 'is', null).execute()).toHaveLength(1);
-    await Promise.all([page.waitForNavigation(), page.getByRole('row', { name: /Billing server/ }).getByRole('link', { name: 'Revoke…' }).click()]);
+    expect(
+      await t.db.selectFrom('api_keys').select('id').where('organization_id', '=', staff.orgId).where('revoked_at', 'is', null).execute(),
+    ).toHaveLength(1);
+    await Promise.all([
+      page.waitForNavigation(),
+      page
+        .getByRole('row', { name: /Billing server/ })
+        .getByRole('link', { name: 'Revoke…' })
+        .click(),
+    ]);
     await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Revoke' }).click()]);
     await expect(page.getByRole('status').textContent()).resolves.toContain(`The key Billing server (${key.slice(0, 13)}…) is revoked`);
-    expect(await t.db.selectFrom('api_keys').select('id').where('organization_id', '=', staff.orgId).where('revoked_at', 'is', null).execute()).toHaveLength(0);
+    expect(
+      await t.db.selectFrom('api_keys').select('id').where('organization_id', '=', staff.orgId).where('revoked_at', 'is', null).execute(),
+    ).toHaveLength(0);
   });
 
   it('never breaks an audit event’s name inside it, even on a phone', async () => {
-    await recordAudit(t.db, { event: 'authorization_code.replay', environment: 'production', organizationId: staff.orgId, details: { grant_id: 'g'.repeat(40) } });
-    await recordAudit(t.db, { event: 'membership.role_changed', organizationId: staff.orgId, actorUserId: staff.users.owner.id, details: { user_id: staff.users.member.id, email: staff.users.member.email, role: 'admin' } });
+    await recordAudit(t.db, {
+      event: 'authorization_code.replay',
+      environment: 'production',
+      organizationId: staff.orgId,
+      details: { grant_id: 'g'.repeat(40) },
+    });
+    await recordAudit(t.db, {
+      event: 'membership.role_changed',
+      organizationId: staff.orgId,
+      actorUserId: staff.users.owner.id,
+      details: { user_id: staff.users.member.id, email: staff.users.member.email, role: 'admin' },
+    });
     const page = await signedIn(staff.users.owner, `/orgs/${dashed(staff.ein)}/audit`);
     for (const width of [1240, 380]) {
       await page.setViewportSize({ width, height: 800 });
       // An inline element laid out on one line has one box.
-      const lines = await page.locator('table.audit th code').evaluateAll((codes) => codes.map((code) => [code.textContent, code.getClientRects().length]));
+      const lines = await page
+        .locator('table.audit th code')
+        .evaluateAll((codes) => codes.map((code) => [code.textContent, code.getClientRects().length]));
       expect(lines.length).toBeGreaterThanOrEqual(2);
       for (const [event, boxes] of lines) expect({ width, event, boxes }).toEqual({ width, event, boxes: 1 });
     }

@@ -29,7 +29,16 @@ describe('passkeys at the dev default, in Chromium', () => {
     const page = await chromium.context.newPage();
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('WebAuthn.enable', { enableUI: false });
-    await cdp.send('WebAuthn.addVirtualAuthenticator', { options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true } });
+    await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
+    });
 
     await page.goto(`${server.urls.dashboard}/sign-in?next=/account/security`);
     await signInWithPassword(page, user);

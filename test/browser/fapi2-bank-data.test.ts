@@ -22,7 +22,15 @@ const chromium = useChromium();
 const REDIRECT = FAPI_REDIRECT.production;
 
 const CONSENT_REQUEST = [
-  { type: 'fdx_v1.0', consentRequest: { durationType: 'TIME_BOUND', durationPeriod: 90, lookbackPeriod: 30, resources: [{ resourceType: 'ACCOUNT', dataClusters: ['ACCOUNT_DETAILED', 'TRANSACTIONS'] }] } },
+  {
+    type: 'fdx_v1.0',
+    consentRequest: {
+      durationType: 'TIME_BOUND',
+      durationPeriod: 90,
+      lookbackPeriod: 30,
+      resources: [{ resourceType: 'ACCOUNT', dataClusters: ['ACCOUNT_DETAILED', 'TRANSACTIONS'] }],
+    },
+  },
 ];
 
 let fapi: FapiClient;
@@ -49,20 +57,29 @@ beforeAll(async () => {
   other = await createAccount(server.db, staff, 'production', { accountNumber: '9000002222' });
   // The relying party: discovery, its ES256 signing key for private_key_jwt, ES256 ID tokens,
   // and a DPoP key of its own (plain http only because the test runs on loopback).
-  config = await openid.discovery(new URL(endpoints(server, 'production').api), fapi.client_id, { id_token_signed_response_alg: 'ES256' }, openid.PrivateKeyJwt(fapi.signingKey.privateKey), {
-    execute: [openid.allowInsecureRequests],
-  });
+  config = await openid.discovery(
+    new URL(endpoints(server, 'production').api),
+    fapi.client_id,
+    { id_token_signed_response_alg: 'ES256' },
+    openid.PrivateKeyJwt(fapi.signingKey.privateKey),
+    {
+      execute: [openid.allowInsecureRequests],
+    },
+  );
   dpopKey = await keyPair('ES256');
   dpop = openid.getDPoPHandle(config, dpopKey);
 });
 
 /** Resolves with the first request the browser makes to the redirect URI (never served). */
 function callbackOf(page: Page): Promise<URL> {
-  return page.waitForRequest((request) => request.url().startsWith(`${REDIRECT}?`), { timeout: 15_000 }).then((request) => new URL(request.url()));
+  return page
+    .waitForRequest((request) => request.url().startsWith(`${REDIRECT}?`), { timeout: 15_000 })
+    .then((request) => new URL(request.url()));
 }
 
 const fdx = (path: string) => new URL(`${server.urls.api}/fdx/v6${path}`);
-const fdxGet = (path: string) => openid.fetchProtectedResource(config, flow.tokens.access_token, fdx(path), 'GET', null, new Headers(), { DPoP: dpop });
+const fdxGet = (path: string) =>
+  openid.fetchProtectedResource(config, flow.tokens.access_token, fdx(path), 'GET', null, new Headers(), { DPoP: dpop });
 
 describe('a fapi2 client with openid-client and Chromium: an FDX consent from the push to its revocation', () => {
   it('pushes the request with authorization_details; the admin signs in, sees what is asked and both accounts, ticks one and approves; the browser returns to the redirect URI with code, state and iss', async () => {
@@ -112,7 +129,13 @@ describe('a fapi2 client with openid-client and Chromium: an FDX consent from th
   });
 
   it('the code exchanges with DPoP for DPoP-bound tokens naming the consent, with an ES256 ID token openid-client validated', async () => {
-    flow.tokens = await openid.authorizationCodeGrant(config, flow.callback, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce, idTokenExpected: true }, undefined, { DPoP: dpop });
+    flow.tokens = await openid.authorizationCodeGrant(
+      config,
+      flow.callback,
+      { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce, idTokenExpected: true },
+      undefined,
+      { DPoP: dpop },
+    );
     // oauth4webapi (under openid-client) reports the scheme in lower case.
     expect(flow.tokens.token_type).toBe('dpop');
     expect(flow.tokens.refresh_token).toBeTruthy();
@@ -149,7 +172,14 @@ describe('a fapi2 client with openid-client and Chromium: an FDX consent from th
 
   it('the same DPoP-bound token works from oauth4webapi too (protectedResourceRequest with a proof from the bound key)', async () => {
     const handle = oauth.DPoP(fapi.client, dpopKey);
-    const response = await oauth.protectedResourceRequest(flow.tokens.access_token, 'GET', fdx(`/accounts/${chosen.id}/transactions`), new Headers(), null, { DPoP: handle, ...insecure });
+    const response = await oauth.protectedResourceRequest(
+      flow.tokens.access_token,
+      'GET',
+      fdx(`/accounts/${chosen.id}/transactions`),
+      new Headers(),
+      null,
+      { DPoP: handle, ...insecure },
+    );
     expect(response.status).toBe(200);
     expect((await response.json()) as Record<string, unknown>).toHaveProperty('transactions');
   });
@@ -167,14 +197,23 @@ describe('a fapi2 client with openid-client and Chromium: an FDX consent from th
   it('once the nonprofit revokes the consent, the next FDX call with the same access token is 401 and the refresh is refused with invalid_grant', async () => {
     // The access token of the code exchange is still good before the revocation.
     expect((await fdxGet('/accounts')).status).toBe(200);
-    const outcome = await revokeFdxConsent(server.db, { environment: 'production', consentId: flow.consentId, owner: { organizationId: staff.orgId }, reason: 'USER_ACTION', initiator: 'DATA_PROVIDER' });
+    const outcome = await revokeFdxConsent(server.db, {
+      environment: 'production',
+      consentId: flow.consentId,
+      owner: { organizationId: staff.orgId },
+      reason: 'USER_ACTION',
+      initiator: 'DATA_PROVIDER',
+    });
     expect(outcome).toBe('revoked');
 
     // openid-client answers a 401 with a challenge by throwing it: the token is no longer good.
     const challenged = await fdxGet('/accounts').catch((error: unknown) => error);
     expect(challenged).toBeInstanceOf(openid.WWWAuthenticateChallengeError);
     expect((challenged as openid.WWWAuthenticateChallengeError).status).toBe(401);
-    expect((challenged as openid.WWWAuthenticateChallengeError).cause[0]).toMatchObject({ scheme: 'dpop', parameters: { error: 'invalid_token' } });
+    expect((challenged as openid.WWWAuthenticateChallengeError).cause[0]).toMatchObject({
+      scheme: 'dpop',
+      parameters: { error: 'invalid_token' },
+    });
     const refused = await openid.refreshTokenGrant(config, flow.refreshToken, undefined, { DPoP: dpop }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(openid.ResponseBodyError);
     expect((refused as openid.ResponseBodyError).error).toBe('invalid_grant');

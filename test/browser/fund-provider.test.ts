@@ -20,8 +20,15 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
  */
 
 const REDIRECT = 'https://app.example.org/callback';
-const { testDatabase: t, server, staff: nonprofit, clients: { app } } = useOAuthServer({
-  clients: { app: { environment: 'production', name: 'Grant Desk', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid'] } },
+const {
+  testDatabase: t,
+  server,
+  staff: nonprofit,
+  clients: { app },
+} = useOAuthServer({
+  clients: {
+    app: { environment: 'production', name: 'Grant Desk', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid'] },
+  },
 });
 let browser: Browser;
 let context: BrowserContext;
@@ -41,14 +48,23 @@ beforeEach(async () => {
 });
 afterEach(async () => context?.close());
 
-const nameOf = async (orgId: string) => (await t.db.selectFrom('organizations').select('name').where('id', '=', orgId).executeTakeFirstOrThrow()).name;
+const nameOf = async (orgId: string) =>
+  (await t.db.selectFrom('organizations').select('name').where('id', '=', orgId).executeTakeFirstOrThrow()).name;
 
 /** The code flow's back-channel half through oauth4webapi: the callback checked, the code redeemed, the id_token verified. */
 async function redeem(flow: BrowserAuthorization) {
   const as = await discover(server, 'production');
   const client: oauth.Client = { client_id: app.client_id };
   const params = oauth.validateAuthResponse(as, client, await flow.callback, flow.state);
-  const response = await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretBasic(app.client_secret), params, REDIRECT, flow.verifier, { [oauth.allowInsecureRequests]: true });
+  const response = await oauth.authorizationCodeGrantRequest(
+    as,
+    client,
+    oauth.ClientSecretBasic(app.client_secret),
+    params,
+    REDIRECT,
+    flow.verifier,
+    { [oauth.allowInsecureRequests]: true },
+  );
   return oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: flow.nonce, requireIdToken: true });
 }
 
@@ -57,20 +73,32 @@ const factsOf = (page: Page) => page.locator('.facts').textContent();
 describe("a fund provider's staff in the browser", () => {
   it('a fund-provider-only member sees a consent naming the fund provider, approves, and the token reads and writes the DAF operations', async () => {
     const page = await context.newPage();
-    const flow = await startAuthorization(page, server, { environment: 'production', clientId: app.client_id, redirectUri: REDIRECT, scope: 'openid read_only read_write' });
+    const flow = await startAuthorization(page, server, {
+      environment: 'production',
+      clientId: app.client_id,
+      redirectUri: REDIRECT,
+      scope: 'openid read_only read_write',
+    });
     await signIn(page, fund.users.member);
 
     // One organization: no choice, straight to the consent screen, which names it and its kind.
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(`Grant Desk wants access to ${fundName}`);
     await expect(factsOf(page)).resolves.toMatch(new RegExp(`Fund provider\\s*${fundName}\\s*EIN ${formatEin(fund.ein)}.*Member`, 's'));
-    await expect(page.locator('ul.perms li .perm-title').allTextContents()).resolves.toEqual(['View your fund provider’s data', 'View and change your fund provider’s data', 'Know who you are']);
+    await expect(page.locator('ul.perms li .perm-title').allTextContents()).resolves.toEqual([
+      'View your fund provider’s data',
+      'View and change your fund provider’s data',
+      'Know who you are',
+    ]);
     await expect(page.getByText(/not a member of any/).count()).resolves.toBe(0);
     await page.getByRole('button', { name: 'Approve' }).click();
 
     const tokens = await redeem(flow);
     expect(tokens.scope).toBe('read_only read_write openid');
     expect(oauth.getValidatedIdTokenClaims(tokens)?.sub).toBe(fund.users.member.id);
-    const created = await apiRequest(server, 'production', 'POST', '/v1/donor_accounts', { bearer: tokens.access_token, json: { donor: { email: 'browser-donor@example.org' } } });
+    const created = await apiRequest(server, 'production', 'POST', '/v1/donor_accounts', {
+      bearer: tokens.access_token,
+      json: { donor: { email: 'browser-donor@example.org' } },
+    });
     expect(created.status).toBe(201);
     const listed = await apiRequest(server, 'production', 'GET', '/v1/donor_accounts', { bearer: tokens.access_token });
     expect((listed.body.results as { id: string }[]).map((r) => r.id)).toContain(created.body.id);
@@ -78,7 +106,12 @@ describe("a fund provider's staff in the browser", () => {
     // The connections page shows the authorization as the fund provider's.
     await page.goto(`${server.urls.dashboard}/oauth/connections`);
     const entry = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Grant Desk', exact: true }) });
-    await expect(entry.textContent()).resolves.toMatch(new RegExp(`Fund provider\\s*${fundName}.*Permissions\\s*View your fund provider’s data\\s*View and change your fund provider’s data`, 's'));
+    await expect(entry.textContent()).resolves.toMatch(
+      new RegExp(
+        `Fund provider\\s*${fundName}.*Permissions\\s*View your fund provider’s data\\s*View and change your fund provider’s data`,
+        's',
+      ),
+    );
     await expect(page.locator('p.lead').textContent()).resolves.toMatch(/act for your organizations/);
   });
 
@@ -87,13 +120,21 @@ describe("a fund provider's staff in the browser", () => {
     await addMember(t.db, { org: fund.ein, email: both.email, role: 'member' });
     const nonprofitName = await nameOf(nonprofit.orgId);
     const page = await context.newPage();
-    const flow = await startAuthorization(page, server, { environment: 'production', clientId: app.client_id, redirectUri: REDIRECT, scope: 'openid read_only read_write' });
+    const flow = await startAuthorization(page, server, {
+      environment: 'production',
+      clientId: app.client_id,
+      redirectUri: REDIRECT,
+      scope: 'openid read_only read_write',
+    });
     await signIn(page, both);
 
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Choose an organization');
     const choices = page.locator('ul.choices button');
     await expect(choices.count()).resolves.toBe(2);
-    for (const [name, kind, ein, role] of [[nonprofitName, 'Nonprofit', nonprofit.ein, 'Read-only'], [fundName, 'Fund provider', fund.ein, 'Member']] as const) {
+    for (const [name, kind, ein, role] of [
+      [nonprofitName, 'Nonprofit', nonprofit.ein, 'Read-only'],
+      [fundName, 'Fund provider', fund.ein, 'Member'],
+    ] as const) {
       const button = page.getByRole('button', { name, exact: true });
       await expect(button.isVisible()).resolves.toBe(true);
       await expect(button.locator('.choice-meta').textContent()).resolves.toBe(`${kind} · EIN ${formatEin(ein)} · ${role}`);
@@ -114,9 +155,17 @@ describe("a fund provider's staff in the browser", () => {
 
     const tokens = await redeem(flow);
     expect(tokens.scope).toBe('read_only read_write openid');
-    const authorization = await t.db.selectFrom('oauth_authorizations').select(['organization_id', 'scopes']).where('user_id', '=', both.id).where('client_id', '=', app.client_id).executeTakeFirstOrThrow();
+    const authorization = await t.db
+      .selectFrom('oauth_authorizations')
+      .select(['organization_id', 'scopes'])
+      .where('user_id', '=', both.id)
+      .where('client_id', '=', app.client_id)
+      .executeTakeFirstOrThrow();
     expect(authorization.organization_id).toBe(fund.orgId);
-    const res = await apiRequest(server, 'production', 'POST', '/v1/donor_accounts', { bearer: tokens.access_token, json: { donor: { email: 'chosen@example.org' } } });
+    const res = await apiRequest(server, 'production', 'POST', '/v1/donor_accounts', {
+      bearer: tokens.access_token,
+      json: { donor: { email: 'chosen@example.org' } },
+    });
     expect(res.status).toBe(201);
   });
 
@@ -124,9 +173,16 @@ describe("a fund provider's staff in the browser", () => {
     const loner = { email: `loner-${fund.ein}@example.org`, password: 'loner-password' };
     await addUser(t.db, loner, MIN_PASSWORD_PARAMS);
     const page = await context.newPage();
-    const flow = await startAuthorization(page, server, { environment: 'production', clientId: app.client_id, redirectUri: REDIRECT, scope: 'read_only' });
+    const flow = await startAuthorization(page, server, {
+      environment: 'production',
+      clientId: app.client_id,
+      redirectUri: REDIRECT,
+      scope: 'read_only',
+    });
     await signIn(page, loner);
-    await expect(page.getByRole('alert').textContent()).resolves.toBe(`${loner.email} is not a member of any nonprofit or fund provider, so there is nothing Grant Desk could access. You can only deny this request; an Owner or Admin of your organization can add you.`);
+    await expect(page.getByRole('alert').textContent()).resolves.toBe(
+      `${loner.email} is not a member of any nonprofit or fund provider, so there is nothing Grant Desk could access. You can only deny this request; an Owner or Admin of your organization can add you.`,
+    );
     await expect(page.getByRole('button', { name: 'Approve' }).count()).resolves.toBe(0);
     await page.getByRole('button', { name: 'Deny' }).click();
     expect((await flow.callback).searchParams.get('error')).toBe('access_denied');

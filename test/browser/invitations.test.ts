@@ -74,7 +74,12 @@ describe('inviting a colleague, in Chromium', () => {
     // Signed in, on the account page, a Member of the organization.
     await page.waitForURL((url) => url.pathname === '/account');
     await expect(page.getByText(`Signed in as ${colleague}`).isVisible()).resolves.toBe(true);
-    await expect(page.getByRole('row', { name: /Riverside Food Pantry/ }).getByRole('cell').allTextContents()).resolves.toContain('Member');
+    await expect(
+      page
+        .getByRole('row', { name: /Riverside Food Pantry/ })
+        .getByRole('cell')
+        .allTextContents(),
+    ).resolves.toContain('Member');
     await expectCookiesLocked(colleagueContext);
     // The link is spent.
     expect((await page.goto(link))!.status()).toBe(410);
@@ -90,7 +95,13 @@ describe('inviting a colleague, in Chromium', () => {
 
     // The Owner's members page now lists the colleague, and no pending invitation.
     await owner.goto(`${dashboard()}/orgs/${dashed(staff.ein)}/members`);
-    await expect(owner.getByRole('row', { name: new RegExp(colleague.replace('.', '\\.')) }).getByRole('cell').first().textContent()).resolves.toContain('Member');
+    await expect(
+      owner
+        .getByRole('row', { name: new RegExp(colleague.replace('.', '\\.')) })
+        .getByRole('cell')
+        .first()
+        .textContent(),
+    ).resolves.toContain('Member');
     await expect(owner.getByText('No pending invitations.').isVisible()).resolves.toBe(true);
     await ownerContext.close();
     await colleagueContext.close();
@@ -102,7 +113,11 @@ describe('inviting a colleague, in Chromium', () => {
     const other = await createStaff(t.db);
     const guest = other.users.admin;
     // The maker invites an Admin of another organization (the dashboard's form works the same).
-    await inviteMember(t.db, { mail: new TableMailSender(t.db), dashboardOrigins: { production: dashboard(), sandbox: server.urls.sandboxDashboard } }, { organizationId: staff.orgId, email: guest.email, role: 'admin', environment: 'production', actor: null });
+    await inviteMember(
+      t.db,
+      { mail: new TableMailSender(t.db), dashboardOrigins: { production: dashboard(), sandbox: server.urls.sandboxDashboard } },
+      { organizationId: staff.orgId, email: guest.email, role: 'admin', environment: 'production', actor: null },
+    );
     const { link } = await invitationMail(t.db, guest.email);
 
     // Signed in as someone else: the page says so, with the address masked, and Sign out.

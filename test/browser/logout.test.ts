@@ -16,10 +16,27 @@ const REDIRECT = 'https://app.example.org/callback';
 const SIGNED_OUT = 'https://app.example.org/signed-out';
 const OTHER_SIGNED_OUT = 'https://other.example.org/signed-out';
 
-const { server, staff, clients, testDatabase: t } = useOAuthServer({
+const {
+  server,
+  staff,
+  clients,
+  testDatabase: t,
+} = useOAuthServer({
   clients: {
-    books: { environment: 'production', name: 'Books Sync', redirectUris: [REDIRECT], postLogoutRedirectUris: [SIGNED_OUT], scopes: ['openid', 'read_only'] },
-    other: { environment: 'production', name: 'Other App', redirectUris: ['https://other.example.org/callback'], postLogoutRedirectUris: [OTHER_SIGNED_OUT], scopes: ['openid', 'read_only'] },
+    books: {
+      environment: 'production',
+      name: 'Books Sync',
+      redirectUris: [REDIRECT],
+      postLogoutRedirectUris: [SIGNED_OUT],
+      scopes: ['openid', 'read_only'],
+    },
+    other: {
+      environment: 'production',
+      name: 'Other App',
+      redirectUris: ['https://other.example.org/callback'],
+      postLogoutRedirectUris: [OTHER_SIGNED_OUT],
+      scopes: ['openid', 'read_only'],
+    },
   },
 });
 const chromium = useChromium();
@@ -28,7 +45,13 @@ type Registered = { client_id: string; client_secret: string };
 
 /** The relying party's configuration, from discovery (plain http only because the test runs on loopback). */
 async function relyingParty(client: Registered): Promise<openid.Configuration> {
-  return openid.discovery(new URL(endpoints(server, 'production').api), client.client_id, undefined, openid.ClientSecretBasic(client.client_secret), { execute: [openid.allowInsecureRequests] });
+  return openid.discovery(
+    new URL(endpoints(server, 'production').api),
+    client.client_id,
+    undefined,
+    openid.ClientSecretBasic(client.client_secret),
+    { execute: [openid.allowInsecureRequests] },
+  );
 }
 
 /** Resolves with the first request the browser makes to `prefix` (an application's address: never served). */
@@ -61,7 +84,11 @@ async function signInThroughApplication(page: Page, client: Registered, redirect
   await gotoApplication(page, url.href);
   if (await page.getByLabel('Password').isVisible()) await signIn(page, staff.users.member);
   if (await page.getByRole('button', { name: 'Approve' }).isVisible()) await page.getByRole('button', { name: 'Approve' }).click();
-  const tokens = await openid.authorizationCodeGrant(config, await callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce });
+  const tokens = await openid.authorizationCodeGrant(config, await callback, {
+    pkceCodeVerifier: verifier,
+    expectedState: state,
+    expectedNonce: nonce,
+  });
   expect(tokens.id_token).toBeTruthy();
   return { config, tokens, idToken: tokens.id_token! };
 }
@@ -80,14 +107,22 @@ async function signedIn(context: BrowserContext): Promise<boolean> {
 async function authorizationAsksToSignIn(context: BrowserContext, client: Registered): Promise<boolean> {
   const page = await context.newPage();
   const config = await relyingParty(client);
-  const url = openid.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid read_only', code_challenge: await openid.calculatePKCECodeChallenge(openid.randomPKCECodeVerifier()), code_challenge_method: 'S256', state: openid.randomState(), nonce: openid.randomNonce() });
+  const url = openid.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT,
+    scope: 'openid read_only',
+    code_challenge: await openid.calculatePKCECodeChallenge(openid.randomPKCECodeVerifier()),
+    code_challenge_method: 'S256',
+    state: openid.randomState(),
+    nonce: openid.randomNonce(),
+  });
   await gotoApplication(page, url.href);
   const asks = await page.getByLabel('Password').isVisible();
   await page.close();
   return asks;
 }
 
-const logoutEvents = (clientId: string) => t.db.selectFrom('audit_events').selectAll().where('event', '=', 'logout').where('client_id', '=', clientId).execute();
+const logoutEvents = (clientId: string) =>
+  t.db.selectFrom('audit_events').selectAll().where('event', '=', 'logout').where('client_id', '=', clientId).execute();
 
 describe('signing out from an application (RP-Initiated Logout)', () => {
   it('with an ID token of this session, the registered return address and state: signs out without asking, back at the application with its state', async () => {
@@ -114,14 +149,23 @@ describe('signing out from an application (RP-Initiated Logout)', () => {
     const seen = await Promise.all(documents);
     const endSessionPage = seen.find((d) => new URL(d.url).pathname === '/oauth/end-session');
     expect(endSessionPage?.status).toBe(200);
-    expect(endSessionPage?.headers['content-security-policy']).toBe("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; form-action 'self' https://app.example.org; frame-ancestors 'none'; base-uri 'none'");
+    expect(endSessionPage?.headers['content-security-policy']).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; form-action 'self' https://app.example.org; frame-ancestors 'none'; base-uri 'none'",
+    );
     expect(seen.find((d) => new URL(d.url).pathname === '/oauth/end-session/confirm')?.status).toBe(303);
     await expectCookiesLocked(context);
     // Recorded as the dashboard's own sign-out is, with the application; its access is untouched.
     const events = await logoutEvents(clients.books.client_id);
     expect(events.length).toBe(before + 1);
-    expect(events.at(-1)).toMatchObject({ environment: 'production', actor_user_id: staff.users.member.id, details: { via: 'end_session' } });
-    expect((await tokenRequest(server, 'production', clients.books, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! })).status).toBe(200);
+    expect(events.at(-1)).toMatchObject({
+      environment: 'production',
+      actor_user_id: staff.users.member.id,
+      details: { via: 'end_session' },
+    });
+    expect(
+      (await tokenRequest(server, 'production', clients.books, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }))
+        .status,
+    ).toBe(200);
   });
 
   it('without an ID token: asks, naming the application; "Sign out" signs out and returns to the application with its state', async () => {
@@ -178,7 +222,9 @@ describe('signing out from an application (RP-Initiated Logout)', () => {
       if (addresses.some((address) => request.url().startsWith(address))) sentThere.push(request.url());
     });
     for (const address of addresses) {
-      const response = await page.goto(openid.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: address, state: 's' }).href);
+      const response = await page.goto(
+        openid.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: address, state: 's' }).href,
+      );
       expect(response?.status(), address).toBe(400);
       await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('We could not sign you out here');
       await expect(page.locator('main').textContent()).resolves.toContain('post_logout_redirect_uri not registered');
@@ -193,7 +239,9 @@ describe('signing out from an application (RP-Initiated Logout)', () => {
     const { idToken } = await signInThroughApplication(page, clients.books);
     const other = await relyingParty(clients.other);
     // openid-client names its own client_id beside the hint it was handed.
-    const response = await page.goto(openid.buildEndSessionUrl(other, { id_token_hint: idToken, post_logout_redirect_uri: OTHER_SIGNED_OUT, state: 's' }).href);
+    const response = await page.goto(
+      openid.buildEndSessionUrl(other, { id_token_hint: idToken, post_logout_redirect_uri: OTHER_SIGNED_OUT, state: 's' }).href,
+    );
     expect(response?.status()).toBe(400);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('We could not sign you out here');
     await expect(page.locator('main').textContent()).resolves.toContain('client_id does not match the provided id_token_hint');
@@ -205,7 +253,14 @@ describe('signing out from an application (RP-Initiated Logout)', () => {
     const page = await context.newPage();
     const { config, idToken } = await signInThroughApplication(page, clients.books);
     const back = requestTo(page, `${SIGNED_OUT}?`);
-    await gotoApplication(page, openid.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: 'https://APP.EXAMPLE.ORG:443/signed-out', state: 'upper' }).href);
+    await gotoApplication(
+      page,
+      openid.buildEndSessionUrl(config, {
+        id_token_hint: idToken,
+        post_logout_redirect_uri: 'https://APP.EXAMPLE.ORG:443/signed-out',
+        state: 'upper',
+      }).href,
+    );
     expect((await back).searchParams.get('state')).toBe('upper');
     expect(await signedIn(context)).toBe(false);
   });
@@ -215,11 +270,17 @@ describe('signing out from an application (RP-Initiated Logout)', () => {
     const page = await context.newPage();
     const { config, idToken } = await signInThroughApplication(page, clients.books);
     const first = requestTo(page, `${SIGNED_OUT}?`);
-    await gotoApplication(page, openid.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: SIGNED_OUT, state: 'first' }).href);
+    await gotoApplication(
+      page,
+      openid.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: SIGNED_OUT, state: 'first' }).href,
+    );
     expect((await first).searchParams.get('state')).toBe('first');
     // Not signed in: nothing to end, so the browser returns to the application with its state.
     const again = requestTo(page, `${SIGNED_OUT}?`);
-    await gotoApplication(page, openid.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: SIGNED_OUT, state: 'again' }).href);
+    await gotoApplication(
+      page,
+      openid.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: SIGNED_OUT, state: 'again' }).href,
+    );
     expect((await again).searchParams.get('state')).toBe('again');
     // Signed in again: the old ID token is not this session's, so the user is asked. Times are
     // whole seconds, so the new sign-in waits for a second after the token's.
@@ -235,7 +296,9 @@ describe('signing out from an application (RP-Initiated Logout)', () => {
     try {
       const page = await context.newPage();
       const { config, idToken } = await signInThroughApplication(page, clients.books);
-      await page.goto(openid.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: SIGNED_OUT, state: 'no-script' }).href);
+      await page.goto(
+        openid.buildEndSessionUrl(config, { id_token_hint: idToken, post_logout_redirect_uri: SIGNED_OUT, state: 'no-script' }).href,
+      );
       await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Signing you out');
       // The provider's form (its confirm route and xsrf secret), our script file, no inline script.
       const html = await page.content();

@@ -27,7 +27,14 @@ async function addAuthenticator(page: Page): Promise<Authenticator> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('WebAuthn.enable', { enableUI: false });
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
   return { cdp, authenticatorId };
 }
@@ -49,7 +56,11 @@ async function heading(page: Page): Promise<string> {
 }
 
 async function idToken(result: Omit<AuthorizeResult, 'browser' | 'consentHtml'>, client: { client_id: string; client_secret: string }) {
-  const { as, client: c, response } = await exchangeCode(server, 'production', client, { ...result, browser: undefined as never, consentHtml: '' }, redirectUri);
+  const {
+    as,
+    client: c,
+    response,
+  } = await exchangeCode(server, 'production', client, { ...result, browser: undefined as never, consentHtml: '' }, redirectUri);
   const tokens = await oauth.processAuthorizationCodeResponse(as, c, response, { expectedNonce: result.nonce, requireIdToken: true });
   return oauth.getValidatedIdTokenClaims(tokens)!;
 }
@@ -96,8 +107,15 @@ describe('passkeys in Chromium', () => {
     await saveScreenshot(page, 'dashboard-passkeys.png');
 
     const stored = await t.db.selectFrom('webauthn_credentials').selectAll().where('user_id', '=', user.id).execute();
-    expect(stored.map((row) => ({ name: row.name, device_type: row.device_type }))).toEqual([{ name: 'Work laptop', device_type: 'singleDevice' }]);
-    const audit = await t.db.selectFrom('audit_events').select(['event', 'details']).where('actor_user_id', '=', user.id).where('event', '=', 'second_factor.added').execute();
+    expect(stored.map((row) => ({ name: row.name, device_type: row.device_type }))).toEqual([
+      { name: 'Work laptop', device_type: 'singleDevice' },
+    ]);
+    const audit = await t.db
+      .selectFrom('audit_events')
+      .select(['event', 'details'])
+      .where('actor_user_id', '=', user.id)
+      .where('event', '=', 'second_factor.added')
+      .execute();
     expect(audit).toEqual([{ event: 'second_factor.added', details: { method: 'passkey', name: 'Work laptop' } }]);
     await server.runtime.background.drain();
     const notices = await t.db.selectFrom('outbound_mail').select(['subject', 'body']).where('recipient', '=', user.email).execute();
@@ -114,18 +132,41 @@ describe('passkeys in Chromium', () => {
     expect(await heading(page)).toBe('Your account');
     // The same signed answer sent again with the very cookies it came with is refused: its challenge is used up.
     const original = await answer;
-    const replay = await fetch(original.url(), { method: 'POST', redirect: 'manual', headers: { ...(await original.allHeaders()) }, body: original.postData()! });
+    const replay = await fetch(original.url(), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { ...(await original.allHeaders()) },
+      body: original.postData()!,
+    });
     expect(replay.status).toBe(401);
     expect(await replay.text()).toContain('That passkey did not sign you in');
-    const session = await t.db.selectFrom('oidc_models').select('payload').where('model', '=', 'Session').where((eb) => eb(eb.ref('payload', '->>').key('accountId'), '=', user.id)).executeTakeFirstOrThrow();
+    const session = await t.db
+      .selectFrom('oidc_models')
+      .select('payload')
+      .where('model', '=', 'Session')
+      .where((eb) => eb(eb.ref('payload', '->>').key('accountId'), '=', user.id))
+      .executeTakeFirstOrThrow();
     expect((session.payload as { amr?: string[] }).amr).toEqual(['hwk']);
-    const used = await t.db.selectFrom('webauthn_credentials').select(['last_used_at']).where('user_id', '=', user.id).executeTakeFirstOrThrow();
+    const used = await t.db
+      .selectFrom('webauthn_credentials')
+      .select(['last_used_at'])
+      .where('user_id', '=', user.id)
+      .executeTakeFirstOrThrow();
     expect(used.last_used_at).not.toBeNull();
 
     // An application asking for bank data: the passkey is both factors, so no step-up follows.
     await signOut(page);
-    const client = await server.registerClient({ environment: 'production', name: 'Ledgerly Bookkeeping', scopes: ['openid', 'read_only', 'read:bank_accounts'] });
-    const flow = await startAuthorization(page, server, { environment: 'production', clientId: client.client_id, redirectUri, scope: 'openid read:bank_accounts' });
+    const client = await server.registerClient({
+      environment: 'production',
+      name: 'Ledgerly Bookkeeping',
+      scopes: ['openid', 'read_only', 'read:bank_accounts'],
+    });
+    const flow = await startAuthorization(page, server, {
+      environment: 'production',
+      clientId: client.client_id,
+      redirectUri,
+      scope: 'openid read:bank_accounts',
+    });
     await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Sign in with a passkey' }).click()]);
     expect(await heading(page)).toContain('Ledgerly Bookkeeping wants access to Riverside Food Pantry');
     await page.getByRole('button', { name: 'Approve' }).click();
@@ -133,22 +174,41 @@ describe('passkeys in Chromium', () => {
     expect(claims).toMatchObject({ sub: user.id, amr: ['hwk'], acr: 'urn:almoner:loa:2' });
 
     // The application asks to sign in again (prompt=login) and the password is typed: the flow asks for the passkey next.
-    const again = await startAuthorization(page, server, { environment: 'production', clientId: client.client_id, redirectUri, scope: 'openid read:bank_accounts', extraParams: { prompt: 'login' } });
+    const again = await startAuthorization(page, server, {
+      environment: 'production',
+      clientId: client.client_id,
+      redirectUri,
+      scope: 'openid read:bank_accounts',
+      extraParams: { prompt: 'login' },
+    });
     await signInWithPassword(page, user);
     expect(await heading(page)).toBe('Enter your second factor');
     await page.getByRole('button', { name: 'Use a passkey' }).click();
-    expect(await idToken({ ...again, callback: await again.callback }, client)).toMatchObject({ sub: user.id, amr: ['pwd', 'hwk'], acr: 'urn:almoner:loa:2' });
+    expect(await idToken({ ...again, callback: await again.callback }, client)).toMatchObject({
+      sub: user.id,
+      amr: ['pwd', 'hwk'],
+      acr: 'urn:almoner:loa:2',
+    });
   });
 
   it('asks for the passkey after the password, takes it at a step-up (amr pwd+hwk), and refuses a copy whose signature count went back', async () => {
     const user = staff.users.admin;
-    const client = await server.registerClient({ environment: 'production', name: 'Ledgerly Bookkeeping', scopes: ['openid', 'read_only', 'read:bank_accounts'] });
+    const client = await server.registerClient({
+      environment: 'production',
+      name: 'Ledgerly Bookkeeping',
+      scopes: ['openid', 'read_only', 'read:bank_accounts'],
+    });
 
     // A second device signs in to the application with the password only, before any passkey exists.
     const phoneContext = await chromium.browser.newContext();
     const phone = await phoneContext.newPage();
     const phoneAuthenticator = await addAuthenticator(phone);
-    const readOnly = await startAuthorization(phone, server, { environment: 'production', clientId: client.client_id, redirectUri, scope: 'openid read_only' });
+    const readOnly = await startAuthorization(phone, server, {
+      environment: 'production',
+      clientId: client.client_id,
+      redirectUri,
+      scope: 'openid read_only',
+    });
     await signInWithPassword(phone, user);
     await phone.getByRole('button', { name: 'Approve' }).click();
     expect((await idToken({ ...readOnly, callback: await readOnly.callback }, client)).amr).toEqual(['pwd']);
@@ -167,20 +227,34 @@ describe('passkeys in Chromium', () => {
     await saveScreenshot(laptop, 'second-factor-passkey.png');
     await Promise.all([laptop.waitForNavigation(), laptop.getByRole('button', { name: 'Use a passkey' }).click()]);
     expect(await heading(laptop)).toBe('Your account');
-    const session = await t.db.selectFrom('oidc_models').select('payload').where('model', '=', 'Session').where((eb) => eb(eb.ref('payload', '->>').key('accountId'), '=', user.id)).orderBy('expires_at', 'desc').executeTakeFirstOrThrow();
+    const session = await t.db
+      .selectFrom('oidc_models')
+      .select('payload')
+      .where('model', '=', 'Session')
+      .where((eb) => eb(eb.ref('payload', '->>').key('accountId'), '=', user.id))
+      .orderBy('expires_at', 'desc')
+      .executeTakeFirstOrThrow();
     expect((session.payload as { amr?: string[] }).amr).toEqual(['pwd', 'hwk']);
 
     // The passkey syncs to the phone (its signature count with it: an older copy would be refused as a clone).
     await copyPasskeys(laptopAuthenticator, phoneAuthenticator);
 
     // The phone's password session now asks bank data: the step-up takes the passkey.
-    const fdx = await startAuthorization(phone, server, { environment: 'production', clientId: client.client_id, redirectUri, scope: 'openid read:bank_accounts' });
+    const fdx = await startAuthorization(phone, server, {
+      environment: 'production',
+      clientId: client.client_id,
+      redirectUri,
+      scope: 'openid read:bank_accounts',
+    });
     expect(await heading(phone)).toBe('Confirm it is you');
     await expect(phone.locator('.lead').textContent()).resolves.toContain('it shares bank-account data');
     await Promise.all([phone.waitForNavigation(), phone.getByRole('button', { name: 'Use a passkey' }).click()]);
     expect(await heading(phone)).toContain('Ledgerly Bookkeeping wants access');
     await phone.getByRole('button', { name: 'Approve' }).click();
-    expect(await idToken({ ...fdx, callback: await fdx.callback }, client)).toMatchObject({ amr: ['pwd', 'hwk'], acr: 'urn:almoner:loa:2' });
+    expect(await idToken({ ...fdx, callback: await fdx.callback }, client)).toMatchObject({
+      amr: ['pwd', 'hwk'],
+      acr: 'urn:almoner:loa:2',
+    });
     await phoneContext.close();
 
     // The laptop's copy now has an older signature count than the server saw from the phone:
@@ -211,6 +285,8 @@ describe('passkeys in Chromium', () => {
     await expect(page.getByRole('status').first().textContent()).resolves.toContain('The passkey is removed');
     expect(await t.db.selectFrom('webauthn_credentials').select('id').where('user_id', '=', user.id).execute()).toEqual([]);
     expect(await t.db.selectFrom('recovery_codes').select('code_hash').where('user_id', '=', user.id).execute()).toEqual([]);
-    await expect(page.getByText('You get recovery codes when you set up an authenticator app or a passkey').isVisible()).resolves.toBe(true);
+    await expect(page.getByText('You get recovery codes when you set up an authenticator app or a passkey').isVisible()).resolves.toBe(
+      true,
+    );
   });
 });

@@ -38,10 +38,19 @@ describe('second factors in Chromium', () => {
   });
 
   it('sets up an authenticator app at a bank-data consent, then asks for its code at the next sign-in; the ID token says pwd+otp, loa:2', async () => {
-    const client = await server.registerClient({ environment: 'production', name: 'Ledgerly Bookkeeping', scopes: ['openid', 'read_only', 'read:bank_accounts'] });
+    const client = await server.registerClient({
+      environment: 'production',
+      name: 'Ledgerly Bookkeeping',
+      scopes: ['openid', 'read_only', 'read:bank_accounts'],
+    });
     const user = staff.users.owner;
     const page = await chromium.context.newPage();
-    const first = await startAuthorization(page, server, { environment: 'production', clientId: client.client_id, redirectUri, scope: 'openid read:bank_accounts' });
+    const first = await startAuthorization(page, server, {
+      environment: 'production',
+      clientId: client.client_id,
+      redirectUri,
+      scope: 'openid read:bank_accounts',
+    });
     await signInWithPassword(page, user);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Set up a second factor');
     await expect(page.locator('.lead').textContent()).resolves.toContain('it shares bank-account data');
@@ -57,7 +66,9 @@ describe('second factors in Chromium', () => {
     const codes = await page.locator('ul.codes code').allTextContents();
     expect(codes).toHaveLength(10);
     await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Continue to Ledgerly Bookkeeping' }).click()]);
-    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toContain('Ledgerly Bookkeeping wants access to Riverside Food Pantry');
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toContain(
+      'Ledgerly Bookkeeping wants access to Riverside Food Pantry',
+    );
     await page.getByRole('button', { name: 'Approve' }).click();
     const claims = await idToken({ ...first, callback: await first.callback, browser: undefined as never, consentHtml: '' }, client);
     expect(claims).toMatchObject({ amr: ['pwd', 'otp'], acr: 'urn:almoner:loa:2', sub: user.id });
@@ -65,7 +76,12 @@ describe('second factors in Chromium', () => {
     // A new browser: the password alone is not enough any more.
     const second = await chromium.browser.newContext();
     const later = await second.newPage();
-    const again = await startAuthorization(later, server, { environment: 'production', clientId: client.client_id, redirectUri, scope: 'openid read:bank_accounts' });
+    const again = await startAuthorization(later, server, {
+      environment: 'production',
+      clientId: client.client_id,
+      redirectUri,
+      scope: 'openid read:bank_accounts',
+    });
     await signInWithPassword(later, user);
     await expect(later.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Enter your second factor');
     await saveScreenshot(later, 'second-factor-code.png');
@@ -91,7 +107,14 @@ describe('second factors in Chromium', () => {
       // The words end before the figure starts, at the same indent; the figure holds the whole code; step 3 comes after.
       expect({ width, wordsEnd: words.y + words.height <= figure.y }).toEqual({ width, wordsEnd: true });
       expect(Math.abs(words.x - figure.x), `indent at ${width}`).toBeLessThan(2);
-      expect({ width, inside: code.x >= figure.x && code.y >= figure.y && code.x + code.width <= figure.x + figure.width && code.y + code.height <= figure.y + figure.height }).toEqual({ width, inside: true });
+      expect({
+        width,
+        inside:
+          code.x >= figure.x &&
+          code.y >= figure.y &&
+          code.x + code.width <= figure.x + figure.width &&
+          code.y + code.height <= figure.y + figure.height,
+      }).toEqual({ width, inside: true });
       expect(step3.y, `order at ${width}`).toBeGreaterThan(figure.y + figure.height);
     }
   });
@@ -113,7 +136,10 @@ describe('second factors in Chromium', () => {
     await page.setViewportSize({ width: 1240, height: 800 });
     await saveScreenshot(page, 'dashboard-security.png');
 
-    for (const [round, expected] of [[1, 'Your account'], [2, 'Enter your second factor']] as const) {
+    for (const [round, expected] of [
+      [1, 'Your account'],
+      [2, 'Enter your second factor'],
+    ] as const) {
       const other = await chromium.browser.newContext();
       const p = await other.newPage();
       await p.goto(`${server.urls.dashboard}/sign-in`);

@@ -1,12 +1,24 @@
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { addMember } from '../../src/accounts/memberships.js';
-import { collectDocuments, passSecondFactor, expectCookiesLocked, launchChromium, signIn, startAuthorization } from '../helpers/chromium.js';
+import {
+  collectDocuments,
+  passSecondFactor,
+  expectCookiesLocked,
+  launchChromium,
+  signIn,
+  startAuthorization,
+} from '../helpers/chromium.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const REDIRECT = 'https://app.example.org/callback';
-const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({ clients: { client: { environment: 'production', name: 'Safe App', redirectUris: [REDIRECT] } } });
+const {
+  testDatabase: t,
+  server,
+  staff,
+  clients: { client },
+} = useOAuthServer({ clients: { client: { environment: 'production', name: 'Safe App', redirectUris: [REDIRECT] } } });
 let browser: Browser;
 let context: BrowserContext;
 
@@ -21,14 +33,21 @@ beforeEach(async () => {
 });
 afterEach(async () => context?.close());
 
-const start = (page: Page, scope = 'read_only', clientId = client.client_id) => startAuthorization(page, server, { environment: 'production', clientId, redirectUri: REDIRECT, scope });
-const loginResponse = (page: Page) => page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith('/login'));
+const start = (page: Page, scope = 'read_only', clientId = client.client_id) =>
+  startAuthorization(page, server, { environment: 'production', clientId, redirectUri: REDIRECT, scope });
+const loginResponse = (page: Page) =>
+  page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname.endsWith('/login'));
 
 /** A page on another site, whose form posts to us (scripts run there: it is not our page). */
 async function attackerPage(target: string, fields: Record<string, string>): Promise<Page> {
-  const inputs = Object.entries(fields).map(([k, v]) => `<input type="hidden" name="${k}" value="${v}">`).join('');
+  const inputs = Object.entries(fields)
+    .map(([k, v]) => `<input type="hidden" name="${k}" value="${v}">`)
+    .join('');
   await context.route('https://evil.example/**', (route) =>
-    route.fulfill({ contentType: 'text/html', body: `<!doctype html><form id="f" method="post" action="${target}">${inputs}</form><script>document.getElementById('f').submit()</script>` }),
+    route.fulfill({
+      contentType: 'text/html',
+      body: `<!doctype html><form id="f" method="post" action="${target}">${inputs}</form><script>document.getElementById('f').submit()</script>`,
+    }),
   );
   const page = await context.newPage();
   const submitted = page.waitForResponse((r) => r.url() === target);
@@ -43,7 +62,10 @@ describe('sign-in', () => {
     const page = await context.newPage();
     await start(page);
     const messages: string[] = [];
-    for (const attempt of [{ email: staff.users.member.email, password: 'not the password' }, { email: 'nobody@example.org', password: 'not the password' }]) {
+    for (const attempt of [
+      { email: staff.users.member.email, password: 'not the password' },
+      { email: 'nobody@example.org', password: 'not the password' },
+    ]) {
       const response = loginResponse(page);
       await signIn(page, attempt);
       expect((await response).status()).toBe(401);
@@ -78,10 +100,23 @@ describe('sign-in', () => {
     const retryAfter = Number(await last!.headerValue('retry-after'));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(60);
-    await expect(page.getByRole('alert').textContent()).resolves.toMatch(/Too many unsuccessful sign-in attempts\. For your security, signing in is paused for 1 minute\..*request id/s);
+    await expect(page.getByRole('alert').textContent()).resolves.toMatch(
+      /Too many unsuccessful sign-in attempts\. For your security, signing in is paused for 1 minute\..*request id/s,
+    );
     await expect(page.getByRole('alert').textContent()).resolves.toContain((await last!.headerValue('x-request-id'))!);
-    const lockouts = await t.db.selectFrom('audit_events').select(['event', 'actor_user_id', 'details']).where('event', '=', 'login.locked_out').where('actor_user_id', '=', victim.users.owner.id).execute();
-    expect(lockouts).toEqual([{ event: 'login.locked_out', actor_user_id: victim.users.owner.id, details: expect.objectContaining({ scope: 'account', seconds: 60 }) }]);
+    const lockouts = await t.db
+      .selectFrom('audit_events')
+      .select(['event', 'actor_user_id', 'details'])
+      .where('event', '=', 'login.locked_out')
+      .where('actor_user_id', '=', victim.users.owner.id)
+      .execute();
+    expect(lockouts).toEqual([
+      {
+        event: 'login.locked_out',
+        actor_user_id: victim.users.owner.id,
+        details: expect.objectContaining({ scope: 'account', seconds: 60 }),
+      },
+    ]);
   });
 });
 
@@ -111,7 +146,16 @@ describe('error pages', () => {
     ];
     for (const [params, title] of cases) {
       const url = new URL(`${server.urls.dashboard}/oauth/authorize`);
-      for (const [k, v] of Object.entries({ ...params, response_type: 'code', scope: 'read_only', state: 's', nonce: 'n', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+      for (const [k, v] of Object.entries({
+        ...params,
+        response_type: 'code',
+        scope: 'read_only',
+        state: 's',
+        nonce: 'n',
+        code_challenge: 'a'.repeat(43),
+        code_challenge_method: 'S256',
+      }))
+        url.searchParams.set(k, v);
       const response = await page.goto(url.toString());
       expect(response!.status()).toBe(400);
       await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(title);
@@ -138,12 +182,22 @@ describe('CSRF', () => {
       await forged.close();
     }
     // On our page, with the token altered.
-    await page.locator('input[name=csrf]').first().evaluate((input, value) => ((input as { value: string }).value = value), `${token.slice(0, -2)}xx`);
+    await page
+      .locator('input[name=csrf]')
+      .first()
+      .evaluate((input, value) => ((input as { value: string }).value = value), `${token.slice(0, -2)}xx`);
     const refused = page.waitForResponse((r) => r.url().endsWith('/consent'));
     await page.getByRole('button', { name: 'Approve' }).click();
     expect((await refused).status()).toBe(403);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('We could not accept this form');
-    expect(await t.db.selectFrom('oauth_authorizations').select('grant_id').where('client_id', '=', client.client_id).where('user_id', '=', staff.users.admin.id).execute()).toEqual([]);
+    expect(
+      await t.db
+        .selectFrom('oauth_authorizations')
+        .select('grant_id')
+        .where('client_id', '=', client.client_id)
+        .where('user_id', '=', staff.users.admin.id)
+        .execute(),
+    ).toEqual([]);
 
     // The real page still works.
     await page.goto(consentUrl.href);
@@ -151,10 +205,15 @@ describe('CSRF', () => {
     expect((await flow.callback).searchParams.get('code')).toBeTruthy();
 
     // A cross-site revoke is refused too, and nothing is revoked.
-    const grant = (await t.db.selectFrom('oauth_authorizations').select('grant_id').where('user_id', '=', staff.users.admin.id).executeTakeFirstOrThrow()).grant_id;
+    const grant = (
+      await t.db.selectFrom('oauth_authorizations').select('grant_id').where('user_id', '=', staff.users.admin.id).executeTakeFirstOrThrow()
+    ).grant_id;
     const revoke = await attackerPage(`${server.urls.dashboard}/oauth/connections/revoke`, { grant });
     await expect(revoke.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('We could not accept this form');
-    expect((await t.db.selectFrom('oauth_authorizations').select('revoked_at').where('grant_id', '=', grant).executeTakeFirstOrThrow()).revoked_at).toBeNull();
+    expect(
+      (await t.db.selectFrom('oauth_authorizations').select('revoked_at').where('grant_id', '=', grant).executeTakeFirstOrThrow())
+        .revoked_at,
+    ).toBeNull();
   });
 });
 
@@ -196,7 +255,14 @@ describe('every page', () => {
     }
     // Sign-in, its error, the nonprofit choice and consent; connections; the error pages.
     expect(seen).toEqual(
-      expect.arrayContaining(['200 /oauth/interaction/:uid', '401 /oauth/interaction/:uid/login', '200 /oauth/connections', '400 /oauth/interaction/:uid', '404 /oauth/no-such-page', '400 /oauth/sandbox/authorize']),
+      expect.arrayContaining([
+        '200 /oauth/interaction/:uid',
+        '401 /oauth/interaction/:uid/login',
+        '200 /oauth/connections',
+        '400 /oauth/interaction/:uid',
+        '404 /oauth/no-such-page',
+        '400 /oauth/sandbox/authorize',
+      ]),
     );
     // Sign-in, the nonprofit choice, the second factor's setup (write access) and consent.
     expect(seen.filter((s) => s === '200 /oauth/interaction/:uid')).toHaveLength(4);

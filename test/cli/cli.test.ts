@@ -32,7 +32,12 @@ describe('admin CLI', () => {
   it('orgs add prints id, dashed ein, name and kind, and accepts both EIN spellings', async () => {
     const r = await admin('orgs add --ein 123456780 --name "Food For All" --json');
     expect(r.code).toBe(0);
-    expect(oneObject(r.stdout)).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), ein: '12-3456780', name: 'Food For All', kind: 'nonprofit' });
+    expect(oneObject(r.stdout)).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      ein: '12-3456780',
+      name: 'Food For All',
+      kind: 'nonprofit',
+    });
     const fund = await admin('orgs add --ein 98-7654320 --name "Giving Co" --kind fund_provider --json');
     expect(fund.json()).toMatchObject({ ein: '98-7654320', kind: 'fund_provider' });
     const row = await t.db.selectFrom('organizations').selectAll().where('ein', '=', '987654320').executeTakeFirstOrThrow();
@@ -40,7 +45,11 @@ describe('admin CLI', () => {
   });
 
   it('orgs add refuses a duplicate EIN, a malformed EIN and an unknown kind, with one line and no stack', async () => {
-    for (const args of ['orgs add --ein 12-3456780 --name Again', 'orgs add --ein 12-345 --name X', 'orgs add --ein 11-1111111 --name X --kind church']) {
+    for (const args of [
+      'orgs add --ein 12-3456780 --name Again',
+      'orgs add --ein 12-345 --name X',
+      'orgs add --ein 11-1111111 --name X --kind church',
+    ]) {
       const r = await admin(args);
       expect(r.code).not.toBe(0);
       expect(r.stdout).toBe('');
@@ -91,8 +100,12 @@ describe('admin CLI', () => {
   });
 
   it('members commands name what is missing: role, organization or user', async () => {
-    expect((await admin('members add --org 12-3456780 --email staff@example.org --role boss')).stderr).toMatch(/role must be one of owner, admin, member, read_only/);
-    expect((await admin('members add --org 99-9999999 --email staff@example.org --role admin')).stderr).toMatch(/no organization with EIN 99-9999999/);
+    expect((await admin('members add --org 12-3456780 --email staff@example.org --role boss')).stderr).toMatch(
+      /role must be one of owner, admin, member, read_only/,
+    );
+    expect((await admin('members add --org 99-9999999 --email staff@example.org --role admin')).stderr).toMatch(
+      /no organization with EIN 99-9999999/,
+    );
     expect((await admin('members add --org 12-3456780 --email nobody@example.org --role admin')).stderr).toMatch(/no user with email/);
   });
 
@@ -112,7 +125,8 @@ describe('admin CLI', () => {
     expect(badOption.stderr).toMatch(/usage: npm run admin -- orgs add/);
     const help = await admin('--help');
     expect(help.code).toBe(0);
-    for (const command of ['migrate', 'orgs add', 'users add', 'members add', 'members set-role', 'members remove']) expect(help.stdout).toContain(command);
+    for (const command of ['migrate', 'orgs add', 'users add', 'members add', 'members set-role', 'members remove'])
+      expect(help.stdout).toContain(command);
     expect((await admin('members add --help')).stdout).toMatch(/usage: .*members add --org <ein>/);
   });
 

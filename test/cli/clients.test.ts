@@ -71,7 +71,9 @@ describe('clients add', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const out = oneObject(r.stdout);
-    expect(out).toEqual(expect.objectContaining({ client_id: expect.any(String), client_secret: expect.any(String), environment: 'sandbox' }));
+    expect(out).toEqual(
+      expect.objectContaining({ client_id: expect.any(String), client_secret: expect.any(String), environment: 'sandbox' }),
+    );
     const clientId = out.client_id as string;
     const secret = out.client_secret as string;
     expect(clientId.length).toBeGreaterThanOrEqual(8);
@@ -81,7 +83,12 @@ describe('clients add', () => {
     expect(text).not.toContain(secret);
     const entry = readFile().clients.find((c) => c.client_id === clientId)!;
     expect(entry).toBeDefined();
-    expect(entry).toMatchObject({ environment: 'sandbox', name: 'Test App', redirect_uris: ['http://127.0.0.1:8080/cb'], subject_type: 'user' });
+    expect(entry).toMatchObject({
+      environment: 'sandbox',
+      name: 'Test App',
+      redirect_uris: ['http://127.0.0.1:8080/cb'],
+      subject_type: 'user',
+    });
     expect([...entry.scopes].sort()).toEqual(['openid', 'read_only']);
     expect(entry.client_secret_hash.startsWith('$argon2id$')).toBe(true);
     expect(entry.client_secret_hash).not.toContain(secret);
@@ -108,14 +115,22 @@ describe('clients add', () => {
   it('registers a production client with every optional field, and issues distinct ids and secrets', async () => {
     const r = await add(
       [
-        '--redirect-uri', 'https://app.example.org/cb',
-        '--redirect-uri', 'https://app.example.org/cb2',
-        '--scope', 'read_only',
-        '--scope', 'read_write',
-        '--logo-uri', 'https://app.example.org/logo.png',
-        '--subject-type', 'organization',
-        '--ip-allow-list', '203.0.113.0/24',
-        '--ip-allow-list', '2001:db8::/32',
+        '--redirect-uri',
+        'https://app.example.org/cb',
+        '--redirect-uri',
+        'https://app.example.org/cb2',
+        '--scope',
+        'read_only',
+        '--scope',
+        'read_write',
+        '--logo-uri',
+        'https://app.example.org/logo.png',
+        '--subject-type',
+        'organization',
+        '--ip-allow-list',
+        '203.0.113.0/24',
+        '--ip-allow-list',
+        '2001:db8::/32',
         '--require-mfa',
       ],
       'production',
@@ -132,14 +147,34 @@ describe('clients add', () => {
       ip_allow_list: ['203.0.113.0/24', '2001:db8::/32'],
       require_mfa: true,
     });
-    expect((await t.db.selectFrom('oauth_clients').select('require_mfa').where('client_id', '=', out.client_id as string).executeTakeFirstOrThrow()).require_mfa).toBe(true);
+    expect(
+      (
+        await t.db
+          .selectFrom('oauth_clients')
+          .select('require_mfa')
+          .where('client_id', '=', out.client_id as string)
+          .executeTakeFirstOrThrow()
+      ).require_mfa,
+    ).toBe(true);
     const other = oneObject((await add(sandboxArgs)).stdout);
     expect(other.client_id).not.toBe(out.client_id);
     expect(other.client_secret).not.toBe(out.client_secret);
   });
 
-  it('registers post-logout redirect URIs (--post-logout-redirect-uri, repeatable) under the redirect URIs\' rules; none by default', async () => {
-    const r = await add(['--redirect-uri', 'https://app.example.org/cb', '--post-logout-redirect-uri', 'https://app.example.org/signed-out', '--post-logout-redirect-uri', 'https://app.example.org/bye', '--scope', 'openid'], 'production');
+  it("registers post-logout redirect URIs (--post-logout-redirect-uri, repeatable) under the redirect URIs' rules; none by default", async () => {
+    const r = await add(
+      [
+        '--redirect-uri',
+        'https://app.example.org/cb',
+        '--post-logout-redirect-uri',
+        'https://app.example.org/signed-out',
+        '--post-logout-redirect-uri',
+        'https://app.example.org/bye',
+        '--scope',
+        'openid',
+      ],
+      'production',
+    );
     expect(r.stderr).toBe('');
     const out = oneObject(r.stdout);
     const uris = ['https://app.example.org/signed-out', 'https://app.example.org/bye'];
@@ -151,12 +186,21 @@ describe('clients add', () => {
 
     const before = fs.readFileSync(clientsFile, 'utf8');
     for (const [uris, rule] of [
-      [['https://app.example.org/out?next=1'], /post_logout_redirect_uris\.0: https:\/\/app\.example\.org\/out\?next=1 must not have a query string/],
+      [
+        ['https://app.example.org/out?next=1'],
+        /post_logout_redirect_uris\.0: https:\/\/app\.example\.org\/out\?next=1 must not have a query string/,
+      ],
       [['http://app.example.org/out'], /post_logout_redirect_uris\.0: .* must use https/],
       [['https://app.example.org/out', 'https://app.example.org/'], /post_logout_redirect_uris\.1: .* must have a path beyond "\/"/],
-      [[1, 2, 3, 4, 5, 6].map((i) => `https://app.example.org/out${i}`), /post_logout_redirect_uris: at most 5 post-logout redirect URIs per client/],
+      [
+        [1, 2, 3, 4, 5, 6].map((i) => `https://app.example.org/out${i}`),
+        /post_logout_redirect_uris: at most 5 post-logout redirect URIs per client/,
+      ],
     ] as [string[], RegExp][]) {
-      const refused = await add(['--redirect-uri', 'https://app.example.org/cb', ...uris.flatMap((u) => ['--post-logout-redirect-uri', u]), '--scope', 'openid'], 'production');
+      const refused = await add(
+        ['--redirect-uri', 'https://app.example.org/cb', ...uris.flatMap((u) => ['--post-logout-redirect-uri', u]), '--scope', 'openid'],
+        'production',
+      );
       oneLineFailure(refused);
       expect(refused.stderr).toMatch(rule);
     }
@@ -172,28 +216,46 @@ describe('clients add', () => {
 
   const rejected: { label: string; environment: string; uris: string[]; rule: RegExp }[] = [
     { label: 'http in production', environment: 'production', uris: ['http://app.example.org/cb'], rule: /must use https/ },
-    { label: 'http to a non-loopback host in the sandbox', environment: 'sandbox', uris: ['http://app.example.org/cb'], rule: /must use https/ },
+    {
+      label: 'http to a non-loopback host in the sandbox',
+      environment: 'sandbox',
+      uris: ['http://app.example.org/cb'],
+      rule: /must use https/,
+    },
     { label: 'no path', environment: 'production', uris: ['https://app.example.org'], rule: /path beyond/ },
     { label: 'root path only', environment: 'production', uris: ['https://app.example.org/'], rule: /path beyond/ },
     { label: 'query', environment: 'production', uris: ['https://app.example.org/cb?x=1'], rule: /query/ },
     { label: 'fragment', environment: 'production', uris: ['https://app.example.org/cb#x'], rule: /fragment/ },
     { label: 'empty fragment', environment: 'production', uris: ['https://app.example.org/cb#'], rule: /fragment/ },
     { label: 'user info', environment: 'production', uris: ['https://user:pw@app.example.org/cb'], rule: /user info/ },
-    { label: '256 characters', environment: 'production', uris: [`https://app.example.org/${'a'.repeat(256 - 'https://app.example.org/'.length)}`], rule: /at most 255/ },
-    { label: '6 URIs', environment: 'production', uris: [1, 2, 3, 4, 5, 6].map((i) => `https://app.example.org/cb${i}`), rule: /at most 5/ },
+    {
+      label: '256 characters',
+      environment: 'production',
+      uris: [`https://app.example.org/${'a'.repeat(256 - 'https://app.example.org/'.length)}`],
+      rule: /at most 255/,
+    },
+    {
+      label: '6 URIs',
+      environment: 'production',
+      uris: [1, 2, 3, 4, 5, 6].map((i) => `https://app.example.org/cb${i}`),
+      rule: /at most 5/,
+    },
     { label: 'a wildcard', environment: 'production', uris: ['https://*.example.org/cb'], rule: /wildcard/ },
   ];
 
-  it.each(rejected)('rejects a redirect URI with $label, naming the rule, and leaves the file unchanged', async ({ environment, uris, rule }) => {
-    expect(fs.existsSync(clientsFile)).toBe(true);
-    const before = fs.readFileSync(clientsFile, 'utf8');
-    const rowsBefore = await t.db.selectFrom('oauth_clients').select('client_id').execute();
-    const r = await add([...uris.flatMap((u) => ['--redirect-uri', u]), '--scope', 'read_only'], environment);
-    oneLineFailure(r);
-    expect(r.stderr).toMatch(rule);
-    expect(fs.readFileSync(clientsFile, 'utf8')).toBe(before);
-    expect(await t.db.selectFrom('oauth_clients').select('client_id').execute()).toHaveLength(rowsBefore.length);
-  });
+  it.each(rejected)(
+    'rejects a redirect URI with $label, naming the rule, and leaves the file unchanged',
+    async ({ environment, uris, rule }) => {
+      expect(fs.existsSync(clientsFile)).toBe(true);
+      const before = fs.readFileSync(clientsFile, 'utf8');
+      const rowsBefore = await t.db.selectFrom('oauth_clients').select('client_id').execute();
+      const r = await add([...uris.flatMap((u) => ['--redirect-uri', u]), '--scope', 'read_only'], environment);
+      oneLineFailure(r);
+      expect(r.stderr).toMatch(rule);
+      expect(fs.readFileSync(clientsFile, 'utf8')).toBe(before);
+      expect(await t.db.selectFrom('oauth_clients').select('client_id').execute()).toHaveLength(rowsBefore.length);
+    },
+  );
 
   it('accepts exactly 5 redirect URIs and a 255-character one', async () => {
     const five = [1, 2, 3, 4, 5].map((i) => `https://app.example.org/cb${i}`);
@@ -205,7 +267,10 @@ describe('clients add', () => {
 
   it('rejects openid for an organization-subject client', async () => {
     const before = fs.readFileSync(clientsFile, 'utf8');
-    const r = await add(['--redirect-uri', 'https://app.example.org/cb', '--scope', 'read_only openid', '--subject-type', 'organization'], 'production');
+    const r = await add(
+      ['--redirect-uri', 'https://app.example.org/cb', '--scope', 'read_only openid', '--subject-type', 'organization'],
+      'production',
+    );
     oneLineFailure(r);
     expect(r.stderr).toMatch(/openid/);
     expect(r.stderr).toMatch(/organization/);
@@ -214,33 +279,72 @@ describe('clients add', () => {
 
   it('rejects an unknown scope, an unknown subject type and a non-https logo', async () => {
     const before = fs.readFileSync(clientsFile, 'utf8');
-    const unknownScope = await add(['--redirect-uri', 'https://app.example.org/cb', '--scope', 'read_only', '--scope', 'admin'], 'production');
+    const unknownScope = await add(
+      ['--redirect-uri', 'https://app.example.org/cb', '--scope', 'read_only', '--scope', 'admin'],
+      'production',
+    );
     oneLineFailure(unknownScope);
     expect(unknownScope.stderr).toMatch(/scope/);
-    const subject = await add(['--redirect-uri', 'https://app.example.org/cb', '--scope', 'read_only', '--subject-type', 'robot'], 'production');
+    const subject = await add(
+      ['--redirect-uri', 'https://app.example.org/cb', '--scope', 'read_only', '--subject-type', 'robot'],
+      'production',
+    );
     oneLineFailure(subject);
     expect(subject.stderr).toMatch(/--subject-type must be user or organization/);
     expect(subject.code).toBe(2);
-    const logo = await add(['--redirect-uri', 'https://app.example.org/cb', '--scope', 'read_only', '--logo-uri', 'http://app.example.org/logo.png'], 'production');
+    const logo = await add(
+      ['--redirect-uri', 'https://app.example.org/cb', '--scope', 'read_only', '--logo-uri', 'http://app.example.org/logo.png'],
+      'production',
+    );
     oneLineFailure(logo);
     expect(logo.stderr).toMatch(/logo_uri/);
     expect(fs.readFileSync(clientsFile, 'utf8')).toBe(before);
   });
 
   it('exits 2 with the usage line when --environment is missing or unknown, or nothing to register', async () => {
-    const missing = await admin(['clients', 'add', '--name', 'X', '--redirect-uri', 'https://app.example.org/cb', '--scope', 'read_only', '--json']);
+    const missing = await admin([
+      'clients',
+      'add',
+      '--name',
+      'X',
+      '--redirect-uri',
+      'https://app.example.org/cb',
+      '--scope',
+      'read_only',
+      '--json',
+    ]);
     expect(missing.code).toBe(2);
     expect(missing.stdout).toBe('');
     expect(missing.stderr).toMatch(/--environment/);
     expect(missing.stderr).toMatch(/usage: .*clients add/);
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);
-    const unknown = await admin(['clients', 'add', '--environment', 'staging', '--name', 'X', '--redirect-uri', 'https://app.example.org/cb', '--scope', 'read_only']);
+    const unknown = await admin([
+      'clients',
+      'add',
+      '--environment',
+      'staging',
+      '--name',
+      'X',
+      '--redirect-uri',
+      'https://app.example.org/cb',
+      '--scope',
+      'read_only',
+    ]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/--environment/);
     const noUri = await admin(['clients', 'add', '--environment', 'production', '--name', 'X', '--scope', 'read_only']);
     expect(noUri.code).toBe(2);
     expect(noUri.stderr).toMatch(/--redirect-uri/);
-    const noScope = await admin(['clients', 'add', '--environment', 'production', '--name', 'X', '--redirect-uri', 'https://app.example.org/cb']);
+    const noScope = await admin([
+      'clients',
+      'add',
+      '--environment',
+      'production',
+      '--name',
+      'X',
+      '--redirect-uri',
+      'https://app.example.org/cb',
+    ]);
     expect(noScope.code).toBe(2);
     expect(noScope.stderr).toMatch(/--scope/);
   });
@@ -309,8 +413,15 @@ describe('clients list', () => {
     }
     expect(r.stdout).not.toContain('$argon2id$');
     const org = clients.find((c) => c.subject_type === 'organization')!;
-    expect(org).toMatchObject({ environment: 'production', logo_uri: 'https://app.example.org/logo.png', ip_allow_list: ['203.0.113.0/24', '2001:db8::/32'], post_logout_redirect_uris: [] });
-    expect(clients.find((c) => (c.post_logout_redirect_uris as string[]).length > 0)).toMatchObject({ post_logout_redirect_uris: ['https://app.example.org/signed-out', 'https://app.example.org/bye'] });
+    expect(org).toMatchObject({
+      environment: 'production',
+      logo_uri: 'https://app.example.org/logo.png',
+      ip_allow_list: ['203.0.113.0/24', '2001:db8::/32'],
+      post_logout_redirect_uris: [],
+    });
+    expect(clients.find((c) => (c.post_logout_redirect_uris as string[]).length > 0)).toMatchObject({
+      post_logout_redirect_uris: ['https://app.example.org/signed-out', 'https://app.example.org/bye'],
+    });
   });
 
   it('filters by --environment', async () => {
@@ -321,7 +432,12 @@ describe('clients list', () => {
       const clients = oneObject(r.stdout).clients as { client_id: string; environment: string }[];
       expect(clients.length).toBeGreaterThan(0);
       expect(clients.every((c) => c.environment === environment)).toBe(true);
-      expect(clients.map((c) => c.client_id).sort()).toEqual(file.filter((c) => c.environment === environment).map((c) => c.client_id).sort());
+      expect(clients.map((c) => c.client_id).sort()).toEqual(
+        file
+          .filter((c) => c.environment === environment)
+          .map((c) => c.client_id)
+          .sort(),
+      );
     }
     const bad = await admin(['clients', 'list', '--environment', 'staging', '--json']);
     expect(bad.code).toBe(2);
@@ -417,7 +533,22 @@ describe('clients validate', () => {
     const broken = path.join(tempDir(), 'clients.json');
     const text = JSON.stringify({ clients: [{ ...readFile().clients[0]!, redirect_uris: ['https://app.example.org/'] }] });
     fs.writeFileSync(broken, text);
-    const r = await admin(['clients', 'add', '--environment', 'production', '--name', 'X', '--redirect-uri', 'https://app.example.org/cb', '--scope', 'read_only', '--json'], broken);
+    const r = await admin(
+      [
+        'clients',
+        'add',
+        '--environment',
+        'production',
+        '--name',
+        'X',
+        '--redirect-uri',
+        'https://app.example.org/cb',
+        '--scope',
+        'read_only',
+        '--json',
+      ],
+      broken,
+    );
     oneLineFailure(r);
     expect(fs.readFileSync(broken, 'utf8')).toBe(text);
   });

@@ -34,7 +34,12 @@ describe('admin users reset-second-factor', () => {
 
     const reset = await admin(['users', 'reset-second-factor', '--email', user.email.toUpperCase()]);
     expect(reset.code, reset.stderr).toBe(0);
-    expect(reset.json).toMatchObject({ email: user.email, removed: { totp: true, passkeys: 1, recoveryCodes: 10 }, sessions_ended: 2, notified: true });
+    expect(reset.json).toMatchObject({
+      email: user.email,
+      removed: { totp: true, passkeys: 1, recoveryCodes: 10 },
+      sessions_ended: 2,
+      notified: true,
+    });
 
     for (const table of ['totp_credentials', 'webauthn_credentials', 'recovery_codes'] as const) {
       expect(await t.db.selectFrom(table).select('user_id').where('user_id', '=', user.id).execute(), table).toEqual([]);
@@ -43,7 +48,12 @@ describe('admin users reset-second-factor', () => {
     expect((await sandbox.get('/account')).url.pathname).toBe('/sign-in');
     expect((await waiting.submit(step, '/sign-in/second-factor', { code: '000000' })).url.pathname).toBe('/sign-in');
 
-    const notice = await t.db.selectFrom('outbound_mail').select('body').where('recipient', '=', user.email).where('subject', '=', 'The second factors of your Almoner account were reset').executeTakeFirstOrThrow();
+    const notice = await t.db
+      .selectFrom('outbound_mail')
+      .select('body')
+      .where('recipient', '=', user.email)
+      .where('subject', '=', 'The second factors of your Almoner account were reset')
+      .executeTakeFirstOrThrow();
     expect(notice.body).toContain('set up a second factor again');
     const audit = await t.db.selectFrom('audit_events').selectAll().where('event', '=', 'second_factor.reset').executeTakeFirstOrThrow();
     expect(audit.actor_user_id).toBeNull();

@@ -50,7 +50,12 @@ function expectUsageError(r: { code: number; stdout: string; stderr: string }, p
 
 describe('admin --help', () => {
   it('`npm run admin -- --help` fits 80 columns and lists every command', () => {
-    const run = spawnSync('npm', ['run', '--silent', 'admin', '--', '--help'], { cwd: PROJECT_ROOT, env: childEnv(), encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync('npm', ['run', '--silent', 'admin', '--', '--help'], {
+      cwd: PROJECT_ROOT,
+      env: childEnv(),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(run.status, run.stderr).toBe(0);
     const lines = run.stdout.split('\n');
     for (const line of lines) expect(line.length, `over 80 columns: ${line}`).toBeLessThanOrEqual(80);
@@ -83,12 +88,24 @@ describe('usage errors exit 2', () => {
     ['an unknown option', ['orgs', 'list', '--colour', 'blue'], /Unknown option '--colour'/],
     ['an option without its value', ['orgs', 'list', '--kind'], /--kind/],
     ['an unexpected argument', ['migrate', 'now'], /Unexpected argument 'now'/],
-    ['an unknown role', ['members', 'add', '--org', '12-3456789', '--email', 'a@example.org', '--role', 'boss'], /--role must be one of owner, admin, member, read_only/],
-    ['an unknown environment', ['api-keys', 'create', '--org', '12-3456789', '--environment', 'staging'], /--environment must be production or sandbox/],
+    [
+      'an unknown role',
+      ['members', 'add', '--org', '12-3456789', '--email', 'a@example.org', '--role', 'boss'],
+      /--role must be one of owner, admin, member, read_only/,
+    ],
+    [
+      'an unknown environment',
+      ['api-keys', 'create', '--org', '12-3456789', '--environment', 'staging'],
+      /--environment must be production or sandbox/,
+    ],
     ['an unknown organization kind', ['orgs', 'list', '--kind', 'charity'], /--kind must be nonprofit or fund_provider/],
     ['an unknown key kind', ['keys', 'rotate', '--kind', 'tls'], /--kind must be signing or server/],
     ['an unknown delivery status', ['webhooks', 'deliveries', '--status', 'lost'], /--status must be one of pending, succeeded, failed/],
-    ['an unknown grant frequency', [...requiredArgs(COMMANDS.find((c) => c.path.join(' ') === 'daf submit-grant-request')!), '--frequency', 'weekly'], /--frequency must be one of one_time/],
+    [
+      'an unknown grant frequency',
+      [...requiredArgs(COMMANDS.find((c) => c.path.join(' ') === 'daf submit-grant-request')!), '--frequency', 'weekly'],
+      /--frequency must be one of one_time/,
+    ],
     ['a missing positional', ['webhooks', 'replay'], /<delivery id> is required/],
     ['a blank required value', ['members', 'list', '--org', ' '], /--org is required/],
   ])('%s, before any database is opened', async (_name, argv, pattern) => {
@@ -111,16 +128,70 @@ describe('usage errors exit 2', () => {
 
   it.each([
     ['a malformed EIN', ['orgs', 'add', '--ein', '12-34', '--name', 'X'], '', /not an EIN/],
-    ['a malformed e-mail address', ['users', 'add', '--email', 'not-an-address', '--password-stdin'], 'long enough password\n', /not an email address/],
+    [
+      'a malformed e-mail address',
+      ['users', 'add', '--email', 'not-an-address', '--password-stdin'],
+      'long enough password\n',
+      /not an email address/,
+    ],
     ['a password too short', ['users', 'add', '--email', 'short@example.org', '--password-stdin'], 'short\n', /at least 10/],
-    ['a password too short to reset', ['users', 'reset-password', '--email', 'short@example.org', '--password-stdin'], 'short\n', /at least 10/],
-    ['a count out of range', ['demo', 'seed', '--org', '12-3456789', '--environment', 'sandbox', '--donations', 'lots'], '', /--donations must be a whole number/],
+    [
+      'a password too short to reset',
+      ['users', 'reset-password', '--email', 'short@example.org', '--password-stdin'],
+      'short\n',
+      /at least 10/,
+    ],
+    [
+      'a count out of range',
+      ['demo', 'seed', '--org', '12-3456789', '--environment', 'sandbox', '--donations', 'lots'],
+      '',
+      /--donations must be a whole number/,
+    ],
     ['a limit out of range', ['mail', 'list', '--limit', '0'], '', /--limit must be 1 to 1000/],
     ['an audit limit out of range', ['audit', 'list', '--limit', '5000'], '', /--limit must be a whole number from 1 to 1000/],
     ['a date that is not ISO 8601', ['audit', 'list', '--since', 'yesterday'], '', /--since must be an ISO 8601 date/],
-    ['a redirect URI with a query', ['clients', 'add', '--environment', 'production', '--name', 'X', '--redirect-uri', 'https://app.example.org/cb?x=1', '--scope', 'read_only'], '', /redirect_uris/],
-    ['an unknown scope', ['clients', 'add', '--environment', 'production', '--name', 'X', '--redirect-uri', 'https://app.example.org/cb', '--scope', 'admin'], '', /scope/],
-    ['a non-positive amount', ['daf', 'submit-grant-request', '--fund-provider', '12-3456789', '--environment', 'sandbox', '--email', 'd@example.org', '--ein', '98-7654321', '--amount-cents', '0'], '', /positive number of cents/],
+    [
+      'a redirect URI with a query',
+      [
+        'clients',
+        'add',
+        '--environment',
+        'production',
+        '--name',
+        'X',
+        '--redirect-uri',
+        'https://app.example.org/cb?x=1',
+        '--scope',
+        'read_only',
+      ],
+      '',
+      /redirect_uris/,
+    ],
+    [
+      'an unknown scope',
+      ['clients', 'add', '--environment', 'production', '--name', 'X', '--redirect-uri', 'https://app.example.org/cb', '--scope', 'admin'],
+      '',
+      /scope/,
+    ],
+    [
+      'a non-positive amount',
+      [
+        'daf',
+        'submit-grant-request',
+        '--fund-provider',
+        '12-3456789',
+        '--environment',
+        'sandbox',
+        '--email',
+        'd@example.org',
+        '--ein',
+        '98-7654321',
+        '--amount-cents',
+        '0',
+      ],
+      '',
+      /positive number of cents/,
+    ],
   ])('a value the command cannot accept: %s', async (_name, argv, stdin, pattern) => {
     const r = await admin(argv, t.url, stdin);
     expectUsageError(r, pattern);

@@ -34,7 +34,14 @@ async function admin(argv: string[], stdin = '') {
 }
 
 async function approve(staff: Staff, who: 'admin' | 'member' | 'owner', environment: Env, client: Client, scope: string) {
-  const result = await obtainTokens(server, { environment, client, clientId: client.client_id, redirectUri: environment === 'sandbox' ? SANDBOX_REDIRECT : REDIRECT, scope, login: staff.users[who] });
+  const result = await obtainTokens(server, {
+    environment,
+    client,
+    clientId: client.client_id,
+    redirectUri: environment === 'sandbox' ? SANDBOX_REDIRECT : REDIRECT,
+    scope,
+    login: staff.users[who],
+  });
   expect(result.tokens.status).toBe(200);
   return { access: result.tokens.body.access_token as string, refresh: result.tokens.body.refresh_token as string };
 }
@@ -77,7 +84,12 @@ describe('admin users', () => {
     expect((await introspect(server, 'production', orgClient, org.access)).body.active).toBe(true);
     await expect(dashboardSession(server, 'production', s.users.admin)).rejects.toThrow(/401/);
     expect((await admin(['users', 'disable', '--email', s.users.admin.email])).code).toBe(1);
-    const audit = await t.db.selectFrom('audit_events').select(['event', 'details']).where('event', 'in', ['user.disabled', 'authorization.revoked']).where(({ eb, ref }) => eb(ref('details', '->>').key('user_id'), '=', s.users.admin.id)).execute();
+    const audit = await t.db
+      .selectFrom('audit_events')
+      .select(['event', 'details'])
+      .where('event', 'in', ['user.disabled', 'authorization.revoked'])
+      .where(({ eb, ref }) => eb(ref('details', '->>').key('user_id'), '=', s.users.admin.id))
+      .execute();
     expect(audit.filter((a) => a.event === 'user.disabled')).toHaveLength(1);
     expect(audit.filter((a) => a.event === 'authorization.revoked' && a.details.reason === 'user_disabled')).toHaveLength(2);
 
@@ -95,7 +107,10 @@ describe('admin users', () => {
     const common = await admin(['users', 'reset-password', '--email', s.users.admin.email, '--password-stdin'], 'password1234\n');
     expect(common.code).toBe(2);
     expect(common.stderr).toMatch(/common passwords/);
-    const missing = await admin(['users', 'reset-password', '--email', 'nobody@example.org', '--password-stdin'], 'a fine new passphrase\n');
+    const missing = await admin(
+      ['users', 'reset-password', '--email', 'nobody@example.org', '--password-stdin'],
+      'a fine new passphrase\n',
+    );
     expect(missing.code).toBe(1);
 
     const reset = await admin(['users', 'reset-password', '--email', s.users.admin.email, '--password-stdin'], 'a fine new passphrase\n');
@@ -103,10 +118,20 @@ describe('admin users', () => {
     expect(reset.json).toMatchObject({ email: s.users.admin.email, sessions_ended: 1, notified: true });
     expect((await session.get('/account')).url.pathname).toBe('/sign-in');
     await dashboardSession(server, 'production', { email: s.users.admin.email, password: 'a fine new passphrase' });
-    const audit = await t.db.selectFrom('audit_events').selectAll().where('event', '=', 'user.password_reset').where(({ eb, ref }) => eb(ref('details', '->>').key('user_id'), '=', s.users.admin.id)).executeTakeFirstOrThrow();
+    const audit = await t.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('event', '=', 'user.password_reset')
+      .where(({ eb, ref }) => eb(ref('details', '->>').key('user_id'), '=', s.users.admin.id))
+      .executeTakeFirstOrThrow();
     expect(audit.actor_user_id).toBeNull();
     expect(audit.details).toMatchObject({ via: 'cli' });
-    const notice = await t.db.selectFrom('outbound_mail').select('body').where('recipient', '=', s.users.admin.email).where('subject', '=', 'Your Almoner password was changed').executeTakeFirstOrThrow();
+    const notice = await t.db
+      .selectFrom('outbound_mail')
+      .select('body')
+      .where('recipient', '=', s.users.admin.email)
+      .where('subject', '=', 'Your Almoner password was changed')
+      .executeTakeFirstOrThrow();
     expect(notice.body).toContain('set by an administrator');
   });
 });
@@ -118,12 +143,31 @@ describe('admin orgs remove', () => {
     const org = await approve(s, 'owner', 'production', orgClient, 'read_only');
     const key = await admin(['api-keys', 'create', '--org', s.ein, '--environment', 'sandbox']);
     expect(key.code, key.stderr).toBe(0);
-    const seeded = await admin(['demo', 'seed', '--org', s.ein, '--environment', 'sandbox', '--donations', '2', '--connects', '1', '--grants', '1', '--accounts', '1', '--transactions', '2']);
+    const seeded = await admin([
+      'demo',
+      'seed',
+      '--org',
+      s.ein,
+      '--environment',
+      'sandbox',
+      '--donations',
+      '2',
+      '--connects',
+      '1',
+      '--grants',
+      '1',
+      '--accounts',
+      '1',
+      '--transactions',
+      '2',
+    ]);
     expect(seeded.code, seeded.stderr).toBe(0);
 
     const refused = await admin(['orgs', 'remove', '--ein', s.ein]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/^almoner admin: error \(conflict\): Nonprofit \w+ \(\d\d-\d{7}\) still has 4 members, 2 authorizations, 1 api keys, 1 connects, 2 donations, 1 grants, 1 deposit accounts.*pass --force/);
+    expect(refused.stderr).toMatch(
+      /^almoner admin: error \(conflict\): Nonprofit \w+ \(\d\d-\d{7}\) still has 4 members, 2 authorizations, 1 api keys, 1 connects, 2 donations, 1 grants, 1 deposit accounts.*pass --force/,
+    );
     expect(await t.db.selectFrom('organizations').select('id').where('id', '=', s.orgId).execute()).toHaveLength(1);
     expect((await gateway('production', user.access)).status).toBe(200);
     expect((await apiGet(server, 'sandbox', '/v1/donations', { bearer: key.json.key as string })).status).toBe(200);
@@ -136,7 +180,12 @@ describe('admin orgs remove', () => {
     expect((await gateway('production', user.access)).status).toBe(401);
     expect((await introspect(server, 'production', orgClient, org.access)).body.active).toBe(false);
     expect((await apiGet(server, 'sandbox', '/v1/donations', { bearer: key.json.key as string })).status).toBe(401);
-    const audit = await t.db.selectFrom('audit_events').selectAll().where('event', '=', 'organization.removed').where('organization_id', '=', s.orgId).executeTakeFirstOrThrow();
+    const audit = await t.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('event', '=', 'organization.removed')
+      .where('organization_id', '=', s.orgId)
+      .executeTakeFirstOrThrow();
     expect(audit.details).toMatchObject({ forced: true, revoked_authorizations: 2 });
     // The users stay; they just belong to nothing now.
     expect(await t.db.selectFrom('users').select('id').where('id', '=', s.users.owner.id).execute()).toHaveLength(1);
@@ -158,16 +207,23 @@ describe('admin audit list', () => {
     const session = await dashboardSession(server, 'production', s.users.owner);
     const page = await session.get(`/orgs/${s.ein}/members`);
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)![1]!;
-    await session.browser.request(`${session.origin}/orgs/${s.ein}/members/role`, { method: 'POST', form: { csrf, user: s.users.member.id, role: 'admin' } });
+    await session.browser.request(`${session.origin}/orgs/${s.ein}/members/role`, {
+      method: 'POST',
+      form: { csrf, user: s.users.member.id, role: 'admin' },
+    });
 
     const all = await admin(['audit', 'list', '--org', s.ein, '--limit', '100']);
     expect(all.code, all.stderr).toBe(0);
     const events = all.json.events as { id: string; event: string; actor_email: string | null; occurred_at: string }[];
-    expect(events.map((e) => e.event)).toEqual(expect.arrayContaining(['membership.added', 'membership.role_changed', 'organization.created']));
+    expect(events.map((e) => e.event)).toEqual(
+      expect.arrayContaining(['membership.added', 'membership.role_changed', 'organization.created']),
+    );
     expect(events.map((e) => Number(e.id))).toEqual([...events.map((e) => Number(e.id))].sort((a, b) => b - a));
 
     const byActor = await admin(['audit', 'list', '--org', s.ein, '--actor', s.users.owner.email]);
-    expect((byActor.json.events as { event: string; actor_email: string }[]).map((e) => [e.event, e.actor_email])).toEqual([['membership.role_changed', s.users.owner.email]]);
+    expect((byActor.json.events as { event: string; actor_email: string }[]).map((e) => [e.event, e.actor_email])).toEqual([
+      ['membership.role_changed', s.users.owner.email],
+    ]);
     const byEvent = await admin(['audit', 'list', '--org', s.ein, '--event', 'membership.added']);
     expect((byEvent.json.events as unknown[]).length).toBe(4);
     const limited = await admin(['audit', 'list', '--org', s.ein, '--limit', '2']);
@@ -176,7 +232,16 @@ describe('admin audit list', () => {
     expect(future.json.events).toEqual([]);
     const past = await admin(['audit', 'list', '--org', s.ein, '--until', '2000-01-01T00:00:00Z']);
     expect(past.json.events).toEqual([]);
-    const window = await admin(['audit', 'list', '--org', s.ein, '--since', new Date(Date.now() - 3600_000).toISOString(), '--until', new Date(Date.now() + 3600_000).toISOString()]);
+    const window = await admin([
+      'audit',
+      'list',
+      '--org',
+      s.ein,
+      '--since',
+      new Date(Date.now() - 3600_000).toISOString(),
+      '--until',
+      new Date(Date.now() + 3600_000).toISOString(),
+    ]);
     expect((window.json.events as unknown[]).length).toBe(events.length);
     const unknownActor = await admin(['audit', 'list', '--actor', 'nobody@example.org']);
     expect(unknownActor.code).toBe(1);

@@ -47,7 +47,12 @@ describe('configuration', () => {
 
   it('lets environment variables override files, with lists comma-separated', () => {
     const config = loadConfig({
-      env: { DATABASE_URL: 'postgres://u@db.internal/almoner', ALMONER_BASE_URL: 'http://API.Example.org:80/', ALMONER_TRUSTED_PROXIES: '10.0.0.0/8, fd00::/8', ALMONER_DATA_DIR: '/srv/almoner' },
+      env: {
+        DATABASE_URL: 'postgres://u@db.internal/almoner',
+        ALMONER_BASE_URL: 'http://API.Example.org:80/',
+        ALMONER_TRUSTED_PROXIES: '10.0.0.0/8, fd00::/8',
+        ALMONER_DATA_DIR: '/srv/almoner',
+      },
     });
     expect(config.database_url).toBe('postgres://u@db.internal/almoner');
     expect(config.base_url).toBe('http://api.example.org');
@@ -56,8 +61,27 @@ describe('configuration', () => {
   });
 
   it('applies config/<profile>.json over default.json', () => {
-    const dir = configDir({ 'default.json': { ...JSON.parse(fs.readFileSync('config/default.json', 'utf8')) }, 'production.json': { log_level: 'warn', demo_data: false, base_url: 'https://a.example', sandbox_base_url: 'https://b.example', dashboard_url: 'https://c.example', sandbox_dashboard_url: 'https://d.example' } });
-    const config = loadConfig({ configDir: dir, env: { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://db/x', ALMONER_TRUSTED_PROXIES: '10.0.0.1', ALMONER_SMTP_URL: 'smtp://mail.internal:587', ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>' } });
+    const dir = configDir({
+      'default.json': { ...JSON.parse(fs.readFileSync('config/default.json', 'utf8')) },
+      'production.json': {
+        log_level: 'warn',
+        demo_data: false,
+        base_url: 'https://a.example',
+        sandbox_base_url: 'https://b.example',
+        dashboard_url: 'https://c.example',
+        sandbox_dashboard_url: 'https://d.example',
+      },
+    });
+    const config = loadConfig({
+      configDir: dir,
+      env: {
+        ALMONER_PROFILE: 'production',
+        DATABASE_URL: 'postgres://db/x',
+        ALMONER_TRUSTED_PROXIES: '10.0.0.1',
+        ALMONER_SMTP_URL: 'smtp://mail.internal:587',
+        ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>',
+      },
+    });
     expect(config.log_level).toBe('warn');
     expect(config.profile).toBe('production');
   });
@@ -70,14 +94,19 @@ describe('configuration', () => {
   });
 
   it('takes passkey_rp_id only as a domain both dashboards are at or under', () => {
-    const dashboards = { ALMONER_DASHBOARD_URL: 'https://dashboard.example.org', ALMONER_SANDBOX_DASHBOARD_URL: 'https://sandbox.example.org' };
+    const dashboards = {
+      ALMONER_DASHBOARD_URL: 'https://dashboard.example.org',
+      ALMONER_SANDBOX_DASHBOARD_URL: 'https://sandbox.example.org',
+    };
     expect(loadConfig({ env: { ...dashboards, ALMONER_PASSKEY_RP_ID: 'example.org' } }).passkey_rp_id).toBe('example.org');
     expect(loadConfig({ env: dashboards }).passkey_rp_id).toBeUndefined();
     expect(problemsOf(() => loadConfig({ env: { ...dashboards, ALMONER_PASSKEY_RP_ID: 'dashboard.example.org' } }))).toEqual([
       'passkey_rp_id (from ALMONER_PASSKEY_RP_ID): must be the host of sandbox_dashboard_url (sandbox.example.org) or a domain it is under',
     ]);
     expect(problemsOf(() => loadConfig({ env: { ...dashboards, ALMONER_PASSKEY_RP_ID: 'ample.org' } }))).toHaveLength(2);
-    expect(problemsOf(() => loadConfig({ env: { ...dashboards, ALMONER_PASSKEY_RP_ID: 'https://example.org' } }))[0]).toMatch(/must be a lowercase domain name/);
+    expect(problemsOf(() => loadConfig({ env: { ...dashboards, ALMONER_PASSKEY_RP_ID: 'https://example.org' } }))[0]).toMatch(
+      /must be a lowercase domain name/,
+    );
   });
 
   it('reports bad values and unknown keys in a config file with the file named', () => {
@@ -99,53 +128,119 @@ describe('configuration', () => {
   });
 
   it('rejects URLs with a path, query or credentials, and duplicates among the four', () => {
-    expect(problemsOf(() => loadConfig({ env: { ALMONER_DASHBOARD_URL: 'https://dash.example/app' } }))[0]).toMatch(/^dashboard_url .*origin only/);
+    expect(problemsOf(() => loadConfig({ env: { ALMONER_DASHBOARD_URL: 'https://dash.example/app' } }))[0]).toMatch(
+      /^dashboard_url .*origin only/,
+    );
     expect(problemsOf(() => loadConfig({ env: { ALMONER_DASHBOARD_URL: 'http://127.0.0.1:3000' } }))[0]).toMatch(/must all differ/);
   });
 
   it('accepts port 0 in several public URLs (each gets a port of its own), but not next to listen', () => {
     const ephemeral = 'http://127.0.0.1:0';
-    const env = { ALMONER_BASE_URL: ephemeral, ALMONER_SANDBOX_BASE_URL: ephemeral, ALMONER_DASHBOARD_URL: ephemeral, ALMONER_SANDBOX_DASHBOARD_URL: 'http://127.0.0.1:3003' };
+    const env = {
+      ALMONER_BASE_URL: ephemeral,
+      ALMONER_SANDBOX_BASE_URL: ephemeral,
+      ALMONER_DASHBOARD_URL: ephemeral,
+      ALMONER_SANDBOX_DASHBOARD_URL: 'http://127.0.0.1:3003',
+    };
     expect(loadConfig({ env })).toMatchObject({ base_url: ephemeral, sandbox_base_url: ephemeral, dashboard_url: ephemeral });
     // Fixed ports still may not repeat.
     expect(problemsOf(() => loadConfig({ env: { ...env, ALMONER_DASHBOARD_URL: 'http://127.0.0.1:3003' } }))[0]).toMatch(/must all differ/);
-    expect(problemsOf(() => loadConfig({ env: { ...env, ALMONER_LISTEN: '0.0.0.0:8080' } }))).toEqual([expect.stringMatching(/^base_url \(from ALMONER_BASE_URL\): port 0 .*needs listen unset/)]);
+    expect(problemsOf(() => loadConfig({ env: { ...env, ALMONER_LISTEN: '0.0.0.0:8080' } }))).toEqual([
+      expect.stringMatching(/^base_url \(from ALMONER_BASE_URL\): port 0 .*needs listen unset/),
+    ]);
   });
 
   it('names every missing production setting at once', () => {
     const problems = problemsOf(() => loadConfig({ env: { ALMONER_PROFILE: 'production' } }));
     expect(problems.some((p) => p.startsWith('database_url') && p.includes('required in the production profile'))).toBe(true);
     expect(problems.some((p) => p.startsWith('tls_cert') && p.includes('ALMONER_TRUSTED_PROXIES'))).toBe(true);
-    expect(problems.some((p) => p.startsWith('smtp_url') && p.includes('required in the production profile') && p.includes('ALMONER_SMTP_URL'))).toBe(true);
-    expect(problems.some((p) => p.startsWith('mail_from') && p.includes('required in the production profile') && p.includes('ALMONER_MAIL_FROM'))).toBe(true);
+    expect(
+      problems.some((p) => p.startsWith('smtp_url') && p.includes('required in the production profile') && p.includes('ALMONER_SMTP_URL')),
+    ).toBe(true);
+    expect(
+      problems.some(
+        (p) => p.startsWith('mail_from') && p.includes('required in the production profile') && p.includes('ALMONER_MAIL_FROM'),
+      ),
+    ).toBe(true);
   });
 
   it("requires mail_from in production: the default's .invalid address is refused there, and kept in dev", () => {
-    const production = { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://db/x', ALMONER_TRUSTED_PROXIES: '10.0.0.0/8', ALMONER_SMTP_URL: 'smtp://mail.internal' };
+    const production = {
+      ALMONER_PROFILE: 'production',
+      DATABASE_URL: 'postgres://db/x',
+      ALMONER_TRUSTED_PROXIES: '10.0.0.0/8',
+      ALMONER_SMTP_URL: 'smtp://mail.internal',
+    };
     expect(problemsOf(() => loadConfig({ env: production }))).toEqual([
-      expect.stringMatching(/^mail_from \(from .*default\.json\): is required in the production profile \(ALMONER_MAIL_FROM\): .*"Almoner <no-reply@almoner\.invalid>" is the dev profile's placeholder$/),
+      expect.stringMatching(
+        /^mail_from \(from .*default\.json\): is required in the production profile \(ALMONER_MAIL_FROM\): .*"Almoner <no-reply@almoner\.invalid>" is the dev profile's placeholder$/,
+      ),
     ]);
-    expect(problemsOf(() => loadConfig({ env: { ...production, ALMONER_MAIL_FROM: 'no-reply@mail.almoner.invalid' } }))).toEqual([expect.stringMatching(/^mail_from \(from ALMONER_MAIL_FROM\): is required in the production profile/)]);
-    expect(loadConfig({ env: { ...production, ALMONER_MAIL_FROM: 'Food Bank <no-reply@foodbank.example.org>' } }).mail_from).toBe('Food Bank <no-reply@foodbank.example.org>');
+    expect(problemsOf(() => loadConfig({ env: { ...production, ALMONER_MAIL_FROM: 'no-reply@mail.almoner.invalid' } }))).toEqual([
+      expect.stringMatching(/^mail_from \(from ALMONER_MAIL_FROM\): is required in the production profile/),
+    ]);
+    expect(loadConfig({ env: { ...production, ALMONER_MAIL_FROM: 'Food Bank <no-reply@foodbank.example.org>' } }).mail_from).toBe(
+      'Food Bank <no-reply@foodbank.example.org>',
+    );
     expect(loadConfig({ env: {} }).mail_from).toBe('Almoner <no-reply@almoner.invalid>');
   });
 
   it('requires smtp_url in production (mail is never kept in a table there), and not in dev', () => {
-    const production = { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://db/x', ALMONER_TRUSTED_PROXIES: '10.0.0.0/8', ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>' };
-    expect(problemsOf(() => loadConfig({ env: production }))).toEqual([expect.stringMatching(/^smtp_url \(set it in config\/ or ALMONER_SMTP_URL\): is required in the production profile/)]);
-    expect(problemsOf(() => loadConfig({ env: { ...production, ALMONER_SMTP_URL: 'http://mail.example' } }))).toEqual([expect.stringMatching(/^smtp_url \(from ALMONER_SMTP_URL\): must be an smtp:\/\/ or smtps:\/\/ URL/)]);
-    expect(loadConfig({ env: { ...production, ALMONER_SMTP_URL: 'smtps://u:p@mail.example:465' } }).smtp_url).toBe('smtps://u:p@mail.example:465');
+    const production = {
+      ALMONER_PROFILE: 'production',
+      DATABASE_URL: 'postgres://db/x',
+      ALMONER_TRUSTED_PROXIES: '10.0.0.0/8',
+      ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>',
+    };
+    expect(problemsOf(() => loadConfig({ env: production }))).toEqual([
+      expect.stringMatching(/^smtp_url \(set it in config\/ or ALMONER_SMTP_URL\): is required in the production profile/),
+    ]);
+    expect(problemsOf(() => loadConfig({ env: { ...production, ALMONER_SMTP_URL: 'http://mail.example' } }))).toEqual([
+      expect.stringMatching(/^smtp_url \(from ALMONER_SMTP_URL\): must be an smtp:\/\/ or smtps:\/\/ URL/),
+    ]);
+    expect(loadConfig({ env: { ...production, ALMONER_SMTP_URL: 'smtps://u:p@mail.example:465' } }).smtp_url).toBe(
+      'smtps://u:p@mail.example:465',
+    );
     expect(loadConfig({ env: {} }).smtp_url).toBeUndefined();
   });
 
   it('accepts production with a database and trusted proxies, or with TLS material', () => {
-    expect(loadConfig({ env: { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://db/x', ALMONER_SMTP_URL: 'smtp://mail.internal', ALMONER_TRUSTED_PROXIES: '10.0.0.0/8', ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>' } }).profile).toBe('production');
-    expect(loadConfig({ env: { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://db/x', ALMONER_SMTP_URL: 'smtp://mail.internal', ALMONER_TLS_CERT: '/c.pem', ALMONER_TLS_KEY: '/k.pem', ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>' } }).tls_cert).toBe('/c.pem');
+    expect(
+      loadConfig({
+        env: {
+          ALMONER_PROFILE: 'production',
+          DATABASE_URL: 'postgres://db/x',
+          ALMONER_SMTP_URL: 'smtp://mail.internal',
+          ALMONER_TRUSTED_PROXIES: '10.0.0.0/8',
+          ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>',
+        },
+      }).profile,
+    ).toBe('production');
+    expect(
+      loadConfig({
+        env: {
+          ALMONER_PROFILE: 'production',
+          DATABASE_URL: 'postgres://db/x',
+          ALMONER_SMTP_URL: 'smtp://mail.internal',
+          ALMONER_TLS_CERT: '/c.pem',
+          ALMONER_TLS_KEY: '/k.pem',
+          ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>',
+        },
+      }).tls_cert,
+    ).toBe('/c.pem');
   });
 
   it('refuses plain-http URLs, demo data and a lone TLS file in production', () => {
     const problems = problemsOf(() =>
-      loadConfig({ env: { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://db/x', ALMONER_TLS_CERT: '/c.pem', ALMONER_BASE_URL: 'http://api.example', ALMONER_DEMO_DATA: 'true' } }),
+      loadConfig({
+        env: {
+          ALMONER_PROFILE: 'production',
+          DATABASE_URL: 'postgres://db/x',
+          ALMONER_TLS_CERT: '/c.pem',
+          ALMONER_BASE_URL: 'http://api.example',
+          ALMONER_DEMO_DATA: 'true',
+        },
+      }),
     );
     expect(problems).toEqual(
       expect.arrayContaining([
@@ -161,7 +256,9 @@ describe('configuration', () => {
   });
 
   it('lists unknown ALMONER_ variables so typos are visible', () => {
-    expect(unknownEnvSettings({ ALMONER_BASE_URL: 'x', ALMONER_BASEURL: 'y', ALMONER_PROFILE: 'dev', HOME: '/' })).toEqual(['ALMONER_BASEURL']);
+    expect(unknownEnvSettings({ ALMONER_BASE_URL: 'x', ALMONER_BASEURL: 'y', ALMONER_PROFILE: 'dev', HOME: '/' })).toEqual([
+      'ALMONER_BASEURL',
+    ]);
   });
 
   it('suggests the setting a mistyped ALMONER_ variable probably meant', () => {
@@ -203,7 +300,9 @@ describe('configuration', () => {
     const fromFile = problemsOf(() => loadConfig({ configDir: dir, env: {} }));
     expect(fromFile).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^trusted_proxies \(from .*default\.json\): must be a list: a JSON array in a config file, comma-separated in the environment variable, got "10\.0\.0\.1"$/),
+        expect.stringMatching(
+          /^trusted_proxies \(from .*default\.json\): must be a list: a JSON array in a config file, comma-separated in the environment variable, got "10\.0\.0\.1"$/,
+        ),
         expect.stringMatching(/^mail_from \(from .*default\.json\): must be text \(a JSON string in a config file\), got 42$/),
         expect.stringMatching(/^clients_file \(from .*default\.json\): must not be empty, got ""$/),
       ]),
@@ -218,7 +317,9 @@ describe('configuration', () => {
     expect(loadConfig({ env: { ALMONER_WORKERS: '4' } }).workers).toBe(4);
     expect(loadConfig({ env: { ALMONER_WORKERS: 'auto' } }).workers).toBe(os.availableParallelism());
     expect(loadConfig({ env: {}, configDir: configDir({ 'default.json': { ...defaults(), workers: 3 } }) }).workers).toBe(3);
-    expect(loadConfig({ env: {}, configDir: configDir({ 'default.json': { ...defaults(), workers: 'auto' } }) }).workers).toBe(os.availableParallelism());
+    expect(loadConfig({ env: {}, configDir: configDir({ 'default.json': { ...defaults(), workers: 'auto' } }) }).workers).toBe(
+      os.availableParallelism(),
+    );
   });
 
   it('refuses a worker count that is not auto or a whole number from 1 to 256, naming the setting', () => {
@@ -227,7 +328,9 @@ describe('configuration', () => {
       expect(problems, value).toHaveLength(1);
       expect(problems[0], value).toMatch(/^workers \(from ALMONER_WORKERS\): /);
     }
-    expect(problemsOf(() => loadConfig({ env: {}, configDir: configDir({ 'default.json': { ...defaults(), workers: 0 } }) }))[0]).toMatch(/^workers \(from .*default\.json\): /);
+    expect(problemsOf(() => loadConfig({ env: {}, configDir: configDir({ 'default.json': { ...defaults(), workers: 0 } }) }))[0]).toMatch(
+      /^workers \(from .*default\.json\): /,
+    );
   });
 
   it('knows the worker marker its own primary sets, and does not warn about it', () => {

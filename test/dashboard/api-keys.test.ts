@@ -36,8 +36,17 @@ describe('the API keys page', () => {
     const row = await t.db.selectFrom('api_keys').selectAll().where('organization_id', '=', s.orgId).executeTakeFirstOrThrow();
     expect(row.name).toBe('Billing server');
     expect(JSON.stringify(row)).not.toContain(key);
-    const audit = await t.db.selectFrom('audit_events').selectAll().where('event', '=', 'api_key.created').where('organization_id', '=', s.orgId).executeTakeFirstOrThrow();
-    expect(audit).toMatchObject({ actor_user_id: s.users.admin.id, environment: 'sandbox', details: { id: row.id, name: 'Billing server' } });
+    const audit = await t.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('event', '=', 'api_key.created')
+      .where('organization_id', '=', s.orgId)
+      .executeTakeFirstOrThrow();
+    expect(audit).toMatchObject({
+      actor_user_id: s.users.admin.id,
+      environment: 'sandbox',
+      details: { id: row.id, name: 'Billing server' },
+    });
 
     // Revoking asks first, on a page of its own, whose form does it.
     const confirm = await session.get(/href="([^"]+\/revoke)"/.exec(listed.html)![1]!);
@@ -133,11 +142,19 @@ describe('the API keys page', () => {
     expect(page.html).not.toContain(sandboxKey.id);
     expect(page.html).toContain('sandbox dashboard');
     for (const id of [sandboxKey.id, othersKey.id, 'key_0123']) {
-      const refused = await session.browser.request(`${session.origin}/orgs/${s.ein}/api-keys/revoke`, { method: 'POST', form: { csrf: csrfOf(page.html), key: id } });
+      const refused = await session.browser.request(`${session.origin}/orgs/${s.ein}/api-keys/revoke`, {
+        method: 'POST',
+        form: { csrf: csrfOf(page.html), key: id },
+      });
       expect(refused.status).toBe(404);
       expect((await session.get(`/orgs/${s.ein}/api-keys/${id}/revoke`)).status).toBe(404);
     }
-    const live = await t.db.selectFrom('api_keys').select('id').where('revoked_at', 'is', null).where('id', 'in', [sandboxKey.id, othersKey.id]).execute();
+    const live = await t.db
+      .selectFrom('api_keys')
+      .select('id')
+      .where('revoked_at', 'is', null)
+      .where('id', 'in', [sandboxKey.id, othersKey.id])
+      .execute();
     expect(live).toHaveLength(2);
   });
 
@@ -148,8 +165,13 @@ describe('the API keys page', () => {
     expect((await session.get(`/orgs/${s.ein}/api-keys`)).status).toBe(403);
     expect((await session.get(`/orgs/${s.ein}/api-keys/${key.id}/revoke`)).status).toBe(403);
     const csrf = csrfOf((await session.get('/account')).html);
-    expect((await session.browser.request(`${session.origin}/orgs/${s.ein}/api-keys`, { method: 'POST', form: { csrf } })).status).toBe(403);
-    expect((await session.browser.request(`${session.origin}/orgs/${s.ein}/api-keys/revoke`, { method: 'POST', form: { csrf, key: key.id } })).status).toBe(403);
+    expect((await session.browser.request(`${session.origin}/orgs/${s.ein}/api-keys`, { method: 'POST', form: { csrf } })).status).toBe(
+      403,
+    );
+    expect(
+      (await session.browser.request(`${session.origin}/orgs/${s.ein}/api-keys/revoke`, { method: 'POST', form: { csrf, key: key.id } }))
+        .status,
+    ).toBe(403);
     expect(await t.db.selectFrom('api_keys').select('id').where('organization_id', '=', s.orgId).execute()).toHaveLength(1);
   });
 });

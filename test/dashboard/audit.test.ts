@@ -8,15 +8,27 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 const { testDatabase: t, server } = useOAuthServer({ staff: 0 });
 
 /** The events listed on an audit page, as `event actor` strings in page order. */
-const listed = (html: string) => [...html.matchAll(/<th scope="row"><code>([^<]+)<\/code>[\s\S]*?<td>([^<]*)</g)].map((m) => `${m[1]} ${m[2]!.trim()}`);
+const listed = (html: string) =>
+  [...html.matchAll(/<th scope="row"><code>([^<]+)<\/code>[\s\S]*?<td>([^<]*)</g)].map((m) => `${m[1]} ${m[2]!.trim()}`);
 const link = (html: string, label: string) => new RegExp(`<a href="([^"]+)">${label}</a>`).exec(html)?.[1]?.replace(/&amp;/g, '&');
 
 describe("an organization's audit log", () => {
   it("shows the organization's events only, newest first, 50 a page, with links to older and newest", async () => {
     const s = await createStaff(t.db);
     const other = await createStaff(t.db);
-    for (let i = 0; i < 120; i += 1) await recordAudit(t.db, { event: 'api_key.created', organizationId: s.orgId, actorUserId: s.users.admin.id, details: { id: `key_${i}` } });
-    await recordAudit(t.db, { event: 'api_key.created', organizationId: other.orgId, actorUserId: other.users.admin.id, details: { id: 'key_theirs' } });
+    for (let i = 0; i < 120; i += 1)
+      await recordAudit(t.db, {
+        event: 'api_key.created',
+        organizationId: s.orgId,
+        actorUserId: s.users.admin.id,
+        details: { id: `key_${i}` },
+      });
+    await recordAudit(t.db, {
+      event: 'api_key.created',
+      organizationId: other.orgId,
+      actorUserId: other.users.admin.id,
+      details: { id: 'key_theirs' },
+    });
     const session = await dashboardSession(server, 'production', s.users.owner);
     const first = await session.get(`/orgs/${s.ein}/audit`);
     expect(first.status).toBe(200);
@@ -36,9 +48,23 @@ describe("an organization's audit log", () => {
 
   it('filters by who acted, by event and by days, and says when nothing matches', async () => {
     const s = await createStaff(t.db);
-    await recordAudit(t.db, { event: 'membership.role_changed', organizationId: s.orgId, actorUserId: s.users.owner.id, details: { email: s.users.member.email, role: 'admin' } });
+    await recordAudit(t.db, {
+      event: 'membership.role_changed',
+      organizationId: s.orgId,
+      actorUserId: s.users.owner.id,
+      details: { email: s.users.member.email, role: 'admin' },
+    });
     await recordAudit(t.db, { event: 'api_key.revoked', organizationId: s.orgId, actorUserId: s.users.admin.id, details: { id: 'key_r' } });
-    await t.db.insertInto('audit_events').values({ event: 'api_key.created', organization_id: s.orgId, actor_user_id: s.users.admin.id, occurred_at: new Date('2025-03-10T12:00:00Z'), details: JSON.stringify({ id: 'key_old' }) }).execute();
+    await t.db
+      .insertInto('audit_events')
+      .values({
+        event: 'api_key.created',
+        organization_id: s.orgId,
+        actor_user_id: s.users.admin.id,
+        occurred_at: new Date('2025-03-10T12:00:00Z'),
+        details: JSON.stringify({ id: 'key_old' }),
+      })
+      .execute();
     const session = await dashboardSession(server, 'production', s.users.admin);
     const byActor = await session.get(`/orgs/${s.ein}/audit?actor=${encodeURIComponent(s.users.owner.email.toUpperCase())}`);
     expect(listed(byActor.html)).toEqual([`membership.role_changed ${s.users.owner.email}`]);
@@ -68,16 +94,42 @@ describe("an organization's audit log", () => {
     await t.db.updateTable('users').set({ display_name: 'Maya Chen' }).where('id', '=', s.users.member.id).execute();
     await t.db.updateTable('users').set({ display_name: 'Otto Outsider' }).where('id', '=', other.users.member.id).execute();
     const app = await server.registerClient({ environment: 'production', name: 'Ledgerly Bookkeeping' });
-    await recordAudit(t.db, { event: 'authorization.granted', environment: 'production', organizationId: s.orgId, actorUserId: s.users.owner.id, clientId: app.client_id, details: { grant_id: 'grant-kept-as-is', scopes: ['read_only'] } });
+    await recordAudit(t.db, {
+      event: 'authorization.granted',
+      environment: 'production',
+      organizationId: s.orgId,
+      actorUserId: s.users.owner.id,
+      clientId: app.client_id,
+      details: { grant_id: 'grant-kept-as-is', scopes: ['read_only'] },
+    });
     // The same id in the other environment is not that application.
-    await recordAudit(t.db, { event: 'authorization.revoked', environment: 'sandbox', organizationId: s.orgId, clientId: app.client_id, details: { grant_id: 'grant-sandbox' } });
-    await recordAudit(t.db, { event: 'membership.role_changed', organizationId: s.orgId, actorUserId: s.users.owner.id, details: { user_id: s.users.member.id, email: s.users.member.email, role: 'admin', previous_role: 'member' } });
+    await recordAudit(t.db, {
+      event: 'authorization.revoked',
+      environment: 'sandbox',
+      organizationId: s.orgId,
+      clientId: app.client_id,
+      details: { grant_id: 'grant-sandbox' },
+    });
+    await recordAudit(t.db, {
+      event: 'membership.role_changed',
+      organizationId: s.orgId,
+      actorUserId: s.users.owner.id,
+      details: { user_id: s.users.member.id, email: s.users.member.email, role: 'admin', previous_role: 'member' },
+    });
     // Someone removed since: the address the event recorded, nothing more.
     await t.db.updateTable('users').set({ display_name: 'Rita Removed' }).where('id', '=', s.users.read_only.id).execute();
     await removeMembership(t.db, { organizationId: s.orgId, userId: s.users.read_only.id, actor: null });
     // An id of someone who is not in the organization, with no address recorded: nobody is named.
-    await recordAudit(t.db, { event: 'authorization.revoked', organizationId: s.orgId, details: { user_id: other.users.member.id, reason: 'user_disabled' } });
-    await recordAudit(t.db, { event: 'membership.role_changed', organizationId: s.orgId, details: { user_id: 'not-a-uuid', role: 'member' } });
+    await recordAudit(t.db, {
+      event: 'authorization.revoked',
+      organizationId: s.orgId,
+      details: { user_id: other.users.member.id, reason: 'user_disabled' },
+    });
+    await recordAudit(t.db, {
+      event: 'membership.role_changed',
+      organizationId: s.orgId,
+      details: { user_id: 'not-a-uuid', role: 'member' },
+    });
 
     const session = await dashboardSession(server, 'production', s.users.owner);
     const page = await session.get(`/orgs/${s.ein}/audit`);

@@ -35,14 +35,27 @@ const portOf = (origin: string) => Number(new URL(origin).port);
 
 describe('the dev alias of a loopback dashboard', () => {
   it('exists in the dev profile only, for dashboards at a loopback IP address, one per dashboard', () => {
-    const base = { base_url: 'http://127.0.0.1:3000', sandbox_base_url: 'http://127.0.0.1:3001', dashboard_url: 'http://127.0.0.1:3002', sandbox_dashboard_url: 'http://127.0.0.1:3003' };
-    const aliases = (config: typeof base, profile: 'dev' | 'production') => withDevAliases({ profile }, hostTargets(config)).filter((t) => t.aliasOf).map((t) => `${t.aliasOf} ${t.origin}`);
+    const base = {
+      base_url: 'http://127.0.0.1:3000',
+      sandbox_base_url: 'http://127.0.0.1:3001',
+      dashboard_url: 'http://127.0.0.1:3002',
+      sandbox_dashboard_url: 'http://127.0.0.1:3003',
+    };
+    const aliases = (config: typeof base, profile: 'dev' | 'production') =>
+      withDevAliases({ profile }, hostTargets(config))
+        .filter((t) => t.aliasOf)
+        .map((t) => `${t.aliasOf} ${t.origin}`);
     expect(aliases(base, 'dev')).toEqual(['http://127.0.0.1:3002 http://localhost:3002', 'http://127.0.0.1:3003 http://localhost:3003']);
     expect(aliases(base, 'production')).toEqual([]);
     // At a name already, or on another interface: no alias. Two dashboards that would share one: neither.
-    expect(aliases({ ...base, dashboard_url: 'http://localhost:3002', sandbox_dashboard_url: 'http://192.168.1.5:3003' }, 'dev')).toEqual([]);
+    expect(aliases({ ...base, dashboard_url: 'http://localhost:3002', sandbox_dashboard_url: 'http://192.168.1.5:3003' }, 'dev')).toEqual(
+      [],
+    );
     expect(aliases({ ...base, sandbox_dashboard_url: 'http://127.0.0.2:3002' }, 'dev')).toEqual([]);
-    expect(aliases({ ...base, sandbox_dashboard_url: 'http://[::1]:3003' }, 'dev')).toEqual(['http://127.0.0.1:3002 http://localhost:3002', 'http://[::1]:3003 http://localhost:3003']);
+    expect(aliases({ ...base, sandbox_dashboard_url: 'http://[::1]:3003' }, 'dev')).toEqual([
+      'http://127.0.0.1:3002 http://localhost:3002',
+      'http://[::1]:3003 http://localhost:3003',
+    ]);
   });
 
   it('is the same dashboard at its own origin: sign-in, pages and data; CSRF checked against the alias', async () => {
@@ -66,7 +79,12 @@ describe('the dev alias of a loopback dashboard', () => {
     const forged = await fetch(`${alias()}/orgs/${s.ein}/api-keys`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { cookie: browser.cookieHeader(new URL(alias())), origin: configured(), 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+      headers: {
+        cookie: browser.cookieHeader(new URL(alias())),
+        origin: configured(),
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'text/html',
+      },
       body: new URLSearchParams({ csrf: csrfOf(keys.html), name: 'forged' }),
     });
     expect(forged.status).toBe(403);
@@ -86,7 +104,14 @@ describe('the dev alias of a loopback dashboard', () => {
     const atAlias = await browser.submit(signIn, '/sign-in', { email: s.users.member.email, password: s.users.member.password });
     expect(atAlias.html).toContain('data-passkey="register"');
     expect(atAlias.html).not.toContain('id="passkeys-elsewhere"');
-    const options = JSON.parse((await browser.request(`${alias()}/account/security/passkeys/options`, { method: 'POST', form: { csrf: csrfOf(atAlias.html), name: 'Laptop' } })).html) as { rp: { id: string } };
+    const options = JSON.parse(
+      (
+        await browser.request(`${alias()}/account/security/passkeys/options`, {
+          method: 'POST',
+          form: { csrf: csrfOf(atAlias.html), name: 'Laptop' },
+        })
+      ).html,
+    ) as { rp: { id: string } };
     expect(options.rp.id).toBe('localhost');
 
     // A passkey of that name signs in at the alias, alone, as the browser there presents it.
@@ -96,9 +121,15 @@ describe('the dev alias of a loopback dashboard', () => {
     const page = await other.request(`${alias()}/sign-in`);
     expect(page.html).toContain('Sign in with a passkey');
     const csrf = csrfOf(page.html);
-    const asked = JSON.parse((await other.request(`${alias()}/sign-in/passkey/options`, { method: 'POST', form: { csrf } })).html) as { challenge: string; rpId: string };
+    const asked = JSON.parse((await other.request(`${alias()}/sign-in/passkey/options`, { method: 'POST', form: { csrf } })).html) as {
+      challenge: string;
+      rpId: string;
+    };
     expect(asked.rpId).toBe('localhost');
-    const done = await other.request(`${alias()}/sign-in/passkey`, { method: 'POST', form: { csrf, next: '/account', response: passkey.answer(asked.challenge) } });
+    const done = await other.request(`${alias()}/sign-in/passkey`, {
+      method: 'POST',
+      form: { csrf, next: '/account', response: passkey.answer(asked.challenge) },
+    });
     expect(done.url.href).toBe(`${alias()}/account`);
     // At the configured URL it is listed as working elsewhere.
     expect((await atConfigured.get('/account/security')).html).toContain('Works at localhost, not on this dashboard');
@@ -114,18 +145,26 @@ describe('the dev alias of a loopback dashboard', () => {
     const answer = await fetch(`${sandbox.replace('127.0.0.1', 'localhost')}/oauth/sandbox/authorize?x=1`, { redirect: 'manual' });
     expect(answer.headers.get('location')).toBe(`${sandbox}/oauth/sandbox/authorize?x=1`);
     // Programs asking the alias what it is hear the configured URL.
-    expect(await (await fetch(`${alias()}/`, { headers: { accept: 'application/json' } })).json()).toMatchObject({ surface: 'dashboard', dashboard_url: configured() });
+    expect(await (await fetch(`${alias()}/`, { headers: { accept: 'application/json' } })).json()).toMatchObject({
+      surface: 'dashboard',
+      dashboard_url: configured(),
+    });
   });
 });
 
 describe('an address the server does not serve', () => {
   it('is a 421 page for a browser, naming this port’s URL, and a problem for a program', async () => {
     const port = portOf(configured());
-    const page = await rawGet(port, '/account/security?x=1', { host: `almoner.invalid:${port}`, accept: 'text/html,application/xhtml+xml' });
+    const page = await rawGet(port, '/account/security?x=1', {
+      host: `almoner.invalid:${port}`,
+      accept: 'text/html,application/xhtml+xml',
+    });
     expect(page.status).toBe(421);
     expect(page.type).toContain('text/html');
     expect(page.body).toContain('This server does not answer to the name “almoner.invalid:');
-    expect(page.body).toContain(`This is Almoner&#39;s production dashboard; open it at ${configured()} (or ${alias()}, where passkeys work).`);
+    expect(page.body).toContain(
+      `This is Almoner&#39;s production dashboard; open it at ${configured()} (or ${alias()}, where passkeys work).`,
+    );
     expect(page.body).toContain(`<a href="${configured()}/account/security?x=1">`);
     expect(page.body).toContain(`<a href="${alias()}/account/security?x=1">`);
     expect(page.body).toMatch(/quote this request id:<br><code>[0-9a-f-]{36}<\/code>/);
@@ -133,7 +172,9 @@ describe('an address the server does not serve', () => {
     expect(api.body).toContain(`This is Almoner&#39;s production API; open it at ${server.urls.api}.`);
     // The request's own host never becomes a link; a path that looks like one stays a path here.
     const tricky = await rawGet(port, '//evil.example/x', { host: 'evil.example', accept: 'text/html' });
-    expect([...tricky.body.matchAll(/<a href="([^"]+)"/g)].map((m) => new URL(m[1]!).origin).sort()).toEqual([alias(), configured()].sort());
+    expect([...tricky.body.matchAll(/<a href="([^"]+)"/g)].map((m) => new URL(m[1]!).origin).sort()).toEqual(
+      [alias(), configured()].sort(),
+    );
     const program = await rawGet(port, '/account', { host: 'almoner.invalid', accept: 'application/json' });
     expect(program.status).toBe(421);
     expect(program.type).toContain('application/problem+json');

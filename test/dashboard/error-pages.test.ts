@@ -22,14 +22,21 @@ async function answer(session: Session, path: string, init: { method?: string; f
     },
     body: init.form ? new URLSearchParams(init.form) : undefined,
   });
-  return { status: response.status, type: response.headers.get('content-type') ?? '', requestId: response.headers.get('x-request-id') ?? '', html: await response.text() };
+  return {
+    status: response.status,
+    type: response.headers.get('content-type') ?? '',
+    requestId: response.headers.get('x-request-id') ?? '',
+    html: await response.text(),
+  };
 }
 
 /** What makes a page one of the dashboard's: its navigation and who is signed in, with Sign out. */
 function expectDashboardFrame(html: string, email: string) {
   expect(html).toContain('<nav class="topnav" aria-label="Dashboard">');
   expect(html).toContain(`Signed in as <strong>${email}</strong>`);
-  expect(html).toMatch(/<form method="post" action="\/oauth\/logout" class="who">\s*<span>[^<]*<strong>[^<]+<\/strong><\/span>\s*<input type="hidden" name="csrf" value="[^"]+">/);
+  expect(html).toMatch(
+    /<form method="post" action="\/oauth\/logout" class="who">\s*<span>[^<]*<strong>[^<]+<\/strong><\/span>\s*<input type="hidden" name="csrf" value="[^"]+">/,
+  );
 }
 
 describe('error pages inside the dashboard', () => {
@@ -71,13 +78,18 @@ describe('error pages inside the dashboard', () => {
     const s = await createStaff(t.db);
     const session = await dashboardSession(server, 'production', s.users.admin);
     const csrf = csrfOf((await session.get(`/orgs/${s.ein}/members`)).html);
-    const page = await answer(session, `/orgs/${s.ein}/members/role`, { method: 'POST', form: { csrf, user: s.users.member.id, role: 'owner' } });
+    const page = await answer(session, `/orgs/${s.ein}/members/role`, {
+      method: 'POST',
+      form: { csrf, user: s.users.member.id, role: 'owner' },
+    });
     expect(page.status).toBe(403);
     expectDashboardFrame(page.html, s.users.admin.email);
     expect(page.html).toContain('<nav class="tabs"');
     expect(page.html).toContain('<h1>You cannot make this change</h1>');
     expect(page.html).toContain('(Admin) does not allow it');
-    expect((await t.db.selectFrom('memberships').select('role').where('user_id', '=', s.users.member.id).executeTakeFirstOrThrow()).role).toBe('member');
+    expect(
+      (await t.db.selectFrom('memberships').select('role').where('user_id', '=', s.users.member.id).executeTakeFirstOrThrow()).role,
+    ).toBe('member');
   });
 
   it('frames a 409 (a key revoked already) and a page of the organization that does not exist', async () => {

@@ -58,9 +58,16 @@ async function consentOf(fapi: FapiClient, accounts: { id: string }[], overrides
 }
 
 /** An FDX call with the token and its DPoP proof; a refusal (oauth4webapi throws on a challenge) comes back as its status and challenges. */
-async function dpopGet(fapi: FapiClient, token: string, path: string): Promise<{ status: number; body: Record<string, unknown>; challenges?: oauth.WWWAuthenticateChallenge[] }> {
+async function dpopGet(
+  fapi: FapiClient,
+  token: string,
+  path: string,
+): Promise<{ status: number; body: Record<string, unknown>; challenges?: oauth.WWWAuthenticateChallenge[] }> {
   try {
-    const response = await oauth.protectedResourceRequest(token, 'GET', new URL(`${server.urls.api}${path}`), new Headers(), null, { DPoP: fapi.dpop, ...insecure });
+    const response = await oauth.protectedResourceRequest(token, 'GET', new URL(`${server.urls.api}${path}`), new Headers(), null, {
+      DPoP: fapi.dpop,
+      ...insecure,
+    });
     return { status: response.status, body: (await response.json().catch(() => ({}))) as Record<string, unknown> };
   } catch (error) {
     if (!(error instanceof oauth.WWWAuthenticateChallengeError)) throw error;
@@ -77,12 +84,18 @@ function entryOf(html: string, grantId: string): string {
 
 /** The audit rows of one event whose details name `value` as `key`. */
 const auditOf = async (event: string, key: string, value: string) =>
-  (await t.db.selectFrom('audit_events').selectAll().where('event', '=', event).orderBy('id').execute()).filter((row) => row.details[key] === value);
+  (await t.db.selectFrom('audit_events').selectAll().where('event', '=', event).orderBy('id').execute()).filter(
+    (row) => row.details[key] === value,
+  );
 
 beforeAll(async () => {
   personal = await registerFapiClient(server, { name: 'Budget Aggregator' });
   treasury = await registerFapiClient(server, { name: 'Treasury Aggregator', subjectType: 'organization' });
-  [operating, petty, doomed] = [await createAccount(t.db, staff, 'production'), await createAccount(t.db, staff, 'production'), await createAccount(t.db, staff, 'production')];
+  [operating, petty, doomed] = [
+    await createAccount(t.db, staff, 'production'),
+    await createAccount(t.db, staff, 'production'),
+    await createAccount(t.db, staff, 'production'),
+  ];
   await t.db.updateTable('deposit_accounts').set({ nickname: 'Operating' }).where('id', '=', operating.id).execute();
   // Whatever the nickname says is shown as text, never as markup.
   await t.db.updateTable('deposit_accounts').set({ nickname: 'Petty <cash> & "float"' }).where('id', '=', petty.id).execute();
@@ -106,7 +119,9 @@ describe('what a bank-data consent shares, on both pages', () => {
     expect(entry).not.toContain('<cash>');
     expect(entry).toContain('<li><span class="muted">An account since deleted</span></li>');
     expect(entry).not.toContain(last4(doomed));
-    expect(entry).toContain('<li>Account details and balances</li><li>Transactions</li><li>The organization&#39;s name, address and contact details</li>');
+    expect(entry).toContain(
+      '<li>Account details and balances</li><li>Transactions</li><li>The organization&#39;s name, address and contact details</li>',
+    );
     expect(entry).toContain('<dt>History</dt><dd>30 days of past activity</dd>');
     const expires = shownDate(stored.expiresAt);
     expect(entry).toContain(`<dt>Expires</dt><dd><time datetime="${expires.iso}">${expires.text}</time></dd>`);
@@ -132,8 +147,20 @@ describe('what a bank-data consent shares, on both pages', () => {
 
   it('an authorization without a consent says nothing of bank data', async () => {
     const session = await dashboardSession(server, 'production', staff.users.admin);
-    const client = await server.registerClient({ environment: 'production', name: 'Plain Reports', redirectUris: ['https://app.example.org/callback'], scopes: ['read_only'] });
-    await obtainTokens(server, { environment: 'production', client, clientId: client.client_id, redirectUri: 'https://app.example.org/callback', scope: 'read_only', login: staff.users.admin });
+    const client = await server.registerClient({
+      environment: 'production',
+      name: 'Plain Reports',
+      redirectUris: ['https://app.example.org/callback'],
+      scopes: ['read_only'],
+    });
+    await obtainTokens(server, {
+      environment: 'production',
+      client,
+      clientId: client.client_id,
+      redirectUri: 'https://app.example.org/callback',
+      scope: 'read_only',
+      login: staff.users.admin,
+    });
     const page = await session.get('/oauth/connections');
     const entry = page.html.split('<li class="connection">').find((chunk) => chunk.includes('Plain Reports'))!;
     expect(entry).toBeTruthy();
@@ -144,14 +171,19 @@ describe('what a bank-data consent shares, on both pages', () => {
 describe('a consent past its expiry', () => {
   it('is shown Expired; revoking its connection ends the authorization and leaves the consent EXPIRED', async () => {
     const consent = await consentOf(personal, [operating]);
-    await sql`update fdx_consents set created_at = now() - interval '2 days', expires_at = now() - interval '1 minute' where id = ${consent.consentId}`.execute(t.db);
+    await sql`update fdx_consents set created_at = now() - interval '2 days', expires_at = now() - interval '1 minute' where id = ${consent.consentId}`.execute(
+      t.db,
+    );
     const session = await dashboardSession(server, 'production', staff.users.admin);
     const page = await session.get('/oauth/connections');
     const entry = entryOf(page.html, consent.grantId);
     expect(entry).toContain('<span class="tag warn">Expired</span>');
     expect(entry).toContain('<dt>Expired</dt>');
 
-    const done = await session.browser.request(`${session.origin}/oauth/connections/revoke`, { method: 'POST', form: { csrf: csrfOf(page.html), grant: consent.grantId } });
+    const done = await session.browser.request(`${session.origin}/oauth/connections/revoke`, {
+      method: 'POST',
+      form: { csrf: csrfOf(page.html), grant: consent.grantId },
+    });
     expect(done.status).toBe(200);
     expect(done.html).toContain('Budget Aggregator no longer has access');
     expect(done.html).not.toContain('bank-data consent is revoked');
@@ -167,7 +199,10 @@ describe('Revoke ends the bank-data consent with the authorization', () => {
   /** The recipient reads the revoked consent through the Consent API, with its own client-credentials token. */
   const consentApi = async (fapi: FapiClient, consentId: string) => {
     const own = await recipientToken(fapi);
-    return { grant: await dpopGet(fapi, own, `/fdx/v6/consents/${consentId}`), revocation: await dpopGet(fapi, own, `/fdx/v6/consents/${consentId}/revocation`) };
+    return {
+      grant: await dpopGet(fapi, own, `/fdx/v6/consents/${consentId}`),
+      revocation: await dpopGet(fapi, own, `/fdx/v6/consents/${consentId}/revocation`),
+    };
   };
 
   it("from the approver's page: INDIVIDUAL, USER_ACTION; the token is 401 on its next call", async () => {
@@ -177,7 +212,10 @@ describe('Revoke ends the bank-data consent with the authorization', () => {
 
     const session = await dashboardSession(server, 'production', staff.users.admin);
     const page = await session.get('/oauth/connections');
-    const done = await session.browser.request(`${session.origin}/oauth/connections/revoke`, { method: 'POST', form: { csrf: csrfOf(page.html), grant: consent.grantId } });
+    const done = await session.browser.request(`${session.origin}/oauth/connections/revoke`, {
+      method: 'POST',
+      form: { csrf: csrfOf(page.html), grant: consent.grantId },
+    });
     expect(done.status).toBe(200);
     expect(done.html).toContain('Budget Aggregator no longer has access');
     expect(done.html).toContain('Its bank-data consent is revoked');
@@ -191,15 +229,26 @@ describe('Revoke ends the bank-data consent with the authorization', () => {
     const api = await consentApi(personal, consent.consentId);
     expect(api.grant.status).toBe(200);
     expect(api.grant.body.status).toBe('REVOKED');
-    expect(api.revocation.body.revocations).toEqual([expect.objectContaining({ status: 'REVOKED', reason: 'USER_ACTION', initiator: 'INDIVIDUAL' })]);
+    expect(api.revocation.body.revocations).toEqual([
+      expect.objectContaining({ status: 'REVOKED', reason: 'USER_ACTION', initiator: 'INDIVIDUAL' }),
+    ]);
     // The other consent was not touched.
     expect((await dpopGet(personal, reader.accessToken, '/fdx/v6/accounts')).status).toBe(200);
 
     const [authorizationRow] = await auditOf('authorization.revoked', 'grant_id', consent.grantId);
-    expect(authorizationRow).toMatchObject({ actor_user_id: staff.users.admin.id, organization_id: staff.orgId, client_id: personal.client_id, details: { via: 'connections_page', fdx_consent_id: consent.consentId } });
+    expect(authorizationRow).toMatchObject({
+      actor_user_id: staff.users.admin.id,
+      organization_id: staff.orgId,
+      client_id: personal.client_id,
+      details: { via: 'connections_page', fdx_consent_id: consent.consentId },
+    });
     const consentRows = await auditOf('fdx_consent.revoked', 'consent_id', consent.consentId);
     expect(consentRows).toHaveLength(1);
-    expect(consentRows[0]).toMatchObject({ actor_user_id: staff.users.admin.id, organization_id: staff.orgId, details: { grant_id: consent.grantId, reason: 'USER_ACTION', initiator: 'INDIVIDUAL', via: 'connections_page' } });
+    expect(consentRows[0]).toMatchObject({
+      actor_user_id: staff.users.admin.id,
+      organization_id: staff.orgId,
+      details: { grant_id: consent.grantId, reason: 'USER_ACTION', initiator: 'INDIVIDUAL', via: 'connections_page' },
+    });
   });
 
   it("from the organization's page, by an Owner who did not approve it: DATA_PROVIDER, USER_ACTION", async () => {
@@ -211,7 +260,10 @@ describe('Revoke ends the bank-data consent with the authorization', () => {
     const entry = entryOf(page.html, consent.grantId);
     expect(entry).toContain('Treasury Aggregator');
     expect(entry).toContain('<span class="tag ok">Active</span>');
-    const done = await session.browser.request(`${session.origin}/orgs/${staff.ein}/connections/revoke`, { method: 'POST', form: { csrf: csrfOf(page.html), grant: consent.grantId } });
+    const done = await session.browser.request(`${session.origin}/orgs/${staff.ein}/connections/revoke`, {
+      method: 'POST',
+      form: { csrf: csrfOf(page.html), grant: consent.grantId },
+    });
     expect(done.status).toBe(200);
     expect(done.html).toContain('Treasury Aggregator no longer has access');
     expect(done.html).toContain('Its bank-data consent is revoked');
@@ -226,13 +278,28 @@ describe('Revoke ends the bank-data consent with the authorization', () => {
     expect(api.revocation.body.revocations).toEqual([expect.objectContaining({ reason: 'USER_ACTION', initiator: 'DATA_PROVIDER' })]);
 
     const [authorizationRow] = await auditOf('authorization.revoked', 'grant_id', consent.grantId);
-    expect(authorizationRow).toMatchObject({ actor_user_id: staff.users.owner.id, details: { via: 'organization_page', subject_type: 'organization', fdx_consent_id: consent.consentId } });
+    expect(authorizationRow).toMatchObject({
+      actor_user_id: staff.users.owner.id,
+      details: { via: 'organization_page', subject_type: 'organization', fdx_consent_id: consent.consentId },
+    });
     expect(await auditOf('fdx_consent.revoked', 'consent_id', consent.consentId)).toEqual([
-      expect.objectContaining({ actor_user_id: staff.users.owner.id, organization_id: staff.orgId, client_id: treasury.client_id, details: expect.objectContaining({ initiator: 'DATA_PROVIDER', reason: 'USER_ACTION', via: 'organization_page' }) }),
+      expect.objectContaining({
+        actor_user_id: staff.users.owner.id,
+        organization_id: staff.orgId,
+        client_id: treasury.client_id,
+        details: expect.objectContaining({ initiator: 'DATA_PROVIDER', reason: 'USER_ACTION', via: 'organization_page' }),
+      }),
     ]);
 
     // The recipient cannot revoke it again: the Consent API sees it revoked (409).
-    const again = await oauth.protectedResourceRequest(await recipientToken(treasury), 'PUT', new URL(`${server.urls.api}/fdx/v6/consents/${consent.consentId}/revocation`), new Headers({ 'content-type': 'application/json' }), JSON.stringify({ reason: 'USER_ACTION', initiator: 'DATA_RECIPIENT' }), { DPoP: treasury.dpop, ...insecure });
+    const again = await oauth.protectedResourceRequest(
+      await recipientToken(treasury),
+      'PUT',
+      new URL(`${server.urls.api}/fdx/v6/consents/${consent.consentId}/revocation`),
+      new Headers({ 'content-type': 'application/json' }),
+      JSON.stringify({ reason: 'USER_ACTION', initiator: 'DATA_RECIPIENT' }),
+      { DPoP: treasury.dpop, ...insecure },
+    );
     expect(again.status).toBe(409);
   });
 });

@@ -22,7 +22,16 @@ const membership = (s: Staff, email: string) =>
     .where('memberships.organization_id', '=', s.orgId)
     .where('users.email', '=', email)
     .executeTakeFirst();
-const countUsers = async (email: string) => Number((await t.db.selectFrom('users').select((eb) => eb.fn.countAll<string>().as('n')).where('email', '=', email).executeTakeFirstOrThrow()).n);
+const countUsers = async (email: string) =>
+  Number(
+    (
+      await t.db
+        .selectFrom('users')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('email', '=', email)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 const anonymous = () => new FormBrowser(() => false);
 
 /** An Owner's session that has sent one invitation; the link from the mail. */
@@ -39,7 +48,9 @@ describe('inviting from the members page', () => {
     const { answer, email, link, token, subject, body, session } = await invited(s, 'admin');
     expect(answer.url.pathname).toBe(`/orgs/${formatEin(s.ein)}/members`);
     expect(answer.html).toContain(`An invitation was sent to ${email}.`);
-    expect(answer.html).toMatch(new RegExp(`<th scope="row" id="invitation-1">${email}</th>\\s*<td>Admin</td>\\s*<td>${s.users.owner.email}</td>`));
+    expect(answer.html).toMatch(
+      new RegExp(`<th scope="row" id="invitation-1">${email}</th>\\s*<td>Admin</td>\\s*<td>${s.users.owner.email}</td>`),
+    );
     expect(link.startsWith(`${server.config.dashboard_url}/invitations/`)).toBe(true);
     expect(subject).toContain('invited you to join');
     expect(body).toContain('choose a password');
@@ -50,8 +61,13 @@ describe('inviting from the members page', () => {
     expect(rows[0]!.expires_at.getTime() - Date.now()).toBeLessThanOrEqual(72 * 3600_000);
     // Not the token in any form, anywhere in the database's invitation or audit rows.
     const audit = await t.db.selectFrom('audit_events').selectAll().where('organization_id', '=', s.orgId).execute();
-    for (const form of [token, Buffer.from(token, 'base64url').toString('hex'), Buffer.from(token, 'base64url').toString('base64')]) expect(JSON.stringify([rows, audit])).not.toContain(form);
-    expect(audit.find((a) => a.event === 'invitation.created')).toMatchObject({ actor_user_id: s.users.owner.id, environment: 'production', details: { email, role: 'admin', via: 'dashboard' } });
+    for (const form of [token, Buffer.from(token, 'base64url').toString('hex'), Buffer.from(token, 'base64url').toString('base64')])
+      expect(JSON.stringify([rows, audit])).not.toContain(form);
+    expect(audit.find((a) => a.event === 'invitation.created')).toMatchObject({
+      actor_user_id: s.users.owner.id,
+      environment: 'production',
+      details: { email, role: 'admin', via: 'dashboard' },
+    });
     // Inviting an address that is already a member: 409, shown on the page.
     const again = await inviteFromMembersPage(session, s.ein, s.users.member.email, 'admin');
     expect(again.status).toBe(409);
@@ -75,7 +91,10 @@ describe('inviting from the members page', () => {
     for (const role of ['member', 'read_only'] as const) {
       const session = await dashboardSession(server, 'production', s.users[role]);
       const csrf = /name="csrf" value="([^"]+)"/.exec((await session.get('/account')).html)![1]!;
-      const refused = await session.browser.request(`${session.origin}/orgs/${s.ein}/members/invite`, { method: 'POST', form: { csrf, email: fresh('by-member'), role: 'read_only' } });
+      const refused = await session.browser.request(`${session.origin}/orgs/${s.ein}/members/invite`, {
+        method: 'POST',
+        form: { csrf, email: fresh('by-member'), role: 'read_only' },
+      });
       expect(refused.status).toBe(403);
     }
     expect(await t.db.selectFrom('invitations').select('id').where('organization_id', '=', s.orgId).execute()).toHaveLength(0);
@@ -93,7 +112,12 @@ describe('the hourly limit of invitations per organization', () => {
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)![1]!;
     const prefix = `burst-${crypto.randomBytes(3).toString('hex')}`;
     const answers = await Promise.all(
-      Array.from({ length: 25 }, (_, i) => session.browser.request(`${session.origin}/orgs/${s.ein}/members/invite`, { method: 'POST', form: { csrf, email: `${prefix}-${i}@example.org`, role: 'member' } })),
+      Array.from({ length: 25 }, (_, i) =>
+        session.browser.request(`${session.origin}/orgs/${s.ein}/members/invite`, {
+          method: 'POST',
+          form: { csrf, email: `${prefix}-${i}@example.org`, role: 'member' },
+        }),
+      ),
     );
     expect(answers.filter((a) => a.status === 200 && a.html.includes('An invitation was sent to'))).toHaveLength(20);
     const refused = answers.filter((a) => a.status === 429);
@@ -104,14 +128,28 @@ describe('the hourly limit of invitations per organization', () => {
     const retry = await fetch(`${session.origin}/orgs/${s.ein}/members/invite`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { cookie: session.browser.cookieHeader(new URL(session.origin)), 'content-type': 'application/x-www-form-urlencoded', origin: session.origin, accept: 'text/html' },
+      headers: {
+        cookie: session.browser.cookieHeader(new URL(session.origin)),
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: session.origin,
+        accept: 'text/html',
+      },
       body: new URLSearchParams({ csrf, email: `${prefix}-late@example.org`, role: 'member' }).toString(),
     });
     expect(retry.status).toBe(429);
     expect(Number(retry.headers.get('retry-after'))).toBeGreaterThan(3000);
     // Another organization has its own allowance.
     const other = await createStaff(t.db);
-    expect((await inviteFromMembersPage(await dashboardSession(server, 'production', other.users.owner), other.ein, `${prefix}-other@example.org`, 'member')).status).toBe(200);
+    expect(
+      (
+        await inviteFromMembersPage(
+          await dashboardSession(server, 'production', other.users.owner),
+          other.ein,
+          `${prefix}-other@example.org`,
+          'member',
+        )
+      ).status,
+    ).toBe(200);
   });
 });
 
@@ -139,7 +177,11 @@ describe('accepting as a new user', () => {
     expect(await countUsers(email)).toBe(0);
     const late = anonymous();
     const latePage = await late.request(link);
-    const landed = await browser.submit(page, '/invitations/', { password: NEW_PASSWORD, password_repeat: NEW_PASSWORD, name: 'Ada Invitee' });
+    const landed = await browser.submit(page, '/invitations/', {
+      password: NEW_PASSWORD,
+      password_repeat: NEW_PASSWORD,
+      name: 'Ada Invitee',
+    });
     expect(landed.status).toBe(200);
     expect(landed.url.pathname).toBe(`/orgs/${formatEin(s.ein)}/members`);
     expect(landed.html).toContain(`Signed in as <strong>${email}</strong>`);
@@ -149,8 +191,18 @@ describe('accepting as a new user', () => {
     expect(row!.password_changed_at).toBeInstanceOf(Date);
     const invitation = await t.db.selectFrom('invitations').selectAll().where('email', '=', email).executeTakeFirstOrThrow();
     expect(invitation.accepted_by).toBe(row!.id);
-    const events = await t.db.selectFrom('audit_events').select(['event', 'actor_user_id']).where('organization_id', '=', s.orgId).where('event', 'in', ['invitation.accepted', 'membership.added']).execute();
-    expect(events).toEqual(expect.arrayContaining([{ event: 'invitation.accepted', actor_user_id: row!.id }, { event: 'membership.added', actor_user_id: row!.id }]));
+    const events = await t.db
+      .selectFrom('audit_events')
+      .select(['event', 'actor_user_id'])
+      .where('organization_id', '=', s.orgId)
+      .where('event', 'in', ['invitation.accepted', 'membership.added'])
+      .execute();
+    expect(events).toEqual(
+      expect.arrayContaining([
+        { event: 'invitation.accepted', actor_user_id: row!.id },
+        { event: 'membership.added', actor_user_id: row!.id },
+      ]),
+    );
     // Single use: the link and a repeated submission are 410.
     const reopened = await anonymous().request(link);
     expect(reopened.status).toBe(410);
@@ -164,7 +216,10 @@ describe('accepting as a new user', () => {
     const s = await createStaff(t.db);
     const { email, link } = await invited(s, 'read_only', fresh('reader'), 'admin');
     const browser = anonymous();
-    const landed = await browser.submit(await browser.request(link), '/invitations/', { password: NEW_PASSWORD, password_repeat: NEW_PASSWORD });
+    const landed = await browser.submit(await browser.request(link), '/invitations/', {
+      password: NEW_PASSWORD,
+      password_repeat: NEW_PASSWORD,
+    });
     expect(landed.url.pathname).toBe('/account');
     expect((await membership(s, email))?.role).toBe('read_only');
   });
@@ -174,7 +229,10 @@ describe('accepting as a new user', () => {
     const { email, link } = await invited(s, 'admin');
     await t.db.updateTable('organizations').set({ require_mfa: true }).where('id', '=', s.orgId).execute();
     const browser = anonymous();
-    const landed = await browser.submit(await browser.request(link), '/invitations/', { password: NEW_PASSWORD, password_repeat: NEW_PASSWORD });
+    const landed = await browser.submit(await browser.request(link), '/invitations/', {
+      password: NEW_PASSWORD,
+      password_repeat: NEW_PASSWORD,
+    });
     expect(landed.url.pathname).toBe('/account/security');
     expect(landed.html).toContain(`Signed in as <strong>${email}</strong>`);
     expect((await membership(s, email))?.role).toBe('admin');
@@ -186,13 +244,36 @@ describe('accepting as a new user', () => {
     const browser = anonymous();
     const page = await browser.request(link);
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)![1]!;
-    const answers = await Promise.all(Array.from({ length: 5 }, () => browser.request(link, { method: 'POST', form: { csrf, password: NEW_PASSWORD, password_repeat: NEW_PASSWORD } })));
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        browser.request(link, { method: 'POST', form: { csrf, password: NEW_PASSWORD, password_repeat: NEW_PASSWORD } }),
+      ),
+    );
     expect(answers.filter((a) => a.url.pathname === '/account' && a.status === 200)).toHaveLength(1);
     // The others lost the race: the link is used (410), or the account they would create exists (sent to sign in).
-    for (const a of answers.filter((x) => x.url.pathname !== '/account')) expect(a.status === 410 || a.url.pathname === '/sign-in').toBe(true);
+    for (const a of answers.filter((x) => x.url.pathname !== '/account'))
+      expect(a.status === 410 || a.url.pathname === '/sign-in').toBe(true);
     expect(await countUsers(email)).toBe(1);
-    expect(await t.db.selectFrom('audit_events').select('id').where('organization_id', '=', s.orgId).where('event', '=', 'invitation.accepted').execute()).toHaveLength(1);
-    expect(Number((await t.db.selectFrom('memberships').innerJoin('users', 'users.id', 'memberships.user_id').select((eb) => eb.fn.countAll<string>().as('n')).where('users.email', '=', email).executeTakeFirstOrThrow()).n)).toBe(1);
+    expect(
+      await t.db
+        .selectFrom('audit_events')
+        .select('id')
+        .where('organization_id', '=', s.orgId)
+        .where('event', '=', 'invitation.accepted')
+        .execute(),
+    ).toHaveLength(1);
+    expect(
+      Number(
+        (
+          await t.db
+            .selectFrom('memberships')
+            .innerJoin('users', 'users.id', 'memberships.user_id')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .where('users.email', '=', email)
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
+    ).toBe(1);
   });
 });
 
@@ -254,7 +335,12 @@ describe('links that no longer work', () => {
     const gone = await anonymous().request(link);
     expect(gone.status).toBe(410);
     expect(gone.html).toContain('This invitation was withdrawn');
-    const audit = await t.db.selectFrom('audit_events').selectAll().where('organization_id', '=', s.orgId).where('event', '=', 'invitation.revoked').executeTakeFirstOrThrow();
+    const audit = await t.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('organization_id', '=', s.orgId)
+      .where('event', '=', 'invitation.revoked')
+      .executeTakeFirstOrThrow();
     expect(audit).toMatchObject({ actor_user_id: s.users.owner.id, details: { email } });
     // Expired: 410, and the set-password form cannot be posted either.
     const second = await invited(s, 'member');
@@ -273,13 +359,15 @@ describe('links that no longer work', () => {
     expect((await anonymous().request(replacement.link)).status).toBe(200);
     expect((await invited(s, 'member', second.email)).answer.status).toBe(200);
     // Unknown and malformed tokens: 404.
-    expect((await anonymous().request(`${server.urls.dashboard}/invitations/${crypto.randomBytes(32).toString('base64url')}`)).status).toBe(404);
+    expect((await anonymous().request(`${server.urls.dashboard}/invitations/${crypto.randomBytes(32).toString('base64url')}`)).status).toBe(
+      404,
+    );
     expect((await anonymous().request(`${server.urls.dashboard}/invitations/short`)).status).toBe(404);
     // On the other environment's dashboard the link is unknown.
     expect((await anonymous().request(`${server.urls.sandboxDashboard}${new URL(replacement.link).pathname}`)).status).toBe(404);
   });
 
-  it('revoking another organization\'s invitation, or a malformed id, is 404 and changes nothing', async () => {
+  it("revoking another organization's invitation, or a malformed id, is 404 and changes nothing", async () => {
     const s = await createStaff(t.db);
     const other = await createStaff(t.db);
     const theirs = await invited(other, 'member');
@@ -287,7 +375,10 @@ describe('links that no longer work', () => {
     const csrf = /name="csrf" value="([^"]+)"/.exec((await session.get(`/orgs/${s.ein}/members`)).html)![1]!;
     const id = (await t.db.selectFrom('invitations').select('id').where('email', '=', theirs.email).executeTakeFirstOrThrow()).id;
     for (const invitation of [id, 'not-a-uuid']) {
-      const answer = await session.browser.request(`${session.origin}/orgs/${s.ein}/members/invitations/revoke`, { method: 'POST', form: { csrf, invitation } });
+      const answer = await session.browser.request(`${session.origin}/orgs/${s.ein}/members/invitations/revoke`, {
+        method: 'POST',
+        form: { csrf, invitation },
+      });
       expect(answer.status).toBe(404);
     }
     expect((await anonymous().request(theirs.link)).status).toBe(200);
@@ -302,8 +393,13 @@ describe('links that no longer work', () => {
     expect(page.html).not.toContain('/members/invitations/revoke');
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)![1]!;
     const id = (await t.db.selectFrom('invitations').select('id').where('email', '=', email).executeTakeFirstOrThrow()).id;
-    const refused = await admin.browser.request(`${admin.origin}/orgs/${s.ein}/members/invitations/revoke`, { method: 'POST', form: { csrf, invitation: id } });
+    const refused = await admin.browser.request(`${admin.origin}/orgs/${s.ein}/members/invitations/revoke`, {
+      method: 'POST',
+      form: { csrf, invitation: id },
+    });
     expect(refused.status).toBe(403);
-    expect((await t.db.selectFrom('invitations').select('revoked_at').where('id', '=', id).executeTakeFirstOrThrow()).revoked_at).toBeNull();
+    expect(
+      (await t.db.selectFrom('invitations').select('revoked_at').where('id', '=', id).executeTakeFirstOrThrow()).revoked_at,
+    ).toBeNull();
   });
 });

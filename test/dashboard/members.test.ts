@@ -10,7 +10,14 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 const { testDatabase: t, server } = useOAuthServer({ staff: 0 });
 
 const roleOf = async (s: Staff, userId: string) =>
-  (await t.db.selectFrom('memberships').select('role').where('organization_id', '=', s.orgId).where('user_id', '=', userId).executeTakeFirst())?.role;
+  (
+    await t.db
+      .selectFrom('memberships')
+      .select('role')
+      .where('organization_id', '=', s.orgId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst()
+  )?.role;
 
 /** The hidden fields and action of the role form of one member's row. */
 async function changeRole(session: Awaited<ReturnType<typeof dashboardSession>>, s: Staff, userId: string, role: string) {
@@ -23,21 +30,39 @@ describe('the members page', () => {
   it('lets an Owner change any role (audited with who made it) and remove a member, whose tokens end at once', async () => {
     const s = await createStaff(t.db);
     const client = await server.registerClient({ environment: 'production' });
-    const { tokens } = await obtainTokens(server, { environment: 'production', client, clientId: client.client_id, redirectUri: 'https://app.example.org/callback', scope: 'read_only', login: s.users.member });
+    const { tokens } = await obtainTokens(server, {
+      environment: 'production',
+      client,
+      clientId: client.client_id,
+      redirectUri: 'https://app.example.org/callback',
+      scope: 'read_only',
+      login: s.users.member,
+    });
     const session = await dashboardSession(server, 'production', s.users.owner);
     const changed = await changeRole(session, s, s.users.member.id, 'admin');
     expect(changed.status).toBe(200);
     expect(changed.html).toContain(`${s.users.member.email} is now Admin.`);
     expect(await roleOf(s, s.users.member.id)).toBe('admin');
-    const audit = await t.db.selectFrom('audit_events').selectAll().where('event', '=', 'membership.role_changed').where('organization_id', '=', s.orgId).executeTakeFirstOrThrow();
-    expect(audit).toMatchObject({ actor_user_id: s.users.owner.id, details: { user_id: s.users.member.id, role: 'admin', previous_role: 'member' } });
+    const audit = await t.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('event', '=', 'membership.role_changed')
+      .where('organization_id', '=', s.orgId)
+      .executeTakeFirstOrThrow();
+    expect(audit).toMatchObject({
+      actor_user_id: s.users.owner.id,
+      details: { user_id: s.users.member.id, role: 'admin', previous_role: 'member' },
+    });
     // Removing the member ends what they approved, at once.
     const removal = await session.get(`/orgs/${s.ein}/members/${s.users.member.id}/remove`);
     expect(removal.html).toContain('1 connected application acting as them');
     const removed = await session.browser.submit(removal, '/members/remove');
     expect(removed.html).toContain('The member was removed.');
     expect(await roleOf(s, s.users.member.id)).toBeUndefined();
-    const refresh = await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string });
+    const refresh = await tokenRequest(server, 'production', client, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.body.refresh_token as string,
+    });
     expect(refresh.status).toBe(401);
   });
 
@@ -47,7 +72,10 @@ describe('the members page', () => {
     const page = await session.get(`/orgs/${s.ein}/members`);
     expect(page.html).not.toContain('<option value="owner"');
     expect(page.html).not.toContain(`/members/${s.users.owner.id}/remove`);
-    for (const [user, role] of [[s.users.member.id, 'owner'], [s.users.owner.id, 'member']] as const) {
+    for (const [user, role] of [
+      [s.users.member.id, 'owner'],
+      [s.users.owner.id, 'member'],
+    ] as const) {
       const refused = await changeRole(session, s, user, role);
       expect(refused.status).toBe(403);
       expect(refused.html).toContain('You cannot make this change');
@@ -66,8 +94,14 @@ describe('the members page', () => {
       const session = await dashboardSession(server, 'production', s.users[role]);
       const account = await session.get('/account');
       const csrf = /name="csrf" value="([^"]+)"/.exec(account.html)![1]!;
-      const role403 = await session.browser.request(`${session.origin}/orgs/${s.ein}/members/role`, { method: 'POST', form: { csrf, user: s.users.admin.id, role: 'read_only' } });
-      const remove403 = await session.browser.request(`${session.origin}/orgs/${s.ein}/members/remove`, { method: 'POST', form: { csrf, user: s.users.admin.id } });
+      const role403 = await session.browser.request(`${session.origin}/orgs/${s.ein}/members/role`, {
+        method: 'POST',
+        form: { csrf, user: s.users.admin.id, role: 'read_only' },
+      });
+      const remove403 = await session.browser.request(`${session.origin}/orgs/${s.ein}/members/remove`, {
+        method: 'POST',
+        form: { csrf, user: s.users.admin.id },
+      });
       expect([role403.status, remove403.status]).toEqual([403, 403]);
     }
     expect(await roleOf(s, s.users.admin.id)).toBe('admin');
@@ -84,10 +118,21 @@ describe('the members page', () => {
     expect(removal.status).toBe(409);
     expect(removal.html).not.toContain('action="/orgs/');
     const csrf = /name="csrf" value="([^"]+)"/.exec(removal.html)![1]!;
-    expect((await session.browser.request(`${session.origin}/orgs/${s.ein}/members/remove`, { method: 'POST', form: { csrf, user: s.users.owner.id } })).status).toBe(409);
+    expect(
+      (
+        await session.browser.request(`${session.origin}/orgs/${s.ein}/members/remove`, {
+          method: 'POST',
+          form: { csrf, user: s.users.owner.id },
+        })
+      ).status,
+    ).toBe(409);
     expect(await roleOf(s, s.users.owner.id)).toBe('owner');
     // With a second Owner, the first may step down.
-    const second = await addUser(t.db, { email: `second-owner-${s.ein}@example.org`, password: 'second-owner-password' }, MIN_PASSWORD_PARAMS);
+    const second = await addUser(
+      t.db,
+      { email: `second-owner-${s.ein}@example.org`, password: 'second-owner-password' },
+      MIN_PASSWORD_PARAMS,
+    );
     await addMember(t.db, { org: s.ein, email: second.email, role: 'owner' });
     expect((await changeRole(session, s, s.users.owner.id, 'admin')).status).toBe(200);
     expect(await roleOf(s, s.users.owner.id)).toBe('admin');
@@ -97,7 +142,8 @@ describe('the members page', () => {
     const s = await createStaff(t.db);
     const session = await dashboardSession(server, 'production', s.users.owner);
     const page = await session.get(`/orgs/${s.ein}/members`);
-    const rowOf = (html: string, email: string) => [...html.matchAll(/<tr>\s*<th scope="row"[\s\S]*?<\/tr>/g)].map((m) => m[0]).find((row) => row.includes(`>${email}`))!;
+    const rowOf = (html: string, email: string) =>
+      [...html.matchAll(/<tr>\s*<th scope="row"[\s\S]*?<\/tr>/g)].map((m) => m[0]).find((row) => row.includes(`>${email}`))!;
     const ownerRow = rowOf(page.html, s.users.owner.email);
     expect(ownerRow).toContain('the only Owner; make someone else Owner first');
     expect(ownerRow).not.toContain('<select');

@@ -12,11 +12,43 @@ describe("an organization's connected applications", () => {
   it('lists every application with access to the organization; Owners and Admins revoke what belongs to it, not what acts as a member', async () => {
     const s = await createStaff(t.db);
     const other = await createStaff(t.db);
-    const orgClient = await server.registerClient({ environment: 'production', name: 'Ledger Sync', redirectUris: [REDIRECT], scopes: ['read_only'], subjectType: 'organization' });
-    const userClient = await server.registerClient({ environment: 'production', name: 'Personal Reports', redirectUris: [REDIRECT], scopes: ['read_only'] });
-    const orgGrant = await obtainTokens(server, { environment: 'production', client: orgClient, clientId: orgClient.client_id, redirectUri: REDIRECT, scope: 'read_only', login: s.users.admin });
-    const memberGrant = await obtainTokens(server, { environment: 'production', client: userClient, clientId: userClient.client_id, redirectUri: REDIRECT, scope: 'read_only', login: s.users.member });
-    const othersGrant = await obtainTokens(server, { environment: 'production', client: userClient, clientId: userClient.client_id, redirectUri: REDIRECT, scope: 'read_only', login: other.users.member });
+    const orgClient = await server.registerClient({
+      environment: 'production',
+      name: 'Ledger Sync',
+      redirectUris: [REDIRECT],
+      scopes: ['read_only'],
+      subjectType: 'organization',
+    });
+    const userClient = await server.registerClient({
+      environment: 'production',
+      name: 'Personal Reports',
+      redirectUris: [REDIRECT],
+      scopes: ['read_only'],
+    });
+    const orgGrant = await obtainTokens(server, {
+      environment: 'production',
+      client: orgClient,
+      clientId: orgClient.client_id,
+      redirectUri: REDIRECT,
+      scope: 'read_only',
+      login: s.users.admin,
+    });
+    const memberGrant = await obtainTokens(server, {
+      environment: 'production',
+      client: userClient,
+      clientId: userClient.client_id,
+      redirectUri: REDIRECT,
+      scope: 'read_only',
+      login: s.users.member,
+    });
+    const othersGrant = await obtainTokens(server, {
+      environment: 'production',
+      client: userClient,
+      clientId: userClient.client_id,
+      redirectUri: REDIRECT,
+      scope: 'read_only',
+      login: other.users.member,
+    });
 
     const session = await dashboardSession(server, 'production', s.users.owner);
     const page = await session.get(`/orgs/${s.ein}/connections`);
@@ -28,23 +60,61 @@ describe("an organization's connected applications", () => {
     expect(forms).toHaveLength(1); // the organization's access only
 
     const grantOf = async (email: string, clientId: string) =>
-      (await t.db.selectFrom('oauth_authorizations as a').innerJoin('users as u', 'u.id', 'a.user_id').select('a.grant_id').where('u.email', '=', email).where('a.client_id', '=', clientId).executeTakeFirstOrThrow()).grant_id;
-    const revoke = (grant: string) => session.browser.request(`${session.origin}/orgs/${s.ein}/connections/revoke`, { method: 'POST', form: { csrf: csrfOf(page.html), grant } });
+      (
+        await t.db
+          .selectFrom('oauth_authorizations as a')
+          .innerJoin('users as u', 'u.id', 'a.user_id')
+          .select('a.grant_id')
+          .where('u.email', '=', email)
+          .where('a.client_id', '=', clientId)
+          .executeTakeFirstOrThrow()
+      ).grant_id;
+    const revoke = (grant: string) =>
+      session.browser.request(`${session.origin}/orgs/${s.ein}/connections/revoke`, {
+        method: 'POST',
+        form: { csrf: csrfOf(page.html), grant },
+      });
 
     // What acts as a member is theirs to revoke: 403, nothing changed.
     const refused = await revoke(await grantOf(s.users.member.email, userClient.client_id));
     expect(refused.status).toBe(403);
     expect(refused.html).toContain('Only the member who approved it can revoke this access');
-    expect((await tokenRequest(server, 'production', userClient, { grant_type: 'refresh_token', refresh_token: memberGrant.tokens.body.refresh_token as string })).status).toBe(200);
+    expect(
+      (
+        await tokenRequest(server, 'production', userClient, {
+          grant_type: 'refresh_token',
+          refresh_token: memberGrant.tokens.body.refresh_token as string,
+        })
+      ).status,
+    ).toBe(200);
     // Another organization's authorization does not exist here.
     expect((await revoke(await grantOf(other.users.member.email, userClient.client_id))).status).toBe(404);
-    expect((await tokenRequest(server, 'production', userClient, { grant_type: 'refresh_token', refresh_token: othersGrant.tokens.body.refresh_token as string })).status).toBe(200);
+    expect(
+      (
+        await tokenRequest(server, 'production', userClient, {
+          grant_type: 'refresh_token',
+          refresh_token: othersGrant.tokens.body.refresh_token as string,
+        })
+      ).status,
+    ).toBe(200);
 
     const revoked = await revoke(await grantOf(s.users.admin.email, orgClient.client_id));
     expect(revoked.status).toBe(200);
     expect(revoked.html).toContain(`Ledger Sync no longer has access to`);
-    expect((await tokenRequest(server, 'production', orgClient, { grant_type: 'refresh_token', refresh_token: orgGrant.tokens.body.refresh_token as string })).status).toBe(401);
-    const audit = await t.db.selectFrom('audit_events').selectAll().where('event', '=', 'authorization.revoked').where('organization_id', '=', s.orgId).executeTakeFirstOrThrow();
+    expect(
+      (
+        await tokenRequest(server, 'production', orgClient, {
+          grant_type: 'refresh_token',
+          refresh_token: orgGrant.tokens.body.refresh_token as string,
+        })
+      ).status,
+    ).toBe(401);
+    const audit = await t.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('event', '=', 'authorization.revoked')
+      .where('organization_id', '=', s.orgId)
+      .executeTakeFirstOrThrow();
     expect(audit).toMatchObject({ actor_user_id: s.users.owner.id, details: { subject_type: 'organization', via: 'organization_page' } });
   });
 
@@ -53,6 +123,9 @@ describe("an organization's connected applications", () => {
     const session = await dashboardSession(server, 'production', s.users.member);
     expect((await session.get(`/orgs/${s.ein}/connections`)).status).toBe(403);
     const csrf = csrfOf((await session.get('/account')).html);
-    expect((await session.browser.request(`${session.origin}/orgs/${s.ein}/connections/revoke`, { method: 'POST', form: { csrf, grant: 'x' } })).status).toBe(403);
+    expect(
+      (await session.browser.request(`${session.origin}/orgs/${s.ein}/connections/revoke`, { method: 'POST', form: { csrf, grant: 'x' } }))
+        .status,
+    ).toBe(403);
   });
 });

@@ -71,20 +71,46 @@ describe('password reset', () => {
     // Both dashboards' sessions are gone.
     expect((await production.get('/account')).url.pathname).toBe('/sign-in');
     expect((await sandbox.get('/account')).url.pathname).toBe('/sign-in');
-    expect(await t.db.selectFrom('oidc_models').select('id').where('model', '=', 'Session').where((eb) => eb(eb.ref('payload', '->>').key('accountId'), '=', user.id)).execute()).toEqual([]);
+    expect(
+      await t.db
+        .selectFrom('oidc_models')
+        .select('id')
+        .where('model', '=', 'Session')
+        .where((eb) => eb(eb.ref('payload', '->>').key('accountId'), '=', user.id))
+        .execute(),
+    ).toEqual([]);
     // The new password signs in, the old one does not.
-    await expect(dashboardSession(server, 'production', { email: user.email, password: user.password })).rejects.toThrow(/did not reach the account page \(401/);
+    await expect(dashboardSession(server, 'production', { email: user.email, password: user.password })).rejects.toThrow(
+      /did not reach the account page \(401/,
+    );
     await dashboardSession(server, 'production', { email: user.email, password: NEW_PASSWORD });
 
-    const stored = await t.db.selectFrom('users').select(['password_changed_at', 'password_hash']).where('id', '=', user.id).executeTakeFirstOrThrow();
+    const stored = await t.db
+      .selectFrom('users')
+      .select(['password_changed_at', 'password_hash'])
+      .where('id', '=', user.id)
+      .executeTakeFirstOrThrow();
     expect(stored.password_changed_at).not.toBeNull();
     expect(stored.password_hash).toMatch(/^\$argon2id\$/);
-    const audit = await t.db.selectFrom('audit_events').selectAll().where('event', '=', 'user.password_reset').where('actor_user_id', '=', user.id).executeTakeFirstOrThrow();
-    expect(audit).toMatchObject({ environment: 'production', details: { user_id: user.id, email: user.email, via: 'link', sessions_ended: 2 } });
+    const audit = await t.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('event', '=', 'user.password_reset')
+      .where('actor_user_id', '=', user.id)
+      .executeTakeFirstOrThrow();
+    expect(audit).toMatchObject({
+      environment: 'production',
+      details: { user_id: user.id, email: user.email, via: 'link', sessions_ended: 2 },
+    });
     expect(JSON.stringify(audit)).not.toContain(token);
     // The account is told, with links and no secret.
     await server.runtime.background.drain();
-    const notice = await t.db.selectFrom('outbound_mail').selectAll().where('recipient', '=', user.email).where('subject', '=', 'Your Almoner password was changed').executeTakeFirstOrThrow();
+    const notice = await t.db
+      .selectFrom('outbound_mail')
+      .selectAll()
+      .where('recipient', '=', user.email)
+      .where('subject', '=', 'Your Almoner password was changed')
+      .executeTakeFirstOrThrow();
     expect(notice.body).toContain('reset with an e-mailed link');
     expect(notice.body).toContain(`${server.urls.dashboard}/forgot-password`);
     expect(notice.body).not.toContain(NEW_PASSWORD);

@@ -5,7 +5,8 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const { testDatabase: t, server } = useOAuthServer({ staff: 0 });
 const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)![1]!;
-const requireMfa = async (orgId: string) => (await t.db.selectFrom('organizations').select('require_mfa').where('id', '=', orgId).executeTakeFirstOrThrow()).require_mfa;
+const requireMfa = async (orgId: string) =>
+  (await t.db.selectFrom('organizations').select('require_mfa').where('id', '=', orgId).executeTakeFirstOrThrow()).require_mfa;
 
 describe("an organization's settings", () => {
   it('refuses to require a second factor of everyone from an Owner who signed in without one', async () => {
@@ -30,7 +31,12 @@ describe("an organization's settings", () => {
     const saved = await session.browser.submit(await session.get(`/orgs/${s.ein}/settings`), '/settings');
     expect(saved.html).toContain('A second factor is no longer required of every member.');
     expect(await requireMfa(s.orgId)).toBe(false);
-    const audit = await t.db.selectFrom('audit_events').selectAll().where('event', '=', 'organization.settings_changed').where('organization_id', '=', s.orgId).executeTakeFirstOrThrow();
+    const audit = await t.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('event', '=', 'organization.settings_changed')
+      .where('organization_id', '=', s.orgId)
+      .executeTakeFirstOrThrow();
     expect(audit).toMatchObject({ actor_user_id: s.users.owner.id, details: { require_mfa: false } });
   });
 
@@ -43,11 +49,17 @@ describe("an organization's settings", () => {
     expect(page.status).toBe(200);
     expect(page.html).toContain('Only an Owner of');
     expect(page.html).not.toContain('name="require_mfa"');
-    const adminPost = await admin.browser.request(`${admin.origin}/orgs/${s.ein}/settings`, { method: 'POST', form: { csrf: csrfOf(page.html) } });
+    const adminPost = await admin.browser.request(`${admin.origin}/orgs/${s.ein}/settings`, {
+      method: 'POST',
+      form: { csrf: csrfOf(page.html) },
+    });
     expect(adminPost.status).toBe(403);
     const member = await dashboardSession(server, 'production', s.users.member);
     expect((await member.get(`/orgs/${s.ein}/settings`)).status).toBe(403);
-    const memberPost = await member.browser.request(`${member.origin}/orgs/${s.ein}/settings`, { method: 'POST', form: { csrf: csrfOf((await member.get('/account')).html) } });
+    const memberPost = await member.browser.request(`${member.origin}/orgs/${s.ein}/settings`, {
+      method: 'POST',
+      form: { csrf: csrfOf((await member.get('/account')).html) },
+    });
     expect(memberPost.status).toBe(403);
     expect(await requireMfa(s.orgId)).toBe(true);
   });

@@ -57,7 +57,17 @@ describe('the dashboard: sign-in, account, organization pages', () => {
     expect(safeReturnPath('/orgs/12-3456789/members')).toBe('/orgs/12-3456789/members');
     expect(safeReturnPath('/oauth/connections')).toBe('/oauth/connections');
     expect(safeReturnPath('/invitations/abc')).toBe('/invitations/abc');
-    for (const bad of ['//evil.example/account', '/\\evil.example', 'https://evil.example/account', '/accountx', '/oauth/authorize?x=1', '/account\n', undefined, 42, `/account/${'x'.repeat(600)}`]) {
+    for (const bad of [
+      '//evil.example/account',
+      '/\\evil.example',
+      'https://evil.example/account',
+      '/accountx',
+      '/oauth/authorize?x=1',
+      '/account\n',
+      undefined,
+      42,
+      `/account/${'x'.repeat(600)}`,
+    ]) {
       expect(safeReturnPath(bad)).toBe('/account');
     }
   });

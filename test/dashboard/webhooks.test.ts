@@ -36,20 +36,38 @@ describe("a fund provider's webhooks page", () => {
 
       // An event of the provider is delivered and listed.
       const key = (await createApiKey(t.db, { org: s.ein, environment: 'sandbox' })).key;
-      expect((await apiRequest(server, 'sandbox', 'POST', '/v1/donor_accounts', { bearer: key, json: { donor: { email: 'donor@example.org' } } })).status).toBe(201);
-      await until(async () => receiver.received.length, (n) => n >= 1);
-      const listed = await until(() => session.get(`/orgs/${s.ein}/webhooks`), (p) => p.html.includes('Delivered'));
+      expect(
+        (
+          await apiRequest(server, 'sandbox', 'POST', '/v1/donor_accounts', {
+            bearer: key,
+            json: { donor: { email: 'donor@example.org' } },
+          })
+        ).status,
+      ).toBe(201);
+      await until(
+        async () => receiver.received.length,
+        (n) => n >= 1,
+      );
+      const listed = await until(
+        () => session.get(`/orgs/${s.ein}/webhooks`),
+        (p) => p.html.includes('Delivered'),
+      );
       expect(listed.html).toContain('Delivered');
 
       const replayed = await session.browser.submit(listed, '/webhooks/replay');
       expect(replayed.html).toContain('The delivery is queued again');
-      await until(async () => receiver.received.length, (n) => n >= 2);
+      await until(
+        async () => receiver.received.length,
+        (n) => n >= 2,
+      );
       expect(receiver.received).toHaveLength(2);
       expect(receiver.received[1]!.headers['webhook-id']).toBe(receiver.received[0]!.headers['webhook-id']);
 
       const disabled = await session.browser.submit(replayed, '/webhooks/status', { status: 'disabled' });
       expect(disabled.html).toContain('The endpoint is disabled');
-      expect((await t.db.selectFrom('event_subscriptions').select('status').where('id', '=', row.id).executeTakeFirstOrThrow()).status).toBe('disabled');
+      expect(
+        (await t.db.selectFrom('event_subscriptions').select('status').where('id', '=', row.id).executeTakeFirstOrThrow()).status,
+      ).toBe('disabled');
       const deleted = await session.browser.submit(disabled, '/webhooks/status', { status: 'deleted' });
       expect(deleted.html).toContain('No webhook endpoints in this environment yet.');
     } finally {
@@ -61,7 +79,10 @@ describe("a fund provider's webhooks page", () => {
     const s = await createStaff(t.db, { kind: 'fund_provider' });
     const session = await dashboardSession(server, 'production', s.users.owner);
     const page = await session.get(`/orgs/${s.ein}/webhooks`);
-    const refused = await session.browser.submit(page, '/webhooks', { url: 'ftp://files.example.org/in', category: 'grant_request.created' });
+    const refused = await session.browser.submit(page, '/webhooks', {
+      url: 'ftp://files.example.org/in',
+      category: 'grant_request.created',
+    });
     expect(refused.status).toBe(400);
     expect(refused.html).toContain('That endpoint cannot be used');
     expect(refused.html).toContain('value="ftp://files.example.org/in"');
@@ -73,12 +94,39 @@ describe("a fund provider's webhooks page", () => {
   it('touches only the organization’s own endpoints and deliveries (404 otherwise); a nonprofit has no webhooks page; a Member gets 403', async () => {
     const s = await createStaff(t.db, { kind: 'fund_provider' });
     const other = await createStaff(t.db, { kind: 'fund_provider' });
-    const theirs = await t.db.insertInto('event_subscriptions').values({ id: 'evtsub_theirs', environment: 'production', organization_id: other.orgId, url: 'https://hooks.example.org/x', category: 'donor_account.created', signing_secret: 'x' }).returningAll().executeTakeFirstOrThrow();
+    const theirs = await t.db
+      .insertInto('event_subscriptions')
+      .values({
+        id: 'evtsub_theirs',
+        environment: 'production',
+        organization_id: other.orgId,
+        url: 'https://hooks.example.org/x',
+        category: 'donor_account.created',
+        signing_secret: 'x',
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
     const session = await dashboardSession(server, 'production', s.users.owner);
     const csrf = csrfOf((await session.get(`/orgs/${s.ein}/webhooks`)).html);
-    expect((await session.browser.request(`${session.origin}/orgs/${s.ein}/webhooks/status`, { method: 'POST', form: { csrf, subscription: theirs.id, status: 'deleted' } })).status).toBe(404);
-    expect((await session.browser.request(`${session.origin}/orgs/${s.ein}/webhooks/replay`, { method: 'POST', form: { csrf, delivery: 'whd_nope' } })).status).toBe(404);
-    expect((await t.db.selectFrom('event_subscriptions').select('status').where('id', '=', theirs.id).executeTakeFirstOrThrow()).status).toBe('active');
+    expect(
+      (
+        await session.browser.request(`${session.origin}/orgs/${s.ein}/webhooks/status`, {
+          method: 'POST',
+          form: { csrf, subscription: theirs.id, status: 'deleted' },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await session.browser.request(`${session.origin}/orgs/${s.ein}/webhooks/replay`, {
+          method: 'POST',
+          form: { csrf, delivery: 'whd_nope' },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await t.db.selectFrom('event_subscriptions').select('status').where('id', '=', theirs.id).executeTakeFirstOrThrow()).status,
+    ).toBe('active');
 
     const nonprofit = await createStaff(t.db);
     const owner = await dashboardSession(server, 'production', nonprofit.users.owner);
@@ -88,7 +136,14 @@ describe("a fund provider's webhooks page", () => {
     const member = await dashboardSession(server, 'production', s.users.member);
     expect((await member.get(`/orgs/${s.ein}/webhooks`)).status).toBe(403);
     const memberCsrf = csrfOf((await member.get('/account')).html);
-    expect((await member.browser.request(`${member.origin}/orgs/${s.ein}/webhooks`, { method: 'POST', form: { csrf: memberCsrf, url: 'https://hooks.example.org/m', category: 'donor_account.created' } })).status).toBe(403);
+    expect(
+      (
+        await member.browser.request(`${member.origin}/orgs/${s.ein}/webhooks`, {
+          method: 'POST',
+          form: { csrf: memberCsrf, url: 'https://hooks.example.org/m', category: 'donor_account.created' },
+        })
+      ).status,
+    ).toBe(403);
   });
 
   it('answers an endpoint added twice with the one that exists, and resumes an endpoint paused after repeated failures (an audit row names who)', async () => {
@@ -105,15 +160,34 @@ describe("a fund provider's webhooks page", () => {
     expect(rows).toHaveLength(1);
 
     // The dispatcher paused it (test/webhooks/pause.test.ts): the page says so and offers Resume.
-    await t.db.updateTable('event_subscriptions').set({ status: 'requires_attention', consecutive_failures: 50 }).where('id', '=', rows[0]!.id).execute();
+    await t.db
+      .updateTable('event_subscriptions')
+      .set({ status: 'requires_attention', consecutive_failures: 50 })
+      .where('id', '=', rows[0]!.id)
+      .execute();
     const paused = await session.get(`/orgs/${s.ein}/webhooks`);
     expect(paused.html).toContain('Paused: needs attention');
     expect(paused.html).toContain('>Resume</button>');
     const resumed = await session.browser.submit(paused, '/webhooks/status', { status: 'active' });
     expect(resumed.html).toContain('The endpoint is resumed');
-    expect(await t.db.selectFrom('event_subscriptions').select(['status', 'consecutive_failures']).where('id', '=', rows[0]!.id).executeTakeFirstOrThrow()).toEqual({ status: 'active', consecutive_failures: 0 });
-    const audit = await t.db.selectFrom('audit_events').selectAll().where('event', '=', 'webhook.resumed').where('organization_id', '=', s.orgId).execute();
+    expect(
+      await t.db
+        .selectFrom('event_subscriptions')
+        .select(['status', 'consecutive_failures'])
+        .where('id', '=', rows[0]!.id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ status: 'active', consecutive_failures: 0 });
+    const audit = await t.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('event', '=', 'webhook.resumed')
+      .where('organization_id', '=', s.orgId)
+      .execute();
     expect(audit).toHaveLength(1);
-    expect(audit[0]).toMatchObject({ environment: 'production', actor_user_id: s.users.admin.id, details: { subscription: rows[0]!.id, url: endpoint.url } });
+    expect(audit[0]).toMatchObject({
+      environment: 'production',
+      actor_user_id: s.users.admin.id,
+      details: { subscription: rows[0]!.id, url: endpoint.url },
+    });
   });
 });

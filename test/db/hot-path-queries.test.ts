@@ -44,7 +44,8 @@ describe('prepared statements', () => {
   });
 
   it(`stop naming new texts past ${MAX_PREPARED_TEXTS}: a text that varies with its values cannot grow the registry without end`, async () => {
-    for (let i = 0; i < MAX_PREPARED_TEXTS + 5; i += 1) await runPrepared(t.db, 'test_hot_path_varying', sql.raw<{ n: number }>(`select ${i} as n`));
+    for (let i = 0; i < MAX_PREPARED_TEXTS + 5; i += 1)
+      await runPrepared(t.db, 'test_hot_path_varying', sql.raw<{ n: number }>(`select ${i} as n`));
     const named = Array.from({ length: MAX_PREPARED_TEXTS + 5 }, (_, i) => preparedName(`select ${i} as n`)).filter(Boolean);
     expect(named.length).toBeLessThanOrEqual(MAX_PREPARED_TEXTS);
     expect(preparedName(`select ${MAX_PREPARED_TEXTS + 4} as n`)).toBeUndefined();
@@ -84,7 +85,10 @@ describe('timestamptz parsing', () => {
   });
 
   it('is what the pool uses for timestamptz columns', async () => {
-    const { rows } = await sql<{ at: Date; microseconds: Date }>`select '2025-06-12 01:45:07.441+00'::timestamptz as at, '2025-06-12 01:45:07.291999+00'::timestamptz as microseconds`.execute(t.db);
+    const { rows } = await sql<{
+      at: Date;
+      microseconds: Date;
+    }>`select '2025-06-12 01:45:07.441+00'::timestamptz as at, '2025-06-12 01:45:07.291999+00'::timestamptz as microseconds`.execute(t.db);
     expect(rows[0]!.at.toISOString()).toBe('2025-06-12T01:45:07.441Z');
     expect(rows[0]!.microseconds.toISOString()).toBe('2025-06-12T01:45:07.291Z');
   });

@@ -28,12 +28,18 @@ describe('migrations', () => {
   });
 
   it('reject an EIN that is not nine digits and a duplicate EIN', async () => {
-    await expect(t.db.insertInto('organizations').values({ ein: '12-3456789', name: 'X', kind: 'nonprofit' }).execute()).rejects.toMatchObject({ code: '23514' });
+    await expect(
+      t.db.insertInto('organizations').values({ ein: '12-3456789', name: 'X', kind: 'nonprofit' }).execute(),
+    ).rejects.toMatchObject({ code: '23514' });
     await t.db.insertInto('organizations').values({ ein: '555555555', name: 'X', kind: 'nonprofit' }).execute();
-    await expect(t.db.insertInto('organizations').values({ ein: '555555555', name: 'Y', kind: 'nonprofit' }).execute()).rejects.toMatchObject({ code: '23505', constraint: 'organizations_ein_key' });
+    await expect(
+      t.db.insertInto('organizations').values({ ein: '555555555', name: 'Y', kind: 'nonprofit' }).execute(),
+    ).rejects.toMatchObject({ code: '23505', constraint: 'organizations_ein_key' });
   });
 
   it('store e-mail addresses only in normalised form', async () => {
-    await expect(t.db.insertInto('users').values({ email: 'Someone@Example.org', password_hash: 'x' }).execute()).rejects.toMatchObject({ code: '23514' });
+    await expect(t.db.insertInto('users').values({ email: 'Someone@Example.org', password_hash: 'x' }).execute()).rejects.toMatchObject({
+      code: '23514',
+    });
   });
 });

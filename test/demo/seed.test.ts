@@ -17,7 +17,12 @@ const ctx = { passwordParams: MIN_PASSWORD_PARAMS, clientsFile: path.join(dir, '
 
 describe('demo data', () => {
   it('seeds the demo nonprofit, the fund provider and the four demo users with their roles', async () => {
-    expect(await seedDemoData(t.db, ctx)).toEqual(['2026-11-22-accounts', '2026-11-22-demo-client', '2026-11-22-nonprofit-data', '2026-11-22-bank-data']);
+    expect(await seedDemoData(t.db, ctx)).toEqual([
+      '2026-11-22-accounts',
+      '2026-11-22-demo-client',
+      '2026-11-22-nonprofit-data',
+      '2026-11-22-bank-data',
+    ]);
     const orgs = await t.db.selectFrom('organizations').select(['ein', 'name', 'kind']).orderBy('ein').execute();
     expect(orgs).toEqual([
       { ein: '123456789', name: 'Demo Food Bank', kind: 'nonprofit' },

@@ -10,7 +10,18 @@ import { createDatabase } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrator.js';
 import { openEmbeddedPostgres, type EmbeddedPostgres } from '../../src/embedded-postgres/server.js';
 import { createTestDatabase, queryOnce, type TestDatabase } from '../helpers/database.js';
-import { childEnv, expectOneLineFailure, makeDataDir, removeDataDir, request, runCli, runCliJson, spawnServer, startServer, type ServerProcess } from '../helpers/process.js';
+import {
+  childEnv,
+  expectOneLineFailure,
+  makeDataDir,
+  removeDataDir,
+  request,
+  runCli,
+  runCliJson,
+  spawnServer,
+  startServer,
+  type ServerProcess,
+} from '../helpers/process.js';
 import { fencedBlocks } from './markdown.js';
 
 /**
@@ -54,7 +65,10 @@ async function serverEnv(): Promise<{ database: TestDatabase; env: Record<string
   databases.push(database);
   const dataDir = makeDataDir();
   dataDirs.push(dataDir);
-  return { database, env: { DATABASE_URL: database.url, ALMONER_DATA_DIR: dataDir, ALMONER_DEMO_DATA: 'false', ALMONER_SECRETS_KEY: SECRETS_KEY } };
+  return {
+    database,
+    env: { DATABASE_URL: database.url, ALMONER_DATA_DIR: dataDir, ALMONER_DEMO_DATA: 'false', ALMONER_SECRETS_KEY: SECRETS_KEY },
+  };
 }
 
 async function started(env: Record<string, string>): Promise<ServerProcess> {
@@ -67,7 +81,10 @@ async function started(env: Record<string, string>): Promise<ServerProcess> {
 async function publishedKids(server: ServerProcess): Promise<string[]> {
   const res = await request(`${server.urls.api}/.well-known/jwks.json`);
   expect(res.status).toBe(200);
-  return res.json<{ keys: { kid: string }[] }>().keys.map((key) => key.kid).sort();
+  return res
+    .json<{ keys: { kid: string }[] }>()
+    .keys.map((key) => key.kid)
+    .sort();
 }
 
 /** A message docs/operations.md quotes in a code span starting with `start`, its line breaks undone. */
@@ -130,7 +147,8 @@ function serverBinariesOf(major: number): { initdb: string; pg_ctl: string; post
   for (const dir of dirs) {
     const binaries = { initdb: path.join(dir, 'initdb'), pg_ctl: path.join(dir, 'pg_ctl'), postgres: path.join(dir, 'postgres') };
     const version = spawnSync(binaries.postgres, ['--version'], { encoding: 'utf8' }).stdout ?? '';
-    if (Object.values(binaries).every((file) => fs.existsSync(file)) && new RegExp(`\\(PostgreSQL\\) ${major}\\.`).test(version)) return binaries;
+    if (Object.values(binaries).every((file) => fs.existsSync(file)) && new RegExp(`\\(PostgreSQL\\) ${major}\\.`).test(version))
+      return binaries;
   }
   return undefined;
 }
@@ -144,7 +162,9 @@ function serverBinariesOf(major: number): { initdb: string; pg_ctl: string; post
  */
 async function backupDatabase(): Promise<{ adminUrl: string; database: { name: string; url: string }; env: Record<string, string> }> {
   const adminUrl = inject('adminUrl');
-  const [{ major }] = (await queryOnce(adminUrl, "select current_setting('server_version_num')::int / 10000 as major")) as [{ major: number }];
+  const [{ major }] = (await queryOnce(adminUrl, "select current_setting('server_version_num')::int / 10000 as major")) as [
+    { major: number },
+  ];
   const tools = clientMajor('pg_dump');
   expect(tools, 'pg_dump --version names its PostgreSQL version').toBeDefined();
   if (tools! >= major) {
@@ -159,7 +179,12 @@ async function backupDatabase(): Promise<{ adminUrl: string; database: { name: s
   ).toBeDefined();
   const dataDir = makeDataDir();
   dataDirs.push(dataDir);
-  const cluster = await openEmbeddedPostgres({ dataDir, stopWhenUnused: 'always', binaries: binaries!, relocationRoot: path.join(dataDir, 'relocated') });
+  const cluster = await openEmbeddedPostgres({
+    dataDir,
+    stopWhenUnused: 'always',
+    binaries: binaries!,
+    relocationRoot: path.join(dataDir, 'relocated'),
+  });
   clusters.push(cluster);
   const db = createDatabase({ url: cluster.url, poolMax: 1 });
   try {
@@ -177,8 +202,10 @@ async function backupDatabase(): Promise<{ adminUrl: string; database: { name: s
 }
 
 describe('backups (docs/operations.md)', () => {
-  it('the documented block restores a running server\'s database; the copy serves with the same secrets key, and another key is refused', async () => {
-    const missing = ['pg_dump', 'pg_restore', 'createdb'].filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0);
+  it("the documented block restores a running server's database; the copy serves with the same secrets key, and another key is refused", async () => {
+    const missing = ['pg_dump', 'pg_restore', 'createdb'].filter(
+      (tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0,
+    );
     expect(missing, 'the backup example needs the PostgreSQL client tools on the PATH').toEqual([]);
 
     const { adminUrl, database, env } = await backupDatabase();

@@ -8,7 +8,18 @@ import { DEFAULT_CONFIG_DIR, MIGRATIONS_DIR, PROJECT_ROOT, REDOC_DIR, VIEWS_DIR 
 import { envNameFor, SETTING_KEYS } from '../../src/config/schema.js';
 import { isHealthPath, isLoopback } from '../../src/http/health.js';
 import { nodeSupportNotice } from '../../src/server/node-support.js';
-import { copyProblems, copyTarget, envOf, execForm, isIgnored, lastOf, parseCopy, parseDockerfile, workdirOf, type Stage } from './container-files.js';
+import {
+  copyProblems,
+  copyTarget,
+  envOf,
+  execForm,
+  isIgnored,
+  lastOf,
+  parseCopy,
+  parseDockerfile,
+  workdirOf,
+  type Stage,
+} from './container-files.js';
 import { fencedBlocks } from './markdown.js';
 import { DEV_ONLY_LOADERS } from '../architecture/dev-only-imports.js';
 
@@ -50,7 +61,8 @@ function imageContents(): Map<string, string> {
     if (instruction.keyword === 'WORKDIR') workdir = path.posix.resolve(workdir, instruction.args);
     if (instruction.keyword !== 'COPY') continue;
     const copy = parseCopy(instruction);
-    for (const source of copy.sources) contents.set(copyTarget(copy, source, workdir), copy.from === undefined ? source : `${copy.from}:${source}`);
+    for (const source of copy.sources)
+      contents.set(copyTarget(copy, source, workdir), copy.from === undefined ? source : `${copy.from}:${source}`);
   }
   return contents;
 }
@@ -58,7 +70,11 @@ function imageContents(): Map<string, string> {
 /** Whether the image has `file` (relative to the repository root) at the same place under its working directory. */
 function imageHas(file: string, contents: Map<string, string>): boolean {
   const inImage = path.posix.join(finalWorkdir, file);
-  return [...contents].some(([target, source]) => source.includes(':') ? false : (inImage === target || inImage.startsWith(`${target}/`)) && path.posix.join(finalWorkdir, source) === target);
+  return [...contents].some(([target, source]) =>
+    source.includes(':')
+      ? false
+      : (inImage === target || inImage.startsWith(`${target}/`)) && path.posix.join(finalWorkdir, source) === target,
+  );
 }
 
 function filesUnder(dir: string): string[] {
@@ -67,7 +83,11 @@ function filesUnder(dir: string): string[] {
 
 describe('Dockerfile', () => {
   it('builds in stages: npm ci and npm run build, npm ci --omit=dev, then an image from the same base', () => {
-    const runs = (stage: Stage) => stage.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args).join('\n');
+    const runs = (stage: Stage) =>
+      stage.instructions
+        .filter((i) => i.keyword === 'RUN')
+        .map((i) => i.args)
+        .join('\n');
     const build = stages.find((stage) => /\bnpm ci\b(?!.*--omit=dev)/.test(runs(stage)) && /\bnpm run build\b/.test(runs(stage)));
     const deps = stages.find((stage) => /\bnpm ci\b.*--omit=dev/.test(runs(stage)));
     expect(build?.name, 'a named stage runs npm ci and npm run build').toBeDefined();
@@ -85,11 +105,16 @@ describe('Dockerfile', () => {
     const tsconfig = JSON.parse(read('tsconfig.build.json')) as { compilerOptions: { outDir: string; rootDir: string } };
     expect(tsconfig.compilerOptions.rootDir).toBe('src');
     const contents = imageContents();
-    expect(contents.get(path.posix.join(finalWorkdir, 'dist'))).toBe(`${build!.name}:${path.posix.join(workdirOf(build!), tsconfig.compilerOptions.outDir)}`);
-    expect(contents.get(path.posix.join(finalWorkdir, 'node_modules'))).toBe(`${deps!.name}:${path.posix.join(workdirOf(deps!), 'node_modules')}`);
+    expect(contents.get(path.posix.join(finalWorkdir, 'dist'))).toBe(
+      `${build!.name}:${path.posix.join(workdirOf(build!), tsconfig.compilerOptions.outDir)}`,
+    );
+    expect(contents.get(path.posix.join(finalWorkdir, 'node_modules'))).toBe(
+      `${deps!.name}:${path.posix.join(workdirOf(deps!), 'node_modules')}`,
+    );
     // What npm run build compiles must be in the build stage's context: the sources and both tsconfig files.
     const buildCopies = build!.instructions.filter((i) => i.keyword === 'COPY').flatMap((i) => parseCopy(i).sources);
-    for (const needed of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src']) expect(buildCopies, needed).toContain(needed);
+    for (const needed of ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src'])
+      expect(buildCopies, needed).toContain(needed);
   });
 
   it('copies only what exists and .dockerignore keeps in the build context', () => {
@@ -101,7 +126,10 @@ describe('Dockerfile', () => {
     const relative = (dir: string) => path.relative(PROJECT_ROOT, dir).split(path.sep).join('/');
     const runtimeFiles = [
       'package.json',
-      ...fs.readdirSync(DEFAULT_CONFIG_DIR).filter((name) => name === 'default.json' || name === 'production.json').map((name) => `${relative(DEFAULT_CONFIG_DIR)}/${name}`),
+      ...fs
+        .readdirSync(DEFAULT_CONFIG_DIR)
+        .filter((name) => name === 'default.json' || name === 'production.json')
+        .map((name) => `${relative(DEFAULT_CONFIG_DIR)}/${name}`),
       ...filesUnder(MIGRATIONS_DIR).map((name) => `${relative(MIGRATIONS_DIR)}/${name}`),
       ...filesUnder(VIEWS_DIR).map((name) => `${relative(VIEWS_DIR)}/${name}`),
       // The vendored Redoc bundle the API reference page serves, with its licences.
@@ -126,16 +154,23 @@ describe('Dockerfile', () => {
     for (const file of filesUnder(path.join(PROJECT_ROOT, 'src')).filter((name) => name.endsWith('.ts'))) {
       const text = fs.readFileSync(path.join(PROJECT_ROOT, 'src', file), 'utf8');
       // Static imports and re-exports (type-only ones vanish at build), side-effect and dynamic imports, require.resolve.
-      for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\s+(type\s+)?[^;'"]*?\sfrom\s*'([^']+)'/g)) if (!match[1]) specifiers.add(match[2]!);
-      for (const match of text.matchAll(/(?:^|\n)\s*import\s*'([^']+)'|\bimport\(\s*'([^']+)'\s*\)|\.resolve\(\s*'([^']+)'\s*\)/g)) specifiers.add((match[1] ?? match[2] ?? match[3])!);
+      for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\s+(type\s+)?[^;'"]*?\sfrom\s*'([^']+)'/g))
+        if (!match[1]) specifiers.add(match[2]!);
+      for (const match of text.matchAll(/(?:^|\n)\s*import\s*'([^']+)'|\bimport\(\s*'([^']+)'\s*\)|\.resolve\(\s*'([^']+)'\s*\)/g))
+        specifiers.add((match[1] ?? match[2] ?? match[3])!);
     }
-    const packages = [...specifiers].filter((s) => !s.startsWith('.') && !s.startsWith('/') && !s.startsWith('node:') && !builtinModules.includes(s)).map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2) : s.split('/').slice(0, 1)).join('/'));
+    const packages = [...specifiers]
+      .filter((s) => !s.startsWith('.') && !s.startsWith('/') && !s.startsWith('node:') && !builtinModules.includes(s))
+      .map((s) => (s.startsWith('@') ? s.split('/').slice(0, 2) : s.split('/').slice(0, 1)).join('/'));
     expect(packages).toContain('oidc-provider');
     // Besides the dev profile's own packages, which only their loaders import() and the image
     // does without (test/architecture/dev-only-packages.test.ts, test/server/production-install.test.ts).
     const devOnly = new Set(DEV_ONLY_LOADERS.flatMap((loader) => loader.packages));
     for (const name of devOnly) if (!name.endsWith('/*')) expect(pkg.devDependencies, `${name} is a dev dependency`).toHaveProperty([name]);
-    expect([...new Set(packages)].filter((name) => !(name in pkg.dependencies) && !devOnly.has(name)), 'imported at run time but not in dependencies').toEqual([]);
+    expect(
+      [...new Set(packages)].filter((name) => !(name in pkg.dependencies) && !devOnly.has(name)),
+      'imported at run time but not in dependencies',
+    ).toEqual([]);
   });
 
   it('starts the production profile command of docs/operations.md (and of npm start), as an unprivileged user', () => {
@@ -151,13 +186,19 @@ describe('Dockerfile', () => {
     const flags = documented.argv.slice(1, -1);
     expect(flags.length).toBeGreaterThan(0);
     for (const flag of flags) expect(start).toContain(` ${flag} `);
-    expect(fs.existsSync(path.join(PROJECT_ROOT, 'src', `${path.posix.basename(documented.argv.at(-1)!, '.js')}.ts`)), 'dist/main.js is compiled from src/main.ts').toBe(true);
+    expect(
+      fs.existsSync(path.join(PROJECT_ROOT, 'src', `${path.posix.basename(documented.argv.at(-1)!, '.js')}.ts`)),
+      'dist/main.js is compiled from src/main.ts',
+    ).toBe(true);
 
     const user = lastOf(final, 'USER')?.args;
     expect(user, 'a USER in the final stage').toBeDefined();
     expect(['root', '0'], 'not root').not.toContain(user!.split(':')[0]);
     const userLine = lastOf(final, 'USER')!.line;
-    expect(final.instructions.filter((i) => i.line > userLine && i.keyword === 'RUN'), 'nothing runs after USER that needs root').toEqual([]);
+    expect(
+      final.instructions.filter((i) => i.line > userLine && i.keyword === 'RUN'),
+      'nothing runs after USER that needs root',
+    ).toEqual([]);
   });
 
   it('names only real settings, and asks a health path, over loopback, on the port it listens on and exposes', () => {
@@ -171,7 +212,10 @@ describe('Dockerfile', () => {
     expect(command, 'HEALTHCHECK CMD in exec form (the image has no curl)').toEqual(['node', 'scripts/healthcheck.mjs']);
     // The script is in the image, and asks /healthz on loopback at ALMONER_LISTEN's port
     // (test/server/healthcheck-script.test.ts runs it against both kinds of production start).
-    expect(final.instructions.some((i) => i.keyword === 'COPY' && /^scripts\/healthcheck\.mjs\s+\.\/scripts\/$/.test(i.args)), 'COPY scripts/healthcheck.mjs ./scripts/').toBe(true);
+    expect(
+      final.instructions.some((i) => i.keyword === 'COPY' && /^scripts\/healthcheck\.mjs\s+\.\/scripts\/$/.test(i.args)),
+      'COPY scripts/healthcheck.mjs ./scripts/',
+    ).toBe(true);
     const script = fs.readFileSync(path.join(PROJECT_ROOT, 'scripts/healthcheck.mjs'), 'utf8');
     const probe = /path: '([^']+)'/.exec(script)?.[1] ?? '';
     expect(isHealthPath('GET', probe), `${probe} is /healthz or /readyz`).toBe(true);
@@ -180,7 +224,9 @@ describe('Dockerfile', () => {
   });
 
   it('the checks themselves report a missing source, an excluded one, an unknown stage, and follow .dockerignore', () => {
-    const broken = parseDockerfile('FROM node:20 AS build\nCOPY package.json \\\n  nowhere.txt ./\nFROM node:20\nCOPY --from=bild /app/dist ./dist\nCOPY data/secrets.key ./\n');
+    const broken = parseDockerfile(
+      'FROM node:20 AS build\nCOPY package.json \\\n  nowhere.txt ./\nFROM node:20\nCOPY --from=bild /app/dist ./dist\nCOPY data/secrets.key ./\n',
+    );
     expect(copyProblems(broken, 'data\n', (file) => file !== 'nowhere.txt')).toEqual([
       'line 2: nowhere.txt does not exist',
       'line 5: --from=bild names no earlier stage',
@@ -194,7 +240,16 @@ describe('Dockerfile', () => {
 
 describe('.dockerignore', () => {
   it('keeps local state and secrets, dependencies and builds out of the build context', () => {
-    for (const file of ['data/secrets.key', 'data/embedded-postgres.json', '.env', 'config/clients.json', 'config/clients.json.lock', 'node_modules/pg/package.json', 'dist/main.js', '.git/config']) {
+    for (const file of [
+      'data/secrets.key',
+      'data/embedded-postgres.json',
+      '.env',
+      'config/clients.json',
+      'config/clients.json.lock',
+      'node_modules/pg/package.json',
+      'dist/main.js',
+      '.git/config',
+    ]) {
       expect(isIgnored(file, dockerignore), file).toBe(true);
     }
   });
@@ -269,7 +324,8 @@ describe('compose.yaml', () => {
   });
 
   it('names only real settings, and with its .env filled in they load as a valid production configuration', () => {
-    for (const name of Object.keys(almoner.environment ?? {})) expect(SETTING_ENV.has(name) || RUNTIME_ENV.has(name), `${name} is a setting of src/config/schema.ts`).toBe(true);
+    for (const name of Object.keys(almoner.environment ?? {}))
+      expect(SETTING_ENV.has(name) || RUNTIME_ENV.has(name), `${name} is a setting of src/config/schema.ts`).toBe(true);
     const config = containerConfig();
     expect(config.profile).toBe('production');
     // DATABASE_URL names the postgres service, its user, password and database.
@@ -289,12 +345,17 @@ describe('compose.yaml', () => {
 
   it('publishes only ports Almoner listens on, and trusts the network gateway the host proxy comes from', () => {
     const config = containerConfig();
-    const listened = [...(config.listen ?? []), ...(config.metrics_listen ? [config.metrics_listen] : [])].map((address) => /:(\d+)$/.exec(address)![1]);
+    const listened = [...(config.listen ?? []), ...(config.metrics_listen ? [config.metrics_listen] : [])].map(
+      (address) => /:(\d+)$/.exec(address)![1],
+    );
     expect(almoner.ports?.length).toBeGreaterThan(0);
     for (const mapping of almoner.ports ?? []) {
       const parts = mapping.split(':');
       expect(listened, `${mapping}: the container port is one Almoner listens on`).toContain(parts.at(-1));
-      expect(parts.length === 3 && isLoopback(parts[0]!), `${mapping}: published on the host's loopback only, for a proxy on the host`).toBe(true);
+      expect(
+        parts.length === 3 && isLoopback(parts[0]!),
+        `${mapping}: published on the host's loopback only, for a proxy on the host`,
+      ).toBe(true);
     }
     const gateways = Object.values(compose.networks ?? {}).flatMap((network) => network.ipam?.config?.map((c) => c.gateway) ?? []);
     expect(gateways.length).toBeGreaterThan(0);
@@ -307,7 +368,8 @@ describe('compose.yaml', () => {
     const state = mounts.find(([name]) => Object.keys(compose.volumes ?? {}).includes(name!));
     expect(state, 'a named volume').toBeDefined();
     const target = state![1]!;
-    for (const file of [config.clients_file, config.data_dir]) expect(path.posix.resolve(finalWorkdir, file).startsWith(`${target}/`), `${file} is on the volume ${target}`).toBe(true);
+    for (const file of [config.clients_file, config.data_dir])
+      expect(path.posix.resolve(finalWorkdir, file).startsWith(`${target}/`), `${file} is on the volume ${target}`).toBe(true);
     const declared = final.instructions.filter((i) => i.keyword === 'VOLUME').map((i) => i.args);
     expect(declared, 'the image declares the volume (so a new one takes its ownership)').toContain(target);
     expect(seconds(almoner.stop_grace_period ?? '10s')).toBeGreaterThan(config.shutdown_grace_seconds);
@@ -315,6 +377,8 @@ describe('compose.yaml', () => {
 
   it('is said to be documentation, since Docker does not run here', () => {
     expect(read('compose.yaml')).toMatch(/^# [^\n]*\n#\n# Documentation, not something this repository runs/);
-    expect(read('docs/operations.md').replace(/\s+/g, ' ')).toContain('Docker does not run on the machines Almoner is developed and tested on');
+    expect(read('docs/operations.md').replace(/\s+/g, ' ')).toContain(
+      'Docker does not run on the machines Almoner is developed and tested on',
+    );
   });
 });

@@ -108,7 +108,8 @@ export function copyTarget(copy: Copy, source: string, workdir: string): string 
 /** The stage's working directory at the end (the last WORKDIR; `/` without one). */
 export function workdirOf(stage: Stage): string {
   let workdir = '/';
-  for (const instruction of stage.instructions) if (instruction.keyword === 'WORKDIR') workdir = path.posix.resolve(workdir, instruction.args);
+  for (const instruction of stage.instructions)
+    if (instruction.keyword === 'WORKDIR') workdir = path.posix.resolve(workdir, instruction.args);
   return workdir;
 }
 
@@ -148,7 +149,10 @@ export function isIgnored(file: string, dockerignore: string): boolean {
     const line = raw.trim();
     if (line === '' || line.startsWith('#')) continue;
     const negated = line.startsWith('!');
-    const pattern = path.posix.normalize((negated ? line.slice(1) : line).trim()).replace(/^\/+/, '').replace(/\/$/, '');
+    const pattern = path.posix
+      .normalize((negated ? line.slice(1) : line).trim())
+      .replace(/^\/+/, '')
+      .replace(/\/$/, '');
     if (globToRegExp(pattern).test(target)) ignored = !negated;
   }
   return ignored;
@@ -165,7 +169,8 @@ export function copyProblems(stages: Stage[], dockerignore: string, exists: (fil
     for (const instruction of stage.instructions.filter((i) => i.keyword === 'COPY' || i.keyword === 'ADD')) {
       const copy = parseCopy(instruction);
       if (copy.from !== undefined) {
-        if (!stages.slice(0, index).some((earlier) => earlier.name === copy.from)) problems.push(`line ${copy.line}: --from=${copy.from} names no earlier stage`);
+        if (!stages.slice(0, index).some((earlier) => earlier.name === copy.from))
+          problems.push(`line ${copy.line}: --from=${copy.from} names no earlier stage`);
         continue;
       }
       for (const source of copy.sources) {

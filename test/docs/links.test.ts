@@ -9,7 +9,8 @@ describe('links in README.md and docs/', () => {
 
   it('the checker itself reports a missing file and a missing anchor (and accepts good links)', () => {
     const files: Record<string, string> = {
-      'docs/a.md': '# A\n\n## Two words\n\n[ok](b.md#the-b-section) [ok](#two-words) [ok](https://example.org/x)\n[gone](missing.md) [no anchor](b.md#nowhere) [self](#nope)\n\n```sh\n[in code](ignored.md)\n```\n',
+      'docs/a.md':
+        '# A\n\n## Two words\n\n[ok](b.md#the-b-section) [ok](#two-words) [ok](https://example.org/x)\n[gone](missing.md) [no anchor](b.md#nowhere) [self](#nope)\n\n```sh\n[in code](ignored.md)\n```\n',
       'docs/b.md': '# B\n\n## The `b` section\n',
     };
     const problems = brokenLinks('docs/a.md', (file) => files[file]);

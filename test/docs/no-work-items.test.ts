@@ -12,11 +12,7 @@ import { PROJECT_ROOT } from '../../src/config/paths.js';
 const PLACES = ['README.md', 'docs', 'src', 'views', 'scripts', 'bench'];
 const TEXT = /\.(md|ts|mjs|js|cjs|njk|html|css|json|txt|sql|ya?ml|sh)$/;
 
-const WORK_ITEM_PHRASES: readonly RegExp[] = [
-  /\b(?:issues?|tasks?|tickets?|work items?)\s*#?\d+/i,
-  /\bissue['’]s\b/i,
-  /\bwork items?\b/i,
-];
+const WORK_ITEM_PHRASES: readonly RegExp[] = [/\b(?:issues?|tasks?|tickets?|work items?)\s*#?\d+/i, /\bissue['’]s\b/i, /\bwork items?\b/i];
 
 function files(entry: string): string[] {
   const full = path.join(PROJECT_ROOT, entry);
@@ -29,14 +25,28 @@ function files(entry: string): string[] {
 
 /** `file:line: text` for every line that names a work item. */
 function workItemLines(file: string, text: string): string[] {
-  return text.split('\n').flatMap((line, i) => (WORK_ITEM_PHRASES.some((phrase) => phrase.test(line)) ? [`${file}:${i + 1}: ${line.trim()}`] : []));
+  return text
+    .split('\n')
+    .flatMap((line, i) => (WORK_ITEM_PHRASES.some((phrase) => phrase.test(line)) ? [`${file}:${i + 1}: ${line.trim()}`] : []));
 }
 
 describe('no work items in user-facing text', () => {
-  it('the check finds the phrases of work items and leaves the product\'s words alone', () => {
-    const found = ['see issue 14 item 1', "issue 23's changes", 'done in task 3', 'Issue #7 asked for it', 'a work item of its own'].filter((line) => workItemLines('x', line).length > 0);
+  it("the check finds the phrases of work items and leaves the product's words alone", () => {
+    const found = ['see issue 14 item 1', "issue 23's changes", 'done in task 3', 'Issue #7 asked for it', 'a work item of its own'].filter(
+      (line) => workItemLines('x', line).length > 0,
+    );
     expect(found).toHaveLength(5);
-    for (const fine of ['FAPI 2.0 §5.3.2.1 item 9', '365 days from the first issue (iiat)', 'what it issues works', 'the providers issue tokens', 'a support ticket', "logged with the task's name", 'an issue counts once', 'const issue = parsed.error.issues[0]!', 'step 2 of the upgrade']) {
+    for (const fine of [
+      'FAPI 2.0 §5.3.2.1 item 9',
+      '365 days from the first issue (iiat)',
+      'what it issues works',
+      'the providers issue tokens',
+      'a support ticket',
+      "logged with the task's name",
+      'an issue counts once',
+      'const issue = parsed.error.issues[0]!',
+      'step 2 of the upgrade',
+    ]) {
       expect(workItemLines('x', fine), fine).toEqual([]);
     }
   });

@@ -77,7 +77,10 @@ describe('runnable examples in README.md and docs/', () => {
     database = await createTestDatabase();
     dataDir = makeDataDir();
     // The dev profile with its demo data, as `npm start` runs it, on ports of its own.
-    server = await startServer({ env: { DATABASE_URL: database.url, ALMONER_DATA_DIR: dataDir, ALMONER_DEMO_DATA: 'true' }, readyTimeoutMs: 90_000 });
+    server = await startServer({
+      env: { DATABASE_URL: database.url, ALMONER_DATA_DIR: dataDir, ALMONER_DEMO_DATA: 'true' },
+      readyTimeoutMs: 90_000,
+    });
   }, 150_000);
 
   afterAll(async () => {
@@ -90,29 +93,45 @@ describe('runnable examples in README.md and docs/', () => {
   it('include the README walkthrough: a client registered, a code flow with PKCE through the hosted pages, the exchange, /v1/donations, a colleague invited', () => {
     const readme = documents.find((document) => document.file === 'README.md');
     const text = readme?.blocks.map((block) => block.body).join('\n') ?? '';
-    for (const step of ['admin -- clients add', 'code_challenge_method=S256', 'csrf', '/consent', 'grant_type=authorization_code', '/v1/donations', 'admin -- members invite', 'admin -- mail list']) {
+    for (const step of [
+      'admin -- clients add',
+      'code_challenge_method=S256',
+      'csrf',
+      '/consent',
+      'grant_type=authorization_code',
+      '/v1/donations',
+      'admin -- members invite',
+      'admin -- mail list',
+    ]) {
       expect(text, `README.md's runnable blocks lack ${step}`).toContain(step);
     }
   });
 
   for (const { file, blocks } of documents) {
-    it(`${file}: its ${blocks.length} runnable block(s) run as written`, async () => {
-      const urls = server!.urls;
-      const scriptFile = path.join(scriptDir!, `${file.replace(/\W/g, '_')}.sh`);
-      fs.writeFileSync(scriptFile, script(file, blocks));
-      const env = childEnv({
-        DATABASE_URL: database!.url,
-        ALMONER_DATA_DIR: dataDir!,
-        ALMONER_BASE_URL: urls.api,
-        ALMONER_SANDBOX_BASE_URL: urls.sandboxApi,
-        ALMONER_DASHBOARD_URL: urls.dashboard,
-        ALMONER_SANDBOX_DASHBOARD_URL: urls.sandboxDashboard,
-        // mktemp's files and downloads (e.g. a statement saved with curl -OJ) go where the test cleans up.
-        TMPDIR: scriptDir!,
-      });
-      const result = await runBash(scriptFile, env);
-      const failed = result.lastBlock ?? `${file} (before its first block)`;
-      expect(result.code, `the runnable block at ${failed} failed (exit ${result.code}${result.signal ? `, ${result.signal}` : ''})\n--- output ---\n${result.output.slice(-6000)}`).toBe(0);
-    }, SCRIPT_TIMEOUT_MS + 10_000);
+    it(
+      `${file}: its ${blocks.length} runnable block(s) run as written`,
+      async () => {
+        const urls = server!.urls;
+        const scriptFile = path.join(scriptDir!, `${file.replace(/\W/g, '_')}.sh`);
+        fs.writeFileSync(scriptFile, script(file, blocks));
+        const env = childEnv({
+          DATABASE_URL: database!.url,
+          ALMONER_DATA_DIR: dataDir!,
+          ALMONER_BASE_URL: urls.api,
+          ALMONER_SANDBOX_BASE_URL: urls.sandboxApi,
+          ALMONER_DASHBOARD_URL: urls.dashboard,
+          ALMONER_SANDBOX_DASHBOARD_URL: urls.sandboxDashboard,
+          // mktemp's files and downloads (e.g. a statement saved with curl -OJ) go where the test cleans up.
+          TMPDIR: scriptDir!,
+        });
+        const result = await runBash(scriptFile, env);
+        const failed = result.lastBlock ?? `${file} (before its first block)`;
+        expect(
+          result.code,
+          `the runnable block at ${failed} failed (exit ${result.code}${result.signal ? `, ${result.signal}` : ''})\n--- output ---\n${result.output.slice(-6000)}`,
+        ).toBe(0);
+      },
+      SCRIPT_TIMEOUT_MS + 10_000,
+    );
   }
 });

@@ -57,13 +57,23 @@ async function failureOf(binaries: ReturnType<typeof binariesWithInitdb>): Promi
 
 describe('embedded PostgreSQL failure messages', () => {
   it("carry initdb's stderr and exit code", async () => {
-    const message = await failureOf(binariesWithInitdb('echo "initdb: warning: first line" >&2\necho "initdb: error: could not create directory: No space left on device" >&2\nexit 1'));
-    expect(message).toBe('initdb failed (exit code 1): initdb: warning: first line | initdb: error: could not create directory: No space left on device');
+    const message = await failureOf(
+      binariesWithInitdb(
+        'echo "initdb: warning: first line" >&2\necho "initdb: error: could not create directory: No space left on device" >&2\nexit 1',
+      ),
+    );
+    expect(message).toBe(
+      'initdb failed (exit code 1): initdb: warning: first line | initdb: error: could not create directory: No space left on device',
+    );
   });
 
   it("carry initdb's stdout and exit code when its stderr is empty", async () => {
-    const message = await failureOf(binariesWithInitdb('echo "the files belonging to this database system"\necho "fixing permissions ... failed"\nexit 3'));
-    expect(message).toBe('initdb failed (exit code 3), printing nothing on stderr; stdout: the files belonging to this database system | fixing permissions ... failed');
+    const message = await failureOf(
+      binariesWithInitdb('echo "the files belonging to this database system"\necho "fixing permissions ... failed"\nexit 3'),
+    );
+    expect(message).toBe(
+      'initdb failed (exit code 3), printing nothing on stderr; stdout: the files belonging to this database system | fixing permissions ... failed',
+    );
   });
 
   it('name the signal that killed initdb when it printed nothing', async () => {
@@ -88,7 +98,9 @@ describe('embedded PostgreSQL failure messages', () => {
       (caught: Error) => caught,
     );
     expect(error).toBeInstanceOf(EmbeddedPostgresError);
-    expect(error!.message).toContain('the embedded PostgreSQL did not start: pg_ctl failed (exit code 1): pg_ctl: could not start server | Examine the log output.');
+    expect(error!.message).toContain(
+      'the embedded PostgreSQL did not start: pg_ctl failed (exit code 1): pg_ctl: could not start server | Examine the log output.',
+    );
     expect(error!.message).toMatch(/its log \(.*startup\.log\) ends: .*syntax error in file ".*postgresql\.conf" line \d+/);
     expect(error!.message).not.toContain('\n');
   });

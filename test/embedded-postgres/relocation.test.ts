@@ -60,7 +60,6 @@ async function open(dataDir: string, root = relocationRoot): Promise<EmbeddedPos
   return postgres;
 }
 
-
 function recorded(dataDir: string): { pgdata?: string } {
   return JSON.parse(fs.readFileSync(path.join(dataDir, 'embedded-postgres.json'), 'utf8')) as { pgdata?: string };
 }
@@ -73,7 +72,11 @@ describe('a data directory the "postgres" OS user cannot reach', () => {
   it('gets its PGDATA relocated and recorded as root, shared and found again after a restart (in place for other users)', async () => {
     const dataDir = privateDataDir();
     const first = await open(dataDir);
-    const relocatedDir = path.join(relocationRoot, 'clusters', crypto.createHash('sha256').update(fs.realpathSync(dataDir)).digest('hex').slice(0, 16));
+    const relocatedDir = path.join(
+      relocationRoot,
+      'clusters',
+      crypto.createHash('sha256').update(fs.realpathSync(dataDir)).digest('hex').slice(0, 16),
+    );
     if (asRoot) {
       expect(first.pgdata).toBe(path.join(relocatedDir, 'pg'));
       expect(first.relocatedFrom).toBe(dataDir);
@@ -94,7 +97,11 @@ describe('a data directory the "postgres" OS user cannot reach', () => {
 
     // A second process (the admin CLI, a second server) joins the same postmaster.
     const second = await open(dataDir);
-    expect({ startedHere: second.startedHere, port: second.port, pgdata: second.pgdata }).toEqual({ startedHere: false, port: first.port, pgdata: first.pgdata });
+    expect({ startedHere: second.startedHere, port: second.port, pgdata: second.pgdata }).toEqual({
+      startedHere: false,
+      port: first.port,
+      pgdata: first.pgdata,
+    });
     await second.release();
     await first.release();
     expect(fs.existsSync(path.join(first.pgdata, 'postmaster.pid'))).toBe(false);
@@ -160,7 +167,10 @@ describe('binaries the "postgres" OS user cannot reach', () => {
   it('are copied once under the relocation root as root (and run in place for other users)', async () => {
     const real = (await import(`@embedded-postgres/${os.platform()}-${os.arch()}`)) as { postgres: string };
     const packageDir = path.dirname(path.dirname(path.dirname(real.postgres)));
-    const { name, version } = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as { name: string; version: string };
+    const { name, version } = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as {
+      name: string;
+      version: string;
+    };
     // The package as a clone in a 0700 home would hold it.
     const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'almoner-private-bin-'));
     privateParents.push(parent);
@@ -169,13 +179,24 @@ describe('binaries the "postgres" OS user cannot reach', () => {
     fs.mkdirSync(copy);
     fs.copyFileSync(path.join(packageDir, 'package.json'), path.join(copy, 'package.json'));
     fs.cpSync(path.join(packageDir, 'native'), path.join(copy, 'native'), { recursive: true, verbatimSymlinks: true });
-    const binaries = { initdb: path.join(copy, 'native/bin/initdb'), pg_ctl: path.join(copy, 'native/bin/pg_ctl'), postgres: path.join(copy, 'native/bin/postgres') };
+    const binaries = {
+      initdb: path.join(copy, 'native/bin/initdb'),
+      pg_ctl: path.join(copy, 'native/bin/pg_ctl'),
+      postgres: path.join(copy, 'native/bin/postgres'),
+    };
 
-    const postgres = await openEmbeddedPostgres({ dataDir: tempDir('almoner-postgres-'), stopWhenUnused: 'always', relocationRoot, binaries });
+    const postgres = await openEmbeddedPostgres({
+      dataDir: tempDir('almoner-postgres-'),
+      stopWhenUnused: 'always',
+      relocationRoot,
+      binaries,
+    });
     opened.push(postgres);
     const pid = Number(fs.readFileSync(path.join(postgres.pgdata, 'postmaster.pid'), 'utf8').split('\n')[0]);
     const running = fs.readlinkSync(`/proc/${pid}/exe`);
-    const expected = asRoot ? path.join(relocationRoot, 'postgres', `${name.replace('@embedded-postgres/', '')}-${version}`, 'bin', 'postgres') : binaries.postgres;
+    const expected = asRoot
+      ? path.join(relocationRoot, 'postgres', `${name.replace('@embedded-postgres/', '')}-${version}`, 'bin', 'postgres')
+      : binaries.postgres;
     expect(running).toBe(expected);
     expect(await query(postgres.url, 'select 1 as one')).toEqual([{ one: 1 }]);
     await postgres.release();

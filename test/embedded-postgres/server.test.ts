@@ -6,7 +6,6 @@ import { queryOnce as query } from '../helpers/database.js';
 import { EmbeddedPostgresError, openEmbeddedPostgres } from '../../src/embedded-postgres/server.js';
 import { tempDir } from '../helpers/app.js';
 
-
 describe('embedded PostgreSQL', () => {
   it('initialises once, keeps data across restarts, and is shared by a second user', async () => {
     const dir = tempDir('almoner-postgres-');
@@ -36,7 +35,10 @@ describe('embedded PostgreSQL', () => {
     await postgres.release();
     const impostor = spawn('sleep', ['30']);
     try {
-      fs.writeFileSync(path.join(dir, 'pg', 'postmaster.pid'), `${impostor.pid}\n${path.join(dir, 'pg')}\n0\n${postgres.port}\n\n127.0.0.1\n`);
+      fs.writeFileSync(
+        path.join(dir, 'pg', 'postmaster.pid'),
+        `${impostor.pid}\n${path.join(dir, 'pg')}\n0\n${postgres.port}\n\n127.0.0.1\n`,
+      );
       const reopened = await openEmbeddedPostgres({ dataDir: dir, stopWhenUnused: 'always' });
       expect(reopened.startedHere).toBe(true);
       await reopened.release();
@@ -67,6 +69,8 @@ describe('embedded PostgreSQL', () => {
     await postgres.release();
     fs.rmSync(path.join(dir, 'embedded-postgres.json'));
     await expect(openEmbeddedPostgres({ dataDir: dir, stopWhenUnused: 'always' })).rejects.toThrow(EmbeddedPostgresError);
-    await expect(openEmbeddedPostgres({ dataDir: dir, stopWhenUnused: 'always' })).rejects.toThrow(/embedded-postgres\.json is missing or unreadable .*; restore it, or move the data directory aside/);
+    await expect(openEmbeddedPostgres({ dataDir: dir, stopWhenUnused: 'always' })).rejects.toThrow(
+      /embedded-postgres\.json is missing or unreadable .*; restore it, or move the data directory aside/,
+    );
   });
 });

@@ -18,12 +18,35 @@ describe('the actor of a webhook change', () => {
   });
 
   it('names the dashboard user, the API key, the application (and the user it acts as), or nobody for the CLI', () => {
-    expect(auditActor(userActor('user-1', request))).toEqual({ actorUserId: 'user-1', ip: '192.0.2.7', requestId: 'req-1', via: { via: 'dashboard' } });
-    const key: Caller = { kind: 'api_key', environment: 'sandbox', organizationId: 'org', organizationKind: 'fund_provider', keyId: 'key_1' };
+    expect(auditActor(userActor('user-1', request))).toEqual({
+      actorUserId: 'user-1',
+      ip: '192.0.2.7',
+      requestId: 'req-1',
+      via: { via: 'dashboard' },
+    });
+    const key: Caller = {
+      kind: 'api_key',
+      environment: 'sandbox',
+      organizationId: 'org',
+      organizationKind: 'fund_provider',
+      keyId: 'key_1',
+    };
     expect(auditActor(apiActor(key, request))).toEqual({ ip: '192.0.2.7', requestId: 'req-1', via: { via: 'api', api_key: 'key_1' } });
-    expect(auditActor(apiActor(token('user'), request))).toEqual({ clientId: 'app-1', actorUserId: 'approver', ip: '192.0.2.7', requestId: 'req-1', via: { via: 'api' } });
+    expect(auditActor(apiActor(token('user'), request))).toEqual({
+      clientId: 'app-1',
+      actorUserId: 'approver',
+      ip: '192.0.2.7',
+      requestId: 'req-1',
+      via: { via: 'api' },
+    });
     // An application acting for the organization acts as nobody in particular.
-    expect(auditActor(apiActor(token('organization'), {}))).toEqual({ clientId: 'app-1', actorUserId: null, ip: null, requestId: null, via: { via: 'api' } });
+    expect(auditActor(apiActor(token('organization'), {}))).toEqual({
+      clientId: 'app-1',
+      actorUserId: null,
+      ip: null,
+      requestId: null,
+      via: { via: 'api' },
+    });
     expect(auditActor(CLI_ACTOR)).toEqual({ via: { via: 'admin_cli' } });
   });
 });

@@ -9,7 +9,12 @@ import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const REDIRECT = 'https://app.example.org/callback';
-const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({
+const {
+  testDatabase: t,
+  server,
+  staff,
+  clients: { client },
+} = useOAuthServer({
   clients: { client: { environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid'] } },
 });
 
@@ -18,7 +23,8 @@ beforeAll(async () => {
   await seedData(t.db, staff, 'sandbox', { donations: 5 });
 });
 
-const token = (scope: string, login = staff.users.member, environment: Env = 'production', c = client) => accessToken(server, c, { environment, redirectUri: REDIRECT, scope, login });
+const token = (scope: string, login = staff.users.member, environment: Env = 'production', c = client) =>
+  accessToken(server, c, { environment, redirectUri: REDIRECT, scope, login });
 
 function expect401(res: Awaited<ReturnType<typeof apiGet>>, presented: boolean) {
   expect(res.status).toBe(401);
@@ -36,7 +42,10 @@ describe('gateway credentials', () => {
   it('refuses malformed, unknown and client credentials with 401 invalid_token', async () => {
     expect401(await apiGet(server, 'production', '/v1/donations', { headers: { authorization: 'Bearer' } }), true);
     expect401(await apiGet(server, 'production', '/v1/donations', { bearer: 'x'.repeat(43) }), true);
-    expect401(await apiGet(server, 'production', '/v1/donations', { headers: { authorization: basic(client.client_id, client.client_secret) } }), true);
+    expect401(
+      await apiGet(server, 'production', '/v1/donations', { headers: { authorization: basic(client.client_id, client.client_secret) } }),
+      true,
+    );
     expect401(await apiGet(server, 'production', '/v1/donations', { bearer: client.client_secret }), true);
     expect401(await apiGet(server, 'production', '/v1/donations', { bearer: 'alm_live_' + 'A'.repeat(32) }), true);
   });
@@ -56,7 +65,12 @@ describe('gateway credentials', () => {
     expect((await apiGet(server, 'sandbox', '/v1/donations', { bearer: sandboxKey })).status).toBe(200);
     expect401(await apiGet(server, 'production', '/v1/donations', { bearer: sandboxKey }), true);
     const sandboxClient = await server.registerClient({ environment: 'sandbox', redirectUris: ['http://127.0.0.1:9999/callback'] });
-    const sandboxToken = await accessToken(server, sandboxClient, { environment: 'sandbox', redirectUri: 'http://127.0.0.1:9999/callback', scope: 'read_only', login: staff.users.member });
+    const sandboxToken = await accessToken(server, sandboxClient, {
+      environment: 'sandbox',
+      redirectUri: 'http://127.0.0.1:9999/callback',
+      scope: 'read_only',
+      login: staff.users.member,
+    });
     expect((await apiGet(server, 'sandbox', '/v1/donations', { bearer: sandboxToken })).status).toBe(200);
     expect401(await apiGet(server, 'production', '/v1/donations', { bearer: sandboxToken }), true);
   });
@@ -66,21 +80,38 @@ describe('gateway credentials', () => {
     const productionKey = await apiKeyFor(t.db, staff, 'production');
     const atProduction = await apiGet(server, 'production', '/v1/donations', { bearer: sandboxKey });
     expect401(atProduction, true);
-    expect(atProduction.body.detail).toBe('This is a sandbox API key (alm_test_…) and this is the production API: send it to the sandbox API host, or use a production key (alm_live_…) here.');
+    expect(atProduction.body.detail).toBe(
+      'This is a sandbox API key (alm_test_…) and this is the production API: send it to the sandbox API host, or use a production key (alm_live_…) here.',
+    );
     const atSandbox = await apiGet(server, 'sandbox', '/v1/donations', { bearer: productionKey });
     expect401(atSandbox, true);
-    expect(atSandbox.body.detail).toBe('This is a production API key (alm_live_…) and this is the sandbox API: send it to the production API host, or use a sandbox key (alm_test_…) here.');
+    expect(atSandbox.body.detail).toBe(
+      'This is a production API key (alm_live_…) and this is the sandbox API: send it to the production API host, or use a sandbox key (alm_test_…) here.',
+    );
     const sandboxClient = await server.registerClient({ environment: 'sandbox', redirectUris: ['http://127.0.0.1:9999/callback'] });
-    const sandboxToken = await accessToken(server, sandboxClient, { environment: 'sandbox', redirectUri: 'http://127.0.0.1:9999/callback', scope: 'read_only', login: staff.users.member });
+    const sandboxToken = await accessToken(server, sandboxClient, {
+      environment: 'sandbox',
+      redirectUri: 'http://127.0.0.1:9999/callback',
+      scope: 'read_only',
+      login: staff.users.member,
+    });
     const tokenAtProduction = await apiGet(server, 'production', '/v1/donations', { bearer: sandboxToken });
     expect401(tokenAtProduction, true);
-    expect(tokenAtProduction.body.detail).toBe('This access token was issued by the sandbox authorization server and this is the production API: call the sandbox API host with it, or get a token from the production token endpoint.');
+    expect(tokenAtProduction.body.detail).toBe(
+      'This access token was issued by the sandbox authorization server and this is the production API: call the sandbox API host with it, or get a token from the production token endpoint.',
+    );
     const productionToken = await token('read_only');
     const tokenAtSandbox = await apiGet(server, 'sandbox', '/v1/donations', { bearer: productionToken });
-    expect(tokenAtSandbox.body.detail).toBe('This access token was issued by the production authorization server and this is the sandbox API: call the production API host with it, or get a token from the sandbox token endpoint.');
+    expect(tokenAtSandbox.body.detail).toBe(
+      'This access token was issued by the production authorization server and this is the sandbox API: call the production API host with it, or get a token from the sandbox token endpoint.',
+    );
     // Unknown everywhere: the plain answers.
-    expect((await apiGet(server, 'production', '/v1/donations', { bearer: 'alm_live_' + 'B'.repeat(32) })).body.detail).toBe('The API key is unknown or revoked.');
-    expect((await apiGet(server, 'production', '/v1/donations', { bearer: 'y'.repeat(43) })).body.detail).toBe('The access token is invalid, expired or revoked.');
+    expect((await apiGet(server, 'production', '/v1/donations', { bearer: 'alm_live_' + 'B'.repeat(32) })).body.detail).toBe(
+      'The API key is unknown or revoked.',
+    );
+    expect((await apiGet(server, 'production', '/v1/donations', { bearer: 'y'.repeat(43) })).body.detail).toBe(
+      'The access token is invalid, expired or revoked.',
+    );
   });
 
   it('refuses a revoked API key at once', async () => {
@@ -116,7 +147,12 @@ describe('gateway credentials', () => {
   it('refuses the token of a revoked authorization at once', async () => {
     const bearer = await token('read_only');
     expect((await apiGet(server, 'production', '/v1/donations', { bearer })).status).toBe(200);
-    const { grant_id } = await t.db.selectFrom('oidc_models').select('grant_id').where('model', '=', 'AccessToken').where('id', '=', hashId(bearer)).executeTakeFirstOrThrow();
+    const { grant_id } = await t.db
+      .selectFrom('oidc_models')
+      .select('grant_id')
+      .where('model', '=', 'AccessToken')
+      .where('id', '=', hashId(bearer))
+      .executeTakeFirstOrThrow();
     await revokeAuthorization(t.db, 'production', grant_id!, 'test');
     expect401(await apiGet(server, 'production', '/v1/donations', { bearer }), true);
   });
@@ -132,7 +168,12 @@ describe('gateway credentials', () => {
   it('lets an organization-subject token outlive its approver', async () => {
     const s = await createStaff(t.db);
     await seedData(t.db, s, 'production', { donations: 2 });
-    const orgClient = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only'], subjectType: 'organization' });
+    const orgClient = await server.registerClient({
+      environment: 'production',
+      redirectUris: [REDIRECT],
+      scopes: ['read_only'],
+      subjectType: 'organization',
+    });
     const bearer = await token('read_only', s.users.admin, 'production', orgClient);
     await removeMember(t.db, { org: s.ein, email: s.users.admin.email });
     const res = await apiGet(server, 'production', '/v1/donations', { bearer });

@@ -32,9 +32,19 @@ async function admin(...argv: string[]) {
 
 describe('provider-initiated setup', () => {
   it('creates a donor account and a token in advance; the donor redeems the code and the account is approved', async () => {
-    const created = await call('POST', '/v1/donor_accounts', { donor: { email: 'Warren@Example.com', first_name: 'Warren' }, external_id: 'DONOR-1', metadata: { tier: 'gold' } });
+    const created = await call('POST', '/v1/donor_accounts', {
+      donor: { email: 'Warren@Example.com', first_name: 'Warren' },
+      external_id: 'DONOR-1',
+      metadata: { tier: 'gold' },
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ status: 'pending', donor: { email: 'warren@example.com', first_name: 'Warren', last_name: null }, external_id: 'DONOR-1', approval: null, disabled: false });
+    expect(created.body).toMatchObject({
+      status: 'pending',
+      donor: { email: 'warren@example.com', first_name: 'Warren', last_name: null },
+      external_id: 'DONOR-1',
+      approval: null,
+      disabled: false,
+    });
     expect(created.headers.get('location')).toBe(`/v1/donor_accounts/${created.body.id as string}`);
     const id = created.body.id as string;
     expect(id).toMatch(/^donor_account_[0-9a-z]{26}$/);
@@ -52,7 +62,16 @@ describe('provider-initiated setup', () => {
     expect(JSON.stringify(listed.body)).not.toContain(code);
     expect(JSON.stringify(await t.db.selectFrom('donor_authorization_tokens').selectAll().execute())).not.toContain(code);
 
-    const redeemed = await admin('daf', 'redeem-code', '--environment', 'sandbox', '--email', 'warren@example.com', '--code', code.toLowerCase().replace(/(....)/g, '$1-'));
+    const redeemed = await admin(
+      'daf',
+      'redeem-code',
+      '--environment',
+      'sandbox',
+      '--email',
+      'warren@example.com',
+      '--code',
+      code.toLowerCase().replace(/(....)/g, '$1-'),
+    );
     expect(redeemed.code).toBe(0);
     expect(redeemed.json).toMatchObject({ id, status: 'approved', approval: { approved_by: 'system:authorization_token' } });
     const after = await call('GET', `/v1/donor_accounts/${id}`);
@@ -65,8 +84,25 @@ describe('provider-initiated setup', () => {
 });
 
 describe('donor-initiated verification', () => {
-  it('e-mails a code on the donor\'s grant request; the provider verifies it and the request can be submitted', async () => {
-    const submitted = await admin('daf', 'submit-grant-request', '--fund-provider', FUND_EIN, '--environment', 'sandbox', '--email', 'ada@example.org', '--ein', nonprofit.ein, '--amount-cents', '25000', '--giving-pool', 'Lovelace Family Fund', '--purpose', 'Where needed most');
+  it("e-mails a code on the donor's grant request; the provider verifies it and the request can be submitted", async () => {
+    const submitted = await admin(
+      'daf',
+      'submit-grant-request',
+      '--fund-provider',
+      FUND_EIN,
+      '--environment',
+      'sandbox',
+      '--email',
+      'ada@example.org',
+      '--ein',
+      nonprofit.ein,
+      '--amount-cents',
+      '25000',
+      '--giving-pool',
+      'Lovelace Family Fund',
+      '--purpose',
+      'Where needed most',
+    );
     expect(submitted.code).toBe(0);
     expect(submitted.json.emailed).toBe(true);
     expect(submitted.json.mail_via).toBe('dev_table');
@@ -78,10 +114,17 @@ describe('donor-initiated verification', () => {
     const requestId = submitted.json.grant_request_id as string;
     const waiting = await call('GET', `/v1/grant_requests/${requestId}`);
     expect(waiting.status).toBe(200);
-    expect(waiting.body).toMatchObject({ status: 'awaiting_account_decision', amount_cents: 25000, ein: `${nonprofit.ein.slice(0, 2)}-${nonprofit.ein.slice(2)}` });
+    expect(waiting.body).toMatchObject({
+      status: 'awaiting_account_decision',
+      amount_cents: 25000,
+      ein: `${nonprofit.ein.slice(0, 2)}-${nonprofit.ein.slice(2)}`,
+    });
     expect((await call('POST', `/v1/grant_requests/${requestId}/submit`, {})).status).toBe(412);
 
-    const verified = await call('POST', '/v1/authorization_tokens/verify', { code: ` ${code.slice(0, 6).toLowerCase()}-${code.slice(6)} `, external_id: 'ADA-7' });
+    const verified = await call('POST', '/v1/authorization_tokens/verify', {
+      code: ` ${code.slice(0, 6).toLowerCase()}-${code.slice(6)} `,
+      external_id: 'ADA-7',
+    });
     expect(verified.status).toBe(200);
     expect(verified.body).toMatchObject({ id: submitted.json.donor_account_id, status: 'approved', external_id: 'ADA-7' });
 
@@ -136,8 +179,15 @@ describe('state rules', () => {
 
   it('answers unknown, expired, revoked and used codes with the same 404', async () => {
     const id = await account('codes@example.org');
-    const expired = (await call('POST', `/v1/donor_accounts/${id}/authorization_tokens`, { expires_in: 60 })).body as { id: string; code: string };
-    await t.db.updateTable('donor_authorization_tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('id', '=', expired.id).execute();
+    const expired = (await call('POST', `/v1/donor_accounts/${id}/authorization_tokens`, { expires_in: 60 })).body as {
+      id: string;
+      code: string;
+    };
+    await t.db
+      .updateTable('donor_authorization_tokens')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('id', '=', expired.id)
+      .execute();
     const revoked = (await call('POST', `/v1/donor_accounts/${id}/authorization_tokens`, {})).body as { id: string; code: string };
     const revoke = await call('POST', `/v1/authorization_tokens/${revoked.id}/revoke`);
     expect(revoke.status).toBe(200);
@@ -157,12 +207,18 @@ describe('state rules', () => {
   it('refuses to verify a rejected account (409) and limits failed attempts (429)', async () => {
     const id = await account('rejected@example.org');
     const { code } = (await call('POST', `/v1/donor_accounts/${id}/authorization_tokens`, {})).body as { code: string };
-    expect((await admin('daf', 'reject-account', '--fund-provider', FUND_EIN, '--environment', 'sandbox', '--id', id, '--reason', 'fraud check')).code).toBe(0);
+    expect(
+      (await admin('daf', 'reject-account', '--fund-provider', FUND_EIN, '--environment', 'sandbox', '--id', id, '--reason', 'fraud check'))
+        .code,
+    ).toBe(0);
     expect((await call('POST', '/v1/authorization_tokens/verify', { code })).status).toBe(409);
     const limited = await createApiKey(t.db, { org: FUND_EIN, environment: 'production' });
     let last = 0;
     for (let i = 0; i < 11; i += 1) {
-      const res = await apiRequest(server, 'production', 'POST', '/v1/authorization_tokens/verify', { bearer: limited.key, json: { code: `WRONG${i}` } });
+      const res = await apiRequest(server, 'production', 'POST', '/v1/authorization_tokens/verify', {
+        bearer: limited.key,
+        json: { code: `WRONG${i}` },
+      });
       last = res.status;
       if (i < 10) expect(res.status).toBe(404);
       else expect(res.headers.get('retry-after')).toBeTruthy();
@@ -174,7 +230,10 @@ describe('state rules', () => {
     const id = await account('ttl@example.org');
     expect((await call('POST', `/v1/donor_accounts/${id}/authorization_tokens`, { expires_in: 59 })).status).toBe(400);
     expect((await call('POST', `/v1/donor_accounts/${id}/authorization_tokens`, { expires_in: 7_776_001 })).status).toBe(400);
-    const standard = (await call('POST', `/v1/donor_accounts/${id}/authorization_tokens`, {})).body as { created_at: string; expires_at: string };
+    const standard = (await call('POST', `/v1/donor_accounts/${id}/authorization_tokens`, {})).body as {
+      created_at: string;
+      expires_at: string;
+    };
     expect(new Date(standard.expires_at).getTime() - new Date(standard.created_at).getTime()).toBe(30 * 86_400_000);
   });
 
@@ -197,29 +256,59 @@ describe('events and webhooks', () => {
     expect((await call('PATCH', `/v1/donor_accounts/${account}`, { metadata: { step: 'updated' } })).status).toBe(200);
     const token = (await call('POST', `/v1/donor_accounts/${account}/authorization_tokens`, {})).body.id as string;
     expect((await call('POST', `/v1/authorization_tokens/${token}/revoke`)).status).toBe(200);
-    const submitted = await admin('daf', 'submit-grant-request', '--fund-provider', FUND_EIN, '--environment', 'sandbox', '--email', 'events-donor@example.org', '--ein', nonprofit.ein, '--amount-cents', '500');
+    const submitted = await admin(
+      'daf',
+      'submit-grant-request',
+      '--fund-provider',
+      FUND_EIN,
+      '--environment',
+      'sandbox',
+      '--email',
+      'events-donor@example.org',
+      '--ein',
+      nonprofit.ein,
+      '--amount-cents',
+      '500',
+    );
     expect(submitted.code).toBe(0);
     const request = submitted.json.grant_request_id as string;
     expect((await call('POST', `/v1/grant_requests/${request}/reject`, { reason: 'test' })).status).toBe(200);
 
     const events = await call('GET', '/v1/events?limit=100');
     expect(events.status).toBe(200);
-    const recorded = new Set((events.body.results as { category: string; associated_object_id: string }[]).map((e) => `${e.category} ${e.associated_object_id}`));
-    for (const [kind, object] of [['donor_account.created', account], ['donor_account.updated', account], ['authorization_token.created', token], ['authorization_token.updated', token], ['grant_request.created', request], ['grant_request.updated', request]]) {
+    const recorded = new Set(
+      (events.body.results as { category: string; associated_object_id: string }[]).map((e) => `${e.category} ${e.associated_object_id}`),
+    );
+    for (const [kind, object] of [
+      ['donor_account.created', account],
+      ['donor_account.updated', account],
+      ['authorization_token.created', token],
+      ['authorization_token.updated', token],
+      ['grant_request.created', request],
+      ['grant_request.updated', request],
+    ]) {
       expect(recorded).toContain(`${kind} ${object}`);
     }
     const first = (events.body.results as { id: string }[])[0]!;
     const one = await call('GET', `/v1/events/${first.id}`);
     expect(one.status).toBe(200);
-    expect((await call('GET', '/v1/events?category=grant_request.created')).body.results).toEqual(expect.arrayContaining([expect.objectContaining({ category: 'grant_request.created', associated_object_id: request })]));
+    expect((await call('GET', '/v1/events?category=grant_request.created')).body.results).toEqual(
+      expect.arrayContaining([expect.objectContaining({ category: 'grant_request.created', associated_object_id: request })]),
+    );
     expect((await call('GET', `/v1/events/${first.id}`, undefined, otherKey)).status).toBe(404);
   });
 
   it('does not record an event for a change that was refused', async () => {
     expect((await call('POST', '/v1/donor_accounts', { donor: { email: 'refused@example.org' } })).status).toBe(201);
-    const before = await t.db.selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const before = await t.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
     expect((await call('POST', '/v1/donor_accounts', { donor: { email: 'refused@example.org' } })).status).toBe(409);
-    const after = await t.db.selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const after = await t.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(after.n).toBe(before.n);
   });
 
@@ -228,11 +317,25 @@ describe('events and webhooks', () => {
     expect(generated.status).toBe(201);
     expect(generated.body.signing_secret).toMatch(/^whsec_/);
     const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
-    const given = await call('POST', '/v1/event_subscriptions', { url: 'https://hooks.example.org/in', category: 'grant_request.updated', signing_secret: secret });
+    const given = await call('POST', '/v1/event_subscriptions', {
+      url: 'https://hooks.example.org/in',
+      category: 'grant_request.updated',
+      signing_secret: secret,
+    });
     expect(given.status).toBe(201);
     expect(given.body.signing_secret).toBeUndefined();
-    expect((await call('POST', '/v1/event_subscriptions', { url: 'https://x.example/h', category: 'donation.created', signing_secret: 'whsec_short' })).status).toBe(400);
-    expect((await call('POST', '/v1/event_subscriptions', { url: 'http://hooks.example.org/in', category: 'donation.created' })).status).toBe(400);
+    expect(
+      (
+        await call('POST', '/v1/event_subscriptions', {
+          url: 'https://x.example/h',
+          category: 'donation.created',
+          signing_secret: 'whsec_short',
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await call('POST', '/v1/event_subscriptions', { url: 'http://hooks.example.org/in', category: 'donation.created' })).status,
+    ).toBe(400);
     expect((await call('POST', '/v1/event_subscriptions', { url: 'https://x.example/h', category: 'nonsense' })).status).toBe(400);
     const list = await call('GET', '/v1/event_subscriptions');
     expect(list.status).toBe(200);
@@ -247,18 +350,40 @@ describe('events and webhooks', () => {
   it('delivers every event kind to a local receiver, signed so that standardwebhooks verifies it', async () => {
     const receiver = await startReceiver();
     try {
-      const kinds = ['donor_account.created', 'donor_account.updated', 'authorization_token.created', 'authorization_token.updated', 'grant_request.created', 'grant_request.updated'];
+      const kinds = [
+        'donor_account.created',
+        'donor_account.updated',
+        'authorization_token.created',
+        'authorization_token.updated',
+        'grant_request.created',
+        'grant_request.updated',
+      ];
       const secrets: Record<string, string> = {};
       for (const category of kinds) {
         const sub = await call('POST', '/v1/event_subscriptions', { url: receiver.url, category });
         secrets[category] = sub.body.signing_secret as string;
       }
-      const submitted = await admin('daf', 'submit-grant-request', '--fund-provider', FUND_EIN, '--environment', 'sandbox', '--email', 'hooks@example.org', '--ein', nonprofit.ein, '--amount-cents', '1000');
+      const submitted = await admin(
+        'daf',
+        'submit-grant-request',
+        '--fund-provider',
+        FUND_EIN,
+        '--environment',
+        'sandbox',
+        '--email',
+        'hooks@example.org',
+        '--ein',
+        nonprofit.ein,
+        '--amount-cents',
+        '1000',
+      );
       const message = (await admin('mail', 'list', '--to', 'hooks@example.org')).json.mail as { body: string }[];
       const code = /code: ([A-Z0-9]{12})/.exec(message[0]!.body)![1]!;
       await call('POST', '/v1/authorization_tokens/verify', { code });
       await call('POST', `/v1/grant_requests/${submitted.json.grant_request_id as string}/reject`, { reason: 'test' });
-      await expect.poll(() => new Set(receiver.received.map((r) => (JSON.parse(r.body) as { category: string }).category)).size, { timeout: 10_000 }).toBe(6);
+      await expect
+        .poll(() => new Set(receiver.received.map((r) => (JSON.parse(r.body) as { category: string }).category)).size, { timeout: 10_000 })
+        .toBe(6);
       for (const hook of receiver.received) {
         const event = JSON.parse(hook.body) as { id: string; category: string };
         const verified = new Webhook(secrets[event.category]!).verify(hook.body, {

@@ -26,11 +26,17 @@ beforeAll(async () => {
 });
 
 const call = (headers: Record<string, string>) => apiGet(server, 'production', '/fdx/v6/accounts', { headers });
-const withProof = async (overrides: Record<string, unknown> = {}, key = fapi.dpopKey, accessToken = token) => ({ authorization: `DPoP ${token}`, dpop: await dpopProof(key, { method: 'GET', url: accountsUrl, accessToken }, overrides) });
+const withProof = async (overrides: Record<string, unknown> = {}, key = fapi.dpopKey, accessToken = token) => ({
+  authorization: `DPoP ${token}`,
+  dpop: await dpopProof(key, { method: 'GET', url: accountsUrl, accessToken }, overrides),
+});
 
 describe('DPoP-bound access tokens at the gateway', () => {
   it('a call with a fresh proof from the bound key is served (oauth4webapi)', async () => {
-    const response = await oauth.protectedResourceRequest(token, 'GET', new URL(accountsUrl), new Headers(), null, { DPoP: fapi.dpop, ...insecure });
+    const response = await oauth.protectedResourceRequest(token, 'GET', new URL(accountsUrl), new Headers(), null, {
+      DPoP: fapi.dpop,
+      ...insecure,
+    });
     expect(response.status).toBe(200);
     expect(((await response.json()) as { accounts: unknown[] }).accounts).toBeInstanceOf(Array);
   });
@@ -46,10 +52,14 @@ describe('DPoP-bound access tokens at the gateway', () => {
     expect(none.status, JSON.stringify(none.body)).toBe(401);
     const proof = (await withProof()).dpop;
     const twice = await new Promise<number>((resolve, reject) => {
-      const request = http.request(accountsUrl, { headers: ['host', new URL(accountsUrl).host, 'authorization', `DPoP ${token}`, 'dpop', proof, 'dpop', proof] }, (res) => {
-        res.resume();
-        resolve(res.statusCode!);
-      });
+      const request = http.request(
+        accountsUrl,
+        { headers: ['host', new URL(accountsUrl).host, 'authorization', `DPoP ${token}`, 'dpop', proof, 'dpop', proof] },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode!);
+        },
+      );
       request.on('error', reject);
       request.end();
     });
@@ -130,7 +140,10 @@ describe('DPoP proofs across two processes', () => {
   it('a proof accepted by one process is refused by the other', async () => {
     const headers = await withProof();
     const host = new URL(server.urls.api).host;
-    const [here, there] = await Promise.all([fetch(accountsUrl, { headers }).then((r) => r.status), statusAtHost(`${other.urls.api}/fdx/v6/accounts`, host, { headers })]);
+    const [here, there] = await Promise.all([
+      fetch(accountsUrl, { headers }).then((r) => r.status),
+      statusAtHost(`${other.urls.api}/fdx/v6/accounts`, host, { headers }),
+    ]);
     expect([here, there].sort()).toEqual([200, 401]);
   });
 });

@@ -48,7 +48,10 @@ describe('stable error codes in problem documents', () => {
 
   it('405 on a known path is method_not_allowed; a JSON client of the hosted pages gets codes too', async () => {
     // Plain fetch: the published documents have no DELETE there, and the response check expects only 404 (a 405 is not listed in published-additions.ts).
-    const wrongMethod = await fetch(`${endpoints(server, 'sandbox').api}/v1/donor_accounts`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+    const wrongMethod = await fetch(`${endpoints(server, 'sandbox').api}/v1/donor_accounts`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(await wrongMethod.json()).toMatchObject({ status: 405, code: 'method_not_allowed' });
@@ -60,7 +63,10 @@ describe('stable error codes in problem documents', () => {
 
   it('501 for a method no route implements is not_implemented, not internal', async () => {
     // Plain fetch: no published operation answers PROPFIND.
-    const unknown = await fetch(`${endpoints(server, 'sandbox').api}/v1/donor_accounts`, { method: 'PROPFIND', headers: { authorization: `Bearer ${key}` } });
+    const unknown = await fetch(`${endpoints(server, 'sandbox').api}/v1/donor_accounts`, {
+      method: 'PROPFIND',
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(unknown.status).toBe(501);
     expect(unknown.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(await unknown.json()).toMatchObject({ status: 501, title: 'Not Implemented', code: 'not_implemented' });
@@ -84,11 +90,18 @@ describe('stable error codes in problem documents', () => {
     let pending: Promise<ApiResponse> | undefined;
     let settled = false;
     await t.db.transaction().execute(async (trx) => {
-      await trx.insertInto('donor_accounts').values({ id: 'donor_account_racedracedracedracedraced00', environment: 'sandbox', fund_provider_id: fundProviderId, email: raced }).execute();
+      await trx
+        .insertInto('donor_accounts')
+        .values({ id: 'donor_account_racedracedracedracedraced00', environment: 'sandbox', fund_provider_id: fundProviderId, email: raced })
+        .execute();
       pending = call('POST', '/v1/donor_accounts', { donor: { email: raced } }).finally(() => (settled = true));
       // Commit only once the request's insert is waiting for this transaction.
       for (let i = 0; !settled; i += 1) {
-        const { rows } = await sql<{ waiting: number }>`select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%insert into "donor_accounts"%'`.execute(t.db);
+        const { rows } = await sql<{
+          waiting: number;
+        }>`select count(*)::int as waiting from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%insert into "donor_accounts"%'`.execute(
+          t.db,
+        );
         if (rows[0]!.waiting > 0) break;
         if (i > 1000) throw new Error('the request never waited on the unique index');
         await new Promise((resolve) => setTimeout(resolve, 10));
@@ -103,7 +116,11 @@ describe('stable error codes in problem documents', () => {
   it('412: revoking a token that is no longer pending is precondition', async () => {
     const id = await donorAccount('precondition@example.org');
     const token = (await call('POST', `/v1/donor_accounts/${id}/authorization_tokens`, {})).body.id as string;
-    await t.db.updateTable('donor_authorization_tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('id', '=', token).execute();
+    await t.db
+      .updateTable('donor_authorization_tokens')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('id', '=', token)
+      .execute();
     const res = await call('POST', `/v1/authorization_tokens/${token}/revoke`);
     expectProblem(res, 412, 'precondition');
     expect(res.body.title).toBe('Precondition Failed');
@@ -111,7 +128,8 @@ describe('stable error codes in problem documents', () => {
 
   it('429: verify attempts past the limit are rate_limited, with Retry-After', async () => {
     const limited = (await createApiKey(t.db, { org: FUND_EIN, environment: 'production' })).key;
-    const verify = (i: number) => apiRequest(server, 'production', 'POST', '/v1/authorization_tokens/verify', { bearer: limited, json: { code: `WRONG${i}` } });
+    const verify = (i: number) =>
+      apiRequest(server, 'production', 'POST', '/v1/authorization_tokens/verify', { bearer: limited, json: { code: `WRONG${i}` } });
     for (let i = 0; i < dafVerifyFailures.max; i += 1) expectProblem(await verify(i), 404, 'not_found');
     const res = await verify(dafVerifyFailures.max);
     expectProblem(res, 429, 'rate_limited');

@@ -6,7 +6,11 @@ import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 // The default configuration: the FDX area is IP-restricted.
-const { testDatabase: t, server, allStaff: [ours, theirs] } = useOAuthServer({ staff: 2 });
+const {
+  testDatabase: t,
+  server,
+  allStaff: [ours, theirs],
+} = useOAuthServer({ staff: 2 });
 let ourBank: { account_ids: string[]; statement_ids: string[] };
 let theirBank: { account_ids: string[]; statement_ids: string[] };
 let ourSandboxAccount: string;
@@ -65,13 +69,32 @@ describe('FDX access', () => {
     for (const [, path] of operations(ourBank.account_ids[0]!, ourBank.statement_ids[0]!)) {
       const res = await call(path, bearer);
       expect(res.status, path).toBe(403);
-      expect(res.body).toEqual({ type: 'about:blank', title: 'Forbidden', status: 403, detail: expect.stringMatching(/outside the CIDR ranges/) });
+      expect(res.body).toEqual({
+        type: 'about:blank',
+        title: 'Forbidden',
+        status: 403,
+        detail: expect.stringMatching(/outside the CIDR ranges/),
+      });
       expect(Object.keys(res.body).sort()).toEqual(['detail', 'status', 'title', 'type']);
     }
     // The address is judged before the token: an expired token from outside is the same 403.
-    const row = await t.db.selectFrom('oidc_models').select(['id', 'payload']).where('model', '=', 'AccessToken').orderBy('expires_at', 'desc').executeTakeFirstOrThrow();
-    await t.db.updateTable('oidc_models').set({ payload: JSON.stringify({ ...row.payload, exp: Math.floor(Date.now() / 1000) - 60 }) }).where('id', '=', row.id).execute();
-    expect((await call('/accounts', bearer)).body).toEqual({ type: 'about:blank', title: 'Forbidden', status: 403, detail: expect.any(String) });
+    const row = await t.db
+      .selectFrom('oidc_models')
+      .select(['id', 'payload'])
+      .where('model', '=', 'AccessToken')
+      .orderBy('expires_at', 'desc')
+      .executeTakeFirstOrThrow();
+    await t.db
+      .updateTable('oidc_models')
+      .set({ payload: JSON.stringify({ ...row.payload, exp: Math.floor(Date.now() / 1000) - 60 }) })
+      .where('id', '=', row.id)
+      .execute();
+    expect((await call('/accounts', bearer)).body).toEqual({
+      type: 'about:blank',
+      title: 'Forbidden',
+      status: 403,
+      detail: expect.any(String),
+    });
     // A client that registered no ranges cannot call the FDX API at all.
     const none = await fdxClient(server, 'production', { ipAllowList: [] });
     const res = await call('/accounts', await fdxToken(server, none, ours));
@@ -83,7 +106,10 @@ describe('FDX access', () => {
     for (const [, path] of operations(ourBank.account_ids[0]!, ourBank.statement_ids[0]!)) {
       const res = await call(path, plain);
       expectNoFdxCode(res, 403);
-      expect(res.body).toMatchObject({ error: 'insufficient_scope', detail: expect.stringMatching(/read_only and exactly one of read:bank_accounts or sync:connected_accounts/) });
+      expect(res.body).toMatchObject({
+        error: 'insufficient_scope',
+        detail: expect.stringMatching(/read_only and exactly one of read:bank_accounts or sync:connected_accounts/),
+      });
       expect(res.headers.get('www-authenticate')).toMatch(/error="insufficient_scope"/);
     }
     // The token still works where read_only is enough.
@@ -134,7 +160,7 @@ describe('FDX access', () => {
     expect((theirs2.body.accounts as { accountId: string }[]).map((a) => a.accountId)).toEqual([theirAccount]);
   });
 
-  it("keeps environments apart: the sandbox account of the same organization is 701 on the production host", async () => {
+  it('keeps environments apart: the sandbox account of the same organization is 701 on the production host', async () => {
     const res = await call(`/accounts/${ourSandboxAccount}/transactions`, token);
     expect(res.body).toMatchObject({ status: 404, code: 701 });
     const sandboxClient = await fdxClient(server, 'sandbox');
@@ -156,7 +182,8 @@ describe('FDX access', () => {
   });
 
   it('treats an id that cannot be an account (not a UUID) as 701, not a 400 or 500', async () => {
-    for (const id of ['nope', '1', `${ourBank.account_ids[0]}x`]) expect((await call(`/accounts/${id}`, token)).body).toMatchObject({ status: 404, code: 701 });
+    for (const id of ['nope', '1', `${ourBank.account_ids[0]}x`])
+      expect((await call(`/accounts/${id}`, token)).body).toMatchObject({ status: 404, code: 701 });
   });
 
   it('is versioned by its path: Api-Version is neither required nor echoed, even when unknown', async () => {

@@ -25,12 +25,22 @@ beforeAll(async () => {
   own = await recipientToken(recipient);
 });
 
-const everything = { resources: [{ resourceType: 'ACCOUNT', dataClusters: ALL_ACCOUNT_CLUSTERS }, { resourceType: 'CUSTOMER', dataClusters: ['CUSTOMER_CONTACT'] }] };
+const everything = {
+  resources: [
+    { resourceType: 'ACCOUNT', dataClusters: ALL_ACCOUNT_CLUSTERS },
+    { resourceType: 'CUSTOMER', dataClusters: ['CUSTOMER_CONTACT'] },
+  ],
+};
 const get = (path: string, fapi = recipient, token = own) => dpopCall(server, fapi, token, 'GET', `/fdx/v6${path}`);
-const revoke = (id: string, body: { json?: unknown; rawJson?: string } = { json: { reason: 'USER_ACTION', initiator: 'INDIVIDUAL' } }, fapi = recipient, token = own) =>
-  dpopCall(server, fapi, token, 'PUT', `/fdx/v6/consents/${id}/revocation`, body);
+const revoke = (
+  id: string,
+  body: { json?: unknown; rawJson?: string } = { json: { reason: 'USER_ACTION', initiator: 'INDIVIDUAL' } },
+  fapi = recipient,
+  token = own,
+) => dpopCall(server, fapi, token, 'PUT', `/fdx/v6/consents/${id}/revocation`, body);
 const RFC3339_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const consent = (request: Record<string, unknown>, chosen: string[], fapi = recipient) => fapiConsent(server, staff, fapi, { ...everything, ...request }, chosen);
+const consent = (request: Record<string, unknown>, chosen: string[], fapi = recipient) =>
+  fapiConsent(server, staff, fapi, { ...everything, ...request }, chosen);
 
 function expectFdxProblem(res: ApiResponse, status: number, detail: RegExp) {
   expect(res.status).toBe(status);
@@ -40,18 +50,34 @@ function expectFdxProblem(res: ApiResponse, status: number, detail: RegExp) {
 
 describe('the recipient’s own token', () => {
   it('comes from client_credentials with private_key_jwt, DPoP-bound, with no scope', async () => {
-    const response = await oauth.clientCredentialsGrantRequest(recipient.as, recipient.client, recipient.auth, {}, { DPoP: recipient.dpop, ...insecure });
+    const response = await oauth.clientCredentialsGrantRequest(
+      recipient.as,
+      recipient.client,
+      recipient.auth,
+      {},
+      { DPoP: recipient.dpop, ...insecure },
+    );
     const body = await oauth.processClientCredentialsResponse(recipient.as, recipient.client, response);
     expect(body.token_type).toBe('dpop');
     expect(body.scope ?? '').toBe('');
-    const scoped = await oauth.clientCredentialsGrantRequest(recipient.as, recipient.client, recipient.auth, { scope: 'read_only' }, { DPoP: recipient.dpop, ...insecure });
+    const scoped = await oauth.clientCredentialsGrantRequest(
+      recipient.as,
+      recipient.client,
+      recipient.auth,
+      { scope: 'read_only' },
+      { DPoP: recipient.dpop, ...insecure },
+    );
     expect(scoped.status).toBe(400);
     expect(((await scoped.json()) as { error: string }).error).toBe('invalid_scope');
   });
 
   it('is not for standard clients', async () => {
     const standard = await fdxClient(server);
-    const response = await fetch(endpoints(server, 'production').token, { method: 'POST', headers: { authorization: basic(standard.client_id, standard.client_secret), 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+    const response = await fetch(endpoints(server, 'production').token, {
+      method: 'POST',
+      headers: { authorization: basic(standard.client_id, standard.client_secret), 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+    });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: 'unauthorized_client' });
   });
@@ -103,7 +129,13 @@ describe('GET /fdx/v6/consents/{consentId}', () => {
     const ours = await consent({}, [accounts[0]!]);
     const other = await registerFapiClient(server);
     const theirs = await recipientToken(other);
-    for (const [id, fapi, token] of [[ours.consentId, other, theirs], ['A'.repeat(22), recipient, own], ['x', recipient, own], ['not%20an%20id', recipient, own], ['a'.repeat(300), recipient, own]] as const) {
+    for (const [id, fapi, token] of [
+      [ours.consentId, other, theirs],
+      ['A'.repeat(22), recipient, own],
+      ['x', recipient, own],
+      ['not%20an%20id', recipient, own],
+      ['a'.repeat(300), recipient, own],
+    ] as const) {
       expectFdxProblem(await get(`/consents/${id}`, fapi, token), 404, /No consent with this id/);
       expectFdxProblem(await get(`/consents/${id}/revocation`, fapi, token), 404, /No consent with this id/);
       expectFdxProblem(await revoke(id, undefined, fapi, token), 404, /No consent with this id/);
@@ -115,10 +147,22 @@ describe('GET /fdx/v6/consents/{consentId}', () => {
 describe('PUT /fdx/v6/consents/{consentId}/revocation', () => {
   it('refuses a body without both members, with another value, with more members, or not JSON: 400', async () => {
     const { consentId } = await consent({}, [accounts[0]!]);
-    expectFdxProblem(await revoke(consentId, { json: { initiator: 'INDIVIDUAL' } }), 400, /reason: must be one of BUSINESS_RULE, USER_ACTION/);
-    expectFdxProblem(await revoke(consentId, { json: { reason: 'USER_ACTION' } }), 400, /initiator: must be one of DATA_ACCESS_PLATFORM, DATA_PROVIDER, DATA_RECIPIENT, INDIVIDUAL, MERCHANT, VENDOR/);
+    expectFdxProblem(
+      await revoke(consentId, { json: { initiator: 'INDIVIDUAL' } }),
+      400,
+      /reason: must be one of BUSINESS_RULE, USER_ACTION/,
+    );
+    expectFdxProblem(
+      await revoke(consentId, { json: { reason: 'USER_ACTION' } }),
+      400,
+      /initiator: must be one of DATA_ACCESS_PLATFORM, DATA_PROVIDER, DATA_RECIPIENT, INDIVIDUAL, MERCHANT, VENDOR/,
+    );
     expectFdxProblem(await revoke(consentId, { json: { reason: 'BORED', initiator: 'INDIVIDUAL' } }), 400, /reason: must be one of/);
-    expectFdxProblem(await revoke(consentId, { json: { reason: 'USER_ACTION', initiator: 'INDIVIDUAL', note: 'x' } }), 400, /unknown body parameter note/);
+    expectFdxProblem(
+      await revoke(consentId, { json: { reason: 'USER_ACTION', initiator: 'INDIVIDUAL', note: 'x' } }),
+      400,
+      /unknown body parameter note/,
+    );
     expectFdxProblem(await revoke(consentId, { rawJson: '{"reason": USER_ACTION' }), 400, /not valid JSON/);
     expectFdxProblem(await revoke(consentId, { rawJson: '' }), 400, /reason: must be one of/);
     expect((await get(`/consents/${consentId}`)).body.status).toBe('ACTIVE');
@@ -134,21 +178,51 @@ describe('PUT /fdx/v6/consents/{consentId}/revocation', () => {
     const data = await get('/accounts', recipient, tokens.access_token);
     expect(data.status).toBe(401);
     expect(data.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
-    const refresh = await oauth.refreshTokenGrantRequest(recipient.as, recipient.client, recipient.auth, tokens.refresh_token!, { DPoP: recipient.dpop, ...insecure });
+    const refresh = await oauth.refreshTokenGrantRequest(recipient.as, recipient.client, recipient.auth, tokens.refresh_token!, {
+      DPoP: recipient.dpop,
+      ...insecure,
+    });
     expect(refresh.status).toBe(400);
-    const introspected = await oauth.processIntrospectionResponse(recipient.as, recipient.client, await oauth.introspectionRequest(recipient.as, recipient.client, recipient.auth, tokens.access_token, insecure));
+    const introspected = await oauth.processIntrospectionResponse(
+      recipient.as,
+      recipient.client,
+      await oauth.introspectionRequest(recipient.as, recipient.client, recipient.auth, tokens.access_token, insecure),
+    );
     expect(introspected).toEqual({ active: false });
     const list = await get(`/consents/${consentId}/revocation`);
-    expect(list.body).toEqual({ revocations: [{ status: 'REVOKED', reason: 'BUSINESS_RULE', initiator: 'DATA_RECIPIENT', updatedTime: expect.stringMatching(RFC3339_MS) }] });
-    expect((await get(`/consents/${consentId}`)).body).toMatchObject({ status: 'REVOKED', updatedTime: (list.body.revocations as { updatedTime: string }[])[0]!.updatedTime });
+    expect(list.body).toEqual({
+      revocations: [
+        { status: 'REVOKED', reason: 'BUSINESS_RULE', initiator: 'DATA_RECIPIENT', updatedTime: expect.stringMatching(RFC3339_MS) },
+      ],
+    });
+    expect((await get(`/consents/${consentId}`)).body).toMatchObject({
+      status: 'REVOKED',
+      updatedTime: (list.body.revocations as { updatedTime: string }[])[0]!.updatedTime,
+    });
     expectFdxProblem(await revoke(consentId), 409, /already revoked/);
-    const audit = await t.db.selectFrom('audit_events').select(['client_id', 'organization_id', 'details']).where('event', '=', 'fdx_consent.revoked').where(sql<boolean>`details->>'consent_id' = ${consentId}`).execute();
-    expect(audit).toEqual([{ client_id: recipient.client_id, organization_id: staff.orgId, details: expect.objectContaining({ consent_id: consentId, reason: 'BUSINESS_RULE', initiator: 'DATA_RECIPIENT' }) }]);
+    const audit = await t.db
+      .selectFrom('audit_events')
+      .select(['client_id', 'organization_id', 'details'])
+      .where('event', '=', 'fdx_consent.revoked')
+      .where(sql<boolean>`details->>'consent_id' = ${consentId}`)
+      .execute();
+    expect(audit).toEqual([
+      {
+        client_id: recipient.client_id,
+        organization_id: staff.orgId,
+        details: expect.objectContaining({ consent_id: consentId, reason: 'BUSINESS_RULE', initiator: 'DATA_RECIPIENT' }),
+      },
+    ]);
   });
 
   it('answers 409 for an expired consent, saying so; the sweep marks it EXPIRED and its token stops', async () => {
     const { tokens, consentId } = await consent({ durationType: 'ONE_TIME', durationPeriod: undefined }, [accounts[0]!]);
-    const introspect = async () => oauth.processIntrospectionResponse(recipient.as, recipient.client, await oauth.introspectionRequest(recipient.as, recipient.client, recipient.auth, tokens.access_token, insecure));
+    const introspect = async () =>
+      oauth.processIntrospectionResponse(
+        recipient.as,
+        recipient.client,
+        await oauth.introspectionRequest(recipient.as, recipient.client, recipient.auth, tokens.access_token, insecure),
+      );
     expect((await introspect()).fdxConsentId).toBe(consentId);
     // An hour on (a ONE_TIME consent's life): its token and introspection stop at once, sweep or not.
     vi.useFakeTimers({ now: Date.now() + 3_601_000, toFake: ['Date'] });
@@ -158,7 +232,9 @@ describe('PUT /fdx/v6/consents/{consentId}/revocation', () => {
     } finally {
       vi.useRealTimers();
     }
-    await sql`update fdx_consents set created_at = now() - interval '31 days', expires_at = now() - interval '1 second' where id = ${consentId}`.execute(t.db);
+    await sql`update fdx_consents set created_at = now() - interval '31 days', expires_at = now() - interval '1 second' where id = ${consentId}`.execute(
+      t.db,
+    );
     expect(await expireDueConsents(t.db)).toBeGreaterThanOrEqual(1);
     expect((await get(`/consents/${consentId}`)).body.status).toBe('EXPIRED');
     expectFdxProblem(await revoke(consentId), 409, /has expired/);
@@ -168,15 +244,37 @@ describe('PUT /fdx/v6/consents/{consentId}/revocation', () => {
 
 describe('the served /openapi.json', () => {
   it('documents the three Consent API operations with their schemas and the client-credentials security scheme', async () => {
-    const doc = (await apiGet(server, 'production', '/openapi.json')).body as { paths: Record<string, Record<string, { operationId: string; security: unknown; requestBody?: { content: Record<string, { schema: { required?: string[]; additionalProperties?: unknown } }> }; responses: Record<string, { content?: Record<string, { schema: { properties?: Record<string, unknown> } }> }> }>>; components: { securitySchemes: Record<string, unknown> } };
+    const doc = (await apiGet(server, 'production', '/openapi.json')).body as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            operationId: string;
+            security: unknown;
+            requestBody?: { content: Record<string, { schema: { required?: string[]; additionalProperties?: unknown } }> };
+            responses: Record<string, { content?: Record<string, { schema: { properties?: Record<string, unknown> } }> }>;
+          }
+        >
+      >;
+      components: { securitySchemes: Record<string, unknown> };
+    };
     const paths = doc.paths;
     expect(paths['/fdx/v6/consents/{consentId}']!.get!.operationId).toBe('getConsentGrant');
     expect(paths['/fdx/v6/consents/{consentId}']!.get!.security).toEqual([{ clientToken: [] }]);
-    expect(doc.components.securitySchemes.clientToken).toMatchObject({ type: 'oauth2', flows: { clientCredentials: { tokenUrl: expect.stringMatching(/\/auth\/oauth\/token$/) } } });
-    expect(Object.keys(paths['/fdx/v6/consents/{consentId}']!.get!.responses['200']!.content!['application/json']!.schema.properties!)).toEqual(expect.arrayContaining(['id', 'status', 'parties', 'expirationTime', 'lookbackPeriod', 'resources']));
+    expect(doc.components.securitySchemes.clientToken).toMatchObject({
+      type: 'oauth2',
+      flows: { clientCredentials: { tokenUrl: expect.stringMatching(/\/auth\/oauth\/token$/) } },
+    });
+    expect(
+      Object.keys(paths['/fdx/v6/consents/{consentId}']!.get!.responses['200']!.content!['application/json']!.schema.properties!),
+    ).toEqual(expect.arrayContaining(['id', 'status', 'parties', 'expirationTime', 'lookbackPeriod', 'resources']));
     const put = paths['/fdx/v6/consents/{consentId}/revocation']!.put!;
     expect(put.operationId).toBe('revokeConsentGrant');
-    expect(put.requestBody!.content['application/json']!.schema).toMatchObject({ required: ['reason', 'initiator'], additionalProperties: false });
+    expect(put.requestBody!.content['application/json']!.schema).toMatchObject({
+      required: ['reason', 'initiator'],
+      additionalProperties: false,
+    });
     expect(put.responses['204']).not.toHaveProperty('content');
     expect(Object.keys(put.responses)).toEqual(expect.arrayContaining(['204', '400', '404', '409']));
     expect(paths['/fdx/v6/consents/{consentId}/revocation']!.get!.operationId).toBe('getConsentRevocation');

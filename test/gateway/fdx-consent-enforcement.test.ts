@@ -2,7 +2,18 @@ import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { revokeFdxConsent } from '../../src/authorizations/fdx-consents.js';
 import type { ApiResponse } from '../helpers/gateway.js';
-import { createAccount, createStatement, daysAgo, fdxClient, fdxDownload, fdxGet, fdxToken, insertTransactions, isoDay, seedBank } from '../helpers/fdx.js';
+import {
+  createAccount,
+  createStatement,
+  daysAgo,
+  fdxClient,
+  fdxDownload,
+  fdxGet,
+  fdxToken,
+  insertTransactions,
+  isoDay,
+  seedBank,
+} from '../helpers/fdx.js';
 import { ALL_ACCOUNT_CLUSTERS, consentedToken } from '../helpers/fdx-consent.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
@@ -15,7 +26,12 @@ beforeAll(async () => {
 });
 
 const call = (path: string, token: string) => fdxGet(server, path, token);
-const everything = { resources: [{ resourceType: 'ACCOUNT', dataClusters: ALL_ACCOUNT_CLUSTERS }, { resourceType: 'CUSTOMER', dataClusters: ['CUSTOMER_CONTACT'] }] };
+const everything = {
+  resources: [
+    { resourceType: 'ACCOUNT', dataClusters: ALL_ACCOUNT_CLUSTERS },
+    { resourceType: 'CUSTOMER', dataClusters: ['CUSTOMER_CONTACT'] },
+  ],
+};
 const ids = (res: ApiResponse, list: string, key: string) => (res.body[list] as Record<string, string>[]).map((item) => item[key]);
 
 function expectInvalidToken(res: ApiResponse) {
@@ -32,24 +48,58 @@ describe('FDX calls held to their consent', () => {
     expect(ids(list, 'accounts', 'accountId')).toEqual([chosen]);
     expect(list.body.page).toEqual({ totalElements: 1 });
     const statement = bank.statement_ids[24]!; // the second account's first statement
-    for (const path of [`/accounts/${other}`, `/accounts/${other}/transactions`, `/accounts/${other}/statements`, `/accounts/${other}/contact`, `/accounts/${other}/customers`, `/accounts/${other}/statements/${statement}`]) {
+    for (const path of [
+      `/accounts/${other}`,
+      `/accounts/${other}/transactions`,
+      `/accounts/${other}/statements`,
+      `/accounts/${other}/contact`,
+      `/accounts/${other}/customers`,
+      `/accounts/${other}/statements/${statement}`,
+    ]) {
       const res = await call(path, token);
       expect(res.body, path).toMatchObject({ status: 404, code: 701, message: 'Account not found' });
     }
-    for (const path of [`/accounts/${chosen}`, `/accounts/${chosen}/transactions`, `/accounts/${chosen}/statements`, `/accounts/${chosen}/contact`, `/accounts/${chosen}/customers`, '/customers/current']) {
+    for (const path of [
+      `/accounts/${chosen}`,
+      `/accounts/${chosen}/transactions`,
+      `/accounts/${chosen}/statements`,
+      `/accounts/${chosen}/contact`,
+      `/accounts/${chosen}/customers`,
+      '/customers/current',
+    ]) {
       expect((await call(path, token)).status, path).toBe(200);
     }
   });
 
   it('answer an operation whose data cluster was not consented with 403 and FDX code 602', async () => {
     const [chosen] = bank.account_ids as [string];
-    const { token } = await consentedToken(t.db, server, staff, { resources: [{ resourceType: 'ACCOUNT', dataClusters: ['ACCOUNT_BASIC'] }] }, [chosen]);
+    const { token } = await consentedToken(
+      t.db,
+      server,
+      staff,
+      { resources: [{ resourceType: 'ACCOUNT', dataClusters: ['ACCOUNT_BASIC'] }] },
+      [chosen],
+    );
     expect(ids(await call('/accounts', token), 'accounts', 'accountId')).toEqual([chosen]);
-    const refused = [`/accounts/${chosen}`, `/accounts/${chosen}/transactions`, `/accounts/${chosen}/statements`, `/accounts/${chosen}/contact`, `/accounts/${chosen}/customers`, '/customers/current'];
+    const refused = [
+      `/accounts/${chosen}`,
+      `/accounts/${chosen}/transactions`,
+      `/accounts/${chosen}/statements`,
+      `/accounts/${chosen}/contact`,
+      `/accounts/${chosen}/customers`,
+      '/customers/current',
+    ];
     for (const path of refused) {
       const res = await call(path, token);
       expect(res.headers.get('content-type'), path).toMatch(/^application\/problem\+json/);
-      expect(res.body, path).toEqual({ type: 'about:blank', title: 'Forbidden', status: 403, detail: expect.stringMatching(/consent of this authorization does not include/), code: 602, message: 'Customer not authorized' });
+      expect(res.body, path).toEqual({
+        type: 'about:blank',
+        title: 'Forbidden',
+        status: 403,
+        detail: expect.stringMatching(/consent of this authorization does not include/),
+        code: 602,
+        message: 'Customer not authorized',
+      });
     }
     const file = await fdxDownload(server, `/accounts/${chosen}/statements/${bank.statement_ids[0]}`, token);
     expect(file.status).toBe(403);
@@ -59,7 +109,13 @@ describe('FDX calls held to their consent', () => {
   });
 
   it('serve only the customer routes to a CUSTOMER-only consent', async () => {
-    const { token } = await consentedToken(t.db, server, staff, { resources: [{ resourceType: 'CUSTOMER', dataClusters: ['CUSTOMER_CONTACT'] }] }, []);
+    const { token } = await consentedToken(
+      t.db,
+      server,
+      staff,
+      { resources: [{ resourceType: 'CUSTOMER', dataClusters: ['CUSTOMER_CONTACT'] }] },
+      [],
+    );
     expect((await call('/customers/current', token)).body.customerId).toBe(staff.orgId);
     expect((await call('/accounts', token)).body).toMatchObject({ status: 403, code: 602 });
     expect((await call(`/accounts/${bank.account_ids[0]}/contact`, token)).body).toMatchObject({ status: 404, code: 701 });
@@ -76,7 +132,13 @@ describe('FDX calls held to their consent', () => {
     ]);
     const oldStatement = await createStatement(t.db, account.id, isoDay(daysAgo(45)), isoDay(daysAgo(31)));
     const newStatement = await createStatement(t.db, account.id, isoDay(daysAgo(30)), isoDay(daysAgo(2)));
-    const { token } = await consentedToken(t.db, server, staff, { lookbackPeriod: 30, resources: [{ resourceType: 'ACCOUNT', dataClusters: ALL_ACCOUNT_CLUSTERS }] }, [account.id]);
+    const { token } = await consentedToken(
+      t.db,
+      server,
+      staff,
+      { lookbackPeriod: 30, resources: [{ resourceType: 'ACCOUNT', dataClusters: ALL_ACCOUNT_CLUSTERS }] },
+      [account.id],
+    );
     const range = `startTime=${isoDay(daysAgo(90))}&endTime=${isoDay(new Date())}`;
     const transactions = await call(`/accounts/${account.id}/transactions?${range}`, token);
     expect(ids(transactions, 'transactions', 'transactionId')).toEqual([recent, after]);
@@ -94,27 +156,49 @@ describe('FDX calls held to their consent', () => {
   it('end the token at its next call once the consent is revoked, by the service or marked on the row alone', async () => {
     const first = await consentedToken(t.db, server, staff, everything, [bank.account_ids[0]!]);
     expect((await call('/accounts', first.token)).status).toBe(200);
-    await sql`update fdx_consents set status = 'REVOKED', revoked_at = now(), revocation_reason = 'USER_ACTION', revocation_initiator = 'INDIVIDUAL' where id = ${first.consent.id}`.execute(t.db);
+    await sql`update fdx_consents set status = 'REVOKED', revoked_at = now(), revocation_reason = 'USER_ACTION', revocation_initiator = 'INDIVIDUAL' where id = ${first.consent.id}`.execute(
+      t.db,
+    );
     expectInvalidToken(await call('/accounts', first.token));
     const second = await consentedToken(t.db, server, staff, everything, [bank.account_ids[0]!]);
-    expect(await revokeFdxConsent(t.db, { environment: 'production', consentId: second.consent.id, owner: { clientId: second.client.client_id }, reason: 'USER_ACTION', initiator: 'DATA_PROVIDER' })).toBe('revoked');
+    expect(
+      await revokeFdxConsent(t.db, {
+        environment: 'production',
+        consentId: second.consent.id,
+        owner: { clientId: second.client.client_id },
+        reason: 'USER_ACTION',
+        initiator: 'DATA_PROVIDER',
+      }),
+    ).toBe('revoked');
     expectInvalidToken(await call('/customers/current', second.token));
   });
 
   it('end the token once the consent has expired, before any sweep', async () => {
     const { token, consent } = await consentedToken(t.db, server, staff, everything, [bank.account_ids[0]!]);
     expect((await call('/accounts', token)).status).toBe(200);
-    await sql`update fdx_consents set created_at = now() - interval '31 days', expires_at = now() - interval '1 second' where id = ${consent.id}`.execute(t.db);
+    await sql`update fdx_consents set created_at = now() - interval '31 days', expires_at = now() - interval '1 second' where id = ${consent.id}`.execute(
+      t.db,
+    );
     expectInvalidToken(await call('/accounts', token));
   });
 
   it('leave a token without a consent exactly as before: every account, every operation', async () => {
     const token = await fdxToken(server, await fdxClient(server), staff);
     const list = await call('/accounts', token);
-    const all = await t.db.selectFrom('deposit_accounts').select('id').where('organization_id', '=', staff.orgId).where('environment', '=', 'production').execute();
+    const all = await t.db
+      .selectFrom('deposit_accounts')
+      .select('id')
+      .where('organization_id', '=', staff.orgId)
+      .where('environment', '=', 'production')
+      .execute();
     expect([...ids(list, 'accounts', 'accountId')].sort()).toEqual(all.map((a) => a.id).sort());
     expect(all.length).toBeGreaterThanOrEqual(3);
-    for (const path of [`/accounts/${bank.account_ids[1]}`, `/accounts/${bank.account_ids[1]}/transactions`, `/accounts/${bank.account_ids[1]}/statements`, '/customers/current']) {
+    for (const path of [
+      `/accounts/${bank.account_ids[1]}`,
+      `/accounts/${bank.account_ids[1]}/transactions`,
+      `/accounts/${bank.account_ids[1]}/statements`,
+      '/customers/current',
+    ]) {
       expect((await call(path, token)).status, path).toBe(200);
     }
   });

@@ -37,10 +37,18 @@ function seed(): Promise<number> {
       ['beforeBoundary', at(boundary, -1)],
       ['longAgo', at(day(800))],
     ];
-    const ids = await insertTransactions(t.db, accountId, named.map(([, when]) => ({ at: when, cents: 100, postedAfterMs: null })));
+    const ids = await insertTransactions(
+      t.db,
+      accountId,
+      named.map(([, when]) => ({ at: when, cents: 100, postedAfterMs: null })),
+    );
     named.forEach(([name], i) => (tx[name] = ids[i]!));
     // Statements are dated by their period's last day.
-    for (const [name, end] of [['recent', day(2)], ['lastMonthish', day(40)], ['old', day(800)]] as const) {
+    for (const [name, end] of [
+      ['recent', day(2)],
+      ['lastMonthish', day(40)],
+      ['old', day(800)],
+    ] as const) {
       statements[name] = await createStatement(t.db, accountId, isoDay(new Date(end.getTime() - 27 * DAY)), isoDay(end));
     }
     return now.getTime();
@@ -65,14 +73,23 @@ async function transactions(query: string): Promise<string[]> {
   const res = await fdxGet(server, `/accounts/${accountId}/transactions?limit=100${query}`, token);
   expect(res.status, query).toBe(200);
   const ids = (res.body.transactions as { transactionId: string }[]).map((x) => x.transactionId);
-  return Object.entries(tx).filter(([, id]) => ids.includes(id)).map(([name]) => name);
+  return Object.entries(tx)
+    .filter(([, id]) => ids.includes(id))
+    .map(([name]) => name);
 }
 
 async function expect703(path: string) {
   const res = await fdxGet(server, path, token);
   expect(res.status, path).toBe(400);
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(res.body).toMatchObject({ type: 'about:blank', title: 'Bad Request', status: 400, code: 703, message: 'Invalid date range', detail: expect.any(String) });
+  expect(res.body).toMatchObject({
+    type: 'about:blank',
+    title: 'Bad Request',
+    status: 400,
+    code: 703,
+    message: 'Invalid date range',
+    detail: expect.any(String),
+  });
 }
 
 describe('FDX date rules (YYYY-MM-DD, inclusive, UTC days)', () => {
@@ -85,7 +102,12 @@ describe('FDX date rules (YYYY-MM-DD, inclusive, UTC days)', () => {
     await onSeedDay();
     const day = isoDay(daysAgo(30));
     expect(await transactions(`&startTime=${day}&endTime=${day}`)).toEqual(['dayStart', 'dayEnd']);
-    expect(await transactions(`&startTime=${isoDay(daysAgo(31))}&endTime=${isoDay(daysAgo(29))}`)).toEqual(['dayStart', 'dayEnd', 'nextDay', 'previousDay']);
+    expect(await transactions(`&startTime=${isoDay(daysAgo(31))}&endTime=${isoDay(daysAgo(29))}`)).toEqual([
+      'dayStart',
+      'dayEnd',
+      'nextDay',
+      'previousDay',
+    ]);
   });
 
   it('refuses one date without the other with 703', async () => {
@@ -127,7 +149,9 @@ describe('FDX date rules (YYYY-MM-DD, inclusive, UTC days)', () => {
       const res = await fdxGet(server, `/accounts/${accountId}/statements${query}`, token);
       expect(res.status).toBe(200);
       const ids = (res.body.statements as { statementId: string }[]).map((s) => s.statementId);
-      return Object.entries(statements).filter(([, id]) => ids.includes(id)).map(([name]) => name);
+      return Object.entries(statements)
+        .filter(([, id]) => ids.includes(id))
+        .map(([name]) => name);
     };
     expect(await list('')).toEqual(['recent']);
     expect(await list(`?startTime=${isoDay(daysAgo(40))}&endTime=${isoDay(daysAgo(40))}`)).toEqual(['lastMonthish']);

@@ -16,11 +16,19 @@ beforeAll(async () => {
   accountId = (await createAccount(t.db, staff, 'production')).id;
   // Transactions in runs of five sharing one timestamp, so pages also split ties (broken by id).
   const base = daysAgo(1).getTime();
-  const inputs: TxInput[] = Array.from({ length: TOTAL }, (_, i) => ({ at: new Date(base - Math.floor(i / 5) * 3_600_000), cents: 100 + i, direction: i % 3 === 0 ? 'DEBIT' : 'CREDIT', postedAfterMs: i < 20 ? null : 60_000 }));
+  const inputs: TxInput[] = Array.from({ length: TOTAL }, (_, i) => ({
+    at: new Date(base - Math.floor(i / 5) * 3_600_000),
+    cents: 100 + i,
+    direction: i % 3 === 0 ? 'DEBIT' : 'CREDIT',
+    postedAfterMs: i < 20 ? null : 60_000,
+  }));
   stored = await insertTransactions(t.db, accountId, inputs);
 });
 
-type Page = { transactions: { transactionId: string; transactionTimestamp: string }[]; page: { nextPageKey?: string; totalElements: number } };
+type Page = {
+  transactions: { transactionId: string; transactionTimestamp: string }[];
+  page: { nextPageKey?: string; totalElements: number };
+};
 
 describe('FDX paging', () => {
   it('walks a 5,000-transaction account with limit=10 and pageKey, seeing each transaction exactly once, even while new ones arrive', async () => {
@@ -42,7 +50,10 @@ describe('FDX paging', () => {
       }
       if (pages === 100) {
         // Rows added mid-walk land before the cursor: the walk neither repeats nor skips.
-        added = await insertTransactions(t.db, accountId, [{ at: new Date(), cents: 1 }, { at: daysAgo(0), cents: 2 }]);
+        added = await insertTransactions(t.db, accountId, [
+          { at: new Date(), cents: 1 },
+          { at: daysAgo(0), cents: 2 },
+        ]);
       }
       expect(body.page.totalElements).toBe(pages <= 100 ? TOTAL : TOTAL + 2);
       key = body.page.nextPageKey;
@@ -59,20 +70,34 @@ describe('FDX paging', () => {
     let key: string | undefined;
     const sizes: number[] = [];
     do {
-      const body = (await fdxGet(server, `/accounts/${accountId}/transactions?limit=100&${range()}${key ? `&pageKey=${key}` : ''}`, token)).body as unknown as Page;
+      const body = (await fdxGet(server, `/accounts/${accountId}/transactions?limit=100&${range()}${key ? `&pageKey=${key}` : ''}`, token))
+        .body as unknown as Page;
       sizes.push(body.transactions.length);
       key = body.page.nextPageKey;
       if (!key) expect(body.page).not.toHaveProperty('nextPageKey');
     } while (key);
     expect(sizes.slice(0, -1).every((n) => n === 100)).toBe(true);
     // Every row of the account (the walk above adds two mid-way when it runs first).
-    const rows = await t.db.selectFrom('deposit_transactions').select((eb) => eb.fn.countAll<string>().as('n')).where('account_id', '=', accountId).executeTakeFirstOrThrow();
+    const rows = await t.db
+      .selectFrom('deposit_transactions')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('account_id', '=', accountId)
+      .executeTakeFirstOrThrow();
     expect(Number(rows.n)).toBeGreaterThanOrEqual(TOTAL);
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(Number(rows.n));
   });
 
   it('clamps limit to 10–100 instead of refusing it', async () => {
-    for (const [limit, size] of [['1', 10], ['0', 10], ['-4', 10], ['10', 10], ['57', 57], ['100', 100], ['101', 100], ['100000', 100]] as const) {
+    for (const [limit, size] of [
+      ['1', 10],
+      ['0', 10],
+      ['-4', 10],
+      ['10', 10],
+      ['57', 57],
+      ['100', 100],
+      ['101', 100],
+      ['100000', 100],
+    ] as const) {
       const body = (await fdxGet(server, `/accounts/${accountId}/transactions?limit=${limit}&${range()}`, token)).body as unknown as Page;
       expect(body.transactions.length, `limit=${limit}`).toBe(size);
     }
@@ -84,7 +109,13 @@ describe('FDX paging', () => {
     for (const key of ['abc', '12345', '00000000-0000-4000-8000-000000000000', foreign!, "'; drop table deposit_transactions; --"]) {
       const res = await fdxGet(server, `/accounts/${accountId}/transactions?pageKey=${encodeURIComponent(key)}&${range()}`, token);
       expect(res.status, key).toBe(400);
-      expect(res.body).toMatchObject({ type: 'about:blank', title: 'Bad Request', status: 400, code: 400, detail: expect.stringMatching(/pageKey/) });
+      expect(res.body).toMatchObject({
+        type: 'about:blank',
+        title: 'Bad Request',
+        status: 400,
+        code: 400,
+        detail: expect.stringMatching(/pageKey/),
+      });
     }
   });
 });

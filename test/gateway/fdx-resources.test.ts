@@ -9,7 +9,11 @@ let bank: { account_ids: string[]; statement_ids: string[] };
 let token: string;
 
 beforeAll(async () => {
-  await t.db.updateTable('organizations').set({ address_line1: '100 Harvest Way', city: 'Springfield', region: 'IL', postal_code: '62701' }).where('id', '=', staff.orgId).execute();
+  await t.db
+    .updateTable('organizations')
+    .set({ address_line1: '100 Harvest Way', city: 'Springfield', region: 'IL', postal_code: '62701' })
+    .where('id', '=', staff.orgId)
+    .execute();
   bank = await seedBank(t.db, staff, 'production', { accounts: 3, transactionsPerAccount: 400 });
   token = await fdxToken(server, await fdxClient(server), staff);
 });
@@ -24,13 +28,24 @@ describe('FDX resources (fdxGet validates each against spec/openapi/fdx-v6.yaml)
     expect(res.status).toBe(200);
     expect(res.body.organizationId).toBe(staff.orgId);
     // The seeded three, and any account another test of this file added first.
-    const stored = await t.db.selectFrom('deposit_accounts').select(['id', 'account_number']).where('organization_id', '=', staff.orgId).where('environment', '=', 'production').execute();
+    const stored = await t.db
+      .selectFrom('deposit_accounts')
+      .select(['id', 'account_number'])
+      .where('organization_id', '=', staff.orgId)
+      .where('environment', '=', 'production')
+      .execute();
     expect(stored.map((s) => s.id)).toEqual(expect.arrayContaining(bank.account_ids));
     expect(res.body.page).toEqual({ totalElements: stored.length });
     expect((res.body.accounts as unknown[]).length).toBe(stored.length);
     for (const account of res.body.accounts as Record<string, string>[]) {
       const row = stored.find((s) => s.id === account.accountId)!;
-      expect(account).toMatchObject({ accountCategory: 'DEPOSIT_ACCOUNT', accountType: 'CHECKING', status: 'OPEN', currency: { currencyCode: 'USD' }, accountNumber: row.account_number });
+      expect(account).toMatchObject({
+        accountCategory: 'DEPOSIT_ACCOUNT',
+        accountType: 'CHECKING',
+        status: 'OPEN',
+        currency: { currencyCode: 'USD' },
+        accountNumber: row.account_number,
+      });
       expect(account.accountNumberDisplay).toBe(`...${row.account_number.slice(-4)}`);
       expect(account.accountOpenDate).toMatch(/^\d{4}-\d{2}-01$/);
     }
@@ -46,7 +61,9 @@ describe('FDX resources (fdxGet validates each against spec/openapi/fdx-v6.yaml)
     expect(first.body.page).toEqual({ totalElements: 12, nextPageKey: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     const second = await get(`/accounts?limit=5&pageKey=${(first.body.page as { nextPageKey: string }).nextPageKey}`, bearer);
     expect(second.body.page).toEqual({ totalElements: 12 });
-    const ids = [...(first.body.accounts as { accountId: string }[]), ...(second.body.accounts as { accountId: string }[])].map((a) => a.accountId);
+    const ids = [...(first.body.accounts as { accountId: string }[]), ...(second.body.accounts as { accountId: string }[])].map(
+      (a) => a.accountId,
+    );
     expect(new Set(ids).size).toBe(12);
     const all = await get('/accounts?limit=1000', bearer); // clamped down to 100
     expect((all.body.accounts as unknown[]).length).toBe(12);
@@ -68,7 +85,14 @@ describe('FDX resources (fdxGet validates each against spec/openapi/fdx-v6.yaml)
     onTestFinished(() => void vi.useRealTimers());
     const res = await get(`/accounts/${account.id}`);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ accountId: account.id, accountNumber: account.accountNumber, balanceType: 'ASSET', routingTransitNumber: '011000015', currentBalance: 1200.25, availableBalance: 1190.25 });
+    expect(res.body).toMatchObject({
+      accountId: account.id,
+      accountNumber: account.accountNumber,
+      balanceType: 'ASSET',
+      routingTransitNumber: '011000015',
+      currentBalance: 1200.25,
+      availableBalance: 1190.25,
+    });
     expect(res.body.balanceAsOf).toBe(new Date(asOf).toISOString());
   });
 
@@ -77,10 +101,21 @@ describe('FDX resources (fdxGet validates each against spec/openapi/fdx-v6.yaml)
     const contact = await get(`/accounts/${id}/contact`);
     expect(contact.status).toBe(200);
     const address = { line1: '100 Harvest Way', city: 'Springfield', region: 'IL', postalCode: '62701', country: 'US' };
-    expect(contact.body).toMatchObject({ addresses: [address], holders: [{ relationship: 'BUSINESS', type: 'BUSINESS', businessCustomer: { registeredId: `${staff.ein.slice(0, 2)}-${staff.ein.slice(2)}` } }] });
+    expect(contact.body).toMatchObject({
+      addresses: [address],
+      holders: [
+        {
+          relationship: 'BUSINESS',
+          type: 'BUSINESS',
+          businessCustomer: { registeredId: `${staff.ein.slice(0, 2)}-${staff.ein.slice(2)}` },
+        },
+      ],
+    });
     const customers = await get(`/accounts/${id}/customers`);
     expect(customers.status).toBe(200);
-    expect(customers.body.customers).toEqual([expect.objectContaining({ customerId: staff.orgId, type: 'BUSINESS', addresses: [address] })]);
+    expect(customers.body.customers).toEqual([
+      expect.objectContaining({ customerId: staff.orgId, type: 'BUSINESS', addresses: [address] }),
+    ]);
   });
 
   it('gives the current customer from the token alone: customerId is the organizationId', async () => {
@@ -102,12 +137,22 @@ describe('FDX resources (fdxGet validates each against spec/openapi/fdx-v6.yaml)
     const id = bank.account_ids[1]!;
     const res = await get(`/accounts/${id}/statements?${lastTwoYears()}&limit=100`);
     expect(res.status).toBe(200);
-    const statements = res.body.statements as { statementId: string; statementDate: string; status: string; links: { href: string }[]; accountId: string }[];
+    const statements = res.body.statements as {
+      statementId: string;
+      statementDate: string;
+      status: string;
+      links: { href: string }[];
+      accountId: string;
+    }[];
     expect(res.body.page).toEqual({ totalElements: 24 });
     expect(statements).toHaveLength(24);
     expect(statements.map((s) => s.statementDate)).toEqual([...statements.map((s) => s.statementDate)].sort().reverse());
     for (const s of statements) {
-      expect(s).toMatchObject({ accountId: id, status: 'AVAILABLE', links: [{ href: `/fdx/v6/accounts/${id}/statements/${s.statementId}` }] });
+      expect(s).toMatchObject({
+        accountId: id,
+        status: 'AVAILABLE',
+        links: [{ href: `/fdx/v6/accounts/${id}/statements/${s.statementId}` }],
+      });
       expect(bank.statement_ids).toContain(s.statementId);
     }
     // The last statement covers the month before this one.
@@ -127,7 +172,16 @@ describe('FDX resources (fdxGet validates each against spec/openapi/fdx-v6.yaml)
     const stored = await t.db.selectFrom('deposit_transactions').selectAll().where('account_id', '=', id).execute();
     for (const tx of transactions) {
       const row = stored.find((r) => r.id === tx.transactionId)!;
-      expect(tx).toMatchObject({ accountCategory: 'DEPOSIT_ACCOUNT', accountId: id, amount: Number(row.amount) / 100, debitCreditMemo: row.debit_credit, status: row.status, transactionType: row.transaction_type, description: row.description, reference: row.reference });
+      expect(tx).toMatchObject({
+        accountCategory: 'DEPOSIT_ACCOUNT',
+        accountId: id,
+        amount: Number(row.amount) / 100,
+        debitCreditMemo: row.debit_credit,
+        status: row.status,
+        transactionType: row.transaction_type,
+        description: row.description,
+        reference: row.reference,
+      });
       expect(tx.amount as number).toBeGreaterThan(0);
       expect(tx.transactionTimestamp).toBe(row.transaction_timestamp.toISOString());
       if (row.status === 'POSTED') expect(tx.postedTimestamp).toBe(row.posted_timestamp!.toISOString());
@@ -138,14 +192,45 @@ describe('FDX resources (fdxGet validates each against spec/openapi/fdx-v6.yaml)
   });
 
   it('describes the FDX operations in the generated /openapi.json, without an Api-Version parameter', async () => {
-    const doc = (await apiGet(server, 'production', '/openapi.json')).body as { paths: Record<string, Record<string, { parameters: { name: string }[]; responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }>; 'x-required-scope': string }>> };
-    for (const path of ['/fdx/v6/accounts', '/fdx/v6/accounts/{id}', '/fdx/v6/accounts/{id}/contact', '/fdx/v6/accounts/{id}/customers', '/fdx/v6/accounts/{id}/statements', '/fdx/v6/accounts/{id}/statements/{statementId}', '/fdx/v6/accounts/{id}/transactions', '/fdx/v6/customers/current']) {
+    const doc = (await apiGet(server, 'production', '/openapi.json')).body as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            parameters: { name: string }[];
+            responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }>;
+            'x-required-scope': string;
+          }
+        >
+      >;
+    };
+    for (const path of [
+      '/fdx/v6/accounts',
+      '/fdx/v6/accounts/{id}',
+      '/fdx/v6/accounts/{id}/contact',
+      '/fdx/v6/accounts/{id}/customers',
+      '/fdx/v6/accounts/{id}/statements',
+      '/fdx/v6/accounts/{id}/statements/{statementId}',
+      '/fdx/v6/accounts/{id}/transactions',
+      '/fdx/v6/customers/current',
+    ]) {
       const op = doc.paths[path]?.get;
       expect(op, path).toBeDefined();
       expect(op!.parameters.map((p) => p.name)).not.toContain('Api-Version');
       expect(op!['x-required-scope']).toMatch(/read:bank_accounts/);
     }
-    expect(doc.paths['/fdx/v6/accounts/{id}/transactions']!.get!.parameters.map((p) => p.name).sort()).toEqual(['endTime', 'id', 'limit', 'pageKey', 'startTime']);
-    expect(Object.keys(doc.paths['/fdx/v6/accounts/{id}/statements/{statementId}']!.get!.responses['200']!.content!)).toEqual(['application/pdf', 'text/csv', 'application/vnd.bai2']);
+    expect(doc.paths['/fdx/v6/accounts/{id}/transactions']!.get!.parameters.map((p) => p.name).sort()).toEqual([
+      'endTime',
+      'id',
+      'limit',
+      'pageKey',
+      'startTime',
+    ]);
+    expect(Object.keys(doc.paths['/fdx/v6/accounts/{id}/statements/{statementId}']!.get!.responses['200']!.content!)).toEqual([
+      'application/pdf',
+      'text/csv',
+      'application/vnd.bai2',
+    ]);
   });
 });

@@ -14,9 +14,22 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
  */
 
 const REDIRECT = 'http://127.0.0.1:9999/callback';
-const { testDatabase: t, server, staff: nonprofit, clients: { client } } = useOAuthServer({
+const {
+  testDatabase: t,
+  server,
+  staff: nonprofit,
+  clients: { client },
+} = useOAuthServer({
   // The FDX area is IP-restricted by default: loopback is inside this client's ranges.
-  clients: { client: { environment: 'sandbox', name: 'Fund Ledger', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid', 'read:bank_accounts'], ipAllowList: ['127.0.0.0/8'] } },
+  clients: {
+    client: {
+      environment: 'sandbox',
+      name: 'Fund Ledger',
+      redirectUris: [REDIRECT],
+      scopes: ['read_only', 'read_write', 'openid', 'read:bank_accounts'],
+      ipAllowList: ['127.0.0.0/8'],
+    },
+  },
 });
 let fund: Staff;
 let otherFund: Staff;
@@ -30,12 +43,20 @@ beforeAll(async () => {
 
 /** The whole code flow for one of a fund provider's staff; the token response as issued. */
 async function connect(login: { email: string; password: string }, scope: string) {
-  const flow = await obtainTokens(server, { environment: 'sandbox', client, clientId: client.client_id, redirectUri: REDIRECT, scope, login });
+  const flow = await obtainTokens(server, {
+    environment: 'sandbox',
+    client,
+    clientId: client.client_id,
+    redirectUri: REDIRECT,
+    scope,
+    login,
+  });
   expect(flow.tokens.status).toBe(200);
   return { accessToken: flow.tokens.body.access_token as string, scope: flow.tokens.body.scope as string, consentHtml: flow.consentHtml };
 }
 
-const call = (method: string, path: string, bearer: string, json?: unknown) => apiRequest(server, 'sandbox', method, path, { bearer, json });
+const call = (method: string, path: string, bearer: string, json?: unknown) =>
+  apiRequest(server, 'sandbox', method, path, { bearer, json });
 
 function expectInsufficientScope(res: ApiResponse, scope: string) {
   expect(res.status).toBe(403);
@@ -58,13 +79,22 @@ describe("a fund provider's access tokens on the donor-advised-fund operations",
     expect((await call('GET', `/v1/donor_accounts/${account}`, accessToken)).body).toMatchObject({ id: account, status: 'pending' });
     expect((await call('GET', `/v1/donor_accounts/${account}/authorization_tokens`, accessToken)).status).toBe(200);
     expect((await call('GET', `/v1/authorization_tokens/${token}`, accessToken)).body).toMatchObject({ id: token, status: 'pending' });
-    for (const path of ['/v1/giving_pools', '/v1/grant_requests', '/v1/event_subscriptions']) expect((await call('GET', path, accessToken)).status, path).toBe(200);
+    for (const path of ['/v1/giving_pools', '/v1/grant_requests', '/v1/event_subscriptions'])
+      expect((await call('GET', path, accessToken)).status, path).toBe(200);
     const events = await call('GET', '/v1/events', accessToken);
-    expect((events.body.results as { associated_object_id: string }[]).map((e) => e.associated_object_id)).toEqual(expect.arrayContaining([account, token]));
+    expect((events.body.results as { associated_object_id: string }[]).map((e) => e.associated_object_id)).toEqual(
+      expect.arrayContaining([account, token]),
+    );
 
-    expectInsufficientScope(await call('POST', '/v1/donor_accounts', accessToken, { donor: { email: 'refused@example.org' } }), 'read_write');
+    expectInsufficientScope(
+      await call('POST', '/v1/donor_accounts', accessToken, { donor: { email: 'refused@example.org' } }),
+      'read_write',
+    );
     expectInsufficientScope(await call('POST', `/v1/authorization_tokens/${token}/revoke`, accessToken), 'read_write');
-    expectInsufficientScope(await call('POST', '/v1/event_subscriptions', accessToken, { url: 'http://127.0.0.1:9/hook', category: 'donor_account.created' }), 'read_write');
+    expectInsufficientScope(
+      await call('POST', '/v1/event_subscriptions', accessToken, { url: 'http://127.0.0.1:9/hook', category: 'donor_account.created' }),
+      'read_write',
+    );
     expect(await t.db.selectFrom('event_subscriptions').select('id').where('organization_id', '=', fund.orgId).execute()).toEqual([]);
     expect(await t.db.selectFrom('donor_accounts').select('id').where('email', '=', 'refused@example.org').execute()).toEqual([]);
     expect((await call('GET', `/v1/authorization_tokens/${token}`, fundKey)).body.status).toBe('pending');
@@ -73,10 +103,15 @@ describe("a fund provider's access tokens on the donor-advised-fund operations",
   it('writes with read_write: creates, changes and verifies donor accounts and subscribes to events, as the API key does', async () => {
     const { accessToken, scope } = await connect(fund.users.member, 'read_only read_write');
     expect(scope).toBe('read_only read_write');
-    const created = await call('POST', '/v1/donor_accounts', accessToken, { donor: { email: 'writer@example.org', first_name: 'Ada' }, external_id: 'D-1' });
+    const created = await call('POST', '/v1/donor_accounts', accessToken, {
+      donor: { email: 'writer@example.org', first_name: 'Ada' },
+      external_id: 'D-1',
+    });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
-    expect((await call('PATCH', `/v1/donor_accounts/${id}`, accessToken, { donor: { last_name: 'Lovelace' } })).body).toMatchObject({ donor: { first_name: 'Ada', last_name: 'Lovelace' } });
+    expect((await call('PATCH', `/v1/donor_accounts/${id}`, accessToken, { donor: { last_name: 'Lovelace' } })).body).toMatchObject({
+      donor: { first_name: 'Ada', last_name: 'Lovelace' },
+    });
     const issued = await call('POST', `/v1/donor_accounts/${id}/authorization_tokens`, accessToken, { expires_in: 3600 });
     expect(issued.status).toBe(201);
     const verified = await call('POST', '/v1/authorization_tokens/verify', accessToken, { code: issued.body.code });
@@ -84,7 +119,10 @@ describe("a fund provider's access tokens on the donor-advised-fund operations",
     expect(verified.body).toMatchObject({ id, status: 'approved', approval: { approved_by: 'system:authorization_token' } });
     expect((await call('POST', `/v1/donor_accounts/${id}/disable`, accessToken)).body).toMatchObject({ disabled: true });
     expect((await call('POST', `/v1/donor_accounts/${id}/enable`, accessToken)).body).toMatchObject({ disabled: false });
-    const subscription = await call('POST', '/v1/event_subscriptions', accessToken, { url: 'http://127.0.0.1:9/hook', category: 'donor_account.updated' });
+    const subscription = await call('POST', '/v1/event_subscriptions', accessToken, {
+      url: 'http://127.0.0.1:9/hook',
+      category: 'donor_account.updated',
+    });
     expect(subscription.status).toBe(201);
     // The same organization's records, whichever credential wrote them.
     expect((await call('GET', `/v1/donor_accounts/${id}`, fundKey)).body).toMatchObject({ id, status: 'approved', disabled: false });
@@ -97,13 +135,19 @@ describe("a fund provider's access tokens on the donor-advised-fund operations",
     expect(viewer.scope).toBe('read_only');
     expect(viewer.consentHtml).toContain('which your role (Read-only) does not allow you to grant');
     expect((await call('GET', '/v1/donor_accounts', viewer.accessToken)).status).toBe(200);
-    expectInsufficientScope(await call('POST', '/v1/donor_accounts', viewer.accessToken, { donor: { email: 'viewer@example.org' } }), 'read_write');
+    expectInsufficientScope(
+      await call('POST', '/v1/donor_accounts', viewer.accessToken, { donor: { email: 'viewer@example.org' } }),
+      'read_write',
+    );
 
     const staff = await createStaff(t.db, { kind: 'fund_provider' });
     const writer = await connect(staff.users.member, 'read_only read_write');
     expect((await call('POST', '/v1/donor_accounts', writer.accessToken, { donor: { email: 'before@example.org' } })).status).toBe(201);
     await setMemberRole(t.db, { org: staff.ein, email: staff.users.member.email, role: 'read_only' });
-    expectInsufficientScope(await call('POST', '/v1/donor_accounts', writer.accessToken, { donor: { email: 'after@example.org' } }), 'read_write');
+    expectInsufficientScope(
+      await call('POST', '/v1/donor_accounts', writer.accessToken, { donor: { email: 'after@example.org' } }),
+      'read_write',
+    );
     expect((await call('GET', '/v1/donor_accounts', writer.accessToken)).status).toBe(200);
     expect((await introspect(server, 'sandbox', client, writer.accessToken)).body).toMatchObject({ active: true, scope: 'read_only' });
     await removeMember(t.db, { org: staff.ein, email: staff.users.member.email });
@@ -145,7 +189,13 @@ describe("the nonprofit operations with a fund provider's token", () => {
     expect(fdx.body).not.toHaveProperty('code');
 
     // Asked for bank data alone, there is nothing to approve: the screen says why, and offers Deny only.
-    const alone = await authorize(server, { environment: 'sandbox', clientId: client.client_id, redirectUri: REDIRECT, scope: 'read:bank_accounts', login: fund.users.admin });
+    const alone = await authorize(server, {
+      environment: 'sandbox',
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      scope: 'read:bank_accounts',
+      login: fund.users.admin,
+    });
     expect(alone.consentHtml).toContain('A fund provider has no data for read:bank_accounts');
     expect(alone.consentHtml).not.toContain('>Approve<');
     expect(alone.callback.searchParams.get('error')).toBe('access_denied');

@@ -19,7 +19,11 @@ type Operation = {
   requestBody?: { content: Record<string, unknown> };
   responses: Record<string, { $ref?: string; headers?: Record<string, unknown> }>;
 };
-type Document = ServedDocument & { servers: { url: string }[]; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, { type: string; openIdConnectUrl?: string }> } };
+type Document = ServedDocument & {
+  servers: { url: string }[];
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, { type: string; openIdConnectUrl?: string }> };
+};
 
 async function served(environment: 'production' | 'sandbox', version: string): Promise<Document> {
   const res = await apiGet(server, environment, '/openapi.json', { headers: { 'api-version': version } });
@@ -31,7 +35,10 @@ async function served(environment: 'production' | 'sandbox', version: string): P
 const operationOf = (doc: Document, spec: RouteSpec) => doc.paths[spec.path.replace(/:([A-Za-z_]+)/g, '{$1}')]?.[spec.method];
 const verdict = (doc: ServedDocument, exchange: Partial<ServedExchange> & Pick<ServedExchange, 'path' | 'status' | 'text'>) => {
   try {
-    checkServedResponse({ method: 'GET', contentType: exchange.status >= 400 ? 'application/problem+json' : 'application/json', ...exchange }, doc);
+    checkServedResponse(
+      { method: 'GET', contentType: exchange.status >= 400 ? 'application/problem+json' : 'application/json', ...exchange },
+      doc,
+    );
     return undefined;
   } catch (error) {
     return (error as Error).message;
@@ -46,7 +53,10 @@ describe('/openapi.json', () => {
       const doc = await served('production', version);
       const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: `openapi-${version}.json`, config });
       const found = problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message} ${p.location[0]?.pointer ?? ''}`);
-      expect(found.filter((p) => p.startsWith('error')), version).toEqual([]);
+      expect(
+        found.filter((p) => p.startsWith('error')),
+        version,
+      ).toEqual([]);
       // The one warning left: the API has no licence to name.
       expect(found, version).toEqual(['warn info-license: Info object should contain `license` field. #/info']);
     }
@@ -59,7 +69,10 @@ describe('/openapi.json', () => {
         const doc = await served(environment, version);
         expect(doc.info.version).toBe(version);
         expect(doc.servers).toEqual([{ url: origin }]);
-        expect(doc.components.securitySchemes.accessToken).toMatchObject({ type: 'openIdConnect', openIdConnectUrl: `${origin}/.well-known/openid-configuration` });
+        expect(doc.components.securitySchemes.accessToken).toMatchObject({
+          type: 'openIdConnect',
+          openIdConnectUrl: `${origin}/.well-known/openid-configuration`,
+        });
         expect(doc).toEqual(buildOpenApiDocument(GATEWAY_ROUTES, version, origin));
       }
     }
@@ -76,7 +89,10 @@ describe('/openapi.json', () => {
       expect(op.operationId, name).toBe(spec.operationId);
       expect(Object.keys(op.requestBody?.content ?? {}), name).toEqual(spec.body ? ['application/json'] : []);
       const statuses = Object.keys(op.responses).map(Number);
-      expect(statuses.filter((s) => s < 300), name).toEqual([spec.status ?? 200]);
+      expect(
+        statuses.filter((s) => s < 300),
+        name,
+      ).toEqual([spec.status ?? 200]);
       // The router stack's own answers, and the handler's.
       expect(statuses, name).toEqual(expect.arrayContaining([401, 403, 500, 503, ...spec.errors]));
       if (spec.body) expect(statuses, name).toEqual(expect.arrayContaining([400, 413, 415]));
@@ -84,14 +100,22 @@ describe('/openapi.json', () => {
       const schemes = [...new Set(op.security.flatMap((requirement) => Object.keys(requirement)))].sort();
       // Fund-provider operations take both kinds too (of a fund provider: the router's requireFundProvider).
       // The Consent API takes the data recipient's own client-credentials token.
-      const expected = spec.credentials === 'client' ? ['clientToken'] : spec.credentials === 'access_token' ? ['accessToken'] : ['accessToken', 'apiKey'];
+      const expected =
+        spec.credentials === 'client' ? ['clientToken'] : spec.credentials === 'access_token' ? ['accessToken'] : ['accessToken', 'apiKey'];
       expect(schemes, name).toEqual(expected);
     }
     const create = doc.paths['/v1/event_subscriptions']!.post!;
     expect(Object.keys(create.responses)).not.toContain('200');
     expect(create.responses['201']!.headers).toHaveProperty('Location');
-    expect(doc.paths['/v1/donations']!.get!.security).toEqual([{ accessToken: ['read_only'] }, { accessToken: ['read_write'] }, { apiKey: [] }]);
-    expect(doc.paths['/fdx/v6/accounts']!.get!.security).toEqual([{ accessToken: ['read_only', 'read:bank_accounts'] }, { accessToken: ['read_only', 'sync:connected_accounts'] }]);
+    expect(doc.paths['/v1/donations']!.get!.security).toEqual([
+      { accessToken: ['read_only'] },
+      { accessToken: ['read_write'] },
+      { apiKey: [] },
+    ]);
+    expect(doc.paths['/fdx/v6/accounts']!.get!.security).toEqual([
+      { accessToken: ['read_only', 'read:bank_accounts'] },
+      { accessToken: ['read_only', 'sync:connected_accounts'] },
+    ]);
     expect(doc.paths['/v1/grant_requests/{id}/submit']!.post!.security).toEqual([{ accessToken: ['read_write'] }, { apiKey: [] }]);
     expect(doc.paths['/openapi.json']!.get!.security).toEqual([]);
   });
@@ -99,23 +123,43 @@ describe('/openapi.json', () => {
   it('fails a response whose status, body or credential the served document does not declare', async () => {
     const doc = await served('production', '2026-04-01');
     const post = { method: 'POST', path: '/v1/event_subscriptions', requestHeaders: { authorization: 'Bearer alm_test_x' } };
-    const subscription = JSON.stringify({ id: 'evtsub_1', created_at: '2026-01-01T00:00:00Z', status: 'active', url: 'https://example.org/hook', category: 'grant.created' });
+    const subscription = JSON.stringify({
+      id: 'evtsub_1',
+      created_at: '2026-01-01T00:00:00Z',
+      status: 'active',
+      url: 'https://example.org/hook',
+      category: 'grant.created',
+    });
     expect(verdict(doc, { ...post, status: 201, text: subscription })).toBeUndefined();
-    expect(verdict(doc, { ...post, status: 200, text: subscription })).toMatch(/documents no 200 response for POST \/v1\/event_subscriptions/);
-    expect(verdict(doc, { ...post, status: 201, text: JSON.stringify({ id: 'evtsub_1' }) })).toMatch(/does not match our \/openapi.json \(2026-04-01\) POST \/v1\/event_subscriptions 201/);
+    expect(verdict(doc, { ...post, status: 200, text: subscription })).toMatch(
+      /documents no 200 response for POST \/v1\/event_subscriptions/,
+    );
+    expect(verdict(doc, { ...post, status: 201, text: JSON.stringify({ id: 'evtsub_1' }) })).toMatch(
+      /does not match our \/openapi.json \(2026-04-01\) POST \/v1\/event_subscriptions 201/,
+    );
     expect(verdict(doc, { ...post, status: 409, text: problem(409) })).toMatch(/documents no 409 response/);
-    expect(verdict(doc, { ...post, status: 400, contentType: 'application/json', text: problem(400) })).toMatch(/documents application\/problem\+json/);
+    expect(verdict(doc, { ...post, status: 400, contentType: 'application/json', text: problem(400) })).toMatch(
+      /documents application\/problem\+json/,
+    );
     // A success with a credential the operation does not list (an API key on FDX, which takes access tokens only).
-    expect(verdict(doc, { ...post, requestHeaders: { authorization: 'Bearer some.access.token' }, status: 201, text: subscription })).toBeUndefined();
-    expect(verdict(doc, { path: '/fdx/v6/customers/current', requestHeaders: { authorization: 'Bearer alm_live_x' }, status: 200, text: '{}' })).toMatch(/succeeded with an API key/);
+    expect(
+      verdict(doc, { ...post, requestHeaders: { authorization: 'Bearer some.access.token' }, status: 201, text: subscription }),
+    ).toBeUndefined();
+    expect(
+      verdict(doc, { path: '/fdx/v6/customers/current', requestHeaders: { authorization: 'Bearer alm_live_x' }, status: 200, text: '{}' }),
+    ).toMatch(/succeeded with an API key/);
     // A method or path the document lacks: only the generic problems.
     expect(verdict(doc, { path: '/v1/nowhere', status: 404, text: problem(404) })).toBeUndefined();
     expect(verdict(doc, { path: '/v1/nowhere', status: 200, text: '{}' })).toMatch(/has no GET \/v1\/nowhere/);
     // The check follows the specs: a handler error the spec does not declare is not in the document.
     const conflict = { method: 'POST', path: '/v1/donor_accounts', status: 409, text: problem(409) };
     expect(verdict(doc, conflict)).toBeUndefined();
-    const narrowed = GATEWAY_ROUTES.map((s) => (s.method === 'post' && s.path === '/v1/donor_accounts' ? { ...s, errors: s.errors.filter((e) => e !== 409) } : s));
-    expect(verdict(buildOpenApiDocument(narrowed, '2026-04-01', 'http://x') as unknown as ServedDocument, conflict)).toMatch(/documents no 409 response for POST \/v1\/donor_accounts/);
+    const narrowed = GATEWAY_ROUTES.map((s) =>
+      s.method === 'post' && s.path === '/v1/donor_accounts' ? { ...s, errors: s.errors.filter((e) => e !== 409) } : s,
+    );
+    expect(verdict(buildOpenApiDocument(narrowed, '2026-04-01', 'http://x') as unknown as ServedDocument, conflict)).toMatch(
+      /documents no 409 response for POST \/v1\/donor_accounts/,
+    );
   });
 });
 
@@ -137,7 +181,9 @@ describe('API reference on the dashboard hosts', () => {
       expect(await bundle.text()).not.toContain('cdn.redoc.ly');
       // Everything else keeps the default policy: no scripts, no styles.
       for (const other of ['/', '/docs/api/openapi.json', '/docs/api/redoc.standalone.js']) {
-        expect((await fetch(`${dashboard}${other}`)).headers.get('content-security-policy'), other).toMatch(/^default-src 'none'; frame-ancestors 'none'/);
+        expect((await fetch(`${dashboard}${other}`)).headers.get('content-security-policy'), other).toMatch(
+          /^default-src 'none'; frame-ancestors 'none'/,
+        );
       }
       expect((await fetch(`${dashboard}/docs/api?version=2025-01-01`)).status).toBe(404);
     }

@@ -3,7 +3,11 @@ import { addOrganization } from '../../src/accounts/service.js';
 import { accessToken, apiGet, apiKeyFor, seedData } from '../helpers/gateway.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-const { testDatabase: t, server, allStaff: [staff, other] } = useOAuthServer({ staff: 2 });
+const {
+  testDatabase: t,
+  server,
+  allStaff: [staff, other],
+} = useOAuthServer({ staff: 2 });
 let key: string;
 let token: string;
 let seeded: Awaited<ReturnType<typeof seedData>>;
@@ -14,12 +18,21 @@ const REDIRECT = 'https://app.example.org/callback';
 beforeAll(async () => {
   seeded = await seedData(t.db, staff, 'production', { donations: 137, connects: 3, grantsPerConnect: 9 });
   // Rows sharing one created_at must still page exactly once.
-  await t.db.updateTable('donations').set({ created_at: new Date('2026-05-05T05:05:05Z') } as never).where('id', 'in', seeded.donation_ids.slice(0, 40)).execute();
+  await t.db
+    .updateTable('donations')
+    .set({ created_at: new Date('2026-05-05T05:05:05Z') } as never)
+    .where('id', 'in', seeded.donation_ids.slice(0, 40))
+    .execute();
   otherSeeded = await seedData(t.db, other, 'production', { donations: 5 });
   sandboxSeeded = await seedData(t.db, staff, 'sandbox', { donations: 5 });
   key = await apiKeyFor(t.db, staff, 'production');
   const client = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only'] });
-  token = await accessToken(server, client, { environment: 'production', redirectUri: REDIRECT, scope: 'read_only', login: staff.users.member });
+  token = await accessToken(server, client, {
+    environment: 'production',
+    redirectUri: REDIRECT,
+    scope: 'read_only',
+    login: staff.users.member,
+  });
 });
 
 const get = (path: string, headers: Record<string, string> = {}, bearer = token) => apiGet(server, 'production', path, { bearer, headers });
@@ -42,7 +55,7 @@ async function walk(path: string, tokenParam: string, nextField: string, limitPa
 }
 
 describe('donations', () => {
-  it('list the authorizing nonprofit\'s donations, newest first, matching the published schema in both versions', async () => {
+  it("list the authorizing nonprofit's donations, newest first, matching the published schema in both versions", async () => {
     for (const version of ['2026-04-01', '2026-01-15'] as const) {
       const res = await get('/v1/donations?limit=5', { 'api-version': version });
       expect(res.status).toBe(200);
@@ -82,7 +95,7 @@ describe('donations', () => {
     expect((await get('/v1/donations?dafpay_tracking_id=X', { 'api-version': '2026-01-15' })).status).toBe(400);
   });
 
-  it('get one donation; another nonprofit\'s or environment\'s id is 404, never its data', async () => {
+  it("get one donation; another nonprofit's or environment's id is 404, never its data", async () => {
     const res = await get(`/v1/donations/${seeded.donation_ids[3]!}`);
     expect(res.status).toBe(200);
     expect(res.body.id).toBe(seeded.donation_ids[3]);
@@ -95,7 +108,7 @@ describe('donations', () => {
 });
 
 describe('grants', () => {
-  it('list all the caller\'s connects\' grants by default and one connect with connect_id, per the published schema', async () => {
+  it("list all the caller's connects' grants by default and one connect with connect_id, per the published schema", async () => {
     const { seen } = await walk('/v1/grants', 'pageToken', 'nextPageToken', 'pageLimit', 10);
     expect(new Set(seen)).toEqual(new Set(seeded.grant_ids));
     expect(seen).toHaveLength(27);
@@ -104,7 +117,10 @@ describe('grants', () => {
     expect((one.body.results as unknown[]).length).toBe(9);
     expect(one.body.nextPageToken).toBeNull();
     // Served (and so validated) under each version's document.
-    for (const version of ['2026-04-01', '2026-01-15']) expect((await get(`/v1/grants?connect_id=${seeded.connect_ids[1]!}&pageLimit=100`, { 'api-version': version })).body).toEqual(one.body);
+    for (const version of ['2026-04-01', '2026-01-15'])
+      expect((await get(`/v1/grants?connect_id=${seeded.connect_ids[1]!}&pageLimit=100`, { 'api-version': version })).body).toEqual(
+        one.body,
+      );
   });
 
   it('default to 10 per page and need no x-service-api-key header', async () => {
@@ -114,14 +130,15 @@ describe('grants', () => {
     expect(typeof res.body.nextPageToken).toBe('string');
   });
 
-  it('treat another organization\'s connect and grant as unknown', async () => {
+  it("treat another organization's connect and grant as unknown", async () => {
     // The list documents no 404: a connect_id that is not the caller's is an invalid parameter,
     // worded the same whether it exists elsewhere or nowhere.
     const foreign = await get(`/v1/grants?connect_id=${otherSeeded.connect_ids[0]!}`);
     expect(foreign.status).toBe(400);
     expect(foreign.body.detail).toBe('Invalid query: connect_id names no connect of the caller.');
     expect((await get('/v1/grants?connect_id=live_nowhere')).body).toEqual(foreign.body);
-    const otherGrant = (await t.db.selectFrom('grants').select('id').where('organization_id', '=', other.orgId).executeTakeFirstOrThrow()).id;
+    const otherGrant = (await t.db.selectFrom('grants').select('id').where('organization_id', '=', other.orgId).executeTakeFirstOrThrow())
+      .id;
     expect((await get(`/v1/grants/${otherGrant}`)).status).toBe(404);
     expect((await get('/v1/grants/not-a-uuid')).status).toBe(400);
     const mine = await get(`/v1/grants/${seeded.grant_ids[0]!}`);
@@ -140,7 +157,7 @@ describe('nonprofit directory', () => {
     }
   });
 
-  it('answers an unknown EIN and a fund provider\'s EIN with 404, and a malformed one with 400', async () => {
+  it("answers an unknown EIN and a fund provider's EIN with 404, and a malformed one with 400", async () => {
     await addOrganization(t.db, { ein: '91-1111111', name: 'Some Fund', kind: 'fund_provider' });
     for (const ein of ['99-9999999', '911111111']) {
       const res = await get(`/v1/nonprofit/${ein}`, {}, key);
@@ -169,7 +186,17 @@ describe('OpenAPI', () => {
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ openapi: '3.1.0', info: { version: '2026-04-01' } });
     const paths = res.body.paths as Record<string, Record<string, { parameters: { name: string }[]; operationId: string }>>;
-    expect(Object.keys(paths)).toEqual(expect.arrayContaining(['/v1/donations', '/v1/donations/{id}', '/v1/grants', '/v1/grants/{id}', '/v1/nonprofit/{ein}', '/v1/donor_accounts', '/v1/authorization_tokens/verify']));
+    expect(Object.keys(paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/donations',
+        '/v1/donations/{id}',
+        '/v1/grants',
+        '/v1/grants/{id}',
+        '/v1/nonprofit/{ein}',
+        '/v1/donor_accounts',
+        '/v1/authorization_tokens/verify',
+      ]),
+    );
     expect(paths['/v1/donations']!.get!.parameters.map((p) => p.name)).toContain('dafpay_tracking_id');
     const older = await apiGet(server, 'production', '/openapi.json', { headers: { 'api-version': '2026-01-15' } });
     const olderPaths = older.body.paths as typeof paths;

@@ -48,7 +48,13 @@ function app() {
     await next();
   });
   koa.use(apiVersion());
-  koa.use(buildGatewayRouter([spec] as unknown as RouteSpec[], { db: t.db, ipRestrictedAreas: [], services: { mail: new TableMailSender(t.db), profile: 'dev', box: testBox, keys } }));
+  koa.use(
+    buildGatewayRouter([spec] as unknown as RouteSpec[], {
+      db: t.db,
+      ipRestrictedAreas: [],
+      services: { mail: new TableMailSender(t.db), profile: 'dev', box: testBox, keys },
+    }),
+  );
   return koa.callback();
 }
 

@@ -10,6 +10,12 @@ export interface AdminRun {
 export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<AdminRun> {
   let stdout = '';
   let stderr = '';
-  const code = await runCli({ argv, stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), readStdin: async () => stdin, env });
+  const code = await runCli({
+    argv,
+    stdout: (s) => void (stdout += s),
+    stderr: (s) => void (stderr += s),
+    readStdin: async () => stdin,
+    env,
+  });
   return { code, stdout, stderr };
 }

@@ -41,7 +41,16 @@ export const testBox = new SecretBox(decodeSecretsKey(TEST_SECRETS_KEY));
 /** The dev profile's configuration with test overrides, ignoring the caller's environment. */
 export function testConfig(overrides: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}): AppConfig {
   const dir = tempDir();
-  return loadConfig({ env, overrides: { log_level: 'silent', clients_file: path.join(dir, 'clients.json'), data_dir: dir, secrets_key: TEST_SECRETS_KEY, ...overrides } });
+  return loadConfig({
+    env,
+    overrides: {
+      log_level: 'silent',
+      clients_file: path.join(dir, 'clients.json'),
+      data_dir: dir,
+      secrets_key: TEST_SECRETS_KEY,
+      ...overrides,
+    },
+  });
 }
 
 export interface TestApp {
@@ -52,7 +61,12 @@ export interface TestApp {
   withDatabase(db: Db): Runtime['app'];
 }
 
-export async function testApp(db: Db, overrides: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}, logger: Logger = createLogger('silent')): Promise<TestApp> {
+export async function testApp(
+  db: Db,
+  overrides: Record<string, unknown> = {},
+  env: NodeJS.ProcessEnv = {},
+  logger: Logger = createLogger('silent'),
+): Promise<TestApp> {
   const config = testConfig(overrides, env);
   const runtime = await createRuntime(config, db, logger);
   return {

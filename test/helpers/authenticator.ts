@@ -79,6 +79,10 @@ export async function nextCode(email: string, db?: Db): Promise<string> {
 async function freshRecoveryCodes(db: Db, email: string): Promise<string[]> {
   const user = await db.selectFrom('users').select('id').where('email', '=', email.toLowerCase()).executeTakeFirstOrThrow();
   const codes = newRecoveryCodes();
-  await replaceRecoveryCodes(db, user.id, codes.map((c) => hashRecoveryCode(normaliseRecoveryCode(c)!)));
+  await replaceRecoveryCodes(
+    db,
+    user.id,
+    codes.map((c) => hashRecoveryCode(normaliseRecoveryCode(c)!)),
+  );
   return codes;
 }

@@ -4,8 +4,20 @@
  * the amounts and physical records itself, so a test can compare them with the trailers the
  * file claims. Only funds types '', Z, 0, 1 and 2 (no extra fields) are understood.
  */
-export interface Bai2Summary { typeCode: string; amount: number; itemCount: number | undefined; fundsType: string }
-export interface Bai2Detail { typeCode: string; amount: number; fundsType: string; bankRef: string; customerRef: string; text: string }
+export interface Bai2Summary {
+  typeCode: string;
+  amount: number;
+  itemCount: number | undefined;
+  fundsType: string;
+}
+export interface Bai2Detail {
+  typeCode: string;
+  amount: number;
+  fundsType: string;
+  bankRef: string;
+  customerRef: string;
+  text: string;
+}
 export interface Bai2Account {
   accountNumber: string;
   currency: string;
@@ -32,7 +44,11 @@ export interface Bai2File {
   counted: { total: number; groups: number; records: number };
 }
 
-interface Logical { code: string; fields: string[]; physical: number }
+interface Logical {
+  code: string;
+  fields: string[];
+  physical: number;
+}
 
 const amount = (value: string, what: string): number => {
   if (value === '') return 0;
@@ -76,7 +92,8 @@ export function parseBai2(text: string): Bai2File {
   let i = 0;
   const next = (expected: string[]): Logical => {
     const record = records[i];
-    if (!record || !expected.includes(record.code)) throw new Error(`record ${i + 1}: expected ${expected.join('|')}, found ${record?.code ?? 'end of file'}`);
+    if (!record || !expected.includes(record.code))
+      throw new Error(`record ${i + 1}: expected ${expected.join('|')}, found ${record?.code ?? 'end of file'}`);
     i += 1;
     return record;
   };
@@ -90,7 +107,12 @@ export function parseBai2(text: string): Bai2File {
   while (records[i]?.code === '02') {
     const g = next(['02']);
     const group: Bai2Group = {
-      receiver: g.fields[0]!, originator: g.fields[1]!, status: g.fields[2]!, asOfDate: g.fields[3]!, asOfTime: g.fields[4]!, currency: g.fields[5]!,
+      receiver: g.fields[0]!,
+      originator: g.fields[1]!,
+      status: g.fields[2]!,
+      asOfDate: g.fields[3]!,
+      asOfTime: g.fields[4]!,
+      currency: g.fields[5]!,
       accounts: [],
       trailer: { total: 0, accounts: 0, records: 0 },
       counted: { total: 0, accounts: 0, records: g.physical },
@@ -99,11 +121,23 @@ export function parseBai2(text: string): Bai2File {
       const a = next(['03']);
       const [accountNumber, currency, ...rest] = a.fields;
       if (rest.length % 4 !== 0) throw new Error(`03 summaries are not groups of type, amount, count, funds: ${a.fields.join(',')}`);
-      const account: Bai2Account = { accountNumber: accountNumber!, currency: currency!, summaries: [], details: [], trailer: { total: 0, records: 0 }, counted: { total: 0, records: a.physical } };
+      const account: Bai2Account = {
+        accountNumber: accountNumber!,
+        currency: currency!,
+        summaries: [],
+        details: [],
+        trailer: { total: 0, records: 0 },
+        counted: { total: 0, records: a.physical },
+      };
       for (let s = 0; s < rest.length; s += 4) {
         const [typeCode, value, count, fundsType] = rest.slice(s, s + 4) as [string, string, string, string];
         if (!SIMPLE_FUNDS.has(fundsType)) throw new Error(`funds type ${fundsType} not understood`);
-        account.summaries.push({ typeCode, amount: amount(value, `03 ${typeCode}`), itemCount: count === '' ? undefined : Number(count), fundsType });
+        account.summaries.push({
+          typeCode,
+          amount: amount(value, `03 ${typeCode}`),
+          itemCount: count === '' ? undefined : Number(count),
+          fundsType,
+        });
         account.counted.total += amount(value, `03 ${typeCode}`);
       }
       while (records[i]?.code === '16') {

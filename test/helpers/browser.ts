@@ -32,7 +32,10 @@ export class FormBrowser {
   }
 
   /** Requests and follows redirects; returns the last page or the redirect that left the server. */
-  async request(start: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<{ url: URL; status: number; html: string; location?: URL }> {
+  async request(
+    start: string,
+    init: { method?: string; form?: Record<string, string> } = {},
+  ): Promise<{ url: URL; status: number; html: string; location?: URL }> {
     let url = new URL(start);
     let method = init.method ?? 'GET';
     let body: string | undefined = init.form ? new URLSearchParams(init.form).toString() : undefined;
@@ -40,7 +43,12 @@ export class FormBrowser {
       const response = await fetch(url, {
         method,
         redirect: 'manual',
-        headers: { ...this.headers, cookie: this.cookieHeader(url), ...(body ? { 'content-type': 'application/x-www-form-urlencoded', origin: url.origin } : {}), accept: 'text/html' },
+        headers: {
+          ...this.headers,
+          cookie: this.cookieHeader(url),
+          ...(body ? { 'content-type': 'application/x-www-form-urlencoded', origin: url.origin } : {}),
+          accept: 'text/html',
+        },
         body,
       });
       this.store(url, response);
@@ -63,7 +71,9 @@ export class FormBrowser {
     const forms = [...page.html.matchAll(/<form[^>]*method="post"[^>]*action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/g)];
     const form = forms.find((f) => f[1]!.includes(actionPart));
     if (!form) throw new Error(`no form with action ${actionPart} on ${page.url}: ${page.html.slice(0, 500)}`);
-    const hidden = Object.fromEntries([...form[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, '&')]));
+    const hidden = Object.fromEntries(
+      [...form[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, '&')]),
+    );
     return this.request(new URL(form[1]!.replace(/&amp;/g, '&'), page.url).toString(), { method: 'POST', form: { ...hidden, ...fields } });
   }
 }

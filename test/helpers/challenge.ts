@@ -38,7 +38,8 @@ export function parseChallenges(header: string): Challenge[] {
     if (!/^[ \t]/.test(rest) && !rest.startsWith(',')) fail('expected a space after the scheme');
     skipSpace();
     // token68 form (e.g. Negotiate <base64>)
-    const t68 = /^[A-Za-z0-9\-._~+/]+=*\s*(,|$)/.test(rest) && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+\s*=\s*[^=]/.test(rest) ? take(TOKEN68) : undefined;
+    const t68 =
+      /^[A-Za-z0-9\-._~+/]+=*\s*(,|$)/.test(rest) && !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+\s*=\s*[^=]/.test(rest) ? take(TOKEN68) : undefined;
     if (t68) challenge.token68 = t68[0];
     else {
       // #auth-param, until the next challenge (a token not followed by "=") or the end

@@ -107,11 +107,16 @@ export async function startAuthorization(page: Page, server: OAuthTestServer, op
   // The redirect URI is not served (and a redirect hop bypasses route handlers), so the
   // browser shows its error page after requesting it; waiting for that page keeps the tab
   // settled for whatever the test does next.
-  const errorPage = page.waitForEvent('framenavigated', { predicate: (frame) => frame === page.mainFrame() && frame.url().startsWith('chrome-error:'), timeout: 15_000 });
-  const callback = page.waitForRequest((request) => request.url().startsWith(`${options.redirectUri}?`), { timeout: 15_000 }).then(async (request) => {
-    await errorPage.catch(() => undefined);
-    return new URL(request.url());
+  const errorPage = page.waitForEvent('framenavigated', {
+    predicate: (frame) => frame === page.mainFrame() && frame.url().startsWith('chrome-error:'),
+    timeout: 15_000,
   });
+  const callback = page
+    .waitForRequest((request) => request.url().startsWith(`${options.redirectUri}?`), { timeout: 15_000 })
+    .then(async (request) => {
+      await errorPage.catch(() => undefined);
+      return new URL(request.url());
+    });
   errorPage.catch(() => undefined);
   callback.catch(() => undefined);
   // A signed-in user whose authorization covers the request goes straight back to the
@@ -126,7 +131,10 @@ export async function startAuthorization(page: Page, server: OAuthTestServer, op
 export async function signIn(page: Page, user: { email: string; password: string }): Promise<void> {
   await page.getByLabel('Email').fill(user.email);
   await page.getByLabel('Password').fill(user.password);
-  await Promise.all([page.waitForNavigation({ timeout: 15_000 }).catch(() => undefined), page.getByRole('button', { name: 'Sign in' }).click()]);
+  await Promise.all([
+    page.waitForNavigation({ timeout: 15_000 }).catch(() => undefined),
+    page.getByRole('button', { name: 'Sign in' }).click(),
+  ]);
   await passSecondFactor(page, user.email);
 }
 
@@ -137,16 +145,28 @@ export async function signIn(page: Page, user: { email: string; password: string
  */
 export async function passSecondFactor(page: Page, email: string): Promise<void> {
   for (let round = 0; round < 2; round += 1) {
-    const heading = (await page.locator('h1').first().textContent({ timeout: 2_000 }).catch(() => null))?.trim();
+    const heading = (
+      await page
+        .locator('h1')
+        .first()
+        .textContent({ timeout: 2_000 })
+        .catch(() => null)
+    )?.trim();
     if (heading === 'Enter your second factor' || heading === 'Confirm it is you') {
       await page.getByLabel('Code from your app').fill(await nextCode(email));
-      await Promise.all([page.waitForNavigation({ timeout: 15_000 }).catch(() => undefined), page.getByRole('button', { name: 'Verify' }).click()]);
+      await Promise.all([
+        page.waitForNavigation({ timeout: 15_000 }).catch(() => undefined),
+        page.getByRole('button', { name: 'Verify' }).click(),
+      ]);
     } else if (heading === 'Set up a second factor') {
       const key = (await page.locator('.secret code').textContent())!.trim();
       await page.getByLabel('Code from your app').fill(setupCode(email, key));
       await Promise.all([page.waitForNavigation({ timeout: 15_000 }), page.getByRole('button', { name: 'Turn on' }).click()]);
       rememberRecoveryCodes(email, await page.locator('ul.codes code').allTextContents());
-      await Promise.all([page.waitForNavigation({ timeout: 15_000 }).catch(() => undefined), page.locator('a.button-link.primary').click()]);
+      await Promise.all([
+        page.waitForNavigation({ timeout: 15_000 }).catch(() => undefined),
+        page.locator('a.button-link.primary').click(),
+      ]);
     } else {
       return;
     }

@@ -13,8 +13,10 @@ export async function dashboardSession(server: OAuthTestServer, environment: Env
   const form = await browser.request(`${origin}/sign-in?next=/account`);
   let landed = await browser.submit(form, '/sign-in', { email: user.email, password: user.password });
   // A user with an authenticator app gives its code next.
-  if (landed.url.pathname === '/sign-in/second-factor') landed = await browser.submit(landed, '/sign-in/second-factor', { code: await nextCode(user.email, server.db) });
-  if (!landed.url.pathname.startsWith('/account')) throw new Error(`sign-in did not reach the account page (${landed.status} at ${landed.url}): ${landed.html.slice(0, 300)}`);
+  if (landed.url.pathname === '/sign-in/second-factor')
+    landed = await browser.submit(landed, '/sign-in/second-factor', { code: await nextCode(user.email, server.db) });
+  if (!landed.url.pathname.startsWith('/account'))
+    throw new Error(`sign-in did not reach the account page (${landed.status} at ${landed.url}): ${landed.html.slice(0, 300)}`);
   return {
     browser,
     origin,
@@ -35,7 +37,9 @@ type DashboardSession = Awaited<ReturnType<typeof dashboardSession>>;
  */
 export async function enrolAuthenticator(session: DashboardSession, email: string): Promise<string[]> {
   const setup = await session.get('/account/security/authenticator');
-  const shown = await session.browser.submit(setup, '/account/security/authenticator', { code: setupCode(email, secretOnPage(setup.html)) });
+  const shown = await session.browser.submit(setup, '/account/security/authenticator', {
+    code: setupCode(email, secretOnPage(setup.html)),
+  });
   const codes = recoveryCodesOnPage(shown.html);
   if (codes.length !== 10) throw new Error(`authenticator setup failed (${shown.status}): ${shown.html.slice(0, 400)}`);
   rememberRecoveryCodes(email, codes);
@@ -47,5 +51,6 @@ export async function enrolAuthenticator(session: DashboardSession, email: strin
 export async function confirmSecondFactor(session: DashboardSession, email: string): Promise<void> {
   const page = await session.get('/account/security/confirm?next=/account/security');
   const done = await session.browser.submit(page, '/account/security/confirm', { code: await nextCode(email, session.db) });
-  if (done.url.pathname !== '/account/security') throw new Error(`confirming the second factor failed (${done.status}): ${done.html.slice(0, 400)}`);
+  if (done.url.pathname !== '/account/security')
+    throw new Error(`confirming the second factor failed (${done.status}): ${done.html.slice(0, 400)}`);
 }

@@ -11,7 +11,9 @@ export async function dumpAllRows(db: Db): Promise<string> {
     where table_schema = 'public' and table_type = 'BASE TABLE' order by table_name`.execute(db);
   const parts: string[] = [];
   for (const { table_name: table } of tables.rows) {
-    const { rows } = await sql<{ t: string | null }>`select string_agg(row_to_json(x)::text, ' ') as t from ${sql.table(table)} x`.execute(db);
+    const { rows } = await sql<{ t: string | null }>`select string_agg(row_to_json(x)::text, ' ') as t from ${sql.table(table)} x`.execute(
+      db,
+    );
     parts.push(rows[0]?.t ?? '');
   }
   return parts.join('\n');

@@ -15,7 +15,10 @@ import type { OAuthTestServer } from './oauth-server.js';
  * a form-submitting user agent.
  */
 
-export const FAPI_REDIRECT: Record<Env, string> = { production: 'https://aggregator.example.org/callback', sandbox: 'http://127.0.0.1:9998/callback' };
+export const FAPI_REDIRECT: Record<Env, string> = {
+  production: 'https://aggregator.example.org/callback',
+  sandbox: 'http://127.0.0.1:9998/callback',
+};
 
 export interface FapiClient {
   environment: Env;
@@ -43,10 +46,22 @@ export async function publicJwk(pair: CryptoKeyPair, kid: string): Promise<Recor
 /** Registers a fapi2 client with a fresh ES256 signing key, and a handle that speaks for it. */
 export async function registerFapiClient(
   server: OAuthTestServer,
-  options: { environment?: Env; name?: string; subjectType?: 'user' | 'organization'; scopes?: string[]; ipAllowList?: string[]; signingKey?: CryptoKeyPair } = {},
+  options: {
+    environment?: Env;
+    name?: string;
+    subjectType?: 'user' | 'organization';
+    scopes?: string[];
+    ipAllowList?: string[];
+    signingKey?: CryptoKeyPair;
+  } = {},
 ): Promise<FapiClient> {
   const environment = options.environment ?? 'production';
-  const defaultScopes = [...(options.subjectType === 'organization' ? [] : ['openid']), 'offline_access', 'read_only', 'read:bank_accounts'];
+  const defaultScopes = [
+    ...(options.subjectType === 'organization' ? [] : ['openid']),
+    'offline_access',
+    'read_only',
+    'read:bank_accounts',
+  ];
   const signingKey = options.signingKey ?? (await keyPair());
   const { client_id } = await addFapi2Client(
     { db: server.db, clientsFile: server.config.clients_file, passwordParams: MIN_PASSWORD_PARAMS },
@@ -63,20 +78,41 @@ export async function registerFapiClient(
   const client: oauth.Client = { client_id, id_token_signed_response_alg: 'ES256' };
   const dpopKey = await keyPair();
   const scope = defaultScopes.join(' ');
-  return { environment, client_id, signingKey, dpopKey, as: await discover(server, environment), client, auth: oauth.PrivateKeyJwt(signingKey.privateKey), dpop: oauth.DPoP(client, dpopKey), scope };
+  return {
+    environment,
+    client_id,
+    signingKey,
+    dpopKey,
+    as: await discover(server, environment),
+    client,
+    auth: oauth.PrivateKeyJwt(signingKey.privateKey),
+    dpop: oauth.DPoP(client, dpopKey),
+    scope,
+  };
 }
 
 export const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
 /** Pushes an authorization request; returns its request_uri and the PKCE verifier. */
-export async function push(fapi: FapiClient, params: Record<string, string> = {}): Promise<{ requestUri: string; verifier: string; state: string }> {
+export async function push(
+  fapi: FapiClient,
+  params: Record<string, string> = {},
+): Promise<{ requestUri: string; verifier: string; state: string }> {
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
   const response = await oauth.pushedAuthorizationRequest(
     fapi.as,
     fapi.client,
     fapi.auth,
-    { redirect_uri: FAPI_REDIRECT[fapi.environment], response_type: 'code', scope: fapi.scope, state, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...params },
+    {
+      redirect_uri: FAPI_REDIRECT[fapi.environment],
+      response_type: 'code',
+      scope: fapi.scope,
+      state,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      ...params,
+    },
     { DPoP: fapi.dpop, ...insecure },
   );
   const result = await oauth.processPushedAuthorizationResponse(fapi.as, fapi.client, response);
@@ -98,24 +134,56 @@ export async function approve(server: OAuthTestServer, fapi: FapiClient, request
 /** Exchanges the code with a DPoP proof; returns the token endpoint's processed response. */
 export async function exchange(fapi: FapiClient, callback: URL, state: string, verifier: string) {
   const params = oauth.validateAuthResponse(fapi.as, fapi.client, callback, state);
-  const send = () => oauth.authorizationCodeGrantRequest(fapi.as, fapi.client, fapi.auth, params, FAPI_REDIRECT[fapi.environment], verifier, { DPoP: fapi.dpop, ...insecure });
+  const send = () =>
+    oauth.authorizationCodeGrantRequest(fapi.as, fapi.client, fapi.auth, params, FAPI_REDIRECT[fapi.environment], verifier, {
+      DPoP: fapi.dpop,
+      ...insecure,
+    });
   let response = await send();
   // A first proof may be answered with a nonce to use (RFC 9449 8): oauth4webapi remembers it.
-  if (response.status === 400 && (await response.clone().json().catch(() => ({})) as { error?: string }).error === 'use_dpop_nonce') response = await send();
-  return oauth.processAuthorizationCodeResponse(fapi.as, fapi.client, response, { requireIdToken: fapi.scope.split(' ').includes('openid') });
+  if (
+    response.status === 400 &&
+    (
+      (await response
+        .clone()
+        .json()
+        .catch(() => ({}))) as { error?: string }
+    ).error === 'use_dpop_nonce'
+  )
+    response = await send();
+  return oauth.processAuthorizationCodeResponse(fapi.as, fapi.client, response, {
+    requireIdToken: fapi.scope.split(' ').includes('openid'),
+  });
 }
 
 /** PAR, sign-in and consent, code exchange: the tokens of a fresh authorization. */
-export async function fapiTokens(server: OAuthTestServer, fapi: FapiClient, options: HostedPagesOptions & { params?: Record<string, string> }) {
+export async function fapiTokens(
+  server: OAuthTestServer,
+  fapi: FapiClient,
+  options: HostedPagesOptions & { params?: Record<string, string> },
+) {
   const { requestUri, verifier, state } = await push(fapi, options.params);
   const callback = await approve(server, fapi, requestUri, options);
   return exchange(fapi, callback, state, verifier);
 }
 
 /** A client assertion made by hand (RFC 7523 3), so a test can get each claim wrong on purpose; undefined removes a claim. */
-export async function clientAssertion(fapi: Pick<FapiClient, 'client_id' | 'as'>, key: CryptoKeyPair, overrides: Record<string, unknown> = {}, alg = 'ES256'): Promise<string> {
+export async function clientAssertion(
+  fapi: Pick<FapiClient, 'client_id' | 'as'>,
+  key: CryptoKeyPair,
+  overrides: Record<string, unknown> = {},
+  alg = 'ES256',
+): Promise<string> {
   const now = Math.floor(Date.now() / 1000);
-  const claims: Record<string, unknown> = { iss: fapi.client_id, sub: fapi.client_id, aud: fapi.as.issuer, jti: crypto.randomUUID(), iat: now, exp: now + 60, ...overrides };
+  const claims: Record<string, unknown> = {
+    iss: fapi.client_id,
+    sub: fapi.client_id,
+    aud: fapi.as.issuer,
+    jti: crypto.randomUUID(),
+    iat: now,
+    exp: now + 60,
+    ...overrides,
+  };
   for (const [name, value] of Object.entries(claims)) if (value === undefined) delete claims[name];
   return new SignJWT(claims).setProtectedHeader({ alg }).sign(key.privateKey);
 }

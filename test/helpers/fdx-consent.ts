@@ -26,23 +26,55 @@ export interface ConsentedToken {
 
 /** The grant (our authorization id) of an access token, from the provider's stored row. */
 export async function grantOfToken(db: Db, token: string): Promise<string> {
-  const row = await db.selectFrom('oidc_models').select('grant_id').where('model', '=', 'AccessToken').where('id', '=', hashId(token)).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('oidc_models')
+    .select('grant_id')
+    .where('model', '=', 'AccessToken')
+    .where('id', '=', hashId(token))
+    .executeTakeFirstOrThrow();
   return row.grant_id!;
 }
 
-export async function consentedToken(db: Db, server: OAuthTestServer, staff: Staff, consentRequest: Record<string, unknown>, accountIds: string[]): Promise<ConsentedToken> {
+export async function consentedToken(
+  db: Db,
+  server: OAuthTestServer,
+  staff: Staff,
+  consentRequest: Record<string, unknown>,
+  accountIds: string[],
+): Promise<ConsentedToken> {
   const client = await fdxClient(server);
   const token = await fdxToken(server, client, staff);
-  const request = parseFdxAuthorizationDetails([{ type: 'fdx_v1.0', consentRequest: { durationType: 'TIME_BOUND', durationPeriod: 30, ...consentRequest } }]);
-  const consent = await recordFdxConsent(db, { environment: 'production', organizationId: staff.orgId, clientId: client.client_id, grantId: await grantOfToken(db, token), userId: staff.users.admin.id, request, accountIds });
+  const request = parseFdxAuthorizationDetails([
+    { type: 'fdx_v1.0', consentRequest: { durationType: 'TIME_BOUND', durationPeriod: 30, ...consentRequest } },
+  ]);
+  const consent = await recordFdxConsent(db, {
+    environment: 'production',
+    organizationId: staff.orgId,
+    clientId: client.client_id,
+    grantId: await grantOfToken(db, token),
+    userId: staff.users.admin.id,
+    request,
+    accountIds,
+  });
   return { token, client, consent };
 }
 
 /** A consent granted through the real flow: a fapi2 client pushes the request, the admin ticks `accountIds` and approves. */
-export async function fapiConsent(server: OAuthTestServer, staff: Staff, fapi: FapiClient, consentRequest: Record<string, unknown>, accountIds: string[]) {
-  const authorizationDetails = JSON.stringify([{ type: 'fdx_v1.0', consentRequest: { durationType: 'TIME_BOUND', durationPeriod: 30, ...consentRequest } }]);
+export async function fapiConsent(
+  server: OAuthTestServer,
+  staff: Staff,
+  fapi: FapiClient,
+  consentRequest: Record<string, unknown>,
+  accountIds: string[],
+) {
+  const authorizationDetails = JSON.stringify([
+    { type: 'fdx_v1.0', consentRequest: { durationType: 'TIME_BOUND', durationPeriod: 30, ...consentRequest } },
+  ]);
   const { requestUri, verifier, state } = await push(fapi, { authorization_details: authorizationDetails });
-  const callback = await approve(server, fapi, requestUri, { login: staff.users.admin, consentFields: () => Object.fromEntries(accountIds.map((id) => [`account_${id}`, 'on'])) });
+  const callback = await approve(server, fapi, requestUri, {
+    login: staff.users.admin,
+    consentFields: () => Object.fromEntries(accountIds.map((id) => [`account_${id}`, 'on'])),
+  });
   const tokens = await exchange(fapi, callback, state, verifier);
   const consentId = (tokens.authorization_details as unknown as { consentId: string }[])[0]!.consentId;
   return { tokens, consentId };
@@ -55,7 +87,14 @@ export async function recipientToken(fapi: FapiClient): Promise<string> {
 }
 
 /** A call of the API with a DPoP-bound token and a fresh proof (checked against the documents like every test call). */
-export async function dpopCall(server: OAuthTestServer, fapi: FapiClient, token: string, method: string, path: string, body: { json?: unknown; rawJson?: string } = {}) {
+export async function dpopCall(
+  server: OAuthTestServer,
+  fapi: FapiClient,
+  token: string,
+  method: string,
+  path: string,
+  body: { json?: unknown; rawJson?: string } = {},
+) {
   const url = `${server.urls.api}${path}`;
   const proof = await dpopProof(fapi.dpopKey, { method, url: url.split('?')[0]!, accessToken: token });
   return apiRequest(server, fapi.environment, method, path, { headers: { authorization: `DPoP ${token}`, dpop: proof }, ...body });

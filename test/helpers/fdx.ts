@@ -11,21 +11,45 @@ import { documentVersion, servedDocument } from './served-openapi.js';
 /** FDX test fixtures: clients that may call the API, tokens, bank data with exact timestamps. */
 
 export const FDX_SCOPES = ['read_only', 'read:bank_accounts', 'sync:connected_accounts'];
-const redirectFor = (environment: Env) => (environment === 'sandbox' ? 'http://127.0.0.1:9999/callback' : 'https://app.example.org/callback');
+const redirectFor = (environment: Env) =>
+  environment === 'sandbox' ? 'http://127.0.0.1:9999/callback' : 'https://app.example.org/callback';
 
 /** A client registered for FDX; callers must be inside its allow-list (loopback by default). */
-export function fdxClient(server: OAuthTestServer, environment: Env = 'production', options: { ipAllowList?: string[]; scopes?: string[] } = {}) {
-  return server.registerClient({ environment, redirectUris: [redirectFor(environment)], scopes: options.scopes ?? FDX_SCOPES, ipAllowList: options.ipAllowList ?? ['127.0.0.0/8'] });
+export function fdxClient(
+  server: OAuthTestServer,
+  environment: Env = 'production',
+  options: { ipAllowList?: string[]; scopes?: string[] } = {},
+) {
+  return server.registerClient({
+    environment,
+    redirectUris: [redirectFor(environment)],
+    scopes: options.scopes ?? FDX_SCOPES,
+    ipAllowList: options.ipAllowList ?? ['127.0.0.0/8'],
+  });
 }
 
 /** An access token approved by an admin (FDX scopes are an admin's or owner's decision). */
-export function fdxToken(server: OAuthTestServer, client: { client_id: string; client_secret: string }, staff: Staff, options: { environment?: Env; scope?: string; as?: keyof Staff['users'] } = {}) {
+export function fdxToken(
+  server: OAuthTestServer,
+  client: { client_id: string; client_secret: string },
+  staff: Staff,
+  options: { environment?: Env; scope?: string; as?: keyof Staff['users'] } = {},
+) {
   const environment = options.environment ?? 'production';
-  return accessToken(server, client, { environment, redirectUri: redirectFor(environment), scope: options.scope ?? 'read_only read:bank_accounts', login: staff.users[options.as ?? 'admin'] });
+  return accessToken(server, client, {
+    environment,
+    redirectUri: redirectFor(environment),
+    scope: options.scope ?? 'read_only read:bank_accounts',
+    login: staff.users[options.as ?? 'admin'],
+  });
 }
 
-export const fdxGet = (server: OAuthTestServer, path: string, bearer: string, options: { environment?: Env; headers?: Record<string, string> } = {}) =>
-  apiGet(server, options.environment ?? 'production', `/fdx/v6${path}`, { bearer, headers: options.headers });
+export const fdxGet = (
+  server: OAuthTestServer,
+  path: string,
+  bearer: string,
+  options: { environment?: Env; headers?: Record<string, string> } = {},
+) => apiGet(server, options.environment ?? 'production', `/fdx/v6${path}`, { bearer, headers: options.headers });
 
 export interface Download {
   status: number;
@@ -39,7 +63,13 @@ export interface Download {
  * checked against the published operation like every gateway response (a file by its media
  * type, a problem by its schema).
  */
-export async function fdxDownload(server: OAuthTestServer, path: string, bearer: string, accept?: string, environment: Env = 'production'): Promise<Download> {
+export async function fdxDownload(
+  server: OAuthTestServer,
+  path: string,
+  bearer: string,
+  accept?: string,
+  environment: Env = 'production',
+): Promise<Download> {
   const headers: Record<string, string> = { authorization: `Bearer ${bearer}` };
   if (accept !== undefined) headers.accept = accept;
   const api = endpoints(server, environment).api;
@@ -48,7 +78,17 @@ export async function fdxDownload(server: OAuthTestServer, path: string, bearer:
   const bytes = Buffer.from(await response.arrayBuffer());
   const contentType = response.headers.get('content-type');
   const text = bytes.toString('utf8');
-  checkGatewayResponse({ method: 'GET', path: `/fdx/v6${path}`, requestHeaders: headers, status: response.status, contentType, text: /json/.test(contentType ?? '') ? text : undefined }, served);
+  checkGatewayResponse(
+    {
+      method: 'GET',
+      path: `/fdx/v6${path}`,
+      requestHeaders: headers,
+      status: response.status,
+      contentType,
+      text: /json/.test(contentType ?? '') ? text : undefined,
+    },
+    served,
+  );
   return { status: response.status, headers: response.headers, bytes, text };
 }
 
@@ -57,7 +97,12 @@ export function seedBank(db: Db, staff: Staff, environment: Env, counts: { accou
 }
 
 /** An account with no activity, for tests that insert exactly the transactions they reason about. */
-export async function createAccount(db: Db, staff: Staff, environment: Env, values: { openingBalance?: number; openedOn?: string; accountNumber?: string } = {}): Promise<{ id: string; accountNumber: string }> {
+export async function createAccount(
+  db: Db,
+  staff: Staff,
+  environment: Env,
+  values: { openingBalance?: number; openedOn?: string; accountNumber?: string } = {},
+): Promise<{ id: string; accountNumber: string }> {
   const accountNumber = values.accountNumber ?? `9${crypto.randomInt(100_000_000, 999_999_999)}`;
   const row = await db
     .insertInto('deposit_accounts')
@@ -105,13 +150,24 @@ export async function insertTransactions(db: Db, accountId: string, inputs: TxIn
       check_number: t.checkNumber ?? null,
     };
   });
-  for (let i = 0; i < rows.length; i += 1000) await db.insertInto('deposit_transactions').values(rows.slice(i, i + 1000)).execute();
+  for (let i = 0; i < rows.length; i += 1000)
+    await db
+      .insertInto('deposit_transactions')
+      .values(rows.slice(i, i + 1000))
+      .execute();
   return rows.map((r) => r.id);
 }
 
 export async function createStatement(db: Db, accountId: string, periodStart: string, periodEnd: string): Promise<string> {
-  return (await db.insertInto('deposit_statements').values({ account_id: accountId, period_start: periodStart, period_end: periodEnd }).returning('id').executeTakeFirstOrThrow()).id;
+  return (
+    await db
+      .insertInto('deposit_statements')
+      .values({ account_id: accountId, period_start: periodStart, period_end: periodEnd })
+      .returning('id')
+      .executeTakeFirstOrThrow()
+  ).id;
 }
 
 export const isoDay = (date: Date) => date.toISOString().slice(0, 10);
-export const daysAgo = (days: number, from = new Date()) => new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate() - days));
+export const daysAgo = (days: number, from = new Date()) =>
+  new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate() - days));

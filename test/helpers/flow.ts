@@ -63,7 +63,11 @@ export interface HostedPagesOptions {
  * (or sets up an authenticator app when a step-up asks for one, noting the recovery codes),
  * picks the organization, approves or denies; stops at the redirect back to the client.
  */
-export async function walkHostedPages(browser: FormBrowser, start: Awaited<ReturnType<FormBrowser['request']>>, options: HostedPagesOptions) {
+export async function walkHostedPages(
+  browser: FormBrowser,
+  start: Awaited<ReturnType<FormBrowser['request']>>,
+  options: HostedPagesOptions,
+) {
   let page = start;
   let consentHtml = '';
   const account = () => {
@@ -138,11 +142,25 @@ export async function authorize(server: OAuthTestServer, options: AuthorizeOptio
   return { callback: page.location, verifier, nonce, state, browser, consentHtml };
 }
 
-export async function exchangeCode(server: OAuthTestServer, environment: Env, client: { client_id: string; client_secret: string }, result: AuthorizeResult, redirectUri: string) {
+export async function exchangeCode(
+  server: OAuthTestServer,
+  environment: Env,
+  client: { client_id: string; client_secret: string },
+  result: AuthorizeResult,
+  redirectUri: string,
+) {
   const as = await discover(server, environment);
   const c: oauth.Client = { client_id: client.client_id };
   const params = oauth.validateAuthResponse(as, c, result.callback, result.state);
-  const response = await oauth.authorizationCodeGrantRequest(as, c, oauth.ClientSecretBasic(client.client_secret), params, redirectUri, result.verifier, { [oauth.allowInsecureRequests]: true });
+  const response = await oauth.authorizationCodeGrantRequest(
+    as,
+    c,
+    oauth.ClientSecretBasic(client.client_secret),
+    params,
+    redirectUri,
+    result.verifier,
+    { [oauth.allowInsecureRequests]: true },
+  );
   return { as, client: c, response };
 }
 
@@ -157,12 +175,20 @@ export interface TokenResult {
 }
 
 /** A raw token-endpoint request (form body, Basic auth unless `auth` is false). */
-export async function tokenRequest(server: OAuthTestServer, environment: Env, client: { client_id: string; client_secret: string } | undefined, form: Record<string, string | undefined>): Promise<TokenResult> {
+export async function tokenRequest(
+  server: OAuthTestServer,
+  environment: Env,
+  client: { client_id: string; client_secret: string } | undefined,
+  form: Record<string, string | undefined>,
+): Promise<TokenResult> {
   const body = new URLSearchParams();
   for (const [k, v] of Object.entries(form)) if (v !== undefined) body.set(k, v);
   const response = await fetch(endpoints(server, environment).token, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(client ? { authorization: basic(client.client_id, client.client_secret) } : {}) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(client ? { authorization: basic(client.client_id, client.client_secret) } : {}),
+    },
     body,
   });
   const text = await response.text();
@@ -170,15 +196,27 @@ export async function tokenRequest(server: OAuthTestServer, environment: Env, cl
 }
 
 /** Authorizes and exchanges the code without redirect_uri (not required: docs/oauth.md, "OAuth 2.0 and OpenID Connect", Token endpoint). */
-export async function obtainTokens(server: OAuthTestServer, options: AuthorizeOptions & { client: { client_id: string; client_secret: string } }) {
+export async function obtainTokens(
+  server: OAuthTestServer,
+  options: AuthorizeOptions & { client: { client_id: string; client_secret: string } },
+) {
   const result = await authorize(server, options);
   const code = result.callback.searchParams.get('code');
   if (!code) throw new Error(`no code: ${result.callback}`);
-  const tokens = await tokenRequest(server, options.environment, options.client, { grant_type: 'authorization_code', code, code_verifier: result.verifier });
+  const tokens = await tokenRequest(server, options.environment, options.client, {
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: result.verifier,
+  });
   return { ...result, code, tokens };
 }
 
-export async function introspect(server: OAuthTestServer, environment: Env, client: { client_id: string; client_secret: string }, token: string) {
+export async function introspect(
+  server: OAuthTestServer,
+  environment: Env,
+  client: { client_id: string; client_secret: string },
+  token: string,
+) {
   const response = await fetch(`${endpoints(server, environment).api}/auth/oauth/introspect`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client.client_id, client.client_secret) },

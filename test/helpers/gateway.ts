@@ -28,18 +28,36 @@ export interface ApiRequestOptions {
  * (checkGatewayResponse) before it is returned, so a test cannot receive a response the
  * published documents (or published-additions.ts) or our served document do not allow.
  */
-export async function apiRequest(server: OAuthTestServer, environment: Env, method: string, path: string, options: ApiRequestOptions = {}): Promise<ApiResponse> {
+export async function apiRequest(
+  server: OAuthTestServer,
+  environment: Env,
+  method: string,
+  path: string,
+  options: ApiRequestOptions = {},
+): Promise<ApiResponse> {
   const body = options.rawJson ?? (options.json === undefined ? undefined : JSON.stringify(options.json));
-  const headers: Record<string, string> = { ...(options.bearer ? { authorization: `Bearer ${options.bearer}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers };
+  const headers: Record<string, string> = {
+    ...(options.bearer ? { authorization: `Bearer ${options.bearer}` } : {}),
+    ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    ...options.headers,
+  };
   const api = endpoints(server, environment).api;
   const served = await servedDocument(api, documentVersion(path, headers), headers);
   const response = await fetch(`${api}${path}`, { method, headers, body });
   const text = await response.text();
-  checkGatewayResponse({ method, path, requestHeaders: headers, status: response.status, contentType: response.headers.get('content-type'), text }, served);
+  checkGatewayResponse(
+    { method, path, requestHeaders: headers, status: response.status, contentType: response.headers.get('content-type'), text },
+    served,
+  );
   return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
 
-export function apiGet(server: OAuthTestServer, environment: Env, path: string, options: Omit<ApiRequestOptions, 'json' | 'rawJson'> = {}): Promise<ApiResponse> {
+export function apiGet(
+  server: OAuthTestServer,
+  environment: Env,
+  path: string,
+  options: Omit<ApiRequestOptions, 'json' | 'rawJson'> = {},
+): Promise<ApiResponse> {
   return apiRequest(server, environment, 'GET', path, options);
 }
 
@@ -47,12 +65,21 @@ export async function apiKeyFor(db: Db, staff: Staff, environment: Env): Promise
   return (await createApiKey(db, { org: staff.ein, environment })).key;
 }
 
-export async function seedData(db: Db, staff: Staff, environment: Env, counts: { donations?: number; connects?: number; grantsPerConnect?: number } = {}) {
+export async function seedData(
+  db: Db,
+  staff: Staff,
+  environment: Env,
+  counts: { donations?: number; connects?: number; grantsPerConnect?: number } = {},
+) {
   return db.transaction().execute((trx) => seedNonprofitData(trx, { organizationId: staff.orgId, environment, ...counts }));
 }
 
 /** An access token from the full code flow for one of the staff. */
-export async function accessToken(server: OAuthTestServer, client: { client_id: string; client_secret: string }, options: { environment: Env; redirectUri: string; scope: string; login: { email: string; password: string } }) {
+export async function accessToken(
+  server: OAuthTestServer,
+  client: { client_id: string; client_secret: string },
+  options: { environment: Env; redirectUri: string; scope: string; login: { email: string; password: string } },
+) {
   const { tokens } = await obtainTokens(server, { ...options, client, clientId: client.client_id });
   if (tokens.status !== 200) throw new Error(`token exchange failed: ${tokens.status} ${JSON.stringify(tokens.body)}`);
   return tokens.body.access_token as string;

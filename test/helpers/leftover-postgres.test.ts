@@ -22,13 +22,13 @@ afterAll(() => {
 });
 
 describe('an embedded PostgreSQL left running by a test', () => {
-  it('is in the run\'s list, and stopping its directory\'s postmaster ends it without a release', async () => {
+  it("is in the run's list, and stopping its directory's postmaster ends it without a release", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'almoner-leftover-'));
     fs.chmodSync(dir, 0o755);
     dirs.push(dir);
     registerDataDir(dir);
     const file = process.env[DATA_DIRS_FILE_ENV];
-    expect(file, 'the global setup names the run\'s list').toBeDefined();
+    expect(file, "the global setup names the run's list").toBeDefined();
     expect(registeredDataDirs(file!)).toContain(path.resolve(dir));
 
     // Opened and never released, as by a test that failed before its teardown.

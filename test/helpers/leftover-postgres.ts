@@ -78,7 +78,14 @@ export function registerDataDir(dir: string): void {
 /** The run's recorded directories (global teardown). */
 export function registeredDataDirs(file: string): string[] {
   try {
-    return [...new Set(fs.readFileSync(file, 'utf8').split('\n').filter((line) => line !== ''))];
+    return [
+      ...new Set(
+        fs
+          .readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((line) => line !== ''),
+      ),
+    ];
   } catch {
     return [];
   }

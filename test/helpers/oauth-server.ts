@@ -45,14 +45,17 @@ async function listenOnFreePorts(count: number): Promise<http.Server[]> {
   return servers;
 }
 
-const origin = (server: http.Server, scheme = 'http', hostname = '127.0.0.1') => `${scheme}://${hostname}:${(server.address() as AddressInfo).port}`;
+const origin = (server: http.Server, scheme = 'http', hostname = '127.0.0.1') =>
+  `${scheme}://${hostname}:${(server.address() as AddressInfo).port}`;
 
 export interface OAuthTestServer extends TestApp {
   /** The database the server runs on (for helpers that arrange state a person would, faster). */
   db: Db;
   urls: { api: string; sandboxApi: string; dashboard: string; sandboxDashboard: string };
   close(): Promise<void>;
-  registerClient(input: Partial<AddClientInput> & { environment: 'production' | 'sandbox' }): Promise<{ client_id: string; client_secret: string }>;
+  registerClient(
+    input: Partial<AddClientInput> & { environment: 'production' | 'sandbox' },
+  ): Promise<{ client_id: string; client_secret: string }>;
 }
 
 export interface StartOptions {
@@ -73,15 +76,38 @@ export interface StartOptions {
  * The whole app listening on four real loopback ports, like `npm start`, over a test database.
  * `urls` are where the test connects (plain HTTP on loopback).
  */
-export async function startOAuthServer(db: Db, overrides: Record<string, unknown> = {}, logger?: Logger, options: StartOptions = {}): Promise<OAuthTestServer> {
+export async function startOAuthServer(
+  db: Db,
+  overrides: Record<string, unknown> = {},
+  logger?: Logger,
+  options: StartOptions = {},
+): Promise<OAuthTestServer> {
   // The four listeners bind first; the config is built from the ports they got.
   const servers = await listenOnFreePorts(4);
-  const hostnames = ['127.0.0.1', '127.0.0.1', ...(options.dashboardsAtLocalhost ? ['localhost', 'localhost'] : ['127.0.0.1', '127.0.0.1'])];
-  const [api, sandboxApi, dashboard, sandboxDashboard] = servers.map((server, i) => origin(server, 'http', hostnames[i])) as [string, string, string, string];
+  const hostnames = [
+    '127.0.0.1',
+    '127.0.0.1',
+    ...(options.dashboardsAtLocalhost ? ['localhost', 'localhost'] : ['127.0.0.1', '127.0.0.1']),
+  ];
+  const [api, sandboxApi, dashboard, sandboxDashboard] = servers.map((server, i) => origin(server, 'http', hostnames[i])) as [
+    string,
+    string,
+    string,
+    string,
+  ];
   const urls = { api, sandboxApi, dashboard, sandboxDashboard };
-  const [base_url, sandbox_base_url, dashboard_url, sandbox_dashboard_url] = servers.map((server, i) => origin(server, options.behindLoopbackProxy ? 'https' : 'http', hostnames[i]));
+  const [base_url, sandbox_base_url, dashboard_url, sandbox_dashboard_url] = servers.map((server, i) =>
+    origin(server, options.behindLoopbackProxy ? 'https' : 'http', hostnames[i]),
+  );
   const proxy = options.behindLoopbackProxy ? { trusted_proxies: ['127.0.0.1/32'] } : {};
-  const env = options.behindLoopbackProxy ? { ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://unused/x', ALMONER_SMTP_URL: 'smtp://127.0.0.1:9', ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>' } : {};
+  const env = options.behindLoopbackProxy
+    ? {
+        ALMONER_PROFILE: 'production',
+        DATABASE_URL: 'postgres://unused/x',
+        ALMONER_SMTP_URL: 'smtp://127.0.0.1:9',
+        ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>',
+      }
+    : {};
   let test: TestApp;
   try {
     test = await testApp(db, { base_url, sandbox_base_url, dashboard_url, sandbox_dashboard_url, ...proxy, ...overrides }, env, logger);
@@ -93,7 +119,8 @@ export async function startOAuthServer(db: Db, overrides: Record<string, unknown
   test.runtime.start();
   const handler = test.app.callback();
   // Each request's statements are told from the background chores' (StatementProbe's inRequest).
-  for (const server of servers) server.on('request', (req, res) => requestScope.run({ method: req.method ?? '', url: req.url ?? '' }, () => handler(req, res)));
+  for (const server of servers)
+    server.on('request', (req, res) => requestScope.run({ method: req.method ?? '', url: req.url ?? '' }, () => handler(req, res)));
   return {
     ...test,
     db,

@@ -14,7 +14,13 @@ export async function askForReset(dashboard: string, email: string, browser = ne
 /** Every reset link mailed to `email` (dev mail table), oldest first, after the server's background work is done. */
 export async function resetLinksFor(server: OAuthTestServer, db: Db, email: string): Promise<string[]> {
   await server.runtime.background.drain();
-  const mails = await db.selectFrom('outbound_mail').select(['body', 'subject']).where('recipient', '=', email).where('subject', '=', 'Reset your Almoner password').orderBy('id').execute();
+  const mails = await db
+    .selectFrom('outbound_mail')
+    .select(['body', 'subject'])
+    .where('recipient', '=', email)
+    .where('subject', '=', 'Reset your Almoner password')
+    .orderBy('id')
+    .execute();
   return mails.map((m) => /(https?:\/\/\S+\/reset-password\/[A-Za-z0-9_-]{43})/.exec(m.body)![1]!);
 }
 

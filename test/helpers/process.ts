@@ -56,7 +56,12 @@ export function ephemeralUrlEnv(scheme: 'http' | 'https' = 'http'): Record<strin
 /** The same URLs reached with another scheme (e.g. plain HTTP to a server configured for a TLS proxy). */
 export function withScheme(urls: PublicUrls, scheme: 'http' | 'https'): PublicUrls {
   const swap = (url: string) => url.replace(/^https?:/, `${scheme}:`);
-  return { api: swap(urls.api), sandboxApi: swap(urls.sandboxApi), dashboard: swap(urls.dashboard), sandboxDashboard: swap(urls.sandboxDashboard) };
+  return {
+    api: swap(urls.api),
+    sandboxApi: swap(urls.sandboxApi),
+    dashboard: swap(urls.dashboard),
+    sandboxDashboard: swap(urls.sandboxDashboard),
+  };
 }
 
 // ---------------------------------------------------------------- environment
@@ -120,7 +125,12 @@ export function livePostmaster(dataDir: string): number | undefined {
   return pid !== undefined && isAlive(pid) ? pid : undefined;
 }
 
-export async function waitUntil(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs: number, intervalMs = 100): Promise<void> {
+export async function waitUntil(
+  what: string,
+  predicate: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  intervalMs = 100,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await predicate()) return;
@@ -247,7 +257,11 @@ function readReadyFile(file: string): ReadyInfo | undefined {
   }
   const record = JSON.parse(text) as { pid: number; urls: Record<string, string>; listening: ReadyInfo['listening'] };
   const { base_url, sandbox_base_url, dashboard_url, sandbox_dashboard_url } = record.urls;
-  return { pid: record.pid, urls: { api: base_url!, sandboxApi: sandbox_base_url!, dashboard: dashboard_url!, sandboxDashboard: sandbox_dashboard_url! }, listening: record.listening };
+  return {
+    pid: record.pid,
+    urls: { api: base_url!, sandboxApi: sandbox_base_url!, dashboard: dashboard_url!, sandboxDashboard: sandbox_dashboard_url! },
+    listening: record.listening,
+  };
 }
 
 export class ServerProcess {
@@ -510,7 +524,9 @@ export async function exerciseAdminCommands(env: Record<string, string | undefin
   const added = await runCliJson(['members', 'add', '--org', E2E_ORG.ein, '--email', E2E_USER.email, '--role', 'admin'], { env });
   expect(added).toMatchObject({ org: '55-1234567', email: E2E_USER.email, role: 'admin' });
 
-  const changed = await runCliJson(['members', 'set-role', '--org', E2E_ORG.ein, '--email', E2E_USER.email, '--role', 'read_only'], { env });
+  const changed = await runCliJson(['members', 'set-role', '--org', E2E_ORG.ein, '--email', E2E_USER.email, '--role', 'read_only'], {
+    env,
+  });
   expect(changed).toMatchObject({ org: '55-1234567', email: E2E_USER.email, role: 'read_only' });
 
   const removed = await runCliJson(['members', 'remove', '--org', E2E_ORG.ein, '--email', E2E_USER.email], { env });

@@ -38,7 +38,8 @@ export const BORROWED_OPERATIONS: (Operation & { reason: string })[] = [
     document: '2023-01-01',
     method: 'get',
     path: '/v1/nonprofit/{ein}',
-    reason: 'docs/api.md, Resource gateway: served under both accepted versions with the shape of 2023-01-01.yaml; neither 2026 document has it.',
+    reason:
+      'docs/api.md, Resource gateway: served under both accepted versions with the shape of 2023-01-01.yaml; neither 2026 document has it.',
   },
 ];
 
@@ -48,7 +49,11 @@ export const OWN_OPERATIONS: { method: string; path: string; reason: string; sch
     method: 'get',
     path: '/openapi.json',
     reason: "The gateway's own OpenAPI 3.1 document, generated from its route specs, per Api-Version (docs/api.md, Resource gateway).",
-    schema: { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { const: '3.1.0' }, paths: { type: 'object' } } },
+    schema: {
+      type: 'object',
+      required: ['openapi', 'info', 'paths'],
+      properties: { openapi: { const: '3.1.0' }, paths: { type: 'object' } },
+    },
   },
 ];
 
@@ -58,9 +63,18 @@ export const OWN_OPERATIONS: { method: string; path: string; reason: string; sch
  * checked against our served /openapi.json alone, their problems also against fdx-v6's
  * ProblemDetails, as every FDX problem is.
  */
-export const FDX_CONSENT_OPERATIONS: (Operation & { reason: string })[] = ['get /consents/{consentId}', 'put /consents/{consentId}/revocation', 'get /consents/{consentId}/revocation'].map((op) => {
+export const FDX_CONSENT_OPERATIONS: (Operation & { reason: string })[] = [
+  'get /consents/{consentId}',
+  'put /consents/{consentId}/revocation',
+  'get /consents/{consentId}/revocation',
+].map((op) => {
   const [method, path] = op.split(' ') as [string, string];
-  return { document: 'fdx-v6', method, path, reason: 'docs/api.md, FDX bank-data API, Consent API: the FDX 6.3 Consent API; the vendored document has no consent operations.' };
+  return {
+    document: 'fdx-v6',
+    method,
+    path,
+    reason: 'docs/api.md, FDX bank-data API, Consent API: the FDX 6.3 Consent API; the vendored document has no consent operations.',
+  };
 });
 
 /**
@@ -76,7 +90,8 @@ export const ADDED_STATUSES: { status: number; operations: 'every' | string[]; r
   {
     status: 429,
     operations: ['2026-04-01 POST /v1/authorization_tokens/verify'],
-    reason: 'docs/security.md, Guessing DAF codes with concurrent verify attempts: verify attempts are rate-limited (a guessed code must not be brute-forced); the document lists no 429.',
+    reason:
+      'docs/security.md, Guessing DAF codes with concurrent verify attempts: verify attempts are rate-limited (a guessed code must not be brute-forced); the document lists no 429.',
   },
 ];
 

@@ -6,7 +6,15 @@ import YAML from 'yaml';
 import { PROJECT_ROOT } from '../../src/config/paths.js';
 import { API_VERSIONS, DEFAULT_API_VERSION } from '../../src/gateway/routing/versions.js';
 import { checkServedResponse, pathTemplate, type ServedDocument } from './served-openapi.js';
-import { addedStatus, BORROWED_OPERATIONS, FDX_CONSENT_OPERATIONS, OWN_OPERATIONS, UNKNOWN_API_VERSION, UNKNOWN_OPERATION, type Operation } from './published-additions.js';
+import {
+  addedStatus,
+  BORROWED_OPERATIONS,
+  FDX_CONSENT_OPERATIONS,
+  OWN_OPERATIONS,
+  UNKNOWN_API_VERSION,
+  UNKNOWN_OPERATION,
+  type Operation,
+} from './published-additions.js';
 
 /**
  * Validates gateway responses against the published OpenAPI documents vendored in
@@ -29,7 +37,8 @@ interface OpenApiDocument {
 const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: true });
 addFormats.default(ajv);
 // OpenAPI's own formats, which say nothing a JSON type does not.
-for (const format of ['int32', 'int64', 'integer', 'double', 'float', 'decimal', 'url', 'byte', 'binary', 'password']) ajv.addFormat(format, true);
+for (const format of ['int32', 'int64', 'integer', 'double', 'float', 'decimal', 'url', 'byte', 'binary', 'password'])
+  ajv.addFormat(format, true);
 const documents = new Map<PublishedDocument, OpenApiDocument>();
 const validators = new Map<string, ValidateFunction>();
 
@@ -54,11 +63,21 @@ function validateRef(ref: string, body: unknown): string[] {
     validate = ajv.compile({ $ref: ref });
     validators.set(ref, validate);
   }
-  return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''}${e.params && 'allowedValues' in e.params ? ` ${JSON.stringify(e.params.allowedValues)}` : ''}`);
+  return validate(body)
+    ? []
+    : (validate.errors ?? []).map(
+        (e) =>
+          `${e.instancePath || '(root)'} ${e.message ?? ''}${e.params && 'allowedValues' in e.params ? ` ${JSON.stringify(e.params.allowedValues)}` : ''}`,
+      );
 }
 
 /** A documented response (following a $ref to components/responses): its JSON pointer and media types. */
-function documentedResponse(name: PublishedDocument, template: string, method: string, status: number): { base: string[]; mediaTypes: string[] } | undefined {
+function documentedResponse(
+  name: PublishedDocument,
+  template: string,
+  method: string,
+  status: number,
+): { base: string[]; mediaTypes: string[] } | undefined {
   const doc = readDocument(name);
   const response = doc.paths[template]?.[method]?.responses?.[String(status)];
   if (!response) return undefined;
@@ -68,7 +87,14 @@ function documentedResponse(name: PublishedDocument, template: string, method: s
 }
 
 /** Errors of `body` against an operation's documented response (a unit check; the helpers use checkGatewayResponse). */
-export function validatePublished(name: PublishedDocument, template: string, method: string, status: number, body: unknown, mediaType = status >= 400 ? 'application/problem+json' : 'application/json'): string[] {
+export function validatePublished(
+  name: PublishedDocument,
+  template: string,
+  method: string,
+  status: number,
+  body: unknown,
+  mediaType = status >= 400 ? 'application/problem+json' : 'application/json',
+): string[] {
   const response = documentedResponse(name, template, method, status);
   if (!response) throw new Error(`${name}: no ${method.toUpperCase()} ${template} ${status} response`);
   return validateRef(`${name}#/${pointer([...response.base, 'content', mediaType, 'schema'])}`, body);
@@ -128,7 +154,13 @@ function checkPublishedResponse(exchange: GatewayExchange): void {
   const request = `${exchange.method.toUpperCase()} ${exchange.path}`;
   const fail = (what: string, errors: string[] = []): never => {
     const start = exchange.text === undefined ? '(binary, not read)' : JSON.stringify(exchange.text.slice(0, 300));
-    throw new Error([`${request} → ${exchange.status} ${mediaType || '(no content type)'}: ${what}`, ...errors.map((e) => `  ${e}`), `  body: ${start}`].join('\n'));
+    throw new Error(
+      [
+        `${request} → ${exchange.status} ${mediaType || '(no content type)'}: ${what}`,
+        ...errors.map((e) => `  ${e}`),
+        `  body: ${start}`,
+      ].join('\n'),
+    );
   };
   const json = (): unknown => {
     try {
@@ -146,18 +178,22 @@ function checkPublishedResponse(exchange: GatewayExchange): void {
     // Versioned by its path: Api-Version is not read there.
     document = 'fdx-v6';
     relative = concrete.slice(fdxBase.length) || '/';
-    const consent = FDX_CONSENT_OPERATIONS.find((o) => o.method === method && pathTemplate({ [o.path]: { [method]: {} } }, method, relative));
+    const consent = FDX_CONSENT_OPERATIONS.find(
+      (o) => o.method === method && pathTemplate({ [o.path]: { [method]: {} } }, method, relative),
+    );
     if (consent) return exchange.status >= 400 ? checkProblem(document, exchange.status, mediaType, json, fail) : undefined;
   } else {
     const version = header(exchange.requestHeaders, 'api-version')?.trim() || DEFAULT_API_VERSION;
     if (!(API_VERSIONS as readonly string[]).includes(version)) {
       // Refused before routing, on every versioned path: see UNKNOWN_API_VERSION.
-      if (exchange.status !== UNKNOWN_API_VERSION.status) fail(`Api-Version ${JSON.stringify(version)} is unknown, so only ${UNKNOWN_API_VERSION.status} is expected`);
+      if (exchange.status !== UNKNOWN_API_VERSION.status)
+        fail(`Api-Version ${JSON.stringify(version)} is unknown, so only ${UNKNOWN_API_VERSION.status} is expected`);
       return checkProblem(DEFAULT_API_VERSION, exchange.status, mediaType, json, fail);
     }
     document = version as PublishedDocument;
     if (own) {
-      if (exchange.status !== 200 || mediaType !== 'application/json') fail(`${own.path} (published-additions.ts) answers 200 application/json only`);
+      if (exchange.status !== 200 || mediaType !== 'application/json')
+        fail(`${own.path} (published-additions.ts) answers 200 application/json only`);
       const errors = validateSchema(own.schema, json());
       if (errors.length > 0) fail(`does not match the schema of ${own.path} in published-additions.ts`, errors);
       return;
@@ -169,17 +205,20 @@ function checkPublishedResponse(exchange: GatewayExchange): void {
   const template = matchTemplate(document, method, relative);
   if (!template) {
     // No such operation in this document: only the product's generic 404 (UNKNOWN_OPERATION).
-    if (!UNKNOWN_OPERATION.statuses.includes(exchange.status)) fail(`${document} has no ${method.toUpperCase()} ${relative}, so only ${UNKNOWN_OPERATION.statuses.join(' or ')} is expected`);
+    if (!UNKNOWN_OPERATION.statuses.includes(exchange.status))
+      fail(`${document} has no ${method.toUpperCase()} ${relative}, so only ${UNKNOWN_OPERATION.statuses.join(' or ')} is expected`);
     return checkProblem(document, exchange.status, mediaType, json, fail);
   }
   const operation: Operation = { document, method, path: template };
   const name = `${document} ${method.toUpperCase()} ${template}`;
   const response = documentedResponse(document, template, method, exchange.status);
   if (!response) {
-    if (!addedStatus(operation, exchange.status)) fail(`${name} documents no ${exchange.status} response, and published-additions.ts lists none`);
+    if (!addedStatus(operation, exchange.status))
+      fail(`${name} documents no ${exchange.status} response, and published-additions.ts lists none`);
     return checkProblem(document, exchange.status, mediaType, json, fail);
   }
-  if (!response.mediaTypes.includes(mediaType)) fail(`${name} ${exchange.status} documents ${response.mediaTypes.join(', ') || 'no content'}`);
+  if (!response.mediaTypes.includes(mediaType))
+    fail(`${name} ${exchange.status} documents ${response.mediaTypes.join(', ') || 'no content'}`);
   // Binary representations (statement files): the media type is all a schema could say.
   if (!/^application\/(.+\+)?json$/.test(mediaType)) return;
   const body = json();
@@ -189,7 +228,13 @@ function checkPublishedResponse(exchange: GatewayExchange): void {
 }
 
 /** An added or generic problem: the document's own ProblemDetails schema. */
-function checkProblem(document: PublishedDocument, status: number, mediaType: string, json: () => unknown, fail: (what: string, errors?: string[]) => never): void {
+function checkProblem(
+  document: PublishedDocument,
+  status: number,
+  mediaType: string,
+  json: () => unknown,
+  fail: (what: string, errors?: string[]) => never,
+): void {
   if (mediaType !== 'application/problem+json') fail('an added response must be an application/problem+json problem document');
   const body = json();
   const errors = validateRef(`${document}#/components/schemas/ProblemDetails`, body);
@@ -199,7 +244,8 @@ function checkProblem(document: PublishedDocument, status: number, mediaType: st
 
 /** RFC 9457: a problem's `status` is the response's status. */
 function problemStatus(body: unknown, status: number, mediaType: string, fail: (what: string) => never): void {
-  if (mediaType === 'application/problem+json' && (body as { status?: unknown }).status !== status) fail(`the problem's status member is not ${status}`);
+  if (mediaType === 'application/problem+json' && (body as { status?: unknown }).status !== status)
+    fail(`the problem's status member is not ${status}`);
 }
 
 const ownValidators = new WeakMap<object, ValidateFunction>();

@@ -106,18 +106,32 @@ function validateAt(doc: ServedDocument, path: string[], body: unknown): string[
     validate = ajv.compile({ $ref: ref });
     cache.set(ref, validate);
   }
-  return validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message ?? ''}${e.params && 'allowedValues' in e.params ? ` ${JSON.stringify(e.params.allowedValues)}` : ''}`);
+  return validate(body)
+    ? []
+    : (validate.errors ?? []).map(
+        (e) =>
+          `${e.instancePath || '(root)'} ${e.message ?? ''}${e.params && 'allowedValues' in e.params ? ` ${JSON.stringify(e.params.allowedValues)}` : ''}`,
+      );
 }
 
 /** Throws unless `doc` (the served /openapi.json of the request's version) documents the response. */
-export function checkServedResponse(exchange: ServedExchange, doc: ServedDocument = generatedDocument(documentVersion(exchange.path, exchange.requestHeaders))): void {
+export function checkServedResponse(
+  exchange: ServedExchange,
+  doc: ServedDocument = generatedDocument(documentVersion(exchange.path, exchange.requestHeaders)),
+): void {
   const method = exchange.method.toLowerCase();
   const concrete = new URL(exchange.path, 'http://x').pathname.replace(/(.)\/$/, '$1');
   const mediaType = (exchange.contentType ?? '').split(';')[0]!.trim().toLowerCase();
   const where = `our /openapi.json (${doc.info.version})`;
   const fail = (what: string, errors: string[] = []): never => {
     const start = exchange.text === undefined ? '(binary, not read)' : JSON.stringify(exchange.text.slice(0, 300));
-    throw new Error([`${exchange.method.toUpperCase()} ${exchange.path} → ${exchange.status} ${mediaType || '(no content type)'}: ${what}`, ...errors.map((e) => `  ${e}`), `  body: ${start}`].join('\n'));
+    throw new Error(
+      [
+        `${exchange.method.toUpperCase()} ${exchange.path} → ${exchange.status} ${mediaType || '(no content type)'}: ${what}`,
+        ...errors.map((e) => `  ${e}`),
+        `  body: ${start}`,
+      ].join('\n'),
+    );
   };
   const json = (): unknown => {
     try {
@@ -135,28 +149,40 @@ export function checkServedResponse(exchange: ServedExchange, doc: ServedDocumen
   const template = pathTemplate(doc.paths, method, concrete);
   if (!template) {
     // An unknown Api-Version is refused before routing, on any /v1 path.
-    const unknownVersion = header(exchange.requestHeaders, 'api-version')?.trim() && documentVersion(exchange.path, exchange.requestHeaders) !== header(exchange.requestHeaders, 'api-version')?.trim();
+    const unknownVersion =
+      header(exchange.requestHeaders, 'api-version')?.trim() &&
+      documentVersion(exchange.path, exchange.requestHeaders) !== header(exchange.requestHeaders, 'api-version')?.trim();
     const allowed = unknownVersion && !concrete.startsWith('/fdx/') ? [400, ...UNDOCUMENTED_PATH_STATUSES] : UNDOCUMENTED_PATH_STATUSES;
-    if (!allowed.includes(exchange.status)) fail(`${where} has no ${method.toUpperCase()} ${concrete}, so only ${allowed.join(' or ')} is expected`);
+    if (!allowed.includes(exchange.status))
+      fail(`${where} has no ${method.toUpperCase()} ${concrete}, so only ${allowed.join(' or ')} is expected`);
     return problem();
   }
   const name = `${method.toUpperCase()} ${template}`;
   const operation = doc.paths[template]![method]!;
   const documented = operation.responses[String(exchange.status)];
-  if (!documented) fail(`${where} documents no ${exchange.status} response for ${name} (declare it in the route spec: status, errors, or operation-statuses.ts)`);
-  const base = documented!.$ref ? documented!.$ref.replace(/^#\//, '').split('/') : ['paths', template, method, 'responses', String(exchange.status)];
+  if (!documented)
+    fail(
+      `${where} documents no ${exchange.status} response for ${name} (declare it in the route spec: status, errors, or operation-statuses.ts)`,
+    );
+  const base = documented!.$ref
+    ? documented!.$ref.replace(/^#\//, '').split('/')
+    : ['paths', template, method, 'responses', String(exchange.status)];
   const response = documented!.$ref ? doc.components.responses[base[base.length - 1]!] : documented;
   const mediaTypes = Object.keys(response?.content ?? {});
   // A response documented without content (a 204) must have none.
   const empty = mediaTypes.length === 0 && mediaType === '' && !exchange.text;
-  if (!empty && !mediaTypes.includes(mediaType)) fail(`${where} documents ${mediaTypes.join(', ') || 'no content'} for ${name} ${exchange.status}`);
+  if (!empty && !mediaTypes.includes(mediaType))
+    fail(`${where} documents ${mediaTypes.join(', ') || 'no content'} for ${name} ${exchange.status}`);
 
   // A success was reached with one of the credentials the operation's security lists (checked
   // where the request's Authorization is known: the live helpers pass every header).
   const bearer = /^Bearer\s+(\S+)$/i.exec(header(exchange.requestHeaders, 'authorization')?.trim() ?? '')?.[1];
   if (exchange.status < 300 && bearer !== undefined && operation.security && operation.security.length > 0) {
     const scheme = isApiKeyShaped(bearer) ? 'apiKey' : 'accessToken';
-    if (!operation.security.some((requirement) => scheme in requirement)) fail(`${name} succeeded with ${scheme === 'apiKey' ? 'an API key' : 'an access token'}, which its security (${JSON.stringify(operation.security)}) does not list`);
+    if (!operation.security.some((requirement) => scheme in requirement))
+      fail(
+        `${name} succeeded with ${scheme === 'apiKey' ? 'an API key' : 'an access token'}, which its security (${JSON.stringify(operation.security)}) does not list`,
+      );
   }
 
   if (!/^application\/(.+\+)?json$/.test(mediaType)) return;
@@ -170,11 +196,19 @@ export function checkServedResponse(exchange: ServedExchange, doc: ServedDocumen
  * credential or body type.
  */
 const served = new Map<string, Promise<ServedDocument>>();
-export function servedDocument(apiOrigin: string, version: ApiVersion, requestHeaders: Record<string, string> = {}): Promise<ServedDocument> {
+export function servedDocument(
+  apiOrigin: string,
+  version: ApiVersion,
+  requestHeaders: Record<string, string> = {},
+): Promise<ServedDocument> {
   const key = `${apiOrigin} ${version}`;
   let doc = served.get(key);
   if (!doc) {
-    const headers = Object.fromEntries(Object.entries(requestHeaders).filter(([name]) => !['authorization', 'content-type', 'api-version', 'accept'].includes(name.toLowerCase())));
+    const headers = Object.fromEntries(
+      Object.entries(requestHeaders).filter(
+        ([name]) => !['authorization', 'content-type', 'api-version', 'accept'].includes(name.toLowerCase()),
+      ),
+    );
     doc = fetch(`${apiOrigin}/openapi.json`, { headers: { ...headers, 'api-version': version } }).then(async (response) => {
       if (response.status !== 200) throw new Error(`GET ${apiOrigin}/openapi.json (${version}) → ${response.status}`);
       return (await response.json()) as ServedDocument;

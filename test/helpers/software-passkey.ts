@@ -32,7 +32,18 @@ export class SoftwarePasskey {
 
   /** Arranges what registering it on the Security page leaves: the user's passkey row. */
   async storeFor(db: Db, userId: string, name = 'Software key'): Promise<void> {
-    await db.insertInto('webauthn_credentials').values({ id: this.id, user_id: userId, public_key: this.publicKey(), device_type: 'singleDevice', backed_up: false, name, rp_id: new URL(this.origin).hostname }).execute();
+    await db
+      .insertInto('webauthn_credentials')
+      .values({
+        id: this.id,
+        user_id: userId,
+        public_key: this.publicKey(),
+        device_type: 'singleDevice',
+        backed_up: false,
+        name,
+        rp_id: new URL(this.origin).hostname,
+      })
+      .execute();
   }
 
   /**
@@ -45,21 +56,43 @@ export class SoftwarePasskey {
     const id = Buffer.from(this.id, 'base64url');
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(id.length);
-    const authData = Buffer.concat([sha256(new URL(this.origin).hostname), Buffer.from([0x45]), Buffer.alloc(4), Buffer.alloc(16), idLength, id, this.publicKey()]);
-    const attestationObject = Buffer.from(isoCBOR.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', new Uint8Array(authData)]]) as never));
+    const authData = Buffer.concat([
+      sha256(new URL(this.origin).hostname),
+      Buffer.from([0x45]),
+      Buffer.alloc(4),
+      Buffer.alloc(16),
+      idLength,
+      id,
+      this.publicKey(),
+    ]);
+    const attestationObject = Buffer.from(
+      isoCBOR.encode(
+        new Map<string, unknown>([
+          ['fmt', 'none'],
+          ['attStmt', new Map()],
+          ['authData', new Uint8Array(authData)],
+        ]) as never,
+      ),
+    );
     return JSON.stringify({
       id: this.id,
       rawId: this.id,
       type: 'public-key',
       clientExtensionResults: {},
-      response: { clientDataJSON: clientDataJSON.toString('base64url'), attestationObject: attestationObject.toString('base64url'), transports: ['internal'] },
+      response: {
+        clientDataJSON: clientDataJSON.toString('base64url'),
+        attestationObject: attestationObject.toString('base64url'),
+        transports: ['internal'],
+      },
     });
   }
 
   /** The answer (AuthenticationResponseJSON, as the form's `response` field) to `challenge`, with the next signature count. */
   answer(challenge: string, options: { userVerified?: boolean; origin?: string } = {}): string {
     this.count += 1;
-    const clientDataJSON = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge, origin: options.origin ?? this.origin, crossOrigin: false }));
+    const clientDataJSON = Buffer.from(
+      JSON.stringify({ type: 'webauthn.get', challenge, origin: options.origin ?? this.origin, crossOrigin: false }),
+    );
     const counter = Buffer.alloc(4);
     counter.writeUInt32BE(this.count);
     const flags = 0x01 | (options.userVerified === false ? 0 : 0x04);
@@ -70,7 +103,11 @@ export class SoftwarePasskey {
       rawId: this.id,
       type: 'public-key',
       clientExtensionResults: {},
-      response: { clientDataJSON: clientDataJSON.toString('base64url'), authenticatorData: authenticatorData.toString('base64url'), signature: signature.toString('base64url') },
+      response: {
+        clientDataJSON: clientDataJSON.toString('base64url'),
+        authenticatorData: authenticatorData.toString('base64url'),
+        signature: signature.toString('base64url'),
+      },
     });
   }
 }

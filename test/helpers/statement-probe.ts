@@ -1,5 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { PostgresQueryCompiler, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
+import {
+  PostgresQueryCompiler,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
+} from 'kysely';
 
 /**
  * The HTTP request a statement was issued for: startOAuthServer runs each request's handler
@@ -38,7 +46,11 @@ export class StatementProbe implements KyselyPlugin {
       this.refusal = undefined;
       throw refusal.error();
     }
-    this.pending.set(args.queryId, { text: compiled.sql, parameters: compiled.parameters, inRequest: requestScope.getStore() !== undefined });
+    this.pending.set(args.queryId, {
+      text: compiled.sql,
+      parameters: compiled.parameters,
+      inRequest: requestScope.getStore() !== undefined,
+    });
     return args.node;
   }
 
@@ -71,6 +83,11 @@ export class StatementProbe implements KyselyPlugin {
 
   /** Reads of one provider model's rows (the adapter's find by id, or a read naming the model in its text). */
   modelReads(model: string): ProbedStatement[] {
-    return this.probed.filter((s) => /^\s*select\b/i.test(s.text) && /\boidc_models\b/.test(s.text) && (s.parameters.includes(model) || new RegExp(`\\.model = '${model}'`).test(s.text)));
+    return this.probed.filter(
+      (s) =>
+        /^\s*select\b/i.test(s.text) &&
+        /\boidc_models\b/.test(s.text) &&
+        (s.parameters.includes(model) || new RegExp(`\\.model = '${model}'`).test(s.text)),
+    );
   }
 }

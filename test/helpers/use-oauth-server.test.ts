@@ -26,7 +26,12 @@ const {
 describe('startOAuthServer', () => {
   it('serves on the four ports it bound, which are the ones its config names', async () => {
     const { api, sandboxApi, dashboard, sandboxDashboard } = server.urls;
-    expect([server.config.base_url, server.config.sandbox_base_url, server.config.dashboard_url, server.config.sandbox_dashboard_url]).toEqual([api, sandboxApi, dashboard, sandboxDashboard]);
+    expect([
+      server.config.base_url,
+      server.config.sandbox_base_url,
+      server.config.dashboard_url,
+      server.config.sandbox_dashboard_url,
+    ]).toEqual([api, sandboxApi, dashboard, sandboxDashboard]);
     expect(new Set([api, sandboxApi, dashboard, sandboxDashboard]).size).toBe(4);
     for (const url of [api, sandboxApi, dashboard, sandboxDashboard]) {
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);

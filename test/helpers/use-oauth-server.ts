@@ -50,14 +50,17 @@ export interface OAuthServerFixture<C extends string, P extends string, N extend
 // Filled with Object.assign, which suits the plain objects handed out here (the Kysely instance
 // itself is reached as testDatabase.db, a property, for the same reason).
 const placeholder = <T>() => ({}) as T;
-const placeholders = <K extends string, T>(keys: readonly K[]) => Object.fromEntries(keys.map((k) => [k, placeholder<T>()])) as Record<K, T>;
+const placeholders = <K extends string, T>(keys: readonly K[]) =>
+  Object.fromEntries(keys.map((k) => [k, placeholder<T>()])) as Record<K, T>;
 
 /**
  * The common setup of a test file that talks to the whole app: its own database, the server on
  * four loopback ports, staff and clients; all torn down after the file. Registers its own
  * beforeAll/afterAll, so a file's own hooks run after it (and their afterAll before its teardown).
  */
-export function useOAuthServer<C extends string = never, P extends string = never, N extends number = 1>(options: OAuthServerOptions<C, P, N> = {}): OAuthServerFixture<C, P, N> {
+export function useOAuthServer<C extends string = never, P extends string = never, N extends number = 1>(
+  options: OAuthServerOptions<C, P, N> = {},
+): OAuthServerFixture<C, P, N> {
   const clientSpecs = Object.entries(options.clients ?? {}) as [C, ClientSpec][];
   const peerConfigs = Object.entries(options.peers ?? {}) as [P, Record<string, unknown>][];
   const allStaff = Array.from({ length: options.staff ?? 1 }, () => placeholder<Staff>());
@@ -85,7 +88,12 @@ export function useOAuthServer<C extends string = never, P extends string = neve
     Object.assign(fixture.server, server);
     for (const [name, overrides] of peerConfigs) {
       // One clients file for all, as processes of one deployment share it.
-      const peer = await startOAuthServer(serverDb, { ...options.config, ...overrides, clients_file: server.config.clients_file }, options.logger, start);
+      const peer = await startOAuthServer(
+        serverDb,
+        { ...options.config, ...overrides, clients_file: server.config.clients_file },
+        options.logger,
+        start,
+      );
       started.push(peer);
       Object.assign(fixture.peers[name], peer);
     }

@@ -80,7 +80,12 @@ describe('health', () => {
   });
 
   it('answers a local probe addressed to a loopback authority the URLs do not name', async () => {
-    const { app } = await testApp(t.db, { base_url: 'https://api.example.org', sandbox_base_url: 'https://api.sandbox.example.org', dashboard_url: 'https://dash.example.org', sandbox_dashboard_url: 'https://dash.sandbox.example.org' });
+    const { app } = await testApp(t.db, {
+      base_url: 'https://api.example.org',
+      sandbox_base_url: 'https://api.sandbox.example.org',
+      dashboard_url: 'https://dash.example.org',
+      sandbox_dashboard_url: 'https://dash.sandbox.example.org',
+    });
     expect((await request(app.callback()).get('/healthz').set('Host', '127.0.0.1:8080')).status).toBe(200);
     expectProblem(await request(app.callback()).get('/').set('Host', '127.0.0.1:8080'), 421, 'Misdirected Request');
   });
@@ -115,7 +120,10 @@ describe('every response', () => {
     const behindProxy = (await testApp(t.db, { trusted_proxies: ['127.0.0.1/32', '::1/128'] })).app;
     const kept = await request(behindProxy.callback()).get('/healthz').set('Host', HOSTS.api).set('X-Request-Id', 'lb-1234567890abcdef');
     expect(kept.headers['x-request-id']).toBe('lb-1234567890abcdef');
-    const replaced = await request(behindProxy.callback()).get('/healthz').set('Host', HOSTS.api).set('X-Request-Id', 'bad id\twith spaces');
+    const replaced = await request(behindProxy.callback())
+      .get('/healthz')
+      .set('Host', HOSTS.api)
+      .set('X-Request-Id', 'bad id\twith spaces');
     expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     const errored = await request(app.callback()).get('/missing').set('Host', HOSTS.dashboard);
     expect(errored.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
@@ -136,7 +144,13 @@ describe('every response', () => {
 });
 
 describe('production profile: HTTPS only', () => {
-  const production = (proxies: string) => ({ ALMONER_PROFILE: 'production', DATABASE_URL: 'postgres://unused/x', ALMONER_SMTP_URL: 'smtp://127.0.0.1:9', ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>', ALMONER_TRUSTED_PROXIES: proxies });
+  const production = (proxies: string) => ({
+    ALMONER_PROFILE: 'production',
+    DATABASE_URL: 'postgres://unused/x',
+    ALMONER_SMTP_URL: 'smtp://127.0.0.1:9',
+    ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>',
+    ALMONER_TRUSTED_PROXIES: proxies,
+  });
 
   it('refuses plain HTTP with a 403 problem and never redirects', async () => {
     const { app } = await testApp(t.db, {}, production('10.0.0.0/8'));

@@ -29,7 +29,13 @@ describe('BackgroundWork', () => {
       await work.drain();
       expect(order).toEqual(['handler returned', 'task sees finished=true', 'task done']);
       expect(work.size).toBe(0);
-      expect(records()).toEqual([expect.objectContaining({ msg: 'background task failed', task: 'failing-task', error: { name: 'Error', message: 'mail server said no' } })]);
+      expect(records()).toEqual([
+        expect.objectContaining({
+          msg: 'background task failed',
+          task: 'failing-task',
+          error: { name: 'Error', message: 'mail server said no' },
+        }),
+      ]);
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }

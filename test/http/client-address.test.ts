@@ -45,7 +45,11 @@ describe('caller address', () => {
 
   it('is unknown when a trusted proxy forwards an unreadable hop, keeping the nearest trusted hop for throttling', async () => {
     const url = await echoServer(['127.0.0.1']);
-    expect((await request(url).get('/').set('X-Forwarded-For', '203.0.113.9, garbage')).body).toEqual({ ip: '127.0.0.1', known: false, protocol: 'http' });
+    expect((await request(url).get('/').set('X-Forwarded-For', '203.0.113.9, garbage')).body).toEqual({
+      ip: '127.0.0.1',
+      known: false,
+      protocol: 'http',
+    });
   });
 
   it('trusts IPv6 proxies by range', async () => {
@@ -68,7 +72,23 @@ describe('X-Forwarded-For hops', () => {
     expect(parseHop('[2001:db8::1]:443')).toBe('2001:db8::1');
     expect(parseHop('::ffff:192.0.2.5')).toBe('192.0.2.5');
     expect(parseHop('[::ffff:192.0.2.5]:80')).toBe('192.0.2.5');
-    for (const bad of ['', 'unknown', 'garbage', '_hidden', '[2001:db8::1]', '2001:db8::1:443x', '203.0.113.9:', '203.0.113.9:65536', '[2001:db8::1]:99999', 'fe80::1%eth0', '"203.0.113.9"', '203.0.113.009', '203.0.113', 'for=203.0.113.9', '203.0.113.9 198.51.100.1']) {
+    for (const bad of [
+      '',
+      'unknown',
+      'garbage',
+      '_hidden',
+      '[2001:db8::1]',
+      '2001:db8::1:443x',
+      '203.0.113.9:',
+      '203.0.113.9:65536',
+      '[2001:db8::1]:99999',
+      'fe80::1%eth0',
+      '"203.0.113.9"',
+      '203.0.113.009',
+      '203.0.113',
+      'for=203.0.113.9',
+      '203.0.113.9 198.51.100.1',
+    ]) {
       expect(parseHop(bad), bad).toBeUndefined();
     }
   });

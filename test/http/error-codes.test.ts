@@ -53,7 +53,12 @@ describe('the error vocabulary', () => {
   });
 
   it('lets a problem leave the code out, or carry its own', () => {
-    expect(new HttpProblem(403, 'Forbidden', 'outside', { code: null }).toJSON()).toEqual({ type: 'about:blank', title: 'Forbidden', status: 403, detail: 'outside' });
+    expect(new HttpProblem(403, 'Forbidden', 'outside', { code: null }).toJSON()).toEqual({
+      type: 'about:blank',
+      title: 'Forbidden',
+      status: 403,
+      detail: 'outside',
+    });
     expect(new HttpProblem(404, 'Not Found', 'x', { code: null, extensions: { code: 701 } }).toJSON().code).toBe(701);
   });
 });
@@ -79,12 +84,16 @@ describe('domain errors over HTTP', () => {
     app.use(errorHandler());
     expect((await request(app.callback()).get('/nothing')).body).toMatchObject({ status: 404, code: 'not_found' });
     expect((await request(appThrowing(new Error('boom'))).get('/')).body).toMatchObject({ status: 500, code: 'internal' });
-    expect((await request(appThrowing(Object.assign(new Error('down'), { code: 'ECONNREFUSED' }))).get('/')).body).toMatchObject({ status: 503, code: 'unavailable' });
+    expect((await request(appThrowing(Object.assign(new Error('down'), { code: 'ECONNREFUSED' }))).get('/')).body).toMatchObject({
+      status: 503,
+      code: 'unavailable',
+    });
   });
 });
 
 describe('the unique-violation mapper', () => {
-  const violation = (constraint: string) => Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505', constraint });
+  const violation = (constraint: string) =>
+    Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505', constraint });
 
   it('maps a named constraint to a conflict', () => {
     let thrown: unknown;
@@ -108,7 +117,9 @@ describe('the unique-violation mapper', () => {
 
 describe('where errors are made', () => {
   const src = fileURLToPath(new URL('../../src', import.meta.url));
-  const files = (fs.readdirSync(src, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => f.split(path.sep).join('/'));
+  const files = (fs.readdirSync(src, { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => f.split(path.sep).join('/'));
   const read = (file: string) => fs.readFileSync(path.join(src, file), 'utf8');
 
   it('checks for a unique violation (23505) only in the mapper', () => {

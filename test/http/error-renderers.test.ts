@@ -40,11 +40,23 @@ describe('the error mapper and its renderers', () => {
     expect(res.status).toBe(401);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(res.headers['www-authenticate']).toBe('Bearer realm="almoner", error="invalid_token"');
-    expect(res.body).toEqual({ type: 'about:blank', title: 'Sign in again', status: 401, detail: 'The token has expired.', code: 'unauthenticated', error: 'invalid_token' });
+    expect(res.body).toEqual({
+      type: 'about:blank',
+      title: 'Sign in again',
+      status: 401,
+      detail: 'The token has expired.',
+      code: 'unauthenticated',
+      error: 'invalid_token',
+    });
   });
 
   it('leaves the code out of a body a specification fixes', () => {
-    expect(problemOf(forbidden('outside', { withoutCode: true })).toJSON()).toEqual({ type: 'about:blank', title: 'Forbidden', status: 403, detail: 'outside' });
+    expect(problemOf(forbidden('outside', { withoutCode: true })).toJSON()).toEqual({
+      type: 'about:blank',
+      title: 'Forbidden',
+      status: 403,
+      detail: 'outside',
+    });
   });
 
   it('renders the same error as an OAuth error body, not stored', async () => {
@@ -66,10 +78,14 @@ describe('the error mapper and its renderers', () => {
   });
 
   it('sends Retry-After with the page of an outage, and never the message of an unexpected error', async () => {
-    const outage = await request(pageApp(new DomainError('unavailable', 'down', { retryAfterSeconds: 7 }))).get('/').set('Accept', 'text/html');
+    const outage = await request(pageApp(new DomainError('unavailable', 'down', { retryAfterSeconds: 7 })))
+      .get('/')
+      .set('Accept', 'text/html');
     expect(outage.status).toBe(503);
     expect(outage.headers['retry-after']).toBe('7');
-    const crash = await request(pageApp(new Error('secret detail'))).get('/').set('Accept', 'text/html');
+    const crash = await request(pageApp(new Error('secret detail')))
+      .get('/')
+      .set('Accept', 'text/html');
     expect(crash.status).toBe(500);
     expect(crash.text).not.toContain('secret detail');
   });
@@ -77,7 +93,9 @@ describe('the error mapper and its renderers', () => {
 
 describe('where error bodies are built', () => {
   const src = fileURLToPath(new URL('../../src', import.meta.url));
-  const files = (fs.readdirSync(src, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => f.split(path.sep).join('/'));
+  const files = (fs.readdirSync(src, { recursive: true }) as string[])
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => f.split(path.sep).join('/'));
 
   it('builds problems, OAuth error bodies and problem+json only in src/http/ (docs/layout.md, "Errors")', () => {
     const builds = /new HttpProblem\(|ctx\.body = \{ error:|application\/problem\+json'/;

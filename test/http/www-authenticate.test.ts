@@ -19,7 +19,12 @@ import { apiKeyFor, apiRequest } from '../helpers/gateway.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const REDIRECT = 'https://app.example.org/callback';
-const { testDatabase: t, server, staff, clients: { client, sandboxClient } } = useOAuthServer({
+const {
+  testDatabase: t,
+  server,
+  staff,
+  clients: { client, sandboxClient },
+} = useOAuthServer({
   clients: {
     client: { environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid', 'offline_access'] },
     sandboxClient: { environment: 'sandbox', redirectUris: ['http://127.0.0.1:9999/callback'], scopes: ['read_only', 'openid'] },
@@ -37,11 +42,18 @@ const api = () => endpoints(server, 'production').api;
 async function send(url: string, init: { method?: string; authorization?: string; form?: Record<string, string> } = {}): Promise<Answer> {
   const response = await fetch(url, {
     method: init.method ?? (init.form ? 'POST' : 'GET'),
-    headers: { ...(init.authorization ? { authorization: init.authorization } : {}), ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+    headers: {
+      ...(init.authorization ? { authorization: init.authorization } : {}),
+      ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+    },
     body: init.form ? new URLSearchParams(init.form) : undefined,
   });
   const text = await response.text();
-  return { status: response.status, challenge: response.headers.get('www-authenticate'), body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+  return {
+    status: response.status,
+    challenge: response.headers.get('www-authenticate'),
+    body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+  };
 }
 
 const good = () => basic(client.client_id, client.client_secret);
@@ -61,27 +73,57 @@ const made = {} as {
 };
 
 beforeAll(async () => {
-  const flow = (login = staff.users.owner, scope = 'openid read_only') => obtainTokens(server, { environment: 'production', client, clientId: client.client_id, redirectUri: REDIRECT, scope, login });
+  const flow = (login = staff.users.owner, scope = 'openid read_only') =>
+    obtainTokens(server, { environment: 'production', client, clientId: client.client_id, redirectUri: REDIRECT, scope, login });
   // A code whose exchange is attempted with the wrong verifier (a refused exchange leaves it unused).
-  const pending = await authorize(server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope: 'read_only', login: staff.users.member });
+  const pending = await authorize(server, {
+    environment: 'production',
+    clientId: client.client_id,
+    redirectUri: REDIRECT,
+    scope: 'read_only',
+    login: staff.users.member,
+  });
   made.wrongVerifierCode = pending.callback.searchParams.get('code')!;
   const exchanged = await flow(staff.users.admin);
   made.replayedCode = { code: exchanged.code, verifier: exchanged.verifier };
   const refreshed = await flow(staff.users.read_only, 'read_only');
   made.usedRefreshToken = refreshed.tokens.body.refresh_token as string;
-  expect((await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: made.usedRefreshToken })).status).toBe(200);
+  expect(
+    (await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: made.usedRefreshToken })).status,
+  ).toBe(200);
   const live = await flow();
   made.liveAccessToken = live.tokens.body.access_token as string;
   // An authorization ended by its own client: its access token is dead everywhere.
   const other = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT], scopes: ['openid', 'read_only'] });
-  const revoked = await obtainTokens(server, { environment: 'production', client: other, clientId: other.client_id, redirectUri: REDIRECT, scope: 'openid read_only', login: staff.users.owner });
+  const revoked = await obtainTokens(server, {
+    environment: 'production',
+    client: other,
+    clientId: other.client_id,
+    redirectUri: REDIRECT,
+    scope: 'openid read_only',
+    login: staff.users.owner,
+  });
   made.revokedAccessToken = revoked.tokens.body.access_token as string;
-  expect((await send(`${api()}/auth/oauth/revoke`, { authorization: basic(other.client_id, other.client_secret), form: { token: made.revokedAccessToken } })).status).toBe(200);
+  expect(
+    (
+      await send(`${api()}/auth/oauth/revoke`, {
+        authorization: basic(other.client_id, other.client_secret),
+        form: { token: made.revokedAccessToken },
+      })
+    ).status,
+  ).toBe(200);
   // A user who approved and then left the nonprofit.
   const email = `leaver-${Date.now()}@example.org`;
   await addUser(t.db, { email, password: 'pw-leaver-1' }, MIN_PASSWORD_PARAMS);
   await addMember(t.db, { org: staff.ein, email, role: 'member' });
-  const left = await obtainTokens(server, { environment: 'production', client, clientId: client.client_id, redirectUri: REDIRECT, scope: 'openid read_only', login: { email, password: 'pw-leaver-1' } });
+  const left = await obtainTokens(server, {
+    environment: 'production',
+    client,
+    clientId: client.client_id,
+    redirectUri: REDIRECT,
+    scope: 'openid read_only',
+    login: { email, password: 'pw-leaver-1' },
+  });
   made.formerMemberToken = left.tokens.body.access_token as string;
   await removeMember(t.db, { org: staff.ein, email });
   made.apiKey = await apiKeyFor(t.db, staff, 'production');
@@ -156,26 +198,68 @@ const CLIENT_AUTH_CASES: [string, () => Promise<Answer>, string][] = [
   ['token: the Basic scheme with no credentials', () => token(unknownCodeForm(), 'Basic'), 'invalid_client'],
   ['token: a Bearer credential instead of Basic', () => token(unknownCodeForm(), 'Bearer abc'), 'invalid_client'],
   ['token: an unknown client', () => token(unknownCodeForm(), unknownClient()), 'invalid_client'],
-  ...MALFORMED_BASIC.map(([name, header]): [string, () => Promise<Answer>, string] => [`token: ${name}`, () => token(unknownCodeForm(), header), 'invalid_client']),
+  ...MALFORMED_BASIC.map(([name, header]): [string, () => Promise<Answer>, string] => [
+    `token: ${name}`,
+    () => token(unknownCodeForm(), header),
+    'invalid_client',
+  ]),
   ['token: a wrong secret', () => token(unknownCodeForm(), wrongSecret()), 'invalid_client'],
-  ['token: a secret in the body next to Basic', () => token({ ...unknownCodeForm(), client_secret: client.client_secret }, good()), 'invalid_client'],
-  ['token: a secret in the body alone', () => token({ ...unknownCodeForm(), client_id: client.client_id, client_secret: client.client_secret }), 'invalid_client'],
-  ['token: the sandbox client on the production host', () => token(unknownCodeForm(), basic(sandboxClient.client_id, sandboxClient.client_secret)), 'invalid_client'],
+  [
+    'token: a secret in the body next to Basic',
+    () => token({ ...unknownCodeForm(), client_secret: client.client_secret }, good()),
+    'invalid_client',
+  ],
+  [
+    'token: a secret in the body alone',
+    () => token({ ...unknownCodeForm(), client_id: client.client_id, client_secret: client.client_secret }),
+    'invalid_client',
+  ],
+  [
+    'token: the sandbox client on the production host',
+    () => token(unknownCodeForm(), basic(sandboxClient.client_id, sandboxClient.client_secret)),
+    'invalid_client',
+  ],
   ['token: an unknown code (401 invalid_grant)', () => token(unknownCodeForm(), good()), 'invalid_grant'],
-  ['token: a wrong code_verifier', () => token({ grant_type: 'authorization_code', code: made.wrongVerifierCode, code_verifier: oauth.generateRandomCodeVerifier() }, good()), 'invalid_grant'],
-  ['token: a replayed code', () => token({ grant_type: 'authorization_code', ...made.replayedCode, code_verifier: made.replayedCode.verifier }, good()), 'invalid_grant'],
+  [
+    'token: a wrong code_verifier',
+    () =>
+      token({ grant_type: 'authorization_code', code: made.wrongVerifierCode, code_verifier: oauth.generateRandomCodeVerifier() }, good()),
+    'invalid_grant',
+  ],
+  [
+    'token: a replayed code',
+    () => token({ grant_type: 'authorization_code', ...made.replayedCode, code_verifier: made.replayedCode.verifier }, good()),
+    'invalid_grant',
+  ],
   ['token: an unknown refresh token', () => token({ grant_type: 'refresh_token', refresh_token: 'r'.repeat(43) }, good()), 'invalid_grant'],
-  ['token: a reused refresh token', () => token({ grant_type: 'refresh_token', refresh_token: made.usedRefreshToken }, good()), 'invalid_grant'],
+  [
+    'token: a reused refresh token',
+    () => token({ grant_type: 'refresh_token', refresh_token: made.usedRefreshToken }, good()),
+    'invalid_grant',
+  ],
   ...(['introspect', 'revoke'] as const).flatMap((endpoint): [string, () => Promise<Answer>, string][] => {
-    const call = (authorization?: string, extra: Record<string, string> = {}) => send(`${api()}/auth/oauth/${endpoint}`, { authorization, form: { token: made.liveAccessToken, ...extra } });
+    const call = (authorization?: string, extra: Record<string, string> = {}) =>
+      send(`${api()}/auth/oauth/${endpoint}`, { authorization, form: { token: made.liveAccessToken, ...extra } });
     return [
       [`${endpoint}: no client authentication`, () => call(), 'invalid_client'],
       [`${endpoint}: a Bearer credential instead of Basic`, () => call(`Bearer ${made.liveAccessToken}`), 'invalid_client'],
       [`${endpoint}: an unknown client`, () => call(unknownClient()), 'invalid_client'],
-      ...MALFORMED_BASIC.map(([name, header]): [string, () => Promise<Answer>, string] => [`${endpoint}: ${name}`, () => call(header), 'invalid_client']),
+      ...MALFORMED_BASIC.map(([name, header]): [string, () => Promise<Answer>, string] => [
+        `${endpoint}: ${name}`,
+        () => call(header),
+        'invalid_client',
+      ]),
       [`${endpoint}: a wrong secret`, () => call(wrongSecret()), 'invalid_client'],
-      [`${endpoint}: a secret in the body`, () => call(undefined, { client_id: client.client_id, client_secret: client.client_secret }), 'invalid_client'],
-      [`${endpoint}: the sandbox client on the production host`, () => call(basic(sandboxClient.client_id, sandboxClient.client_secret)), 'invalid_client'],
+      [
+        `${endpoint}: a secret in the body`,
+        () => call(undefined, { client_id: client.client_id, client_secret: client.client_secret }),
+        'invalid_client',
+      ],
+      [
+        `${endpoint}: the sandbox client on the production host`,
+        () => call(basic(sandboxClient.client_id, sandboxClient.client_secret)),
+        'invalid_client',
+      ],
     ];
   }),
 ];
@@ -190,18 +274,37 @@ const USERINFO_CASES: [string, () => Promise<Answer>, boolean][] = [
   ['GET without a token', () => send(`${api()}/auth/oauth/userinfo`), false],
   ['POST without a token', () => send(`${api()}/auth/oauth/userinfo`, { method: 'POST' }), false],
   ['an unknown token', () => send(`${api()}/auth/oauth/userinfo`, { authorization: `Bearer ${'a'.repeat(43)}` }), true],
-  ['a token of a revoked authorization', () => send(`${api()}/auth/oauth/userinfo`, { authorization: `Bearer ${made.revokedAccessToken}` }), true],
+  [
+    'a token of a revoked authorization',
+    () => send(`${api()}/auth/oauth/userinfo`, { authorization: `Bearer ${made.revokedAccessToken}` }),
+    true,
+  ],
   ['a token of a user who left', () => send(`${api()}/auth/oauth/userinfo`, { authorization: `Bearer ${made.formerMemberToken}` }), true],
   ['an API key', () => send(`${api()}/auth/oauth/userinfo`, { authorization: `Bearer ${made.apiKey}` }), true],
-  ['a token in the form body that is unknown', () => send(`${api()}/auth/oauth/userinfo`, { form: { access_token: 'a'.repeat(43) } }), true],
+  [
+    'a token in the form body that is unknown',
+    () => send(`${api()}/auth/oauth/userinfo`, { form: { access_token: 'a'.repeat(43) } }),
+    true,
+  ],
 ];
 
 describe('401 on the sandbox API host', () => {
   it('names the sandbox issuer as the realm', async () => {
     const sandbox = endpoints(server, 'sandbox').api;
     expectBasic(await send(`${sandbox}/auth/oauth/token`, { form: unknownCodeForm() }), 'invalid_client', sandbox);
-    expectBasic(await send(`${sandbox}/auth/oauth/token`, { form: unknownCodeForm(), authorization: basic(client.client_id, client.client_secret) }), 'invalid_client', sandbox);
-    expectBasic(await send(`${sandbox}/auth/oauth/token`, { form: unknownCodeForm(), authorization: basic(sandboxClient.client_id, sandboxClient.client_secret) }), 'invalid_grant', sandbox);
+    expectBasic(
+      await send(`${sandbox}/auth/oauth/token`, { form: unknownCodeForm(), authorization: basic(client.client_id, client.client_secret) }),
+      'invalid_client',
+      sandbox,
+    );
+    expectBasic(
+      await send(`${sandbox}/auth/oauth/token`, {
+        form: unknownCodeForm(),
+        authorization: basic(sandboxClient.client_id, sandboxClient.client_secret),
+      }),
+      'invalid_grant',
+      sandbox,
+    );
   });
 });
 
@@ -218,7 +321,11 @@ const gatewayCall = (spec: (typeof GATEWAY_ROUTES)[number], authorization?: stri
     headers: { ...(authorization ? { authorization } : {}), ...(spec.pathVersioned ? {} : { 'api-version': spec.versions[0]! }) },
     ...(spec.body ? { json: {} } : {}),
   });
-const asAnswer = (r: Awaited<ReturnType<typeof apiRequest>>): Answer => ({ status: r.status, challenge: r.headers.get('www-authenticate'), body: r.body });
+const asAnswer = (r: Awaited<ReturnType<typeof apiRequest>>): Answer => ({
+  status: r.status,
+  challenge: r.headers.get('www-authenticate'),
+  body: r.body,
+});
 
 describe('401 on the gateway (/v1, FDX, DAF)', () => {
   const operations = GATEWAY_ROUTES.map((spec) => [`${spec.method.toUpperCase()} ${spec.path}`, spec] as const);
@@ -235,7 +342,10 @@ describe('401 on the gateway (/v1, FDX, DAF)', () => {
   const CASES: [string, () => Promise<Answer>][] = [
     ['/v1: a revoked API key', async () => asAnswer(await gatewayCall(donations, `Bearer ${made.revokedApiKey}`))],
     ['/v1: an unknown API key', async () => asAnswer(await gatewayCall(donations, `Bearer alm_live_${'A'.repeat(32)}`))],
-    ['/v1: an access token of a revoked authorization', async () => asAnswer(await gatewayCall(donations, `Bearer ${made.revokedAccessToken}`))],
+    [
+      '/v1: an access token of a revoked authorization',
+      async () => asAnswer(await gatewayCall(donations, `Bearer ${made.revokedAccessToken}`)),
+    ],
     ['/v1: an access token of a user who left', async () => asAnswer(await gatewayCall(donations, `Bearer ${made.formerMemberToken}`))],
     ['/v1: a malformed Authorization header', async () => asAnswer(await gatewayCall(donations, 'Bearer'))],
     ['FDX: an API key (access tokens only)', async () => asAnswer(await gatewayCall(fdx, `Bearer ${made.apiKey}`))],
@@ -250,13 +360,24 @@ describe('401 on the gateway (/v1, FDX, DAF)', () => {
 
 describe('the WWW-Authenticate parser used above', () => {
   it('reads well-formed challenges and rejects malformed ones', () => {
-    expect(parseChallenges('Bearer realm="almoner", error="invalid_token"')).toEqual([{ scheme: 'Bearer', params: { realm: 'almoner', error: 'invalid_token' } }]);
+    expect(parseChallenges('Bearer realm="almoner", error="invalid_token"')).toEqual([
+      { scheme: 'Bearer', params: { realm: 'almoner', error: 'invalid_token' } },
+    ]);
     expect(parseChallenges('Basic realm="a \\"b\\"", charset=UTF-8, Bearer realm=x')).toEqual([
       { scheme: 'Basic', params: { realm: 'a "b"', charset: 'UTF-8' } },
       { scheme: 'Bearer', params: { realm: 'x' } },
     ]);
     expect(parseChallenges('Bearer')).toEqual([{ scheme: 'Bearer', params: {} }]);
-    for (const bad of ['', 'Bearer realm="unterminated', 'Basic realm="a" error="b"', 'Bearer realm="a", realm="b"', 'Bearer =x', 'Bearer realm="a"; error="b"', '"Bearer"', 'Bearer realm="caf\u00e9\n"']) {
+    for (const bad of [
+      '',
+      'Bearer realm="unterminated',
+      'Basic realm="a" error="b"',
+      'Bearer realm="a", realm="b"',
+      'Bearer =x',
+      'Bearer realm="a"; error="b"',
+      '"Bearer"',
+      'Bearer realm="caf\u00e9\n"',
+    ]) {
       expect(() => parseChallenges(bad), bad).toThrow(/malformed/);
     }
   });

@@ -7,7 +7,12 @@ import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const REDIRECT = 'https://app.example.org/callback';
-const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({
+const {
+  testDatabase: t,
+  server,
+  staff,
+  clients: { client },
+} = useOAuthServer({
   // Stronger than the parameters createStaff hashes with, so every first sign-in upgrades.
   config: { password_time_cost: 3 },
   clients: { client: { environment: 'production', redirectUris: [REDIRECT] } },
@@ -16,7 +21,8 @@ const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({
 const browser = () => new FormBrowser((url) => url.origin === 'https://app.example.org');
 const flow = (options: Partial<Parameters<typeof authorize>[1]> & { login?: { email: string; password: string } }) =>
   authorize(server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope: 'read_only', ...options });
-const hashOf = async (id: string) => (await t.db.selectFrom('users').select('password_hash').where('id', '=', id).executeTakeFirstOrThrow()).password_hash;
+const hashOf = async (id: string) =>
+  (await t.db.selectFrom('users').select('password_hash').where('id', '=', id).executeTakeFirstOrThrow()).password_hash;
 
 describe('sign-in', () => {
   it('upgrades a password hash made with older parameters after a successful sign-in only', async () => {
@@ -36,7 +42,11 @@ describe('sign-in', () => {
   it('answers a disabled account, an over-long password and a malformed address like a wrong password', async () => {
     const s = await createStaff(t.db);
     await t.db.updateTable('users').set({ disabled_at: new Date() }).where('id', '=', s.users.member.id).execute();
-    for (const login of [s.users.member, { email: s.users.owner.email, password: 'x'.repeat(5000) }, { email: 'not an address', password: 'whatever1' }]) {
+    for (const login of [
+      s.users.member,
+      { email: s.users.owner.email, password: 'x'.repeat(5000) },
+      { email: 'not an address', password: 'whatever1' },
+    ]) {
       await expect(flow({ login })).rejects.toThrow(/sign-in refused \(401\)/);
     }
   });
@@ -45,7 +55,10 @@ describe('sign-in', () => {
     const s = await createStaff(t.db);
     const shared = browser();
     await flow({ login: s.users.owner, browser: shared });
-    const sessions = async () => (await t.db.selectFrom('oidc_models').select('payload').where('model', '=', 'Session').execute()).map((r) => (r.payload as { accountId?: string }).accountId);
+    const sessions = async () =>
+      (await t.db.selectFrom('oidc_models').select('payload').where('model', '=', 'Session').execute()).map(
+        (r) => (r.payload as { accountId?: string }).accountId,
+      );
     expect(await sessions()).toContain(s.users.owner.id);
     const result = await flow({ login: s.users.admin, browser: shared, extraParams: { prompt: 'login' } });
     expect(result.callback.searchParams.get('code')).toBeTruthy();
@@ -73,7 +86,11 @@ describe('consent reuse', () => {
     const s = await createStaff(t.db);
     const shared = browser();
     await flow({ login: s.users.owner, browser: shared });
-    const grant = await t.db.selectFrom('oauth_authorizations').select('grant_id').where('user_id', '=', s.users.owner.id).executeTakeFirstOrThrow();
+    const grant = await t.db
+      .selectFrom('oauth_authorizations')
+      .select('grant_id')
+      .where('user_id', '=', s.users.owner.id)
+      .executeTakeFirstOrThrow();
     expect((await flow({ browser: shared })).consentHtml).toBe('');
     await revokeAuthorization(t.db, 'production', grant.grant_id, 'test');
     expect((await flow({ browser: shared })).consentHtml).toContain('Approve');
@@ -84,7 +101,9 @@ describe('consent reuse', () => {
     await addMember(t.db, { org: b.ein, email: a.users.member.email, role: 'member' });
     const shared = browser();
     await expect(flow({ login: a.users.member, browser: shared })).rejects.toThrow(/organization choice shown/);
-    const choice = await shared.request(`${endpoints(server, 'production').dashboard}/oauth/authorize?${new URLSearchParams({ client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'read_only', nonce: 'n', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' })}`);
+    const choice = await shared.request(
+      `${endpoints(server, 'production').dashboard}/oauth/authorize?${new URLSearchParams({ client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'read_only', nonce: 'n', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' })}`,
+    );
     expect(choice.html).toContain('Choose a nonprofit');
     const foreign = await shared.request(`${choice.url.origin}${choice.url.pathname}?org=${c.orgId}`);
     expect(foreign.status).toBe(400);
@@ -96,7 +115,9 @@ describe('pages and problems', () => {
   const dashboard = () => endpoints(server, 'production').dashboard;
 
   it('renders an expired interaction as a page for browsers and a problem for API clients', async () => {
-    const html = await fetch(`${dashboard()}/oauth/interaction/nothing-here`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    const html = await fetch(`${dashboard()}/oauth/interaction/nothing-here`, {
+      headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+    });
     expect(html.status).toBe(400);
     expect(html.headers.get('content-type')).toMatch(/^text\/html/);
     const body = await html.text();
@@ -129,7 +150,12 @@ describe('pages and problems', () => {
   it('sends revoke and sign-out without a session back to a sign-in, changing nothing', async () => {
     const expected = { '/oauth/connections/revoke': /^\/oauth\/connections$/, '/oauth/logout': /^\/sign-in\?signed_out=1$/ };
     for (const [path, location] of Object.entries(expected)) {
-      const response = await fetch(`${dashboard()}${path}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant=x&csrf=y' });
+      const response = await fetch(`${dashboard()}${path}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant=x&csrf=y',
+      });
       expect(response.status).toBe(303);
       expect(response.headers.get('location')).toMatch(location);
     }
@@ -139,7 +165,12 @@ describe('pages and problems', () => {
     const s = await createStaff(t.db);
     const result = await flow({ login: s.users.member, decision: 'deny' });
     expect(result.callback.searchParams.get('error')).toBe('access_denied');
-    const denied = await t.db.selectFrom('audit_events').selectAll().where('event', '=', 'consent.denied').where('actor_user_id', '=', s.users.member.id).executeTakeFirstOrThrow();
+    const denied = await t.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('event', '=', 'consent.denied')
+      .where('actor_user_id', '=', s.users.member.id)
+      .executeTakeFirstOrThrow();
     expect(denied).toMatchObject({ client_id: client.client_id, environment: 'production' });
   });
 });

@@ -12,13 +12,26 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const REDIRECT = 'https://app.example.org/callback';
 const probe = new StatementProbe();
-const { server, staff, clients: { client } } = useOAuthServer({ plugins: [probe], clients: { client: { environment: 'production', redirectUris: [REDIRECT] } } });
+const {
+  server,
+  staff,
+  clients: { client },
+} = useOAuthServer({ plugins: [probe], clients: { client: { environment: 'production', redirectUris: [REDIRECT] } } });
 
 describe('interaction form posts', () => {
   it('read their Interaction once, and the flow still ends with a code that exchanges', async () => {
     const verifier = oauth.generateRandomCodeVerifier();
     const url = new URL(endpoints(server, 'production').authorize);
-    const params = { client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid read_only', state: 's'.repeat(22), nonce: 'n'.repeat(22), code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' };
+    const params = {
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: 'openid read_only',
+      state: 's'.repeat(22),
+      nonce: 'n'.repeat(22),
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    };
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
     // Stops at each redirect to the provider's resume endpoint, so one post is measured alone.
     const resume = (next: URL) => next.pathname.startsWith('/oauth/authorize/');
@@ -44,7 +57,10 @@ describe('interaction form posts', () => {
     expect(code).toEqual(expect.any(String));
     const tokens = await fetch(endpoints(server, 'production').token, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: new URLSearchParams({ grant_type: 'authorization_code', code: code!, code_verifier: verifier, redirect_uri: REDIRECT }),
     });
     expect(tokens.status).toBe(200);

@@ -20,7 +20,8 @@ afterAll(async () => t?.drop());
 // Smaller numbers than production's, so a test runs through several lockouts quickly.
 const account: LockoutPolicy = { ...signInFailuresPerAccount, max: 3, baseLockSeconds: 1, maxLockSeconds: 4 };
 const address: LockoutPolicy = { ...signInFailuresPerCallerAddress, max: 5, baseLockSeconds: 1, maxLockSeconds: 4 };
-const throttle = (addressFailures = address.max) => new LoginThrottle(t.db, { account, address: { ...address, max: addressFailures } }, keys);
+const throttle = (addressFailures = address.max) =>
+  new LoginThrottle(t.db, { account, address: { ...address, max: addressFailures } }, keys);
 /** Stops the clock the throttle reads (it passes Date.now() to its statements) for this test; `advance` moves it on. */
 function stopClock() {
   vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
@@ -63,7 +64,10 @@ describe('login throttling', () => {
     await failOnce(limiter, email, ip);
     expect(await failOnce(limiter, email, ip)).toEqual({ started: { scope: 'account', retryAfterSeconds: 2 } });
     // Each further lockout doubles, up to the maximum (4 s here).
-    for (const [waited, next] of [[2, 4], [4, 4]] as const) {
+    for (const [waited, next] of [
+      [2, 4],
+      [4, 4],
+    ] as const) {
       clock.advance(waited * 1000);
       await failOnce(limiter, email, ip);
       await failOnce(limiter, email, ip);
@@ -82,7 +86,9 @@ describe('login throttling', () => {
     const { email, ip } = fresh();
     // In the order of the numbers they drew (concurrent takes finish in any order): the third
     // holds the budget's last point, so its failure is the one that starts the lockout.
-    const inFlight = (await Promise.all([1, 2, 3].map(() => reservation(limiter, email, ip)))).sort((a, b) => a.account.attempt - b.account.attempt);
+    const inFlight = (await Promise.all([1, 2, 3].map(() => reservation(limiter, email, ip)))).sort(
+      (a, b) => a.account.attempt - b.account.attempt,
+    );
     // The account's budget is spent by attempts not yet answered: refused, told the lockout they will start.
     expect(await limiter.reserve(email, ip)).toEqual({ lockout: { scope: 'account', retryAfterSeconds: account.baseLockSeconds } });
     // The refused attempt did not keep its point of the address's budget (5): two more fit, not three.
@@ -143,7 +149,9 @@ describe('login throttling', () => {
     const rotated = { keyedHash: (purpose: 'login_throttle', value: string) => keys.keyedHash(purpose, `rotated ${value}`) } as KeyedHasher;
     rotated.keyedHashes = (purpose, value) => [rotated.keyedHash(purpose, value), keys.keyedHash(purpose, value)];
     const after = new LoginThrottle(t.db, { account, address: { ...address, max: 100 } }, rotated);
-    expect(await after.reserve(email, '203.0.113.77')).toEqual({ lockout: { scope: 'account', retryAfterSeconds: account.baseLockSeconds } });
+    expect(await after.reserve(email, '203.0.113.77')).toEqual({
+      lockout: { scope: 'account', retryAfterSeconds: account.baseLockSeconds },
+    });
 
     clock.advance(account.baseLockSeconds * 1000);
     await after.succeeded(await reservation(after, email, ip));
@@ -165,12 +173,19 @@ describe('login throttling', () => {
       const reserving = limiter.reserve(email, ip);
       await vi.waitFor(
         async () => {
-          const waiting = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%account_take%'`.execute(t.db);
+          const waiting = await sql<{
+            n: number;
+          }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like '%account_take%'`.execute(
+            t.db,
+          );
           expect(waiting.rows[0]!.n).toBe(1);
         },
         { timeout: 5000, interval: 10 },
       );
-      await t.db.insertInto('login_throttle').values({ key: `account_lock:${hash}`, points: 2, expire: Date.now() + 60_000 }).execute();
+      await t.db
+        .insertInto('login_throttle')
+        .values({ key: `account_lock:${hash}`, points: 2, expire: Date.now() + 60_000 })
+        .execute();
       await sql`commit`.execute(conn);
       return reserving;
     });
@@ -181,7 +196,8 @@ describe('login throttling', () => {
   it('locks an address that fails across many accounts, IPv6 by its /64', async () => {
     const limiter = throttle();
     const ip = '2001:db8:aa:1::1';
-    for (let i = 0; i < 4; i += 1) expect(await failOnce(limiter, fresh().email, i % 2 ? ip : '2001:db8:aa:1:ffff::2')).toEqual({ started: undefined });
+    for (let i = 0; i < 4; i += 1)
+      expect(await failOnce(limiter, fresh().email, i % 2 ? ip : '2001:db8:aa:1:ffff::2')).toEqual({ started: undefined });
     expect(await failOnce(limiter, fresh().email, ip)).toEqual({ started: { scope: 'address', retryAfterSeconds: 1 } });
     expect(await limiter.reserve(fresh().email, '2001:db8:aa:1::99')).toEqual({ lockout: { scope: 'address', retryAfterSeconds: 1 } });
     const elsewhere = await reservation(limiter, fresh().email, '2001:db8:aa:2::1');
@@ -215,9 +231,17 @@ describe('login throttling', () => {
     await limiter.succeeded(reserved);
     expect(probe.statements).toHaveLength(2);
 
-    const rows = await t.db.selectFrom('login_throttle').select(['key', 'points']).where('key', 'like', `%:${keys.keyedHash('login_throttle', email)}`).execute();
+    const rows = await t.db
+      .selectFrom('login_throttle')
+      .select(['key', 'points'])
+      .where('key', 'like', `%:${keys.keyedHash('login_throttle', email)}`)
+      .execute();
     expect(rows).toEqual([]);
-    const addressFailures = await t.db.selectFrom('login_throttle').select('points').where('key', '=', `address_fail:${keys.keyedHash('login_throttle', addressKey(ip))}`).executeTakeFirst();
+    const addressFailures = await t.db
+      .selectFrom('login_throttle')
+      .select('points')
+      .where('key', '=', `address_fail:${keys.keyedHash('login_throttle', addressKey(ip))}`)
+      .executeTakeFirst();
     expect(addressFailures).toEqual({ points: 1 });
   });
 

@@ -11,12 +11,26 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
  */
 
 const REDIRECT = 'https://app.example.org/callback';
-const { server, staff, clients: { client } } = useOAuthServer({ clients: { client: { environment: 'production', redirectUris: [REDIRECT] } } });
+const {
+  server,
+  staff,
+  clients: { client },
+} = useOAuthServer({ clients: { client: { environment: 'production', redirectUris: [REDIRECT] } } });
 
 describe('prompt=login', () => {
   it('signs in once, asks for consent, and returns a code', async () => {
     const url = new URL(endpoints(server, 'production').authorize);
-    const params = { client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid read_only', state: 'u'.repeat(22), nonce: 'v'.repeat(22), prompt: 'login consent', code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()), code_challenge_method: 'S256' };
+    const params = {
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: 'openid read_only',
+      state: 'u'.repeat(22),
+      nonce: 'v'.repeat(22),
+      prompt: 'login consent',
+      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+      code_challenge_method: 'S256',
+    };
     for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
     const browser = new FormBrowser((next) => next.origin === 'https://app.example.org');
     const signIn = await browser.request(url.toString());

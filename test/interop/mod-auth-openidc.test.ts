@@ -59,7 +59,12 @@ function modAuthOpenidcConfig(issuer: string, origin: string, client: { client_i
 async function apacheFor(scope: string): Promise<ApacheSite> {
   return startApache({
     async oidcConfig(origin) {
-      const client = await server.registerClient({ environment: 'sandbox', name: 'Apache intranet', redirectUris: [`${origin}/protected/redirect_uri`], postLogoutRedirectUris: [`${origin}/signed-out`] });
+      const client = await server.registerClient({
+        environment: 'sandbox',
+        name: 'Apache intranet',
+        redirectUris: [`${origin}/protected/redirect_uri`],
+        postLogoutRedirectUris: [`${origin}/signed-out`],
+      });
       return modAuthOpenidcConfig(server.urls.sandboxApi, origin, client, scope);
     },
   });
@@ -79,13 +84,20 @@ async function claimsOn(page: Page, apache: ApacheSite): Promise<Claims> {
 
 /** The access token Almoner stored under this hash (the page shows the hash of the one Apache holds). */
 async function storedAccessToken(hash: string) {
-  const row = await t.db.selectFrom('oidc_models').select(['payload', 'expires_at']).where('model', '=', 'AccessToken').where('id', '=', hash).executeTakeFirst();
+  const row = await t.db
+    .selectFrom('oidc_models')
+    .select(['payload', 'expires_at'])
+    .where('model', '=', 'AccessToken')
+    .where('id', '=', hash)
+    .executeTakeFirst();
   return row && { ...(row.payload as { scope: string; accountId: string }), live: row.expires_at !== null && row.expires_at > new Date() };
 }
 
 /** Visits the protected page, signs in, chooses the nonprofit, approves; returns the page's claims and the authorization request. */
 async function loginThroughApache(page: Page, apache: ApacheSite): Promise<{ claims: Claims; authorizationRequest: URL }> {
-  const authorizationRequest = page.waitForRequest((request) => request.url().startsWith(`${server.urls.sandboxDashboard}/oauth/sandbox/authorize?`));
+  const authorizationRequest = page.waitForRequest((request) =>
+    request.url().startsWith(`${server.urls.sandboxDashboard}/oauth/sandbox/authorize?`),
+  );
   await page.goto(`${apache.origin}/protected/claims`);
   await signIn(page, approver);
   await page.getByRole('button', { name: chosenOrg.name, exact: true }).click();
@@ -123,21 +135,36 @@ describe('mod_auth_openidc in front of Apache (openid read_only)', () => {
     // mod_auth_openidc sends nonce and PKCE on its own.
     expect(authorizationRequest.searchParams.get('nonce')).toMatch(/.{16,}/);
     expect(authorizationRequest.searchParams.get('code_challenge_method')).toBe('S256');
-    expect(claims).toMatchObject({ OIDC_CLAIM_sub: approver.id, OIDC_CLAIM_email: approver.email, OIDC_CLAIM_iss: server.urls.sandboxApi, OIDC_CLAIM_nonce: authorizationRequest.searchParams.get('nonce') });
-    await expect(storedAccessToken(claims.access_token_hash!)).resolves.toMatchObject({ live: true, scope: 'read_only openid', accountId: approver.id });
+    expect(claims).toMatchObject({
+      OIDC_CLAIM_sub: approver.id,
+      OIDC_CLAIM_email: approver.email,
+      OIDC_CLAIM_iss: server.urls.sandboxApi,
+      OIDC_CLAIM_nonce: authorizationRequest.searchParams.get('nonce'),
+    });
+    await expect(storedAccessToken(claims.access_token_hash!)).resolves.toMatchObject({
+      live: true,
+      scope: 'read_only openid',
+      accountId: approver.id,
+    });
 
     // Within OIDCRefreshAccessTokenBeforeExpiry: mod_auth_openidc refreshes before serving.
     const refreshed = await reload(page, apache);
     expect(refreshed.OIDC_CLAIM_sub).toBe(approver.id);
     expect(refreshed.access_token_hash).not.toBe(claims.access_token_hash);
-    await expect(storedAccessToken(refreshed.access_token_hash!)).resolves.toMatchObject({ live: true, scope: 'read_only openid', accountId: approver.id });
+    await expect(storedAccessToken(refreshed.access_token_hash!)).resolves.toMatchObject({
+      live: true,
+      scope: 'read_only openid',
+      accountId: approver.id,
+    });
     expect(apache.log()).not.toMatch(/could not be refreshed/);
 
     // Logout: mod_auth_openidc ends its own session and sends the browser to Almoner's
     // end_session_endpoint (from discovery) with its ID Token and the registered return
     // address; the hint is of this session, so Almoner signs out without asking and sends the
     // browser back. The next visit goes through Almoner's sign-in again.
-    const endSession = page.waitForRequest((request) => request.url().startsWith(`${server.urls.sandboxDashboard}/oauth/sandbox/end-session?`));
+    const endSession = page.waitForRequest((request) =>
+      request.url().startsWith(`${server.urls.sandboxDashboard}/oauth/sandbox/end-session?`),
+    );
     const back = page.waitForRequest((request) => request.url().startsWith(`${apache.origin}/signed-out`));
     await page.goto(`${apache.origin}/protected/redirect_uri?logout=${encodeURIComponent(`${apache.origin}/signed-out`)}`);
     const sent = new URL((await endSession).url());
@@ -171,7 +198,9 @@ describe('mod_auth_openidc given an error response', () => {
     const response = new URL((await back).url());
     expect(Object.fromEntries(response.searchParams)).toMatchObject({ error: 'access_denied', iss: server.urls.sandboxApi });
     await page.waitForURL(response.toString());
-    await expect(page.locator('body').textContent()).resolves.toMatch(/SSO to this module without specifying a "target_link_uri" parameter is not possible/);
+    await expect(page.locator('body').textContent()).resolves.toMatch(
+      /SSO to this module without specifying a "target_link_uri" parameter is not possible/,
+    );
   });
 });
 
@@ -190,7 +219,11 @@ describe('mod_auth_openidc with offline_access requested', () => {
     expect(claims.OIDC_CLAIM_sub).toBe(approver.id);
     const refreshed = await reload(page, apache);
     expect(refreshed.access_token_hash).not.toBe(claims.access_token_hash);
-    await expect(storedAccessToken(refreshed.access_token_hash!)).resolves.toMatchObject({ live: true, accountId: approver.id, scope: expect.stringContaining('read_only') });
+    await expect(storedAccessToken(refreshed.access_token_hash!)).resolves.toMatchObject({
+      live: true,
+      accountId: approver.id,
+      scope: expect.stringContaining('read_only'),
+    });
     expect(apache.log()).not.toMatch(/could not be refreshed/);
   });
 });

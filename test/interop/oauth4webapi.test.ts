@@ -61,21 +61,50 @@ describe('oauth4webapi in OAuth 2.0 mode', () => {
     expect(tokens.id_token).toBeUndefined();
     expect(scopes(tokens.scope)).toEqual(['read_only', 'read_write']);
 
-    const donations = await oauth.protectedResourceRequest(tokens.access_token, 'GET', new URL(`${server.urls.sandboxApi}/v1/donations`), undefined, undefined, insecure);
+    const donations = await oauth.protectedResourceRequest(
+      tokens.access_token,
+      'GET',
+      new URL(`${server.urls.sandboxApi}/v1/donations`),
+      undefined,
+      undefined,
+      insecure,
+    );
     expect(donations.status).toBe(200);
     expect(await donations.json()).toMatchObject({ results: expect.any(Array) });
 
-    const refreshResponse = await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, { additionalParameters: { scope: 'read_only read_write' }, ...insecure });
+    const refreshResponse = await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, {
+      additionalParameters: { scope: 'read_only read_write' },
+      ...insecure,
+    });
     const refreshed = await oauth.processRefreshTokenResponse(as, client, refreshResponse);
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
     expect(scopes(refreshed.scope)).toEqual(['read_only', 'read_write']);
-    const again = await oauth.protectedResourceRequest(refreshed.access_token, 'GET', new URL(`${server.urls.sandboxApi}/v1/donations`), undefined, undefined, insecure);
+    const again = await oauth.protectedResourceRequest(
+      refreshed.access_token,
+      'GET',
+      new URL(`${server.urls.sandboxApi}/v1/donations`),
+      undefined,
+      undefined,
+      insecure,
+    );
     expect(again.status).toBe(200);
 
-    const narrowed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshed.refresh_token!, { additionalParameters: { scope: 'read_only' }, ...insecure }));
+    const narrowed = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, clientAuth, refreshed.refresh_token!, {
+        additionalParameters: { scope: 'read_only' },
+        ...insecure,
+      }),
+    );
     expect(narrowed.scope).toBe('read_only');
 
-    await oauth.processRevocationResponse(await oauth.revocationRequest(as, client, clientAuth, narrowed.refresh_token!, { additionalParameters: { token_type_hint: 'refresh_token' }, ...insecure }));
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, client, clientAuth, narrowed.refresh_token!, {
+        additionalParameters: { token_type_hint: 'refresh_token' },
+        ...insecure,
+      }),
+    );
     const afterRevocation = await oauth.introspectionRequest(as, client, clientAuth, narrowed.access_token, insecure);
     await expect(oauth.processIntrospectionResponse(as, client, afterRevocation)).resolves.toMatchObject({ active: false });
   });
@@ -84,7 +113,11 @@ describe('oauth4webapi in OAuth 2.0 mode', () => {
     const { as, client } = await setUp();
     const { url, state } = await authorizationUrl(as, client, 'read_only', false);
     const callback = await approveInHostedPages(url.toString(), staff.users.owner);
-    expect(Object.fromEntries(callback.searchParams)).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('nonce'), state });
+    expect(Object.fromEntries(callback.searchParams)).toMatchObject({
+      error: 'invalid_request',
+      error_description: expect.stringContaining('nonce'),
+      state,
+    });
     expect(() => oauth.validateAuthResponse(as, client, callback, state)).toThrow(oauth.AuthorizationResponseError);
   });
 
@@ -92,7 +125,14 @@ describe('oauth4webapi in OAuth 2.0 mode', () => {
   it('with offline_access requested: the token response echoes it, and the refresh that names it succeeds', async () => {
     const { as, client, clientAuth, tokens } = await codeFlow('read_only offline_access');
     expect(scopes(tokens.scope)).toEqual(['offline_access', 'read_only']);
-    const refreshed = await oauth.processRefreshTokenResponse(as, client, await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, { additionalParameters: { scope: 'read_only offline_access' }, ...insecure }));
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      client,
+      await oauth.refreshTokenGrantRequest(as, client, clientAuth, tokens.refresh_token!, {
+        additionalParameters: { scope: 'read_only offline_access' },
+        ...insecure,
+      }),
+    );
     expect(scopes(refreshed.scope)).toEqual(['offline_access', 'read_only']);
   });
 });

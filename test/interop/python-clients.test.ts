@@ -17,7 +17,9 @@ const scopes = (value: unknown) => String(value).split(' ').sort();
 
 async function run(library: PythonClientConfig['library'], scope: string) {
   const client = await server.registerClient({ environment: 'sandbox', name: `${library} app`, redirectUris: [REDIRECT] });
-  const steps = await runPythonClient({ library, issuer: server.urls.sandboxApi, ...client, redirect_uri: REDIRECT, scope }, (url) => approveInHostedPages(url, staff.users.owner));
+  const steps = await runPythonClient({ library, issuer: server.urls.sandboxApi, ...client, redirect_uri: REDIRECT, scope }, (url) =>
+    approveInHostedPages(url, staff.users.owner),
+  );
   return { client, steps };
 }
 
@@ -26,11 +28,23 @@ describe('Authlib (OAuth2Session, client_secret_basic, PKCE S256, nonce)', () =>
     const { client, steps } = await run('authlib', 'openid read_only');
     expect(steps.code_exchange).toMatchObject({ token_type: 'Bearer', expires_in: 900, has_refresh_token: true, has_id_token: true });
     expect(scopes(steps.code_exchange!.scope)).toEqual(['openid', 'read_only']);
-    expect(steps.id_token).toEqual({ valid: true, sub: staff.users.owner.id, aud: client.client_id, nonce_matches: true, alg: expect.stringMatching(/^(RS|ES)256$/) });
-    expect(steps.userinfo).toEqual({ status: 200, body: expect.objectContaining({ sub: staff.users.owner.id, email: staff.users.owner.email }) });
+    expect(steps.id_token).toEqual({
+      valid: true,
+      sub: staff.users.owner.id,
+      aud: client.client_id,
+      nonce_matches: true,
+      alg: expect.stringMatching(/^(RS|ES)256$/),
+    });
+    expect(steps.userinfo).toEqual({
+      status: 200,
+      body: expect.objectContaining({ sub: staff.users.owner.id, email: staff.users.owner.email }),
+    });
     expect(steps.refresh).toMatchObject({ token_type: 'Bearer', expires_in: 900, rotated: true });
     expect(scopes(steps.refresh!.scope)).toEqual(['openid', 'read_only']);
-    expect(steps.introspection).toEqual({ status: 200, body: expect.objectContaining({ active: true, client_id: client.client_id, sub: staff.users.owner.id }) });
+    expect(steps.introspection).toEqual({
+      status: 200,
+      body: expect.objectContaining({ active: true, client_id: client.client_id, sub: staff.users.owner.id }),
+    });
     expect(scopes((steps.introspection!.body as Record<string, unknown>).scope)).toEqual(['openid', 'read_only']);
     expect(steps.revocation).toEqual({ status: 200, introspection_after: { active: false } });
   });

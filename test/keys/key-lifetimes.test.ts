@@ -3,7 +3,15 @@ import { MAX_TOKEN_TTL_SECONDS } from '../../src/daf/tokens-service.js';
 import { VERIFIES_AFTER_RETIREMENT_SECONDS as LIFE } from '../../src/keys/server-keys.js';
 import { CLIENT_SECRET_CACHE_TTL_MS } from '../../src/oidc/client-secret-cache.js';
 import { SESSION_TTL } from '../../src/oidc/lifetimes.js';
-import { currentPasswordFailures, invitationsPerOrganization, resetRequestsPerCallerAddress, resetRequestsPerEmail, secondFactorFailures, signInFailuresPerAccount, signInFailuresPerCallerAddress } from '../../src/limits/rate-limits.js';
+import {
+  currentPasswordFailures,
+  invitationsPerOrganization,
+  resetRequestsPerCallerAddress,
+  resetRequestsPerEmail,
+  secondFactorFailures,
+  signInFailuresPerAccount,
+  signInFailuresPerCallerAddress,
+} from '../../src/limits/rate-limits.js';
 
 /**
  * keys/ imports no feature, so the life of a retired key version is a number of its own: it
@@ -17,9 +25,22 @@ describe('how long retired server key versions verify', () => {
     expect(LIFE['cookie_key:sandbox']).toBe(SESSION_TTL);
     expect(LIFE.csrf_key).toBe(SESSION_TTL);
     expect(LIFE.client_secret_cache_key).toBe(CLIENT_SECRET_CACHE_TTL_MS / 1000);
-    expect(LIFE.login_throttle).toBe(Math.max(signInFailuresPerAccount.historySeconds, signInFailuresPerCallerAddress.historySeconds, signInFailuresPerAccount.maxLockSeconds, signInFailuresPerCallerAddress.maxLockSeconds));
+    expect(LIFE.login_throttle).toBe(
+      Math.max(
+        signInFailuresPerAccount.historySeconds,
+        signInFailuresPerCallerAddress.historySeconds,
+        signInFailuresPerAccount.maxLockSeconds,
+        signInFailuresPerCallerAddress.maxLockSeconds,
+      ),
+    );
     expect(LIFE.daf_code).toBe(MAX_TOKEN_TTL_SECONDS);
-    for (const limit of [secondFactorFailures, currentPasswordFailures, resetRequestsPerEmail, resetRequestsPerCallerAddress, invitationsPerOrganization]) {
+    for (const limit of [
+      secondFactorFailures,
+      currentPasswordFailures,
+      resetRequestsPerEmail,
+      resetRequestsPerCallerAddress,
+      invitationsPerOrganization,
+    ]) {
       expect(limit.windowSeconds, limit.name).toBeLessThanOrEqual(LIFE.attempt_counter);
     }
   });

@@ -22,7 +22,11 @@ describe('a secret shown once', () => {
     expect(row!.sealed).toMatch(/^enc:v1:/);
     expect(JSON.stringify(row)).not.toContain('secret-value');
     // Another session, another organization, another purpose: nothing, and the secret stays for its own.
-    for (const other of [{ ...scope, binding: 'production:session-b:org-1' }, { ...scope, binding: 'production:session-a:org-2' }, { ...scope, purpose: 'webhook_secret' }]) {
+    for (const other of [
+      { ...scope, binding: 'production:session-b:org-1' },
+      { ...scope, binding: 'production:session-a:org-2' },
+      { ...scope, purpose: 'webhook_secret' },
+    ]) {
       expect(await takeForDisplay(t.db, testBox, other, id)).toBeUndefined();
     }
     const taken = await Promise.all([takeForDisplay(t.db, testBox, scope, id), takeForDisplay(t.db, testBox, scope, id)]);
@@ -32,10 +36,14 @@ describe('a secret shown once', () => {
 
   it('is never shown after its minutes, and the sweep removes it; ids of any other shape read nothing', async () => {
     const id = await keepForOneDisplay(t.db, testBox, scope, 'late', 300);
-    await t.db.updateTable('one_time_secrets').set({ expires_at: new Date(Date.now() - 1000) }).execute();
+    await t.db
+      .updateTable('one_time_secrets')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .execute();
     expect(await takeForDisplay(t.db, testBox, scope, id)).toBeUndefined();
     expect(await deleteExpiredOneTimeSecrets(t.db)).toBeGreaterThanOrEqual(1);
     expect(await t.db.selectFrom('one_time_secrets').selectAll().execute()).toHaveLength(0);
-    for (const bad of [undefined, '', 'x', ['a'], `${id}=`, "'; drop table one_time_secrets; --"]) expect(await takeForDisplay(t.db, testBox, scope, bad)).toBeUndefined();
+    for (const bad of [undefined, '', 'x', ['a'], `${id}=`, "'; drop table one_time_secrets; --"])
+      expect(await takeForDisplay(t.db, testBox, scope, bad)).toBeUndefined();
   });
 });

@@ -1,5 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { rotateServerKeys, SERVER_KEY_ACTIVATION_SECONDS, ServerKeys, VERIFIES_AFTER_RETIREMENT_SECONDS } from '../../src/keys/server-keys.js';
+import {
+  rotateServerKeys,
+  SERVER_KEY_ACTIVATION_SECONDS,
+  ServerKeys,
+  VERIFIES_AFTER_RETIREMENT_SECONDS,
+} from '../../src/keys/server-keys.js';
 import { testBox } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
@@ -19,7 +24,13 @@ describe('server key versions', () => {
   it('a first start creates one version of each key; concurrent starts create no more', async () => {
     await Promise.all([ServerKeys.load(t.db, testBox), ServerKeys.load(t.db, testBox), ServerKeys.load(t.db, testBox)]);
     const rows = await t.db.selectFrom('server_keys').select(['name', 'kid', 'value']).execute();
-    expect(rows.map((r) => r.name).sort()).toEqual(['client_secret_cache_key', 'cookie_key:production', 'cookie_key:sandbox', 'csrf_key', 'hashing_key']);
+    expect(rows.map((r) => r.name).sort()).toEqual([
+      'client_secret_cache_key',
+      'cookie_key:production',
+      'cookie_key:sandbox',
+      'csrf_key',
+      'hashing_key',
+    ]);
     for (const row of rows) expect(row.value.startsWith('enc:v1:')).toBe(true);
   });
 
@@ -53,7 +64,8 @@ describe('server key versions', () => {
     // The hashing key: a value hashed before the rotation is found for a day by the throttle,
     // for 90 days by code lookups, and for good by audit checks.
     vi.setSystemTime(activation + 2 * DAY);
-    const kidsFor = (purpose: 'login_throttle' | 'daf_code' | 'audit_input') => keys.keyedHashes(purpose, 'someone@example.org').map((h) => h.split('.')[0]);
+    const kidsFor = (purpose: 'login_throttle' | 'daf_code' | 'audit_input') =>
+      keys.keyedHashes(purpose, 'someone@example.org').map((h) => h.split('.')[0]);
     expect(kidsFor('login_throttle')).not.toContain(firstHashing);
     expect(kidsFor('daf_code')).toContain(firstHashing);
     vi.setSystemTime(activation + 91 * DAY);
@@ -68,7 +80,12 @@ describe('server key versions', () => {
   it('a rotation deletes aged-out versions, never the hashing key', async () => {
     const now = Date.now() + 400 * DAY;
     const rotation = await rotateServerKeys(t.db, testBox, new Date(now));
-    expect(rotation.removed.map((k) => k.name).sort()).toEqual(['client_secret_cache_key', 'cookie_key:production', 'cookie_key:sandbox', 'csrf_key']);
+    expect(rotation.removed.map((k) => k.name).sort()).toEqual([
+      'client_secret_cache_key',
+      'cookie_key:production',
+      'cookie_key:sandbox',
+      'csrf_key',
+    ]);
     const hashing = await t.db.selectFrom('server_keys').select('kid').where('name', '=', 'hashing_key').execute();
     expect(hashing).toHaveLength(3);
     const csrf = rotation.keys.filter((k) => k.name === 'csrf_key');

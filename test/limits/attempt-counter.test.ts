@@ -15,7 +15,12 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 let limits = 0;
-const limit = (max: number, windowSeconds = 60): AttemptLimit => ({ store: 'attempt_counters', name: `test_${(limits += 1)}`, max, windowSeconds });
+const limit = (max: number, windowSeconds = 60): AttemptLimit => ({
+  store: 'attempt_counters',
+  name: `test_${(limits += 1)}`,
+  max,
+  windowSeconds,
+});
 
 describe('attempt counter', () => {
   it('allows max attempts in a window, then refuses with the time left', async () => {
@@ -50,9 +55,23 @@ describe('attempt counter', () => {
   it('takeAll takes under every limit or under none', async () => {
     const account = limit(1);
     const address = limit(5);
-    expect((await counter.takeAll([{ limit: account, value: 'u' }, { limit: address, value: '192.0.2.1' }])).allowed).toBe(true);
+    expect(
+      (
+        await counter.takeAll([
+          { limit: account, value: 'u' },
+          { limit: address, value: '192.0.2.1' },
+        ])
+      ).allowed,
+    ).toBe(true);
     // The account's budget is spent: the address's attempt is given back.
-    expect((await counter.takeAll([{ limit: account, value: 'u' }, { limit: address, value: '192.0.2.1' }])).allowed).toBe(false);
+    expect(
+      (
+        await counter.takeAll([
+          { limit: account, value: 'u' },
+          { limit: address, value: '192.0.2.1' },
+        ])
+      ).allowed,
+    ).toBe(false);
     for (let i = 0; i < 4; i += 1) expect((await counter.take(address, '192.0.2.1')).allowed).toBe(true);
     expect((await counter.take(address, '192.0.2.1')).allowed).toBe(false);
   });
@@ -61,7 +80,11 @@ describe('attempt counter', () => {
     const l = limit(1, 1);
     expect((await counter.take(l, 'w')).allowed).toBe(true);
     expect((await counter.take(l, 'w')).allowed).toBe(false);
-    await t.db.updateTable('attempt_counters').set({ window_ends_at: new Date(Date.now() - 2 * 3600_000) }).where('key', 'like', `${l.name}:%`).execute();
+    await t.db
+      .updateTable('attempt_counters')
+      .set({ window_ends_at: new Date(Date.now() - 2 * 3600_000) })
+      .where('key', 'like', `${l.name}:%`)
+      .execute();
     expect(await sweepAttemptCounters(t.db)).toBeGreaterThanOrEqual(1);
     expect((await counter.take(l, 'w')).allowed).toBe(true);
   });

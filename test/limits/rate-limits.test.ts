@@ -20,7 +20,11 @@ function documentedRows(): Map<string, string[]> {
   const rows = new Map<string, string[]>();
   for (const line of section.split('\n')) {
     const match = /^\| `(\w+)` \|(.*)\|$/.exec(line);
-    if (match) rows.set(match[1]!, match[2]!.split(' | ').map((cell) => cell.trim()));
+    if (match)
+      rows.set(
+        match[1]!,
+        match[2]!.split(' | ').map((cell) => cell.trim()),
+      );
   }
   return rows;
 }

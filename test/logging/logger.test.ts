@@ -39,15 +39,27 @@ describe('logged errors', () => {
     const outage = Object.assign(new AggregateError([refused('::1:5432'), refused('127.0.0.1:5432')], ''), { code: 'ECONNREFUSED' });
     toProblem(outage, logger);
     const err = records()[0]!.err as Record<string, unknown>;
-    expect(err).toMatchObject({ type: 'AggregateError', code: 'ECONNREFUSED', message: 'connect ECONNREFUSED ::1:5432; connect ECONNREFUSED 127.0.0.1:5432' });
+    expect(err).toMatchObject({
+      type: 'AggregateError',
+      code: 'ECONNREFUSED',
+      message: 'connect ECONNREFUSED ::1:5432; connect ECONNREFUSED 127.0.0.1:5432',
+    });
     expect(err.stack).toMatch(/^AggregateError\b.*\n\s+at /);
   });
 
   it('keeps the cause chain, and none of the other properties an error carries', () => {
     const cause = new Error('socket hang up');
-    const error = Object.assign(new Error('webhook send failed', { cause }), { detail: 'Key (email)=(someone@example.org) already exists.', request: { headers: { authorization: 'Bearer abc' } } });
+    const error = Object.assign(new Error('webhook send failed', { cause }), {
+      detail: 'Key (email)=(someone@example.org) already exists.',
+      request: { headers: { authorization: 'Bearer abc' } },
+    });
     const out = serializeError(error);
-    expect(out).toEqual({ type: 'Error', message: 'webhook send failed', stack: error.stack, cause: { type: 'Error', message: 'socket hang up', stack: cause.stack } });
+    expect(out).toEqual({
+      type: 'Error',
+      message: 'webhook send failed',
+      stack: error.stack,
+      cause: { type: 'Error', message: 'socket hang up', stack: cause.stack },
+    });
   });
 
   it('a thrown non-Error value is described by its text', () => {

@@ -25,7 +25,15 @@ describe('redactPath', () => {
   });
 
   it('however the path is spelt: any case, a trailing or doubled slash, escaped letters or slashes, a malformed escape', () => {
-    for (const spelt of [`/INVITATIONS/${TOKEN}`, `/invitations/${TOKEN}/`, `//invitations//${TOKEN}`, `/%69nvitations/${TOKEN}`, `/invitations%2F${TOKEN}`, `/Reset-Password/${TOKEN}%ZZ`, `/reset-password/${encodeURIComponent(TOKEN)}`]) {
+    for (const spelt of [
+      `/INVITATIONS/${TOKEN}`,
+      `/invitations/${TOKEN}/`,
+      `//invitations//${TOKEN}`,
+      `/%69nvitations/${TOKEN}`,
+      `/invitations%2F${TOKEN}`,
+      `/Reset-Password/${TOKEN}%ZZ`,
+      `/reset-password/${encodeURIComponent(TOKEN)}`,
+    ]) {
       const logged = redactPath(spelt);
       expect(logged, spelt).not.toContain(TOKEN.slice(0, 12));
       expect(logged, spelt).toMatch(/^\/(invitations|reset-password)\/\[redacted\]$/);
@@ -35,7 +43,14 @@ describe('redactPath', () => {
   it('hides API keys and signing secrets wherever they are, and leaves every other path as it was', () => {
     expect(redactPath(`/v1/donations/${KEY}`)).toBe('/v1/donations/[redacted]');
     expect(redactPath(`/v1/x/${SIGNING}`)).not.toContain('q3XJ');
-    for (const path of ['/v1/donations/don_01hzx', '/oauth/interaction/u_XOb6YCLIrlVYljb5Qdxt3LkrIj_GBoX3oxh_4qqsv/login', '/orgs/12-3456789/members/invitations/revoke', '/account/security', '/', '']) {
+    for (const path of [
+      '/v1/donations/don_01hzx',
+      '/oauth/interaction/u_XOb6YCLIrlVYljb5Qdxt3LkrIj_GBoX3oxh_4qqsv/login',
+      '/orgs/12-3456789/members/invitations/revoke',
+      '/account/security',
+      '/',
+      '',
+    ]) {
       expect(redactPath(path)).toBe(path);
     }
   });
@@ -53,7 +68,10 @@ describe('every route of every host', () => {
     ...buildApiReferenceRouter('production', 'https://api.example.org').stack.map((layer) => layer.path),
     ...GATEWAY_ROUTES.map((route) => route.path),
     ...Object.values(API_ROUTES),
-    ...(['production', 'sandbox'] as const).flatMap((environment) => [authorizationPath(environment), `${authorizationPath(environment)}/:uid`]),
+    ...(['production', 'sandbox'] as const).flatMap((environment) => [
+      authorizationPath(environment),
+      `${authorizationPath(environment)}/:uid`,
+    ]),
   ].filter((path): path is string => typeof path === 'string');
 
   it('a secret parameter is redacted in the log line, an identifier is kept; a new parameter needs a decision', () => {
@@ -63,7 +81,10 @@ describe('every route of every host', () => {
       const values: Record<string, string> = {};
       const sample = template.replace(/:(\w+)/g, (_match, name: string) => (values[name] = `${name}Value${TOKEN}`));
       for (const name of Object.keys(values)) {
-        expect(IDENTIFIERS.has(name) || SECRETS.has(name), `${template}: is :${name} a secret? Say so in src/logging/redaction.ts (SECRET_AFTER) and here`).toBe(true);
+        expect(
+          IDENTIFIERS.has(name) || SECRETS.has(name),
+          `${template}: is :${name} a secret? Say so in src/logging/redaction.ts (SECRET_AFTER) and here`,
+        ).toBe(true);
       }
       const logged = redactPath(sample);
       const secrets = Object.keys(values).filter((name) => SECRETS.has(name));
@@ -71,14 +92,22 @@ describe('every route of every host', () => {
       for (const name of secrets) expect(logged, template).not.toContain(values[name]);
       if (secrets.length === 0) expect(logged, template).toBe(sample);
     }
-    expect(secretRoutes.sort()).toEqual(['/invitations/:token', '/invitations/:token', '/invitations/:token/accept', '/reset-password/:token', '/reset-password/:token']);
+    expect(secretRoutes.sort()).toEqual([
+      '/invitations/:token',
+      '/invitations/:token',
+      '/invitations/:token/accept',
+      '/reset-password/:token',
+      '/reset-password/:token',
+    ]);
   });
 });
 
 describe('redactUrl and redactText', () => {
   it('a URL keeps its origin and page; its query and fragment are replaced', () => {
     expect(redactUrl(`https://dash.example.org/reset-password/${TOKEN}`)).toBe('https://dash.example.org/reset-password/[redacted]');
-    expect(redactUrl('https://app.example.org/callback?code=abc&state=xyz#frag')).toBe('https://app.example.org/callback?[redacted]#[redacted]');
+    expect(redactUrl('https://app.example.org/callback?code=abc&state=xyz#frag')).toBe(
+      'https://app.example.org/callback?[redacted]#[redacted]',
+    );
     expect(redactUrl('https://dash.example.org/account')).toBe('https://dash.example.org/account');
     expect(redactUrl(`http://[bad/invitations/${TOKEN}?x=1`)).toBe('http://[bad/invitations/[redacted]?[redacted]');
   });
@@ -87,25 +116,42 @@ describe('redactUrl and redactText', () => {
     const text = `fetch https://hooks.example/in?key=sekrit failed; GET /v1/donations?page_token=abc then /invitations/${TOKEN} (key ${KEY}, "/reset-password/${TOKEN}")`;
     const logged = redactText(text);
     for (const secret of ['sekrit', 'page_token=abc', TOKEN, KEY]) expect(logged).not.toContain(secret);
-    expect(logged).toBe('fetch https://hooks.example/in?[redacted] failed; GET /v1/donations?[redacted] then /invitations/[redacted] (key [redacted], "/reset-password/[redacted]")');
+    expect(logged).toBe(
+      'fetch https://hooks.example/in?[redacted] failed; GET /v1/donations?[redacted] then /invitations/[redacted] (key [redacted], "/reset-password/[redacted]")',
+    );
     const stack = 'Error: boom\n    at run (/work/src/http/x.ts:10:5)\n    at file:///work/src/y.js:1:2';
     expect(redactText(stack)).toBe(stack);
-    for (const plain of ['clients file applied as registry revision 3', '2001:db8::/32 is not public', 'a/b and c']) expect(redactText(plain)).toBe(plain);
+    for (const plain of ['clients file applied as registry revision 3', '2001:db8::/32 is not public', 'a/b and c'])
+      expect(redactText(plain)).toBe(plain);
   });
 });
 
 describe("the logger's last pass", () => {
   it('every line: its message, its string fields at any usual depth and its error lose queries, secret paths and credentials', () => {
     const { chunks, records, logger } = captureLogs('trace');
-    logger.child({ req_id: 'r1' }).debug({ reason: `GET /invitations/${TOKEN}`, nested: { urls: [`https://x.example/cb?code=${TOKEN}`] }, count: 2 }, `opened https://dash.example/reset-password/${TOKEN}`);
-    logger.warn({ task: 'mail', error: { name: 'Error', message: `sending to https://x.example/in?token=${TOKEN}` } }, 'background task failed');
+    logger
+      .child({ req_id: 'r1' })
+      .debug(
+        { reason: `GET /invitations/${TOKEN}`, nested: { urls: [`https://x.example/cb?code=${TOKEN}`] }, count: 2 },
+        `opened https://dash.example/reset-password/${TOKEN}`,
+      );
+    logger.warn(
+      { task: 'mail', error: { name: 'Error', message: `sending to https://x.example/in?token=${TOKEN}` } },
+      'background task failed',
+    );
     logger.error({ err: new Error(`request to https://x.example/a?secret=${TOKEN} failed with ${KEY}`) }, 'unhandled error');
     logger.info('start failed: %s', `https://x.example/?t=${TOKEN}`);
     const text = chunks.join('');
     expect(records()).toHaveLength(4);
     expect(text).not.toContain(TOKEN);
     expect(text).not.toContain(KEY);
-    expect(records()[0]).toMatchObject({ req_id: 'r1', reason: 'GET /invitations/[redacted]', nested: { urls: ['https://x.example/cb?[redacted]'] }, count: 2, msg: 'opened https://dash.example/reset-password/[redacted]' });
+    expect(records()[0]).toMatchObject({
+      req_id: 'r1',
+      reason: 'GET /invitations/[redacted]',
+      nested: { urls: ['https://x.example/cb?[redacted]'] },
+      count: 2,
+      msg: 'opened https://dash.example/reset-password/[redacted]',
+    });
     expect((records()[2]!.err as { message: string }).message).toBe('request to https://x.example/a?[redacted] failed with [redacted]');
   });
 

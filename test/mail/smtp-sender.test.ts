@@ -38,7 +38,11 @@ beforeAll(async () => {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
-        received.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((r) => r.address), data: Buffer.concat(chunks).toString('utf8') });
+        received.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          data: Buffer.concat(chunks).toString('utf8'),
+        });
         callback();
       });
     },
@@ -53,16 +57,37 @@ afterAll(async () => {
 
 /** The admin CLI in process with the test secrets key (DAF codes are hashed under a sealed server key; without one it would create a key file in ./data). */
 async function admin(env: Record<string, string>, ...argv: string[]) {
-  const { code, stdout, stderr } = await runAdmin([...argv, '--json'], { DATABASE_URL: t.url, ALMONER_SECRETS_KEY: TEST_SECRETS_KEY, ...env });
+  const { code, stdout, stderr } = await runAdmin([...argv, '--json'], {
+    DATABASE_URL: t.url,
+    ALMONER_SECRETS_KEY: TEST_SECRETS_KEY,
+    ...env,
+  });
   return { code, json: (stdout ? JSON.parse(stdout) : {}) as Record<string, unknown>, stderr };
 }
 
 const submit = (env: Record<string, string>, email: string) =>
-  admin(env, 'daf', 'submit-grant-request', '--fund-provider', FUND_EIN, '--environment', 'sandbox', '--email', email, '--ein', nonprofit.ein, '--amount-cents', '5000');
+  admin(
+    env,
+    'daf',
+    'submit-grant-request',
+    '--fund-provider',
+    FUND_EIN,
+    '--environment',
+    'sandbox',
+    '--email',
+    email,
+    '--ein',
+    nonprofit.ein,
+    '--amount-cents',
+    '5000',
+  );
 
 describe('SMTP mail sender', () => {
   it("sends the donor's one-time code by SMTP, from mail_from, and keeps nothing in the dev mail table", async () => {
-    const submitted = await submit({ ALMONER_SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, ALMONER_MAIL_FROM: 'Almoner Test <no-reply@almoner.test>' }, 'grace@example.org');
+    const submitted = await submit(
+      { ALMONER_SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, ALMONER_MAIL_FROM: 'Almoner Test <no-reply@almoner.test>' },
+      'grace@example.org',
+    );
     expect(submitted.stderr).toBe('');
     expect(submitted.code).toBe(0);
     expect(submitted.json.emailed).toBe(true);
@@ -75,7 +100,9 @@ describe('SMTP mail sender', () => {
     expect(message.data).toMatch(/^From: Almoner Test <no-reply@almoner\.test>/m);
     // nodemailer sends the text quoted-printable (soft line breaks included).
     expect(message.data).toMatch(/^Content-Transfer-Encoding: quoted-printable/m);
-    const body = message.data.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    const body = message.data
+      .replace(/=\r?\n/g, '')
+      .replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
     const code = /code: ([A-Z0-9]{12})/.exec(body)?.[1];
     expect(code).toMatch(/^[A-Z0-9]{12}$/);
     expect(await t.db.selectFrom('outbound_mail').select('id').where('recipient', '=', 'grace@example.org').execute()).toEqual([]);
@@ -95,7 +122,9 @@ describe('SMTP mail sender', () => {
     expect(failed.stderr.trim().split('\n')).toHaveLength(1);
     expect(failed.stderr).not.toMatch(/\n\s+at /);
     expect(failed.stderr).not.toContain('s3cret-pass');
-    expect(failed.stderr).toMatch(/^almoner admin: grant request grant_req_\w+ recorded, but its verification code was not e-mailed \(submit again to send a new one\): the mail server smtp:\/\/127\.0\.0\.1:\d+ did not take the message: connect ECONNREFUSED/);
+    expect(failed.stderr).toMatch(
+      /^almoner admin: grant request grant_req_\w+ recorded, but its verification code was not e-mailed \(submit again to send a new one\): the mail server smtp:\/\/127\.0\.0\.1:\d+ did not take the message: connect ECONNREFUSED/,
+    );
     // The donor asks again once mail works: a fresh code goes out for the same pending account.
     const before = received.length;
     const retried = await submit({ ALMONER_SMTP_URL: `smtp://127.0.0.1:${smtpPort}` }, 'hopper@example.org');

@@ -43,7 +43,9 @@ describe('/metrics aggregated over workers', () => {
     // One database, read by every worker: the aggregate is that reading, not N times it.
     expect(await single(workers[0]!, 'almoner_webhook_deliveries_pending', { environment: 'production' })).toBe(2);
     for (const environment of ['production', 'sandbox']) {
-      expect(total(samples, 'almoner_webhook_deliveries_pending', { environment })).toBe(await single(workers[0]!, 'almoner_webhook_deliveries_pending', { environment }));
+      expect(total(samples, 'almoner_webhook_deliveries_pending', { environment })).toBe(
+        await single(workers[0]!, 'almoner_webhook_deliveries_pending', { environment }),
+      );
     }
   });
 });
@@ -56,10 +58,37 @@ async function single(metrics: Metrics, name: string, labels: Record<string, str
 /** One pending webhook delivery (what the outbox gauges count), as test/metrics/metrics.test.ts queues them. */
 async function queueDelivery(environment: 'production' | 'sandbox') {
   const hex = () => crypto.randomBytes(6).toString('hex');
-  const org = await t.db.insertInto('organizations').values({ ein: String(100_000_000 + crypto.randomInt(800_000_000)), name: 'Aggregation', kind: 'nonprofit' }).returning('id').executeTakeFirstOrThrow();
+  const org = await t.db
+    .insertInto('organizations')
+    .values({ ein: String(100_000_000 + crypto.randomInt(800_000_000)), name: 'Aggregation', kind: 'nonprofit' })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   const subscription = `sub_${hex()}`;
   const event = `evt_${hex()}`;
-  await t.db.insertInto('event_subscriptions').values({ id: subscription, environment, organization_id: org.id, url: 'https://hooks.example.org/x', category: 'grant_request.created', signing_secret: 'whsec_test' } as never).execute();
-  await t.db.insertInto('events').values({ id: event, environment, organization_id: org.id, category: 'grant_request.created', associated_object_id: 'x', associated_object_type: 'grant_request' } as never).execute();
-  await t.db.insertInto('webhook_deliveries').values({ id: `whd_${hex()}`, environment, subscription_id: subscription, event_id: event, next_attempt_at: new Date() } as never).execute();
+  await t.db
+    .insertInto('event_subscriptions')
+    .values({
+      id: subscription,
+      environment,
+      organization_id: org.id,
+      url: 'https://hooks.example.org/x',
+      category: 'grant_request.created',
+      signing_secret: 'whsec_test',
+    } as never)
+    .execute();
+  await t.db
+    .insertInto('events')
+    .values({
+      id: event,
+      environment,
+      organization_id: org.id,
+      category: 'grant_request.created',
+      associated_object_id: 'x',
+      associated_object_type: 'grant_request',
+    } as never)
+    .execute();
+  await t.db
+    .insertInto('webhook_deliveries')
+    .values({ id: `whd_${hex()}`, environment, subscription_id: subscription, event_id: event, next_attempt_at: new Date() } as never)
+    .execute();
 }

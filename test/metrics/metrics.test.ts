@@ -120,14 +120,32 @@ describe('GET /metrics on the API hosts', () => {
     const client = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only'] });
     const before = (await scrape()).samples;
 
-    const { tokens, code, callback } = await obtainTokens(server, { environment: 'production', client, clientId: client.client_id, redirectUri: REDIRECT, scope: 'read_only', login: staff.users.member });
+    const { tokens, code, callback } = await obtainTokens(server, {
+      environment: 'production',
+      client,
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      scope: 'read_only',
+      login: staff.users.member,
+    });
     expect(tokens.status).toBe(200);
-    const refreshed = await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string });
+    const refreshed = await tokenRequest(server, 'production', client, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.body.refresh_token as string,
+    });
     expect(refreshed.status).toBe(200);
-    const refused = await tokenRequest(server, 'production', client, { grant_type: 'authorization_code', code: 'x'.repeat(43), code_verifier: 'v'.repeat(43) });
+    const refused = await tokenRequest(server, 'production', client, {
+      grant_type: 'authorization_code',
+      code: 'x'.repeat(43),
+      code_verifier: 'v'.repeat(43),
+    });
     expect(refused.body.error).toBe('invalid_grant');
     // Refused before the provider's token route (a secret in the body): counted all the same.
-    const inBody = await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: 'x', client_secret: client.client_secret });
+    const inBody = await tokenRequest(server, 'production', client, {
+      grant_type: 'refresh_token',
+      refresh_token: 'x',
+      client_secret: client.client_secret,
+    });
     expect(inBody.body.error).toBe('invalid_client');
 
     const { text, samples } = await scrape();
@@ -142,18 +160,33 @@ describe('GET /metrics on the API hosts', () => {
     // The provider's endpoints and the hosted pages are named by their fixed paths and templates.
     expect(grew(before, samples, `${DURATION}_count`, { host: 'api', method: 'POST', route: '/auth/oauth/token', status: '200' })).toBe(2);
     expect(grew(before, samples, `${DURATION}_count`, { host: 'api', method: 'POST', route: '/auth/oauth/token', status: '401' })).toBe(2);
-    expect(grew(before, samples, `${DURATION}_count`, { host: 'dashboard', method: 'GET', route: '/oauth/authorize' })).toBeGreaterThanOrEqual(1);
-    expect(grew(before, samples, `${DURATION}_count`, { host: 'dashboard', method: 'POST', route: '/oauth/interaction/:uid/login' })).toBe(1);
+    expect(
+      grew(before, samples, `${DURATION}_count`, { host: 'dashboard', method: 'GET', route: '/oauth/authorize' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(grew(before, samples, `${DURATION}_count`, { host: 'dashboard', method: 'POST', route: '/oauth/interaction/:uid/login' })).toBe(
+      1,
+    );
 
     expect(text, 'no raw interaction id in a label').not.toMatch(/\/oauth\/interaction\/(?!:uid)[^/"]/);
     // Providers are rebuilt when the signing keys rotate; the new ones are counted too.
     await server.runtime.oidc.rebuild();
-    const again = await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token as string });
+    const again = await tokenRequest(server, 'production', client, {
+      grant_type: 'refresh_token',
+      refresh_token: refreshed.body.refresh_token as string,
+    });
     expect(again.status).toBe(200);
     const afterRotation = (await scrape()).samples;
     expect(grew(samples, afterRotation, issued, { environment: 'production', grant_type: 'refresh_token' })).toBe(1);
 
-    const secrets = [client.client_secret, client.client_id, code, tokens.body.access_token as string, tokens.body.refresh_token as string, refreshed.body.access_token as string, callback.searchParams.get('state')!];
+    const secrets = [
+      client.client_secret,
+      client.client_id,
+      code,
+      tokens.body.access_token as string,
+      tokens.body.refresh_token as string,
+      refreshed.body.access_token as string,
+      callback.searchParams.get('state')!,
+    ];
     for (const secret of secrets) expect(text).not.toContain(secret);
     expectBoundedLabels(samples, secrets);
   });
@@ -176,14 +209,21 @@ describe('configuration', () => {
       }
       return '';
     };
-    expect(problems({ ALMONER_METRICS_ALLOW: '10.0.0.0/33' })).toMatch(/^metrics_allow\.0 \(from ALMONER_METRICS_ALLOW\): must be an IP address or CIDR range/);
-    expect(problems({ ALMONER_METRICS_LISTEN: 'metrics.internal:9100' })).toMatch(/^metrics_listen \(from ALMONER_METRICS_LISTEN\): must be host:port/);
-    expect(problems({ ALMONER_METRICS_LISTEN: '0.0.0.0:8080', ALMONER_LISTEN: '0.0.0.0:8080' })).toMatch(/metrics_listen.*must differ from every listen address/);
+    expect(problems({ ALMONER_METRICS_ALLOW: '10.0.0.0/33' })).toMatch(
+      /^metrics_allow\.0 \(from ALMONER_METRICS_ALLOW\): must be an IP address or CIDR range/,
+    );
+    expect(problems({ ALMONER_METRICS_LISTEN: 'metrics.internal:9100' })).toMatch(
+      /^metrics_listen \(from ALMONER_METRICS_LISTEN\): must be host:port/,
+    );
+    expect(problems({ ALMONER_METRICS_LISTEN: '0.0.0.0:8080', ALMONER_LISTEN: '0.0.0.0:8080' })).toMatch(
+      /metrics_listen.*must differ from every listen address/,
+    );
   });
 });
 
 describe('who may scrape', () => {
-  const get = (app: Awaited<ReturnType<typeof testApp>>['app'], path = '/metrics', host: string = HOSTS.api) => request(app.callback()).get(path).set('Host', host);
+  const get = (app: Awaited<ReturnType<typeof testApp>>['app'], path = '/metrics', host: string = HOSTS.api) =>
+    request(app.callback()).get(path).set('Host', host);
 
   it('answers a caller outside metrics_allow (loopback by default) exactly like a path that does not exist', async () => {
     // The test client connects over loopback; as a trusted proxy it can speak for others.
@@ -261,11 +301,37 @@ describe('webhook outbox backlog', () => {
   async function queueDelivery(environment: 'production' | 'sandbox', dueSecondsAgo: number) {
     const subscription = `sub_${crypto.randomBytes(6).toString('hex')}`;
     const event = `evt_${crypto.randomBytes(6).toString('hex')}`;
-    await t.db.insertInto('event_subscriptions').values({ id: subscription, environment, organization_id: staff.orgId, url: 'https://hooks.example.org/x', category: 'grant_request.created', signing_secret: 'whsec_test' } as never).execute();
-    await t.db.insertInto('events').values({ id: event, environment, organization_id: staff.orgId, category: 'grant_request.created', associated_object_id: 'x', associated_object_type: 'grant_request' } as never).execute();
+    await t.db
+      .insertInto('event_subscriptions')
+      .values({
+        id: subscription,
+        environment,
+        organization_id: staff.orgId,
+        url: 'https://hooks.example.org/x',
+        category: 'grant_request.created',
+        signing_secret: 'whsec_test',
+      } as never)
+      .execute();
+    await t.db
+      .insertInto('events')
+      .values({
+        id: event,
+        environment,
+        organization_id: staff.orgId,
+        category: 'grant_request.created',
+        associated_object_id: 'x',
+        associated_object_type: 'grant_request',
+      } as never)
+      .execute();
     await t.db
       .insertInto('webhook_deliveries')
-      .values({ id: `whd_${crypto.randomBytes(6).toString('hex')}`, environment, subscription_id: subscription, event_id: event, next_attempt_at: new Date(Date.now() - dueSecondsAgo * 1000) } as never)
+      .values({
+        id: `whd_${crypto.randomBytes(6).toString('hex')}`,
+        environment,
+        subscription_id: subscription,
+        event_id: event,
+        next_attempt_at: new Date(Date.now() - dueSecondsAgo * 1000),
+      } as never)
       .execute();
   }
 

@@ -26,10 +26,16 @@ function appScraping(scrape: () => Promise<string>) {
 
 describe('GET /metrics when the metrics cannot be collected', () => {
   it('answers 503 with Retry-After and the reason', async () => {
-    const res = await request(appScraping(() => Promise.reject(new Error('cluster metrics: the primary did not answer in time')))).get('/metrics');
+    const res = await request(appScraping(() => Promise.reject(new Error('cluster metrics: the primary did not answer in time')))).get(
+      '/metrics',
+    );
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBe('5');
-    expect(res.body).toMatchObject({ status: 503, code: 'unavailable', detail: expect.stringContaining('the primary did not answer in time') });
+    expect(res.body).toMatchObject({
+      status: 503,
+      code: 'unavailable',
+      detail: expect.stringContaining('the primary did not answer in time'),
+    });
   });
 
   it('answers 200 with the exposition when they can', async () => {

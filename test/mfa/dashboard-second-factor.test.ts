@@ -75,7 +75,12 @@ describe('second factors on the dashboard', () => {
     const again = await second.browser.submit(second.page, '/sign-in/second-factor', { code: codes[3]! });
     expect(again.status).toBe(401);
     expect(hasSession(second.browser)).toBe(false);
-    const audit = await t.db.selectFrom('audit_events').select('event').where('actor_user_id', '=', user.id).where('event', '=', 'second_factor.recovery_code_used').execute();
+    const audit = await t.db
+      .selectFrom('audit_events')
+      .select('event')
+      .where('actor_user_id', '=', user.id)
+      .where('event', '=', 'second_factor.recovery_code_used')
+      .execute();
     expect(audit).toHaveLength(1);
   });
 
@@ -93,7 +98,9 @@ describe('second factors on the dashboard', () => {
     expect(await t.db.selectFrom('totp_credentials').select('user_id').where('user_id', '=', user.id).executeTakeFirst()).toBeUndefined();
     expect(await t.db.selectFrom('recovery_codes').select('user_id').where('user_id', '=', user.id).execute()).toEqual([]);
     await server.runtime.background.drain();
-    const subjects = (await t.db.selectFrom('outbound_mail').select('subject').where('recipient', '=', user.email).execute()).map((m) => m.subject);
+    const subjects = (await t.db.selectFrom('outbound_mail').select('subject').where('recipient', '=', user.email).execute()).map(
+      (m) => m.subject,
+    );
     expect(subjects).toContain('A second factor was removed from your Almoner account');
     const { page: after } = await passwordStep(user);
     expect(after.url.pathname).toBe('/account');

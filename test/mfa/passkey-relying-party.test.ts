@@ -20,7 +20,13 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.drop());
 
-const dashboard = (origin: string, passkeyRpId?: string): PasskeyDeps => ({ db: t.db, counter, environment: 'production', origin, passkeyRpId });
+const dashboard = (origin: string, passkeyRpId?: string): PasskeyDeps => ({
+  db: t.db,
+  counter,
+  environment: 'production',
+  origin,
+  passkeyRpId,
+});
 
 describe('passkeys and their relying party', () => {
   it('offers and accepts a passkey only on the dashboard whose host it was made for', async () => {
@@ -33,15 +39,27 @@ describe('passkeys and their relying party', () => {
 
     expect(await countPasskeysHere(production, user.id)).toBe(1);
     expect(await countPasskeysHere(sandbox, user.id)).toBe(0);
-    expect((await listPasskeys(sandbox, user.id)).map((p) => ({ usableHere: p.usableHere, rp_id: p.rp_id }))).toEqual([{ usableHere: false, rp_id: 'dashboard.example.org' }]);
+    expect((await listPasskeys(sandbox, user.id)).map((p) => ({ usableHere: p.usableHere, rp_id: p.rp_id }))).toEqual([
+      { usableHere: false, rp_id: 'dashboard.example.org' },
+    ]);
     expect((await authenticationOptions(sandbox, user.id)).allowCredentials).toEqual([]);
 
     // An answer made for the production dashboard, sent to the sandbox one, is refused there.
     const sandboxOptions = await authenticationOptions(sandbox, null);
-    const check = await checkPasskey(sandbox, { challenge: sandboxOptions.challenge, user_id: null, from: '192.0.2.1' }, passkey.answer(sandboxOptions.challenge, { origin: 'https://sandbox.example.org' }));
+    const check = await checkPasskey(
+      sandbox,
+      { challenge: sandboxOptions.challenge, user_id: null, from: '192.0.2.1' },
+      passkey.answer(sandboxOptions.challenge, { origin: 'https://sandbox.example.org' }),
+    );
     expect(check).toEqual({ ok: false });
     const productionOptions = await authenticationOptions(production, null);
-    expect(await checkPasskey(production, { challenge: productionOptions.challenge, user_id: null, from: '192.0.2.1' }, passkey.answer(productionOptions.challenge))).toEqual({ ok: true, userId: user.id, method: 'hwk' });
+    expect(
+      await checkPasskey(
+        production,
+        { challenge: productionOptions.challenge, user_id: null, from: '192.0.2.1' },
+        passkey.answer(productionOptions.challenge),
+      ),
+    ).toEqual({ ok: true, userId: user.id, method: 'hwk' });
   });
 
   it('with passkey_rp_id, one passkey serves both dashboards', async () => {
@@ -54,7 +72,14 @@ describe('passkeys and their relying party', () => {
       expect(await countPasskeysHere(deps, user.id), origin).toBe(1);
       const options = await authenticationOptions(deps, user.id);
       expect(options.rpId).toBe('example.org');
-      expect(await checkPasskey(deps, { challenge: options.challenge, user_id: user.id, from: '192.0.2.1' }, passkey.answer(options.challenge, { origin })), origin).toMatchObject({ ok: true, userId: user.id });
+      expect(
+        await checkPasskey(
+          deps,
+          { challenge: options.challenge, user_id: user.id, from: '192.0.2.1' },
+          passkey.answer(options.challenge, { origin }),
+        ),
+        origin,
+      ).toMatchObject({ ok: true, userId: user.id });
     }
   });
 });

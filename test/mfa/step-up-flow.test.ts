@@ -10,7 +10,9 @@ import { addMember } from '../../src/accounts/memberships.js';
 const { testDatabase: t, server, allStaff } = useOAuthServer({ staff: 4 });
 const redirectUri = 'https://app.example.org/callback';
 
-async function idTokenClaims(options: Omit<AuthorizeOptions, 'environment' | 'redirectUri'> & { client: { client_id: string; client_secret: string } }) {
+async function idTokenClaims(
+  options: Omit<AuthorizeOptions, 'environment' | 'redirectUri'> & { client: { client_id: string; client_secret: string } },
+) {
   const result = await authorize(server, { environment: 'production', redirectUri, ...options });
   const { as, client, response } = await exchangeCode(server, 'production', options.client, result, redirectUri);
   const tokens = await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: result.nonce, requireIdToken: true });
@@ -21,7 +23,16 @@ async function idTokenClaims(options: Omit<AuthorizeOptions, 'environment' | 're
 async function afterPassword(clientId: string, user: { email: string; password: string }, scope = 'openid read_only') {
   const browser = new FormBrowser((next) => next.origin === new URL(redirectUri).origin);
   const url = new URL(endpoints(server, 'production').authorize);
-  const params = { client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope, state: 's', nonce: 'n', code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()), code_challenge_method: 'S256' };
+  const params = {
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    scope,
+    state: 's',
+    nonce: 'n',
+    code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+    code_challenge_method: 'S256',
+  };
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   const login = await browser.request(url.toString());
   const page = await browser.submit(login, '/login', user);
@@ -31,7 +42,12 @@ async function afterPassword(clientId: string, user: { email: string; password: 
 describe('second factor in the authorization flow', () => {
   it('a password session is enough for read_only: the ID token says amr pwd and acr loa:1', async () => {
     const client = await server.registerClient({ environment: 'production' });
-    const { claims } = await idTokenClaims({ client, clientId: client.client_id, scope: 'openid read_only', login: allStaff[0].users.read_only });
+    const { claims } = await idTokenClaims({
+      client,
+      clientId: client.client_id,
+      scope: 'openid read_only',
+      login: allStaff[0].users.read_only,
+    });
     expect(claims.amr).toEqual(['pwd']);
     expect(claims.acr).toBe(ACR_ONE_FACTOR);
   });
@@ -61,7 +77,8 @@ describe('second factor in the authorization flow', () => {
     const { browser, page } = await afterPassword(client.client_id, user);
     expect(page.status).toBe(200);
     expect(page.html).toContain('Enter your second factor');
-    const sessionCookie = () => browser.cookieHeader(new URL(endpoints(server, 'production').dashboard)).includes('alm_production_session=');
+    const sessionCookie = () =>
+      browser.cookieHeader(new URL(endpoints(server, 'production').dashboard)).includes('alm_production_session=');
     expect(sessionCookie()).toBe(false);
     const wrong = await browser.submit(page, '/second-factor', { code: '000000' });
     expect(wrong.status).toBe(401);
@@ -78,7 +95,17 @@ describe('second factor in the authorization flow', () => {
     const { browser } = await afterPassword(client.client_id, user);
     // A second authorization in the same browser: its page is the password form again, not the code.
     const url = new URL(endpoints(server, 'production').authorize);
-    for (const [k, v] of Object.entries({ client_id: client.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'openid read_only', state: 's', nonce: 'n', code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+    for (const [k, v] of Object.entries({
+      client_id: client.client_id,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      scope: 'openid read_only',
+      state: 's',
+      nonce: 'n',
+      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+      code_challenge_method: 'S256',
+    }))
+      url.searchParams.set(k, v);
     const other = await browser.request(url.toString());
     expect(other.html).toContain('name="password"');
     expect(other.html).not.toContain('/second-factor"');
@@ -87,14 +114,25 @@ describe('second factor in the authorization flow', () => {
   it('acr_values urn:almoner:loa:2 asks for the second factor even for read_only', async () => {
     const client = await server.registerClient({ environment: 'production' });
     const user = allStaff[2].users.read_only;
-    const { claims } = await idTokenClaims({ client, clientId: client.client_id, scope: 'openid read_only', login: user, extraParams: { acr_values: ACR_TWO_FACTORS } });
+    const { claims } = await idTokenClaims({
+      client,
+      clientId: client.client_id,
+      scope: 'openid read_only',
+      login: user,
+      extraParams: { acr_values: ACR_TWO_FACTORS },
+    });
     expect(claims.acr).toBe(ACR_TWO_FACTORS);
     expect(claims.amr).toContain('otp');
   });
 
   it('an application registered with require_mfa and an organization that requires it both ask for the second factor', async () => {
     const strict = await server.registerClient({ environment: 'production', requireMfa: true });
-    const viaClient = await idTokenClaims({ client: strict, clientId: strict.client_id, scope: 'openid read_only', login: allStaff[2].users.admin });
+    const viaClient = await idTokenClaims({
+      client: strict,
+      clientId: strict.client_id,
+      scope: 'openid read_only',
+      login: allStaff[2].users.admin,
+    });
     expect(viaClient.claims.acr).toBe(ACR_TWO_FACTORS);
 
     await t.db.updateTable('organizations').set({ require_mfa: true }).where('id', '=', allStaff[3].orgId).execute();
@@ -109,7 +147,10 @@ describe('second factor in the authorization flow', () => {
     const { browser, page } = await afterPassword(client.client_id, user, 'openid read_write');
     expect(page.html).toContain('/second-factor/setup"');
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)![1]!;
-    const forged = await browser.request(new URL(page.url.pathname + '/consent', page.url).toString(), { method: 'POST', form: { csrf, organization: allStaff[3].orgId } });
+    const forged = await browser.request(new URL(page.url.pathname + '/consent', page.url).toString(), {
+      method: 'POST',
+      form: { csrf, organization: allStaff[3].orgId },
+    });
     expect(forged.location).toBeUndefined();
     expect(forged.html).toContain('Set up a second factor');
     expect(await t.db.selectFrom('oauth_authorizations').select('grant_id').where('user_id', '=', user.id).execute()).toEqual([]);
@@ -146,15 +187,45 @@ describe('second factor in the authorization flow', () => {
   it('honours max_age: a session older than it signs in again (password and second factor), and auth_time says when', async () => {
     const client = await server.registerClient({ environment: 'production' });
     const user = allStaff[1].users.admin;
-    const first = await authorize(server, { environment: 'production', redirectUri, clientId: client.client_id, scope: 'openid read_only', login: user, extraParams: { acr_values: ACR_TWO_FACTORS } });
+    const first = await authorize(server, {
+      environment: 'production',
+      redirectUri,
+      clientId: client.client_id,
+      scope: 'openid read_only',
+      login: user,
+      extraParams: { acr_values: ACR_TWO_FACTORS },
+    });
     await new Promise((resolve) => setTimeout(resolve, 2100));
     const url = new URL(endpoints(server, 'production').authorize);
-    for (const [k, v] of Object.entries({ client_id: client.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'openid read_only', state: 's', nonce: 'n', max_age: '1', code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+    for (const [k, v] of Object.entries({
+      client_id: client.client_id,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      scope: 'openid read_only',
+      state: 's',
+      nonce: 'n',
+      max_age: '1',
+      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+      code_challenge_method: 'S256',
+    }))
+      url.searchParams.set(k, v);
     const page = await first.browser.request(url.toString());
     expect(page.html).toContain('name="password"');
-    const again = await authorize(server, { environment: 'production', redirectUri, clientId: client.client_id, scope: 'openid read_only', login: user, browser: first.browser, extraParams: { max_age: '1' } });
+    const again = await authorize(server, {
+      environment: 'production',
+      redirectUri,
+      clientId: client.client_id,
+      scope: 'openid read_only',
+      login: user,
+      browser: first.browser,
+      extraParams: { max_age: '1' },
+    });
     const { as, client: c, response } = await exchangeCode(server, 'production', client, again, redirectUri);
-    const tokens = await oauth.processAuthorizationCodeResponse(as, c, response, { expectedNonce: again.nonce, requireIdToken: true, maxAge: 60 });
+    const tokens = await oauth.processAuthorizationCodeResponse(as, c, response, {
+      expectedNonce: again.nonce,
+      requireIdToken: true,
+      maxAge: 60,
+    });
     const claims = oauth.getValidatedIdTokenClaims(tokens)!;
     expect(Math.abs(Number(claims.auth_time) - Date.now() / 1000)).toBeLessThan(10);
     expect(claims.amr).toEqual(['pwd', 'otp']);

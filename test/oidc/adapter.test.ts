@@ -9,7 +9,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.drop());
 
-const adapter = (model: string, extra: Partial<ConstructorParameters<typeof PostgresAdapter>[1]> = {}) => new PostgresAdapter(model, { db: t.db, environment: 'production', ...extra });
+const adapter = (model: string, extra: Partial<ConstructorParameters<typeof PostgresAdapter>[1]> = {}) =>
+  new PostgresAdapter(model, { db: t.db, environment: 'production', ...extra });
 
 describe('Postgres adapter', () => {
   it('stores ids and payloads without the raw id, and finds by the raw id', async () => {
@@ -30,7 +31,11 @@ describe('Postgres adapter', () => {
   });
 
   it('drops the session cookie copy an Interaction carries', async () => {
-    await adapter('Interaction').upsert('int-1', { jti: 'int-1', session: { uid: 'u1', cookie: 'session-cookie-secret', accountId: 'a' } }, 60);
+    await adapter('Interaction').upsert(
+      'int-1',
+      { jti: 'int-1', session: { uid: 'u1', cookie: 'session-cookie-secret', accountId: 'a' } },
+      60,
+    );
     const row = await t.db.selectFrom('oidc_models').select('payload').where('model', '=', 'Interaction').executeTakeFirstOrThrow();
     expect(JSON.stringify(row.payload)).not.toContain('session-cookie-secret');
     expect(await adapter('Interaction').find('int-1')).toMatchObject({ session: { uid: 'u1', accountId: 'a' } });
@@ -67,9 +72,26 @@ describe('Postgres adapter', () => {
     const old = new Date(Date.now() - 3 * 86_400_000);
     await t.db
       .insertInto('oidc_models')
-      .values(Array.from({ length: 25 }, (_, i) => ({ environment: 'production' as const, model: 'AccessToken', id: `expired-${i}`, payload: '{}', expires_at: old })))
+      .values(
+        Array.from({ length: 25 }, (_, i) => ({
+          environment: 'production' as const,
+          model: 'AccessToken',
+          id: `expired-${i}`,
+          payload: '{}',
+          expires_at: old,
+        })),
+      )
       .execute();
-    await t.db.insertInto('oidc_models').values({ environment: 'production', model: 'AccessToken', id: 'recently-expired', payload: '{}', expires_at: new Date(Date.now() - 60_000) }).execute();
+    await t.db
+      .insertInto('oidc_models')
+      .values({
+        environment: 'production',
+        model: 'AccessToken',
+        id: 'recently-expired',
+        payload: '{}',
+        expires_at: new Date(Date.now() - 60_000),
+      })
+      .execute();
     expect(await sweepExpired(t.db, 10)).toBe(25);
     const left = await t.db.selectFrom('oidc_models').select('id').where('id', 'like', '%expired%').execute();
     expect(left.map((r) => r.id)).toEqual(['recently-expired']);

@@ -4,8 +4,18 @@ import { authorize, endpoints } from '../helpers/flow.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const REDIRECT = 'https://app.example.org/callback';
-const { server, staff, clients: { client } } = useOAuthServer({
-  clients: { client: { environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid', 'read:bank_accounts', 'sync:connected_accounts'] } },
+const {
+  server,
+  staff,
+  clients: { client },
+} = useOAuthServer({
+  clients: {
+    client: {
+      environment: 'production',
+      redirectUris: [REDIRECT],
+      scopes: ['read_only', 'read_write', 'openid', 'read:bank_accounts', 'sync:connected_accounts'],
+    },
+  },
 });
 
 async function authorizationRequest(overrides: Record<string, string | undefined>) {
@@ -53,7 +63,10 @@ describe('authorization requests', () => {
   });
 
   it('accept S256 only: plain and a missing challenge are invalid_request, returned with state', async () => {
-    expectRedirectedError(await authorizationRequest({ code_challenge_method: 'plain', code_challenge: 'a'.repeat(43) }), 'invalid_request');
+    expectRedirectedError(
+      await authorizationRequest({ code_challenge_method: 'plain', code_challenge: 'a'.repeat(43) }),
+      'invalid_request',
+    );
     expectRedirectedError(await authorizationRequest({ code_challenge: undefined, code_challenge_method: undefined }), 'invalid_request');
   });
 
@@ -71,19 +84,31 @@ describe('authorization requests', () => {
     expectErrorPage(await authorizationRequest({ response_type: 'token', redirect_uri: 'https://evil.example/cb' }), /return address/);
   });
 
-  it.each(['form_post', 'fragment', 'query.jwt', 'form_post.jwt'])('refuse response_mode=%s with invalid_request, in the query and with state', async (mode) => {
-    const result = await authorizationRequest({ response_mode: mode });
-    expectRedirectedError(result, 'invalid_request');
-    expect(result.location!.hash).toBe('');
-    expect(result.location!.searchParams.get('error_description')).toMatch(/response_mode/);
-    expect(result.location!.searchParams.get('code')).toBeNull();
-    expect(result.location!.searchParams.get('iss')).toBe(server.urls.api);
-  });
+  it.each(['form_post', 'fragment', 'query.jwt', 'form_post.jwt'])(
+    'refuse response_mode=%s with invalid_request, in the query and with state',
+    async (mode) => {
+      const result = await authorizationRequest({ response_mode: mode });
+      expectRedirectedError(result, 'invalid_request');
+      expect(result.location!.hash).toBe('');
+      expect(result.location!.searchParams.get('error_description')).toMatch(/response_mode/);
+      expect(result.location!.searchParams.get('code')).toBeNull();
+      expect(result.location!.searchParams.get('iss')).toBe(server.urls.api);
+    },
+  );
 
   it('refuse response_mode given twice, and accept response_mode=query', async () => {
     const url = new URL(endpoints(server, 'production').authorize);
     const verifier = oauth.generateRandomCodeVerifier();
-    const base = { client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'read_only', state: 'st-123', nonce: 'n-456', code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' };
+    const base = {
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: 'read_only',
+      state: 'st-123',
+      nonce: 'n-456',
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    };
     for (const [k, v] of Object.entries(base)) url.searchParams.set(k, v);
     url.searchParams.append('response_mode', 'query');
     url.searchParams.append('response_mode', 'form_post');
@@ -93,7 +118,10 @@ describe('authorization requests', () => {
   });
 
   it('render the error page, never a redirect, for response_mode=form_post with an unregistered redirect_uri', async () => {
-    expectErrorPage(await authorizationRequest({ response_mode: 'form_post', redirect_uri: 'https://evil.example/callback' }), /return address/);
+    expectErrorPage(
+      await authorizationRequest({ response_mode: 'form_post', redirect_uri: 'https://evil.example/callback' }),
+      /return address/,
+    );
   });
 
   it('advertise response_modes_supported ["query"] only', async () => {
@@ -136,7 +164,13 @@ describe('authorization requests', () => {
   });
 
   it('echo state on success, and accept a nonce without openid through the whole flow', async () => {
-    const result = await authorize(server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope: 'read_only', login: staff.users.member });
+    const result = await authorize(server, {
+      environment: 'production',
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      scope: 'read_only',
+      login: staff.users.member,
+    });
     expect(result.callback.searchParams.get('state')).toBe(result.state);
     expect(result.callback.searchParams.get('code')).toBeTruthy();
     expect(result.callback.searchParams.get('iss')).toBe(server.urls.api);
@@ -145,9 +179,15 @@ describe('authorization requests', () => {
   it('is served on the dashboard host only, and the token endpoint on the API host only', async () => {
     const onApi = await fetch(`${server.urls.api}/oauth/authorize?client_id=${client.client_id}`, { redirect: 'manual' });
     expect(onApi.status).toBe(404);
-    const onDashboard = await fetch(`${server.urls.dashboard}/auth/oauth/token`, { method: 'POST', body: 'grant_type=refresh_token&refresh_token=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const onDashboard = await fetch(`${server.urls.dashboard}/auth/oauth/token`, {
+      method: 'POST',
+      body: 'grant_type=refresh_token&refresh_token=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(onDashboard.status).toBe(404);
-    const sandboxPathOnProduction = await fetch(`${server.urls.dashboard}/oauth/sandbox/authorize?client_id=${client.client_id}`, { redirect: 'manual' });
+    const sandboxPathOnProduction = await fetch(`${server.urls.dashboard}/oauth/sandbox/authorize?client_id=${client.client_id}`, {
+      redirect: 'manual',
+    });
     expect(sandboxPathOnProduction.status).toBe(404);
   });
 });

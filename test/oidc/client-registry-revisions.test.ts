@@ -35,7 +35,14 @@ function registry(t: TestDatabase, file: string) {
 }
 
 async function add(t: TestDatabase, file: string, name: string): Promise<string> {
-  return (await addClient(registry(t, file), { environment: 'production', name, redirectUris: ['https://app.example.org/cb'], scopes: ['read_only'] })).client_id;
+  return (
+    await addClient(registry(t, file), {
+      environment: 'production',
+      name,
+      redirectUris: ['https://app.example.org/cb'],
+      scopes: ['read_only'],
+    })
+  ).client_id;
 }
 
 async function registeredIds(t: TestDatabase): Promise<string[]> {
@@ -57,19 +64,59 @@ async function twoMachines(t: TestDatabase) {
 }
 
 describe('judging a clients file against the registry', () => {
-  const head: RegistryHead = { revision: 5, contentHash: 'H5', appliedAt: new Date('2026-11-26T12:00:00Z'), appliedBy: 'admin clients add on a (x)' };
-  const file = (revision: number | undefined, contentHash: string, clientIds: string[] = ['a']): FileState => ({ exists: true, revision, contentHash, clientIds });
+  const head: RegistryHead = {
+    revision: 5,
+    contentHash: 'H5',
+    appliedAt: new Date('2026-11-26T12:00:00Z'),
+    appliedBy: 'admin clients add on a (x)',
+  };
+  const file = (revision: number | undefined, contentHash: string, clientIds: string[] = ['a']): FileState => ({
+    exists: true,
+    revision,
+    contentHash,
+    clientIds,
+  });
 
   it.each([
     { case: 'the same content, whatever revision it declares', file: file(2, 'H5'), known: {}, verdict: { kind: 'current' } },
-    { case: 'a higher revision (a deliberate replacement)', file: file(9, 'X'), known: {}, verdict: { kind: 'apply', revision: 9, why: 'newer' } },
-    { case: 'the current revision edited while no server watched', file: file(5, 'X'), known: {}, verdict: { kind: 'apply', revision: 6, why: 'edited' } },
-    { case: 'an edit of the content a running server saw current', file: file(undefined, 'X'), known: { parent: { contentHash: 'H5', revision: 5 } }, verdict: { kind: 'apply', revision: 6, why: 'edited' } },
-    { case: 'a lower revision put in place of the current file', file: file(3, 'X'), known: { parent: { contentHash: 'H5', revision: 5 } }, verdict: { kind: 'older' } },
+    {
+      case: 'a higher revision (a deliberate replacement)',
+      file: file(9, 'X'),
+      known: {},
+      verdict: { kind: 'apply', revision: 9, why: 'newer' },
+    },
+    {
+      case: 'the current revision edited while no server watched',
+      file: file(5, 'X'),
+      known: {},
+      verdict: { kind: 'apply', revision: 6, why: 'edited' },
+    },
+    {
+      case: 'an edit of the content a running server saw current',
+      file: file(undefined, 'X'),
+      known: { parent: { contentHash: 'H5', revision: 5 } },
+      verdict: { kind: 'apply', revision: 6, why: 'edited' },
+    },
+    {
+      case: 'a lower revision put in place of the current file',
+      file: file(3, 'X'),
+      known: { parent: { contentHash: 'H5', revision: 5 } },
+      verdict: { kind: 'older' },
+    },
     { case: 'a lower revision', file: file(4, 'X'), known: {}, verdict: { kind: 'older' } },
-    { case: "an earlier revision's content without a revision", file: file(undefined, 'H3'), known: { earlier: 3 }, verdict: { kind: 'older', earlier: 3 } },
+    {
+      case: "an earlier revision's content without a revision",
+      file: file(undefined, 'H3'),
+      known: { earlier: 3 },
+      verdict: { kind: 'older', earlier: 3 },
+    },
     { case: 'unknown content without a revision', file: file(undefined, 'X'), known: {}, verdict: { kind: 'diverging' } },
-    { case: 'an edit of content that is no longer current', file: file(undefined, 'X'), known: { parent: { contentHash: 'H4', revision: 4 } }, verdict: { kind: 'diverging' } },
+    {
+      case: 'an edit of content that is no longer current',
+      file: file(undefined, 'X'),
+      known: { parent: { contentHash: 'H4', revision: 4 } },
+      verdict: { kind: 'diverging' },
+    },
   ])('$case', ({ file: state, known, verdict }) => {
     expect(judgeClientsFile(state, head, known)).toEqual(verdict);
   });
@@ -78,7 +125,9 @@ describe('judging a clients file against the registry', () => {
     const unrecorded = { contentHash: 'R', clientIds: ['a', 'b'] };
     expect(judgeClientsFile(file(undefined, 'X', ['a', 'b', 'c']), unrecorded)).toEqual({ kind: 'apply', revision: 1, why: 'first' });
     expect(judgeClientsFile(file(undefined, 'X', ['a']), unrecorded)).toEqual({ kind: 'diverging', removes: ['b'] });
-    expect(judgeClientsFile({ exists: false, revision: undefined, contentHash: 'E', clientIds: [] }, unrecorded)).toEqual({ kind: 'absent' });
+    expect(judgeClientsFile({ exists: false, revision: undefined, contentHash: 'E', clientIds: [] }, unrecorded)).toEqual({
+      kind: 'absent',
+    });
     expect(judgeClientsFile({ exists: false, revision: undefined, contentHash: 'E', clientIds: [] }, head)).toEqual({ kind: 'absent' });
   });
 });
@@ -108,9 +157,15 @@ describe('a stale clients file', () => {
     const server = await testApp(t.db, { clients_file: fileB });
     const ready = await request(server.app.callback()).get('/readyz').set('Host', HOSTS.api);
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: 'ready', warnings: [{ code: 'clients_file_not_applied', detail: expect.stringContaining(`${fileB}: not applied`) }] });
+    expect(ready.body).toEqual({
+      status: 'ready',
+      warnings: [{ code: 'clients_file_not_applied', detail: expect.stringContaining(`${fileB}: not applied`) }],
+    });
     const outsider = await testApp(t.db, { clients_file: fileB, metrics_allow: ['10.0.0.0/8'] });
-    expect((await request(outsider.app.callback()).get('/readyz').set('Host', HOSTS.api)).body).toEqual({ status: 'ready', warnings: [{ code: 'clients_file_not_applied' }] });
+    expect((await request(outsider.app.callback()).get('/readyz').set('Host', HOSTS.api)).body).toEqual({
+      status: 'ready',
+      warnings: [{ code: 'clients_file_not_applied' }],
+    });
     const current = await testApp(t.db, { clients_file: fileA });
     expect((await request(current.app.callback()).get('/readyz').set('Host', HOSTS.api)).body).toEqual({ status: 'ready' });
     expect(await registeredIds(t)).toEqual([first, second].sort());
@@ -121,7 +176,22 @@ describe('a stale clients file', () => {
     const { fileA, fileB, first, second } = await twoMachines(t);
     const before = fs.readFileSync(fileB, 'utf8');
     const env = { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: fileB };
-    const added = await runAdmin(['clients', 'add', '--environment', 'sandbox', '--name', 'Late', '--redirect-uri', 'http://127.0.0.1:8080/cb', '--scope', 'read_only', '--json'], env);
+    const added = await runAdmin(
+      [
+        'clients',
+        'add',
+        '--environment',
+        'sandbox',
+        '--name',
+        'Late',
+        '--redirect-uri',
+        'http://127.0.0.1:8080/cb',
+        '--scope',
+        'read_only',
+        '--json',
+      ],
+      env,
+    );
     expect(added.code).toBe(1);
     expect(added.stdout).toBe('');
     expect(added.stderr).toMatch(/^almoner admin: error \(conflict\): .*not applied.*older.*revision 2.*nothing was changed/);
@@ -132,7 +202,9 @@ describe('a stale clients file', () => {
     expect(fs.readFileSync(fileB, 'utf8')).toBe(before);
     expect(await registeredIds(t)).toEqual([first, second].sort());
     // From the current file they work as before.
-    expect((await runAdmin(['clients', 'remove', '--client-id', first, '--json'], { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: fileA })).code).toBe(0);
+    expect(
+      (await runAdmin(['clients', 'remove', '--client-id', first, '--json'], { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: fileA })).code,
+    ).toBe(0);
     expect(await registeredIds(t)).toEqual([second]);
     expect(revisionOf(fileA)).toBe(3);
   });
@@ -140,16 +212,32 @@ describe('a stale clients file', () => {
   it('is named by clients validate, which says which revision is current and where it came from', async () => {
     const t = await freshDatabase();
     const { fileA, fileB } = await twoMachines(t);
-    const validate = (file: string, json = true) => runAdmin(['clients', 'validate', ...(json ? ['--json'] : [])], { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: file });
+    const validate = (file: string, json = true) =>
+      runAdmin(['clients', 'validate', ...(json ? ['--json'] : [])], { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: file });
 
     const stale = await validate(fileB);
     expect(stale.code).toBe(0);
-    expect(JSON.parse(stale.stdout)).toMatchObject({ valid: true, clients: 1, file: fileB, revision: 1, registry: { standing: 'older', revision: 2, applied_at: expect.any(String), applied_by: expect.stringContaining(fileA) } });
+    expect(JSON.parse(stale.stdout)).toMatchObject({
+      valid: true,
+      clients: 1,
+      file: fileB,
+      revision: 1,
+      registry: { standing: 'older', revision: 2, applied_at: expect.any(String), applied_by: expect.stringContaining(fileA) },
+    });
     const staleText = await validate(fileB, false);
-    expect(staleText.stdout).toMatch(new RegExp(`^${fileB}: valid \\(1 clients\\)\\n${fileB}: not applied: .*older.*revision 2, applied .* by admin clients add on .*\\n$`));
+    expect(staleText.stdout).toMatch(
+      new RegExp(
+        `^${fileB}: valid \\(1 clients\\)\\n${fileB}: not applied: .*older.*revision 2, applied .* by admin clients add on .*\\n$`,
+      ),
+    );
 
     const current = await validate(fileA);
-    expect(JSON.parse(current.stdout)).toMatchObject({ valid: true, clients: 2, revision: 2, registry: { standing: 'current', revision: 2 } });
+    expect(JSON.parse(current.stdout)).toMatchObject({
+      valid: true,
+      clients: 2,
+      revision: 2,
+      registry: { standing: 'current', revision: 2 },
+    });
     expect((await validate(fileA, false)).stdout).toBe(`${fileA}: valid (2 clients)\n`);
 
     // A file that declares a later revision: a server would apply it.
@@ -180,7 +268,9 @@ describe('a stale clients file', () => {
     const syncA = new ClientRegistrySync(t.db, fileA, logger);
     await syncA.syncNow();
     expect(await registeredIds(t)).toEqual([first]);
-    expect(syncA.warnings()).toEqual([{ code: 'clients_file_not_applied', detail: expect.stringMatching(/older.*revision 2;.*revision 3/) }]);
+    expect(syncA.warnings()).toEqual([
+      { code: 'clients_file_not_applied', detail: expect.stringMatching(/older.*revision 2;.*revision 3/) },
+    ]);
   });
 
   it('in a running server: a hand edit of the current file is applied, an older copy put in its place is not', async () => {
@@ -192,10 +282,22 @@ describe('a stale clients file', () => {
 
     // A hand edit that leaves the revision as it was: applied as the next revision.
     const document = JSON.parse(fs.readFileSync(fileA, 'utf8')) as { revision: number; clients: { client_id: string; name: string }[] };
-    fs.writeFileSync(fileA, JSON.stringify({ ...document, clients: document.clients.map((c) => (c.client_id === second ? { ...c, name: 'Renamed' } : c)) }));
+    fs.writeFileSync(
+      fileA,
+      JSON.stringify({ ...document, clients: document.clients.map((c) => (c.client_id === second ? { ...c, name: 'Renamed' } : c)) }),
+    );
     await sync.poll();
-    expect((await t.db.selectFrom('oauth_clients').select('name').where('client_id', '=', second).executeTakeFirstOrThrow()).name).toBe('Renamed');
-    expect((await t.db.selectFrom('oauth_clients_revisions').select(({ fn }) => fn.max('revision').as('revision')).executeTakeFirstOrThrow()).revision).toBe(3);
+    expect((await t.db.selectFrom('oauth_clients').select('name').where('client_id', '=', second).executeTakeFirstOrThrow()).name).toBe(
+      'Renamed',
+    );
+    expect(
+      (
+        await t.db
+          .selectFrom('oauth_clients_revisions')
+          .select(({ fn }) => fn.max('revision').as('revision'))
+          .executeTakeFirstOrThrow()
+      ).revision,
+    ).toBe(3);
 
     // The stale copy deployed over it: refused, nothing lost.
     fs.copyFileSync(fileB, fileA);
@@ -234,7 +336,9 @@ describe('a stale clients file', () => {
     await adopted.syncNow();
     expect(adopted.warnings()).toEqual([]);
     expect(await registeredIds(t)).toEqual(['live_legacy00001', 'live_legacy00002', 'live_legacy00003']);
-    expect(await t.db.selectFrom('oauth_clients_revisions').select(['revision', 'clients']).execute()).toEqual([{ revision: 1, clients: 3 }]);
+    expect(await t.db.selectFrom('oauth_clients_revisions').select(['revision', 'clients']).execute()).toEqual([
+      { revision: 1, clients: 3 },
+    ]);
   });
 
   it('no file at all changes nothing and is no warning', async () => {

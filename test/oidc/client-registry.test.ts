@@ -20,7 +20,10 @@ interface Credentials {
 }
 
 async function admin(argv: string[]) {
-  const { code, stdout, stderr } = await runAdmin([...argv, '--json'], { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: server.config.clients_file });
+  const { code, stdout, stderr } = await runAdmin([...argv, '--json'], {
+    DATABASE_URL: t.url,
+    ALMONER_CLIENTS_FILE: server.config.clients_file,
+  });
   if (code !== 0) throw new Error(`admin ${argv.join(' ')} exited ${code}: ${stderr}`);
   return JSON.parse(stdout) as Record<string, unknown>;
 }
@@ -33,7 +36,10 @@ function tokenUrl(environment: Env): string {
 async function probe(environment: Env, credentials: Credentials | undefined, form: Record<string, string> = {}) {
   const response = await fetch(tokenUrl(environment), {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(credentials ? { authorization: basic(credentials.client_id, credentials.client_secret) } : {}) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...(credentials ? { authorization: basic(credentials.client_id, credentials.client_secret) } : {}),
+    },
     body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'bogus', ...form }),
   });
   const text = await response.text();
@@ -68,11 +74,16 @@ async function afterPollAndCacheTime(): Promise<void> {
 
 function addArgs(environment: Env, name = 'Live App'): string[] {
   return [
-    'clients', 'add',
-    '--environment', environment,
-    '--name', name,
-    '--redirect-uri', environment === 'sandbox' ? 'http://127.0.0.1:8080/cb' : 'https://app.example.org/cb',
-    '--scope', 'read_only openid',
+    'clients',
+    'add',
+    '--environment',
+    environment,
+    '--name',
+    name,
+    '--redirect-uri',
+    environment === 'sandbox' ? 'http://127.0.0.1:8080/cb' : 'https://app.example.org/cb',
+    '--scope',
+    'read_only openid',
   ];
 }
 
@@ -131,9 +142,15 @@ describe('startup with an invalid clients file', () => {
   it('a refused start leaves the registry in the database as it was', async () => {
     const created = (await admin(addArgs('production', 'Survivor'))) as unknown as Credentials;
     const entry = { ...(await goodEntry('live_badpath001')), redirect_uris: ['https://app.example.org/'] };
-    await expect(createRuntime(testConfig({ clients_file: badFile([entry]) }), t.db, createLogger('silent'))).rejects.toThrow(/live_badpath001/);
-    expect(await t.db.selectFrom('oauth_clients').select('client_id').where('client_id', '=', created.client_id).executeTakeFirst()).toBeDefined();
-    expect(await t.db.selectFrom('oauth_clients').select('client_id').where('client_id', '=', 'live_badpath001').executeTakeFirst()).toBeUndefined();
+    await expect(createRuntime(testConfig({ clients_file: badFile([entry]) }), t.db, createLogger('silent'))).rejects.toThrow(
+      /live_badpath001/,
+    );
+    expect(
+      await t.db.selectFrom('oauth_clients').select('client_id').where('client_id', '=', created.client_id).executeTakeFirst(),
+    ).toBeDefined();
+    expect(
+      await t.db.selectFrom('oauth_clients').select('client_id').where('client_id', '=', 'live_badpath001').executeTakeFirst(),
+    ).toBeUndefined();
     await eventually('production', created, AUTHENTICATED, 5_000);
   });
 });
@@ -206,7 +223,11 @@ describe('registry changes are live in a running server, without a restart', () 
       vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + CLIENT_CACHE_MS });
       onTestFinished(() => void vi.useRealTimers());
       expect(await probe('production', created)).toEqual(AUTHENTICATED);
-      const row = await t.db.selectFrom('oauth_clients').select('redirect_uris').where('client_id', '=', created.client_id).executeTakeFirstOrThrow();
+      const row = await t.db
+        .selectFrom('oauth_clients')
+        .select('redirect_uris')
+        .where('client_id', '=', created.client_id)
+        .executeTakeFirstOrThrow();
       expect(row.redirect_uris).toEqual(['https://app.example.org/cb']);
     } finally {
       fs.writeFileSync(file, good);
@@ -244,7 +265,9 @@ describe('client authentication at the token endpoint', () => {
 
   it('refuses Basic credentials accompanied by a client_secret in the body', async () => {
     expect(await probe('production', production, { client_secret: production.client_secret })).toEqual(REFUSED);
-    expect(await probe('production', production, { client_id: production.client_id, client_secret: production.client_secret })).toEqual(REFUSED);
+    expect(await probe('production', production, { client_id: production.client_id, client_secret: production.client_secret })).toEqual(
+      REFUSED,
+    );
   });
 
   it('refuses a client_id without a secret, and a request with no client at all', async () => {

@@ -40,7 +40,8 @@ describe('client secret cache', () => {
   });
 
   it('stops running argon2 past the failure limit until the window has passed (or the clock stepped back)', async () => {
-    for (let i = 0; i < clientSecretFailuresPerCallerAddress.max; i += 1) expect(await cache.verify('client', hash, 'wrong', '192.0.2.1')).toBe(false);
+    for (let i = 0; i < clientSecretFailuresPerCallerAddress.max; i += 1)
+      expect(await cache.verify('client', hash, 'wrong', '192.0.2.1')).toBe(false);
     expect(cache.argon2Runs).toBe(clientSecretFailuresPerCallerAddress.max);
     expect(await cache.verify('client', hash, SECRET, '192.0.2.1')).toBe(false);
     expect(cache.argon2Runs, 'limited: not even the right secret is checked').toBe(clientSecretFailuresPerCallerAddress.max);

@@ -62,7 +62,13 @@ describe('messages about the clients file', () => {
   async function validate(file: string) {
     let stdout = '';
     let stderr = '';
-    const code = await runCli({ argv: ['clients', 'validate'], stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), readStdin: async () => '', env: { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: file } });
+    const code = await runCli({
+      argv: ['clients', 'validate'],
+      stdout: (s) => void (stdout += s),
+      stderr: (s) => void (stderr += s),
+      readStdin: async () => '',
+      env: { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: file },
+    });
     return { code, stdout, stderr };
   }
 

@@ -51,16 +51,35 @@ describe('clients validate points at each problem', () => {
 
     const trailing = '{\n  "clients": [],\n}\n';
     const comma = await problemsOf(trailing);
-    expect(comma.problems).toEqual([`${comma.file}: line 3, column 1: is not valid JSON (expected a member name in double quotes, found "}")`]);
+    expect(comma.problems).toEqual([
+      `${comma.file}: line 3, column 1: is not valid JSON (expected a member name in double quotes, found "}")`,
+    ]);
   });
 
   it('every rule broken, each with its own line and column', async () => {
-    const good = { environment: 'production', client_id: 'live_goodclient1', client_secret_hash: hash, name: 'Good', redirect_uris: ['https://app.example.org/cb'], scopes: ['read_only'] };
+    const good = {
+      environment: 'production',
+      client_id: 'live_goodclient1',
+      client_secret_hash: hash,
+      name: 'Good',
+      redirect_uris: ['https://app.example.org/cb'],
+      scopes: ['read_only'],
+    };
     const entries = [
       { ...good, client_id: 'live_badthings01', scopes: ['read_only', 'admin'], colour: 'blue' },
       { ...good, client_id: 'live_badquery001', redirect_uris: ['https://app.example.org/cb', 'https://app.example.org/cb?x=1'] },
-      { ...good, client_id: 'live_badlogout01', post_logout_redirect_uris: ['https://app.example.org/out', 'https://app.example.org/out#top'] },
-      { environment: 'production', client_id: 'live_noname00001', client_secret_hash: hash, redirect_uris: ['https://app.example.org/cb'], scopes: ['read_only'] },
+      {
+        ...good,
+        client_id: 'live_badlogout01',
+        post_logout_redirect_uris: ['https://app.example.org/out', 'https://app.example.org/out#top'],
+      },
+      {
+        environment: 'production',
+        client_id: 'live_noname00001',
+        client_secret_hash: hash,
+        redirect_uris: ['https://app.example.org/cb'],
+        scopes: ['read_only'],
+      },
       good,
       good,
     ];
@@ -77,7 +96,11 @@ describe('clients validate points at each problem', () => {
       `${file}: ${positionOf(text, '"live_goodclient1"', 2)}: client live_goodclient1: client_id: must be unique`,
     ];
     expect(problems).toHaveLength(expected.length);
-    for (const start of expected) expect(problems.some((p) => p.startsWith(start)), `${start}\nin\n${problems.join('\n')}`).toBe(true);
+    for (const start of expected)
+      expect(
+        problems.some((p) => p.startsWith(start)),
+        `${start}\nin\n${problems.join('\n')}`,
+      ).toBe(true);
   });
 
   it('around the list: an unknown member of the document, a clients that is no list', async () => {
@@ -92,6 +115,8 @@ describe('clients validate points at each problem', () => {
   it('a field named twice in one entry (JSON would keep only the last)', async () => {
     const text = `{"clients": [\n  {"environment": "production", "client_id": "live_twicename01", "client_secret_hash": "${hash}",\n   "name": "A", "name": "B", "redirect_uris": ["https://app.example.org/cb"], "scopes": ["read_only"]}\n]}\n`;
     const { file, problems } = await problemsOf(text);
-    expect(problems).toEqual([`${file}: ${positionOf(text, '"name"', 2)}: client live_twicename01: name: is named twice (JSON keeps only the last; remove one)`]);
+    expect(problems).toEqual([
+      `${file}: ${positionOf(text, '"name"', 2)}: client live_twicename01: name: is named twice (JSON keeps only the last; remove one)`,
+    ]);
   });
 });

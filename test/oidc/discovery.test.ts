@@ -11,11 +11,21 @@ import { authorizationRequest, authorize, basic, endpoints, obtainTokens, tokenR
 import { useOAuthServer, type RegisteredClient } from '../helpers/use-oauth-server.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { isOpenIdOnly } from '../../src/oidc/middleware/discovery.js';
-import { ASSERTION_TYPE, clientAssertion, fapiTokens, FAPI_REDIRECT, keyPair, push, registerFapiClient, type FapiClient } from '../helpers/fapi.js';
+import {
+  ASSERTION_TYPE,
+  clientAssertion,
+  fapiTokens,
+  FAPI_REDIRECT,
+  keyPair,
+  push,
+  registerFapiClient,
+  type FapiClient,
+} from '../helpers/fapi.js';
 import { dpopProof } from '../helpers/dpop-proof.js';
 
 const ALL_SCOPES = ['read_only', 'read_write', 'openid', 'offline_access', 'read:bank_accounts', 'sync:connected_accounts'];
-const redirectFor = (environment: Env) => (environment === 'sandbox' ? 'http://127.0.0.1:9999/callback' : 'https://app.example.org/callback');
+const redirectFor = (environment: Env) =>
+  environment === 'sandbox' ? 'http://127.0.0.1:9999/callback' : 'https://app.example.org/callback';
 
 const { server, staff, testDatabase: t } = useOAuthServer();
 
@@ -92,19 +102,33 @@ async function postForm(url: string, form: Record<string, string>, authorization
 
 /** A fresh token set from the code flow for the owner (of `client`, by default the probes' client). */
 async function freshTokens(p: Probe, scope = 'openid read_only', client = p.client) {
-  const { tokens } = await obtainTokens(server, { environment: p.environment, client, clientId: client.client_id, redirectUri: redirectFor(p.environment), scope, login: staff.users.owner });
+  const { tokens } = await obtainTokens(server, {
+    environment: p.environment,
+    client,
+    clientId: client.client_id,
+    redirectUri: redirectFor(p.environment),
+    scope,
+    login: staff.users.owner,
+  });
   expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
   return tokens.body as { access_token: string; refresh_token: string; id_token?: string; scope: string };
 }
 
-const revocableClient = (p: Probe) => server.registerClient({ environment: p.environment, redirectUris: [redirectFor(p.environment)], scopes: ['openid', 'read_only'] });
+const revocableClient = (p: Probe) =>
+  server.registerClient({ environment: p.environment, redirectUris: [redirectFor(p.environment)], scopes: ['openid', 'read_only'] });
 
 /** The client authentication methods the endpoints must refuse (none is listed but client_secret_basic). */
 function unlistedAuthentications(client: RegisteredClient): Record<string, { authorization?: string; form: Record<string, string> }> {
   return {
     client_secret_post: { form: { client_id: client.client_id, client_secret: client.client_secret } },
     none: { form: { client_id: client.client_id } },
-    client_secret_jwt: { form: { client_id: client.client_id, client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: 'eyJhbGciOiJIUzI1NiJ9.e30.c2ln' } },
+    client_secret_jwt: {
+      form: {
+        client_id: client.client_id,
+        client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+        client_assertion: 'eyJhbGciOiJIUzI1NiJ9.e30.c2ln',
+      },
+    },
   };
 }
 
@@ -134,7 +158,11 @@ async function probeAuthMethods(
   // private_key_jwt is a fapi2 client's method: a standard client's assertion (with a key it never
   // registered) is refused, and a fapi2 client authenticates with one (its request then goes on
   // to be judged: never invalid_client).
-  const standard = await postForm(endpoint, { ...form, client_id: p.client.client_id, ...(await assertionOf({ ...p.fapi, client_id: p.client.client_id })) });
+  const standard = await postForm(endpoint, {
+    ...form,
+    client_id: p.client.client_id,
+    ...(await assertionOf({ ...p.fapi, client_id: p.client.client_id })),
+  });
   expect(standard.status).toBe(401);
   const fapi = await postForm(endpoint, { ...form, ...(await assertionOf(p.fapi)) });
   expect(fapi.body.error).not.toBe('invalid_client');
@@ -166,8 +194,16 @@ const PROBES: Record<string, (p: Probe) => Promise<void>> = {
     expect((await fetch(`${api}${new URL(endSession).pathname}`)).status).toBe(404);
     // It ends the browser session a flow signed in: with that flow's ID Token as the hint, the
     // page posts the provider's form at once, and the next authorization asks to sign in again.
-    const flow = await obtainTokens(server, { environment: p.environment, client: p.client, clientId: p.client.client_id, redirectUri: redirectFor(p.environment), scope: 'openid read_only', login: staff.users.owner });
-    const hinted = (clientId: string) => `${endSession}?${new URLSearchParams({ id_token_hint: flow.tokens.body.id_token as string, client_id: clientId })}`;
+    const flow = await obtainTokens(server, {
+      environment: p.environment,
+      client: p.client,
+      clientId: p.client.client_id,
+      redirectUri: redirectFor(p.environment),
+      scope: 'openid read_only',
+      login: staff.users.owner,
+    });
+    const hinted = (clientId: string) =>
+      `${endSession}?${new URLSearchParams({ id_token_hint: flow.tokens.body.id_token as string, client_id: clientId })}`;
     // A client_id that is not the hint's audience is refused (and ends nothing).
     expect((await flow.browser.request(hinted(p.other.client_id))).status).toBe(400);
     const page = await flow.browser.request(hinted(p.client.client_id));
@@ -176,12 +212,21 @@ const PROBES: Record<string, (p: Probe) => Promise<void>> = {
     const done = await flow.browser.submit(page, '/confirm');
     expect(done.url.pathname).toBe(`${new URL(endSession).pathname}/success`);
     expect(done.html).toContain('You are signed out');
-    const next = await authorizationRequest(server, { environment: p.environment, clientId: p.client.client_id, redirectUri: redirectFor(p.environment), scope: 'openid read_only' });
+    const next = await authorizationRequest(server, {
+      environment: p.environment,
+      clientId: p.client.client_id,
+      redirectUri: redirectFor(p.environment),
+      scope: 'openid read_only',
+    });
     expect((await flow.browser.request(next.url.href)).html).toContain('name="password"');
   },
   async token_endpoint(p) {
     const tokens = await freshTokens(p);
-    const refreshed = await postForm(p.doc.token_endpoint as string, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, basic(p.client.client_id, p.client.client_secret));
+    const refreshed = await postForm(
+      p.doc.token_endpoint as string,
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
+      basic(p.client.client_id, p.client.client_secret),
+    );
     expect(refreshed.status).toBe(200);
     expect(refreshed.body.access_token).toBeTruthy();
   },
@@ -197,13 +242,20 @@ const PROBES: Record<string, (p: Probe) => Promise<void>> = {
   },
   async userinfo_endpoint(p) {
     for (const method of ['GET', 'POST']) {
-      const response = await fetch(p.doc.userinfo_endpoint as string, { method, headers: { authorization: `Bearer ${p.flow.tokens.body.access_token as string}` } });
+      const response = await fetch(p.doc.userinfo_endpoint as string, {
+        method,
+        headers: { authorization: `Bearer ${p.flow.tokens.body.access_token as string}` },
+      });
       expect(response.status).toBe(200);
       expect(((await response.json()) as { sub: string }).sub).toBe(staff.users.owner.id);
     }
   },
   async introspection_endpoint(p) {
-    const result = await postForm(p.doc.introspection_endpoint as string, { token: p.flow.tokens.body.access_token as string }, basic(p.client.client_id, p.client.client_secret));
+    const result = await postForm(
+      p.doc.introspection_endpoint as string,
+      { token: p.flow.tokens.body.access_token as string },
+      basic(p.client.client_id, p.client.client_secret),
+    );
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ active: true, client_id: p.client.client_id });
   },
@@ -226,7 +278,14 @@ const PROBES: Record<string, (p: Probe) => Promise<void>> = {
     expect(p.doc.response_modes_supported).toEqual(['query']);
     // Each listed mode works: the code comes back where that mode puts it.
     for (const mode of p.doc.response_modes_supported as string[]) {
-      const result = await authorize(server, { environment: p.environment, clientId: p.client.client_id, redirectUri: redirectFor(p.environment), scope: 'read_only', login: staff.users.owner, extraParams: { response_mode: mode } });
+      const result = await authorize(server, {
+        environment: p.environment,
+        clientId: p.client.client_id,
+        redirectUri: redirectFor(p.environment),
+        scope: 'read_only',
+        login: staff.users.owner,
+        extraParams: { response_mode: mode },
+      });
       expect(mode).toBe('query');
       expect(result.callback.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
       expect(result.callback.hash).toBe('');
@@ -236,13 +295,35 @@ const PROBES: Record<string, (p: Probe) => Promise<void>> = {
     expect(p.doc.grant_types_supported).toEqual(['authorization_code', 'refresh_token', 'client_credentials']);
     // authorization_code: the flow of beforeAll; refresh_token: token_endpoint's probe;
     // client_credentials: a fapi2 client's own token (a standard client is unauthorized_client). Others are refused.
-    const own = await oauth.clientCredentialsGrantRequest(p.fapi.as, p.fapi.client, p.fapi.auth, {}, { DPoP: p.fapi.dpop, [oauth.allowInsecureRequests]: true });
+    const own = await oauth.clientCredentialsGrantRequest(
+      p.fapi.as,
+      p.fapi.client,
+      p.fapi.auth,
+      {},
+      { DPoP: p.fapi.dpop, [oauth.allowInsecureRequests]: true },
+    );
     expect((await oauth.processClientCredentialsResponse(p.fapi.as, p.fapi.client, own)).token_type).toBe('dpop');
     const standard = await tokenRequest(server, p.environment, p.client, { grant_type: 'client_credentials' });
     expect({ status: standard.status, error: standard.body.error }).toEqual({ status: 400, error: 'unauthorized_client' });
-    for (const grantType of ['password', 'implicit', 'urn:ietf:params:oauth:grant-type:device_code', 'urn:ietf:params:oauth:grant-type:jwt-bearer', 'urn:ietf:params:oauth:grant-type:token-exchange', 'urn:openid:params:grant-type:ciba']) {
-      const result = await tokenRequest(server, p.environment, p.client, { grant_type: grantType, username: staff.users.owner.email, password: staff.users.owner.password, scope: 'read_only' });
-      expect({ grantType, status: result.status, error: result.body.error }).toEqual({ grantType, status: 400, error: 'unsupported_grant_type' });
+    for (const grantType of [
+      'password',
+      'implicit',
+      'urn:ietf:params:oauth:grant-type:device_code',
+      'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      'urn:ietf:params:oauth:grant-type:token-exchange',
+      'urn:openid:params:grant-type:ciba',
+    ]) {
+      const result = await tokenRequest(server, p.environment, p.client, {
+        grant_type: grantType,
+        username: staff.users.owner.email,
+        password: staff.users.owner.password,
+        scope: 'read_only',
+      });
+      expect({ grantType, status: result.status, error: result.body.error }).toEqual({
+        grantType,
+        status: 400,
+        error: 'unsupported_grant_type',
+      });
     }
   },
   async code_challenge_methods_supported(p) {
@@ -255,17 +336,43 @@ const PROBES: Record<string, (p: Probe) => Promise<void>> = {
   async token_endpoint_auth_methods_supported(p) {
     const tokens = await freshTokens(p);
     // The refresh works after the refused attempts: they consumed nothing.
-    await probeAuthMethods(p, 'token_endpoint_auth_methods_supported', p.doc.token_endpoint as string, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }, (r) => expect(r.status).toBe(200));
+    await probeAuthMethods(
+      p,
+      'token_endpoint_auth_methods_supported',
+      p.doc.token_endpoint as string,
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token },
+      (r) => expect(r.status).toBe(200),
+    );
   },
   async introspection_endpoint_auth_methods_supported(p) {
-    await probeAuthMethods(p, 'introspection_endpoint_auth_methods_supported', p.doc.introspection_endpoint as string, { token: p.flow.tokens.body.access_token as string }, (r) => expect(r.body.active).toBe(true));
+    await probeAuthMethods(
+      p,
+      'introspection_endpoint_auth_methods_supported',
+      p.doc.introspection_endpoint as string,
+      { token: p.flow.tokens.body.access_token as string },
+      (r) => expect(r.body.active).toBe(true),
+    );
   },
   async revocation_endpoint_auth_methods_supported(p) {
     const client = await revocableClient(p);
     const tokens = await freshTokens(p, 'openid read_only', client);
-    const active = async () => (await postForm(p.doc.introspection_endpoint as string, { token: tokens.access_token }, basic(client.client_id, client.client_secret))).body.active;
+    const active = async () =>
+      (
+        await postForm(
+          p.doc.introspection_endpoint as string,
+          { token: tokens.access_token },
+          basic(client.client_id, client.client_secret),
+        )
+      ).body.active;
     const refusedRevokedNothing = async () => expect(await active()).toBe(true);
-    await probeAuthMethods({ ...p, client }, 'revocation_endpoint_auth_methods_supported', p.doc.revocation_endpoint as string, { token: tokens.access_token }, (r) => expect(r.status).toBe(200), refusedRevokedNothing);
+    await probeAuthMethods(
+      { ...p, client },
+      'revocation_endpoint_auth_methods_supported',
+      p.doc.revocation_endpoint as string,
+      { token: tokens.access_token },
+      (r) => expect(r.status).toBe(200),
+      refusedRevokedNothing,
+    );
     expect(await active()).toBe(false);
   },
   async scopes_supported(p) {
@@ -281,12 +388,20 @@ const PROBES: Record<string, (p: Probe) => Promise<void>> = {
       expect((await freshTokens(p, scope)).scope.split(' '), scope).toContain(scope);
     }
     // A scope not listed is refused, not silently dropped.
-    for (const scope of ['profile', 'email', 'admin']) expect(await authorizationError(p, { scope: `openid ${scope}` }), scope).toBe('invalid_scope');
+    for (const scope of ['profile', 'email', 'admin'])
+      expect(await authorizationError(p, { scope: `openid ${scope}` }), scope).toBe('invalid_scope');
   },
   async subject_types_supported(p) {
     expect(p.doc.subject_types_supported).toEqual(['public']);
     // public: one user has the same sub at every client (pairwise would differ).
-    const { tokens } = await obtainTokens(server, { environment: p.environment, client: p.other, clientId: p.other.client_id, redirectUri: redirectFor(p.environment), scope: 'openid read_only', login: staff.users.owner });
+    const { tokens } = await obtainTokens(server, {
+      environment: p.environment,
+      client: p.other,
+      clientId: p.other.client_id,
+      redirectUri: redirectFor(p.environment),
+      scope: 'openid read_only',
+      login: staff.users.owner,
+    });
     expect(decodeJwt(tokens.body.id_token as string).claims.sub).toBe(p.idToken.claims.sub);
     expect(p.idToken.claims.sub).toBe(staff.users.owner.id);
   },
@@ -314,8 +429,20 @@ const PROBES: Record<string, (p: Probe) => Promise<void>> = {
     const par = p.doc.pushed_authorization_request_endpoint as string;
     const pushWith = async (alg: 'PS256' | 'ES256' | 'EdDSA' | 'RS256') => {
       const proof = await dpopProof(await keyPair(alg), { method: 'POST', url: par }, {}, { alg });
-      const form = { client_id: p.fapi.client_id, redirect_uri: FAPI_REDIRECT[p.environment], response_type: 'code', scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', ...(await assertionOf(p.fapi)) };
-      return fetch(par, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof }, body: new URLSearchParams(form) }).then((r) => r.status);
+      const form = {
+        client_id: p.fapi.client_id,
+        redirect_uri: FAPI_REDIRECT[p.environment],
+        response_type: 'code',
+        scope: 'openid',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        ...(await assertionOf(p.fapi)),
+      };
+      return fetch(par, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof },
+        body: new URLSearchParams(form),
+      }).then((r) => r.status);
     };
     for (const alg of ['PS256', 'ES256', 'EdDSA'] as const) expect(await pushWith(alg), alg).toBe(201);
     expect(await pushWith('RS256')).toBe(400);
@@ -326,14 +453,26 @@ const PROBES: Record<string, (p: Probe) => Promise<void>> = {
     for (const alg of ['PS256', 'ES256', 'EdDSA', 'RS256'] as const) {
       const key = await keyPair(alg);
       const fapi = await registerFapiClient(server, { environment: p.environment, signingKey: key });
-      const form = { client_id: fapi.client_id, redirect_uri: FAPI_REDIRECT[p.environment], response_type: 'code', scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', client_assertion_type: ASSERTION_TYPE, client_assertion: await clientAssertion(fapi, key, {}, alg) };
+      const form = {
+        client_id: fapi.client_id,
+        redirect_uri: FAPI_REDIRECT[p.environment],
+        response_type: 'code',
+        scope: 'openid',
+        code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+        code_challenge_method: 'S256',
+        client_assertion_type: ASSERTION_TYPE,
+        client_assertion: await clientAssertion(fapi, key, {}, alg),
+      };
       const result = await postForm(p.doc.pushed_authorization_request_endpoint as string, form);
       expect(result.status, alg).toBe(alg === 'RS256' ? 401 : 201);
     }
   },
   async authorization_details_types_supported(p) {
     expect(p.doc.authorization_details_types_supported).toEqual(['fdx_v1.0']);
-    const detail = (type: string) => JSON.stringify([{ type, consentRequest: { durationType: 'ONE_TIME', resources: [{ resourceType: 'ACCOUNT', dataClusters: ['TRANSACTIONS'] }] } }]);
+    const detail = (type: string) =>
+      JSON.stringify([
+        { type, consentRequest: { durationType: 'ONE_TIME', resources: [{ resourceType: 'ACCOUNT', dataClusters: ['TRANSACTIONS'] }] } },
+      ]);
     expect((await push(p.fapi, { authorization_details: detail('fdx_v1.0') })).requestUri).toBeTruthy();
     const other = await push(p.fapi, { authorization_details: detail('payment_initiation') }).catch((e: oauth.ResponseBodyError) => e);
     expect((other as oauth.ResponseBodyError).error).toBe('invalid_authorization_details');
@@ -341,7 +480,15 @@ const PROBES: Record<string, (p: Probe) => Promise<void>> = {
   async claims_supported(p) {
     // Every listed claim is one the server supplies, in the ID Token or at UserInfo;
     // auth_time when the request says how recent the sign-in must be (max_age).
-    const { tokens } = await obtainTokens(server, { environment: p.environment, client: p.client, clientId: p.client.client_id, redirectUri: redirectFor(p.environment), scope: 'openid read_only', login: staff.users.owner, extraParams: { max_age: '3600' } });
+    const { tokens } = await obtainTokens(server, {
+      environment: p.environment,
+      client: p.client,
+      clientId: p.client.client_id,
+      redirectUri: redirectFor(p.environment),
+      scope: 'openid read_only',
+      login: staff.users.owner,
+      extraParams: { max_age: '3600' },
+    });
     const withMaxAge = decodeJwt(tokens.body.id_token as string).claims;
     expect(withMaxAge.auth_time).toEqual(expect.any(Number));
     const supplied = new Set([...Object.keys(p.idToken.claims), ...Object.keys(withMaxAge), ...Object.keys(p.userinfo)]);
@@ -352,9 +499,24 @@ const PROBES: Record<string, (p: Probe) => Promise<void>> = {
     expect(p.doc.acr_values_supported).toEqual(['urn:almoner:loa:1', 'urn:almoner:loa:2']);
     // loa:1 for a password session; asking for loa:2 gets a second factor first, and says so.
     const user = (await createStaff(t.db)).users.read_only;
-    const password = await obtainTokens(server, { environment: p.environment, client: p.other, clientId: p.other.client_id, redirectUri: redirectFor(p.environment), scope: 'openid read_only', login: user });
+    const password = await obtainTokens(server, {
+      environment: p.environment,
+      client: p.other,
+      clientId: p.other.client_id,
+      redirectUri: redirectFor(p.environment),
+      scope: 'openid read_only',
+      login: user,
+    });
     expect(decodeJwt(password.tokens.body.id_token as string).claims).toMatchObject({ acr: 'urn:almoner:loa:1', amr: ['pwd'] });
-    const stepped = await obtainTokens(server, { environment: p.environment, client: p.other, clientId: p.other.client_id, redirectUri: redirectFor(p.environment), scope: 'openid read_only', login: user, extraParams: { acr_values: 'urn:almoner:loa:2' } });
+    const stepped = await obtainTokens(server, {
+      environment: p.environment,
+      client: p.other,
+      clientId: p.other.client_id,
+      redirectUri: redirectFor(p.environment),
+      scope: 'openid read_only',
+      login: user,
+      extraParams: { acr_values: 'urn:almoner:loa:2' },
+    });
     expect(decodeJwt(stepped.tokens.body.id_token as string).claims).toMatchObject({ acr: 'urn:almoner:loa:2', amr: ['pwd', 'otp'] });
   },
   async claim_types_supported(p) {
@@ -366,7 +528,9 @@ const PROBES: Record<string, (p: Probe) => Promise<void>> = {
   async authorization_response_iss_parameter_supported(p) {
     expect(p.doc.authorization_response_iss_parameter_supported).toBe(true);
     expect(p.flow.callback.searchParams.get('iss')).toBe(p.doc.issuer);
-    expect(new URL((await authorizationRedirect(p, { response_type: 'token' })).location!.toString().replace('#', '?')).searchParams.get('iss')).toBe(p.doc.issuer);
+    expect(
+      new URL((await authorizationRedirect(p, { response_type: 'token' })).location!.toString().replace('#', '?')).searchParams.get('iss'),
+    ).toBe(p.doc.issuer);
   },
   async request_uri_parameter_supported(p) {
     // Stated (absent would mean true under OpenID Discovery 3) and true to behaviour.
@@ -397,11 +561,20 @@ describe.each(['production', 'sandbox'] as Env[])('the OpenID discovery document
     p.doc = (await getDocument(api, '/.well-known/openid-configuration')).doc;
     p.client = await server.registerClient({ environment, redirectUris: [redirectFor(environment)], scopes: ALL_SCOPES });
     p.other = await server.registerClient({ environment, redirectUris: [redirectFor(environment)], scopes: ['openid', 'read_only'] });
-    p.flow = await obtainTokens(server, { environment, client: p.client, clientId: p.client.client_id, redirectUri: redirectFor(environment), scope: 'openid read_only', login: staff.users.owner });
+    p.flow = await obtainTokens(server, {
+      environment,
+      client: p.client,
+      clientId: p.client.client_id,
+      redirectUri: redirectFor(environment),
+      scope: 'openid read_only',
+      login: staff.users.owner,
+    });
     if (p.flow.tokens.status !== 200) throw new Error(`flow failed: ${JSON.stringify(p.flow.tokens.body)}`);
     p.idToken = decodeJwt(p.flow.tokens.body.id_token as string);
     p.fapi = await registerFapiClient(server, { environment });
-    const info = await fetch(`${api}/auth/oauth/userinfo`, { headers: { authorization: `Bearer ${p.flow.tokens.body.access_token as string}` } });
+    const info = await fetch(`${api}/auth/oauth/userinfo`, {
+      headers: { authorization: `Bearer ${p.flow.tokens.body.access_token as string}` },
+    });
     p.userinfo = (await info.json()) as Record<string, unknown>;
   });
 
@@ -428,17 +601,32 @@ describe.each(['production', 'sandbox'] as Env[])('RFC 8414 authorization server
     const expected = Object.fromEntries(Object.entries(openid.doc).filter(([member]) => !isOpenIdOnly(member)));
     expect(metadata.doc).toEqual(expected);
     // The OpenID-only members, named (so the filter cannot quietly let them through).
-    for (const member of ['userinfo_endpoint', 'claims_supported', 'claim_types_supported', 'claims_parameter_supported', 'subject_types_supported', 'id_token_signing_alg_values_supported']) {
+    for (const member of [
+      'userinfo_endpoint',
+      'claims_supported',
+      'claim_types_supported',
+      'claims_parameter_supported',
+      'subject_types_supported',
+      'id_token_signing_alg_values_supported',
+    ]) {
       expect(openid.doc).toHaveProperty(member);
       expect(metadata.doc).not.toHaveProperty(member);
     }
     // OAuth members stay, request_uri_parameter_supported included (absent would read as true).
-    expect(metadata.doc).toMatchObject({ request_uri_parameter_supported: false, request_parameter_supported: false, code_challenge_methods_supported: ['S256'], authorization_response_iss_parameter_supported: true });
+    expect(metadata.doc).toMatchObject({
+      request_uri_parameter_supported: false,
+      request_parameter_supported: false,
+      code_challenge_methods_supported: ['S256'],
+      authorization_response_iss_parameter_supported: true,
+    });
   });
 
   it('is what an OAuth 2.0 client library discovers in OAuth mode', async () => {
     const issuer = new URL(endpoints(server, environment).api);
-    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', [oauth.allowInsecureRequests]: true }));
+    const as = await oauth.processDiscoveryResponse(
+      issuer,
+      await oauth.discoveryRequest(issuer, { algorithm: 'oauth2', [oauth.allowInsecureRequests]: true }),
+    );
     expect(as.issuer).toBe(issuer.href.replace(/\/$/, ''));
     expect(as.token_endpoint).toBe(endpoints(server, environment).token);
     expect(as.authorization_endpoint).toBe(endpoints(server, environment).authorize);

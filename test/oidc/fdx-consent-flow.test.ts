@@ -17,7 +17,18 @@ let fapi: FapiClient;
 let accounts: { id: string }[];
 
 const consentRequest = (overrides: Record<string, unknown> = {}) =>
-  JSON.stringify([{ type: 'fdx_v1.0', consentRequest: { durationType: 'TIME_BOUND', durationPeriod: 90, lookbackPeriod: 30, resources: [{ resourceType: 'ACCOUNT', dataClusters: ['ACCOUNT_DETAILED', 'TRANSACTIONS'] }], ...overrides } }]);
+  JSON.stringify([
+    {
+      type: 'fdx_v1.0',
+      consentRequest: {
+        durationType: 'TIME_BOUND',
+        durationPeriod: 90,
+        lookbackPeriod: 30,
+        resources: [{ resourceType: 'ACCOUNT', dataClusters: ['ACCOUNT_DETAILED', 'TRANSACTIONS'] }],
+        ...overrides,
+      },
+    },
+  ]);
 
 beforeAll(async () => {
   fapi = await registerFapiClient(server);
@@ -25,7 +36,10 @@ beforeAll(async () => {
 });
 
 async function dpopGet(token: string, path: string) {
-  const response = await oauth.protectedResourceRequest(token, 'GET', new URL(`${server.urls.api}${path}`), new Headers(), null, { DPoP: fapi.dpop, ...insecure });
+  const response = await oauth.protectedResourceRequest(token, 'GET', new URL(`${server.urls.api}${path}`), new Headers(), null, {
+    DPoP: fapi.dpop,
+    ...insecure,
+  });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
@@ -97,26 +111,48 @@ describe('choosing accounts', () => {
 
   it("a refresh token's expiry never passes the end of its consent", async () => {
     const { requestUri, verifier, state } = await push(fapi, { authorization_details: consentRequest({ durationPeriod: 10 }) });
-    const callback = await approve(server, fapi, requestUri, { login: staff.users.admin, consentFields: () => ({ [`account_${accounts[0]!.id}`]: 'on' }) });
+    const callback = await approve(server, fapi, requestUri, {
+      login: staff.users.admin,
+      consentFields: () => ({ [`account_${accounts[0]!.id}`]: 'on' }),
+    });
     const tokens = await exchange(fapi, callback, state, verifier);
     const daysLeft = async () => {
-      const row = await server.db.selectFrom('oidc_models').select('expires_at').where('model', '=', 'RefreshToken').where('id', '=', hashId(tokens.refresh_token!)).executeTakeFirstOrThrow();
+      const row = await server.db
+        .selectFrom('oidc_models')
+        .select('expires_at')
+        .where('model', '=', 'RefreshToken')
+        .where('id', '=', hashId(tokens.refresh_token!))
+        .executeTakeFirstOrThrow();
       return (row.expires_at!.getTime() - Date.now()) / 86_400_000;
     };
     // Issued so (not 31 days), and so after a use.
     for (const when of ['issued', 'refreshed']) {
-      if (when === 'refreshed') await oauth.processRefreshTokenResponse(fapi.as, fapi.client, await oauth.refreshTokenGrantRequest(fapi.as, fapi.client, fapi.auth, tokens.refresh_token!, { DPoP: fapi.dpop, ...insecure }));
+      if (when === 'refreshed')
+        await oauth.processRefreshTokenResponse(
+          fapi.as,
+          fapi.client,
+          await oauth.refreshTokenGrantRequest(fapi.as, fapi.client, fapi.auth, tokens.refresh_token!, { DPoP: fapi.dpop, ...insecure }),
+        );
       const days = await daysLeft();
       expect(days, when).toBeGreaterThan(9.9);
       expect(days, when).toBeLessThanOrEqual(10);
     }
     // The token response names the consent, and says nothing of its internal end.
-    expect(Object.keys((tokens.authorization_details as unknown as Record<string, unknown>[])[0]!).sort()).toEqual(['consentId', 'consentRequest', 'type']);
+    expect(Object.keys((tokens.authorization_details as unknown as Record<string, unknown>[])[0]!).sort()).toEqual([
+      'consentId',
+      'consentRequest',
+      'type',
+    ]);
   });
 
   it('a ONE_TIME consent gets no refresh token', async () => {
-    const { requestUri, verifier, state } = await push(fapi, { authorization_details: consentRequest({ durationType: 'ONE_TIME', durationPeriod: undefined }) });
-    const callback = await approve(server, fapi, requestUri, { login: staff.users.admin, consentFields: () => ({ [`account_${accounts[0]!.id}`]: 'on' }) });
+    const { requestUri, verifier, state } = await push(fapi, {
+      authorization_details: consentRequest({ durationType: 'ONE_TIME', durationPeriod: undefined }),
+    });
+    const callback = await approve(server, fapi, requestUri, {
+      login: staff.users.admin,
+      consentFields: () => ({ [`account_${accounts[0]!.id}`]: 'on' }),
+    });
     const tokens = await exchange(fapi, callback, state, verifier);
     expect(tokens.refresh_token).toBeUndefined();
   });
@@ -125,7 +161,13 @@ describe('choosing accounts', () => {
 describe('authorization_details from a standard client', () => {
   it('is refused: FDX consents are for bank-data (fapi2) clients', async () => {
     const standard = await server.registerClient({ environment: 'production', scopes: ['read_only', 'read:bank_accounts'] });
-    const { url } = await authorizationRequest(server, { environment: 'production', clientId: standard.client_id, redirectUri: 'https://app.example.org/callback', scope: 'read_only read:bank_accounts', extraParams: { authorization_details: consentRequest() } });
+    const { url } = await authorizationRequest(server, {
+      environment: 'production',
+      clientId: standard.client_id,
+      redirectUri: 'https://app.example.org/callback',
+      scope: 'read_only read:bank_accounts',
+      extraParams: { authorization_details: consentRequest() },
+    });
     const response = await fetch(url, { redirect: 'manual' });
     const location = new URL(response.headers.get('location')!, url);
     expect(location.searchParams.get('error')).toBe('invalid_request');
@@ -138,7 +180,19 @@ describe('malformed authorization_details are refused at the push, never a 500',
     ['not JSON', '{'],
     ['not a list', JSON.stringify({ type: 'fdx_v1.0' })],
     ['another type', JSON.stringify([{ type: 'payment_initiation' }])],
-    ['two details', JSON.stringify([{ type: 'fdx_v1.0', consentRequest: { durationType: 'PERSISTENT', resources: [{ resourceType: 'ACCOUNT', dataClusters: ['TRANSACTIONS'] }] } }, { type: 'fdx_v1.0', consentRequest: { durationType: 'PERSISTENT', resources: [{ resourceType: 'ACCOUNT', dataClusters: ['TRANSACTIONS'] }] } }])],
+    [
+      'two details',
+      JSON.stringify([
+        {
+          type: 'fdx_v1.0',
+          consentRequest: { durationType: 'PERSISTENT', resources: [{ resourceType: 'ACCOUNT', dataClusters: ['TRANSACTIONS'] }] },
+        },
+        {
+          type: 'fdx_v1.0',
+          consentRequest: { durationType: 'PERSISTENT', resources: [{ resourceType: 'ACCOUNT', dataClusters: ['TRANSACTIONS'] }] },
+        },
+      ]),
+    ],
     ['a duration over a year', consentRequest({ durationPeriod: 400 })],
     ['an unknown cluster', consentRequest({ resources: [{ resourceType: 'ACCOUNT', dataClusters: ['BILLS'] }] })],
     ['no resources', consentRequest({ resources: [] })],

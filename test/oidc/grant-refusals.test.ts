@@ -8,7 +8,12 @@ import { GRANT_REFUSALS } from '../../src/oidc/grant-refusals.js';
 // OpenID Connect", invalid_grant says why) and never repeats the presented value.
 const DAY = 86_400;
 const REDIRECT = 'https://app.example.org/callback';
-const { testDatabase: t, server, staff, clients: { client, other } } = useOAuthServer({
+const {
+  testDatabase: t,
+  server,
+  staff,
+  clients: { client, other },
+} = useOAuthServer({
   clients: {
     client: { environment: 'production', redirectUris: [REDIRECT, 'https://app.example.org/other'] },
     other: { environment: 'production', redirectUris: [REDIRECT] },
@@ -18,11 +23,29 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-const signIn = () => authorize(server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope: 'read_only', login: staff.users.member });
-const tokens = async () => (await obtainTokens(server, { environment: 'production', client, clientId: client.client_id, redirectUri: REDIRECT, scope: 'read_only', login: staff.users.member })).tokens;
+const signIn = () =>
+  authorize(server, {
+    environment: 'production',
+    clientId: client.client_id,
+    redirectUri: REDIRECT,
+    scope: 'read_only',
+    login: staff.users.member,
+  });
+const tokens = async () =>
+  (
+    await obtainTokens(server, {
+      environment: 'production',
+      client,
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      scope: 'read_only',
+      login: staff.users.member,
+    })
+  ).tokens;
 const exchange = (code: string, verifier: string, extra: Record<string, string> = {}, as = client) =>
   tokenRequest(server, 'production', as, { grant_type: 'authorization_code', code, code_verifier: verifier, ...extra });
-const refresh = (refreshToken: string, as = client) => tokenRequest(server, 'production', as, { grant_type: 'refresh_token', refresh_token: refreshToken });
+const refresh = (refreshToken: string, as = client) =>
+  tokenRequest(server, 'production', as, { grant_type: 'refresh_token', refresh_token: refreshToken });
 
 function expectRefusal(response: TokenResult, description: string, presented: string) {
   expect(response.status).toBe(401);
@@ -34,10 +57,19 @@ describe('invalid_grant at the token endpoint: authorization codes', () => {
   it('an expired code', async () => {
     const result = await signIn();
     const code = result.callback.searchParams.get('code')!;
-    const row = await t.db.selectFrom('oidc_models').select(['id', 'payload']).where('model', '=', 'AuthorizationCode').orderBy('expires_at', 'desc').executeTakeFirstOrThrow();
+    const row = await t.db
+      .selectFrom('oidc_models')
+      .select(['id', 'payload'])
+      .where('model', '=', 'AuthorizationCode')
+      .orderBy('expires_at', 'desc')
+      .executeTakeFirstOrThrow();
     // Age the stored code past its 60 seconds (the provider checks its exp claim).
     const payload = row.payload as { iat: number; exp: number };
-    await t.db.updateTable('oidc_models').set({ payload: JSON.stringify({ ...payload, iat: payload.iat - 61, exp: payload.exp - 61 }) }).where('id', '=', row.id).execute();
+    await t.db
+      .updateTable('oidc_models')
+      .set({ payload: JSON.stringify({ ...payload, iat: payload.iat - 61, exp: payload.exp - 61 }) })
+      .where('id', '=', row.id)
+      .execute();
     expectRefusal(await exchange(code, result.verifier), GRANT_REFUSALS.codeExpired, code);
   });
 
@@ -59,7 +91,11 @@ describe('invalid_grant at the token endpoint: authorization codes', () => {
   it('a redirect_uri other than the authorization request’s', async () => {
     const result = await signIn();
     const code = result.callback.searchParams.get('code')!;
-    expectRefusal(await exchange(code, result.verifier, { redirect_uri: 'https://app.example.org/other' }), GRANT_REFUSALS.redirectMismatch, code);
+    expectRefusal(
+      await exchange(code, result.verifier, { redirect_uri: 'https://app.example.org/other' }),
+      GRANT_REFUSALS.redirectMismatch,
+      code,
+    );
   });
 
   it('a code issued to another client', async () => {
@@ -112,7 +148,11 @@ describe('invalid_grant at the token endpoint: refresh tokens', () => {
     expect((await revoke(second.body.access_token as string)).status).toBe(200);
     expectRefusal(await refresh(second.body.refresh_token as string), GRANT_REFUSALS.revoked, second.body.refresh_token as string);
     // Another client holding a revoked token learns nothing about it.
-    expectRefusal(await refresh(second.body.refresh_token as string, other), GRANT_REFUSALS.refreshUnknown, second.body.refresh_token as string);
+    expectRefusal(
+      await refresh(second.body.refresh_token as string, other),
+      GRANT_REFUSALS.refreshUnknown,
+      second.body.refresh_token as string,
+    );
   });
 
   it('a refresh token unused for 31 days', async () => {

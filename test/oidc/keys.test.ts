@@ -24,7 +24,10 @@ interface KeyRow {
 }
 
 async function keyRows(db = t.db): Promise<KeyRow[]> {
-  return (await db.selectFrom('signing_keys').select(['environment', 'kid', 'alg', 'state', 'retire_after', 'private_jwk']).execute()) as KeyRow[];
+  return (await db
+    .selectFrom('signing_keys')
+    .select(['environment', 'kid', 'alg', 'state', 'retire_after', 'private_jwk'])
+    .execute()) as KeyRow[];
 }
 
 /** The stored private key, opened with the test master key (keys are sealed at rest). */
@@ -74,13 +77,20 @@ function verifies(jwt: string, jwk: Record<string, unknown>): boolean {
   return crypto.verify('RSA-SHA256', Buffer.from(`${header}.${payload}`), key, Buffer.from(signature!, 'base64url'));
 }
 
-const redirectUriFor = (environment: Env) => (environment === 'sandbox' ? 'http://127.0.0.1:9999/callback' : 'https://app.example.org/callback');
+const redirectUriFor = (environment: Env) =>
+  environment === 'sandbox' ? 'http://127.0.0.1:9999/callback' : 'https://app.example.org/callback';
 
 /** A full authorization-code flow with openid; returns the id_token. */
 async function issueIdToken(environment: Env): Promise<string> {
   const redirectUri = redirectUriFor(environment);
   const client = await server.registerClient({ environment, redirectUris: [redirectUri] });
-  const result = await authorize(server, { environment, clientId: client.client_id, redirectUri, scope: 'openid read_only', login: staff.users.member });
+  const result = await authorize(server, {
+    environment,
+    clientId: client.client_id,
+    redirectUri,
+    scope: 'openid read_only',
+    login: staff.users.member,
+  });
   const { as, client: c, response } = await exchangeCode(server, environment, client, result, redirectUri);
   const tokens = await oauth.processAuthorizationCodeResponse(as, c, response, { expectedNonce: result.nonce, requireIdToken: true });
   expect(tokens.id_token).toBeTruthy();
@@ -164,7 +174,11 @@ describe('JWKS endpoint', () => {
 
 describe('keys rotate', () => {
   let before: KeyRow[];
-  let printed: { kid: string; kids: string[]; keys: { environment: string; kid: string; alg: string; state: string; retire_after: string | null }[] };
+  let printed: {
+    kid: string;
+    kids: string[];
+    keys: { environment: string; kid: string; alg: string; state: string; retire_after: string | null }[];
+  };
 
   beforeAll(async () => {
     before = await keyRows();
@@ -183,7 +197,14 @@ describe('keys rotate', () => {
     expect([...printed.kids].sort()).toEqual([...previouslyNext].sort());
     expect(printed.kid).toBe(kidOf(before, 'production', 'RS256', 'next'));
     for (const key of printed.keys) {
-      expect(key).toEqual(expect.objectContaining({ environment: expect.any(String), kid: expect.any(String), alg: expect.any(String), state: expect.stringMatching(/^(current|next|previous)$/) }));
+      expect(key).toEqual(
+        expect.objectContaining({
+          environment: expect.any(String),
+          kid: expect.any(String),
+          alg: expect.any(String),
+          state: expect.stringMatching(/^(current|next|previous)$/),
+        }),
+      );
       expect(key).not.toHaveProperty('private_jwk');
       expect(key).not.toHaveProperty('d');
     }
@@ -215,7 +236,11 @@ describe('keys rotate', () => {
 
   it.each(ENVS)('the running server publishes the previous, current and new next keys (%s)', async (environment) => {
     const after = await keyRows();
-    const wanted = ALGS.flatMap((alg) => [kidOf(before, environment, alg, 'current'), kidOf(after, environment, alg, 'current'), kidOf(after, environment, alg, 'next')]);
+    const wanted = ALGS.flatMap((alg) => [
+      kidOf(before, environment, alg, 'current'),
+      kidOf(after, environment, alg, 'current'),
+      kidOf(after, environment, alg, 'next'),
+    ]);
     const keys = await jwksEventuallyHas(environment, wanted);
     for (const key of keys) for (const member of PRIVATE_MEMBERS) expect(key).not.toHaveProperty(member);
     const other = environment === 'production' ? 'sandbox' : 'production';
@@ -246,7 +271,10 @@ describe('keys rotate', () => {
         const previous = after.filter((k) => k.environment === environment && k.alg === alg && k.state === 'previous').map((k) => k.kid);
         expect(previous.sort()).toEqual([kidOf(before, environment, alg, 'current'), kidOf(mid, environment, alg, 'current')].sort());
       }
-      await jwksEventuallyHas(environment, after.filter((k) => k.environment === environment).map((k) => k.kid));
+      await jwksEventuallyHas(
+        environment,
+        after.filter((k) => k.environment === environment).map((k) => k.kid),
+      );
     }
   });
 });

@@ -78,7 +78,8 @@ describe('oidc-provider overrides (library-overrides.ts)', () => {
   });
 
   it("the provider's Client matches redirect URIs by our rules (case-insensitive host, :443 as no port)", () => {
-    const prototype = providerUnderTest(new ClientSecretCache(crypto.randomBytes(32), 60_000)).Client.prototype as unknown as ClientPrototype;
+    const prototype = providerUnderTest(new ClientSecretCache(crypto.randomBytes(32), 60_000)).Client
+      .prototype as unknown as ClientPrototype;
     const client = { redirectUris: ['https://app.example.org/callback'] };
     // The library's own method compares strings exactly (and needs a real Client instance).
     expect(prototype.redirectUriAllowed.call(client, 'HTTPS://APP.EXAMPLE.ORG:443/callback')).toBe(true);
@@ -86,7 +87,8 @@ describe('oidc-provider overrides (library-overrides.ts)', () => {
   });
 
   it("the provider's Client matches post-logout redirect URIs by the same rules", () => {
-    const prototype = providerUnderTest(new ClientSecretCache(crypto.randomBytes(32), 60_000)).Client.prototype as unknown as ClientPrototype;
+    const prototype = providerUnderTest(new ClientSecretCache(crypto.randomBytes(32), 60_000)).Client
+      .prototype as unknown as ClientPrototype;
     const client = { postLogoutRedirectUris: ['https://app.example.org/signed-out'] };
     expect(prototype.postLogoutRedirectUriAllowed.call(client, 'HTTPS://APP.EXAMPLE.ORG:443/signed-out')).toBe(true);
     expect(prototype.postLogoutRedirectUriAllowed.call(client, 'https://app.example.org/signed-out?next=1')).toBe(false);
@@ -97,7 +99,8 @@ describe('oidc-provider overrides (library-overrides.ts)', () => {
   it("the provider's Client verifies a presented secret against the stored argon2id hash", async () => {
     const secret = 'the-right-secret';
     const hash = await hashClientSecret(secret, MIN_PASSWORD_PARAMS);
-    const prototype = providerUnderTest(new ClientSecretCache(crypto.randomBytes(32), 60_000)).Client.prototype as unknown as ClientPrototype;
+    const prototype = providerUnderTest(new ClientSecretCache(crypto.randomBytes(32), 60_000)).Client
+      .prototype as unknown as ClientPrototype;
     // The library's own method compares the presented secret with the stored value as text.
     expect(await prototype.compareClientSecret.call({ clientId: 'client', clientSecret: hash }, secret)).toBe(true);
   });

@@ -6,14 +6,27 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 // offline_access is "accepted for compatibility": consented to, kept and echoed; on refresh,
 // naming it is never an error (docs/oauth.md, "OAuth 2.0 and OpenID Connect", offline_access).
 const REDIRECT = 'https://app.example.org/callback';
-const { server, staff, clients: { client } } = useOAuthServer({
-  clients: { client: { environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid', 'offline_access'] } },
+const {
+  server,
+  staff,
+  clients: { client },
+} = useOAuthServer({
+  clients: {
+    client: { environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid', 'offline_access'] },
+  },
 });
 
 const OFFLINE_WORDS = 'Stay connected when you are not signed in';
 
 async function signIn(scope: string, options: { browser?: AuthorizeResult['browser']; login?: { email: string; password: string } } = {}) {
-  return authorize(server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope, login: options.login ?? staff.users.member, browser: options.browser });
+  return authorize(server, {
+    environment: 'production',
+    clientId: client.client_id,
+    redirectUri: REDIRECT,
+    scope,
+    login: options.login ?? staff.users.member,
+    browser: options.browser,
+  });
 }
 
 /** Exchanges the code through oauth4webapi, which checks the id_token and the response. */
@@ -33,7 +46,8 @@ async function refresh(as: oauth.AuthorizationServer, c: oauth.Client, refreshTo
 }
 
 /** The permission titles the consent page lists as granted (its first list). */
-const grantedOnPage = (html: string) => [...(html.match(/<ul class="perms">([\s\S]*?)<\/ul>/)?.[1] ?? '').matchAll(/<span class="perm-title">([^<]*)<\/span>/g)].map((m) => m[1]);
+const grantedOnPage = (html: string) =>
+  [...(html.match(/<ul class="perms">([\s\S]*?)<\/ul>/)?.[1] ?? '').matchAll(/<span class="perm-title">([^<]*)<\/span>/g)].map((m) => m[1]);
 
 const scopesOf = (value: string | undefined) => (value ?? '').split(' ').filter(Boolean).sort();
 
@@ -72,12 +86,24 @@ describe('offline_access', () => {
   it('still refuses a scope beyond the grant with 400 invalid_scope, offline_access named or not', async () => {
     const { tokens } = await exchange(await signIn('openid offline_access read_only'));
     for (const scope of ['openid offline_access read_only read_write', 'read_write']) {
-      const beyond = await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, scope });
+      const beyond = await tokenRequest(server, 'production', client, {
+        grant_type: 'refresh_token',
+        refresh_token: tokens.refresh_token!,
+        scope,
+      });
       expect(beyond.status).toBe(400);
       expect(beyond.body.error).toBe('invalid_scope');
     }
     // The refused requests spent nothing: the refresh token still works.
-    expect((await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, scope: 'offline_access read_only' })).status).toBe(200);
+    expect(
+      (
+        await tokenRequest(server, 'production', client, {
+          grant_type: 'refresh_token',
+          refresh_token: tokens.refresh_token!,
+          scope: 'offline_access read_only',
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('is kept without asking again when a recorded consent covered it, and asked for when it did not', async () => {

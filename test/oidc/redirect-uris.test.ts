@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_REDIRECT_URI_LENGTH, MAX_REDIRECT_URIS, redirectUriMatches, redirectUriProblem, redirectUrisProblem } from '../../src/oidc/clients/redirect-uris.js';
+import {
+  MAX_REDIRECT_URI_LENGTH,
+  MAX_REDIRECT_URIS,
+  redirectUriMatches,
+  redirectUriProblem,
+  redirectUrisProblem,
+} from '../../src/oidc/clients/redirect-uris.js';
 
 /** An https URI of exactly `length` characters with a path beyond "/". */
 function uriOfLength(length: number): string {
@@ -23,7 +29,13 @@ describe('redirect URI rules at registration (docs/oauth.md, Redirect URIs)', ()
   });
 
   it('accepts http on loopback hosts in the sandbox only', () => {
-    for (const uri of ['http://localhost/cb', 'http://localhost:3000/callback', 'http://127.0.0.1:8080/cb', 'http://[::1]/cb', 'http://[::1]:9000/cb']) {
+    for (const uri of [
+      'http://localhost/cb',
+      'http://localhost:3000/callback',
+      'http://127.0.0.1:8080/cb',
+      'http://[::1]/cb',
+      'http://[::1]:9000/cb',
+    ]) {
       expect(redirectUriProblem(uri, 'sandbox'), uri).toBeUndefined();
     }
   });

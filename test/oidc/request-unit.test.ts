@@ -14,10 +14,19 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const REDIRECT = 'https://app.example.org/callback';
 const probe = new StatementProbe();
-const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({ plugins: [probe], clients: { client: { environment: 'production', redirectUris: [REDIRECT] } } });
+const {
+  testDatabase: t,
+  server,
+  staff,
+  clients: { client },
+} = useOAuthServer({ plugins: [probe], clients: { client: { environment: 'production', redirectUris: [REDIRECT] } } });
 
 /** Statements that write the provider's rows. */
-const modelWrites = () => probe.statements.filter((s) => /^(with\b[\s\S]*)?(insert into|delete from|update) "?oidc_models"?/i.test(s) || /\b(insert into|delete from) oidc_models\b/i.test(s));
+const modelWrites = () =>
+  probe.statements.filter(
+    (s) =>
+      /^(with\b[\s\S]*)?(insert into|delete from|update) "?oidc_models"?/i.test(s) || /\b(insert into|delete from) oidc_models\b/i.test(s),
+  );
 /**
  * Reads the request issued (the client registry's aside: its cache makes them come and go; and
  * the webhook dispatcher's claim lock, which it takes whenever it polls). Statements the process
@@ -25,7 +34,10 @@ const modelWrites = () => probe.statements.filter((s) => /^(with\b[\s\S]*)?(inse
  * signing keys' poll), are not the request's: they are told apart by the request's async
  * context, whatever their text.
  */
-const reads = () => probe.probed.filter((s) => s.inRequest && /^\s*select\b/i.test(s.text) && !/oauth_clients/.test(s.text) && !/almoner:webhook_claim/.test(s.text)).map((s) => s.text);
+const reads = () =>
+  probe.probed
+    .filter((s) => s.inRequest && /^\s*select\b/i.test(s.text) && !/oauth_clients/.test(s.text) && !/almoner:webhook_claim/.test(s.text))
+    .map((s) => s.text);
 /** Reads of Sessions by uid (the provider's check of an Interaction's session). */
 const sessionByUidReads = () => probe.probed.filter((s) => /^select\b/i.test(s.text) && /"uid" = \$/.test(s.text));
 
@@ -33,7 +45,17 @@ const sessionByUidReads = () => probe.probed.filter((s) => /^select\b/i.test(s.t
 async function authorizationUrl(state: string, prompt: string): Promise<{ url: URL; verifier: string }> {
   const verifier = oauth.generateRandomCodeVerifier();
   const url = new URL(endpoints(server, 'production').authorize);
-  const params = { client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid read_only', state: state.repeat(22), nonce: 'n'.repeat(22), prompt, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' };
+  const params = {
+    client_id: client.client_id,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    scope: 'openid read_only',
+    state: state.repeat(22),
+    nonce: 'n'.repeat(22),
+    prompt,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  };
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   return { url, verifier };
 }
@@ -56,7 +78,9 @@ describe('a browser request of the authorization flow', () => {
     expect(started.location && interactionPage(started.location)).toBe(true);
     const signIn = await step('GET sign-in page', () => browser.request(started.location!.toString()));
     expect(signIn.html).toContain('name="password"');
-    const afterLogin = await step('POST sign-in', () => browser.submit(signIn, '/login', { email: staff.users.member.email, password: staff.users.member.password }));
+    const afterLogin = await step('POST sign-in', () =>
+      browser.submit(signIn, '/login', { email: staff.users.member.email, password: staff.users.member.password }),
+    );
     expect(afterLogin.location && resume(afterLogin.location)).toBe(true);
     const toConsent = await step('resume after sign-in', () => browser.request(afterLogin.location!.toString()));
     expect(toConsent.location && interactionPage(toConsent.location)).toBe(true);
@@ -96,7 +120,10 @@ describe('a browser request of the authorization flow', () => {
     const code = callback.location!.searchParams.get('code');
     const tokens = await fetch(endpoints(server, 'production').token, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: new URLSearchParams({ grant_type: 'authorization_code', code: code!, code_verifier: verifier, redirect_uri: REDIRECT }),
     });
     expect(tokens.status).toBe(200);
@@ -124,7 +151,10 @@ describe('a browser request of the authorization flow', () => {
 
     // The resume: the provider built its answer, the unit's write fails: 503, not the answer.
     failNextUnitWrite();
-    const failedResume = await fetch(afterLogin.location!, { redirect: 'manual', headers: { cookie: browser.cookieHeader(afterLogin.location!), accept: 'text/html' } });
+    const failedResume = await fetch(afterLogin.location!, {
+      redirect: 'manual',
+      headers: { cookie: browser.cookieHeader(afterLogin.location!), accept: 'text/html' },
+    });
     expect(failedResume.status).toBe(503);
     expect(failedResume.headers.get('retry-after')).toBe('5');
     expect(probe.refusal, 'the failing write was attempted').toBeUndefined();
@@ -133,10 +163,24 @@ describe('a browser request of the authorization flow', () => {
     const consent = await browser.request(afterLogin.location!.toString());
     expect(consent.html).toContain('/consent"');
     failNextUnitWrite();
-    const form = [...consent.html.matchAll(/<form[^>]*method="post"[^>]*action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/g)].find((f) => f[1]!.includes('/consent'))!;
-    const hidden = Object.fromEntries([...form[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, '&')]));
+    const form = [...consent.html.matchAll(/<form[^>]*method="post"[^>]*action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/g)].find((f) =>
+      f[1]!.includes('/consent'),
+    )!;
+    const hidden = Object.fromEntries(
+      [...form[2]!.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!.replace(/&amp;/g, '&')]),
+    );
     const target = new URL(form[1]!.replace(/&amp;/g, '&'), consent.url);
-    const failedConsent = await fetch(target, { method: 'POST', redirect: 'manual', headers: { cookie: browser.cookieHeader(target), 'content-type': 'application/x-www-form-urlencoded', origin: target.origin, accept: 'text/html' }, body: new URLSearchParams(hidden) });
+    const failedConsent = await fetch(target, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        cookie: browser.cookieHeader(target),
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: target.origin,
+        accept: 'text/html',
+      },
+      body: new URLSearchParams(hidden),
+    });
     expect(failedConsent.status).toBe(503);
     expect(failedConsent.headers.get('retry-after')).toBe('5');
     expect(await failedConsent.text()).toContain('Temporarily unavailable');
@@ -157,10 +201,16 @@ describe('a browser request of the authorization flow', () => {
     const signIn = await browser.request(url.toString());
     const afterLogin = await browser.submit(signIn, '/login', { email: staff.users.member.email, password: staff.users.member.password });
     failNextFirstRead();
-    const failedResume = await fetch(afterLogin.location!, { redirect: 'manual', headers: { cookie: browser.cookieHeader(afterLogin.location!), accept: 'text/html' } });
+    const failedResume = await fetch(afterLogin.location!, {
+      redirect: 'manual',
+      headers: { cookie: browser.cookieHeader(afterLogin.location!), accept: 'text/html' },
+    });
     expect(failedResume.status).toBe(503);
     expect(failedResume.headers.get('retry-after')).toBe('5');
-    const toConsent = await fetch(afterLogin.location!, { redirect: 'manual', headers: { cookie: browser.cookieHeader(afterLogin.location!), accept: 'text/html' } });
+    const toConsent = await fetch(afterLogin.location!, {
+      redirect: 'manual',
+      headers: { cookie: browser.cookieHeader(afterLogin.location!), accept: 'text/html' },
+    });
     expect(toConsent.status).toBe(303);
     failNextFirstRead();
     const page = new URL(toConsent.headers.get('location')!, afterLogin.location!);

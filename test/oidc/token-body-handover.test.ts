@@ -38,9 +38,19 @@ function onWarning(warning: Error) {
 describe('token requests hand their body to the provider as it expects', () => {
   it('a code exchange (redirect_uri filled in from the code) and a refresh log no "already parsed request body" warning', async () => {
     const client = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT] });
-    const { tokens } = await obtainTokens(server, { environment: 'production', client, clientId: client.client_id, redirectUri: REDIRECT, scope: 'openid read_only', login: staff.users.member });
+    const { tokens } = await obtainTokens(server, {
+      environment: 'production',
+      client,
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      scope: 'openid read_only',
+      login: staff.users.member,
+    });
     expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
-    const refreshed = await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string });
+    const refreshed = await tokenRequest(server, 'production', client, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.body.refresh_token as string,
+    });
     expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
     expect(refreshed.body.access_token).toEqual(expect.any(String));
 
@@ -50,7 +60,14 @@ describe('token requests hand their body to the provider as it expects', () => {
 
   it('a chunked refresh request (no Content-Length) is read as sent, with no such warning', async () => {
     const client = await server.registerClient({ environment: 'sandbox', redirectUris: [REDIRECT] });
-    const { tokens } = await obtainTokens(server, { environment: 'sandbox', client, clientId: client.client_id, redirectUri: REDIRECT, scope: 'read_only', login: staff.users.admin });
+    const { tokens } = await obtainTokens(server, {
+      environment: 'sandbox',
+      client,
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      scope: 'read_only',
+      login: staff.users.admin,
+    });
     expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
     const form = new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string }).toString();
     const chunked = new ReadableStream<Uint8Array>({

@@ -27,8 +27,18 @@ async function requestLine(requestId: string | null) {
 describe('the access-log line of a refused token request', () => {
   it('carries oauth_error and client_id for an unknown refresh token, a wrong secret and a malformed code exchange', async () => {
     const cases = [
-      { caller: client, form: { grant_type: 'refresh_token', refresh_token: 'no-such-refresh-token' }, status: 401, error: 'invalid_grant' },
-      { caller: { client_id: client.client_id, client_secret: 'not-the-secret' }, form: { grant_type: 'refresh_token', refresh_token: 'x' }, status: 401, error: 'invalid_client' },
+      {
+        caller: client,
+        form: { grant_type: 'refresh_token', refresh_token: 'no-such-refresh-token' },
+        status: 401,
+        error: 'invalid_grant',
+      },
+      {
+        caller: { client_id: client.client_id, client_secret: 'not-the-secret' },
+        form: { grant_type: 'refresh_token', refresh_token: 'x' },
+        status: 401,
+        error: 'invalid_client',
+      },
       { caller: client, form: { grant_type: 'authorization_code', code: 'abc' }, status: 400, error: 'invalid_request' },
     ];
     for (const c of cases) {
@@ -44,9 +54,19 @@ describe('the access-log line of a refused token request', () => {
   });
 
   it('a successful exchange carries neither', async () => {
-    const { tokens } = await obtainTokens(server, { environment: 'production', client, clientId: client.client_id, redirectUri: 'https://app.example.org/callback', scope: 'read_only offline_access', login: staff.users.member });
+    const { tokens } = await obtainTokens(server, {
+      environment: 'production',
+      client,
+      clientId: client.client_id,
+      redirectUri: 'https://app.example.org/callback',
+      scope: 'read_only offline_access',
+      login: staff.users.member,
+    });
     expect(tokens.status).toBe(200);
-    const answer = await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string });
+    const answer = await tokenRequest(server, 'production', client, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.body.refresh_token as string,
+    });
     expect(answer.status).toBe(200);
     const line = await requestLine(answer.headers.get('x-request-id'));
     expect(line).toMatchObject({ path: '/auth/oauth/token', status: 200 });

@@ -15,14 +15,27 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const REDIRECT = 'https://app.example.org/callback';
 const probe = new StatementProbe();
-const { testDatabase: t, server, staff, clients } = useOAuthServer({ plugins: [probe], clients: { client: { environment: 'production', redirectUris: [REDIRECT] } } });
+const {
+  testDatabase: t,
+  server,
+  staff,
+  clients,
+} = useOAuthServer({ plugins: [probe], clients: { client: { environment: 'production', redirectUris: [REDIRECT] } } });
 // A `let`: the secret-rotation test goes on with the rotated credentials.
 let client = clients.client;
 beforeEach(() => {
   probe.interceptor = undefined;
 });
 
-const tokens = () => obtainTokens(server, { environment: 'production', client, clientId: client.client_id, redirectUri: REDIRECT, scope: 'openid read_only', login: staff.users.member });
+const tokens = () =>
+  obtainTokens(server, {
+    environment: 'production',
+    client,
+    clientId: client.client_id,
+    redirectUri: REDIRECT,
+    scope: 'openid read_only',
+    login: staff.users.member,
+  });
 
 async function metricValue(name: string, labels: Record<string, string>): Promise<number> {
   const metric = server.runtime.metrics.registry.getSingleMetric(name);
@@ -31,15 +44,29 @@ async function metricValue(name: string, labels: Record<string, string>): Promis
 }
 
 async function grantOf(refreshToken: string): Promise<string> {
-  const row = await t.db.selectFrom('oidc_models').select('grant_id').where('model', '=', 'RefreshToken').where('id', '=', hashId(refreshToken)).executeTakeFirstOrThrow();
+  const row = await t.db
+    .selectFrom('oidc_models')
+    .select('grant_id')
+    .where('model', '=', 'RefreshToken')
+    .where('id', '=', hashId(refreshToken))
+    .executeTakeFirstOrThrow();
   return row.grant_id!;
 }
 
 async function rowsOf(grantId: string) {
   const tokenRows = await t.db.selectFrom('oidc_models').select(['model', 'consumed_at']).where('grant_id', '=', grantId).execute();
   const issued = await t.db.selectFrom('audit_events').select('id').where('event', '=', 'token.issued').execute();
-  const authorization = await t.db.selectFrom('oauth_authorizations').select(['revoked_at', 'revoked_reason']).where('grant_id', '=', grantId).executeTakeFirstOrThrow();
-  return { accessTokens: tokenRows.filter((r) => r.model === 'AccessToken').length, refreshTokens: tokenRows.filter((r) => r.model === 'RefreshToken').length, issued: issued.length, authorization };
+  const authorization = await t.db
+    .selectFrom('oauth_authorizations')
+    .select(['revoked_at', 'revoked_reason'])
+    .where('grant_id', '=', grantId)
+    .executeTakeFirstOrThrow();
+  return {
+    accessTokens: tokenRows.filter((r) => r.model === 'AccessToken').length,
+    refreshTokens: tokenRows.filter((r) => r.model === 'RefreshToken').length,
+    issued: issued.length,
+    authorization,
+  };
 }
 
 describe('token endpoint unit of work', () => {
@@ -60,18 +87,37 @@ describe('token endpoint unit of work', () => {
     expect(after.accessTokens).toBe(before.accessTokens + 1);
     expect(after.refreshTokens).toBe(before.refreshTokens + 1);
     expect(after.issued).toBe(before.issued + 1);
-    const old = await t.db.selectFrom('oidc_models').select('consumed_at').where('model', '=', 'RefreshToken').where('id', '=', hashId(refreshToken)).executeTakeFirstOrThrow();
+    const old = await t.db
+      .selectFrom('oidc_models')
+      .select('consumed_at')
+      .where('model', '=', 'RefreshToken')
+      .where('id', '=', hashId(refreshToken))
+      .executeTakeFirstOrThrow();
     expect(old.consumed_at).toBeInstanceOf(Date);
     // The new pair is usable.
-    const again = await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: next.body.refresh_token as string });
+    const again = await tokenRequest(server, 'production', client, {
+      grant_type: 'refresh_token',
+      refresh_token: next.body.refresh_token as string,
+    });
     expect(again.status).toBe(200);
   });
 
   it('a code exchange is likewise one read and one write', async () => {
-    const result = await authorize(server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope: 'openid read_only', login: staff.users.member });
+    const result = await authorize(server, {
+      environment: 'production',
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      scope: 'openid read_only',
+      login: staff.users.member,
+    });
     const code = result.callback.searchParams.get('code')!;
     probe.reset();
-    const exchanged = await tokenRequest(server, 'production', client, { grant_type: 'authorization_code', code, code_verifier: result.verifier, redirect_uri: REDIRECT });
+    const exchanged = await tokenRequest(server, 'production', client, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: result.verifier,
+      redirect_uri: REDIRECT,
+    });
     expect(exchanged.status).toBe(200);
     expect(exchanged.body.id_token).toEqual(expect.any(String));
     expect(probe.tokenStatements()).toHaveLength(2);
@@ -86,7 +132,12 @@ describe('token endpoint unit of work', () => {
     probe.interceptor = {
       match: /from oauth_authorizations a/,
       run: async () => {
-        await t.db.updateTable('oidc_models').set({ consumed_at: new Date() }).where('model', '=', 'RefreshToken').where('id', '=', hashId(refreshToken)).execute();
+        await t.db
+          .updateTable('oidc_models')
+          .set({ consumed_at: new Date() })
+          .where('model', '=', 'RefreshToken')
+          .where('id', '=', hashId(refreshToken))
+          .execute();
       },
     };
     const issuedBefore = await metricValue('almoner_oauth_tokens_issued_total', { environment: 'production', grant_type: 'refresh_token' });
@@ -94,8 +145,12 @@ describe('token endpoint unit of work', () => {
     const lost = await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: refreshToken });
     expect(probe.interceptor).toBeUndefined();
     // Counted as the refusal it became, not as an issue (the provider announced success first).
-    expect(await metricValue('almoner_oauth_tokens_issued_total', { environment: 'production', grant_type: 'refresh_token' })).toBe(issuedBefore);
-    expect(await metricValue('almoner_oauth_token_errors_total', { environment: 'production', error: 'invalid_grant' })).toBe(refusedBefore + 1);
+    expect(await metricValue('almoner_oauth_tokens_issued_total', { environment: 'production', grant_type: 'refresh_token' })).toBe(
+      issuedBefore,
+    );
+    expect(await metricValue('almoner_oauth_token_errors_total', { environment: 'production', error: 'invalid_grant' })).toBe(
+      refusedBefore + 1,
+    );
     expect(lost.status).toBe(401);
     expect(lost.body).toMatchObject({ error: 'invalid_grant' });
     expect(lost.body.access_token).toBeUndefined();
@@ -106,21 +161,44 @@ describe('token endpoint unit of work', () => {
     expect(after.refreshTokens).toBe(0);
     expect(after.authorization.revoked_at).toBeInstanceOf(Date);
     expect(after.authorization.revoked_reason).toBe('refresh_token_reuse');
-    expect((await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: refreshToken })).status).toBe(401);
+    expect((await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: refreshToken })).status).toBe(
+      401,
+    );
   });
 
   it('a code exchange that loses the race to consume writes nothing and ends the authorization', async () => {
-    const result = await authorize(server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope: 'read_only', login: staff.users.member });
+    const result = await authorize(server, {
+      environment: 'production',
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      scope: 'read_only',
+      login: staff.users.member,
+    });
     const code = result.callback.searchParams.get('code')!;
-    const stored = await t.db.selectFrom('oidc_models').select('grant_id').where('model', '=', 'AuthorizationCode').where('id', '=', hashId(code)).executeTakeFirstOrThrow();
+    const stored = await t.db
+      .selectFrom('oidc_models')
+      .select('grant_id')
+      .where('model', '=', 'AuthorizationCode')
+      .where('id', '=', hashId(code))
+      .executeTakeFirstOrThrow();
     const issuedBefore = (await rowsOf(stored.grant_id!)).issued;
     probe.interceptor = {
       match: /from oauth_authorizations a/,
       run: async () => {
-        await t.db.updateTable('oidc_models').set({ consumed_at: new Date() }).where('model', '=', 'AuthorizationCode').where('id', '=', hashId(code)).execute();
+        await t.db
+          .updateTable('oidc_models')
+          .set({ consumed_at: new Date() })
+          .where('model', '=', 'AuthorizationCode')
+          .where('id', '=', hashId(code))
+          .execute();
       },
     };
-    const lost = await tokenRequest(server, 'production', client, { grant_type: 'authorization_code', code, code_verifier: result.verifier, redirect_uri: REDIRECT });
+    const lost = await tokenRequest(server, 'production', client, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: result.verifier,
+      redirect_uri: REDIRECT,
+    });
     expect(lost.status).toBe(401);
     expect(lost.body).toMatchObject({ error: 'invalid_grant' });
     const after = await rowsOf(stored.grant_id!);
@@ -143,25 +221,50 @@ describe('token endpoint unit of work', () => {
     expect(lookups.length).toBeLessThanOrEqual(3);
     expect(lookups.every((s) => s.includes('left join lateral'))).toBe(true);
     probe.reset();
-    expect((await introspect(server, 'production', client, first.tokens.body.refresh_token as string)).body).toMatchObject({ active: true });
+    expect((await introspect(server, 'production', client, first.tokens.body.refresh_token as string)).body).toMatchObject({
+      active: true,
+    });
     expect(probe.tokenStatements().every((s) => s.includes('left join lateral'))).toBe(true);
   });
 
   it('a refused request writes nothing (a wrong PKCE verifier leaves the code usable)', async () => {
-    const result = await authorize(server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope: 'read_only', login: staff.users.member });
+    const result = await authorize(server, {
+      environment: 'production',
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      scope: 'read_only',
+      login: staff.users.member,
+    });
     const code = result.callback.searchParams.get('code')!;
     probe.reset();
-    const wrong = await tokenRequest(server, 'production', client, { grant_type: 'authorization_code', code, code_verifier: 'x'.repeat(43), redirect_uri: REDIRECT });
+    const wrong = await tokenRequest(server, 'production', client, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: 'x'.repeat(43),
+      redirect_uri: REDIRECT,
+    });
     expect(wrong.status).toBe(401);
     expect(probe.tokenStatements().some((s) => /update oidc_models|insert into/i.test(s))).toBe(false);
-    const right = await tokenRequest(server, 'production', client, { grant_type: 'authorization_code', code, code_verifier: result.verifier, redirect_uri: REDIRECT });
+    const right = await tokenRequest(server, 'production', client, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: result.verifier,
+      redirect_uri: REDIRECT,
+    });
     expect(right.status).toBe(200);
   });
 });
 
 describe('client registrations read by the token endpoint', () => {
   const refreshWith = async (c: { client_id: string; client_secret: string }) => {
-    const first = await obtainTokens(server, { environment: 'production', client, clientId: client.client_id, redirectUri: REDIRECT, scope: 'read_only', login: staff.users.member });
+    const first = await obtainTokens(server, {
+      environment: 'production',
+      client,
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      scope: 'read_only',
+      login: staff.users.member,
+    });
     return tokenRequest(server, 'production', c, { grant_type: 'refresh_token', refresh_token: first.tokens.body.refresh_token as string });
   };
 
@@ -169,7 +272,10 @@ describe('client registrations read by the token endpoint', () => {
     const first = await refreshWith(client);
     expect(first.status).toBe(200);
     probe.reset();
-    const second = await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: first.body.refresh_token as string });
+    const second = await tokenRequest(server, 'production', client, {
+      grant_type: 'refresh_token',
+      refresh_token: first.body.refresh_token as string,
+    });
     expect(second.status).toBe(200);
     // A token request right after another of the same client: its registration is not read again.
     expect(probe.statements.filter((s) => /from "oauth_clients"/.test(s))).toHaveLength(0);
@@ -178,7 +284,10 @@ describe('client registrations read by the token endpoint', () => {
   it('a secret rotated by another process works at once, and the old one stops within the cache time', async () => {
     await refreshWith(client);
     // Another process (the admin CLI) rotates the secret: this server's cached registration is stale.
-    const rotated = await rotateClientSecret({ db: t.db, clientsFile: server.config.clients_file, passwordParams: MIN_PASSWORD_PARAMS }, client.client_id);
+    const rotated = await rotateClientSecret(
+      { db: t.db, clientsFile: server.config.clients_file, passwordParams: MIN_PASSWORD_PARAMS },
+      client.client_id,
+    );
     const fresh = { client_id: client.client_id, client_secret: rotated.client_secret };
     const atOnce = await tokenRequest(server, 'production', fresh, { grant_type: 'refresh_token', refresh_token: 'unknown-token' });
     // Authenticated (the token is unknown: invalid_grant), not invalid_client.
@@ -190,9 +299,13 @@ describe('client registrations read by the token endpoint', () => {
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + CLIENT_CACHE_MS });
     onTestFinished(() => void vi.useRealTimers());
     probe.reset();
-    expect((await tokenRequest(server, 'production', fresh, { grant_type: 'refresh_token', refresh_token: 'unknown-token' })).body.error).toBe('invalid_grant');
+    expect(
+      (await tokenRequest(server, 'production', fresh, { grant_type: 'refresh_token', refresh_token: 'unknown-token' })).body.error,
+    ).toBe('invalid_grant');
     expect(probe.statements.filter((s) => /from "oauth_clients"/.test(s)).length, 'read again after the cache time').toBeGreaterThan(0);
-    expect((await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: 'unknown-token' })).body.error).toBe('invalid_client');
+    expect(
+      (await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: 'unknown-token' })).body.error,
+    ).toBe('invalid_client');
     client = fresh;
     expect((await refreshWith(client)).status).toBe(200);
   });

@@ -33,7 +33,14 @@ function abortedRequest(path: string, headers: Record<string, string>, body: str
   const { hostname, port, host } = new URL(server.urls.api);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname, () => {
-      const head = [`POST ${path} HTTP/1.1`, `Host: ${host}`, `Content-Length: ${declared}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`), '', ''].join('\r\n');
+      const head = [
+        `POST ${path} HTTP/1.1`,
+        `Host: ${host}`,
+        `Content-Length: ${declared}`,
+        ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+        '',
+        '',
+      ].join('\r\n');
       socket.write(head + body, () => setTimeout(() => socket.destroy(), 150));
     });
     socket.on('close', () => resolve());
@@ -52,7 +59,8 @@ async function statusCounts(route: string): Promise<Record<string, number>> {
   const metric = await server.runtime.metrics.requestDuration.get();
   const counts: Record<string, number> = {};
   for (const value of metric.values) {
-    if (value.metricName?.endsWith('_count') && value.labels.route === route) counts[String(value.labels.status)] = (counts[String(value.labels.status)] ?? 0) + value.value;
+    if (value.metricName?.endsWith('_count') && value.labels.route === route)
+      counts[String(value.labels.status)] = (counts[String(value.labels.status)] ?? 0) + value.value;
   }
   return counts;
 }
@@ -64,11 +72,23 @@ describe('client aborts', () => {
     const jsonBody = '{"donor": {"email": "ab';
     await Promise.all(
       Array.from({ length: 20 }, () =>
-        abortedRequest('/auth/oauth/token', { authorization: basic(client.client_id, client.client_secret), 'content-type': 'application/x-www-form-urlencoded' }, tokenBody, tokenBody.length + 200),
+        abortedRequest(
+          '/auth/oauth/token',
+          { authorization: basic(client.client_id, client.client_secret), 'content-type': 'application/x-www-form-urlencoded' },
+          tokenBody,
+          tokenBody.length + 200,
+        ),
       ),
     );
     await Promise.all(
-      Array.from({ length: 20 }, () => abortedRequest('/v1/donor_accounts', { authorization: `Bearer ${fundKey}`, 'content-type': 'application/json', 'api-version': '2026-04-01' }, jsonBody, jsonBody.length + 200)),
+      Array.from({ length: 20 }, () =>
+        abortedRequest(
+          '/v1/donor_accounts',
+          { authorization: `Bearer ${fundKey}`, 'content-type': 'application/json', 'api-version': '2026-04-01' },
+          jsonBody,
+          jsonBody.length + 200,
+        ),
+      ),
     );
     await until(() => requestLines('/auth/oauth/token').length >= 20 && requestLines('/v1/donor_accounts').length >= 20);
 

@@ -52,7 +52,12 @@ describe('database outage', () => {
     expect(api.status).toBe(503);
     expect(api.headers['content-type']).toMatch(/problem\+json/);
     expect(api.headers['retry-after']).toBe('5');
-    const token = await request(app).post('/auth/oauth/token').set('Host', HOSTS.api).set('Authorization', basic('live_someclient123', 'secret')).type('form').send({ grant_type: 'refresh_token', refresh_token: 'x' });
+    const token = await request(app)
+      .post('/auth/oauth/token')
+      .set('Host', HOSTS.api)
+      .set('Authorization', basic('live_someclient123', 'secret'))
+      .type('form')
+      .send({ grant_type: 'refresh_token', refresh_token: 'x' });
     expect(token.status).toBe(503);
     expect(token.headers['retry-after']).toBe('5');
     expect((await request(app).get('/healthz').set('Host', HOSTS.api)).status).toBe(200);

@@ -23,7 +23,12 @@ import { checkGatewayResponse, isGatewayPath } from '../helpers/published-openap
  * is one its published operation (or published-additions.ts) allows. And U+0000 in the JSON
  * body of every operation that takes one: always a 400 problem from the body parser.
  */
-const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({ clients: { client: { environment: 'production' } } });
+const {
+  testDatabase: t,
+  server,
+  staff,
+  clients: { client },
+} = useOAuthServer({ clients: { client: { environment: 'production' } } });
 let nonprofitKey = '';
 let fundKey = '';
 /** The FDX operations take access tokens only: an FDX token of the staff's organization. */
@@ -43,8 +48,16 @@ beforeAll(async () => {
     return response.body as { id: string };
   };
   ids.donor_accounts = (await post('/v1/donor_accounts', { donor: { email: 'fuzz@example.org' } })).id;
-  ids.event_subscriptions = (await post('/v1/event_subscriptions', { url: 'http://127.0.0.1:9/hook', category: 'donor_account.created' })).id;
-  const request = await submitFromDonor(t.db, createMailSender(server.config, t.db), server.runtime.keys, { fundProviderEin: '98-1010101', environment: 'production', email: 'fuzz2@example.org', nonprofitEin: staff.ein, amountCents: 100 });
+  ids.event_subscriptions = (
+    await post('/v1/event_subscriptions', { url: 'http://127.0.0.1:9/hook', category: 'donor_account.created' })
+  ).id;
+  const request = await submitFromDonor(t.db, createMailSender(server.config, t.db), server.runtime.keys, {
+    fundProviderEin: '98-1010101',
+    environment: 'production',
+    email: 'fuzz2@example.org',
+    nonprofitEin: staff.ein,
+    amountCents: 100,
+  });
   ids.grant_requests = request.grant_request_id;
   ids.authorization_tokens = request.authorization_token_id!;
   fdxBearer = await fdxToken(server, await fdxClient(server), staff);
@@ -67,29 +80,64 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 function send(spec: Spec): Promise<{ status: number; mismatch?: string }> {
   const base = new URL(spec.target === 'api' ? server.urls.api : server.urls.dashboard);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: base.hostname, port: base.port, method: spec.method, path: spec.path, headers: { host: base.host, ...spec.headers }, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const status = res.statusCode ?? 0;
-        if (spec.target !== 'api' || !isGatewayPath(spec.path)) return resolve({ status });
-        try {
-          checkGatewayResponse({ method: spec.method, path: spec.path, requestHeaders: spec.headers, status, contentType: res.headers['content-type'], text: Buffer.concat(chunks).toString('utf8') });
-          resolve({ status });
-        } catch (error) {
-          resolve({ status, mismatch: (error as Error).message });
-        }
-      });
-    });
+    const req = http.request(
+      { host: base.hostname, port: base.port, method: spec.method, path: spec.path, headers: { host: base.host, ...spec.headers }, agent },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const status = res.statusCode ?? 0;
+          if (spec.target !== 'api' || !isGatewayPath(spec.path)) return resolve({ status });
+          try {
+            checkGatewayResponse({
+              method: spec.method,
+              path: spec.path,
+              requestHeaders: spec.headers,
+              status,
+              contentType: res.headers['content-type'],
+              text: Buffer.concat(chunks).toString('utf8'),
+            });
+            resolve({ status });
+          } catch (error) {
+            resolve({ status, mismatch: (error as Error).message });
+          }
+        });
+      },
+    );
     req.on('error', reject);
     req.end(spec.body);
   });
 }
 
-const junk = fc.oneof(fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 20 }), fc.constantFrom('', ' ', '%', '%00', '\u0000', 'null', '{}', '../..', 'a'.repeat(3000), '🙂', "' or 1=1 --"));
+const junk = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.string({ unit: 'grapheme', maxLength: 20 }),
+  fc.constantFrom('', ' ', '%', '%00', '\u0000', 'null', '{}', '../..', 'a'.repeat(3000), '🙂', "' or 1=1 --"),
+);
 const enc = (s: string) => encodeURIComponent(s);
-const query = fc.dictionary(fc.constantFrom('client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'nonce', 'code_challenge', 'code_challenge_method', 'prompt', 'x', 'limit', 'page_token', 'created_at.after'), junk, { maxKeys: 6 });
-const qs = (q: Record<string, string>) => Object.entries(q).map(([k, v]) => `${enc(k)}=${enc(v)}`).join('&');
+const query = fc.dictionary(
+  fc.constantFrom(
+    'client_id',
+    'redirect_uri',
+    'response_type',
+    'scope',
+    'state',
+    'nonce',
+    'code_challenge',
+    'code_challenge_method',
+    'prompt',
+    'x',
+    'limit',
+    'page_token',
+    'created_at.after',
+  ),
+  junk,
+  { maxKeys: 6 },
+);
+const qs = (q: Record<string, string>) =>
+  Object.entries(q)
+    .map(([k, v]) => `${enc(k)}=${enc(v)}`)
+    .join('&');
 const auth = fc.oneof(
   fc.constant({}),
   // Header values must be printable ASCII to be sendable at all.
@@ -98,30 +146,96 @@ const auth = fc.oneof(
   junk.map((j) => ({ authorization: basic(j, client.client_secret) })),
   junk.map((j) => ({ authorization: `Bearer ${j.replace(/[^\x21-\x7e]/g, '')}` })),
 );
-const formBody = fc.dictionary(fc.constantFrom('grant_type', 'code', 'code_verifier', 'refresh_token', 'redirect_uri', 'client_id', 'client_secret', 'token', 'token_type_hint', 'scope'), junk, { maxKeys: 6 }).map(qs);
-const contentType = fc.constantFrom('application/x-www-form-urlencoded', 'application/json', 'text/plain', 'multipart/form-data; boundary=x', '');
+const formBody = fc
+  .dictionary(
+    fc.constantFrom(
+      'grant_type',
+      'code',
+      'code_verifier',
+      'refresh_token',
+      'redirect_uri',
+      'client_id',
+      'client_secret',
+      'token',
+      'token_type_hint',
+      'scope',
+    ),
+    junk,
+    { maxKeys: 6 },
+  )
+  .map(qs);
+const contentType = fc.constantFrom(
+  'application/x-www-form-urlencoded',
+  'application/json',
+  'text/plain',
+  'multipart/form-data; boundary=x',
+  '',
+);
 
 const specs: fc.Arbitrary<Spec> = fc.oneof(
-  fc.record({ q: query }).map(({ q }) => ({ target: 'dashboard' as const, method: 'GET', path: `/oauth/authorize?${qs(q)}`, headers: { accept: 'text/html' }, allowed: [303, 400, 404], label: 'authorize' })),
-  fc.record({ a: auth, b: formBody, c: contentType }).map(({ a, b, c }) => ({ target: 'api' as const, method: 'POST', path: '/auth/oauth/token', headers: { ...a, ...(c ? { 'content-type': c } : {}) }, body: b, allowed: [400, 401, 412], label: 'token' })),
-  fc.record({ a: auth, b: formBody, p: fc.constantFrom('/auth/oauth/introspect', '/auth/oauth/revoke') }).map(({ a, b, p }) => ({ target: 'api' as const, method: 'POST', path: p, headers: { ...a, 'content-type': 'application/x-www-form-urlencoded' }, body: b, allowed: [200, 400, 401], label: p })),
-  fc.record({ k: fc.constantFrom(nonprofitKey, 'alm_live_xxx', ''), q: query, id: junk, p: fc.constantFrom('/v1/donations', '/v1/donations/', '/v1/grants', '/v1/grants/', '/v1/nonprofit/', '/v1/events/') }).map(({ k, q, id, p }) => ({
-    target: 'api' as const,
-    method: 'GET',
-    path: `${p}${p.endsWith('/') ? enc(id) : ''}?${qs(q)}`,
-    headers: (k ? { authorization: `Bearer ${k}`, 'api-version': fc.sample(fc.constantFrom('2026-04-01', '2026-01-15', 'nope'), 1)[0]! } : {}) as Record<string, string>,
-    allowed: [200, 400, 401, 403, 404],
-    label: 'gateway read',
-  })),
-  fc.record({ body: fc.oneof(fc.json(), junk), p: fc.constantFrom('/v1/donor_accounts', '/v1/authorization_tokens/verify', '/v1/event_subscriptions', '/v1/grant_requests/x/submit') }).map(({ body, p }) => ({
-    target: 'api' as const,
-    method: 'POST',
-    path: p,
-    headers: { authorization: `Bearer ${fundKey}`, 'content-type': 'application/json' },
-    body,
-    allowed: [201, 200, 400, 404, 409, 412, 413, 415, 429],
-    label: 'gateway write',
-  })),
+  fc
+    .record({ q: query })
+    .map(({ q }) => ({
+      target: 'dashboard' as const,
+      method: 'GET',
+      path: `/oauth/authorize?${qs(q)}`,
+      headers: { accept: 'text/html' },
+      allowed: [303, 400, 404],
+      label: 'authorize',
+    })),
+  fc
+    .record({ a: auth, b: formBody, c: contentType })
+    .map(({ a, b, c }) => ({
+      target: 'api' as const,
+      method: 'POST',
+      path: '/auth/oauth/token',
+      headers: { ...a, ...(c ? { 'content-type': c } : {}) },
+      body: b,
+      allowed: [400, 401, 412],
+      label: 'token',
+    })),
+  fc
+    .record({ a: auth, b: formBody, p: fc.constantFrom('/auth/oauth/introspect', '/auth/oauth/revoke') })
+    .map(({ a, b, p }) => ({
+      target: 'api' as const,
+      method: 'POST',
+      path: p,
+      headers: { ...a, 'content-type': 'application/x-www-form-urlencoded' },
+      body: b,
+      allowed: [200, 400, 401],
+      label: p,
+    })),
+  fc
+    .record({
+      k: fc.constantFrom(nonprofitKey, 'alm_live_xxx', ''),
+      q: query,
+      id: junk,
+      p: fc.constantFrom('/v1/donations', '/v1/donations/', '/v1/grants', '/v1/grants/', '/v1/nonprofit/', '/v1/events/'),
+    })
+    .map(({ k, q, id, p }) => ({
+      target: 'api' as const,
+      method: 'GET',
+      path: `${p}${p.endsWith('/') ? enc(id) : ''}?${qs(q)}`,
+      headers: (k
+        ? { authorization: `Bearer ${k}`, 'api-version': fc.sample(fc.constantFrom('2026-04-01', '2026-01-15', 'nope'), 1)[0]! }
+        : {}) as Record<string, string>,
+      allowed: [200, 400, 401, 403, 404],
+      label: 'gateway read',
+    })),
+  fc
+    .record({
+      body: fc.oneof(fc.json(), junk),
+      p: fc.constantFrom('/v1/donor_accounts', '/v1/authorization_tokens/verify', '/v1/event_subscriptions', '/v1/grant_requests/x/submit'),
+    })
+    .map(({ body, p }) => ({
+      target: 'api' as const,
+      method: 'POST',
+      path: p,
+      headers: { authorization: `Bearer ${fundKey}`, 'content-type': 'application/json' },
+      body,
+      allowed: [201, 200, 400, 404, 409, 412, 413, 415, 429],
+      label: 'gateway write',
+    })),
 );
 
 /**
@@ -148,7 +262,8 @@ function injectNul(base: Json, pick: number, where: 'key' | 'value' | 'new', at:
   const target = all[pick % all.length]!;
   if (Array.isArray(target)) {
     const strings = target.map((v, i) => (typeof v === 'string' ? i : -1)).filter((i) => i >= 0);
-    if (where === 'value' && strings.length > 0) target[strings[at % strings.length]!] = withNul(target[strings[at % strings.length]!] as string, at);
+    if (where === 'value' && strings.length > 0)
+      target[strings[at % strings.length]!] = withNul(target[strings[at % strings.length]!] as string, at);
     else target.push(withNul('v', at));
     return root;
   }
@@ -189,23 +304,43 @@ describe('hostile input', () => {
     for (const route of jsonOperations) {
       const operation = `${route.method.toUpperCase()} ${route.path}`;
       const base = fc.oneof(fc.constant(WELL_FORMED[operation] ?? {}), fc.jsonValue() as fc.Arbitrary<Json>);
-      const bodies = fc.sample(fc.tuple(base, fc.nat(), fc.constantFrom('key' as const, 'value' as const, 'new' as const), fc.nat(64)).map(([b, pick, where, at]) => JSON.stringify(injectNul(b, pick, where, at))), { numRuns: 200, seed: 20261123 });
-      const path = route.path.replace(/^\/v1\/(\w+)\/:id/, (_, resource: string) => `/v1/${resource}/${ids[resource] ?? 'x'}`).replace(':consentId', 'A'.repeat(22));
+      const bodies = fc.sample(
+        fc
+          .tuple(base, fc.nat(), fc.constantFrom('key' as const, 'value' as const, 'new' as const), fc.nat(64))
+          .map(([b, pick, where, at]) => JSON.stringify(injectNul(b, pick, where, at))),
+        { numRuns: 200, seed: 20261123 },
+      );
+      const path = route.path
+        .replace(/^\/v1\/(\w+)\/:id/, (_, resource: string) => `/v1/${resource}/${ids[resource] ?? 'x'}`)
+        .replace(':consentId', 'A'.repeat(22));
       const bearer = route.credentials === 'access_token' ? fdxBearer : fundKey;
       const credential = async () =>
         route.credentials === 'client'
-          ? { headers: { authorization: `DPoP ${recipientOwn}`, dpop: await dpopProof(recipient.dpopKey, { method: route.method.toUpperCase(), url: `${server.urls.api}${path}`, accessToken: recipientOwn }) } }
+          ? {
+              headers: {
+                authorization: `DPoP ${recipientOwn}`,
+                dpop: await dpopProof(recipient.dpopKey, {
+                  method: route.method.toUpperCase(),
+                  url: `${server.urls.api}${path}`,
+                  accessToken: recipientOwn,
+                }),
+              },
+            }
           : { bearer };
       const answers = await Promise.all(
         bodies.map(async (body) => {
           expect(body).toContain('\\u0000');
-          const response = await apiRequest(server, 'production', route.method.toUpperCase(), path, { ...(await credential()), rawJson: body });
+          const response = await apiRequest(server, 'production', route.method.toUpperCase(), path, {
+            ...(await credential()),
+            rawJson: body,
+          });
           return { body, status: response.status, type: response.headers.get('content-type'), detail: String(response.body.detail ?? '') };
         }),
       );
       for (const a of answers) {
         sent += 1;
-        if (a.status !== 400 || !a.type?.startsWith('application/problem+json') || !a.detail.includes('U+0000')) unexpected.push(`${operation} ${a.body.slice(0, 100)} → ${a.status} ${a.detail}`);
+        if (a.status !== 400 || !a.type?.startsWith('application/problem+json') || !a.detail.includes('U+0000'))
+          unexpected.push(`${operation} ${a.body.slice(0, 100)} → ${a.status} ${a.detail}`);
       }
     }
     expect(unexpected.slice(0, 20)).toEqual([]);
@@ -220,7 +355,8 @@ describe('hostile input', () => {
       while (index < all.length) {
         const spec = all[index++]!;
         const { status, mismatch } = await send(spec);
-        if (status >= 500 || !spec.allowed.includes(status)) unexpected.push(`${spec.label} ${spec.method} ${spec.path.slice(0, 120)} → ${status}`);
+        if (status >= 500 || !spec.allowed.includes(status))
+          unexpected.push(`${spec.label} ${spec.method} ${spec.path.slice(0, 120)} → ${status}`);
         else if (mismatch) unexpected.push(mismatch);
       }
     };
@@ -232,13 +368,19 @@ describe('hostile input', () => {
 
   it('the clients file validator rejects any malformed document with a registry error, never a crash', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.json().map((j) => JSON.parse(j) as unknown), fc.record({ clients: fc.array(fc.dictionary(fc.string(), fc.jsonValue()), { maxLength: 4 }) })), (doc) => {
-        try {
-          parseClientsDocument(doc, 'clients.json');
-        } catch (error) {
-          expect(error).toBeInstanceOf(ClientRegistryError);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.json().map((j) => JSON.parse(j) as unknown),
+          fc.record({ clients: fc.array(fc.dictionary(fc.string(), fc.jsonValue()), { maxLength: 4 }) }),
+        ),
+        (doc) => {
+          try {
+            parseClientsDocument(doc, 'clients.json');
+          } catch (error) {
+            expect(error).toBeInstanceOf(ClientRegistryError);
+          }
+        },
+      ),
       { numRuns: 2000 },
     );
   });

@@ -12,19 +12,45 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 import { sql } from 'kysely';
 
 const REDIRECT = 'https://app.example.org/callback';
-const { testDatabase: t, server, staff, clients } = useOAuthServer({ config: { refresh_reuse_grace_seconds: 300 }, clients: { client: { environment: 'production', redirectUris: [REDIRECT] } } });
+const {
+  testDatabase: t,
+  server,
+  staff,
+  clients,
+} = useOAuthServer({
+  config: { refresh_reuse_grace_seconds: 300 },
+  clients: { client: { environment: 'production', redirectUris: [REDIRECT] } },
+});
 
 async function freshRefreshToken(): Promise<string> {
-  const { tokens } = await obtainTokens(server, { environment: 'production', client: clients.client, clientId: clients.client.client_id, redirectUri: REDIRECT, scope: 'read_only', login: staff.users.member });
+  const { tokens } = await obtainTokens(server, {
+    environment: 'production',
+    client: clients.client,
+    clientId: clients.client.client_id,
+    redirectUri: REDIRECT,
+    scope: 'read_only',
+    login: staff.users.member,
+  });
   expect(tokens.status).toBe(200);
   return tokens.body.refresh_token as string;
 }
 
-const refresh = (refreshToken: string) => tokenRequest(server, 'production', clients.client, { grant_type: 'refresh_token', refresh_token: refreshToken });
+const refresh = (refreshToken: string) =>
+  tokenRequest(server, 'production', clients.client, { grant_type: 'refresh_token', refresh_token: refreshToken });
 
 async function tokenState(refreshToken: string) {
-  const row = await t.db.selectFrom('oidc_models').select(['consumed_at', 'grant_id']).where('model', '=', 'RefreshToken').where('id', '=', hashId(refreshToken)).executeTakeFirstOrThrow();
-  const tokens = await t.db.selectFrom('oidc_models').select('model').where('grant_id', '=', row.grant_id).where('model', 'in', ['AccessToken', 'RefreshToken']).execute();
+  const row = await t.db
+    .selectFrom('oidc_models')
+    .select(['consumed_at', 'grant_id'])
+    .where('model', '=', 'RefreshToken')
+    .where('id', '=', hashId(refreshToken))
+    .executeTakeFirstOrThrow();
+  const tokens = await t.db
+    .selectFrom('oidc_models')
+    .select('model')
+    .where('grant_id', '=', row.grant_id)
+    .where('model', 'in', ['AccessToken', 'RefreshToken'])
+    .execute();
   const successors = await t.db.selectFrom('oidc_refresh_successors').select('id').where('id', '=', hashId(refreshToken)).execute();
   return { consumedAt: row.consumed_at, tokens: tokens.length, successors: successors.length };
 }

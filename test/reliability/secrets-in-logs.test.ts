@@ -14,20 +14,43 @@ const { testDatabase: t, server, staff } = useOAuthServer({ logger });
 describe('secrets in logs', () => {
   it('no raw token, code, client secret, API key or password is ever logged', async () => {
     const client = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT] });
-    const { tokens, code } = await obtainTokens(server, { environment: 'production', client, clientId: client.client_id, redirectUri: REDIRECT, scope: 'openid read_only', login: staff.users.member });
-    const refreshed = await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string });
+    const { tokens, code } = await obtainTokens(server, {
+      environment: 'production',
+      client,
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      scope: 'openid read_only',
+      login: staff.users.member,
+    });
+    const refreshed = await tokenRequest(server, 'production', client, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.body.refresh_token as string,
+    });
     // A replay, a wrong secret and a failed login are logged as refusals, without the values.
     await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token as string });
-    await tokenRequest(server, 'production', { client_id: client.client_id, client_secret: 'wrong-secret-value-123' }, { grant_type: 'refresh_token', refresh_token: 'x' });
-    await authorize(server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope: 'read_only', login: { email: staff.users.admin.email, password: 'not-the-password-456' } }).catch(() => undefined);
+    await tokenRequest(
+      server,
+      'production',
+      { client_id: client.client_id, client_secret: 'wrong-secret-value-123' },
+      { grant_type: 'refresh_token', refresh_token: 'x' },
+    );
+    await authorize(server, {
+      environment: 'production',
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      scope: 'read_only',
+      login: { email: staff.users.admin.email, password: 'not-the-password-456' },
+    }).catch(() => undefined);
     await introspect(server, 'production', client, refreshed.body.access_token as string);
     const key = (await createApiKey(t.db, { org: staff.ein, environment: 'production' })).key;
     await apiGet(server, 'production', '/v1/donations?limit=1', { bearer: key });
-    await apiGet(server, 'production', `/v1/donations?page_token=${encodeURIComponent(tokens.body.access_token as string)}`, { bearer: refreshed.body.access_token as string });
+    await apiGet(server, 'production', `/v1/donations?page_token=${encodeURIComponent(tokens.body.access_token as string)}`, {
+      bearer: refreshed.body.access_token as string,
+    });
 
     const log = lines.join('');
     expect(lines.length).toBeGreaterThan(10);
-    expect(log).toContain("token request refused");
+    expect(log).toContain('token request refused');
     const secrets = [
       tokens.body.access_token,
       tokens.body.refresh_token,

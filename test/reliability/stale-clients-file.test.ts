@@ -49,7 +49,22 @@ function serverEnv(dir: string): Record<string, string> {
 }
 
 async function register(file: string, name: string): Promise<Credentials> {
-  const run = await runAdmin(['clients', 'add', '--environment', 'production', '--name', name, '--redirect-uri', 'https://app.example.org/cb', '--scope', 'read_only', '--json'], { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: file });
+  const run = await runAdmin(
+    [
+      'clients',
+      'add',
+      '--environment',
+      'production',
+      '--name',
+      name,
+      '--redirect-uri',
+      'https://app.example.org/cb',
+      '--scope',
+      'read_only',
+      '--json',
+    ],
+    { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: file },
+  );
   if (run.code !== 0) throw new Error(`clients add exited ${run.code}: ${run.stderr}`);
   return JSON.parse(run.stdout) as Credentials;
 }
@@ -58,7 +73,10 @@ async function register(file: string, name: string): Promise<Credentials> {
 async function authenticates(server: ServerProcess, credentials: Credentials): Promise<string | undefined> {
   const response = await fetch(`${server.urls.api}/auth/oauth/token`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(credentials.client_id, credentials.client_secret) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basic(credentials.client_id, credentials.client_secret),
+    },
     body: 'grant_type=refresh_token&refresh_token=bogus',
   });
   return ((await response.json()) as { error?: string }).error;
@@ -88,13 +106,19 @@ describe('a stale clients file on a second machine', () => {
       expect(await authenticates(server, early)).toBe('invalid_grant');
     }
 
-    const refusals = b.output().split('\n').filter((line) => line.includes(`${fileB}: not applied`));
+    const refusals = b
+      .output()
+      .split('\n')
+      .filter((line) => line.includes(`${fileB}: not applied`));
     expect(refusals, b.output()).toHaveLength(1);
     expect(refusals[0]).toMatch(/WARN/);
     expect(refusals[0]).toMatch(/older than the client registry.*revision 1;.*revision 2\b/);
     const readyB = await readyz(b);
     expect(readyB.status).toBe(200);
-    expect(readyB.body).toEqual({ status: 'ready', warnings: [{ code: 'clients_file_not_applied', detail: expect.stringContaining(`${fileB}: not applied`) }] });
+    expect(readyB.body).toEqual({
+      status: 'ready',
+      warnings: [{ code: 'clients_file_not_applied', detail: expect.stringContaining(`${fileB}: not applied`) }],
+    });
     expect(await readyz(a)).toEqual({ status: 200, body: { status: 'ready' } });
 
     // A deliberate replacement: B's file declares the next revision; it becomes the registry
@@ -106,6 +130,10 @@ describe('a stale clients file on a second machine', () => {
     expect(await authenticates(a, early)).toBe('invalid_grant');
     await expect.poll(async () => (await readyz(b!)).body, { timeout: 5_000 }).toEqual({ status: 'ready' });
     const validateA = await runAdmin(['clients', 'validate', '--json'], { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: fileA });
-    expect(JSON.parse(validateA.stdout)).toMatchObject({ valid: true, revision: 2, registry: { standing: 'older', revision: 3, applied_by: expect.stringContaining(fileB) } });
+    expect(JSON.parse(validateA.stdout)).toMatchObject({
+      valid: true,
+      revision: 2,
+      registry: { standing: 'older', revision: 3, applied_by: expect.stringContaining(fileB) },
+    });
   }, 120_000);
 });

@@ -3,7 +3,10 @@ import { endpoints, basic } from '../helpers/flow.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 import { clientSecretFailuresPerCallerAddress } from '../../src/limits/rate-limits.js';
 
-const { server, clients: { client } } = useOAuthServer({ staff: 0, clients: { client: { environment: 'production' } } });
+const {
+  server,
+  clients: { client },
+} = useOAuthServer({ staff: 0, clients: { client: { environment: 'production' } } });
 
 function introspect(secret: string) {
   return fetch(`${endpoints(server, 'production').api}/auth/oauth/introspect`, {

@@ -28,27 +28,51 @@ function facts(overrides: Partial<Facts> & { executables?: string[] } = {}): Fac
 
 describe('deciding how to get a Chromium', () => {
   it('does nothing when CHROMIUM_PATH names an executable, even with nothing else around', () => {
-    expect(decide(facts({ chromiumPathEnv: '/opt/chrome/chrome', executables: ['/opt/chrome/chrome'], isRoot: true, isDebian: true, hasAptGet: true }))).toEqual({
+    expect(
+      decide(
+        facts({
+          chromiumPathEnv: '/opt/chrome/chrome',
+          executables: ['/opt/chrome/chrome'],
+          isRoot: true,
+          isDebian: true,
+          hasAptGet: true,
+        }),
+      ),
+    ).toEqual({
       action: 'none',
       chromium: '/opt/chrome/chrome',
     });
   });
 
   it('stops with one line when CHROMIUM_PATH names nothing runnable, rather than installing a browser the tests would not use', () => {
-    const decision = decide(facts({ chromiumPathEnv: '/nowhere/chrome', executables: [DEBIAN_CHROMIUM], isRoot: true, isDebian: true, hasAptGet: true }));
-    expect(decision).toEqual({ action: 'fail', message: 'CHROMIUM_PATH is /nowhere/chrome, which is not an executable file: point it at a Chromium binary, or unset it' });
+    const decision = decide(
+      facts({ chromiumPathEnv: '/nowhere/chrome', executables: [DEBIAN_CHROMIUM], isRoot: true, isDebian: true, hasAptGet: true }),
+    );
+    expect(decision).toEqual({
+      action: 'fail',
+      message: 'CHROMIUM_PATH is /nowhere/chrome, which is not an executable file: point it at a Chromium binary, or unset it',
+    });
   });
 
   it("does nothing when Debian's /usr/bin/chromium is there", () => {
-    expect(decide(facts({ executables: [DEBIAN_CHROMIUM], isRoot: true, isDebian: true, hasAptGet: true }))).toEqual({ action: 'none', chromium: '/usr/bin/chromium' });
+    expect(decide(facts({ executables: [DEBIAN_CHROMIUM], isRoot: true, isDebian: true, hasAptGet: true }))).toEqual({
+      action: 'none',
+      chromium: '/usr/bin/chromium',
+    });
   });
 
   it("does nothing when playwright's Chromium is already installed", () => {
-    expect(decide(facts({ executables: [PLAYWRIGHT], isRoot: true, isDebian: true, hasAptGet: true }))).toEqual({ action: 'none', chromium: PLAYWRIGHT });
+    expect(decide(facts({ executables: [PLAYWRIGHT], isRoot: true, isDebian: true, hasAptGet: true }))).toEqual({
+      action: 'none',
+      chromium: PLAYWRIGHT,
+    });
   });
 
   it("installs Debian's chromium as root on Debian with apt-get", () => {
-    expect(decide(facts({ isRoot: true, isDebian: true, hasAptGet: true }))).toEqual({ action: 'apt', command: 'apt-get update && apt-get install -y chromium' });
+    expect(decide(facts({ isRoot: true, isDebian: true, hasAptGet: true }))).toEqual({
+      action: 'apt',
+      command: 'apt-get update && apt-get install -y chromium',
+    });
   });
 
   it("uses playwright's installer when apt cannot be used: not root, not Debian, or no apt-get", () => {
@@ -75,7 +99,12 @@ describe('the pretest script', () => {
   });
 
   function runScript(env: NodeJS.ProcessEnv) {
-    return spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'ensure-chromium.mjs')], { cwd: PROJECT_ROOT, env, encoding: 'utf8', timeout: 30_000 });
+    return spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'ensure-chromium.mjs')], {
+      cwd: PROJECT_ROOT,
+      env,
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
   }
 
   it('is what `npm test` (and so `npm test -- <files>` and `npm run check`) runs first', () => {
@@ -89,7 +118,9 @@ describe('the pretest script', () => {
     const result = runScript({ ...process.env, CHROMIUM_PATH: '/nowhere/chromium', PATH: path.dirname(process.execPath) });
     expect(result.status, result.stderr).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toBe('ensure-chromium: CHROMIUM_PATH is /nowhere/chromium, which is not an executable file: point it at a Chromium binary, or unset it\n');
+    expect(result.stderr).toBe(
+      'ensure-chromium: CHROMIUM_PATH is /nowhere/chromium, which is not an executable file: point it at a Chromium binary, or unset it\n',
+    );
   });
 
   it('does nothing, silently, when CHROMIUM_PATH names an executable', () => {

@@ -10,12 +10,18 @@ describe('making sure the runnable examples have bash, curl, openssl and jq', ()
   });
 
   it('installs the missing packages with apt-get as root on Debian', () => {
-    expect(decide({ missing: ['jq', 'openssl'], isRoot: true, isDebian: true, hasAptGet: true })).toEqual({ action: 'apt', packages: ['jq', 'openssl'] });
+    expect(decide({ missing: ['jq', 'openssl'], isRoot: true, isDebian: true, hasAptGet: true })).toEqual({
+      action: 'apt',
+      packages: ['jq', 'openssl'],
+    });
   });
 
   it('otherwise stops with one line naming what is missing and the command', () => {
     const decision = decide({ missing: ['jq'], isRoot: false, isDebian: true, hasAptGet: true });
-    expect(decision).toEqual({ action: 'fail', message: 'the documentation\'s runnable examples need jq: install them (on Debian or Ubuntu: "sudo apt-get install -y jq")' });
+    expect(decision).toEqual({
+      action: 'fail',
+      message: 'the documentation\'s runnable examples need jq: install them (on Debian or Ubuntu: "sudo apt-get install -y jq")',
+    });
   });
 
   it('as a script on this machine it finds them all (the test run needs them) and does nothing', () => {

@@ -12,7 +12,14 @@ const EVERYTHING = [APACHE_BINARY, `${APACHE_MODULES}/mod_auth_openidc.so`, PYTH
 
 function facts(overrides: Partial<Facts> & { files?: string[]; modules?: string[] } = {}): Facts {
   const { files = EVERYTHING, modules = ['authlib', 'requests_oauthlib'], ...rest } = overrides;
-  return { exists: (file) => files.includes(file), pythonHas: (module) => modules.includes(module), isRoot: false, isDebian: false, hasAptGet: false, ...rest };
+  return {
+    exists: (file) => files.includes(file),
+    pythonHas: (module) => modules.includes(module),
+    isRoot: false,
+    isDebian: false,
+    hasAptGet: false,
+    ...rest,
+  };
 }
 
 describe('deciding what the interop tests need installed', () => {
@@ -21,7 +28,15 @@ describe('deciding what the interop tests need installed', () => {
   });
 
   it('installs exactly the missing Debian packages as root on Debian, apt-get update first', () => {
-    const decision = decide(facts({ files: [APACHE_BINARY, PYTHON, '/usr/bin/curl'], modules: ['requests_oauthlib'], isRoot: true, isDebian: true, hasAptGet: true }));
+    const decision = decide(
+      facts({
+        files: [APACHE_BINARY, PYTHON, '/usr/bin/curl'],
+        modules: ['requests_oauthlib'],
+        isRoot: true,
+        isDebian: true,
+        hasAptGet: true,
+      }),
+    );
     expect(decision).toEqual({
       action: 'apt',
       packages: ['libapache2-mod-auth-openidc', 'python3-authlib'],
@@ -30,7 +45,15 @@ describe('deciding what the interop tests need installed', () => {
   });
 
   it('counts the Python libraries as missing when Debian’s python3 is (another python3 on PATH does not see them)', () => {
-    const decision = decide(facts({ files: [APACHE_BINARY, `${APACHE_MODULES}/mod_auth_openidc.so`, '/usr/bin/curl'], modules: ['authlib', 'requests_oauthlib'], isRoot: true, isDebian: true, hasAptGet: true }));
+    const decision = decide(
+      facts({
+        files: [APACHE_BINARY, `${APACHE_MODULES}/mod_auth_openidc.so`, '/usr/bin/curl'],
+        modules: ['authlib', 'requests_oauthlib'],
+        isRoot: true,
+        isDebian: true,
+        hasAptGet: true,
+      }),
+    );
     expect(decision).toMatchObject({ action: 'apt', packages: ['python3', 'python3-authlib', 'python3-requests-oauthlib'] });
   });
 
@@ -46,7 +69,12 @@ describe('deciding what the interop tests need installed', () => {
 
   it('names the apt command without sudo off Debian, where only the equivalents can be installed', () => {
     const decision = decide(facts({ files: [], modules: [], isRoot: true }));
-    expect(decision).toMatchObject({ action: 'fail', message: expect.stringContaining('run "apt-get update && apt-get install -y --no-install-recommends apache2 libapache2-mod-auth-openidc python3 curl python3-authlib python3-requests-oauthlib"') });
+    expect(decision).toMatchObject({
+      action: 'fail',
+      message: expect.stringContaining(
+        'run "apt-get update && apt-get install -y --no-install-recommends apache2 libapache2-mod-auth-openidc python3 curl python3-authlib python3-requests-oauthlib"',
+      ),
+    });
   });
 });
 

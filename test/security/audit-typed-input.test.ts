@@ -19,7 +19,12 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 const { chunks: lines, logger } = captureLogs('trace');
 
 const REDIRECT = 'https://app.example.org/callback';
-const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({
+const {
+  testDatabase: t,
+  server,
+  staff,
+  clients: { client },
+} = useOAuthServer({
   logger,
   clients: { client: { environment: 'production', redirectUris: [REDIRECT] } },
 });
@@ -35,7 +40,15 @@ const typed = () => ({
 const WHITESPACE_AND_CASE = (value: string) => [value, value.trim(), value.toLowerCase(), value.trim().toLowerCase()];
 
 async function authorizationSignIn(email: string, password: string) {
-  await expect(authorize(server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope: 'read_only', login: { email, password } })).rejects.toThrow(/sign-in refused \((401|429)\)/);
+  await expect(
+    authorize(server, {
+      environment: 'production',
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      scope: 'read_only',
+      login: { email, password },
+    }),
+  ).rejects.toThrow(/sign-in refused \((401|429)\)/);
 }
 
 async function connectionsSignIn(email: string, password: string): Promise<number> {
@@ -44,7 +57,13 @@ async function connectionsSignIn(email: string, password: string): Promise<numbe
   return (await browser.submit(page, '/oauth/connections/sign-in', { email, password })).status;
 }
 
-const auditRows = async () => (await t.db.selectFrom('audit_events').select(['event', 'details', 'actor_user_id']).where('event', 'like', 'login.%').orderBy('id').execute()) as { event: string; details: Record<string, unknown>; actor_user_id: string | null }[];
+const auditRows = async () =>
+  (await t.db
+    .selectFrom('audit_events')
+    .select(['event', 'details', 'actor_user_id'])
+    .where('event', 'like', 'login.%')
+    .orderBy('id')
+    .execute()) as { event: string; details: Record<string, unknown>; actor_user_id: string | null }[];
 
 describe('what is typed into the e-mail field', () => {
   it('appears in no audit row, no table and no log line: an unknown address, a password in the wrong field, on both sign-in forms, up to a lockout', async () => {

@@ -19,13 +19,22 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 import { clientSecretFailuresPerCallerAddress, clientSecretFailuresPerClient } from '../../src/limits/rate-limits.js';
 
 const production = { environment: 'production' } as const;
-const { server, clients } = useOAuthServer({ staff: 0, behindLoopbackProxy: true, clients: { sameNet: production, manyNets: production, busy: production, victim: production, flooder: production } });
+const { server, clients } = useOAuthServer({
+  staff: 0,
+  behindLoopbackProxy: true,
+  clients: { sameNet: production, manyNets: production, busy: production, victim: production, flooder: production },
+});
 
 /** An introspection request as the trusted loopback proxy forwards it for `from`: 200 with the right secret, 401 otherwise. */
 async function introspect(client: { client_id: string }, secret: string, from: string): Promise<number> {
   const response = await fetch(`${endpoints(server, 'production').api}/auth/oauth/introspect`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client.client_id, secret), 'x-forwarded-for': from, 'x-forwarded-proto': 'https' },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      authorization: basic(client.client_id, secret),
+      'x-forwarded-for': from,
+      'x-forwarded-proto': 'https',
+    },
     body: new URLSearchParams({ token: 'x'.repeat(43) }),
   });
   await response.arrayBuffer();
@@ -34,7 +43,9 @@ async function introspect(client: { client_id: string }, secret: string, from: s
 
 /** `perAddress` wrong secrets from each address, all at once. */
 async function flood(client: { client_id: string }, addresses: string[], perAddress: number): Promise<number[]> {
-  return Promise.all(addresses.flatMap((from, a) => Array.from({ length: perAddress }, (_, i) => introspect(client, `wrong-${a}-${i}`, from))));
+  return Promise.all(
+    addresses.flatMap((from, a) => Array.from({ length: perAddress }, (_, i) => introspect(client, `wrong-${a}-${i}`, from))),
+  );
 }
 
 const cache = () => server.runtime.oidc.secretCache;
@@ -72,7 +83,10 @@ describe('a flood of wrong client secrets from many addresses', () => {
     expect(await introspect(client, client.client_secret, home)).toBe(200);
     const before = cache().argon2Runs;
     const nets = Array.from({ length: 20 }, (_, i) => `2001:db8:9:${i.toString(16)}::1`);
-    const [wrong, right] = await Promise.all([flood(client, nets, clientSecretFailuresPerCallerAddress.max), Promise.all(Array.from({ length: 50 }, () => introspect(client, client.client_secret, home)))]);
+    const [wrong, right] = await Promise.all([
+      flood(client, nets, clientSecretFailuresPerCallerAddress.max),
+      Promise.all(Array.from({ length: 50 }, () => introspect(client, client.client_secret, home))),
+    ]);
     expect(new Set(wrong)).toEqual(new Set([401]));
     expect(new Set(right)).toEqual(new Set([200]));
     expect(cache().argon2Runs - before).toBe(clientSecretFailuresPerClient.max);
@@ -98,7 +112,10 @@ describe('a flood of wrong client secrets from many addresses', () => {
     const records = 10_000;
     const batch = 200;
     for (let start = 0; start < records + batch; start += batch) {
-      const nets = Array.from({ length: batch }, (_, i) => `2001:db8:${(0x1000 + Math.floor((start + i) / 0x10000)).toString(16)}:${((start + i) % 0x10000).toString(16)}::1`);
+      const nets = Array.from(
+        { length: batch },
+        (_, i) => `2001:db8:${(0x1000 + Math.floor((start + i) / 0x10000)).toString(16)}:${((start + i) % 0x10000).toString(16)}::1`,
+      );
       await flood(flooder, nets, 1);
     }
     expect(cache().argon2Runs - before).toBe(clientSecretFailuresPerClient.max);

@@ -22,7 +22,8 @@ let lockPool: pg.Pool;
 let providers = 0;
 
 type Answer = ApiResponse;
-const call = (key: string, method: string, path: string, body?: unknown): Promise<Answer> => apiRequest(server, 'sandbox', method, path, { bearer: key, json: body });
+const call = (key: string, method: string, path: string, body?: unknown): Promise<Answer> =>
+  apiRequest(server, 'sandbox', method, path, { bearer: key, json: body });
 
 /** A fund provider of its own (the limit is per provider), its API key, and a pending account with a live code. */
 async function provider() {
@@ -42,7 +43,11 @@ function expectLimited(answer: Answer) {
   expect(answer.status).toBe(429);
   expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
   expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  expect(answer.body).toMatchObject({ title: 'Too Many Requests', status: 429, detail: expect.stringMatching(/failed verification attempts/) });
+  expect(answer.body).toMatchObject({
+    title: 'Too Many Requests',
+    status: 429,
+    detail: expect.stringMatching(/failed verification attempts/),
+  });
 }
 
 /** Sessions waiting for the lock the test holds on the tokens table: attempts held at the code check. */

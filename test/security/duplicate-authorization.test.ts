@@ -23,17 +23,29 @@ beforeAll(async () => {
 });
 
 /** One request with every value of `authorization` as a header line of its own. */
-function send(method: string, path: string, authorization: string[], body?: string): Promise<{ status: number; body: Record<string, unknown>; type: string | undefined }> {
+function send(
+  method: string,
+  path: string,
+  authorization: string[],
+  body?: string,
+): Promise<{ status: number; body: Record<string, unknown>; type: string | undefined }> {
   const url = new URL(path, server.urls.api);
   // Node's types allow one Authorization value; given an array, it writes a header line for each.
-  const headers: http.OutgoingHttpHeaders = { authorization: authorization as unknown as string, ...(body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }) };
+  const headers: http.OutgoingHttpHeaders = {
+    authorization: authorization as unknown as string,
+    ...(body === undefined ? {} : { 'content-type': 'application/x-www-form-urlencoded' }),
+  };
   return new Promise((resolve, reject) => {
     const req = http.request(url, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, body: text ? (JSON.parse(text) as Record<string, unknown>) : {}, type: res.headers['content-type'] });
+        resolve({
+          status: res.statusCode ?? 0,
+          body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+          type: res.headers['content-type'],
+        });
       });
     });
     req.on('error', reject);

@@ -25,7 +25,15 @@ const call = (bearer: string, method: string, path: string, body?: unknown, vers
   apiRequest(server, 'sandbox', method, path, { bearer, json: body, headers: version ? { 'api-version': version } : {} });
 
 const subscription = { url: 'http://127.0.0.1:9/hook', category: 'donor_account.created' };
-const count = async () => Number((await t.db.selectFrom('event_subscriptions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+const count = async () =>
+  Number(
+    (
+      await t.db
+        .selectFrom('event_subscriptions')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('event subscriptions', () => {
   it('refuses every operation to a nonprofit API key and to a read_write access token, in both API versions, creating nothing', async () => {
@@ -35,7 +43,12 @@ describe('event subscriptions', () => {
 
     const nonprofitKey = (await createApiKey(t.db, { org: nonprofit.ein, environment: 'sandbox' })).key;
     const client = await server.registerClient({ environment: 'sandbox', redirectUris: [REDIRECT] });
-    const token = await accessToken(server, client, { environment: 'sandbox', redirectUri: REDIRECT, scope: 'read_only read_write', login: nonprofit.users.member });
+    const token = await accessToken(server, client, {
+      environment: 'sandbox',
+      redirectUri: REDIRECT,
+      scope: 'read_only read_write',
+      login: nonprofit.users.member,
+    });
     for (const bearer of [nonprofitKey, token]) {
       for (const version of ['2026-04-01', '2026-01-15']) {
         const attempts = [
@@ -56,7 +69,7 @@ describe('event subscriptions', () => {
     expect((await call(fundKey, 'GET', `/v1/event_subscriptions/${mine.body.id as string}`)).body.status).toBe('active');
   });
 
-  it('serves a fund provider\'s API key; under 2026-01-15, whose categories predate the donor-account kinds, those subscriptions and events do not exist', async () => {
+  it("serves a fund provider's API key; under 2026-01-15, whose categories predate the donor-account kinds, those subscriptions and events do not exist", async () => {
     const created = await call(fundKey, 'POST', '/v1/event_subscriptions', { ...subscription, category: 'grant_request.created' });
     expect(created.status).toBe(201);
     const id = created.body.id as string;

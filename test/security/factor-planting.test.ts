@@ -22,7 +22,10 @@ type Session = Awaited<ReturnType<typeof dashboardSession>>;
 /** The session asks for passkey registration options, as the Security page's script does. */
 async function registrationOptions(session: Session) {
   const page = await session.get('/account/security');
-  return session.browser.request(`${origin()}/account/security/passkeys/options`, { method: 'POST', form: { csrf: csrfOf(page.html), name: 'My key' } });
+  return session.browser.request(`${origin()}/account/security/passkeys/options`, {
+    method: 'POST',
+    form: { csrf: csrfOf(page.html), name: 'My key' },
+  });
 }
 
 /** Registers a software passkey from the session: the options, then the browser's answer. */
@@ -31,11 +34,16 @@ async function registerPasskey(session: Session, passkey: SoftwarePasskey) {
   expect(options.status).toBe(200);
   const { challenge } = JSON.parse(options.html) as { challenge: string };
   const page = await session.get('/account/security');
-  return session.browser.request(`${origin()}/account/security/passkeys`, { method: 'POST', form: { csrf: csrfOf(page.html), name: 'My key', response: passkey.registration(challenge) } });
+  return session.browser.request(`${origin()}/account/security/passkeys`, {
+    method: 'POST',
+    form: { csrf: csrfOf(page.html), name: 'My key', response: passkey.registration(challenge) },
+  });
 }
 
-const passkeyRows = (userId: string) => t.db.selectFrom('webauthn_credentials').select(['id', 'name']).where('user_id', '=', userId).execute();
-const recoveryHashes = async (userId: string) => (await t.db.selectFrom('recovery_codes').select('code_hash').where('user_id', '=', userId).execute()).map((r) => r.code_hash).sort();
+const passkeyRows = (userId: string) =>
+  t.db.selectFrom('webauthn_credentials').select(['id', 'name']).where('user_id', '=', userId).execute();
+const recoveryHashes = async (userId: string) =>
+  (await t.db.selectFrom('recovery_codes').select('code_hash').where('user_id', '=', userId).execute()).map((r) => r.code_hash).sort();
 const requireMfa = (orgId: string) => t.db.updateTable('organizations').set({ require_mfa: true }).where('id', '=', orgId).execute();
 
 describe('planting a second factor from a password session', () => {
@@ -56,7 +64,10 @@ describe('planting a second factor from a password session', () => {
 
     // Even with a registration answer in hand, there is no challenge to answer: nothing is added.
     const page = await thief.get('/account/security');
-    const forged = await thief.browser.request(`${origin()}/account/security/passkeys`, { method: 'POST', form: { csrf: csrfOf(page.html), name: 'Thief', response: new SoftwarePasskey(origin()).registration('A'.repeat(43)) } });
+    const forged = await thief.browser.request(`${origin()}/account/security/passkeys`, {
+      method: 'POST',
+      form: { csrf: csrfOf(page.html), name: 'Thief', response: new SoftwarePasskey(origin()).registration('A'.repeat(43)) },
+    });
     expect(forged.status).not.toBe(200);
     expect(await passkeyRows(user.id)).toEqual([]);
 
@@ -81,9 +92,15 @@ describe('planting a second factor from a password session', () => {
 
     // "Confirm it is you" with the new passkey steps the session up.
     const confirm = await session.get(`/account/security/confirm?next=${encodeURIComponent(`/orgs/${s.ein}/members`)}`);
-    const asked = await session.browser.request(`${origin()}/account/security/confirm/passkey/options`, { method: 'POST', form: { csrf: csrfOf(confirm.html) } });
+    const asked = await session.browser.request(`${origin()}/account/security/confirm/passkey/options`, {
+      method: 'POST',
+      form: { csrf: csrfOf(confirm.html) },
+    });
     const { challenge } = JSON.parse(asked.html) as { challenge: string };
-    const confirmed = await session.browser.request(`${origin()}/account/security/confirm/passkey`, { method: 'POST', form: { csrf: csrfOf(confirm.html), next: `/orgs/${s.ein}/members`, response: passkey.answer(challenge) } });
+    const confirmed = await session.browser.request(`${origin()}/account/security/confirm/passkey`, {
+      method: 'POST',
+      form: { csrf: csrfOf(confirm.html), next: `/orgs/${s.ein}/members`, response: passkey.answer(challenge) },
+    });
     expect(confirmed.url.pathname).toBe(`/orgs/${s.ein}/members`);
     expect(confirmed.status).toBe(200);
   });
@@ -102,18 +119,29 @@ describe('planting a second factor from a password session', () => {
     expect(setup.url.pathname).toBe('/account/security/confirm');
     expect(await t.db.selectFrom('totp_credentials').select('user_id').where('user_id', '=', user.id).executeTakeFirst()).toBeUndefined();
     const page = await thief.get('/account/security');
-    const appCode = await thief.browser.request(`${origin()}/account/security/authenticator`, { method: 'POST', form: { csrf: csrfOf(page.html), code: '123456' } });
+    const appCode = await thief.browser.request(`${origin()}/account/security/authenticator`, {
+      method: 'POST',
+      form: { csrf: csrfOf(page.html), code: '123456' },
+    });
     expect(appCode.url.pathname).toBe('/account/security/confirm');
-    const codes = await thief.browser.request(`${origin()}/account/security/recovery-codes`, { method: 'POST', form: { csrf: csrfOf(page.html), password: user.password } });
+    const codes = await thief.browser.request(`${origin()}/account/security/recovery-codes`, {
+      method: 'POST',
+      form: { csrf: csrfOf(page.html), password: user.password },
+    });
     expect(codes.url.pathname).toBe('/account/security/confirm');
     const [row] = await passkeyRows(user.id);
-    const removal = await thief.browser.request(`${origin()}/account/security/passkeys/remove`, { method: 'POST', form: { csrf: csrfOf(page.html), password: user.password, id: row!.id } });
+    const removal = await thief.browser.request(`${origin()}/account/security/passkeys/remove`, {
+      method: 'POST',
+      form: { csrf: csrfOf(page.html), password: user.password, id: row!.id },
+    });
     expect(removal.url.pathname).toBe('/account/security/confirm');
 
     expect(await recoveryHashes(user.id)).toEqual(codesBefore);
     expect(await passkeyRows(user.id)).toHaveLength(1);
     await server.runtime.background.drain();
-    const subjects = (await t.db.selectFrom('outbound_mail').select('subject').where('recipient', '=', user.email).execute()).map((m) => m.subject);
+    const subjects = (await t.db.selectFrom('outbound_mail').select('subject').where('recipient', '=', user.email).execute()).map(
+      (m) => m.subject,
+    );
     expect(subjects).not.toContain('A second factor was removed from your Almoner account');
     expect(subjects).not.toContain('New recovery codes were made for your Almoner account');
   });
@@ -122,7 +150,12 @@ describe('planting a second factor from a password session', () => {
     const s = await createStaff(t.db);
     const user = s.users.member;
     const client = await server.registerClient({ environment: 'production' });
-    const { url } = await authorizationRequest(server, { environment: 'production', clientId: client.client_id, redirectUri: 'https://app.example.org/callback', scope: 'openid read_write' });
+    const { url } = await authorizationRequest(server, {
+      environment: 'production',
+      clientId: client.client_id,
+      redirectUri: 'https://app.example.org/callback',
+      scope: 'openid read_write',
+    });
     const browser = new FormBrowser((next) => next.origin === 'https://app.example.org');
     const login = await browser.request(url.toString());
     const setupPage = await browser.submit(login, '/login', { email: user.email, password: user.password });
@@ -150,17 +183,31 @@ describe('planting a second factor from a password session', () => {
     expect(shown.html).toContain('Your new recovery codes');
     rememberRecoveryCodes(user.email, recoveryCodesOnPage(shown.html));
     await server.runtime.background.drain();
-    const notice = await t.db.selectFrom('outbound_mail').select(['subject', 'body']).where('recipient', '=', user.email).where('subject', '=', 'New recovery codes were made for your Almoner account').executeTakeFirst();
+    const notice = await t.db
+      .selectFrom('outbound_mail')
+      .select(['subject', 'body'])
+      .where('recipient', '=', user.email)
+      .where('subject', '=', 'New recovery codes were made for your Almoner account')
+      .executeTakeFirst();
     expect(notice?.body).toContain('no longer work');
 
     // Eleven minutes later the proof is stale: the page asks to confirm first.
-    await t.db.updateTable('browser_sessions').set({ factor_proved_at: new Date(Date.now() - 11 * 60_000) }).where('user_id', '=', user.id).execute();
+    await t.db
+      .updateTable('browser_sessions')
+      .set({ factor_proved_at: new Date(Date.now() - 11 * 60_000) })
+      .where('user_id', '=', user.id)
+      .execute();
     const page = await session.get('/account/security');
     expect(page.html).toContain('Confirm it is you');
-    const stale = await session.browser.request(`${origin()}/account/security/recovery-codes`, { method: 'POST', form: { csrf: csrfOf(page.html), password: user.password } });
+    const stale = await session.browser.request(`${origin()}/account/security/recovery-codes`, {
+      method: 'POST',
+      form: { csrf: csrfOf(page.html), password: user.password },
+    });
     expect(stale.url.pathname).toBe('/account/security/confirm');
     await confirmSecondFactor(session, user.email);
-    expect((await session.browser.submit(await session.get('/account/security'), '/recovery-codes', { password: user.password })).html).toContain('Your new recovery codes');
+    expect(
+      (await session.browser.submit(await session.get('/account/security'), '/recovery-codes', { password: user.password })).html,
+    ).toContain('Your new recovery codes');
   });
 
   it('removing a factor ends the other sessions and sign-ins in progress of the user, keeps this one, and mails a notice', async () => {
@@ -176,7 +223,9 @@ describe('planting a second factor from a password session', () => {
     const step = await waiting.submit(form, '/sign-in', user);
     expect(step.url.pathname).toBe('/sign-in/second-factor');
 
-    const removed = await session.browser.submit(await session.get('/account/security'), '/authenticator/remove', { password: user.password });
+    const removed = await session.browser.submit(await session.get('/account/security'), '/authenticator/remove', {
+      password: user.password,
+    });
     expect(removed.url.pathname).toBe('/account/security');
     expect(removed.html).toContain('The authenticator app is removed.');
     expect((await session.get('/account')).url.pathname).toBe('/account');
@@ -186,7 +235,9 @@ describe('planting a second factor from a password session', () => {
     const late = await waiting.submit(step, '/sign-in/second-factor', { code: '000000' });
     expect(late.url.pathname).toBe('/sign-in');
     await server.runtime.background.drain();
-    const subjects = (await t.db.selectFrom('outbound_mail').select('subject').where('recipient', '=', user.email).execute()).map((m) => m.subject);
+    const subjects = (await t.db.selectFrom('outbound_mail').select('subject').where('recipient', '=', user.email).execute()).map(
+      (m) => m.subject,
+    );
     expect(subjects).toContain('A second factor was removed from your Almoner account');
   });
 });

@@ -1,6 +1,17 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { approve, ASSERTION_TYPE, clientAssertion, exchange, FAPI_REDIRECT, insecure, keyPair, push, registerFapiClient, type FapiClient } from '../helpers/fapi.js';
+import {
+  approve,
+  ASSERTION_TYPE,
+  clientAssertion,
+  exchange,
+  FAPI_REDIRECT,
+  insecure,
+  keyPair,
+  push,
+  registerFapiClient,
+  type FapiClient,
+} from '../helpers/fapi.js';
 import { dpopProof } from '../helpers/dpop-proof.js';
 import { basic, endpoints } from '../helpers/flow.js';
 import { startOAuthServer, type OAuthTestServer } from '../helpers/oauth-server.js';
@@ -12,7 +23,12 @@ import { hashId, setModelExpiry } from '../../src/db/provider-store.js';
  * The FAPI 2.0 Security Profile at the authorization server, held per fapi2 client
  * (docs/bank-data.md): each refusal a real request, as an attacker or a careless client sends it.
  */
-const { testDatabase: t, server, staff, clients } = useOAuthServer({ clients: { standard: { environment: 'production', scopes: ['openid', 'read_only'] } } });
+const {
+  testDatabase: t,
+  server,
+  staff,
+  clients,
+} = useOAuthServer({ clients: { standard: { environment: 'production', scopes: ['openid', 'read_only'] } } });
 
 let fapi: FapiClient;
 let par: string;
@@ -26,9 +42,22 @@ beforeAll(async () => {
 
 const pkce = { code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' };
 const pushed = (form: Record<string, string>, headers: Record<string, string> = {}) =>
-  fetch(par, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form) });
-const authParams = { client_id: '', redirect_uri: FAPI_REDIRECT.production, response_type: 'code', scope: 'openid read_only read:bank_accounts', ...pkce };
-const assertionForm = async (overrides: Record<string, unknown> = {}, key = fapi.signingKey, alg = 'ES256') => ({ client_assertion_type: ASSERTION_TYPE, client_assertion: await clientAssertion(fapi, key, overrides, alg) });
+  fetch(par, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams(form),
+  });
+const authParams = {
+  client_id: '',
+  redirect_uri: FAPI_REDIRECT.production,
+  response_type: 'code',
+  scope: 'openid read_only read:bank_accounts',
+  ...pkce,
+};
+const assertionForm = async (overrides: Record<string, unknown> = {}, key = fapi.signingKey, alg = 'ES256') => ({
+  client_assertion_type: ASSERTION_TYPE,
+  client_assertion: await clientAssertion(fapi, key, overrides, alg),
+});
 
 describe('pushed authorization requests', () => {
   it('an authorization request that was not pushed is refused', async () => {
@@ -50,14 +79,24 @@ describe('pushed authorization requests', () => {
   });
 
   it('a fapi2 client presenting a secret (HTTP Basic) is refused', async () => {
-    const response = await pushed({ ...authParams, client_id: fapi.client_id }, { authorization: basic(fapi.client_id, 'a-guessed-secret') });
+    const response = await pushed(
+      { ...authParams, client_id: fapi.client_id },
+      { authorization: basic(fapi.client_id, 'a-guessed-secret') },
+    );
     expect(response.status).toBe(401);
-    const token = await fetch(tokenUrl, { method: 'POST', headers: { authorization: basic(fapi.client_id, 'a-guessed-secret'), 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=authorization_code&code=x&code_verifier=' + 'a'.repeat(43) });
+    const token = await fetch(tokenUrl, {
+      method: 'POST',
+      headers: { authorization: basic(fapi.client_id, 'a-guessed-secret'), 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=authorization_code&code=x&code_verifier=' + 'a'.repeat(43),
+    });
     expect(token.status).toBe(401);
   });
 
   it('a standard client cannot push (it keeps the authorization endpoint as before)', async () => {
-    const response = await pushed({ ...authParams, client_id: clients.standard.client_id, redirect_uri: 'https://app.example.org/callback', scope: 'openid read_only' }, { authorization: basic(clients.standard.client_id, clients.standard.client_secret) });
+    const response = await pushed(
+      { ...authParams, client_id: clients.standard.client_id, redirect_uri: 'https://app.example.org/callback', scope: 'openid read_only' },
+      { authorization: basic(clients.standard.client_id, clients.standard.client_secret) },
+    );
     expect(response.status).toBe(401);
   });
 
@@ -74,14 +113,16 @@ describe('pushed authorization requests', () => {
     expect(first.headers.get('location')).toContain('/oauth/interaction/');
   });
 
-  it("the pushed parameters meet the same checks: a scope outside the registration, no PKCE, plain PKCE", async () => {
+  it('the pushed parameters meet the same checks: a scope outside the registration, no PKCE, plain PKCE', async () => {
     const base = { ...authParams, client_id: fapi.client_id };
     const scope = await pushed({ ...base, scope: 'openid read_write', ...(await assertionForm()) });
     expect(scope.status).toBe(400);
     expect(((await scope.json()) as { error: string }).error).toBe('invalid_scope');
     const { code_challenge: _c, code_challenge_method: _m, ...noPkce } = base;
     expect((await pushed({ ...noPkce, ...(await assertionForm()) })).status).toBe(400);
-    expect((await pushed({ ...base, code_challenge_method: 'plain', code_challenge: 'a'.repeat(43), ...(await assertionForm()) })).status).toBe(400);
+    expect(
+      (await pushed({ ...base, code_challenge_method: 'plain', code_challenge: 'a'.repeat(43), ...(await assertionForm()) })).status,
+    ).toBe(400);
   });
 });
 
@@ -110,10 +151,19 @@ describe('private_key_jwt', () => {
   });
 
   it('an RS256 assertion is refused, PS256 and EdDSA are accepted', async () => {
-    for (const [alg, accepted] of [['RS256', false], ['PS256', true], ['EdDSA', true]] as const) {
+    for (const [alg, accepted] of [
+      ['RS256', false],
+      ['PS256', true],
+      ['EdDSA', true],
+    ] as const) {
       const key = await keyPair(alg);
       const other = await registerFapiClient(server, { signingKey: key });
-      const response = await pushed({ ...authParams, client_id: other.client_id, client_assertion_type: ASSERTION_TYPE, client_assertion: await clientAssertion(other, key, {}, alg) });
+      const response = await pushed({
+        ...authParams,
+        client_id: other.client_id,
+        client_assertion_type: ASSERTION_TYPE,
+        client_assertion: await clientAssertion(other, key, {}, alg),
+      });
       expect(response.status, alg).toBe(accepted ? 201 : 401);
     }
   });
@@ -142,38 +192,70 @@ describe('tokens of a fapi2 client', () => {
 
   it('the authorization response names the issuer (RFC 9207) and the code lives 60 seconds', async () => {
     expect(callback.searchParams.get('iss')).toBe(fapi.as.issuer);
-    const code = await t.db.selectFrom('oidc_models').select(['expires_at', 'payload']).where('model', '=', 'AuthorizationCode').orderBy('expires_at', 'desc').executeTakeFirstOrThrow();
+    const code = await t.db
+      .selectFrom('oidc_models')
+      .select(['expires_at', 'payload'])
+      .where('model', '=', 'AuthorizationCode')
+      .orderBy('expires_at', 'desc')
+      .executeTakeFirstOrThrow();
     const payload = code.payload as { iat: number; exp: number };
     expect(payload.exp - payload.iat).toBe(60);
   });
 
   it('a used code is invalid_grant with 400, as RFC 6749 says', async () => {
-    const form = new URLSearchParams({ grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: FAPI_REDIRECT.production, code_verifier: 'a'.repeat(43), ...(await assertionForm()) });
+    const form = new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: callback.searchParams.get('code')!,
+      redirect_uri: FAPI_REDIRECT.production,
+      code_verifier: 'a'.repeat(43),
+      ...(await assertionForm()),
+    });
     const proof = await dpopProof(fapi.dpopKey, { method: 'POST', url: tokenUrl });
-    const response = await fetch(tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof }, body: form });
+    const response = await fetch(tokenUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof },
+      body: form,
+    });
     expect(response.status).toBe(400);
     expect(((await response.json()) as { error: string }).error).toBe('invalid_grant');
   });
 
   it('a refresh token works only with the key it was issued to, and is not rotated', async () => {
     const other = oauth.DPoP(fapi.client, await keyPair());
-    const stolen = await oauth.refreshTokenGrantRequest(fapi.as, fapi.client, fapi.auth, tokens.refresh_token!, { DPoP: other, ...insecure });
+    const stolen = await oauth.refreshTokenGrantRequest(fapi.as, fapi.client, fapi.auth, tokens.refresh_token!, {
+      DPoP: other,
+      ...insecure,
+    });
     expect(stolen.status).toBe(400);
     expect(((await stolen.json()) as { error: string }).error).toBe('invalid_grant');
     const bare = await oauth.refreshTokenGrantRequest(fapi.as, fapi.client, fapi.auth, tokens.refresh_token!, insecure);
     expect(bare.status).toBe(400);
     for (let i = 0; i < 2; i += 1) {
-      const refreshed = await oauth.processRefreshTokenResponse(fapi.as, fapi.client, await oauth.refreshTokenGrantRequest(fapi.as, fapi.client, fapi.auth, tokens.refresh_token!, { DPoP: fapi.dpop, ...insecure }));
+      const refreshed = await oauth.processRefreshTokenResponse(
+        fapi.as,
+        fapi.client,
+        await oauth.refreshTokenGrantRequest(fapi.as, fapi.client, fapi.auth, tokens.refresh_token!, { DPoP: fapi.dpop, ...insecure }),
+      );
       expect(refreshed.token_type).toBe('dpop');
       expect(refreshed.refresh_token ?? tokens.refresh_token).toBe(tokens.refresh_token);
     }
   });
 
   it('each use of the refresh token moves its expiry 31 days ahead (it is not rotated)', async () => {
-    const row = () => t.db.selectFrom('oidc_models').select(['expires_at']).where('model', '=', 'RefreshToken').where('id', '=', hashId(tokens.refresh_token!)).executeTakeFirstOrThrow();
+    const row = () =>
+      t.db
+        .selectFrom('oidc_models')
+        .select(['expires_at'])
+        .where('model', '=', 'RefreshToken')
+        .where('id', '=', hashId(tokens.refresh_token!))
+        .executeTakeFirstOrThrow();
     await setModelExpiry(t.db, 'production', 'RefreshToken', hashId(tokens.refresh_token!), Math.floor(Date.now() / 1000) + 100);
     expect((await row()).expires_at!.getTime()).toBeLessThan(Date.now() + 200_000);
-    await oauth.processRefreshTokenResponse(fapi.as, fapi.client, await oauth.refreshTokenGrantRequest(fapi.as, fapi.client, fapi.auth, tokens.refresh_token!, { DPoP: fapi.dpop, ...insecure }));
+    await oauth.processRefreshTokenResponse(
+      fapi.as,
+      fapi.client,
+      await oauth.refreshTokenGrantRequest(fapi.as, fapi.client, fapi.auth, tokens.refresh_token!, { DPoP: fapi.dpop, ...insecure }),
+    );
     const days = ((await row()).expires_at!.getTime() - Date.now()) / 86_400_000;
     expect(days).toBeGreaterThan(30.9);
     expect(days).toBeLessThanOrEqual(31);
@@ -182,7 +264,11 @@ describe('tokens of a fapi2 client', () => {
   it('a DPoP proof is accepted once at the token endpoint', async () => {
     const proof = await dpopProof(fapi.dpopKey, { method: 'POST', url: tokenUrl });
     const send = async () =>
-      fetch(tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, ...(await assertionForm()) }) });
+      fetch(tokenUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', dpop: proof },
+        body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, ...(await assertionForm()) }),
+      });
     expect((await send()).status).toBe(200);
     const again = await send();
     expect(again.status).toBe(400);
@@ -201,7 +287,12 @@ describe('replays across two processes', () => {
   it('a client assertion is accepted once across two processes', async () => {
     const body = new URLSearchParams({ ...authParams, client_id: fapi.client_id, ...(await assertionForm()) }).toString();
     const host = new URL(server.urls.api).host;
-    const post = (origin: string) => statusAtHost(`${origin}/auth/oauth/par`, host, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    const post = (origin: string) =>
+      statusAtHost(`${origin}/auth/oauth/par`, host, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      });
     const statuses = await Promise.all([post(server.urls.api), post(other.urls.api)]);
     expect(statuses.sort()).toEqual([201, 401]);
   });

@@ -27,14 +27,21 @@ let proxied: OAuthTestServer;
 let staff: Staff;
 
 /** One request as the proxy sends it: repeated header lines stay separate lines on the wire. */
-function send(url: string, options: { method?: string; headers?: Headers; body?: string } = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function send(
+  url: string,
+  options: { method?: string; headers?: Headers; body?: string } = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: options.method ?? 'GET', headers: { 'x-forwarded-proto': 'https', ...options.headers } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
+    const req = http.request(
+      url,
+      { method: options.method ?? 'GET', headers: { 'x-forwarded-proto': 'https', ...options.headers } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
@@ -43,7 +50,12 @@ function send(url: string, options: { method?: string; headers?: Headers; body?:
 beforeAll(async () => {
   t = await createTestDatabase();
   issuer = await startOAuthServer(t.db, { ip_restricted_areas: ['donations', 'fdx'] });
-  proxied = await startOAuthServer(t.db, { ip_restricted_areas: ['donations', 'fdx'], clients_file: issuer.config.clients_file }, undefined, { behindLoopbackProxy: true });
+  proxied = await startOAuthServer(
+    t.db,
+    { ip_restricted_areas: ['donations', 'fdx'], clients_file: issuer.config.clients_file },
+    undefined,
+    { behindLoopbackProxy: true },
+  );
   expect(proxied.config.profile).toBe('production');
   staff = await createStaff(t.db);
   await seedData(t.db, staff, 'production', { donations: 2 });
@@ -55,7 +67,12 @@ afterAll(async () => {
 });
 
 async function tokenFor(ranges: string[]) {
-  const client = await issuer.registerClient({ environment: 'production', redirectUris: [REDIRECT], scopes: ['read_only'], ipAllowList: ranges });
+  const client = await issuer.registerClient({
+    environment: 'production',
+    redirectUris: [REDIRECT],
+    scopes: ['read_only'],
+    ipAllowList: ranges,
+  });
   return accessToken(issuer, client, { environment: 'production', redirectUri: REDIRECT, scope: 'read_only', login: staff.users.member });
 }
 
@@ -64,7 +81,14 @@ async function donations(bearer: string, headers: Headers) {
   const requestHeaders = { authorization: `Bearer ${bearer}`, ...headers };
   const res = await send(`${proxied.urls.api}/v1/donations`, { headers: requestHeaders });
   const flat = Object.fromEntries(Object.entries(requestHeaders).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]));
-  checkGatewayResponse({ method: 'GET', path: '/v1/donations', requestHeaders: flat, status: res.status, contentType: res.headers['content-type'], text: res.body });
+  checkGatewayResponse({
+    method: 'GET',
+    path: '/v1/donations',
+    requestHeaders: flat,
+    status: res.status,
+    contentType: res.headers['content-type'],
+    text: res.body,
+  });
   return res;
 }
 
@@ -127,14 +151,16 @@ describe('X-Forwarded-For steering: /metrics', () => {
     expect(res.body).toContain('# HELP');
   });
 
-  it.each([...steering('127.0.0.1'), ...steering('::1'), ['"unknown" alone', { 'x-forwarded-for': 'unknown' }], ['garbage alone', { 'x-forwarded-for': 'garbage' }]] as [string, Headers][])(
-    'is a 404 for a loopback address steered in with %s',
-    async (_form, headers) => {
-      const res = await metrics(headers);
-      expect(res.status).toBe(404);
-      expect(res.body).not.toContain('# HELP');
-    },
-  );
+  it.each([
+    ...steering('127.0.0.1'),
+    ...steering('::1'),
+    ['"unknown" alone', { 'x-forwarded-for': 'unknown' }],
+    ['garbage alone', { 'x-forwarded-for': 'garbage' }],
+  ] as [string, Headers][])('is a 404 for a loopback address steered in with %s', async (_form, headers) => {
+    const res = await metrics(headers);
+    expect(res.status).toBe(404);
+    expect(res.body).not.toContain('# HELP');
+  });
 });
 
 describe('X-Forwarded-For steering: the per-address sign-in throttle', () => {
@@ -154,13 +180,18 @@ describe('X-Forwarded-For steering: the per-address sign-in throttle', () => {
   const signIn = (headers: Headers) => {
     attempt += 1;
     const body = new URLSearchParams({ csrf, email: `nobody-${attempt}@example.org`, password: 'not-a-password' }).toString();
-    return send(signInUrl(), { method: 'POST', body, headers: { cookie, accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded', ...headers } });
+    return send(signInUrl(), {
+      method: 'POST',
+      body,
+      headers: { cookie, accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    });
   };
 
   it('counts failures behind an unreadable hop against the nearest trusted hop, not the spoofed address', async () => {
     const statuses: number[] = [];
     // A different spoofed address every time: keyed on it, the address limit would never bite.
-    for (let i = 0; i < signInFailuresPerCallerAddress.max; i += 1) statuses.push((await signIn({ 'x-forwarded-for': `198.51.100.${i + 1}, unknown` })).status);
+    for (let i = 0; i < signInFailuresPerCallerAddress.max; i += 1)
+      statuses.push((await signIn({ 'x-forwarded-for': `198.51.100.${i + 1}, unknown` })).status);
     expect(statuses.slice(0, -1).every((s) => s === 401)).toBe(true);
     expect(statuses.at(-1)).toBe(429);
     // The lock is on the nearest trusted hop (the proxy): whatever the caller writes left of an unreadable hop.

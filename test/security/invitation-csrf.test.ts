@@ -20,7 +20,8 @@ const { testDatabase: t, server } = useOAuthServer({ staff: 0 });
 const PASSWORD = 'a long enough new password';
 const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)![1]!;
 const fresh = (label: string) => `${label}-${crypto.randomBytes(4).toString('hex')}@example.org`;
-const invitationCount = async (orgId: string) => (await t.db.selectFrom('invitations').select('id').where('organization_id', '=', orgId).execute()).length;
+const invitationCount = async (orgId: string) =>
+  (await t.db.selectFrom('invitations').select('id').where('organization_id', '=', orgId).execute()).length;
 
 /** A post with the session's cookies, a chosen token, and the headers a cross-site form would carry when `crossSite`. */
 async function post(browser: FormBrowser, url: string, form: Record<string, string>, crossSite = false) {
@@ -28,7 +29,13 @@ async function post(browser: FormBrowser, url: string, form: Record<string, stri
   const response = await fetch(url, {
     method: 'POST',
     redirect: 'manual',
-    headers: { cookie: browser.cookieHeader(new URL(url)), 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example', 'sec-fetch-site': 'cross-site', accept: 'text/html' },
+    headers: {
+      cookie: browser.cookieHeader(new URL(url)),
+      'content-type': 'application/x-www-form-urlencoded',
+      origin: 'https://evil.example',
+      'sec-fetch-site': 'cross-site',
+      accept: 'text/html',
+    },
     body: new URLSearchParams(form).toString(),
   });
   return { status: response.status, html: await response.text() };
@@ -42,7 +49,12 @@ describe('CSRF on the invitation forms', () => {
     const theirs = csrfOf((await otherOwner.get(`/orgs/${s.ein}/members`)).html);
     const mine = csrfOf((await owner.get(`/orgs/${s.ein}/members`)).html);
     const inviteUrl = `${owner.origin}/orgs/${s.ein}/members/invite`;
-    for (const [csrf, crossSite] of [[undefined, false], ['forged.token', false], [theirs, false], [mine, true]] as const) {
+    for (const [csrf, crossSite] of [
+      [undefined, false],
+      ['forged.token', false],
+      [theirs, false],
+      [mine, true],
+    ] as const) {
       const answer = await post(owner.browser, inviteUrl, { ...(csrf ? { csrf } : {}), email: fresh('csrf'), role: 'member' }, crossSite);
       expect(answer.status).toBe(403);
     }
@@ -51,10 +63,17 @@ describe('CSRF on the invitation forms', () => {
     expect((await inviteFromMembersPage(owner, s.ein, fresh('real'), 'member')).status).toBe(200);
     const id = (await t.db.selectFrom('invitations').select('id').where('organization_id', '=', s.orgId).executeTakeFirstOrThrow()).id;
     const revokeUrl = `${owner.origin}/orgs/${s.ein}/members/invitations/revoke`;
-    for (const [csrf, crossSite] of [[undefined, false], ['forged.token', false], [theirs, false], [mine, true]] as const) {
+    for (const [csrf, crossSite] of [
+      [undefined, false],
+      ['forged.token', false],
+      [theirs, false],
+      [mine, true],
+    ] as const) {
       expect((await post(owner.browser, revokeUrl, { ...(csrf ? { csrf } : {}), invitation: id }, crossSite)).status).toBe(403);
     }
-    expect((await t.db.selectFrom('invitations').select('revoked_at').where('id', '=', id).executeTakeFirstOrThrow()).revoked_at).toBeNull();
+    expect(
+      (await t.db.selectFrom('invitations').select('revoked_at').where('id', '=', id).executeTakeFirstOrThrow()).revoked_at,
+    ).toBeNull();
   });
 
   it('the set-password form refuses a token without its nonce cookie, a forged one and a cross-site post', async () => {
@@ -88,10 +107,22 @@ describe('CSRF on the invitation forms', () => {
     const page = await invitee.browser.request(link);
     const mine = csrfOf(page.html);
     const theirs = csrfOf((await elsewhere.browser.request(link)).html);
-    for (const [csrf, crossSite] of [[undefined, false], ['forged.token', false], [theirs, false], [mine, true]] as const) {
+    for (const [csrf, crossSite] of [
+      [undefined, false],
+      ['forged.token', false],
+      [theirs, false],
+      [mine, true],
+    ] as const) {
       expect((await post(invitee.browser, `${link}/accept`, csrf ? { csrf } : { accept: '1' }, crossSite)).status).toBe(403);
     }
-    expect(await t.db.selectFrom('memberships').innerJoin('users', 'users.id', 'memberships.user_id').select('users.id').where('users.email', '=', email).execute()).toHaveLength(0);
+    expect(
+      await t.db
+        .selectFrom('memberships')
+        .innerJoin('users', 'users.id', 'memberships.user_id')
+        .select('users.id')
+        .where('users.email', '=', email)
+        .execute(),
+    ).toHaveLength(0);
     expect((await invitee.browser.submit(page, '/accept')).url.pathname).toBe('/account');
   });
 });

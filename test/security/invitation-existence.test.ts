@@ -40,9 +40,18 @@ describe('account existence through invitations', () => {
     expect((await invitationMail(t.db, existing)).subject).toBe((await invitationMail(t.db, unknown)).subject);
 
     const ids = Object.fromEntries(
-      (await t.db.selectFrom('invitations').select(['id', 'email']).where('organization_id', '=', s.orgId).execute()).map((r) => [r.email, r.id]),
+      (await t.db.selectFrom('invitations').select(['id', 'email']).where('organization_id', '=', s.orgId).execute()).map((r) => [
+        r.email,
+        r.id,
+      ]),
     ) as Record<string, string>;
-    const rows = await t.db.selectFrom('audit_events').select(['event', 'actor_user_id', 'environment', 'client_id', 'details']).where('organization_id', '=', s.orgId).where('event', 'like', 'invitation.%').orderBy('id').execute();
+    const rows = await t.db
+      .selectFrom('audit_events')
+      .select(['event', 'actor_user_id', 'environment', 'client_id', 'details'])
+      .where('organization_id', '=', s.orgId)
+      .where('event', 'like', 'invitation.%')
+      .orderBy('id')
+      .execute();
     expect(rows).toHaveLength(2);
     const [toExisting, toUnknown] = rows.map((r, i) => blanked(JSON.stringify(r), [existing, unknown][i]!, ids[[existing, unknown][i]!]!));
     expect(toExisting).toBe(toUnknown);

@@ -14,8 +14,16 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
  */
 const { testDatabase: t, server } = useOAuthServer({ staff: 0 });
 const fresh = (label: string) => `${label}-${crypto.randomBytes(4).toString('hex')}@example.org`;
-const invitationsOf = (orgId: string, email: string) => t.db.selectFrom('invitations').select(['id', 'role', 'revoked_at']).where('organization_id', '=', orgId).where('email', '=', email).orderBy('created_at').execute();
-const mailsTo = async (email: string) => (await t.db.selectFrom('outbound_mail').select('id').where('recipient', '=', email).execute()).length;
+const invitationsOf = (orgId: string, email: string) =>
+  t.db
+    .selectFrom('invitations')
+    .select(['id', 'role', 'revoked_at'])
+    .where('organization_id', '=', orgId)
+    .where('email', '=', email)
+    .orderBy('created_at')
+    .execute();
+const mailsTo = async (email: string) =>
+  (await t.db.selectFrom('outbound_mail').select('id').where('recipient', '=', email).execute()).length;
 
 describe('replacing an invitation', () => {
   it('an Admin cannot withdraw an Owner’s invitation by inviting the address again with a lower role (403, the link still works)', async () => {
@@ -34,9 +42,17 @@ describe('replacing an invitation', () => {
     }
     // Nothing changed: the Owner's invitation is the only one, open, its link good; no mail, no audit row.
     expect(await invitationsOf(s.orgId, email)).toEqual([{ id: ownersInvitation!.id, role: 'owner', revoked_at: null }]);
-    expect(await findInvitation(t.db, token, 'production')).toMatchObject({ open: true, invitation: { id: ownersInvitation!.id, role: 'owner' } });
+    expect(await findInvitation(t.db, token, 'production')).toMatchObject({
+      open: true,
+      invitation: { id: ownersInvitation!.id, role: 'owner' },
+    });
     expect(await mailsTo(email)).toBe(1);
-    const revoked = await t.db.selectFrom('audit_events').select('event').where('organization_id', '=', s.orgId).where('event', '=', 'invitation.revoked').execute();
+    const revoked = await t.db
+      .selectFrom('audit_events')
+      .select('event')
+      .where('organization_id', '=', s.orgId)
+      .where('event', '=', 'invitation.revoked')
+      .execute();
     expect(revoked).toEqual([]);
     // The refused attempts did not use up the organization's hourly allowance of invitations.
     const other = fresh('colleague');
@@ -50,12 +66,18 @@ describe('replacing an invitation', () => {
     const first = fresh('first');
     expect((await inviteFromMembersPage(owner, s.ein, first, 'owner')).status).toBe(200);
     expect((await inviteFromMembersPage(owner, s.ein, first, 'member')).status).toBe(200);
-    expect((await invitationsOf(s.orgId, first)).map((i) => [i.role, i.revoked_at !== null])).toEqual([['owner', true], ['member', false]]);
+    expect((await invitationsOf(s.orgId, first)).map((i) => [i.role, i.revoked_at !== null])).toEqual([
+      ['owner', true],
+      ['member', false],
+    ]);
 
     const second = fresh('second');
     expect((await inviteFromMembersPage(owner, s.ein, second, 'admin')).status).toBe(200);
     expect((await inviteFromMembersPage(admin, s.ein, second, 'read_only')).status).toBe(200);
-    expect((await invitationsOf(s.orgId, second)).map((i) => [i.role, i.revoked_at !== null])).toEqual([['admin', true], ['read_only', false]]);
+    expect((await invitationsOf(s.orgId, second)).map((i) => [i.role, i.revoked_at !== null])).toEqual([
+      ['admin', true],
+      ['read_only', false],
+    ]);
   });
 
   it('an expired Owner invitation withdraws nothing when replaced: an Admin may invite the address', async () => {
@@ -63,9 +85,16 @@ describe('replacing an invitation', () => {
     const email = fresh('late');
     const owner = await dashboardSession(server, 'production', s.users.owner);
     expect((await inviteFromMembersPage(owner, s.ein, email, 'owner')).status).toBe(200);
-    await t.db.updateTable('invitations').set({ expires_at: new Date(Date.now() - 1000) }).where('email', '=', email).execute();
+    await t.db
+      .updateTable('invitations')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('email', '=', email)
+      .execute();
     const admin = await dashboardSession(server, 'production', s.users.admin);
     expect((await inviteFromMembersPage(admin, s.ein, email, 'member')).status).toBe(200);
-    expect((await invitationsOf(s.orgId, email)).map((i) => [i.role, i.revoked_at !== null])).toEqual([['owner', true], ['member', false]]);
+    expect((await invitationsOf(s.orgId, email)).map((i) => [i.role, i.revoked_at !== null])).toEqual([
+      ['owner', true],
+      ['member', false],
+    ]);
   });
 });

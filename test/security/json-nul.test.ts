@@ -19,7 +19,8 @@ let accountId: string;
 beforeAll(async () => {
   await addOrganization(t.db, { ein: '98-4440001', name: 'Nul Fund', kind: 'fund_provider' });
   key = (await createApiKey(t.db, { org: '98-4440001', environment: 'sandbox' })).key;
-  accountId = (await call('POST', '/v1/donor_accounts', JSON.stringify({ donor: { email: 'nul@example.org' }, metadata: { k: 'before' } }))).body.id as string;
+  accountId = (await call('POST', '/v1/donor_accounts', JSON.stringify({ donor: { email: 'nul@example.org' }, metadata: { k: 'before' } })))
+    .body.id as string;
 });
 const call = (method: string, path: string, body?: string) => apiRequest(server, 'sandbox', method, path, { bearer: key, rawJson: body });
 

@@ -49,13 +49,18 @@ async function issueCode(key: string) {
   const email = `donor-${crypto.randomBytes(4).toString('hex')}@example.org`;
   const account = await apiRequest(server, 'sandbox', 'POST', '/v1/donor_accounts', { bearer: key, json: { donor: { email } } });
   expect(account.status).toBe(201);
-  const token = await apiRequest(server, 'sandbox', 'POST', `/v1/donor_accounts/${account.body.id as string}/authorization_tokens`, { bearer: key, json: {} });
+  const token = await apiRequest(server, 'sandbox', 'POST', `/v1/donor_accounts/${account.body.id as string}/authorization_tokens`, {
+    bearer: key,
+    json: {},
+  });
   expect(token.status).toBe(201);
   return { accountId: account.body.id as string, tokenId: token.body.id as string, code: token.body.code as string };
 }
 
-const verify = (key: string, code: string) => apiRequest(server, 'sandbox', 'POST', '/v1/authorization_tokens/verify', { bearer: key, json: { code } });
-const storedHash = async (tokenId: string) => (await t.db.selectFrom('donor_authorization_tokens').select('code_hash').where('id', '=', tokenId).executeTakeFirstOrThrow()).code_hash;
+const verify = (key: string, code: string) =>
+  apiRequest(server, 'sandbox', 'POST', '/v1/authorization_tokens/verify', { bearer: key, json: { code } });
+const storedHash = async (tokenId: string) =>
+  (await t.db.selectFrom('donor_authorization_tokens').select('code_hash').where('id', '=', tokenId).executeTakeFirstOrThrow()).code_hash;
 
 /** Rotates the server keys as `admin keys rotate --kind server` does, has the server load them, and moves the clock past their activation. */
 async function rotateAndActivate() {
@@ -98,7 +103,11 @@ describe('across a rotation of the hashing key', () => {
     const before = await issueCode(key);
     const legacy = await issueCode(key);
     // A code issued before keyed hashes existed was stored as its plain SHA-256, in hex.
-    await t.db.updateTable('donor_authorization_tokens').set({ code_hash: digests(legacy.code)[0]! }).where('id', '=', legacy.tokenId).execute();
+    await t.db
+      .updateTable('donor_authorization_tokens')
+      .set({ code_hash: digests(legacy.code)[0]! })
+      .where('id', '=', legacy.tokenId)
+      .execute();
     const oldKid = (await storedHash(before.tokenId)).split('.')[0];
 
     const { hashingKid } = await rotateAndActivate();

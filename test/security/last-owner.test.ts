@@ -37,14 +37,29 @@ async function organizationWithOwners(count: number) {
   return { ein, org, owners, admin };
 }
 
-const owners = async (organizationId: string) => (await t.db.selectFrom('memberships').select('user_id').where('organization_id', '=', organizationId).where('role', '=', 'owner').execute()).length;
+const owners = async (organizationId: string) =>
+  (
+    await t.db
+      .selectFrom('memberships')
+      .select('user_id')
+      .where('organization_id', '=', organizationId)
+      .where('role', '=', 'owner')
+      .execute()
+  ).length;
 const code = (error: unknown) => (error instanceof DomainError ? error.code : String(error));
 
 describe('an organization keeps an Owner', () => {
   it('refuses an Admin who demotes or removes the last Owner (403), and the maker too (409)', async () => {
-    const { ein, org, owners: [owner], admin } = await organizationWithOwners(1);
+    const {
+      ein,
+      org,
+      owners: [owner],
+      admin,
+    } = await organizationWithOwners(1);
     const actor = { userId: admin.id, role: 'admin' as const };
-    await expect(changeMemberRole(t.db, { organizationId: org.id, userId: owner!.id, role: 'member', actor }).catch(code)).resolves.toBe('forbidden');
+    await expect(changeMemberRole(t.db, { organizationId: org.id, userId: owner!.id, role: 'member', actor }).catch(code)).resolves.toBe(
+      'forbidden',
+    );
     await expect(removeMembership(t.db, { organizationId: org.id, userId: owner!.id, actor }).catch(code)).resolves.toBe('forbidden');
     await expect(setMemberRole(t.db, { org: ein, email: owner!.email, role: 'admin' }).catch(code)).resolves.toBe('conflict');
     expect(await owners(org.id)).toBe(1);
@@ -52,7 +67,10 @@ describe('an organization keeps an Owner', () => {
 
   it('decides two Owners demoting each other at once one after the other: one stays Owner', async () => {
     for (let round = 0; round < 5; round += 1) {
-      const { org, owners: [a, b] } = await organizationWithOwners(2);
+      const {
+        org,
+        owners: [a, b],
+      } = await organizationWithOwners(2);
       const results = await Promise.allSettled([
         changeMemberRole(t.db, { organizationId: org.id, userId: b!.id, role: 'admin', actor: { userId: a!.id, role: 'owner' } }),
         changeMemberRole(t.db, { organizationId: org.id, userId: a!.id, role: 'admin', actor: { userId: b!.id, role: 'owner' } }),
@@ -65,7 +83,9 @@ describe('an organization keeps an Owner', () => {
 
   it('decides concurrent removals of every Owner the same way', async () => {
     const { org, owners: list } = await organizationWithOwners(4);
-    const results = await Promise.allSettled(list.map((o) => removeMembership(t.db, { organizationId: org.id, userId: o.id, actor: null })));
+    const results = await Promise.allSettled(
+      list.map((o) => removeMembership(t.db, { organizationId: org.id, userId: o.id, actor: null })),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
     expect(await owners(org.id)).toBe(1);
   });

@@ -39,13 +39,21 @@ async function admin(...argv: string[]) {
 }
 
 async function approve(staff: Staff, who: 'admin' | 'member', environment: Env, client: Client, scope: string) {
-  const result = await obtainTokens(server, { environment, client, clientId: client.client_id, redirectUri: environment === 'sandbox' ? SANDBOX_REDIRECT : REDIRECT, scope, login: staff.users[who] });
+  const result = await obtainTokens(server, {
+    environment,
+    client,
+    clientId: client.client_id,
+    redirectUri: environment === 'sandbox' ? SANDBOX_REDIRECT : REDIRECT,
+    scope,
+    login: staff.users[who],
+  });
   expect(result.tokens.status).toBe(200);
   return { ...result, access: result.tokens.body.access_token as string, refresh: result.tokens.body.refresh_token as string };
 }
 
 const gateway = (environment: Env, bearer: string) => apiGet(server, environment, '/v1/donations', { bearer });
-const refresh = (environment: Env, client: Client, token: string) => tokenRequest(server, environment, client, { grant_type: 'refresh_token', refresh_token: token });
+const refresh = (environment: Env, client: Client, token: string) =>
+  tokenRequest(server, environment, client, { grant_type: 'refresh_token', refresh_token: token });
 
 describe('a removed approver who is added back', () => {
   it('does not get the old authorizations back: old tokens are refused everywhere, a new consent is asked and works', async () => {
@@ -56,10 +64,15 @@ describe('a removed approver who is added back', () => {
     expect((await gateway('production', prod.access)).status).toBe(200);
     expect((await gateway('sandbox', sand.access)).status).toBe(200);
 
-    expect(await admin('members', 'remove', '--org', staff.ein, '--email', staff.users.admin.email)).toMatchObject({ revoked_authorizations: 2 });
+    expect(await admin('members', 'remove', '--org', staff.ein, '--email', staff.users.admin.email)).toMatchObject({
+      revoked_authorizations: 2,
+    });
     await admin('members', 'add', '--org', staff.ein, '--email', staff.users.admin.email, '--role', 'admin');
 
-    for (const [environment, old, client] of [['production', prod, production], ['sandbox', sand, sandbox]] as const) {
+    for (const [environment, old, client] of [
+      ['production', prod, production],
+      ['sandbox', sand, sandbox],
+    ] as const) {
       const call = await gateway(environment, old.access);
       expect(call.status).toBe(401);
       expect(call.body).toMatchObject({ status: 401, detail: expect.stringMatching(/invalid, expired or revoked/) });
@@ -75,12 +88,25 @@ describe('a removed approver who is added back', () => {
     expect((await gateway('production', orgRenewed.body.access_token as string)).status).toBe(200);
 
     // Recorded, with why.
-    const audits = await t.db.selectFrom('audit_events').select(['event', 'environment', 'client_id', 'organization_id', 'details']).where('event', '=', 'authorization.revoked').where('organization_id', '=', staff.orgId).execute();
+    const audits = await t.db
+      .selectFrom('audit_events')
+      .select(['event', 'environment', 'client_id', 'organization_id', 'details'])
+      .where('event', '=', 'authorization.revoked')
+      .where('organization_id', '=', staff.orgId)
+      .execute();
     expect(audits).toHaveLength(2);
     expect(audits).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ environment: 'production', client_id: production.client_id, details: expect.objectContaining({ reason: 'membership_removed', subject_type: 'user' }) }),
-        expect.objectContaining({ environment: 'sandbox', client_id: sandbox.client_id, details: expect.objectContaining({ reason: 'membership_removed', subject_type: 'user' }) }),
+        expect.objectContaining({
+          environment: 'production',
+          client_id: production.client_id,
+          details: expect.objectContaining({ reason: 'membership_removed', subject_type: 'user' }),
+        }),
+        expect.objectContaining({
+          environment: 'sandbox',
+          client_id: sandbox.client_id,
+          details: expect.objectContaining({ reason: 'membership_removed', subject_type: 'user' }),
+        }),
       ]),
     );
 
@@ -92,7 +118,7 @@ describe('a removed approver who is added back', () => {
     expect((await refresh('production', production, fresh.refresh)).status).toBe(200);
   });
 
-  it('a role change still only narrows: the authorization lives on with the new role\'s scopes', async () => {
+  it("a role change still only narrows: the authorization lives on with the new role's scopes", async () => {
     const staff = await createStaff(t.db);
     const before = await approve(staff, 'member', 'production', production, 'read_only read_write');
     expect(before.tokens.body.scope).toBe('read_only read_write');
@@ -102,7 +128,11 @@ describe('a removed approver who is added back', () => {
     const narrowed = await refresh('production', production, before.refresh);
     expect(narrowed.status).toBe(200);
     expect(narrowed.body.scope).toBe('read_only');
-    const revoked = await t.db.selectFrom('oauth_authorizations').select('revoked_at').where('user_id', '=', staff.users.member.id).executeTakeFirstOrThrow();
+    const revoked = await t.db
+      .selectFrom('oauth_authorizations')
+      .select('revoked_at')
+      .where('user_id', '=', staff.users.member.id)
+      .executeTakeFirstOrThrow();
     expect(revoked.revoked_at).toBeNull();
   });
 });

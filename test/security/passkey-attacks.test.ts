@@ -36,7 +36,8 @@ async function askOptions(fields: Record<string, string> = {}, browser = new For
     csrf,
     options,
     /** Posts `response` as the sign-in form would, from this browser. */
-    submit: (response: string) => browser.request(`${origin()}/sign-in/passkey`, { method: 'POST', form: { csrf, next: '/account', response, ...fields } }),
+    submit: (response: string) =>
+      browser.request(`${origin()}/sign-in/passkey`, { method: 'POST', form: { csrf, next: '/account', response, ...fields } }),
   };
 }
 
@@ -59,7 +60,10 @@ describe('passkey attacks', () => {
     const signIn = await fetch(`${origin()}/sign-in`);
     const html = await signIn.text();
     expect(signIn.headers.get('content-security-policy')).toContain("script-src 'self'; connect-src 'self';");
-    expect([...html.matchAll(/<script([^>]*)>/g)].map((m) => m[1]!.trim())).toEqual(['src="/static/simplewebauthn-browser.js" defer', 'src="/static/passkeys.js" defer']);
+    expect([...html.matchAll(/<script([^>]*)>/g)].map((m) => m[1]!.trim())).toEqual([
+      'src="/static/simplewebauthn-browser.js" defer',
+      'src="/static/passkeys.js" defer',
+    ]);
     for (const file of ['/static/simplewebauthn-browser.js', '/static/passkeys.js']) {
       const script = await fetch(`${origin()}${file}`);
       expect(script.status, file).toBe(200);
@@ -81,13 +85,31 @@ describe('passkey attacks', () => {
     const cookie = asked.browser.cookieHeader(new URL(origin()));
     const body = new URLSearchParams({ csrf: asked.csrf, next: '/account', response }).toString();
     const answers = await Promise.all(
-      Array.from({ length: 5 }, () => fetch(`${origin()}/sign-in/passkey`, { method: 'POST', redirect: 'manual', headers: { cookie, origin: origin(), 'content-type': 'application/x-www-form-urlencoded' }, body })),
+      Array.from({ length: 5 }, () =>
+        fetch(`${origin()}/sign-in/passkey`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { cookie, origin: origin(), 'content-type': 'application/x-www-form-urlencoded' },
+          body,
+        }),
+      ),
     );
     expect(answers.map((a) => a.status).sort()).toEqual([303, 401, 401, 401, 401]);
     expect(answers.find((a) => a.status === 303)!.headers.get('location')).toBe('/account');
-    const sessions = await t.db.selectFrom('oidc_models').select('payload').where('model', '=', 'Session').where((eb) => eb(eb.ref('payload', '->>').key('accountId'), '=', user.id)).execute();
+    const sessions = await t.db
+      .selectFrom('oidc_models')
+      .select('payload')
+      .where('model', '=', 'Session')
+      .where((eb) => eb(eb.ref('payload', '->>').key('accountId'), '=', user.id))
+      .execute();
     expect(sessions.map((s) => (s.payload as { amr?: string[] }).amr)).toEqual([['hwk']]);
-    const audit = await t.db.selectFrom('audit_events').select(['event', 'details']).where('event', 'in', ['login.succeeded', 'login.failed']).where('details', '@>', JSON.stringify({ method: 'passkey' }) as never).where('actor_user_id', '=', user.id).execute();
+    const audit = await t.db
+      .selectFrom('audit_events')
+      .select(['event', 'details'])
+      .where('event', 'in', ['login.succeeded', 'login.failed'])
+      .where('details', '@>', JSON.stringify({ method: 'passkey' }) as never)
+      .where('actor_user_id', '=', user.id)
+      .execute();
     expect(audit.map((a) => a.event)).toEqual(['login.succeeded']);
     expect(await countChallenges()).toBe(before);
   });
@@ -110,7 +132,9 @@ describe('passkey attacks', () => {
     const e = new FormBrowser(() => false);
     const page = await e.request(`${origin()}/sign-in`);
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)![1]!;
-    expect((await e.request(`${origin()}/sign-in/passkey`, { method: 'POST', form: { csrf, response: passkey.answer('x'.repeat(43)) } })).status).toBe(401);
+    expect(
+      (await e.request(`${origin()}/sign-in/passkey`, { method: 'POST', form: { csrf, response: passkey.answer('x'.repeat(43)) } })).status,
+    ).toBe(401);
     // The key is still good for a proper answer.
     const f = await askOptions();
     expect((await f.submit(passkey.answer(f.options.challenge))).url.pathname).toBe('/account');
@@ -131,8 +155,12 @@ describe('passkey attacks', () => {
     const step = await browser.submit(form, '/sign-in', { email: user.email, password: user.password });
     expect(step.url.pathname).toBe('/sign-in/second-factor');
     const csrf = /name="csrf" value="([^"]+)"/.exec(step.html)![1]!;
-    const ask = async () => JSON.parse((await browser.request(`${origin()}/sign-in/passkey/options`, { method: 'POST', form: { csrf, step: 'second-factor' } })).html) as Options;
-    const submit = (response: string) => browser.request(`${origin()}/sign-in/passkey`, { method: 'POST', form: { csrf, step: 'second-factor', next: '/account', response } });
+    const ask = async () =>
+      JSON.parse(
+        (await browser.request(`${origin()}/sign-in/passkey/options`, { method: 'POST', form: { csrf, step: 'second-factor' } })).html,
+      ) as Options;
+    const submit = (response: string) =>
+      browser.request(`${origin()}/sign-in/passkey`, { method: 'POST', form: { csrf, step: 'second-factor', next: '/account', response } });
 
     const first = await ask();
     expect(first.allowCredentials!.map((c) => c.id)).toEqual([passkey.id]);
@@ -142,7 +170,12 @@ describe('passkey attacks', () => {
     const second = await ask();
     const right = await submit(passkey.answer(second.challenge));
     expect(right.url.pathname).toBe('/account');
-    const session = await t.db.selectFrom('oidc_models').select('payload').where('model', '=', 'Session').where((eb) => eb(eb.ref('payload', '->>').key('accountId'), '=', user.id)).executeTakeFirstOrThrow();
+    const session = await t.db
+      .selectFrom('oidc_models')
+      .select('payload')
+      .where('model', '=', 'Session')
+      .where((eb) => eb(eb.ref('payload', '->>').key('accountId'), '=', user.id))
+      .executeTakeFirstOrThrow();
     expect((session.payload as { amr?: string[] }).amr).toEqual(['pwd', 'hwk']);
   });
 
@@ -152,7 +185,10 @@ describe('passkey attacks', () => {
     // Each signs something other than its challenge: a wrong answer from the right key.
     const answers = await Promise.all(browsers.map((b) => b.submit(passkey.answer(`${b.options.challenge.slice(1)}A`))));
     const statuses = answers.map((a) => a.status).sort();
-    expect(statuses).toEqual([...Array(passkeyAnswersPerCallerAddressAndPasskey.max).fill(401), ...Array(10 - passkeyAnswersPerCallerAddressAndPasskey.max).fill(429)]);
+    expect(statuses).toEqual([
+      ...Array(passkeyAnswersPerCallerAddressAndPasskey.max).fill(401),
+      ...Array(10 - passkeyAnswersPerCallerAddressAndPasskey.max).fill(429),
+    ]);
     expect(answers.find((a) => a.status === 429)!.html).toContain('Try again in');
     const late = await askOptions();
     expect((await late.submit(passkey.answer(late.options.challenge))).status).toBe(429);
@@ -177,9 +213,14 @@ describe('passkey attacks', () => {
       ['/account/security/passkeys', { name: 'Forged', response: '{}' }],
       ['/account/security/passkeys/remove', { id: passkey.id, password: user.password }],
     ] as const) {
-      expect((await session.browser.request(`${origin()}${path}`, { method: 'POST', form: { ...form, csrf: 'forged' } })).status, path).toBe(403);
+      expect(
+        (await session.browser.request(`${origin()}${path}`, { method: 'POST', form: { ...form, csrf: 'forged' } })).status,
+        path,
+      ).toBe(403);
     }
-    expect(await t.db.selectFrom('webauthn_credentials').select('id').where('user_id', '=', user.id).execute()).toEqual([{ id: passkey.id }]);
+    expect(await t.db.selectFrom('webauthn_credentials').select('id').where('user_id', '=', user.id).execute()).toEqual([
+      { id: passkey.id },
+    ]);
     expect(await t.db.selectFrom('webauthn_challenges').select('id').where('purpose', '=', 'register').execute()).toEqual([]);
   });
 
@@ -189,10 +230,16 @@ describe('passkey attacks', () => {
     const security = await session.get('/account/security');
     expect(security.html).toContain('Add a passkey');
     const csrf = /name="csrf" value="([^"]+)"/.exec(security.html)![1]!;
-    const tooLong = await session.browser.request(`${origin()}/account/security/passkeys/options`, { method: 'POST', form: { csrf, name: 'x'.repeat(101) } });
+    const tooLong = await session.browser.request(`${origin()}/account/security/passkeys/options`, {
+      method: 'POST',
+      form: { csrf, name: 'x'.repeat(101) },
+    });
     expect(tooLong.status).toBe(400);
     // No options asked: there is no challenge for the answer, whatever it says.
-    const unasked = await session.browser.request(`${origin()}/account/security/passkeys`, { method: 'POST', form: { csrf, name: 'Laptop', response: JSON.stringify({ id: 'abc', response: {} }) } });
+    const unasked = await session.browser.request(`${origin()}/account/security/passkeys`, {
+      method: 'POST',
+      form: { csrf, name: 'Laptop', response: JSON.stringify({ id: 'abc', response: {} }) },
+    });
     expect(unasked.status).toBe(400);
     expect(unasked.html).toContain('The passkey was not added');
     expect(await t.db.selectFrom('webauthn_credentials').select('id').where('user_id', '=', staff.users.admin.id).execute()).toEqual([]);

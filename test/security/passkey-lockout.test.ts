@@ -6,7 +6,11 @@ import { authorizationRequest } from '../helpers/flow.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { SoftwarePasskey } from '../helpers/software-passkey.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
-import { passkeyAnswersPerCallerAddress, passkeyAnswersPerCallerAddressAndPasskey, secondFactorFailures } from '../../src/limits/rate-limits.js';
+import {
+  passkeyAnswersPerCallerAddress,
+  passkeyAnswersPerCallerAddressAndPasskey,
+  secondFactorFailures,
+} from '../../src/limits/rate-limits.js';
 
 /**
  * Locking a user out with their passkey's credential id (docs/security.md, "Locking out a
@@ -18,7 +22,11 @@ import { passkeyAnswersPerCallerAddress, passkeyAnswersPerCallerAddressAndPasske
  * The server trusts the loopback proxy, so each stranger is the address it forwards.
  */
 const REDIRECT = 'https://app.example.org/callback';
-const { testDatabase: t, server, clients: { client } } = useOAuthServer({
+const {
+  testDatabase: t,
+  server,
+  clients: { client },
+} = useOAuthServer({
   staff: 0,
   dashboardsAtLocalhost: true,
   config: { trusted_proxies: ['127.0.0.1/32'] },
@@ -36,16 +44,32 @@ function forgedAnswer(credentialId: string, challenge: string): string {
 /** A passwordless passkey sign-in, on the dashboard or in the authorization flow, from `address` (none: the test's own 127.0.0.1). */
 async function passkeySignIn(surface: 'dashboard' | 'flow', respond: (challenge: string) => string, address?: string) {
   const browser = new FormBrowser((url) => url.origin === new URL(REDIRECT).origin, address ? { 'x-forwarded-for': address } : {});
-  const start = surface === 'dashboard' ? `${origin()}/sign-in?next=/account` : (await authorizationRequest(server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope: 'read_only' })).url.toString();
+  const start =
+    surface === 'dashboard'
+      ? `${origin()}/sign-in?next=/account`
+      : (
+          await authorizationRequest(server, {
+            environment: 'production',
+            clientId: client.client_id,
+            redirectUri: REDIRECT,
+            scope: 'read_only',
+          })
+        ).url.toString();
   const page = await browser.request(start);
   const form = formOf(page.html);
   if (!form) throw new Error(`no passkey form at ${page.url} (${page.status})`);
   const [, action, optionsAction, fields] = form;
   const csrf = /name="csrf" value="([^"]+)"/.exec(fields!)![1]!;
-  const asked = await browser.request(new URL(optionsAction!.replace(/&amp;/g, '&'), page.url).toString(), { method: 'POST', form: { csrf } });
+  const asked = await browser.request(new URL(optionsAction!.replace(/&amp;/g, '&'), page.url).toString(), {
+    method: 'POST',
+    form: { csrf },
+  });
   expect(asked.status).toBe(200);
   const { challenge } = JSON.parse(asked.html) as { challenge: string };
-  return browser.request(new URL(action!.replace(/&amp;/g, '&'), page.url).toString(), { method: 'POST', form: { csrf, next: '/account', response: respond(challenge) } });
+  return browser.request(new URL(action!.replace(/&amp;/g, '&'), page.url).toString(), {
+    method: 'POST',
+    form: { csrf, next: '/account', response: respond(challenge) },
+  });
 }
 
 /** A user with an authenticator app (set up from the Security page) and a passkey. */
@@ -64,11 +88,21 @@ describe('locking a user out through the passwordless passkey sign-in', () => {
   it('a burst of bad answers naming the victim’s credential, on the dashboard and in the flow, leaves their second factor alone', async () => {
     const { user, passkey } = await victim();
     const burst = 12;
-    const onDashboard = await Promise.all(Array.from({ length: burst }, () => passkeySignIn('dashboard', (c) => forgedAnswer(passkey.id, c), '203.0.113.66')));
+    const onDashboard = await Promise.all(
+      Array.from({ length: burst }, () => passkeySignIn('dashboard', (c) => forgedAnswer(passkey.id, c), '203.0.113.66')),
+    );
     // The stranger's own address is what runs out: the credential's budget from there, then 429.
-    expect(statuses(onDashboard)).toEqual([...Array(passkeyAnswersPerCallerAddressAndPasskey.max).fill(401), ...Array(burst - passkeyAnswersPerCallerAddressAndPasskey.max).fill(429)]);
-    const inFlow = await Promise.all(Array.from({ length: burst }, () => passkeySignIn('flow', (c) => forgedAnswer(passkey.id, c), '198.51.100.23')));
-    expect(statuses(inFlow)).toEqual([...Array(passkeyAnswersPerCallerAddressAndPasskey.max).fill(401), ...Array(burst - passkeyAnswersPerCallerAddressAndPasskey.max).fill(429)]);
+    expect(statuses(onDashboard)).toEqual([
+      ...Array(passkeyAnswersPerCallerAddressAndPasskey.max).fill(401),
+      ...Array(burst - passkeyAnswersPerCallerAddressAndPasskey.max).fill(429),
+    ]);
+    const inFlow = await Promise.all(
+      Array.from({ length: burst }, () => passkeySignIn('flow', (c) => forgedAnswer(passkey.id, c), '198.51.100.23')),
+    );
+    expect(statuses(inFlow)).toEqual([
+      ...Array(passkeyAnswersPerCallerAddressAndPasskey.max).fill(401),
+      ...Array(burst - passkeyAnswersPerCallerAddressAndPasskey.max).fill(429),
+    ]);
 
     // The victim, from their own address: password and authenticator code…
     expect((await dashboardSession(server, 'production', user)).origin).toBe(origin());
@@ -83,7 +117,9 @@ describe('locking a user out through the passwordless passkey sign-in', () => {
 
   it(`bounds one address over many credentials: ${passkeyAnswersPerCallerAddress.max} answers checked, the rest 429`, async () => {
     const burst = passkeyAnswersPerCallerAddress.max + 6;
-    const answers = await Promise.all(Array.from({ length: burst }, (_, i) => passkeySignIn('dashboard', (c) => forgedAnswer(`unknown-credential-${i}`, c), '192.0.2.45')));
+    const answers = await Promise.all(
+      Array.from({ length: burst }, (_, i) => passkeySignIn('dashboard', (c) => forgedAnswer(`unknown-credential-${i}`, c), '192.0.2.45')),
+    );
     expect(statuses(answers)).toEqual([...Array(passkeyAnswersPerCallerAddress.max).fill(401), ...Array(6).fill(429)]);
     expect(answers.find((a) => a.status === 429)!.html).toContain('Too many passkey sign-ins failed from your network. Try again in');
   });
@@ -96,12 +132,20 @@ describe('locking a user out through the passwordless passkey sign-in', () => {
     expect(step.url.pathname).toBe('/sign-in/second-factor');
     const csrf = /name="csrf" value="([^"]+)"/.exec(step.html)![1]!;
     for (let i = 0; i < secondFactorFailures.max; i += 1) {
-      const { challenge } = JSON.parse((await browser.request(`${origin()}/sign-in/passkey/options`, { method: 'POST', form: { csrf, step: 'second-factor' } })).html) as { challenge: string };
-      const answer = await browser.request(`${origin()}/sign-in/passkey`, { method: 'POST', form: { csrf, step: 'second-factor', next: '/account', response: passkey.answer(`${challenge.slice(1)}A`) } });
+      const { challenge } = JSON.parse(
+        (await browser.request(`${origin()}/sign-in/passkey/options`, { method: 'POST', form: { csrf, step: 'second-factor' } })).html,
+      ) as { challenge: string };
+      const answer = await browser.request(`${origin()}/sign-in/passkey`, {
+        method: 'POST',
+        form: { csrf, step: 'second-factor', next: '/account', response: passkey.answer(`${challenge.slice(1)}A`) },
+      });
       expect(answer.status).toBe(401);
     }
     // The user's budget is spent: the right code waits, from this browser and any other.
-    const code = await browser.request(`${origin()}/sign-in/second-factor`, { method: 'POST', form: { csrf, next: '/account', code: await nextCode(user.email, t.db) } });
+    const code = await browser.request(`${origin()}/sign-in/second-factor`, {
+      method: 'POST',
+      form: { csrf, next: '/account', code: await nextCode(user.email, t.db) },
+    });
     expect(code.status).toBe(429);
   });
 });

@@ -15,19 +15,41 @@ import { passkeySignInsStartedPerCallerAddress } from '../../src/limits/rate-lim
  * trusts the loopback proxy, so each caller is the address it forwards.
  */
 const REDIRECT = 'https://app.example.org/callback';
-const { testDatabase: t, server, clients: { client } } = useOAuthServer({
+const {
+  testDatabase: t,
+  server,
+  clients: { client },
+} = useOAuthServer({
   staff: 0,
   dashboardsAtLocalhost: true,
   config: { trusted_proxies: ['127.0.0.1/32'] },
   clients: { client: { environment: 'production', redirectUris: [REDIRECT] } },
 });
 const origin = () => server.urls.dashboard;
-const challengeRows = async () => Number((await t.db.selectFrom('webauthn_challenges').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+const challengeRows = async () =>
+  Number(
+    (
+      await t.db
+        .selectFrom('webauthn_challenges')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 /** A page with a passkey form (the dashboard's sign-in, or the flow's), as seen from `address`: where its options come from, its CSRF token and cookies. */
 async function passkeyForm(surface: 'dashboard' | 'flow', address: string) {
   const browser = new FormBrowser(() => false, { 'x-forwarded-for': address });
-  const start = surface === 'dashboard' ? `${origin()}/sign-in?next=/account` : (await authorizationRequest(server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope: 'read_only' })).url.toString();
+  const start =
+    surface === 'dashboard'
+      ? `${origin()}/sign-in?next=/account`
+      : (
+          await authorizationRequest(server, {
+            environment: 'production',
+            clientId: client.client_id,
+            redirectUri: REDIRECT,
+            scope: 'read_only',
+          })
+        ).url.toString();
   const page = await browser.request(start);
   const form = /<form method="post" action="([^"]+)"[^>]*data-options="([^"]+)"[^>]*>[\s\S]*?name="csrf" value="([^"]+)"/.exec(page.html);
   if (!form) throw new Error(`no passkey form at ${page.url} (${page.status})`);
@@ -40,7 +62,13 @@ async function passkeyForm(surface: 'dashboard' | 'flow', address: string) {
 async function askOptions(form: Awaited<ReturnType<typeof passkeyForm>>) {
   const response = await fetch(form.options, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', origin: form.options.origin, cookie: form.cookie, 'x-forwarded-for': form.address },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'application/json',
+      origin: form.options.origin,
+      cookie: form.cookie,
+      'x-forwarded-for': form.address,
+    },
     body: new URLSearchParams({ csrf: form.csrf }),
   });
   return { status: response.status, retryAfter: response.headers.get('retry-after'), text: await response.text() };
@@ -77,13 +105,22 @@ describe('flooding the passkey challenge table', () => {
       const asked = await form.browser.request(form.options.toString(), { method: 'POST', form: { csrf: form.csrf } });
       expect(asked.status, `sign-in ${i + 1}`).toBe(200);
       const { challenge } = JSON.parse(asked.html) as { challenge: string };
-      const signedIn = await form.browser.request(form.action.toString(), { method: 'POST', form: { csrf: form.csrf, next: '/account', response: passkey.answer(challenge) } });
+      const signedIn = await form.browser.request(form.action.toString(), {
+        method: 'POST',
+        form: { csrf: form.csrf, next: '/account', response: passkey.answer(challenge) },
+      });
       expect(signedIn.url.pathname).toBe('/account');
     }
   });
 
   it('expired challenges are cleared as new passwordless ones are written, before the periodic sweep', async () => {
-    const expired = Array.from({ length: 20 }, (_, i) => ({ id: `expired-${i}`, challenge: 'x', purpose: 'authenticate' as const, user_id: null, expires_at: new Date(Date.now() - 60_000) }));
+    const expired = Array.from({ length: 20 }, (_, i) => ({
+      id: `expired-${i}`,
+      challenge: 'x',
+      purpose: 'authenticate' as const,
+      user_id: null,
+      expires_at: new Date(Date.now() - 60_000),
+    }));
     await t.db.insertInto('webauthn_challenges').values(expired).execute();
     expect((await askOptions(await passkeyForm('dashboard', '192.0.2.30'))).status).toBe(200);
     expect(await t.db.selectFrom('webauthn_challenges').select('id').where('id', 'like', 'expired-%').execute()).toEqual([]);

@@ -58,7 +58,11 @@ describe('a password that is the address', () => {
       expect(run.code, JSON.stringify(password)).not.toBe(0);
       expect(run.stderr).toContain(REFUSED);
     }
-    const reset = await runAdmin(['users', 'reset-password', '--email', user.email, '--password-stdin'], env, `${user.email.toUpperCase()} \n`);
+    const reset = await runAdmin(
+      ['users', 'reset-password', '--email', user.email, '--password-stdin'],
+      env,
+      `${user.email.toUpperCase()} \n`,
+    );
     expect(reset.code).not.toBe(0);
     expect(reset.stderr).toContain(REFUSED);
   });

@@ -21,18 +21,33 @@ const {
   server,
   staff,
   clients: { otherClient },
-} = useOAuthServer({ config: { refresh_reuse_grace_seconds: GRACE_SECONDS }, clients: { otherClient: { environment: 'production', redirectUris: [REDIRECT] } } });
+} = useOAuthServer({
+  config: { refresh_reuse_grace_seconds: GRACE_SECONDS },
+  clients: { otherClient: { environment: 'production', redirectUris: [REDIRECT] } },
+});
 
 /** A victim client of its own (failure limits are per client) with a fresh authorization. */
 async function victim() {
   const client = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT] });
-  const { tokens } = await obtainTokens(server, { environment: 'production', client, clientId: client.client_id, redirectUri: REDIRECT, scope: 'read_only offline_access', login: staff.users.member });
+  const { tokens } = await obtainTokens(server, {
+    environment: 'production',
+    client,
+    clientId: client.client_id,
+    redirectUri: REDIRECT,
+    scope: 'read_only offline_access',
+    login: staff.users.member,
+  });
   expect(tokens.status).toBe(200);
-  const grant = await t.db.selectFrom('oauth_authorizations').select('grant_id').where('client_id', '=', client.client_id).executeTakeFirstOrThrow();
+  const grant = await t.db
+    .selectFrom('oauth_authorizations')
+    .select('grant_id')
+    .where('client_id', '=', client.client_id)
+    .executeTakeFirstOrThrow();
   return { client, refreshToken: tokens.body.refresh_token as string, grantId: grant.grant_id };
 }
 
-const refresh = (client: Client | undefined, refreshToken: string) => tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: refreshToken });
+const refresh = (client: Client | undefined, refreshToken: string) =>
+  tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: refreshToken });
 
 /** A refresh with the victim's client_id in the body and no Authorization header at all. */
 async function refreshUnauthenticated(clientId: string, refreshToken: string): Promise<TokenResult> {
@@ -53,7 +68,8 @@ function expectRefused(res: TokenResult) {
 }
 
 async function revokedAt(grantId: string) {
-  return (await t.db.selectFrom('oauth_authorizations').select('revoked_at').where('grant_id', '=', grantId).executeTakeFirstOrThrow()).revoked_at;
+  return (await t.db.selectFrom('oauth_authorizations').select('revoked_at').where('grant_id', '=', grantId).executeTakeFirstOrThrow())
+    .revoked_at;
 }
 
 /** Moves the first use of every consumed refresh token of a grant out of the grace window. */
@@ -103,7 +119,7 @@ describe('refresh grace window: the successor pair goes only to the authenticate
     expect((await refresh(client, first.body.refresh_token as string)).status).toBe(200);
   });
 
-  it('outside the window: a failed client authentication changes nothing, the right client\'s reuse revokes the authorization', async () => {
+  it("outside the window: a failed client authentication changes nothing, the right client's reuse revokes the authorization", async () => {
     const { client, refreshToken, grantId } = await victim();
     const first = await refresh(client, refreshToken);
     expect(first.status).toBe(200);

@@ -24,7 +24,11 @@ const proxiedLog = captureLogs('debug');
 beforeAll(async () => {
   t = await createTestDatabase();
   direct = await startOAuthServer(t.db, {}, directLog.logger);
-  proxied = await startOAuthServer(t.db, { trusted_proxies: ['127.0.0.1/32'], clients_file: direct.config.clients_file }, proxiedLog.logger);
+  proxied = await startOAuthServer(
+    t.db,
+    { trusted_proxies: ['127.0.0.1/32'], clients_file: direct.config.clients_file },
+    proxiedLog.logger,
+  );
 });
 afterAll(async () => {
   await direct?.close();
@@ -37,7 +41,9 @@ function rawGet(base: string, path: string, headerLines: string[]): Promise<{ st
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(url.port), url.hostname, () => {
-      socket.write(Buffer.from([`GET ${path} HTTP/1.1`, `Host: ${url.host}`, 'Connection: close', ...headerLines, '', ''].join('\r\n'), 'latin1'));
+      socket.write(
+        Buffer.from([`GET ${path} HTTP/1.1`, `Host: ${url.host}`, 'Connection: close', ...headerLines, '', ''].join('\r\n'), 'latin1'),
+      );
     });
     let response = '';
     socket.setEncoding('latin1');
@@ -96,7 +102,11 @@ describe('X-Request-Id', () => {
   it('is replaced on the token endpoint too, where the provider reads it back for audit rows', async () => {
     const sent = 'chosen-by-the-caller';
     const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
-      const req = http.request(`${direct.urls.api}/auth/oauth/token`, { method: 'POST', headers: { 'x-request-id': sent, 'content-type': 'application/x-www-form-urlencoded' } }, resolve);
+      const req = http.request(
+        `${direct.urls.api}/auth/oauth/token`,
+        { method: 'POST', headers: { 'x-request-id': sent, 'content-type': 'application/x-www-form-urlencoded' } },
+        resolve,
+      );
       req.on('error', reject);
       req.end('grant_type=refresh_token&refresh_token=x');
     });

@@ -19,12 +19,18 @@ async function timedRequest(browser: FormBrowser, email: string) {
   const started = process.hrtime.bigint();
   const response = await fetch(`${server.urls.dashboard}/forgot-password`, {
     method: 'POST',
-    headers: { cookie: browser.cookieHeader(new URL(server.urls.dashboard)), 'content-type': 'application/x-www-form-urlencoded', origin: server.urls.dashboard },
+    headers: {
+      cookie: browser.cookieHeader(new URL(server.urls.dashboard)),
+      'content-type': 'application/x-www-form-urlencoded',
+      origin: server.urls.dashboard,
+    },
     body: new URLSearchParams({ csrf, email }).toString(),
   });
   const body = await response.text();
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  const headers = Object.fromEntries([...response.headers].filter(([name]) => !['date', 'x-request-id', 'set-cookie', 'content-length'].includes(name)));
+  const headers = Object.fromEntries(
+    [...response.headers].filter(([name]) => !['date', 'x-request-id', 'set-cookie', 'content-length'].includes(name)),
+  );
   return { status: response.status, headers, body: body.replace(csrf, 'CSRF'), ms };
 }
 
@@ -66,8 +72,13 @@ describe('password reset enumeration', () => {
     }
     await server.runtime.background.drain();
     const [k, u] = [median(knownMs), median(unknownMs)];
-    expect(Math.max(k, u) / Math.min(k, u) < 1.5 || Math.abs(k - u) < 30, `median known ${k.toFixed(1)} ms, unknown ${u.toFixed(1)} ms`).toBe(true);
+    expect(
+      Math.max(k, u) / Math.min(k, u) < 1.5 || Math.abs(k - u) < 30,
+      `median known ${k.toFixed(1)} ms, unknown ${u.toFixed(1)} ms`,
+    ).toBe(true);
     // The known address's links were made: the timing hides real work.
-    expect((await t.db.selectFrom('outbound_mail').select('id').where('recipient', '=', s.users.member.email).execute()).length).toBeGreaterThanOrEqual(15);
+    expect(
+      (await t.db.selectFrom('outbound_mail').select('id').where('recipient', '=', s.users.member.email).execute()).length,
+    ).toBeGreaterThanOrEqual(15);
   });
 });

@@ -25,9 +25,14 @@ describe('password reset links', () => {
     const link = await freshLink(s.users.owner.email);
     const browser = new FormBrowser(() => false);
     const form = await browser.request(link);
-    expect((await browser.submit(form, '/reset-password/', { password: 'first new passphrase', confirmation: 'first new passphrase' })).status).toBe(200);
+    expect(
+      (await browser.submit(form, '/reset-password/', { password: 'first new passphrase', confirmation: 'first new passphrase' })).status,
+    ).toBe(200);
     expect((await browser.request(link)).status).toBe(410);
-    const replay = await browser.submit(form, '/reset-password/', { password: 'second new passphrase', confirmation: 'second new passphrase' });
+    const replay = await browser.submit(form, '/reset-password/', {
+      password: 'second new passphrase',
+      confirmation: 'second new passphrase',
+    });
     expect(replay.status).toBe(410);
     await dashboardSession(server, 'production', { email: s.users.owner.email, password: 'first new passphrase' });
   });
@@ -38,7 +43,11 @@ describe('password reset links', () => {
     const browser = new FormBrowser(() => false);
     const form = await browser.request(link);
     expect(form.status).toBe(200);
-    await t.db.updateTable('password_resets').set({ expires_at: new Date(Date.now() - 1000) }).where('token_hash', '=', sha256(link.split('/').at(-1)!)).execute();
+    await t.db
+      .updateTable('password_resets')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('token_hash', '=', sha256(link.split('/').at(-1)!))
+      .execute();
     expect((await browser.request(link)).status).toBe(410);
     const late = await browser.submit(form, '/reset-password/', { password: 'too late passphrase', confirmation: 'too late passphrase' });
     expect(late.status).toBe(410);
@@ -52,13 +61,22 @@ describe('password reset links', () => {
     const browser = new FormBrowser(() => false);
     const form = await browser.request(link);
     const passwords = Array.from({ length: 8 }, (_, i) => `burst passphrase number ${i}`);
-    const answers = await Promise.all(passwords.map((password) => browser.submit(form, '/reset-password/', { password, confirmation: password })));
+    const answers = await Promise.all(
+      passwords.map((password) => browser.submit(form, '/reset-password/', { password, confirmation: password })),
+    );
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((x) => x === 200)).toHaveLength(1);
     expect(statuses.filter((x) => x === 410)).toHaveLength(7);
     const winner = passwords[statuses.indexOf(200)]!;
     await dashboardSession(server, 'production', { email: s.users.member.email, password: winner });
-    expect(await t.db.selectFrom('audit_events').select('id').where('event', '=', 'user.password_reset').where('actor_user_id', '=', s.users.member.id).execute()).toHaveLength(1);
+    expect(
+      await t.db
+        .selectFrom('audit_events')
+        .select('id')
+        .where('event', '=', 'user.password_reset')
+        .where('actor_user_id', '=', s.users.member.id)
+        .execute(),
+    ).toHaveLength(1);
   });
 
   it('refuses posts without the CSRF token or from another site on /forgot-password, /reset-password/:token and /account/password', async () => {
@@ -68,22 +86,46 @@ describe('password reset links', () => {
     const session = await dashboardSession(server, 'production', s.users.read_only);
     const pages: { page: { url: URL; html: string }; action: string; fields: Record<string, string> }[] = [
       { page: await session.get('/forgot-password'), action: '/forgot-password', fields: { email: s.users.read_only.email } },
-      { page: await session.browser.request(link), action: '/reset-password/', fields: { password: 'forged passphrase!', confirmation: 'forged passphrase!' } },
-      { page: await session.get('/account/password'), action: '/account/password', fields: { current: s.users.read_only.password, password: 'forged passphrase!', confirmation: 'forged passphrase!' } },
+      {
+        page: await session.browser.request(link),
+        action: '/reset-password/',
+        fields: { password: 'forged passphrase!', confirmation: 'forged passphrase!' },
+      },
+      {
+        page: await session.get('/account/password'),
+        action: '/account/password',
+        fields: { current: s.users.read_only.password, password: 'forged passphrase!', confirmation: 'forged passphrase!' },
+      },
     ];
     for (const { page, action, fields } of pages) {
-      const url = new URL(/<form method="post" action="([^"]+)"/.exec(page.html.slice(page.html.indexOf(`action="${action}`) - 40))![1]!, page.url);
+      const url = new URL(
+        /<form method="post" action="([^"]+)"/.exec(page.html.slice(page.html.indexOf(`action="${action}`) - 40))![1]!,
+        page.url,
+      );
       const cookie = session.browser.cookieHeader(url);
       const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)![1]!;
       const post = (headers: Record<string, string>, form: Record<string, string>) =>
-        fetch(url, { method: 'POST', redirect: 'manual', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(form).toString() });
+        fetch(url, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+          body: new URLSearchParams(form).toString(),
+        });
       expect((await post({ origin: url.origin }, fields)).status, `${action} without a token`).toBe(403);
-      expect((await post({ origin: url.origin }, { ...fields, csrf: `${csrf.slice(0, -2)}xx` })).status, `${action} with a wrong token`).toBe(403);
-      expect((await post({ origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }, { ...fields, csrf })).status, `${action} from another site`).toBe(403);
+      expect(
+        (await post({ origin: url.origin }, { ...fields, csrf: `${csrf.slice(0, -2)}xx` })).status,
+        `${action} with a wrong token`,
+      ).toBe(403);
+      expect(
+        (await post({ origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' }, { ...fields, csrf })).status,
+        `${action} from another site`,
+      ).toBe(403);
     }
     // Nothing happened: no new mail, the link unused, the password unchanged.
     await server.runtime.background.drain();
-    expect(await t.db.selectFrom('outbound_mail').select('id').where('recipient', '=', s.users.read_only.email).execute()).toHaveLength(mailsBefore.length);
+    expect(await t.db.selectFrom('outbound_mail').select('id').where('recipient', '=', s.users.read_only.email).execute()).toHaveLength(
+      mailsBefore.length,
+    );
     expect((await fetch(link)).status).toBe(200);
     expect((await session.get('/account')).url.pathname).toBe('/account');
     await dashboardSession(server, 'sandbox', s.users.read_only);

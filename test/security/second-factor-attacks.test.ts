@@ -23,7 +23,8 @@ async function passwordStep(user: { email: string; password: string }) {
   expect(page.url.pathname).toBe('/sign-in/second-factor');
   const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)![1]!;
   /** Posts a code from this browser's pending sign-in. */
-  const post = (code: string) => browser.request(`${origin()}/sign-in/second-factor`, { method: 'POST', form: { csrf, next: '/account', code } });
+  const post = (code: string) =>
+    browser.request(`${origin()}/sign-in/second-factor`, { method: 'POST', form: { csrf, next: '/account', code } });
   return { browser, page, post };
 }
 
@@ -78,19 +79,28 @@ describe('second-factor attacks', () => {
     const old = totpCode(key, Math.floor(Date.now() / 30000) - 3);
     const refused = await session.browser.submit(setup, '/account/security/authenticator', { code: old });
     expect(refused.status).toBe(400);
-    expect((await t.db.selectFrom('totp_credentials').select('confirmed_at').where('user_id', '=', user.id).executeTakeFirstOrThrow()).confirmed_at).toBeNull();
+    expect(
+      (await t.db.selectFrom('totp_credentials').select('confirmed_at').where('user_id', '=', user.id).executeTakeFirstOrThrow())
+        .confirmed_at,
+    ).toBeNull();
   });
 
   it('refuses every second-factor form posted without its CSRF token (403), and changes nothing', async () => {
     const { user } = await enrolled();
     const session = await dashboardSession(server, 'production', user);
     for (const path of ['/account/security/authenticator', '/account/security/authenticator/remove', '/account/security/recovery-codes']) {
-      const answer = await session.browser.request(`${origin()}${path}`, { method: 'POST', form: { code: '123456', password: user.password } });
+      const answer = await session.browser.request(`${origin()}${path}`, {
+        method: 'POST',
+        form: { code: '123456', password: user.password },
+      });
       expect(answer.status, path).toBe(403);
     }
     expect(await t.db.selectFrom('totp_credentials').select('user_id').where('user_id', '=', user.id).executeTakeFirst()).toBeDefined();
     const { browser } = await passwordStep(user);
-    const noToken = await browser.request(`${origin()}/sign-in/second-factor`, { method: 'POST', form: { code: await nextCode(user.email) } });
+    const noToken = await browser.request(`${origin()}/sign-in/second-factor`, {
+      method: 'POST',
+      form: { code: await nextCode(user.email) },
+    });
     expect(noToken.status).toBe(403);
     expect(browser.cookieHeader(new URL(origin()))).not.toContain('alm_production_session=');
 
@@ -99,14 +109,33 @@ describe('second-factor attacks', () => {
     const client = await server.registerClient({ environment: 'production' });
     const flow = new FormBrowser((next) => next.origin === new URL(redirectUri).origin);
     const url = new URL(endpoints(server, 'production').authorize);
-    for (const [k, v] of Object.entries({ client_id: client.client_id, redirect_uri: redirectUri, response_type: 'code', scope: 'openid read_write', state: 's', nonce: 'n', code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()), code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+    for (const [k, v] of Object.entries({
+      client_id: client.client_id,
+      redirect_uri: redirectUri,
+      response_type: 'code',
+      scope: 'openid read_write',
+      state: 's',
+      nonce: 'n',
+      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+      code_challenge_method: 'S256',
+    }))
+      url.searchParams.set(k, v);
     const setupPage = await flow.submit(await flow.request(url.toString()), '/login', fresh.users.member);
     expect(setupPage.html).toContain('/second-factor/setup"');
     for (const suffix of ['/second-factor/setup', '/second-factor']) {
-      const answer = await flow.request(new URL(`${setupPage.url.pathname}${suffix}`, setupPage.url).toString(), { method: 'POST', form: { code: '123456' } });
+      const answer = await flow.request(new URL(`${setupPage.url.pathname}${suffix}`, setupPage.url).toString(), {
+        method: 'POST',
+        form: { code: '123456' },
+      });
       expect(answer.status, suffix).toBe(403);
     }
-    expect(await t.db.selectFrom('totp_credentials').select('confirmed_at').where('user_id', '=', fresh.users.member.id).executeTakeFirstOrThrow()).toEqual({ confirmed_at: null });
+    expect(
+      await t.db
+        .selectFrom('totp_credentials')
+        .select('confirmed_at')
+        .where('user_id', '=', fresh.users.member.id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ confirmed_at: null });
   });
 
   it('removing the app from a stolen session does not make a password oracle: one budget of 5 wrong passwords, shared with the password change', async () => {
@@ -114,13 +143,27 @@ describe('second-factor attacks', () => {
     const session = await dashboardSession(server, 'production', user);
     const page = await session.get('/account/security');
     const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)![1]!;
-    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => session.browser.request(`${origin()}/account/security/authenticator/remove`, { method: 'POST', form: { csrf, password: `guess number ${i}` } })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        session.browser.request(`${origin()}/account/security/authenticator/remove`, {
+          method: 'POST',
+          form: { csrf, password: `guess number ${i}` },
+        }),
+      ),
+    );
     expect(answers.filter((a) => a.status === 401)).toHaveLength(5);
     expect(answers.filter((a) => a.status === 429)).toHaveLength(3);
-    const right = await session.browser.request(`${origin()}/account/security/authenticator/remove`, { method: 'POST', form: { csrf, password: user.password } });
+    const right = await session.browser.request(`${origin()}/account/security/authenticator/remove`, {
+      method: 'POST',
+      form: { csrf, password: user.password },
+    });
     expect(right.status).toBe(429);
     const change = await session.get('/account/password');
-    const changed = await session.browser.submit(change, '/account/password', { current: user.password, password: 'a brand new passphrase 42', confirmation: 'a brand new passphrase 42' });
+    const changed = await session.browser.submit(change, '/account/password', {
+      current: user.password,
+      password: 'a brand new passphrase 42',
+      confirmation: 'a brand new passphrase 42',
+    });
     expect(changed.status).toBe(429);
     expect(await t.db.selectFrom('totp_credentials').select('user_id').where('user_id', '=', user.id).executeTakeFirst()).toBeDefined();
   });

@@ -69,8 +69,14 @@ async function expectNowhere(minted: Record<string, string | readonly string[]>)
     for (const value of [values].flat()) {
       expect(value.length, `${what} is a real secret`).toBeGreaterThanOrEqual(8);
       for (const form of formsOf(value)) {
-        expect(lines.find((line) => line.includes(form)), `${what} in a log line`).toBeUndefined();
-        expect(metrics.split('\n').find((line) => line.includes(form)), `${what} in a metric`).toBeUndefined();
+        expect(
+          lines.find((line) => line.includes(form)),
+          `${what} in a log line`,
+        ).toBeUndefined();
+        expect(
+          metrics.split('\n').find((line) => line.includes(form)),
+          `${what} in a metric`,
+        ).toBeUndefined();
         expect(cliErrors.includes(form), `${what} on the CLI's standard error`).toBe(false);
       }
     }
@@ -94,7 +100,8 @@ describe('invitation links', () => {
     expect(joined.html).toContain(`Signed in as <strong>${newcomer}</strong>`);
     expect((await anonymous().request(first.link)).status).toBe(410);
     // Spellings the router also answers, or a page under the link that does not exist.
-    for (const variant of [`${first.link}/`, first.link.replace('/invitations/', '/INVITATIONS/'), `${first.link}/elsewhere`]) await anonymous().request(variant);
+    for (const variant of [`${first.link}/`, first.link.replace('/invitations/', '/INVITATIONS/'), `${first.link}/elsewhere`])
+      await anonymous().request(variant);
 
     // An existing user: sent to sign in (the link in ?next=), back to the link, Accept.
     const existing = fresh('existing');
@@ -120,7 +127,11 @@ describe('invitation links', () => {
     expect(requestLines('/invitations/').length).toBeGreaterThanOrEqual(6);
     // The dashboards' mail (the CLI's own sender has no log).
     expect(logs.records().filter((r) => String(r.msg).startsWith('mail stored')).length).toBeGreaterThanOrEqual(2);
-    await expectNowhere({ 'invitation token': [first.token, second.token, third.token], password: NEW_PASSWORD, 'session cookie': cookieValues(browser, member, owner.browser) });
+    await expectNowhere({
+      'invitation token': [first.token, second.token, third.token],
+      password: NEW_PASSWORD,
+      'session cookie': cookieValues(browser, member, owner.browser),
+    });
   });
 });
 
@@ -181,19 +192,43 @@ describe('client secrets', () => {
   }
   async function authenticates(environment: Env, credentials: { client_id: string; client_secret: string }) {
     await server.runtime.clients.syncNow();
-    for (let tries = 0; tries < 25 && (await probe(environment, credentials)) !== 'invalid_grant'; tries += 1) await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let tries = 0; tries < 25 && (await probe(environment, credentials)) !== 'invalid_grant'; tries += 1)
+      await new Promise((resolve) => setTimeout(resolve, 200));
     expect(await probe(environment, credentials)).toBe('invalid_grant');
   }
 
   it('made by `clients add` and `rotate-secret`, sent in Basic credentials, in the body, and after rotation', async () => {
-    const created = (await admin('clients', 'add', '--environment', 'sandbox', '--name', 'Logged App', '--redirect-uri', 'http://127.0.0.1:8080/cb', '--scope', 'read_only openid')) as { client_id: string; client_secret: string };
+    const created = (await admin(
+      'clients',
+      'add',
+      '--environment',
+      'sandbox',
+      '--name',
+      'Logged App',
+      '--redirect-uri',
+      'http://127.0.0.1:8080/cb',
+      '--scope',
+      'read_only openid',
+    )) as { client_id: string; client_secret: string };
     await authenticates('sandbox', created);
-    const rotated = (await admin('clients', 'rotate-secret', '--client-id', created.client_id)) as { client_id: string; client_secret: string };
+    const rotated = (await admin('clients', 'rotate-secret', '--client-id', created.client_id)) as {
+      client_id: string;
+      client_secret: string;
+    };
     await authenticates('sandbox', rotated);
     expect(await probe('sandbox', created)).toBe('invalid_client');
     // The secret in the body (a method this server refuses) and in the query.
     const token = `${endpoints(server, 'sandbox').token}?client_secret=${encodeURIComponent(rotated.client_secret)}`;
-    const posted = await fetch(token, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'bogus', client_id: rotated.client_id, client_secret: rotated.client_secret }) });
+    const posted = await fetch(token, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: 'bogus',
+        client_id: rotated.client_id,
+        client_secret: rotated.client_secret,
+      }),
+    });
     expect(posted.status).toBeGreaterThanOrEqual(400);
 
     expect(logs.records().filter((r) => r.msg === 'token request refused').length).toBeGreaterThanOrEqual(2);
@@ -205,23 +240,55 @@ describe('authorization codes, access, refresh and ID tokens', () => {
   it('the code flow, refresh, replays, introspection, userinfo, revocation and gateway calls with the bearer token', async () => {
     const s = await createStaff(t.db);
     const client = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT] });
-    const { tokens, code, browser } = await obtainTokens(server, { environment: 'production', client, clientId: client.client_id, redirectUri: REDIRECT, scope: 'openid read_only', login: s.users.member });
+    const { tokens, code, browser } = await obtainTokens(server, {
+      environment: 'production',
+      client,
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      scope: 'openid read_only',
+      login: s.users.member,
+    });
     expect(tokens.status).toBe(200);
     const access = tokens.body.access_token as string;
     const refresh = tokens.body.refresh_token as string;
     // The code again (refused, and the tokens it gave revoked), then a fresh pair to go on with.
     expect((await tokenRequest(server, 'production', client, { grant_type: 'authorization_code', code })).status).toBe(400);
-    const second = await obtainTokens(server, { environment: 'production', client, clientId: client.client_id, redirectUri: REDIRECT, scope: 'openid read_only', login: s.users.member });
-    const refreshed = await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: second.tokens.body.refresh_token as string });
+    const second = await obtainTokens(server, {
+      environment: 'production',
+      client,
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      scope: 'openid read_only',
+      login: s.users.member,
+    });
+    const refreshed = await tokenRequest(server, 'production', client, {
+      grant_type: 'refresh_token',
+      refresh_token: second.tokens.body.refresh_token as string,
+    });
     expect(refreshed.status).toBe(200);
     const newAccess = refreshed.body.access_token as string;
     const newRefresh = refreshed.body.refresh_token as string;
     // The exchanged refresh token again (reuse), and with another client's credentials.
-    await tokenRequest(server, 'production', client, { grant_type: 'refresh_token', refresh_token: second.tokens.body.refresh_token as string });
-    const third = await obtainTokens(server, { environment: 'production', client, clientId: client.client_id, redirectUri: REDIRECT, scope: 'openid read_only', login: s.users.member });
+    await tokenRequest(server, 'production', client, {
+      grant_type: 'refresh_token',
+      refresh_token: second.tokens.body.refresh_token as string,
+    });
+    const third = await obtainTokens(server, {
+      environment: 'production',
+      client,
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      scope: 'openid read_only',
+      login: s.users.member,
+    });
     const live = third.tokens.body.access_token as string;
     const liveRefresh = third.tokens.body.refresh_token as string;
-    await tokenRequest(server, 'production', { client_id: client.client_id, client_secret: 'not-the-secret-1234' }, { grant_type: 'refresh_token', refresh_token: liveRefresh });
+    await tokenRequest(
+      server,
+      'production',
+      { client_id: client.client_id, client_secret: 'not-the-secret-1234' },
+      { grant_type: 'refresh_token', refresh_token: liveRefresh },
+    );
 
     expect((await introspect(server, 'production', client, live)).body.active).toBe(true);
     expect((await introspect(server, 'production', client, liveRefresh)).body.active).toBe(true);
@@ -230,7 +297,11 @@ describe('authorization codes, access, refresh and ID tokens', () => {
     await fetch(`${api}/auth/oauth/userinfo?access_token=${live}`);
     expect((await apiRequest(server, 'production', 'GET', '/v1/donations?limit=1', { bearer: live })).status).toBe(200);
     await fetch(`${api}/v1/donations?page_token=${encodeURIComponent(liveRefresh)}`, { headers: { authorization: `Bearer ${live}` } });
-    const revoke = await fetch(`${api}/auth/oauth/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client.client_id, client.client_secret) }, body: new URLSearchParams({ token: liveRefresh }) });
+    const revoke = await fetch(`${api}/auth/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client.client_id, client.client_secret) },
+      body: new URLSearchParams({ token: liveRefresh }),
+    });
     expect(revoke.status).toBe(200);
     expect((await apiRequest(server, 'production', 'GET', '/v1/donations?limit=1', { bearer: live })).status).toBe(401);
 
@@ -264,7 +335,20 @@ describe('DAF codes', () => {
     await admin('daf', 'redeem-code', '--environment', 'sandbox', '--email', donorEmail, '--code', made);
 
     const asker = fresh('asker');
-    await admin('daf', 'submit-grant-request', '--fund-provider', provider.ein, '--environment', 'sandbox', '--email', asker, '--ein', nonprofit.ein, '--amount-cents', '2500');
+    await admin(
+      'daf',
+      'submit-grant-request',
+      '--fund-provider',
+      provider.ein,
+      '--environment',
+      'sandbox',
+      '--email',
+      asker,
+      '--ein',
+      nonprofit.ein,
+      '--amount-cents',
+      '2500',
+    );
     const mail = await t.db.selectFrom('outbound_mail').select('body').where('recipient', '=', asker).executeTakeFirstOrThrow();
     const mailed = /code: ([A-Z0-9]{12})/.exec(mail.body)![1]!;
     const typed = `${mailed.slice(0, 6).toLowerCase()}-${mailed.slice(6).toLowerCase()}`;
@@ -289,10 +373,19 @@ describe('second factors', () => {
     expect(codes).toHaveLength(10);
 
     const browser = anonymous();
-    const step = await browser.submit(await browser.request(`${server.urls.dashboard}/sign-in?next=/account`), '/sign-in', { email: user.email, password: user.password });
+    const step = await browser.submit(await browser.request(`${server.urls.dashboard}/sign-in?next=/account`), '/sign-in', {
+      email: user.email,
+      password: user.password,
+    });
     expect((await browser.submit(step, '/sign-in/second-factor', { code: codes[0]!.toLowerCase() })).url.pathname).toBe('/account');
     // New codes from the browser that just signed in with a recovery code: a second factor proven in that session.
-    const renewed = recoveryCodesOnPage((await browser.submit(await browser.request(`${server.urls.dashboard}/account/security`), '/recovery-codes', { password: user.password })).html);
+    const renewed = recoveryCodesOnPage(
+      (
+        await browser.submit(await browser.request(`${server.urls.dashboard}/account/security`), '/recovery-codes', {
+          password: user.password,
+        })
+      ).html,
+    );
     expect(renewed).toHaveLength(10);
 
     await server.runtime.background.drain();
@@ -310,23 +403,48 @@ describe('webhook signing secrets', () => {
     await dead.close();
     try {
       const session = await dashboardSession(server, 'sandbox', provider.users.admin);
-      const added = await session.browser.submit(await session.get(`/orgs/${provider.ein}/webhooks`), '/webhooks', { url: receiver.url, category: 'donor_account.created' });
+      const added = await session.browser.submit(await session.get(`/orgs/${provider.ein}/webhooks`), '/webhooks', {
+        url: receiver.url,
+        category: 'donor_account.created',
+      });
       expect(added.status).toBe(201);
       const fromDashboard = /id="signing-secret"[^>]*>([^<]+)</.exec(added.html)![1]!;
       const key = (await admin('api-keys', 'create', '--org', provider.ein, '--environment', 'sandbox')).key as string;
-      const generated = await apiRequest(server, 'sandbox', 'POST', '/v1/event_subscriptions', { bearer: key, json: { url: `${receiver.url}/api`, category: 'donor_account.created' } });
+      const generated = await apiRequest(server, 'sandbox', 'POST', '/v1/event_subscriptions', {
+        bearer: key,
+        json: { url: `${receiver.url}/api`, category: 'donor_account.created' },
+      });
       expect(generated.status).toBe(201);
       const fromApi = generated.body.signing_secret as string;
       const chosen = `whsec_${crypto.randomBytes(32).toString('base64')}`;
-      expect((await apiRequest(server, 'sandbox', 'POST', '/v1/event_subscriptions', { bearer: key, json: { url: dead.url, category: 'donor_account.created', signing_secret: chosen } })).status).toBe(201);
+      expect(
+        (
+          await apiRequest(server, 'sandbox', 'POST', '/v1/event_subscriptions', {
+            bearer: key,
+            json: { url: dead.url, category: 'donor_account.created', signing_secret: chosen },
+          })
+        ).status,
+      ).toBe(201);
 
-      expect((await apiRequest(server, 'sandbox', 'POST', '/v1/donor_accounts', { bearer: key, json: { donor: { email: fresh('hooked') } } })).status).toBe(201);
+      expect(
+        (await apiRequest(server, 'sandbox', 'POST', '/v1/donor_accounts', { bearer: key, json: { donor: { email: fresh('hooked') } } }))
+          .status,
+      ).toBe(201);
       const deadline = Date.now() + 10_000;
-      while ((receiver.received.length < 2 || !logs.records().some((r) => r.msg === 'webhook delivery failed')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      while ((receiver.received.length < 2 || !logs.records().some((r) => r.msg === 'webhook delivery failed')) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 100));
       expect(receiver.received).toHaveLength(2);
       expect(logs.records().some((r) => r.msg === 'webhook delivery failed')).toBe(true);
 
-      await expectNowhere({ 'webhook signing secret': [fromDashboard, fromApi, chosen, ...[fromDashboard, fromApi, chosen].map((s) => s.slice('whsec_'.length))], 'API key': key });
+      await expectNowhere({
+        'webhook signing secret': [
+          fromDashboard,
+          fromApi,
+          chosen,
+          ...[fromDashboard, fromApi, chosen].map((s) => s.slice('whsec_'.length)),
+        ],
+        'API key': key,
+      });
     } finally {
       await receiver.close();
     }

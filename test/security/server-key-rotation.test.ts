@@ -19,7 +19,12 @@ import { expectOneLineFailure, runCli, runCliJson } from '../helpers/process.js'
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const REDIRECT = 'https://app.example.org/callback';
-const { testDatabase: t, server, staff, clients: { client } } = useOAuthServer({
+const {
+  testDatabase: t,
+  server,
+  staff,
+  clients: { client },
+} = useOAuthServer({
   clients: { client: { environment: 'production', redirectUris: [REDIRECT] } },
 });
 afterEach(() => {
@@ -64,7 +69,16 @@ async function connections(jti: string, sig: string) {
 /** An authorization request with a session cookie: the provider saves the session and sets its cookie again. */
 async function authorizeWith(jti: string, sig: string): Promise<Record<string, string>> {
   const url = new URL(endpoints(server, 'production').authorize);
-  const params = { client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'read_only', state: 's'.repeat(16), nonce: 'n'.repeat(16), code_challenge: 'c'.repeat(43), code_challenge_method: 'S256' };
+  const params = {
+    client_id: client.client_id,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    scope: 'read_only',
+    state: 's'.repeat(16),
+    nonce: 'n'.repeat(16),
+    code_challenge: 'c'.repeat(43),
+    code_challenge_method: 'S256',
+  };
   for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
   const response = await fetch(url, { redirect: 'manual', headers: { cookie: `${SESSION}=${jti}; ${SESSION}.sig=${sig}` } });
   expect(response.status).toBe(303);
@@ -72,7 +86,12 @@ async function authorizeWith(jti: string, sig: string): Promise<Record<string, s
 }
 
 async function secret(name: string, kid: string): Promise<string> {
-  const row = await t.db.selectFrom('server_keys').select('value').where('name', '=', name).where('kid', '=', kid).executeTakeFirstOrThrow();
+  const row = await t.db
+    .selectFrom('server_keys')
+    .select('value')
+    .where('name', '=', name)
+    .where('kid', '=', kid)
+    .executeTakeFirstOrThrow();
   return testBox.open(row.value);
 }
 
@@ -126,7 +145,13 @@ describe('admin keys rotate --kind server', () => {
     const rotation = await runCliJson(['keys', 'rotate', '--kind', 'server'], { env: cliEnv() });
     const rotated = Object.fromEntries((rotation.rotated as { name: string; kid: string }[]).map((k) => [k.name, k.kid]));
     expect(rotation.kind).toBe('server');
-    expect(Object.keys(rotated).sort()).toEqual(['client_secret_cache_key', 'cookie_key:production', 'cookie_key:sandbox', 'csrf_key', 'hashing_key']);
+    expect(Object.keys(rotated).sort()).toEqual([
+      'client_secret_cache_key',
+      'cookie_key:production',
+      'cookie_key:sandbox',
+      'csrf_key',
+      'hashing_key',
+    ]);
     for (const [name, kid] of Object.entries(rotated)) expect(kid).not.toBe(old[name]);
     const activation = Date.parse(rotation.activates_at as string);
     const newCookieKey = await secret('cookie_key:production', rotated['cookie_key:production']!);
@@ -160,7 +185,8 @@ describe('admin keys rotate --kind server', () => {
 
     // Until the old versions age out, a cookie signed with the old key and the old CSRF token verify...
     const { VERIFIES_AFTER_RETIREMENT_SECONDS } = await import('../../src/keys/server-keys.js');
-    const agedOut = activation + Math.min(VERIFIES_AFTER_RETIREMENT_SECONDS['cookie_key:production'], VERIFIES_AFTER_RETIREMENT_SECONDS.csrf_key) * 1000;
+    const agedOut =
+      activation + Math.min(VERIFIES_AFTER_RETIREMENT_SECONDS['cookie_key:production'], VERIFIES_AFTER_RETIREMENT_SECONDS.csrf_key) * 1000;
     vi.setSystemTime(agedOut - 60_000);
     expect((await connections(session2.jti!, cookieSig(oldCookieKey, session2.jti!))).signedIn).toBe(true);
     expect((await signIn(form1, user)).status).toBe(303);
@@ -176,10 +202,18 @@ describe('admin keys rotate --kind server', () => {
     // The next rotation deletes the aged-out versions, except the hashing key's (audit rows name its versions).
     let stdout = '';
     let stderr = '';
-    const code = await runCliInProcess({ argv: ['keys', 'rotate', '--kind', 'server', '--json'], stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), readStdin: async () => '', env: cliEnv() });
+    const code = await runCliInProcess({
+      argv: ['keys', 'rotate', '--kind', 'server', '--json'],
+      stdout: (s) => void (stdout += s),
+      stderr: (s) => void (stderr += s),
+      readStdin: async () => '',
+      env: cliEnv(),
+    });
     expect(code, stderr).toBe(0);
     const removed = (JSON.parse(stdout) as { removed: { name: string; kid: string }[] }).removed;
-    expect(removed.map((k) => `${k.name} ${k.kid}`).sort()).toEqual(['client_secret_cache_key', 'cookie_key:production', 'cookie_key:sandbox', 'csrf_key'].map((name) => `${name} ${old[name]}`));
+    expect(removed.map((k) => `${k.name} ${k.kid}`).sort()).toEqual(
+      ['client_secret_cache_key', 'cookie_key:production', 'cookie_key:sandbox', 'csrf_key'].map((name) => `${name} ${old[name]}`),
+    );
     const left = await kids();
     expect(left.csrf_key).not.toContain(old.csrf_key);
     expect(left['cookie_key:production']).not.toContain(old['cookie_key:production']);

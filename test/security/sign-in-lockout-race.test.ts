@@ -18,7 +18,11 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 import { signInFailuresPerAccount, signInFailuresPerCallerAddress } from '../../src/limits/rate-limits.js';
 
 const REDIRECT = 'https://app.example.org/callback';
-const { testDatabase: t, server, clients: { client } } = useOAuthServer({ staff: 0, clients: { client: { environment: 'production', redirectUris: [REDIRECT] } } });
+const {
+  testDatabase: t,
+  server,
+  clients: { client },
+} = useOAuthServer({ staff: 0, clients: { client: { environment: 'production', redirectUris: [REDIRECT] } } });
 const LOCKOUT_TEXT = 'Too many unsuccessful sign-in attempts';
 
 // Every request here comes from 127.0.0.1, so each test starts with that address's budget unspent.
@@ -36,7 +40,9 @@ interface SignInForm {
 async function signInForm(start: string, actionPart: string): Promise<SignInForm> {
   const browser = new FormBrowser(() => false);
   const page = await browser.request(start);
-  const form = [...page.html.matchAll(/<form[^>]*method="post"[^>]*action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/g)].find((f) => f[1]!.includes(actionPart));
+  const form = [...page.html.matchAll(/<form[^>]*method="post"[^>]*action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/g)].find((f) =>
+    f[1]!.includes(actionPart),
+  );
   if (!form) throw new Error(`no sign-in form at ${page.url} (${page.status})`);
   const action = new URL(form[1]!.replace(/&amp;/g, '&'), page.url);
   return { action, csrf: /name="csrf" value="([^"]+)"/.exec(form[2]!)![1]!, cookie: browser.cookieHeader(action) };
@@ -44,7 +50,15 @@ async function signInForm(start: string, actionPart: string): Promise<SignInForm
 
 function authorizationSignIn(): Promise<SignInForm> {
   const url = new URL(endpoints(server, 'production').authorize);
-  const params = { client_id: client.client_id, redirect_uri: REDIRECT, response_type: 'code', scope: 'read_only', nonce: 'n', code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' };
+  const params = {
+    client_id: client.client_id,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    scope: 'read_only',
+    nonce: 'n',
+    code_challenge: 'a'.repeat(43),
+    code_challenge_method: 'S256',
+  };
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   return signInForm(url.toString(), '/login');
 }
@@ -72,7 +86,10 @@ async function submit(form: SignInForm, login: { email: string; password: string
  * while the granted attempts may still be running argon2), the right password: the burst's
  * answers, the right password's answer, and how many argon2 verifications ran meanwhile.
  */
-async function burst(wrong: { form: SignInForm; login: { email: string; password: string } }[], right: { form: SignInForm; login: { email: string; password: string } }) {
+async function burst(
+  wrong: { form: SignInForm; login: { email: string; password: string } }[],
+  right: { form: SignInForm; login: { email: string; password: string } },
+) {
   const before = passwordVerifications.count;
   let refused!: () => void;
   const firstRefusal = new Promise<void>((resolve) => (refused = resolve));
@@ -135,9 +152,18 @@ describe('concurrent wrong passwords against the sign-in lockout', () => {
     const user = (await createStaff(t.db)).users.member;
     const form = await connectionsSignIn();
     for (let i = 0; i < signInFailuresPerAccount.max; i += 1) await submit(form, { email: user.email, password: `wrong-${i}` });
-    const { max } = await t.db.selectFrom('audit_events').select((eb) => eb.fn.max('id').as('max')).executeTakeFirstOrThrow();
-    const refusals = async () => (await t.db.selectFrom('audit_events').select(['event', 'details']).where('id', '>', String(max)).execute()) as { event: string; details: Record<string, unknown> }[];
-    const refused = await Promise.all(Array.from({ length: 30 }, (_, i) => submit(form, i % 3 ? { email: user.email, password: `again-${i}` } : user)));
+    const { max } = await t.db
+      .selectFrom('audit_events')
+      .select((eb) => eb.fn.max('id').as('max'))
+      .executeTakeFirstOrThrow();
+    const refusals = async () =>
+      (await t.db.selectFrom('audit_events').select(['event', 'details']).where('id', '>', String(max)).execute()) as {
+        event: string;
+        details: Record<string, unknown>;
+      }[];
+    const refused = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => submit(form, i % 3 ? { email: user.email, password: `again-${i}` } : user)),
+    );
     expect(refused.map((a) => a.status)).toEqual(Array.from({ length: 30 }, () => 429));
     // Refused under the account's lockout, or (while the burst's own points are taken from the
     // address's budget before they are given back) the address's: one row per lockout at most.
@@ -145,7 +171,11 @@ describe('concurrent wrong passwords against the sign-in lockout', () => {
     const scopes = rows.map((r) => r.details.scope);
     expect(new Set(scopes).size).toBe(rows.length);
     expect(scopes).toContain('account');
-    for (const row of rows) expect(row).toMatchObject({ event: 'login.failed', details: { reason: 'locked_out', count: expect.any(Number), email_hmac: expect.any(String), last_at: expect.any(String) } });
+    for (const row of rows)
+      expect(row).toMatchObject({
+        event: 'login.failed',
+        details: { reason: 'locked_out', count: expect.any(Number), email_hmac: expect.any(String), last_at: expect.any(String) },
+      });
     expect(rows.reduce((sum, r) => sum + Number(r.details.count), 0)).toBe(30);
     // The next refusal of the account's lockout adds to its row.
     const accountCount = Number(rows.find((r) => r.details.scope === 'account')!.details.count);
@@ -159,7 +189,10 @@ describe('concurrent wrong passwords against the sign-in lockout', () => {
     const user = (await createStaff(t.db)).users.admin;
     const [authorization, connections] = await Promise.all([authorizationSignIn(), connectionsSignIn()]);
     // Unknown addresses cost an argon2 run too (against a dummy hash), so they spend the budget alike.
-    const wrong = Array.from({ length: 40 }, (_, i) => ({ form: i % 2 ? authorization : connections, login: { email: `spray-${i}@example.org`, password: `wrong-${i}` } }));
+    const wrong = Array.from({ length: 40 }, (_, i) => ({
+      form: i % 2 ? authorization : connections,
+      login: { email: `spray-${i}@example.org`, password: `wrong-${i}` },
+    }));
     const { wrongAnswers, rightOne, argon2Runs } = await burst(wrong, { form: authorization, login: user });
     expect(argon2Runs).toBe(signInFailuresPerCallerAddress.max);
     expectBudgetHeld(wrongAnswers, signInFailuresPerCallerAddress.max, signInFailuresPerCallerAddress);

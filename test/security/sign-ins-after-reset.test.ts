@@ -33,16 +33,29 @@ async function resetPassword(email: string, password = 'a brand new passphrase')
 
 /** A browser that stops at the client, and (when asked) at the provider's resume URL. */
 function flowBrowser(stopAtResume: boolean) {
-  return new FormBrowser((next) => next.origin === new URL(REDIRECT).origin || (stopAtResume && next.pathname.startsWith('/oauth/authorize/')));
+  return new FormBrowser(
+    (next) => next.origin === new URL(REDIRECT).origin || (stopAtResume && next.pathname.startsWith('/oauth/authorize/')),
+  );
 }
 
 async function startFlow(scope = 'openid read_only', browser = flowBrowser(true)) {
   const client = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT] });
-  const { url } = await authorizationRequest(server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope });
+  const { url } = await authorizationRequest(server, {
+    environment: 'production',
+    clientId: client.client_id,
+    redirectUri: REDIRECT,
+    scope,
+  });
   return { browser, login: await browser.request(url.toString()) };
 }
 
-const sessionsOf = (userId: string) => t.db.selectFrom('oidc_models').select('id').where('model', '=', 'Session').where((eb) => eb(eb.ref('payload', '->>').key('accountId' as never), '=', userId)).execute();
+const sessionsOf = (userId: string) =>
+  t.db
+    .selectFrom('oidc_models')
+    .select('id')
+    .where('model', '=', 'Session')
+    .where((eb) => eb(eb.ref('payload', '->>').key('accountId' as never), '=', userId))
+    .execute();
 
 function memberOf(s: Staff) {
   return s.users.member;
@@ -115,7 +128,11 @@ describe('sign-ins under way when the credentials change', () => {
     const first = await startFlow();
     const pending = await first.browser.submit(first.login, '/login', { email: changer.email, password: changer.password });
     const session = await dashboardSession(server, 'production', changer);
-    const changed = await session.browser.submit(await session.get('/account/password'), '/account/password', { current: changer.password, password: 'changed passphrase one', confirmation: 'changed passphrase one' });
+    const changed = await session.browser.submit(await session.get('/account/password'), '/account/password', {
+      current: changer.password,
+      password: 'changed passphrase one',
+      confirmation: 'changed passphrase one',
+    });
     expect(changed.html).toContain('Your password was changed.');
     expect((await session.get('/account')).url.pathname).toBe('/account');
     expect((await first.browser.request(pending.location!.toString())).location).toBeUndefined();
@@ -140,11 +157,20 @@ describe('sign-ins under way when the credentials change', () => {
 
     // The epoch moves on without the rows being deleted (as when a session is written by a
     // request that raced the change).
-    await t.db.updateTable('users').set((eb) => ({ credentials_epoch: eb('credentials_epoch', '+', 1) })).where('id', '=', user.id).execute();
+    await t.db
+      .updateTable('users')
+      .set((eb) => ({ credentials_epoch: eb('credentials_epoch', '+', 1) }))
+      .where('id', '=', user.id)
+      .execute();
     expect((await sessionsOf(user.id)).length).toBe(2);
     expect((await session.get('/account')).url.pathname).toBe('/sign-in');
     const client = await server.registerClient({ environment: 'production', redirectUris: [REDIRECT] });
-    const { url } = await authorizationRequest(server, { environment: 'production', clientId: client.client_id, redirectUri: REDIRECT, scope: 'openid read_only' });
+    const { url } = await authorizationRequest(server, {
+      environment: 'production',
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      scope: 'openid read_only',
+    });
     const again = await browser.request(url.toString());
     expect(again.location).toBeUndefined();
     expect(again.html).toContain('name="password"');

@@ -28,17 +28,41 @@ afterAll(async () => receiver?.close());
 const AUDIT_INSERT = /^insert into "audit_events"/;
 const refuseNextAudit = () => (probe.refusal = { match: AUDIT_INSERT, error: () => new Error('the audit row could not be written') });
 const webhookRows = (s: Staff) =>
-  t.db.selectFrom('audit_events').select(['event', 'environment', 'actor_user_id', 'client_id', 'ip', 'request_id', 'details']).where('organization_id', '=', s.orgId).where('event', 'like', 'webhook.%').orderBy('id').execute();
-const statusOf = async (id: string) => (await t.db.selectFrom('event_subscriptions').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
+  t.db
+    .selectFrom('audit_events')
+    .select(['event', 'environment', 'actor_user_id', 'client_id', 'ip', 'request_id', 'details'])
+    .where('organization_id', '=', s.orgId)
+    .where('event', 'like', 'webhook.%')
+    .orderBy('id')
+    .execute();
+const statusOf = async (id: string) =>
+  (await t.db.selectFrom('event_subscriptions').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status;
 
 describe('webhook changes in the audit log', () => {
   it('from the dashboard: add, replay, disable, enable, delete each write a row naming the user; a refused row undoes its change', async () => {
     const s = await createStaff(t.db, { kind: 'fund_provider' });
     const session = await dashboardSession(server, 'sandbox', s.users.admin);
-    const added = await session.browser.submit(await session.get(`/orgs/${s.ein}/webhooks`), '/webhooks', { url: receiver.url, category: 'donor_account.created' });
+    const added = await session.browser.submit(await session.get(`/orgs/${s.ein}/webhooks`), '/webhooks', {
+      url: receiver.url,
+      category: 'donor_account.created',
+    });
     expect(added.status).toBe(201);
-    const subscription = await t.db.selectFrom('event_subscriptions').select(['id', 'url']).where('organization_id', '=', s.orgId).executeTakeFirstOrThrow();
-    const eventId = await t.db.transaction().execute((trx) => emitEvent(trx, { environment: 'sandbox', organizationId: s.orgId, category: 'donor_account.created', objectId: prefixedId('donor_account'), objectType: 'donor_account' }));
+    const subscription = await t.db
+      .selectFrom('event_subscriptions')
+      .select(['id', 'url'])
+      .where('organization_id', '=', s.orgId)
+      .executeTakeFirstOrThrow();
+    const eventId = await t.db
+      .transaction()
+      .execute((trx) =>
+        emitEvent(trx, {
+          environment: 'sandbox',
+          organizationId: s.orgId,
+          category: 'donor_account.created',
+          objectId: prefixedId('donor_account'),
+          objectType: 'donor_account',
+        }),
+      );
     const delivery = await t.db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', eventId).executeTakeFirstOrThrow();
 
     const replayed = await session.browser.submit(await session.get(`/orgs/${s.ein}/webhooks`), '/webhooks/replay');
@@ -58,7 +82,13 @@ describe('webhook changes in the audit log', () => {
     expect(deleted.status).toBe(200);
     expect(await statusOf(subscription.id)).toBe('deleted');
 
-    const by = { environment: 'sandbox', actor_user_id: s.users.admin.id, client_id: null, ip: '127.0.0.1', request_id: expect.any(String) };
+    const by = {
+      environment: 'sandbox',
+      actor_user_id: s.users.admin.id,
+      client_id: null,
+      ip: '127.0.0.1',
+      request_id: expect.any(String),
+    };
     const about = { subscription: subscription.id, url: subscription.url, via: 'dashboard' };
     expect(await webhookRows(s)).toEqual([
       { event: 'webhook.added', ...by, details: { ...about, category: 'donor_account.created' } },
@@ -69,13 +99,19 @@ describe('webhook changes in the audit log', () => {
     ]);
     // The Admin's audit page lists them, under their name.
     const page = await session.get(`/orgs/${s.ein}/audit`);
-    for (const event of ['webhook.added', 'webhook.replayed', 'webhook.disabled', 'webhook.enabled', 'webhook.deleted']) expect(page.html, event).toContain(`<code>${event}</code>`);
+    for (const event of ['webhook.added', 'webhook.replayed', 'webhook.disabled', 'webhook.enabled', 'webhook.deleted'])
+      expect(page.html, event).toContain(`<code>${event}</code>`);
     expect(page.html).toContain(s.users.admin.email);
 
     // The maker's CLI replays too, audited without an actor.
     const cli = await runAdmin(['webhooks', 'replay', delivery.id], { DATABASE_URL: t.url, ALMONER_SECRETS_KEY: TEST_SECRETS_KEY });
     expect(cli.code, cli.stderr).toBe(0);
-    expect((await webhookRows(s)).at(-1)).toMatchObject({ event: 'webhook.replayed', actor_user_id: null, ip: null, details: { ...about, delivery: delivery.id, via: 'admin_cli' } });
+    expect((await webhookRows(s)).at(-1)).toMatchObject({
+      event: 'webhook.replayed',
+      actor_user_id: null,
+      ip: null,
+      details: { ...about, delivery: delivery.id, via: 'admin_cli' },
+    });
   });
 
   it('from the API: create, disable, enable, delete each write a row naming the API key; a refused row undoes its change', async () => {
@@ -87,7 +123,8 @@ describe('webhook changes in the audit log', () => {
     const id = created.body.id as string;
     // Asked again, the same subscription is answered: nothing new, nothing logged.
     expect((await call('POST', '/v1/event_subscriptions', { url: receiver.url, category: 'grant_request.created' })).body.id).toBe(id);
-    for (const status of ['disabled', 'active']) expect((await call('PATCH', `/v1/event_subscriptions/${id}`, { status })).body.status).toBe(status);
+    for (const status of ['disabled', 'active'])
+      expect((await call('PATCH', `/v1/event_subscriptions/${id}`, { status })).body.status).toBe(status);
 
     refuseNextAudit();
     expect((await call('PATCH', `/v1/event_subscriptions/${id}`, { status: 'deleted' })).status).toBe(500);

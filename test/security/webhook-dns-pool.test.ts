@@ -28,10 +28,12 @@ describe('a webhook target whose DNS never answers', () => {
     const resolve = dnsResolver({ servers: [`127.0.0.1:${silent.address().port}`], timeoutMs: 1_500 });
     let settled = 0;
     const lookups = Array.from({ length: 16 }, (_, i) =>
-      resolve(`hook-${i}.example.org`).then(
-        () => 'resolved',
-        (error: NodeJS.ErrnoException) => error.code,
-      ).finally(() => void (settled += 1)),
+      resolve(`hook-${i}.example.org`)
+        .then(
+          () => 'resolved',
+          (error: NodeJS.ErrnoException) => error.code,
+        )
+        .finally(() => void (settled += 1)),
     );
     await expect.poll(() => queries).toBeGreaterThanOrEqual(16);
 

@@ -58,7 +58,13 @@ async function fundProvider(ein: string) {
   return { id: org.id, call };
 }
 
-const subscriptionsOf = (organizationId: string) => t.db.selectFrom('event_subscriptions').selectAll().where('organization_id', '=', organizationId).where('status', '<>', 'deleted').execute();
+const subscriptionsOf = (organizationId: string) =>
+  t.db
+    .selectFrom('event_subscriptions')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('status', '<>', 'deleted')
+    .execute();
 let silent: Awaited<ReturnType<typeof startSilentReceiver>>;
 
 beforeAll(async () => {
@@ -84,21 +90,54 @@ describe('event subscriptions of one organization', () => {
     expect(again.body).not.toHaveProperty('signing_secret');
     expect(again.headers.get('location')).toBe(`/v1/event_subscriptions/${first.body.id as string}`);
     // Another spelling of the same URL is the same subscription.
-    const spelled = await provider.call('POST', '/v1/event_subscriptions', { ...body, url: silent.url('same').replace('http://127.0.0.1', 'HTTP://127.0.0.1') });
+    const spelled = await provider.call('POST', '/v1/event_subscriptions', {
+      ...body,
+      url: silent.url('same').replace('http://127.0.0.1', 'HTTP://127.0.0.1'),
+    });
     expect(spelled.body.id).toBe(first.body.id);
     // Another secret for it is refused, naming the one that exists.
     const other = await provider.call('POST', '/v1/event_subscriptions', { ...body, signing_secret: generateSigningSecret() });
     expect(other.status).toBe(400);
     expect(other.body.detail).toContain(first.body.id as string);
     // Another category of the same URL is another subscription.
-    expect((await provider.call('POST', '/v1/event_subscriptions', { ...body, category: 'donor_account.updated' })).body.id).not.toBe(first.body.id);
+    expect((await provider.call('POST', '/v1/event_subscriptions', { ...body, category: 'donor_account.updated' })).body.id).not.toBe(
+      first.body.id,
+    );
     expect(await subscriptionsOf(provider.id)).toHaveLength(2);
     // Paused after repeated failures (test/webhooks/pause.test.ts), the API resumes it too, with its audit row.
-    await t.db.updateTable('event_subscriptions').set({ status: 'requires_attention', consecutive_failures: 50 }).where('id', '=', first.body.id as string).execute();
+    await t.db
+      .updateTable('event_subscriptions')
+      .set({ status: 'requires_attention', consecutive_failures: 50 })
+      .where('id', '=', first.body.id as string)
+      .execute();
     const resumed = await provider.call('PATCH', `/v1/event_subscriptions/${first.body.id as string}`, { status: 'active' });
     expect(resumed.body.status).toBe('active');
-    expect(await t.db.selectFrom('event_subscriptions').select('consecutive_failures').where('id', '=', first.body.id as string).executeTakeFirstOrThrow()).toEqual({ consecutive_failures: 0 });
-    expect(await t.db.selectFrom('audit_events').select(['environment', 'details']).where('event', '=', 'webhook.resumed').where('organization_id', '=', provider.id).execute()).toEqual([{ environment: 'sandbox', details: { subscription: first.body.id, url: body.url, previous_status: 'requires_attention', via: 'api', api_key: expect.any(String) } }]);
+    expect(
+      await t.db
+        .selectFrom('event_subscriptions')
+        .select('consecutive_failures')
+        .where('id', '=', first.body.id as string)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ consecutive_failures: 0 });
+    expect(
+      await t.db
+        .selectFrom('audit_events')
+        .select(['environment', 'details'])
+        .where('event', '=', 'webhook.resumed')
+        .where('organization_id', '=', provider.id)
+        .execute(),
+    ).toEqual([
+      {
+        environment: 'sandbox',
+        details: {
+          subscription: first.body.id,
+          url: body.url,
+          previous_status: 'requires_attention',
+          via: 'api',
+          api_key: expect.any(String),
+        },
+      },
+    ]);
     // Once deleted, the URL and category may be subscribed again.
     expect((await provider.call('PATCH', `/v1/event_subscriptions/${first.body.id as string}`, { status: 'deleted' })).status).toBe(200);
     const renewed = await provider.call('POST', '/v1/event_subscriptions', body);
@@ -109,14 +148,20 @@ describe('event subscriptions of one organization', () => {
 
   it(`are at most ${SUBSCRIPTIONS_PER_ORGANIZATION} per environment, however many are created at once`, async () => {
     const provider = await fundProvider('98-4440002');
-    const answers = await Promise.all(Array.from({ length: SUBSCRIPTIONS_PER_ORGANIZATION + 15 }, (_, i) => provider.call('POST', '/v1/event_subscriptions', { url: silent.url(`limit/${i}`), category: 'donor_account.created' })));
+    const answers = await Promise.all(
+      Array.from({ length: SUBSCRIPTIONS_PER_ORGANIZATION + 15 }, (_, i) =>
+        provider.call('POST', '/v1/event_subscriptions', { url: silent.url(`limit/${i}`), category: 'donor_account.created' }),
+      ),
+    );
     expect(answers.filter((a) => a.status === 201)).toHaveLength(SUBSCRIPTIONS_PER_ORGANIZATION);
     const refused = answers.filter((a) => a.status !== 201);
     expect(refused).toHaveLength(15);
     for (const answer of refused) {
       expect(answer.status).toBe(400);
       expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-      expect(answer.body.detail).toMatch(new RegExp(`${SUBSCRIPTIONS_PER_ORGANIZATION} event subscriptions in sandbox, the most allowed; delete one`));
+      expect(answer.body.detail).toMatch(
+        new RegExp(`${SUBSCRIPTIONS_PER_ORGANIZATION} event subscriptions in sandbox, the most allowed; delete one`),
+      );
     }
     expect(await subscriptionsOf(provider.id)).toHaveLength(SUBSCRIPTIONS_PER_ORGANIZATION);
   });
@@ -126,12 +171,17 @@ describe('one provider with many subscriptions to receivers that never answer', 
   it("does not delay another provider's delivery: it arrives within 2 s while the attacker's attempts hang", async () => {
     const attacker = await fundProvider('98-4440003');
     for (let i = 0; i < SUBSCRIPTIONS_PER_ORGANIZATION; i += 1) {
-      expect((await attacker.call('POST', '/v1/event_subscriptions', { url: silent.url(`attack/${i}`), category: 'donor_account.created' })).status).toBe(201);
+      expect(
+        (await attacker.call('POST', '/v1/event_subscriptions', { url: silent.url(`attack/${i}`), category: 'donor_account.created' }))
+          .status,
+      ).toBe(201);
     }
     const honest = await fundProvider('98-4440004');
     const receiver = await startReceiver();
     try {
-      expect((await honest.call('POST', '/v1/event_subscriptions', { url: receiver.url, category: 'donor_account.created' })).status).toBe(201);
+      expect((await honest.call('POST', '/v1/event_subscriptions', { url: receiver.url, category: 'donor_account.created' })).status).toBe(
+        201,
+      );
       const before = silent.held;
       expect((await attacker.call('POST', '/v1/donor_accounts', { donor: { email: 'attack@example.org' } })).status).toBe(201);
       // The attacker's deliveries take the slots they may: its share of the pool, no more.
@@ -155,10 +205,23 @@ describe('one provider with many subscriptions to receivers that never answer', 
 
 describe('the claim', () => {
   it('holds the caps per organization and per subscription and never hands a delivery out twice, under a concurrent burst of claims', async () => {
-    const orgs = [await addOrganization(t.db, { ein: '98-4440005', name: 'Burst A', kind: 'fund_provider' }), await addOrganization(t.db, { ein: '98-4440006', name: 'Burst B', kind: 'fund_provider' })];
+    const orgs = [
+      await addOrganization(t.db, { ein: '98-4440005', name: 'Burst A', kind: 'fund_provider' }),
+      await addOrganization(t.db, { ein: '98-4440006', name: 'Burst B', kind: 'fund_provider' }),
+    ];
     const subscribe = async (organizationId: string, path: string) => {
       const id = prefixedId('evtsub');
-      await t.db.insertInto('event_subscriptions').values({ id, environment: 'production', organization_id: organizationId, url: silent.url(path), category: 'grant_request.created', signing_secret: testBox.seal(generateSigningSecret()) }).execute();
+      await t.db
+        .insertInto('event_subscriptions')
+        .values({
+          id,
+          environment: 'production',
+          organization_id: organizationId,
+          url: silent.url(path),
+          category: 'grant_request.created',
+          signing_secret: testBox.seal(generateSigningSecret()),
+        })
+        .execute();
       return id;
     };
     const heavy = [await subscribe(orgs[0]!.id, 'burst/a1'), await subscribe(orgs[0]!.id, 'burst/a2')];
@@ -168,8 +231,18 @@ describe('the claim', () => {
     const hour = Date.now() + 3_600_000;
     const emit = (organizationId: string, dueAt: number) =>
       t.db.transaction().execute(async (trx) => {
-        const event = await emitEvent(trx, { environment: 'production', organizationId, category: 'grant_request.created', objectId: prefixedId('grant_request'), objectType: 'grant_request' });
-        await trx.updateTable('webhook_deliveries').set({ next_attempt_at: new Date(dueAt) }).where('event_id', '=', event).execute();
+        const event = await emitEvent(trx, {
+          environment: 'production',
+          organizationId,
+          category: 'grant_request.created',
+          objectId: prefixedId('grant_request'),
+          objectType: 'grant_request',
+        });
+        await trx
+          .updateTable('webhook_deliveries')
+          .set({ next_attempt_at: new Date(dueAt) })
+          .where('event_id', '=', event)
+          .execute();
       });
     for (let i = 0; i < 20; i += 1) await emit(orgs[0]!.id, hour + i);
     for (let i = 0; i < 3; i += 1) await emit(orgs[1]!.id, hour + 60_000 + i);
@@ -179,7 +252,9 @@ describe('the claim', () => {
     const first = await claimDueDeliveries(t.db, now, 4, 60, { perOrganization: 8, perSubscription: 4 });
     expect(first.map((d) => d.subscription_id)).toContain(light);
     // Then twenty claims at once, each with room for sixteen.
-    const burst = (await Promise.all(Array.from({ length: 20 }, () => claimDueDeliveries(t.db, now, 16, 60, { perOrganization: 8, perSubscription: 4 })))).flat();
+    const burst = (
+      await Promise.all(Array.from({ length: 20 }, () => claimDueDeliveries(t.db, now, 16, 60, { perOrganization: 8, perSubscription: 4 })))
+    ).flat();
     const claimed = [...first, ...burst];
     expect(new Set(claimed.map((d) => d.id)).size).toBe(claimed.length);
     const count = (ids: string[]) => claimed.filter((d) => ids.includes(d.subscription_id)).length;
@@ -187,7 +262,12 @@ describe('the claim', () => {
     expect(count([heavy[0]!])).toBe(4);
     expect(count([heavy[1]!])).toBe(4);
     expect(count([light])).toBe(3);
-    const leased = await t.db.selectFrom('webhook_deliveries').select(['id', 'attempts']).where('locked_until', 'is not', null).where('subscription_id', 'in', [...heavy, light]).execute();
+    const leased = await t.db
+      .selectFrom('webhook_deliveries')
+      .select(['id', 'attempts'])
+      .where('locked_until', 'is not', null)
+      .where('subscription_id', 'in', [...heavy, light])
+      .execute();
     expect(leased).toHaveLength(11);
     expect(leased.every((d) => d.attempts === 1)).toBe(true);
   });

@@ -129,13 +129,20 @@ async function staller(behaviour: Behaviour) {
 
 async function subscribe(url: string, category: EventCategory = 'donor_account.created') {
   const id = prefixedId('evtsub');
-  await t.db.insertInto('event_subscriptions').values({ id, environment: 'sandbox', organization_id: orgId, url, category, signing_secret: testBox.seal(generateSigningSecret()) }).execute();
+  await t.db
+    .insertInto('event_subscriptions')
+    .values({ id, environment: 'sandbox', organization_id: orgId, url, category, signing_secret: testBox.seal(generateSigningSecret()) })
+    .execute();
   return id;
 }
 
 async function emit(category: EventCategory = 'donor_account.created') {
   const objectType = category.startsWith('grant_request') ? 'grant_request' : 'donor_account';
-  return t.db.transaction().execute((trx) => emitEvent(trx, { environment: 'sandbox', organizationId: orgId, category, objectId: `${objectType}_${prefixedId('x')}`, objectType }));
+  return t.db
+    .transaction()
+    .execute((trx) =>
+      emitEvent(trx, { environment: 'sandbox', organizationId: orgId, category, objectId: `${objectType}_${prefixedId('x')}`, objectType }),
+    );
 }
 
 async function deliveryOf(subscription: string) {
@@ -170,12 +177,22 @@ describe('a stalling receiver', () => {
     expect([trickle.held, silent.held]).toEqual([1, 1]);
     await expect.poll(async () => (await deliveryOf(healthySubscription)).status).toBe('succeeded');
     // The hang-up after a short body was recorded as a failed attempt, to be retried.
-    expect(await deliveryOf(stalled[1]!)).toMatchObject({ status: 'pending', attempts: 1, last_status: 200, last_error: 'HTTP 200: the response ended before its body was complete' });
+    expect(await deliveryOf(stalled[1]!)).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      last_status: 200,
+      last_error: 'HTTP 200: the response ended before its body was complete',
+    });
 
     // Stopping with no grace aborts the two still in flight and gives them back, still due.
     await running.stop(0);
     for (const id of [stalled[0]!, stalled[2]!]) {
-      expect(await deliveryOf(id)).toMatchObject({ status: 'pending', attempts: 0, locked_until: null, last_error: 'interrupted: the server shut down during the attempt' });
+      expect(await deliveryOf(id)).toMatchObject({
+        status: 'pending',
+        attempts: 0,
+        locked_until: null,
+        last_error: 'interrupted: the server shut down during the attempt',
+      });
     }
     await expect.poll(() => [trickle.held, silent.held]).toEqual([0, 0]);
   });
@@ -210,9 +227,24 @@ describe('a stalling receiver', () => {
     await emit();
     // Before the fix the trickle kept a socket idle timeout from ever firing and this never returned.
     expect(await dispatcher({ timeoutMs: 1500 }).runOnce()).toBe(3);
-    expect(await deliveryOf(ids[0]!)).toMatchObject({ status: 'pending', attempts: 1, last_status: 200, last_error: 'timed out after 1500 ms' });
-    expect(await deliveryOf(ids[1]!)).toMatchObject({ status: 'pending', attempts: 1, last_status: 200, last_error: 'HTTP 200: the response ended before its body was complete' });
-    expect(await deliveryOf(ids[2]!)).toMatchObject({ status: 'pending', attempts: 1, last_status: null, last_error: 'timed out after 1500 ms' });
+    expect(await deliveryOf(ids[0]!)).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      last_status: 200,
+      last_error: 'timed out after 1500 ms',
+    });
+    expect(await deliveryOf(ids[1]!)).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      last_status: 200,
+      last_error: 'HTTP 200: the response ended before its body was complete',
+    });
+    expect(await deliveryOf(ids[2]!)).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      last_status: null,
+      last_error: 'timed out after 1500 ms',
+    });
     // The dispatcher closed the connections the receivers meant to hold.
     await expect.poll(() => [trickle.held, silent.held]).toEqual([0, 0]);
   });
@@ -284,7 +316,12 @@ describe('the server process', () => {
     const status = await server.stop('SIGTERM', 30_000);
     expect(status, server.output()).toEqual({ code: 0, signal: null });
     for (const id of stalled) {
-      expect(await deliveryOf(id)).toMatchObject({ status: 'pending', attempts: 0, locked_until: null, last_error: 'interrupted: the server shut down during the attempt' });
+      expect(await deliveryOf(id)).toMatchObject({
+        status: 'pending',
+        attempts: 0,
+        locked_until: null,
+        last_error: 'interrupted: the server shut down during the attempt',
+      });
     }
   }, 90_000);
 });

@@ -76,7 +76,9 @@ describe('embedded PostgreSQL after a crash', () => {
       const freshEnv = { ...env, ALMONER_DATA_DIR: fresh };
       const org = await runCliJson(['orgs', 'add', '--ein', '55-7654322', '--name', 'Fresh Org'], { env: freshEnv });
       expect(org).toMatchObject({ ein: '55-7654322', name: 'Fresh Org', kind: 'nonprofit' });
-      expect(postmasterPid(fresh) === undefined || !isAlive(postmasterPid(fresh)!), 'the CLI must stop the PostgreSQL it started').toBe(true);
+      expect(postmasterPid(fresh) === undefined || !isAlive(postmasterPid(fresh)!), 'the CLI must stop the PostgreSQL it started').toBe(
+        true,
+      );
     } finally {
       await removeDataDir(fresh);
     }

@@ -50,7 +50,9 @@ function processesUsing(dir: string): number[] {
 
 /** What an unfinished initialisation would leave: a staging PGDATA, a password file, a credentials file being written. */
 function leftovers(dataDir: string): string[] {
-  return fs.readdirSync(dataDir).filter((name) => /^pg\.init-/.test(name) || /^\.pwfile-/.test(name) || /^embedded-postgres\.json\./.test(name));
+  return fs
+    .readdirSync(dataDir)
+    .filter((name) => /^pg\.init-/.test(name) || /^\.pwfile-/.test(name) || /^embedded-postgres\.json\./.test(name));
 }
 
 async function interruptWhen(server: ServerProcess, stage: string, reached: () => boolean, signal: NodeJS.Signals): Promise<void> {
@@ -108,10 +110,14 @@ describe('an interrupted first start with the embedded PostgreSQL', () => {
     ['demo data and key generation', (server) => server.stdout.includes('migrations applied')],
     ['listening', (server) => fs.existsSync(server.readyFile)],
   ];
-  it.each(later)('SIGINT at stage "%s": stops the PostgreSQL it started and leaves a whole PGDATA', async (stage, reached) => {
-    const dataDir = freshDataDir();
-    const server = spawnFirstStart(dataDir);
-    await interruptWhen(server, stage, () => reached(server, dataDir), 'SIGINT');
-    await expectCleanStop(server, dataDir, stage);
-  }, 120_000);
+  it.each(later)(
+    'SIGINT at stage "%s": stops the PostgreSQL it started and leaves a whole PGDATA',
+    async (stage, reached) => {
+      const dataDir = freshDataDir();
+      const server = spawnFirstStart(dataDir);
+      await interruptWhen(server, stage, () => reached(server, dataDir), 'SIGINT');
+      await expectCleanStop(server, dataDir, stage);
+    },
+    120_000,
+  );
 });

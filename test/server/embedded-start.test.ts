@@ -76,13 +76,21 @@ describe('dev profile with the embedded PostgreSQL', () => {
     servers.push(server);
     await expectHealthyEverywhere(server);
 
-    const { organizations } = (await runCliJson(['orgs', 'list'], { env })) as { organizations: { ein: string; name: string; kind: string }[] };
-    expect(organizations.filter((o) => o.ein === E2E_ORG.ein)).toEqual([expect.objectContaining({ ein: '55-1234567', name: 'E2E Org', kind: 'nonprofit' })]);
-    expect(organizations.filter((o) => o.name === 'Demo Food Bank')).toEqual([expect.objectContaining({ ein: '12-3456789', kind: 'nonprofit' })]);
+    const { organizations } = (await runCliJson(['orgs', 'list'], { env })) as {
+      organizations: { ein: string; name: string; kind: string }[];
+    };
+    expect(organizations.filter((o) => o.ein === E2E_ORG.ein)).toEqual([
+      expect.objectContaining({ ein: '55-1234567', name: 'E2E Org', kind: 'nonprofit' }),
+    ]);
+    expect(organizations.filter((o) => o.name === 'Demo Food Bank')).toEqual([
+      expect.objectContaining({ ein: '12-3456789', kind: 'nonprofit' }),
+    ]);
     expect(organizations.filter((o) => o.ein === '12-3456789')).toHaveLength(1);
 
     // The demo membership removed before the restart stays removed: seeding ran once only.
-    const { members } = (await runCliJson(['members', 'list', '--org', '12-3456789'], { env })) as { members: { email: string; role: string }[] };
+    const { members } = (await runCliJson(['members', 'list', '--org', '12-3456789'], { env })) as {
+      members: { email: string; role: string }[];
+    };
     expect(members.map((m) => m.email).sort()).toEqual(['admin@example.org', 'member@example.org', 'owner@example.org']);
 
     const status = await server.stop('SIGTERM', 15_000);

@@ -48,7 +48,12 @@ describe('public URLs with port 0', () => {
       expect(JSON.parse(fs.readFileSync(readyFile, 'utf8'))).toEqual({
         pid: process.pid,
         profile: 'dev',
-        urls: { base_url: served.base_url, sandbox_base_url: served.sandbox_base_url, dashboard_url: served.dashboard_url, sandbox_dashboard_url: served.sandbox_dashboard_url },
+        urls: {
+          base_url: served.base_url,
+          sandbox_base_url: served.sandbox_base_url,
+          dashboard_url: served.dashboard_url,
+          sandbox_dashboard_url: served.sandbox_dashboard_url,
+        },
         listening: running.listening,
         metrics_listening: null,
       });
@@ -57,7 +62,10 @@ describe('public URLs with port 0', () => {
       // authorization endpoint is on the dashboard's bound port.
       const discovery = await request(`${served.sandbox_base_url}/.well-known/openid-configuration`);
       expect(discovery.status, discovery.body).toBe(200);
-      expect(discovery.json()).toMatchObject({ issuer: served.sandbox_base_url, authorization_endpoint: `${served.sandbox_dashboard_url}/oauth/sandbox/authorize` });
+      expect(discovery.json()).toMatchObject({
+        issuer: served.sandbox_base_url,
+        authorization_endpoint: `${served.sandbox_dashboard_url}/oauth/sandbox/authorize`,
+      });
       // Host dispatch knows the bound authorities (an unknown one would be 421).
       const dashboard = await request(`${served.dashboard_url}/`, { headers: { accept: 'application/json' } });
       expect(dashboard.status, dashboard.body).toBe(200);

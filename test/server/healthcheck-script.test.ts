@@ -4,7 +4,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { childEnv, ephemeralUrlEnv, makeDataDir, PROJECT_ROOT, removeDataDir, request, spawnServer, startServer, withScheme, type ServerProcess } from '../helpers/process.js';
+import {
+  childEnv,
+  ephemeralUrlEnv,
+  makeDataDir,
+  PROJECT_ROOT,
+  removeDataDir,
+  request,
+  spawnServer,
+  startServer,
+  withScheme,
+  type ServerProcess,
+} from '../helpers/process.js';
 
 /**
  * The image's HEALTHCHECK, scripts/healthcheck.mjs (docs/operations.md, "Health checks"), run
@@ -36,13 +47,24 @@ afterAll(async () => {
 });
 
 function production(): Record<string, string> {
-  return { ...ephemeralUrlEnv('https'), ALMONER_PROFILE: 'production', DATABASE_URL: t.url, ALMONER_SMTP_URL: 'smtp://127.0.0.1:9', ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>', ALMONER_DATA_DIR: dataDir };
+  return {
+    ...ephemeralUrlEnv('https'),
+    ALMONER_PROFILE: 'production',
+    DATABASE_URL: t.url,
+    ALMONER_SMTP_URL: 'smtp://127.0.0.1:9',
+    ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>',
+    ALMONER_DATA_DIR: dataDir,
+  };
 }
 
 /** `node scripts/healthcheck.mjs` from the project root with only `env` of Almoner's variables. */
 function healthcheck(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['scripts/healthcheck.mjs'], { cwd: PROJECT_ROOT, env: childEnv(env), stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['scripts/healthcheck.mjs'], {
+      cwd: PROJECT_ROOT,
+      env: childEnv(env),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
     child.on('error', reject);
@@ -56,7 +78,11 @@ describe('the image health check (scripts/healthcheck.mjs)', () => {
   it('with its own TLS: asks over HTTPS and passes; a plain-HTTP request to the TLS port gets no answer', async () => {
     const cert = path.join(tlsDir, 'cert.pem');
     const key = path.join(tlsDir, 'key.pem');
-    const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=api.example.org'], { encoding: 'utf8', timeout: 30_000 });
+    const made = spawnSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=api.example.org'],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
     expect(made.status, `openssl: ${made.stderr}`).toBe(0);
     server = await startServer({ env: { ...production(), ALMONER_TLS_CERT: cert, ALMONER_TLS_KEY: key } });
     const port = portOf(server.urls.api);

@@ -1,18 +1,32 @@
 import type http from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bindAddressOf, closeServers, listen, listenAddresses, parseListenAddress, type ListenOptions } from '../../src/server/listeners.js';
+import {
+  bindAddressOf,
+  closeServers,
+  listen,
+  listenAddresses,
+  parseListenAddress,
+  type ListenOptions,
+} from '../../src/server/listeners.js';
 
 /**
  * Which addresses the four public URLs are served on. The spawned-server tests all use port 0
  * now, so this is where `npm start`'s fixed ports (3000-3003 in dev) are checked.
  */
 
-const urls = (base_url: string, sandbox_base_url: string, dashboard_url: string, sandbox_dashboard_url: string) => ({ base_url, sandbox_base_url, dashboard_url, sandbox_dashboard_url });
+const urls = (base_url: string, sandbox_base_url: string, dashboard_url: string, sandbox_dashboard_url: string) => ({
+  base_url,
+  sandbox_base_url,
+  dashboard_url,
+  sandbox_dashboard_url,
+});
 
 describe('listen addresses', () => {
-  it("follow from the four URLs: the dev defaults are four loopback ports", () => {
-    expect(listenAddresses(urls('http://127.0.0.1:3000', 'http://127.0.0.1:3001', 'http://127.0.0.1:3002', 'http://127.0.0.1:3003'))).toEqual([
+  it('follow from the four URLs: the dev defaults are four loopback ports', () => {
+    expect(
+      listenAddresses(urls('http://127.0.0.1:3000', 'http://127.0.0.1:3001', 'http://127.0.0.1:3002', 'http://127.0.0.1:3003')),
+    ).toEqual([
       { host: '127.0.0.1', port: 3000, settings: ['ALMONER_BASE_URL'] },
       { host: '127.0.0.1', port: 3001, settings: ['ALMONER_SANDBOX_BASE_URL'] },
       { host: '127.0.0.1', port: 3002, settings: ['ALMONER_DASHBOARD_URL'] },
@@ -21,7 +35,11 @@ describe('listen addresses', () => {
   });
 
   it('bind a DNS name on all interfaces, default ports by scheme, one listener per shared port', () => {
-    expect(listenAddresses(urls('https://api.example.org', 'https://api.sandbox.example.org', 'https://dashboard.example.org', 'http://[::1]:8080'))).toEqual([
+    expect(
+      listenAddresses(
+        urls('https://api.example.org', 'https://api.sandbox.example.org', 'https://dashboard.example.org', 'http://[::1]:8080'),
+      ),
+    ).toEqual([
       { host: '0.0.0.0', port: 443, settings: ['ALMONER_BASE_URL', 'ALMONER_SANDBOX_BASE_URL', 'ALMONER_DASHBOARD_URL'] },
       { host: '::1', port: 8080, settings: ['ALMONER_SANDBOX_DASHBOARD_URL'] },
     ]);
@@ -29,7 +47,12 @@ describe('listen addresses', () => {
   });
 
   it('are those of listen when it is set', () => {
-    expect(listenAddresses({ ...urls('https://a.example', 'https://b.example', 'https://c.example', 'https://d.example'), listen: ['0.0.0.0:8080', '[::]:8443'] })).toEqual([
+    expect(
+      listenAddresses({
+        ...urls('https://a.example', 'https://b.example', 'https://c.example', 'https://d.example'),
+        listen: ['0.0.0.0:8080', '[::]:8443'],
+      }),
+    ).toEqual([
       { host: '0.0.0.0', port: 8080, settings: ['ALMONER_LISTEN'] },
       { host: '::', port: 8443, settings: ['ALMONER_LISTEN'] },
     ]);
@@ -104,7 +127,10 @@ describe('connections per address', () => {
     // The three were released when the test closed them: three more fit again, once the server
     // has seen those closes (no fixed wait: a loaded machine may take longer to deliver them).
     await expect
-      .poll(async () => (await Promise.all(Array.from({ length: 3 }, () => heldFor(port, '', 500)))).every((o) => !o.closed), { timeout: 10_000, interval: 100 })
+      .poll(async () => (await Promise.all(Array.from({ length: 3 }, () => heldFor(port, '', 500)))).every((o) => !o.closed), {
+        timeout: 10_000,
+        interval: 100,
+      })
       .toBe(true);
   });
 
@@ -119,9 +145,18 @@ describe('a port already in use', () => {
   it('names the setting that moves it: the public URL (or listen), listen, metrics_listen', async () => {
     const { port } = await server();
     const [fromUrl] = listenAddresses(urls(`http://127.0.0.1:${port}`, 'http://127.0.0.1:1', 'http://127.0.0.1:2', 'http://127.0.0.1:3'));
-    await expect(listen(fromUrl!, () => undefined, undefined)).rejects.toThrow(`cannot listen on 127.0.0.1:${port}: the port is already in use (is another Almoner running?); to serve on another port, change the port in ALMONER_BASE_URL, or set ALMONER_LISTEN`);
-    const [fromListen] = listenAddresses({ ...urls('http://127.0.0.1:1', 'http://127.0.0.1:2', 'http://127.0.0.1:3', 'http://127.0.0.1:4'), listen: [`127.0.0.1:${port}`] });
-    await expect(listen(fromListen!, () => undefined, undefined)).rejects.toThrow(/already in use .*; to serve on another port, change ALMONER_LISTEN$/);
-    await expect(listen(parseListenAddress(`127.0.0.1:${port}`, 'metrics_listen'), () => undefined, undefined)).rejects.toThrow(/already in use .*; to serve on another port, change ALMONER_METRICS_LISTEN$/);
+    await expect(listen(fromUrl!, () => undefined, undefined)).rejects.toThrow(
+      `cannot listen on 127.0.0.1:${port}: the port is already in use (is another Almoner running?); to serve on another port, change the port in ALMONER_BASE_URL, or set ALMONER_LISTEN`,
+    );
+    const [fromListen] = listenAddresses({
+      ...urls('http://127.0.0.1:1', 'http://127.0.0.1:2', 'http://127.0.0.1:3', 'http://127.0.0.1:4'),
+      listen: [`127.0.0.1:${port}`],
+    });
+    await expect(listen(fromListen!, () => undefined, undefined)).rejects.toThrow(
+      /already in use .*; to serve on another port, change ALMONER_LISTEN$/,
+    );
+    await expect(listen(parseListenAddress(`127.0.0.1:${port}`, 'metrics_listen'), () => undefined, undefined)).rejects.toThrow(
+      /already in use .*; to serve on another port, change ALMONER_METRICS_LISTEN$/,
+    );
   });
 });

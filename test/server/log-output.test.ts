@@ -1,6 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { ephemeralUrlEnv, makeDataDir, removeDataDir, startServer, waitUntil, withScheme, spawnServer, type ServerProcess } from '../helpers/process.js';
+import {
+  ephemeralUrlEnv,
+  makeDataDir,
+  removeDataDir,
+  startServer,
+  waitUntil,
+  withScheme,
+  spawnServer,
+  type ServerProcess,
+} from '../helpers/process.js';
 
 /** What the real server prints on stdout in each profile (read from the child process). */
 
@@ -42,20 +51,36 @@ describe('server output', () => {
     expect((await server.stop()).code, server.output()).toBe(0);
   }, 90_000);
 
-  it('production profile: one JSON object a line, on stdout and stderr, oidc-provider\'s Node 20 notice included', async () => {
+  it("production profile: one JSON object a line, on stdout and stderr, oidc-provider's Node 20 notice included", async () => {
     server = spawnServer({
-      env: { ...ephemeralUrlEnv('https'), ALMONER_PROFILE: 'production', DATABASE_URL: t.url, ALMONER_SMTP_URL: 'smtp://127.0.0.1:9', ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>', ALMONER_DATA_DIR: dataDir, ALMONER_TRUSTED_PROXIES: '10.0.0.0/8', ALMONER_LOG_LEVEL: 'info' },
+      env: {
+        ...ephemeralUrlEnv('https'),
+        ALMONER_PROFILE: 'production',
+        DATABASE_URL: t.url,
+        ALMONER_SMTP_URL: 'smtp://127.0.0.1:9',
+        ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>',
+        ALMONER_DATA_DIR: dataDir,
+        ALMONER_TRUSTED_PROXIES: '10.0.0.0/8',
+        ALMONER_LOG_LEVEL: 'info',
+      },
     });
     await server.waitReady(45_000, (ready) => withScheme(ready.urls, 'http').api);
     await waitUntil('the "ready" log line', () => server!.stdout.includes('"msg":"ready"'), 10_000);
     const lines = server.stdout.split('\n').filter((line) => line !== '');
     const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(records.find((r) => r.msg === 'ready'), server.output()).toMatchObject({ level: 30, service: 'almoner' });
+    expect(
+      records.find((r) => r.msg === 'ready'),
+      server.output(),
+    ).toMatchObject({ level: 30, service: 'almoner' });
     expect(records.filter((r) => /past its end of life/.test(String(r.msg)))).toHaveLength(onNode20 ? 1 : 0);
     // oidc-provider prints "Unsupported runtime" on Node 20 as it is loaded: a record of the log like any other.
     const libraryNotices = records.filter((r) => r.library === 'oidc-provider');
-    expect(libraryNotices.map((r) => [r.level, r.msg]), server.output()).toEqual(onNode20 ? [[40, 'Unsupported runtime. Use Node.js v22.x LTS, or a later LTS release.']] : []);
-    for (const line of server.stderr.split('\n').filter((l) => l !== '')) expect(() => JSON.parse(line), `not a JSON line on stderr: ${line}`).not.toThrow();
+    expect(
+      libraryNotices.map((r) => [r.level, r.msg]),
+      server.output(),
+    ).toEqual(onNode20 ? [[40, 'Unsupported runtime. Use Node.js v22.x LTS, or a later LTS release.']] : []);
+    for (const line of server.stderr.split('\n').filter((l) => l !== ''))
+      expect(() => JSON.parse(line), `not a JSON line on stderr: ${line}`).not.toThrow();
     expect(server.output()).not.toContain('oidc-provider WARNING');
     expect(server.stdout).not.toContain('Almoner is running');
     expect((await server.stop()).code, server.output()).toBe(0);

@@ -3,7 +3,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { allUrls, ephemeralUrlEnv, makeDataDir, removeDataDir, request, runCli, spawnServer, waitUntil, withScheme, type ServerProcess } from '../helpers/process.js';
+import {
+  allUrls,
+  ephemeralUrlEnv,
+  makeDataDir,
+  removeDataDir,
+  request,
+  runCli,
+  spawnServer,
+  waitUntil,
+  withScheme,
+  type ServerProcess,
+} from '../helpers/process.js';
 
 /**
  * The server and the admin CLI on a production install (`npm ci --omit=dev`, the Docker
@@ -41,7 +52,15 @@ describe('on a production install', () => {
   it('the production profile starts with DATABASE_URL and serves, the API reference bundle included', async () => {
     server = spawnServer({
       productionInstall: true,
-      env: { ...ephemeralUrlEnv('https'), ALMONER_PROFILE: 'production', DATABASE_URL: t.url, ALMONER_SMTP_URL: 'smtp://127.0.0.1:9', ALMONER_DATA_DIR: dataDir, ALMONER_TRUSTED_PROXIES: '127.0.0.1/32', ALMONER_LOG_LEVEL: 'info' },
+      env: {
+        ...ephemeralUrlEnv('https'),
+        ALMONER_PROFILE: 'production',
+        DATABASE_URL: t.url,
+        ALMONER_SMTP_URL: 'smtp://127.0.0.1:9',
+        ALMONER_DATA_DIR: dataDir,
+        ALMONER_TRUSTED_PROXIES: '127.0.0.1/32',
+        ALMONER_LOG_LEVEL: 'info',
+      },
     });
     await server.waitReady(45_000, (ready) => withScheme(ready.urls, 'http').api);
     const urls = withScheme(server.urls, 'http');

@@ -84,7 +84,16 @@ describe('production profile', () => {
   it('behind a trusted proxy: plain HTTP is refused with 403, loopback health checks are exempt', async () => {
     const { env } = settings('https');
     // Configured as https (the proxy terminates TLS); the test reaches the process in plain HTTP.
-    server = spawnServer({ env: { ...env, ALMONER_PROFILE: 'production', DATABASE_URL: t.url, ALMONER_SMTP_URL: 'smtp://127.0.0.1:9', ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>', ALMONER_TRUSTED_PROXIES: '10.0.0.0/8' } });
+    server = spawnServer({
+      env: {
+        ...env,
+        ALMONER_PROFILE: 'production',
+        DATABASE_URL: t.url,
+        ALMONER_SMTP_URL: 'smtp://127.0.0.1:9',
+        ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>',
+        ALMONER_TRUSTED_PROXIES: '10.0.0.0/8',
+      },
+    });
     await server.waitReady(45_000, (ready) => withScheme(ready.urls, 'http').api);
     const urls = withScheme(server.urls, 'http');
     expect(server.urls.api, 'the configuration keeps the https scheme with the bound port').toMatch(/^https:\/\/127\.0\.0\.1:[1-9]\d*$/);
@@ -131,7 +140,15 @@ describe('production profile', () => {
 
     const { env } = settings('https');
     server = await startServer({
-      env: { ...env, ALMONER_PROFILE: 'production', DATABASE_URL: t.url, ALMONER_SMTP_URL: 'smtp://127.0.0.1:9', ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>', ALMONER_TLS_CERT: cert, ALMONER_TLS_KEY: key },
+      env: {
+        ...env,
+        ALMONER_PROFILE: 'production',
+        DATABASE_URL: t.url,
+        ALMONER_SMTP_URL: 'smtp://127.0.0.1:9',
+        ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>',
+        ALMONER_TLS_CERT: cert,
+        ALMONER_TLS_KEY: key,
+      },
     });
     const urls = server.urls;
 

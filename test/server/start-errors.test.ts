@@ -33,7 +33,15 @@ afterAll(async () => {
 
 /** The production profile's settings, behind a TLS-terminating proxy (plain HTTP on loopback). */
 function productionEnv(): Record<string, string> {
-  return { ...ephemeralUrlEnv('https'), ALMONER_PROFILE: 'production', DATABASE_URL: t.url, ALMONER_SMTP_URL: 'smtp://127.0.0.1:9', ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>', ALMONER_DATA_DIR: dataDir, ALMONER_TRUSTED_PROXIES: '10.0.0.0/8' };
+  return {
+    ...ephemeralUrlEnv('https'),
+    ALMONER_PROFILE: 'production',
+    DATABASE_URL: t.url,
+    ALMONER_SMTP_URL: 'smtp://127.0.0.1:9',
+    ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>',
+    ALMONER_DATA_DIR: dataDir,
+    ALMONER_TRUSTED_PROXIES: '10.0.0.0/8',
+  };
 }
 
 /**
@@ -52,7 +60,8 @@ async function expectOneLineStop(process: ServerProcess, expected: string, profi
   expect(output).not.toContain('    at ');
   expect(output).not.toContain('"stack"');
   if (profile === 'production') {
-    for (const line of process.stdout.split('\n').filter((l) => l !== '')) expect(() => JSON.parse(line), `not a JSON line: ${line}`).not.toThrow();
+    for (const line of process.stdout.split('\n').filter((l) => l !== ''))
+      expect(() => JSON.parse(line), `not a JSON line: ${line}`).not.toThrow();
   }
 }
 
@@ -68,7 +77,10 @@ describe('start errors', () => {
     it(`${profile} profile: a port already in use is one line naming the port and the setting that moves it`, async () => {
       const busy = await occupyPort();
       try {
-        const env = profile === 'dev' ? { DATABASE_URL: t.url, ALMONER_DATA_DIR: dataDir, ALMONER_LOG_LEVEL: 'info' } : { ...productionEnv(), ALMONER_LOG_LEVEL: 'info' };
+        const env =
+          profile === 'dev'
+            ? { DATABASE_URL: t.url, ALMONER_DATA_DIR: dataDir, ALMONER_LOG_LEVEL: 'info' }
+            : { ...productionEnv(), ALMONER_LOG_LEVEL: 'info' };
         // The API's URL names the port (the other three stay on ports of their own).
         server = spawnServer({ env: { ...env, ALMONER_BASE_URL: `${profile === 'dev' ? 'http' : 'https'}://127.0.0.1:${busy.port}` } });
         await expectOneLineStop(server, `cannot listen on 127.0.0.1:${busy.port}: the port is already in use`, profile);
@@ -81,7 +93,10 @@ describe('start errors', () => {
     it(`${profile} profile: an invalid clients file is one line naming the file, the place and the problem`, async () => {
       const clientsFile = path.join(dataDir, `clients-${profile}.json`);
       fs.writeFileSync(clientsFile, '{"clients": [{"client_id": 5}]}\n');
-      const env = profile === 'dev' ? { DATABASE_URL: t.url, ALMONER_DATA_DIR: dataDir, ALMONER_LOG_LEVEL: 'info' } : { ...productionEnv(), ALMONER_LOG_LEVEL: 'info' };
+      const env =
+        profile === 'dev'
+          ? { DATABASE_URL: t.url, ALMONER_DATA_DIR: dataDir, ALMONER_LOG_LEVEL: 'info' }
+          : { ...productionEnv(), ALMONER_LOG_LEVEL: 'info' };
       server = spawnServer({ env: { ...env, ALMONER_CLIENTS_FILE: clientsFile } });
       await expectOneLineStop(server, `${clientsFile}: line 1, column `, profile);
       expect(server.stderr).toContain('client_id: Invalid input: expected string, received number');
@@ -94,11 +109,15 @@ describe('start errors', () => {
     server = spawnServer({ env: { DATABASE_URL: url.toString(), ALMONER_DATA_DIR: dataDir, ALMONER_LOG_LEVEL: 'info' } });
     await expectOneLineStop(server, 'database "almoner_not_created" does not exist', 'dev');
     const port = url.port || '5432';
-    expect(server.stderr).toContain(`; create it first: createdb -h ${url.hostname} -p ${port}${url.username ? ` -U ${url.username}` : ''} almoner_not_created`);
+    expect(server.stderr).toContain(
+      `; create it first: createdb -h ${url.hostname} -p ${port}${url.username ? ` -U ${url.username}` : ''} almoner_not_created`,
+    );
   }, 60_000);
 
   it('an unreachable DATABASE_URL: "cannot connect to the database at host:port (DATABASE_URL)", no stack, not "migrations failed"', async () => {
-    server = spawnServer({ env: { DATABASE_URL: 'postgres://postgres:not-this@127.0.0.1:1/none', ALMONER_DATA_DIR: dataDir, ALMONER_LOG_LEVEL: 'info' } });
+    server = spawnServer({
+      env: { DATABASE_URL: 'postgres://postgres:not-this@127.0.0.1:1/none', ALMONER_DATA_DIR: dataDir, ALMONER_LOG_LEVEL: 'info' },
+    });
     const status = await server.waitExit(30_000);
     const output = server.output();
     expect(status.code, output).toBe(1);
@@ -111,11 +130,15 @@ describe('start errors', () => {
   }, 60_000);
 
   it('a mistyped ALMONER_* variable stops the dev start, naming the setting it probably meant', async () => {
-    server = spawnServer({ env: { DATABASE_URL: t.url, ALMONER_DATA_DIR: dataDir, ALMONER_SHUTDOWN_GRACE_SECOND: '5', ALMONER_DATABASE_URL: t.url } });
+    server = spawnServer({
+      env: { DATABASE_URL: t.url, ALMONER_DATA_DIR: dataDir, ALMONER_SHUTDOWN_GRACE_SECOND: '5', ALMONER_DATABASE_URL: t.url },
+    });
     const status = await server.waitExit(30_000);
     const output = server.output();
     expect(status.code, output).toBe(2);
-    expect(server.stderr, output).toContain('ALMONER_SHUTDOWN_GRACE_SECOND (environment): is not a known setting; did you mean ALMONER_SHUTDOWN_GRACE_SECONDS?');
+    expect(server.stderr, output).toContain(
+      'ALMONER_SHUTDOWN_GRACE_SECOND (environment): is not a known setting; did you mean ALMONER_SHUTDOWN_GRACE_SECONDS?',
+    );
     expect(server.stderr, output).toContain('ALMONER_DATABASE_URL (environment): is not a known setting; did you mean DATABASE_URL?');
     expect(output).not.toContain('    at ');
     expect(output).not.toContain('"stack"');
@@ -128,7 +151,11 @@ describe('start errors', () => {
     await server.waitReady(45_000, (ready) => withScheme(ready.urls, 'http').api);
     await waitUntil('the warning', () => server!.stdout.includes('ignoring unknown ALMONER_* environment variables'), 10_000);
     const warning = server.stdout.split('\n').find((line) => line.includes('ignoring unknown ALMONER_* environment variables'))!;
-    expect(JSON.parse(warning), server.output()).toMatchObject({ level: 40, variables: ['ALMONER_LOGLEVEL'], problems: ['ALMONER_LOGLEVEL (environment): is not a known setting; did you mean ALMONER_LOG_LEVEL?'] });
+    expect(JSON.parse(warning), server.output()).toMatchObject({
+      level: 40,
+      variables: ['ALMONER_LOGLEVEL'],
+      problems: ['ALMONER_LOGLEVEL (environment): is not a known setting; did you mean ALMONER_LOG_LEVEL?'],
+    });
     expect((await server.stop()).code, server.output()).toBe(0);
   }, 90_000);
 });

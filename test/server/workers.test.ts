@@ -4,7 +4,18 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_RESTART_BACKOFF_MS, RESTART_BACKOFF_MS, restartDelay } from '../../src/server/workers.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { isAlive, livePostmaster, makeDataDir, removeDataDir, request, sleep, startServer, waitForPostgresStopped, waitUntil, type ServerProcess } from '../helpers/process.js';
+import {
+  isAlive,
+  livePostmaster,
+  makeDataDir,
+  removeDataDir,
+  request,
+  sleep,
+  startServer,
+  waitForPostgresStopped,
+  waitUntil,
+  type ServerProcess,
+} from '../helpers/process.js';
 import { parseExposition, total } from '../metrics/exposition.js';
 
 /**
@@ -120,7 +131,9 @@ async function healthzCount(url: string): Promise<number> {
 
 describe('ALMONER_WORKERS=2', () => {
   it('serves from two worker processes, sums /metrics over them, replaces a killed worker and stops every process on SIGTERM', async () => {
-    server = await startServer({ env: { DATABASE_URL: t.url, ALMONER_DATA_DIR: dataDir, ALMONER_WORKERS: '2', ALMONER_DEMO_DATA: 'false' } });
+    server = await startServer({
+      env: { DATABASE_URL: t.url, ALMONER_DATA_DIR: dataDir, ALMONER_WORKERS: '2', ALMONER_DEMO_DATA: 'false' },
+    });
     const primary = server.pid;
     const pids = workerPids(primary);
     expect(pids, server.output()).toHaveLength(2);
@@ -129,7 +142,10 @@ describe('ALMONER_WORKERS=2', () => {
     // Requests land on both workers (round robin by the primary), none on the primary itself.
     const api = server.urls.api;
     const owners = await servedBy(`${api}/healthz`, 8, [primary, ...pids]);
-    expect(owners.every((pid) => pid !== undefined && pids.includes(pid)), `owners ${JSON.stringify(owners)} of workers ${JSON.stringify(pids)}`).toBe(true);
+    expect(
+      owners.every((pid) => pid !== undefined && pids.includes(pid)),
+      `owners ${JSON.stringify(owners)} of workers ${JSON.stringify(pids)}`,
+    ).toBe(true);
     expect(new Set(owners).size, `owners ${JSON.stringify(owners)}`).toBe(2);
 
     // /metrics, whichever worker answers it, counts the requests both workers served.
@@ -141,32 +157,55 @@ describe('ALMONER_WORKERS=2', () => {
     // some of them handed to the replacement before its app exists, are all answered 200
     // (from when the primary knows of the death: connections the dead worker held are lost).
     process.kill(pids[0]!, 'SIGKILL');
-    await waitUntil('the worker death in the log', () => (server!.stdout + server!.stderr).includes('worker died; starting a replacement'), 5_000);
+    await waitUntil(
+      'the worker death in the log',
+      () => (server!.stdout + server!.stderr).includes('worker died; starting a replacement'),
+      5_000,
+    );
     let replacing = true;
     const statuses: number[] = [];
     const meanwhile = (async () => {
       while (replacing) {
-        const batch = await Promise.all(Array.from({ length: 4 }, () => request(`${api}/healthz`, { timeoutMs: 20_000 }).then((res) => res.status, () => 0)));
+        const batch = await Promise.all(
+          Array.from({ length: 4 }, () =>
+            request(`${api}/healthz`, { timeoutMs: 20_000 }).then(
+              (res) => res.status,
+              () => 0,
+            ),
+          ),
+        );
         statuses.push(...batch);
         await sleep(25);
       }
     })();
     try {
-      await waitUntil('a replacement worker', () => {
-        const now = workerPids(primary);
-        return now.length === 2 && !now.includes(pids[0]!);
-      }, 20_000);
+      await waitUntil(
+        'a replacement worker',
+        () => {
+          const now = workerPids(primary);
+          return now.length === 2 && !now.includes(pids[0]!);
+        },
+        20_000,
+      );
       expect(server.running).toBe(true);
-      await waitUntil('the replacement to serve', async () => {
-        const owners = await servedBy(`${api}/healthz`, 4, workerPids(primary));
-        return new Set(owners).size === 2;
-      }, 20_000, 250);
+      await waitUntil(
+        'the replacement to serve',
+        async () => {
+          const owners = await servedBy(`${api}/healthz`, 4, workerPids(primary));
+          return new Set(owners).size === 2;
+        },
+        20_000,
+        250,
+      );
     } finally {
       replacing = false;
       await meanwhile;
     }
     expect(statuses.length).toBeGreaterThan(0);
-    expect(statuses.filter((status) => status !== 200), `statuses while replacing: ${statuses.join(',')}`).toEqual([]);
+    expect(
+      statuses.filter((status) => status !== 200),
+      `statuses while replacing: ${statuses.join(',')}`,
+    ).toEqual([]);
     const replaced = workerPids(primary);
     expect(replaced).toContain(pids[1]);
 
@@ -179,7 +218,9 @@ describe('ALMONER_WORKERS=2', () => {
     slow.setEncoding('utf8').on('data', (text: string) => (answer += text));
     slow.on('error', () => undefined);
     const body = 'grant_type=client_credentials&client_id=test_nobody&client_secret=wrong';
-    slow.write(`POST /auth/oauth/token HTTP/1.1\r\nHost: ${target.host}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 12)}`);
+    slow.write(
+      `POST /auth/oauth/token HTTP/1.1\r\nHost: ${target.host}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 12)}`,
+    );
     await sleep(500);
     const stopping = server.stop('SIGTERM', 30_000);
     await sleep(1_000);
@@ -203,7 +244,10 @@ describe('ALMONER_WORKERS=2 with the embedded PostgreSQL', () => {
     expect(pids).toHaveLength(2);
     for (const pid of pids) {
       const environ = fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
-      expect(environ.some((entry) => entry.startsWith('DATABASE_URL=postgres')), `worker ${pid} has the database URL`).toBe(true);
+      expect(
+        environ.some((entry) => entry.startsWith('DATABASE_URL=postgres')),
+        `worker ${pid} has the database URL`,
+      ).toBe(true);
     }
     expect((await request(`${server.urls.api}/readyz`)).status).toBe(200);
     // The postmaster is the primary's: the workers only connect to it.

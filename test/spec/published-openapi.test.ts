@@ -12,7 +12,10 @@ const manifest = JSON.parse(fs.readFileSync(path.join(SPEC_DIR, 'manifest.json')
 describe('vendored OpenAPI documents', () => {
   it('are YAML OpenAPI 3.x documents with paths', () => {
     for (const name of PUBLISHED_DOCUMENTS) {
-      const doc = YAML.parse(fs.readFileSync(path.join(SPEC_DIR, `${name}.yaml`), 'utf8')) as { openapi?: unknown; paths?: Record<string, unknown> };
+      const doc = YAML.parse(fs.readFileSync(path.join(SPEC_DIR, `${name}.yaml`), 'utf8')) as {
+        openapi?: unknown;
+        paths?: Record<string, unknown>;
+      };
       expect(doc.openapi, name).toMatch(/^3\.\d+\.\d+$/);
       expect(Object.keys(doc.paths ?? {}).length, name).toBeGreaterThan(0);
     }
@@ -43,9 +46,12 @@ describe('vendored OpenAPI documents', () => {
     const out = tempDir('almoner-openapi-import-');
     expect(importOpenApi(checkout, manifest.commit, out)).toEqual(manifest);
     expect(fs.readFileSync(path.join(out, 'manifest.json'), 'utf8')).toBe(fs.readFileSync(path.join(SPEC_DIR, 'manifest.json'), 'utf8'));
-    for (const name of Object.keys(FILES)) expect(fs.readFileSync(path.join(out, name)).equals(fs.readFileSync(path.join(SPEC_DIR, name))), name).toBe(true);
+    for (const name of Object.keys(FILES))
+      expect(fs.readFileSync(path.join(out, name)).equals(fs.readFileSync(path.join(SPEC_DIR, name))), name).toBe(true);
     // Without a commit to name, or from a folder that is not a checkout, it refuses.
     expect(() => importOpenApi(checkout, 'HEAD', out)).toThrow(/pass --commit/);
-    expect(() => importOpenApi(out, manifest.commit, tempDir())).toThrow(/not a checkout of chariot-openapi: missing specs\/2026-04-01.yaml/);
+    expect(() => importOpenApi(out, manifest.commit, tempDir())).toThrow(
+      /not a checkout of chariot-openapi: missing specs\/2026-04-01.yaml/,
+    );
   });
 });

@@ -25,14 +25,29 @@ afterAll(async () => t?.drop());
 
 async function subscribe(url: string, category = 'donor_account.created') {
   const id = prefixedId('evtsub');
-  await t.db.insertInto('event_subscriptions').values({ id, environment: 'sandbox', organization_id: orgId, url, category, signing_secret: testBox.seal(generateSigningSecret()) }).execute();
+  await t.db
+    .insertInto('event_subscriptions')
+    .values({ id, environment: 'sandbox', organization_id: orgId, url, category, signing_secret: testBox.seal(generateSigningSecret()) })
+    .execute();
   return id;
 }
 
 async function emit(count = 1) {
   const ids: string[] = [];
   for (let i = 0; i < count; i += 1) {
-    ids.push(await t.db.transaction().execute((trx) => emitEvent(trx, { environment: 'sandbox', organizationId: orgId, category: 'donor_account.created', objectId: `donor_account_${i}`, objectType: 'donor_account' })));
+    ids.push(
+      await t.db
+        .transaction()
+        .execute((trx) =>
+          emitEvent(trx, {
+            environment: 'sandbox',
+            organizationId: orgId,
+            category: 'donor_account.created',
+            objectId: `donor_account_${i}`,
+            objectType: 'donor_account',
+          }),
+        ),
+    );
   }
   return ids;
 }
@@ -49,10 +64,21 @@ describe('webhook dispatcher', () => {
     const subscription = await subscribe(receiver.url);
     await emit();
     const c = clock();
-    const dispatcher = new WebhookDispatcher({ db: t.db, box: testBox, retrySeconds: [5, 300], timeoutMs: 2000, profile: 'dev', now: c.now });
+    const dispatcher = new WebhookDispatcher({
+      db: t.db,
+      box: testBox,
+      retrySeconds: [5, 300],
+      timeoutMs: 2000,
+      profile: 'dev',
+      now: c.now,
+    });
     expect(await dispatcher.runOnce()).toBe(1);
     expect(receiver.received).toHaveLength(1);
-    const first = await t.db.selectFrom('webhook_deliveries').selectAll().where('subscription_id', '=', subscription).executeTakeFirstOrThrow();
+    const first = await t.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('subscription_id', '=', subscription)
+      .executeTakeFirstOrThrow();
     expect(first).toMatchObject({ status: 'pending', attempts: 1, last_status: 500 });
     expect(first.next_attempt_at.getTime()).toBe(c.now().getTime() + 5000);
     c.advance(4);
@@ -66,7 +92,11 @@ describe('webhook dispatcher', () => {
     c.advance(86_400);
     expect(await dispatcher.runOnce()).toBe(0);
     expect(receiver.received).toHaveLength(3);
-    const last = await t.db.selectFrom('webhook_deliveries').selectAll().where('subscription_id', '=', subscription).executeTakeFirstOrThrow();
+    const last = await t.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('subscription_id', '=', subscription)
+      .executeTakeFirstOrThrow();
     expect(last).toMatchObject({ status: 'failed', attempts: 3 });
     // Every attempt carried the same webhook-id, so receivers can de-duplicate.
     expect(new Set(receiver.received.map((r) => r.headers['webhook-id'])).size).toBe(1);
@@ -78,14 +108,25 @@ describe('webhook dispatcher', () => {
     const subscription = await subscribe(receiver.url);
     await emit();
     const c = clock();
-    const dispatcher = new WebhookDispatcher({ db: t.db, box: testBox, retrySeconds: [86_400, 86_400, 86_400, 86_400, 86_400, 86_400], timeoutMs: 2000, profile: 'dev', now: c.now });
+    const dispatcher = new WebhookDispatcher({
+      db: t.db,
+      box: testBox,
+      retrySeconds: [86_400, 86_400, 86_400, 86_400, 86_400, 86_400],
+      timeoutMs: 2000,
+      profile: 'dev',
+      now: c.now,
+    });
     for (let day = 0; day < 5; day += 1) {
       await dispatcher.runOnce();
-      expect((await t.db.selectFrom('event_subscriptions').select('status').where('id', '=', subscription).executeTakeFirstOrThrow()).status).toBe('active');
+      expect(
+        (await t.db.selectFrom('event_subscriptions').select('status').where('id', '=', subscription).executeTakeFirstOrThrow()).status,
+      ).toBe('active');
       c.advance(86_400);
     }
     await dispatcher.runOnce();
-    expect((await t.db.selectFrom('event_subscriptions').select('status').where('id', '=', subscription).executeTakeFirstOrThrow()).status).toBe('requires_attention');
+    expect(
+      (await t.db.selectFrom('event_subscriptions').select('status').where('id', '=', subscription).executeTakeFirstOrThrow()).status,
+    ).toBe('requires_attention');
   });
 
   it('succeeds and clears the failure state when the receiver recovers', async () => {
@@ -122,14 +163,36 @@ describe('webhook dispatcher', () => {
     const receiver = await startReceiver();
     receivers.push(receiver);
     await subscribe(receiver.url);
-    const before = Number((await t.db.selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+    const before = Number(
+      (
+        await t.db
+          .selectFrom('events')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
     await expect(
       t.db.transaction().execute(async (trx) => {
-        await emitEvent(trx, { environment: 'sandbox', organizationId: orgId, category: 'donor_account.created', objectId: 'donor_account_x', objectType: 'donor_account' });
+        await emitEvent(trx, {
+          environment: 'sandbox',
+          organizationId: orgId,
+          category: 'donor_account.created',
+          objectId: 'donor_account_x',
+          objectType: 'donor_account',
+        });
         throw new Error('the change failed');
       }),
     ).rejects.toThrow('the change failed');
-    expect(Number((await t.db.selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n)).toBe(before);
+    expect(
+      Number(
+        (
+          await t.db
+            .selectFrom('events')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
+    ).toBe(before);
     expect(await new WebhookDispatcher({ db: t.db, box: testBox, retrySeconds: [], timeoutMs: 1000, profile: 'dev' }).runOnce()).toBe(0);
   });
 });
@@ -137,7 +200,15 @@ describe('webhook dispatcher', () => {
 describe('webhook targets', () => {
   it('allow only https to public addresses in production, and http on loopback in dev', () => {
     expect(targetProblem('https://hooks.example.org/in', 'production')).toBeUndefined();
-    for (const url of ['http://hooks.example.org/in', 'https://127.0.0.1/in', 'https://10.1.2.3/in', 'https://[::1]/in', 'https://169.254.169.254/latest', 'https://localhost/in', 'https://user:pw@hooks.example.org/']) {
+    for (const url of [
+      'http://hooks.example.org/in',
+      'https://127.0.0.1/in',
+      'https://10.1.2.3/in',
+      'https://[::1]/in',
+      'https://169.254.169.254/latest',
+      'https://localhost/in',
+      'https://user:pw@hooks.example.org/',
+    ]) {
       expect(targetProblem(url, 'production'), url).toBeDefined();
     }
     expect(targetProblem('http://127.0.0.1:8080/in', 'dev')).toBeUndefined();
@@ -173,7 +244,13 @@ describe('webhook admin commands', () => {
     await dispatcher.runOnce();
     const admin = async (...argv: string[]) => {
       let stdout = '';
-      const code = await runCli({ argv: [...argv, '--json'], stdout: (s) => void (stdout += s), stderr: () => undefined, readStdin: async () => '', env: { DATABASE_URL: t.url, ALMONER_SECRETS_KEY: TEST_SECRETS_KEY } });
+      const code = await runCli({
+        argv: [...argv, '--json'],
+        stdout: (s) => void (stdout += s),
+        stderr: () => undefined,
+        readStdin: async () => '',
+        env: { DATABASE_URL: t.url, ALMONER_SECRETS_KEY: TEST_SECRETS_KEY },
+      });
       return { code, json: JSON.parse(stdout || '{}') as Record<string, unknown> };
     };
     const failed = await admin('webhooks', 'deliveries', '--status', 'failed');
@@ -184,7 +261,9 @@ describe('webhook admin commands', () => {
     expect(replayed).toMatchObject({ code: 0, json: { id: delivery!.id, status: 'pending' } });
     await dispatcher.runOnce();
     expect(receiver.received).toHaveLength(2);
-    expect(((await admin('webhooks', 'deliveries', '--status', 'succeeded')).json.deliveries as { id: string }[]).map((d) => d.id)).toContain(delivery!.id);
+    expect(
+      ((await admin('webhooks', 'deliveries', '--status', 'succeeded')).json.deliveries as { id: string }[]).map((d) => d.id),
+    ).toContain(delivery!.id);
     expect((await admin('webhooks', 'replay', 'whd_nope')).code).toBe(1);
   });
 });

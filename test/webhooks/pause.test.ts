@@ -20,14 +20,32 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.drop());
 
-const emit = () => t.db.transaction().execute((trx) => emitEvent(trx, { environment: 'sandbox', organizationId: orgId, category: 'donor_account.created', objectId: prefixedId('donor_account'), objectType: 'donor_account' }));
+const emit = () =>
+  t.db
+    .transaction()
+    .execute((trx) =>
+      emitEvent(trx, {
+        environment: 'sandbox',
+        organizationId: orgId,
+        category: 'donor_account.created',
+        objectId: prefixedId('donor_account'),
+        objectType: 'donor_account',
+      }),
+    );
 const subscription = (id: string) => t.db.selectFrom('event_subscriptions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-const audit = (event: string) => t.db.selectFrom('audit_events').selectAll().where('event', '=', event).where('organization_id', '=', orgId).execute();
+const audit = (event: string) =>
+  t.db.selectFrom('audit_events').selectAll().where('event', '=', event).where('organization_id', '=', orgId).execute();
 
 async function admin(...argv: string[]) {
   let stdout = '';
   let stderr = '';
-  const code = await runCli({ argv: [...argv, '--json'], stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), readStdin: async () => '', env: { DATABASE_URL: t.url, ALMONER_SECRETS_KEY: TEST_SECRETS_KEY } });
+  const code = await runCli({
+    argv: [...argv, '--json'],
+    stdout: (s) => void (stdout += s),
+    stderr: (s) => void (stderr += s),
+    readStdin: async () => '',
+    env: { DATABASE_URL: t.url, ALMONER_SECRETS_KEY: TEST_SECRETS_KEY },
+  });
   return { code, json: JSON.parse(stdout || '{}') as Record<string, unknown>, stderr };
 }
 
@@ -37,9 +55,27 @@ describe('a subscription that fails attempt after attempt', () => {
     const receiver = await startReceiver(() => status);
     try {
       const id = prefixedId('evtsub');
-      await t.db.insertInto('event_subscriptions').values({ id, environment: 'sandbox', organization_id: orgId, url: receiver.url, category: 'donor_account.created', signing_secret: testBox.seal(generateSigningSecret()) }).execute();
+      await t.db
+        .insertInto('event_subscriptions')
+        .values({
+          id,
+          environment: 'sandbox',
+          organization_id: orgId,
+          url: receiver.url,
+          category: 'donor_account.created',
+          signing_secret: testBox.seal(generateSigningSecret()),
+        })
+        .execute();
       const outcomes: DeliveryOutcome[] = [];
-      const dispatcher = new WebhookDispatcher({ db: t.db, box: testBox, retrySeconds: [], timeoutMs: 2000, profile: 'dev', pauseAfterFailures: 3, onOutcome: (o) => outcomes.push(o) });
+      const dispatcher = new WebhookDispatcher({
+        db: t.db,
+        box: testBox,
+        retrySeconds: [],
+        timeoutMs: 2000,
+        profile: 'dev',
+        pauseAfterFailures: 3,
+        onOutcome: (o) => outcomes.push(o),
+      });
 
       await emit();
       await emit();
@@ -81,10 +117,38 @@ describe('a subscription that fails attempt after attempt', () => {
     const receiver = await startReceiver(() => answers.shift() ?? 500);
     try {
       const id = prefixedId('evtsub');
-      await t.db.insertInto('event_subscriptions').values({ id, environment: 'sandbox', organization_id: orgId, url: `${receiver.url}/mixed`, category: 'donor_account.updated', signing_secret: testBox.seal(generateSigningSecret()) }).execute();
-      const dispatcher = new WebhookDispatcher({ db: t.db, box: testBox, retrySeconds: [], timeoutMs: 2000, profile: 'dev', pauseAfterFailures: 3, perSubscription: 1 });
+      await t.db
+        .insertInto('event_subscriptions')
+        .values({
+          id,
+          environment: 'sandbox',
+          organization_id: orgId,
+          url: `${receiver.url}/mixed`,
+          category: 'donor_account.updated',
+          signing_secret: testBox.seal(generateSigningSecret()),
+        })
+        .execute();
+      const dispatcher = new WebhookDispatcher({
+        db: t.db,
+        box: testBox,
+        retrySeconds: [],
+        timeoutMs: 2000,
+        profile: 'dev',
+        pauseAfterFailures: 3,
+        perSubscription: 1,
+      });
       for (let i = 0; i < 8; i += 1) {
-        await t.db.transaction().execute((trx) => emitEvent(trx, { environment: 'sandbox', organizationId: orgId, category: 'donor_account.updated', objectId: prefixedId('donor_account'), objectType: 'donor_account' }));
+        await t.db
+          .transaction()
+          .execute((trx) =>
+            emitEvent(trx, {
+              environment: 'sandbox',
+              organizationId: orgId,
+              category: 'donor_account.updated',
+              objectId: prefixedId('donor_account'),
+              objectType: 'donor_account',
+            }),
+          );
         await dispatcher.runOnce();
       }
       expect(answers).toEqual([]);

@@ -20,13 +20,20 @@
       event.preventDefault();
       if (button) button.disabled = true;
       say(form, '');
-      fetch(form.dataset.options, { method: 'POST', body: new URLSearchParams(new FormData(form)), credentials: 'same-origin', headers: { Accept: 'application/json' } })
+      fetch(form.dataset.options, {
+        method: 'POST',
+        body: new URLSearchParams(new FormData(form)),
+        credentials: 'same-origin',
+        headers: { Accept: 'application/json' },
+      })
         .then(function (answer) {
           if (!answer.ok) throw new Error(answer.status === 429 ? 'busy' : 'options');
           return answer.json();
         })
         .then(function (optionsJSON) {
-          return form.dataset.passkey === 'register' ? webauthn.startRegistration({ optionsJSON: optionsJSON }) : webauthn.startAuthentication({ optionsJSON: optionsJSON });
+          return form.dataset.passkey === 'register'
+            ? webauthn.startRegistration({ optionsJSON: optionsJSON })
+            : webauthn.startAuthentication({ optionsJSON: optionsJSON });
         })
         .then(function (result) {
           form.elements.response.value = JSON.stringify(result);
@@ -35,7 +42,14 @@
         .catch(function (error) {
           if (button) button.disabled = false;
           var message = error && error.message;
-          say(form, message === 'busy' ? 'Too many passkey sign-ins were started from your network. Try again in a few minutes, or use another way.' : message === 'options' ? 'Passkeys are not available right now. Reload the page and try again.' : 'No passkey was used. Try again, or use another way.');
+          say(
+            form,
+            message === 'busy'
+              ? 'Too many passkey sign-ins were started from your network. Try again in a few minutes, or use another way.'
+              : message === 'options'
+                ? 'Passkeys are not available right now. Reload the page and try again.'
+                : 'No passkey was used. Try again, or use another way.',
+          );
         });
     });
   }

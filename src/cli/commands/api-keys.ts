@@ -2,13 +2,20 @@ import { optionalString, requireString, type Command } from './command.js';
 
 export const apiKeysCreate: Command = {
   path: ['api-keys', 'create'],
-  summary: "create an API key for an organization; prints the key once",
+  summary: 'create an API key for an organization; prints the key once',
   usage: 'api-keys create --org <ein> --environment production|sandbox [--name <what it is for>]',
   options: { org: { type: 'string' }, environment: { type: 'string' }, name: { type: 'string' } },
   async run(ctx) {
     const { createApiKey } = await import('../../api-keys/service.js');
-    const created = await createApiKey(await ctx.db(), { org: requireString(ctx.values, 'org'), environment: requireString(ctx.values, 'environment'), name: optionalString(ctx.values, 'name') });
-    return { json: { ...created }, text: `id:   ${created.id}\n${created.name ? `name: ${created.name}\n` : ''}key:  ${created.key}\n(the key is shown once; it is stored only as a SHA-256 hash)` };
+    const created = await createApiKey(await ctx.db(), {
+      org: requireString(ctx.values, 'org'),
+      environment: requireString(ctx.values, 'environment'),
+      name: optionalString(ctx.values, 'name'),
+    });
+    return {
+      json: { ...created },
+      text: `id:   ${created.id}\n${created.name ? `name: ${created.name}\n` : ''}key:  ${created.key}\n(the key is shown once; it is stored only as a SHA-256 hash)`,
+    };
   },
 };
 
@@ -34,7 +41,13 @@ export const apiKeysList: Command = {
     const listed = await listApiKeys(await ctx.db(), requireString(ctx.values, 'org'));
     return {
       json: listed,
-      text: listed.api_keys.map((k) => `${k.id}  ${k.environment.padEnd(10)}  ${k.prefix}…  created ${k.created_at}${k.revoked_at ? `  revoked ${k.revoked_at}` : ''}${k.name ? `  ${k.name}` : ''}`).join('\n') || '(no API keys)',
+      text:
+        listed.api_keys
+          .map(
+            (k) =>
+              `${k.id}  ${k.environment.padEnd(10)}  ${k.prefix}…  created ${k.created_at}${k.revoked_at ? `  revoked ${k.revoked_at}` : ''}${k.name ? `  ${k.name}` : ''}`,
+          )
+          .join('\n') || '(no API keys)',
     };
   },
 };

@@ -6,7 +6,8 @@ const MAX_LIMIT = 1000;
 function instant(name: string, value: string | undefined): Date | undefined {
   if (value === undefined) return undefined;
   const date = new Date(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime())) throw new UsageError(`--${name} must be an ISO 8601 date or instant, e.g. 2026-11-01 or 2026-11-01T12:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value) || Number.isNaN(date.getTime()))
+    throw new UsageError(`--${name} must be an ISO 8601 date or instant, e.g. 2026-11-01 or 2026-11-01T12:00:00Z`);
   return date;
 }
 
@@ -14,12 +15,20 @@ export const auditList: Command = {
   path: ['audit', 'list'],
   summary: 'audit events, newest first, filtered by organization, actor, event, time',
   usage: 'audit list [--org <ein>] [--actor <email>] [--event <name>] [--since <ISO>] [--until <ISO>] [--limit <n>]',
-  options: { org: { type: 'string' }, actor: { type: 'string' }, event: { type: 'string' }, since: { type: 'string' }, until: { type: 'string' }, limit: { type: 'string' } },
+  options: {
+    org: { type: 'string' },
+    actor: { type: 'string' },
+    event: { type: 'string' },
+    since: { type: 'string' },
+    until: { type: 'string' },
+    limit: { type: 'string' },
+  },
   async run(ctx) {
     const { listAuditEvents } = await import('../../audit/repository.js');
     const { requireOrganization, requireUser } = await import('../../accounts/service.js');
     const limitText = optionalString(ctx.values, 'limit') ?? '50';
-    if (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > MAX_LIMIT) throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}`);
+    if (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > MAX_LIMIT)
+      throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}`);
     const since = instant('since', optionalString(ctx.values, 'since'));
     const until = instant('until', optionalString(ctx.values, 'until'));
     const db = await ctx.db();
@@ -47,7 +56,12 @@ export const auditList: Command = {
       request_id: r.request_id,
       details: r.details,
     }));
-    const text = events.map((e) => `${e.occurred_at}  ${e.event}  ${e.actor_email ?? '-'}${e.environment ? `  ${e.environment}` : ''}  ${JSON.stringify(e.details)}`).join('\n');
+    const text = events
+      .map(
+        (e) =>
+          `${e.occurred_at}  ${e.event}  ${e.actor_email ?? '-'}${e.environment ? `  ${e.environment}` : ''}  ${JSON.stringify(e.details)}`,
+      )
+      .join('\n');
     return { json: { events }, text: text || '(no audit events)' };
   },
 };

@@ -68,12 +68,22 @@ export const clientsAdd: Command = {
     const jwksFile = optionalString(ctx.values, 'jwks-file');
     const jwksUri = optionalString(ctx.values, 'jwks-uri');
     if (profile === 'fapi2') {
-      if ((jwksFile === undefined) === (jwksUri === undefined)) throw new UsageError('a fapi2 client needs exactly one of --jwks-file (its public keys, a JWK Set) or --jwks-uri (where it publishes them)');
-      const created = await addFapi2Client(await registry(ctx), { ...input, ...(jwksFile ? { jwks: readJwksFile(jwksFile) } : { jwksUri }) });
-      return { json: { ...created }, text: `client_id: ${created.client_id}\nprofile:   fapi2 (no secret: it authenticates with private_key_jwt, signed by its registered keys)` };
+      if ((jwksFile === undefined) === (jwksUri === undefined))
+        throw new UsageError(
+          'a fapi2 client needs exactly one of --jwks-file (its public keys, a JWK Set) or --jwks-uri (where it publishes them)',
+        );
+      const created = await addFapi2Client(await registry(ctx), {
+        ...input,
+        ...(jwksFile ? { jwks: readJwksFile(jwksFile) } : { jwksUri }),
+      });
+      return {
+        json: { ...created },
+        text: `client_id: ${created.client_id}\nprofile:   fapi2 (no secret: it authenticates with private_key_jwt, signed by its registered keys)`,
+      };
     }
     if (profile !== 'standard') throw new UsageError('--profile must be standard or fapi2');
-    if (jwksFile !== undefined || jwksUri !== undefined) throw new UsageError('--jwks-file and --jwks-uri are for --profile fapi2 (a standard client authenticates with its secret)');
+    if (jwksFile !== undefined || jwksUri !== undefined)
+      throw new UsageError('--jwks-file and --jwks-uri are for --profile fapi2 (a standard client authenticates with its secret)');
     const created = await addClient(await registry(ctx), input);
     return {
       json: { ...created },
@@ -105,7 +115,10 @@ export const clientsRotateSecret: Command = {
   async run(ctx) {
     const { rotateClientSecret } = await import('../../oidc/clients/service.js');
     const rotated = await rotateClientSecret(await registry(ctx), requireString(ctx.values, 'client-id'));
-    return { json: { ...rotated }, text: `client_id:     ${rotated.client_id}\nclient_secret: ${rotated.client_secret}\n(the old secret stops working at once)` };
+    return {
+      json: { ...rotated },
+      text: `client_id:     ${rotated.client_id}\nclient_secret: ${rotated.client_secret}\n(the old secret stops working at once)`,
+    };
   },
 };
 
@@ -119,14 +132,21 @@ export const clientsList: Command = {
     const clients = await listRegisteredClients(await ctx.db(), environmentOption(ctx.values, false));
     return {
       json: { clients },
-      text: clients.map((c) => `${c.client_id}  ${c.environment.padEnd(10)}  ${c.profile.padEnd(8)}  ${c.subject_type.padEnd(12)}  ${c.name}  [${c.scopes.join(' ')}]`).join('\n') || '(no clients)',
+      text:
+        clients
+          .map(
+            (c) =>
+              `${c.client_id}  ${c.environment.padEnd(10)}  ${c.profile.padEnd(8)}  ${c.subject_type.padEnd(12)}  ${c.name}  [${c.scopes.join(' ')}]`,
+          )
+          .join('\n') || '(no clients)',
     };
   },
 };
 
 export const clientsValidate: Command = {
   path: ['clients', 'validate'],
-  summary: 'check the clients file (every problem, with line and column) and whether it is the registry the database holds; exits non-zero when it is invalid',
+  summary:
+    'check the clients file (every problem, with line and column) and whether it is the registry the database holds; exits non-zero when it is invalid',
   usage: 'clients validate',
   options: {},
   async run(ctx) {
@@ -137,7 +157,10 @@ export const clientsValidate: Command = {
     const registry = await registryStanding(ctx, file, result.snapshot);
     const lines = [`${file}: valid (${result.count} clients)`];
     if (registry.standing !== 'current') lines.push(registry.text);
-    return { json: { valid: true, clients: result.count, file, revision: result.snapshot.revision ?? null, registry: registry.json }, text: lines.join('\n') };
+    return {
+      json: { valid: true, clients: result.count, file, revision: result.snapshot.revision ?? null, registry: registry.json },
+      text: lines.join('\n'),
+    };
   },
 };
 
@@ -146,17 +169,30 @@ export const clientsValidate: Command = {
  * server applies it), older or diverging (refused: which one is current, and where it came
  * from). A database that cannot be reached leaves it unknown; the file's validity stands.
  */
-async function registryStanding(ctx: CommandContext, file: string, snapshot: ClientsSnapshot): Promise<{ standing: RegistryStanding | 'unknown'; json: Record<string, unknown>; text: string }> {
+async function registryStanding(
+  ctx: CommandContext,
+  file: string,
+  snapshot: ClientsSnapshot,
+): Promise<{ standing: RegistryStanding | 'unknown'; json: Record<string, unknown>; text: string }> {
   const { compareWithRegistry } = await import('../../oidc/clients/service.js');
   let comparison: RegistryComparison;
   try {
     comparison = await compareWithRegistry(await ctx.db(), file, snapshot);
   } catch (error) {
     const reason = (error as Error)?.message ?? String(error);
-    return { standing: 'unknown', json: { standing: 'unknown', reason }, text: `${file}: not compared with the client registry (${reason.split('\n')[0]})` };
+    return {
+      standing: 'unknown',
+      json: { standing: 'unknown', reason },
+      text: `${file}: not compared with the client registry (${reason.split('\n')[0]})`,
+    };
   }
   const { standing, head, refusal } = comparison;
-  const json = { standing, revision: head?.revision ?? null, applied_at: head?.appliedAt.toISOString() ?? null, applied_by: head?.appliedBy ?? null };
+  const json = {
+    standing,
+    revision: head?.revision ?? null,
+    applied_at: head?.appliedAt.toISOString() ?? null,
+    applied_by: head?.appliedBy ?? null,
+  };
   const text =
     refusal ??
     (standing === 'newer'

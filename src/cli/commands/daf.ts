@@ -9,7 +9,8 @@ function environment(ctx: CommandContext) {
 export const dafSubmitGrantRequest: Command = {
   path: ['daf', 'submit-grant-request'],
   summary: 'stand in for a donor submitting a grant request through DAFpay (e-mails a code when the donor account is not approved)',
-  usage: 'daf submit-grant-request --fund-provider <ein> --environment <env> --email <donor email> --ein <nonprofit ein> --amount-cents <n> [--frequency one_time|monthly|quarterly|annual] [--giving-pool <name>] [--purpose <text>] [--note <text>] [--name <donor name>]',
+  usage:
+    'daf submit-grant-request --fund-provider <ein> --environment <env> --email <donor email> --ein <nonprofit ein> --amount-cents <n> [--frequency one_time|monthly|quarterly|annual] [--giving-pool <name>] [--purpose <text>] [--note <text>] [--name <donor name>]',
   options: {
     'fund-provider': { type: 'string' },
     environment: { type: 'string' },
@@ -28,7 +29,8 @@ export const dafSubmitGrantRequest: Command = {
     const { createMailSender } = await import('../../mail/sender.js');
     const { submitFromDonor } = await import('../../daf/grant-requests-service.js');
     const frequency = optionalString(ctx.values, 'frequency');
-    if (frequency && !['one_time', 'monthly', 'quarterly', 'annual'].includes(frequency)) throw new UsageError('--frequency must be one_time, monthly, quarterly or annual');
+    if (frequency && !['one_time', 'monthly', 'quarterly', 'annual'].includes(frequency))
+      throw new UsageError('--frequency must be one_time, monthly, quarterly or annual');
     const db = await ctx.db();
     const result = await submitFromDonor(db, createMailSender(ctx.config, db), await ServerKeys.load(db, loadSecretBox(ctx.config)), {
       fundProviderEin: requireString(ctx.values, 'fund-provider'),
@@ -42,7 +44,10 @@ export const dafSubmitGrantRequest: Command = {
       note: optionalString(ctx.values, 'note'),
       donorName: optionalString(ctx.values, 'name'),
     });
-    return { json: result, text: `grant request ${result.grant_request_id} for donor account ${result.donor_account_id}${result.mail_via === 'smtp' ? ' (a one-time code was e-mailed to the donor)' : result.mail_via === 'dev_table' ? ' (a one-time code for the donor was kept in the dev mail table; see `admin mail list`)' : ''}` };
+    return {
+      json: result,
+      text: `grant request ${result.grant_request_id} for donor account ${result.donor_account_id}${result.mail_via === 'smtp' ? ' (a one-time code was e-mailed to the donor)' : result.mail_via === 'dev_table' ? ' (a one-time code for the donor was kept in the dev mail table; see `admin mail list`)' : ''}`,
+    };
   },
 };
 
@@ -57,7 +62,13 @@ export const dafRedeemCode: Command = {
     const { redeemCode } = await import('../../daf/tokens-service.js');
     const { donorAccountView } = await import('../../daf/views.js');
     const db = await ctx.db();
-    const account = await redeemCode(db, await ServerKeys.load(db, loadSecretBox(ctx.config)), environment(ctx), requireString(ctx.values, 'code'), requireString(ctx.values, 'email'));
+    const account = await redeemCode(
+      db,
+      await ServerKeys.load(db, loadSecretBox(ctx.config)),
+      environment(ctx),
+      requireString(ctx.values, 'code'),
+      requireString(ctx.values, 'email'),
+    );
     const view = donorAccountView(account);
     return { json: view, text: `donor account ${view.id} is ${view.status}` };
   },
@@ -78,7 +89,12 @@ export const dafRejectAccount: Command = {
     const ein = parseEin(requireString(ctx.values, 'fund-provider'));
     const provider = ein ? await findOrganizationOfKind(db, ein, 'fund_provider') : undefined;
     if (!provider) throw notFound('no such fund provider');
-    const account = await rejectDonorAccount(db, { environment: environment(ctx), fundProviderId: provider.id, principal: 'admin' }, requireString(ctx.values, 'id'), requireString(ctx.values, 'reason'));
+    const account = await rejectDonorAccount(
+      db,
+      { environment: environment(ctx), fundProviderId: provider.id, principal: 'admin' },
+      requireString(ctx.values, 'id'),
+      requireString(ctx.values, 'reason'),
+    );
     const view = donorAccountView(account);
     return { json: view, text: `donor account ${view.id} is ${view.status}` };
   },

@@ -10,9 +10,18 @@ function count(values: OptionValues, name: string, fallback: number, max: number
 
 export const demoSeed: Command = {
   path: ['demo', 'seed'],
-  summary: "add realistic connects, grants, donations and bank accounts to an organization (never replaces)",
-  usage: 'demo seed --org <ein> --environment production|sandbox [--donations N] [--connects N] [--grants N] [--accounts N] [--transactions N]',
-  options: { org: { type: 'string' }, environment: { type: 'string' }, donations: { type: 'string' }, connects: { type: 'string' }, grants: { type: 'string' }, accounts: { type: 'string' }, transactions: { type: 'string' } },
+  summary: 'add realistic connects, grants, donations and bank accounts to an organization (never replaces)',
+  usage:
+    'demo seed --org <ein> --environment production|sandbox [--donations N] [--connects N] [--grants N] [--accounts N] [--transactions N]',
+  options: {
+    org: { type: 'string' },
+    environment: { type: 'string' },
+    donations: { type: 'string' },
+    connects: { type: 'string' },
+    grants: { type: 'string' },
+    accounts: { type: 'string' },
+    transactions: { type: 'string' },
+  },
   async run(ctx) {
     const { requireOrganization } = await import('../../accounts/service.js');
     const { inTransaction } = await import('../../db/executor.js');
@@ -30,10 +39,24 @@ export const demoSeed: Command = {
     };
     const db = await ctx.db();
     const org = await requireOrganization(db, requireString(ctx.values, 'org'));
-    const options = { organizationId: org.id, environment, connects: counts.connects, grantsPerConnect: counts.grantsPerConnect, donations: counts.donations } as const;
+    const options = {
+      organizationId: org.id,
+      environment,
+      connects: counts.connects,
+      grantsPerConnect: counts.grantsPerConnect,
+      donations: counts.donations,
+    } as const;
     // Bank data: accounts with 24 monthly statements each; --transactions is per account.
-    const bank = { organizationId: org.id, environment, accounts: counts.accounts, transactionsPerAccount: counts.transactionsPerAccount } as const;
-    const ids = await inTransaction(db, async (trx) => ({ ...(await seedNonprofitData(trx, options)), ...(await seedBankData(trx, bank)) }));
+    const bank = {
+      organizationId: org.id,
+      environment,
+      accounts: counts.accounts,
+      transactionsPerAccount: counts.transactionsPerAccount,
+    } as const;
+    const ids = await inTransaction(db, async (trx) => ({
+      ...(await seedNonprofitData(trx, options)),
+      ...(await seedBankData(trx, bank)),
+    }));
     return {
       json: { ...ids },
       text: `added ${ids.connect_ids.length} connects, ${ids.grant_ids.length} grants, ${ids.donation_ids.length} donations, ${ids.account_ids.length} bank accounts (${ids.statement_ids.length} statements, ${bank.accounts * bank.transactionsPerAccount} transactions) to ${org.name} (${environment})`,

@@ -7,7 +7,13 @@ async function rotateSigning(ctx: CommandContext): Promise<CommandResult> {
   const published = keys.filter((k) => k.state === 'next').map((k) => k.kid);
   return {
     json: { kind: 'signing', kid: kids[0], kids, published, keys },
-    text: [`now signing: ${kids.join(', ')}`, `published for next rotation: ${published.join(', ')}`, ...keys.map((k) => `  ${k.environment.padEnd(10)} ${k.alg} ${k.state.padEnd(8)} ${k.kid}${k.retire_after ? ` (until ${k.retire_after})` : ''}`)].join('\n'),
+    text: [
+      `now signing: ${kids.join(', ')}`,
+      `published for next rotation: ${published.join(', ')}`,
+      ...keys.map(
+        (k) => `  ${k.environment.padEnd(10)} ${k.alg} ${k.state.padEnd(8)} ${k.kid}${k.retire_after ? ` (until ${k.retire_after})` : ''}`,
+      ),
+    ].join('\n'),
   };
 }
 
@@ -20,7 +26,9 @@ async function rotateServer(ctx: CommandContext): Promise<CommandResult> {
     text: [
       `new server keys sign from ${rotation.activates_at} (running servers load them before then): ${rotation.rotated.map((k) => `${k.name} ${k.kid}`).join(', ')}`,
       ...(rotation.removed.length > 0 ? [`removed (aged out): ${rotation.removed.map((k) => `${k.name} ${k.kid}`).join(', ')}`] : []),
-      ...rotation.keys.map((k) => `  ${k.name.padEnd(24)} ${k.state.padEnd(8)} ${k.kid}${k.verifies_until ? ` (verifies until ${k.verifies_until})` : ''}`),
+      ...rotation.keys.map(
+        (k) => `  ${k.name.padEnd(24)} ${k.state.padEnd(8)} ${k.kid}${k.verifies_until ? ` (verifies until ${k.verifies_until})` : ''}`,
+      ),
     ].join('\n'),
   };
 }

@@ -10,7 +10,10 @@ export const mailList: Command = {
     const limit = Number(optionalString(ctx.values, 'limit') ?? 20);
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be 1 to 1000');
     const mail = await listMail(await ctx.db(), optionalString(ctx.values, 'to'), limit);
-    return { json: { mail }, text: mail.map((m) => `#${m.id} ${m.created_at} to ${m.to}: ${m.subject}\n${m.body}\n`).join('\n') || '(no mail)' };
+    return {
+      json: { mail },
+      text: mail.map((m) => `#${m.id} ${m.created_at} to ${m.to}: ${m.subject}\n${m.body}\n`).join('\n') || '(no mail)',
+    };
   },
 };
 
@@ -22,13 +25,20 @@ export const webhooksDeliveries: Command = {
   async run(ctx) {
     const { listDeliveries } = await import('../../webhooks/admin-repository.js');
     const status = optionalString(ctx.values, 'status');
-    if (status && !['pending', 'succeeded', 'failed'].includes(status)) throw new UsageError('--status must be pending, succeeded or failed');
+    if (status && !['pending', 'succeeded', 'failed'].includes(status))
+      throw new UsageError('--status must be pending, succeeded or failed');
     const limit = Number(optionalString(ctx.values, 'limit') ?? 50);
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be 1 to 1000');
     const deliveries = await listDeliveries(await ctx.db(), { subscriptionId: optionalString(ctx.values, 'subscription'), status, limit });
     return {
       json: { deliveries },
-      text: deliveries.map((d) => `${d.id}  ${d.status.padEnd(9)}  attempts ${d.attempts}  ${d.category}  → ${d.url}${d.last_error ? `  (${d.last_error})` : ''}`).join('\n') || '(no deliveries)',
+      text:
+        deliveries
+          .map(
+            (d) =>
+              `${d.id}  ${d.status.padEnd(9)}  attempts ${d.attempts}  ${d.category}  → ${d.url}${d.last_error ? `  (${d.last_error})` : ''}`,
+          )
+          .join('\n') || '(no deliveries)',
     };
   },
 };
@@ -57,6 +67,9 @@ export const webhooksResume: Command = {
     const { CLI_ACTOR } = await import('../../events/actor.js');
     const { resumeSubscription } = await import('../../events/subscriptions-service.js');
     const resumed = await resumeSubscription(await ctx.db(), requireString(ctx.values, 'id'), undefined, CLI_ACTOR);
-    return { json: { id: resumed.id, status: resumed.status, url: resumed.url }, text: `subscription ${resumed.id} (${resumed.url}) resumed` };
+    return {
+      json: { id: resumed.id, status: resumed.status, url: resumed.url },
+      text: `subscription ${resumed.id} (${resumed.url}) resumed`,
+    };
   },
 };

@@ -9,7 +9,11 @@ export const membersAdd: Command = {
   options: memberOptions,
   async run(ctx) {
     const { addMember } = await import('../../accounts/memberships.js');
-    const m = await addMember(await ctx.db(), { org: requireString(ctx.values, 'org'), email: requireString(ctx.values, 'email'), role: requireString(ctx.values, 'role') });
+    const m = await addMember(await ctx.db(), {
+      org: requireString(ctx.values, 'org'),
+      email: requireString(ctx.values, 'email'),
+      role: requireString(ctx.values, 'role'),
+    });
     return { json: { ...m }, text: `${m.email} is now ${m.role} of ${m.org}` };
   },
 };
@@ -21,7 +25,11 @@ export const membersSetRole: Command = {
   options: memberOptions,
   async run(ctx) {
     const { setMemberRole } = await import('../../accounts/memberships.js');
-    const m = await setMemberRole(await ctx.db(), { org: requireString(ctx.values, 'org'), email: requireString(ctx.values, 'email'), role: requireString(ctx.values, 'role') });
+    const m = await setMemberRole(await ctx.db(), {
+      org: requireString(ctx.values, 'org'),
+      email: requireString(ctx.values, 'email'),
+      role: requireString(ctx.values, 'role'),
+    });
     return { json: { ...m }, text: `${m.email} is now ${m.role} of ${m.org}` };
   },
 };
@@ -34,7 +42,10 @@ export const membersRemove: Command = {
   async run(ctx) {
     const { removeMember } = await import('../../accounts/memberships.js');
     const m = await removeMember(await ctx.db(), { org: requireString(ctx.values, 'org'), email: requireString(ctx.values, 'email') });
-    return { json: { ...m }, text: `${m.email} removed from ${m.org}; ${m.revoked_authorizations} authorization${m.revoked_authorizations === 1 ? '' : 's'} they approved revoked` };
+    return {
+      json: { ...m },
+      text: `${m.email} removed from ${m.org}; ${m.revoked_authorizations} authorization${m.revoked_authorizations === 1 ? '' : 's'} they approved revoked`,
+    };
   },
 };
 
@@ -51,7 +62,10 @@ export const membersList: Command = {
     const org = await requireOrganization(db, requireString(ctx.values, 'org'));
     const rows = await listMembershipsOfOrganization(db, org.id);
     const members = rows.map((r) => ({ email: r.email, role: r.role }));
-    return { json: { org: formatEin(org.ein), members }, text: members.map((m) => `${m.email.padEnd(32)} ${m.role}`).join('\n') || '(no members)' };
+    return {
+      json: { org: formatEin(org.ein), members },
+      text: members.map((m) => `${m.email.padEnd(32)} ${m.role}`).join('\n') || '(no members)',
+    };
   },
 };
 
@@ -69,17 +83,35 @@ export const membersInvite: Command = {
     const org = await requireOrganization(db, requireString(ctx.values, 'org'));
     const environment = optionalString(ctx.values, 'environment') === 'sandbox' ? 'sandbox' : 'production';
     // The maker invites (actor null): any role, audited without an actor (docs/accounts.md, "Invitations").
-    const sent = await inviteMember(db, { mail: createMailSender(ctx.config, db), dashboardOrigins: { production: ctx.config.dashboard_url, sandbox: ctx.config.sandbox_dashboard_url } }, {
-      organizationId: org.id,
-      email: requireString(ctx.values, 'email'),
-      role: requireString(ctx.values, 'role'),
+    const sent = await inviteMember(
+      db,
+      {
+        mail: createMailSender(ctx.config, db),
+        dashboardOrigins: { production: ctx.config.dashboard_url, sandbox: ctx.config.sandbox_dashboard_url },
+      },
+      {
+        organizationId: org.id,
+        email: requireString(ctx.values, 'email'),
+        role: requireString(ctx.values, 'role'),
+        environment,
+        actor: null,
+      },
+    );
+    const json = {
+      org: formatEin(org.ein),
+      email: sent.email,
+      role: sent.role,
       environment,
-      actor: null,
-    });
-    const json = { org: formatEin(org.ein), email: sent.email, role: sent.role, environment, expires_at: sent.expiresAt.toISOString(), existing_user: sent.existingUser, replaced: sent.replaced };
+      expires_at: sent.expiresAt.toISOString(),
+      existing_user: sent.existingUser,
+      replaced: sent.replaced,
+    };
     // The link is never printed: it goes to the invitee only (with no SMTP server, into `admin mail list`).
     const where = ctx.config.smtp_url ? 'by e-mail' : 'to the dev mail sink (see `npm run admin -- mail list`)';
-    return { json, text: `invitation for ${sent.email} to join ${json.org} as ${sent.role} sent ${where}; the link works once, until ${json.expires_at}${sent.replaced ? ' (it replaces the earlier invitation)' : ''}` };
+    return {
+      json,
+      text: `invitation for ${sent.email} to join ${json.org} as ${sent.role} sent ${where}; the link works once, until ${json.expires_at}${sent.replaced ? ' (it replaces the earlier invitation)' : ''}`,
+    };
   },
 };
 
@@ -94,8 +126,19 @@ export const membersInvitations: Command = {
     const { listOpenInvitations } = await import('../../accounts/invitations.js');
     const db = await ctx.db();
     const org = await requireOrganization(db, requireString(ctx.values, 'org'));
-    const invitations = (await listOpenInvitations(db, org.id)).map((i) => ({ email: i.email, role: i.role, environment: i.environment, invited_by: i.inviter_email, created_at: i.created_at.toISOString(), expires_at: i.expires_at.toISOString() }));
-    return { json: { org: formatEin(org.ein), invitations }, text: invitations.map((i) => `${i.email.padEnd(32)} ${i.role.padEnd(9)} expires ${i.expires_at}`).join('\n') || '(no open invitations)' };
+    const invitations = (await listOpenInvitations(db, org.id)).map((i) => ({
+      email: i.email,
+      role: i.role,
+      environment: i.environment,
+      invited_by: i.inviter_email,
+      created_at: i.created_at.toISOString(),
+      expires_at: i.expires_at.toISOString(),
+    }));
+    return {
+      json: { org: formatEin(org.ein), invitations },
+      text:
+        invitations.map((i) => `${i.email.padEnd(32)} ${i.role.padEnd(9)} expires ${i.expires_at}`).join('\n') || '(no open invitations)',
+    };
   },
 };
 
@@ -110,7 +153,14 @@ export const membersRevokeInvitation: Command = {
     const { revokeInvitation } = await import('../../accounts/invitations.js');
     const db = await ctx.db();
     const org = await requireOrganization(db, requireString(ctx.values, 'org'));
-    const revoked = await revokeInvitation(db, { organizationId: org.id, which: { email: requireString(ctx.values, 'email') }, actor: null });
-    return { json: { org: formatEin(org.ein), email: revoked.email, role: revoked.role }, text: `the invitation of ${revoked.email} to ${formatEin(org.ein)} is withdrawn` };
+    const revoked = await revokeInvitation(db, {
+      organizationId: org.id,
+      which: { email: requireString(ctx.values, 'email') },
+      actor: null,
+    });
+    return {
+      json: { org: formatEin(org.ein), email: revoked.email, role: revoked.role },
+      text: `the invitation of ${revoked.email} to ${formatEin(org.ein)} is withdrawn`,
+    };
   },
 };

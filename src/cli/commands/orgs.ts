@@ -27,7 +27,10 @@ export const orgsList: Command = {
     const kind = optionalString(ctx.values, 'kind');
     if (kind && kind !== 'nonprofit' && kind !== 'fund_provider') throw new UsageError('--kind must be nonprofit or fund_provider');
     const orgs = (await listOrganizations(await ctx.db(), kind as 'nonprofit' | 'fund_provider' | undefined)).map(organizationView);
-    return { json: { organizations: orgs }, text: orgs.map((o) => `${o.ein}  ${o.kind.padEnd(13)}  ${o.name}`).join('\n') || '(no organizations)' };
+    return {
+      json: { organizations: orgs },
+      text: orgs.map((o) => `${o.ein}  ${o.kind.padEnd(13)}  ${o.name}`).join('\n') || '(no organizations)',
+    };
   },
 };
 
@@ -39,7 +42,9 @@ export const orgsRemove: Command = {
   async run(ctx) {
     const { removeOrganization } = await import('../../accounts/organization-removal.js');
     const r = await removeOrganization(await ctx.db(), { ein: requireString(ctx.values, 'ein'), force: ctx.values.force === true });
-    const held = Object.entries(r.removed).filter(([, n]) => n > 0).map(([label, n]) => `${n} ${label}`);
+    const held = Object.entries(r.removed)
+      .filter(([, n]) => n > 0)
+      .map(([label, n]) => `${n} ${label}`);
     return {
       json: { ...r },
       text: `removed ${r.name} (${r.ein})${held.length ? ` with ${held.join(', ')}` : ''}; ${r.revoked_authorizations} authorization${r.revoked_authorizations === 1 ? '' : 's'} revoked`,

@@ -17,7 +17,11 @@ export const usersAdd: Command = {
     const email = requireString(ctx.values, 'email');
     const password = await passwordFromStdin(ctx);
     const name = ctx.values.name;
-    const user = await addUser(await ctx.db(), { email, password, displayName: typeof name === 'string' ? name : undefined }, passwordParamsFrom(ctx.config));
+    const user = await addUser(
+      await ctx.db(),
+      { email, password, displayName: typeof name === 'string' ? name : undefined },
+      passwordParamsFrom(ctx.config),
+    );
     return { json: user, text: `added user ${user.email}, id ${user.id}` };
   },
 };
@@ -30,7 +34,12 @@ export const usersList: Command = {
   async run(ctx) {
     const { listUsers } = await import('../../accounts/user-lifecycle.js');
     const users = await listUsers(await ctx.db());
-    const text = users.map((u) => `${u.email}  ${u.status.padEnd(8)}  ${u.created_at.slice(0, 10)}  ${u.organizations} org${u.organizations === 1 ? '' : 's'}${u.name ? `  ${u.name}` : ''}`).join('\n');
+    const text = users
+      .map(
+        (u) =>
+          `${u.email}  ${u.status.padEnd(8)}  ${u.created_at.slice(0, 10)}  ${u.organizations} org${u.organizations === 1 ? '' : 's'}${u.name ? `  ${u.name}` : ''}`,
+      )
+      .join('\n');
     return { json: { users }, text: text || '(no users)' };
   },
 };
@@ -43,7 +52,10 @@ export const usersDisable: Command = {
   async run(ctx) {
     const { disableUser } = await import('../../accounts/user-lifecycle.js');
     const r = await disableUser(await ctx.db(), requireString(ctx.values, 'email'));
-    return { json: { ...r }, text: `disabled ${r.email}; ${r.sessions_ended} session${r.sessions_ended === 1 ? '' : 's'} ended, ${r.revoked_authorizations} authorization${r.revoked_authorizations === 1 ? '' : 's'} revoked` };
+    return {
+      json: { ...r },
+      text: `disabled ${r.email}; ${r.sessions_ended} session${r.sessions_ended === 1 ? '' : 's'} ended, ${r.revoked_authorizations} authorization${r.revoked_authorizations === 1 ? '' : 's'} revoked`,
+    };
   },
 };
 
@@ -75,7 +87,12 @@ export const usersResetPassword: Command = {
     const r = await setPasswordAsMaker(db, passwordParamsFrom(ctx.config), { email, password });
     // The account is told (a change nobody asked for gets noticed); the password is set either way.
     const origin = ctx.config.dashboard_url;
-    const notified = await sendAccountNotice(createMailSender(ctx.config, db), r.email, 'password-changed', { how: 'admin', environmentName: 'Production', accountUrl: `${origin}/account`, forgotPasswordUrl: `${origin}/forgot-password` }).then(
+    const notified = await sendAccountNotice(createMailSender(ctx.config, db), r.email, 'password-changed', {
+      how: 'admin',
+      environmentName: 'Production',
+      accountUrl: `${origin}/account`,
+      forgotPasswordUrl: `${origin}/forgot-password`,
+    }).then(
       () => true,
       () => false,
     );
@@ -98,11 +115,18 @@ export const usersResetSecondFactor: Command = {
     const db = await ctx.db();
     const r = await resetSecondFactors(db, requireString(ctx.values, 'email'));
     // The account is told, as for a password set here: a reset nobody asked for gets noticed.
-    const notified = await sendAccountNotice(createMailSender(ctx.config, db), r.email, 'second-factors-reset', { environmentName: 'Production', accountUrl: `${ctx.config.dashboard_url}/account/security` }).then(
+    const notified = await sendAccountNotice(createMailSender(ctx.config, db), r.email, 'second-factors-reset', {
+      environmentName: 'Production',
+      accountUrl: `${ctx.config.dashboard_url}/account/security`,
+    }).then(
       () => true,
       () => false,
     );
-    const what = [r.removed.totp ? 'the authenticator app' : '', r.removed.passkeys > 0 ? `${r.removed.passkeys} passkey${r.removed.passkeys === 1 ? '' : 's'}` : '', r.removed.recoveryCodes > 0 ? 'the recovery codes' : ''].filter(Boolean);
+    const what = [
+      r.removed.totp ? 'the authenticator app' : '',
+      r.removed.passkeys > 0 ? `${r.removed.passkeys} passkey${r.removed.passkeys === 1 ? '' : 's'}` : '',
+      r.removed.recoveryCodes > 0 ? 'the recovery codes' : '',
+    ].filter(Boolean);
     return {
       json: { ...r, notified },
       text: `${what.length ? `removed ${what.join(', ')} of` : 'no second factor to remove for'} ${r.email}; ${r.sessions_ended} session${r.sessions_ended === 1 ? '' : 's'} ended${notified ? '' : ' (the notice e-mail could not be sent)'}`,

@@ -16,9 +16,11 @@ export function bearerToken(): Middleware {
     const sent = headerCount(ctx.req, 'authorization');
     if (sent > 1) throw new DomainError('invalid', `The request carries ${sent} Authorization headers: send exactly one.`);
     const header = ctx.get('authorization');
-    if (!header) throw unauthorized('Authentication credentials were missing: send Authorization: Bearer <access token or API key>.', false);
+    if (!header)
+      throw unauthorized('Authentication credentials were missing: send Authorization: Bearer <access token or API key>.', false);
     const match = /^(Bearer|DPoP)[ ]+(\S+)$/i.exec(header.trim());
-    if (!match || !TOKEN.test(match[2]!)) throw unauthorized('Authentication credentials were invalid: only Bearer access tokens and API keys are accepted.', true);
+    if (!match || !TOKEN.test(match[2]!))
+      throw unauthorized('Authentication credentials were invalid: only Bearer access tokens and API keys are accepted.', true);
     ctx.state.bearer = match[2]!;
     // DPoP-bound tokens of bank-data clients (docs/bank-data.md, "Calling the API"): dpop-proof.ts judges the scheme.
     ctx.state.scheme = match[1]!.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';

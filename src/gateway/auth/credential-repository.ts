@@ -118,6 +118,12 @@ export async function touchAuthorization(db: Db, grantId: string): Promise<void>
 
 /** Whether an access token (by hash) is stored in `environment`: the other environment's, when unknown where it was sent. */
 export async function accessTokenStoredIn(db: Db, environment: Environment, tokenHash: string): Promise<boolean> {
-  const row = await db.selectFrom('oidc_models').select('id').where('environment', '=', environment).where('model', '=', 'AccessToken').where('id', '=', tokenHash).executeTakeFirst();
+  const row = await db
+    .selectFrom('oidc_models')
+    .select('id')
+    .where('environment', '=', environment)
+    .where('model', '=', 'AccessToken')
+    .where('id', '=', tokenHash)
+    .executeTakeFirst();
   return row !== undefined;
 }

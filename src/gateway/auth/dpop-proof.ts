@@ -38,7 +38,11 @@ function sameHtu(claimed: unknown, expected: string): boolean {
  * Verifies the proof's signature, type, algorithm and claims against this request; returns its
  * payload and key thumbprint. Exported for the benchmark, which times it alone (docs/benchmarks.md).
  */
-export async function verifyProof(ctx: ParameterizedContext, proof: string, token: string): Promise<{ payload: JWTPayload; thumbprint: string }> {
+export async function verifyProof(
+  ctx: ParameterizedContext,
+  proof: string,
+  token: string,
+): Promise<{ payload: JWTPayload; thumbprint: string }> {
   let verified;
   let embedded: EmbeddedKey | undefined;
   try {
@@ -47,16 +51,24 @@ export async function verifyProof(ctx: ParameterizedContext, proof: string, toke
   } catch {
     verified = undefined;
   }
-  if (!verified || !embedded) throw invalidProof('The DPoP proof is not a valid dpop+jwt signed with its embedded public key (ES256, PS256 or EdDSA).');
+  if (!verified || !embedded)
+    throw invalidProof('The DPoP proof is not a valid dpop+jwt signed with its embedded public key (ES256, PS256 or EdDSA).');
   const { payload } = verified;
   const now = Math.floor(Date.now() / 1000);
-  if (typeof payload.iat !== 'number' || payload.iat > now + CLOCK_TOLERANCE_SECONDS || payload.iat < now - PROOF_AGE_SECONDS - CLOCK_TOLERANCE_SECONDS) {
+  if (
+    typeof payload.iat !== 'number' ||
+    payload.iat > now + CLOCK_TOLERANCE_SECONDS ||
+    payload.iat < now - PROOF_AGE_SECONDS - CLOCK_TOLERANCE_SECONDS
+  ) {
     throw invalidProof('The DPoP proof was not made just now: iat must be within 60 seconds of the server clock.');
   }
-  if (typeof payload.jti !== 'string' || payload.jti.length < 8 || payload.jti.length > 256) throw invalidProof('The DPoP proof needs a jti of 8 to 256 characters.');
+  if (typeof payload.jti !== 'string' || payload.jti.length < 8 || payload.jti.length > 256)
+    throw invalidProof('The DPoP proof needs a jti of 8 to 256 characters.');
   if (payload.htm !== ctx.method) throw invalidProof(`The DPoP proof was made for another method (htm must be ${ctx.method}).`);
-  if (!sameHtu(payload.htu, expectedHtu(ctx))) throw invalidProof('The DPoP proof was made for another URL (htu must be this URL, without query).');
-  if (payload.ath !== crypto.createHash('sha256').update(token).digest('base64url')) throw invalidProof('The DPoP proof was made for another access token (ath).');
+  if (!sameHtu(payload.htu, expectedHtu(ctx)))
+    throw invalidProof('The DPoP proof was made for another URL (htu must be this URL, without query).');
+  if (payload.ath !== crypto.createHash('sha256').update(token).digest('base64url'))
+    throw invalidProof('The DPoP proof was made for another access token (ath).');
   return { payload, thumbprint: embedded.thumbprint };
 }
 
@@ -67,7 +79,11 @@ interface EmbeddedKey {
 }
 
 /** The members RFC 7638 hashes, by key type (lexicographic order), of the key types a proof may use. */
-const THUMBPRINT_MEMBERS: Readonly<Record<string, readonly string[]>> = { EC: ['crv', 'kty', 'x', 'y'], OKP: ['crv', 'kty', 'x'], RSA: ['e', 'kty', 'n'] };
+const THUMBPRINT_MEMBERS: Readonly<Record<string, readonly string[]>> = {
+  EC: ['crv', 'kty', 'x', 'y'],
+  OKP: ['crv', 'kty', 'x'],
+  RSA: ['e', 'kty', 'n'],
+};
 const KEY_CACHE_MAX = 10_000;
 /**
  * Imported keys by thumbprint: a client proves with the same key on every call, and importing
@@ -105,16 +121,19 @@ export function dpopProof(db: Db): Middleware {
     const credential = ctx.state.credential;
     const jkt = credential?.kind === 'access_token' || credential?.kind === 'client_credentials' ? credential.row?.payload.jkt : undefined;
     if (!jkt) {
-      if (ctx.state.scheme === 'DPoP') throw dpopRefusal('invalid_token', 'This credential is not bound to a DPoP key: send it as Authorization: Bearer.');
+      if (ctx.state.scheme === 'DPoP')
+        throw dpopRefusal('invalid_token', 'This credential is not bound to a DPoP key: send it as Authorization: Bearer.');
       return next();
     }
-    if (ctx.state.scheme !== 'DPoP') throw dpopRefusal('invalid_token', 'This access token is bound to a DPoP key: send it as Authorization: DPoP with a DPoP proof.');
+    if (ctx.state.scheme !== 'DPoP')
+      throw dpopRefusal('invalid_token', 'This access token is bound to a DPoP key: send it as Authorization: DPoP with a DPoP proof.');
     if (headerCount(ctx.req, 'dpop') !== 1) throw invalidProof('Send exactly one DPoP header with a proof for this request.');
     const { payload, thumbprint } = await verifyProof(ctx, ctx.get('dpop'), ctx.state.bearer!);
     if (thumbprint !== jkt) throw invalidProof('The DPoP proof is signed with another key than the one the access token is bound to.');
     const key = crypto.createHash('sha256').update(`${jkt}\0${payload.jti}`).digest('base64url');
     const expiresAt = new Date((payload.iat! + PROOF_AGE_SECONDS + 2 * CLOCK_TOLERANCE_SECONDS) * 1000);
-    if (!(await claimMark(db, environmentOf(ctx), 'dpop', key, expiresAt))) throw invalidProof('This DPoP proof was already used: make a new proof for every request.');
+    if (!(await claimMark(db, environmentOf(ctx), 'dpop', key, expiresAt)))
+      throw invalidProof('This DPoP proof was already used: make a new proof for every request.');
     await next();
   };
 }

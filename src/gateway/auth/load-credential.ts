@@ -20,7 +20,11 @@ export function loadCredential(db: Db): Middleware {
 /** Resolves the bearer value to a client-credentials token and its client (the Consent API's credential), not yet judged. */
 export function loadClientToken(db: Db): Middleware {
   return async (ctx, next) => {
-    ctx.state.credential = { kind: 'client_credentials', presented: true, row: await findClientTokenContext(db, environmentOf(ctx), hashId(ctx.state.bearer!)) };
+    ctx.state.credential = {
+      kind: 'client_credentials',
+      presented: true,
+      row: await findClientTokenContext(db, environmentOf(ctx), hashId(ctx.state.bearer!)),
+    };
     await next();
   };
 }

@@ -15,7 +15,10 @@ export function requireFdxScope(): Middleware {
     const scopes = caller.kind === 'access_token' ? caller.scopes : new Set<string>();
     const fdx = FDX_SCOPES.filter((s) => scopes.has(s));
     if (!scopes.has('read_only') || fdx.length !== 1) {
-      throw insufficientScope(`read_only ${fdx[0] ?? FDX_SCOPES[0]}`, 'The FDX API needs an access token with read_only and exactly one of read:bank_accounts or sync:connected_accounts.');
+      throw insufficientScope(
+        `read_only ${fdx[0] ?? FDX_SCOPES[0]}`,
+        'The FDX API needs an access token with read_only and exactly one of read:bank_accounts or sync:connected_accounts.',
+      );
     }
     await next();
   };

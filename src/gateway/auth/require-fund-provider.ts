@@ -14,7 +14,9 @@ export function requireFundProvider(): Middleware {
   return async (ctx, next) => {
     const caller = ctx.state.caller;
     if (!caller || !FUND_PROVIDER_CREDENTIALS.includes(caller.kind) || caller.organizationKind !== 'fund_provider') {
-      throw forbidden('These operations are for donor-advised-fund providers: call with an API key of a fund provider, or an access token of an authorization for one.');
+      throw forbidden(
+        'These operations are for donor-advised-fund providers: call with an API key of a fund provider, or an access token of an authorization for one.',
+      );
     }
     await next();
   };

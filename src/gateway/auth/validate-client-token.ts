@@ -14,7 +14,10 @@ export function validateClientToken(): Middleware {
     const row = credential?.kind === 'client_credentials' ? credential.row : undefined;
     const live = row && row.payload.kind === 'ClientCredentials' && row.payload.exp && row.payload.exp * 1000 > Date.now();
     if (!row || !live || !row.client_id || row.profile !== 'fapi2') {
-      throw unauthorized("The Consent API takes the data recipient's own client-credentials token (grant_type=client_credentials, DPoP-bound).", true);
+      throw unauthorized(
+        "The Consent API takes the data recipient's own client-credentials token (grant_type=client_credentials, DPoP-bound).",
+        true,
+      );
     }
     ctx.state.recipient = { environment: environmentOf(ctx), clientId: row.client_id };
     await next();

@@ -17,7 +17,11 @@ import { wrongEnvironmentDetail } from './wrong-environment.js';
 function heldConsent(row: AccessTokenRow, now: number): HeldFdxConsent | 'ended' | undefined {
   if (!row.fdx_consent_id || !row.fdx_consent_status || !row.fdx_consent_expires_at) return undefined;
   if (consentStatus({ status: row.fdx_consent_status, expires_at: row.fdx_consent_expires_at }, now) !== 'ACTIVE') return 'ended';
-  return { id: row.fdx_consent_id, lookbackPeriod: row.fdx_lookback_period ?? 0, resources: (row.fdx_consent_resources ?? []) as FdxConsentResource[] };
+  return {
+    id: row.fdx_consent_id,
+    lookbackPeriod: row.fdx_lookback_period ?? 0,
+    resources: (row.fdx_consent_resources ?? []) as FdxConsentResource[],
+  };
 }
 
 /** last_used_at is informational: written at most once a minute per key or authorization. */
@@ -36,8 +40,18 @@ export function validateCredential(db: Db): Middleware {
     const environment = environmentOf(ctx);
     if (credential.kind === 'api_key') {
       const key = credential.row;
-      if (!key) throw unauthorized((await wrongEnvironmentDetail(db, environment, 'api_key', ctx.state.bearer!)) ?? 'The API key is unknown or revoked.', true);
-      ctx.state.caller = { kind: 'api_key', environment, organizationId: key.organization_id, organizationKind: key.organization_kind, keyId: key.id };
+      if (!key)
+        throw unauthorized(
+          (await wrongEnvironmentDetail(db, environment, 'api_key', ctx.state.bearer!)) ?? 'The API key is unknown or revoked.',
+          true,
+        );
+      ctx.state.caller = {
+        kind: 'api_key',
+        environment,
+        organizationId: key.organization_id,
+        organizationKind: key.organization_kind,
+        keyId: key.id,
+      };
       if (touched.due(key.id)) void touchApiKey(db, key.id).catch(() => undefined);
       return next();
     }
@@ -46,16 +60,31 @@ export function validateCredential(db: Db): Middleware {
     if (credential.kind !== 'access_token') throw invalid();
     const row = credential.row;
     const now = Date.now();
-    if (!row) throw unauthorized((await wrongEnvironmentDetail(db, environment, 'access_token', ctx.state.bearer!)) ?? 'The access token is invalid, expired or revoked.', true);
+    if (!row)
+      throw unauthorized(
+        (await wrongEnvironmentDetail(db, environment, 'access_token', ctx.state.bearer!)) ??
+          'The access token is invalid, expired or revoked.',
+        true,
+      );
     if (!row || row.payload.kind !== 'AccessToken' || !row.payload.exp || row.payload.exp * 1000 <= now) throw invalid();
-    if (!row.grant_id || !row.user_id || !row.organization_id || !row.organization_kind || row.revoked_at || !row.authorization_expires_at || row.authorization_expires_at.getTime() <= now) throw invalid();
+    if (
+      !row.grant_id ||
+      !row.user_id ||
+      !row.organization_id ||
+      !row.organization_kind ||
+      row.revoked_at ||
+      !row.authorization_expires_at ||
+      row.authorization_expires_at.getTime() <= now
+    )
+      throw invalid();
     if (!row.client_id || row.client_id !== row.authorization_client_id) throw invalid();
     const fdxConsent = heldConsent(row, now);
     if (fdxConsent === 'ended') throw invalid();
     const granted = (row.payload.scope ?? '').split(' ').filter(Boolean);
     let scopes: string[] = granted;
     if (row.subject_type === 'user') {
-      if (!row.role || row.user_disabled_at) throw unauthorized('The user who approved this authorization is no longer a member of the organization.', true);
+      if (!row.role || row.user_disabled_at)
+        throw unauthorized('The user who approved this authorization is no longer a member of the organization.', true);
       scopes = narrowToRole(granted, row.role);
     }
     ctx.state.caller = {

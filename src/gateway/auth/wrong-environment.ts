@@ -12,7 +12,12 @@ const OTHER: Record<Environment, Environment> = { production: 'sandbox', sandbox
  * authorization server (issuer) stored it. Read only once the credential was refused here.
  * The answer says which environment it is, never whether the credential is live there.
  */
-export async function wrongEnvironmentDetail(db: Db, here: Environment, kind: 'api_key' | 'access_token', bearer: string): Promise<string | undefined> {
+export async function wrongEnvironmentDetail(
+  db: Db,
+  here: Environment,
+  kind: 'api_key' | 'access_token',
+  bearer: string,
+): Promise<string | undefined> {
   const other = OTHER[here];
   if (kind === 'api_key') {
     if (apiKeyEnvironment(bearer) !== other) return undefined;

@@ -23,7 +23,13 @@ const DonorAccount = z.object({
 });
 const Id = z.object({ id: z.string().min(1).max(100) });
 const text = (max: number) => z.string().trim().max(max);
-const base = { tag: 'Donor Accounts', versions: ['2026-04-01'] as const, area: 'daf', credentials: 'any' as const, callers: 'fund_provider' as const };
+const base = {
+  tag: 'Donor Accounts',
+  versions: ['2026-04-01'] as const,
+  area: 'daf',
+  credentials: 'any' as const,
+  callers: 'fund_provider' as const,
+};
 
 export const donorAccountRoutes = [
   defineRoute({
@@ -35,7 +41,14 @@ export const donorAccountRoutes = [
     access: 'write',
     body: z
       .object({
-        donor: z.object({ email: z.string().trim().email().max(254), first_name: text(255).optional(), last_name: text(255).optional(), phone: text(20).optional() }).strict(),
+        donor: z
+          .object({
+            email: z.string().trim().email().max(254),
+            first_name: text(255).optional(),
+            last_name: text(255).optional(),
+            phone: text(20).optional(),
+          })
+          .strict(),
         external_id: text(255).optional(),
         metadata: metadataSchema.optional(),
       })
@@ -56,11 +69,25 @@ export const donorAccountRoutes = [
     path: '/v1/donor_accounts',
     summary: "List the provider's donor accounts",
     access: 'read',
-    query: z.object({ ...pageParams, giving_pool_id: z.string().max(100).optional(), status: z.enum(['pending', 'approved', 'rejected']).optional(), email: z.string().max(254).optional(), external_id: z.string().max(255).optional() }).strict(),
+    query: z
+      .object({
+        ...pageParams,
+        giving_pool_id: z.string().max(100).optional(),
+        status: z.enum(['pending', 'approved', 'rejected']).optional(),
+        email: z.string().max(254).optional(),
+        external_id: z.string().max(255).optional(),
+      })
+      .strict(),
     response: z.object({ results: z.array(DonorAccount), next_page_token: z.string().nullable() }),
     errors: [400, 401, 403],
     async handler({ db, caller, query }) {
-      const rows = await listDonorAccounts(db, dafScope(caller), { status: query.status, email: query.email, externalId: query.external_id, givingPoolId: query.giving_pool_id }, decodeCursor(query.page_token, 'page_token'), query.page_limit);
+      const rows = await listDonorAccounts(
+        db,
+        dafScope(caller),
+        { status: query.status, email: query.email, externalId: query.external_id, givingPoolId: query.giving_pool_id },
+        decodeCursor(query.page_token, 'page_token'),
+        query.page_limit,
+      );
       return listPage(rows, query.page_limit, donorAccountView, 'next_page_token|null');
     },
   }),
@@ -88,11 +115,22 @@ export const donorAccountRoutes = [
     summary: "Update a donor account's donor fields, external_id or metadata (never its status)",
     access: 'write',
     params: Id,
-    body: z.object({ donor: z.object({ first_name: text(255).optional(), last_name: text(255).optional(), phone: text(20).optional() }).strict().optional(), external_id: text(255).optional(), metadata: metadataSchema.optional() }).strict(),
+    body: z
+      .object({
+        donor: z
+          .object({ first_name: text(255).optional(), last_name: text(255).optional(), phone: text(20).optional() })
+          .strict()
+          .optional(),
+        external_id: text(255).optional(),
+        metadata: metadataSchema.optional(),
+      })
+      .strict(),
     response: DonorAccount,
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params, body }) {
-      return donorAccountView(await updateDonorAccountFields(db, dafScope(caller), params.id, body as Parameters<typeof updateDonorAccountFields>[3]));
+      return donorAccountView(
+        await updateDonorAccountFields(db, dafScope(caller), params.id, body as Parameters<typeof updateDonorAccountFields>[3]),
+      );
     },
   }),
   defineRoute({

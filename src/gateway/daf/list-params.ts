@@ -6,4 +6,6 @@ export const pageParams = {
   page_token: z.string().max(200).optional(),
 };
 
-export const metadataSchema = z.record(z.string().max(40), z.string().max(500)).refine((m) => Object.keys(m).length <= 50, 'at most 50 keys');
+export const metadataSchema = z
+  .record(z.string().max(40), z.string().max(500))
+  .refine((m) => Object.keys(m).length <= 50, 'at most 50 keys');

@@ -8,7 +8,14 @@ import { pageParams } from './list-params.js';
 import { dafScope } from '../../daf/scope.js';
 import { givingPoolView, grantRequestView } from '../../daf/views.js';
 
-const GivingPool = z.object({ id: z.string(), name: z.string(), donor_account_id: z.string(), created_at: z.string(), updated_at: z.string(), metadata: z.record(z.string(), z.string()) });
+const GivingPool = z.object({
+  id: z.string(),
+  name: z.string(),
+  donor_account_id: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  metadata: z.record(z.string(), z.string()),
+});
 const GrantRequest = z.object({
   id: z.string(),
   donor_account_id: z.string(),
@@ -27,7 +34,15 @@ const GrantRequest = z.object({
       name: z.string().optional(),
       email: z.string().optional(),
       phone: z.string().optional(),
-      address: z.object({ line1: z.string().optional(), line2: z.string().nullable().optional(), city: z.string().optional(), state: z.string().optional(), zip: z.string().optional() }).optional(),
+      address: z
+        .object({
+          line1: z.string().optional(),
+          line2: z.string().nullable().optional(),
+          city: z.string().optional(),
+          state: z.string().optional(),
+          zip: z.string().optional(),
+        })
+        .optional(),
     })
     .optional(),
   rejection_reason: z.string().nullable(),
@@ -50,7 +65,13 @@ export const givingPoolRoutes = [
     response: z.object({ results: z.array(GivingPool), next_page_token: z.string().optional() }),
     errors: [400, 401, 403],
     async handler({ db, caller, query }) {
-      const rows = await listGivingPools(db, dafScope(caller), query.donor_account_id, decodeCursor(query.page_token, 'page_token'), query.page_limit);
+      const rows = await listGivingPools(
+        db,
+        dafScope(caller),
+        query.donor_account_id,
+        decodeCursor(query.page_token, 'page_token'),
+        query.page_limit,
+      );
       return listPage(rows, query.page_limit, givingPoolView, 'next_page_token');
     },
   }),
@@ -86,7 +107,13 @@ export const grantRequestRoutes = [
     response: z.object({ results: z.array(GrantRequest), next_page_token: z.string().optional() }),
     errors: [400, 401, 403],
     async handler({ db, caller, query }) {
-      const rows = await listGrantRequests(db, dafScope(caller), query.donor_account_id, decodeCursor(query.page_token, 'page_token'), query.page_limit);
+      const rows = await listGrantRequests(
+        db,
+        dafScope(caller),
+        query.donor_account_id,
+        decodeCursor(query.page_token, 'page_token'),
+        query.page_limit,
+      );
       return listPage(rows, query.page_limit, grantRequestView, 'next_page_token');
     },
   }),
@@ -120,7 +147,9 @@ export const grantRequestRoutes = [
     response: GrantRequest,
     errors: [400, 401, 403, 404, 409, 412],
     async handler({ db, caller, params, body }) {
-      return grantRequestView(await submitGrantRequest(db, dafScope(caller), params.id, body as { external_grant_id?: string; comment?: string }));
+      return grantRequestView(
+        await submitGrantRequest(db, dafScope(caller), params.id, body as { external_grant_id?: string; comment?: string }),
+      );
     },
   }),
   defineRoute({

@@ -20,7 +20,13 @@ const Token = z.object({
   revoked_at: z.string().optional(),
   metadata: z.record(z.string(), z.string()),
 });
-const base = { tag: 'Authorization Tokens', versions: ['2026-04-01'] as const, area: 'daf', credentials: 'any' as const, callers: 'fund_provider' as const };
+const base = {
+  tag: 'Authorization Tokens',
+  versions: ['2026-04-01'] as const,
+  area: 'daf',
+  credentials: 'any' as const,
+  callers: 'fund_provider' as const,
+};
 const Id = z.object({ id: z.string().min(1).max(100) });
 
 export const tokenRoutes = [
@@ -32,14 +38,22 @@ export const tokenRoutes = [
     summary: 'Create a single-use authorization token; its code is returned once',
     access: 'write',
     params: Id,
-    body: z.object({ expires_in: z.number().int().min(MIN_TOKEN_TTL_SECONDS).max(MAX_TOKEN_TTL_SECONDS).optional(), metadata: metadataSchema.optional() }).strict(),
+    body: z
+      .object({
+        expires_in: z.number().int().min(MIN_TOKEN_TTL_SECONDS).max(MAX_TOKEN_TTL_SECONDS).optional(),
+        metadata: metadataSchema.optional(),
+      })
+      .strict(),
     status: 201,
     location: (result) => `/v1/authorization_tokens/${(result as { id: string }).id}`,
     response: Token,
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params, body, services }) {
       const input = body as { expires_in?: number; metadata?: Record<string, string> };
-      const { row, code } = await createToken(db, services.keys, dafScope(caller), params.id, { expiresIn: input.expires_in, metadata: input.metadata });
+      const { row, code } = await createToken(db, services.keys, dafScope(caller), params.id, {
+        expiresIn: input.expires_in,
+        metadata: input.metadata,
+      });
       return authorizationTokenView(row, code);
     },
   }),

@@ -13,14 +13,35 @@ export interface DonationFilters {
 }
 
 /** The columns a donation's API shape is made of (the list reads no others). */
-export const DONATION_VIEW_COLUMNS = ['id', 'external_id', 'payment_source_id', 'amount_gross', 'amount_net', 'amount_fee', 'currency', 'purpose', 'note', 'primary_donor', 'payment_status', 'created_at', 'updated_at', 'canceled_at'] as const;
+export const DONATION_VIEW_COLUMNS = [
+  'id',
+  'external_id',
+  'payment_source_id',
+  'amount_gross',
+  'amount_net',
+  'amount_fee',
+  'currency',
+  'purpose',
+  'note',
+  'primary_donor',
+  'payment_status',
+  'created_at',
+  'updated_at',
+  'canceled_at',
+] as const;
 export type DonationRow = Pick<Selectable<DonationsTable>, (typeof DONATION_VIEW_COLUMNS)[number]>;
 /**
  * One organization's donations in one environment, newest first, keyset-paged (index
  * donations_page_idx). The gateway's hottest statement, so it runs prepared: each
  * combination of filters is one text (at most 64), the values its parameters.
  */
-export function listDonations(db: Db, scope: { organizationId: string; environment: Environment }, filters: DonationFilters, cursor: Cursor | undefined, limit: number): Promise<DonationRow[]> {
+export function listDonations(
+  db: Db,
+  scope: { organizationId: string; environment: Environment },
+  filters: DonationFilters,
+  cursor: Cursor | undefined,
+  limit: number,
+): Promise<DonationRow[]> {
   const { paymentSourceIds, depositId, dafpayTrackingId, createdAfter, createdBefore } = filters;
   const query = db
     .selectFrom('donations')
@@ -40,6 +61,16 @@ export function listDonations(db: Db, scope: { organizationId: string; environme
   return runPrepared(db, 'gateway_donations_page', query);
 }
 
-export function findDonation(db: Db, scope: { organizationId: string; environment: Environment }, id: string): Promise<DonationRow | undefined> {
-  return db.selectFrom('donations').select(DONATION_VIEW_COLUMNS).where('id', '=', id).where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment).executeTakeFirst();
+export function findDonation(
+  db: Db,
+  scope: { organizationId: string; environment: Environment },
+  id: string,
+): Promise<DonationRow | undefined> {
+  return db
+    .selectFrom('donations')
+    .select(DONATION_VIEW_COLUMNS)
+    .where('id', '=', id)
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .executeTakeFirst();
 }

@@ -5,8 +5,22 @@ import { defineRoute } from '../routing/route-spec.js';
 import type { ApiVersion } from '../routing/versions.js';
 import { findDonation, listDonations, type DonationRow } from './repository.js';
 
-const Address = z.object({ line1: z.string(), line2: z.string().optional(), city: z.string(), state: z.string(), postal_code: z.string(), country: z.string() });
-const Donor = z.object({ full_name: z.string().optional(), first_name: z.string().optional(), last_name: z.string().optional(), email: z.string().optional(), phone: z.string().optional(), address: Address.optional() });
+const Address = z.object({
+  line1: z.string(),
+  line2: z.string().optional(),
+  city: z.string(),
+  state: z.string(),
+  postal_code: z.string(),
+  country: z.string(),
+});
+const Donor = z.object({
+  full_name: z.string().optional(),
+  first_name: z.string().optional(),
+  last_name: z.string().optional(),
+  email: z.string().optional(),
+  phone: z.string().optional(),
+  address: Address.optional(),
+});
 
 const donationFields = {
   id: z.string().describe('The unique identifier for the donation'),
@@ -21,7 +35,13 @@ const donationFields = {
   created_at: z.string().datetime(),
   updated_at: z.string().datetime(),
   canceled_at: z.string().datetime().nullable(),
-  payment_status: z.enum(['INCOMING_TO_CHARIOT', 'INCOMING_OUTSIDE_CHARIOT', 'RECEIVED_IN_CHARIOT', 'RECEIVED_OUTSIDE_CHARIOT', 'CANCELED']),
+  payment_status: z.enum([
+    'INCOMING_TO_CHARIOT',
+    'INCOMING_OUTSIDE_CHARIOT',
+    'RECEIVED_IN_CHARIOT',
+    'RECEIVED_OUTSIDE_CHARIOT',
+    'CANCELED',
+  ]),
 };
 /** 2026-04-01 added external_id. */
 const DonationV2026_04 = z.object({ ...donationFields, external_id: z.string() });
@@ -86,7 +106,10 @@ export const donationRoutes = [
         db,
         caller,
         {
-          paymentSourceIds: query.payment_source_id?.split(',').map((s) => s.trim()).filter(Boolean),
+          paymentSourceIds: query.payment_source_id
+            ?.split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
           depositId: query.deposit_id,
           dafpayTrackingId: query.dafpay_tracking_id,
           createdAfter: query['created_at.after'] ? new Date(query['created_at.after']) : undefined,
@@ -102,7 +125,7 @@ export const donationRoutes = [
     operationId: 'getDonation',
     method: 'get',
     path: '/v1/donations/:id',
-    summary: 'Get one of the authorizing nonprofit\'s donations',
+    summary: "Get one of the authorizing nonprofit's donations",
     tag: 'donations',
     versions: ['2026-04-01', '2026-01-15'],
     area: 'donations',

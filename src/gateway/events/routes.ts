@@ -5,7 +5,14 @@ import { resourceNotFound } from '../routing/problems.js';
 import { invalid } from '../../errors/domain-error.js';
 import { defineRoute } from '../routing/route-spec.js';
 import type { ApiVersion } from '../routing/versions.js';
-import { findEvent, findSubscription, listEvents, listSubscriptions, type EventRow, type SubscriptionRow } from '../../events/repository.js';
+import {
+  findEvent,
+  findSubscription,
+  listEvents,
+  listSubscriptions,
+  type EventRow,
+  type SubscriptionRow,
+} from '../../events/repository.js';
 import { apiActor } from '../../events/actor.js';
 import { changeSubscriptionStatus, subscribe } from '../../events/subscriptions-service.js';
 import { DAF_KINDS, EVENT_CATEGORIES } from '../../events/categories.js';
@@ -23,11 +30,26 @@ const VERSIONS = ['2026-04-01', '2026-01-15'] as const;
 const categoriesOf = (version: ApiVersion) => EVENT_CATEGORIES_BY_VERSION[version as (typeof VERSIONS)[number]];
 const inVersion = (version: ApiVersion, category: string) => categoriesOf(version).includes(category);
 /** One schema per version, built from that version's categories. */
-const perVersion = (build: (categories: readonly [string, ...string[]]) => z.ZodType) => Object.fromEntries(VERSIONS.map((v) => [v, build(EVENT_CATEGORIES_BY_VERSION[v])])) as Record<(typeof VERSIONS)[number], z.ZodType>;
+const perVersion = (build: (categories: readonly [string, ...string[]]) => z.ZodType) =>
+  Object.fromEntries(VERSIONS.map((v) => [v, build(EVENT_CATEGORIES_BY_VERSION[v])])) as Record<(typeof VERSIONS)[number], z.ZodType>;
 
-const eventSchema = (categories: readonly [string, ...string[]]) => z.object({ id: z.string(), category: z.enum(categories), created_at: z.string(), associated_object_id: z.string(), associated_object_type: z.string() });
+const eventSchema = (categories: readonly [string, ...string[]]) =>
+  z.object({
+    id: z.string(),
+    category: z.enum(categories),
+    created_at: z.string(),
+    associated_object_id: z.string(),
+    associated_object_type: z.string(),
+  });
 const subscriptionSchema = (categories: readonly [string, ...string[]]) =>
-  z.object({ id: z.string(), created_at: z.string(), status: z.enum(['active', 'disabled', 'deleted', 'requires_attention']), url: z.string(), category: z.enum(categories), signing_secret: z.string().optional() });
+  z.object({
+    id: z.string(),
+    created_at: z.string(),
+    status: z.enum(['active', 'disabled', 'deleted', 'requires_attention']),
+    url: z.string(),
+    category: z.enum(categories),
+    signing_secret: z.string().optional(),
+  });
 const common = { versions: VERSIONS, area: 'events', credentials: 'any' as const };
 // Events exist only for fund providers (the DAF kinds), so only they may have webhooks sent
 // anywhere: subscriptions follow the DAF APIs' rule (a fund provider's API key or access token; 403 otherwise).
@@ -37,11 +59,24 @@ const listQuery = { limit: z.coerce.number().int().min(1).max(100).default(100),
 
 /** The thin Event body, also what webhooks carry. */
 export function eventView(row: EventRow) {
-  return { id: row.id, category: row.category, created_at: row.created_at.toISOString(), associated_object_id: row.associated_object_id, associated_object_type: row.associated_object_type };
+  return {
+    id: row.id,
+    category: row.category,
+    created_at: row.created_at.toISOString(),
+    associated_object_id: row.associated_object_id,
+    associated_object_type: row.associated_object_type,
+  };
 }
 
 function subscriptionView(row: SubscriptionRow, secret?: string) {
-  return { id: row.id, created_at: row.created_at.toISOString(), status: row.status, url: row.url, category: row.category, ...(secret ? { signing_secret: secret } : {}) };
+  return {
+    id: row.id,
+    created_at: row.created_at.toISOString(),
+    status: row.status,
+    url: row.url,
+    category: row.category,
+    ...(secret ? { signing_secret: secret } : {}),
+  };
 }
 
 export const eventRoutes = [
@@ -95,7 +130,12 @@ export const eventRoutes = [
     async handler({ ctx, db, caller, body, services, version }) {
       const input = body as { url: string; category: string; signing_secret?: string };
       if (!inVersion(version, input.category)) throw invalid(`category ${input.category} does not exist in API version ${version}.`);
-      const { row, generatedSecret } = await subscribe({ db, box: services.box, profile: services.profile }, scopeOf(caller), { url: input.url, category: input.category, signingSecret: input.signing_secret }, apiActor(caller, ctx.state));
+      const { row, generatedSecret } = await subscribe(
+        { db, box: services.box, profile: services.profile },
+        scopeOf(caller),
+        { url: input.url, category: input.category, signingSecret: input.signing_secret },
+        apiActor(caller, ctx.state),
+      );
       return subscriptionView(row, generatedSecret);
     },
   }),
@@ -107,7 +147,9 @@ export const eventRoutes = [
     summary: "List your organization's event subscriptions",
     access: 'read',
     query: z.object(listQuery).strict(),
-    response: perVersion((categories) => z.object({ results: z.array(subscriptionSchema(categories)), nextPageToken: z.string().optional() })),
+    response: perVersion((categories) =>
+      z.object({ results: z.array(subscriptionSchema(categories)), nextPageToken: z.string().optional() }),
+    ),
     errors: [400, 401, 403],
     async handler({ db, caller, query, version }) {
       const rows = await listSubscriptions(db, scopeOf(caller), categoriesOf(version), decodeCursor(query.cursor, 'cursor'), query.limit);
@@ -145,7 +187,9 @@ export const eventRoutes = [
       const row = await findSubscription(db, scopeOf(caller), params.id);
       if (!row || !inVersion(version, row.category)) throw resourceNotFound('The event subscription');
       const { status } = body as { status?: 'active' | 'disabled' | 'deleted' };
-      return subscriptionView(status ? await changeSubscriptionStatus(db, scopeOf(caller), row.id, status, apiActor(caller, ctx.state)) : row);
+      return subscriptionView(
+        status ? await changeSubscriptionStatus(db, scopeOf(caller), row.id, status, apiActor(caller, ctx.state)) : row,
+      );
     },
   }),
 ];

@@ -5,7 +5,16 @@ import { accountActivityTotals, countAccounts, findAccount, findOrganization, li
 import { checkPageKey, requireAccount, scopeOf } from './access.js';
 import { fdxPage, limitParam, pageKeyParam } from './paging.js';
 import { customerNotFound } from './problems.js';
-import { AccountContact, CustomerListResponse, DepositAccountDetails, ListAccountsResponse, toAccountContact, toCustomer, toDepositAccount, toDepositAccountDetails } from './shapes.js';
+import {
+  AccountContact,
+  CustomerListResponse,
+  DepositAccountDetails,
+  ListAccountsResponse,
+  toAccountContact,
+  toCustomer,
+  toDepositAccount,
+  toDepositAccountDetails,
+} from './shapes.js';
 
 /** Shared by every FDX operation: path-versioned, access tokens only, IP-restricted area 'fdx'. */
 export const FDX_ROUTE = { versions: API_VERSIONS, pathVersioned: true, area: 'fdx', access: 'fdx', credentials: 'access_token' } as const;

@@ -25,14 +25,26 @@ export interface AccountRow {
 }
 
 function selectAccounts(db: Db, scope: Scope) {
-  return db
-    .selectFrom('deposit_accounts')
-    .select(['id', 'account_number', 'routing_transit_number', 'product_name', 'nickname', 'description', 'status', 'currency', 'opening_balance'])
-    // Dates as text: pg would otherwise build a Date at local midnight.
-    .select([sql<string>`opened_on::text`.as('opened_on'), sql<string | null>`closed_on::text`.as('closed_on')])
-    .where('organization_id', '=', scope.organizationId)
-    .where('environment', '=', scope.environment)
-    .where(chosen(scope));
+  return (
+    db
+      .selectFrom('deposit_accounts')
+      .select([
+        'id',
+        'account_number',
+        'routing_transit_number',
+        'product_name',
+        'nickname',
+        'description',
+        'status',
+        'currency',
+        'opening_balance',
+      ])
+      // Dates as text: pg would otherwise build a Date at local midnight.
+      .select([sql<string>`opened_on::text`.as('opened_on'), sql<string | null>`closed_on::text`.as('closed_on')])
+      .where('organization_id', '=', scope.organizationId)
+      .where('environment', '=', scope.environment)
+      .where(chosen(scope))
+  );
 }
 
 /** Only the accounts a consent chose, when it chose them: any other is as absent as another organization's. */
@@ -46,7 +58,11 @@ export function listAccounts(db: Db, scope: Scope, startId: string | undefined, 
   let query = selectAccounts(db, scope);
   // The cursor row's own values are compared in SQL, so timestamps keep their microseconds.
   if (startId) query = query.where(sql<boolean>`(created_at, id) >= (select created_at, id from deposit_accounts where id = ${startId})`);
-  return query.orderBy('created_at').orderBy('id').limit(limit + 1).execute();
+  return query
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit + 1)
+    .execute();
 }
 
 export async function countAccounts(db: Db, scope: Scope): Promise<number> {
@@ -69,7 +85,9 @@ export async function accountActivityTotals(db: Db, accountId: string): Promise<
   const row = await db
     .selectFrom('deposit_transactions')
     .select([
-      sql<string>`coalesce(sum(case when status = 'POSTED' then case debit_credit when 'CREDIT' then amount else -amount end end), 0)`.as('posted'),
+      sql<string>`coalesce(sum(case when status = 'POSTED' then case debit_credit when 'CREDIT' then amount else -amount end end), 0)`.as(
+        'posted',
+      ),
       sql<string>`coalesce(sum(case when status = 'PENDING' and debit_credit = 'DEBIT' then amount end), 0)`.as('pending_debits'),
     ])
     .where('account_id', '=', accountId)

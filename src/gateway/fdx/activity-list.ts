@@ -47,6 +47,9 @@ export async function listAccountActivity<T extends { id: string }>(
   const account = await requireAccount(db, caller, accountId);
   const window = withinLookback(caller, resolveDateRange(query.startTime, query.endTime));
   const startId = await checkPageKey(query.pageKey, (id) => source.belongsTo(db, account.id, id));
-  const [rows, total] = await Promise.all([source.list(db, account.id, window, startId, query.limit), source.count(db, account.id, window)]);
+  const [rows, total] = await Promise.all([
+    source.list(db, account.id, window, startId, query.limit),
+    source.count(db, account.id, window),
+  ]);
   return fdxPage(rows, query.limit, total);
 }

@@ -31,19 +31,41 @@ function statementsIn(db: Db, accountId: string, window: Window) {
     .where(sql<boolean>`period_end >= ${day(window.from)}::date and period_end < ${day(window.until)}::date`);
 }
 
-export function listStatements(db: Db, accountId: string, window: Window, startId: string | undefined, limit: number): Promise<StatementRow[]> {
-  let query = statementsIn(db, accountId, window).select(['id', 'account_id', sql<string>`period_start::text`.as('period_start'), sql<string>`period_end::text`.as('period_end')]);
+export function listStatements(
+  db: Db,
+  accountId: string,
+  window: Window,
+  startId: string | undefined,
+  limit: number,
+): Promise<StatementRow[]> {
+  let query = statementsIn(db, accountId, window).select([
+    'id',
+    'account_id',
+    sql<string>`period_start::text`.as('period_start'),
+    sql<string>`period_end::text`.as('period_end'),
+  ]);
   if (startId) query = query.where(sql<boolean>`(period_end, id) <= (select period_end, id from deposit_statements where id = ${startId})`);
-  return query.orderBy('period_end', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  return query
+    .orderBy('period_end', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
 }
 
 export async function countStatements(db: Db, accountId: string, window: Window): Promise<number> {
-  const row = await statementsIn(db, accountId, window).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const row = await statementsIn(db, accountId, window)
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 export async function statementBelongsTo(db: Db, accountId: string, id: string): Promise<boolean> {
-  return !!(await db.selectFrom('deposit_statements').select('id').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst());
+  return !!(await db
+    .selectFrom('deposit_statements')
+    .select('id')
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst());
 }
 
 export function findStatement(db: Db, accountId: string, id: string): Promise<StatementRow | undefined> {
@@ -71,7 +93,21 @@ export interface TransactionRow {
   check_number: number | null;
 }
 
-const TRANSACTION_COLUMNS = ['id', 'account_id', 'transaction_timestamp', 'posted_timestamp', 'status', 'debit_credit', 'amount', 'transaction_type', 'description', 'memo', 'reference', 'payee', 'check_number'] as const;
+const TRANSACTION_COLUMNS = [
+  'id',
+  'account_id',
+  'transaction_timestamp',
+  'posted_timestamp',
+  'status',
+  'debit_credit',
+  'amount',
+  'transaction_type',
+  'description',
+  'memo',
+  'reference',
+  'payee',
+  'check_number',
+] as const;
 
 function transactionsIn(db: Db, accountId: string, window: Window) {
   return db
@@ -82,19 +118,39 @@ function transactionsIn(db: Db, accountId: string, window: Window) {
 }
 
 /** Index deposit_transactions_page_idx: (account_id, transaction_timestamp, id). */
-export function listTransactions(db: Db, accountId: string, window: Window, startId: string | undefined, limit: number): Promise<TransactionRow[]> {
+export function listTransactions(
+  db: Db,
+  accountId: string,
+  window: Window,
+  startId: string | undefined,
+  limit: number,
+): Promise<TransactionRow[]> {
   let query = transactionsIn(db, accountId, window).select(TRANSACTION_COLUMNS);
-  if (startId) query = query.where(sql<boolean>`(transaction_timestamp, id) <= (select transaction_timestamp, id from deposit_transactions where id = ${startId})`);
-  return query.orderBy('transaction_timestamp', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  if (startId)
+    query = query.where(
+      sql<boolean>`(transaction_timestamp, id) <= (select transaction_timestamp, id from deposit_transactions where id = ${startId})`,
+    );
+  return query
+    .orderBy('transaction_timestamp', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
 }
 
 export async function countTransactions(db: Db, accountId: string, window: Window): Promise<number> {
-  const row = await transactionsIn(db, accountId, window).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+  const row = await transactionsIn(db, accountId, window)
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
 export async function transactionBelongsTo(db: Db, accountId: string, id: string): Promise<boolean> {
-  return !!(await db.selectFrom('deposit_transactions').select('id').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst());
+  return !!(await db
+    .selectFrom('deposit_transactions')
+    .select('id')
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst());
 }
 
 export interface PeriodTotals {
@@ -111,7 +167,9 @@ export async function periodTotals(db: Db, accountId: string, period: Window): P
   const row = await db
     .selectFrom('deposit_transactions')
     .select([
-      sql<string>`coalesce(sum(case when posted_timestamp < ${period.from} then case debit_credit when 'CREDIT' then amount else -amount end end), 0)`.as('before'),
+      sql<string>`coalesce(sum(case when posted_timestamp < ${period.from} then case debit_credit when 'CREDIT' then amount else -amount end end), 0)`.as(
+        'before',
+      ),
       sql<string>`coalesce(sum(amount) filter (where posted_timestamp >= ${period.from} and debit_credit = 'CREDIT'), 0)`.as('credits'),
       sql<string>`count(*) filter (where posted_timestamp >= ${period.from} and debit_credit = 'CREDIT')`.as('credit_count'),
       sql<string>`coalesce(sum(amount) filter (where posted_timestamp >= ${period.from} and debit_credit = 'DEBIT'), 0)`.as('debits'),
@@ -121,11 +179,23 @@ export async function periodTotals(db: Db, accountId: string, period: Window): P
     .where('status', '=', 'POSTED')
     .where('posted_timestamp', '<', period.until)
     .executeTakeFirstOrThrow();
-  return { before: Number(row.before), credits: Number(row.credits), creditCount: Number(row.credit_count), debits: Number(row.debits), debitCount: Number(row.debit_count) };
+  return {
+    before: Number(row.before),
+    credits: Number(row.credits),
+    creditCount: Number(row.credit_count),
+    debits: Number(row.debits),
+    debitCount: Number(row.debit_count),
+  };
 }
 
 /** One batch of a period's posted transactions in posting order, after the row `afterId` names. */
-export function postedBatch(db: Db, accountId: string, period: Window, afterId: string | undefined, size: number): Promise<TransactionRow[]> {
+export function postedBatch(
+  db: Db,
+  accountId: string,
+  period: Window,
+  afterId: string | undefined,
+  size: number,
+): Promise<TransactionRow[]> {
   let query = db
     .selectFrom('deposit_transactions')
     .select(TRANSACTION_COLUMNS)
@@ -133,6 +203,9 @@ export function postedBatch(db: Db, accountId: string, period: Window, afterId: 
     .where('status', '=', 'POSTED')
     .where('posted_timestamp', '>=', period.from)
     .where('posted_timestamp', '<', period.until);
-  if (afterId) query = query.where(sql<boolean>`(posted_timestamp, id) > (select posted_timestamp, id from deposit_transactions where id = ${afterId})`);
+  if (afterId)
+    query = query.where(
+      sql<boolean>`(posted_timestamp, id) > (select posted_timestamp, id from deposit_transactions where id = ${afterId})`,
+    );
   return query.orderBy('posted_timestamp').orderBy('id').limit(size).execute();
 }

@@ -8,9 +8,19 @@ export interface ConsentPartiesRow {
   organization_name: string | null;
 }
 
-export async function findConsentParties(db: Db, environment: Environment, clientId: string, organizationId: string): Promise<ConsentPartiesRow> {
+export async function findConsentParties(
+  db: Db,
+  environment: Environment,
+  clientId: string,
+  organizationId: string,
+): Promise<ConsentPartiesRow> {
   const [client, organization] = await Promise.all([
-    db.selectFrom('oauth_clients').select(['name', 'logo_uri']).where('environment', '=', environment).where('client_id', '=', clientId).executeTakeFirst(),
+    db
+      .selectFrom('oauth_clients')
+      .select(['name', 'logo_uri'])
+      .where('environment', '=', environment)
+      .where('client_id', '=', clientId)
+      .executeTakeFirst(),
     db.selectFrom('organizations').select('name').where('id', '=', organizationId).executeTakeFirst(),
   ]);
   return { client_name: client?.name ?? null, logo_uri: client?.logo_uri ?? null, organization_name: organization?.name ?? null };

@@ -19,11 +19,13 @@ import { ConsentGrant, ConsentRevocationList, ConsentRevocationRequest, toConsen
 const CONSENT_ID = /^[A-Za-z0-9_-]{22}$/;
 const ConsentParams = z.object({ consentId: z.string().describe('The consentId') });
 
-
 const consentNotFound = () => notFound('No consent with this id was granted to this data recipient.');
 
 async function requireConsent(db: Db, recipient: Recipient | undefined, consentId: string): Promise<FdxConsent> {
-  const consent = recipient && CONSENT_ID.test(consentId) ? await findConsentOfRecipient(db, recipient.environment, recipient.clientId, consentId) : undefined;
+  const consent =
+    recipient && CONSENT_ID.test(consentId)
+      ? await findConsentOfRecipient(db, recipient.environment, recipient.clientId, consentId)
+      : undefined;
   if (!consent) throw consentNotFound();
   return consent;
 }

@@ -28,9 +28,15 @@ export const ConsentGrant = z.object({
   updatedTime: Timestamp,
   expirationTime: Timestamp,
   durationType: z.enum(FDX_DURATION_TYPES),
-  durationPeriod: z.number().int().optional().describe('Days from the grant; absent for ONE_TIME and for a PERSISTENT consent that named none'),
+  durationPeriod: z
+    .number()
+    .int()
+    .optional()
+    .describe('Days from the grant; absent for ONE_TIME and for a PERSISTENT consent that named none'),
   lookbackPeriod: z.number().int().describe('Days of history a call may see, measured back from the call'),
-  resources: z.array(z.object({ resourceType: z.enum(['ACCOUNT', 'CUSTOMER']), resourceId: z.string(), dataClusters: z.array(z.string()) })),
+  resources: z.array(
+    z.object({ resourceType: z.enum(['ACCOUNT', 'CUSTOMER']), resourceId: z.string(), dataClusters: z.array(z.string()) }),
+  ),
 });
 
 /** Both members required, nothing else: the revocation is a decision, so a typo must not pass. */
@@ -40,7 +46,14 @@ export const ConsentRevocationRequest = z.strictObject({
 });
 
 export const ConsentRevocationList = z.object({
-  revocations: z.array(z.object({ status: z.literal('REVOKED'), reason: z.enum(FDX_REVOCATION_REASONS), initiator: z.enum(FDX_PARTY_TYPES), updatedTime: Timestamp })),
+  revocations: z.array(
+    z.object({
+      status: z.literal('REVOKED'),
+      reason: z.enum(FDX_REVOCATION_REASONS),
+      initiator: z.enum(FDX_PARTY_TYPES),
+      updatedTime: Timestamp,
+    }),
+  ),
 });
 
 export function toConsentGrant(consent: FdxConsent, parties: ConsentPartiesRow): z.infer<typeof ConsentGrant> {
@@ -57,12 +70,26 @@ export function toConsentGrant(consent: FdxConsent, parties: ConsentPartiesRow):
     durationType: consent.durationType,
     ...(consent.durationPeriod === null ? {} : { durationPeriod: consent.durationPeriod }),
     lookbackPeriod: consent.lookbackPeriod,
-    resources: consent.resources.map((r) => ({ resourceType: r.resourceType, resourceId: r.resourceId, dataClusters: [...r.dataClusters] })),
+    resources: consent.resources.map((r) => ({
+      resourceType: r.resourceType,
+      resourceId: r.resourceId,
+      dataClusters: [...r.dataClusters],
+    })),
   };
 }
 
 /** A consent is revoked at most once: its one revocation, or none while it is active or expired. */
 export function toRevocationList(consent: FdxConsent): z.infer<typeof ConsentRevocationList> {
-  if (consent.status !== 'REVOKED' || !consent.revokedAt || !consent.revocationReason || !consent.revocationInitiator) return { revocations: [] };
-  return { revocations: [{ status: 'REVOKED', reason: consent.revocationReason, initiator: consent.revocationInitiator, updatedTime: consent.revokedAt.toISOString() }] };
+  if (consent.status !== 'REVOKED' || !consent.revokedAt || !consent.revocationReason || !consent.revocationInitiator)
+    return { revocations: [] };
+  return {
+    revocations: [
+      {
+        status: 'REVOKED',
+        reason: consent.revocationReason,
+        initiator: consent.revocationInitiator,
+        updatedTime: consent.revokedAt.toISOString(),
+      },
+    ],
+  };
 }

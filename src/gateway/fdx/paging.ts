@@ -16,7 +16,11 @@ export const limitParam = z.coerce
   .transform((value) => Math.min(MAX_LIMIT, Math.max(MIN_LIMIT, value ?? MIN_LIMIT)))
   .describe('Results per page, clamped to 10–100 (default 10)');
 
-export const pageKeyParam = z.string().uuid({ message: 'must be a nextPageKey this API returned' }).optional().describe('The nextPageKey of the previous page');
+export const pageKeyParam = z
+  .string()
+  .uuid({ message: 'must be a nextPageKey this API returned' })
+  .optional()
+  .describe('The nextPageKey of the previous page');
 
 export interface FdxPage {
   nextPageKey?: string;

@@ -10,4 +10,7 @@ import { transactionRoutes } from './transaction-routes.js';
  * the token's consent when it has one (consent-scope.ts), and the Consent API, which is about
  * the consent itself and so is not.
  */
-export const fdxRoutes = [...heldToConsent([...accountRoutes, ...statementRoutes, ...transactionRoutes, ...customerRoutes]), ...consentRoutes];
+export const fdxRoutes = [
+  ...heldToConsent([...accountRoutes, ...statementRoutes, ...transactionRoutes, ...customerRoutes]),
+  ...consentRoutes,
+];

@@ -10,7 +10,14 @@ import { PageSchema } from './paging.js';
  * (FDX numbers); the database keeps cents.
  */
 
-const Address = z.object({ line1: z.string(), line2: z.string().optional(), city: z.string(), region: z.string(), postalCode: z.string(), country: z.string() });
+const Address = z.object({
+  line1: z.string(),
+  line2: z.string().optional(),
+  city: z.string(),
+  region: z.string(),
+  postalCode: z.string(),
+  country: z.string(),
+});
 const PersonName = z.object({ first: z.string().optional(), last: z.string().optional(), company: z.string().optional() });
 const BusinessCustomer = z.object({ name: z.string(), registeredId: z.string().optional() });
 const Link = z.object({ href: z.string() });
@@ -50,7 +57,15 @@ export const Customer = z.object({
 });
 export const CustomerListResponse = z.object({ page: PageSchema, customers: z.array(Customer) });
 export const AccountContact = z.object({
-  holders: z.array(z.object({ name: PersonName, relationship: z.literal('BUSINESS'), type: z.literal('BUSINESS'), businessCustomer: BusinessCustomer, addresses: z.array(Address) })),
+  holders: z.array(
+    z.object({
+      name: PersonName,
+      relationship: z.literal('BUSINESS'),
+      type: z.literal('BUSINESS'),
+      businessCustomer: BusinessCustomer,
+      addresses: z.array(Address),
+    }),
+  ),
   emails: z.array(z.string()),
   addresses: z.array(Address),
   telephones: z.array(z.object({ type: z.string(), number: z.string() })),
@@ -86,7 +101,8 @@ export const ListTransactionsResponse = z.object({ page: PageSchema, transaction
 
 export const dollars = (cents: number | string) => Number(cents) / 100;
 export const maskAccountNumber = (accountNumber: string) => `...${accountNumber.slice(-4)}`;
-const optional = <K extends string, V>(key: K, value: V | null | undefined) => (value === null || value === undefined ? {} : ({ [key]: value } as Record<K, V>));
+const optional = <K extends string, V>(key: K, value: V | null | undefined) =>
+  value === null || value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 
 export function toDepositAccount(row: AccountRow): z.infer<typeof DepositAccount> {
   return {
@@ -106,7 +122,11 @@ export function toDepositAccount(row: AccountRow): z.infer<typeof DepositAccount
 }
 
 /** Balances follow from the stored transactions: current = opening + posted; available also holds pending debits. */
-export function toDepositAccountDetails(row: AccountRow, totals: { posted: number; pendingDebits: number }, asOf: Date): z.infer<typeof DepositAccountDetails> {
+export function toDepositAccountDetails(
+  row: AccountRow,
+  totals: { posted: number; pendingDebits: number },
+  asOf: Date,
+): z.infer<typeof DepositAccountDetails> {
   const current = Number(row.opening_balance) + totals.posted;
   const open = row.status === 'OPEN';
   return {
@@ -123,19 +143,43 @@ export function toDepositAccountDetails(row: AccountRow, totals: { posted: numbe
 
 function addressesOf(org: OrganizationRow): z.infer<typeof Address>[] {
   if (!org.address_line1 || !org.city || !org.region || !org.postal_code) return [];
-  return [{ line1: org.address_line1, ...optional('line2', org.address_line2), city: org.city, region: org.region, postalCode: org.postal_code, country: org.country }];
+  return [
+    {
+      line1: org.address_line1,
+      ...optional('line2', org.address_line2),
+      city: org.city,
+      region: org.region,
+      postalCode: org.postal_code,
+      country: org.country,
+    },
+  ];
 }
 
 /** Organization-level identity only: consent is given by the organization, not its people. */
 export function toCustomer(org: OrganizationRow): z.infer<typeof Customer> {
   const taxId = formatEin(org.ein);
-  return { customerId: org.id, name: { company: org.name }, taxId, type: 'BUSINESS', addresses: addressesOf(org), businessCustomer: { name: org.name, registeredId: taxId } };
+  return {
+    customerId: org.id,
+    name: { company: org.name },
+    taxId,
+    type: 'BUSINESS',
+    addresses: addressesOf(org),
+    businessCustomer: { name: org.name, registeredId: taxId },
+  };
 }
 
 export function toAccountContact(org: OrganizationRow): z.infer<typeof AccountContact> {
   const customer = toCustomer(org);
   return {
-    holders: [{ name: customer.name, relationship: 'BUSINESS', type: 'BUSINESS', businessCustomer: customer.businessCustomer, addresses: customer.addresses }],
+    holders: [
+      {
+        name: customer.name,
+        relationship: 'BUSINESS',
+        type: 'BUSINESS',
+        businessCustomer: customer.businessCustomer,
+        addresses: customer.addresses,
+      },
+    ],
     emails: [],
     addresses: customer.addresses,
     telephones: [],

@@ -33,7 +33,13 @@ export function baiTypeCode(row: Pick<TransactionRow, 'debit_credit' | 'transact
 /** Reference fields may not hold the delimiters: letters, digits and dashes only. */
 const reference = (value: string | null) => (value ?? '').replace(/[^A-Za-z0-9-]/g, '').slice(0, 30);
 /** Text ends its record (no slash after it); kept to printable ASCII without slashes. */
-const text = (value: string) => value.replace(/\s+/g, ' ').normalize('NFKD').replace(/[^\x20-\x7e]/g, '').replace(/\//g, '-').trim();
+const text = (value: string) =>
+  value
+    .replace(/\s+/g, ' ')
+    .normalize('NFKD')
+    .replace(/[^\x20-\x7e]/g, '')
+    .replace(/\//g, '-')
+    .trim();
 
 const yymmdd = (date: Date) => date.toISOString().slice(2, 10).replace(/-/g, '');
 const hhmm = (date: Date) => date.toISOString().slice(11, 16).replace(':', '');

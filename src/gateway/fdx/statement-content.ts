@@ -25,8 +25,16 @@ export interface StatementContent {
 const DAY_MS = 86_400_000;
 export const BATCH_SIZE = 1000;
 
-export async function loadStatementContent(db: Db, organization: OrganizationRow, account: AccountRow, statement: StatementRow): Promise<StatementContent> {
-  const period = { from: new Date(`${statement.period_start}T00:00:00Z`), until: new Date(new Date(`${statement.period_end}T00:00:00Z`).getTime() + DAY_MS) };
+export async function loadStatementContent(
+  db: Db,
+  organization: OrganizationRow,
+  account: AccountRow,
+  statement: StatementRow,
+): Promise<StatementContent> {
+  const period = {
+    from: new Date(`${statement.period_start}T00:00:00Z`),
+    until: new Date(new Date(`${statement.period_end}T00:00:00Z`).getTime() + DAY_MS),
+  };
   const totals = await periodTotals(db, account.id, period);
   const openingBalance = Number(account.opening_balance) + totals.before;
   return {

@@ -5,7 +5,17 @@ import { decimalDollars, signed, type StatementContent } from './statement-conte
  * The statement as CSV (RFC 4180): a header row, then one posted transaction per line in
  * posting order, CRLF line ends, fields quoted when they hold a comma, quote or line break.
  */
-export const CSV_HEADER = ['transactionId', 'postedTimestamp', 'transactionTimestamp', 'description', 'reference', 'transactionType', 'debitCreditMemo', 'amount', 'balance'] as const;
+export const CSV_HEADER = [
+  'transactionId',
+  'postedTimestamp',
+  'transactionTimestamp',
+  'description',
+  'reference',
+  'transactionType',
+  'debitCreditMemo',
+  'amount',
+  'balance',
+] as const;
 
 /**
  * Spreadsheets run a cell that starts with = + - @ (or a tab/CR) as a formula; text from bank

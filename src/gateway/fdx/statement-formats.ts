@@ -19,7 +19,10 @@ export function chooseFormat(ctx: ParameterizedContext): StatementFormat {
   const chosen = ctx.accepts(STATEMENT_FORMATS.map((f) => f.mediaType));
   const format = STATEMENT_FORMATS.find((f) => f.mediaType === chosen);
   if (!format) {
-    throw fdxProblem(1203, `Statements are available as ${STATEMENT_FORMATS.map((f) => f.mediaType).join(', ')}; the Accept header allows none of them.`);
+    throw fdxProblem(
+      1203,
+      `Statements are available as ${STATEMENT_FORMATS.map((f) => f.mediaType).join(', ')}; the Accept header allows none of them.`,
+    );
   }
   return format;
 }

@@ -29,7 +29,12 @@ const clip = (value: string, max: number) => {
 
 export function renderPdf(content: StatementContent): Readable {
   const { account, organization, statement } = content;
-  const doc = new PDFDocument({ size: 'LETTER', margin: MARGIN, compress: true, info: { Title: `Statement ${statement.period_start} to ${statement.period_end}`, Author: organization.name, Producer: 'Almoner' } });
+  const doc = new PDFDocument({
+    size: 'LETTER',
+    margin: MARGIN,
+    compress: true,
+    info: { Title: `Statement ${statement.period_start} to ${statement.period_end}`, Author: organization.name, Producer: 'Almoner' },
+  });
   let page = 1;
 
   const cell = (index: number, text: string, y: number) => {
@@ -39,13 +44,22 @@ export function renderPdf(content: StatementContent): Readable {
   const tableHeader = (y: number) => {
     doc.font('Helvetica-Bold').fontSize(8);
     COLUMNS.forEach((column, i) => cell(i, column.title, y));
-    doc.moveTo(MARGIN, y + 11).lineTo(doc.page.width - MARGIN, y + 11).lineWidth(0.5).stroke();
+    doc
+      .moveTo(MARGIN, y + 11)
+      .lineTo(doc.page.width - MARGIN, y + 11)
+      .lineWidth(0.5)
+      .stroke();
     doc.font('Helvetica');
     return y + ROW_HEIGHT + 2;
   };
   const footer = () => {
     doc.font('Helvetica').fontSize(7).fillColor('#555555');
-    doc.text(`${organization.name} · account ${maskAccountNumber(account.account_number)} · ${statement.period_start} to ${statement.period_end} · page ${page}`, MARGIN, doc.page.height - MARGIN + 10, { lineBreak: false });
+    doc.text(
+      `${organization.name} · account ${maskAccountNumber(account.account_number)} · ${statement.period_start} to ${statement.period_end} · page ${page}`,
+      MARGIN,
+      doc.page.height - MARGIN + 10,
+      { lineBreak: false },
+    );
     doc.fillColor('black');
   };
 
@@ -99,7 +113,10 @@ export function renderPdf(content: StatementContent): Readable {
       page += 1;
       y = MARGIN;
     }
-    doc.font('Helvetica-Bold').fontSize(9).text(`Closing balance $${formatDollars(content.closingBalance)}`, MARGIN, y + 8, { lineBreak: false });
+    doc
+      .font('Helvetica-Bold')
+      .fontSize(9)
+      .text(`Closing balance $${formatDollars(content.closingBalance)}`, MARGIN, y + 8, { lineBreak: false });
     footer();
     doc.end();
   })().catch((error: unknown) => doc.destroy(error as Error));

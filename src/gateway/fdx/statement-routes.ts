@@ -56,7 +56,10 @@ export const statementRoutes = [
       // Totals are read before the first byte, so a failure here is still a proper problem.
       const content = await loadStatementContent(db, organization, account, statement);
       ctx.type = format.mediaType;
-      ctx.set('Content-Disposition', `attachment; filename="statement-${statement.period_start.slice(0, 7)}-${account.account_number.slice(-4)}.${format.extension}"`);
+      ctx.set(
+        'Content-Disposition',
+        `attachment; filename="statement-${statement.period_start.slice(0, 7)}-${account.account_number.slice(-4)}.${format.extension}"`,
+      );
       ctx.set('Cache-Control', 'private, no-store');
       ctx.vary('Accept');
       return format.render(content);

@@ -9,18 +9,38 @@ export type GrantRow = Selectable<GrantsTable>;
 
 /** The caller's grants, across all its connects or one of them, newest first, keyset-paged. */
 export function listGrants(db: Db, scope: Scope, connectId: string | undefined, cursor: Cursor | undefined, limit: number) {
-  let query = db.selectFrom('grants').selectAll().where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment);
+  let query = db
+    .selectFrom('grants')
+    .selectAll()
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment);
   if (connectId) query = query.where('connect_id', '=', connectId);
   if (cursor) {
     query = query.where(beforeCursor(cursor));
   }
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit + 1).execute();
+  return query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
 }
 
 export function findGrant(db: Db, scope: Scope, id: string) {
-  return db.selectFrom('grants').selectAll().where('id', '=', id).where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment).executeTakeFirst();
+  return db
+    .selectFrom('grants')
+    .selectAll()
+    .where('id', '=', id)
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .executeTakeFirst();
 }
 
 export function connectBelongsTo(db: Db, scope: Scope, connectId: string) {
-  return db.selectFrom('connects').select('id').where('id', '=', connectId).where('organization_id', '=', scope.organizationId).where('environment', '=', scope.environment).executeTakeFirst();
+  return db
+    .selectFrom('connects')
+    .select('id')
+    .where('id', '=', connectId)
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .executeTakeFirst();
 }

@@ -71,7 +71,8 @@ export const grantRoutes = [
       // Another organization's (or environment's) connect is unknown here: an empty list would
       // hide a typo. A 400, as for any invalid parameter, since the published operation lists
       // no 404; it says the same for an id that exists nowhere, so it reveals nothing.
-      if (query.connect_id && !(await connectBelongsTo(db, caller, query.connect_id))) throw invalid('Invalid query: connect_id names no connect of the caller.');
+      if (query.connect_id && !(await connectBelongsTo(db, caller, query.connect_id)))
+        throw invalid('Invalid query: connect_id names no connect of the caller.');
       const rows = await listGrants(db, caller, query.connect_id, decodeCursor(query.pageToken, 'pageToken'), query.pageLimit);
       return listPage(rows, query.pageLimit, toGrant, 'nextPageToken|null');
     },

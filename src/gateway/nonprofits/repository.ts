@@ -6,5 +6,8 @@ export function findNonprofitByEin(db: Db, ein: string) {
 }
 
 export async function hasStaff(db: Db, organizationId: string): Promise<boolean> {
-  return (await db.selectFrom('memberships').select('user_id').where('organization_id', '=', organizationId).limit(1).executeTakeFirst()) !== undefined;
+  return (
+    (await db.selectFrom('memberships').select('user_id').where('organization_id', '=', organizationId).limit(1).executeTakeFirst()) !==
+    undefined
+  );
 }

@@ -9,7 +9,16 @@ const Nonprofit = z.object({
   id: z.string(),
   name: z.string(),
   ein: z.string().regex(/^\d{9}$/),
-  address: z.object({ line1: z.string(), line2: z.string().optional(), city: z.string(), state: z.string(), postal_code: z.string(), country: z.string() }).optional(),
+  address: z
+    .object({
+      line1: z.string(),
+      line2: z.string().optional(),
+      city: z.string(),
+      state: z.string(),
+      postal_code: z.string(),
+      country: z.string(),
+    })
+    .optional(),
   createdAt: z.string().datetime(),
   updatedAt: z.string().datetime(),
   inGoodStanding: z.boolean(),
@@ -44,7 +53,16 @@ export const nonprofitRoutes = [
         name: org.name,
         ein: org.ein,
         ...(hasAddress
-          ? { address: { line1: org.address_line1!, ...(org.address_line2 ? { line2: org.address_line2 } : {}), city: org.city!, state: org.region!, postal_code: org.postal_code!, country: org.country } }
+          ? {
+              address: {
+                line1: org.address_line1!,
+                ...(org.address_line2 ? { line2: org.address_line2 } : {}),
+                city: org.city!,
+                state: org.region!,
+                postal_code: org.postal_code!,
+                country: org.country,
+              },
+            }
           : {}),
         createdAt: org.created_at.toISOString(),
         updatedAt: org.updated_at.toISOString(),

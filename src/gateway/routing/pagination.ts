@@ -29,7 +29,9 @@ export function decodeCursor(token: string | undefined, parameter: string): Curs
  */
 export type PageTokenStyle = 'next_page_token' | 'next_page_token|null' | 'nextPageToken' | 'nextPageToken|null';
 type TokenKey<S extends PageTokenStyle> = S extends `${infer K}|null` ? K : S;
-type TokenMember<S extends PageTokenStyle> = S extends `${string}|null` ? { [K in TokenKey<S>]: string | null } : { [K in TokenKey<S>]?: string };
+type TokenMember<S extends PageTokenStyle> = S extends `${string}|null`
+  ? { [K in TokenKey<S>]: string | null }
+  : { [K in TokenKey<S>]?: string };
 
 /**
  * The one list body: rows were fetched with limit + 1, and the extra row says whether a next page

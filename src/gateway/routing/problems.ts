@@ -28,4 +28,3 @@ export function outsideAllowList(): DomainError {
 export function resourceNotFound(what: string): DomainError {
   return notFound(`${what} was not found.`);
 }
-

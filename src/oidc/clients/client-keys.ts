@@ -14,9 +14,11 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 function keyProblem(jwk: unknown): string | undefined {
   if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) return 'must be a JWK object';
   const key = jwk as Record<string, unknown>;
-  if (PRIVATE_MEMBERS.some((m) => m in key)) return `is a private or symmetric key (it has "${PRIVATE_MEMBERS.find((m) => m in key)}"): register the public key only`;
+  if (PRIVATE_MEMBERS.some((m) => m in key))
+    return `is a private or symmetric key (it has "${PRIVATE_MEMBERS.find((m) => m in key)}"): register the public key only`;
   if (key.use !== undefined && key.use !== 'sig') return 'use must be "sig" (or absent)';
-  if (key.alg !== undefined && !(CLIENT_ASSERTION_ALGS as readonly unknown[]).includes(key.alg)) return `alg must be one of ${CLIENT_ASSERTION_ALGS.join(', ')} (or absent)`;
+  if (key.alg !== undefined && !(CLIENT_ASSERTION_ALGS as readonly unknown[]).includes(key.alg))
+    return `alg must be one of ${CLIENT_ASSERTION_ALGS.join(', ')} (or absent)`;
   if (key.kty === 'RSA') {
     if (typeof key.n !== 'string' || typeof key.e !== 'string') return 'an RSA key needs n and e';
     if (Buffer.from(key.n, 'base64url').length * 8 < 2048) return 'an RSA key must have at least 2048 bits';
@@ -38,10 +40,14 @@ function keyProblem(jwk: unknown): string | undefined {
 
 /** Every problem of a JWK Set as `path: problem`, the path relative to the set. */
 export function jwksProblems(jwks: unknown): { path: (string | number)[]; message: string }[] {
-  if (typeof jwks !== 'object' || jwks === null || !Array.isArray((jwks as { keys?: unknown }).keys)) return [{ path: [], message: 'must be a JWK Set {"keys": [...]}' }];
+  if (typeof jwks !== 'object' || jwks === null || !Array.isArray((jwks as { keys?: unknown }).keys))
+    return [{ path: [], message: 'must be a JWK Set {"keys": [...]}' }];
   const extra = Object.keys(jwks).filter((k) => k !== 'keys');
   const keys = (jwks as { keys: unknown[] }).keys;
-  const problems: { path: (string | number)[]; message: string }[] = extra.map((k) => ({ path: [k], message: 'is not a member of a JWK Set' }));
+  const problems: { path: (string | number)[]; message: string }[] = extra.map((k) => ({
+    path: [k],
+    message: 'is not a member of a JWK Set',
+  }));
   if (keys.length === 0) problems.push({ path: ['keys'], message: 'at least one key is required' });
   if (keys.length > MAX_CLIENT_KEYS) problems.push({ path: ['keys'], message: `at most ${MAX_CLIENT_KEYS} keys` });
   const kids = new Set<string>();

@@ -25,7 +25,8 @@ export function readClientsFile(file: string): ClientsSnapshot {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { exists: false, entries: [], revision: undefined, contentHash: registryContentHash([]) };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return { exists: false, entries: [], revision: undefined, contentHash: registryContentHash([]) };
     throw new ClientRegistryError([`${file}: cannot be read (${(error as Error).message})`]);
   }
   let document: unknown;
@@ -93,7 +94,10 @@ async function withLock<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
  * whole document before it replaces the old one, so overlapping admin commands change the
  * file and the database in one order.
  */
-export function updateClientsFile<T>(file: string, fn: (current: ClientsSnapshot, write: (entries: readonly ClientEntry[], revision: number) => void) => Promise<T>): Promise<T> {
+export function updateClientsFile<T>(
+  file: string,
+  fn: (current: ClientsSnapshot, write: (entries: readonly ClientEntry[], revision: number) => void) => Promise<T>,
+): Promise<T> {
   return withLock(file, () =>
     fn(readClientsFile(file), (entries, revision) => {
       parseClientsDocument({ clients: entries }, file);

@@ -94,7 +94,10 @@ function checkSyntax(text: string, at: (offset: number) => TextPosition): void {
   };
   const afterValue = (offset: number): never => {
     const container = containers.at(-1);
-    return fail(container === 'object' ? '"," or "}"' : container === 'array' ? '"," or "]"' : 'the end of the file after the value', offset);
+    return fail(
+      container === 'object' ? '"," or "}"' : container === 'array' ? '"," or "]"' : 'the end of the file after the value',
+      offset,
+    );
   };
   const string = (offset: number) => {
     const problem = stringProblem(text, offset);
@@ -189,7 +192,14 @@ export function scanJson(text: string): JsonLayout {
     at(path, key = false) {
       let node = root;
       for (const segment of path) {
-        const next = typeof segment === 'string' ? (node.type === 'object' ? member(node, segment)?.children?.[1] : undefined) : node.type === 'array' ? node.children?.[segment] : undefined;
+        const next =
+          typeof segment === 'string'
+            ? node.type === 'object'
+              ? member(node, segment)?.children?.[1]
+              : undefined
+            : node.type === 'array'
+              ? node.children?.[segment]
+              : undefined;
         if (!next) return at(node.offset);
         node = next;
       }

@@ -61,14 +61,23 @@ export class ClientRegistrySync {
       this.judgedFingerprint = fingerprint;
       return;
     }
-    const result = await reconcileClientsFile(this.db, snapshot, { file: this.file, parent: this.parent, appliedBy: appliedBy(`server pid ${process.pid}`, this.file) });
+    const result = await reconcileClientsFile(this.db, snapshot, {
+      file: this.file,
+      parent: this.parent,
+      appliedBy: appliedBy(`server pid ${process.pid}`, this.file),
+    });
     this.lastSeen = { exists: snapshot.exists, contentHash: snapshot.contentHash, revision: snapshot.revision };
     this.judgedFingerprint = fingerprint;
     const { verdict } = result;
     if (verdict.kind === 'current' || verdict.kind === 'apply') {
       this.parent = { contentHash: snapshot.contentHash, revision: snapshot.revision };
-      if (verdict.kind === 'apply') this.logger.info({ file: this.file, revision: verdict.revision, clients: snapshot.entries.length, why: verdict.why }, `clients file applied as registry revision ${verdict.revision}`);
-      if (this.refusal !== undefined) this.logger.info({ file: this.file, revision: result.revision }, 'clients file in step with the client registry again');
+      if (verdict.kind === 'apply')
+        this.logger.info(
+          { file: this.file, revision: verdict.revision, clients: snapshot.entries.length, why: verdict.why },
+          `clients file applied as registry revision ${verdict.revision}`,
+        );
+      if (this.refusal !== undefined)
+        this.logger.info({ file: this.file, revision: result.revision }, 'clients file in step with the client registry again');
       this.refusal = undefined;
       return;
     }
@@ -81,7 +90,10 @@ export class ClientRegistrySync {
       return;
     }
     if (message !== this.refusal) {
-      this.logger.warn({ file: this.file, file_revision: snapshot.revision ?? null, registry_revision: result.revision ?? null, verdict: verdict.kind }, message);
+      this.logger.warn(
+        { file: this.file, file_revision: snapshot.revision ?? null, registry_revision: result.revision ?? null, verdict: verdict.kind },
+        message,
+      );
     }
     this.refusal = message;
   }

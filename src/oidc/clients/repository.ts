@@ -7,7 +7,12 @@ import type { ClientEntry } from './schema.js';
 export type ClientRow = Selectable<OauthClientsTable>;
 
 export function findClient(db: Executor, environment: Environment, clientId: string) {
-  return db.selectFrom('oauth_clients').selectAll().where('client_id', '=', clientId).where('environment', '=', environment).executeTakeFirst();
+  return db
+    .selectFrom('oauth_clients')
+    .selectAll()
+    .where('client_id', '=', clientId)
+    .where('environment', '=', environment)
+    .executeTakeFirst();
 }
 
 export function listClients(db: Executor, environment?: Environment) {
@@ -80,7 +85,13 @@ export function currentRevision(db: Executor): Promise<RegistryRevisionRow | und
 
 /** The latest revision that had this content, if any. */
 export function revisionWithContent(db: Executor, contentHash: string): Promise<RegistryRevisionRow | undefined> {
-  return db.selectFrom('oauth_clients_revisions').selectAll().where('content_hash', '=', contentHash).orderBy('revision', 'desc').limit(1).executeTakeFirst();
+  return db
+    .selectFrom('oauth_clients_revisions')
+    .selectAll()
+    .where('content_hash', '=', contentHash)
+    .orderBy('revision', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 export async function recordRevision(db: Executor, row: Omit<RegistryRevisionRow, 'applied_at'>): Promise<RegistryRevisionRow> {

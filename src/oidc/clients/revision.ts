@@ -70,7 +70,11 @@ export interface Judged {
  * revision 1 (or the one it declares); one that would remove some is refused. No file at all
  * is no registry: it never empties the database's.
  */
-export function judgeClientsFile(file: FileState, registry: RegistryHead | UnrecordedRegistry, known: { parent?: ParentFile; earlier?: number } = {}): Verdict {
+export function judgeClientsFile(
+  file: FileState,
+  registry: RegistryHead | UnrecordedRegistry,
+  known: { parent?: ParentFile; earlier?: number } = {},
+): Verdict {
   if (file.contentHash === registry.contentHash) return { kind: 'current' };
   if (!file.exists) return { kind: 'absent' };
   if (!('revision' in registry)) {
@@ -83,9 +87,11 @@ export function judgeClientsFile(file: FileState, registry: RegistryHead | Unrec
   if (file.revision !== undefined && file.revision > registry.revision) return { kind: 'apply', revision: file.revision, why: 'newer' };
   const { parent } = known;
   const droppedRevision = file.revision !== undefined && parent?.revision !== undefined && file.revision < parent.revision;
-  if (parent?.contentHash === registry.contentHash && !droppedRevision) return { kind: 'apply', revision: registry.revision + 1, why: 'edited' };
+  if (parent?.contentHash === registry.contentHash && !droppedRevision)
+    return { kind: 'apply', revision: registry.revision + 1, why: 'edited' };
   if (file.revision === registry.revision) return { kind: 'apply', revision: registry.revision + 1, why: 'edited' };
-  if (file.revision !== undefined || known.earlier !== undefined) return { kind: 'older', ...(known.earlier === undefined ? {} : { earlier: known.earlier }) };
+  if (file.revision !== undefined || known.earlier !== undefined)
+    return { kind: 'older', ...(known.earlier === undefined ? {} : { earlier: known.earlier }) };
   return { kind: 'diverging' };
 }
 
@@ -102,7 +108,12 @@ function headText(head: RegistryHead): string {
  * Why the file is not applied, in one line that starts with its path: what the file is, what
  * the database holds and by whom, and that nothing was lost.
  */
-export function refusalMessage(path: string, file: FileState, verdict: Extract<Verdict, { kind: 'absent' | 'older' | 'diverging' }>, head: RegistryHead | undefined): string {
+export function refusalMessage(
+  path: string,
+  file: FileState,
+  verdict: Extract<Verdict, { kind: 'absent' | 'older' | 'diverging' }>,
+  head: RegistryHead | undefined,
+): string {
   const database = head ? `the database holds ${headText(head)}` : 'the database holds clients recorded before registry revisions';
   if (verdict.kind === 'absent') return `${path}: does not exist, and the client registry is not empty (${database})`;
   if (verdict.kind === 'older') {

@@ -7,8 +7,26 @@ import type { Environment } from '../../db/schema.js';
 import { conflict, invalid, notFound } from '../../errors/domain-error.js';
 import type { PasswordParams } from '../../accounts/passwords.js';
 import { readClientsFile, updateClientsFile, type ClientsSnapshot } from './file-store.js';
-import { currentRevision, listClients, lockRegistry, recordRevision, replaceAllClients, revisionWithContent, type ClientRow, type RegistryRevisionRow } from './repository.js';
-import { judgeClientsFile, refusalMessage, standingOf, type FileState, type Judged, type ParentFile, type RegistryHead, type RegistryStanding } from './revision.js';
+import {
+  currentRevision,
+  listClients,
+  lockRegistry,
+  recordRevision,
+  replaceAllClients,
+  revisionWithContent,
+  type ClientRow,
+  type RegistryRevisionRow,
+} from './repository.js';
+import {
+  judgeClientsFile,
+  refusalMessage,
+  standingOf,
+  type FileState,
+  type Judged,
+  type ParentFile,
+  type RegistryHead,
+  type RegistryStanding,
+} from './revision.js';
 import { clientEntrySchema, ClientRegistryError, registryContentHash, type ClientEntry, type ClientEntryInput } from './schema.js';
 
 /** 256 bits, base64url: what the CLI shows once and never stores. */
@@ -21,7 +39,12 @@ export function generateClientId(environment: Environment): string {
 }
 
 export function hashClientSecret(secret: string, params: PasswordParams): Promise<string> {
-  return argon2.hash(secret, { type: argon2.argon2id, memoryCost: params.memoryKib, timeCost: params.timeCost, parallelism: params.parallelism });
+  return argon2.hash(secret, {
+    type: argon2.argon2id,
+    memoryCost: params.memoryKib,
+    timeCost: params.timeCost,
+    parallelism: params.parallelism,
+  });
 }
 
 export interface RegistryContext {
@@ -31,7 +54,12 @@ export interface RegistryContext {
 }
 
 function fileState(snapshot: ClientsSnapshot): FileState {
-  return { exists: snapshot.exists, revision: snapshot.revision, contentHash: snapshot.contentHash, clientIds: snapshot.entries.map((e) => e.client_id) };
+  return {
+    exists: snapshot.exists,
+    revision: snapshot.revision,
+    contentHash: snapshot.contentHash,
+    clientIds: snapshot.entries.map((e) => e.client_id),
+  };
 }
 
 function headOf(row: RegistryRevisionRow): RegistryHead {
@@ -39,7 +67,22 @@ function headOf(row: RegistryRevisionRow): RegistryHead {
 }
 
 function entryOf(row: ClientRow): ClientEntry {
-  const { environment, client_id, client_secret_hash, name, logo_uri, redirect_uris, post_logout_redirect_uris, scopes, subject_type, ip_allow_list, require_mfa, profile, jwks, jwks_uri } = row;
+  const {
+    environment,
+    client_id,
+    client_secret_hash,
+    name,
+    logo_uri,
+    redirect_uris,
+    post_logout_redirect_uris,
+    scopes,
+    subject_type,
+    ip_allow_list,
+    require_mfa,
+    profile,
+    jwks,
+    jwks_uri,
+  } = row;
   return {
     environment,
     client_id,
@@ -64,7 +107,14 @@ async function judge(db: Executor, snapshot: ClientsSnapshot, parent?: ParentFil
   const file = fileState(snapshot);
   if (!row) {
     const rows = await listClients(db);
-    return { verdict: judgeClientsFile(file, { contentHash: registryContentHash(rows.map(entryOf)), clientIds: rows.map((r) => r.client_id) }, { parent }), head: undefined };
+    return {
+      verdict: judgeClientsFile(
+        file,
+        { contentHash: registryContentHash(rows.map(entryOf)), clientIds: rows.map((r) => r.client_id) },
+        { parent },
+      ),
+      head: undefined,
+    };
   }
   const head = headOf(row);
   const earlier = file.contentHash === head.contentHash ? undefined : (await revisionWithContent(db, file.contentHash))?.revision;
@@ -88,15 +138,25 @@ export interface Reconciled extends Judged {
  * revision), under the registry's lock; an older or diverging file changes nothing and the
  * verdict says why. The running servers read clients from the database.
  */
-export function reconcileClientsFile(db: Db, snapshot: ClientsSnapshot, options: { file: string; parent?: ParentFile; appliedBy: string }): Promise<Reconciled> {
+export function reconcileClientsFile(
+  db: Db,
+  snapshot: ClientsSnapshot,
+  options: { file: string; parent?: ParentFile; appliedBy: string },
+): Promise<Reconciled> {
   return inTransaction(db, async (trx) => {
     await lockRegistry(trx);
     const judged = await judge(trx, snapshot, options.parent);
     const { verdict, head } = judged;
-    if (verdict.kind === 'absent' || verdict.kind === 'older' || verdict.kind === 'diverging') return { ...judged, revision: head?.revision, refusal: refusalMessage(options.file, fileState(snapshot), verdict, head) };
+    if (verdict.kind === 'absent' || verdict.kind === 'older' || verdict.kind === 'diverging')
+      return { ...judged, revision: head?.revision, refusal: refusalMessage(options.file, fileState(snapshot), verdict, head) };
     if (verdict.kind !== 'apply') return { ...judged, revision: head?.revision };
     await replaceAllClients(trx, snapshot.entries);
-    await recordRevision(trx, { revision: verdict.revision, content_hash: snapshot.contentHash, clients: snapshot.entries.length, applied_by: options.appliedBy });
+    await recordRevision(trx, {
+      revision: verdict.revision,
+      content_hash: snapshot.contentHash,
+      clients: snapshot.entries.length,
+      applied_by: options.appliedBy,
+    });
     return { ...judged, revision: verdict.revision };
   });
 }
@@ -112,12 +172,19 @@ async function changeRegistry(ctx: RegistryContext, action: string, change: (ent
       await lockRegistry(trx);
       const { verdict, head } = await judge(trx, current);
       if (verdict.kind === 'absent' || verdict.kind === 'older' || verdict.kind === 'diverging') {
-        throw conflict(`${refusalMessage(ctx.clientsFile, fileState(current), verdict, head)}; nothing was changed: run this command where the current clients file is, or copy it here first`);
+        throw conflict(
+          `${refusalMessage(ctx.clientsFile, fileState(current), verdict, head)}; nothing was changed: run this command where the current clients file is, or copy it here first`,
+        );
       }
       const entries = change(current.entries);
       const revision = (verdict.kind === 'apply' ? verdict.revision : (head?.revision ?? 0)) + 1;
       await replaceAllClients(trx, entries);
-      await recordRevision(trx, { revision, content_hash: registryContentHash(entries), clients: entries.length, applied_by: appliedBy(`admin ${action}`, ctx.clientsFile) });
+      await recordRevision(trx, {
+        revision,
+        content_hash: registryContentHash(entries),
+        clients: entries.length,
+        applied_by: appliedBy(`admin ${action}`, ctx.clientsFile),
+      });
       // Last: a file that cannot be written rolls the database back with it.
       write(entries, revision);
     }),
@@ -157,21 +224,39 @@ export interface AddFapi2ClientInput extends AddClientInput {
 }
 
 /** Registers a standard client; its secret is returned once (and stored only as an argon2id hash). */
-export async function addClient(ctx: RegistryContext, input: AddClientInput): Promise<{ client_id: string; client_secret: string; environment: Environment }> {
+export async function addClient(
+  ctx: RegistryContext,
+  input: AddClientInput,
+): Promise<{ client_id: string; client_secret: string; environment: Environment }> {
   const secret = generateClientSecret();
-  const entry = await register(ctx, input, { client_secret_hash: '$argon2id$placeholder' }, async (candidate) => ({ ...candidate, client_secret_hash: await hashClientSecret(secret, ctx.passwordParams) }));
+  const entry = await register(ctx, input, { client_secret_hash: '$argon2id$placeholder' }, async (candidate) => ({
+    ...candidate,
+    client_secret_hash: await hashClientSecret(secret, ctx.passwordParams),
+  }));
   return { client_id: entry.client_id, client_secret: secret, environment: entry.environment };
 }
 
 /** Registers a fapi2 client (docs/bank-data.md): its keys, no secret. */
-export async function addFapi2Client(ctx: RegistryContext, input: AddFapi2ClientInput): Promise<{ client_id: string; environment: Environment; profile: 'fapi2' }> {
-  const credentials: Partial<ClientEntryInput> = { profile: 'fapi2', ...(input.jwks !== undefined ? { jwks: input.jwks as ClientEntryInput['jwks'] } : {}), ...(input.jwksUri !== undefined ? { jwks_uri: input.jwksUri } : {}) };
+export async function addFapi2Client(
+  ctx: RegistryContext,
+  input: AddFapi2ClientInput,
+): Promise<{ client_id: string; environment: Environment; profile: 'fapi2' }> {
+  const credentials: Partial<ClientEntryInput> = {
+    profile: 'fapi2',
+    ...(input.jwks !== undefined ? { jwks: input.jwks as ClientEntryInput['jwks'] } : {}),
+    ...(input.jwksUri !== undefined ? { jwks_uri: input.jwksUri } : {}),
+  };
   const entry = await register(ctx, input, credentials, async (candidate) => candidate);
   return { client_id: entry.client_id, environment: entry.environment, profile: 'fapi2' };
 }
 
 /** Validates the entry, completes its credentials (a hash costs time: only for a valid shape), and adds it as the next revision. */
-async function register(ctx: RegistryContext, input: AddClientInput, credentials: Partial<ClientEntryInput>, complete: (candidate: ClientEntryInput) => Promise<ClientEntryInput>): Promise<ClientEntry> {
+async function register(
+  ctx: RegistryContext,
+  input: AddClientInput,
+  credentials: Partial<ClientEntryInput>,
+  complete: (candidate: ClientEntryInput) => Promise<ClientEntryInput>,
+): Promise<ClientEntry> {
   if (input.environment !== 'production' && input.environment !== 'sandbox') throw invalid('environment: must be production or sandbox');
   const environment = input.environment;
   const candidate: ClientEntryInput = {
@@ -213,7 +298,10 @@ export async function rotateClientSecret(ctx: RegistryContext, clientId: string)
   await changeRegistry(ctx, 'clients rotate-secret', (current) => {
     const client = current.find((c) => c.client_id === clientId);
     if (!client) throw notFound(`no client ${clientId}`);
-    if (client.profile === 'fapi2') throw invalid(`client ${clientId} is a fapi2 client: it has no secret (it signs its client assertions with its own keys; change them in the clients file)`);
+    if (client.profile === 'fapi2')
+      throw invalid(
+        `client ${clientId} is a fapi2 client: it has no secret (it signs its client assertions with its own keys; change them in the clients file)`,
+      );
     return current.map((c) => (c.client_id === clientId ? { ...c, client_secret_hash: hash } : c));
   });
   return { client_id: clientId, client_secret: secret };
@@ -228,7 +316,10 @@ export async function removeClient(ctx: RegistryContext, clientId: string): Prom
 }
 
 /** A client as the CLI lists it: the row without its secret hash, its keys (their ids only) and timestamps. */
-export type ClientView = Omit<ClientRow, 'client_secret_hash' | 'created_at' | 'updated_at' | 'jwks' | 'jwks_uri'> & { jwks_uri?: string; key_ids?: string[] };
+export type ClientView = Omit<ClientRow, 'client_secret_hash' | 'created_at' | 'updated_at' | 'jwks' | 'jwks_uri'> & {
+  jwks_uri?: string;
+  key_ids?: string[];
+};
 
 export async function listRegisteredClients(db: Db, environment?: Environment): Promise<ClientView[]> {
   return (await listClients(db, environment)).map((row) => ({
@@ -276,6 +367,7 @@ export function validateClientsFile(file: string): FileValidation {
 export async function compareWithRegistry(db: Db, file: string, snapshot: ClientsSnapshot): Promise<RegistryComparison> {
   const { verdict, head } = await judge(db, snapshot);
   const comparison: RegistryComparison = { standing: standingOf(verdict), fileRevision: snapshot.revision, head };
-  if (verdict.kind === 'absent' || verdict.kind === 'older' || verdict.kind === 'diverging') comparison.refusal = refusalMessage(file, fileState(snapshot), verdict, head);
+  if (verdict.kind === 'absent' || verdict.kind === 'older' || verdict.kind === 'diverging')
+    comparison.refusal = refusalMessage(file, fileState(snapshot), verdict, head);
   return comparison;
 }

@@ -12,7 +12,18 @@ import { clientRequiresMfa, consentForced, findCoveringGrant, subjectTypeOf } fr
 import { hasSecondFactor } from '../../accounts/authentication-methods.js';
 import { stepUpReasons } from '../../mfa/step-up.js';
 import { showStepUp } from './second-factor-page.js';
-import { clientView, finishInteraction, interactionCsrf, loadInteraction, paths, redirectUri, sendInteractionPage, verifyInteractionCsrf, type Interaction, type InteractionDeps } from './interaction.js';
+import {
+  clientView,
+  finishInteraction,
+  interactionCsrf,
+  loadInteraction,
+  paths,
+  redirectUri,
+  sendInteractionPage,
+  verifyInteractionCsrf,
+  type Interaction,
+  type InteractionDeps,
+} from './interaction.js';
 import { membershipsOf, resolveOrganization } from './organization-page.js';
 import { KIND_LABELS, ROLE_NAMES, type Membership } from '../../identity/memberships.js';
 import { describeScopes } from './scope-descriptions.js';
@@ -29,10 +40,20 @@ function requestedScopes(interaction: Interaction): string[] {
 /** Why approving needs a second factor this session has not shown yet (none: it does not). */
 function owedStepUp(interaction: Interaction, client: object, membership: Membership, plan: ConsentPlan): string[] {
   if (!plan.canApprove || hasSecondFactor(interaction.session?.amr)) return [];
-  return stepUpReasons({ granted: plan.granted, clientRequiresMfa: clientRequiresMfa(client), organization: membership, acrValues: interaction.params.acr_values });
+  return stepUpReasons({
+    granted: plan.granted,
+    clientRequiresMfa: clientRequiresMfa(client),
+    organization: membership,
+    acrValues: interaction.params.acr_values,
+  });
 }
 
-function planFor(interaction: Interaction, client: { scope?: string }, membership: Membership, subjectType: ReturnType<typeof subjectTypeOf>): ConsentPlan {
+function planFor(
+  interaction: Interaction,
+  client: { scope?: string },
+  membership: Membership,
+  subjectType: ReturnType<typeof subjectTypeOf>,
+): ConsentPlan {
   return planConsent(requestedScopes(interaction), String(client.scope ?? '').split(' '), membership.role, subjectType, membership.kind);
 }
 
@@ -48,7 +69,10 @@ export async function showConsentStep(deps: InteractionDeps, ctx: Context, inter
   const client = await provider.Client.find(String(interaction.params.client_id));
   // The account or the application went away during the flow: start again, or stop here.
   if (!user || user.disabled_at) throw new errors.SessionNotFound('the signed-in account no longer exists');
-  if (!client) throw invalid('The application that sent you here is no longer registered with us. Nothing was shared with it.', { title: 'Unknown application' });
+  if (!client)
+    throw invalid('The application that sent you here is no longer registered with us. Nothing was shared with it.', {
+      title: 'Unknown application',
+    });
   const view = clientView(client, redirectUri(interaction));
   const memberships = await membershipsOf(deps, ctx, user.id);
   const who = { email: user.email, name: user.display_name };
@@ -61,7 +85,12 @@ export async function showConsentStep(deps: InteractionDeps, ctx: Context, inter
   const fdx = await fdxConsentStep(deps.db, deps.environment, membership.id, interaction.params);
   // An FDX consent request is always a new consent (its own accounts, clusters and clock).
   if (!consentForced(interaction.params.prompt) && !fdx) {
-    const covering = await findCoveringGrant(deps.db, provider, deps.environment, { clientId: client.clientId, userId: user.id, organizationId: membership.id, plan });
+    const covering = await findCoveringGrant(deps.db, provider, deps.environment, {
+      clientId: client.clientId,
+      userId: user.id,
+      organizationId: membership.id,
+      plan,
+    });
     if (covering) return finishInteraction(ctx, interaction, { consent: { grantId: covering.jti } });
   }
   const p = paths(interaction);
@@ -75,7 +104,10 @@ export async function showConsentStep(deps: InteractionDeps, ctx: Context, inter
     plan,
     granted: describeScopes(plan.granted, membership.kind),
     // Withheld by the role, and (said apart) what the organization has nothing for.
-    withheld: describeScopes(plan.withheld.filter((s) => !plan.notApplicable.includes(s)), membership.kind),
+    withheld: describeScopes(
+      plan.withheld.filter((s) => !plan.notApplicable.includes(s)),
+      membership.kind,
+    ),
     notApplicable: describeScopes(plan.notApplicable, membership.kind),
     action: p.consent,
     denyAction: p.deny,
@@ -111,7 +143,8 @@ export async function approve(deps: InteractionDeps, ctx: Context): Promise<void
   if (fdx?.refusal) return back();
   const accountIds = fdx ? chosenAccounts(fdx, form) : [];
   // Nothing picked cannot be approved: the same screen again, saying so.
-  if (fdx?.asksForAccounts && accountIds.length === 0) return showConsentStep(deps, ctx, interaction, 'Choose at least one account to share, or deny the request.');
+  if (fdx?.asksForAccounts && accountIds.length === 0)
+    return showConsentStep(deps, ctx, interaction, 'Choose at least one account to share, or deny the request.');
 
   const grant = new provider.Grant({ accountId: userId, clientId: client.clientId });
   grant.addOIDCScope(plan.granted.join(' '));
@@ -121,13 +154,37 @@ export async function approve(deps: InteractionDeps, ctx: Context): Promise<void
   // The tokens carry the consent's id in their authorization_details; its end caps their refresh tokens (fdx-authorization-details.ts).
   if (fdx && consentId) {
     const consentEnds = Math.floor(consentExpiry(fdx.request, grantedAt).getTime() / 1000);
-    grant.addRar({ type: FDX_AUTHORIZATION_DETAILS_TYPE, consentId, consentRequest: fdx.request, consentEnds } satisfies GrantedFdxDetail as never);
+    grant.addRar({
+      type: FDX_AUTHORIZATION_DETAILS_TYPE,
+      consentId,
+      consentRequest: fdx.request,
+      consentEnds,
+    } satisfies GrantedFdxDetail as never);
   }
   const grantId = await grant.save();
   // Committed with the Grant and the Interaction, in the request's unit (oidc/unit-of-work.ts).
   await writeWithUnit(unitOf(ctx), deps.db, async (trx) => {
-    await insertAuthorization(trx, { grantId, environment: deps.environment, clientId: client.clientId, subjectType, userId, organizationId: membership.id, scopes: plan.granted });
-    if (fdx && consentId) await recordFdxConsent(trx, { id: consentId, createdAt: grantedAt, environment: deps.environment, organizationId: membership.id, clientId: client.clientId, grantId, userId, request: fdx.request, accountIds });
+    await insertAuthorization(trx, {
+      grantId,
+      environment: deps.environment,
+      clientId: client.clientId,
+      subjectType,
+      userId,
+      organizationId: membership.id,
+      scopes: plan.granted,
+    });
+    if (fdx && consentId)
+      await recordFdxConsent(trx, {
+        id: consentId,
+        createdAt: grantedAt,
+        environment: deps.environment,
+        organizationId: membership.id,
+        clientId: client.clientId,
+        grantId,
+        userId,
+        request: fdx.request,
+        accountIds,
+      });
     await recordAudit(trx, {
       event: 'consent.granted',
       environment: deps.environment,
@@ -136,7 +193,13 @@ export async function approve(deps: InteractionDeps, ctx: Context): Promise<void
       clientId: client.clientId,
       ip: ctx.state.clientIp ?? null,
       requestId: ctx.state.requestId ?? null,
-      details: { grant_id: grantId, scopes: plan.granted, withheld: plan.withheld, subject_type: subjectType, ...(consentId ? { fdx_consent_id: consentId, accounts: accountIds } : {}) },
+      details: {
+        grant_id: grantId,
+        scopes: plan.granted,
+        withheld: plan.withheld,
+        subject_type: subjectType,
+        ...(consentId ? { fdx_consent_id: consentId, accounts: accountIds } : {}),
+      },
     });
   });
   await finishInteraction(ctx, interaction, { consent: { grantId } });

@@ -31,13 +31,19 @@ export interface FdxConsentStep {
 /** The form field of one account's checkbox: one name per account, so the form stays a plain map. */
 export const accountField = (id: string) => `account_${id}`;
 
-export async function fdxConsentStep(db: Db, environment: Environment, organizationId: string, params: Record<string, unknown>): Promise<FdxConsentStep | undefined> {
+export async function fdxConsentStep(
+  db: Db,
+  environment: Environment,
+  organizationId: string,
+  params: Record<string, unknown>,
+): Promise<FdxConsentStep | undefined> {
   const request = fdxConsentRequestOf(params);
   if (!request) return undefined;
   const asksForAccounts = request.resources.some((r) => r.resourceType === 'ACCOUNT');
   const rows = asksForAccounts ? await listConsentableAccounts(db, environment, organizationId) : [];
   const accounts = rows.map((r) => ({ id: r.id, ...accountWords(r), closed: r.status === 'CLOSED' }));
-  const refusal = asksForAccounts && accounts.length === 0 ? 'The organization has no bank accounts to share in this environment.' : undefined;
+  const refusal =
+    asksForAccounts && accounts.length === 0 ? 'The organization has no bank accounts to share in this environment.' : undefined;
   return { request, words: describeFdxConsentRequest(request), accounts, asksForAccounts, ...(refusal ? { refusal } : {}) };
 }
 

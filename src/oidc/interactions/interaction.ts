@@ -71,7 +71,16 @@ export async function finishInteraction(ctx: Context, interaction: Interaction, 
 
 export function paths(interaction: Interaction) {
   const base = `${INTERACTION_PREFIX}/${interaction.uid}`;
-  return { page: base, login: `${base}/login`, secondFactor: `${base}/second-factor`, secondFactorSetup: `${base}/second-factor/setup`, passkey: `${base}/passkey`, passkeyOptions: `${base}/passkey/options`, consent: `${base}/consent`, deny: `${base}/deny` };
+  return {
+    page: base,
+    login: `${base}/login`,
+    secondFactor: `${base}/second-factor`,
+    secondFactorSetup: `${base}/second-factor/setup`,
+    passkey: `${base}/passkey`,
+    passkeyOptions: `${base}/passkey/options`,
+    consent: `${base}/consent`,
+    deny: `${base}/deny`,
+  };
 }
 
 export function redirectUri(interaction: Interaction): string {
@@ -79,8 +88,21 @@ export function redirectUri(interaction: Interaction): string {
 }
 
 /** A page of the flow: the last redirect after its forms goes to the application. */
-export function sendInteractionPage<V extends PageName>(deps: InteractionDeps, ctx: Context, interaction: Interaction, view: V, data: PageModels[V], status?: number): void {
-  sendPage<PageName>(ctx, deps.environment, view, { requestId: ctx.state.requestId, ...data }, { status, formTargets: [redirectUri(interaction)] });
+export function sendInteractionPage<V extends PageName>(
+  deps: InteractionDeps,
+  ctx: Context,
+  interaction: Interaction,
+  view: V,
+  data: PageModels[V],
+  status?: number,
+): void {
+  sendPage<PageName>(
+    ctx,
+    deps.environment,
+    view,
+    { requestId: ctx.state.requestId, ...data },
+    { status, formTargets: [redirectUri(interaction)] },
+  );
 }
 
 export interface ClientView {
@@ -99,5 +121,10 @@ export function clientView(client: { clientName?: string; logoUri?: string } & o
   } catch {
     /* shown without it */
   }
-  return { name, logo: client.logoUri?.startsWith('https:') ? client.logoUri : undefined, initial: [...name.trim()][0]?.toUpperCase() ?? '?', returnHost };
+  return {
+    name,
+    logo: client.logoUri?.startsWith('https:') ? client.logoUri : undefined,
+    initial: [...name.trim()][0]?.toUpperCase() ?? '?',
+    returnHost,
+  };
 }

@@ -23,24 +23,41 @@ function choiceNoun(memberships: readonly Membership[]): string {
  * the server; approval is the consent form's POST. Answers undefined after rendering the
  * choice (or the "no organization" page, which offers Deny only).
  */
-export async function resolveOrganization(deps: InteractionDeps, ctx: Context, interaction: Interaction, memberships: Membership[], client: ClientView, user: { email: string; name: string | null }): Promise<Membership | undefined> {
+export async function resolveOrganization(
+  deps: InteractionDeps,
+  ctx: Context,
+  interaction: Interaction,
+  memberships: Membership[],
+  client: ClientView,
+  user: { email: string; name: string | null },
+): Promise<Membership | undefined> {
   // Chosen on this page (?org=), or before a step-up (carried in the step's result).
-  const wanted = typeof ctx.query.org === 'string' ? ctx.query.org : (interaction.lastSubmission as { organization?: unknown } | undefined)?.organization;
+  const wanted =
+    typeof ctx.query.org === 'string'
+      ? ctx.query.org
+      : (interaction.lastSubmission as { organization?: unknown } | undefined)?.organization;
   const chosen = typeof wanted === 'string' ? memberships.find((m) => m.id === wanted) : undefined;
   if (chosen) return chosen;
   if (memberships.length === 1) return memberships[0];
   const p = paths(interaction);
   const noun = choiceNoun(memberships);
-  sendInteractionPage(deps, ctx, interaction, 'choose-organization.njk', {
-    client,
-    user,
-    noun,
-    article: noun === 'organization' ? 'an' : 'a',
-    organizations: memberships.map((m) => ({ ...m, roleName: ROLE_NAMES[m.role], kindLabel: KIND_LABELS[m.kind].label })),
-    action: p.page,
-    denyAction: p.deny,
-    csrf: interactionCsrf(deps, interaction),
-    unknownChoice: typeof ctx.query.org === 'string',
-  }, typeof ctx.query.org === 'string' ? 400 : undefined);
+  sendInteractionPage(
+    deps,
+    ctx,
+    interaction,
+    'choose-organization.njk',
+    {
+      client,
+      user,
+      noun,
+      article: noun === 'organization' ? 'an' : 'a',
+      organizations: memberships.map((m) => ({ ...m, roleName: ROLE_NAMES[m.role], kindLabel: KIND_LABELS[m.kind].label })),
+      action: p.page,
+      denyAction: p.deny,
+      csrf: interactionCsrf(deps, interaction),
+      unknownChoice: typeof ctx.query.org === 'string',
+    },
+    typeof ctx.query.org === 'string' ? 400 : undefined,
+  );
   return undefined;
 }

@@ -52,19 +52,32 @@ export async function submitPasskey(deps: InteractionDeps, ctx: Context): Promis
   const challenge = await takeBrowserChallenge(deps, ctx, 'authenticate');
   const organization = chosenOrganization(form);
   const check = challenge && challenge.user_id === expected ? await checkPasskey(deps, challenge, form.response) : { ok: false as const };
-  const audit = { environment: deps.environment, ip: ctx.state.clientIp || null, requestId: ctx.state.requestId ?? null, clientId: String(interaction.params.client_id ?? '') || null };
+  const audit = {
+    environment: deps.environment,
+    ip: ctx.state.clientIp || null,
+    requestId: ctx.state.requestId ?? null,
+    clientId: String(interaction.params.client_id ?? '') || null,
+  };
 
   if (interaction.prompt.name === 'login' && expected === null) {
     // A passwordless sign-in: the passkey is the only factor.
     if (!check.ok) {
       await recordAudit(deps.db, { ...audit, event: 'login.failed', details: { method: 'passkey' } });
-      return showLogin(deps, ctx, interaction, { error: passwordlessFailure(check.retryAfterSeconds) ?? PASSKEY_SIGN_IN_FAILED, retryAfterSeconds: check.retryAfterSeconds }, check.retryAfterSeconds ? 429 : 401);
+      return showLogin(
+        deps,
+        ctx,
+        interaction,
+        { error: passwordlessFailure(check.retryAfterSeconds) ?? PASSKEY_SIGN_IN_FAILED, retryAfterSeconds: check.retryAfterSeconds },
+        check.retryAfterSeconds ? 429 : 401,
+      );
     }
     await recordAudit(deps.db, { ...audit, event: 'login.succeeded', actorUserId: check.userId, details: { method: 'passkey' } });
     if (interaction.session?.accountId && interaction.session.accountId !== check.userId) await detachFromSession(deps, interaction);
     // The epoch is read after the passkey's check: a passkey is its own proof, whenever it was made.
     const epoch = await credentialsEpoch(deps.db, check.userId);
-    return finishInteraction(ctx, interaction, { login: loginResult({ userId: check.userId, epoch: epoch ?? -1, amr: [check.method], at: new Date() }) });
+    return finishInteraction(ctx, interaction, {
+      login: loginResult({ userId: check.userId, epoch: epoch ?? -1, amr: [check.method], at: new Date() }),
+    });
   }
   if (expected === null) {
     ctx.status = 303;
@@ -72,11 +85,26 @@ export async function submitPasskey(deps: InteractionDeps, ctx: Context): Promis
     return;
   }
   const signingIn = interaction.prompt.name === 'login';
-  if (!check.ok) return showCodePage(deps, ctx, interaction, expected, { error: passkeyFailure(check.retryAfterSeconds), retryAfterSeconds: check.retryAfterSeconds, reasons: signingIn ? undefined : [], organization }, check.retryAfterSeconds ? 429 : 401);
+  if (!check.ok)
+    return showCodePage(
+      deps,
+      ctx,
+      interaction,
+      expected,
+      {
+        error: passkeyFailure(check.retryAfterSeconds),
+        retryAfterSeconds: check.retryAfterSeconds,
+        reasons: signingIn ? undefined : [],
+        organization,
+      },
+      check.retryAfterSeconds ? 429 : 401,
+    );
   if (signingIn && pending) {
     clearPendingSignIn(deps, ctx);
     if (interaction.session?.accountId && interaction.session.accountId !== expected) await detachFromSession(deps, interaction);
-    return finishInteraction(ctx, interaction, { login: loginResult({ userId: expected, epoch: pending.epoch, amr: ['pwd', check.method], at: new Date() }) });
+    return finishInteraction(ctx, interaction, {
+      login: loginResult({ userId: expected, epoch: pending.epoch, amr: ['pwd', check.method], at: new Date() }),
+    });
   }
   await finishInteraction(ctx, interaction, { login: await stepUpResult(deps, ctx, interaction, expected, check.method), organization });
 }

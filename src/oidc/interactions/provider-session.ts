@@ -27,7 +27,10 @@ export interface SessionDeps {
 }
 
 function cookieJar(deps: SessionDeps, ctx: Context) {
-  const cookies = deps.provider().createContext(ctx.req, ctx.res).cookies as unknown as { secure: boolean; set(name: string, value: string | null, options: object): void };
+  const cookies = deps.provider().createContext(ctx.req, ctx.res).cookies as unknown as {
+    secure: boolean;
+    set(name: string, value: string | null, options: object): void;
+  };
   // The provider's own routes get a trusted X-Forwarded-Proto from our mount; here the
   // configured origin decides, so a Secure cookie is never refused or downgraded.
   cookies.secure = deps.origin.startsWith('https:');
@@ -61,7 +64,10 @@ export async function startSession(deps: SessionDeps, ctx: Context, proof: SignI
   session.loginAccount({ accountId: proof.userId, amr: proof.amr, acr: acrFor(proof.amr), loginTs: Math.floor(proof.at.getTime() / 1000) });
   await recordSignIn(deps.db, deps.environment, session.uid, proof, placeOf(ctx));
   await session.save(SESSION_TTL);
-  cookieJar(deps, ctx).set(provider.cookieName('session'), session.jti, { ...providerCookieOptions(deps.origin), maxAge: SESSION_TTL * 1000 });
+  cookieJar(deps, ctx).set(provider.cookieName('session'), session.jti, {
+    ...providerCookieOptions(deps.origin),
+    maxAge: SESSION_TTL * 1000,
+  });
 }
 
 /**
@@ -93,7 +99,10 @@ export async function endSession(deps: SessionDeps, ctx: Context, session: Provi
  * disabled here, so the old session is ended and the interaction unbound from it: the
  * library then signs the new user into a fresh session when the flow resumes.
  */
-export async function detachFromSession(deps: SessionDeps, interaction: { session?: { uid?: string }; exp: number; save(ttl: number): Promise<string> }): Promise<void> {
+export async function detachFromSession(
+  deps: SessionDeps,
+  interaction: { session?: { uid?: string }; exp: number; save(ttl: number): Promise<string> },
+): Promise<void> {
   const uid = interaction.session?.uid;
   if (!uid) return;
   await destroySessionByUid(deps.db, deps.environment, uid);

@@ -20,7 +20,14 @@ export function buildInteractionRouter(deps: InteractionDeps): Router {
   // Interaction, a Grant) with the page's own writes, and its reads remembered, starting with
   // one read of the Interaction the URL names and what it leads to.
   const interactionUid = (path: string) => path.slice(INTERACTION_PREFIX.length + 1).split('/')[0];
-  router.use(unitOfWork({ db: deps.db, environment: deps.environment, planFor: () => BROWSER_REQUEST, hint: (ctx) => ({ interactionUid: interactionUid(ctx.path) }) }));
+  router.use(
+    unitOfWork({
+      db: deps.db,
+      environment: deps.environment,
+      planFor: () => BROWSER_REQUEST,
+      hint: (ctx) => ({ interactionUid: interactionUid(ctx.path) }),
+    }),
+  );
 
   router.get('/:uid', async (ctx) => {
     const interaction = await loadInteraction(deps, ctx);

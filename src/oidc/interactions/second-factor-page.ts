@@ -3,7 +3,13 @@ import type { AuthenticationMethod } from '../../accounts/authentication-methods
 import type { User } from '../../db/schema.js';
 import { loginResult, proofFor } from '../../identity/sessions.js';
 import { readForm } from '../../http/form-body.js';
-import { beginTotpEnrolment, checkSecondFactorCode, confirmTotp, hasEnrolledSecondFactor, secondFactorSummary } from '../../mfa/second-factors.js';
+import {
+  beginTotpEnrolment,
+  checkSecondFactorCode,
+  confirmTotp,
+  hasEnrolledSecondFactor,
+  secondFactorSummary,
+} from '../../mfa/second-factors.js';
 import { passkeyForm } from '../../mfa/passkey-form.js';
 import { countPasskeysHere } from '../../mfa/passkeys.js';
 import { clearPendingSignIn, pendingSignIn, setPendingSignIn } from '../../identity/pending-sign-in.js';
@@ -12,7 +18,18 @@ import { unitOf } from '../request-scope.js';
 import { totpIssuer, codeFailure } from '../../mfa/second-factor-words.js';
 import { detachFromSession } from './provider-session.js';
 import { noticeSecondFactorChange } from '../../mfa/notices.js';
-import { clientView, interactionCsrf, finishInteraction, loadInteraction, paths, redirectUri, sendInteractionPage, verifyInteractionCsrf, type Interaction, type InteractionDeps } from './interaction.js';
+import {
+  clientView,
+  interactionCsrf,
+  finishInteraction,
+  loadInteraction,
+  paths,
+  redirectUri,
+  sendInteractionPage,
+  verifyInteractionCsrf,
+  type Interaction,
+  type InteractionDeps,
+} from './interaction.js';
 
 /**
  * The authorization flow's second factor (docs/oauth.md, "Second factors and step-up"):
@@ -42,9 +59,17 @@ export function withSecondFactor(amr: readonly string[] | undefined, method: Aut
  * current credentials epoch: the session was checked to still count) with the session's
  * methods and the second factor just given (docs/accounts.md, "Sessions").
  */
-export async function stepUpResult(deps: InteractionDeps, ctx: Context, interaction: Interaction, userId: string, method: AuthenticationMethod) {
+export async function stepUpResult(
+  deps: InteractionDeps,
+  ctx: Context,
+  interaction: Interaction,
+  userId: string,
+  method: AuthenticationMethod,
+) {
   const user = await userIdentity(deps.db, userId, unitOf(ctx));
-  return loginResult(proofFor({ id: userId, credentials_epoch: user?.credentials_epoch ?? -1 }, withSecondFactor(interaction.session?.amr, method)));
+  return loginResult(
+    proofFor({ id: userId, credentials_epoch: user?.credentials_epoch ?? -1 }, withSecondFactor(interaction.session?.amr, method)),
+  );
 }
 
 export interface CodeState {
@@ -56,22 +81,39 @@ export interface CodeState {
 }
 
 /** The second-factor page of `userId`: the code form, and a passkey button when the user has a passkey. */
-export async function showCodePage(deps: InteractionDeps, ctx: Context, interaction: Interaction, userId: string, state: CodeState, status?: number): Promise<void> {
+export async function showCodePage(
+  deps: InteractionDeps,
+  ctx: Context,
+  interaction: Interaction,
+  userId: string,
+  state: CodeState,
+  status?: number,
+): Promise<void> {
   if (state.retryAfterSeconds) ctx.set('Retry-After', String(state.retryAfterSeconds));
   const client = await deps.provider().Client.find(String(interaction.params.client_id));
   const summary = await secondFactorSummary(deps.db, userId);
   const p = paths(interaction);
-  sendInteractionPage(deps, ctx, interaction, 'second-factor.njk', {
-    client: client ? clientView(client, redirectUri(interaction)) : undefined,
-    heading: state.reasons ? 'Confirm it is you' : 'Enter your second factor',
-    reasons: state.reasons,
-    action: p.secondFactor,
-    csrf: interactionCsrf(deps, interaction),
-    organization: state.organization,
-    error: state.error,
-    totp: summary.totp,
-    passkeyForm: (await countPasskeysHere(deps, userId)) > 0 ? passkeyForm(deps, { action: p.passkey, optionsAction: p.passkeyOptions, label: 'Use a passkey' }) : undefined,
-  }, status);
+  sendInteractionPage(
+    deps,
+    ctx,
+    interaction,
+    'second-factor.njk',
+    {
+      client: client ? clientView(client, redirectUri(interaction)) : undefined,
+      heading: state.reasons ? 'Confirm it is you' : 'Enter your second factor',
+      reasons: state.reasons,
+      action: p.secondFactor,
+      csrf: interactionCsrf(deps, interaction),
+      organization: state.organization,
+      error: state.error,
+      totp: summary.totp,
+      passkeyForm:
+        (await countPasskeysHere(deps, userId)) > 0
+          ? passkeyForm(deps, { action: p.passkey, optionsAction: p.passkeyOptions, label: 'Use a passkey' })
+          : undefined,
+    },
+    status,
+  );
 }
 
 /** After a right password: a user with a second factor is asked for it; the sign-in waits in a cookie. */
@@ -91,21 +133,38 @@ export async function showPendingSecondFactor(deps: InteractionDeps, ctx: Contex
 }
 
 /** The consent step found a second factor owed: the code page, or the app's setup when there is none. */
-export async function showStepUp(deps: InteractionDeps, ctx: Context, interaction: Interaction, userId: string, organization: string, reasons: string[], status?: number, error?: string): Promise<void> {
-  if (await hasEnrolledSecondFactor(deps.db, userId)) return showCodePage(deps, ctx, interaction, userId, { reasons, organization }, status);
+export async function showStepUp(
+  deps: InteractionDeps,
+  ctx: Context,
+  interaction: Interaction,
+  userId: string,
+  organization: string,
+  reasons: string[],
+  status?: number,
+  error?: string,
+): Promise<void> {
+  if (await hasEnrolledSecondFactor(deps.db, userId))
+    return showCodePage(deps, ctx, interaction, userId, { reasons, organization }, status);
   const user = await userIdentity(deps.db, userId, unitOf(ctx));
   const enrolment = await beginTotpEnrolment(deps, { id: userId, email: user!.email }, totpIssuer(deps.environment));
   const client = await deps.provider().Client.find(String(interaction.params.client_id));
   ctx.set('Cache-Control', 'no-store');
-  sendInteractionPage(deps, ctx, interaction, 'second-factor-setup.njk', {
-    client: client ? clientView(client, redirectUri(interaction)) : undefined,
-    reasons,
-    enrolment,
-    action: paths(interaction).secondFactorSetup,
-    csrf: interactionCsrf(deps, interaction),
-    organization,
-    error,
-  }, status);
+  sendInteractionPage(
+    deps,
+    ctx,
+    interaction,
+    'second-factor-setup.njk',
+    {
+      client: client ? clientView(client, redirectUri(interaction)) : undefined,
+      reasons,
+      enrolment,
+      action: paths(interaction).secondFactorSetup,
+      csrf: interactionCsrf(deps, interaction),
+      organization,
+      error,
+    },
+    status,
+  );
 }
 
 /** POST /oauth/interaction/:uid/second-factor: the code of a waiting sign-in or of a step-up. */
@@ -123,11 +182,26 @@ export async function submitSecondFactor(deps: InteractionDeps, ctx: Context): P
   }
   const check = await checkSecondFactorCode(deps, userId, form.code ?? '');
   const organization = chosenOrganization(form);
-  if (!check.ok) return showCodePage(deps, ctx, interaction, userId, { error: codeFailure(check.retryAfterSeconds), retryAfterSeconds: check.retryAfterSeconds, reasons: signingIn ? undefined : [], organization }, check.retryAfterSeconds ? 429 : 401);
+  if (!check.ok)
+    return showCodePage(
+      deps,
+      ctx,
+      interaction,
+      userId,
+      {
+        error: codeFailure(check.retryAfterSeconds),
+        retryAfterSeconds: check.retryAfterSeconds,
+        reasons: signingIn ? undefined : [],
+        organization,
+      },
+      check.retryAfterSeconds ? 429 : 401,
+    );
   if (pending) {
     clearPendingSignIn(deps, ctx);
     if (interaction.session?.accountId && interaction.session.accountId !== userId) await detachFromSession(deps, interaction);
-    return finishInteraction(ctx, interaction, { login: loginResult({ userId, epoch: pending.epoch, amr: ['pwd', check.method], at: new Date() }) });
+    return finishInteraction(ctx, interaction, {
+      login: loginResult({ userId, epoch: pending.epoch, amr: ['pwd', check.method], at: new Date() }),
+    });
   }
   await finishInteraction(ctx, interaction, { login: await stepUpResult(deps, ctx, interaction, userId, 'otp'), organization });
 }
@@ -150,10 +224,21 @@ export async function submitSecondFactorSetup(deps: InteractionDeps, ctx: Contex
   const organization = chosenOrganization(form);
   // Only a user with no second factor sets one up here; one who has a factor gives it instead
   // (adding another needs the existing one: docs/accounts.md, "Second factors").
-  if (await hasEnrolledSecondFactor(deps.db, userId)) return showCodePage(deps, ctx, interaction, userId, { reasons: [], organization }, 409);
+  if (await hasEnrolledSecondFactor(deps.db, userId))
+    return showCodePage(deps, ctx, interaction, userId, { reasons: [], organization }, 409);
   const confirmed = await confirmTotp(deps, userId, form.code ?? '', 'first');
   if (!confirmed.ok && confirmed.hasFactor) return showCodePage(deps, ctx, interaction, userId, { reasons: [], organization }, 409);
-  if (!confirmed.ok) return showStepUp(deps, ctx, interaction, userId, organization ?? '', [], confirmed.retryAfterSeconds ? 429 : 400, codeFailure(confirmed.retryAfterSeconds));
+  if (!confirmed.ok)
+    return showStepUp(
+      deps,
+      ctx,
+      interaction,
+      userId,
+      organization ?? '',
+      [],
+      confirmed.retryAfterSeconds ? 429 : 400,
+      codeFailure(confirmed.retryAfterSeconds),
+    );
   const user = await userIdentity(deps.db, userId, unitOf(ctx));
   if (user) noticeSecondFactorChange(deps, ctx, user.email, 'added', 'an authenticator app');
   // The user had no second factor to ask for: the code that confirmed the new app is this

@@ -111,13 +111,13 @@ interface SignedOutView {
 
 declare module '../../views/models.js' {
   interface PageModels {
-  'login.njk': LoginView;
-  'second-factor.njk': SecondFactorView;
-  'second-factor-setup.njk': SecondFactorSetupView;
-  'recovery-codes.njk': RecoveryCodesView;
-  'choose-organization.njk': ChooseOrganizationView;
-  'consent.njk': ConsentView;
-  'logout.njk': LogoutView;
-  'signed-out.njk': SignedOutView;
+    'login.njk': LoginView;
+    'second-factor.njk': SecondFactorView;
+    'second-factor-setup.njk': SecondFactorSetupView;
+    'recovery-codes.njk': RecoveryCodesView;
+    'choose-organization.njk': ChooseOrganizationView;
+    'consent.njk': ConsentView;
+    'logout.njk': LogoutView;
+    'signed-out.njk': SignedOutView;
   }
 }

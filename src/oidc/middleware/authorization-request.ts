@@ -23,7 +23,16 @@ export function authorizationRequest(provider: Provider, authorizationPath: stri
     if (typeof query.response_type === 'string' && query.response_type !== 'code') {
       if (await redirectError(provider, ctx, query, 'unsupported_response_type', 'only response_type=code is supported')) return;
     } else if (query.response_mode !== undefined && query.response_mode !== 'query') {
-      if (await redirectError(provider, ctx, query, 'invalid_request', 'response_mode is not supported: only response_mode=query (the default) is')) return;
+      if (
+        await redirectError(
+          provider,
+          ctx,
+          query,
+          'invalid_request',
+          'response_mode is not supported: only response_mode=query (the default) is',
+        )
+      )
+        return;
     }
     // Only the query response mode exists here: errors the provider raises for a bad client or
     // redirect URI are rendered as its error page, never sent in another mode.
@@ -37,7 +46,9 @@ export function authorizationRequest(provider: Provider, authorizationPath: stri
  * mode), for the authorization endpoint's query and a pushed request's form alike, so a pushed
  * request is judged by the same rules (docs/bank-data.md, "Pushed authorization requests").
  */
-export function prepareAuthorizationParams(params: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
+export function prepareAuthorizationParams(
+  params: Record<string, string | string[] | undefined>,
+): Record<string, string | string[] | undefined> {
   const prepared = { ...params };
   delete prepared.x_nonce;
   delete prepared.x_requested_scope;
@@ -53,7 +64,13 @@ export function prepareAuthorizationParams(params: Record<string, string | strin
 }
 
 /** Redirects an error to a registered redirect URI in the query; false (nothing sent) when either is unknown. */
-async function redirectError(provider: Provider, ctx: Parameters<Middleware>[0], query: Record<string, string | string[] | undefined>, error: string, description: string): Promise<boolean> {
+async function redirectError(
+  provider: Provider,
+  ctx: Parameters<Middleware>[0],
+  query: Record<string, string | string[] | undefined>,
+  error: string,
+  description: string,
+): Promise<boolean> {
   const { client_id: clientId, redirect_uri: redirectUri, state } = query;
   if (typeof clientId !== 'string' || typeof redirectUri !== 'string') return false;
   const client = await provider.Client.find(clientId).catch(() => undefined);

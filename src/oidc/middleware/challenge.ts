@@ -27,7 +27,11 @@ export function authenticationChallenge(issuer: string): Middleware {
 }
 
 /** The endpoints besides the token endpoint (which has its own chain) where the client authenticates with HTTP Basic. */
-const CLIENT_AUTHENTICATED: ReadonlySet<string> = new Set([API_ROUTES.introspection, API_ROUTES.revocation, API_ROUTES.pushedAuthorization]);
+const CLIENT_AUTHENTICATED: ReadonlySet<string> = new Set([
+  API_ROUTES.introspection,
+  API_ROUTES.revocation,
+  API_ROUTES.pushedAuthorization,
+]);
 
 /**
  * Introspection, revocation and pushed requests: bad client credentials are invalid_client

@@ -14,12 +14,15 @@ import { oidcState } from '../request-scope.js';
  * the database is down, 400 for input Postgres cannot represent).
  */
 export function databaseOutage(provider: Provider): Middleware {
-  (provider as unknown as NodeJS.EventEmitter).on('server_error', (ctx: { state?: unknown; req?: IncomingMessage } | undefined, error: unknown) => {
-    // A caller that hung up while its body was read is no outage (docs/operations.md, "HTTP conventions").
-    if (!ctx?.state || isClientAbort(error, ctx.req)) return;
-    if (isDatabaseUnavailable(error)) oidcState(ctx).storageFailure = 'unavailable';
-    else if (isUnrepresentableInput(error)) oidcState(ctx).storageFailure = 'bad_input';
-  });
+  (provider as unknown as NodeJS.EventEmitter).on(
+    'server_error',
+    (ctx: { state?: unknown; req?: IncomingMessage } | undefined, error: unknown) => {
+      // A caller that hung up while its body was read is no outage (docs/operations.md, "HTTP conventions").
+      if (!ctx?.state || isClientAbort(error, ctx.req)) return;
+      if (isDatabaseUnavailable(error)) oidcState(ctx).storageFailure = 'unavailable';
+      else if (isUnrepresentableInput(error)) oidcState(ctx).storageFailure = 'bad_input';
+    },
+  );
   return async (ctx, next) => {
     await next();
     const problem = storageFailureProblem(ctx.state.oidc?.storageFailure);

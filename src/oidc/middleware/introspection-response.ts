@@ -70,7 +70,12 @@ async function grantPayload(ctx: KoaContextWithOIDC, grantId: string): Promise<u
 }
 
 /** When a refresh token was exchanged (null: not yet): as the request's unit read it, else from the table. */
-async function consumedAt(db: Db, environment: Environment, token: string, unit: ReturnType<typeof unitOf>): Promise<Date | null | undefined> {
+async function consumedAt(
+  db: Db,
+  environment: Environment,
+  token: string,
+  unit: ReturnType<typeof unitOf>,
+): Promise<Date | null | undefined> {
   const id = hashId(token);
   const read = unit?.rows.get(`RefreshToken:${id}`);
   if (read !== undefined) return read?.consumed_at ?? null;

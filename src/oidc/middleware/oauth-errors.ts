@@ -16,7 +16,10 @@ export function sendOAuthError(ctx: ParameterizedContext, error: ProviderError):
 }
 
 /** `onRefusal` hears each error rendered here (the token endpoint's announce it as grant.error). */
-export function catchOAuthErrors(middleware: Middleware, onRefusal?: (ctx: ParameterizedContext, error: ProviderError) => void): Middleware {
+export function catchOAuthErrors(
+  middleware: Middleware,
+  onRefusal?: (ctx: ParameterizedContext, error: ProviderError) => void,
+): Middleware {
   return async (ctx, next) => {
     try {
       await middleware(ctx, next);

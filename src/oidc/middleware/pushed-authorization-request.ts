@@ -19,8 +19,12 @@ export function pushedAuthorizationRequest(): Middleware {
   return async (ctx, next) => {
     if (ctx.path !== API_ROUTES.pushedAuthorization || ctx.method !== 'POST') return next();
     const body = await takeFormBody(ctx);
-    if (!carriesClientAssertion(body)) throw new errors.InvalidClient('pushed authorization requests are for bank-data (fapi2) clients, which authenticate with private_key_jwt');
-    if (body!.response_mode !== undefined && body!.response_mode !== 'query') throw new errors.InvalidRequest('response_mode is not supported: only response_mode=query (the default) is');
+    if (!carriesClientAssertion(body))
+      throw new errors.InvalidClient(
+        'pushed authorization requests are for bank-data (fapi2) clients, which authenticate with private_key_jwt',
+      );
+    if (body!.response_mode !== undefined && body!.response_mode !== 'query')
+      throw new errors.InvalidRequest('response_mode is not supported: only response_mode=query (the default) is');
     replaceFormBody(ctx, prepareAuthorizationParams(body!));
     await next();
   };

@@ -61,7 +61,10 @@ export function replayGraceSuccessor(db: Db, environment: Environment, graceSeco
     const id = hashId(refreshToken);
     if (!withinGrace(await findConsumedAt(db, environment, 'RefreshToken', id), graceSeconds)) return;
     const row = await findSuccessor(db, environment, id);
-    const text = row && row.expires_at.getTime() > Date.now() ? openSuccessor(row.ciphertext, successorKey(refreshToken, environment), owner) : undefined;
+    const text =
+      row && row.expires_at.getTime() > Date.now()
+        ? openSuccessor(row.ciphertext, successorKey(refreshToken, environment), owner)
+        : undefined;
     if (!text) return;
     rawCtx.status = 200;
     rawCtx.remove('WWW-Authenticate');

@@ -51,8 +51,10 @@ export function wellFormedBasicCredentials(): Middleware {
 export function requireClientAuthentication(): Middleware {
   return async (ctx, next) => {
     const form = formOf(ctx);
-    if (!/^Basic\s/i.test(ctx.get('authorization')) && !carriesClientAssertion(form)) throw new errors.InvalidClient('client authentication by HTTP Basic is required');
-    if (form?.client_secret !== undefined) throw new errors.InvalidClient('client authentication must use HTTP Basic; a client_secret in the body is not accepted');
+    if (!/^Basic\s/i.test(ctx.get('authorization')) && !carriesClientAssertion(form))
+      throw new errors.InvalidClient('client authentication by HTTP Basic is required');
+    if (form?.client_secret !== undefined)
+      throw new errors.InvalidClient('client authentication must use HTTP Basic; a client_secret in the body is not accepted');
     await next();
   };
 }
@@ -76,7 +78,8 @@ export function wellFormedCodeExchange(): Middleware {
       if (!single(form.code)) throw new errors.InvalidRequest("missing required parameter 'code'");
       const verifier = single(form.code_verifier);
       if (!verifier) throw new errors.InvalidRequest("missing required parameter 'code_verifier'");
-      if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) throw new errors.InvalidRequest('code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
+      if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier))
+        throw new errors.InvalidRequest('code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
     }
     await next();
   };

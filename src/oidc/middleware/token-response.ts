@@ -51,7 +51,9 @@ export function shapeTokenResponse(db: Db, environment: Environment): Middleware
     if (typeof body.scope === 'string') {
       const grantId = (ctx.oidc.entities as { AccessToken?: { grantId?: string } }).AccessToken?.grantId;
       // findAccount read it moments ago for this very request.
-      const authorization = grantId ? (authorizationReadFor(ctx, grantId) ?? (await loadAuthorization(db, environment, grantId))) : undefined;
+      const authorization = grantId
+        ? (authorizationReadFor(ctx, grantId) ?? (await loadAuthorization(db, environment, grantId)))
+        : undefined;
       if (authorization) body.scope = effectiveScopes(authorization, body.scope.split(' ')).join(' ');
     }
   };

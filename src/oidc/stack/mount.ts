@@ -41,5 +41,6 @@ export function dashboardOidcRoutes(providers: ProviderLifecycle, target: HostTa
   const handle = delegate(providers, target.environment, target);
   const path = authorizationPath(target.environment);
   const endSession: ReadonlySet<string> = new Set(endSessionPaths(target.environment));
-  return async (ctx, next) => (ctx.path === path || ctx.path.startsWith(`${path}/`) || endSession.has(ctx.path) ? handle(ctx, next) : next());
+  return async (ctx, next) =>
+    ctx.path === path || ctx.path.startsWith(`${path}/`) || endSession.has(ctx.path) ? handle(ctx, next) : next();
 }

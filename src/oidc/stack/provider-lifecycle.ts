@@ -77,14 +77,27 @@ export class ProviderLifecycle {
       onConsumeConflict: onConflict,
       refreshGraceSeconds: grace,
     });
-    stackMiddleware(provider, { db: this.db, environment, issuer, dashboardOrigin, refreshGraceSeconds: grace, onConsumeConflict: onConflict });
+    stackMiddleware(provider, {
+      db: this.db,
+      environment,
+      issuer,
+      dashboardOrigin,
+      refreshGraceSeconds: grace,
+      onConsumeConflict: onConflict,
+    });
     listenToProvider(provider, { db: this.db, environment, logger: this.logger });
     return provider;
   }
 
   /** Starts the key watcher and the sweeper (chores.ts). */
   start(): void {
-    this.stopChores = startChores({ db: this.db, logger: this.logger, serverKeys: this.serverKeys, keyVersion: () => this.keyVersion, rebuild: () => this.rebuild() });
+    this.stopChores = startChores({
+      db: this.db,
+      logger: this.logger,
+      serverKeys: this.serverKeys,
+      keyVersion: () => this.keyVersion,
+      rebuild: () => this.rebuild(),
+    });
   }
 
   stop(): void {

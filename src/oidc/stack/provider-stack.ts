@@ -49,7 +49,13 @@ export function stackMiddleware(provider: Provider, options: StackOptions): void
   // Outside every middleware that answers 401, so each such answer gets its challenge.
   provider.use(authenticationChallenge(issuer));
   // The token endpoint: its own chain, behind this one check; every other request takes the other endpoints' chain.
-  const token = tokenEndpoint(provider, { db, environment, refreshGraceSeconds: options.refreshGraceSeconds, onConsumeConflict: options.onConsumeConflict, onFailure });
+  const token = tokenEndpoint(provider, {
+    db,
+    environment,
+    refreshGraceSeconds: options.refreshGraceSeconds,
+    onConsumeConflict: options.onConsumeConflict,
+    onFailure,
+  });
   const others = otherEndpoints(provider, options, onFailure);
   provider.use((ctx, next) => (ctx.method === 'POST' && ctx.path === API_ROUTES.token ? token(ctx, next) : others(ctx, next)));
 }
@@ -75,10 +81,14 @@ function otherEndpoints(provider: Provider, options: StackOptions, onFailure: (c
       onConsumeConflict: options.onConsumeConflict,
       planFor: (ctx) => {
         if (ctx.method === 'POST' && ctx.path === API_ROUTES.introspection) return TOKEN_REQUEST;
-        if (ctx.method === 'POST' && (ctx.path === API_ROUTES.revocation || ctx.path === API_ROUTES.pushedAuthorization)) return CLIENT_REQUEST;
+        if (ctx.method === 'POST' && (ctx.path === API_ROUTES.revocation || ctx.path === API_ROUTES.pushedAuthorization))
+          return CLIENT_REQUEST;
         return ctx.path === authorize || ctx.path.startsWith(`${authorize}/`) || endSession.has(ctx.path) ? BROWSER_REQUEST : undefined;
       },
-      hint: (ctx) => ({ interactionUid: ctx.path.startsWith(`${authorize}/`) ? ctx.path.slice(authorize.length + 1) : undefined, sessionId: ctx.cookies.get(sessionCookie, { signed: true }) }),
+      hint: (ctx) => ({
+        interactionUid: ctx.path.startsWith(`${authorize}/`) ? ctx.path.slice(authorize.length + 1) : undefined,
+        sessionId: ctx.cookies.get(sessionCookie, { signed: true }),
+      }),
       onFailure,
     }),
     // Inside the unit: the record of a session signed in at the resume commits with the session.

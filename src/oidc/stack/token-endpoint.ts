@@ -8,7 +8,14 @@ import { oidcState } from '../request-scope.js';
 import { TOKEN_REQUEST } from '../unit-of-work.js';
 import { answerRefusals } from '../middleware/oauth-errors.js';
 import { readForm } from '../middleware/raw-form.js';
-import { clientCredentialsWithoutScope, redirectUriFromCode, requireClientAuthentication, singleAuthorizationHeader, wellFormedBasicCredentials, wellFormedCodeExchange } from '../middleware/token-request.js';
+import {
+  clientCredentialsWithoutScope,
+  redirectUriFromCode,
+  requireClientAuthentication,
+  singleAuthorizationHeader,
+  wellFormedBasicCredentials,
+  wellFormedCodeExchange,
+} from '../middleware/token-request.js';
 import { replayGraceSuccessor, sealGraceSuccessor } from '../middleware/refresh-grace.js';
 import { answerTokenRefusal, shapeTokenResponse } from '../middleware/token-response.js';
 import { slidingRefresh } from '../middleware/sliding-refresh.js';
@@ -60,7 +67,13 @@ export function tokenEndpoint(provider: Provider, options: TokenEndpointOptions)
     // After the unit committed: a fapi2 refresh token's expiry slides.
     slidingRefresh(db, environment),
     // The request's unit of work: one read of the presented token with its Grant and authorization, one write of all it hands out.
-    unitOfWork({ db, environment, onConsumeConflict: options.onConsumeConflict, planFor: () => TOKEN_REQUEST, onFailure: options.onFailure }),
+    unitOfWork({
+      db,
+      environment,
+      onConsumeConflict: options.onConsumeConflict,
+      planFor: () => TOKEN_REQUEST,
+      onFailure: options.onFailure,
+    }),
     // After, inside the unit: a refresh's answer (as shaped below) is sealed into the unit's commit, so it commits with the rotation.
     sealGraceSuccessor(environment, grace),
     // After, inside the unit: the answer's scope narrowed to the approver's role, an FDX consent's detail added.

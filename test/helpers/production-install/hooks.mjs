@@ -28,7 +28,9 @@ export function packageOf(/** @type {string} */ specifier) {
 export async function resolve(specifier, context, next) {
   const name = packageOf(specifier);
   if (name !== undefined && omittedPackages.has(name)) {
-    const error = /** @type {NodeJS.ErrnoException} */ (new Error(`Cannot find package '${name}' imported from ${context.parentURL ?? 'the entry point'} (a production install omits it)`));
+    const error = /** @type {NodeJS.ErrnoException} */ (
+      new Error(`Cannot find package '${name}' imported from ${context.parentURL ?? 'the entry point'} (a production install omits it)`)
+    );
     error.code = 'ERR_MODULE_NOT_FOUND';
     throw error;
   }

@@ -11,7 +11,11 @@ export interface User {
  * (sign in, choose the organization if asked, approve) with the form-submitting user agent,
  * and returns the callback URL the browser was sent to (code or error in its query).
  */
-export async function approveInHostedPages(authorizationUrl: string, user: User, options: { organizationId?: string; decision?: 'approve' | 'deny' } = {}): Promise<URL> {
+export async function approveInHostedPages(
+  authorizationUrl: string,
+  user: User,
+  options: { organizationId?: string; decision?: 'approve' | 'deny' } = {},
+): Promise<URL> {
   const redirectUri = new URL(authorizationUrl).searchParams.get('redirect_uri');
   if (!redirectUri) throw new Error(`no redirect_uri in ${authorizationUrl}`);
   const redirectOrigin = new URL(redirectUri).origin;
