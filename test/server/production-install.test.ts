@@ -57,6 +57,7 @@ describe('on a production install', () => {
         ALMONER_PROFILE: 'production',
         DATABASE_URL: t.url,
         ALMONER_SMTP_URL: 'smtp://127.0.0.1:9',
+        ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>',
         ALMONER_DATA_DIR: dataDir,
         ALMONER_TRUSTED_PROXIES: '127.0.0.1/32',
         ALMONER_LOG_LEVEL: 'info',
