@@ -57,11 +57,9 @@ const days = (min: number, max: number) => {
 const offered = (type: string) => (OFFERED_CLUSTERS as Record<string, readonly string[]>)[type];
 
 const Resource = z.strictObject({
-  resourceType: z
-    .string({ error: 'must be ACCOUNT or CUSTOMER' })
-    .refine((t) => offered(t) !== undefined, {
-      error: (i) => `${quote(i.input)} is not served by this data provider: ACCOUNT or CUSTOMER`,
-    }),
+  resourceType: z.string({ error: 'must be ACCOUNT or CUSTOMER' }).refine((t) => offered(t) !== undefined, {
+    error: (i) => `${quote(i.input)} is not served by this data provider: ACCOUNT or CUSTOMER`,
+  }),
   dataClusters: z
     .array(z.string({ error: 'must be data cluster names' }), { error: 'must be an array of data cluster names' })
     .min(1, { error: 'must name at least one data cluster' }),

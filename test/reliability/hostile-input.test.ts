@@ -173,38 +173,32 @@ const contentType = fc.constantFrom(
 );
 
 const specs: fc.Arbitrary<Spec> = fc.oneof(
-  fc
-    .record({ q: query })
-    .map(({ q }) => ({
-      target: 'dashboard' as const,
-      method: 'GET',
-      path: `/oauth/authorize?${qs(q)}`,
-      headers: { accept: 'text/html' },
-      allowed: [303, 400, 404],
-      label: 'authorize',
-    })),
-  fc
-    .record({ a: auth, b: formBody, c: contentType })
-    .map(({ a, b, c }) => ({
-      target: 'api' as const,
-      method: 'POST',
-      path: '/auth/oauth/token',
-      headers: { ...a, ...(c ? { 'content-type': c } : {}) },
-      body: b,
-      allowed: [400, 401, 412],
-      label: 'token',
-    })),
-  fc
-    .record({ a: auth, b: formBody, p: fc.constantFrom('/auth/oauth/introspect', '/auth/oauth/revoke') })
-    .map(({ a, b, p }) => ({
-      target: 'api' as const,
-      method: 'POST',
-      path: p,
-      headers: { ...a, 'content-type': 'application/x-www-form-urlencoded' },
-      body: b,
-      allowed: [200, 400, 401],
-      label: p,
-    })),
+  fc.record({ q: query }).map(({ q }) => ({
+    target: 'dashboard' as const,
+    method: 'GET',
+    path: `/oauth/authorize?${qs(q)}`,
+    headers: { accept: 'text/html' },
+    allowed: [303, 400, 404],
+    label: 'authorize',
+  })),
+  fc.record({ a: auth, b: formBody, c: contentType }).map(({ a, b, c }) => ({
+    target: 'api' as const,
+    method: 'POST',
+    path: '/auth/oauth/token',
+    headers: { ...a, ...(c ? { 'content-type': c } : {}) },
+    body: b,
+    allowed: [400, 401, 412],
+    label: 'token',
+  })),
+  fc.record({ a: auth, b: formBody, p: fc.constantFrom('/auth/oauth/introspect', '/auth/oauth/revoke') }).map(({ a, b, p }) => ({
+    target: 'api' as const,
+    method: 'POST',
+    path: p,
+    headers: { ...a, 'content-type': 'application/x-www-form-urlencoded' },
+    body: b,
+    allowed: [200, 400, 401],
+    label: p,
+  })),
   fc
     .record({
       k: fc.constantFrom(nonprofitKey, 'alm_live_xxx', ''),

@@ -52,17 +52,15 @@ describe('webhook changes in the audit log', () => {
       .select(['id', 'url'])
       .where('organization_id', '=', s.orgId)
       .executeTakeFirstOrThrow();
-    const eventId = await t.db
-      .transaction()
-      .execute((trx) =>
-        emitEvent(trx, {
-          environment: 'sandbox',
-          organizationId: s.orgId,
-          category: 'donor_account.created',
-          objectId: prefixedId('donor_account'),
-          objectType: 'donor_account',
-        }),
-      );
+    const eventId = await t.db.transaction().execute((trx) =>
+      emitEvent(trx, {
+        environment: 'sandbox',
+        organizationId: s.orgId,
+        category: 'donor_account.created',
+        objectId: prefixedId('donor_account'),
+        objectType: 'donor_account',
+      }),
+    );
     const delivery = await t.db.selectFrom('webhook_deliveries').select('id').where('event_id', '=', eventId).executeTakeFirstOrThrow();
 
     const replayed = await session.browser.submit(await session.get(`/orgs/${s.ein}/webhooks`), '/webhooks/replay');

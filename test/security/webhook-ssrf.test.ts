@@ -167,17 +167,15 @@ async function insertSubscription(url: string) {
 }
 
 async function emit() {
-  await t.db
-    .transaction()
-    .execute((trx) =>
-      emitEvent(trx, {
-        environment: 'sandbox',
-        organizationId: orgId,
-        category: 'donor_account.created',
-        objectId: 'donor_account_ssrf',
-        objectType: 'donor_account',
-      }),
-    );
+  await t.db.transaction().execute((trx) =>
+    emitEvent(trx, {
+      environment: 'sandbox',
+      organizationId: orgId,
+      category: 'donor_account.created',
+      objectId: 'donor_account_ssrf',
+      objectType: 'donor_account',
+    }),
+  );
 }
 
 describe('creating a subscription in the production profile', () => {

@@ -36,17 +36,15 @@ async function emit(count = 1) {
   const ids: string[] = [];
   for (let i = 0; i < count; i += 1) {
     ids.push(
-      await t.db
-        .transaction()
-        .execute((trx) =>
-          emitEvent(trx, {
-            environment: 'sandbox',
-            organizationId: orgId,
-            category: 'donor_account.created',
-            objectId: `donor_account_${i}`,
-            objectType: 'donor_account',
-          }),
-        ),
+      await t.db.transaction().execute((trx) =>
+        emitEvent(trx, {
+          environment: 'sandbox',
+          organizationId: orgId,
+          category: 'donor_account.created',
+          objectId: `donor_account_${i}`,
+          objectType: 'donor_account',
+        }),
+      ),
     );
   }
   return ids;

@@ -21,17 +21,15 @@ beforeAll(async () => {
 afterAll(async () => t?.drop());
 
 const emit = () =>
-  t.db
-    .transaction()
-    .execute((trx) =>
-      emitEvent(trx, {
-        environment: 'sandbox',
-        organizationId: orgId,
-        category: 'donor_account.created',
-        objectId: prefixedId('donor_account'),
-        objectType: 'donor_account',
-      }),
-    );
+  t.db.transaction().execute((trx) =>
+    emitEvent(trx, {
+      environment: 'sandbox',
+      organizationId: orgId,
+      category: 'donor_account.created',
+      objectId: prefixedId('donor_account'),
+      objectType: 'donor_account',
+    }),
+  );
 const subscription = (id: string) => t.db.selectFrom('event_subscriptions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const audit = (event: string) =>
   t.db.selectFrom('audit_events').selectAll().where('event', '=', event).where('organization_id', '=', orgId).execute();
@@ -138,17 +136,15 @@ describe('a subscription that fails attempt after attempt', () => {
         perSubscription: 1,
       });
       for (let i = 0; i < 8; i += 1) {
-        await t.db
-          .transaction()
-          .execute((trx) =>
-            emitEvent(trx, {
-              environment: 'sandbox',
-              organizationId: orgId,
-              category: 'donor_account.updated',
-              objectId: prefixedId('donor_account'),
-              objectType: 'donor_account',
-            }),
-          );
+        await t.db.transaction().execute((trx) =>
+          emitEvent(trx, {
+            environment: 'sandbox',
+            organizationId: orgId,
+            category: 'donor_account.updated',
+            objectId: prefixedId('donor_account'),
+            objectType: 'donor_account',
+          }),
+        );
         await dispatcher.runOnce();
       }
       expect(answers).toEqual([]);
