@@ -4,6 +4,18 @@ import { DAF_TABLE_COLUMNS, type DafDatabase } from './schema-daf.js';
 import { EVENT_TABLE_COLUMNS, type EventsDatabase } from './schema-events.js';
 import { FDX_TABLE_COLUMNS, type FdxDatabase } from './schema-fdx.js';
 import { IDENTITY_TABLE_COLUMNS, type IdentityDatabase } from './schema-identity.js';
+import { OAUTH_TABLE_COLUMNS, type OauthDatabase } from './schema-oauth.js';
+
+export type {
+  ClientProfile,
+  KeyState,
+  OauthAuthorizationsTable,
+  OauthClientsRevisionsTable,
+  OauthClientsTable,
+  OidcModelsTable,
+  OidcRefreshSuccessorsTable,
+  SigningKeysTable,
+} from './schema-oauth.js';
 
 /** Table types of the migrated schema; test/db/migrations.test.ts checks them against the migrated database. */
 
@@ -70,88 +82,6 @@ export interface DemoSeedStepsTable {
 }
 
 export type SubjectType = 'user' | 'organization';
-
-export interface OidcModelsTable {
-  environment: Environment;
-  model: string;
-  id: string;
-  payload: ColumnType<Record<string, unknown>, string, string>;
-  grant_id: string | null;
-  uid: string | null;
-  expires_at: Date | null;
-  consumed_at: Date | null;
-}
-
-export interface OidcRefreshSuccessorsTable {
-  environment: Environment;
-  id: string;
-  ciphertext: string;
-  expires_at: Date;
-}
-
-export interface OauthClientsTable {
-  environment: Environment;
-  client_id: string;
-  /** argon2id hash of a standard client's secret; null for a fapi2 client (it authenticates with its keys). */
-  client_secret_hash: string | null;
-  name: string;
-  logo_uri: string | null;
-  redirect_uris: string[];
-  /** Where the browser may return after RP-Initiated Logout (clients file field post_logout_redirect_uris). */
-  post_logout_redirect_uris: Generated<string[]>;
-  scopes: string[];
-  subject_type: SubjectType;
-  ip_allow_list: string[];
-  /** Approving needs a second factor (clients file field require_mfa). */
-  require_mfa: Generated<boolean>;
-  /** standard or fapi2 (docs/bank-data.md, "Profiles"). */
-  profile: Generated<ClientProfile>;
-  /** A fapi2 client's public keys (a JWK Set), when registered inline. */
-  jwks: ColumnType<{ keys: Record<string, unknown>[] } | null, string | null | undefined, string | null>;
-  /** Where a fapi2 client publishes its public keys (https), when not inline. */
-  jwks_uri: string | null;
-  created_at: CreatedAt;
-  updated_at: UpdatedAt;
-}
-
-export type ClientProfile = 'standard' | 'fapi2';
-
-/** A revision of the client registry: which clients file content became oauth_clients, when, from where. */
-export interface OauthClientsRevisionsTable {
-  revision: number;
-  content_hash: string;
-  clients: number;
-  applied_at: CreatedAt;
-  applied_by: string;
-}
-
-export interface OauthAuthorizationsTable {
-  grant_id: string;
-  environment: Environment;
-  client_id: string;
-  subject_type: SubjectType;
-  user_id: string;
-  organization_id: string;
-  scopes: string[];
-  created_at: CreatedAt;
-  expires_at: Date;
-  last_used_at: Date | null;
-  revoked_at: Date | null;
-  revoked_reason: string | null;
-}
-
-export type KeyState = 'next' | 'current' | 'previous';
-
-export interface SigningKeysTable {
-  environment: Environment;
-  kid: string;
-  alg: 'ES256' | 'RS256';
-  state: KeyState;
-  private_jwk: ColumnType<Record<string, unknown>, string, string>;
-  created_at: CreatedAt;
-  activated_at: Date | null;
-  retire_after: Date | null;
-}
 
 /** Versioned server keys (src/keys/server-keys.ts); values sealed with the secrets key. */
 export interface ServerKeysTable {
@@ -254,18 +184,12 @@ export interface GrantsTable {
   updated_at: UpdatedAt;
 }
 
-export interface Database extends DafDatabase, EventsDatabase, FdxDatabase, IdentityDatabase {
+export interface Database extends DafDatabase, EventsDatabase, FdxDatabase, IdentityDatabase, OauthDatabase {
   organizations: OrganizationsTable;
   users: UsersTable;
   memberships: MembershipsTable;
   audit_events: AuditEventsTable;
   demo_seed_steps: DemoSeedStepsTable;
-  oidc_models: OidcModelsTable;
-  oidc_refresh_successors: OidcRefreshSuccessorsTable;
-  oauth_clients: OauthClientsTable;
-  oauth_clients_revisions: OauthClientsRevisionsTable;
-  oauth_authorizations: OauthAuthorizationsTable;
-  signing_keys: SigningKeysTable;
   server_keys: ServerKeysTable;
   login_throttle: LoginThrottleTable;
   api_keys: ApiKeysTable;
@@ -282,6 +206,7 @@ export const TABLE_COLUMNS = {
   ...EVENT_TABLE_COLUMNS,
   ...FDX_TABLE_COLUMNS,
   ...IDENTITY_TABLE_COLUMNS,
+  ...OAUTH_TABLE_COLUMNS,
   organizations: columns<OrganizationsTable>()([
     'id',
     'kind',
@@ -323,51 +248,6 @@ export const TABLE_COLUMNS = {
     'aggregate_key',
   ]),
   demo_seed_steps: columns<DemoSeedStepsTable>()(['name', 'applied_at']),
-  oidc_models: columns<OidcModelsTable>()(['environment', 'model', 'id', 'payload', 'grant_id', 'uid', 'expires_at', 'consumed_at']),
-  oidc_refresh_successors: columns<OidcRefreshSuccessorsTable>()(['environment', 'id', 'ciphertext', 'expires_at']),
-  oauth_clients: columns<OauthClientsTable>()([
-    'environment',
-    'client_id',
-    'client_secret_hash',
-    'name',
-    'logo_uri',
-    'redirect_uris',
-    'post_logout_redirect_uris',
-    'scopes',
-    'subject_type',
-    'ip_allow_list',
-    'require_mfa',
-    'profile',
-    'jwks',
-    'jwks_uri',
-    'created_at',
-    'updated_at',
-  ]),
-  oauth_clients_revisions: columns<OauthClientsRevisionsTable>()(['revision', 'content_hash', 'clients', 'applied_at', 'applied_by']),
-  oauth_authorizations: columns<OauthAuthorizationsTable>()([
-    'grant_id',
-    'environment',
-    'client_id',
-    'subject_type',
-    'user_id',
-    'organization_id',
-    'scopes',
-    'created_at',
-    'expires_at',
-    'last_used_at',
-    'revoked_at',
-    'revoked_reason',
-  ]),
-  signing_keys: columns<SigningKeysTable>()([
-    'environment',
-    'kid',
-    'alg',
-    'state',
-    'private_jwk',
-    'created_at',
-    'activated_at',
-    'retire_after',
-  ]),
   server_keys: columns<ServerKeysTable>()(['name', 'kid', 'value', 'created_at', 'activates_at']),
   login_throttle: columns<LoginThrottleTable>()(['key', 'points', 'expire']),
   api_keys: columns<ApiKeysTable>()([
