@@ -11,7 +11,11 @@ export default defineConfig({
     // The real-client tests need Apache and Python packages: `npm run test:interop` (vitest.interop.config.ts).
     exclude: [...configDefaults.exclude, 'test/interop/**'],
     globalSetup: ['test/global-setup.ts'],
+    // Files share their worker's module graph, so the server's modules load once per worker
+    // rather than once per file; test/per-file-setup.ts undoes what a file changes (docs/testing.md).
+    setupFiles: ['test/per-file-setup.ts'],
     pool: 'forks',
+    isolate: false,
     // A guard against hangs, not a speed check: the slowest tests (a real server started on
     // embedded PostgreSQL, the docs' runnable blocks) take 15-22 s on a slow shared host.
     testTimeout: 60_000,

@@ -2,7 +2,6 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { AppConfig } from '../../src/config/schema.js';
@@ -14,16 +13,18 @@ import { registerDataDir } from './leftover-postgres.js';
 import { removeRelocatedPgdata } from './relocated-pgdata.js';
 
 const created: string[] = [];
-// Registered when a test file imports this module, so it runs after the file's own afterAll
-// hooks (vitest runs them last-registered first): an embedded PostgreSQL in one of these directories has
-// been stopped by then. (A process 'exit' handler is not enough: vitest's workers end
-// without running it, and each run left its directories, an embedded PostgreSQL's among them, in /tmp.)
-afterAll(() => {
+
+/**
+ * Removes the directories tempDir made for the test file. test/per-file-setup.ts registers it
+ * before the file's own hooks, so it runs after them (vitest runs afterAll hooks last-registered
+ * first): an embedded PostgreSQL in one of these directories has been stopped by then.
+ */
+export function removeTempDirs(): void {
   for (const dir of created.splice(0)) {
     removeRelocatedPgdata(dir);
     fs.rmSync(dir, { recursive: true, force: true });
   }
-});
+}
 
 /** A temporary directory the embedded Postgres user could traverse too; removed after the test file. */
 export function tempDir(prefix = 'almoner-test-'): string {
