@@ -92,7 +92,7 @@ async function donations(bearer: string, headers: Headers) {
   return res;
 }
 
-/** Each steering form from the issue, with an allowed address written further left. */
+/** Each form of steering the client address: an allowed address written further left, then something else. */
 const steering = (allowed: string): [string, Headers][] => [
   ['IPv4 with a port', { 'x-forwarded-for': `${allowed}, 198.51.100.9:5555` }],
   ['bracketed IPv6 with a port', { 'x-forwarded-for': `${allowed}, [2001:db8::1]:443` }],

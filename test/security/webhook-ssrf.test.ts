@@ -25,8 +25,8 @@ import { apiRequest } from '../helpers/gateway.js';
 import { startOAuthServer, type OAuthTestServer } from '../helpers/oauth-server.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 
-/** The URLs the issue reproduced, accepted in production before the fix. */
-const ISSUE_URLS = [
+/** Internal hosts in IPv6 disguise: loopback and the metadata address spelled as IPv4-compatible, NAT64, 6to4 and translated addresses, and the deprecated site-local range. */
+const DISGUISED_URLS = [
   'https://[::127.0.0.1]/',
   'https://[64:ff9b:1::a9fe:a9fe]/',
   'https://[2002:a9fe:a9fe::]/',
@@ -179,8 +179,8 @@ async function emit() {
 }
 
 describe('creating a subscription in the production profile', () => {
-  it('refuses every URL the issue reproduced with a 400 problem', async () => {
-    for (const url of ISSUE_URLS) {
+  it('refuses every internal host in IPv6 disguise with a 400 problem', async () => {
+    for (const url of DISGUISED_URLS) {
       const res = await subscribe(url);
       expect(res.status, `${url}: ${JSON.stringify(res.body)}`).toBe(400);
       expect(res.type).toMatch(/^application\/problem\+json/);
@@ -246,7 +246,7 @@ describe('delivering in the production profile', () => {
   });
 
   it('refuses a literal that was stored before the rules were tightened, without connecting', async () => {
-    for (const url of ISSUE_URLS) await insertSubscription(url);
+    for (const url of DISGUISED_URLS) await insertSubscription(url);
     await emit();
     const dispatcher = new WebhookDispatcher({
       db: t.db,
@@ -256,9 +256,9 @@ describe('delivering in the production profile', () => {
       profile: 'production',
       resolve: () => Promise.reject(new Error('no lookup expected')),
     });
-    expect(await dispatcher.runOnce()).toBe(ISSUE_URLS.length);
+    expect(await dispatcher.runOnce()).toBe(DISGUISED_URLS.length);
     const rows = await t.db.selectFrom('webhook_deliveries').select(['status', 'last_error']).execute();
-    expect(rows).toEqual(ISSUE_URLS.map(() => ({ status: 'failed', last_error: 'url must point to a public address in production' })));
+    expect(rows).toEqual(DISGUISED_URLS.map(() => ({ status: 'failed', last_error: 'url must point to a public address in production' })));
   });
 
   it('judges the addresses a lookup returns exactly as literals (unit: the guard alone)', async () => {
