@@ -61,7 +61,7 @@ export async function beginTotpEnrolment(
       throw conflict('An authenticator app is already set up; remove it first to set up another.');
   }
   const uri = totpUri(secret, user.email, issuer);
-  return { secret, uri, qr: await qrSvg(uri) };
+  return { secret, uri, qr: qrSvg(uri) };
 }
 
 /** Takes one attempt under the user's limit; the answer when refused. */

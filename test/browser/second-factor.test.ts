@@ -1,7 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import type { Page } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { totpCode } from '../helpers/authenticator.js';
+import { scanQrCode, totpCode } from '../helpers/authenticator.js';
 import { useChromium, startAuthorization } from '../helpers/chromium.js';
 import { exchangeCode, type AuthorizeResult } from '../helpers/flow.js';
 import { createStaff, type Staff } from '../helpers/oauth-server.js';
@@ -57,9 +57,17 @@ describe('second factors in Chromium', () => {
     await expect(page.getByRole('img', { name: /QR code/ }).isVisible()).resolves.toBe(true);
     await page.setViewportSize({ width: 760, height: 900 });
     await saveScreenshot(page, 'second-factor-setup.png');
+    // What the phone's camera sees: the code in its white frame, as the page draws it.
+    const scanned = new URL(scanQrCode(await page.locator('figure.qr').screenshot()));
 
     await page.getByText('Can’t scan it? Enter the key by hand').click();
     const key = (await page.locator('.secret code').textContent())!.trim();
+    // The code holds the key typed by hand, for this user, from Almoner's production environment.
+    expect(scanned.protocol).toBe('otpauth:');
+    expect(scanned.host).toBe('totp');
+    expect(scanned.searchParams.get('secret')).toBe(key);
+    expect(decodeURIComponent(scanned.pathname)).toContain(user.email);
+    expect(scanned.searchParams.get('issuer')).toMatch(/^Almoner/);
     const setup = phoneCode(key);
     await page.getByLabel('Code from your app').fill(setup.code);
     await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Turn on' }).click()]);

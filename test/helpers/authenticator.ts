@@ -1,4 +1,6 @@
+import jsqr from 'jsqr';
 import { generateSync } from 'otplib';
+import { PNG } from 'pngjs';
 import type { Db } from '../../src/db/database.js';
 import { hashRecoveryCode, newRecoveryCodes, normaliseRecoveryCode } from '../../src/mfa/recovery-codes.js';
 import { replaceRecoveryCodes } from '../../src/mfa/repository.js';
@@ -29,6 +31,14 @@ export function secretOnPage(html: string): string {
   const match = /<p class="secret"><code>([A-Z2-7]+)<\/code>/.exec(html);
   if (!match) throw new Error(`no authenticator key on the page: ${html.slice(0, 300)}`);
   return match[1]!;
+}
+
+/** What a phone reads off a picture of a QR code (a PNG, e.g. a screenshot of the setup page's code). */
+export function scanQrCode(png: Buffer): string {
+  const image = PNG.sync.read(png);
+  const found = jsqr.default(new Uint8ClampedArray(image.data.buffer, image.data.byteOffset, image.data.length), image.width, image.height);
+  if (!found) throw new Error(`no QR code found in the ${image.width}x${image.height} picture`);
+  return found.data;
 }
 
 /** The recovery codes on the page shown once after setup. */
