@@ -58,10 +58,6 @@ export function rememberRecoveryCodes(email: string, codes: string[]): void {
   if (phone) phone.recoveryCodes = [...codes];
 }
 
-export function hasPhone(email: string): boolean {
-  return phones.has(email.toLowerCase());
-}
-
 /**
  * A code the server will take from `email` now: the app's next unused step, else a recovery
  * code, else (all spent) the app's code once the clock reaches the next step.
