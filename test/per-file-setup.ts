@@ -1,8 +1,9 @@
 import { afterAll, vi } from 'vitest';
 import { removeTempDirs } from './helpers/app.js';
 
-// Runs before each test file. A worker runs several files in one module graph (vitest.config.ts,
-// isolate: false), so what one file changes in the process is undone here, after its own hooks.
+// vitest runs this module before each test file, so its hook runs after the file's own. A worker
+// runs several files in one module graph (vitest.config.ts, isolate: false): what one file
+// changes in the process is undone here before the next.
 afterAll(() => {
   removeTempDirs();
   vi.useRealTimers();
