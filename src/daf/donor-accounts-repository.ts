@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Executor } from '../db/executor.js';
 import type { DonorAccountsTable, DonorAccountStatus } from '../db/schema-daf.js';
-import { beforeCursor, type Cursor } from '../db/keyset.js';
+import { newestFirstPage, type Cursor } from '../db/keyset.js';
 import type { DafScope } from './scope.js';
 
 export type DonorAccountRow = Selectable<DonorAccountsTable>;
@@ -59,12 +59,7 @@ export function listDonorAccounts(db: Executor, scope: DafScope, filters: DonorA
     const poolId = filters.givingPoolId;
     query = query.where('id', 'in', (eb) => eb.selectFrom('giving_pools').select('donor_account_id').where('id', '=', poolId));
   }
-  if (cursor) query = query.where(beforeCursor(cursor));
-  return query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1)
-    .execute();
+  return newestFirstPage(query, cursor, limit).execute();
 }
 
 export function insertDonorAccount(

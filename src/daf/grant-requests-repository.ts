@@ -1,7 +1,7 @@
 import type { Insertable, Selectable, Updateable } from 'kysely';
 import type { Executor } from '../db/executor.js';
 import type { GivingPoolsTable, GrantRequestsTable } from '../db/schema-daf.js';
-import { beforeCursor, type Cursor } from '../db/keyset.js';
+import { newestFirstPage, type Cursor } from '../db/keyset.js';
 import type { DafScope } from './scope.js';
 
 type Scope = Omit<DafScope, 'principal'>;
@@ -34,12 +34,7 @@ export function listGrantRequests(
     .where('fund_provider_id', '=', scope.fundProviderId)
     .where('environment', '=', scope.environment);
   if (donorAccountId) query = query.where('donor_account_id', '=', donorAccountId);
-  if (cursor) query = query.where(beforeCursor(cursor));
-  return query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1)
-    .execute();
+  return newestFirstPage(query, cursor, limit).execute();
 }
 
 export function findGivingPool(db: Executor, scope: Scope, id: string) {
@@ -59,12 +54,7 @@ export function listGivingPools(db: Executor, scope: Scope, donorAccountId: stri
     .where('fund_provider_id', '=', scope.fundProviderId)
     .where('environment', '=', scope.environment);
   if (donorAccountId) query = query.where('donor_account_id', '=', donorAccountId);
-  if (cursor) query = query.where(beforeCursor(cursor));
-  return query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1)
-    .execute();
+  return newestFirstPage(query, cursor, limit).execute();
 }
 
 export async function findOrCreateGivingPool(db: Executor, scope: Scope, donorAccountId: string, name: string) {

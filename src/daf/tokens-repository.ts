@@ -1,7 +1,7 @@
 import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../db/executor.js';
 import type { DonorAuthorizationTokensTable } from '../db/schema-daf.js';
-import { beforeCursor, type Cursor } from '../db/keyset.js';
+import { newestFirstPage, type Cursor } from '../db/keyset.js';
 import type { DafScope } from './scope.js';
 
 export type TokenRow = Selectable<DonorAuthorizationTokensTable>;
@@ -50,12 +50,7 @@ export function listTokens(
   if (status === 'expired') query = query.where('status', '=', 'pending').where('expires_at', '<=', now);
   else if (status === 'pending') query = query.where('status', '=', 'pending').where('expires_at', '>', now);
   else if (status) query = query.where('status', '=', status as 'verified' | 'revoked');
-  if (cursor) query = query.where(beforeCursor(cursor));
-  return query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1)
-    .execute();
+  return newestFirstPage(query, cursor, limit).execute();
 }
 
 export function insertToken(

@@ -2,7 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../db/executor.js';
 import type { Environment } from '../db/schema.js';
 import type { EventSubscriptionsTable, EventsTable, SubscriptionStatus } from '../db/schema-events.js';
-import { beforeCursor, type Cursor } from '../db/keyset.js';
+import { newestFirstPage, type Cursor } from '../db/keyset.js';
 
 type Scope = { environment: Environment; organizationId: string };
 
@@ -11,18 +11,13 @@ export type SubscriptionRow = Selectable<EventSubscriptionsTable>;
 
 /** Events of `categories` (an API version's, or the one asked for), newest first. */
 export function listEvents(db: Executor, scope: Scope, categories: readonly string[], cursor: Cursor | undefined, limit: number) {
-  let query = db
+  const query = db
     .selectFrom('events')
     .selectAll()
     .where('organization_id', '=', scope.organizationId)
     .where('environment', '=', scope.environment)
     .where('category', 'in', categories);
-  if (cursor) query = query.where(beforeCursor(cursor));
-  return query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1)
-    .execute();
+  return newestFirstPage(query, cursor, limit).execute();
 }
 
 export function findEvent(db: Executor, scope: Scope, id: string) {
@@ -36,18 +31,13 @@ export function findEvent(db: Executor, scope: Scope, id: string) {
 }
 
 export function listSubscriptions(db: Executor, scope: Scope, categories: readonly string[], cursor: Cursor | undefined, limit: number) {
-  let query = db
+  const query = db
     .selectFrom('event_subscriptions')
     .selectAll()
     .where('organization_id', '=', scope.organizationId)
     .where('environment', '=', scope.environment)
     .where('category', 'in', categories);
-  if (cursor) query = query.where(beforeCursor(cursor));
-  return query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1)
-    .execute();
+  return newestFirstPage(query, cursor, limit).execute();
 }
 
 export function findSubscription(db: Executor, scope: Scope, id: string) {

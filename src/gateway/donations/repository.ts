@@ -2,7 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { runPrepared } from '../../db/prepared-statements.js';
 import type { DonationsTable, Environment } from '../../db/schema.js';
-import { beforeCursor, type Cursor } from '../../db/keyset.js';
+import { newestFirstPage, type Cursor } from '../../db/keyset.js';
 
 export interface DonationFilters {
   paymentSourceIds?: string[];
@@ -43,7 +43,7 @@ export function listDonations(
   limit: number,
 ): Promise<DonationRow[]> {
   const { paymentSourceIds, depositId, dafpayTrackingId, createdAfter, createdBefore } = filters;
-  const query = db
+  const filtered = db
     .selectFrom('donations')
     .select(DONATION_VIEW_COLUMNS)
     .where('organization_id', '=', scope.organizationId)
@@ -53,12 +53,8 @@ export function listDonations(
     .$if(depositId !== undefined, (q) => q.where('deposit_id', '=', depositId!))
     .$if(dafpayTrackingId !== undefined, (q) => q.where('dafpay_tracking_id', '=', dafpayTrackingId!))
     .$if(createdAfter !== undefined, (q) => q.where('created_at', '>', createdAfter!))
-    .$if(createdBefore !== undefined, (q) => q.where('created_at', '<', createdBefore!))
-    .$if(cursor !== undefined, (q) => q.where(beforeCursor(cursor!)))
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1);
-  return runPrepared(db, 'gateway_donations_page', query);
+    .$if(createdBefore !== undefined, (q) => q.where('created_at', '<', createdBefore!));
+  return runPrepared(db, 'gateway_donations_page', newestFirstPage(filtered, cursor, limit));
 }
 
 export function findDonation(

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Environment, GrantsTable } from '../../db/schema.js';
-import { beforeCursor, type Cursor } from '../../db/keyset.js';
+import { newestFirstPage, type Cursor } from '../../db/keyset.js';
 
 type Scope = { organizationId: string; environment: Environment };
 
@@ -15,14 +15,7 @@ export function listGrants(db: Db, scope: Scope, connectId: string | undefined, 
     .where('organization_id', '=', scope.organizationId)
     .where('environment', '=', scope.environment);
   if (connectId) query = query.where('connect_id', '=', connectId);
-  if (cursor) {
-    query = query.where(beforeCursor(cursor));
-  }
-  return query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1)
-    .execute();
+  return newestFirstPage(query, cursor, limit).execute();
 }
 
 export function findGrant(db: Db, scope: Scope, id: string) {
