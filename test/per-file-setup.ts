@@ -1,5 +1,5 @@
 import { afterAll, vi } from 'vitest';
-import { removeTempDirs } from './helpers/app.js';
+import { removeTempDirs } from './helpers/temp-dirs.js';
 
 // vitest runs this module before each test file, so its hook runs after the file's own. A worker
 // runs several files in one module graph (vitest.config.ts, isolate: false): what one file

@@ -1,6 +1,4 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config/load.js';
@@ -9,31 +7,9 @@ import type { Db } from '../../src/db/database.js';
 import { createLogger, type Logger } from '../../src/logging/logger.js';
 import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { decodeSecretsKey, SecretBox } from '../../src/keys/secret-box.js';
-import { registerDataDir } from './leftover-postgres.js';
-import { removeRelocatedPgdata } from './relocated-pgdata.js';
+import { tempDir } from './temp-dirs.js';
 
-const created: string[] = [];
-
-/**
- * Removes the directories tempDir made for the test file. test/per-file-setup.ts registers it
- * before the file's own hooks, so it runs after them (vitest runs afterAll hooks last-registered
- * first): an embedded PostgreSQL in one of these directories has been stopped by then.
- */
-export function removeTempDirs(): void {
-  for (const dir of created.splice(0)) {
-    removeRelocatedPgdata(dir);
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** A temporary directory the embedded Postgres user could traverse too; removed after the test file. */
-export function tempDir(prefix = 'almoner-test-'): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  fs.chmodSync(dir, 0o755);
-  created.push(dir);
-  registerDataDir(dir);
-  return dir;
-}
+export { removeTempDirs, tempDir } from './temp-dirs.js';
 
 /** One master key for every in-process app of a test run, so apps sharing a database can read each other's secrets. */
 export const TEST_SECRETS_KEY = crypto.createHash('sha256').update('almoner test secrets key').digest('base64url');
