@@ -1,3 +1,4 @@
+import { invocationDirectory } from './invocation-directory.js';
 import { runCli } from './run.js';
 
 async function readStdin(): Promise<string> {
@@ -12,5 +13,6 @@ const status = await runCli({
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   readStdin,
+  cwd: invocationDirectory(process.env, process.cwd()),
 });
 process.exitCode = status;

@@ -19,6 +19,8 @@ export interface CliIo {
   stderr: (text: string) => void;
   readStdin: () => Promise<string>;
   env?: NodeJS.ProcessEnv;
+  /** Where relative paths on the command line are resolved from (invocation-directory.ts); the process's by default. */
+  cwd?: string;
 }
 
 const PREFIX = 'npm run admin --';
@@ -125,6 +127,7 @@ export async function runCli(io: CliIo): Promise<number> {
     const ctx: CommandContext = {
       config,
       values,
+      cwd: io.cwd ?? process.cwd(),
       readStdin: io.readStdin,
       async db() {
         if (db) return db;

@@ -1,10 +1,17 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import argon2 from 'argon2';
+import * as jose from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { tempDir } from '../helpers/app.js';
 import { runAdmin } from '../helpers/admin-cli.js';
+import { childEnv, PROJECT_ROOT } from '../helpers/process.js';
+import { invocationDirectory } from '../../src/cli/invocation-directory.js';
+
+const execFileAsync = promisify(execFile);
 
 let t: TestDatabase;
 let clientsFile: string;
@@ -347,6 +354,155 @@ describe('clients add', () => {
     ]);
     expect(noScope.code).toBe(2);
     expect(noScope.stderr).toMatch(/--scope/);
+  });
+});
+
+describe('clients add --profile fapi2: keys instead of a secret', () => {
+  const fapi2Args = ['--profile', 'fapi2', '--redirect-uri', 'http://127.0.0.1:8080/cb', '--scope', 'openid', '--scope', 'read_only'];
+  const fapi2 = (extra: string[], cwd?: string) =>
+    runAdmin(
+      ['clients', 'add', '--environment', 'sandbox', '--name', 'Bank Data App', ...fapi2Args, ...extra, '--json'],
+      { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: clientsFile },
+      '',
+      cwd,
+    );
+  const entryOf = (clientId: unknown) =>
+    (readFile().clients as unknown as { client_id: string; profile?: string; jwks?: { keys: Record<string, unknown>[] } }[]).find(
+      (c) => c.client_id === clientId,
+    );
+
+  it('--generate-keys writes the private key (mode 0600) to the file named from the current directory, registers the public key, and --json prints client_id, environment, profile, keys_file and kid: no secret', async () => {
+    const dir = tempDir();
+    const r = await fapi2(['--generate-keys', 'aggregator-keys.json'], dir);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = oneObject(r.stdout);
+    const file = path.join(dir, 'aggregator-keys.json');
+    expect(out).toEqual({
+      client_id: expect.any(String),
+      environment: 'sandbox',
+      profile: 'fapi2',
+      keys_file: file,
+      kid: expect.any(String),
+    });
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+
+    const privateSet = JSON.parse(fs.readFileSync(file, 'utf8')) as { keys: Record<string, string>[] };
+    expect(privateSet.keys).toHaveLength(1);
+    const privateJwk = privateSet.keys[0]!;
+    expect(privateJwk).toMatchObject({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig', kid: out.kid, d: expect.any(String) });
+    expect(await jose.calculateJwkThumbprint(privateJwk)).toBe(out.kid);
+
+    // The registration holds the public half only, under the same kid, in the file and the database.
+    const entry = entryOf(out.client_id)!;
+    expect(entry.profile).toBe('fapi2');
+    expect(entry).not.toHaveProperty('client_secret_hash');
+    const { d: _d, ...publicJwk } = privateJwk;
+    expect(entry.jwks).toEqual({ keys: [publicJwk] });
+    expect((await row(out.client_id as string))!.jwks).toEqual({ keys: [publicJwk] });
+
+    // What the private key signs, the registered key verifies: a client assertion would pass.
+    const assertion = await new jose.SignJWT({ sub: out.client_id as string })
+      .setProtectedHeader({ alg: 'ES256', kid: out.kid as string })
+      .sign(await jose.importJWK(privateJwk, 'ES256'));
+    await expect(jose.jwtVerify(assertion, await jose.importJWK(entry.jwks!.keys[0]!, 'ES256'))).resolves.toBeTruthy();
+  });
+
+  it('prints the key file and kid in text mode, and never a secret', async () => {
+    const dir = tempDir();
+    const r = await runAdmin(
+      ['clients', 'add', '--environment', 'sandbox', '--name', 'Bank Data App', ...fapi2Args, '--generate-keys', 'k.json'],
+      { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: clientsFile },
+      '',
+      dir,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^client_id: test_/);
+    expect(r.stdout).toContain(`keys_file: ${path.join(dir, 'k.json')}`);
+    expect(r.stdout).not.toMatch(/client_secret/);
+  });
+
+  it('never overwrites an existing file: exit 1 naming the full path, the file unchanged, nothing registered', async () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, 'keys.json'), 'an earlier key');
+    const before = readFile().clients.length;
+    const r = await fapi2(['--generate-keys', 'keys.json'], dir);
+    oneLineFailure(r);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`error (conflict): --generate-keys keys.json: ${path.join(dir, 'keys.json')} exists already`);
+    expect(fs.readFileSync(path.join(dir, 'keys.json'), 'utf8')).toBe('an earlier key');
+    expect(readFile().clients).toHaveLength(before);
+  });
+
+  it('removes the key file again when the registration is refused', async () => {
+    const dir = tempDir();
+    const r = await runAdmin(
+      ['clients', 'add', '--environment', 'production', '--name', 'Bank Data App', ...fapi2Args, '--generate-keys', 'keys.json', '--json'],
+      { DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: clientsFile },
+      '',
+      dir,
+    );
+    // An http redirect URI is for the sandbox only.
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/redirect_uris/);
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+
+  it('--jwks-file is read from the directory the command was run from, and a missing file names the full path tried', async () => {
+    const dir = tempDir();
+    const pair = await jose.generateKeyPair('ES256', { extractable: true });
+    const publicJwk = { ...(await jose.exportJWK(pair.publicKey)), kid: 'k1', use: 'sig' };
+    fs.writeFileSync(path.join(dir, 'public-keys.json'), JSON.stringify({ keys: [publicJwk] }));
+    const r = await fapi2(['--jwks-file', 'public-keys.json'], dir);
+    expect(r.code, r.stderr).toBe(0);
+    const out = oneObject(r.stdout);
+    expect(out).toEqual({ client_id: expect.any(String), environment: 'sandbox', profile: 'fapi2' });
+    expect(entryOf(out.client_id)!.jwks).toEqual({ keys: [publicJwk] });
+
+    const missing = await fapi2(['--jwks-file', 'no-such-keys.json'], dir);
+    oneLineFailure(missing);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`--jwks-file no-such-keys.json: cannot read ${path.join(dir, 'no-such-keys.json')} (ENOENT)`);
+  });
+
+  it('under `npm run admin`, which runs in the repository root, relative paths start in the directory npm was started from (INIT_CWD)', async () => {
+    expect(invocationDirectory({ npm_lifecycle_event: 'admin', INIT_CWD: '/home/me/keys' }, '/srv/almoner')).toBe('/home/me/keys');
+    // Another npm script's INIT_CWD says nothing about where this CLI was started.
+    expect(invocationDirectory({ npm_lifecycle_event: 'test', INIT_CWD: '/home/me' }, '/srv/almoner')).toBe('/srv/almoner');
+    expect(invocationDirectory({}, '/srv/almoner')).toBe('/srv/almoner');
+
+    // The real thing: npm started outside the repository (--prefix names it), the key file written beside the caller.
+    const dir = tempDir();
+    const args = [
+      'clients',
+      'add',
+      '--environment',
+      'sandbox',
+      '--name',
+      'Bank Data App',
+      ...fapi2Args,
+      '--generate-keys',
+      'npm-keys.json',
+    ];
+    const { stdout } = await execFileAsync('npm', ['--prefix', PROJECT_ROOT, 'run', '-s', 'admin', '--', ...args, '--json'], {
+      cwd: dir,
+      env: childEnv({ DATABASE_URL: t.url, ALMONER_CLIENTS_FILE: clientsFile }),
+      timeout: 120_000,
+    });
+    expect(JSON.parse(stdout)).toMatchObject({ profile: 'fapi2', keys_file: path.join(dir, 'npm-keys.json') });
+    expect(fs.statSync(path.join(dir, 'npm-keys.json')).mode & 0o777).toBe(0o600);
+    expect(fs.existsSync(path.join(PROJECT_ROOT, 'npm-keys.json'))).toBe(false);
+  }, 150_000);
+
+  it('exits 2 when a fapi2 client names no keys or two sources, or a standard client names keys', async () => {
+    const none = await fapi2([]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/exactly one of --jwks-file .*--jwks-uri .*--generate-keys/);
+    const two = await fapi2(['--jwks-uri', 'https://keys.example.org/jwks.json', '--generate-keys', 'x.json'], tempDir());
+    expect(two.code).toBe(2);
+    const standard = await add([...sandboxArgs, '--generate-keys', 'x.json']);
+    expect(standard.code).toBe(2);
+    expect(standard.stderr).toMatch(/are for --profile fapi2/);
   });
 });
 

@@ -6,8 +6,11 @@ export interface AdminRun {
   stderr: string;
 }
 
-/** Runs the admin CLI in-process, as `npm run admin -- <argv>` would, capturing both streams. */
-export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv, stdin = ''): Promise<AdminRun> {
+/**
+ * Runs the admin CLI in-process, as `npm run admin -- <argv>` would, capturing both streams;
+ * `cwd` is the directory it was run from (relative paths on the command line start there).
+ */
+export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv, stdin = '', cwd?: string): Promise<AdminRun> {
   let stdout = '';
   let stderr = '';
   const code = await runCli({
@@ -16,6 +19,7 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv, stdin = '
     stderr: (s) => void (stderr += s),
     readStdin: async () => stdin,
     env,
+    ...(cwd ? { cwd } : {}),
   });
   return { code, stdout, stderr };
 }

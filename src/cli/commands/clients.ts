@@ -1,9 +1,9 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Environment } from '../../db/schema.js';
 import type { ClientsSnapshot } from '../../oidc/clients/file-store.js';
 import type { RegistryStanding } from '../../oidc/clients/revision.js';
 import type { RegistryComparison, RegistryContext } from '../../oidc/clients/service.js';
+import { generateKeysFile, readJwksFile } from './client-key-files.js';
 import { optionalString, requireString, UsageError, type Command, type CommandContext } from './command.js';
 
 async function registry(ctx: CommandContext): Promise<RegistryContext> {
@@ -31,7 +31,7 @@ export const clientsAdd: Command = {
   path: ['clients', 'add'],
   summary: 'register a client; prints its secret once (a fapi2 client has keys, no secret)',
   usage:
-    'clients add --environment production|sandbox --name <name> [--logo-uri <uri>] --redirect-uri <uri>... [--post-logout-redirect-uri <uri>...] --scope <scope>... [--subject-type user|organization] [--ip-allow-list <cidr>...] [--require-mfa] [--profile standard|fapi2] [--jwks-file <file>] [--jwks-uri <https uri>]',
+    'clients add --environment production|sandbox --name <name> [--logo-uri <uri>] --redirect-uri <uri>... [--post-logout-redirect-uri <uri>...] --scope <scope>... [--subject-type user|organization] [--ip-allow-list <cidr>...] [--require-mfa] [--profile standard|fapi2] [--jwks-file <file>] [--jwks-uri <https uri>] [--generate-keys <file>]',
   options: {
     environment: { type: 'string' },
     name: { type: 'string' },
@@ -45,6 +45,7 @@ export const clientsAdd: Command = {
     profile: { type: 'string' },
     'jwks-file': { type: 'string' },
     'jwks-uri': { type: 'string' },
+    'generate-keys': { type: 'string' },
   },
   async run(ctx) {
     const { addClient, addFapi2Client } = await import('../../oidc/clients/service.js');
@@ -67,23 +68,39 @@ export const clientsAdd: Command = {
     const profile = optionalString(ctx.values, 'profile') ?? 'standard';
     const jwksFile = optionalString(ctx.values, 'jwks-file');
     const jwksUri = optionalString(ctx.values, 'jwks-uri');
+    const keysFile = optionalString(ctx.values, 'generate-keys');
     if (profile === 'fapi2') {
-      if ((jwksFile === undefined) === (jwksUri === undefined))
+      if ([jwksFile, jwksUri, keysFile].filter((v) => v !== undefined).length !== 1)
         throw new UsageError(
-          'a fapi2 client needs exactly one of --jwks-file (its public keys, a JWK Set) or --jwks-uri (where it publishes them)',
+          'a fapi2 client needs exactly one of --jwks-file (its public keys, a JWK Set), --jwks-uri (where it publishes them) or --generate-keys (a new key pair: the private key written to that file)',
         );
-      const created = await addFapi2Client(await registry(ctx), {
-        ...input,
-        ...(jwksFile ? { jwks: readJwksFile(jwksFile) } : { jwksUri }),
-      });
+      const keys = jwksFile ? { jwks: readJwksFile(ctx.cwd, jwksFile) } : jwksUri ? { jwksUri } : undefined;
+      const generated = keysFile ? await generateKeysFile(ctx.cwd, keysFile) : undefined;
+      let created;
+      try {
+        created = await addFapi2Client(await registry(ctx), { ...input, ...(keys ?? { jwks: generated!.jwks }) });
+      } catch (error) {
+        generated?.discard();
+        throw error;
+      }
+      const lines = [
+        `client_id: ${created.client_id}`,
+        'profile:   fapi2 (no secret: it authenticates with private_key_jwt, signed by its registered keys)',
+      ];
+      if (generated)
+        lines.push(
+          `keys_file: ${generated.file} (the private key, kid ${generated.kid}, mode 0600: hand it to the client only; this server keeps the public key)`,
+        );
       return {
-        json: { ...created },
-        text: `client_id: ${created.client_id}\nprofile:   fapi2 (no secret: it authenticates with private_key_jwt, signed by its registered keys)`,
+        json: { ...created, ...(generated ? { keys_file: generated.file, kid: generated.kid } : {}) },
+        text: lines.join('\n'),
       };
     }
     if (profile !== 'standard') throw new UsageError('--profile must be standard or fapi2');
-    if (jwksFile !== undefined || jwksUri !== undefined)
-      throw new UsageError('--jwks-file and --jwks-uri are for --profile fapi2 (a standard client authenticates with its secret)');
+    if (jwksFile !== undefined || jwksUri !== undefined || keysFile !== undefined)
+      throw new UsageError(
+        '--jwks-file, --jwks-uri and --generate-keys are for --profile fapi2 (a standard client authenticates with its secret)',
+      );
     const created = await addClient(await registry(ctx), input);
     return {
       json: { ...created },
@@ -91,21 +108,6 @@ export const clientsAdd: Command = {
     };
   },
 };
-
-/** A JWK Set from a file; the registration's rules then judge each key. */
-function readJwksFile(file: string): unknown {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(`--jwks-file ${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw new UsageError(`--jwks-file ${file}: is not JSON (a JWK Set {"keys": [...]} is expected)`);
-  }
-}
 
 export const clientsRotateSecret: Command = {
   path: ['clients', 'rotate-secret'],

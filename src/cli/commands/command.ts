@@ -10,6 +10,8 @@ export interface CommandContext {
   /** Opened lazily, so commands that need no database never start one. */
   db(): Promise<Db>;
   values: OptionValues;
+  /** The directory the command was run from: relative paths on its command line are resolved from it. */
+  cwd: string;
   readStdin(): Promise<string>;
 }
 
