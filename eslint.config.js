@@ -110,6 +110,7 @@ export default tseslint.config(
       'test/**',
       'bench/**',
       'scripts/**',
+      'docs/**',
       'vitest.config.ts',
       'vitest.interop.config.ts',
       'eslint.config.js',
@@ -117,6 +118,8 @@ export default tseslint.config(
     ],
     rules: { 'no-restricted-syntax': 'off' },
   },
+  // The documentation's examples are a reader's programs (docs/examples/), run as written by test/docs/.
+  { files: ['docs/**'], languageOptions: { globals: { Headers: 'readonly' } } },
   // dependency-cruiser reads its configuration as CommonJS.
   { files: ['.dependency-cruiser.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable' } } },
   {

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { childEnv, makeDataDir, PROJECT_ROOT, removeDataDir, startServer, type ServerProcess } from '../helpers/process.js';
 import { documentationFiles, fencedBlocks, isRunnable, type FencedBlock } from './markdown.js';
+import { authorizationUrls, BrowserReader, READERS, type Reader } from './browser-reader.js';
 
 /**
  * Every ```sh runnable block of README.md and docs/ runs as written (docs/testing.md, "Runnable
@@ -13,7 +14,9 @@ import { documentationFiles, fencedBlocks, isRunnable, type FencedBlock } from '
  * `set -euo pipefail`, from the repository's directory, against a dev-profile server with its
  * demo data on a fresh database. The blocks read the public URLs from the server's own
  * variables (ALMONER_SANDBOX_BASE_URL …, defaulting to the documented ports), which the test
- * sets to the ports its server bound.
+ * sets to the ports its server bound. Where an example waits for a person at a browser (it prints
+ * the authorization URL and reads the address the browser came back to), one headless Chromium
+ * plays them as the document says (browser-reader.ts) and pastes that address.
  */
 
 const TOOLS = ['bash', 'curl', 'openssl', 'jq'];
@@ -37,18 +40,50 @@ interface RunResult {
   signal: NodeJS.Signals | null;
   output: string;
   lastBlock: string | undefined;
+  /** How many times the reader approved in the browser. */
+  approvals: number;
 }
 
-function runBash(file: string, env: NodeJS.ProcessEnv): Promise<RunResult> {
+/** What plays the reader of a document whose examples wait for one. */
+interface ReaderRole {
+  reader: Reader;
+  browser: BrowserReader;
+  urls: ServerProcess['urls'];
+}
+
+function runBash(file: string, env: NodeJS.ProcessEnv, role?: ReaderRole): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', [file], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Standard input is where a waiting example reads the pasted address; the others get none.
+    const child = spawn('bash', [file], { cwd: PROJECT_ROOT, env, stdio: [role ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
     let output = '';
+    let stdout = '';
     let lastBlock: string | undefined;
-    child.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
-    child.stderr.setEncoding('utf8').on('data', (text: string) => {
+    let approvals = 0;
+    const fail = (error: unknown) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(error instanceof Error ? error : new Error(String(error)));
+    };
+    child.stdout!.setEncoding('utf8').on('data', (text: string) => {
+      output += text;
+      stdout += text;
+      if (!role) return;
+      // Whole lines only: a URL may arrive in two pieces.
+      const seen = authorizationUrls(stdout.slice(0, stdout.lastIndexOf('\n') + 1), role.urls);
+      for (const url of seen.slice(approvals)) {
+        approvals += 1;
+        role.browser.approve(role.reader, url).then(
+          (callback) => child.stdin!.write(`${callback}\n`),
+          (error: unknown) =>
+            fail(new Error(`the reader could not approve at ${url} (last block: ${lastBlock}): ${String(error)}\n${output.slice(-6000)}`)),
+        );
+      }
+    });
+    child.stderr!.setEncoding('utf8').on('data', (text: string) => {
       output += text;
       for (const match of text.matchAll(/^::block (\S+)$/gm)) lastBlock = match[1];
     });
+    child.stdin?.on('error', () => undefined); // EPIPE when the script ended first
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`${file} did not finish within ${SCRIPT_TIMEOUT_MS} ms (last block: ${lastBlock})\n${output.slice(-6000)}`));
@@ -59,7 +94,7 @@ function runBash(file: string, env: NodeJS.ProcessEnv): Promise<RunResult> {
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, output, lastBlock });
+      resolve({ code, signal, output, lastBlock, approvals });
     });
   });
 }
@@ -69,6 +104,7 @@ describe('runnable examples in README.md and docs/', () => {
   let dataDir: string | undefined;
   let server: ServerProcess | undefined;
   let scriptDir: string | undefined;
+  let browser: BrowserReader | undefined;
 
   beforeAll(async () => {
     const missing = TOOLS.filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status !== 0);
@@ -81,9 +117,11 @@ describe('runnable examples in README.md and docs/', () => {
       env: { DATABASE_URL: database.url, ALMONER_DATA_DIR: dataDir, ALMONER_DEMO_DATA: 'true' },
       readyTimeoutMs: 90_000,
     });
+    browser = new BrowserReader(server.urls);
   }, 150_000);
 
   afterAll(async () => {
+    await browser?.close();
     await server?.kill();
     await database?.drop();
     await removeDataDir(dataDir);
@@ -124,12 +162,16 @@ describe('runnable examples in README.md and docs/', () => {
           // mktemp's files and downloads (e.g. a statement saved with curl -OJ) go where the test cleans up.
           TMPDIR: scriptDir!,
         });
-        const result = await runBash(scriptFile, env);
+        const reader = READERS[file];
+        const result = await runBash(scriptFile, env, reader && { reader, browser: browser!, urls });
+        if (process.env.SHOW_OUTPUT) console.log(result.output);
         const failed = result.lastBlock ?? `${file} (before its first block)`;
         expect(
           result.code,
           `the runnable block at ${failed} failed (exit ${result.code}${result.signal ? `, ${result.signal}` : ''})\n--- output ---\n${result.output.slice(-6000)}`,
         ).toBe(0);
+        // A document that names a reader has an example that waits for one.
+        if (reader) expect(result.approvals, `${file}: no example printed a sandbox authorization URL to approve`).toBeGreaterThan(0);
       },
       SCRIPT_TIMEOUT_MS + 10_000,
     );
