@@ -55,6 +55,18 @@ export function isRunnable(block: FencedBlock): boolean {
   return (words[0] === 'sh' || words[0] === 'bash') && words.slice(1).includes('runnable');
 }
 
+/**
+ * The repository file a block lists whole, from its info string's `file=<path>` (e.g.
+ * ```` ```js file=docs/examples/bank-data-walkthrough.mjs ````): renderers read only the first
+ * word, and test/docs/included-files.test.ts holds the listing to the file.
+ */
+export function includedFile(block: FencedBlock): string | undefined {
+  return block.info
+    .split(/\s+/)
+    .find((word) => word.startsWith('file='))
+    ?.slice('file='.length);
+}
+
 /** The text outside fenced blocks (their lines blanked, so line numbers are kept). */
 function withoutFences(text: string): string {
   const lines = text.split('\n');

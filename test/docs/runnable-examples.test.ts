@@ -164,7 +164,6 @@ describe('runnable examples in README.md and docs/', () => {
         });
         const reader = READERS[file];
         const result = await runBash(scriptFile, env, reader && { reader, browser: browser!, urls });
-        if (process.env.SHOW_OUTPUT) console.log(result.output);
         const failed = result.lastBlock ?? `${file} (before its first block)`;
         expect(
           result.code,
