@@ -5,6 +5,8 @@
  * OpenID-only members.
  */
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import * as oauth from 'oauth4webapi';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { authorizationRequest, authorize, basic, endpoints, obtainTokens, tokenRequest, type Env } from '../helpers/flow.js';
@@ -22,6 +24,7 @@ import {
   type FapiClient,
 } from '../helpers/fapi.js';
 import { dpopProof } from '../helpers/dpop-proof.js';
+import { PROJECT_ROOT } from '../../src/config/paths.js';
 
 const ALL_SCOPES = ['read_only', 'read_write', 'openid', 'offline_access', 'read:bank_accounts', 'sync:connected_accounts'];
 const redirectFor = (environment: Env) =>
@@ -638,5 +641,37 @@ describe.each(['production', 'sandbox'] as Env[])('RFC 8414 authorization server
     const { dashboard } = endpoints(server, environment);
     expect((await fetch(`${dashboard}/.well-known/oauth-authorization-server`)).status).toBe(404);
     expect((await fetch(`${dashboard}/.well-known/openid-configuration`)).status).toBe(404);
+  });
+});
+
+/**
+ * docs/oauth.md, "What discovery says, per profile": one row per member, its value in the first
+ * code span of the second column, URLs written against `<API URL>` and `<dashboard URL>`.
+ */
+function documentedDiscovery(): Map<string, string> {
+  const text = fs.readFileSync(path.join(PROJECT_ROOT, 'docs', 'oauth.md'), 'utf8');
+  const start = text.indexOf('### What discovery says, per profile');
+  expect(start, 'docs/oauth.md has no "What discovery says, per profile" section').toBeGreaterThan(-1);
+  const section = text.slice(start, text.indexOf('\n#', start + 1));
+  const rows = new Map<string, string>();
+  for (const line of section.split('\n')) {
+    const cells = line.split('|').map((cell) => cell.trim());
+    const member = /^`([a-z_]+)`$/.exec(cells[1] ?? '')?.[1];
+    const value = /`([^`]+)`/.exec(cells[2] ?? '')?.[1];
+    if (member && value) rows.set(member, value);
+  }
+  return rows;
+}
+
+describe('docs/oauth.md states what discovery says', () => {
+  it('has a row for every member of the live production document, with the value it publishes', async () => {
+    const { api, dashboard } = endpoints(server, 'production');
+    const { doc } = await getDocument(api, '/.well-known/openid-configuration');
+    const rows = documentedDiscovery();
+    expect([...rows.keys()].sort()).toEqual(Object.keys(doc).sort());
+    for (const [member, written] of rows) {
+      const value = written.replace('<API URL>', api).replace('<dashboard URL>', dashboard);
+      expect({ member, value: /^[[{"]|^(true|false)$/.test(value) ? JSON.parse(value) : value }).toEqual({ member, value: doc[member] });
+    }
   });
 });
