@@ -1,4 +1,4 @@
-import { invocationDirectory } from './invocation-directory.js';
+import { invocationDirectory } from '../config/invocation-directory.js';
 import { runCli } from './run.js';
 
 async function readStdin(): Promise<string> {
@@ -13,6 +13,6 @@ const status = await runCli({
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   readStdin,
-  cwd: invocationDirectory(process.env, process.cwd()),
+  cwd: invocationDirectory(),
 });
 process.exitCode = status;

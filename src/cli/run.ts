@@ -19,7 +19,7 @@ export interface CliIo {
   stderr: (text: string) => void;
   readStdin: () => Promise<string>;
   env?: NodeJS.ProcessEnv;
-  /** Where relative paths on the command line are resolved from (invocation-directory.ts); the process's by default. */
+  /** Where relative paths on the command line are resolved from (config/invocation-directory.ts); the process's by default. */
   cwd?: string;
 }
 

@@ -9,7 +9,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { tempDir } from '../helpers/app.js';
 import { runAdmin } from '../helpers/admin-cli.js';
 import { childEnv, PROJECT_ROOT } from '../helpers/process.js';
-import { invocationDirectory } from '../../src/cli/invocation-directory.js';
+import { invocationDirectory } from '../../src/config/invocation-directory.js';
 
 const execFileAsync = promisify(execFile);
 

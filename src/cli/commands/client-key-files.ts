@@ -7,7 +7,7 @@ import { UsageError } from './command.js';
  * The key files of `clients add --profile fapi2` (docs/bank-data.md, "Registering a bank-data
  * client"): `--jwks-file` reads the client's public keys, `--generate-keys` makes a key pair and
  * writes its private half for the client. Both paths are resolved from the directory the
- * command was run from (invocation-directory.ts), and every failure names the path tried.
+ * command was run from (config/invocation-directory.ts), and every failure names the path tried.
  */
 
 /** A JWK Set from a file; the registration's rules then judge each key. */

@@ -6,6 +6,6 @@
  * npm_lifecycle_event to the script it runs, so INIT_CWD counts only under our own `admin`
  * script (a CLI started by some other npm script keeps its own working directory).
  */
-export function invocationDirectory(env: NodeJS.ProcessEnv, cwd: string): string {
+export function invocationDirectory(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
   return env.npm_lifecycle_event === 'admin' && env.INIT_CWD ? env.INIT_CWD : cwd;
 }
