@@ -61,6 +61,7 @@ describe('admin CLI start-up', () => {
       .filter((m) => m.startsWith('/') && !m.startsWith(path.join(SRC, 'cli') + path.sep))
       .map((m) => path.relative(SRC, m));
     expect(outside.sort(), 'the few modules of src/ outside src/cli the CLI needs before a command runs').toEqual([
+      'config/invocation-directory.ts',
       'embedded-postgres/tools.ts',
       'errors/domain-error.ts',
     ]);
