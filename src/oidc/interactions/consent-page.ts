@@ -27,7 +27,8 @@ import {
 import { membershipsOf, resolveOrganization } from './organization-page.js';
 import { KIND_LABELS, ROLE_NAMES, type Membership } from '../../identity/memberships.js';
 import { describeScopes } from './scope-descriptions.js';
-import { accountField, chosenAccounts, fdxConsentStep } from './fdx-consent-step.js';
+import { accountField, chosenAccounts, fdxConsentStep, missingConsentRequest } from './fdx-consent-step.js';
+import { isFapi2Client } from '../client-metadata.js';
 import { newFdxConsentId, recordFdxConsent } from '../../authorizations/fdx-consents.js';
 import { FDX_AUTHORIZATION_DETAILS_TYPE } from '../../authorizations/fdx-consent-request.js';
 import { consentExpiry } from '../../authorizations/fdx-consent.js';
@@ -83,8 +84,9 @@ export async function showConsentStep(deps: InteractionDeps, ctx: Context, inter
   const stepUp = owedStepUp(interaction, client, membership, plan);
   if (stepUp.length > 0) return showStepUp(deps, ctx, interaction, user.id, membership.id, stepUp);
   const fdx = await fdxConsentStep(deps.db, deps.environment, membership.id, interaction.params);
+  const missing = missingConsentRequest(isFapi2Client(client), plan.granted, fdx);
   // An FDX consent request is always a new consent (its own accounts, clusters and clock).
-  if (!consentForced(interaction.params.prompt) && !fdx) {
+  if (!consentForced(interaction.params.prompt) && !fdx && !missing) {
     const covering = await findCoveringGrant(deps.db, provider, deps.environment, {
       clientId: client.clientId,
       userId: user.id,
@@ -115,8 +117,8 @@ export async function showConsentStep(deps: InteractionDeps, ctx: Context, inter
     changeOrganization: memberships.length > 1 ? p.page : undefined,
     csrf: interactionCsrf(deps, interaction),
     fdx: fdx && { ...fdx, accounts: fdx.accounts.map((a) => ({ ...a, field: accountField(a.id) })) },
-    canApprove: plan.canApprove && !fdx?.refusal,
-    refusal: plan.refusal ?? fdx?.refusal,
+    canApprove: plan.canApprove && !fdx?.refusal && !missing,
+    refusal: plan.refusal ?? fdx?.refusal ?? missing,
     problem,
   };
   sendInteractionPage(deps, ctx, interaction, 'consent.njk', page, problem ? 400 : undefined);
@@ -140,7 +142,7 @@ export async function approve(deps: InteractionDeps, ctx: Context): Promise<void
   const plan = planFor(interaction, client, membership, subjectType);
   if (!plan.canApprove || owedStepUp(interaction, client, membership, plan).length > 0) return back();
   const fdx = await fdxConsentStep(deps.db, deps.environment, membership.id, interaction.params);
-  if (fdx?.refusal) return back();
+  if (fdx?.refusal || missingConsentRequest(isFapi2Client(client), plan.granted, fdx)) return back();
   const accountIds = fdx ? chosenAccounts(fdx, form) : [];
   // Nothing picked cannot be approved: the same screen again, saying so.
   if (fdx?.asksForAccounts && accountIds.length === 0)
