@@ -1,9 +1,10 @@
 import type { Context } from 'koa';
-import { invalid } from '../../errors/domain-error.js';
+import { conflict, invalid } from '../../errors/domain-error.js';
 import { errors } from 'oidc-provider';
 import { recordAudit } from '../../audit/audit-log.js';
 import { unitOf } from '../request-scope.js';
 import { writeWithUnit } from '../unit-of-work.js';
+import { consumePushedRequest } from '../../db/provider-store.js';
 import { userIdentity } from '../request-account.js';
 import { readForm } from '../../http/form-body.js';
 import { insertAuthorization } from '../../authorizations/authorizations.js';
@@ -124,6 +125,12 @@ export async function showConsentStep(deps: InteractionDeps, ctx: Context, inter
   sendInteractionPage(deps, ctx, interaction, 'consent.njk', page, problem ? 400 : undefined);
 }
 
+const approvedElsewhere = () =>
+  conflict(
+    'This request was already approved in another window or tab, so nothing was approved here and nothing more was shared. Go back to the application if it still needs you.',
+    { title: 'Already approved' },
+  );
+
 /** POST /oauth/interaction/:uid/consent: decided again from current data, never from the page. */
 export async function approve(deps: InteractionDeps, ctx: Context): Promise<void> {
   const interaction = await loadInteraction(deps, ctx);
@@ -164,8 +171,14 @@ export async function approve(deps: InteractionDeps, ctx: Context): Promise<void
     } satisfies GrantedFdxDetail as never);
   }
   const grantId = await grant.save();
+  // A pushed request allows one approval: used up here, in this approval's transaction, so that a
+  // second window's approval of the same request_uri commits nothing (docs/bank-data.md, "Pushed
+  // authorization requests"). The resume then has no pushed request left to look up.
+  const pushedRequest = interaction.parJti;
+  interaction.parJti = undefined;
   // Committed with the Grant and the Interaction, in the request's unit (oidc/unit-of-work.ts).
   await writeWithUnit(unitOf(ctx), deps.db, async (trx) => {
+    if (pushedRequest && !(await consumePushedRequest(trx, deps.environment, pushedRequest))) throw approvedElsewhere();
     await insertAuthorization(trx, {
       grantId,
       environment: deps.environment,
