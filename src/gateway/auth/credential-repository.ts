@@ -25,7 +25,7 @@ export interface AccessTokenRow {
   client_profile: string | null;
   /** The authorization's FDX consent, when its client asked for one (docs/api.md, "FDX bank-data API", Consents). */
   fdx_consent_id: string | null;
-  fdx_consent_status: 'ACTIVE' | 'EXPIRED' | 'REVOKED' | null;
+  fdx_consent_status: 'PENDING' | 'ACTIVE' | 'EXPIRED' | 'REVOKED' | null;
   fdx_consent_expires_at: Date | null;
   fdx_lookback_period: number | null;
   fdx_consent_resources: FdxConsentResourceRow[] | null;
