@@ -133,7 +133,7 @@ export async function showAudit(deps: DashboardDeps, ctx: Context, { viewer, org
         when: shownDate(r.occurred_at),
         event: r.event,
         actor: r.actor_email,
-        actingApplication: actedByApplication(r) ? (names.application(r) ?? r.client_id) : undefined,
+        actingApplication: actedByApplication(r) ? (names.application(r) ?? r.client_id ?? undefined) : undefined,
         environment: r.environment,
         application: names.application(r),
         client: r.client_id,

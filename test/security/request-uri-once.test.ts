@@ -109,7 +109,7 @@ describe('one approval per request_uri', () => {
     });
     // The winner's code works.
     const tokens = await exchange(fapi, approved.location!, state, verifier);
-    expect((tokens.authorization_details as { consentId: string }[])[0]!.consentId).toBeTruthy();
+    expect((tokens.authorization_details as unknown as { consentId: string }[])[0]!.consentId).toBeTruthy();
   });
 
   it('six approvals of one request_uri sent at once: one consent, one authorization, one audit row', async () => {
@@ -139,7 +139,7 @@ describe('an authorization holding a bank-data consent', () => {
     const fapi = await registerFapiClient(server);
     const { requestUri, state, verifier } = await push(fapi);
     const consented = await exchange(fapi, await approve(server, fapi, requestUri, { login: staff.users.admin }), state, verifier);
-    const consentId = (consented.authorization_details as { consentId: string }[])[0]!.consentId;
+    const consentId = (consented.authorization_details as unknown as { consentId: string }[])[0]!.consentId;
     expect(account.id).toBeTruthy();
 
     const later = await push(fapi, { scope: 'openid offline_access' });

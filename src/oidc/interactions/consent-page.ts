@@ -21,6 +21,7 @@ import {
   paths,
   redirectUri,
   sendInteractionPage,
+  takePushedRequest,
   verifyInteractionCsrf,
   type Interaction,
   type InteractionDeps,
@@ -174,8 +175,7 @@ export async function approve(deps: InteractionDeps, ctx: Context): Promise<void
   // A pushed request allows one approval: used up here, in this approval's transaction, so that a
   // second window's approval of the same request_uri commits nothing (docs/bank-data.md, "Pushed
   // authorization requests"). The resume then has no pushed request left to look up.
-  const pushedRequest = interaction.parJti;
-  interaction.parJti = undefined;
+  const pushedRequest = takePushedRequest(interaction);
   // Committed with the Grant and the Interaction, in the request's unit (oidc/unit-of-work.ts).
   await writeWithUnit(unitOf(ctx), deps.db, async (trx) => {
     if (pushedRequest && !(await consumePushedRequest(trx, deps.environment, pushedRequest))) throw approvedElsewhere();
