@@ -3,6 +3,7 @@ import { ASSERTION_TYPE, clientAssertion, FAPI_REDIRECT, registerFapiClient, typ
 import { createAccount } from '../helpers/fdx.js';
 import { dpopCall, fapiConsent } from '../helpers/fdx-consent.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { missingConsentRequest } from '../../src/oidc/interactions/fdx-consent-step.js';
 
 /**
  * A bank-data (fapi2) client cannot skip the FDX consent (docs/bank-data.md, "Consents"): asking
@@ -78,5 +79,18 @@ describe('the gateway and a fapi2 token without a live consent', () => {
       expect(refused.body.code, path).toBe(602);
       expect(String(refused.body.detail), path).toMatch(/no FDX consent/);
     }
+  });
+});
+
+describe('the consent screen holds the rule too (a request pushed before it)', () => {
+  const step = { request: {}, words: {}, accounts: [], asksForAccounts: false } as unknown as Parameters<typeof missingConsentRequest>[2];
+  it('cannot approve bank data for a fapi2 client without a consent request', () => {
+    expect(missingConsentRequest(true, ['openid', 'read_only', 'read:bank_accounts'], undefined)).toMatch(/cannot be approved/);
+    expect(missingConsentRequest(true, ['read_only', 'sync:connected_accounts'], undefined)).toMatch(/cannot be approved/);
+  });
+  it('leaves a consent request, a request without bank data and a standard client alone', () => {
+    expect(missingConsentRequest(true, ['read_only', 'read:bank_accounts'], step)).toBeUndefined();
+    expect(missingConsentRequest(true, ['openid', 'read_only'], undefined)).toBeUndefined();
+    expect(missingConsentRequest(false, ['read_only', 'read:bank_accounts'], undefined)).toBeUndefined();
   });
 });
