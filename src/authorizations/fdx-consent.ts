@@ -8,7 +8,14 @@ import type { FdxConsentRow } from './fdx-consents-repository.js';
  * fdx-consents.ts records, finds, revokes and expires them.
  */
 
-export type FdxConsentStatus = 'ACTIVE' | 'EXPIRED' | 'REVOKED';
+/**
+ * PENDING from the approval until the recipient exchanges its code (then ACTIVE), or until it
+ * lapses uncollected (EXPIRED): docs/bank-data.md, "Consents". The Consent API never shows
+ * PENDING: the recipient learns of a consent with its tokens, which make it ACTIVE.
+ */
+export type FdxConsentStatus = 'PENDING' | 'ACTIVE' | 'EXPIRED' | 'REVOKED';
+/** The statuses a data recipient sees (FDX's ConsentGrant). */
+export type PublishedConsentStatus = Exclude<FdxConsentStatus, 'PENDING'>;
 export const FDX_REVOCATION_REASONS = ['BUSINESS_RULE', 'USER_ACTION'] as const;
 /** FDX PartyType: who may initiate a revocation. */
 export const FDX_PARTY_TYPES = ['DATA_ACCESS_PLATFORM', 'DATA_PROVIDER', 'DATA_RECIPIENT', 'INDIVIDUAL', 'MERCHANT', 'VENDOR'] as const;
@@ -17,6 +24,11 @@ export type FdxPartyType = (typeof FDX_PARTY_TYPES)[number];
 
 /** A ONE_TIME consent lasts an hour: long enough for one sync. */
 export const ONE_TIME_CONSENT_MS = 3_600_000;
+/**
+ * How long an approved consent waits for its recipient to exchange the code (which lives 60
+ * seconds, from the browser's return) before it lapses: PENDING's expires_at.
+ */
+export const COLLECTION_WINDOW_MS = 600_000;
 const DAY_MS = 86_400_000;
 
 export interface FdxConsentResource {
@@ -46,9 +58,9 @@ export interface FdxConsent {
   revocationInitiator: FdxPartyType | null;
 }
 
-/** The consent's status at `now`: ACTIVE until expires_at, then EXPIRED (unless REVOKED first). */
+/** The consent's status at `now`: PENDING or ACTIVE until expires_at, then EXPIRED (unless REVOKED first). */
 export function consentStatus(row: { status: FdxConsentStatus; expires_at: Date }, now = Date.now()): FdxConsentStatus {
-  return row.status === 'ACTIVE' && row.expires_at.getTime() <= now ? 'EXPIRED' : row.status;
+  return (row.status === 'ACTIVE' || row.status === 'PENDING') && row.expires_at.getTime() <= now ? 'EXPIRED' : row.status;
 }
 
 export function consentOf(row: FdxConsentRow): FdxConsent {

@@ -38,6 +38,17 @@ export async function findConsentRowsOfGrants(
     .execute();
 }
 
+/** A consent by id, locked until the caller's transaction ends (its activation). */
+export function findConsentRowById(db: Executor, environment: Environment, id: string): Promise<FdxConsentRow | undefined> {
+  return db
+    .selectFrom('fdx_consents')
+    .selectAll()
+    .where('environment', '=', environment)
+    .where('id', '=', id)
+    .forUpdate()
+    .executeTakeFirst();
+}
+
 /** Whose consent: its data recipient (client) or its organization; one of them always narrows the lookup. */
 export type ConsentOwner = { clientId: string } | { organizationId: string };
 
@@ -61,9 +72,13 @@ const revokedNow = (reason: string, initiator: string) => ({
   revocation_initiator: initiator,
 });
 
+/** The statuses a consent can still be revoked in: ACTIVE, and PENDING for its organization (not yet its recipient's). */
+const LIVE: readonly FdxConsentRow['status'][] = ['PENDING', 'ACTIVE'];
+
 /**
- * Revokes a consent that is still active, atomically: concurrent revocations, and one racing the
- * expiry, cannot both win. Undefined when it was not active (or not the owner's).
+ * Revokes a consent that is still live (ACTIVE; PENDING too for its organization), atomically:
+ * concurrent revocations, and one racing the expiry, cannot both win. Undefined when it was not
+ * live (or not the owner's).
  */
 export function markConsentRevoked(
   db: Executor,
@@ -74,19 +89,22 @@ export function markConsentRevoked(
     .set(revokedNow(q.reason, q.initiator))
     .where('environment', '=', q.environment)
     .where('id', '=', q.id)
-    .where('status', '=', 'ACTIVE')
+    .where('status', 'in', 'clientId' in q.owner ? ['ACTIVE'] : [...LIVE])
     .where('expires_at', '>', sql<Date>`now()`);
   query =
     'clientId' in q.owner ? query.where('client_id', '=', q.owner.clientId) : query.where('organization_id', '=', q.owner.organizationId);
   return query.returningAll().executeTakeFirst();
 }
 
-/** Marks every active consent past its expiry EXPIRED (as of its expiry), returning their grants (index fdx_consents_due_idx). */
+/**
+ * Marks every live consent past its expiry EXPIRED (as of its expiry: a PENDING one lapsed
+ * then), returning their grants (index fdx_consents_due_idx).
+ */
 export function markDueConsentsExpired(db: Executor): Promise<{ environment: Environment; grant_id: string }[]> {
   return db
     .updateTable('fdx_consents')
     .set({ status: 'EXPIRED', updated_at: sql`expires_at` })
-    .where('status', '=', 'ACTIVE')
+    .where('status', 'in', [...LIVE])
     .where('expires_at', '<=', sql<Date>`now()`)
     .returning(['environment', 'grant_id'])
     .execute();
@@ -159,7 +177,41 @@ export async function markConsentOfGrantRevoked(db: Executor, environment: Envir
     .set(revokedNow('BUSINESS_RULE', 'DATA_PROVIDER'))
     .where('environment', '=', environment)
     .where('grant_id', '=', grantId)
-    .where('status', '=', 'ACTIVE')
+    .where('status', 'in', [...LIVE])
     .where('expires_at', '>', sql<Date>`now()`)
+    .execute();
+}
+
+/** A PENDING consent made ACTIVE until `expiresAt`, its end; undefined when it was not PENDING (nothing changes then). */
+export function markConsentActive(db: Executor, environment: Environment, id: string, expiresAt: Date): Promise<FdxConsentRow | undefined> {
+  return db
+    .updateTable('fdx_consents')
+    .set({ status: 'ACTIVE', expires_at: expiresAt, updated_at: sql<Date>`now()` })
+    .where('environment', '=', environment)
+    .where('id', '=', id)
+    .where('status', '=', 'PENDING')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * Revokes the recipient's other live consents for the organization, ACTIVE or not yet
+ * collected (reason BUSINESS_RULE, initiator DATA_PROVIDER: one consent per recipient and
+ * organization, the last collected), returning them.
+ */
+export function markConsentsSuperseded(
+  db: Executor,
+  q: { environment: Environment; clientId: string; organizationId: string; except: string },
+): Promise<FdxConsentRow[]> {
+  return db
+    .updateTable('fdx_consents')
+    .set(revokedNow('BUSINESS_RULE', 'DATA_PROVIDER'))
+    .where('environment', '=', q.environment)
+    .where('client_id', '=', q.clientId)
+    .where('organization_id', '=', q.organizationId)
+    .where('status', 'in', [...LIVE])
+    .where('expires_at', '>', sql<Date>`now()`)
+    .where('id', '<>', q.except)
+    .returningAll()
     .execute();
 }

@@ -5,11 +5,13 @@ import type { Environment } from '../db/schema.js';
 import { revokeAuthorizationIn } from './authorizations.js';
 import type { FdxConsentRequest } from './fdx-consent-request.js';
 import {
+  COLLECTION_WINDOW_MS,
   consentExpiry,
   consentOf,
   type FdxConsent,
   type FdxConsentResource,
   type FdxPartyType,
+  type PublishedConsentStatus,
   type FdxRevocationReason,
 } from './fdx-consent.js';
 import { accountWords } from './fdx-consent-words.js';
@@ -17,20 +19,25 @@ import {
   countOrganizationAccounts,
   findAccountsByIds,
   findConsentRow,
+  findConsentRowById,
   findConsentRowOfGrant,
   findConsentRowsOfGrants,
   insertConsentRow,
+  markConsentActive,
   markConsentRevoked,
+  markConsentsSuperseded,
   markDueConsentsExpired,
   type ConsentOwner,
 } from './fdx-consents-repository.js';
 
 /**
  * FDX consent grants (docs/api.md, "FDX bank-data API", Consents): what an approver chose to share
- * with a bank-data client, one per authorization (grant). The consent screen records it
- * (recordFdxConsent, in the approval's transaction); the gateway holds every FDX call of the
- * authorization's tokens to it; the Consent API reads and revokes it. Revoking or expiring a
- * consent ends its authorization too, so its refresh tokens stop at once.
+ * with a bank-data client, one per authorization (grant). The consent screen records it PENDING
+ * (recordFdxConsent, in the approval's transaction); the code's exchange makes it ACTIVE and ends
+ * the recipient's earlier consent for the organization (activateFdxConsentIn); the gateway holds
+ * every FDX call of the authorization's tokens to it; the Consent API reads and revokes it.
+ * Revoking or expiring a consent (or its lapsing uncollected) ends its authorization too, so its
+ * refresh tokens stop at once.
  */
 
 /** The approver's choice does not fit the request (the consent screen's own mistake, never the client's). */
@@ -63,7 +70,8 @@ export function newFdxConsentId(): string {
 }
 
 /**
- * Records what the approver granted, in the approval's transaction (after the authorization row):
+ * Records what the approver granted, in the approval's transaction (after the authorization row),
+ * PENDING until its code is exchanged (lapsing COLLECTION_WINDOW_MS after the approval otherwise):
  * one ACCOUNT resource per chosen account, one CUSTOMER resource (the organization) when asked.
  * Throws FdxConsentChoiceError when the choice does not fit the request or names an account
  * that is not the organization's in this environment.
@@ -97,11 +105,49 @@ export async function recordFdxConsent(trx: Executor, input: NewFdxConsent): Pro
     duration_period: input.request.durationPeriod ?? null,
     lookback_period: input.request.lookbackPeriod,
     resources: JSON.stringify(resources),
+    status: 'PENDING',
     created_at: createdAt,
     updated_at: createdAt,
-    expires_at: consentExpiry(input.request, createdAt),
+    expires_at: new Date(createdAt.getTime() + COLLECTION_WINDOW_MS),
   });
   return consentOf(row);
+}
+
+/** What a code's exchange did: the consent now ACTIVE (undefined when it was not PENDING), the earlier ones it replaced. */
+export interface FdxConsentActivation {
+  consent?: FdxConsent;
+  superseded: FdxConsent[];
+}
+
+/**
+ * The recipient exchanged the code of the consent's authorization, inside the exchange's
+ * transaction: a PENDING consent becomes ACTIVE until its end (counted from its approval, as
+ * the Grant's consentEnds is), and the recipient's other live consents for the same
+ * organization (ACTIVE, or approved and not collected) are revoked with their authorizations
+ * (BUSINESS_RULE, DATA_PROVIDER): a re-authorization replaces the consent it renews
+ * (docs/bank-data.md, "Consents"). A consent
+ * that is not PENDING is left as it is (the gateway holds its tokens to what it is).
+ */
+export async function activateFdxConsentIn(
+  trx: Executor,
+  input: { environment: Environment; consentId: string },
+): Promise<FdxConsentActivation> {
+  const pending = await findConsentRowById(trx, input.environment, input.consentId);
+  if (!pending || pending.status !== 'PENDING') return { superseded: [] };
+  const expiresAt = consentExpiry(
+    { durationType: pending.duration_type, durationPeriod: pending.duration_period ?? undefined },
+    pending.created_at,
+  );
+  const row = await markConsentActive(trx, input.environment, input.consentId, expiresAt);
+  if (!row) return { superseded: [] };
+  const superseded = await markConsentsSuperseded(trx, {
+    environment: row.environment,
+    clientId: row.client_id,
+    organizationId: row.organization_id,
+    except: row.id,
+  });
+  for (const old of superseded) await revokeAuthorizationIn(trx, old.environment, old.grant_id, 'fdx_consent_superseded');
+  return { consent: consentOf(row), superseded: superseded.map(consentOf) };
 }
 
 /** The consent of an authorization, if its client asked for one (the token endpoint's lookup). */
@@ -110,15 +156,24 @@ export async function findConsentOfGrant(db: Executor, environment: Environment,
   return row && consentOf(row);
 }
 
-/** A consent as its data recipient may see it: another client's id and an unknown id are alike undefined. */
+/** A consent as its recipient sees it: never PENDING. */
+export type RecipientConsent = Omit<FdxConsent, 'status'> & { status: PublishedConsentStatus };
+
+/**
+ * A consent as its data recipient may see it: another client's id, an unknown id and a consent
+ * whose code the recipient never exchanged (PENDING, or lapsed so) are alike undefined.
+ */
 export async function findConsentOfRecipient(
   db: Executor,
   environment: Environment,
   clientId: string,
   consentId: string,
-): Promise<FdxConsent | undefined> {
+): Promise<RecipientConsent | undefined> {
   const row = await findConsentRow(db, environment, consentId, { clientId });
-  return row && consentOf(row);
+  if (!row || row.status === 'PENDING') return undefined;
+  const consent = consentOf(row);
+  // Read as of now from a row that is not PENDING, so never PENDING.
+  return { ...consent, status: consent.status as PublishedConsentStatus };
 }
 
 /** One account a consent shares, as people recognise it; `account` is undefined once the account was deleted. */
@@ -181,9 +236,10 @@ export interface FdxConsentRevocation {
 }
 
 /**
- * Revokes an active consent and, in the same transaction, its authorization with every token
- * (authorizations.ts revokeAuthorizationIn), so neither its access nor its refresh tokens work
- * again. An already revoked or expired consent, or one that is not the owner's, is left alone.
+ * Revokes an active consent (or, for its organization, a PENDING one) and, in the same
+ * transaction, its authorization with every token (authorizations.ts revokeAuthorizationIn), so
+ * neither its access nor its refresh tokens work again. An already revoked or expired consent,
+ * or one that is not the owner's (a PENDING one is not yet its recipient's), is left alone.
  */
 export async function revokeFdxConsent(db: Db, input: FdxConsentRevocation): Promise<RevocationOutcome> {
   return inTransaction(db, async (trx) => {
@@ -200,17 +256,17 @@ export async function revokeFdxConsent(db: Db, input: FdxConsentRevocation): Pro
       return 'revoked';
     }
     const existing = await findConsentRow(trx, input.environment, input.consentId, input.owner);
-    if (!existing) return 'not-found';
+    if (!existing || ('clientId' in input.owner && existing.status === 'PENDING')) return 'not-found';
     return existing.status === 'REVOKED' ? 'already-revoked' : 'expired';
   });
 }
 
 /**
- * Revokes the active consent of an authorization inside the caller's transaction, for the
- * organization's staff ending that authorization on a connected applications page: the caller
- * revokes the authorization (revokeAuthorizationIn) and writes the audit rows in the same
- * transaction, after this (the order revokeFdxConsent locks rows in, so the two cannot deadlock).
- * Undefined when the authorization has no consent, or its consent is no longer active.
+ * Revokes the live consent of an authorization inside the caller's transaction, for the
+ * organization's staff ending that authorization on a connected applications page
+ * (connection-revocation.ts, which then revokes the authorization and writes the audit rows in
+ * the same transaction: the order revokeFdxConsent locks rows in, so the two cannot deadlock).
+ * Undefined when the authorization has no consent, or its consent is no longer live.
  */
 export async function revokeConsentOfGrantIn(
   trx: Executor,
@@ -230,8 +286,8 @@ export async function revokeConsentOfGrantIn(
 
 /**
  * The periodic chores' sweep: marks consents past their expiry EXPIRED and ends their
- * authorizations (a ONE_TIME consent's refresh token stops after its hour). Reads already report
- * EXPIRED without it. Returns how many consents expired.
+ * authorizations (a ONE_TIME consent's refresh token stops after its hour), and PENDING consents
+ * never collected (their authorizations hold no token). Reads already report EXPIRED without it. Returns how many consents expired.
  */
 export async function expireDueConsents(db: Db): Promise<number> {
   return inTransaction(db, async (trx) => {

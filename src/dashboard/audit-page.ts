@@ -50,7 +50,7 @@ function personOf(member: Person | undefined, recorded: unknown): string {
  * `grant_id`, as they are.
  */
 function detailsOf(row: AuditRow, members: ReadonlyMap<string, Person>): { name: string; value: string }[] {
-  const details = (row.details ?? {}) as Record<string, unknown>;
+  const { acted_by: _actedBy, ...details } = (row.details ?? {}) as Record<string, unknown>;
   const userId = userIdOf(row);
   if (!userId) return Object.entries(details).map(([name, value]) => ({ name, value: shown(value) }));
   const member = members.get(userId);
@@ -60,6 +60,10 @@ function detailsOf(row: AuditRow, members: ReadonlyMap<string, Person>): { name:
     return [{ name, value: shown(value) }];
   });
 }
+
+/** An event the application (the row's client) made itself, with no person signed in: the FDX Consent API's revocation. */
+const actedByApplication = (row: AuditRow) =>
+  row.actor_email === null && row.client_id !== null && (row.details as Record<string, unknown> | null)?.acted_by === 'application';
 
 /** What the page shows for ids: application names of the registry, people who are members now. */
 async function namesFor(deps: DashboardDeps, organizationId: string, rows: readonly AuditRow[]) {
@@ -129,6 +133,7 @@ export async function showAudit(deps: DashboardDeps, ctx: Context, { viewer, org
         when: shownDate(r.occurred_at),
         event: r.event,
         actor: r.actor_email,
+        actingApplication: actedByApplication(r) ? (names.application(r) ?? r.client_id ?? undefined) : undefined,
         environment: r.environment,
         application: names.application(r),
         client: r.client_id,

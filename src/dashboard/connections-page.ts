@@ -2,19 +2,18 @@ import type { Context } from 'koa';
 import { notFound } from '../errors/domain-error.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { readForm } from '../http/form-body.js';
-import { revokeAuthorizationIn } from '../authorizations/authorizations.js';
+import { CONNECTION_REVOCATION_REASON, revokeConnection as endConnection } from '../authorizations/connection-revocation.js';
 import type { FdxConsentStatus, FdxPartyType } from '../authorizations/fdx-consent.js';
 import { CLUSTER_WORDS } from '../authorizations/fdx-consent-words.js';
-import { findConsentsOfGrants, revokeConsentOfGrantIn, type ConsentWithAccounts } from '../authorizations/fdx-consents.js';
-import { inTransaction } from '../db/executor.js';
+import { findConsentsOfGrants, type ConsentWithAccounts } from '../authorizations/fdx-consents.js';
 import { KIND_LABELS } from '../identity/memberships.js';
 import { describeScopes } from '../oidc/interactions/scope-descriptions.js';
 import { findConnection, listManagedConnections, type ConnectionRow } from './connections-repository.js';
 import { shownDate } from './dates.js';
 import type { DashboardDeps } from './deps.js';
 import { verifySessionCsrf } from './guards.js';
-import { sendDashboardPage } from './page.js';
-import { CONFIRM_PATH, CONNECTIONS_PATH, REVOKE_PATH } from './paths.js';
+import { sendDashboardPage, type Section } from './page.js';
+import { CONFIRM_PATH, CONNECTIONS_PATH, connectionRevocationPath, REVOKE_PATH } from './paths.js';
 import { showSignIn } from './sign-in-page.js';
 import { currentViewer, type Viewer } from './viewer.js';
 
@@ -37,6 +36,7 @@ function manages(viewer: Viewer, row: ConnectionRow): boolean {
 
 /** Each status as shown (its tag's tone), and what its expiry is called then. */
 const CONSENT_STATUS: Readonly<Record<FdxConsentStatus, { text: string; tone: string; expiry: string }>> = {
+  PENDING: { text: 'Not yet collected', tone: 'warn', expiry: 'Lapses unless collected by' },
   ACTIVE: { text: 'Active', tone: 'ok', expiry: 'Expires' },
   EXPIRED: { text: 'Expired', tone: 'warn', expiry: 'Expired' },
   REVOKED: { text: 'Revoked', tone: 'bad', expiry: 'Was to expire' },
@@ -95,9 +95,10 @@ const INITIATOR: Readonly<Record<'connections_page' | 'organization_page', FdxPa
 };
 
 /**
- * Ends an authorization and every token it issued, with its audit row, in one transaction
- * (nothing when it ended already). A bank-data consent it holds is revoked in the same
- * transaction (USER_ACTION), so its recipient reads it REVOKED through the Consent API.
+ * Ends an authorization and every token it issued, with its audit rows, in one transaction
+ * (nothing when it ended already): authorizations/connection-revocation.ts. A bank-data consent
+ * it holds is revoked in the same transaction (USER_ACTION), so its recipient reads it REVOKED
+ * through the Consent API. The audit rows name the viewer, who revoked it, whoever approved it.
  */
 export async function revokeConnectionRow(
   deps: DashboardDeps,
@@ -107,38 +108,56 @@ export async function revokeConnectionRow(
   via: 'connections_page' | 'organization_page',
 ): Promise<void> {
   if (row.revoked_at) return;
-  await inTransaction(deps.db, async (trx) => {
-    const reason = 'USER_ACTION';
-    const initiator = INITIATOR[via];
-    // The consent first, then the authorization: the order the Consent API's revocation locks them in.
-    const consent = await revokeConsentOfGrantIn(trx, {
-      environment: deps.environment,
-      grantId: row.grant_id,
-      organizationId: row.organization_id,
-      reason,
-      initiator,
-    });
-    const ended = await revokeAuthorizationIn(trx, deps.environment, row.grant_id, 'revoked_by_user');
-    const audit = {
-      environment: deps.environment,
-      actorUserId: viewer.user.id,
-      organizationId: row.organization_id,
-      clientId: row.client_id,
-      ip: ctx.state.clientIp ?? null,
-      requestId: ctx.state.requestId ?? null,
-    };
-    if (ended)
-      await recordAudit(trx, {
-        ...audit,
-        event: 'authorization.revoked',
-        details: { grant_id: row.grant_id, subject_type: row.subject_type, via, ...(consent ? { fdx_consent_id: consent.id } : {}) },
-      });
-    if (consent)
-      await recordAudit(trx, {
-        ...audit,
-        event: 'fdx_consent.revoked',
-        details: { consent_id: consent.id, grant_id: row.grant_id, reason, initiator, via },
-      });
+  const initiator = INITIATOR[via];
+  await endConnection(deps.db, {
+    environment: deps.environment,
+    grantId: row.grant_id,
+    organizationId: row.organization_id,
+    initiator,
+    audit: async (trx, { authorization: ended, consent }) => {
+      const reason = CONNECTION_REVOCATION_REASON;
+      const audit = {
+        environment: deps.environment,
+        actorUserId: viewer.user.id,
+        organizationId: row.organization_id,
+        clientId: row.client_id,
+        ip: ctx.state.clientIp ?? null,
+        requestId: ctx.state.requestId ?? null,
+      };
+      if (ended)
+        await recordAudit(trx, {
+          ...audit,
+          event: 'authorization.revoked',
+          details: { grant_id: row.grant_id, subject_type: row.subject_type, via, ...(consent ? { fdx_consent_id: consent.id } : {}) },
+        });
+      if (consent)
+        await recordAudit(trx, {
+          ...audit,
+          event: 'fdx_consent.revoked',
+          details: { consent_id: consent.id, grant_id: row.grant_id, reason, initiator, via },
+        });
+    },
+  });
+}
+
+/**
+ * The page that asks before an application's access is revoked, on either connected
+ * applications page (docs/oauth.md, "Connected applications"), as an API key's revocation does:
+ * what the access is, what revoking ends, and the form (with the session's CSRF token) that does it.
+ */
+export async function sendRevocationConfirmation(
+  deps: DashboardDeps,
+  ctx: Context,
+  viewer: Viewer,
+  section: Section,
+  row: ConnectionRow,
+  targets: { revokeAction: string; cancel: string },
+): Promise<void> {
+  const environmentName = deps.environment === 'sandbox' ? 'Sandbox' : 'Production';
+  const consent = (await consentsOf(deps, [row])).get(row.grant_id);
+  sendDashboardPage(deps, ctx, viewer, 'dashboard/connection-revoke.njk', section, {
+    connection: { ...connectionView(row, environmentName, consent), yours: row.user_id === viewer.user.id },
+    ...targets,
   });
 }
 
@@ -165,14 +184,40 @@ export async function showConnections(deps: DashboardDeps, ctx: Context): Promis
     }
   }
   sendDashboardPage(deps, ctx, viewer, 'connections.njk', 'connections', {
-    connections: rows.map((row) => connectionView(row, environmentName, consents.get(row.grant_id))),
+    connections: rows.map((row) => ({
+      ...connectionView(row, environmentName, consents.get(row.grant_id)),
+      revokeHref: connectionRevocationPath(row.grant_id),
+    })),
     managesOrganizations: viewer.manages.length > 0,
     needSecondFactor: viewer.manages.filter((m) => !viewer.actsFor.includes(m)).map((m) => m.name),
     confirmHref: `${CONFIRM_PATH}?next=${encodeURIComponent(CONNECTIONS_PATH)}`,
     organizationsNoun: organizationsNoun(viewer),
     notice,
-    revokeAction: REVOKE_PATH,
   });
+}
+
+/** A live authorization the viewer may revoke here; anything else is 404, as if it did not exist (it reveals nothing). */
+async function managedConnection(deps: DashboardDeps, viewer: Viewer, grantId: string): Promise<ConnectionRow> {
+  const row = grantId.length > 0 && grantId.length <= 128 ? await findConnection(deps.db, deps.environment, grantId) : undefined;
+  if (!row || !manages(viewer, row)) throw notFound('There is no such connected application.');
+  return row;
+}
+
+/** GET /oauth/connections/:grant/revoke: what revoking ends, and the button that does it. */
+export async function showConnectionRevocation(deps: DashboardDeps, ctx: Context): Promise<void> {
+  const viewer = await currentViewer(deps, ctx);
+  if (!viewer) {
+    ctx.status = 303;
+    ctx.redirect(CONNECTIONS_PATH);
+    return;
+  }
+  const row = await managedConnection(deps, viewer, String(ctx.params.grant ?? ''));
+  if (row.revoked_at) {
+    ctx.status = 303;
+    ctx.redirect(CONNECTIONS_PATH);
+    return;
+  }
+  await sendRevocationConfirmation(deps, ctx, viewer, 'connections', row, { revokeAction: REVOKE_PATH, cancel: CONNECTIONS_PATH });
 }
 
 /** POST /oauth/connections/revoke: ends the authorization and every token it issued, at once. */
@@ -185,11 +230,8 @@ export async function revokeConnection(deps: DashboardDeps, ctx: Context): Promi
     return;
   }
   verifySessionCsrf(deps, ctx, viewer, form);
-  const grantId = form.grant ?? '';
-  const row = grantId.length > 0 && grantId.length <= 128 ? await findConnection(deps.db, deps.environment, grantId) : undefined;
-  // Someone else's authorization, another organization's or another environment's: 404, as if
-  // it did not exist, so the answer reveals nothing.
-  if (!row || !manages(viewer, row)) throw notFound('There is no such connected application.');
+  // Someone else's authorization, another organization's or another environment's: 404.
+  const row = await managedConnection(deps, viewer, form.grant ?? '');
   await revokeConnectionRow(deps, ctx, viewer, row, 'connections_page');
   ctx.status = 303;
   ctx.redirect(`${CONNECTIONS_PATH}?revoked=${encodeURIComponent(row.grant_id)}`);

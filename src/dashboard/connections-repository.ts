@@ -16,6 +16,8 @@ export interface ConnectionRow {
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  /** The bank-data (FDX) consent the authorization holds, if any: any Owner or Admin may revoke such access. */
+  fdx_consent_id: string | null;
 }
 
 function connections(db: Executor, environment: Environment) {
@@ -24,6 +26,7 @@ function connections(db: Executor, environment: Environment) {
     .innerJoin('organizations as o', 'o.id', 'a.organization_id')
     .innerJoin('users as u', 'u.id', 'a.user_id')
     .leftJoin('oauth_clients as c', (join) => join.onRef('c.client_id', '=', 'a.client_id').onRef('c.environment', '=', 'a.environment'))
+    .leftJoin('fdx_consents as fc', (join) => join.onRef('fc.grant_id', '=', 'a.grant_id').onRef('fc.environment', '=', 'a.environment'))
     .select([
       'a.grant_id',
       'a.client_id',
@@ -38,6 +41,7 @@ function connections(db: Executor, environment: Environment) {
       'a.created_at',
       'a.last_used_at',
       'a.revoked_at',
+      'fc.id as fdx_consent_id',
     ])
     .where('a.environment', '=', environment);
 }

@@ -78,21 +78,27 @@ interface PasswordView {
 }
 
 interface ConnectionsView {
-  connections: ReturnType<typeof connectionView>[];
+  /** Each with the page that asks before revoking it. */
+  connections: (ReturnType<typeof connectionView> & { revokeHref: string })[];
   managesOrganizations: boolean;
   needSecondFactor: string[];
   confirmHref: string;
   organizationsNoun: string;
   notice: string | undefined;
-  revokeAction: string;
 }
 
 interface OrgConnectionsView {
   environmentName: string;
-  organizationAccess: (ReturnType<typeof connectionView> & { yours: boolean })[];
-  memberAccess: (ReturnType<typeof connectionView> & { yours: boolean })[];
-  revokeAction: string;
+  /** `revokeHref`: the page that asks before revoking it, when the viewer may. */
+  organizationAccess: (ReturnType<typeof connectionView> & { yours: boolean; revokeHref: string | undefined })[];
+  memberAccess: (ReturnType<typeof connectionView> & { yours: boolean; revokeHref: string | undefined })[];
   notice: string | undefined;
+}
+
+interface ConnectionRevokeView {
+  connection: ReturnType<typeof connectionView> & { yours: boolean };
+  revokeAction: string;
+  cancel: string;
 }
 
 interface SecurityView extends Awaited<ReturnType<typeof sessionsSection>> {
@@ -187,6 +193,8 @@ interface AuditView {
     when: ShownDate;
     event: string;
     actor: string | null;
+    /** No person acted: the application did, itself (the FDX Consent API's revocation). */
+    actingApplication: string | undefined;
     environment: string | null;
     application: string | undefined;
     client: string | null;
@@ -283,6 +291,7 @@ declare module '../views/models.js' {
     'dashboard/password.njk': PasswordView;
     'connections.njk': ConnectionsView;
     'dashboard/org-connections.njk': OrgConnectionsView;
+    'dashboard/connection-revoke.njk': ConnectionRevokeView;
     'dashboard/security.njk': SecurityView;
     'dashboard/authenticator.njk': AuthenticatorView;
     'dashboard/recovery-codes.njk': DashboardRecoveryCodesView;

@@ -133,7 +133,7 @@ export function findConsumeState(db: Db, environment: Environment, model: string
 }
 
 /** Marks a code or refresh token used unless it already was; false when another use won. */
-export async function consumeModel(db: Db, environment: Environment, model: string, hashedId: string): Promise<boolean> {
+export async function consumeModel(db: Executor, environment: Environment, model: string, hashedId: string): Promise<boolean> {
   const updated = await db
     .updateTable('oidc_models')
     .set({ consumed_at: sql<Date>`now()` })
@@ -144,6 +144,14 @@ export async function consumeModel(db: Db, environment: Environment, model: stri
     .returning('id')
     .executeTakeFirst();
   return updated !== undefined;
+}
+
+/**
+ * Uses up a pushed authorization request (its raw id), conditionally: false when it was used
+ * already (or is unknown). The consent step's approval calls it in its transaction.
+ */
+export async function consumePushedRequest(db: Executor, environment: Environment, id: string): Promise<boolean> {
+  return consumeModel(db, environment, 'PushedAuthorizationRequest', hashId(id));
 }
 
 export async function deleteModel(db: Executor, environment: Environment, model: string, hashedId: string): Promise<void> {

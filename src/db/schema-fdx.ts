@@ -91,7 +91,7 @@ export interface FdxConsentsTable {
   client_id: string;
   grant_id: string;
   user_id: string;
-  status: Generated<'ACTIVE' | 'EXPIRED' | 'REVOKED'>;
+  status: Generated<'PENDING' | 'ACTIVE' | 'EXPIRED' | 'REVOKED'>;
   duration_type: 'ONE_TIME' | 'TIME_BOUND' | 'PERSISTENT';
   duration_period: number | null;
   lookback_period: number;

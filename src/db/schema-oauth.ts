@@ -73,6 +73,14 @@ export interface OauthAuthorizationsTable {
   revoked_reason: string | null;
 }
 
+/** The browser that opened a pushed request first (migration 20261129100000_pushed_request_browsers.sql). */
+export interface PushedRequestBrowsersTable {
+  environment: Environment;
+  request_id: string;
+  browser: string;
+  expires_at: Date;
+}
+
 export type KeyState = 'next' | 'current' | 'previous';
 
 export interface SigningKeysTable {
@@ -89,6 +97,7 @@ export interface SigningKeysTable {
 export interface OauthDatabase {
   oidc_models: OidcModelsTable;
   oidc_refresh_successors: OidcRefreshSuccessorsTable;
+  pushed_request_browsers: PushedRequestBrowsersTable;
   oauth_clients: OauthClientsTable;
   oauth_clients_revisions: OauthClientsRevisionsTable;
   oauth_authorizations: OauthAuthorizationsTable;
@@ -99,6 +108,7 @@ export interface OauthDatabase {
 export const OAUTH_TABLE_COLUMNS = {
   oidc_models: columns<OidcModelsTable>()(['environment', 'model', 'id', 'payload', 'grant_id', 'uid', 'expires_at', 'consumed_at']),
   oidc_refresh_successors: columns<OidcRefreshSuccessorsTable>()(['environment', 'id', 'ciphertext', 'expires_at']),
+  pushed_request_browsers: columns<PushedRequestBrowsersTable>()(['environment', 'request_id', 'browser', 'expires_at']),
   oauth_clients: columns<OauthClientsTable>()([
     'environment',
     'client_id',

@@ -283,6 +283,10 @@ const OAUTH_PAGES: Record<string, { title: string; text: string }> = {
     text: 'The application asked us to send you back to an address it has not registered, so we stopped here to keep your account safe.',
   },
   invalid_request: { title: 'Incomplete request', text: 'The application sent an incomplete or malformed sign-in request.' },
+  invalid_request_uri: {
+    title: 'This sign-in request cannot be used here',
+    text: "An application's sign-in request is opened in one browser and used once, for a short time. Nothing was shared with the application. Go back to it and start again.",
+  },
   session_not_found: {
     title: 'This sign-in has expired',
     text: 'Your sign-in session has expired or was opened in another browser. Go back to the application and start again.',

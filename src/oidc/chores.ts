@@ -8,6 +8,7 @@ import { sweepBrowserSessions } from '../identity/browser-sessions-repository.js
 import { sweepAttemptCounters } from '../limits/attempt-counter-repository.js';
 import { deleteExpiredOneTimeSecrets } from '../keys/one-time-secrets-repository.js';
 import { sweepReplayMarks } from '../limits/replay-marks-repository.js';
+import { deleteExpiredPushedRequestBrowsers } from './pushed-request-browsers-repository.js';
 import { expireDueConsents } from '../authorizations/fdx-consents.js';
 import { keysVersion } from './keys.js';
 import { deleteExpiredSuccessors } from './refresh-successors-repository.js';
@@ -51,7 +52,7 @@ function watchKeys({ db, logger, serverKeys, keyVersion, rebuild }: ChoreOptions
   }, KEY_POLL_MS);
 }
 
-/** Deletes expired provider rows (oidc_models), refresh successors, passkey challenges, sign-in throttle rows, attempt counters, session records, secrets never shown and replay marks past use; and ends FDX consents whose time is up (with their authorizations). */
+/** Deletes expired provider rows (oidc_models), refresh successors, passkey challenges, sign-in throttle rows, attempt counters, session records, secrets never shown, replay marks past use and pushed requests' browsers; and ends FDX consents whose time is up (with their authorizations). */
 function sweep({ db, logger }: ChoreOptions): NodeJS.Timeout {
   return setInterval(() => {
     void Promise.all([
@@ -63,6 +64,7 @@ function sweep({ db, logger }: ChoreOptions): NodeJS.Timeout {
       sweepBrowserSessions(db),
       deleteExpiredOneTimeSecrets(db),
       sweepReplayMarks(db),
+      deleteExpiredPushedRequestBrowsers(db),
       expireDueConsents(db),
     ])
       .then(([deleted]) => deleted > 0 && logger.info({ deleted }, 'expired provider rows swept'))

@@ -8,6 +8,7 @@ import { hasSecondFactor } from '../accounts/authentication-methods.js';
 import { stepUpReasons } from '../mfa/step-up.js';
 import { listLiveAuthorizations } from '../authorizations/repository.js';
 import { planConsent, type ConsentPlan } from './consent-plan.js';
+import { grantedFdxDetail } from './fdx-authorization-details.js';
 
 /** The authorization subject a client was registered with (our extra client metadata). */
 export function subjectTypeOf(client: unknown): SubjectType {
@@ -33,8 +34,8 @@ export interface CoveringQuery {
 
 /**
  * The Grant of a live authorization (same user, client, environment and organization, not
- * revoked, not expired) whose scopes include everything approving now would grant. A new
- * request it covers is answered with it, without asking again.
+ * revoked, not expired, holding no bank-data consent) whose scopes include everything approving
+ * now would grant. A new request it covers is answered with it, without asking again.
  */
 export async function findCoveringGrant(
   db: Db,
@@ -47,6 +48,9 @@ export async function findCoveringGrant(
     if (!q.plan.granted.every((scope) => row.scopes.includes(scope))) continue;
     const grant = await provider.Grant.find(row.grant_id);
     if (!grant || grant.accountId !== q.userId || grant.clientId !== q.clientId) continue;
+    // A bank-data consent is its request's alone (its accounts, clusters and clock): never handed
+    // to another request, which asked for none (docs/bank-data.md, "Consents").
+    if (grantedFdxDetail(grant)) continue;
     // The library asks for consent while a requested scope is neither granted nor refused
     // by the grant (op_scopes_missing). What the approver could not grant now is refused,
     // which changes nothing the grant allows and keeps the prompt from coming back.
@@ -75,6 +79,8 @@ export function makeLoadExistingGrant(db: Db, environment: Environment): Configu
     const accountId = ctx.oidc.session?.accountId;
     const client = ctx.oidc.client;
     if (!accountId || !client || consentForced(ctx.oidc.params?.prompt)) return undefined;
+    // An FDX consent request is always a new consent, asked on the consent screen.
+    if (ctx.oidc.params?.authorization_details) return undefined;
     const memberships = await userMemberships(db, accountId, unitOf(ctx));
     if (memberships.length !== 1) return undefined;
     const membership = memberships[0]!;

@@ -6,6 +6,7 @@ import {
   type FdxConsentRequest,
 } from '../authorizations/fdx-consent-request.js';
 import { isFapi2Client } from './client-metadata.js';
+import { FDX_SCOPES } from '../accounts/scopes.js';
 
 /**
  * FDX consent requests through RFC 9396 authorization_details (docs/bank-data.md, "Consents").
@@ -46,10 +47,29 @@ export function fdxConsentRequestOf(params: Record<string, unknown>): FdxConsent
   return parseFdxAuthorizationDetails(value);
 }
 
-/** extraParams validator: only fapi2 clients send authorization_details, and only valid FDX ones. */
+/** The FDX scopes an authorization request asks for. */
+function requestedFdxScopes(ctx: KoaContextWithOIDC): string[] {
+  const scopes = String(ctx.oidc.params?.scope ?? '').split(' ');
+  return FDX_SCOPES.filter((s) => scopes.includes(s));
+}
+
+/**
+ * extraParams validator: only fapi2 clients send authorization_details, and only valid FDX ones;
+ * a fapi2 client asking for bank data must send one, so that every bank-data authorization has
+ * a consent record (docs/bank-data.md, "Consents"). It runs at the push, so the refusal reaches
+ * the client and never the user.
+ */
 export function validateAuthorizationDetails(ctx: KoaContextWithOIDC, value: string | undefined): void {
-  if (value === undefined) return;
-  if (!isFapi2Client(ctx.oidc.client)) throw new errors.InvalidRequest('authorization_details are for bank-data (fapi2) clients');
+  const fapi2 = isFapi2Client(ctx.oidc.client);
+  if (value === undefined || value === '') {
+    const fdx = requestedFdxScopes(ctx);
+    if (fapi2 && fdx.length > 0)
+      throw new errors.InvalidRequest(
+        `missing required parameter 'authorization_details': a bank-data (fapi2) client asking for ${fdx.join(' ')} must send one fdx_v1.0 detail with its consentRequest`,
+      );
+    return;
+  }
+  if (!fapi2) throw new errors.InvalidRequest('authorization_details are for bank-data (fapi2) clients');
   try {
     fdxConsentRequestOf({ authorization_details: value });
   } catch (error) {

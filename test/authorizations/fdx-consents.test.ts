@@ -5,7 +5,9 @@ import { recordAudit } from '../../src/audit/audit-log.js';
 import { insertAuthorization, revokeAuthorizationIn, revokeUserAuthorizationsIn } from '../../src/authorizations/authorizations.js';
 import { inTransaction } from '../../src/db/executor.js';
 import { parseFdxAuthorizationDetails } from '../../src/authorizations/fdx-consent-request.js';
+import { consentExpiry } from '../../src/authorizations/fdx-consent.js';
 import {
+  activateFdxConsentIn,
   expireDueConsents,
   FdxConsentChoiceError,
   findConsentOfGrant,
@@ -60,7 +62,8 @@ async function authorization(clientId = 'client-a'): Promise<string> {
   return grantId;
 }
 
-async function consent(consentRequest: Record<string, unknown> = {}, clientId = 'client-a', accountIds: string[] = [accounts[0]!]) {
+/** A consent as the consent screen records it: PENDING until its code is exchanged. */
+async function pendingConsent(consentRequest: Record<string, unknown> = {}, clientId = 'client-a', accountIds: string[] = [accounts[0]!]) {
   const grantId = await authorization(clientId);
   return recordFdxConsent(t.db, {
     environment: 'production',
@@ -71,6 +74,17 @@ async function consent(consentRequest: Record<string, unknown> = {}, clientId = 
     request: request(consentRequest),
     accountIds,
   });
+}
+
+/**
+ * A consent whose code was exchanged: ACTIVE until its end. Made so here, not through
+ * activateFdxConsentIn, which would also end the client's earlier consents (tested below).
+ */
+async function consent(consentRequest: Record<string, unknown> = {}, clientId = 'client-a', accountIds: string[] = [accounts[0]!]) {
+  const c = await pendingConsent(consentRequest, clientId, accountIds);
+  const expiresAt = consentExpiry({ durationType: c.durationType, durationPeriod: c.durationPeriod ?? undefined }, c.createdAt);
+  await t.db.updateTable('fdx_consents').set({ status: 'ACTIVE', expires_at: expiresAt }).where('id', '=', c.id).execute();
+  return (await findConsentOfGrant(t.db, 'production', c.grantId))!;
 }
 
 const days = (n: number) => n * 86_400_000;
@@ -266,5 +280,81 @@ describe('revokeFdxConsent', () => {
   it('lets exactly one of two concurrent revocations win', async () => {
     const c = await consent();
     expect((await Promise.all([revoke(c.id), revoke(c.id)])).sort()).toEqual(['already-revoked', 'revoked']);
+  });
+});
+
+describe('a consent from its approval to its collection', () => {
+  /** The authorization of a grant: revoked (and why) or live. */
+  const authorizationOf = (grantId: string) =>
+    t.db
+      .selectFrom('oauth_authorizations')
+      .select(['revoked_at', 'revoked_reason'])
+      .where('grant_id', '=', grantId)
+      .executeTakeFirstOrThrow();
+
+  it('is PENDING until its code is exchanged, unseen by its recipient, and lapses ten minutes after the approval', async () => {
+    const c = await pendingConsent({}, 'client-p');
+    expect(c.status).toBe('PENDING');
+    expect(c.expiresAt.getTime() - c.createdAt.getTime()).toBe(600_000);
+    expect(await findConsentOfRecipient(t.db, 'production', 'client-p', c.id)).toBeUndefined();
+    expect(
+      await revokeFdxConsent(t.db, {
+        environment: 'production',
+        consentId: c.id,
+        owner: { clientId: 'client-p' },
+        reason: 'USER_ACTION',
+        initiator: 'DATA_RECIPIENT',
+      }),
+    ).toBe('not-found');
+    // Never collected: it lapses, and the sweep ends its authorization.
+    await backdate(c.id);
+    expect((await findConsentOfGrant(t.db, 'production', c.grantId))?.status).toBe('EXPIRED');
+    await expireDueConsents(t.db);
+    expect((await t.db.selectFrom('fdx_consents').select('status').where('id', '=', c.id).executeTakeFirstOrThrow()).status).toBe(
+      'EXPIRED',
+    );
+    expect(await authorizationOf(c.grantId)).toMatchObject({ revoked_at: expect.any(Date), revoked_reason: 'fdx_consent_expired' });
+  });
+
+  it('the exchange makes it ACTIVE until its end, counted from the approval; a second call changes nothing', async () => {
+    const c = await pendingConsent({ durationPeriod: 30 }, 'client-q');
+    const { consent: active, superseded } = await activateFdxConsentIn(t.db, { environment: 'production', consentId: c.id });
+    expect(active).toMatchObject({ id: c.id, status: 'ACTIVE' });
+    expect(active!.expiresAt.getTime() - c.createdAt.getTime()).toBe(days(30));
+    expect(superseded).toEqual([]);
+    expect((await findConsentOfRecipient(t.db, 'production', 'client-q', c.id))?.status).toBe('ACTIVE');
+    expect(await activateFdxConsentIn(t.db, { environment: 'production', consentId: c.id })).toEqual({ superseded: [] });
+  });
+
+  it("replaces the recipient's earlier consent for the organization once collected, and only that one", async () => {
+    const earlier = await consent({}, 'client-r');
+    const othersConsent = await consent({}, 'client-s');
+    const renewal = await pendingConsent({}, 'client-r');
+    // Approved, not yet collected: the earlier consent still works.
+    expect((await findConsentOfGrant(t.db, 'production', earlier.grantId))?.status).toBe('ACTIVE');
+    const { superseded } = await activateFdxConsentIn(t.db, { environment: 'production', consentId: renewal.id });
+    expect(superseded.map((s) => s.id)).toEqual([earlier.id]);
+    expect(await findConsentOfGrant(t.db, 'production', earlier.grantId)).toMatchObject({
+      status: 'REVOKED',
+      revocationReason: 'BUSINESS_RULE',
+      revocationInitiator: 'DATA_PROVIDER',
+    });
+    expect(await authorizationOf(earlier.grantId)).toMatchObject({ revoked_reason: 'fdx_consent_superseded' });
+    expect((await findConsentOfGrant(t.db, 'production', othersConsent.grantId))?.status).toBe('ACTIVE');
+    expect((await findConsentOfGrant(t.db, 'production', renewal.grantId))?.status).toBe('ACTIVE');
+  });
+
+  it('a PENDING consent may be revoked by its organization (the authorization with it)', async () => {
+    const c = await pendingConsent({}, 'client-t');
+    expect(
+      await revokeFdxConsent(t.db, {
+        environment: 'production',
+        consentId: c.id,
+        owner: { organizationId: staff.orgId },
+        reason: 'USER_ACTION',
+        initiator: 'DATA_PROVIDER',
+      }),
+    ).toBe('revoked');
+    expect((await authorizationOf(c.grantId)).revoked_at).not.toBeNull();
   });
 });

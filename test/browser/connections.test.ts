@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectCookiesLocked, launchChromium, signIn, startAuthorization } from '../helpers/chromium.js';
 import * as oauth from 'oauth4webapi';
-import { fapiTokens, insecure, registerFapiClient } from '../helpers/fapi.js';
+import { fapiTokens, insecure, registerFapiClient, type FapiClient } from '../helpers/fapi.js';
 import { createAccount } from '../helpers/fdx.js';
 import { introspect, tokenRequest } from '../helpers/flow.js';
 import { createStaff, type Staff } from '../helpers/oauth-server.js';
@@ -47,6 +47,25 @@ async function authorizeAndExchange(page: Page, client: Client, user: { email: s
 const item = (page: Page, name: string) => page.getByRole('listitem').filter({ has: page.getByRole('heading', { name, exact: true }) });
 const listedApplications = (page: Page) => page.locator('.connection h2').allTextContents();
 
+/** Revoke… on an application's card, then Revoke on the page that asks first. */
+async function revokeAfterConfirming(page: Page, entry: ReturnType<typeof item>): Promise<void> {
+  await Promise.all([page.waitForNavigation(), entry.getByRole('link', { name: 'Revoke…' }).click()]);
+  await expect(page.getByRole('heading', { name: /^Revoke .+’s access to / }).isVisible()).resolves.toBe(true);
+  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Revoke', exact: true }).click()]);
+}
+
+/** The status of an FDX call with a DPoP-bound token (a refusal comes back as its status). */
+function fdxStatus(fapi: FapiClient, accessToken: string): Promise<number> {
+  const call = oauth.protectedResourceRequest(accessToken, 'GET', new URL(`${server.urls.api}/fdx/v6/accounts`), new Headers(), null, {
+    DPoP: fapi.dpop,
+    ...insecure,
+  });
+  return call.then(
+    (response) => response.status,
+    (error: unknown) => (error instanceof oauth.WWWAuthenticateChallengeError ? error.status : Promise.reject(error)),
+  );
+}
+
 describe('connected applications', () => {
   it('lists the authorization with its details, and Revoke kills every token at once', async () => {
     const staff = await createStaff(t.db);
@@ -62,7 +81,7 @@ describe('connected applications', () => {
     );
     await expectCookiesLocked(context);
 
-    await entry.getByRole('button', { name: 'Revoke' }).click();
+    await revokeAfterConfirming(page, entry);
     await expect(page.getByRole('status').textContent()).resolves.toMatch(/Books Sync no longer has access/);
     await expect(listedApplications(page)).resolves.toEqual([]);
 
@@ -170,21 +189,7 @@ describe('connected applications', () => {
       params: { authorization_details: JSON.stringify([{ type: 'fdx_v1.0', consentRequest }]) },
       consentFields: () => ({ [`account_${account.id}`]: 'on' }),
     });
-    const fdxStatus = async () => {
-      const call = oauth.protectedResourceRequest(
-        tokens.access_token,
-        'GET',
-        new URL(`${server.urls.api}/fdx/v6/accounts`),
-        new Headers(),
-        null,
-        { DPoP: fapi.dpop, ...insecure },
-      );
-      return call.then(
-        (response) => response.status,
-        (error: unknown) => (error instanceof oauth.WWWAuthenticateChallengeError ? error.status : Promise.reject(error)),
-      );
-    };
-    expect(await fdxStatus()).toBe(200);
+    expect(await fdxStatus(fapi, tokens.access_token)).toBe(200);
 
     const page = await context.newPage();
     await page.goto(connectionsUrl());
@@ -196,14 +201,55 @@ describe('connected applications', () => {
         's',
       ),
     );
-    await entry.getByRole('button', { name: 'Revoke' }).click();
+    await revokeAfterConfirming(page, entry);
     await expect(page.getByRole('status').textContent()).resolves.toMatch(
       /Bank Feed no longer has access.*Its bank-data consent is revoked/,
     );
     await expect(listedApplications(page)).resolves.toEqual([]);
-    expect(await fdxStatus()).toBe(401);
+    expect(await fdxStatus(fapi, tokens.access_token)).toBe(401);
     const consent = await t.db.selectFrom('fdx_consents').selectAll().where('client_id', '=', fapi.client_id).executeTakeFirstOrThrow();
     expect(consent).toMatchObject({ status: 'REVOKED', revocation_reason: 'USER_ACTION', revocation_initiator: 'INDIVIDUAL' });
+  });
+
+  it("the Owner revokes bank-data access an Admin approved, on the organization's page, after confirming; the recipient's next call fails", async () => {
+    const staff = await createStaff(t.db);
+    await createAccount(t.db, staff, 'production');
+    const fapi = await registerFapiClient(server, { name: 'Ledger Link' });
+    // The admin approves (every account ticked), acting as themselves (a user-subject client).
+    const tokens = await fapiTokens(server, fapi, { login: staff.users.admin });
+    expect(await fdxStatus(fapi, tokens.access_token)).toBe(200);
+
+    const page = await context.newPage();
+    await page.goto(`${server.urls.dashboard}/orgs/${staff.ein}/connections`);
+    await signIn(page, staff.users.owner);
+    const entry = item(page, 'Ledger Link');
+    await expect(entry.textContent()).resolves.toMatch(new RegExp(`Approved by\\s*${staff.users.admin.email}.*Bank data\\s*Active`, 's'));
+    // Asked first: nothing ends until the Owner confirms.
+    await Promise.all([page.waitForNavigation(), entry.getByRole('link', { name: 'Revoke…' }).click()]);
+    await expect(page.getByText('Its consent to share bank account data is revoked too').isVisible()).resolves.toBe(true);
+    expect(await fdxStatus(fapi, tokens.access_token)).toBe(200);
+    await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Revoke', exact: true }).click()]);
+    await expect(page.getByRole('status').textContent()).resolves.toMatch(
+      /Ledger Link no longer has access.*Its bank-data consent is revoked/,
+    );
+    await expect(item(page, 'Ledger Link').count()).resolves.toBe(0);
+
+    expect(await fdxStatus(fapi, tokens.access_token)).toBe(401);
+    const consent = await t.db.selectFrom('fdx_consents').selectAll().where('client_id', '=', fapi.client_id).executeTakeFirstOrThrow();
+    expect(consent).toMatchObject({
+      status: 'REVOKED',
+      revocation_reason: 'USER_ACTION',
+      revocation_initiator: 'DATA_PROVIDER',
+      user_id: staff.users.admin.id,
+    });
+    // Audited as the Owner, who revoked it.
+    const audit = await t.db
+      .selectFrom('audit_events')
+      .select(['actor_user_id', 'details'])
+      .where('event', '=', 'fdx_consent.revoked')
+      .where('client_id', '=', fapi.client_id)
+      .executeTakeFirstOrThrow();
+    expect(audit).toMatchObject({ actor_user_id: staff.users.owner.id, details: { consent_id: consent.id, via: 'organization_page' } });
   });
 
   it('signs in on its own, shares the session with the authorization flow, and Sign out ends it', async () => {

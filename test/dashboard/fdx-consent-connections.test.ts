@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
 import * as oauth from 'oauth4webapi';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { findConsentOfRecipient } from '../../src/authorizations/fdx-consents.js';
+import { expireDueConsents, findConsentOfRecipient } from '../../src/authorizations/fdx-consents.js';
 import { shownDate } from '../../src/dashboard/dates.js';
 import { dashboardSession } from '../helpers/dashboard.js';
 import { obtainTokens } from '../helpers/flow.js';
-import { fapiTokens, insecure, registerFapiClient, type FapiClient } from '../helpers/fapi.js';
+import { approve, fapiTokens, insecure, push, registerFapiClient, type FapiClient } from '../helpers/fapi.js';
 import { createAccount } from '../helpers/fdx.js';
 import { recipientToken } from '../helpers/fdx-consent.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
@@ -75,9 +75,9 @@ async function dpopGet(
   }
 }
 
-/** The list item of one authorization on a connections page, found by its revoke form's grant. */
+/** The list item of one authorization on a connections page, found by the link to its revocation. */
 function entryOf(html: string, grantId: string): string {
-  const entry = html.split('<li class="connection">').find((chunk) => chunk.includes(`value="${grantId}"`));
+  const entry = html.split('<li class="connection">').find((chunk) => chunk.includes(`/${grantId}/revoke"`));
   if (!entry) throw new Error(`no connection ${grantId} on the page`);
   return entry;
 }
@@ -207,7 +207,9 @@ describe('Revoke ends the bank-data consent with the authorization', () => {
 
   it("from the approver's page: INDIVIDUAL, USER_ACTION; the token is 401 on its next call", async () => {
     const consent = await consentOf(personal, [operating]);
-    const reader = await consentOf(personal, [petty]);
+    // Another recipient's consent (a recipient holds one per organization: a newer one replaces its earlier).
+    const otherRecipient = await registerFapiClient(server, { name: 'Budget Reader' });
+    const reader = await consentOf(otherRecipient, [petty]);
     expect((await dpopGet(personal, consent.accessToken, '/fdx/v6/accounts')).status).toBe(200);
 
     const session = await dashboardSession(server, 'production', staff.users.admin);
@@ -219,7 +221,7 @@ describe('Revoke ends the bank-data consent with the authorization', () => {
     expect(done.status).toBe(200);
     expect(done.html).toContain('Budget Aggregator no longer has access');
     expect(done.html).toContain('Its bank-data consent is revoked');
-    expect(done.html).not.toContain(`value="${consent.grantId}"`);
+    expect(done.html).not.toContain(`/${consent.grantId}/revoke"`);
 
     const refused = await dpopGet(personal, consent.accessToken, '/fdx/v6/accounts');
     expect(refused.status).toBe(401);
@@ -233,7 +235,7 @@ describe('Revoke ends the bank-data consent with the authorization', () => {
       expect.objectContaining({ status: 'REVOKED', reason: 'USER_ACTION', initiator: 'INDIVIDUAL' }),
     ]);
     // The other consent was not touched.
-    expect((await dpopGet(personal, reader.accessToken, '/fdx/v6/accounts')).status).toBe(200);
+    expect((await dpopGet(otherRecipient, reader.accessToken, '/fdx/v6/accounts')).status).toBe(200);
 
     const [authorizationRow] = await auditOf('authorization.revoked', 'grant_id', consent.grantId);
     expect(authorizationRow).toMatchObject({
@@ -301,5 +303,71 @@ describe('Revoke ends the bank-data consent with the authorization', () => {
       { DPoP: treasury.dpop, ...insecure },
     );
     expect(again.status).toBe(409);
+  });
+});
+
+describe("a consent's life on the connected applications pages", () => {
+  /** Pushed and approved by the admin, its code not exchanged. */
+  async function approvedOnly(fapi: FapiClient, accounts: { id: string }[]) {
+    const { requestUri } = await push(fapi, { authorization_details: consentRequest() });
+    await approve(server, fapi, requestUri, {
+      login: staff.users.admin,
+      consentFields: () => Object.fromEntries(accounts.map((a) => [`account_${a.id}`, 'on'])),
+    });
+    return t.db
+      .selectFrom('fdx_consents')
+      .selectAll()
+      .where('client_id', '=', fapi.client_id)
+      .orderBy('created_at', 'desc')
+      .executeTakeFirstOrThrow();
+  }
+
+  it('approved but never collected: shown as such, then it lapses and its card goes', async () => {
+    const fapi = await registerFapiClient(server, { name: 'Slow Aggregator' });
+    const pending = await approvedOnly(fapi, [operating]);
+    expect(pending.status).toBe('PENDING');
+    const session = await dashboardSession(server, 'production', staff.users.admin);
+    const entry = entryOf((await session.get('/oauth/connections')).html, pending.grant_id);
+    expect(entry).toContain('<span class="tag warn">Not yet collected</span>');
+    expect(entry).toContain('<dt>Lapses unless collected by</dt>');
+    // Unseen by its recipient until it exchanges the code.
+    expect((await dpopGet(fapi, await recipientToken(fapi), `/fdx/v6/consents/${pending.id}`)).status).toBe(404);
+    // The code is long gone and the window has passed: the sweep lets it lapse with its authorization.
+    await sql`update fdx_consents set expires_at = now() - interval '1 second' where id = ${pending.id}`.execute(t.db);
+    await expireDueConsents(t.db);
+    expect((await t.db.selectFrom('fdx_consents').select('status').where('id', '=', pending.id).executeTakeFirstOrThrow()).status).toBe(
+      'EXPIRED',
+    );
+    expect((await session.get('/oauth/connections')).html).not.toContain('Slow Aggregator');
+  });
+
+  it('a re-authorization by the same recipient replaces its consent: one card, the earlier consent REVOKED by the data provider', async () => {
+    const fapi = await registerFapiClient(server, { name: 'Renewing Aggregator' });
+    const first = await consentOf(fapi, [operating]);
+    // Approved again, not yet collected: the first consent still works, both are listed.
+    const renewal = await approvedOnly(fapi, [operating, petty]);
+    expect((await dpopGet(fapi, first.accessToken, '/fdx/v6/accounts')).status).toBe(200);
+    const session = await dashboardSession(server, 'production', staff.users.admin);
+    const cards = async () =>
+      (await session.get('/oauth/connections')).html.split('<li class="connection">').filter((c) => c.includes('Renewing Aggregator'));
+    expect(await cards()).toHaveLength(2);
+    // Collected: the renewal replaces the first.
+    const second = await consentOf(fapi, [petty]);
+    expect(await cards()).toHaveLength(1);
+    entryOf((await session.get('/oauth/connections')).html, second.grantId);
+    expect((await dpopGet(fapi, first.accessToken, '/fdx/v6/accounts')).status).toBe(401);
+    expect((await dpopGet(fapi, second.accessToken, '/fdx/v6/accounts')).status).toBe(200);
+    const api = await dpopGet(fapi, await recipientToken(fapi), `/fdx/v6/consents/${first.consentId}/revocation`);
+    expect(api.body.revocations).toEqual([expect.objectContaining({ reason: 'BUSINESS_RULE', initiator: 'DATA_PROVIDER' })]);
+    expect(await auditOf('fdx_consent.revoked', 'consent_id', first.consentId)).toEqual([
+      expect.objectContaining({
+        actor_user_id: staff.users.admin.id,
+        details: expect.objectContaining({ superseded_by: second.consentId }),
+      }),
+    ]);
+    // The renewal approved and never collected is replaced too: the last consent collected is the one.
+    expect(
+      await t.db.selectFrom('fdx_consents').select(['status', 'revocation_reason']).where('id', '=', renewal.id).executeTakeFirstOrThrow(),
+    ).toEqual({ status: 'REVOKED', revocation_reason: 'BUSINESS_RULE' });
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { dashboardSession } from '../helpers/dashboard.js';
-import { obtainTokens, tokenRequest } from '../helpers/flow.js';
+import { introspect, obtainTokens, tokenRequest } from '../helpers/flow.js';
 import { createStaff } from '../helpers/oauth-server.js';
+import { formatEin } from '../../src/accounts/ein.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const { testDatabase: t, server } = useOAuthServer({ staff: 0 });
@@ -56,8 +57,8 @@ describe("an organization's connected applications", () => {
     expect(page.html).toContain('Ledger Sync');
     expect(page.html).toContain('Personal Reports');
     expect(page.html).toContain(s.users.member.email);
-    const forms = [...page.html.matchAll(/name="grant" value="([^"]+)"/g)].map((m) => m[1]);
-    expect(forms).toHaveLength(1); // the organization's access only
+    const revocable = [...page.html.matchAll(/href="\/orgs\/[^"]+\/connections\/([^"/]+)\/revoke"/g)].map((m) => m[1]);
+    expect(revocable).toHaveLength(1); // the organization's access only
 
     const grantOf = async (email: string, clientId: string) =>
       (
@@ -116,6 +117,71 @@ describe("an organization's connected applications", () => {
       .where('organization_id', '=', s.orgId)
       .executeTakeFirstOrThrow();
     expect(audit).toMatchObject({ actor_user_id: s.users.owner.id, details: { subject_type: 'organization', via: 'organization_page' } });
+  });
+
+  it('Revoke asks first, on a page of its own: the page ends nothing, its form carries the CSRF token, and both connected applications pages ask', async () => {
+    const s = await createStaff(t.db);
+    const orgClient = await server.registerClient({
+      environment: 'production',
+      name: 'Grant Tracker',
+      redirectUris: [REDIRECT],
+      scopes: ['read_only'],
+      subjectType: 'organization',
+    });
+    const granted = await obtainTokens(server, {
+      environment: 'production',
+      client: orgClient,
+      clientId: orgClient.client_id,
+      redirectUri: REDIRECT,
+      scope: 'read_only',
+      login: s.users.admin,
+    });
+    // Whether the access token still works (introspection, which changes nothing).
+    const live = async () =>
+      (await introspect(server, 'production', orgClient, granted.tokens.body.access_token as string)).body.active === true;
+    const grant = (
+      await t.db
+        .selectFrom('oauth_authorizations')
+        .select('grant_id')
+        .where('client_id', '=', orgClient.client_id)
+        .executeTakeFirstOrThrow()
+    ).grant_id;
+    const session = await dashboardSession(server, 'production', s.users.owner);
+    const ein = formatEin(s.ein); // as the pages write it
+    for (const [list, confirmation, action] of [
+      [`/orgs/${ein}/connections`, `/orgs/${ein}/connections/${grant}/revoke`, `/orgs/${ein}/connections/revoke`],
+      ['/oauth/connections', `/oauth/connections/${grant}/revoke`, '/oauth/connections/revoke'],
+    ]) {
+      // The list links to the question; it has no form that revokes.
+      const listed = await session.get(list!);
+      expect(listed.html).toContain(`href="${confirmation}"`);
+      expect(listed.html).not.toContain(`action="${action}"`);
+      const asked = await session.get(confirmation!);
+      expect(asked.status).toBe(200);
+      expect(asked.html).toContain('Revoke Grant Tracker’s access to');
+      expect(asked.html).toContain('every token it holds stops working');
+      expect(asked.html).toContain(`<form method="post" action="${action}">`);
+      expect(asked.html).toContain(`name="grant" value="${grant}"`);
+      expect(asked.html).toMatch(/name="csrf" value="[^"]+"/);
+      expect(asked.html).toContain(`href="${list}"`); // Cancel
+    }
+    expect(await live()).toBe(true);
+    // The form without its token (a cross-site post) is refused and ends nothing.
+    const forged = await session.browser.request(`${session.origin}/orgs/${s.ein}/connections/revoke`, { method: 'POST', form: { grant } });
+    expect(forged.status).toBe(403);
+    expect(await live()).toBe(true);
+    const asked = await session.get(`/orgs/${s.ein}/connections/${grant}/revoke`);
+    const done = await session.browser.submit(asked, '/connections/revoke');
+    expect(done.url.pathname).toBe(`/orgs/${ein}/connections`);
+    expect(done.html).toContain('Grant Tracker no longer has access to');
+    expect(await live()).toBe(false);
+    // Once revoked, the question is not asked again: back to the list.
+    expect((await session.get(`/orgs/${s.ein}/connections/${grant}/revoke`)).url.pathname).toBe(`/orgs/${ein}/connections`);
+    // Another organization's access has no such page here.
+    const other = await createStaff(t.db);
+    const theirs = await dashboardSession(server, 'production', other.users.owner);
+    expect((await theirs.get(`/orgs/${other.ein}/connections/${grant}/revoke`)).status).toBe(404);
+    expect((await theirs.get(`/oauth/connections/${grant}/revoke`)).status).toBe(404);
   });
 
   it('is 403 for a Member, on the page and the form', async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fapiTokens, insecure, keyPair, registerFapiClient, type FapiClient } from '../helpers/fapi.js';
 import { dpopProof } from '../helpers/dpop-proof.js';
 import { apiGet } from '../helpers/gateway.js';
+import { createAccount } from '../helpers/fdx.js';
 import { startOAuthServer, type OAuthTestServer } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 import { statusAtHost } from '../helpers/at-host.js';
@@ -21,6 +22,8 @@ let accountsUrl: string;
 
 beforeAll(async () => {
   fapi = await registerFapiClient(server);
+  // Bank data is read under a consent, of an account the admin ticks.
+  await createAccount(server.db, staff, 'production');
   token = (await fapiTokens(server, fapi, { login: staff.users.admin })).access_token;
   accountsUrl = `${server.urls.api}/fdx/v6/accounts`;
 });

@@ -7,6 +7,7 @@ import { fdxClient, fdxToken, seedBank } from '../helpers/fdx.js';
 import { ALL_ACCOUNT_CLUSTERS, dpopCall, fapiConsent, recipientToken } from '../helpers/fdx-consent.js';
 import { insecure, registerFapiClient, type FapiClient } from '../helpers/fapi.js';
 import { basic, endpoints } from '../helpers/flow.js';
+import { dashboardSession } from '../helpers/dashboard.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 /**
@@ -99,6 +100,7 @@ describe('GET /fdx/v6/consents/{consentId}', () => {
     const organization = await t.db.selectFrom('organizations').select('name').where('id', '=', staff.orgId).executeTakeFirstOrThrow();
     const res = await get(`/consents/${consentId}`);
     expect(res.status).toBe(200);
+    expect(stored.updatedAt.getTime()).toBeGreaterThanOrEqual(stored.createdAt.getTime());
     expect(res.body).toEqual({
       id: consentId,
       status: 'ACTIVE',
@@ -107,7 +109,8 @@ describe('GET /fdx/v6/consents/{consentId}', () => {
         { name: organization.name, type: 'DATA_PROVIDER' },
       ],
       createdTime: stored.createdAt.toISOString(),
-      updatedTime: stored.createdAt.toISOString(),
+      // Updated when its code was exchanged (it became ACTIVE then).
+      updatedTime: stored.updatedAt.toISOString(),
       expirationTime: new Date(stored.createdAt.getTime() + 30 * 86_400_000).toISOString(),
       durationType: 'TIME_BOUND',
       durationPeriod: 30,
@@ -213,6 +216,12 @@ describe('PUT /fdx/v6/consents/{consentId}/revocation', () => {
         details: expect.objectContaining({ consent_id: consentId, reason: 'BUSINESS_RULE', initiator: 'DATA_RECIPIENT' }),
       },
     ]);
+    // The organization's audit log names the recipient as who revoked it: no person was signed in.
+    const session = await dashboardSession(server, 'production', staff.users.owner);
+    const log = await session.get(`/orgs/${staff.ein}/audit?event=fdx_consent.revoked`);
+    const row = log.html.split('<tr>').find((r) => r.includes(consentId))!;
+    expect(row).toContain('<td>Aggregator<span class="sub">the application itself</span>');
+    expect(row).not.toContain('the maker (admin CLI) or the system');
   });
 
   it('answers 409 for an expired consent, saying so; the sweep marks it EXPIRED and its token stops', async () => {

@@ -13,6 +13,17 @@ export class FormBrowser {
     private readonly headers: Record<string, string> = {},
   ) {}
 
+  /**
+   * Another window of this browser: its cookies so far, copied. (This agent keeps one cookie per
+   * name, where a browser keeps one per name and path: two sign-ins in one agent would share the
+   * interaction cookie that a browser keeps apart.)
+   */
+  fork(): FormBrowser {
+    const other = new FormBrowser(this.stopAt, this.headers);
+    for (const [host, cookies] of this.jar) other.jar.set(host, new Map(cookies));
+    return other;
+  }
+
   /** The Cookie header this agent would send to `url` (for a test that sends its own requests). */
   cookieHeader(url: URL): string {
     return [...(this.jar.get(url.host) ?? new Map())].map(([k, v]) => `${k}=${v}`).join('; ');

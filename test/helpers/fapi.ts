@@ -93,13 +93,34 @@ export async function registerFapiClient(
 
 export const insecure = { [oauth.allowInsecureRequests]: true } as const;
 
-/** Pushes an authorization request; returns its request_uri and the PKCE verifier. */
+/**
+ * The consent request a push for bank data carries unless the test names its own: every data
+ * cluster of the accounts the approver ticks (approve() ticks all of them) and the organization's
+ * contact, for 90 days. A fapi2 client must send one with an FDX scope (docs/bank-data.md, "Consents").
+ */
+export const DEFAULT_CONSENT_REQUEST = {
+  durationType: 'TIME_BOUND',
+  durationPeriod: 90,
+  resources: [
+    { resourceType: 'ACCOUNT', dataClusters: ['ACCOUNT_BASIC', 'ACCOUNT_DETAILED', 'TRANSACTIONS', 'STATEMENTS'] },
+    { resourceType: 'CUSTOMER', dataClusters: ['CUSTOMER_CONTACT'] },
+  ],
+};
+
+const asksForBankData = (scope: string) => scope.split(' ').some((s) => s === 'read:bank_accounts' || s === 'sync:connected_accounts');
+
+/** Pushes an authorization request (with DEFAULT_CONSENT_REQUEST when it asks for bank data and names none); returns its request_uri and the PKCE verifier. */
 export async function push(
   fapi: FapiClient,
   params: Record<string, string> = {},
 ): Promise<{ requestUri: string; verifier: string; state: string }> {
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
+  const scope = params.scope ?? fapi.scope;
+  const details: Record<string, string> =
+    params.authorization_details === undefined && asksForBankData(scope)
+      ? { authorization_details: JSON.stringify([{ type: 'fdx_v1.0', consentRequest: DEFAULT_CONSENT_REQUEST }]) }
+      : {};
   const response = await oauth.pushedAuthorizationRequest(
     fapi.as,
     fapi.client,
@@ -107,10 +128,11 @@ export async function push(
     {
       redirect_uri: FAPI_REDIRECT[fapi.environment],
       response_type: 'code',
-      scope: fapi.scope,
+      scope,
       state,
       code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
       code_challenge_method: 'S256',
+      ...details,
       ...params,
     },
     { DPoP: fapi.dpop, ...insecure },
@@ -119,14 +141,19 @@ export async function push(
   return { requestUri: result.request_uri, verifier, state };
 }
 
-/** Walks the hosted pages from the pushed request; returns the callback's parameters. */
+/** Every account the consent screen offers, ticked. */
+export const tickEveryAccount = (html: string) =>
+  Object.fromEntries([...html.matchAll(/name="(account_[0-9a-f-]{36})"/g)].map((m) => [m[1]!, 'on']));
+
+/** Walks the hosted pages from the pushed request (ticking every offered account unless told otherwise); returns the callback's parameters. */
 export async function approve(server: OAuthTestServer, fapi: FapiClient, requestUri: string, options: HostedPagesOptions): Promise<URL> {
   const url = new URL(endpoints(server, fapi.environment).authorize);
   url.searchParams.set('client_id', fapi.client_id);
   url.searchParams.set('request_uri', requestUri);
   const origin = new URL(FAPI_REDIRECT[fapi.environment]).origin;
   const browser = new FormBrowser((next) => next.origin === origin);
-  const { page } = await walkHostedPages(browser, await browser.request(url.toString()), { ...options, db: server.db });
+  const walk = { consentFields: tickEveryAccount, ...options, db: server.db };
+  const { page } = await walkHostedPages(browser, await browser.request(url.toString()), walk);
   if (!page.location) throw new Error(`the flow did not come back to the client: ${page.status} ${page.html.slice(0, 300)}`);
   return page.location;
 }

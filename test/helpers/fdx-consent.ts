@@ -1,7 +1,7 @@
 import type { Db } from '../../src/db/database.js';
 import { hashId } from '../../src/db/provider-store.js';
 import { parseFdxAuthorizationDetails } from '../../src/authorizations/fdx-consent-request.js';
-import { recordFdxConsent } from '../../src/authorizations/fdx-consents.js';
+import { activateFdxConsentIn, recordFdxConsent } from '../../src/authorizations/fdx-consents.js';
 import type { FdxConsent } from '../../src/authorizations/fdx-consent.js';
 import * as oauth from 'oauth4webapi';
 import { fdxClient, fdxToken } from './fdx.js';
@@ -47,7 +47,7 @@ export async function consentedToken(
   const request = parseFdxAuthorizationDetails([
     { type: 'fdx_v1.0', consentRequest: { durationType: 'TIME_BOUND', durationPeriod: 30, ...consentRequest } },
   ]);
-  const consent = await recordFdxConsent(db, {
+  const recorded = await recordFdxConsent(db, {
     environment: 'production',
     organizationId: staff.orgId,
     clientId: client.client_id,
@@ -56,7 +56,9 @@ export async function consentedToken(
     request,
     accountIds,
   });
-  return { token, client, consent };
+  // Its token is issued already: collected, as a code's exchange makes it.
+  const { consent } = await activateFdxConsentIn(db, { environment: 'production', consentId: recorded.id });
+  return { token, client, consent: consent! };
 }
 
 /** A consent granted through the real flow: a fapi2 client pushes the request, the admin ticks `accountIds` and approves. */

@@ -412,7 +412,8 @@ const PROBES: Record<string, (p: Probe) => Promise<void>> = {
     expect(p.doc.id_token_signing_alg_values_supported).toEqual(['RS256', 'ES256']);
     // RS256 for a standard client, ES256 for a fapi2 one.
     expect(p.idToken.header.alg).toBe('RS256');
-    const fapi = await fapiTokens(server, p.fapi, { login: staff.users.owner });
+    // openid alone: a request for bank data would need a consent, and the nonprofit accounts to share.
+    const fapi = await fapiTokens(server, p.fapi, { login: staff.users.owner, params: { scope: 'openid offline_access' } });
     expect(decodeJwt(fapi.id_token!).header.alg).toBe('ES256');
   },
   async pushed_authorization_request_endpoint(p) {

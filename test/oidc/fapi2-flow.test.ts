@@ -1,6 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { describe, expect, it } from 'vitest';
 import { fapiTokens, insecure, registerFapiClient } from '../helpers/fapi.js';
+import { createAccount } from '../helpers/fdx.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 const { server, staff } = useOAuthServer();
@@ -8,6 +9,7 @@ const { server, staff } = useOAuthServer();
 describe('a fapi2 client: PAR, private_key_jwt and DPoP (docs/bank-data.md)', () => {
   it('pushes its request, signs in the user, and gets DPoP-bound tokens and an ES256 ID token', async () => {
     const fapi = await registerFapiClient(server);
+    await createAccount(server.db, staff, 'production');
     const tokens = await fapiTokens(server, fapi, { login: staff.users.admin });
     expect(tokens.token_type).toBe('dpop');
     expect(tokens.refresh_token).toBeTruthy();

@@ -4,6 +4,7 @@ import {
   approve,
   ASSERTION_TYPE,
   clientAssertion,
+  DEFAULT_CONSENT_REQUEST,
   exchange,
   FAPI_REDIRECT,
   insecure,
@@ -14,6 +15,7 @@ import {
 } from '../helpers/fapi.js';
 import { dpopProof } from '../helpers/dpop-proof.js';
 import { basic, endpoints } from '../helpers/flow.js';
+import { createAccount } from '../helpers/fdx.js';
 import { startOAuthServer, type OAuthTestServer } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 import { statusAtHost } from '../helpers/at-host.js';
@@ -36,6 +38,7 @@ let tokenUrl: string;
 
 beforeAll(async () => {
   fapi = await registerFapiClient(server);
+  await createAccount(server.db, staff, 'production');
   par = fapi.as.pushed_authorization_request_endpoint!;
   tokenUrl = endpoints(server, 'production').token;
 });
@@ -52,6 +55,8 @@ const authParams = {
   redirect_uri: FAPI_REDIRECT.production,
   response_type: 'code',
   scope: 'openid read_only read:bank_accounts',
+  // Bank data is asked for with a consent request (docs/bank-data.md, "Consents").
+  authorization_details: JSON.stringify([{ type: 'fdx_v1.0', consentRequest: DEFAULT_CONSENT_REQUEST }]),
   ...pkce,
 };
 const assertionForm = async (overrides: Record<string, unknown> = {}, key = fapi.signingKey, alg = 'ES256') => ({

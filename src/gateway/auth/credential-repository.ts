@@ -21,9 +21,11 @@ export interface AccessTokenRow {
   role: Role | null;
   client_id: string | null;
   ip_allow_list: string[] | null;
+  /** The client's profile: a fapi2 client's token reads FDX data only under a consent (docs/bank-data.md, "Consents"). */
+  client_profile: string | null;
   /** The authorization's FDX consent, when its client asked for one (docs/api.md, "FDX bank-data API", Consents). */
   fdx_consent_id: string | null;
-  fdx_consent_status: 'ACTIVE' | 'EXPIRED' | 'REVOKED' | null;
+  fdx_consent_status: 'PENDING' | 'ACTIVE' | 'EXPIRED' | 'REVOKED' | null;
   fdx_consent_expires_at: Date | null;
   fdx_lookback_period: number | null;
   fdx_consent_resources: FdxConsentResourceRow[] | null;
@@ -47,7 +49,7 @@ export async function findAccessTokenContext(db: Db, environment: Environment, t
        a.client_id as authorization_client_id, a.subject_type, a.user_id, a.organization_id,
        o.kind as organization_kind, a.expires_at as authorization_expires_at, a.revoked_at,
        u.disabled_at as user_disabled_at, m.role,
-       c.client_id, c.ip_allow_list,
+       c.client_id, c.ip_allow_list, c.profile as client_profile,
        fc.id as fdx_consent_id, fc.status as fdx_consent_status, fc.expires_at as fdx_consent_expires_at,
        fc.lookback_period as fdx_lookback_period, fc.resources as fdx_consent_resources
 from oidc_models t
@@ -60,7 +62,7 @@ left join organizations o on o.id = a.organization_id
 left join users u on u.id = a.user_id
 left join memberships m on m.user_id = a.user_id and m.organization_id = a.organization_id
 left join lateral (
-  select c.client_id, c.ip_allow_list from oauth_clients c
+  select c.client_id, c.ip_allow_list, c.profile from oauth_clients c
   where c.client_id = t.payload->>'clientId' and c.environment = t.environment
   offset 0
 ) c on true

@@ -98,6 +98,7 @@ export function validateCredential(db: Db): Middleware {
       userId: row.user_id,
       scopes: new Set(scopes),
       ...(fdxConsent ? { fdxConsent } : {}),
+      ...(row.client_profile === 'fapi2' ? { fdxConsentRequired: true as const } : {}),
     };
     if (touched.due(row.grant_id)) void touchAuthorization(db, row.grant_id).catch(() => undefined);
     await next();

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import { recordAudit } from '../../audit/audit-log.js';
-import { findConsentOfRecipient, revokeFdxConsent, type RevocationOutcome } from '../../authorizations/fdx-consents.js';
-import type { FdxConsent } from '../../authorizations/fdx-consent.js';
+import {
+  findConsentOfRecipient,
+  revokeFdxConsent,
+  type RecipientConsent,
+  type RevocationOutcome,
+} from '../../authorizations/fdx-consents.js';
 import type { Db } from '../../db/database.js';
 import { DomainError, notFound } from '../../errors/domain-error.js';
 import type { Recipient } from '../routing/caller.js';
@@ -21,7 +25,7 @@ const ConsentParams = z.object({ consentId: z.string().describe('The consentId')
 
 const consentNotFound = () => notFound('No consent with this id was granted to this data recipient.');
 
-async function requireConsent(db: Db, recipient: Recipient | undefined, consentId: string): Promise<FdxConsent> {
+async function requireConsent(db: Db, recipient: Recipient | undefined, consentId: string): Promise<RecipientConsent> {
   const consent =
     recipient && CONSENT_ID.test(consentId)
       ? await findConsentOfRecipient(db, recipient.environment, recipient.clientId, consentId)
@@ -80,7 +84,8 @@ export const consentRoutes = [
             clientId: recipient.clientId,
             ip: ctx.state.clientIp ?? null,
             requestId: ctx.state.requestId ?? null,
-            details: { consent_id: consent.id, grant_id: consent.grantId, reason, initiator },
+            // The recipient revoked it (no person signed in): the audit log names the application as who acted.
+            details: { consent_id: consent.id, grant_id: consent.grantId, reason, initiator, acted_by: 'application' },
           }),
       });
       const refused = REFUSED[outcome];

@@ -1,12 +1,13 @@
 import type { FdxDataCluster, FdxResourceType } from '../../authorizations/fdx-consent-request.js';
 import type { Caller, HeldFdxConsent } from '../routing/caller.js';
 import type { RouteSpec } from '../routing/route-spec.js';
-import { clusterNotConsented } from './problems.js';
+import { clusterNotConsented, noConsent } from './problems.js';
 
 /**
  * How the FDX routes are held to a token's consent (docs/api.md, "FDX bank-data API", Consents).
- * A token without one (a standard client's) is served exactly as before: every function here
- * then leaves the call alone.
+ * A bank-data (fapi2) client's token is served only under a live consent (an ended one was
+ * refused with the token already). A standard client's token, which has none by design, is
+ * served exactly as before: every function here then leaves the call alone.
  */
 
 const DAY_MS = 86_400_000;
@@ -29,10 +30,16 @@ export const OPERATION_CLUSTERS: Readonly<Record<string, { resourceType: FdxReso
 
 const consentOf = (caller: Caller): HeldFdxConsent | undefined => (caller.kind === 'access_token' ? caller.fdxConsent : undefined);
 
-/** 403 (FDX code 602) unless the consent grants one of the operation's clusters. */
+/**
+ * 403 (FDX code 602) unless the consent grants one of the operation's clusters, and for a
+ * fapi2 client's token without a consent at all.
+ */
 export function requireConsentedCluster(caller: Caller, operationId: string): void {
   const consent = consentOf(caller);
-  if (!consent) return;
+  if (!consent) {
+    if (caller.kind === 'access_token' && caller.fdxConsentRequired) throw noConsent();
+    return;
+  }
   const needed = OPERATION_CLUSTERS[operationId]!;
   const granted = consent.resources.filter((r) => r.resourceType === needed.resourceType).flatMap((r) => r.dataClusters);
   if (!needed.clusters.some((c) => granted.includes(c))) throw clusterNotConsented(needed.clusters);

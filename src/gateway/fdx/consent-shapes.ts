@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FDX_DURATION_TYPES } from '../../authorizations/fdx-consent-request.js';
-import { FDX_PARTY_TYPES, FDX_REVOCATION_REASONS, type FdxConsent } from '../../authorizations/fdx-consent.js';
+import { FDX_PARTY_TYPES, FDX_REVOCATION_REASONS } from '../../authorizations/fdx-consent.js';
+import type { RecipientConsent } from '../../authorizations/fdx-consents.js';
 import type { ConsentPartiesRow } from './consent-parties-repository.js';
 
 /**
@@ -56,7 +57,7 @@ export const ConsentRevocationList = z.object({
   ),
 });
 
-export function toConsentGrant(consent: FdxConsent, parties: ConsentPartiesRow): z.infer<typeof ConsentGrant> {
+export function toConsentGrant(consent: RecipientConsent, parties: ConsentPartiesRow): z.infer<typeof ConsentGrant> {
   return {
     id: consent.id,
     status: consent.status,
@@ -79,7 +80,7 @@ export function toConsentGrant(consent: FdxConsent, parties: ConsentPartiesRow):
 }
 
 /** A consent is revoked at most once: its one revocation, or none while it is active or expired. */
-export function toRevocationList(consent: FdxConsent): z.infer<typeof ConsentRevocationList> {
+export function toRevocationList(consent: RecipientConsent): z.infer<typeof ConsentRevocationList> {
   if (consent.status !== 'REVOKED' || !consent.revokedAt || !consent.revocationReason || !consent.revocationInitiator)
     return { revocations: [] };
   return {

@@ -35,6 +35,11 @@ export const statementNotFound = () => fdxProblem(1104, 'The account has no stat
 export const customerNotFound = () => fdxProblem(601, 'The customer of this authorization no longer exists.');
 export const clusterNotConsented = (clusters: readonly string[]) =>
   fdxProblem(602, `The consent of this authorization does not include ${clusters.join(' or ')}, which this operation serves.`);
+export const noConsent = () =>
+  fdxProblem(
+    602,
+    'This authorization holds no FDX consent: a bank-data (fapi2) client reads FDX data only under the consent it asked for with authorization_details.',
+  );
 export const invalidDateRange = (detail: string) => fdxProblem(703, detail);
 
 /**

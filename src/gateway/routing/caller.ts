@@ -26,8 +26,10 @@ export type Caller =
       userId: string;
       /** Effective scopes: the token's, narrowed by the approver's current role for a user subject. */
       scopes: ReadonlySet<string>;
-      /** Absent when the authorization has no FDX consent: the FDX routes then serve as they always did. */
+      /** Absent when the authorization has no FDX consent: the FDX routes then serve as they always did, unless one is required. */
       fdxConsent?: HeldFdxConsent;
+      /** A bank-data (fapi2) client's token: the FDX data routes serve it only under a live consent. */
+      fdxConsentRequired?: true;
     };
 
 /** A data recipient calling with its own client-credentials token: the FDX Consent API's caller (docs/bank-data.md). */

@@ -1,9 +1,10 @@
 import type { Context } from 'koa';
-import { invalid } from '../../errors/domain-error.js';
+import { conflict, invalid } from '../../errors/domain-error.js';
 import { errors } from 'oidc-provider';
 import { recordAudit } from '../../audit/audit-log.js';
 import { unitOf } from '../request-scope.js';
 import { writeWithUnit } from '../unit-of-work.js';
+import { consumePushedRequest } from '../../db/provider-store.js';
 import { userIdentity } from '../request-account.js';
 import { readForm } from '../../http/form-body.js';
 import { insertAuthorization } from '../../authorizations/authorizations.js';
@@ -20,6 +21,7 @@ import {
   paths,
   redirectUri,
   sendInteractionPage,
+  takePushedRequest,
   verifyInteractionCsrf,
   type Interaction,
   type InteractionDeps,
@@ -27,7 +29,8 @@ import {
 import { membershipsOf, resolveOrganization } from './organization-page.js';
 import { KIND_LABELS, ROLE_NAMES, type Membership } from '../../identity/memberships.js';
 import { describeScopes } from './scope-descriptions.js';
-import { accountField, chosenAccounts, fdxConsentStep } from './fdx-consent-step.js';
+import { accountField, chosenAccounts, fdxConsentStep, missingConsentRequest } from './fdx-consent-step.js';
+import { isFapi2Client } from '../client-metadata.js';
 import { newFdxConsentId, recordFdxConsent } from '../../authorizations/fdx-consents.js';
 import { FDX_AUTHORIZATION_DETAILS_TYPE } from '../../authorizations/fdx-consent-request.js';
 import { consentExpiry } from '../../authorizations/fdx-consent.js';
@@ -83,8 +86,9 @@ export async function showConsentStep(deps: InteractionDeps, ctx: Context, inter
   const stepUp = owedStepUp(interaction, client, membership, plan);
   if (stepUp.length > 0) return showStepUp(deps, ctx, interaction, user.id, membership.id, stepUp);
   const fdx = await fdxConsentStep(deps.db, deps.environment, membership.id, interaction.params);
+  const missing = missingConsentRequest(isFapi2Client(client), plan.granted, fdx);
   // An FDX consent request is always a new consent (its own accounts, clusters and clock).
-  if (!consentForced(interaction.params.prompt) && !fdx) {
+  if (!consentForced(interaction.params.prompt) && !fdx && !missing) {
     const covering = await findCoveringGrant(deps.db, provider, deps.environment, {
       clientId: client.clientId,
       userId: user.id,
@@ -115,12 +119,18 @@ export async function showConsentStep(deps: InteractionDeps, ctx: Context, inter
     changeOrganization: memberships.length > 1 ? p.page : undefined,
     csrf: interactionCsrf(deps, interaction),
     fdx: fdx && { ...fdx, accounts: fdx.accounts.map((a) => ({ ...a, field: accountField(a.id) })) },
-    canApprove: plan.canApprove && !fdx?.refusal,
-    refusal: plan.refusal ?? fdx?.refusal,
+    canApprove: plan.canApprove && !fdx?.refusal && !missing,
+    refusal: plan.refusal ?? fdx?.refusal ?? missing,
     problem,
   };
   sendInteractionPage(deps, ctx, interaction, 'consent.njk', page, problem ? 400 : undefined);
 }
+
+const approvedElsewhere = () =>
+  conflict(
+    'This request was already approved in another window or tab, so nothing was approved here and nothing more was shared. Go back to the application if it still needs you.',
+    { title: 'Already approved' },
+  );
 
 /** POST /oauth/interaction/:uid/consent: decided again from current data, never from the page. */
 export async function approve(deps: InteractionDeps, ctx: Context): Promise<void> {
@@ -140,7 +150,7 @@ export async function approve(deps: InteractionDeps, ctx: Context): Promise<void
   const plan = planFor(interaction, client, membership, subjectType);
   if (!plan.canApprove || owedStepUp(interaction, client, membership, plan).length > 0) return back();
   const fdx = await fdxConsentStep(deps.db, deps.environment, membership.id, interaction.params);
-  if (fdx?.refusal) return back();
+  if (fdx?.refusal || missingConsentRequest(isFapi2Client(client), plan.granted, fdx)) return back();
   const accountIds = fdx ? chosenAccounts(fdx, form) : [];
   // Nothing picked cannot be approved: the same screen again, saying so.
   if (fdx?.asksForAccounts && accountIds.length === 0)
@@ -162,8 +172,13 @@ export async function approve(deps: InteractionDeps, ctx: Context): Promise<void
     } satisfies GrantedFdxDetail as never);
   }
   const grantId = await grant.save();
+  // A pushed request allows one approval: used up here, in this approval's transaction, so that a
+  // second window's approval of the same request_uri commits nothing (docs/bank-data.md, "Pushed
+  // authorization requests"). The resume then has no pushed request left to look up.
+  const pushedRequest = takePushedRequest(interaction);
   // Committed with the Grant and the Interaction, in the request's unit (oidc/unit-of-work.ts).
   await writeWithUnit(unitOf(ctx), deps.db, async (trx) => {
+    if (pushedRequest && !(await consumePushedRequest(trx, deps.environment, pushedRequest))) throw approvedElsewhere();
     await insertAuthorization(trx, {
       grantId,
       environment: deps.environment,

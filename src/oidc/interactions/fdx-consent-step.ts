@@ -4,6 +4,7 @@ import type { FdxConsentRequest } from '../../authorizations/fdx-consent-request
 import { accountWords, describeFdxConsentRequest, type ConsentRequestWords } from '../../authorizations/fdx-consent-words.js';
 import { listConsentableAccounts } from '../../authorizations/fdx-consents-repository.js';
 import { fdxConsentRequestOf } from '../fdx-authorization-details.js';
+import { FDX_SCOPES } from '../../accounts/scopes.js';
 
 /**
  * The consent screen's part for an FDX consent request (docs/bank-data.md, "Consents"): what
@@ -50,4 +51,14 @@ export async function fdxConsentStep(
 /** The offered accounts the approver ticked (anything else in the form is ignored). */
 export function chosenAccounts(step: FdxConsentStep, form: Record<string, string>): string[] {
   return step.accounts.filter((a) => form[accountField(a.id)] === 'on').map((a) => a.id);
+}
+
+/**
+ * Why a bank-data (fapi2) client's request for bank data without a consent request cannot be
+ * approved: every such authorization has a consent record (docs/bank-data.md, "Consents"). The
+ * push refuses such a request; this holds for one pushed before that rule.
+ */
+export function missingConsentRequest(fapi2: boolean, granted: readonly string[], step: FdxConsentStep | undefined): string | undefined {
+  if (!fapi2 || step || !granted.some((s) => (FDX_SCOPES as readonly string[]).includes(s))) return undefined;
+  return 'This application did not say which bank data it wants, for how long or how far back, so it cannot be approved. Nothing was shared with it.';
 }

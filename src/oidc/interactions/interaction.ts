@@ -47,6 +47,19 @@ export async function loadInteraction(deps: InteractionDeps, ctx: Context): Prom
   return interaction;
 }
 
+/**
+ * The pushed request (its id) the interaction was started from, taken off it: the approval uses
+ * it up itself (consent-page.ts), so the resume must not look it up again. This reads and
+ * clears oidc-provider's own Interaction.parJti, which its authorization response
+ * (lib/actions/authorization/respond.js) consumes when it is set.
+ */
+export function takePushedRequest(interaction: Interaction): string | undefined {
+  const library = interaction as Interaction & { parJti?: string };
+  const id = library.parJti;
+  library.parJti = undefined;
+  return id;
+}
+
 export function interactionCsrf(deps: InteractionDeps, interaction: Interaction): string {
   return csrfToken(deps.serverKeys, `interaction:${interaction.uid}`);
 }

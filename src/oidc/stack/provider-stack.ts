@@ -15,6 +15,7 @@ import { databaseOutage } from '../middleware/database-outage.js';
 import { introspectionResponse } from '../middleware/introspection-response.js';
 import { catchOAuthErrors, recordRefusals } from '../middleware/oauth-errors.js';
 import { pushedAuthorizationRequest } from '../middleware/pushed-authorization-request.js';
+import { requestUriBrowser } from '../middleware/request-uri-browser.js';
 import { signInRecord } from '../middleware/sign-in-record.js';
 import { awaitResponseWork } from '../middleware/response-work.js';
 import { unitOfWork } from '../middleware/unit-of-work.js';
@@ -74,6 +75,8 @@ function otherEndpoints(provider: Provider, options: StackOptions, onFailure: (c
   return compose([
     catchOAuthErrors(clientAuthentication()),
     catchOAuthErrors(authorizationRequest(provider, authorize)),
+    // A pushed request's request_uri is the first browser's to open (before the provider starts a sign-in for another).
+    requestUriBrowser(db, environment, authorize, dashboardOrigin.startsWith('https:')),
     catchOAuthErrors(pushedAuthorizationRequest()),
     unitOfWork({
       db,

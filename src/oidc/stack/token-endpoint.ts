@@ -19,6 +19,7 @@ import {
 import { replayGraceSuccessor, sealGraceSuccessor } from '../middleware/refresh-grace.js';
 import { answerTokenRefusal, shapeTokenResponse } from '../middleware/token-response.js';
 import { slidingRefresh } from '../middleware/sliding-refresh.js';
+import { activateConsentOnExchange } from '../middleware/consent-activation.js';
 import { unitOfWork } from '../middleware/unit-of-work.js';
 import { refreshScope } from '../middleware/refresh-scope.js';
 
@@ -78,6 +79,8 @@ export function tokenEndpoint(provider: Provider, options: TokenEndpointOptions)
     sealGraceSuccessor(environment, grace),
     // After, inside the unit: the answer's scope narrowed to the approver's role, an FDX consent's detail added.
     shapeTokenResponse(db, environment),
+    // After, inside the unit: a code's FDX consent becomes ACTIVE (and replaces the recipient's earlier one) with the exchange.
+    activateConsentOnExchange(db, environment),
     // Inside the unit, before the provider: offline_access asked again on refresh is dropped when the token lacks it.
     refreshScope(provider),
   ]);
