@@ -13,7 +13,7 @@ import { shownDate } from './dates.js';
 import type { DashboardDeps } from './deps.js';
 import { verifySessionCsrf } from './guards.js';
 import { sendDashboardPage, type Section } from './page.js';
-import { CONFIRM_PATH, CONNECTIONS_PATH, connectionRevocationPath, REVOKE_PATH } from './paths.js';
+import { CONFIRM_PATH, CONNECTIONS_PATH, REVOKE_PATH } from './paths.js';
 import { showSignIn } from './sign-in-page.js';
 import { currentViewer, type Viewer } from './viewer.js';
 
@@ -184,15 +184,13 @@ export async function showConnections(deps: DashboardDeps, ctx: Context): Promis
     }
   }
   sendDashboardPage(deps, ctx, viewer, 'connections.njk', 'connections', {
-    connections: rows.map((row) => ({
-      ...connectionView(row, environmentName, consents.get(row.grant_id)),
-      revokeHref: connectionRevocationPath(row.grant_id),
-    })),
+    connections: rows.map((row) => connectionView(row, environmentName, consents.get(row.grant_id))),
     managesOrganizations: viewer.manages.length > 0,
     needSecondFactor: viewer.manages.filter((m) => !viewer.actsFor.includes(m)).map((m) => m.name),
     confirmHref: `${CONFIRM_PATH}?next=${encodeURIComponent(CONNECTIONS_PATH)}`,
     organizationsNoun: organizationsNoun(viewer),
     notice,
+    revokeAction: REVOKE_PATH,
   });
 }
 
@@ -201,23 +199,6 @@ async function managedConnection(deps: DashboardDeps, viewer: Viewer, grantId: s
   const row = grantId.length > 0 && grantId.length <= 128 ? await findConnection(deps.db, deps.environment, grantId) : undefined;
   if (!row || !manages(viewer, row)) throw notFound('There is no such connected application.');
   return row;
-}
-
-/** GET /oauth/connections/:grant/revoke: what revoking ends, and the button that does it. */
-export async function showConnectionRevocation(deps: DashboardDeps, ctx: Context): Promise<void> {
-  const viewer = await currentViewer(deps, ctx);
-  if (!viewer) {
-    ctx.status = 303;
-    ctx.redirect(CONNECTIONS_PATH);
-    return;
-  }
-  const row = await managedConnection(deps, viewer, String(ctx.params.grant ?? ''));
-  if (row.revoked_at) {
-    ctx.status = 303;
-    ctx.redirect(CONNECTIONS_PATH);
-    return;
-  }
-  await sendRevocationConfirmation(deps, ctx, viewer, 'connections', row, { revokeAction: REVOKE_PATH, cancel: CONNECTIONS_PATH });
 }
 
 /** POST /oauth/connections/revoke: ends the authorization and every token it issued, at once. */

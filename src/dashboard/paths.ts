@@ -15,8 +15,6 @@ export const SESSION_SIGN_OUT_PATH = `${SECURITY_PATH}/sessions/sign-out`;
 export const SIGN_OUT_EVERYWHERE_PATH = `${SECURITY_PATH}/sessions/sign-out-everywhere`;
 export const CONNECTIONS_PATH = '/oauth/connections';
 export const REVOKE_PATH = `${CONNECTIONS_PATH}/revoke`;
-/** The page that asks before revoking one: /oauth/connections/<grant>/revoke (the form posts to REVOKE_PATH). */
-export const connectionRevocationPath = (grantId: string) => `${CONNECTIONS_PATH}/${encodeURIComponent(grantId)}/revoke`;
 /** The connections page's own sign-in form target (kept: scripts outside post to it). */
 export const CONNECTIONS_SIGN_IN_PATH = `${CONNECTIONS_PATH}/sign-in`;
 export const SIGN_OUT_PATH = '/oauth/logout';

@@ -17,7 +17,7 @@ import {
 import { passkeyRegistrationOptions, submitPasskeyRegistration, submitPasskeyRemoval } from './passkeys-page.js';
 import { showAudit } from './audit-page.js';
 import { showApiKeyRevocation, showApiKeys, submitApiKey, submitApiKeyRevocation } from './api-keys-page.js';
-import { revokeConnection, showConnectionRevocation, showConnections } from './connections-page.js';
+import { revokeConnection, showConnections } from './connections-page.js';
 import type { DashboardDeps } from './deps.js';
 import { revokeOrganizationConnection, showOrganizationConnectionRevocation, showOrganizationConnections } from './org-connections-page.js';
 import { showInvitation, submitAcceptance, submitNewUser } from './invitation-page.js';
@@ -98,7 +98,6 @@ export function buildDashboardRouter(deps: DashboardDeps): Router {
   router.post(SESSION_SIGN_OUT_PATH, account(submitSessionSignOut, SECURITY_PATH));
   router.post(SIGN_OUT_EVERYWHERE_PATH, account(submitSignOutEverywhere, SECURITY_PATH));
   router.get(CONNECTIONS_PATH, (ctx) => showConnections(deps, ctx));
-  router.get(`${CONNECTIONS_PATH}/:grant/revoke`, (ctx) => showConnectionRevocation(deps, ctx));
   router.post(REVOKE_PATH, (ctx) => revokeConnection(deps, ctx));
 
   router.get('/invitations/:token', (ctx) => showInvitation(deps, ctx));

@@ -78,13 +78,13 @@ interface PasswordView {
 }
 
 interface ConnectionsView {
-  /** Each with the page that asks before revoking it. */
-  connections: (ReturnType<typeof connectionView> & { revokeHref: string })[];
+  connections: ReturnType<typeof connectionView>[];
   managesOrganizations: boolean;
   needSecondFactor: string[];
   confirmHref: string;
   organizationsNoun: string;
   notice: string | undefined;
+  revokeAction: string;
 }
 
 interface OrgConnectionsView {

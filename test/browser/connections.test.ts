@@ -47,11 +47,9 @@ async function authorizeAndExchange(page: Page, client: Client, user: { email: s
 const item = (page: Page, name: string) => page.getByRole('listitem').filter({ has: page.getByRole('heading', { name, exact: true }) });
 const listedApplications = (page: Page) => page.locator('.connection h2').allTextContents();
 
-/** Revoke… on an application's card, then Revoke on the page that asks first. */
-async function revokeAfterConfirming(page: Page, entry: ReturnType<typeof item>): Promise<void> {
-  await Promise.all([page.waitForNavigation(), entry.getByRole('link', { name: 'Revoke…' }).click()]);
-  await expect(page.getByRole('heading', { name: /^Revoke .+’s access to / }).isVisible()).resolves.toBe(true);
-  await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Revoke', exact: true }).click()]);
+/** The Revoke button on an application's card: /oauth/connections revokes in one step (docs/oauth.md, "Connected applications"). */
+async function revokeOnCard(page: Page, entry: ReturnType<typeof item>): Promise<void> {
+  await Promise.all([page.waitForNavigation(), entry.getByRole('button', { name: 'Revoke', exact: true }).click()]);
 }
 
 /** The status of an FDX call with a DPoP-bound token (a refusal comes back as its status). */
@@ -81,7 +79,7 @@ describe('connected applications', () => {
     );
     await expectCookiesLocked(context);
 
-    await revokeAfterConfirming(page, entry);
+    await revokeOnCard(page, entry);
     await expect(page.getByRole('status').textContent()).resolves.toMatch(/Books Sync no longer has access/);
     await expect(listedApplications(page)).resolves.toEqual([]);
 
@@ -201,7 +199,7 @@ describe('connected applications', () => {
         's',
       ),
     );
-    await revokeAfterConfirming(page, entry);
+    await revokeOnCard(page, entry);
     await expect(page.getByRole('status').textContent()).resolves.toMatch(
       /Bank Feed no longer has access.*Its bank-data consent is revoked/,
     );

@@ -77,7 +77,9 @@ async function dpopGet(
 
 /** The list item of one authorization on a connections page, found by the link to its revocation. */
 function entryOf(html: string, grantId: string): string {
-  const entry = html.split('<li class="connection">').find((chunk) => chunk.includes(`/${grantId}/revoke"`));
+  const entry = html
+    .split('<li class="connection">')
+    .find((chunk) => chunk.includes(`value="${grantId}"`) || chunk.includes(`/${grantId}/revoke"`));
   if (!entry) throw new Error(`no connection ${grantId} on the page`);
   return entry;
 }
@@ -221,7 +223,7 @@ describe('Revoke ends the bank-data consent with the authorization', () => {
     expect(done.status).toBe(200);
     expect(done.html).toContain('Budget Aggregator no longer has access');
     expect(done.html).toContain('Its bank-data consent is revoked');
-    expect(done.html).not.toContain(`/${consent.grantId}/revoke"`);
+    expect(done.html).not.toContain(`value="${consent.grantId}"`);
 
     const refused = await dpopGet(personal, consent.accessToken, '/fdx/v6/accounts');
     expect(refused.status).toBe(401);

@@ -45,7 +45,7 @@ describe("an organization's second-factor rule on /oauth/connections", () => {
     expect((await passwordOnly.get(`/orgs/${s.ein}/connections`)).status).toBe(403);
     const page = await passwordOnly.get('/oauth/connections');
     expect(page.status).toBe(200);
-    expect(page.html).not.toContain(`/${grant}/revoke"`);
+    expect(page.html).not.toContain(`value="${grant}"`);
     expect(page.html).toContain('requires a second factor');
     const revoke = await passwordOnly.browser.request(`${passwordOnly.origin}/oauth/connections/revoke`, {
       method: 'POST',
@@ -68,7 +68,7 @@ describe("an organization's second-factor rule on /oauth/connections", () => {
     // The same session, once it confirms with the second factor, acts for the organization.
     await confirmSecondFactor(passwordOnly, admin.email);
     const opened = await passwordOnly.get('/oauth/connections');
-    expect(opened.html).toContain(`/${grant}/revoke"`);
+    expect(opened.html).toContain(`value="${grant}"`);
     const revoked = await passwordOnly.browser.request(`${passwordOnly.origin}/oauth/connections/revoke`, {
       method: 'POST',
       form: { csrf: csrfOf(opened.html), grant },
