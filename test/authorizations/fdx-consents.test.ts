@@ -219,7 +219,7 @@ describe('revokeFdxConsent', () => {
       .execute();
     const outcome = await revoke(c.id, { clientId: 'client-a' }, (trx, revoked) =>
       recordAudit(trx, {
-        event: 'fdx.consent_revoked',
+        event: 'fdx_consent.revoked',
         environment: 'production',
         clientId: revoked.clientId,
         details: { consentId: revoked.id, status: revoked.status },
