@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { core } from 'zod';
 import { configSchema, envNameFor, LIST_SETTINGS, SECRET_SETTINGS, SETTING_KEYS, type AppConfig } from './schema.js';
 import { DEFAULT_CONFIG_DIR } from './paths.js';
+import { editDistance } from './edit-distance.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
@@ -195,19 +196,6 @@ const OTHER_ENV_NAMES = ['ALMONER_PROFILE', 'ALMONER_CONFIG_DIR', CLUSTER_WORKER
 export function unknownEnvSettings(env: NodeJS.ProcessEnv = process.env): string[] {
   const known = new Set([...SETTING_KEYS.map(envNameFor), ...OTHER_ENV_NAMES]);
   return Object.keys(env).filter((name) => name.startsWith('ALMONER_') && !known.has(name));
-}
-
-/** Levenshtein distance (insertions, deletions, substitutions). */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }
 
 /**
