@@ -79,8 +79,7 @@ async function takeAttempt(deps: SecondFactorDeps, userId: string) {
 export type FactorAddition = 'first' | 'any';
 
 export type TotpConfirmation =
-  | { ok: true; recoveryCodes?: string[] }
-  | { ok: false; retryAfterSeconds?: number; hasFactor?: true; used?: UsedCode };
+  { ok: true; recoveryCodes?: string[] } | { ok: false; retryAfterSeconds?: number; hasFactor?: true; used?: UsedCode };
 
 /**
  * The first code from the app confirms the setup: the app is then a second factor of the user.

@@ -51,7 +51,9 @@ describe('the demo data', () => {
         expect(validatePublished(version, '/v1/donations', 'get', 200, body), `${version} ${payment_status}`).toEqual([]);
       }
     // The enum is closed: a status of the product's own choosing would be refused.
-    expect(validatePublished('2026-04-01', '/v1/donations', 'get', 200, { results: [{ ...donation, payment_status: 'INCOMING' }] })).not.toEqual([]);
+    expect(
+      validatePublished('2026-04-01', '/v1/donations', 'get', 200, { results: [{ ...donation, payment_status: 'INCOMING' }] }),
+    ).not.toEqual([]);
   });
 });
 
