@@ -7,7 +7,6 @@ import type { DatabaseLocation } from '../db/resolve.js';
 import { UsageError, type Command, type CommandContext, type OptionValues } from './commands/command.js';
 import { COMMANDS } from './registry.js';
 import { checkUsage, usageUnits, wrap } from './usage.js';
-import { unknownCommandHint } from './suggest.js';
 import { ClientsInvalid } from './commands/clients.js';
 
 // What a command needs (the configuration's schema, the database, the services) is imported
@@ -98,6 +97,8 @@ export async function runCli(io: CliIo): Promise<number> {
     // The command is the words before the first option; the options are not part of its name.
     const firstOption = words.findIndex((word) => word.startsWith('-'));
     const typed = firstOption > 0 ? words.slice(0, firstOption) : words;
+    // Loaded for a mistyped command only, like everything a command needs (see the top of this file).
+    const { unknownCommandHint } = await import('./suggest.js');
     const hint = unknownCommandHint(typed, COMMANDS);
     io.stderr(`almoner admin: unknown command "${typed.join(' ')}"; ${hint ? `${hint} See` : 'see'} ${PREFIX} --help\n`);
     // Exit 2 (a usage error) whether or not something was suggested: a script never runs a guess.
