@@ -11,6 +11,8 @@ import { ListenError, listenAddresses, parseListenAddress, type ListenAddress } 
  * then released for the real listeners; a port taken in between still fails there, as before.
  * Port 0 (an ephemeral port) cannot be busy and is not tried.
  */
+
+/** An address that could not be bound, and why (the error's code: EADDRINUSE, EACCES …). */
 type Refusal = { address: ListenAddress; code: string | undefined; message: string };
 
 type PortConfig = Pick<
@@ -32,7 +34,10 @@ function tryBind(address: ListenAddress): Promise<net.Server | Refusal> {
   });
 }
 
-const where = (r: Refusal) => `${r.address.host}:${r.address.port}${r.address.settings ? ` (${r.address.settings.join(', ')})` : ''}`;
+const where = (r: Refusal) => {
+  const host = r.address.host.includes(':') ? `[${r.address.host}]` : r.address.host;
+  return `${host}:${r.address.port}${r.address.settings ? ` (${r.address.settings.join(', ')})` : ''}`;
+};
 
 function joined(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)!}`;
