@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { core } from 'zod';
 import {
   configSchema,
-  configSchemaPortBase,
+  portBaseSchema,
   envNameFor,
   LIST_SETTINGS,
   PUBLIC_URL_KEYS,
@@ -77,7 +77,7 @@ function fromEnv(env: NodeJS.ProcessEnv, key: string): unknown {
  * the schema refuses moves nothing: the schema names it.
  */
 function applyPortBase(merged: Record<string, unknown>, sources: Map<string, Source>, fromFile: ReadonlySet<string>): void {
-  const parsed = configSchemaPortBase.safeParse(merged.port_base);
+  const parsed = portBaseSchema.safeParse(merged.port_base);
   if (!parsed.success || parsed.data === undefined) return;
   const base = parsed.data;
   PUBLIC_URL_KEYS.forEach((key, i) => {

@@ -315,4 +315,4 @@ export function envNameFor(key: string): string {
 export const SETTING_KEYS: readonly string[] = Object.keys(settingsShape.shape);
 
 /** port_base's own rule, which config/load.ts applies before the whole schema (it moves the URLs the schema then checks). */
-export const configSchemaPortBase = settingsShape.shape.port_base;
+export const portBaseSchema = settingsShape.shape.port_base;

@@ -5,9 +5,8 @@ import type { Logger } from 'pino';
  * "HTTP conventions": one JSON object a line in the production profile). oidc-provider writes
  * its notices with console.warn/console.info as it is loaded (on Node 20 "Unsupported
  * runtime", which main.ts folds into its own notice), and Node writes process warnings to
- * stderr, both as plain text. main.ts imports
- * this module before any other, so both are caught from the start: held until the logger
- * exists, then logged by it, as is every later one.
+ * stderr, both as plain text. main.ts imports this module before any other, so both are
+ * caught from the start: held until the logger exists, then logged by it, as is every later one.
  */
 
 interface Held {
