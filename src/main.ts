@@ -94,11 +94,12 @@ async function main(): Promise<void> {
   // Dev: readable lines for the person at the terminal; production: JSON for log shippers.
   const pretty = config.profile === 'dev' ? await prettyFormat() : undefined;
   const logger = createLogger(config.log_level, undefined, pretty ?? 'json');
-  routeLibraryNotices(logger);
+  // On Node 20 the server says so once, below (in a worker, its primary did): oidc-provider's own line would repeat it.
+  const notice = nodeSupportNotice();
+  routeLibraryNotices(logger, { runtimeNoticeSaid: notice !== undefined });
   // A worker forked by a primary (workers > 1): the primary has said all there is to say at start.
   if (isAlmonerWorker() && cluster.isWorker) return runWorker(config, logger.child({ worker: process.pid }));
   if (config.profile === 'dev' && !pretty) logger.warn('pino-pretty is not installed (a production install omits it): logging JSON lines');
-  const notice = nodeSupportNotice();
   if (notice) logger.warn({ node: process.versions.node }, notice);
   const unknown = unknownEnvSettings();
   if (unknown.length > 0)

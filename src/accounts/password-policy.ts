@@ -25,11 +25,17 @@ function common(): Set<string> {
 
 /**
  * A password as an attacker guessing it sees it: compatibility forms folded (NFKC: a
- * full-width or ligature letter is the letter), white space anywhere removed, lower case. The
- * address with a trailing space, in capitals, or the list's `password123` spaced out is the
- * same guess (docs/security.md, "Passwords").
+ * full-width or ligature letter is the letter), white space and invisible code points
+ * (Unicode's Default_Ignorable_Code_Point: zero-width space, soft hyphen, joiners, variation
+ * selectors) anywhere removed, lower case. The address with a trailing space, in capitals, with
+ * a U+200B inside, or the list's `password123` spaced out is the same guess (docs/security.md,
+ * "Passwords").
  */
-const guessable = (text: string) => text.normalize('NFKC').replace(/\s+/gu, '').toLowerCase();
+const guessable = (text: string) =>
+  text
+    .normalize('NFKC')
+    .replace(/[\s\p{Default_Ignorable_Code_Point}]+/gu, '')
+    .toLowerCase();
 
 /**
  * Why a new password is refused, in words for the person choosing it, or undefined when it

@@ -1,9 +1,10 @@
 import type { Executor } from '../db/executor.js';
 import type { Environment } from '../db/schema.js';
+import type { AuditEventKind } from './event-kinds.js';
 import { countAuditEvent, insertAuditEvent } from './repository.js';
 
 export interface AuditEvent {
-  event: string;
+  event: AuditEventKind;
   environment?: Environment | null;
   actorUserId?: string | null;
   organizationId?: string | null;

@@ -96,7 +96,14 @@ export async function runCli(io: CliIo): Promise<number> {
       io.stdout(`${helpText()}\n`);
       return words.length === 0 && !help ? 2 : 0;
     }
-    io.stderr(`almoner admin: unknown command "${words.join(' ')}"; see ${PREFIX} --help\n`);
+    // The command is the words before the first option; the options are not part of its name.
+    const firstOption = words.findIndex((word) => word.startsWith('-'));
+    const typed = firstOption > 0 ? words.slice(0, firstOption) : words;
+    // Loaded for a mistyped command only, like everything a command needs (see the top of this file).
+    const { unknownCommandHint } = await import('./suggest.js');
+    const hint = unknownCommandHint(typed, COMMANDS);
+    io.stderr(`almoner admin: unknown command "${typed.join(' ')}"; ${hint ? `${hint} See` : 'see'} ${PREFIX} --help\n`);
+    // Exit 2 (a usage error) whether or not something was suggested: a script never runs a guess.
     return 2;
   }
   const { command, rest } = found;

@@ -1,8 +1,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { core } from 'zod';
-import { configSchema, envNameFor, LIST_SETTINGS, SECRET_SETTINGS, SETTING_KEYS, type AppConfig } from './schema.js';
+import {
+  configSchema,
+  portBaseSchema,
+  envNameFor,
+  LIST_SETTINGS,
+  PUBLIC_URL_KEYS,
+  SECRET_SETTINGS,
+  SETTING_KEYS,
+  type AppConfig,
+} from './schema.js';
 import { DEFAULT_CONFIG_DIR } from './paths.js';
+import { editDistance } from './edit-distance.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
@@ -58,6 +68,26 @@ function fromEnv(env: NodeJS.ProcessEnv, key: string): unknown {
       .map((part) => part.trim())
       .filter(Boolean);
   return raw;
+}
+
+/**
+ * port_base (docs/configuration.md, "Moving the ports"): the four public URLs that come from the
+ * config files move to base, base + 1, base + 2 and base + 3, each keeping its scheme and host;
+ * a URL set explicitly (its environment variable, an override) keeps its own port. A port_base
+ * the schema refuses moves nothing: the schema names it.
+ */
+function applyPortBase(merged: Record<string, unknown>, sources: Map<string, Source>, fromFile: ReadonlySet<string>): void {
+  const parsed = portBaseSchema.safeParse(merged.port_base);
+  if (!parsed.success || parsed.data === undefined) return;
+  const base = parsed.data;
+  PUBLIC_URL_KEYS.forEach((key, i) => {
+    const value = merged[key];
+    if (!fromFile.has(key) || typeof value !== 'string' || !URL.canParse(value)) return;
+    const url = new URL(value);
+    url.port = String(base + i);
+    merged[key] = url.origin;
+    sources.set(key, `${sources.get(key)} and ${sources.get('port_base')}`);
+  });
 }
 
 type Issue = core.$ZodRawIssue;
@@ -123,6 +153,8 @@ export function loadConfig(options: LoadOptions = {}): AppConfig {
 
   const merged: Record<string, unknown> = { profile };
   const sources = new Map<string, Source>([['profile', 'ALMONER_PROFILE']]);
+  /** Settings whose value is a config file's (the environment and overrides are set for this run). */
+  const fromFile = new Set<string>();
   for (const name of ['default.json', `${profile}.json`]) {
     const file = path.join(configDir, name);
     const values = readJsonFile(file, problems);
@@ -134,6 +166,7 @@ export function loadConfig(options: LoadOptions = {}): AppConfig {
       }
       merged[key] = value;
       sources.set(key, file);
+      fromFile.add(key);
     }
   }
   for (const key of SETTING_KEYS) {
@@ -141,11 +174,14 @@ export function loadConfig(options: LoadOptions = {}): AppConfig {
     if (value === undefined) continue;
     merged[key] = value;
     sources.set(key, envNameFor(key));
+    fromFile.delete(key);
   }
   for (const [key, value] of Object.entries(options.overrides ?? {})) {
     merged[key] = value;
     sources.set(key, 'override');
+    fromFile.delete(key);
   }
+  applyPortBase(merged, sources, fromFile);
 
   const result = configSchema.safeParse(merged, { error: expectation });
   if (!result.success) {
@@ -195,19 +231,6 @@ const OTHER_ENV_NAMES = ['ALMONER_PROFILE', 'ALMONER_CONFIG_DIR', CLUSTER_WORKER
 export function unknownEnvSettings(env: NodeJS.ProcessEnv = process.env): string[] {
   const known = new Set([...SETTING_KEYS.map(envNameFor), ...OTHER_ENV_NAMES]);
   return Object.keys(env).filter((name) => name.startsWith('ALMONER_') && !known.has(name));
-}
-
-/** Levenshtein distance (insertions, deletions, substitutions). */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }
 
 /**

@@ -99,6 +99,11 @@ const settingsShape = z
     sandbox_base_url: originUrl.describe('Public origin of the API, sandbox environment'),
     dashboard_url: originUrl.describe('Public origin of the hosted pages, production environment'),
     sandbox_dashboard_url: originUrl.describe('Public origin of the hosted pages, sandbox environment'),
+    port_base: intIn(1, 65_532)
+      .optional()
+      .describe(
+        'Moves the four public URLs to four consecutive ports, in the order above (4000: 4000, 4001, 4002, 4003), keeping their scheme and host; a URL set in its own environment variable keeps its port',
+      ),
     listen: z.array(listenAddress).optional().describe('host:port pairs to listen on; unset, the ports follow from the four URLs'),
     tls_cert: z.string().min(1).optional().describe("PEM certificate file for the process's own TLS (set together with tls_key)"),
     tls_key: z.string().min(1).optional().describe("PEM private key file for the process's own TLS (set together with tls_cert)"),
@@ -308,3 +313,6 @@ export function envNameFor(key: string): string {
 }
 
 export const SETTING_KEYS: readonly string[] = Object.keys(settingsShape.shape);
+
+/** port_base's own rule, which config/load.ts applies before the whole schema (it moves the URLs the schema then checks). */
+export const portBaseSchema = settingsShape.shape.port_base;

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { findUserByEmail } from '../accounts/repository.js';
 import { normaliseEmail } from '../accounts/service.js';
+import { isAuditEventKind } from '../audit/event-kinds.js';
 import { listAuditEventNames, listAuditEvents, type AuditRow } from '../audit/repository.js';
 import { applicationNames, membersAmong } from './audit-names-repository.js';
 import { shownDate } from './dates.js';
@@ -82,7 +83,7 @@ async function namesFor(deps: DashboardDeps, organizationId: string, rows: reado
  * (their e-mail address), the kind of event and a range of days (UTC), 50 events a page.
  */
 export async function showAudit(deps: DashboardDeps, ctx: Context, { viewer, organization }: OrgRequest): Promise<void> {
-  const events = await listAuditEventNames(deps.db, organization.id);
+  const recorded = await listAuditEventNames(deps.db, organization.id);
   const filters = { actor: text(ctx.query.actor), event: text(ctx.query.event), from: text(ctx.query.from), to: text(ctx.query.to) };
   const errors: string[] = [];
   let actorUserId: string | undefined;
@@ -96,7 +97,11 @@ export async function showAudit(deps: DashboardDeps, ctx: Context, { viewer, org
       errors.push(`“${filters.actor}” is not an e-mail address.`);
     }
   }
-  if (filters.event && !events.includes(filters.event)) errors.push('Choose an event of the list.');
+  // Any kind the product records is a filter, rows or not (a bookmarked filter keeps working);
+  // the list offers the kinds this organization has, and the one chosen.
+  const knownEvent = filters.event !== '' && isAuditEventKind(filters.event);
+  if (filters.event && !knownEvent) errors.push('Choose an event of the list.');
+  const events = knownEvent && !recorded.includes(filters.event) ? [...recorded, filters.event].sort() : recorded;
   const since = day(filters.from);
   const until = day(filters.to);
   if (since === null) errors.push('“From” must be a date (YYYY-MM-DD).');

@@ -78,7 +78,7 @@ export async function submitConfirm(deps: DashboardDeps, ctx: Context, { viewer,
       deps,
       ctx,
       viewer,
-      { next, error: codeFailure(check.retryAfterSeconds), retryAfterSeconds: check.retryAfterSeconds },
+      { next, error: codeFailure(check.retryAfterSeconds, check.used), retryAfterSeconds: check.retryAfterSeconds },
       check.retryAfterSeconds ? 429 : 401,
     );
   await confirmed(deps, ctx, viewer, check.method, next);

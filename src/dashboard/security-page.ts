@@ -157,7 +157,14 @@ export async function submitTotpSetup(deps: DashboardDeps, ctx: Context, { viewe
   const confirmed = await addAuthenticatorApp(deps, ctx, factorActor(deps, viewer), form.code ?? '');
   if (!confirmed.ok) {
     if (confirmed.retryAfterSeconds) ctx.set('Retry-After', String(confirmed.retryAfterSeconds));
-    return renderSetup(deps, ctx, viewer, next, codeFailure(confirmed.retryAfterSeconds), confirmed.retryAfterSeconds ? 429 : 400);
+    return renderSetup(
+      deps,
+      ctx,
+      viewer,
+      next,
+      codeFailure(confirmed.retryAfterSeconds, confirmed.used),
+      confirmed.retryAfterSeconds ? 429 : 400,
+    );
   }
   if (!confirmed.recoveryCodes) {
     ctx.status = 303;

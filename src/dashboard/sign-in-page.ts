@@ -242,7 +242,7 @@ export async function submitSecondFactorStep(deps: DashboardDeps, ctx: Context):
       ctx,
       pending.userId,
       next,
-      codeFailure(check.retryAfterSeconds),
+      codeFailure(check.retryAfterSeconds, check.used),
       check.retryAfterSeconds,
       check.retryAfterSeconds ? 429 : 401,
     );

@@ -67,7 +67,14 @@ const CITIES = [
 const PURPOSES = ['Where needed most', 'General Operating Support', 'Holiday Meal Drive', 'Weekend Backpack Program', 'Mobile Pantry'];
 const NOTES = ['', '', 'In memory of grandma', 'Keep up the great work!', 'For the kids program'];
 const FUNDS = ['daf-fidelity-charitable', 'daf-schwab-charitable', 'daf-vanguard-charitable', 'daf-national-philanthropic-trust'];
-const STATUSES: PaymentStatus[] = [
+/**
+ * The demo donations' payment statuses, as often as a real list has them. The names carry the
+ * vendor's word (INCOMING_TO_CHARIOT and the like) because the published API's `payment_status`
+ * is an enum of exactly these five (spec/openapi/2026-01-15.yaml and 2026-04-01.yaml, schema
+ * Donation): no neutral value is allowed, and a client validating against the published document
+ * would refuse one (test/gateway/published-schema-smoke.test.ts checks each of these against it).
+ */
+export const DEMO_PAYMENT_STATUSES: readonly PaymentStatus[] = [
   'RECEIVED_IN_CHARIOT',
   'RECEIVED_IN_CHARIOT',
   'RECEIVED_OUTSIDE_CHARIOT',
@@ -140,7 +147,7 @@ export async function seedNonprofitData(db: Executor, options: NonprofitDataOpti
     const created = randomDate(now);
     const gross = crypto.randomInt(10, 2500) * 100;
     const fee = Math.round(gross * 0.029) + 30;
-    const status = pick(STATUSES);
+    const status = pick(DEMO_PAYMENT_STATUSES);
     return {
       id: `donation_${ulid(created.getTime())}`,
       environment,

@@ -4,6 +4,7 @@ import type { Environment } from '../db/schema.js';
 import type { SecretBox } from '../keys/secret-box.js';
 import type { SubscriptionStatus } from '../db/schema-events.js';
 import { recordAudit } from '../audit/audit-log.js';
+import type { AuditEventKind } from '../audit/event-kinds.js';
 import { prefixedId } from '../db/ids.js';
 import { invalid, notFound } from '../errors/domain-error.js';
 import { generateSigningSecret, isValidSigningSecret } from '../webhooks/signing-secret.js';
@@ -54,7 +55,7 @@ export interface Subscribed {
 /** The audit row of a change to `row`, by `actor`, with `details` beside the subscription's id and URL. */
 export function recordWebhookChange(
   trx: Executor,
-  event: string,
+  event: AuditEventKind,
   row: SubscriptionRow,
   actor: SubscriptionActor,
   details: Record<string, unknown> = {},

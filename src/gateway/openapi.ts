@@ -59,10 +59,21 @@ function responseName(status: number): string {
   return (STATUS_TITLES[status] ?? `Status${status}`).replace(/[^A-Za-z]/g, '');
 }
 
+/** The scopes every alternative of `sets` holds: read_only or read_write holds none in common, FDX holds read_only. */
+function commonScopes(sets: readonly string[][]): string[] {
+  return sets.reduce((common, set) => common.filter((scope) => set.includes(scope)));
+}
+
+/**
+ * One requirement per scheme the operation accepts. OpenAPI's requirement lists the scopes a
+ * token must all hold, so the alternatives (read_only or read_write) cannot be separate
+ * requirements of one scheme without a reader showing "accessToken or accessToken": the scheme
+ * carries the scopes every alternative needs, and the description and x-required-scope say the rest.
+ */
 function security(spec: RouteSpec): Record<string, string[]>[] {
   const accepted = acceptedCredentials(spec);
   return [
-    ...(accepted.includes('access_token') ? TOKEN_SCOPES[spec.access].map((scopes) => ({ accessToken: scopes })) : []),
+    ...(accepted.includes('access_token') ? [{ accessToken: commonScopes(TOKEN_SCOPES[spec.access]) }] : []),
     ...(accepted.includes('api_key') ? [{ apiKey: [] }] : []),
     ...(accepted.includes('client_credentials') ? [{ clientToken: [] }] : []),
   ];

@@ -121,7 +121,8 @@ export async function replaceRecoveryCodes(deps: FactorDeps, ctx: Context, actor
  * An administrator takes away every second factor of a user who lost them (docs/operations.md,
  * "Admin CLI"): the app, the passkeys and the recovery codes go, every session and sign-in in
  * progress ends, one audit row; the caller mails the user. The next sign-in asks for the
- * password only (and a step-up sets up a factor again).
+ * password only (and a step-up sets up a factor again). A user with nothing to remove is left
+ * as they are: no session ends, no audit row, and `removed` says so (the caller sends no mail).
  */
 export async function resetSecondFactors(
   db: Db,
@@ -131,6 +132,8 @@ export async function resetSecondFactors(
     const user = await requireUser(trx, emailInput);
     await lockUserFactors(trx, user.id);
     const removed = await deleteAllFactors(trx, user.id);
+    if (!removed.totp && removed.passkeys === 0 && removed.recoveryCodes === 0)
+      return { id: user.id, email: user.email, removed, sessions_ended: 0 };
     const sessionsEnded = await endUserSignIns(trx, user.id);
     await recordAudit(trx, {
       event: 'second_factor.reset',

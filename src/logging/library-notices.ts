@@ -4,9 +4,9 @@ import type { Logger } from 'pino';
  * What libraries and Node print by themselves goes through the logger (docs/operations.md,
  * "HTTP conventions": one JSON object a line in the production profile). oidc-provider writes
  * its notices with console.warn/console.info as it is loaded (on Node 20 "Unsupported
- * runtime"), and Node writes process warnings to stderr, both as plain text. main.ts imports
- * this module before any other, so both are caught from the start: held until the logger
- * exists, then logged by it, as is every later one.
+ * runtime", which main.ts folds into its own notice), and Node writes process warnings to
+ * stderr, both as plain text. main.ts imports this module before any other, so both are
+ * caught from the start: held until the logger exists, then logged by it, as is every later one.
  */
 
 interface Held {
@@ -20,12 +20,21 @@ const LIBRARY_LINE = /^(oidc-provider) (WARNING|NOTICE): ([^]*)$/;
 // eslint-disable-next-line no-control-regex -- the escape sequences are what is removed
 const ANSI = /\x1b\[[0-9;]*m/g;
 
+/** oidc-provider's line, as it is loaded, for a Node version it does not support (on Node 20). */
+const RUNTIME_NOTICE = /^Unsupported runtime\b/;
+
 let sink: Logger | undefined;
+let runtimeNoticeSaid = false;
 const held: Held[] = [];
 
 function emit(entry: Held): void {
-  if (sink) sink[entry.level](entry.fields, entry.message);
-  else held.push(entry);
+  if (!sink) {
+    held.push(entry);
+    return;
+  }
+  // The server's own notice says the same, with what to do (server/node-support.ts): one warning, not two.
+  if (runtimeNoticeSaid && entry.fields.library === 'oidc-provider' && RUNTIME_NOTICE.test(entry.message)) return;
+  sink[entry.level](entry.fields, entry.message);
 }
 
 /** A console line a library wrote, or undefined when it is not one this module knows. */
@@ -55,8 +64,13 @@ process.on('warning', (warning) => {
   });
 });
 
-/** From now on library notices and process warnings are lines of `logger`; the ones held so far are logged first. */
-export function routeLibraryNotices(logger: Logger): void {
+/**
+ * From now on library notices and process warnings are lines of `logger`; the ones held so far
+ * are logged first. `runtimeNoticeSaid`: the process says itself that its Node version is
+ * unsupported, so oidc-provider's "Unsupported runtime" line is left out.
+ */
+export function routeLibraryNotices(logger: Logger, options: { runtimeNoticeSaid?: boolean } = {}): void {
   sink = logger;
+  runtimeNoticeSaid = options.runtimeNoticeSaid ?? false;
   for (const entry of held.splice(0)) emit(entry);
 }

@@ -86,6 +86,18 @@ export async function useRecoveryCode(db: Executor, userId: string, hash: string
   return Number(result.numUpdatedRows) === 1;
 }
 
+/** Whether the user has this recovery code and it was used (said so, rather than "did not work"). */
+export async function isUsedRecoveryCode(db: Executor, userId: string, hash: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('recovery_codes')
+    .select('user_id')
+    .where('user_id', '=', userId)
+    .where('code_hash', '=', hash)
+    .where('used_at', 'is not', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** What a user has enrolled: a confirmed TOTP secret, unused recovery codes, passkeys. */
 export async function secondFactorSummary(
   db: Executor,

@@ -8,6 +8,7 @@ import { secondFactorFailures } from '../limits/rate-limits.js';
 import type { Environment } from '../db/schema.js';
 import { hashRecoveryCode, newRecoveryCodes, normaliseRecoveryCode } from './recovery-codes.js';
 import * as repo from './repository.js';
+import type { UsedCode } from './second-factor-words.js';
 import { matchingTimeStep, newTotpSecret, qrSvg, totpUri } from './totp.js';
 
 /**
@@ -24,7 +25,8 @@ export interface SecondFactorDeps {
   environment: Environment;
 }
 
-export type CodeCheck = { ok: true; method: 'otp' } | { ok: false; retryAfterSeconds?: number };
+/** A refused code: `used` when it was right but had been used (the same attempt is counted all the same). */
+export type CodeCheck = { ok: true; method: 'otp' } | { ok: false; retryAfterSeconds?: number; used?: UsedCode };
 
 export interface TotpEnrolment {
   secret: string;
@@ -76,7 +78,8 @@ async function takeAttempt(deps: SecondFactorDeps, userId: string) {
  */
 export type FactorAddition = 'first' | 'any';
 
-export type TotpConfirmation = { ok: true; recoveryCodes?: string[] } | { ok: false; retryAfterSeconds?: number; hasFactor?: true };
+export type TotpConfirmation =
+  { ok: true; recoveryCodes?: string[] } | { ok: false; retryAfterSeconds?: number; hasFactor?: true; used?: UsedCode };
 
 /**
  * The first code from the app confirms the setup: the app is then a second factor of the user.
@@ -99,7 +102,7 @@ export async function confirmTotp(
     const before = await repo.secondFactorSummary(trx, userId);
     const first = !before.totp && before.passkeys === 0;
     if (!first && addition === 'first') return { ok: false, hasFactor: true };
-    if (!(await repo.useTimeStep(trx, userId, step, true))) return { ok: false };
+    if (!(await repo.useTimeStep(trx, userId, step, true))) return { ok: false, used: 'app' };
     const recoveryCodes = first ? newRecoveryCodes() : undefined;
     if (recoveryCodes)
       await repo.replaceRecoveryCodes(
@@ -129,16 +132,21 @@ export async function checkSecondFactorCode(deps: SecondFactorDeps, userId: stri
   if (!attempt.allowed) return { ok: false, retryAfterSeconds: attempt.retryAfterSeconds };
   const code = input.trim().replace(/\s/g, '');
   let ok = false;
+  let used: UsedCode | undefined;
   if (/^\d{6}$/.test(code)) {
     const row = await repo.findTotp(deps.db, userId);
     const step = row?.confirmed_at ? matchingTimeStep(deps.box.open(row.secret), code) : undefined;
+    // A code of the app's window that cannot be used is one of a step already used (or before it).
     ok = step !== undefined && (await repo.useTimeStep(deps.db, userId, step, false));
+    if (step !== undefined && !ok) used = 'app';
   } else {
     const canonical = normaliseRecoveryCode(code);
-    ok = canonical !== undefined && (await repo.useRecoveryCode(deps.db, userId, hashRecoveryCode(canonical)));
+    const hash = canonical === undefined ? undefined : hashRecoveryCode(canonical);
+    ok = hash !== undefined && (await repo.useRecoveryCode(deps.db, userId, hash));
     if (ok) await recordAudit(deps.db, { event: 'second_factor.recovery_code_used', environment: deps.environment, actorUserId: userId });
+    else if (hash !== undefined && (await repo.isUsedRecoveryCode(deps.db, userId, hash))) used = 'recovery';
   }
-  if (!ok) return { ok: false };
+  if (!ok) return used ? { ok: false, used } : { ok: false };
   await deps.counter.succeeded(attempt.taken);
   return { ok: true, method: 'otp' };
 }

@@ -5,6 +5,7 @@ import type { Environment } from '../db/schema.js';
 import type { Logger } from '../logging/logger.js';
 import { deleteBrowserSessionByUid } from '../identity/browser-sessions-repository.js';
 import { recordAudit } from '../audit/audit-log.js';
+import type { AuditEventKind } from '../audit/event-kinds.js';
 import { addToRequestLine } from '../http/access-log.js';
 import { isClientAbort } from '../http/client-abort.js';
 import { claimedClientId } from '../http/basic-credentials.js';
@@ -25,7 +26,7 @@ interface ListenerOptions {
 }
 
 export function listenToProvider(provider: Provider, { db, environment, logger }: ListenerOptions): void {
-  const auditEntry = (ctx: KoaContextWithOIDC | undefined, event: string, details: Record<string, unknown>) => ({
+  const auditEntry = (ctx: KoaContextWithOIDC | undefined, event: AuditEventKind, details: Record<string, unknown>) => ({
     event,
     environment,
     clientId: ctx?.oidc?.client?.clientId ?? null,
@@ -33,7 +34,7 @@ export function listenToProvider(provider: Provider, { db, environment, logger }
     requestId: String(ctx?.res?.getHeader('x-request-id') ?? '') || null,
     details,
   });
-  const audit = (ctx: KoaContextWithOIDC | undefined, event: string, details: Record<string, unknown>) => {
+  const audit = (ctx: KoaContextWithOIDC | undefined, event: AuditEventKind, details: Record<string, unknown>) => {
     const entry = auditEntry(ctx, event, details);
     // At the token endpoint the event commits with the tokens it records (unit-of-work.ts).
     const unit = unitOf(ctx);

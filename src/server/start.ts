@@ -8,6 +8,7 @@ import { seedContext, seedDemoData } from '../demo/seed.js';
 import type { Logger } from '../logging/logger.js';
 import { bindEphemeralUrls, startingUp } from './ephemeral-urls.js';
 import { closeServers, listen, listenAddresses, parseListenAddress, readTls, type ListenAddress } from './listeners.js';
+import { checkPortsFree } from './port-check.js';
 import { removeReadyFile, writeReadyFile } from './ready-file.js';
 
 export interface RunningServer {
@@ -39,12 +40,15 @@ export interface StartOptions {
   signal?: AbortSignal;
 }
 
-/** load config → bind port-0 URLs → open db → migrate → seed (dev) → build app → listen. */
+/** load config → check every port → bind port-0 URLs → open db → migrate → seed (dev) → build app → listen. */
 export async function startServer(loaded: AppConfig, logger: Logger, options: StartOptions = {}): Promise<RunningServer> {
   const worker = options.role === 'worker';
   const { signal } = options;
   if (worker && !loaded.database_url) throw new Error('a cluster worker needs the database URL from its primary (database_url)');
   const tls = readTls(loaded);
+  // Every port first, all named at once: nothing is started for a start that cannot listen.
+  // A worker listens on its primary's handles, which the primary checked.
+  if (!worker) await checkPortsFree(loaded);
   // Port-0 URLs are bound before anything reads the configuration, which then names the bound ports.
   const ephemeral = await bindEphemeralUrls(loaded, tls);
   const config = ephemeral.config;

@@ -9,6 +9,7 @@ import type { Logger } from '../logging/logger.js';
 import { serveClusterScrapes } from '../metrics/cluster.js';
 import { ClientRegistrySync } from '../oidc/clients/registry-sync.js';
 import type { ListenAddress } from './listeners.js';
+import { checkPortsFree } from './port-check.js';
 import { removeReadyFile, writeReadyFile } from './ready-file.js';
 import { prepareDatabase, startServer } from './start.js';
 import { stopOnSignals } from './stop-on-signals.js';
@@ -69,6 +70,8 @@ export interface PrimaryServer {
 /** `signal`: see StartOptions.signal (start.ts); forking the workers is the last step it can interrupt. */
 export async function startPrimary(config: AppConfig, logger: Logger, signal?: AbortSignal): Promise<PrimaryServer> {
   const count = config.workers;
+  // Every port first, all named at once, before the database is started (as a single process does).
+  await checkPortsFree(config);
   const database = await resolveDatabase(config, 'always', (message) => logger.info(message), signal);
   let pool: WorkerPool | undefined;
   try {

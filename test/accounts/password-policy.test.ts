@@ -22,7 +22,7 @@ describe('password policy', () => {
     expect(passwordProblem('DANA.WHITFIELD', 'dana.whitfield@example.org')).toMatch(/not your e-mail address/);
   });
 
-  it('refuses the address with white space around or inside it, in other cases and compatibility forms', () => {
+  it('refuses the address with white space or invisible code points around or inside it, in other cases and compatibility forms', () => {
     const email = 'dana.whitfield@example.org';
     for (const password of [
       `${email} `,
@@ -36,6 +36,12 @@ describe('password policy', () => {
     ]) {
       expect(passwordProblem(password, email), JSON.stringify(password)).toMatch(/not your e-mail address/);
     }
+    // Invisible code points (Default_Ignorable_Code_Point) are no more a new password than a space.
+    for (const invisible of ['\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u034f', '\ufe0f', '\u{e0041}']) {
+      const password = `dana.\u200b${invisible}whitfield@example.org${invisible}`;
+      expect(passwordProblem(password, email), JSON.stringify(password)).toMatch(/not your e-mail address/);
+    }
+    expect(passwordProblem('pass\u200bword\u00ad123')).toMatch(/common passwords/);
     // Only the address itself and its local part: a password that merely contains them is a matter for the length rule.
     expect(passwordProblem(`${email} and more words`, email)).toBeUndefined();
   });

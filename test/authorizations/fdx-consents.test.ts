@@ -233,7 +233,7 @@ describe('revokeFdxConsent', () => {
       .execute();
     const outcome = await revoke(c.id, { clientId: 'client-a' }, (trx, revoked) =>
       recordAudit(trx, {
-        event: 'fdx.consent_revoked',
+        event: 'fdx_consent.revoked',
         environment: 'production',
         clientId: revoked.clientId,
         details: { consentId: revoked.id, status: revoked.status },
@@ -255,7 +255,7 @@ describe('revokeFdxConsent', () => {
     expect(
       await t.db.selectFrom('oidc_models').select('id').where('grant_id', '=', c.grantId).where('model', '=', 'RefreshToken').execute(),
     ).toEqual([]);
-    const audit = await t.db.selectFrom('audit_events').select('details').where('event', '=', 'fdx.consent_revoked').execute();
+    const audit = await t.db.selectFrom('audit_events').select('details').where('event', '=', 'fdx_consent.revoked').execute();
     expect(audit.map((a) => a.details)).toContainEqual({ consentId: c.id, status: 'REVOKED' });
     expect(await revoke(c.id)).toBe('already-revoked');
   });

@@ -68,6 +68,11 @@ describe('API reference page', () => {
     await expect(page.getByRole('link', { name: 'OpenAPI document' }).getAttribute('href')).resolves.toBe(
       '/docs/api/openapi.json?version=2026-04-01',
     );
+    // Each operation's credentials once each: "accessToken or apiKey", never "accessToken or accessToken or apiKey"
+    // (Redoc draws the "or" between the names with CSS, so the text has the names side by side).
+    const text = (await page.locator('body').textContent()) ?? '';
+    expect(text).toContain('Authorizations:accessTokenapiKey');
+    expect(text).not.toMatch(/accessToken(\s*or\s*)?accessToken/);
     expectOnly(server.urls.dashboard);
     expect(errors).toEqual([]);
     expect(requests.some((url) => url.endsWith('/docs/api/redoc.standalone.js'))).toBe(true);

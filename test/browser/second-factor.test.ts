@@ -155,7 +155,7 @@ describe('second factors in Chromium', () => {
       await p.getByLabel('Code from your app').fill(codes[0]!);
       await Promise.all([p.waitForNavigation(), p.getByRole('button', { name: 'Verify' }).click()]);
       await expect(p.getByRole('heading', { level: 1 }).textContent(), `round ${round}`).resolves.toBe(expected);
-      if (round === 2) await expect(p.getByRole('alert').textContent()).resolves.toContain('That code did not work');
+      if (round === 2) await expect(p.getByRole('alert').textContent()).resolves.toContain('That recovery code was already used');
       await other.close();
     }
   });

@@ -65,11 +65,20 @@ describe('admin users reset-second-factor', () => {
     expect(signedIn.url.pathname).toBe('/account');
   });
 
-  it('says so for a user without a second factor, and exits 1 for an unknown address', async () => {
+  it('for a user without a second factor changes nothing and mails nothing, and says so; exits 1 for an unknown address', async () => {
     const s = await createStaff(t.db);
-    const none = await admin(['users', 'reset-second-factor', '--email', s.users.member.email]);
+    const user = s.users.member;
+    const session = await dashboardSession(server, 'production', user);
+    const none = await admin(['users', 'reset-second-factor', '--email', user.email]);
     expect(none.code, none.stderr).toBe(0);
-    expect(none.json).toMatchObject({ removed: { totp: false, passkeys: 0, recoveryCodes: 0 } });
+    expect(none.json).toMatchObject({ removed: { totp: false, passkeys: 0, recoveryCodes: 0 }, sessions_ended: 0, notified: false });
+    const text = await runAdmin(['users', 'reset-second-factor', '--email', user.email], { DATABASE_URL: t.url });
+    expect(text.stdout.trim()).toBe(`${user.email} has no second factor: nothing removed, no session ended, no e-mail sent`);
+    // No "every second factor was removed" mail for a removal that did not happen, no audit row, the session lives on.
+    expect(await t.db.selectFrom('outbound_mail').select('subject').where('recipient', '=', user.email).execute()).toEqual([]);
+    const audit = await t.db.selectFrom('audit_events').select('details').where('event', '=', 'second_factor.reset').execute();
+    expect(audit.filter((row) => (row.details as { user_id?: string }).user_id === user.id)).toEqual([]);
+    expect((await session.get('/account')).url.pathname).toBe('/account');
     const missing = await admin(['users', 'reset-second-factor', '--email', 'nobody@example.org']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/no user/);

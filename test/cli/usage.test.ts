@@ -82,9 +82,25 @@ describe('admin --help', () => {
 
 describe('usage errors exit 2', () => {
   it.each([
-    ['an unknown command', ['frobnicate'], /unknown command "frobnicate"/],
-    ['an unknown subcommand', ['clients', 'frob'], /unknown command "clients frob"/],
-    ['a command without its subcommand', ['members'], /unknown command "members"/],
+    ['an unknown command', ['frobnicate'], /unknown command "frobnicate"; see npm run admin -- --help/],
+    [
+      'an unknown subcommand, with the commands of its group',
+      ['clients', 'frob'],
+      /unknown command "clients frob"; the "clients" commands are clients add, clients rotate-secret, clients list, clients validate, clients remove\./,
+    ],
+    [
+      'a command without its subcommand, with the commands of its group',
+      ['members'],
+      /unknown command "members"; "members" needs a command: members add, members set-role, /,
+    ],
+    [
+      'a mistyped command, with the nearest one',
+      ['clinets', 'add', '--name', 'x'],
+      /unknown command "clinets add"; did you mean "clients add"\? See npm run admin -- --help/,
+    ],
+    ['a mistyped subcommand, with the nearest one', ['users', 'reset-second-factr'], /did you mean "users reset-second-factor"\?/],
+    ['a singular group name, with the nearest command', ['member', 'list'], /did you mean "members list"\?/],
+    ['a mistyped one-word command', ['migrat'], /unknown command "migrat"; did you mean "migrate"\?/],
     ['an unknown option', ['orgs', 'list', '--colour', 'blue'], /Unknown option '--colour'/],
     ['an option without its value', ['orgs', 'list', '--kind'], /--kind/],
     ['an unexpected argument', ['migrate', 'now'], /Unexpected argument 'now'/],

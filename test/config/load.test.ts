@@ -60,6 +60,44 @@ describe('configuration', () => {
     expect(config.data_dir).toBe('/srv/almoner');
   });
 
+  it('moves the four URLs of the config files to four ports from port_base; a URL set in its own variable keeps its port', () => {
+    const moved = loadConfig({ env: { ALMONER_PORT_BASE: '4000' } });
+    expect([moved.base_url, moved.sandbox_base_url, moved.dashboard_url, moved.sandbox_dashboard_url]).toEqual([
+      'http://127.0.0.1:4000',
+      'http://127.0.0.1:4001',
+      'http://127.0.0.1:4002',
+      'http://127.0.0.1:4003',
+    ]);
+    expect(moved.port_base).toBe(4000);
+    // Unset, the defaults are the documented 3000-3003.
+    expect(loadConfig({ env: {} }).port_base).toBeUndefined();
+    const explicit = loadConfig({ env: { ALMONER_PORT_BASE: '4000', ALMONER_SANDBOX_DASHBOARD_URL: 'http://127.0.0.1:5003' } });
+    expect([explicit.dashboard_url, explicit.sandbox_dashboard_url]).toEqual(['http://127.0.0.1:4002', 'http://127.0.0.1:5003']);
+    expect(loadConfig({ env: {}, overrides: { port_base: 4100, base_url: 'http://127.0.0.1:0' } }).base_url).toBe('http://127.0.0.1:0');
+    // Scheme and host stay those of the config files: the production profile's https URLs.
+    const production = loadConfig({
+      env: {
+        ALMONER_PROFILE: 'production',
+        ALMONER_PORT_BASE: '8440',
+        DATABASE_URL: 'postgres://db/x',
+        ALMONER_TRUSTED_PROXIES: '10.0.0.1',
+        ALMONER_SMTP_URL: 'smtp://mail.internal:587',
+        ALMONER_MAIL_FROM: 'Almoner <no-reply@example.org>',
+      },
+    });
+    expect([production.base_url, production.sandbox_dashboard_url]).toEqual(['https://127.0.0.1:8440', 'https://127.0.0.1:8443']);
+    // Validated like every setting; an explicit URL the moved ones collide with is the duplicate rule's.
+    expect(problemsOf(() => loadConfig({ env: { ALMONER_PORT_BASE: '65533' } }))).toEqual([
+      'port_base (from ALMONER_PORT_BASE): must be a whole number from 1 to 65532, got "65533"',
+    ]);
+    expect(problemsOf(() => loadConfig({ env: { ALMONER_PORT_BASE: 'next' } }))).toEqual([
+      'port_base (from ALMONER_PORT_BASE): must be a whole number from 1 to 65532, got "next"',
+    ]);
+    expect(
+      problemsOf(() => loadConfig({ env: { ALMONER_PORT_BASE: '4000', ALMONER_BASE_URL: 'http://127.0.0.1:4001' } })).join(),
+    ).toContain('the four public URLs (base_url, sandbox_base_url, dashboard_url, sandbox_dashboard_url) must all differ');
+  });
+
   it('applies config/<profile>.json over default.json', () => {
     const dir = configDir({
       'default.json': { ...JSON.parse(fs.readFileSync('config/default.json', 'utf8')) },

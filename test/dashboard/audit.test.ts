@@ -88,6 +88,20 @@ describe("an organization's audit log", () => {
     expect((await member.get(`/orgs/${s.ein}/audit`)).status).toBe(403);
   });
 
+  it('filters by any kind the product records, with no row of it yet: an empty list with the kind chosen (a bookmarked filter keeps working)', async () => {
+    const s = await createStaff(t.db);
+    const session = await dashboardSession(server, 'production', s.users.owner);
+    const none = await session.get(`/orgs/${s.ein}/audit?event=webhook.paused`);
+    expect(none.status, none.html).toBe(200);
+    expect(none.html).toContain('No event matches these filters.');
+    expect(none.html).toContain('<option value="webhook.paused" selected>webhook.paused</option>');
+    expect(none.html).not.toContain('Choose an event of the list.');
+    const unknown = await session.get(`/orgs/${s.ein}/audit?event=webhook.exploded`);
+    expect(unknown.status).toBe(400);
+    expect(unknown.html).toContain('Choose an event of the list.');
+    expect(unknown.html).not.toContain('<option value="webhook.exploded"');
+  });
+
   it('names applications and people instead of their ids, no more than the organization may see', async () => {
     const s = await createStaff(t.db);
     const other = await createStaff(t.db);
@@ -95,7 +109,7 @@ describe("an organization's audit log", () => {
     await t.db.updateTable('users').set({ display_name: 'Otto Outsider' }).where('id', '=', other.users.member.id).execute();
     const app = await server.registerClient({ environment: 'production', name: 'Ledgerly Bookkeeping' });
     await recordAudit(t.db, {
-      event: 'authorization.granted',
+      event: 'consent.granted',
       environment: 'production',
       organizationId: s.orgId,
       actorUserId: s.users.owner.id,

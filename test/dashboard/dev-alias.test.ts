@@ -2,7 +2,8 @@ import http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { hostTargets, withDevAliases } from '../../src/http/hosts.js';
 import { FormBrowser } from '../helpers/browser.js';
-import { dashboardSession } from '../helpers/dashboard.js';
+import { nextCode } from '../helpers/authenticator.js';
+import { dashboardSession, enrolAuthenticator } from '../helpers/dashboard.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { SoftwarePasskey } from '../helpers/software-passkey.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
@@ -133,6 +134,37 @@ describe('the dev alias of a loopback dashboard', () => {
     expect(done.url.href).toBe(`${alias()}/account`);
     // At the configured URL it is listed as working elsewhere.
     expect((await atConfigured.get('/account/security')).html).toContain('Works at localhost, not on this dashboard');
+  });
+
+  it('with a second factor not proven lately, the Security page says passkeys come after "Confirm it is you", at 127.0.0.1 and at the alias', async () => {
+    const s = await createStaff(t.db);
+    const user = s.users.admin;
+    const atConfigured = await dashboardSession(server, 'production', user);
+    await enrolAuthenticator(atConfigured, user.email);
+    const staleProof = () =>
+      t.db
+        .updateTable('browser_sessions')
+        .set({ factor_proved_at: new Date(Date.now() - 11 * 60_000) })
+        .where('user_id', '=', user.id)
+        .execute();
+    await staleProof();
+    const security = await atConfigured.get('/account/security');
+    expect(security.html).toContain('id="confirm-first"');
+    // Where to go for a passkey, and what to do there, even before confirming here.
+    expect(security.html).toContain(`<a href="${alias()}/account/security">${alias()}</a>`);
+    expect(security.html).toContain('“Add a passkey” appears there once you confirm it is you');
+
+    // At the alias: signing in with the second factor counts as confirming, so the form is there.
+    const browser = new FormBrowser(() => false);
+    const password = await browser.submit(await browser.request(`${alias()}/sign-in?next=/account/security`), '/sign-in', user);
+    const atAlias = await browser.submit(password, '/sign-in/second-factor', { code: await nextCode(user.email, t.db) });
+    expect(atAlias.url.href).toBe(`${alias()}/account/security`);
+    expect(atAlias.html).toContain('data-passkey="register"');
+    // Later, the page says the form comes back after "Confirm it is you".
+    await staleProof();
+    const later = await browser.request(`${alias()}/account/security`);
+    expect(later.html).not.toContain('data-passkey="register"');
+    expect(later.html).toContain('“Add a passkey” appears here once you confirm it is you (above).');
   });
 
   it('leaves the authorization flow at the configured URL: its endpoint and pages redirect there, path and query kept', async () => {

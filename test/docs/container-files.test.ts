@@ -175,6 +175,12 @@ describe('Dockerfile', () => {
 
   it('starts the production profile command of docs/operations.md (and of npm start), as an unprivileged user', () => {
     const documented = documentedStartCommand();
+    // Production runs node itself: npm's own first lines on stdout are not JSON (docs/operations.md, "Production profile").
+    const production = fencedBlocks(read('docs/operations.md')).find((block) => block.body.includes('ALMONER_PROFILE=production'))!;
+    expect(production.body).not.toContain('npm start');
+    expect(production.body).toContain('npm run build');
+    const readme = read('README.md').replace(/\s+/g, ' ');
+    expect(readme).toContain('The production profile (`ALMONER_PROFILE=production node dist/main.js` after `npm run build`;');
     const cmd = execForm(lastOf(final, 'CMD')?.args ?? '');
     expect(cmd, 'CMD in exec form, so node is PID 1 and receives SIGTERM').toBeDefined();
     expect(cmd).toEqual(documented.argv);

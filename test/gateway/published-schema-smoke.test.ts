@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DEMO_PAYMENT_STATUSES } from '../../src/demo/nonprofit-data.js';
 import { ADDED_STATUSES, BORROWED_OPERATIONS, OWN_OPERATIONS } from '../helpers/published-additions.js';
 import {
   checkGatewayResponse,
@@ -40,6 +41,21 @@ function verdict(exchange: Partial<GatewayExchange> & Pick<GatewayExchange, 'pat
     return (error as Error).message;
   }
 }
+
+describe('the demo data', () => {
+  it("gives donations only payment statuses the published documents' enum allows, every one of them valid", () => {
+    for (const payment_status of new Set(DEMO_PAYMENT_STATUSES))
+      for (const version of ['2026-04-01', '2026-01-15'] as const) {
+        const { external_id: _added, ...older } = donation;
+        const body = { results: [{ ...(version === '2026-04-01' ? donation : older), payment_status }] };
+        expect(validatePublished(version, '/v1/donations', 'get', 200, body), `${version} ${payment_status}`).toEqual([]);
+      }
+    // The enum is closed: a status of the product's own choosing would be refused.
+    expect(
+      validatePublished('2026-04-01', '/v1/donations', 'get', 200, { results: [{ ...donation, payment_status: 'INCOMING' }] }),
+    ).not.toEqual([]);
+  });
+});
 
 describe('published schema validator', () => {
   it('accepts a conforming donation list and rejects a broken one', () => {

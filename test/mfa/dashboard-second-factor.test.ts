@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FormBrowser } from '../helpers/browser.js';
 import { dashboardSession, enrolAuthenticator } from '../helpers/dashboard.js';
-import { nextCode } from '../helpers/authenticator.js';
+import { nextCode, secretOnPage, setupCode } from '../helpers/authenticator.js';
 import { endpoints } from '../helpers/flow.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
@@ -64,6 +64,27 @@ describe('second factors on the dashboard', () => {
     expect(done.html).toContain('You sign in with your password and a second factor.');
   });
 
+  it('a code from the app just used is refused, saying it was already used (not that it did not work)', async () => {
+    const s = await createStaff(t.db);
+    const user = s.users.owner;
+    const session = await dashboardSession(server, 'production', user);
+    const setup = await session.get('/account/security/authenticator');
+    // The code that set the app up a moment ago, typed again (still within the app's window).
+    const code = setupCode(user.email, secretOnPage(setup.html));
+    expect((await session.browser.submit(setup, '/account/security/authenticator', { code })).html).toContain('recovery codes');
+    const signIn = await passwordStep(user);
+    const again = await signIn.browser.submit(signIn.page, '/sign-in/second-factor', { code });
+    expect(again.status).toBe(401);
+    expect(again.html).toContain('That code was already used: each code works once. Wait for the next code from your app');
+    expect(again.html).not.toContain('That code did not work');
+    expect(hasSession(signIn.browser)).toBe(false);
+    // "Confirm it is you" on the Security page checks codes the same way.
+    const confirm = await session.get('/account/security/confirm');
+    const refused = await session.browser.submit(confirm, '/account/security/confirm', { code });
+    expect(refused.status).toBe(401);
+    expect(refused.html).toContain('That code was already used');
+  });
+
   it('a recovery code signs in once and is refused the second time', async () => {
     const s = await createStaff(t.db);
     const user = s.users.admin;
@@ -74,6 +95,7 @@ describe('second factors on the dashboard', () => {
     const second = await passwordStep(user);
     const again = await second.browser.submit(second.page, '/sign-in/second-factor', { code: codes[3]! });
     expect(again.status).toBe(401);
+    expect(again.html).toContain('That recovery code was already used');
     expect(hasSession(second.browser)).toBe(false);
     const audit = await t.db
       .selectFrom('audit_events')

@@ -84,9 +84,15 @@ describe('second factor in the authorization flow', () => {
     expect(wrong.status).toBe(401);
     expect(wrong.html).toContain('That code did not work');
     expect(sessionCookie()).toBe(false);
-    const done = await browser.submit(wrong, '/second-factor', { code: await nextCode(user.email) });
+    const code = await nextCode(user.email);
+    const done = await browser.submit(wrong, '/second-factor', { code });
     expect(done.html).toContain('wants access to');
     expect(sessionCookie()).toBe(true);
+    // The same code in another sign-in: refused, and said to be used rather than wrong.
+    const other = await afterPassword(client.client_id, user);
+    const replayed = await other.browser.submit(other.page, '/second-factor', { code });
+    expect(replayed.status).toBe(401);
+    expect(replayed.html).toContain('That code was already used');
   });
 
   it('the pending sign-in cookie is bound to its interaction: another flow does not accept it', async () => {

@@ -12,13 +12,21 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 /**
  * The account's own address as its password (docs/security.md, "Passwords"): the first guess
  * of anyone who knows the address. The policy refused it as typed, but not with a trailing
- * space, in capitals with a space, or padded with a tab: each is the same guess. Mounted on
- * every form and command that sets a password.
+ * space, in capitals with a space, padded with a tab, or with an invisible code point (U+200B)
+ * in it: each is the same guess. Mounted on every form and command that sets a password.
  */
 const { testDatabase: t, server } = useOAuthServer({ staff: 0 });
 beforeEach(() => clearAttemptCounters(t.db));
 const REFUSED = 'Choose a password that is not your e-mail address.';
-const variants = (email: string) => [`${email} `, ` ${email.toUpperCase()} `, `\t${email}`, `${email.slice(0, email.indexOf('@'))} `];
+const variants = (email: string) => [
+  `${email} `,
+  ` ${email.toUpperCase()} `,
+  `\t${email}`,
+  `${email.slice(0, email.indexOf('@'))} `,
+  // Invisible code points (Unicode Default_Ignorable_Code_Point): a zero-width space inside, a soft hyphen and a word joiner.
+  `${email.slice(0, 3)}\u200B${email.slice(3)}`,
+  `\u2060${email}\u00AD`,
+];
 
 describe('a password that is the address', () => {
   it('is refused, whatever its case and white space, on the invitation, the account page and by the CLI', async () => {

@@ -9,6 +9,7 @@ import {
   parseListenAddress,
   type ListenOptions,
 } from '../../src/server/listeners.js';
+import { checkPortsFree } from '../../src/server/port-check.js';
 
 /**
  * Which addresses the four public URLs are served on. The spawned-server tests all use port 0
@@ -158,5 +159,44 @@ describe('a port already in use', () => {
     await expect(listen(parseListenAddress(`127.0.0.1:${port}`, 'metrics_listen'), () => undefined, undefined)).rejects.toThrow(
       /already in use .*; to serve on another port, change ALMONER_METRICS_LISTEN$/,
     );
+  });
+});
+
+describe('the ports checked before anything starts', () => {
+  /** A port nobody holds right now (bound, then released). */
+  async function freePort(): Promise<number> {
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as net.AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    return port;
+  }
+
+  it('names every busy one at once, with the settings that move them, and leaves nothing bound', async () => {
+    const [a, b] = [await server(), await server()];
+    const free = [await freePort(), await freePort()];
+    const config = {
+      ...urls(`http://127.0.0.1:${a.port}`, `http://127.0.0.1:${free[0]}`, `http://127.0.0.1:${b.port}`, 'http://127.0.0.1:0'),
+      metrics_listen: `127.0.0.1:${free[1]}`,
+    };
+    await expect(checkPortsFree(config)).rejects.toThrow(
+      `cannot listen on 127.0.0.1:${a.port} (ALMONER_BASE_URL) and 127.0.0.1:${b.port} (ALMONER_DASHBOARD_URL): the ports are already in use (is another Almoner running?); to serve on other ports, set ALMONER_PORT_BASE (e.g. ALMONER_PORT_BASE=4000 moves the four URLs to ports 4000-4003), change the port in ALMONER_BASE_URL and ALMONER_DASHBOARD_URL or set ALMONER_LISTEN`,
+    );
+    await expect(checkPortsFree({ ...config, port_base: 4000 })).rejects.toThrow('choose another ALMONER_PORT_BASE (now 4000)');
+    // The free ones were let go again: the real listeners can take them.
+    for (const port of free) started.push(await listen({ host: '127.0.0.1', port }, () => undefined, undefined));
+  });
+
+  it('names listen and metrics_listen as theirs, and two of our own listeners that clash', async () => {
+    const { port } = await server();
+    const base = urls('https://a.example', 'https://b.example', 'https://c.example', 'https://d.example');
+    await expect(checkPortsFree({ ...base, listen: [`127.0.0.1:${port}`] })).rejects.toThrow(
+      `cannot listen on 127.0.0.1:${port} (ALMONER_LISTEN): the port is already in use (is another Almoner running?); to serve on other ports, change ALMONER_LISTEN`,
+    );
+    const free = await freePort();
+    await expect(checkPortsFree({ ...base, listen: [`127.0.0.1:${free}`], metrics_listen: `0.0.0.0:${free}` })).rejects.toThrow(
+      `cannot listen on 0.0.0.0:${free} (ALMONER_METRICS_LISTEN): the port is already in use (is another Almoner running?); to serve on other ports, change ALMONER_METRICS_LISTEN`,
+    );
+    await expect(checkPortsFree({ ...base, listen: [`127.0.0.1:${free}`] })).resolves.toBeUndefined();
   });
 });

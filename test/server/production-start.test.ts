@@ -127,7 +127,7 @@ describe('production profile', () => {
     expect(status, server.output()).toEqual({ code: 0, signal: null });
   }, 90_000);
 
-  it('with its own TLS certificate: serves HTTPS with Strict-Transport-Security', async () => {
+  it('with its own TLS certificate: serves HTTPS with Strict-Transport-Security, and no plain HTTP, loopback health checks included', async () => {
     tlsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'almoner-e2e-tls-'));
     const cert = path.join(tlsDir, 'cert.pem');
     const key = path.join(tlsDir, 'key.pem');
@@ -161,6 +161,10 @@ describe('production profile', () => {
     const api = await request(`${urls.api}/v1/anything`);
     expect(api.status, api.body).toBe(404);
     expect(api.headers['strict-transport-security']).toMatch(/max-age=\d+/);
+    // Its ports speak only TLS: a plain-HTTP health check from loopback gets no HTTP answer at all
+    // (docs/operations.md, "Production profile" and "Health checks": ask over HTTPS, or on metrics_listen).
+    for (const probe of ['/healthz', '/readyz'])
+      await expect(request(`${withScheme(urls, 'http').api}${probe}`, { timeoutMs: 3_000 }), probe).rejects.toThrow();
 
     const status = await server.stop('SIGTERM', 15_000);
     expect(status, server.output()).toEqual({ code: 0, signal: null });

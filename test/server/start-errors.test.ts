@@ -3,13 +3,15 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+import { embeddedPgdata } from '../../src/embedded-postgres/location.js';
 import { ephemeralUrlEnv, makeDataDir, removeDataDir, spawnServer, waitUntil, withScheme, type ServerProcess } from '../helpers/process.js';
 
 /**
  * Start failures that point at the fix (docs/operations.md, "Starting and stopping"): an
  * unreachable DATABASE_URL named with its host and port, a database that does not exist with
  * the createdb that makes it, a port already in use and an invalid clients file in one line
- * without a stack, a mistyped ALMONER_* variable with the setting it probably meant.
+ * without a stack (every busy port named at once, before anything starts), a mistyped
+ * ALMONER_* variable with the setting it probably meant.
  */
 
 let t: TestDatabase;
@@ -72,6 +74,29 @@ async function occupyPort(): Promise<{ port: number; close(): Promise<void> }> {
   return { port: (holder.address() as net.AddressInfo).port, close: () => new Promise<void>((resolve) => holder.close(() => resolve())) };
 }
 
+/** A listener at `port` on loopback, or undefined when that port is taken. */
+async function occupy(port: number): Promise<{ port: number; close(): Promise<void> } | undefined> {
+  const holder = net.createServer();
+  const bound = await new Promise<boolean>((resolve) => {
+    holder.once('error', () => resolve(false));
+    holder.listen(port, '127.0.0.1', () => resolve(true));
+  });
+  if (!bound) return undefined;
+  return { port: (holder.address() as net.AddressInfo).port, close: () => new Promise<void>((resolve) => holder.close(() => resolve())) };
+}
+
+/** Two ports held as another program would: a free port as the base, and the one two above it (the dashboard's). */
+async function occupyBaseAndBasePlusTwo(): Promise<{ base: number; holders: { close(): Promise<void> }[] }> {
+  for (;;) {
+    const first = await occupy(0);
+    if (first && first.port <= 65_532) {
+      const third = await occupy(first.port + 2);
+      if (third) return { base: first.port, holders: [first, third] };
+    }
+    await first?.close();
+  }
+}
+
 describe('start errors', () => {
   for (const profile of ['dev', 'production'] as const) {
     it(`${profile} profile: a port already in use is one line naming the port and the setting that moves it`, async () => {
@@ -83,8 +108,8 @@ describe('start errors', () => {
             : { ...productionEnv(), ALMONER_LOG_LEVEL: 'info' };
         // The API's URL names the port (the other three stay on ports of their own).
         server = spawnServer({ env: { ...env, ALMONER_BASE_URL: `${profile === 'dev' ? 'http' : 'https'}://127.0.0.1:${busy.port}` } });
-        await expectOneLineStop(server, `cannot listen on 127.0.0.1:${busy.port}: the port is already in use`, profile);
-        expect(server.stderr).toContain('change the port in ALMONER_BASE_URL, or set ALMONER_LISTEN');
+        await expectOneLineStop(server, `cannot listen on 127.0.0.1:${busy.port} (ALMONER_BASE_URL): the port is already in use`, profile);
+        expect(server.stderr).toContain('change the port in ALMONER_BASE_URL or set ALMONER_LISTEN');
       } finally {
         await busy.close();
       }
@@ -102,6 +127,32 @@ describe('start errors', () => {
       expect(server.stderr).toContain('client_id: Invalid input: expected string, received number');
     }, 90_000);
   }
+
+  it('two busy ports of ALMONER_PORT_BASE are named at once, before the embedded PostgreSQL, migrations or seeding start', async () => {
+    const { base, holders } = await occupyBaseAndBasePlusTwo();
+    const fresh = makeDataDir();
+    try {
+      // The four URLs follow ALMONER_PORT_BASE: base to base + 3 (none set on its own here).
+      const noUrls = {
+        ALMONER_BASE_URL: undefined,
+        ALMONER_SANDBOX_BASE_URL: undefined,
+        ALMONER_DASHBOARD_URL: undefined,
+        ALMONER_SANDBOX_DASHBOARD_URL: undefined,
+      };
+      server = spawnServer({ env: { ...noUrls, ALMONER_PORT_BASE: String(base), ALMONER_DATA_DIR: fresh, ALMONER_LOG_LEVEL: 'info' } });
+      await expectOneLineStop(server, 'the ports are already in use (is another Almoner running?)', 'dev');
+      expect(server.stderr).toContain(`cannot listen on 127.0.0.1:${base} (ALMONER_BASE_URL)`);
+      expect(server.stderr).toContain(`127.0.0.1:${base + 2} (ALMONER_DASHBOARD_URL)`);
+      expect(server.stderr).toContain('choose another ALMONER_PORT_BASE');
+      // Nothing was started for it: no embedded PostgreSQL was made, nothing at all was written in the data directory.
+      expect(fs.existsSync(embeddedPgdata(fresh))).toBe(false);
+      expect(fs.readdirSync(fresh)).toEqual([]);
+      expect(server.output()).not.toMatch(/initdb|migrations applied|demo data seeded/);
+    } finally {
+      await Promise.all(holders.map((holder) => holder.close()));
+      await removeDataDir(fresh);
+    }
+  }, 60_000);
 
   it('a DATABASE_URL naming a database that does not exist: one line with the createdb that makes it', async () => {
     const url = new URL(t.url);

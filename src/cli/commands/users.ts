@@ -114,6 +114,17 @@ export const usersResetSecondFactor: Command = {
     const { resetSecondFactors } = await import('../../identity/factors.js');
     const db = await ctx.db();
     const r = await resetSecondFactors(db, requireString(ctx.values, 'email'));
+    const what = [
+      r.removed.totp ? 'the authenticator app' : '',
+      r.removed.passkeys > 0 ? `${r.removed.passkeys} passkey${r.removed.passkeys === 1 ? '' : 's'}` : '',
+      r.removed.recoveryCodes > 0 ? 'the recovery codes' : '',
+    ].filter(Boolean);
+    // Nothing removed, nothing changed: a mail saying "every second factor was removed" would be untrue.
+    if (what.length === 0)
+      return {
+        json: { ...r, notified: false },
+        text: `${r.email} has no second factor: nothing removed, no session ended, no e-mail sent`,
+      };
     // The account is told, as for a password set here: a reset nobody asked for gets noticed.
     const notified = await sendAccountNotice(createMailSender(ctx.config, db), r.email, 'second-factors-reset', {
       environmentName: 'Production',
@@ -122,14 +133,9 @@ export const usersResetSecondFactor: Command = {
       () => true,
       () => false,
     );
-    const what = [
-      r.removed.totp ? 'the authenticator app' : '',
-      r.removed.passkeys > 0 ? `${r.removed.passkeys} passkey${r.removed.passkeys === 1 ? '' : 's'}` : '',
-      r.removed.recoveryCodes > 0 ? 'the recovery codes' : '',
-    ].filter(Boolean);
     return {
       json: { ...r, notified },
-      text: `${what.length ? `removed ${what.join(', ')} of` : 'no second factor to remove for'} ${r.email}; ${r.sessions_ended} session${r.sessions_ended === 1 ? '' : 's'} ended${notified ? '' : ' (the notice e-mail could not be sent)'}`,
+      text: `removed ${what.join(', ')} of ${r.email}; ${r.sessions_ended} session${r.sessions_ended === 1 ? '' : 's'} ended${notified ? '' : ' (the notice e-mail could not be sent)'}`,
     };
   },
 };

@@ -189,7 +189,7 @@ export async function submitSecondFactor(deps: InteractionDeps, ctx: Context): P
       interaction,
       userId,
       {
-        error: codeFailure(check.retryAfterSeconds),
+        error: codeFailure(check.retryAfterSeconds, check.used),
         retryAfterSeconds: check.retryAfterSeconds,
         reasons: signingIn ? undefined : [],
         organization,
@@ -237,7 +237,7 @@ export async function submitSecondFactorSetup(deps: InteractionDeps, ctx: Contex
       organization ?? '',
       [],
       confirmed.retryAfterSeconds ? 429 : 400,
-      codeFailure(confirmed.retryAfterSeconds),
+      codeFailure(confirmed.retryAfterSeconds, confirmed.used),
     );
   const user = await userIdentity(deps.db, userId, unitOf(ctx));
   if (user) noticeSecondFactorChange(deps, ctx, user.email, 'added', 'an authenticator app');
