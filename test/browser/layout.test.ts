@@ -58,7 +58,6 @@ const { server, staff, clients } = useOAuthServer({
 });
 
 const WIDTHS = [390, 1280] as const;
-const START = Date.now();
 const ORG_NAME = 'Riverside Community Food Pantry and Family Support Services';
 const FUND_NAME = 'Community Foundation of the Greater Riverside Valley';
 const OWNER_EMAIL = 'margaret.okonkwo-fitzgerald@riverside-community-food-pantry.org';
@@ -148,7 +147,6 @@ let problems: string[] = [];
 
 /** Lays `page` out at each width and notes what overflows, naming the page; leaves it at 1280 px. */
 async function check(page: Page, name: string): Promise<void> {
-  const t0 = Date.now();
   await page.waitForLoadState('load');
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: 900 });
@@ -159,7 +157,6 @@ async function check(page: Page, name: string): Promise<void> {
       await page.screenshot({ path: path.join(shots, `${name.replace(/[^a-z0-9]+/gi, '-')}-${width}.png`), fullPage: true });
     }
   }
-  console.log('TIMING', name, Date.now() - t0, 'ms; since start', Date.now() - START);
 }
 
 /** What the test found in its own pages (and clears them for the next). */
@@ -175,12 +172,35 @@ async function newPage(): Promise<Page> {
   return context.newPage();
 }
 
+let stranger: Page | undefined;
+/** A browser with no cookies: one context, its cookies cleared for each new visitor. */
+async function visitor(): Promise<Page> {
+  stranger ??= await newPage();
+  await stranger.context().clearCookies();
+  return stranger;
+}
+
 /** Clicks a button that leaves the page and waits for the next (or for the redirect the browser cannot follow). */
 async function press(page: Page, name: string | RegExp): Promise<void> {
   await Promise.all([
     page.waitForNavigation({ timeout: 15_000 }).catch(() => undefined),
     page.getByRole('button', { name, exact: typeof name === 'string' }).click(),
   ]);
+}
+
+/**
+ * Approves, and waits until the browser has been sent back to the application (whose address
+ * it cannot reach: its error page) so that the next navigation is not cut short by it.
+ */
+async function approve(page: Page): Promise<URL> {
+  const leaving = page.waitForRequest((request) => !/^http:\/\/(localhost|127\.0\.0\.1)[:/]/.test(request.url()), { timeout: 15_000 });
+  const settled = page.waitForEvent('framenavigated', {
+    predicate: (frame) => frame === page.mainFrame() && frame.url().startsWith('chrome-error:'),
+    timeout: 15_000,
+  });
+  await page.getByRole('button', { name: 'Approve' }).click();
+  const [request] = await Promise.all([leaving, settled]);
+  return new URL(request.url());
 }
 
 async function heading(page: Page): Promise<string> {
@@ -361,7 +381,7 @@ describe('the hosted pages at 390 and 1280 px', () => {
   });
 
   it('before sign-in: sign-in on both dashboards, forgot and reset password in each state, a new colleague’s invitation, an error page', async () => {
-    const page = await newPage();
+    const page = await visitor();
     await page.goto(`${server.urls.dashboard}/sign-in`);
     await check(page, 'sign-in');
     await page.goto(`${server.urls.sandboxDashboard}/sign-in`);
@@ -400,7 +420,7 @@ describe('the hosted pages at 390 and 1280 px', () => {
   it('signing in to an application: the sign-in, a passkey as the second factor, an invitation for an existing account', async () => {
     // Maya's only second factor is a passkey: the page offers it first.
     await new SoftwarePasskey(server.urls.dashboard).storeFor(server.db, users.member.id, 'Maya’s phone');
-    const page = await newPage();
+    const page = await visitor();
     await openAuthorization(page, clients.reporting, 'openid read_only');
     expect(await heading(page)).toBe('Sign in');
     await check(page, 'sign-in to an application');
@@ -415,7 +435,7 @@ describe('the hosted pages at 390 and 1280 px', () => {
       { mail: new TableMailSender(server.db), dashboardOrigins: { production: server.urls.dashboard, sandbox: server.urls.sandboxDashboard } },
       { organizationId: (await fundOrganization()).id, email: READER_EMAIL, role: 'read_only', environment: 'production', actor: null },
     );
-    const fresh = await newPage();
+    const fresh = await visitor();
     await fresh.goto((await invitationMail(server.db, READER_EMAIL)).link);
     expect(await heading(fresh)).toBe('Sign in to accept your invitation');
     await check(fresh, 'sign-in to accept an invitation');
@@ -437,7 +457,7 @@ describe('the hosted pages at 390 and 1280 px', () => {
         },
       ]),
     });
-    const page = await newPage();
+    const page = await visitor();
     await page.goto(`${endpoints(server, 'production').authorize}?client_id=${fapi.client_id}&request_uri=${encodeURIComponent(requestUri)}`);
     await fillSignIn(page, users.admin);
     expect(await heading(page)).toBe('Set up a second factor');
@@ -484,12 +504,11 @@ describe('the hosted pages at 390 and 1280 px', () => {
     await expect(Promise.all([0, 1, 2].map((n) => checkboxes.nth(n).isChecked()))).resolves.toEqual([true, true, false]);
     await expect(long.isVisible()).resolves.toBe(true);
     await expect(savings.isVisible()).resolves.toBe(true);
-    const back = page.waitForRequest((request) => request.url().startsWith(`${FAPI_REDIRECT.production}?`), { timeout: 15_000 });
-    await page.getByRole('button', { name: 'Approve' }).click();
-    expect(new URL((await back).url()).searchParams.get('code')).toBeTruthy();
+    const back = await approve(page);
+    expect(back.href.startsWith(`${FAPI_REDIRECT.production}?`) && back.searchParams.get('code')).toBeTruthy();
 
     // The next sign-in asks for the app's code.
-    const next = await newPage();
+    const next = await visitor();
     await openAuthorization(next, clients.reporting, 'openid read_only');
     await fillSignIn(next, users.admin);
     expect(await heading(next)).toBe('Enter your second factor');
@@ -497,13 +516,19 @@ describe('the hosted pages at 390 and 1280 px', () => {
     await next.getByLabel('Code from your app').fill(await nextCode(ADMIN_EMAIL, server.db));
     await press(next, 'Verify');
     await check(next, 'consent: standard scopes');
-    await press(next, 'Approve');
+    await approve(next);
 
     // A read-only member asked for more than their role allows, in the sandbox.
-    const reader = await newPage();
+    const reader = await visitor();
     await openAuthorization(reader, clients.sandboxApp, 'openid read_only read_write', 'sandbox');
     await fillSignIn(reader, users.reader);
+    expect(await reader.getByRole('heading', { name: 'Not granted' }).isVisible()).toBe(true);
     await check(reader, 'consent: narrowed (sandbox)');
+    // The sandbox dashboard's bar: its strip and badge beside the navigation.
+    await reader.goto(`${server.urls.sandboxDashboard}/account`);
+    if ((await heading(reader)) !== 'Your account') await fillSignIn(reader, users.reader);
+    expect(await heading(reader)).toBe('Your account');
+    await check(reader, 'account (sandbox)');
     expectNoOverflow();
   });
 
@@ -586,7 +611,7 @@ describe('the hosted pages at 390 and 1280 px', () => {
     }
     expect(await page.getByText('Access for the nonprofit, not for you').isVisible()).toBe(true);
     await check(page, 'consent: organization subject');
-    await press(page, 'Approve');
+    await approve(page);
 
     await page.goto(`${server.urls.dashboard}/oauth/connections`);
     await check(page, 'connected applications (yours)');
@@ -619,7 +644,7 @@ describe('the hosted pages at 390 and 1280 px', () => {
     await check(page, 'end session: still signed in');
 
     // A browser with no session: the auto-submitting page (its script held back to see it), then the end.
-    const signedOut = await newPage();
+    const signedOut = await visitor();
     await signedOut.context().route('**/static/auto-submit.js', (route) => route.abort());
     await signedOut.goto(`${endpoints(server, 'production').endSession}?client_id=${clients.reporting.client_id}`);
     await check(signedOut, 'end session: not signed in');
