@@ -4,8 +4,9 @@
  * flows is opened in Chromium with enough realistic data for overflow to show (long e-mail
  * addresses and names, many audit rows, several sessions, keys, passkeys, webhooks and bank
  * accounts), then laid out at 390 and at 1280 px wide. A page fails when the document is wider
- * than the viewport or any visible element reaches past its right edge; the failure names the
- * page, the width and the element. LAYOUT_SCREENSHOTS=<dir> also writes each render there.
+ * than the viewport, a visible element reaches past its edge or sticks out of the element it
+ * is in, or text runs out of its block; the failure names the page, the width and the
+ * element. LAYOUT_SCREENSHOTS=<dir> also writes each render there, to look at.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -77,7 +78,7 @@ let browser: Browser;
 const contexts: BrowserContext[] = [];
 const shots = process.env.LAYOUT_SCREENSHOTS;
 const dashed = (ein: string) => `${ein.slice(0, 2)}-${ein.slice(2)}`;
-let fundEin: string;
+const FUND_EIN = '870654321';
 const users = {} as Record<'owner' | 'admin' | 'member' | 'reader' | 'resetter', { email: string; password: string; id: string }>;
 
 /**
@@ -93,7 +94,9 @@ const OVERFLOWS = String.raw`(() => {
   const describe = (el) => {
     const classes = typeof el.className === 'string' && el.className.trim() ? '.' + el.className.trim().split(/\s+/).join('.') : '';
     const text = (el.textContent || el.getAttribute('aria-label') || '').replace(/\s+/g, ' ').trim().slice(0, 48);
-    return el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + classes + (text ? ' "' + text + '"' : '');
+    // getAttribute: a form's .id is its field named "id", if it has one.
+    const id = el.getAttribute('id');
+    return el.tagName.toLowerCase() + (id ? '#' + id : '') + classes + (text ? ' "' + text + '"' : '');
   };
   // Inside a box clipped to a pixel or two: there for screen readers only (.visually-hidden, a table's hidden headings).
   const seen = new Map();
@@ -245,6 +248,78 @@ async function signInElsewhere(user: { email: string; password: string }, agent:
     .execute();
 }
 
+/** The fund provider's webhook endpoints, with long URLs, in each status. */
+const WEBHOOKS = [
+  ['https://hooks.community-foundation-riverside-valley.example.org/almoner/donor-advised-funds/events', 'active'],
+  ['https://integrations.example.org/webhooks/v2/almoner?tenant=riverside-valley-foundation', 'requires_attention'],
+  ['https://crm.example.org/inbound/almoner', 'disabled'],
+] as const;
+
+/** Webhooks of the fund provider: endpoints with long URLs, and their deliveries. */
+async function addWebhooks(fundId: string): Promise<void> {
+  const db = server.db;
+  for (const [i, [url, status]] of WEBHOOKS.entries()) {
+    const id = `evtsub_layout${i}`;
+    await db
+      .insertInto('event_subscriptions')
+      .values({ id, environment: 'production', organization_id: fundId, url, category: 'grant.updated', status, signing_secret: 'sealed' })
+      .execute();
+    for (let n = 0; n < 3; n += 1) {
+      const eventId = `evt_layout${i}${n}`;
+      await db
+        .insertInto('events')
+        .values({
+          id: eventId,
+          environment: 'production',
+          organization_id: fundId,
+          category: 'grant.updated',
+          associated_object_id: `grant_${i}${n}`,
+          associated_object_type: 'grant',
+        })
+        .execute();
+      await db
+        .insertInto('webhook_deliveries')
+        .values({
+          id: `whd_layout${i}${n}`,
+          environment: 'production',
+          subscription_id: id,
+          event_id: eventId,
+          status: n === 0 ? 'failed' : 'succeeded',
+          attempts: n === 0 ? 12 : 1,
+          next_attempt_at: new Date(),
+          last_attempt_at: new Date(),
+          last_status: n === 0 ? 503 : 200,
+          last_error: n === 0 ? 'HTTP 503 Service Unavailable: upstream connect error or disconnect/reset before headers' : null,
+        })
+        .execute();
+    }
+  }
+}
+
+/** An audit trail of more than a page of events, with long details. */
+async function addAuditTrail(): Promise<void> {
+  const db = server.db;
+  const people = [users.owner.id, users.admin.id, null];
+  for (let i = 0; i < 60; i += 1) {
+    const kind = i % 5;
+    await recordAudit(db, {
+      event: ['membership.role_changed', 'authorization.granted', 'api_key.created', 'webhook.added', 'authorization_code.replay'][kind]!,
+      environment: kind === 0 ? null : 'production',
+      organizationId: staff.orgId,
+      actorUserId: people[i % 3],
+      clientId: kind === 1 ? clients.reporting.client_id : null,
+      ip: i % 2 ? '2001:db8:85a3:4f21:1234:5678:8a2e:7334' : '203.0.113.42',
+      details: [
+        { user_id: users.member.id, email: MEMBER_EMAIL, role: 'admin', previous_role: 'member' },
+        { grant_id: `grant_${'x'.repeat(40)}${i}`, scopes: ['openid', 'offline_access', 'read_only', 'read_write'] },
+        { id: `key_${i}`, name: 'Quarterly grant reporting export (finance team server)' },
+        { subscription: `evtsub_${i}`, url: WEBHOOKS[0][0], category: 'grant.updated' },
+        { grant_id: `grant_${'y'.repeat(40)}${i}`, reason: 'authorization code presented twice: every token of the grant revoked' },
+      ][kind]!,
+    });
+  }
+}
+
 beforeAll(async () => {
   browser = await launchChromium();
   const db = server.db;
@@ -277,9 +352,8 @@ beforeAll(async () => {
     await addMember(db, { org: staff.ein, email, role: i === 0 ? 'admin' : 'member' });
   }
   // A fund provider the Owner also runs: a choice of organization, and its webhooks page.
-  fundEin = '870654321';
-  const fund = await addOrganization(db, { ein: fundEin, name: FUND_NAME, kind: 'fund_provider' });
-  await addMember(db, { org: fundEin, email: OWNER_EMAIL, role: 'owner' });
+  const fund = await addOrganization(db, { ein: FUND_EIN, name: FUND_NAME, kind: 'fund_provider' });
+  await addMember(db, { org: FUND_EIN, email: OWNER_EMAIL, role: 'owner' });
 
   const mailer = {
     mail: new TableMailSender(db),
@@ -314,69 +388,8 @@ beforeAll(async () => {
       .execute();
   }
 
-  // Webhooks of the fund provider: endpoints with long URLs, and their deliveries.
-  const endpointsOf = [
-    ['https://hooks.community-foundation-riverside-valley.example.org/almoner/donor-advised-funds/events', 'active'],
-    ['https://integrations.example.org/webhooks/v2/almoner?tenant=riverside-valley-foundation', 'requires_attention'],
-    ['https://crm.example.org/inbound/almoner', 'disabled'],
-  ] as const;
-  for (const [i, [url, status]] of endpointsOf.entries()) {
-    const id = `evtsub_layout${i}`;
-    await db
-      .insertInto('event_subscriptions')
-      .values({ id, environment: 'production', organization_id: fund.id, url, category: 'grant.updated', status, signing_secret: 'sealed' })
-      .execute();
-    for (let n = 0; n < 3; n += 1) {
-      const eventId = `evt_layout${i}${n}`;
-      await db
-        .insertInto('events')
-        .values({
-          id: eventId,
-          environment: 'production',
-          organization_id: fund.id,
-          category: 'grant.updated',
-          associated_object_id: `grant_${i}${n}`,
-          associated_object_type: 'grant',
-        })
-        .execute();
-      await db
-        .insertInto('webhook_deliveries')
-        .values({
-          id: `whd_layout${i}${n}`,
-          environment: 'production',
-          subscription_id: id,
-          event_id: eventId,
-          status: n === 0 ? 'failed' : 'succeeded',
-          attempts: n === 0 ? 12 : 1,
-          next_attempt_at: new Date(),
-          last_attempt_at: new Date(),
-          last_status: n === 0 ? 503 : 200,
-          last_error: n === 0 ? 'HTTP 503 Service Unavailable: upstream connect error or disconnect/reset before headers' : null,
-        })
-        .execute();
-    }
-  }
-
-  // An audit trail with more than a page of events, with long details.
-  const people = [users.owner.id, users.admin.id, null];
-  for (let i = 0; i < 60; i += 1) {
-    const kind = i % 5;
-    await recordAudit(db, {
-      event: ['membership.role_changed', 'authorization.granted', 'api_key.created', 'webhook.added', 'authorization_code.replay'][kind]!,
-      environment: kind === 0 ? null : 'production',
-      organizationId: staff.orgId,
-      actorUserId: people[i % 3],
-      clientId: kind === 1 ? clients.reporting.client_id : null,
-      ip: i % 2 ? '2001:db8:85a3:4f21:1234:5678:8a2e:7334' : '203.0.113.42',
-      details: [
-        { user_id: users.member.id, email: MEMBER_EMAIL, role: 'admin', previous_role: 'member' },
-        { grant_id: `grant_${'x'.repeat(40)}${i}`, scopes: ['openid', 'offline_access', 'read_only', 'read_write'] },
-        { id: `key_${i}`, name: 'Quarterly grant reporting export (finance team server)' },
-        { subscription: `evtsub_${i}`, url: endpointsOf[0][0], category: 'grant.updated' },
-        { grant_id: `grant_${'y'.repeat(40)}${i}`, reason: 'authorization code presented twice: every token of the grant revoked' },
-      ][kind]!,
-    });
-  }
+  await addWebhooks(fund.id);
+  await addAuditTrail();
 
   // Earlier sign-ins of the Owner: the Security page's list of browsers.
   for (const [i, agent] of AGENTS.entries())
@@ -609,7 +622,7 @@ describe('the hosted pages at 390 and 1280 px', () => {
     await check(page, 'API key revocation');
     await page.goto(org('settings'));
     await check(page, 'settings');
-    await page.goto(`${server.urls.dashboard}/orgs/${fundEin}/webhooks`);
+    await page.goto(`${server.urls.dashboard}/orgs/${FUND_EIN}/webhooks`);
     await check(page, 'webhooks');
     await page.goto(`${server.urls.dashboard}/orgs/00-0000000/members`);
     await check(page, 'dashboard error page');
@@ -624,12 +637,13 @@ describe('the hosted pages at 390 and 1280 px', () => {
       trs.map((tr) => (tr as unknown as { getBoundingClientRect(): Rect }).getBoundingClientRect().height),
     );
     const shown = heights.map(Math.round).join(', ');
-    expect(Math.max(...heights), `the tallest event at 390 px (${shown})`).toBeLessThanOrEqual(AUDIT_ROW_MAX);
-    expect(heights.reduce((a, b) => a + b) / heights.length, `the events' mean height at 390 px (${shown})`).toBeLessThanOrEqual(
-      AUDIT_ROW_MEAN,
-    );
+    // Soft: the overflow found on the other pages is reported too.
+    expect.soft(Math.max(...heights), `the tallest event at 390 px (${shown})`).toBeLessThanOrEqual(AUDIT_ROW_MAX);
+    expect
+      .soft(heights.reduce((a, b) => a + b) / heights.length, `the events' mean height at 390 px (${shown})`)
+      .toBeLessThanOrEqual(AUDIT_ROW_MEAN);
     const first = rows.first();
-    await first.getByText('Details').click();
+    await first.getByText('Details').click({ timeout: 5_000 });
     await expect(first.locator('.kv').isVisible()).resolves.toBe(true);
     await page.locator('table.audit details').evaluateAll((all) => all.forEach((d) => ((d as unknown as { open: boolean }).open = true)));
     problems.push(
@@ -724,5 +738,5 @@ async function ownerPage(): Promise<Page> {
 }
 
 async function fundOrganization() {
-  return server.db.selectFrom('organizations').select('id').where('ein', '=', fundEin).executeTakeFirstOrThrow();
+  return server.db.selectFrom('organizations').select('id').where('ein', '=', FUND_EIN).executeTakeFirstOrThrow();
 }
