@@ -629,10 +629,14 @@ describe('the hosted pages at 390 and 1280 px', () => {
 
     await page.goto(org('audit'));
     await check(page, 'audit log');
-    // On a phone each event is a compact block; its details open in place, inside the screen.
-    await page.setViewportSize({ width: 390, height: 900 });
+    // On a desktop an event's details stand open in their column; on a phone each event is a
+    // compact block whose details open in place, inside the screen.
     const rows = page.locator('table.audit tbody tr');
     await expect(rows.count()).resolves.toBe(50);
+    const summary = rows.first().getByText('Details', { exact: true });
+    await expect(Promise.all([rows.first().locator('.kv').isVisible(), summary.isVisible()])).resolves.toEqual([true, false]);
+    await page.setViewportSize({ width: 390, height: 900 });
+    await expect(Promise.all([rows.first().locator('.kv').isVisible(), summary.isVisible()])).resolves.toEqual([false, true]);
     const heights = await rows.evaluateAll((trs) =>
       trs.map((tr) => (tr as unknown as { getBoundingClientRect(): Rect }).getBoundingClientRect().height),
     );
@@ -642,9 +646,8 @@ describe('the hosted pages at 390 and 1280 px', () => {
     expect
       .soft(heights.reduce((a, b) => a + b) / heights.length, `the events' mean height at 390 px (${shown})`)
       .toBeLessThanOrEqual(AUDIT_ROW_MEAN);
-    const first = rows.first();
-    await first.getByText('Details').click({ timeout: 5_000 });
-    await expect(first.locator('.kv').isVisible()).resolves.toBe(true);
+    await summary.click({ timeout: 5_000 });
+    await expect(rows.first().locator('.kv').isVisible()).resolves.toBe(true);
     await page.locator('table.audit details').evaluateAll((all) => all.forEach((d) => ((d as unknown as { open: boolean }).open = true)));
     problems.push(
       ...((await page.evaluate(OVERFLOWS)) as string[]).map((what) => `audit log with every event’s details open at 390 px: ${what}`),
