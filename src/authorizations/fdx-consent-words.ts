@@ -34,12 +34,20 @@ export function lookbackWords(lookbackPeriod: number): string {
   return lookbackPeriod === 0 ? 'with no past activity' : `going back ${plural(lookbackPeriod, 'day')}`;
 }
 
-/** How an account is named to people: its nickname (else its product) and its number's last four digits. */
+/**
+ * How an account is named to people: its nickname (else its product), its number's last four
+ * digits, and its product (the kind of account) when the nickname took the label's place.
+ */
 export function accountWords(account: { product_name: string; nickname: string | null; account_number: string }): {
   label: string;
   masked: string;
+  product: string | null;
 } {
-  return { label: account.nickname ?? account.product_name, masked: `••••${account.account_number.slice(-4)}` };
+  return {
+    label: account.nickname ?? account.product_name,
+    masked: `••••${account.account_number.slice(-4)}`,
+    product: account.nickname === null ? null : account.product_name,
+  };
 }
 
 export interface ConsentRequestWords {

@@ -49,7 +49,9 @@ describe('inviting from the members page', () => {
     expect(answer.url.pathname).toBe(`/orgs/${formatEin(s.ein)}/members`);
     expect(answer.html).toContain(`An invitation was sent to ${email}.`);
     expect(answer.html).toMatch(
-      new RegExp(`<th scope="row" id="invitation-1">${email}</th>\\s*<td>Admin</td>\\s*<td>${s.users.owner.email}</td>`),
+      new RegExp(
+        `<th scope="row" id="invitation-1">${email}</th>\\s*<td data-label="Role">Admin</td>\\s*<td data-label="Invited by">${s.users.owner.email}</td>`,
+      ),
     );
     expect(link.startsWith(`${server.config.dashboard_url}/invitations/`)).toBe(true);
     expect(subject).toContain('invited you to join');

@@ -16,6 +16,8 @@ export interface AccountChoice {
   id: string;
   label: string;
   masked: string;
+  /** The kind of account (its product), when its nickname is the label. */
+  product: string | null;
   closed: boolean;
 }
 
