@@ -673,6 +673,8 @@ describe('the hosted pages at 390 and 1280 px', () => {
     await check(page, 'connected applications (yours)');
     await page.goto(`${server.urls.dashboard}/orgs/${dashed(staff.ein)}/connections`);
     await check(page, 'connected applications (organization)');
+    await Promise.all([page.waitForNavigation(), page.getByRole('link', { name: 'Revoke…' }).first().click()]);
+    await check(page, 'connection revocation');
 
     // An invitation for the signed-in Owner, and one for another account.
     const dashboards = { production: server.urls.dashboard, sandbox: server.urls.sandboxDashboard };
