@@ -335,7 +335,9 @@ describe("a consent's life on the connected applications pages", () => {
     // Unseen by its recipient until it exchanges the code.
     expect((await dpopGet(fapi, await recipientToken(fapi), `/fdx/v6/consents/${pending.id}`)).status).toBe(404);
     // The code is long gone and the window has passed: the sweep lets it lapse with its authorization.
-    await sql`update fdx_consents set expires_at = now() - interval '1 second' where id = ${pending.id}`.execute(t.db);
+    await sql`update fdx_consents set created_at = now() - interval '11 minutes', expires_at = now() - interval '1 second' where id = ${pending.id}`.execute(
+      t.db,
+    );
     await expireDueConsents(t.db);
     expect((await t.db.selectFrom('fdx_consents').select('status').where('id', '=', pending.id).executeTakeFirstOrThrow()).status).toBe(
       'EXPIRED',

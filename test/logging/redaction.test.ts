@@ -59,7 +59,7 @@ describe('redactPath', () => {
 describe('every route of every host', () => {
   /** Path parameters that name things (organizations, users, resources, an interaction bound to its signed cookie), and the one that is a secret. */
   // `key` is an API key's id (key_…), never the key itself.
-  const IDENTIFIERS = new Set(['id', 'ein', 'user', 'uid', 'statementId', 'key', 'consentId']);
+  const IDENTIFIERS = new Set(['id', 'ein', 'user', 'uid', 'statementId', 'key', 'consentId', 'grant']);
   const SECRETS = new Set(['token']);
 
   const templates = [
