@@ -78,7 +78,9 @@ export const clientEntrySchema = z
     ip_allow_list: z
       .array(z.string().refine(isCidrOrAddress, 'each entry must be an IPv4 or IPv6 address or CIDR range'))
       .default([])
-      .describe('Addresses or CIDRs the client may call IP-restricted areas from'),
+      .describe(
+        'Addresses or CIDRs the client calls from: its calls to IP-restricted areas must come from inside them (with none it cannot call them), and so, when set, must its token, PAR, revocation and introspection requests',
+      ),
     require_mfa: z
       .boolean()
       .default(false)
