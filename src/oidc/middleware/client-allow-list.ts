@@ -46,10 +46,17 @@ async function namedClient(ctx: ParameterizedContext): Promise<string | undefine
  * would refuse); an unknown caller address (http/client-address.ts) is inside no range.
  * Refused as a failed client authentication: 401 invalid_client, saying why.
  */
-export function clientAllowList(provider: Provider): Middleware {
+export function clientAllowList(provider: Provider, onFailure: (ctx: ParameterizedContext, error: unknown) => void): Middleware {
   return async (ctx, next) => {
     const clientId = ctx.method === 'POST' && CLIENT_ENDPOINTS.has(ctx.path) ? await namedClient(ctx) : undefined;
-    const client = clientId ? await provider.Client.find(clientId) : undefined;
+    let client;
+    try {
+      client = clientId ? await provider.Client.find(clientId) : undefined;
+    } catch (error) {
+      // A registration that cannot be read (the database is down) is answered as the provider answers its own storage failures.
+      if (error instanceof errors.OIDCProviderError) throw error;
+      return onFailure(ctx, error);
+    }
     const ranges = (client as { ip_allow_list?: readonly string[] } | undefined)?.ip_allow_list ?? [];
     if (ranges.length > 0) {
       // The caller as our mount handed it over (stack/mount.ts): its address, and whether it is known.

@@ -79,7 +79,7 @@ function otherEndpoints(provider: Provider, options: StackOptions, onFailure: (c
     catchOAuthErrors(refuseBrowserRequests()),
     catchOAuthErrors(clientAuthentication()),
     // Introspection, revocation and pushed requests: a client with an IP allow-list authenticates from inside it only.
-    catchOAuthErrors(clientAllowList(provider)),
+    catchOAuthErrors(clientAllowList(provider, onFailure)),
     catchOAuthErrors(authorizationRequest(provider, authorize)),
     catchOAuthErrors(pushedAuthorizationRequest()),
     // Pushed requests and UserInfo: a DPoP proof is judged on its face (form, type, key, age) before the provider verifies it.

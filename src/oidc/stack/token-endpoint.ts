@@ -60,7 +60,7 @@ export function tokenEndpoint(provider: Provider, options: TokenEndpointOptions)
     // HTTP Basic or a client assertion, never a secret in the body: otherwise invalid_client (401).
     requireClientAuthentication(),
     // A client with an IP allow-list authenticates from inside it only: otherwise invalid_client (401).
-    clientAllowList(provider),
+    clientAllowList(provider, options.onFailure),
     // A DPoP proof of the wrong form, type, key or age is invalid_dpop_proof (400), saying which rule, before the provider judges it.
     dpopProofCheck(provider.issuer),
     // A client-credentials token serves the FDX Consent API only: a scope is invalid_scope.
