@@ -46,7 +46,7 @@ export interface RuntimeOptions {
 }
 
 export async function createRuntime(config: AppConfig, db: Db, logger: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
-  const clients = new ClientRegistrySync(db, path.resolve(config.clients_file), logger);
+  const clients = new ClientRegistrySync(db, path.resolve(config.clients_file), logger, config.profile);
   await clients.syncNow();
   const box = loadSecretBox(config);
   const keys = await ServerKeys.load(db, box);

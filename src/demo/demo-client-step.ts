@@ -32,10 +32,11 @@ export function readDemoClient(dataDir: string): DemoClientCredentials | undefin
 
 /** Registers the demo client once, or gives an existing one a fresh secret when its credentials file is gone. */
 export async function ensureDemoClient(db: Db, ctx: SeedContext): Promise<DemoClientCredentials> {
-  const existing = readClientsFile(ctx.clientsFile).entries.find((c) => c.environment === 'sandbox' && c.name === DEMO_CLIENT_NAME);
+  const existing = readClientsFile(ctx.clientsFile, 'dev').entries.find((c) => c.environment === 'sandbox' && c.name === DEMO_CLIENT_NAME);
   const saved = readDemoClient(ctx.dataDir);
   if (existing && saved?.client_id === existing.client_id) return saved;
-  const registry = { db, clientsFile: ctx.clientsFile, passwordParams: ctx.passwordParams };
+  // Demo data is seeded in the dev profile only.
+  const registry = { db, clientsFile: ctx.clientsFile, passwordParams: ctx.passwordParams, profile: 'dev' as const };
   const issued = existing
     ? { ...(await rotateClientSecret(registry, existing.client_id)), environment: 'sandbox' as const }
     : await addClient(registry, { environment: 'sandbox', name: DEMO_CLIENT_NAME, redirectUris: DEMO_REDIRECT_URIS, scopes: [...SCOPES] });

@@ -106,6 +106,20 @@ export function resolveForwarded(peer: string, forwardedFor: readonly string[], 
   return { ip: nearest, known: true };
 }
 
+const sets = new Map<string, AddressSet>();
+
+/** The AddressSet of a client's ranges, built once per distinct list (the IP allow-lists, judged on every call). */
+export function allowListSet(ranges: readonly string[]): AddressSet {
+  const key = ranges.join(',');
+  let set = sets.get(key);
+  if (!set) {
+    if (sets.size > 1000) sets.clear();
+    set = new AddressSet(ranges);
+    sets.set(key, set);
+  }
+  return set;
+}
+
 /**
  * Whether the caller is inside `set`, for decisions that admit (IP allow-lists, /metrics):
  * an unknown caller address is never inside anything.
@@ -113,6 +127,14 @@ export function resolveForwarded(peer: string, forwardedFor: readonly string[], 
 export function callerInside(set: AddressSet, state: { clientIp?: string; clientIpKnown?: boolean }): boolean {
   return state.clientIpKnown === true && set.has(state.clientIp ?? '');
 }
+
+/**
+ * The request header our provider mount (src/oidc/stack/mount.ts) sets, beside X-Forwarded-For,
+ * to say whether the caller's address is known ("1") or only the nearest trusted hop ("0"):
+ * the providers are Koa apps of their own, handed the node request, not our context. Whatever
+ * a client sends under this name is replaced.
+ */
+export const CALLER_KNOWN_HEADER = 'x-almoner-caller-known';
 
 /**
  * Decides who is calling and over what. The socket peer is the truth unless the peer is a

@@ -37,8 +37,11 @@ export interface TokenRefusalContext {
   /** A bank-data (fapi2) client: RFC 6749's 400 for invalid_grant (docs/bank-data.md). */
   fapi2: boolean;
   grantType: unknown;
-  /** Why the grant was refused, in words (grant-refusals.ts); asked only for invalid_grant. */
-  explainGrant: () => Promise<string>;
+  /**
+   * Why the grant was refused, in words, and the code that says it (grant-refusals.ts: a missing
+   * or replayed DPoP proof is invalid_dpop_proof); asked only for invalid_grant.
+   */
+  explainGrant: () => Promise<{ error: string; description: string }>;
 }
 
 /**
@@ -47,7 +50,8 @@ export interface TokenRefusalContext {
  * - a grant type the server has but this client may not use (client_credentials is a fapi2
  *   client's) is unauthorized_client (RFC 6749 5.2), not the library's invalid_request;
  * - invalid_grant (bad, used or expired code, wrong verifier, bad or reused refresh token) is
- *   401 for a standard client, not the library's 400, and says which; a fapi2 client gets 400.
+ *   401 for a standard client, not the library's 400, and says which; a fapi2 client gets 400;
+ *   one that is the DPoP proof's fault (missing, replayed) is 400 with the code explainGrant names.
  */
 export async function tokenRefusal(
   refusal: OAuthRefusal,
@@ -60,8 +64,11 @@ export async function tokenRefusal(
       statusCode: 400,
     };
   }
-  if (refusal.error === 'invalid_grant')
-    return { error: 'invalid_grant', error_description: await request.explainGrant(), statusCode: request.fapi2 ? 400 : 401 };
+  if (refusal.error === 'invalid_grant') {
+    const why = await request.explainGrant();
+    if (why.error !== 'invalid_grant') return { error: why.error, error_description: why.description, statusCode: 400 };
+    return { error: 'invalid_grant', error_description: why.description, statusCode: request.fapi2 ? 400 : 401 };
+  }
   return undefined;
 }
 

@@ -10,11 +10,14 @@
 export const REDACTED = '[redacted]';
 
 /**
- * Pages whose next path segment is a one-time secret: /invitations/<token> (and its /accept)
- * and /reset-password/<token> (src/dashboard/routes.ts). Every other path parameter of every
- * host is an identifier (test/logging/redaction.test.ts walks the routes to hold this).
+ * Paths whose next segment is a secret: /invitations/<token> (and its /accept) and
+ * /reset-password/<token> (src/dashboard/routes.ts), one-time secrets; and the FDX Consent
+ * API's /fdx/<version>/consents/<consentId> (and its /revocation), whose consent id is the
+ * unguessable handle a data recipient reads and revokes a consent by (src/gateway/fdx/
+ * consent-routes.ts). Every other path parameter of every host is an identifier
+ * (test/logging/redaction.test.ts walks the routes to hold this).
  */
-const SECRET_AFTER: ReadonlySet<string> = new Set(['invitations', 'reset-password']);
+const SECRET_AFTER: readonly (readonly (string | RegExp)[])[] = [['invitations'], ['reset-password'], ['fdx', /^v\d+$/, 'consents']];
 
 /**
  * Our credentials by their own shape, wherever a caller puts them (a path segment where an id
@@ -23,8 +26,18 @@ const SECRET_AFTER: ReadonlySet<string> = new Set(['invitations', 'reset-passwor
  */
 const CREDENTIAL = /alm_(?:live|test)_[A-Za-z0-9]+|whsec_[A-Za-z0-9+/]+={0,2}/g;
 
-/** A secret page's segment and the one after it, in text that is no parsable URL. */
-const SECRET_SEGMENT = new RegExp(`(/(?:${[...SECRET_AFTER].join('|')})/+)[^/?#]+`, 'gi');
+/** A secret page's segments and the one after them, in text that is no parsable URL. */
+const SECRET_SEGMENT = /(\/(?:invitations|reset-password|fdx\/+v\d+\/+consents)\/+)[^/?#]+/gi;
+
+/** How many leading segments name a secret page (the secret follows them), or 0. */
+function secretPageLength(segments: readonly string[]): number {
+  const page = SECRET_AFTER.find(
+    (prefix) =>
+      segments.length >= prefix.length &&
+      prefix.every((part, i) => (typeof part === 'string' ? segments[i]!.toLowerCase() === part : part.test(segments[i]!.toLowerCase()))),
+  );
+  return page?.length ?? 0;
+}
 
 /** A segment as the router reads it; a malformed escape stays as it was. */
 function decoded(segment: string): string {
@@ -36,19 +49,22 @@ function decoded(segment: string): string {
 }
 
 /**
- * A request path fit for a log line: the secret segment of an invitation or reset link
- * becomes [redacted] (the page stays named: /invitations/[redacted]/accept), however the path
- * is spelt (any case, escaped, doubled or escaped slashes), and credentials of a known shape
- * are hidden anywhere in it. Every other path comes back as it was.
+ * A request path fit for a log line: the secret segment of an invitation or reset link, or of
+ * a Consent API path, becomes [redacted] (the page stays named: /invitations/[redacted]/accept,
+ * /fdx/v6/consents/[redacted]/revocation), however the path is spelt (any case, escaped,
+ * doubled or escaped slashes), and credentials of a known shape are hidden anywhere in it.
+ * Every other path comes back as it was.
  */
 export function redactPath(path: string): string {
   const segments = path
     .split('/')
     .flatMap((segment) => decoded(segment).split('/'))
     .filter((segment) => segment !== '');
-  if (segments.length > 0 && SECRET_AFTER.has(segments[0]!.toLowerCase())) {
-    const [page, secret, ...rest] = segments;
-    return `/${[page!.toLowerCase(), ...(secret === undefined ? [] : [REDACTED]), ...rest].join('/')}`.replace(CREDENTIAL, REDACTED);
+  const length = secretPageLength(segments);
+  if (length > 0) {
+    const page = segments.slice(0, length).map((segment) => segment.toLowerCase());
+    const [secret, ...rest] = segments.slice(length);
+    return `/${[...page, ...(secret === undefined ? [] : [REDACTED]), ...rest].join('/')}`.replace(CREDENTIAL, REDACTED);
   }
   return path.replace(CREDENTIAL, REDACTED);
 }

@@ -14,6 +14,8 @@ const CLIENT_CACHE_MAX = 10_000;
  */
 export class ClientAdapter {
   private readonly cache = new Map<string, { metadata: ClientMetadata; readAt: number }>();
+  /** Reads under way, by id: a burst of requests naming one client reads its registration once. */
+  private readonly reading = new Map<string, Promise<ClientMetadata | undefined>>();
 
   constructor(
     private readonly db: Db,
@@ -29,7 +31,13 @@ export class ClientAdapter {
     // clock stepped back (NTP, a test) ends an entry instead of extending it.
     const age = cached ? Date.now() - cached.readAt : -1;
     if (cached && age >= 0 && age < CLIENT_CACHE_MS) return { ...cached.metadata };
-    return this.reload(id);
+    let read = this.reading.get(id);
+    if (!read) {
+      read = this.reload(id).finally(() => this.reading.delete(id));
+      this.reading.set(id, read);
+    }
+    const metadata = await read;
+    return metadata && { ...metadata };
   }
 
   /** Reads the registration from the database, bypassing (and refreshing) the cache. */

@@ -17,6 +17,9 @@ import { API_ROUTES, authorizationPath, endSessionPath, INTERACTION_PREFIX } fro
 import { EXTRA_CLIENT_PROPERTIES, isFapi2Client } from './client-metadata.js';
 import { validateRequestedScopes } from './requested-scopes.js';
 import { grantedFdxDetail, validateAuthorizationDetails } from './fdx-authorization-details.js';
+import { CLOCK_TOLERANCE_SECONDS, FAPI_SIGNING_ALGS } from '../authorizations/fapi-profile.js';
+import { checkClientAssertion } from './client-assertions.js';
+import type { KeySetFetch } from './key-set-fetch.js';
 
 /**
  * oidc-provider's configuration for one environment: what the providers do (features, flows,
@@ -26,9 +29,6 @@ import { grantedFdxDetail, validateAuthorizationDetails } from './fdx-authorizat
  */
 
 const epoch = () => Math.floor(Date.now() / 1000);
-
-/** The JWS algorithms FAPI 2.0 allows for what a fapi2 client signs. */
-export const FAPI_SIGNING_ALGS = ['PS256', 'ES256', 'EdDSA'] as const;
 
 /**
  * Refresh tokens live 31 days from now, but never past 365 days from the first issue (iiat),
@@ -55,6 +55,8 @@ interface ConfigurationParts {
   findAccount: Configuration['findAccount'];
   loadExistingGrant: Configuration['loadExistingGrant'];
   renderError: Configuration['renderError'];
+  /** How the provider fetches what a client names (its jwks_uri): key-set-fetch.ts. */
+  fetch: KeySetFetch;
   /** The end-session endpoint's pages (end-session-pages.ts). */
   logoutPages: { logoutSource: RpInitiatedLogout['logoutSource']; postLogoutSuccessSource: RpInitiatedLogout['postLogoutSuccessSource'] };
 }
@@ -119,6 +121,8 @@ export function providerConfiguration(parts: ConfigurationParts): Configuration 
     pkce: { required: () => true },
     // private_key_jwt is registered by fapi2 clients only; each client may use only its own method.
     clientAuthMethods: ['client_secret_basic', 'private_key_jwt'],
+    // A client assertion is made just now and lives at most 5 minutes (client-assertions.ts).
+    assertJwtClientAuthClaimsAndHeader: checkClientAssertion,
     clientDefaults: {
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
@@ -184,8 +188,11 @@ export function providerConfiguration(parts: ConfigurationParts): Configuration 
       properties: EXTRA_CLIENT_PROPERTIES,
     },
     renderError: parts.renderError,
+    // A client's jwks_uri is fetched under the webhook address rules, with a deadline, and a
+    // failed address is left alone for a minute (key-set-fetch.ts); nothing else is fetched.
+    fetch: (input, init) => parts.fetch(input instanceof Request ? input.url : input, init),
     conformIdTokenClaims: true,
-    // FAPI 2.0 §5.3.2.1 item 17: 10 seconds for the JWTs a client sends (assertions, DPoP proofs).
-    clockTolerance: 10,
+    // FAPI 2.0 §5.3.2.1: 10 seconds for the JWTs a client sends (assertions, DPoP proofs).
+    clockTolerance: CLOCK_TOLERANCE_SECONDS,
   };
 }

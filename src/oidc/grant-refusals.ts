@@ -27,8 +27,25 @@ export const GRANT_REFUSALS = {
   revoked: 'the authorization has been revoked; the user must authorize again',
   capReached: 'the authorization has reached its 365-day limit; the user must authorize again',
   approverLeft: 'the user who approved the authorization is no longer a member of the organization',
+  codeOtherKey: 'the DPoP proof is signed with another key than the one the authorization request was bound to (dpop_jkt)',
+  refreshOtherKey: 'the DPoP proof is signed with another key than the one the refresh token is bound to',
+  proofMissing:
+    "a DPoP proof is required: this client's tokens are bound to its DPoP key (send a DPoP header with a proof made for this request)",
+  proofReplayed: 'this DPoP proof was already used: make a new proof for every request',
   fallback: 'grant request is invalid',
 } as const;
+
+/**
+ * How the token endpoint answers a refusal the library raised as invalid_grant: its code, and
+ * the sentence that says why. A missing or replayed DPoP proof is the proof's fault, not the
+ * grant's: invalid_dpop_proof (RFC 9449 5), as the library answers a proof that fails its checks.
+ */
+export interface GrantRefusalAnswer {
+  error: 'invalid_grant' | 'invalid_dpop_proof';
+  description: string;
+}
+
+const PROOF_REFUSALS: ReadonlySet<string> = new Set([GRANT_REFUSALS.proofMissing, GRANT_REFUSALS.proofReplayed]);
 
 /** grant.error listener: remembers the library's reason in the request's state. */
 export function recordGrantRefusal(ctx: { state?: unknown } | undefined, error: { error?: string; error_detail?: string }): void {
@@ -43,8 +60,14 @@ interface Deps {
 
 const epoch = () => Math.floor(Date.now() / 1000);
 
+/** The answer to an invalid_grant this request was refused with, from the recorded reason. */
+export async function answerGrantRefusal(deps: Deps, ctx: KoaContextWithOIDC): Promise<GrantRefusalAnswer> {
+  const description = await explainGrantRefusal(deps, ctx);
+  return { error: PROOF_REFUSALS.has(description) ? 'invalid_dpop_proof' : 'invalid_grant', description };
+}
+
 /** The description for an invalid_grant this request was refused with, from the recorded reason. */
-export async function explainGrantRefusal(deps: Deps, ctx: KoaContextWithOIDC): Promise<string> {
+async function explainGrantRefusal(deps: Deps, ctx: KoaContextWithOIDC): Promise<string> {
   const detail = oidcState(ctx).grantRefusal;
   if (!detail) return GRANT_REFUSALS.fallback;
   const params = (ctx.oidc.params ?? {}) as Record<string, unknown>;
@@ -86,6 +109,14 @@ export async function explainGrantRefusal(deps: Deps, ctx: KoaContextWithOIDC): 
       return GRANT_REFUSALS.revoked;
     case 'grant is expired':
       return GRANT_REFUSALS.capReached;
+    case 'DPoP proof JWT not provided':
+      return GRANT_REFUSALS.proofMissing;
+    case 'DPoP proof JWT Replay detected':
+      return GRANT_REFUSALS.proofReplayed;
+    case 'failed jkt verification':
+      return GRANT_REFUSALS.refreshOtherKey;
+    case 'DPoP proof key thumbprint does not match dpop_jkt':
+      return GRANT_REFUSALS.codeOtherKey;
     default:
       if (detail.endsWith('(referenced account not found)')) return explainMissingAccount(deps, ctx);
       return GRANT_REFUSALS.fallback;

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
-import { calculateJwkThumbprint, decodeProtectedHeader, type JWK } from 'jose';
+import { decodeProtectedHeader, type JWK } from 'jose';
+import { jwkThumbprint } from '../authorizations/fapi-profile.js';
 import type Provider from 'oidc-provider';
 import type { Db } from '../db/database.js';
 import { claimMark } from '../limits/replay-marks-repository.js';
@@ -112,7 +113,7 @@ export function overrideRefreshTokenBinding(provider: Provider): void {
     // The token knows its client (lib/models/base_token.js); the request's unit of work carries the proof.
     if (!this.jkt && isFapi2Client(this.client)) {
       const proof = callerOfLibraryCall()?.dpopProof;
-      if (proof) this.jkt = await calculateJwkThumbprint(decodeProtectedHeader(proof).jwk as JWK);
+      if (proof) this.jkt = await jwkThumbprint(decodeProtectedHeader(proof).jwk as JWK);
     }
     return save.apply(this, args);
   };

@@ -10,6 +10,7 @@ import { providerErrorPage } from '../http/error-handler.js';
 import { errorPageLayout } from '../views/page.js';
 import { makeLoadExistingGrant } from './existing-grant.js';
 import { providerConfiguration } from './configuration.js';
+import { keySetFetch, type KeySetFetch } from './key-set-fetch.js';
 import { endSessionPages } from './end-session-pages.js';
 import {
   overrideCompareClientSecret,
@@ -39,6 +40,8 @@ export interface ProviderOptions {
   secretCache: ClientSecretCache;
   onConsumeConflict?: ConsumeConflictHandler;
   refreshGraceSeconds?: number;
+  /** How clients' JWK Sets are fetched from their jwks_uri (key-set-fetch.ts); the production rules when not given. */
+  fetchKeySet?: KeySetFetch;
 }
 
 export function createProvider(options: ProviderOptions): Provider {
@@ -63,6 +66,7 @@ export function createProvider(options: ProviderOptions): Provider {
     loadExistingGrant: makeLoadExistingGrant(db, environment),
     renderError: providerErrorPage(errorPageLayout(environment)),
     logoutPages: endSessionPages(environment),
+    fetch: options.fetchKeySet ?? keySetFetch({ profile: 'production' }),
   });
 
   const provider = new Provider(options.issuer, configuration);

@@ -303,7 +303,9 @@ async function addAuditTrail(): Promise<void> {
   for (let i = 0; i < 60; i += 1) {
     const kind = i % 5;
     await recordAudit(db, {
-      event: ['membership.role_changed', 'authorization.granted', 'api_key.created', 'webhook.added', 'authorization_code.replay'][kind]!,
+      event: (['membership.role_changed', 'consent.granted', 'api_key.created', 'webhook.added', 'authorization_code.replay'] as const)[
+        kind
+      ]!,
       environment: kind === 0 ? null : 'production',
       organizationId: staff.orgId,
       actorUserId: people[i % 3],

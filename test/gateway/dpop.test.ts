@@ -47,7 +47,7 @@ describe('DPoP-bound access tokens at the gateway', () => {
   it('the token sent as Bearer is refused with a DPoP challenge', async () => {
     const response = await call({ authorization: `Bearer ${token}` });
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toMatch(/^DPoP algs="ES256 PS256 EdDSA", error="invalid_token"/);
+    expect(response.headers.get('www-authenticate')).toMatch(/^DPoP algs="PS256 ES256 EdDSA", error="invalid_token"/);
   });
 
   it('the DPoP scheme without a proof, or with two, is refused', async () => {

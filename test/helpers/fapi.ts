@@ -64,7 +64,7 @@ export async function registerFapiClient(
   ];
   const signingKey = options.signingKey ?? (await keyPair());
   const { client_id } = await addFapi2Client(
-    { db: server.db, clientsFile: server.config.clients_file, passwordParams: MIN_PASSWORD_PARAMS },
+    { db: server.db, clientsFile: server.config.clients_file, passwordParams: MIN_PASSWORD_PARAMS, profile: server.config.profile },
     {
       environment,
       name: options.name ?? 'Aggregator',

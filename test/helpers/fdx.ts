@@ -33,7 +33,7 @@ export function fdxToken(
   server: OAuthTestServer,
   client: { client_id: string; client_secret: string },
   staff: Staff,
-  options: { environment?: Env; scope?: string; as?: keyof Staff['users'] } = {},
+  options: { environment?: Env; scope?: string; as?: keyof Staff['users']; tokenHeaders?: Record<string, string> } = {},
 ) {
   const environment = options.environment ?? 'production';
   return accessToken(server, client, {
@@ -41,6 +41,7 @@ export function fdxToken(
     redirectUri: redirectFor(environment),
     scope: options.scope ?? 'read_only read:bank_accounts',
     login: staff.users[options.as ?? 'admin'],
+    ...(options.tokenHeaders ? { tokenHeaders: options.tokenHeaders } : {}),
   });
 }
 

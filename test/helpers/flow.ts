@@ -174,12 +174,13 @@ export interface TokenResult {
   headers: Headers;
 }
 
-/** A raw token-endpoint request (form body, Basic auth unless `auth` is false). */
+/** A raw token-endpoint request (form body, Basic auth unless `auth` is false); `headers` are added (e.g. X-Forwarded-For through a trusted proxy). */
 export async function tokenRequest(
   server: OAuthTestServer,
   environment: Env,
   client: { client_id: string; client_secret: string } | undefined,
   form: Record<string, string | undefined>,
+  headers: Record<string, string> = {},
 ): Promise<TokenResult> {
   const body = new URLSearchParams();
   for (const [k, v] of Object.entries(form)) if (v !== undefined) body.set(k, v);
@@ -188,6 +189,7 @@ export async function tokenRequest(
     headers: {
       'content-type': 'application/x-www-form-urlencoded',
       ...(client ? { authorization: basic(client.client_id, client.client_secret) } : {}),
+      ...headers,
     },
     body,
   });
@@ -198,16 +200,18 @@ export async function tokenRequest(
 /** Authorizes and exchanges the code without redirect_uri (not required: docs/oauth.md, "OAuth 2.0 and OpenID Connect", Token endpoint). */
 export async function obtainTokens(
   server: OAuthTestServer,
-  options: AuthorizeOptions & { client: { client_id: string; client_secret: string } },
+  options: AuthorizeOptions & { client: { client_id: string; client_secret: string }; tokenHeaders?: Record<string, string> },
 ) {
   const result = await authorize(server, options);
   const code = result.callback.searchParams.get('code');
   if (!code) throw new Error(`no code: ${result.callback}`);
-  const tokens = await tokenRequest(server, options.environment, options.client, {
-    grant_type: 'authorization_code',
-    code,
-    code_verifier: result.verifier,
-  });
+  const tokens = await tokenRequest(
+    server,
+    options.environment,
+    options.client,
+    { grant_type: 'authorization_code', code, code_verifier: result.verifier },
+    options.tokenHeaders,
+  );
   return { ...result, code, tokens };
 }
 

@@ -78,7 +78,14 @@ export async function seedData(
 export async function accessToken(
   server: OAuthTestServer,
   client: { client_id: string; client_secret: string },
-  options: { environment: Env; redirectUri: string; scope: string; login: { email: string; password: string } },
+  options: {
+    environment: Env;
+    redirectUri: string;
+    scope: string;
+    login: { email: string; password: string };
+    /** Headers of the token request: X-Forwarded-For, for a client that gets its tokens from inside its IP allow-list through a trusted proxy. */
+    tokenHeaders?: Record<string, string>;
+  },
 ) {
   const { tokens } = await obtainTokens(server, { ...options, client, clientId: client.client_id });
   if (tokens.status !== 200) throw new Error(`token exchange failed: ${tokens.status} ${JSON.stringify(tokens.body)}`);

@@ -136,7 +136,10 @@ export async function startOAuthServer(
         redirectUris: [input.environment === 'sandbox' ? 'http://127.0.0.1:9999/callback' : 'https://app.example.org/callback'],
         scopes: ['read_only', 'read_write', 'openid', 'offline_access'],
       };
-      return addClient({ db, clientsFile: test.config.clients_file, passwordParams: MIN_PASSWORD_PARAMS }, { ...defaults, ...input });
+      return addClient(
+        { db, clientsFile: test.config.clients_file, passwordParams: MIN_PASSWORD_PARAMS, profile: test.config.profile },
+        { ...defaults, ...input },
+      );
     },
   };
 }

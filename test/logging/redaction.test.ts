@@ -40,6 +40,23 @@ describe('redactPath', () => {
     }
   });
 
+  it("hides a Consent API path's consent id, however the path is spelt, and keeps the page", () => {
+    for (const spelt of [
+      `/fdx/v6/consents/${TOKEN}`,
+      `/FDX/V6/consents/${TOKEN}`,
+      `//fdx/v6//consents/${TOKEN}`,
+      `/fdx/v6/consents%2F${TOKEN}`,
+    ]) {
+      expect(redactPath(spelt), spelt).toBe('/fdx/v6/consents/[redacted]');
+    }
+    expect(redactPath(`/fdx/v6/consents/${TOKEN}/revocation`)).toBe('/fdx/v6/consents/[redacted]/revocation');
+    expect(redactUrl(`https://api.example.org/fdx/v6/consents/${TOKEN}?x=1`)).toBe(
+      'https://api.example.org/fdx/v6/consents/[redacted]?[redacted]',
+    );
+    expect(redactText(`GET /fdx/v6/consents/${TOKEN}/revocation failed`)).toBe('GET /fdx/v6/consents/[redacted]/revocation failed');
+    expect(redactPath('/fdx/v6/accounts/acc_1')).toBe('/fdx/v6/accounts/acc_1');
+  });
+
   it('hides API keys and signing secrets wherever they are, and leaves every other path as it was', () => {
     expect(redactPath(`/v1/donations/${KEY}`)).toBe('/v1/donations/[redacted]');
     expect(redactPath(`/v1/x/${SIGNING}`)).not.toContain('q3XJ');
@@ -59,8 +76,9 @@ describe('redactPath', () => {
 describe('every route of every host', () => {
   /** Path parameters that name things (organizations, users, resources, an interaction bound to its signed cookie), and the one that is a secret. */
   // `key` is an API key's id (key_…), never the key itself.
-  const IDENTIFIERS = new Set(['id', 'ein', 'user', 'uid', 'statementId', 'key', 'consentId', 'grant']);
-  const SECRETS = new Set(['token']);
+  const IDENTIFIERS = new Set(['id', 'ein', 'user', 'uid', 'statementId', 'key', 'grant']);
+  // A consent id is the handle the Consent API reads and revokes a consent by.
+  const SECRETS = new Set(['token', 'consentId']);
 
   const templates = [
     ...buildDashboardRouter({} as DashboardDeps).stack.map((layer) => layer.path),
@@ -93,6 +111,9 @@ describe('every route of every host', () => {
       if (secrets.length === 0) expect(logged, template).toBe(sample);
     }
     expect(secretRoutes.sort()).toEqual([
+      '/fdx/v6/consents/:consentId',
+      '/fdx/v6/consents/:consentId/revocation',
+      '/fdx/v6/consents/:consentId/revocation',
       '/invitations/:token',
       '/invitations/:token',
       '/invitations/:token/accept',

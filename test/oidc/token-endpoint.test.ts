@@ -350,3 +350,48 @@ async function waitUntilBlockedBy(holderPid: number, timeoutMs = 10_000): Promis
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+describe('a web page calling the token endpoint (CORS)', () => {
+  const ORIGIN = 'https://app.example.org';
+
+  it('gets the preflight and the request answered alike: the page may read the refusal, which says to call from a backend', async () => {
+    const { token, api } = endpoints(server, 'production');
+    const preflight = await fetch(token, {
+      method: 'OPTIONS',
+      headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+
+    // The request the page then sends, with a working code: refused before the code is touched.
+    const { callback, verifier } = await authorize(server, {
+      environment: 'production',
+      clientId: client.client_id,
+      redirectUri: REDIRECT,
+      scope: 'openid read_only',
+      login: staff.users.member,
+    });
+    const form = { grant_type: 'authorization_code', code: callback.searchParams.get('code')!, code_verifier: verifier };
+    const fromPage = await tokenRequest(server, 'production', client, form, { origin: ORIGIN });
+    expect(fromPage.status).toBe(400);
+    expect(fromPage.headers.get('access-control-allow-origin')).toBe(ORIGIN);
+    expect(fromPage.body).toEqual({ error: 'invalid_request', error_description: expect.stringMatching(/backend/) });
+    // The same code from the backend still works.
+    expect((await tokenRequest(server, 'production', client, form)).status).toBe(200);
+
+    // Introspection and revocation answer a page the same way.
+    for (const path of ['/auth/oauth/introspect', '/auth/oauth/revoke']) {
+      const response = await fetch(`${api}${path}`, {
+        method: 'POST',
+        headers: {
+          origin: ORIGIN,
+          authorization: basic(client.client_id, client.client_secret),
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: 'token=x',
+      });
+      expect(response.status, path).toBe(400);
+      expect(response.headers.get('access-control-allow-origin'), path).toBe(ORIGIN);
+    }
+  });
+});

@@ -8,7 +8,12 @@ import { optionalString, requireString, UsageError, type Command, type CommandCo
 
 async function registry(ctx: CommandContext): Promise<RegistryContext> {
   const { passwordParamsFrom } = await import('../../accounts/passwords.js');
-  return { db: await ctx.db(), clientsFile: path.resolve(ctx.config.clients_file), passwordParams: passwordParamsFrom(ctx.config) };
+  return {
+    db: await ctx.db(),
+    clientsFile: path.resolve(ctx.config.clients_file),
+    passwordParams: passwordParamsFrom(ctx.config),
+    profile: ctx.config.profile,
+  };
 }
 
 function list(values: CommandContext['values'], name: string): string[] {
@@ -154,7 +159,7 @@ export const clientsValidate: Command = {
   async run(ctx) {
     const { validateClientsFile } = await import('../../oidc/clients/service.js');
     const file = path.resolve(ctx.config.clients_file);
-    const result = validateClientsFile(file);
+    const result = validateClientsFile(file, ctx.config.profile);
     if (!result.valid) throw new ClientsInvalid(result.problems);
     const registry = await registryStanding(ctx, file, result.snapshot);
     const lines = [`${file}: valid (${result.count} clients)`];

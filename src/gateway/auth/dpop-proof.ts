@@ -1,21 +1,25 @@
 import crypto from 'node:crypto';
 import type { Middleware, ParameterizedContext } from 'koa';
 import { decodeProtectedHeader, jwtVerify, type JWTPayload } from 'jose';
+import {
+  CLOCK_TOLERANCE_SECONDS,
+  FAPI_SIGNING_ALGS,
+  isFreshIat,
+  isPublicSigningJwk,
+  jwkThumbprint,
+  MAX_PROOF_AGE_SECONDS,
+  PROOF_IAT_RULE,
+} from '../../authorizations/fapi-profile.js';
 import type { Db } from '../../db/database.js';
 import { DomainError } from '../../errors/domain-error.js';
 import { headerCount } from '../../http/repeated-header.js';
 import { claimMark } from '../../limits/replay-marks-repository.js';
 import { environmentOf } from '../routing/environment.js';
-
-/** What a DPoP proof may be signed with (FAPI 2.0 §5.4). */
-export const DPOP_ALGS = ['ES256', 'PS256', 'EdDSA'] as const;
-/** A proof is fresh from 60 s before now to 10 s after it (the clock tolerance), and then never again. */
-const PROOF_AGE_SECONDS = 60;
-const CLOCK_TOLERANCE_SECONDS = 10;
+import { wrongEnvironmentDetail } from './wrong-environment.js';
 
 /** A 401 with the DPoP challenge of RFC 9449 7.1 (its error, and the algorithms a proof may use). */
 function dpopRefusal(error: 'invalid_token' | 'invalid_dpop_proof', detail: string): DomainError {
-  const challenge = `DPoP algs="${DPOP_ALGS.join(' ')}", error="${error}", error_description="${detail.replace(/["\\]/g, '')}"`;
+  const challenge = `DPoP algs="${FAPI_SIGNING_ALGS.join(' ')}", error="${error}", error_description="${detail.replace(/["\\]/g, '')}"`;
   return new DomainError('unauthenticated', detail, { headers: { 'WWW-Authenticate': challenge } });
 }
 
@@ -46,22 +50,17 @@ export async function verifyProof(
   let verified;
   let embedded: EmbeddedKey | undefined;
   try {
-    embedded = embeddedKey(decodeProtectedHeader(proof).jwk);
-    if (embedded) verified = await jwtVerify(proof, embedded.key, { typ: 'dpop+jwt', algorithms: [...DPOP_ALGS] });
+    embedded = await embeddedKey(decodeProtectedHeader(proof).jwk);
+    if (embedded) verified = await jwtVerify(proof, embedded.key, { typ: 'dpop+jwt', algorithms: [...FAPI_SIGNING_ALGS] });
   } catch {
     verified = undefined;
   }
   if (!verified || !embedded)
-    throw invalidProof('The DPoP proof is not a valid dpop+jwt signed with its embedded public key (ES256, PS256 or EdDSA).');
+    throw invalidProof(
+      `The DPoP proof is not a valid dpop+jwt signed with its embedded public key (${FAPI_SIGNING_ALGS.join(', ').replace(/, (?=[^,]*$)/, ' or ')}).`,
+    );
   const { payload } = verified;
-  const now = Math.floor(Date.now() / 1000);
-  if (
-    typeof payload.iat !== 'number' ||
-    payload.iat > now + CLOCK_TOLERANCE_SECONDS ||
-    payload.iat < now - PROOF_AGE_SECONDS - CLOCK_TOLERANCE_SECONDS
-  ) {
-    throw invalidProof('The DPoP proof was not made just now: iat must be within 60 seconds of the server clock.');
-  }
+  if (!isFreshIat(payload.iat)) throw invalidProof(`The DPoP proof was not made just now: ${PROOF_IAT_RULE}.`);
   if (typeof payload.jti !== 'string' || payload.jti.length < 8 || payload.jti.length > 256)
     throw invalidProof('The DPoP proof needs a jti of 8 to 256 characters.');
   if (payload.htm !== ctx.method) throw invalidProof(`The DPoP proof was made for another method (htm must be ${ctx.method}).`);
@@ -78,13 +77,8 @@ interface EmbeddedKey {
   thumbprint: string;
 }
 
-/** The members RFC 7638 hashes, by key type (lexicographic order), of the key types a proof may use. */
-const THUMBPRINT_MEMBERS: Readonly<Record<string, readonly string[]>> = {
-  EC: ['crv', 'kty', 'x', 'y'],
-  OKP: ['crv', 'kty', 'x'],
-  RSA: ['e', 'kty', 'n'],
-};
 const KEY_CACHE_MAX = 10_000;
+const KEY_MEMBERS: ReadonlySet<string> = new Set(['kty', 'crv', 'x', 'y', 'e', 'n']);
 /**
  * Imported keys by thumbprint: a client proves with the same key on every call, and importing
  * it from the header each time cost most of a check (docs/benchmarks.md, "DPoP beside Bearer").
@@ -93,15 +87,14 @@ const KEY_CACHE_MAX = 10_000;
 const imported = new Map<string, crypto.KeyObject>();
 
 /** The proof header's public key, imported (once per key) with its thumbprint; undefined when it is not one. */
-function embeddedKey(jwk: unknown): EmbeddedKey | undefined {
-  if (typeof jwk !== 'object' || jwk === null || 'd' in jwk) return undefined;
-  const members = THUMBPRINT_MEMBERS[String((jwk as { kty?: unknown }).kty)];
-  if (!members || !members.every((m) => typeof (jwk as Record<string, unknown>)[m] === 'string')) return undefined;
-  const canonical = JSON.stringify(Object.fromEntries(members.map((m) => [m, (jwk as Record<string, string>)[m]])));
-  const thumbprint = crypto.createHash('sha256').update(canonical).digest('base64url');
+async function embeddedKey(jwk: unknown): Promise<EmbeddedKey | undefined> {
+  if (!isPublicSigningJwk(jwk)) return undefined;
+  const thumbprint = await jwkThumbprint(jwk);
   let key = imported.get(thumbprint);
   if (!key) {
-    key = crypto.createPublicKey({ key: JSON.parse(canonical) as crypto.JsonWebKey, format: 'jwk' });
+    // Only the members that define the public key are imported.
+    const members = Object.fromEntries(Object.entries(jwk).filter(([name]) => KEY_MEMBERS.has(name)));
+    key = crypto.createPublicKey({ key: members as crypto.JsonWebKey, format: 'jwk' });
     if (imported.size >= KEY_CACHE_MAX) imported.clear();
     imported.set(thumbprint, key);
   }
@@ -121,8 +114,16 @@ export function dpopProof(db: Db): Middleware {
     const credential = ctx.state.credential;
     const jkt = credential?.kind === 'access_token' || credential?.kind === 'client_credentials' ? credential.row?.payload.jkt : undefined;
     if (!jkt) {
-      if (ctx.state.scheme === 'DPoP')
+      if (ctx.state.scheme === 'DPoP') {
+        // No row at all (never issued, expired and swept, or revoked): the token is what is wrong, not its scheme.
+        if ((credential?.kind === 'access_token' || credential?.kind === 'client_credentials') && !credential.row)
+          throw dpopRefusal(
+            'invalid_token',
+            (await wrongEnvironmentDetail(db, environmentOf(ctx), 'access_token', ctx.state.bearer!)) ??
+              'The access token is invalid, expired or revoked.',
+          );
         throw dpopRefusal('invalid_token', 'This credential is not bound to a DPoP key: send it as Authorization: Bearer.');
+      }
       return next();
     }
     if (ctx.state.scheme !== 'DPoP')
@@ -131,7 +132,8 @@ export function dpopProof(db: Db): Middleware {
     const { payload, thumbprint } = await verifyProof(ctx, ctx.get('dpop'), ctx.state.bearer!);
     if (thumbprint !== jkt) throw invalidProof('The DPoP proof is signed with another key than the one the access token is bound to.');
     const key = crypto.createHash('sha256').update(`${jkt}\0${payload.jti}`).digest('base64url');
-    const expiresAt = new Date((payload.iat! + PROOF_AGE_SECONDS + 2 * CLOCK_TOLERANCE_SECONDS) * 1000);
+    // Kept until no clock could call the proof fresh any more.
+    const expiresAt = new Date((payload.iat! + MAX_PROOF_AGE_SECONDS + CLOCK_TOLERANCE_SECONDS) * 1000);
     if (!(await claimMark(db, environmentOf(ctx), 'dpop', key, expiresAt)))
       throw invalidProof('This DPoP proof was already used: make a new proof for every request.');
     await next();

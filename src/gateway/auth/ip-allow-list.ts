@@ -1,21 +1,9 @@
 import type { Middleware } from 'koa';
 import type { Db } from '../../db/database.js';
-import { AddressSet, callerInside } from '../../http/client-address.js';
+import { allowListSet, callerInside } from '../../http/client-address.js';
 import { recordAudit } from '../../audit/audit-log.js';
 import { outsideAllowList } from '../routing/problems.js';
 import { environmentOf } from '../routing/environment.js';
-
-const sets = new Map<string, AddressSet>();
-function addressSet(ranges: readonly string[]): AddressSet {
-  const key = ranges.join(',');
-  let set = sets.get(key);
-  if (!set) {
-    if (sets.size > 1000) sets.clear();
-    set = new AddressSet(ranges);
-    sets.set(key, set);
-  }
-  return set;
-}
 
 /**
  * IP-restricted APIs: the caller address (trusted proxies only, see http/client-address)
@@ -30,7 +18,7 @@ export function ipAllowList(db: Db, area: string): Middleware {
     if ((credential?.kind === 'access_token' || credential?.kind === 'client_credentials') && credential.row?.client_id) {
       const ranges = credential.row.ip_allow_list ?? [];
       const ip = ctx.state.clientIp ?? '';
-      if (ranges.length === 0 || !callerInside(addressSet(ranges), ctx.state)) {
+      if (ranges.length === 0 || !callerInside(allowListSet(ranges), ctx.state)) {
         await recordAudit(db, {
           event: 'gateway.ip_denied',
           environment: environmentOf(ctx),

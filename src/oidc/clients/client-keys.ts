@@ -1,3 +1,6 @@
+import { FAPI_SIGNING_ALGS as CLIENT_ASSERTION_ALGS } from '../../authorizations/fapi-profile.js';
+import { outboundUrlProblem, type Profile } from '../../webhooks/targets.js';
+
 /**
  * A fapi2 client's public keys (docs/bank-data.md, "Registering a bank-data client"): the keys
  * its client assertions (private_key_jwt) are signed with. Only algorithms FAPI 2.0 allows are
@@ -5,7 +8,6 @@
  * least 2048 bits, EC P-256 or OKP Ed25519. Never a private key: a registration is not a
  * place for the client's secrets.
  */
-export const CLIENT_ASSERTION_ALGS = ['PS256', 'ES256', 'EdDSA'] as const;
 export const MAX_CLIENT_KEYS = 10;
 
 const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
@@ -64,7 +66,10 @@ export function jwksProblems(jwks: unknown): { path: (string | number)[]; messag
   return problems;
 }
 
-/** What is wrong with a jwks_uri, or undefined: https, no credentials, no fragment. */
+/**
+ * What is wrong with a jwks_uri on its face, or undefined: an absolute http(s) URL, no
+ * credentials, no fragment. Where it may point is the profile's (jwksUriAddressProblem).
+ */
 export function jwksUriProblem(uri: string): string | undefined {
   let url: URL;
   try {
@@ -72,8 +77,18 @@ export function jwksUriProblem(uri: string): string | undefined {
   } catch {
     return 'must be an absolute https URL';
   }
-  if (url.protocol !== 'https:') return 'must be an https URL';
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'must be an https URL';
   if (url.username || url.password) return 'must not carry credentials';
   if (url.hash) return 'must not have a fragment';
   return undefined;
+}
+
+/**
+ * Where a jwks_uri may point in this profile: the server fetches it, so it is held to the
+ * webhook address rules (webhooks/targets.ts): https to a public address in production (no
+ * loopback, private or other special-purpose address, whatever its spelling); the dev profile
+ * also allows http on loopback. Checked again at every fetch (key-set-fetch.ts).
+ */
+export function jwksUriAddressProblem(uri: string, profile: Profile): string | undefined {
+  return outboundUrlProblem(uri, profile);
 }

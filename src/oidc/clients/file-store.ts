@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { formatPosition, JsonSyntaxError, scanJson, type JsonLayout } from './json-layout.js';
 import { ClientRegistryError, parseClientsDocument, registryContentHash, type ClientEntry } from './schema.js';
+import type { Profile } from '../../webhooks/targets.js';
 
 /**
  * The clients file (clients_file, ./config/clients.json by default): the registry's source of
@@ -20,7 +21,8 @@ export interface ClientsSnapshot {
   contentHash: string;
 }
 
-export function readClientsFile(file: string): ClientsSnapshot {
+/** Reads and validates the file; `profile` is the deployment's (parseClientsDocument). */
+export function readClientsFile(file: string, profile: Profile = 'production'): ClientsSnapshot {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -41,7 +43,7 @@ export function readClientsFile(file: string): ClientsSnapshot {
   } catch {
     // JSON.parse read it, so the scanner's refusal (nesting past its depth) only costs the positions.
   }
-  const { entries, revision } = parseClientsDocument(document, file, layout);
+  const { entries, revision } = parseClientsDocument(document, file, layout, profile);
   return { exists: true, entries, revision, contentHash: registryContentHash(entries) };
 }
 
@@ -97,10 +99,11 @@ async function withLock<T>(file: string, fn: () => Promise<T> | T): Promise<T> {
 export function updateClientsFile<T>(
   file: string,
   fn: (current: ClientsSnapshot, write: (entries: readonly ClientEntry[], revision: number) => void) => Promise<T>,
+  profile: Profile = 'production',
 ): Promise<T> {
   return withLock(file, () =>
-    fn(readClientsFile(file), (entries, revision) => {
-      parseClientsDocument({ clients: entries }, file);
+    fn(readClientsFile(file, profile), (entries, revision) => {
+      parseClientsDocument({ clients: entries }, file, undefined, profile);
       writeAtomically(file, entries, revision);
     }),
   );

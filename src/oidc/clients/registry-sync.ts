@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import type { Db } from '../../db/database.js';
 import type { Logger } from '../../logging/logger.js';
 import { readClientsFile } from './file-store.js';
+import type { Profile } from '../../webhooks/targets.js';
 import type { ParentFile } from './revision.js';
 import { ClientRegistryError } from './schema.js';
 import { appliedBy, reconcileClientsFile } from './service.js';
@@ -44,6 +45,8 @@ export class ClientRegistrySync {
     private readonly db: Db,
     private readonly file: string,
     private readonly logger: Logger,
+    /** The deployment's profile, whose address rules the file's jwks_uri are held to. */
+    private readonly profile: Profile = 'production',
   ) {}
 
   /**
@@ -55,7 +58,7 @@ export class ClientRegistrySync {
     // The same bytes as the last pass that was judged: not even parsed again.
     const fingerprint = fileFingerprint(this.file);
     if (fingerprint === this.judgedFingerprint) return;
-    const snapshot = readClientsFile(this.file);
+    const snapshot = readClientsFile(this.file, this.profile);
     const seen = this.lastSeen;
     if (seen && seen.exists === snapshot.exists && seen.contentHash === snapshot.contentHash && seen.revision === snapshot.revision) {
       this.judgedFingerprint = fingerprint;

@@ -4,7 +4,8 @@ import { isCidrOrAddress } from '../../config/schema.js';
 import { SCOPES } from '../../accounts/scopes.js';
 import { redirectUriProblem, MAX_REDIRECT_URIS } from './redirect-uris.js';
 import { formatPosition, type JsonLayout, type JsonPath } from './json-layout.js';
-import { jwksProblems, jwksUriProblem } from './client-keys.js';
+import { jwksProblems, jwksUriAddressProblem, jwksUriProblem } from './client-keys.js';
+import type { Profile } from '../../webhooks/targets.js';
 
 /** One entry of config/clients.json (docs/configuration.md, "The clients file"). */
 export const clientEntrySchema = z
@@ -32,7 +33,9 @@ export const clientEntrySchema = z
       .string()
       .max(2048)
       .optional()
-      .describe('https URL where a fapi2 client publishes its public keys, when not given inline as jwks'),
+      .describe(
+        'URL where a fapi2 client publishes its public keys, when not given inline as jwks: https to a public address in production (the dev profile also allows http on loopback)',
+      ),
     name: z
       .string()
       .trim()
@@ -75,7 +78,9 @@ export const clientEntrySchema = z
     ip_allow_list: z
       .array(z.string().refine(isCidrOrAddress, 'each entry must be an IPv4 or IPv6 address or CIDR range'))
       .default([])
-      .describe('Addresses or CIDRs the client may call IP-restricted areas from'),
+      .describe(
+        'Addresses or CIDRs the client calls from: its calls to IP-restricted areas must come from inside them (with none it cannot call them), and so, when set, must its token, PAR, revocation and introspection requests',
+      ),
     require_mfa: z
       .boolean()
       .default(false)
@@ -165,11 +170,26 @@ export interface ClientsDocument {
 }
 
 /**
+ * What an entry may not be in this profile, beyond the schema: a jwks_uri the server must not
+ * connect to (client-keys.ts, jwksUriAddressProblem).
+ */
+export function profileRuleProblems(entry: ClientEntry, profile: Profile): { path: JsonPath; message: string }[] {
+  const problem = entry.jwks_uri === undefined ? undefined : jwksUriAddressProblem(entry.jwks_uri, profile);
+  return problem ? [{ path: ['jwks_uri'], message: problem }] : [];
+}
+
+/**
  * Validates a whole clients file; every problem names the client, the field and the rule, and,
  * given the text's layout, the line and column to fix.
- * `source`: the file's full path, which starts every problem.
+ * `source`: the file's full path, which starts every problem. `profile`: the deployment's,
+ * whose address rules a jwks_uri is held to (the stricter production rules when not given).
  */
-export function parseClientsDocument(document: unknown, source: string, layout?: JsonLayout): ClientsDocument {
+export function parseClientsDocument(
+  document: unknown,
+  source: string,
+  layout?: JsonLayout,
+  profile: Profile = 'production',
+): ClientsDocument {
   const where = (path: JsonPath, key = false) => (layout ? `${formatPosition(layout.at(path, key))}: ` : '');
   const shape = clientsFileSchema.safeParse(document);
   if (!shape.success) throw new ClientRegistryError(shapeProblems(document, source, where));
@@ -201,6 +221,8 @@ export function parseClientsDocument(document: unknown, source: string, layout?:
       }
       return;
     }
+    for (const problem of profileRuleProblems(parsed.data, profile))
+      problems.push(`${source}: ${where(['clients', index, ...problem.path])}${label}: ${problem.path.join('.')}: ${problem.message}`);
     if (seen.has(parsed.data.client_id))
       problems.push(`${source}: ${where(['clients', index, 'client_id'])}${label}: client_id: must be unique`);
     seen.add(parsed.data.client_id);

@@ -27,7 +27,15 @@ import {
   type RegistryHead,
   type RegistryStanding,
 } from './revision.js';
-import { clientEntrySchema, ClientRegistryError, registryContentHash, type ClientEntry, type ClientEntryInput } from './schema.js';
+import {
+  clientEntrySchema,
+  ClientRegistryError,
+  profileRuleProblems,
+  registryContentHash,
+  type ClientEntry,
+  type ClientEntryInput,
+} from './schema.js';
+import type { Profile } from '../../webhooks/targets.js';
 
 /** 256 bits, base64url: what the CLI shows once and never stores. */
 export function generateClientSecret(): string {
@@ -51,6 +59,8 @@ export interface RegistryContext {
   db: Db;
   clientsFile: string;
   passwordParams: PasswordParams;
+  /** The deployment's profile, whose address rules a jwks_uri is held to (the production rules when not given). */
+  profile?: Profile;
 }
 
 function fileState(snapshot: ClientsSnapshot): FileState {
@@ -167,27 +177,30 @@ export function reconcileClientsFile(
  * revision, in the database and in the file. A stale file is refused and left as it was.
  */
 async function changeRegistry(ctx: RegistryContext, action: string, change: (entries: ClientEntry[]) => ClientEntry[]): Promise<void> {
-  await updateClientsFile(ctx.clientsFile, (current, write) =>
-    inTransaction(ctx.db, async (trx) => {
-      await lockRegistry(trx);
-      const { verdict, head } = await judge(trx, current);
-      if (verdict.kind === 'absent' || verdict.kind === 'older' || verdict.kind === 'diverging') {
-        throw conflict(
-          `${refusalMessage(ctx.clientsFile, fileState(current), verdict, head)}; nothing was changed: run this command where the current clients file is, or copy it here first`,
-        );
-      }
-      const entries = change(current.entries);
-      const revision = (verdict.kind === 'apply' ? verdict.revision : (head?.revision ?? 0)) + 1;
-      await replaceAllClients(trx, entries);
-      await recordRevision(trx, {
-        revision,
-        content_hash: registryContentHash(entries),
-        clients: entries.length,
-        applied_by: appliedBy(`admin ${action}`, ctx.clientsFile),
-      });
-      // Last: a file that cannot be written rolls the database back with it.
-      write(entries, revision);
-    }),
+  await updateClientsFile(
+    ctx.clientsFile,
+    (current, write) =>
+      inTransaction(ctx.db, async (trx) => {
+        await lockRegistry(trx);
+        const { verdict, head } = await judge(trx, current);
+        if (verdict.kind === 'absent' || verdict.kind === 'older' || verdict.kind === 'diverging') {
+          throw conflict(
+            `${refusalMessage(ctx.clientsFile, fileState(current), verdict, head)}; nothing was changed: run this command where the current clients file is, or copy it here first`,
+          );
+        }
+        const entries = change(current.entries);
+        const revision = (verdict.kind === 'apply' ? verdict.revision : (head?.revision ?? 0)) + 1;
+        await replaceAllClients(trx, entries);
+        await recordRevision(trx, {
+          revision,
+          content_hash: registryContentHash(entries),
+          clients: entries.length,
+          applied_by: appliedBy(`admin ${action}`, ctx.clientsFile),
+        });
+        // Last: a file that cannot be written rolls the database back with it.
+        write(entries, revision);
+      }),
+    ctx.profile,
   );
 }
 
@@ -274,6 +287,8 @@ async function register(
   };
   const problem = describeProblems(candidate);
   if (problem) throw invalid(problem);
+  const ruled = profileRuleProblems(clientEntrySchema.parse(candidate), ctx.profile ?? 'production')[0];
+  if (ruled) throw invalid(`${ruled.path.join('.')}: ${ruled.message}`);
   const entry = clientEntrySchema.parse(await complete(candidate));
   await changeRegistry(ctx, 'clients add', (current) => {
     if (current.some((c) => c.client_id === entry.client_id)) throw conflict(`client_id ${entry.client_id} already exists`);
@@ -353,9 +368,9 @@ export interface RegistryComparison {
 export type FileValidation = { valid: true; count: number; snapshot: ClientsSnapshot } | { valid: false; problems: string[] };
 
 /** Validates the file; returns its problems (every one, each with its line and column). */
-export function validateClientsFile(file: string): FileValidation {
+export function validateClientsFile(file: string, profile: Profile = 'production'): FileValidation {
   try {
-    const snapshot = readClientsFile(file);
+    const snapshot = readClientsFile(file, profile);
     return { valid: true, count: snapshot.entries.length, snapshot };
   } catch (error) {
     if (error instanceof ClientRegistryError) return { valid: false, problems: [...error.problems] };

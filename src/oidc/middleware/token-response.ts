@@ -5,7 +5,7 @@ import type { Environment } from '../../db/schema.js';
 import { sendMappedRefusal, tokenRefusal } from '../../http/oauth-problem.js';
 import { authorizationReadFor, effectiveScopes } from '../account.js';
 import { loadAuthorization } from '../../authorizations/authorizations.js';
-import { explainGrantRefusal } from '../grant-refusals.js';
+import { answerGrantRefusal } from '../grant-refusals.js';
 import { isFapi2Client } from '../client-metadata.js';
 import { grantedFdxDetail, publishedFdxDetail } from '../fdx-authorization-details.js';
 import { oidcState } from '../request-scope.js';
@@ -25,7 +25,7 @@ export function answerTokenRefusal(db: Db, environment: Environment): Middleware
     const mapped = await tokenRefusal(refusal, {
       fapi2: isFapi2Client(ctx.oidc?.client),
       grantType: ctx.oidc?.params?.grant_type,
-      explainGrant: () => explainGrantRefusal({ db, environment }, ctx),
+      explainGrant: () => answerGrantRefusal({ db, environment }, ctx),
     });
     if (!mapped) return;
     oidcState(rawCtx).refusal = mapped;

@@ -14,6 +14,8 @@ import { revokeOnReplay } from '../replay-revocation.js';
 import { stackMiddleware } from './provider-stack.js';
 import { listenToProvider } from '../audit-listeners.js';
 import { startChores } from '../chores.js';
+import { keySetFetch, type KeySetFetch } from '../key-set-fetch.js';
+import { redactUrl } from '../../logging/redaction.js';
 
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>;
 
@@ -26,6 +28,8 @@ export class ProviderLifecycle {
   private readonly providers = new Map<Environment, { provider: Provider; handler: Handler }>();
   private keyVersion = '';
   private stopChores: (() => void) | undefined;
+  /** One for both providers and every rebuild, so a failed jwks_uri stays remembered. */
+  private readonly fetchKeySet: KeySetFetch;
 
   private constructor(
     private readonly db: Db,
@@ -34,7 +38,12 @@ export class ProviderLifecycle {
     private readonly serverKeys: ServerKeys,
     readonly secretCache: ClientSecretCache,
     private readonly box: SecretBox,
-  ) {}
+  ) {
+    this.fetchKeySet = keySetFetch({
+      profile: config.profile,
+      onFailure: (url, reason) => logger.warn({ jwks_uri: redactUrl(url), reason }, "a client's JWK Set could not be fetched"),
+    });
+  }
 
   static async create(db: Db, config: AppConfig, logger: Logger, box: SecretBox, serverKeys: ServerKeys): Promise<ProviderLifecycle> {
     await ensureSigningKeys(db, box);
@@ -76,6 +85,7 @@ export class ProviderLifecycle {
       secretCache: this.secretCache,
       onConsumeConflict: onConflict,
       refreshGraceSeconds: grace,
+      fetchKeySet: this.fetchKeySet,
     });
     stackMiddleware(provider, {
       db: this.db,

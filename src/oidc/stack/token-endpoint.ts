@@ -8,6 +8,9 @@ import { oidcState } from '../request-scope.js';
 import { TOKEN_REQUEST } from '../unit-of-work.js';
 import { answerRefusals } from '../middleware/oauth-errors.js';
 import { readForm } from '../middleware/raw-form.js';
+import { dpopProofCheck } from '../middleware/dpop-proof-check.js';
+import { clientAllowList } from '../middleware/client-allow-list.js';
+import { refuseBrowserRequests } from '../middleware/browser-requests.js';
 import {
   clientCredentialsWithoutScope,
   redirectUriFromCode,
@@ -47,6 +50,8 @@ export function tokenEndpoint(provider: Provider, options: TokenEndpointOptions)
     markClientAuthenticated(),
     // Refusals raised by the steps below, before the provider, are answered as the provider answers its own and announced as its own are (grant.error: logs, metrics).
     answerRefusals((ctx, error) => void provider.emit('grant.error', ctx, error)),
+    // A web page (a request with an Origin) is told to call from its backend, in an answer it may read.
+    refuseBrowserRequests(),
     // Several Authorization headers name no one client: invalid_request, before anything is read.
     singleAuthorizationHeader(),
     // A Basic value that is not base64 of `id:secret` is invalid_client (401), whatever the body.
@@ -55,6 +60,10 @@ export function tokenEndpoint(provider: Provider, options: TokenEndpointOptions)
     readForm(),
     // HTTP Basic or a client assertion, never a secret in the body: otherwise invalid_client (401).
     requireClientAuthentication(),
+    // A client with an IP allow-list authenticates from inside it only: otherwise invalid_client (401).
+    clientAllowList(provider, options.onFailure),
+    // A DPoP proof of the wrong form, type, key or age is invalid_dpop_proof (400), saying which rule, before the provider judges it.
+    dpopProofCheck(provider.issuer),
     // A client-credentials token serves the FDX Consent API only: a scope is invalid_scope.
     clientCredentialsWithoutScope(),
     // A missing or malformed code or code_verifier is 400 before the code is looked up.
