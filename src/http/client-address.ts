@@ -129,14 +129,6 @@ export function callerInside(set: AddressSet, state: { clientIp?: string; client
 }
 
 /**
- * The request header our provider mount (src/oidc/stack/mount.ts) sets, beside X-Forwarded-For,
- * to say whether the caller's address is known ("1") or only the nearest trusted hop ("0"):
- * the providers are Koa apps of their own, handed the node request, not our context. Whatever
- * a client sends under this name is replaced.
- */
-export const CALLER_KNOWN_HEADER = 'x-almoner-caller-known';
-
-/**
  * Decides who is calling and over what. The socket peer is the truth unless the peer is a
  * configured trusted proxy; only then are X-Forwarded-For (resolveForwarded) and
  * X-Forwarded-Proto (the value the nearest proxy set) believed. `Forwarded` (RFC 7239) is

@@ -5,13 +5,12 @@ import { fdxClient, fdxDownload, fdxGet, fdxToken, seedBank } from '../helpers/f
 import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
-// The default configuration: the FDX area is IP-restricted. Loopback is a trusted proxy, so a
-// client whose ranges exclude loopback can get its token from inside them (X-Forwarded-For).
+// The default configuration: the FDX area is IP-restricted.
 const {
   testDatabase: t,
   server,
   allStaff: [ours, theirs],
-} = useOAuthServer({ staff: 2, config: { trusted_proxies: ['127.0.0.1/32'] } });
+} = useOAuthServer({ staff: 2 });
 let ourBank: { account_ids: string[]; statement_ids: string[] };
 let theirBank: { account_ids: string[]; statement_ids: string[] };
 let ourSandboxAccount: string;
@@ -66,7 +65,7 @@ describe('FDX access', () => {
 
   it('answers an address outside the allow-list with exactly the four-member 403 on every operation, even for an expired token', async () => {
     const outside = await fdxClient(server, 'production', { ipAllowList: ['10.0.0.0/8'] });
-    const bearer = await fdxToken(server, outside, ours, { tokenHeaders: { 'x-forwarded-for': '10.1.2.3' } });
+    const bearer = await fdxToken(server, outside, ours);
     for (const [, path] of operations(ourBank.account_ids[0]!, ourBank.statement_ids[0]!)) {
       const res = await call(path, bearer);
       expect(res.status, path).toBe(403);

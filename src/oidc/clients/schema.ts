@@ -79,7 +79,7 @@ export const clientEntrySchema = z
       .array(z.string().refine(isCidrOrAddress, 'each entry must be an IPv4 or IPv6 address or CIDR range'))
       .default([])
       .describe(
-        'Addresses or CIDRs the client calls from: its calls to IP-restricted areas must come from inside them (with none it cannot call them), and so, when set, must its token, PAR, revocation and introspection requests',
+        'Addresses or CIDRs the client calls the API from: its calls to IP-restricted areas must come from inside them (with none it cannot call them)',
       ),
     require_mfa: z
       .boolean()

@@ -1,6 +1,5 @@
 import type { Middleware } from 'koa';
 import type { Environment } from '../../db/schema.js';
-import { CALLER_KNOWN_HEADER } from '../../http/client-address.js';
 import type { HostTarget } from '../../http/hosts.js';
 import { API_ROUTES, authorizationPath, endSessionPaths } from '../routes.js';
 import type { ProviderLifecycle } from './provider-lifecycle.js';
@@ -9,7 +8,7 @@ import type { ProviderLifecycle } from './provider-lifecycle.js';
  * Hands a request to the environment's provider. The provider builds its URLs from the
  * request, so it is given the configured origin of this host as Host and
  * X-Forwarded-Proto, and the caller address we decided on (trusted proxies only) as
- * X-Forwarded-For, with whether it is known (CALLER_KNOWN_HEADER), never what the client sent.
+ * X-Forwarded-For, never what the client sent.
  */
 function delegate(providers: ProviderLifecycle, environment: Environment, target: HostTarget): Middleware {
   const origin = new URL(target.origin);
@@ -18,7 +17,6 @@ function delegate(providers: ProviderLifecycle, environment: Environment, target
     headers.host = origin.host;
     headers['x-forwarded-proto'] = origin.protocol.replace(':', '');
     headers['x-forwarded-for'] = ctx.state.clientIp ?? '';
-    headers[CALLER_KNOWN_HEADER] = ctx.state.clientIpKnown === true ? '1' : '0';
     delete headers['x-forwarded-host'];
     delete headers.forwarded;
     ctx.respond = false;

@@ -12,7 +12,6 @@ import { authorizationRequest } from '../middleware/authorization-request.js';
 import { authenticationChallenge, clientAuthentication } from '../middleware/challenge.js';
 import { discoveryDocument } from '../middleware/discovery.js';
 import { dpopProofCheck } from '../middleware/dpop-proof-check.js';
-import { clientAllowList } from '../middleware/client-allow-list.js';
 import { refuseBrowserRequests } from '../middleware/browser-requests.js';
 import { databaseOutage } from '../middleware/database-outage.js';
 import { introspectionResponse } from '../middleware/introspection-response.js';
@@ -79,8 +78,6 @@ function otherEndpoints(provider: Provider, options: StackOptions, onFailure: (c
     // Introspection, revocation and pushed requests from a web page are told to call from a backend, in an answer it may read.
     catchOAuthErrors(refuseBrowserRequests()),
     catchOAuthErrors(clientAuthentication()),
-    // Introspection, revocation and pushed requests: a client with an IP allow-list authenticates from inside it only.
-    catchOAuthErrors(clientAllowList(provider, onFailure)),
     catchOAuthErrors(authorizationRequest(provider, authorize)),
     // A pushed request's request_uri is the first browser's to open (before the provider starts a sign-in for another).
     requestUriBrowser(db, environment, authorize, dashboardOrigin.startsWith('https:')),

@@ -9,7 +9,6 @@ import { TOKEN_REQUEST } from '../unit-of-work.js';
 import { answerRefusals } from '../middleware/oauth-errors.js';
 import { readForm } from '../middleware/raw-form.js';
 import { dpopProofCheck } from '../middleware/dpop-proof-check.js';
-import { clientAllowList } from '../middleware/client-allow-list.js';
 import { refuseBrowserRequests } from '../middleware/browser-requests.js';
 import {
   clientCredentialsWithoutScope,
@@ -60,8 +59,6 @@ export function tokenEndpoint(provider: Provider, options: TokenEndpointOptions)
     readForm(),
     // HTTP Basic or a client assertion, never a secret in the body: otherwise invalid_client (401).
     requireClientAuthentication(),
-    // A client with an IP allow-list authenticates from inside it only: otherwise invalid_client (401).
-    clientAllowList(provider, options.onFailure),
     // A DPoP proof of the wrong form, type, key or age is invalid_dpop_proof (400), saying which rule, before the provider judges it.
     dpopProofCheck(provider.issuer),
     // A client-credentials token serves the FDX Consent API only: a scope is invalid_scope.
