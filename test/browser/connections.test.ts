@@ -113,10 +113,13 @@ describe('connected applications', () => {
       await authorizeAndExchange(await ctx.newPage(), client, user);
       await ctx.close();
     };
-    await asUser(a.users.member, userApp);
-    await asUser(a.users.admin, orgApp);
-    await asUser(b.users.member, userApp);
-    await asUser(b.users.admin, orgApp);
+    // Four browsers at once: each waits mostly on the server.
+    await Promise.all([
+      asUser(a.users.member, userApp),
+      asUser(a.users.admin, orgApp),
+      asUser(b.users.member, userApp),
+      asUser(b.users.admin, orgApp),
+    ]);
     const grants = await t.db
       .selectFrom('oauth_authorizations')
       .select(['grant_id', 'user_id'])
