@@ -95,7 +95,7 @@ export function providerConfiguration(parts: ConfigurationParts): Configuration 
       // fapi2 clients get it; standard clients keep every rule of docs/oauth.md.
       fapi: { enabled: true, profile: (_ctx: unknown, client: unknown) => (isFapi2Client(client) ? '2.0' : undefined) } as never,
       // DPoP (RFC 9449): required of fapi2 clients by their registration (dpop_bound_access_tokens);
-      // proofs' jti are single-use across processes (library-overrides.ts, overrideReplayDetection).
+      // proofs' jti are single-use across processes (provider-internals.ts, overrideReplayDetection).
       dPoP: { enabled: true, allowReplay: false },
       // PAR (RFC 9126): required of fapi2 clients by their registration; a request_uri lives 60 s.
       pushedAuthorizationRequests: { enabled: true, requirePushedAuthorizationRequests: false, allowUnregisteredRedirectUris: false },

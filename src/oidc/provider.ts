@@ -18,12 +18,12 @@ import {
   overrideRedirectUriAllowed,
   overrideRefreshTokenBinding,
   overrideReplayDetection,
-} from './library-overrides.js';
+} from './provider-internals.js';
 
 /**
  * Builds one environment's oidc-provider instance: the configuration (configuration.ts) with
  * our storage (adapter.ts, client-adapter.ts), accounts and error page plugged in, and the
- * library overrides (library-overrides.ts) installed. The middleware around it is
+ * library overrides (provider-internals.ts) installed. The middleware around it is
  * stack/provider-stack.ts; the lifecycle, stack/provider-lifecycle.ts.
  */
 

@@ -20,7 +20,7 @@ import type { MembershipRow, RequestStateRow } from './request-state-repository.
  *    writes with one function (unit-of-work-repository.ts, commitUnit) before the response
  *    leaves.
  * The unit also carries the caller (its address and DPoP proof) for the model methods we
- * replace (library-overrides.ts), which the library calls with no request either.
+ * replace (provider-internals.ts), which the library calls with no request either.
  * This file holds the unit and its one AsyncLocalStorage, which only the adapter and those
  * methods read: the library calls them and passes no request. Everything else is handed the
  * unit from `ctx.state.oidc.unit` (request-scope.ts).
@@ -66,7 +66,7 @@ export const BROWSER_REQUEST: UnitPlan = {
 /**
  * The other endpoints where a client authenticates (revocation, pushed authorization
  * requests): a unit that defers nothing and reads as the adapter reads without one, there to
- * carry the caller to the client-secret check (library-overrides.ts).
+ * carry the caller to the client-secret check (provider-internals.ts).
  */
 export const CLIENT_REQUEST: UnitPlan = {
   kind: 'client',
@@ -212,7 +212,7 @@ export function unitForAdapter(): UnitOfWork | undefined {
   return unit && !unit.closed ? unit : undefined;
 }
 
-/** The caller of the request the library is serving, for the model methods we replace (library-overrides.ts). */
+/** The caller of the request the library is serving, for the model methods we replace (provider-internals.ts). */
 export function callerOfLibraryCall(): Caller | undefined {
   return storage.getStore()?.caller;
 }

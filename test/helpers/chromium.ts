@@ -116,7 +116,8 @@ export async function startAuthorization(page: Page, server: OAuthTestServer, op
     timeout: 15_000,
   });
   const callback = page
-    .waitForRequest((request) => request.url().startsWith(`${options.redirectUri}?`), { timeout: 15_000 })
+    // Long enough for a sign-in, a second factor and an approval on a loaded machine.
+    .waitForRequest((request) => request.url().startsWith(`${options.redirectUri}?`), { timeout: 30_000 })
     .then(async (request) => {
       await errorPage.catch(() => undefined);
       return new URL(request.url());

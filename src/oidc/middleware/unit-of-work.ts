@@ -55,7 +55,7 @@ export function unitOfWork(options: UnitOfWorkOptions): Middleware {
   return async (ctx, next) => {
     const plan = options.planFor(ctx);
     if (!plan) return next();
-    // The caller, for the model methods the library calls without a request (library-overrides.ts).
+    // The caller, for the model methods the library calls without a request (provider-internals.ts).
     const unit = new UnitOfWork(plan, { address: ctx.ip, dpopProof: ctx.get('DPoP') || undefined });
     oidcState(ctx).unit = unit;
     const fail = (error: unknown) => {

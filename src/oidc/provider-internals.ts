@@ -16,7 +16,7 @@ import { redirectUriMatches } from './clients/redirect-uris.js';
  * configuring it: the library has no setting for these rules. All are written against the
  * library's own Client class (lib/models/client.js) of the version below; a change there (a
  * renamed method, another call site, another `this`) silently bypasses or breaks them, so the
- * version is pinned and test/oidc/library-overrides.test.ts fails when the installed one is
+ * version is pinned and test/oidc/provider-internals.test.ts fails when the installed one is
  * outside OIDC_PROVIDER_RANGE or when an override is no longer the one the provider runs.
  */
 

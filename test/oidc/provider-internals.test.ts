@@ -6,11 +6,11 @@ import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
 import { ClientSecretCache } from '../../src/oidc/client-secret-cache.js';
 import { hashClientSecret } from '../../src/oidc/clients/service.js';
 import type { Keygrip } from '../../src/oidc/cookie-keys.js';
-import { OIDC_PROVIDER_RANGE } from '../../src/oidc/library-overrides.js';
+import { OIDC_PROVIDER_RANGE } from '../../src/oidc/provider-internals.js';
 import { createProvider } from '../../src/oidc/provider.js';
 
 /**
- * The Client.prototype overrides (src/oidc/library-overrides.ts) replace methods of
+ * The Client.prototype overrides (src/oidc/provider-internals.ts) replace methods of
  * oidc-provider's own Client class. They are checked against one version range: this file
  * fails when the installed library leaves it, when the library stops calling the methods, or
  * when the provider no longer runs our versions of them.
@@ -50,7 +50,7 @@ type ClientPrototype = {
   compareClientSecret(this: unknown, presented: string): Promise<boolean>;
 };
 
-describe('oidc-provider overrides (library-overrides.ts)', () => {
+describe('oidc-provider overrides (provider-internals.ts)', () => {
   it('the installed oidc-provider is inside the range the overrides were checked against', () => {
     const installed = String(readJson('node_modules/oidc-provider/package.json').version);
     expect(compare(installed, OIDC_PROVIDER_RANGE.from), `oidc-provider ${installed}`).toBeGreaterThanOrEqual(0);
