@@ -118,3 +118,26 @@ export function overrideRefreshTokenBinding(provider: Provider): void {
     return save.apply(this, args);
   };
 }
+
+// The other reach-ins, one module each (docs/layout.md, "The seam to oidc-provider"); code
+// outside src/oidc/provider-internals* imports them from here only.
+export { replayRequestBody } from './provider-internals/request-body.js';
+export {
+  APP_ERROR_EVENT,
+  emitServerError,
+  onProviderEvent,
+  REFUSAL_EVENTS,
+  SERVER_ERROR_EVENT,
+  UNUSED_REFUSAL_EVENTS,
+} from './provider-internals/events.js';
+export { requestEntities, type RequestEntities } from './provider-internals/request-entities.js';
+export { loadLogoutSession, logoutSessionOf, logoutXsrf, type LogoutSession } from './provider-internals/logout.js';
+export { setRequestedScope } from './provider-internals/params.js';
+export {
+  asUserinfoProofRefusal,
+  DescribedClientAuthRefusal,
+  GRANT_ERROR_DETAILS,
+  OWN_GRANT_ERROR_DETAILS,
+} from './provider-internals/refusal-details.js';
+export { providerSessionStore, type ProviderSession } from './provider-internals/session-store.js';
+export { findAuthorizationCodeEvenExpired, findRefreshTokenEvenExpired, takeParJti } from './provider-internals/stored-models.js';

@@ -7,6 +7,7 @@ import { sendServerError } from '../../http/oauth-problem.js';
 import type { ConsumeConflictHandler } from '../adapter.js';
 import { authorizationPath, endSessionPath, endSessionPaths, API_ROUTES } from '../routes.js';
 import { BROWSER_REQUEST, CLIENT_REQUEST, TOKEN_REQUEST } from '../unit-of-work.js';
+import { emitServerError } from '../provider-internals.js';
 import { endSessionPages } from '../end-session-pages.js';
 import { authorizationRequest } from '../middleware/authorization-request.js';
 import { authenticationChallenge, clientAuthentication } from '../middleware/challenge.js';
@@ -42,7 +43,7 @@ export function stackMiddleware(provider: Provider, options: StackOptions): void
   // A failed read or commit of a unit of work is reported as the provider reports its own storage
   // failures (server_error, which databaseOutage turns into a 503 while the database is down), not Koa's plain-text 500.
   const onFailure = (ctx: Context, error: unknown) => {
-    (provider as unknown as NodeJS.EventEmitter).emit('server_error', ctx, error);
+    emitServerError(provider, ctx, error);
     sendServerError(ctx);
   };
   // What the provider's routes refuse is kept as the request's refusal (the challenge and the token endpoint's answer build on it).
