@@ -82,8 +82,8 @@ export function overrideCompareClientSecret(provider: Provider, secretCache: Cli
  * assertion's jti in lib/shared/jwt_client_auth.js and a DPoP proof's jti in
  * lib/helpers/validate_dpop.js). A find then a save lets two processes both accept one value;
  * here it is one insert in replay_marks (docs/bank-data.md, "Replays"), written at once, outside
- * the request's unit of work. Breaks without it: test/security/fapi2-replays.test.ts ("a client
- * assertion is accepted once across two processes").
+ * the request's unit of work. Breaks without it: test/security/fapi2-authorization-server.test.ts
+ * ("a client assertion is accepted once across two processes").
  */
 export function overrideReplayDetection(provider: Provider, db: Db, environment: Environment): void {
   (provider.ReplayDetection as unknown as { unique: (iss: string, jti: string, exp: number) => Promise<boolean> }).unique = async (
@@ -102,8 +102,8 @@ export function overrideReplayDetection(provider: Provider, db: Db, environment:
  * bound to the key of the DPoP proof it was issued with (docs/bank-data.md, "Tokens"); the
  * refresh grant then refuses a proof made with any other key (lib/actions/grants/refresh_token.js
  * checks `jkt` for every client). The proof was verified earlier in the same request. Breaks
- * without it: test/oidc/fapi2-tokens.test.ts ("a refresh token works only with the key it was
- * issued to").
+ * without it: test/security/fapi2-authorization-server.test.ts ("a refresh token works only with
+ * the key it was issued to, and is not rotated").
  */
 export function overrideRefreshTokenBinding(provider: Provider): void {
   type Saving = { jkt?: string; client?: unknown };
