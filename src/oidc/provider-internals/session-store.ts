@@ -17,7 +17,8 @@ export type ProviderSession = Awaited<ReturnType<Provider['Session']['get']>>;
  *  - `provider.createContext(req, res).cookies` is a cookie jar signed with the provider's
  *    cookie keys (the Koa app's `keys`), whose `secure` flag may be set;
  *  - a saved session keeps `amr`, `acr` and `exp` as plain fields the next save writes.
- * Tripwire: test/oidc/provider-internals.test.ts ("the provider's session and its cookie: ...").
+ * Tripwire: test/oidc/provider-internals.test.ts ("the provider's session and its cookie: a new
+ * Session signed in with loginAccount, saved, its jti in cookieName('session'), found again by Session.get").
  */
 export function providerSessionStore(
   provider: Provider,
