@@ -11,7 +11,7 @@ import { isClientAbort } from '../http/client-abort.js';
 import { claimedClientId } from '../http/basic-credentials.js';
 import { revokeAuthorization } from '../authorizations/authorizations.js';
 import { recordGrantRefusal } from './grant-refusals.js';
-import { APP_ERROR_EVENT, onProviderEvent, SERVER_ERROR_EVENT } from './provider-internals.js';
+import { APP_ERROR_EVENT, logoutSessionOf, onProviderEvent, SERVER_ERROR_EVENT } from './provider-internals.js';
 import { finishBeforeResponse, unitOf } from './request-scope.js';
 
 /**
@@ -71,7 +71,7 @@ export function listenToProvider(provider: Provider, { db, environment, logger }
   // an application"): the same event as the dashboard's own sign-out, with the application; the
   // session's record (docs/accounts.md, "Sessions") goes with the session.
   provider.on('end_session.success', (ctx: KoaContextWithOIDC) => {
-    const session = ctx.oidc?.session as { accountId?: string; uid?: string } | undefined;
+    const session = ctx.oidc ? logoutSessionOf(ctx) : undefined;
     if (!ctx.oidc?.params?.logout || !session?.accountId) return;
     const entry = { ...auditEntry(ctx, 'logout', { via: 'end_session' }), actorUserId: session.accountId };
     const work = Promise.all([

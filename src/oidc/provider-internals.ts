@@ -137,7 +137,7 @@ export {
   asUserinfoProofRefusal,
   DescribedClientAuthRefusal,
   GRANT_ERROR_DETAILS,
-  OWN_GRANT_ERROR_DETAILS,
+  renderedRefusal,
 } from './provider-internals/refusal-details.js';
-export { providerSessionStore, type ProviderSession } from './provider-internals/session-store.js';
+export { providerSessionStore, sessionIdOfRequest, type ProviderSession } from './provider-internals/session-store.js';
 export { findAuthorizationCodeEvenExpired, findRefreshTokenEvenExpired, takeParJti } from './provider-internals/stored-models.js';

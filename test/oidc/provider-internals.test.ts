@@ -21,7 +21,9 @@ import {
   OIDC_PROVIDER_RANGE,
   providerSessionStore,
   REFUSAL_EVENTS,
+  renderedRefusal,
   SERVER_ERROR_EVENT,
+  sessionIdOfRequest,
   UNUSED_REFUSAL_EVENTS,
 } from '../../src/oidc/provider-internals.js';
 import { createProvider } from '../../src/oidc/provider.js';
@@ -291,6 +293,22 @@ describe('oidc-provider reach-ins (provider-internals/)', () => {
     });
   });
 
+  it('refusals as rendered: err_out.js answers an unexposed error as server_error', () => {
+    const source = librarySource('helpers/err_out.js');
+    expect(source).toMatch(/if \(expose\) \{\s*return \{\s*error: message,/);
+    expect(source).toContain("error: 'server_error',\n    error_description: 'oops! something went wrong',");
+    expect(renderedRefusal(new errors.InvalidGrant('refresh token not found'))).toEqual({
+      error: 'invalid_grant',
+      error_description: 'grant request is invalid',
+      statusCode: 400,
+    });
+    expect(renderedRefusal({ message: 'a database error', statusCode: 500 })).toEqual({
+      error: 'server_error',
+      error_description: 'oops! something went wrong',
+      statusCode: 500,
+    });
+  });
+
   it('the client-assertion hook runs before the jti is claimed', () => {
     // client-assertions.ts: a refused assertion's jti stays unused.
     const source = librarySource('shared/jwt_client_auth.js');
@@ -345,6 +363,8 @@ describe('oidc-provider reach-ins (provider-internals/)', () => {
     const set = ctx.res.getHeader('set-cookie') as string[];
     expect(set.find((c) => c.startsWith(`${provider.cookieName('session')}=${session.jti};`))).toMatch(/; secure; httponly/);
     const cookies = set.map((c) => c.split(';')[0]).join('; ');
+    // What the unit of work's first read looks up (stack/provider-stack.ts): the cookie's value is the session's id.
+    expect(sessionIdOfRequest(provider, request(cookies))).toBe(session.jti);
     const found = await store.find(request(cookies));
     expect({ uid: found?.uid, accountId: found?.accountId, amr: found?.amr, exp: typeof found?.exp }).toEqual({
       uid: session.uid,

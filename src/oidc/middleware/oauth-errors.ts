@@ -2,7 +2,7 @@ import type { Middleware, ParameterizedContext } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { sendOAuthRefusal, type OAuthRefusal } from '../../http/oauth-problem.js';
-import { onProviderEvent, REFUSAL_EVENTS } from '../provider-internals.js';
+import { onProviderEvent, REFUSAL_EVENTS, renderedRefusal } from '../provider-internals.js';
 import { oidcState } from '../request-scope.js';
 
 type ProviderError = InstanceType<typeof errors.OIDCProviderError>;
@@ -42,16 +42,14 @@ export function answerRefusals(onRefusal?: (ctx: ParameterizedContext, error: Pr
 
 /**
  * Keeps each refusal the provider announces as the request's refusal, the error object as
- * the library rendered it (lib/helpers/err_out.js: an unexposed error is server_error), so
+ * the library rendered it (provider-internals.ts, renderedRefusal), so
  * what we add to the answer (the token endpoint's mapping, a 401's challenge) is built from the
  * error, not read back from the body.
  */
 export function recordRefusals(provider: Provider): void {
   const record = (ctx: { state?: unknown } | undefined, error: Partial<ProviderError> | undefined) => {
     if (!ctx?.state || !error) return;
-    const refusal: OAuthRefusal = error.expose
-      ? { error: String(error.message), error_description: error.error_description, statusCode: error.statusCode }
-      : { error: 'server_error', error_description: 'oops! something went wrong', statusCode: error.statusCode ?? 500 };
+    const refusal: OAuthRefusal = renderedRefusal(error);
     oidcState(ctx).refusal = refusal;
   };
   // The events' names are the library's (provider-internals.ts, REFUSAL_EVENTS).

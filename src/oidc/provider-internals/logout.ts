@@ -9,6 +9,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
  */
 export interface LogoutSession {
   accountId?: string;
+  uid?: string;
   loginTs?: number;
   state?: { secret?: string };
 }

@@ -28,9 +28,6 @@ export const GRANT_ERROR_DETAILS = {
   accountMissingSuffix: '(referenced account not found)',
 } as const;
 
-/** Our own wording of a lost consume race, in the library's words (the token endpoint answers it alike). */
-export const OWN_GRANT_ERROR_DETAILS: ReadonlySet<string> = new Set([GRANT_ERROR_DETAILS.codeUsed, GRANT_ERROR_DETAILS.refreshUsed]);
-
 /**
  * invalid_client (401) whose description says which rule a client assertion broke: the
  * library's InvalidClientAuth always sets "client authentication failed" as a class field
@@ -53,4 +50,21 @@ export class DescribedClientAuthRefusal extends errors.InvalidClientAuth {
  */
 export function asUserinfoProofRefusal(error: InstanceType<typeof errors.InvalidDpopProof>): void {
   error.status = error.statusCode = 401;
+}
+
+/**
+ * A refusal the library announced, as it rendered it (lib/helpers/err_out.js): an exposed error
+ * is its `message` and `error_description`; any other is server_error with the library's fixed
+ * description. middleware/oauth-errors.ts keeps it as the request's refusal, so what we add to the
+ * answer is built from what the client was told. Tripwire: test/oidc/provider-internals.test.ts
+ * ("refusals as rendered: err_out.js answers an unexposed error as server_error").
+ */
+export function renderedRefusal(error: { expose?: boolean; message?: string; error_description?: string; statusCode?: number }): {
+  error: string;
+  error_description?: string;
+  statusCode?: number;
+} {
+  return error.expose
+    ? { error: String(error.message), error_description: error.error_description, statusCode: error.statusCode }
+    : { error: 'server_error', error_description: 'oops! something went wrong', statusCode: error.statusCode ?? 500 };
 }

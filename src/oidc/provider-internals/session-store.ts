@@ -51,3 +51,13 @@ export function providerSessionStore(
     },
   };
 }
+
+/**
+ * The provider session a browser request's cookie names, read before the provider so the
+ * request's unit of work can read its row up front (stack/provider-stack.ts): the session cookie
+ * is `cookieName('session')`, signed with the same keys as our app's cookies, and its value is
+ * the Session's id (lib/models/session.js, Session.get). Tripwire: the session test named above.
+ */
+export function sessionIdOfRequest(provider: Provider, ctx: Context): string | undefined {
+  return ctx.cookies.get(provider.cookieName('session'), { signed: true });
+}

@@ -7,7 +7,7 @@ import { sendServerError } from '../../http/oauth-problem.js';
 import type { ConsumeConflictHandler } from '../adapter.js';
 import { authorizationPath, endSessionPath, endSessionPaths, API_ROUTES } from '../routes.js';
 import { BROWSER_REQUEST, CLIENT_REQUEST, TOKEN_REQUEST } from '../unit-of-work.js';
-import { emitServerError } from '../provider-internals.js';
+import { emitServerError, sessionIdOfRequest } from '../provider-internals.js';
 import { endSessionPages } from '../end-session-pages.js';
 import { authorizationRequest } from '../middleware/authorization-request.js';
 import { authenticationChallenge, clientAuthentication } from '../middleware/challenge.js';
@@ -74,7 +74,6 @@ function otherEndpoints(provider: Provider, options: StackOptions, onFailure: (c
   // names, the session its cookie names, and what they lead to.
   const authorize = authorizationPath(environment);
   const endSession: ReadonlySet<string> = new Set(endSessionPaths(environment));
-  const sessionCookie = provider.cookieName('session');
   return compose([
     // Introspection, revocation and pushed requests from a web page are told to call from a backend, in an answer it may read.
     catchOAuthErrors(refuseBrowserRequests()),
@@ -97,7 +96,7 @@ function otherEndpoints(provider: Provider, options: StackOptions, onFailure: (c
       },
       hint: (ctx) => ({
         interactionUid: ctx.path.startsWith(`${authorize}/`) ? ctx.path.slice(authorize.length + 1) : undefined,
-        sessionId: ctx.cookies.get(sessionCookie, { signed: true }),
+        sessionId: sessionIdOfRequest(provider, ctx),
       }),
       onFailure,
     }),
