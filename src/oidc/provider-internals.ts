@@ -12,7 +12,12 @@ import type { ClientAdapter } from './client-adapter.js';
 import { redirectUriMatches } from './clients/redirect-uris.js';
 
 /**
- * The places where we replace a method of oidc-provider's models instead of
+ * The seam to oidc-provider: every reliance on what the library does not document lives here
+ * or in a part of src/oidc/provider-internals/ re-exported at the end of this file, each with a
+ * tripwire in test/oidc/provider-internals.test.ts (docs/layout.md, "The seam to oidc-provider").
+ * The stored payload fields our SQL reads are declared in src/db/provider-payload.ts.
+ *
+ * First, the places where we replace a method of oidc-provider's models instead of
  * configuring it: the library has no setting for these rules. All are written against the
  * library's own Client class (lib/models/client.js) of the version below; a change there (a
  * renamed method, another call site, another `this`) silently bypasses or breaks them, so the
