@@ -135,7 +135,7 @@ export {
   SERVER_ERROR_EVENT,
   UNUSED_REFUSAL_EVENTS,
 } from './provider-internals/events.js';
-export { requestEntities, type RequestEntities } from './provider-internals/request-entities.js';
+export { interactionLoginOf, requestEntities, type RequestEntities } from './provider-internals/request-entities.js';
 export { loadLogoutSession, logoutSessionOf, logoutXsrf, type LogoutSession } from './provider-internals/logout.js';
 export { setRequestedScope } from './provider-internals/params.js';
 export {

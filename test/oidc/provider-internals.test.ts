@@ -17,6 +17,7 @@ import {
   asUserinfoProofRefusal,
   DescribedClientAuthRefusal,
   GRANT_ERROR_DETAILS,
+  interactionLoginOf,
   logoutXsrf,
   OIDC_PROVIDER_RANGE,
   providerSessionStore,
@@ -218,6 +219,12 @@ describe('oidc-provider reach-ins (provider-internals/)', () => {
     for (const model of ['access_token', 'refresh_token', 'authorization_code'])
       expect(librarySource(`models/${model}.js`)).toContain("'grantId',");
     expect(librarySource('models/refresh_token.js')).toContain('this.iiat = this.iat || epochTime();');
+  });
+
+  it("ctx.oidc.result: the resume puts the interaction's result there", () => {
+    expect(librarySource('actions/authorization/resume.js')).toContain('ctx.oidc.result = result;');
+    const ctx = { oidc: { result: { login: { accountId: 'someone' } } } } as unknown as Parameters<typeof interactionLoginOf>[0];
+    expect(interactionLoginOf(ctx)).toEqual({ accountId: 'someone' });
   });
 
   it('ctx.oidc.params.scope: what a validator writes is what the authorization then uses', async () => {

@@ -24,3 +24,13 @@ export interface RequestEntities {
 export function requestEntities(ctx: KoaContextWithOIDC): RequestEntities {
   return ctx.oidc.entities as RequestEntities;
 }
+
+/**
+ * The login result an interaction finished with, at its resume: lib/actions/authorization/resume.js
+ * puts the Interaction's result on `ctx.oidc.result` (undocumented) before the provider signs the
+ * session in. middleware/sign-in-record.ts records the sign-in from it. Tripwire:
+ * test/oidc/provider-internals.test.ts ("ctx.oidc.result: the resume puts the interaction's result there").
+ */
+export function interactionLoginOf(ctx: KoaContextWithOIDC): unknown {
+  return (ctx.oidc?.result as { login?: unknown } | undefined)?.login;
+}
