@@ -145,4 +145,9 @@ export {
   renderedRefusal,
 } from './provider-internals/refusal-details.js';
 export { providerSessionStore, sessionIdOfRequest, type ProviderSession } from './provider-internals/session-store.js';
-export { findAuthorizationCodeEvenExpired, findRefreshTokenEvenExpired, takeParJti } from './provider-internals/stored-models.js';
+export {
+  findAuthorizationCodeEvenExpired,
+  findRefreshTokenEvenExpired,
+  takeParJti,
+  unbindInteractionSession,
+} from './provider-internals/stored-models.js';

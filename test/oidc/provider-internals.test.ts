@@ -339,6 +339,13 @@ describe('oidc-provider reach-ins (provider-internals/)', () => {
     expect(librarySource('models/base_model.js')).toContain('await this.verify(stored, { ignoreExpiration });');
   });
 
+  it('Interaction#session: the resume compares only a session uid the interaction still holds', () => {
+    const resume = librarySource('actions/authorization/resume.js');
+    expect(resume).toContain('session: originSession,');
+    expect(resume).toContain('if (originSession?.uid && originSession.uid !== session.uid) {');
+    expect(librarySource('models/interaction.js')).toContain("'session',");
+  });
+
   it('Interaction#parJti: the library stores it and respond.js consumes it', () => {
     expect(librarySource('models/interaction.js')).toContain("'parJti',");
     expect(librarySource('actions/authorization/interactions.js')).toContain(

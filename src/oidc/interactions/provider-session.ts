@@ -7,7 +7,7 @@ import * as lifecycle from '../../identity/session-lifecycle.js';
 import type { SignInProof } from '../../identity/sessions.js';
 import type { AuthenticationMethod } from '../../accounts/authentication-methods.js';
 import { providerCookieOptions } from '../configuration.js';
-import { providerSessionStore, type ProviderSession } from '../provider-internals.js';
+import { providerSessionStore, unbindInteractionSession, type ProviderSession } from '../provider-internals.js';
 
 /**
  * The hosted pages outside the authorization flow (connections, logout, the dashboard) share
@@ -66,6 +66,5 @@ export async function detachFromSession(
   const uid = interaction.session?.uid;
   if (!uid) return;
   await destroySessionByUid(deps.db, deps.environment, uid);
-  interaction.session = undefined;
-  await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
+  await unbindInteractionSession(interaction);
 }

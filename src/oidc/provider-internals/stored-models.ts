@@ -31,3 +31,22 @@ export function takeParJti(interaction: Interaction): string | undefined {
   library.parJti = undefined;
   return id;
 }
+
+/**
+ * Unbinds an interaction from the browser session it was started in (interactions/provider-session.ts,
+ * detachFromSession: another user signs in during it). The library's resume compares the
+ * interaction's `session.uid` with the request's session and refuses a mismatch
+ * (lib/actions/authorization/resume.js); an interaction without one is resumed into a fresh
+ * session. The mutation is not one the library invites. Tripwire:
+ * test/oidc/provider-internals.test.ts ("Interaction#session: the resume compares only a session
+ * uid the interaction still holds"); behaviour: test/interactions/hosted-pages.test.ts ("signs a
+ * different user in when prompt=login is answered by someone else, ending the old session").
+ */
+export async function unbindInteractionSession(interaction: {
+  session?: { uid?: string };
+  exp: number;
+  save(ttl: number): Promise<string>;
+}): Promise<void> {
+  interaction.session = undefined;
+  await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
+}
