@@ -354,6 +354,8 @@ describe('oidc-provider reach-ins (provider-internals/)', () => {
     expect(librarySource('actions/authorization/respond.js')).toContain(
       'if (!pushedAuthorizationRequest && ctx.oidc.entities.Interaction?.parJti) {',
     );
+    // A used pushed request is consumed, not deleted: its row's consumed_at says it was used.
+    expect(librarySource('actions/authorization/respond.js')).toContain('await pushedAuthorizationRequest?.consume();');
   });
 
   it("the provider's session and its cookie: a new Session signed in with loginAccount, saved, its jti in cookieName('session'), found again by Session.get", async () => {

@@ -22,7 +22,10 @@ export function findAuthorizationCodeEvenExpired(provider: Provider, value: stri
  * it as Interaction#parJti (lib/actions/authorization/interactions.js) and its authorization
  * response consumes that PushedAuthorizationRequest when it is set
  * (lib/actions/authorization/respond.js); our consent step uses it up itself
- * (interactions/consent-page.ts), so it is cleared before the resume. Tripwire:
+ * (interactions/consent-page.ts, through db/provider-store.ts's conditional consume of its row), so
+ * it is cleared before the resume. A PushedAuthorizationRequest row counts as unused while its
+ * consumed_at is empty (pushed-request-browsers-repository.ts), since the library consumes it,
+ * never deletes it, when it is used. Tripwire:
  * test/oidc/provider-internals.test.ts ("Interaction#parJti: the library stores it and respond.js consumes it").
  */
 export function takeParJti(interaction: Interaction): string | undefined {
