@@ -82,6 +82,11 @@ export interface Caller {
   address: string;
   /** The request's DPoP proof, if any: a fapi2 client's refresh token is bound to its key. */
   dpopProof: string | undefined;
+  /**
+   * The client secret this request presented and that verified: the client and a SHA-256 of the
+   * secret, which the provider's secret check compares with (verified-client-secret.ts).
+   */
+  verifiedClientSecret?: { clientId: string; digest: Buffer };
 }
 
 /** A user as this request read them: who they are, and the organizations they belong to. */
