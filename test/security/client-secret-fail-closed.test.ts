@@ -11,6 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import { basic, endpoints, obtainTokens, tokenRequest } from '../helpers/flow.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
+import { presentedSecret } from '../../src/oidc/middleware/client-secret-check.js';
 
 const REDIRECT = 'https://app.example.org/callback';
 const {
@@ -124,5 +125,37 @@ describe('a client secret is accepted only once verified in its own request', ()
       prototype.compareClientSecret = ours;
     }
     expect(outcome(await introspection({ token: 'x'.repeat(43) }, wrong))).toEqual(refused);
+  });
+});
+
+describe('the secret a request presents, read as the library reads it (RFC 6749 2.3.1)', () => {
+  const b64 = (text: string) => `Basic ${Buffer.from(text).toString('base64')}`;
+
+  it('takes a Basic id and secret each form-urlencoded, or client_id and client_secret from the form', () => {
+    expect(presentedSecret(b64('my%3Aclient:a+b%25c'), undefined)).toEqual({ clientId: 'my:client', secret: 'a b%c' });
+    expect(presentedSecret(basic('client', 'p@ss:word'), { token: 'x' })).toEqual({ clientId: 'client', secret: 'p@ss:word' });
+    expect(presentedSecret('', { client_id: 'client', client_secret: 's' })).toEqual({ clientId: 'client', secret: 's' });
+  });
+
+  it('reads no secret where there is not exactly one, or where the library would read none', () => {
+    const cases: [string | undefined, Record<string, unknown> | undefined][] = [
+      [basic('client', 's'), { client_secret: 's' }],
+      ['Bearer abc', { client_id: 'client', client_secret: 's' }],
+      [undefined, { client_id: 'client', client_secret: ['s', 's'] }],
+      [undefined, { client_secret: 's' }],
+      [b64('client:'), undefined],
+      [b64('client-without-colon'), undefined],
+      [b64('client:bad%zz'), undefined],
+      [b64('client:caf\u00e9'), undefined],
+      [`Basic  ${b64('client:s').slice(6)}`, undefined],
+      ['Bearer abc', undefined],
+      [undefined, undefined],
+    ];
+    for (const [authorization, form] of cases)
+      expect({ authorization, form, presented: presentedSecret(authorization, form) }).toEqual({
+        authorization,
+        form,
+        presented: undefined,
+      });
   });
 });
