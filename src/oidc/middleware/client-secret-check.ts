@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { ClientAdapter } from '../client-adapter.js';
 import type { ClientSecretCache } from '../client-secret-cache.js';
 import { unitOf } from '../request-scope.js';
@@ -87,15 +87,23 @@ export async function verifyClientSecret(
  * (provider-internals.ts, compareClientSecret) then only compares with that record, so it is
  * synchronous; a secret this step did not verify (none presented, presented twice, or read
  * differently by the library) is refused there (docs/oauth.md, "OAuth 2.0 and OpenID Connect",
- * Client authentication). A failure records nothing: the provider answers it as its own.
+ * Client authentication). A wrong secret records nothing: the provider answers it as its own.
+ * A registration that cannot be read is `onFailure`'s, answered as the provider answers its
+ * own storage failures (503 while the database is down), as when the provider read it.
  */
-export function clientSecretCheck(verifier: ClientSecretVerifier): Middleware {
+export function clientSecretCheck(verifier: ClientSecretVerifier, onFailure: (ctx: Context, error: unknown) => void): Middleware {
   return async (ctx, next) => {
     const unit = unitOf(ctx);
     if (ctx.method === 'POST' && unit && unit.plan.kind !== 'browser') {
       const presented = presentedSecret(ctx.get('authorization'), await takeFormBody(ctx));
-      if (presented && (await verifyClientSecret(verifier, presented.clientId, presented.secret, unit.caller.address))) {
-        recordVerifiedSecret(unit.caller, presented.clientId, presented.secret);
+      if (presented) {
+        let verified: boolean;
+        try {
+          verified = await verifyClientSecret(verifier, presented.clientId, presented.secret, unit.caller.address);
+        } catch (error) {
+          return onFailure(ctx, error);
+        }
+        if (verified) recordVerifiedSecret(unit.caller, presented.clientId, presented.secret);
       }
     }
     await next();

@@ -105,7 +105,7 @@ function otherEndpoints(provider: Provider, options: StackOptions, onFailure: (c
       onFailure,
     }),
     // Inside the unit, which carries the outcome to the provider's own check: a client secret presented at introspection, revocation or a pushed request is verified here.
-    clientSecretCheck(options.clientSecrets),
+    catchOAuthErrors(clientSecretCheck(options.clientSecrets, onFailure)),
     // Inside the unit: the record of a session signed in at the resume commits with the session.
     signInRecord(db, environment, authorize),
     introspectionResponse(db, environment),

@@ -85,7 +85,7 @@ export function tokenEndpoint(provider: Provider, options: TokenEndpointOptions)
       onFailure: options.onFailure,
     }),
     // Inside the unit, which carries the outcome to the provider's own check: the HTTP Basic secret is verified here (argon2, through the cache and its failure limits).
-    clientSecretCheck(options.clientSecrets),
+    clientSecretCheck(options.clientSecrets, options.onFailure),
     // After, inside the unit: a refresh's answer (as shaped below) is sealed into the unit's commit, so it commits with the rotation.
     sealGraceSuccessor(environment, grace),
     // After, inside the unit: the answer's scope narrowed to the approver's role, an FDX consent's detail added.
