@@ -7,6 +7,7 @@ import type { Logger } from '../../logging/logger.js';
 import type { SecretBox } from '../../keys/secret-box.js';
 import type { ServerKeys } from '../../keys/server-keys.js';
 import { ClientSecretCache } from '../client-secret-cache.js';
+import { ClientAdapter } from '../client-adapter.js';
 import { ensureSigningKeys, ENVIRONMENTS, keysVersion, loadJwks } from '../keys.js';
 import { createProvider } from '../provider.js';
 import { cookieKeygrip } from '../cookie-keys.js';
@@ -75,6 +76,7 @@ export class ProviderLifecycle {
     const dashboardOrigin = environment === 'production' ? this.config.dashboard_url : this.config.sandbox_dashboard_url;
     const grace = this.config.refresh_reuse_grace_seconds;
     const onConflict = revokeOnReplay(this.db, environment, grace);
+    const clients = new ClientAdapter(this.db, environment);
     const provider = createProvider({
       environment,
       issuer,
@@ -82,7 +84,7 @@ export class ProviderLifecycle {
       db: this.db,
       jwks,
       cookieKeys: cookieKeygrip(this.serverKeys, environment),
-      secretCache: this.secretCache,
+      clients,
       onConsumeConflict: onConflict,
       refreshGraceSeconds: grace,
       fetchKeySet: this.fetchKeySet,
@@ -94,6 +96,7 @@ export class ProviderLifecycle {
       dashboardOrigin,
       refreshGraceSeconds: grace,
       onConsumeConflict: onConflict,
+      clientSecrets: { cache: this.secretCache, clients },
     });
     listenToProvider(provider, { db: this.db, environment, logger: this.logger });
     return provider;
