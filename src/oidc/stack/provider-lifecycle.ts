@@ -46,10 +46,18 @@ export class ProviderLifecycle {
     });
   }
 
-  static async create(db: Db, config: AppConfig, logger: Logger, box: SecretBox, serverKeys: ServerKeys): Promise<ProviderLifecycle> {
+  static async create(
+    db: Db,
+    config: AppConfig,
+    logger: Logger,
+    box: SecretBox,
+    serverKeys: ServerKeys,
+    options: { secretRecords?: number } = {},
+  ): Promise<ProviderLifecycle> {
     await ensureSigningKeys(db, box);
     const cacheKeys = () => serverKeys.verifying('client_secret_cache_key').map((version) => version.bytes);
-    const lifecycle = new ProviderLifecycle(db, config, logger, serverKeys, new ClientSecretCache(cacheKeys), box);
+    const secretCache = new ClientSecretCache(cacheKeys, undefined, options.secretRecords);
+    const lifecycle = new ProviderLifecycle(db, config, logger, serverKeys, secretCache, box);
     await lifecycle.rebuild();
     return lifecycle;
   }
