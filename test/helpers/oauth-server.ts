@@ -113,7 +113,13 @@ export async function startOAuthServer(
     : {};
   let test: TestApp;
   try {
-    test = await testApp(db, { base_url, sandbox_base_url, dashboard_url, sandbox_dashboard_url, ...proxy, ...overrides }, env, logger, options.runtime);
+    test = await testApp(
+      db,
+      { base_url, sandbox_base_url, dashboard_url, sandbox_dashboard_url, ...proxy, ...overrides },
+      env,
+      logger,
+      options.runtime,
+    );
   } catch (error) {
     await Promise.all(servers.map(closeServer));
     throw error;
