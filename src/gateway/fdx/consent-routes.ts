@@ -11,7 +11,7 @@ import { DomainError, notFound } from '../../errors/domain-error.js';
 import type { Recipient } from '../routing/caller.js';
 import { defineRoute } from '../routing/route-spec.js';
 import { FDX_ROUTE } from './account-routes.js';
-import { findConsentParties } from './consent-parties-repository.js';
+import { consentParties } from './consent-parties-service.js';
 import { ConsentGrant, ConsentRevocationList, ConsentRevocationRequest, toConsentGrant, toRevocationList } from './consent-shapes.js';
 
 /**
@@ -54,7 +54,7 @@ export const consentRoutes = [
     errors: [401, 403, 404],
     async handler({ db, recipient, params }) {
       const consent = await requireConsent(db, recipient, params.consentId);
-      return toConsentGrant(consent, await findConsentParties(db, consent.environment, consent.clientId, consent.organizationId));
+      return toConsentGrant(consent, await consentParties(db, consent.environment, consent.clientId, consent.organizationId));
     },
   }),
   defineRoute({
