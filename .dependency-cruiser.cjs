@@ -17,11 +17,15 @@ const LAYERS = [
 const under = (folders) => `^src/(${folders.join('|')})/`;
 const COMPOSITION = ['^src/[^/]+\\.ts$', '^src/apps/', '^src/gateway/index\\.ts$'];
 /** Where queries are built: db/ and repositories (eslint.config.js holds the query builder's calls to the same files). */
-const DATA_ACCESS = ['^src/db/', '(^|/)repository\\.ts$', '-repository\\.ts$'];
+/** Repositories: repository.ts, *-repository.ts. */
+const REPOSITORIES = ['(^|/)repository\\.ts$', '-repository\\.ts$'];
+const DATA_ACCESS = ['^src/db/', ...REPOSITORIES];
 /** A module of HTTP routes: routes.ts, *-routes.ts. */
 const ROUTES = '(/|-)routes\\.ts$';
 /** The provider's table of paths, named routes.ts: oidc/ and metrics/ read it, and it builds no router. */
 const OIDC_PATHS = '^src/oidc/routes\\.ts$';
+/** Where HTTP is answered: routes modules, pages (*-page.ts, *-pages.ts, page.ts) and anything in a pages/ folder. */
+const PAGES_AND_ROUTES = [ROUTES, '(^|/|-)pages?\\.ts$', '/pages/'];
 
 const layerRules = LAYERS.slice(0, -1).map((layer, i) => ({
   name: `layer-${layer.name}`,
@@ -107,6 +111,14 @@ module.exports = {
         "A routes module imports only the routes modules of its own folder (fdx/routes.ts gathers the FDX areas): one area does not reach into another's routes.",
       from: { path: '^(src/.+/)[^/]*routes\\.ts$' },
       to: { path: ROUTES, pathNot: ['^$1[^/]*routes\\.ts$', OIDC_PATHS] },
+    },
+    {
+      name: 'pages-and-routes-call-services',
+      severity: 'error',
+      comment:
+        "A page or a routes module keeps to HTTP (parsing, status, rendering) and calls a service (controller → service → repository): the service runs the queries, the transaction, the business rules and the audit, so the page and a second caller cannot drift apart. Call (or add) a function of the area's service (src/api-keys/service.ts, src/daf/*-service.ts, src/gateway/grants/service.ts, ...) instead of a repository or db/executor.ts.",
+      from: { path: PAGES_AND_ROUTES },
+      to: { path: [...REPOSITORIES, '^src/db/executor\\.ts$'] },
     },
     {
       name: 'only-repositories-import-kysely',

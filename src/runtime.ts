@@ -43,6 +43,11 @@ export interface Runtime {
 export interface RuntimeOptions {
   /** A worker of a cluster primary (workers > 1): /metrics answers for every worker (Metrics.joinCluster). */
   clusterWorker?: boolean;
+  /**
+   * How many records the client-secret check keeps of each kind (ClientSecretCache; default
+   * 10,000): a test floods past a smaller number rather than ten thousand requests.
+   */
+  clientSecretRecords?: number;
 }
 
 export async function createRuntime(config: AppConfig, db: Db, logger: Logger, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -50,7 +55,7 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger, o
   await clients.syncNow();
   const box = loadSecretBox(config);
   const keys = await ServerKeys.load(db, box);
-  const oidc = await ProviderLifecycle.create(db, config, logger, box, keys);
+  const oidc = await ProviderLifecycle.create(db, config, logger, box, keys, { secretRecords: options.clientSecretRecords });
   const mail = createMailSender(config, db, logger);
   const metrics = new Metrics({ db, oidc });
   if (options.clusterWorker) metrics.joinCluster();

@@ -3,6 +3,7 @@ import { inTransaction, type Trx } from '../db/executor.js';
 import type { Role } from '../db/schema.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { revokeUserAuthorizationsIn } from '../authorizations/authorizations.js';
+import { countLiveUserAuthorizations } from '../authorizations/repository.js';
 import { conflict, forbidden, notFound } from '../errors/domain-error.js';
 import { mapUniqueViolation } from '../errors/unique-violation.js';
 import { formatEin } from './ein.js';
@@ -53,6 +54,34 @@ async function refuseLastOwner(trx: Trx, organizationId: string, current: { emai
   if (current.role === 'owner' && (await repo.countOwners(trx, organizationId)) <= 1) {
     throw conflict(`${current.email} is the organization's only Owner and cannot be ${what}: make another member Owner first`);
   }
+}
+
+/** An organization's staff, by address, with each member's role and since when. */
+export function membersOf(db: Db, organizationId: string) {
+  return repo.listMembershipsOfOrganization(db, organizationId);
+}
+
+/**
+ * Whether `actor` may remove a member, before asking to confirm it (docs/accounts.md, "Roles"):
+ * absent, refused (an Admin and an Owner), the only Owner, or allowed with the number of live
+ * authorizations the removal ends. removeMembership decides again, under the lock.
+ */
+export async function removalOutlook(
+  db: Db,
+  organizationId: string,
+  userId: string,
+  actor: Role,
+): Promise<
+  | { kind: 'absent' }
+  | { kind: 'refused'; member: { email: string; role: Role } }
+  | { kind: 'only_owner'; member: { email: string; role: Role } }
+  | { kind: 'allowed'; member: { email: string; role: Role }; authorizations: number }
+> {
+  const member = await repo.findMembership(db, organizationId, userId);
+  if (!member) return { kind: 'absent' };
+  if (!mayAssignRole(actor, member.role)) return { kind: 'refused', member };
+  if (member.role === 'owner' && (await repo.countOwners(db, organizationId)) <= 1) return { kind: 'only_owner', member };
+  return { kind: 'allowed', member, authorizations: await countLiveUserAuthorizations(db, { userId, organizationId }) };
 }
 
 export async function addMember(db: Db, input: { org: string; email: string; role: string }): Promise<MembershipView> {

@@ -3,7 +3,20 @@ import { inTransaction } from '../db/executor.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { forbidden, notFound, precondition } from '../errors/domain-error.js';
 import type { MembershipActor, RequestTrace } from './memberships.js';
-import { setOrganizationRequireMfa } from './repository.js';
+import { countMembersWithoutSecondFactor, findOrganizationById, setOrganizationRequireMfa } from './repository.js';
+
+/**
+ * What the settings page shows: whether a second factor is required of every member, and how
+ * many members have none; undefined for no such organization.
+ */
+export async function organizationSecuritySettings(
+  db: Db,
+  organizationId: string,
+): Promise<{ requireMfa: boolean; withoutSecondFactor: number } | undefined> {
+  const row = await findOrganizationById(db, organizationId);
+  if (!row) return undefined;
+  return { requireMfa: row.require_mfa, withoutSecondFactor: await countMembersWithoutSecondFactor(db, organizationId) };
+}
 
 /**
  * An organization's security settings (docs/accounts.md, "Organization settings"). Requiring a

@@ -7,7 +7,7 @@ import { conflict, invalid, notFound } from '../errors/domain-error.js';
 import { requireOrganization } from '../accounts/service.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { apiKeyHash, generateApiKey } from './format.js';
-import { findApiKeyId, insertApiKey, listApiKeysOfOrganization, revokeLiveApiKey } from './repository.js';
+import { findApiKeyId, findApiKeyOf, insertApiKey, listApiKeysOfOrganization, revokeLiveApiKey } from './repository.js';
 
 /**
  * API keys: created by the admin CLI (the maker) or on an organization's API keys page (a
@@ -112,6 +112,16 @@ function apiKeyView(r: Awaited<ReturnType<typeof listApiKeysOfOrganization>>[num
     last_used_at: r.last_used_at?.toISOString() ?? null,
     revoked_at: r.revoked_at?.toISOString() ?? null,
   };
+}
+
+/** An organization's keys of one environment, oldest first, revoked ones included (the API keys page). */
+export function apiKeysOfOrganization(db: Db, organizationId: string, environment: Environment) {
+  return listApiKeysOfOrganization(db, organizationId, environment);
+}
+
+/** One key of an organization and environment, revoked or not (never its hash), or undefined. */
+export function apiKeyOf(db: Db, id: string, scope: { organizationId: string; environment: Environment }) {
+  return findApiKeyOf(db, id, scope);
 }
 
 export async function listApiKeys(db: Db, orgInput: string) {

@@ -4,11 +4,14 @@ import { prefixedId } from '../db/ids.js';
 import { conflict, notFound } from '../errors/domain-error.js';
 import { mapUniqueViolation } from '../errors/unique-violation.js';
 import { emitEvent } from '../webhooks/outbox.js';
+import type { Cursor } from '../db/keyset.js';
 import {
   findDonorAccount,
   findDonorAccountIdByEmail,
   insertDonorAccount,
+  listDonorAccounts,
   updateDonorAccount,
+  type DonorAccountFilters,
   type DonorAccountRow,
 } from './donor-accounts-repository.js';
 import { releaseAwaitingGrantRequests } from './grant-requests-repository.js';
@@ -53,6 +56,31 @@ export async function createDonorAccount(
   }).catch((error: unknown) => mapUniqueViolation(error, { donor_accounts_email_key: `A donor account for ${email} already exists.` }));
   await emitEvent(trx, event(scope, 'donor_account.created', row.id));
   return row;
+}
+
+/** createDonorAccount in a transaction of its own (the provider's API call). */
+export function openDonorAccount(
+  db: Db,
+  scope: Omit<DafScope, 'principal'>,
+  input: Parameters<typeof createDonorAccount>[2],
+): Promise<DonorAccountRow> {
+  return inTransaction(db, (trx) => createDonorAccount(trx, scope, input));
+}
+
+/** One of the provider's donor accounts, or undefined. */
+export function donorAccountOf(db: Db, scope: DafScope, id: string): Promise<DonorAccountRow | undefined> {
+  return findDonorAccount(db, scope, id);
+}
+
+/** A page of the provider's donor accounts, newest first. */
+export function donorAccountsPage(
+  db: Db,
+  scope: DafScope,
+  filters: DonorAccountFilters,
+  cursor: Cursor | undefined,
+  limit: number,
+): Promise<DonorAccountRow[]> {
+  return listDonorAccounts(db, scope, filters, cursor, limit);
 }
 
 export async function updateDonorAccountFields(

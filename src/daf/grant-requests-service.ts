@@ -11,11 +11,16 @@ import type { MailReceipt, MailSender } from '../mail/sender.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { findDonorAccountByEmail } from './donor-accounts-repository.js';
 import { createDonorAccount } from './donor-accounts-service.js';
+import type { Cursor } from '../db/keyset.js';
 import {
+  findGivingPool,
   findGrantRequest,
   findOrCreateGivingPool,
+  listGivingPools,
+  listGrantRequests,
   insertGrantRequest,
   updateGrantRequest,
+  type GivingPoolRow,
   type GrantRequestChanges,
   type GrantRequestRow,
 } from './grant-requests-repository.js';
@@ -23,6 +28,38 @@ import type { DafScope } from './scope.js';
 import { issueToken } from './tokens-service.js';
 
 type Row = GrantRequestRow;
+
+/** One of the provider's grant requests, or undefined. */
+export function grantRequestOf(db: Db, scope: DafScope, id: string): Promise<Row | undefined> {
+  return findGrantRequest(db, scope, id);
+}
+
+/** A page of the provider's grant requests (of one donor account, if given), newest first. */
+export function grantRequestsPage(
+  db: Db,
+  scope: DafScope,
+  donorAccountId: string | undefined,
+  cursor: Cursor | undefined,
+  limit: number,
+): Promise<Row[]> {
+  return listGrantRequests(db, scope, donorAccountId, cursor, limit);
+}
+
+/** One of the provider's giving pools, or undefined. */
+export function givingPoolOf(db: Db, scope: DafScope, id: string): Promise<GivingPoolRow | undefined> {
+  return findGivingPool(db, scope, id);
+}
+
+/** A page of the provider's giving pools (of one donor account, if given), newest first. */
+export function givingPoolsPage(
+  db: Db,
+  scope: DafScope,
+  donorAccountId: string | undefined,
+  cursor: Cursor | undefined,
+  limit: number,
+): Promise<GivingPoolRow[]> {
+  return listGivingPools(db, scope, donorAccountId, cursor, limit);
+}
 
 async function decide(db: Db, scope: DafScope, id: string, change: (row: Row) => GrantRequestChanges): Promise<Row> {
   return inTransaction(db, async (trx) => {

@@ -9,10 +9,12 @@ import { emitEvent } from '../webhooks/outbox.js';
 import { findDonorAccount, type DonorAccountRow } from './donor-accounts-repository.js';
 import { dafVerifyFailures } from '../limits/rate-limits.js';
 import { approveDonorAccount } from './donor-accounts-service.js';
+import type { Cursor } from '../db/keyset.js';
 import {
   findToken,
   findTokenByCode,
   insertToken,
+  listTokens,
   refundVerifyAttempt,
   reserveVerifyAttempt,
   setTokenStatus,
@@ -112,6 +114,23 @@ export async function createToken(
     if (!account) throw notFound('The donor account was not found.');
     return issueToken(trx, keys, scope, account, options);
   });
+}
+
+/** One of the provider's authorization tokens, or undefined. */
+export function tokenOf(db: Db, scope: DafScope, id: string): Promise<TokenRow | undefined> {
+  return findToken(db, scope, id);
+}
+
+/** A page of a donor account's tokens, newest first; status 'expired' means pending past its expiry. */
+export function tokensPage(
+  db: Db,
+  scope: DafScope,
+  donorAccountId: string,
+  status: string | undefined,
+  cursor: Cursor | undefined,
+  limit: number,
+): Promise<TokenRow[]> {
+  return listTokens(db, scope, donorAccountId, status, cursor, limit);
 }
 
 export async function revokeToken(db: Db, scope: DafScope, id: string): Promise<TokenRow> {

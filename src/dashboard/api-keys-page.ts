@@ -1,6 +1,12 @@
 import type { Context } from 'koa';
-import { API_KEY_NAME_MAX, apiKeyName, createOrganizationApiKey, revokeApiKey } from '../api-keys/service.js';
-import { findApiKeyOf, listApiKeysOfOrganization } from '../api-keys/repository.js';
+import {
+  API_KEY_NAME_MAX,
+  apiKeyName,
+  apiKeyOf,
+  apiKeysOfOrganization,
+  createOrganizationApiKey,
+  revokeApiKey,
+} from '../api-keys/service.js';
 import type { Environment } from '../db/schema.js';
 import { conflict, DomainError, invalid, notFound } from '../errors/domain-error.js';
 import type { Membership } from '../identity/memberships.js';
@@ -44,7 +50,7 @@ interface PageState {
 }
 
 async function render(deps: DashboardDeps, ctx: Context, viewer: Viewer, organization: Membership, state: PageState = {}): Promise<void> {
-  const rows = await listApiKeysOfOrganization(deps.db, organization.id, deps.environment);
+  const rows = await apiKeysOfOrganization(deps.db, organization.id, deps.environment);
   const revoked = typeof ctx.query.revoked === 'string' ? rows.find((r) => r.id === ctx.query.revoked && r.revoked_at) : undefined;
   const created = state.created ? rows.find((r) => r.id === state.created!.id) : undefined;
   const otherEnvironment = other(deps.environment);
@@ -138,9 +144,7 @@ export async function submitApiKey(deps: DashboardDeps, ctx: Context, { viewer, 
 /** GET /orgs/:ein/api-keys/:key/revoke: what revoking ends, and the button that does it. */
 export async function showApiKeyRevocation(deps: DashboardDeps, ctx: Context, { viewer, organization }: OrgRequest): Promise<void> {
   const id = String(ctx.params.key ?? '');
-  const key = KEY_ID.test(id)
-    ? await findApiKeyOf(deps.db, id, { organizationId: organization.id, environment: deps.environment })
-    : undefined;
+  const key = KEY_ID.test(id) ? await apiKeyOf(deps.db, id, { organizationId: organization.id, environment: deps.environment }) : undefined;
   // Another organization's key, another environment's, or no key at all: 404 (as the form's).
   if (!key) throw notFound(`There is no API key ${id.slice(0, 40)} here.`);
   if (key.revoked_at) throw conflict(`The key ${key.name ?? `${key.key_prefix}…`} is already revoked.`, { title: 'Already revoked' });

@@ -1,9 +1,6 @@
 import type { Context } from 'koa';
-import { findUserByEmail } from '../accounts/repository.js';
-import { normaliseEmail } from '../accounts/service.js';
 import { isAuditEventKind } from '../audit/event-kinds.js';
-import { listAuditEventNames, listAuditEvents, type AuditRow } from '../audit/repository.js';
-import { applicationNames, membersAmong } from './audit-names-repository.js';
+import { auditEventsPage, auditNames, recordedAuditEvents, userIdByEmail, type AuditRow } from './audit-service.js';
 import { shownDate } from './dates.js';
 import type { DashboardDeps } from './deps.js';
 import type { OrgRequest } from './guards.js';
@@ -69,9 +66,8 @@ const actedByApplication = (row: AuditRow) =>
 /** What the page shows for ids: application names of the registry, people who are members now. */
 async function namesFor(deps: DashboardDeps, organizationId: string, rows: readonly AuditRow[]) {
   const clients = rows.flatMap((r) => (r.client_id && r.environment ? [{ environment: r.environment, clientId: r.client_id }] : []));
-  const applications = new Map((await applicationNames(deps.db, clients)).map((c) => [`${c.environment} ${c.client_id}`, c.name]));
   const userIds = [...new Set(rows.flatMap((r) => userIdOf(r) ?? []))];
-  const members = new Map((await membersAmong(deps.db, organizationId, userIds)).map((m) => [m.id, m]));
+  const { applications, members } = await auditNames(deps.db, organizationId, clients, userIds);
   return {
     application: (r: AuditRow) => (r.client_id && r.environment ? applications.get(`${r.environment} ${r.client_id}`) : undefined),
     members,
@@ -83,16 +79,15 @@ async function namesFor(deps: DashboardDeps, organizationId: string, rows: reado
  * (their e-mail address), the kind of event and a range of days (UTC), 50 events a page.
  */
 export async function showAudit(deps: DashboardDeps, ctx: Context, { viewer, organization }: OrgRequest): Promise<void> {
-  const recorded = await listAuditEventNames(deps.db, organization.id);
+  const recorded = await recordedAuditEvents(deps.db, organization.id);
   const filters = { actor: text(ctx.query.actor), event: text(ctx.query.event), from: text(ctx.query.from), to: text(ctx.query.to) };
   const errors: string[] = [];
   let actorUserId: string | undefined;
   let unknownActor = false;
   if (filters.actor) {
     try {
-      const user = await findUserByEmail(deps.db, normaliseEmail(filters.actor));
-      actorUserId = user?.id;
-      unknownActor = !user;
+      actorUserId = await userIdByEmail(deps.db, filters.actor);
+      unknownActor = !actorUserId;
     } catch {
       errors.push(`“${filters.actor}” is not an e-mail address.`);
     }
@@ -110,7 +105,7 @@ export async function showAudit(deps: DashboardDeps, ctx: Context, { viewer, org
   const page =
     errors.length > 0 || unknownActor
       ? { rows: [], next: null }
-      : await listAuditEvents(deps.db, {
+      : await auditEventsPage(deps.db, {
           organizationId: organization.id,
           actorUserId,
           event: filters.event || undefined,

@@ -1,14 +1,18 @@
 import type { Context } from 'koa';
 import { notFound } from '../errors/domain-error.js';
-import { recordAudit } from '../audit/audit-log.js';
 import { readForm } from '../http/form-body.js';
-import { CONNECTION_REVOCATION_REASON, revokeConnection as endConnection } from '../authorizations/connection-revocation.js';
-import type { FdxConsentStatus, FdxPartyType } from '../authorizations/fdx-consent.js';
+import type { FdxConsentStatus } from '../authorizations/fdx-consent.js';
 import { CLUSTER_WORDS } from '../authorizations/fdx-consent-words.js';
 import { findConsentsOfGrants, type ConsentWithAccounts } from '../authorizations/fdx-consents.js';
 import { KIND_LABELS } from '../identity/memberships.js';
 import { describeScopes } from '../oidc/interactions/scope-descriptions.js';
-import { findConnection, listManagedConnections, type ConnectionRow } from './connections-repository.js';
+import {
+  connectionOf,
+  managedConnections,
+  revokeConnectionOnPage,
+  type ConnectionRow,
+  type RevocationPage,
+} from './connections-service.js';
 import { shownDate } from './dates.js';
 import type { DashboardDeps } from './deps.js';
 import { verifySessionCsrf } from './guards.js';
@@ -88,55 +92,21 @@ export function connectionView(row: ConnectionRow, environment: string, consent?
   };
 }
 
-/** Who ends a bank-data consent, in FDX's words: the person who approved it, or the organization (the data provider). */
-const INITIATOR: Readonly<Record<'connections_page' | 'organization_page', FdxPartyType>> = {
-  connections_page: 'INDIVIDUAL',
-  organization_page: 'DATA_PROVIDER',
-};
-
 /**
- * Ends an authorization and every token it issued, with its audit rows, in one transaction
- * (nothing when it ended already): authorizations/connection-revocation.ts. A bank-data consent
- * it holds is revoked in the same transaction (USER_ACTION), so its recipient reads it REVOKED
- * through the Consent API. The audit rows name the viewer, who revoked it, whoever approved it.
+ * Ends an authorization (and a bank-data consent it holds) with its audit rows naming the
+ * viewer: connections-service.ts.
  */
 export async function revokeConnectionRow(
   deps: DashboardDeps,
   ctx: Context,
   viewer: Viewer,
   row: ConnectionRow,
-  via: 'connections_page' | 'organization_page',
+  via: RevocationPage,
 ): Promise<void> {
-  if (row.revoked_at) return;
-  const initiator = INITIATOR[via];
-  await endConnection(deps.db, {
-    environment: deps.environment,
-    grantId: row.grant_id,
-    organizationId: row.organization_id,
-    initiator,
-    audit: async (trx, { authorization: ended, consent }) => {
-      const reason = CONNECTION_REVOCATION_REASON;
-      const audit = {
-        environment: deps.environment,
-        actorUserId: viewer.user.id,
-        organizationId: row.organization_id,
-        clientId: row.client_id,
-        ip: ctx.state.clientIp ?? null,
-        requestId: ctx.state.requestId ?? null,
-      };
-      if (ended)
-        await recordAudit(trx, {
-          ...audit,
-          event: 'authorization.revoked',
-          details: { grant_id: row.grant_id, subject_type: row.subject_type, via, ...(consent ? { fdx_consent_id: consent.id } : {}) },
-        });
-      if (consent)
-        await recordAudit(trx, {
-          ...audit,
-          event: 'fdx_consent.revoked',
-          details: { consent_id: consent.id, grant_id: row.grant_id, reason, initiator, via },
-        });
-    },
+  await revokeConnectionOnPage(deps.db, deps.environment, row, via, {
+    userId: viewer.user.id,
+    ip: ctx.state.clientIp ?? null,
+    requestId: ctx.state.requestId ?? null,
   });
 }
 
@@ -174,11 +144,11 @@ export async function showConnections(deps: DashboardDeps, ctx: Context): Promis
   if (!viewer)
     return showSignIn(deps, ctx, { next: CONNECTIONS_PATH, notice: ctx.query.signed_out === '1' ? 'You are signed out.' : undefined });
   const environmentName = deps.environment === 'sandbox' ? 'Sandbox' : 'Production';
-  const rows = await listManagedConnections(deps.db, deps.environment, viewer.user.id, adminOf(viewer));
+  const rows = await managedConnections(deps.db, deps.environment, viewer.user.id, adminOf(viewer));
   const consents = await consentsOf(deps, rows);
   let notice: string | undefined;
   if (typeof ctx.query.revoked === 'string' && ctx.query.revoked.length <= 128) {
-    const revoked = await findConnection(deps.db, deps.environment, ctx.query.revoked);
+    const revoked = await connectionOf(deps.db, deps.environment, ctx.query.revoked);
     if (revoked?.revoked_at && manages(viewer, revoked)) {
       notice = await revokedNotice(deps, revoked);
     }
@@ -196,7 +166,7 @@ export async function showConnections(deps: DashboardDeps, ctx: Context): Promis
 
 /** A live authorization the viewer may revoke here; anything else is 404, as if it did not exist (it reveals nothing). */
 async function managedConnection(deps: DashboardDeps, viewer: Viewer, grantId: string): Promise<ConnectionRow> {
-  const row = grantId.length > 0 && grantId.length <= 128 ? await findConnection(deps.db, deps.environment, grantId) : undefined;
+  const row = grantId.length > 0 && grantId.length <= 128 ? await connectionOf(deps.db, deps.environment, grantId) : undefined;
   if (!row || !manages(viewer, row)) throw notFound('There is no such connected application.');
   return row;
 }

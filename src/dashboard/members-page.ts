@@ -1,15 +1,13 @@
 import type { Context } from 'koa';
 import { INVITATION_LIFETIME_HOURS, inviteMember, listOpenInvitations, revokeInvitation } from '../accounts/invitations.js';
 import { invitationsPerOrganization } from '../limits/rate-limits.js';
-import { changeMemberRole, removeMembership } from '../accounts/memberships.js';
-import { countOwners, findMembership, listMembershipsOfOrganization } from '../accounts/repository.js';
+import { changeMemberRole, membersOf, removalOutlook, removeMembership } from '../accounts/memberships.js';
 import { mayAssignRole } from '../accounts/role-authority.js';
 import { ROLES } from '../accounts/service.js';
 import type { Role } from '../db/schema.js';
 import { conflict, DomainError, forbidden, notFound, rateLimited } from '../errors/domain-error.js';
 import { MailDeliveryError } from '../mail/sender.js';
 import { ROLE_NAMES, type Membership } from '../identity/memberships.js';
-import { countLiveUserAuthorizations } from '../authorizations/repository.js';
 import { shownDate, shownDay } from './dates.js';
 import type { DashboardDeps } from './deps.js';
 import type { OrgRequest } from './guards.js';
@@ -47,7 +45,7 @@ async function renderMembers(
   organization: Membership,
   state: MembersPageState,
 ): Promise<void> {
-  const rows = await listMembershipsOfOrganization(deps.db, organization.id);
+  const rows = await membersOf(deps.db, organization.id);
   const actor = organization.role;
   // The only Owner can be neither demoted nor removed (docs/accounts.md, "Roles"): neither is offered, and an Owner is told why.
   const onlyOwner = (role: Role) => role === 'owner' && rows.filter((r) => r.role === 'owner').length === 1;
@@ -157,14 +155,15 @@ export async function submitRoleChange(deps: DashboardDeps, ctx: Context, { view
 /** GET /orgs/:ein/members/:user/remove: what removing the member ends, and the button that does it. */
 export async function showRemoval(deps: DashboardDeps, ctx: Context, { viewer, organization }: OrgRequest): Promise<void> {
   const userId = namedUser({ user: String(ctx.params.user) });
-  const member = await findMembership(deps.db, organization.id, userId);
-  if (!member) throw notFound('There is no such member of this organization.');
-  if (!mayAssignRole(organization.role, member.role))
+  const outlook = await removalOutlook(deps.db, organization.id, userId, organization.role);
+  if (outlook.kind === 'absent') throw notFound('There is no such member of this organization.');
+  const { member } = outlook;
+  if (outlook.kind === 'refused')
     throw forbidden(`Your role in ${organization.name} (${ROLE_NAMES[organization.role]}) does not allow removing an Owner.`, {
       title: 'You cannot make this change',
     });
   // Not offered on the members page; an address typed by hand is told why rather than shown a button the service refuses.
-  if (member.role === 'owner' && (await countOwners(deps.db, organization.id)) <= 1) {
+  if (outlook.kind === 'only_owner') {
     throw conflict(
       `${member.email} is the only Owner of ${organization.name}: make someone else Owner first, then ${userId === viewer.user.id ? 'you can leave' : 'they can be removed'}.`,
       { title: 'The only Owner cannot be removed' },
@@ -178,7 +177,7 @@ export async function showRemoval(deps: DashboardDeps, ctx: Context, { viewer, o
     { organization, tab: 'members' },
     {
       member: { id: userId, email: member.email, roleName: ROLE_NAMES[member.role], you: userId === viewer.user.id },
-      authorizations: await countLiveUserAuthorizations(deps.db, { userId, organizationId: organization.id }),
+      authorizations: outlook.authorizations,
       removeAction: orgPath(organization.ein, 'members/remove'),
       cancel: orgPath(organization.ein, 'members'),
     },

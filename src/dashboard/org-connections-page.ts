@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { forbidden, notFound } from '../errors/domain-error.js';
 import { connectionView, consentsOf, revokeConnectionRow, revokedNotice, sendRevocationConfirmation } from './connections-page.js';
-import { findConnection, listOrganizationConnections, type ConnectionRow } from './connections-repository.js';
+import { connectionOf, organizationConnections, type ConnectionRow } from './connections-service.js';
 import type { DashboardDeps } from './deps.js';
 import type { OrgRequest } from './guards.js';
 import { sendDashboardPage } from './page.js';
@@ -26,7 +26,7 @@ const revocationPath = (ein: string, grantId: string) => orgPath(ein, `connectio
 
 export async function showOrganizationConnections(deps: DashboardDeps, ctx: Context, { viewer, organization }: OrgRequest): Promise<void> {
   const environmentName = deps.environment === 'sandbox' ? 'Sandbox' : 'Production';
-  const rows = await listOrganizationConnections(deps.db, deps.environment, organization.id);
+  const rows = await organizationConnections(deps.db, deps.environment, organization.id);
   const consents = await consentsOf(deps, rows);
   const view = (row: (typeof rows)[number]) => ({
     ...connectionView(row, environmentName, consents.get(row.grant_id)),
@@ -35,7 +35,7 @@ export async function showOrganizationConnections(deps: DashboardDeps, ctx: Cont
   });
   let notice: string | undefined;
   if (typeof ctx.query.revoked === 'string' && ctx.query.revoked.length <= 128) {
-    const revoked = await findConnection(deps.db, deps.environment, ctx.query.revoked);
+    const revoked = await connectionOf(deps.db, deps.environment, ctx.query.revoked);
     if (revoked?.revoked_at && revoked.organization_id === organization.id) notice = await revokedNotice(deps, revoked);
   }
   sendDashboardPage(
@@ -58,7 +58,7 @@ export async function showOrganizationConnections(deps: DashboardDeps, ctx: Cont
  * environment's: 404, as if it did not exist; a member's own (not bank data): 403, saying who can.
  */
 async function revocableConnection({ viewer, organization }: OrgRequest, deps: DashboardDeps, grantId: string): Promise<ConnectionRow> {
-  const row = grantId.length > 0 && grantId.length <= 128 ? await findConnection(deps.db, deps.environment, grantId) : undefined;
+  const row = grantId.length > 0 && grantId.length <= 128 ? await connectionOf(deps.db, deps.environment, grantId) : undefined;
   if (!row || row.organization_id !== organization.id) throw notFound('There is no such connected application.');
   if (!mayRevoke(viewer, row)) {
     throw forbidden(

@@ -1,6 +1,5 @@
 import type { Context } from 'koa';
-import { setRequireMfa } from '../accounts/organization-settings.js';
-import { countMembersWithoutSecondFactor, findOrganizationById } from '../accounts/repository.js';
+import { organizationSecuritySettings, setRequireMfa } from '../accounts/organization-settings.js';
 import { DomainError, forbidden, notFound } from '../errors/domain-error.js';
 import type { Membership } from '../identity/memberships.js';
 import type { DashboardDeps } from './deps.js';
@@ -16,8 +15,8 @@ async function render(
   organization: Membership,
   error?: { text: string; status: number },
 ): Promise<void> {
-  const row = await findOrganizationById(deps.db, organization.id);
-  if (!row) throw notFound('There is no such organization among yours.');
+  const settings = await organizationSecuritySettings(deps.db, organization.id);
+  if (!settings) throw notFound('There is no such organization among yours.');
   sendDashboardPage(
     deps,
     ctx,
@@ -25,15 +24,15 @@ async function render(
     'dashboard/settings.njk',
     { organization, tab: 'settings' },
     {
-      requireMfa: row.require_mfa,
-      withoutSecondFactor: await countMembersWithoutSecondFactor(deps.db, organization.id),
+      requireMfa: settings.requireMfa,
+      withoutSecondFactor: settings.withoutSecondFactor,
       canChange: organization.role === 'owner',
       youHaveSecondFactor: viewer.secondFactor,
       securityHref: SECURITY_PATH,
       action: orgPath(organization.ein, 'settings'),
       notice:
         ctx.query.saved === '1'
-          ? row.require_mfa
+          ? settings.requireMfa
             ? 'Every member now needs a second factor.'
             : 'A second factor is no longer required of every member.'
           : undefined,

@@ -27,8 +27,7 @@ import { recordAudit } from '../audit/audit-log.js';
 import { notFound } from '../errors/domain-error.js';
 import { clearPendingSignIn, pendingSignIn, setPendingSignIn } from '../identity/pending-sign-in.js';
 import { codeFailure, passkeyFailure, passwordlessFailure } from '../mfa/second-factor-words.js';
-import { credentialsEpoch } from '../identity/browser-sessions-repository.js';
-import { proofFor, type SignInProof } from '../identity/sessions.js';
+import { passkeyProof, proofFor, type SignInProof } from '../identity/sessions.js';
 
 const NONCE_MAX_AGE_MS = 3600_000;
 
@@ -309,10 +308,5 @@ export async function submitPasskeySignIn(deps: DashboardDeps, ctx: Context): Pr
   }
   await recordAudit(deps.db, { ...audit, event: 'login.succeeded', actorUserId: check.userId, details: { method: 'passkey' } });
   // A passkey is its own proof: the epoch is the one current when it was checked.
-  await completeSignIn(
-    deps,
-    ctx,
-    { userId: check.userId, epoch: (await credentialsEpoch(deps.db, check.userId)) ?? -1, amr: [check.method], at: new Date() },
-    next,
-  );
+  await completeSignIn(deps, ctx, await passkeyProof(deps.db, check.userId, check.method), next);
 }

@@ -1,10 +1,8 @@
 import type { Context } from 'koa';
 import { DAF_KINDS, EVENT_CATEGORIES } from '../events/categories.js';
-import { findSubscription, listSubscriptions } from '../events/repository.js';
-import { changeSubscriptionStatus, resumeSubscription, subscribe } from '../events/subscriptions-service.js';
+import { changeOrResumeSubscription, subscribe, subscriptionsPage } from '../events/subscriptions-service.js';
 import { userActor } from '../events/actor.js';
-import { replayDelivery } from '../events/deliveries-service.js';
-import { listDeliveries } from '../webhooks/admin-repository.js';
+import { recentDeliveries, replayDelivery } from '../events/deliveries-service.js';
 import { DomainError, invalid, notFound } from '../errors/domain-error.js';
 import type { Membership } from '../identity/memberships.js';
 import { shownDate } from './dates.js';
@@ -50,8 +48,8 @@ const scopeOf = (deps: DashboardDeps, organization: Membership) => ({ environmen
 
 async function render(deps: DashboardDeps, ctx: Context, viewer: Viewer, organization: Membership, state: PageState = {}): Promise<void> {
   const scope = scopeOf(deps, organization);
-  const subscriptions = (await listSubscriptions(deps.db, scope, EVENT_CATEGORIES, undefined, 100)).filter((s) => s.status !== 'deleted');
-  const deliveries = await listDeliveries(deps.db, { limit: RECENT_DELIVERIES, scope });
+  const subscriptions = (await subscriptionsPage(deps.db, scope, EVENT_CATEGORIES, undefined, 100)).filter((s) => s.status !== 'deleted');
+  const deliveries = await recentDeliveries(deps.db, scope, RECENT_DELIVERIES);
   const notices: Record<string, string> = {
     disabled: 'The endpoint is disabled: nothing is sent to it until you enable it.',
     active: 'The endpoint is active again.',
@@ -145,12 +143,9 @@ export async function submitWebhookStatus(deps: DashboardDeps, ctx: Context, req
   if (status !== 'active' && status !== 'disabled' && status !== 'deleted') throw invalid('The form asked for no known change.');
   const scope = scopeOf(deps, c.organization);
   const id = String(c.form.subscription ?? '').slice(0, 100);
-  // Another organization's or environment's endpoint: the service's 404.
-  const paused = status === 'active' && (await findSubscription(deps.db, scope, id))?.status === 'requires_attention';
-  if (paused) await resumeSubscription(deps.db, id, scope, userActor(c.viewer.user.id, ctx.state));
-  else await changeSubscriptionStatus(deps.db, scope, id, status, userActor(c.viewer.user.id, ctx.state));
+  const { resumed } = await changeOrResumeSubscription(deps.db, scope, id, status, userActor(c.viewer.user.id, ctx.state));
   ctx.status = 303;
-  ctx.redirect(`${orgPath(c.organization.ein, 'webhooks')}?done=${paused ? 'resumed' : status}`);
+  ctx.redirect(`${orgPath(c.organization.ein, 'webhooks')}?done=${resumed ? 'resumed' : status}`);
 }
 
 /** POST /orgs/:ein/webhooks/replay: sends a delivery again, with a fresh set of attempts. */

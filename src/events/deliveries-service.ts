@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js';
 import { inTransaction } from '../db/executor.js';
-import { replayDelivery as queueAgain } from '../webhooks/admin-repository.js';
+import { listDeliveries, replayDelivery as queueAgain } from '../webhooks/admin-repository.js';
 import type { SubscriptionActor } from './actor.js';
 import { findSubscriptionById } from './repository.js';
 import { recordWebhookChange, type SubscriptionScope } from './subscriptions-service.js';
@@ -22,4 +22,9 @@ export async function replayDelivery(
     await recordWebhookChange(trx, 'webhook.replayed', subscription, actor, { delivery: replayed.id, event: replayed.event_id });
     return { id: replayed.id, status: replayed.status };
   });
+}
+
+/** An organization's most recent deliveries in one environment, for the webhooks page. */
+export function recentDeliveries(db: Db, scope: SubscriptionScope, limit: number) {
+  return listDeliveries(db, { limit, scope });
 }

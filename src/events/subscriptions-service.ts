@@ -10,11 +10,14 @@ import { invalid, notFound } from '../errors/domain-error.js';
 import { generateSigningSecret, isValidSigningSecret } from '../webhooks/signing-secret.js';
 import { targetProblem, type Profile } from '../webhooks/targets.js';
 import { auditActor, type SubscriptionActor } from './actor.js';
+import type { Cursor } from '../db/keyset.js';
 import {
   countSubscriptions,
   findSameSubscription,
+  findSubscription,
   insertSubscription,
   lockSubscription,
+  listSubscriptions,
   lockSubscriptionsOf,
   setSubscriptionStatus,
   type SubscriptionRow,
@@ -39,6 +42,24 @@ export interface SubscriptionDeps {
   box: SecretBox;
   /** The dev profile allows http URLs on loopback; production only https to public addresses. */
   profile: Profile;
+}
+
+export type { SubscriptionRow };
+
+/** A page of an organization's subscriptions of `categories`, deleted ones included, newest first. */
+export function subscriptionsPage(
+  db: Db,
+  scope: SubscriptionScope,
+  categories: readonly string[],
+  cursor: Cursor | undefined,
+  limit: number,
+): Promise<SubscriptionRow[]> {
+  return listSubscriptions(db, scope, categories, cursor, limit);
+}
+
+/** One of an organization's subscriptions, or undefined. */
+export function subscriptionOf(db: Db, scope: SubscriptionScope, id: string): Promise<SubscriptionRow | undefined> {
+  return findSubscription(db, scope, id);
 }
 
 /** Subscriptions (not deleted) one organization may have in each environment. */
@@ -163,4 +184,22 @@ export async function resumeSubscription(
     await recordWebhookChange(trx, 'webhook.resumed', row, actor, { previous_status: row.status });
     return resumed;
   });
+}
+
+/**
+ * The dashboard's status buttons: activating a paused subscription (requires_attention)
+ * resumes it, anything else is changeSubscriptionStatus. Says which it did.
+ */
+export async function changeOrResumeSubscription(
+  db: Db,
+  scope: SubscriptionScope,
+  id: string,
+  status: Exclude<SubscriptionStatus, 'requires_attention'>,
+  actor: SubscriptionActor,
+): Promise<{ resumed: boolean }> {
+  // Another organization's or environment's subscription reads as absent: the change's 404.
+  const paused = status === 'active' && (await findSubscription(db, scope, id))?.status === 'requires_attention';
+  if (paused) await resumeSubscription(db, id, scope, actor);
+  else await changeSubscriptionStatus(db, scope, id, status, actor);
+  return { resumed: paused };
 }

@@ -1,7 +1,7 @@
 import { acrFor, hasSecondFactor, type AuthenticationMethod } from '../accounts/authentication-methods.js';
 import type { Executor } from '../db/executor.js';
 import type { Environment } from '../db/schema.js';
-import { findSessionUser, recordBrowserSession, type SessionUser } from './browser-sessions-repository.js';
+import { credentialsEpoch, findSessionUser, recordBrowserSession, type SessionUser } from './browser-sessions-repository.js';
 
 /**
  * Browser sessions and the sign-ins that start them (docs/accounts.md, "Sessions"). A sign-in
@@ -36,6 +36,14 @@ export interface SignInPlace {
 /** The user row a proof is made from: who, at which epoch. */
 export function proofFor(user: { id: string; credentials_epoch: number }, amr: AuthenticationMethod[]): SignInProof {
   return { userId: user.id, epoch: user.credentials_epoch, amr, at: new Date() };
+}
+
+/**
+ * The proof of a passkey sign-in, which is its own proof whenever the passkey was made: the
+ * epoch is the one current once it was checked (-1 when the user is gone meanwhile).
+ */
+export async function passkeyProof(db: Executor, userId: string, method: AuthenticationMethod): Promise<SignInProof> {
+  return { userId, epoch: (await credentialsEpoch(db, userId)) ?? -1, amr: [method], at: new Date() };
 }
 
 /**

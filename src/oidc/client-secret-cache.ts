@@ -60,7 +60,8 @@ export class ClientSecretCache {
   constructor(
     key: Buffer | (() => readonly Buffer[]),
     private readonly ttlMs = CLIENT_SECRET_CACHE_TTL_MS,
-    maxEntries = 10_000,
+    /** How many records of each kind (entries, failures, client ceilings, vouched addresses) it keeps. */
+    readonly maxEntries = 10_000,
   ) {
     this.keys = typeof key === 'function' ? key : () => [key];
     this.entries = new LruMap(maxEntries);

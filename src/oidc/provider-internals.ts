@@ -7,8 +7,7 @@ import { claimMark } from '../limits/replay-marks-repository.js';
 import { isFapi2Client } from './client-metadata.js';
 import { callerOfLibraryCall } from './unit-of-work.js';
 import type { Environment } from '../db/schema.js';
-import type { ClientSecretCache } from './client-secret-cache.js';
-import type { ClientAdapter } from './client-adapter.js';
+import { verifiedInThisRequest } from './verified-client-secret.js';
 import { redirectUriMatches } from './clients/redirect-uris.js';
 
 /**
@@ -61,25 +60,21 @@ export function overridePostLogoutRedirectUriAllowed(provider: Provider, environ
 /**
  * Client#compareClientSecret (oidc-provider 9.13.x: a constant-time comparison with the
  * stored client_secret, awaited by client authentication in lib/shared/client_auth.js).
- * client_secret holds an argon2id hash; verified through a short-lived cache. Breaks without
- * it: every client authentication, e.g. test/oidc/client-registry.test.ts ("after
- * rotate-secret the old secret is refused at once and the new one works").
+ * client_secret holds an argon2id hash, which cannot be checked synchronously; the library
+ * awaits this call today, but a Promise used without await is truthy and would let any secret
+ * pass. So the secret is verified before the provider runs (middleware/client-secret-check.ts:
+ * argon2 through the cache, its failure limits, the retry after a rotation elsewhere) and this
+ * is a plain synchronous lookup of that outcome: true only when this request verified exactly
+ * this secret for this client, false for anything else (no request, nothing verified, another
+ * client, another secret), however it is called (docs/oauth.md, "OAuth 2.0 and OpenID
+ * Connect", Client authentication). Breaks without it: every client authentication, e.g.
+ * test/oidc/client-registry.test.ts ("after rotate-secret the old secret is refused at once and
+ * the new one works"); test/security/client-secret-fail-closed.test.ts holds the rule.
  */
-export function overrideCompareClientSecret(provider: Provider, secretCache: ClientSecretCache, clients: ClientAdapter): void {
-  provider.Client.prototype.compareClientSecret = async function compareClientSecret(
-    this: { clientId: string; clientSecret: string },
-    presented: string,
-  ) {
-    // The caller address (ours, from trusted proxies only), carried by the request's unit of work, keys the failure limit.
-    const source = callerOfLibraryCall()?.address ?? '';
-    if (await secretCache.verify(this.clientId, this.clientSecret, presented, source)) return true;
-    // The registration may have been read before a rotation in another process: a secret that
-    // fails is checked once more against the current one, so a new secret works at once.
-    const current = await clients.reload(this.clientId);
-    const secret = current && 'client_secret' in current ? current.client_secret : undefined;
-    if (!secret || secret === this.clientSecret) return false;
-    return secretCache.verify(this.clientId, secret, presented, source);
-  } as unknown as (presented: string) => boolean;
+export function overrideCompareClientSecret(provider: Provider): void {
+  provider.Client.prototype.compareClientSecret = function compareClientSecret(this: { clientId: string }, presented: string): boolean {
+    return verifiedInThisRequest(this.clientId, presented);
+  };
 }
 
 /**

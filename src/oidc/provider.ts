@@ -4,7 +4,6 @@ import type { Environment } from '../db/schema.js';
 import { PostgresAdapter, type ConsumeConflictHandler } from './adapter.js';
 import { makeFindAccount } from './account.js';
 import type { Keygrip } from './cookie-keys.js';
-import type { ClientSecretCache } from './client-secret-cache.js';
 import { ClientAdapter } from './client-adapter.js';
 import { providerErrorPage } from '../http/error-handler.js';
 import { errorPageLayout } from '../views/page.js';
@@ -37,7 +36,11 @@ export interface ProviderOptions {
   jwks: { keys: Record<string, unknown>[] };
   /** Signs and verifies the provider's cookies (a live keygrip over the rotating cookie keys). */
   cookieKeys: Keygrip;
-  secretCache: ClientSecretCache;
+  /**
+   * The client registrations the provider reads; the stack's client-secret check reads the same
+   * ones (middleware/client-secret-check.ts). Its own when not given.
+   */
+  clients?: ClientAdapter;
   onConsumeConflict?: ConsumeConflictHandler;
   refreshGraceSeconds?: number;
   /** How clients' JWK Sets are fetched from their jwks_uri (key-set-fetch.ts); the production rules when not given. */
@@ -46,7 +49,7 @@ export interface ProviderOptions {
 
 export function createProvider(options: ProviderOptions): Provider {
   const { environment, db } = options;
-  const clients = new ClientAdapter(db, environment);
+  const clients = options.clients ?? new ClientAdapter(db, environment);
   const adapterOptions = {
     db,
     environment,
@@ -73,7 +76,7 @@ export function createProvider(options: ProviderOptions): Provider {
   provider.proxy = true; // forwarded headers are set by our own mount, from trusted values only
   overrideRedirectUriAllowed(provider, environment);
   overridePostLogoutRedirectUriAllowed(provider, environment);
-  overrideCompareClientSecret(provider, options.secretCache, clients);
+  overrideCompareClientSecret(provider);
   overrideReplayDetection(provider, db, environment);
   overrideRefreshTokenBinding(provider);
   return provider;

@@ -19,8 +19,9 @@ import type { MembershipRow, RequestStateRow } from './request-state-repository.
  *  - defers the writes its plan names, which the one middleware (middleware/unit-of-work.ts)
  *    writes with one function (unit-of-work-repository.ts, commitUnit) before the response
  *    leaves.
- * The unit also carries the caller (its address and DPoP proof) for the model methods we
- * replace (provider-internals.ts), which the library calls with no request either.
+ * The unit also carries the caller (its address, DPoP proof and verified client secret) for
+ * the model methods we replace (provider-internals.ts), which the library calls with no
+ * request either.
  * This file holds the unit and its one AsyncLocalStorage, which only the adapter and those
  * methods read: the library calls them and passes no request. Everything else is handed the
  * unit from `ctx.state.oidc.unit` (request-scope.ts).
@@ -66,7 +67,8 @@ export const BROWSER_REQUEST: UnitPlan = {
 /**
  * The other endpoints where a client authenticates (revocation, pushed authorization
  * requests): a unit that defers nothing and reads as the adapter reads without one, there to
- * carry the caller to the client-secret check (provider-internals.ts).
+ * carry the caller, and the client secret it verified (middleware/client-secret-check.ts), to
+ * the provider's secret check (provider-internals.ts).
  */
 export const CLIENT_REQUEST: UnitPlan = {
   kind: 'client',
@@ -82,6 +84,11 @@ export interface Caller {
   address: string;
   /** The request's DPoP proof, if any: a fapi2 client's refresh token is bound to its key. */
   dpopProof: string | undefined;
+  /**
+   * The client secret this request presented and that verified: the client and a SHA-256 of the
+   * secret, which the provider's secret check compares with (verified-client-secret.ts).
+   */
+  verifiedClientSecret?: { clientId: string; digest: Buffer };
 }
 
 /** A user as this request read them: who they are, and the organizations they belong to. */

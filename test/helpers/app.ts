@@ -5,7 +5,7 @@ import { loadConfig } from '../../src/config/load.js';
 import type { AppConfig } from '../../src/config/schema.js';
 import type { Db } from '../../src/db/database.js';
 import { createLogger, type Logger } from '../../src/logging/logger.js';
-import { createRuntime, type Runtime } from '../../src/runtime.js';
+import { createRuntime, type Runtime, type RuntimeOptions } from '../../src/runtime.js';
 import { decodeSecretsKey, SecretBox } from '../../src/keys/secret-box.js';
 import { tempDir } from './temp-dirs.js';
 
@@ -43,9 +43,10 @@ export async function testApp(
   overrides: Record<string, unknown> = {},
   env: NodeJS.ProcessEnv = {},
   logger: Logger = createLogger('silent'),
+  runtimeOptions: RuntimeOptions = {},
 ): Promise<TestApp> {
   const config = testConfig(overrides, env);
-  const runtime = await createRuntime(config, db, logger);
+  const runtime = await createRuntime(config, db, logger, runtimeOptions);
   return {
     config,
     runtime,

@@ -9,6 +9,7 @@ import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
 import { testApp, type TestApp } from './app.js';
 import { requestScope } from './statement-probe.js';
 import type { Logger } from '../../src/logging/logger.js';
+import type { RuntimeOptions } from '../../src/runtime.js';
 
 const closeServer = (server: http.Server) =>
   new Promise<void>((resolve) => {
@@ -65,6 +66,8 @@ export interface StartOptions {
    * `urls` with X-Forwarded-Proto: https.
    */
   behindLoopbackProxy?: boolean;
+  /** What the runtime is built with beyond its config (e.g. a smaller client-secret record count). */
+  runtime?: RuntimeOptions;
   /**
    * The dashboards at http://localhost:<port> rather than 127.0.0.1: WebAuthn needs a domain
    * name for its relying party, so the passkey tests use this (they still listen on 127.0.0.1).
@@ -110,7 +113,13 @@ export async function startOAuthServer(
     : {};
   let test: TestApp;
   try {
-    test = await testApp(db, { base_url, sandbox_base_url, dashboard_url, sandbox_dashboard_url, ...proxy, ...overrides }, env, logger);
+    test = await testApp(
+      db,
+      { base_url, sandbox_base_url, dashboard_url, sandbox_dashboard_url, ...proxy, ...overrides },
+      env,
+      logger,
+      options.runtime,
+    );
   } catch (error) {
     await Promise.all(servers.map(closeServer));
     throw error;

@@ -2,6 +2,7 @@ import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll } from 'vitest';
 import { createDatabase, type Db } from '../../src/db/database.js';
 import type { Logger } from '../../src/logging/logger.js';
+import type { RuntimeOptions } from '../../src/runtime.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { createStaff, startOAuthServer, type OAuthTestServer, type Staff } from './oauth-server.js';
 
@@ -30,6 +31,8 @@ export interface OAuthServerOptions<C extends string, P extends string, N extend
   behindLoopbackProxy?: boolean;
   /** The dashboards at http://localhost:<port> (see `startOAuthServer`): the passkey tests. */
   dashboardsAtLocalhost?: boolean;
+  /** What the server's runtime is built with beyond its config (startOAuthServer's `runtime`). */
+  runtime?: RuntimeOptions;
 }
 
 /**
@@ -82,7 +85,11 @@ export function useOAuthServer<C extends string = never, P extends string = neve
     Object.assign(fixture.testDatabase, testDatabase);
     if (options.serverPoolMax) ownPool = createDatabase({ url: testDatabase.url, poolMax: options.serverPoolMax });
     const serverDb = (options.plugins ?? []).reduce((db, plugin) => db.withPlugin(plugin), ownPool ?? testDatabase.db);
-    const start = { behindLoopbackProxy: options.behindLoopbackProxy, dashboardsAtLocalhost: options.dashboardsAtLocalhost };
+    const start = {
+      behindLoopbackProxy: options.behindLoopbackProxy,
+      dashboardsAtLocalhost: options.dashboardsAtLocalhost,
+      runtime: options.runtime,
+    };
     const server = await startOAuthServer(serverDb, options.config, options.logger, start);
     started.push(server);
     Object.assign(fixture.server, server);

@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { PROVIDER_PAYLOAD_FIELDS, type ProviderPayloadField } from '../../src/db/provider-payload.js';
 import type { Db } from '../../src/db/database.js';
 import { MIN_PASSWORD_PARAMS } from '../../src/accounts/passwords.js';
-import { ClientSecretCache } from '../../src/oidc/client-secret-cache.js';
 import { hashClientSecret } from '../../src/oidc/clients/service.js';
 import type { Keygrip } from '../../src/oidc/cookie-keys.js';
 import {
@@ -28,6 +27,8 @@ import {
   UNUSED_REFUSAL_EVENTS,
 } from '../../src/oidc/provider-internals.js';
 import { createProvider } from '../../src/oidc/provider.js';
+import { CLIENT_REQUEST, runInUnit, UnitOfWork } from '../../src/oidc/unit-of-work.js';
+import { recordVerifiedSecret } from '../../src/oidc/verified-client-secret.js';
 import { AdapterRecorder } from '../helpers/adapter-recorder.js';
 import { fapiTokens, insecure, registerFapiClient } from '../helpers/fapi.js';
 import { authorize, tokenRequest } from '../helpers/flow.js';
@@ -55,7 +56,7 @@ function compare(a: string, b: string): number {
   return 0;
 }
 
-function providerUnderTest(secretCache: ClientSecretCache) {
+function providerUnderTest() {
   const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
   const jwk = { ...(privateKey.export({ format: 'jwk' }) as Record<string, unknown>), kid: 'test', alg: 'RS256', use: 'sig' };
   return createProvider({
@@ -66,14 +67,13 @@ function providerUnderTest(secretCache: ClientSecretCache) {
     db: {} as Db,
     jwks: { keys: [jwk] },
     cookieKeys: ['a-cookie-key-of-some-length-0000'] as unknown as Keygrip,
-    secretCache,
   });
 }
 
 type ClientPrototype = {
   redirectUriAllowed(this: unknown, value: string): boolean;
   postLogoutRedirectUriAllowed(this: unknown, value: string): boolean;
-  compareClientSecret(this: unknown, presented: string): Promise<boolean>;
+  compareClientSecret(this: unknown, presented: string): unknown;
 };
 
 describe('oidc-provider overrides (provider-internals.ts)', () => {
@@ -108,14 +108,13 @@ describe('oidc-provider overrides (provider-internals.ts)', () => {
   });
 
   it("the provider's ReplayDetection and RefreshToken are ours: one insert per claimed value, and the key binding on save", () => {
-    const provider = providerUnderTest(new ClientSecretCache(crypto.randomBytes(32), 60_000));
+    const provider = providerUnderTest();
     expect((provider.ReplayDetection as unknown as { unique: { toString(): string } }).unique.toString()).toContain('claimMark');
     expect((provider.RefreshToken as unknown as { prototype: { save: { name: string } } }).prototype.save.name).toBe('bindingSave');
   });
 
   it("the provider's Client matches redirect URIs by our rules (case-insensitive host, :443 as no port)", () => {
-    const prototype = providerUnderTest(new ClientSecretCache(crypto.randomBytes(32), 60_000)).Client
-      .prototype as unknown as ClientPrototype;
+    const prototype = providerUnderTest().Client.prototype as unknown as ClientPrototype;
     const client = { redirectUris: ['https://app.example.org/callback'] };
     // The library's own method compares strings exactly (and needs a real Client instance).
     expect(prototype.redirectUriAllowed.call(client, 'HTTPS://APP.EXAMPLE.ORG:443/callback')).toBe(true);
@@ -123,8 +122,7 @@ describe('oidc-provider overrides (provider-internals.ts)', () => {
   });
 
   it("the provider's Client matches post-logout redirect URIs by the same rules", () => {
-    const prototype = providerUnderTest(new ClientSecretCache(crypto.randomBytes(32), 60_000)).Client
-      .prototype as unknown as ClientPrototype;
+    const prototype = providerUnderTest().Client.prototype as unknown as ClientPrototype;
     const client = { postLogoutRedirectUris: ['https://app.example.org/signed-out'] };
     expect(prototype.postLogoutRedirectUriAllowed.call(client, 'HTTPS://APP.EXAMPLE.ORG:443/signed-out')).toBe(true);
     expect(prototype.postLogoutRedirectUriAllowed.call(client, 'https://app.example.org/signed-out?next=1')).toBe(false);
@@ -132,13 +130,31 @@ describe('oidc-provider overrides (provider-internals.ts)', () => {
     expect(prototype.postLogoutRedirectUriAllowed.call({}, 'https://app.example.org/signed-out')).toBe(false);
   });
 
-  it("the provider's Client verifies a presented secret against the stored argon2id hash", async () => {
+  it("the provider's Client accepts the secret its request verified, for that client only", async () => {
+    const prototype = providerUnderTest().Client.prototype as unknown as ClientPrototype;
+    const unit = new UnitOfWork(CLIENT_REQUEST, { address: '192.0.2.1', dpopProof: undefined });
+    // What middleware/client-secret-check.ts records once the cache verified the secret against the argon2id hash.
+    recordVerifiedSecret(unit.caller, 'client', 'the-right-secret');
+    const answers = await runInUnit(unit, async () => [
+      prototype.compareClientSecret.call({ clientId: 'client' }, 'the-right-secret'),
+      prototype.compareClientSecret.call({ clientId: 'client' }, 'the-right-secreT'),
+      prototype.compareClientSecret.call({ clientId: 'another-client' }, 'the-right-secret'),
+    ]);
+    expect(answers).toEqual([true, false, false]);
+    // Outside the request the record means nothing.
+    expect(prototype.compareClientSecret.call({ clientId: 'client' }, 'the-right-secret')).toBe(false);
+  });
+
+  it("the provider's Client answers a secret check synchronously, false for any secret not verified in this request", async () => {
     const secret = 'the-right-secret';
     const hash = await hashClientSecret(secret, MIN_PASSWORD_PARAMS);
-    const prototype = providerUnderTest(new ClientSecretCache(crypto.randomBytes(32), 60_000)).Client
-      .prototype as unknown as ClientPrototype;
-    // The library's own method compares the presented secret with the stored value as text.
-    expect(await prototype.compareClientSecret.call({ clientId: 'client', clientSecret: hash }, secret)).toBe(true);
+    const prototype = providerUnderTest().Client.prototype as unknown as ClientPrototype;
+    const client = { clientId: 'client', clientSecret: hash };
+    // Used as a library that stopped awaiting it would use it: a Promise here would be truthy.
+    const wrong: unknown = prototype.compareClientSecret.call(client, 'a-wrong-secret');
+    const unverified: unknown = prototype.compareClientSecret.call(client, secret);
+    expect(wrong).toBe(false);
+    expect(unverified).toBe(false);
   });
 });
 

@@ -1,10 +1,14 @@
 import { z } from 'zod';
-import { inTransaction } from '../../db/executor.js';
 import { decodeCursor, listPage } from '../routing/pagination.js';
 import { resourceNotFound } from '../routing/problems.js';
 import { defineRoute } from '../routing/route-spec.js';
-import { findDonorAccount, listDonorAccounts } from '../../daf/donor-accounts-repository.js';
-import { createDonorAccount, setDonorAccountDisabled, updateDonorAccountFields } from '../../daf/donor-accounts-service.js';
+import {
+  donorAccountOf,
+  donorAccountsPage,
+  openDonorAccount,
+  setDonorAccountDisabled,
+  updateDonorAccountFields,
+} from '../../daf/donor-accounts-service.js';
 import { metadataSchema, pageParams } from './list-params.js';
 import { dafScope } from '../../daf/scope.js';
 import { donorAccountView } from '../../daf/views.js';
@@ -58,8 +62,7 @@ export const donorAccountRoutes = [
     response: DonorAccount,
     errors: [400, 401, 403, 409],
     async handler({ db, caller, body }) {
-      const input = body as Parameters<typeof createDonorAccount>[2];
-      return donorAccountView(await inTransaction(db, (trx) => createDonorAccount(trx, dafScope(caller), input)));
+      return donorAccountView(await openDonorAccount(db, dafScope(caller), body as Parameters<typeof openDonorAccount>[2]));
     },
   }),
   defineRoute({
@@ -81,7 +84,7 @@ export const donorAccountRoutes = [
     response: z.object({ results: z.array(DonorAccount), next_page_token: z.string().nullable() }),
     errors: [400, 401, 403],
     async handler({ db, caller, query }) {
-      const rows = await listDonorAccounts(
+      const rows = await donorAccountsPage(
         db,
         dafScope(caller),
         { status: query.status, email: query.email, externalId: query.external_id, givingPoolId: query.giving_pool_id },
@@ -102,7 +105,7 @@ export const donorAccountRoutes = [
     response: DonorAccount,
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params }) {
-      const row = await findDonorAccount(db, dafScope(caller), params.id);
+      const row = await donorAccountOf(db, dafScope(caller), params.id);
       if (!row) throw resourceNotFound('The donor account');
       return donorAccountView(row);
     },

@@ -2,8 +2,14 @@ import { z } from 'zod';
 import { decodeCursor, listPage } from '../routing/pagination.js';
 import { resourceNotFound } from '../routing/problems.js';
 import { defineRoute } from '../routing/route-spec.js';
-import { findGivingPool, findGrantRequest, listGivingPools, listGrantRequests } from '../../daf/grant-requests-repository.js';
-import { rejectGrantRequest, submitGrantRequest } from '../../daf/grant-requests-service.js';
+import {
+  givingPoolOf,
+  givingPoolsPage,
+  grantRequestOf,
+  grantRequestsPage,
+  rejectGrantRequest,
+  submitGrantRequest,
+} from '../../daf/grant-requests-service.js';
 import { pageParams } from './list-params.js';
 import { dafScope } from '../../daf/scope.js';
 import { givingPoolView, grantRequestView } from '../../daf/views.js';
@@ -65,7 +71,7 @@ export const givingPoolRoutes = [
     response: z.object({ results: z.array(GivingPool), next_page_token: z.string().optional() }),
     errors: [400, 401, 403],
     async handler({ db, caller, query }) {
-      const rows = await listGivingPools(
+      const rows = await givingPoolsPage(
         db,
         dafScope(caller),
         query.donor_account_id,
@@ -87,7 +93,7 @@ export const givingPoolRoutes = [
     response: GivingPool,
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params }) {
-      const row = await findGivingPool(db, dafScope(caller), params.id);
+      const row = await givingPoolOf(db, dafScope(caller), params.id);
       if (!row) throw resourceNotFound('The giving pool');
       return givingPoolView(row);
     },
@@ -107,7 +113,7 @@ export const grantRequestRoutes = [
     response: z.object({ results: z.array(GrantRequest), next_page_token: z.string().optional() }),
     errors: [400, 401, 403],
     async handler({ db, caller, query }) {
-      const rows = await listGrantRequests(
+      const rows = await grantRequestsPage(
         db,
         dafScope(caller),
         query.donor_account_id,
@@ -129,7 +135,7 @@ export const grantRequestRoutes = [
     response: GrantRequest,
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params }) {
-      const row = await findGrantRequest(db, dafScope(caller), params.id);
+      const row = await grantRequestOf(db, dafScope(caller), params.id);
       if (!row) throw resourceNotFound('The grant request');
       return grantRequestView(row);
     },

@@ -2,11 +2,18 @@ import { z } from 'zod';
 import { decodeCursor, listPage } from '../routing/pagination.js';
 import { resourceNotFound } from '../routing/problems.js';
 import { defineRoute } from '../routing/route-spec.js';
-import { findDonorAccount } from '../../daf/donor-accounts-repository.js';
+import { donorAccountOf } from '../../daf/donor-accounts-service.js';
 import { metadataSchema, pageParams } from './list-params.js';
 import { dafScope } from '../../daf/scope.js';
-import { findToken, listTokens } from '../../daf/tokens-repository.js';
-import { createToken, MAX_TOKEN_TTL_SECONDS, MIN_TOKEN_TTL_SECONDS, revokeToken, verifyCode } from '../../daf/tokens-service.js';
+import {
+  createToken,
+  MAX_TOKEN_TTL_SECONDS,
+  MIN_TOKEN_TTL_SECONDS,
+  revokeToken,
+  tokenOf,
+  tokensPage,
+  verifyCode,
+} from '../../daf/tokens-service.js';
 import { authorizationTokenView, donorAccountView } from '../../daf/views.js';
 
 const Token = z.object({
@@ -70,8 +77,8 @@ export const tokenRoutes = [
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params, query }) {
       const scope = dafScope(caller);
-      if (!(await findDonorAccount(db, scope, params.id))) throw resourceNotFound('The donor account');
-      const rows = await listTokens(db, scope, params.id, query.status, decodeCursor(query.page_token, 'page_token'), query.page_limit);
+      if (!(await donorAccountOf(db, scope, params.id))) throw resourceNotFound('The donor account');
+      const rows = await tokensPage(db, scope, params.id, query.status, decodeCursor(query.page_token, 'page_token'), query.page_limit);
       return listPage(rows, query.page_limit, (row) => authorizationTokenView(row), 'next_page_token');
     },
   }),
@@ -86,7 +93,7 @@ export const tokenRoutes = [
     response: Token,
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params }) {
-      const row = await findToken(db, dafScope(caller), params.id);
+      const row = await tokenOf(db, dafScope(caller), params.id);
       if (!row) throw resourceNotFound('The authorization token');
       return authorizationTokenView(row);
     },

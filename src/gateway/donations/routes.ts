@@ -3,7 +3,7 @@ import { decodeCursor, listPage } from '../routing/pagination.js';
 import { resourceNotFound } from '../routing/problems.js';
 import { defineRoute } from '../routing/route-spec.js';
 import type { ApiVersion } from '../routing/versions.js';
-import { findDonation, listDonations, type DonationRow } from './repository.js';
+import { donationOf, donationsPage, type DonationRow } from './service.js';
 
 const Address = z.object({
   line1: z.string(),
@@ -102,7 +102,7 @@ export const donationRoutes = [
     },
     errors: [400, 401, 403],
     async handler({ db, caller, version, query }) {
-      const rows = await listDonations(
+      const rows = await donationsPage(
         db,
         caller,
         {
@@ -135,7 +135,7 @@ export const donationRoutes = [
     response: { '2026-04-01': DonationV2026_04, '2026-01-15': DonationV2026_01 },
     errors: [400, 401, 403, 404],
     async handler({ db, caller, version, params }) {
-      const row = await findDonation(db, caller, params.id);
+      const row = await donationOf(db, caller, params.id);
       // Another nonprofit's or environment's donation does not exist for this caller.
       if (!row) throw resourceNotFound('The donation');
       return toDonation(row, version);

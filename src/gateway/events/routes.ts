@@ -5,16 +5,15 @@ import { resourceNotFound } from '../routing/problems.js';
 import { invalid } from '../../errors/domain-error.js';
 import { defineRoute } from '../routing/route-spec.js';
 import type { ApiVersion } from '../routing/versions.js';
-import {
-  findEvent,
-  findSubscription,
-  listEvents,
-  listSubscriptions,
-  type EventRow,
-  type SubscriptionRow,
-} from '../../events/repository.js';
+import { eventOf, eventsPage, type EventRow } from '../../events/events-service.js';
 import { apiActor } from '../../events/actor.js';
-import { changeSubscriptionStatus, subscribe } from '../../events/subscriptions-service.js';
+import {
+  changeSubscriptionStatus,
+  subscribe,
+  subscriptionOf,
+  subscriptionsPage,
+  type SubscriptionRow,
+} from '../../events/subscriptions-service.js';
 import { DAF_KINDS, EVENT_CATEGORIES } from '../../events/categories.js';
 
 /**
@@ -94,7 +93,7 @@ export const eventRoutes = [
     errors: [400, 401, 403],
     async handler({ db, caller, query, version }) {
       const categories = query.category ? [query.category] : categoriesOf(version);
-      const rows = await listEvents(db, scopeOf(caller), categories, decodeCursor(query.cursor, 'cursor'), query.limit);
+      const rows = await eventsPage(db, scopeOf(caller), categories, decodeCursor(query.cursor, 'cursor'), query.limit);
       return listPage(rows, query.limit, eventView, 'nextPageToken');
     },
   }),
@@ -110,7 +109,7 @@ export const eventRoutes = [
     response: perVersion(eventSchema),
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params, version }) {
-      const row = await findEvent(db, scopeOf(caller), params.id);
+      const row = await eventOf(db, scopeOf(caller), params.id);
       if (!row || !inVersion(version, row.category)) throw resourceNotFound('The event');
       return eventView(row);
     },
@@ -152,7 +151,7 @@ export const eventRoutes = [
     ),
     errors: [400, 401, 403],
     async handler({ db, caller, query, version }) {
-      const rows = await listSubscriptions(db, scopeOf(caller), categoriesOf(version), decodeCursor(query.cursor, 'cursor'), query.limit);
+      const rows = await subscriptionsPage(db, scopeOf(caller), categoriesOf(version), decodeCursor(query.cursor, 'cursor'), query.limit);
       return listPage(rows, query.limit, (row) => subscriptionView(row), 'nextPageToken');
     },
   }),
@@ -167,7 +166,7 @@ export const eventRoutes = [
     response: perVersion(subscriptionSchema),
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params, version }) {
-      const row = await findSubscription(db, scopeOf(caller), params.id);
+      const row = await subscriptionOf(db, scopeOf(caller), params.id);
       if (!row || !inVersion(version, row.category)) throw resourceNotFound('The event subscription');
       return subscriptionView(row);
     },
@@ -184,7 +183,7 @@ export const eventRoutes = [
     response: perVersion(subscriptionSchema),
     errors: [400, 401, 403, 404],
     async handler({ ctx, db, caller, params, body, version }) {
-      const row = await findSubscription(db, scopeOf(caller), params.id);
+      const row = await subscriptionOf(db, scopeOf(caller), params.id);
       if (!row || !inVersion(version, row.category)) throw resourceNotFound('The event subscription');
       const { status } = body as { status?: 'active' | 'disabled' | 'deleted' };
       return subscriptionView(

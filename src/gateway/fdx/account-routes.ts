@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { API_VERSIONS } from '../routing/versions.js';
 import { defineRoute } from '../routing/route-spec.js';
-import { accountActivityTotals, countAccounts, findAccount, findOrganization, listAccounts } from './accounts-repository.js';
+import { accountsPage, accountTotals, isCallersAccount, organizationOf } from './accounts-service.js';
 import { checkPageKey, requireAccount, scopeOf } from './access.js';
 import { fdxPage, limitParam, pageKeyParam } from './paging.js';
 import { customerNotFound } from './problems.js';
@@ -33,8 +33,8 @@ export const accountRoutes = [
     errors: [400, 401, 403],
     async handler({ db, caller, query }) {
       const scope = scopeOf(caller);
-      const startId = await checkPageKey(query.pageKey, async (id) => !!(await findAccount(db, scope, id)));
-      const [rows, total] = await Promise.all([listAccounts(db, scope, startId, query.limit), countAccounts(db, scope)]);
+      const startId = await checkPageKey(query.pageKey, (id) => isCallersAccount(db, scope, id));
+      const { rows, total } = await accountsPage(db, scope, startId, query.limit);
       const { items, page } = fdxPage(rows, query.limit, total);
       return { organizationId: caller.organizationId, page, accounts: items.map(toDepositAccount) };
     },
@@ -51,7 +51,7 @@ export const accountRoutes = [
     errors: [401, 403, 404],
     async handler({ db, caller, params }) {
       const account = await requireAccount(db, caller, params.id);
-      return toDepositAccountDetails(account, await accountActivityTotals(db, account.id), new Date());
+      return toDepositAccountDetails(account, await accountTotals(db, account.id), new Date());
     },
   }),
   defineRoute({
@@ -66,7 +66,7 @@ export const accountRoutes = [
     errors: [401, 403, 404],
     async handler({ db, caller, params }) {
       await requireAccount(db, caller, params.id);
-      const org = await findOrganization(db, caller.organizationId);
+      const org = await organizationOf(db, caller.organizationId);
       if (!org) throw customerNotFound();
       return toAccountContact(org);
     },
@@ -83,7 +83,7 @@ export const accountRoutes = [
     errors: [401, 403, 404],
     async handler({ db, caller, params }) {
       await requireAccount(db, caller, params.id);
-      const org = await findOrganization(db, caller.organizationId);
+      const org = await organizationOf(db, caller.organizationId);
       if (!org) throw customerNotFound();
       return { page: { totalElements: 1 }, customers: [toCustomer(org)] };
     },

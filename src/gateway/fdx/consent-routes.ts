@@ -1,17 +1,11 @@
 import { z } from 'zod';
-import { recordAudit } from '../../audit/audit-log.js';
-import {
-  findConsentOfRecipient,
-  revokeFdxConsent,
-  type RecipientConsent,
-  type RevocationOutcome,
-} from '../../authorizations/fdx-consents.js';
+import { findConsentOfRecipient, type RecipientConsent, type RevocationOutcome } from '../../authorizations/fdx-consents.js';
 import type { Db } from '../../db/database.js';
 import { DomainError, notFound } from '../../errors/domain-error.js';
 import type { Recipient } from '../routing/caller.js';
 import { defineRoute } from '../routing/route-spec.js';
 import { FDX_ROUTE } from './account-routes.js';
-import { findConsentParties } from './consent-parties-repository.js';
+import { consentParties, revokeConsentAsRecipient } from './consent-service.js';
 import { ConsentGrant, ConsentRevocationList, ConsentRevocationRequest, toConsentGrant, toRevocationList } from './consent-shapes.js';
 
 /**
@@ -54,7 +48,7 @@ export const consentRoutes = [
     errors: [401, 403, 404],
     async handler({ db, recipient, params }) {
       const consent = await requireConsent(db, recipient, params.consentId);
-      return toConsentGrant(consent, await findConsentParties(db, consent.environment, consent.clientId, consent.organizationId));
+      return toConsentGrant(consent, await consentParties(db, consent.environment, consent.clientId, consent.organizationId));
     },
   }),
   defineRoute({
@@ -70,24 +64,13 @@ export const consentRoutes = [
     async handler({ ctx, db, recipient, params, body }) {
       const { reason, initiator } = body as z.infer<typeof ConsentRevocationRequest>;
       if (!recipient || !CONSENT_ID.test(params.consentId)) throw consentNotFound();
-      const outcome = await revokeFdxConsent(db, {
-        environment: recipient.environment,
-        consentId: params.consentId,
-        owner: { clientId: recipient.clientId },
-        reason,
-        initiator,
-        audit: (trx, consent) =>
-          recordAudit(trx, {
-            event: 'fdx_consent.revoked',
-            environment: consent.environment,
-            organizationId: consent.organizationId,
-            clientId: recipient.clientId,
-            ip: ctx.state.clientIp ?? null,
-            requestId: ctx.state.requestId ?? null,
-            // The recipient revoked it (no person signed in): the audit log names the application as who acted.
-            details: { consent_id: consent.id, grant_id: consent.grantId, reason, initiator, acted_by: 'application' },
-          }),
-      });
+      const outcome = await revokeConsentAsRecipient(
+        db,
+        recipient,
+        params.consentId,
+        { reason, initiator },
+        { ip: ctx.state.clientIp ?? null, requestId: ctx.state.requestId ?? null },
+      );
       const refused = REFUSED[outcome];
       if (refused) throw refused();
       return undefined;

@@ -1,5 +1,5 @@
 import { defineRoute } from '../routing/route-spec.js';
-import { findOrganization } from './accounts-repository.js';
+import { organizationOf } from './accounts-service.js';
 import { FDX_ROUTE } from './account-routes.js';
 import { customerNotFound } from './problems.js';
 import { Customer, toCustomer } from './shapes.js';
@@ -15,7 +15,7 @@ export const customerRoutes = [
     response: Customer,
     errors: [401, 403, 404],
     async handler({ db, caller }) {
-      const org = await findOrganization(db, caller.organizationId);
+      const org = await organizationOf(db, caller.organizationId);
       if (!org) throw customerNotFound();
       return toCustomer(org);
     },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineRoute } from '../routing/route-spec.js';
-import { findOrganization } from './accounts-repository.js';
-import { countStatements, findStatement, listStatements, statementBelongsTo } from './activity-repository.js';
+import { organizationOf } from './accounts-service.js';
+import { statementActivity, statementOf } from './activity-service.js';
 import { ActivityQuery, listAccountActivity } from './activity-list.js';
 import { AccountParams, FDX_ROUTE } from './account-routes.js';
 import { requireAccount } from './access.js';
@@ -12,8 +12,6 @@ import { customerNotFound, statementNotFound } from './problems.js';
 import { ListStatementsResponse, toStatement } from './shapes.js';
 import { loadStatementContent } from './statement-content.js';
 import { chooseFormat, STATEMENT_FORMATS } from './statement-formats.js';
-
-const statements = { belongsTo: statementBelongsTo, list: listStatements, count: countStatements };
 
 export const statementRoutes = [
   defineRoute({
@@ -28,7 +26,7 @@ export const statementRoutes = [
     response: ListStatementsResponse,
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params, query }) {
-      const { items, page } = await listAccountActivity(db, caller, params.id, query, statements);
+      const { items, page } = await listAccountActivity(db, caller, params.id, query, statementActivity);
       return { page, statements: items.map(toStatement) };
     },
   }),
@@ -47,11 +45,11 @@ export const statementRoutes = [
       const account = await requireAccount(db, caller, params.id);
       // Another account's statement, even the caller's own, is not this account's: 1104; so is
       // one dated before the consent's lookback (docs/api.md, "FDX bank-data API", Consents).
-      const statement = isUuid(params.statementId) ? await findStatement(db, account.id, params.statementId) : undefined;
+      const statement = isUuid(params.statementId) ? await statementOf(db, account.id, params.statementId) : undefined;
       const oldest = lookbackStart(caller, new Date());
       if (!statement || (oldest && statement.period_end < isoDate(oldest))) throw statementNotFound();
       const format = chooseFormat(ctx);
-      const organization = await findOrganization(db, caller.organizationId);
+      const organization = await organizationOf(db, caller.organizationId);
       if (!organization) throw customerNotFound();
       // Totals are read before the first byte, so a failure here is still a proper problem.
       const content = await loadStatementContent(db, organization, account, statement);

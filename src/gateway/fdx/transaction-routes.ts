@@ -1,10 +1,8 @@
 import { defineRoute } from '../routing/route-spec.js';
-import { countTransactions, listTransactions, transactionBelongsTo } from './activity-repository.js';
 import { AccountParams, FDX_ROUTE } from './account-routes.js';
 import { ActivityQuery, listAccountActivity } from './activity-list.js';
+import { transactionActivity } from './activity-service.js';
 import { ListTransactionsResponse, toTransaction } from './shapes.js';
-
-const transactions = { belongsTo: transactionBelongsTo, list: listTransactions, count: countTransactions };
 
 export const transactionRoutes = [
   defineRoute({
@@ -19,7 +17,7 @@ export const transactionRoutes = [
     response: ListTransactionsResponse,
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params, query }) {
-      const { items, page } = await listAccountActivity(db, caller, params.id, query, transactions);
+      const { items, page } = await listAccountActivity(db, caller, params.id, query, transactionActivity);
       return { page, transactions: items.map(toTransaction) };
     },
   }),

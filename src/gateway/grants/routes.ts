@@ -3,7 +3,7 @@ import { decodeCursor, listPage } from '../routing/pagination.js';
 import { resourceNotFound } from '../routing/problems.js';
 import { invalid } from '../../errors/domain-error.js';
 import { defineRoute } from '../routing/route-spec.js';
-import { connectBelongsTo, findGrant, listGrants, type GrantRow } from './repository.js';
+import { grantOf, grantsPage, isCallersConnect, type GrantRow } from './service.js';
 
 const Grant = z.object({
   id: z.string().uuid(),
@@ -71,9 +71,9 @@ export const grantRoutes = [
       // Another organization's (or environment's) connect is unknown here: an empty list would
       // hide a typo. A 400, as for any invalid parameter, since the published operation lists
       // no 404; it says the same for an id that exists nowhere, so it reveals nothing.
-      if (query.connect_id && !(await connectBelongsTo(db, caller, query.connect_id)))
+      if (query.connect_id && !(await isCallersConnect(db, caller, query.connect_id)))
         throw invalid('Invalid query: connect_id names no connect of the caller.');
-      const rows = await listGrants(db, caller, query.connect_id, decodeCursor(query.pageToken, 'pageToken'), query.pageLimit);
+      const rows = await grantsPage(db, caller, query.connect_id, decodeCursor(query.pageToken, 'pageToken'), query.pageLimit);
       return listPage(rows, query.pageLimit, toGrant, 'nextPageToken|null');
     },
   }),
@@ -91,7 +91,7 @@ export const grantRoutes = [
     response: Grant,
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params }) {
-      const row = await findGrant(db, caller, params.id);
+      const row = await grantOf(db, caller, params.id);
       if (!row) throw resourceNotFound('The grant');
       return toGrant(row);
     },

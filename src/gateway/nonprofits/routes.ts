@@ -3,7 +3,7 @@ import { parseEin } from '../../accounts/ein.js';
 import { resourceNotFound } from '../routing/problems.js';
 import { invalid } from '../../errors/domain-error.js';
 import { defineRoute } from '../routing/route-spec.js';
-import { findNonprofitByEin, hasStaff } from './repository.js';
+import { nonprofitByEin } from './service.js';
 
 const Nonprofit = z.object({
   id: z.string(),
@@ -44,9 +44,10 @@ export const nonprofitRoutes = [
     async handler({ db, params }) {
       const ein = parseEin(params.ein);
       if (!ein) throw invalid('ein must be nine digits, written 123456789 or 12-3456789.');
-      const org = await findNonprofitByEin(db, ein);
+      const record = await nonprofitByEin(db, ein);
       // A fund provider is not a nonprofit record: 404 like any unknown EIN.
-      if (!org) throw resourceNotFound('The nonprofit');
+      if (!record) throw resourceNotFound('The nonprofit');
+      const { organization: org, claimed } = record;
       const hasAddress = org.address_line1 && org.city && org.region && org.postal_code;
       return {
         id: org.id,
@@ -68,8 +69,7 @@ export const nonprofitRoutes = [
         updatedAt: org.updated_at.toISOString(),
         inGoodStanding: true,
         isDafPayNetwork: false,
-        // A nonprofit is claimed once someone on its staff has an account here.
-        claimed: await hasStaff(db, org.id),
+        claimed,
       };
     },
   }),

@@ -1,13 +1,11 @@
 import type { Context } from 'koa';
-import { conflict, invalid } from '../../errors/domain-error.js';
+import { invalid } from '../../errors/domain-error.js';
 import { errors } from 'oidc-provider';
 import { recordAudit } from '../../audit/audit-log.js';
 import { unitOf } from '../request-scope.js';
-import { writeWithUnit } from '../unit-of-work.js';
-import { consumePushedRequest } from '../../db/provider-store.js';
+import { recordConsentApproval } from '../consent-approval.js';
 import { userIdentity } from '../request-account.js';
 import { readForm } from '../../http/form-body.js';
-import { insertAuthorization } from '../../authorizations/authorizations.js';
 import { planConsent, type ConsentPlan } from '../consent-plan.js';
 import { clientRequiresMfa, consentForced, findCoveringGrant, subjectTypeOf } from '../existing-grant.js';
 import { hasSecondFactor } from '../../accounts/authentication-methods.js';
@@ -31,7 +29,7 @@ import { KIND_LABELS, ROLE_NAMES, type Membership } from '../../identity/members
 import { describeScopes } from './scope-descriptions.js';
 import { accountField, chosenAccounts, fdxConsentStep, missingConsentRequest } from './fdx-consent-step.js';
 import { isFapi2Client } from '../client-metadata.js';
-import { newFdxConsentId, recordFdxConsent } from '../../authorizations/fdx-consents.js';
+import { newFdxConsentId } from '../../authorizations/fdx-consents.js';
 import { FDX_AUTHORIZATION_DETAILS_TYPE } from '../../authorizations/fdx-consent-request.js';
 import { consentExpiry } from '../../authorizations/fdx-consent.js';
 import type { GrantedFdxDetail } from '../fdx-authorization-details.js';
@@ -126,12 +124,6 @@ export async function showConsentStep(deps: InteractionDeps, ctx: Context, inter
   sendInteractionPage(deps, ctx, interaction, 'consent.njk', page, problem ? 400 : undefined);
 }
 
-const approvedElsewhere = () =>
-  conflict(
-    'This request was already approved in another window or tab, so nothing was approved here and nothing more was shared. Go back to the application if it still needs you.',
-    { title: 'Already approved' },
-  );
-
 /** POST /oauth/interaction/:uid/consent: decided again from current data, never from the page. */
 export async function approve(deps: InteractionDeps, ctx: Context): Promise<void> {
   const interaction = await loadInteraction(deps, ctx);
@@ -172,50 +164,19 @@ export async function approve(deps: InteractionDeps, ctx: Context): Promise<void
     } satisfies GrantedFdxDetail as never);
   }
   const grantId = await grant.save();
-  // A pushed request allows one approval: used up here, in this approval's transaction, so that a
-  // second window's approval of the same request_uri commits nothing (docs/bank-data.md, "Pushed
-  // authorization requests"). The resume then has no pushed request left to look up.
-  const pushedRequest = takePushedRequest(interaction);
-  // Committed with the Grant and the Interaction, in the request's unit (oidc/unit-of-work.ts).
-  await writeWithUnit(unitOf(ctx), deps.db, async (trx) => {
-    if (pushedRequest && !(await consumePushedRequest(trx, deps.environment, pushedRequest))) throw approvedElsewhere();
-    await insertAuthorization(trx, {
-      grantId,
-      environment: deps.environment,
-      clientId: client.clientId,
-      subjectType,
-      userId,
-      organizationId: membership.id,
-      scopes: plan.granted,
-    });
-    if (fdx && consentId)
-      await recordFdxConsent(trx, {
-        id: consentId,
-        createdAt: grantedAt,
-        environment: deps.environment,
-        organizationId: membership.id,
-        clientId: client.clientId,
-        grantId,
-        userId,
-        request: fdx.request,
-        accountIds,
-      });
-    await recordAudit(trx, {
-      event: 'consent.granted',
-      environment: deps.environment,
-      actorUserId: userId,
-      organizationId: membership.id,
-      clientId: client.clientId,
-      ip: ctx.state.clientIp ?? null,
-      requestId: ctx.state.requestId ?? null,
-      details: {
-        grant_id: grantId,
-        scopes: plan.granted,
-        withheld: plan.withheld,
-        subject_type: subjectType,
-        ...(consentId ? { fdx_consent_id: consentId, accounts: accountIds } : {}),
-      },
-    });
+  await recordConsentApproval(unitOf(ctx), deps.db, {
+    environment: deps.environment,
+    grantId,
+    clientId: client.clientId,
+    subjectType,
+    userId,
+    organizationId: membership.id,
+    granted: plan.granted,
+    withheld: plan.withheld,
+    // Used up by this approval; the resume then has no pushed request left to look up.
+    pushedRequest: takePushedRequest(interaction),
+    fdx: fdx && consentId ? { consentId, createdAt: grantedAt, request: fdx.request, accountIds } : undefined,
+    trace: { ip: ctx.state.clientIp ?? null, requestId: ctx.state.requestId ?? null },
   });
   await finishInteraction(ctx, interaction, { consent: { grantId } });
 }

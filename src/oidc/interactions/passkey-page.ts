@@ -1,6 +1,5 @@
 import type { Context } from 'koa';
-import { credentialsEpoch } from '../../identity/browser-sessions-repository.js';
-import { loginResult } from '../../identity/sessions.js';
+import { loginResult, passkeyProof } from '../../identity/sessions.js';
 import { recordAudit } from '../../audit/audit-log.js';
 import { readForm } from '../../http/form-body.js';
 import { rememberChallenge, takeBrowserChallenge } from '../../mfa/passkey-challenge.js';
@@ -73,11 +72,8 @@ export async function submitPasskey(deps: InteractionDeps, ctx: Context): Promis
     }
     await recordAudit(deps.db, { ...audit, event: 'login.succeeded', actorUserId: check.userId, details: { method: 'passkey' } });
     if (interaction.session?.accountId && interaction.session.accountId !== check.userId) await detachFromSession(deps, interaction);
-    // The epoch is read after the passkey's check: a passkey is its own proof, whenever it was made.
-    const epoch = await credentialsEpoch(deps.db, check.userId);
-    return finishInteraction(ctx, interaction, {
-      login: loginResult({ userId: check.userId, epoch: epoch ?? -1, amr: [check.method], at: new Date() }),
-    });
+    const proof = await passkeyProof(deps.db, check.userId, check.method);
+    return finishInteraction(ctx, interaction, { login: loginResult(proof) });
   }
   if (expected === null) {
     ctx.status = 303;

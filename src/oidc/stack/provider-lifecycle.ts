@@ -7,6 +7,7 @@ import type { Logger } from '../../logging/logger.js';
 import type { SecretBox } from '../../keys/secret-box.js';
 import type { ServerKeys } from '../../keys/server-keys.js';
 import { ClientSecretCache } from '../client-secret-cache.js';
+import { ClientAdapter } from '../client-adapter.js';
 import { ensureSigningKeys, ENVIRONMENTS, keysVersion, loadJwks } from '../keys.js';
 import { createProvider } from '../provider.js';
 import { cookieKeygrip } from '../cookie-keys.js';
@@ -45,10 +46,18 @@ export class ProviderLifecycle {
     });
   }
 
-  static async create(db: Db, config: AppConfig, logger: Logger, box: SecretBox, serverKeys: ServerKeys): Promise<ProviderLifecycle> {
+  static async create(
+    db: Db,
+    config: AppConfig,
+    logger: Logger,
+    box: SecretBox,
+    serverKeys: ServerKeys,
+    options: { secretRecords?: number } = {},
+  ): Promise<ProviderLifecycle> {
     await ensureSigningKeys(db, box);
     const cacheKeys = () => serverKeys.verifying('client_secret_cache_key').map((version) => version.bytes);
-    const lifecycle = new ProviderLifecycle(db, config, logger, serverKeys, new ClientSecretCache(cacheKeys), box);
+    const secretCache = new ClientSecretCache(cacheKeys, undefined, options.secretRecords);
+    const lifecycle = new ProviderLifecycle(db, config, logger, serverKeys, secretCache, box);
     await lifecycle.rebuild();
     return lifecycle;
   }
@@ -75,6 +84,7 @@ export class ProviderLifecycle {
     const dashboardOrigin = environment === 'production' ? this.config.dashboard_url : this.config.sandbox_dashboard_url;
     const grace = this.config.refresh_reuse_grace_seconds;
     const onConflict = revokeOnReplay(this.db, environment, grace);
+    const clients = new ClientAdapter(this.db, environment);
     const provider = createProvider({
       environment,
       issuer,
@@ -82,7 +92,7 @@ export class ProviderLifecycle {
       db: this.db,
       jwks,
       cookieKeys: cookieKeygrip(this.serverKeys, environment),
-      secretCache: this.secretCache,
+      clients,
       onConsumeConflict: onConflict,
       refreshGraceSeconds: grace,
       fetchKeySet: this.fetchKeySet,
@@ -94,6 +104,7 @@ export class ProviderLifecycle {
       dashboardOrigin,
       refreshGraceSeconds: grace,
       onConsumeConflict: onConflict,
+      clientSecrets: { cache: this.secretCache, clients },
     });
     listenToProvider(provider, { db: this.db, environment, logger: this.logger });
     return provider;

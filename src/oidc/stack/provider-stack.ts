@@ -17,6 +17,7 @@ import { refuseBrowserRequests } from '../middleware/browser-requests.js';
 import { databaseOutage } from '../middleware/database-outage.js';
 import { introspectionResponse } from '../middleware/introspection-response.js';
 import { catchOAuthErrors, recordRefusals } from '../middleware/oauth-errors.js';
+import { clientSecretCheck, type ClientSecretVerifier } from '../middleware/client-secret-check.js';
 import { pushedAuthorizationRequest } from '../middleware/pushed-authorization-request.js';
 import { requestUriBrowser } from '../middleware/request-uri-browser.js';
 import { signInRecord } from '../middleware/sign-in-record.js';
@@ -36,6 +37,8 @@ interface StackOptions {
   dashboardOrigin: string;
   refreshGraceSeconds: number;
   onConsumeConflict: ConsumeConflictHandler;
+  /** What the client-secret check verifies with: the provider's own client registrations (middleware/client-secret-check.ts). */
+  clientSecrets: ClientSecretVerifier;
 }
 
 export function stackMiddleware(provider: Provider, options: StackOptions): void {
@@ -58,6 +61,7 @@ export function stackMiddleware(provider: Provider, options: StackOptions): void
     environment,
     refreshGraceSeconds: options.refreshGraceSeconds,
     onConsumeConflict: options.onConsumeConflict,
+    clientSecrets: options.clientSecrets,
     onFailure,
   });
   const others = otherEndpoints(provider, options, onFailure);
@@ -100,6 +104,8 @@ function otherEndpoints(provider: Provider, options: StackOptions, onFailure: (c
       }),
       onFailure,
     }),
+    // Inside the unit, which carries the outcome to the provider's own check: a client secret presented at introspection, revocation or a pushed request is verified here.
+    catchOAuthErrors(clientSecretCheck(options.clientSecrets, onFailure)),
     // Inside the unit: the record of a session signed in at the resume commits with the session.
     signInRecord(db, environment, authorize),
     introspectionResponse(db, environment),

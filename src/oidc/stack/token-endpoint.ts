@@ -23,6 +23,7 @@ import { answerTokenRefusal, shapeTokenResponse } from '../middleware/token-resp
 import { slidingRefresh } from '../middleware/sliding-refresh.js';
 import { activateConsentOnExchange } from '../middleware/consent-activation.js';
 import { unitOfWork } from '../middleware/unit-of-work.js';
+import { clientSecretCheck, type ClientSecretVerifier } from '../middleware/client-secret-check.js';
 import { refreshScope } from '../middleware/refresh-scope.js';
 
 export interface TokenEndpointOptions {
@@ -30,6 +31,8 @@ export interface TokenEndpointOptions {
   environment: Environment;
   refreshGraceSeconds: number;
   onConsumeConflict: ConsumeConflictHandler;
+  /** What the client-secret check verifies with (middleware/client-secret-check.ts). */
+  clientSecrets: ClientSecretVerifier;
   /** A failed read or commit of the unit, answered as the provider answers its own storage failures (provider-stack.ts). */
   onFailure: (ctx: Parameters<Middleware>[0], error: unknown) => void;
 }
@@ -81,6 +84,8 @@ export function tokenEndpoint(provider: Provider, options: TokenEndpointOptions)
       planFor: () => TOKEN_REQUEST,
       onFailure: options.onFailure,
     }),
+    // Inside the unit, which carries the outcome to the provider's own check: the HTTP Basic secret is verified here (argon2, through the cache and its failure limits).
+    clientSecretCheck(options.clientSecrets, options.onFailure),
     // After, inside the unit: a refresh's answer (as shaped below) is sealed into the unit's commit, so it commits with the rotation.
     sealGraceSuccessor(environment, grace),
     // After, inside the unit: the answer's scope narrowed to the approver's role, an FDX consent's detail added.
