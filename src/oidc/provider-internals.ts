@@ -122,6 +122,7 @@ export function overrideRefreshTokenBinding(provider: Provider): void {
 // The other reach-ins, one module each (docs/layout.md, "The seam to oidc-provider"); code
 // outside src/oidc/provider-internals* imports them from here only.
 export { replayRequestBody } from './provider-internals/request-body.js';
+export { basicCredentials, VISIBLE_CREDENTIAL } from './provider-internals/client-credentials.js';
 export {
   APP_ERROR_EVENT,
   emitServerError,

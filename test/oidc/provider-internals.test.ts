@@ -14,6 +14,7 @@ import type { Keygrip } from '../../src/oidc/cookie-keys.js';
 import {
   APP_ERROR_EVENT,
   asUserinfoProofRefusal,
+  basicCredentials,
   DescribedClientAuthRefusal,
   GRANT_ERROR_DETAILS,
   interactionLoginOf,
@@ -196,6 +197,20 @@ describe('oidc-provider reach-ins (provider-internals/)', () => {
       code_verifier: result.verifier,
     });
     expect(tokens.status).toBe(200);
+  });
+
+  it('client credentials: client_auth.js reads a Basic value and the form this way', () => {
+    const source = librarySource('shared/client_auth.js');
+    expect(source).toContain("const authToken = decodeURIComponent(token.replace(/\\+/g, '%20'));");
+    expect(source).toContain("const parts = ctx.headers.authorization.split(' ');");
+    expect(source).toContain("if (parts.length !== 2 || parts[0].toLowerCase() !== 'basic') {");
+    expect(source).toContain("const basic = Buffer.from(parts[1], 'base64').toString('utf8');");
+    expect(source).toContain("const i = basic.indexOf(':');");
+    expect(source).toContain('if (ctx.oidc.params.client_secret) {\n    clientSecret = ctx.oidc.params.client_secret;');
+    expect(librarySource('consts/client_attributes.js')).toContain('export const noVSCHAR = /[^\\x20-\\x7E]/;');
+    const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+    expect(basicCredentials(basic('a+client', 'se%3Acret:more'))).toEqual({ clientId: 'a client', secret: 'se:cret:more' });
+    expect(basicCredentials(basic('client', 'caf%C3%A9'))).toBeUndefined();
   });
 
   it('the refusal events: the library announces exactly these *.error names', () => {
