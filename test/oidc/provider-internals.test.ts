@@ -36,10 +36,13 @@ import { authorize, tokenRequest } from '../helpers/flow.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 /**
- * The Client.prototype overrides (src/oidc/provider-internals.ts) replace methods of
- * oidc-provider's own Client class. They are checked against one version range: this file
- * fails when the installed library leaves it, when the library stops calling the methods, or
- * when the provider no longer runs our versions of them.
+ * The tripwires of the seam to oidc-provider (src/oidc/provider-internals.ts and its parts;
+ * docs/layout.md, "The seam to oidc-provider"): one per reach-in, named by what it relies on.
+ * The model overrides replace methods of the library's own classes and are checked against one
+ * version range; every other reach-in is checked against the library's source where a grep can
+ * tell, and through a real provider and Postgres where it cannot. An upgrade that changes what
+ * one relies on fails the test named after it. (The per-request order of adapter calls the unit
+ * of work relies on is pinned in provider-call-order.test.ts.)
  */
 
 const root = new URL('../../', import.meta.url);
