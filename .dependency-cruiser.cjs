@@ -50,6 +50,14 @@ module.exports = {
     },
     ...layerRules,
     {
+      name: 'provider-internals-behind-one-module',
+      severity: 'error',
+      comment:
+        'The seam to oidc-provider (docs/layout.md, "The seam to oidc-provider"): the parts in src/oidc/provider-internals/ are imported through src/oidc/provider-internals.ts only, so every reach-in is found in one place.',
+      from: { path: '^src/', pathNot: ['^src/oidc/provider-internals\\.ts$', '^src/oidc/provider-internals/'] },
+      to: { path: '^src/oidc/provider-internals/' },
+    },
+    {
       name: 'oidc-not-gateway',
       severity: 'error',
       comment:

@@ -9,7 +9,8 @@ import type { Executor } from '../db/executor.js';
  * RevokedToken under the same hashed id, holding only which kind of token it was and its
  * client, which expires (and is swept) when the token would have. The token endpoint reads it
  * to say "revoked" rather than "unknown" (grant-refusals.ts). The marker is no credential: the
- * provider never looks up this model, and the raw value is not stored.
+ * provider never looks up this model, and the raw value is not stored. The token's client is its
+ * stored payload's clientId (db/provider-payload.ts).
  */
 export const REVOKED_MODEL = 'RevokedToken';
 /** The kinds a client presents at the token endpoint. */

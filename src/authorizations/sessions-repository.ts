@@ -5,7 +5,8 @@ import type { Environment } from '../db/schema.js';
 /**
  * Writes to the provider's Session rows (oidc_models, model Session) that the adapter
  * contract has no call for: ending a session found by uid, ending every sign-in of a user, and
- * dropping a revoked grant from every session that references it.
+ * dropping a revoked grant from every session that references it. The payload fields they rely
+ * on (accountId, authorizations) are declared in db/provider-payload.ts.
  */
 
 /**

@@ -176,7 +176,7 @@ export async function sweepExpired(db: Db, batchSize = 1000, graceSeconds = 86_4
   }
 }
 
-/** Moves a stored token's expiry (payload exp and expires_at together); for a refresh token that slides. */
+/** Moves a stored token's expiry (payload exp, declared in provider-payload.ts, and expires_at together); for a refresh token that slides. */
 export async function setModelExpiry(db: Executor, environment: Environment, model: string, hashedId: string, exp: number): Promise<void> {
   await sql`update oidc_models set expires_at = to_timestamp(${exp}), payload = jsonb_set(payload, '{exp}', to_jsonb(${exp}::bigint))
     where environment = ${environment} and model = ${model} and id = ${hashedId} and consumed_at is null`.execute(db);

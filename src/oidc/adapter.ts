@@ -15,6 +15,7 @@ import {
 } from '../db/provider-store.js';
 import { unitForAdapter, type UnitOfWork } from './unit-of-work.js';
 import { readInUnit } from './unit-reads.js';
+import { GRANT_ERROR_DETAILS } from './provider-internals.js';
 import { deleteGrantTokens, deleteToken } from '../authorizations/revoked-tokens-repository.js';
 
 /**
@@ -174,5 +175,6 @@ export async function consumeConflict(options: AdapterOptions, model: string, ha
 }
 
 export function alreadyUsed(model: string): InstanceType<typeof errors.InvalidGrant> {
-  return new errors.InvalidGrant(`${model === 'RefreshToken' ? 'refresh token' : 'authorization code'} already used`);
+  // In the library's words for a used refresh token (grant-refusals.ts explains both).
+  return new errors.InvalidGrant(model === 'RefreshToken' ? GRANT_ERROR_DETAILS.refreshUsed : GRANT_ERROR_DETAILS.codeUsed);
 }

@@ -11,6 +11,7 @@ import { isClientAbort } from '../http/client-abort.js';
 import { claimedClientId } from '../http/basic-credentials.js';
 import { revokeAuthorization } from '../authorizations/authorizations.js';
 import { recordGrantRefusal } from './grant-refusals.js';
+import { APP_ERROR_EVENT, logoutSessionOf, onProviderEvent, SERVER_ERROR_EVENT } from './provider-internals.js';
 import { finishBeforeResponse, unitOf } from './request-scope.js';
 
 /**
@@ -70,7 +71,7 @@ export function listenToProvider(provider: Provider, { db, environment, logger }
   // an application"): the same event as the dashboard's own sign-out, with the application; the
   // session's record (docs/accounts.md, "Sessions") goes with the session.
   provider.on('end_session.success', (ctx: KoaContextWithOIDC) => {
-    const session = ctx.oidc?.session as { accountId?: string; uid?: string } | undefined;
+    const session = ctx.oidc ? logoutSessionOf(ctx) : undefined;
     if (!ctx.oidc?.params?.logout || !session?.accountId) return;
     const entry = { ...auditEntry(ctx, 'logout', { via: 'end_session' }), actorUserId: session.accountId };
     const work = Promise.all([
@@ -94,14 +95,14 @@ export function listenToProvider(provider: Provider, { db, environment, logger }
       'token request refused',
     );
   });
-  provider.on('server_error', (ctx: KoaContextWithOIDC | undefined, error: Error) => {
+  onProviderEvent(provider, SERVER_ERROR_EVENT, (ctx: KoaContextWithOIDC | undefined, error: Error) => {
     if (isClientAbort(error, ctx?.req)) return callerLeft(ctx, error);
     logger.error({ err: error }, 'oidc provider error');
   });
   // What escapes our middleware around the provider's routes (reading a token request's body,
   // stack/provider-stack.ts) reaches the provider's app as an 'error' event; with a listener of our
   // own, Koa prints nothing of its own to stderr.
-  (provider as unknown as NodeJS.EventEmitter).on('error', (error: Error, ctx: KoaContextWithOIDC | undefined) => {
+  onProviderEvent(provider, APP_ERROR_EVENT, (error: Error, ctx: KoaContextWithOIDC | undefined) => {
     if (isClientAbort(error, ctx?.req)) return callerLeft(ctx, error);
     // What Koa would not print either: an error meant for the client, answered as such.
     if ((error as { expose?: unknown }).expose === true)

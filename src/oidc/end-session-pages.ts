@@ -2,6 +2,14 @@ import type { Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Environment } from '../db/schema.js';
 import { sendPage } from '../views/page.js';
+import {
+  loadLogoutSession,
+  logoutSessionOf,
+  logoutXsrf,
+  requestEntities,
+  type LogoutSession,
+  type RequestEntities,
+} from './provider-internals.js';
 
 /**
  * The pages of RP-Initiated Logout (docs/oauth.md, "Signing out from an application"), in the
@@ -9,18 +17,10 @@ import { sendPage } from '../views/page.js';
  * once), its postLogoutSuccessSource (where a sign-out without a registered return address
  * ends) and, for a browser that is not signed in, our page in place of the library's bare
  * auto-submitting form. Every form is the provider's own, to its confirm route, with the
- * xsrf secret it keeps in the session (lib/actions/end_session.js).
+ * xsrf secret it keeps in the session (provider-internals.ts, logoutXsrf).
  */
 
-interface LogoutSession {
-  accountId?: string;
-  loginTs?: number;
-  state?: { secret?: string };
-}
-
-interface IdTokenHint {
-  payload: { sub?: unknown; iat?: unknown };
-}
+type IdTokenHint = NonNullable<RequestEntities['IdTokenHint']>;
 
 /**
  * Whether the request's id_token_hint (already verified by the provider: our signature, our
@@ -40,11 +40,11 @@ function hintIsFromThisSession(hint: IdTokenHint | undefined, session: LogoutSes
 }
 
 function formOf(ctx: KoaContextWithOIDC) {
-  const session = ctx.oidc.session as unknown as LogoutSession | undefined;
+  const session = logoutSessionOf(ctx);
   const returnTo = ctx.oidc.params?.post_logout_redirect_uri;
   return {
     action: ctx.oidc.urlFor('end_session_confirm'),
-    xsrf: session?.state?.secret ?? '',
+    xsrf: logoutXsrf(session),
     client: ctx.oidc.client?.clientName ?? null,
     // The confirm route answers with a redirect there; Chromium holds redirects after a form
     // to form-action too (views/page.ts). The provider has already checked it is registered.
@@ -56,8 +56,7 @@ export function endSessionPages(environment: Environment) {
   /** features.rpInitiatedLogout.logoutSource: a signed-in browser at the end-session endpoint. */
   async function logoutSource(ctx: KoaContextWithOIDC): Promise<void> {
     const { formTargets, ...form } = formOf(ctx);
-    const hint = ctx.oidc.entities.IdTokenHint as unknown as IdTokenHint | undefined;
-    const auto = hintIsFromThisSession(hint, ctx.oidc.session as unknown as LogoutSession);
+    const auto = hintIsFromThisSession(requestEntities(ctx).IdTokenHint, logoutSessionOf(ctx));
     sendPage(ctx, environment, 'logout.njk', { ...form, autoSubmit: auto, signedIn: true }, { formTargets });
   }
 
@@ -67,7 +66,7 @@ export function endSessionPages(environment: Environment) {
    * page says which of the two happened.
    */
   async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> {
-    const session = (await ctx.oidc.provider.Session.get(ctx)) as unknown as LogoutSession;
+    const session = await loadLogoutSession(ctx);
     sendPage(ctx, environment, 'signed-out.njk', {
       client: ctx.oidc.client?.clientName ?? null,
       stillSignedIn: Boolean(session.accountId),
@@ -84,8 +83,7 @@ export function endSessionPages(environment: Environment) {
     return async (rawCtx, next) => {
       await next();
       const ctx = rawCtx as unknown as KoaContextWithOIDC;
-      if (ctx.oidc?.route !== 'end_session' || ctx.status !== 200 || (ctx.oidc.session as unknown as LogoutSession | undefined)?.accountId)
-        return;
+      if (ctx.oidc?.route !== 'end_session' || ctx.status !== 200 || logoutSessionOf(ctx)?.accountId) return;
       const { formTargets, ...form } = formOf(ctx);
       sendPage(ctx, environment, 'logout.njk', { ...form, autoSubmit: true, signedIn: false }, { formTargets });
     };

@@ -4,11 +4,13 @@ import type { Environment } from '../db/schema.js';
 import { AUTHORIZATION_LIFETIME_SECONDS, loadAuthorization } from '../authorizations/authorizations.js';
 import { hashId } from '../db/provider-store.js';
 import { findRevocationMarker } from '../authorizations/revoked-tokens-repository.js';
+import { findRefreshTokenEvenExpired, GRANT_ERROR_DETAILS as D, requestEntities } from './provider-internals.js';
 import { oidcState } from './request-scope.js';
 
 /**
  * invalid_grant says why. The library answers every refused code or refresh token with the
- * same "grant request is invalid" and keeps the reason in `error_detail`; the token endpoint
+ * same "grant request is invalid" and keeps the reason in `error_detail` (its wordings:
+ * provider-internals.ts, GRANT_ERROR_DETAILS); the token endpoint
  * hears it through the provider's grant.error event (recordGrantRefusal) and, after the
  * provider, replaces the description with one of the sentences below (explainGrantRefusal).
  * None of them repeats the presented value.
@@ -76,56 +78,56 @@ async function explainGrantRefusal(deps: Deps, ctx: KoaContextWithOIDC): Promise
     typeof (refresh ? params.refresh_token : params.code) === 'string' ? String(refresh ? params.refresh_token : params.code) : '';
   const clientId = ctx.oidc.client?.clientId ?? '';
   switch (detail) {
-    case 'authorization code not found':
+    case D.codeNotFound:
       return (await wasRevoked(deps.db, deps.environment, 'AuthorizationCode', value, clientId))
         ? GRANT_REFUSALS.revoked
         : GRANT_REFUSALS.codeUnknown;
-    case 'refresh token not found':
+    case D.refreshNotFound:
       return (await wasRevoked(deps.db, deps.environment, 'RefreshToken', value, clientId))
         ? GRANT_REFUSALS.revoked
         : GRANT_REFUSALS.refreshUnknown;
-    case 'authorization code is expired':
+    case D.codeExpired:
       return GRANT_REFUSALS.codeExpired;
-    case 'authorization code already consumed':
-    case 'authorization code already used':
+    case D.codeConsumed:
+    case D.codeUsed:
       return GRANT_REFUSALS.codeUsed;
-    case 'refresh token already used':
+    case D.refreshUsed:
       return GRANT_REFUSALS.refreshUsed;
-    case 'code_verifier does not match code_challenge':
+    case D.verifierMismatch:
       return GRANT_REFUSALS.verifierMismatch;
-    case 'authorization code redirect_uri mismatch':
+    case D.redirectMismatch:
       return GRANT_REFUSALS.redirectMismatch;
-    case 'client mismatch':
+    case D.clientMismatch:
       return refresh ? GRANT_REFUSALS.refreshOtherClient : GRANT_REFUSALS.codeOtherClient;
-    case 'refresh token is expired': {
+    case D.refreshExpired: {
       // Its lifetime is capped at 365 days from the first issue (iiat): which limit ended it?
-      const token = await ctx.oidc.provider.RefreshToken.find(value, { ignoreExpiration: true });
+      const token = await findRefreshTokenEvenExpired(ctx.oidc.provider, value);
       const firstIssue = (token as { iiat?: number } | undefined)?.iiat ?? token?.iat;
       return firstIssue !== undefined && firstIssue + AUTHORIZATION_LIFETIME_SECONDS <= epoch()
         ? GRANT_REFUSALS.capReached
         : GRANT_REFUSALS.refreshExpired;
     }
-    case 'grant not found':
+    case D.grantNotFound:
       return GRANT_REFUSALS.revoked;
-    case 'grant is expired':
+    case D.grantExpired:
       return GRANT_REFUSALS.capReached;
-    case 'DPoP proof JWT not provided':
+    case D.proofMissing:
       return GRANT_REFUSALS.proofMissing;
-    case 'DPoP proof JWT Replay detected':
+    case D.proofReplayed:
       return GRANT_REFUSALS.proofReplayed;
-    case 'failed jkt verification':
+    case D.jktMismatch:
       return GRANT_REFUSALS.refreshOtherKey;
-    case 'DPoP proof key thumbprint does not match dpop_jkt':
+    case D.dpopJktMismatch:
       return GRANT_REFUSALS.codeOtherKey;
     default:
-      if (detail.endsWith('(referenced account not found)')) return explainMissingAccount(deps, ctx);
+      if (detail.endsWith(D.accountMissingSuffix)) return explainMissingAccount(deps, ctx);
       return GRANT_REFUSALS.fallback;
   }
 }
 
 /** findAccount found no account for the token: why, from our authorization row. */
 async function explainMissingAccount(deps: Deps, ctx: KoaContextWithOIDC): Promise<string> {
-  const entities = ctx.oidc.entities as { RefreshToken?: { grantId?: string }; AuthorizationCode?: { grantId?: string } };
+  const entities = requestEntities(ctx);
   const grantId = entities.RefreshToken?.grantId ?? entities.AuthorizationCode?.grantId;
   const authorization = grantId ? await loadAuthorization(deps.db, deps.environment, grantId) : undefined;
   if (!authorization || authorization.revoked) return GRANT_REFUSALS.revoked;

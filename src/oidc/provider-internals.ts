@@ -11,7 +11,12 @@ import { verifiedInThisRequest } from './verified-client-secret.js';
 import { redirectUriMatches } from './clients/redirect-uris.js';
 
 /**
- * The places where we replace a method of oidc-provider's models instead of
+ * The seam to oidc-provider: every reliance on what the library does not document lives here
+ * or in a part of src/oidc/provider-internals/ re-exported at the end of this file, each with a
+ * tripwire in test/oidc/provider-internals.test.ts (docs/layout.md, "The seam to oidc-provider").
+ * The stored payload fields our SQL reads are declared in src/db/provider-payload.ts.
+ *
+ * First, the places where we replace a method of oidc-provider's models instead of
  * configuring it: the library has no setting for these rules. All are written against the
  * library's own Client class (lib/models/client.js) of the version below; a change there (a
  * renamed method, another call site, another `this`) silently bypasses or breaks them, so the
@@ -77,8 +82,8 @@ export function overrideCompareClientSecret(provider: Provider): void {
  * assertion's jti in lib/shared/jwt_client_auth.js and a DPoP proof's jti in
  * lib/helpers/validate_dpop.js). A find then a save lets two processes both accept one value;
  * here it is one insert in replay_marks (docs/bank-data.md, "Replays"), written at once, outside
- * the request's unit of work. Breaks without it: test/security/fapi2-replays.test.ts ("a client
- * assertion is accepted once across two processes").
+ * the request's unit of work. Breaks without it: test/security/fapi2-authorization-server.test.ts
+ * ("a client assertion is accepted once across two processes").
  */
 export function overrideReplayDetection(provider: Provider, db: Db, environment: Environment): void {
   (provider.ReplayDetection as unknown as { unique: (iss: string, jti: string, exp: number) => Promise<boolean> }).unique = async (
@@ -97,8 +102,8 @@ export function overrideReplayDetection(provider: Provider, db: Db, environment:
  * bound to the key of the DPoP proof it was issued with (docs/bank-data.md, "Tokens"); the
  * refresh grant then refuses a proof made with any other key (lib/actions/grants/refresh_token.js
  * checks `jkt` for every client). The proof was verified earlier in the same request. Breaks
- * without it: test/oidc/fapi2-tokens.test.ts ("a refresh token works only with the key it was
- * issued to").
+ * without it: test/security/fapi2-authorization-server.test.ts ("a refresh token works only with
+ * the key it was issued to, and is not rotated").
  */
 export function overrideRefreshTokenBinding(provider: Provider): void {
   type Saving = { jkt?: string; client?: unknown };
@@ -113,3 +118,32 @@ export function overrideRefreshTokenBinding(provider: Provider): void {
     return save.apply(this, args);
   };
 }
+
+// The other reach-ins, one module each (docs/layout.md, "The seam to oidc-provider"); code
+// outside src/oidc/provider-internals* imports them from here only.
+export { replayRequestBody } from './provider-internals/request-body.js';
+export { basicCredentials, VISIBLE_CREDENTIAL } from './provider-internals/client-credentials.js';
+export {
+  APP_ERROR_EVENT,
+  emitServerError,
+  onProviderEvent,
+  REFUSAL_EVENTS,
+  SERVER_ERROR_EVENT,
+  UNUSED_REFUSAL_EVENTS,
+} from './provider-internals/events.js';
+export { interactionLoginOf, requestEntities, type RequestEntities } from './provider-internals/request-entities.js';
+export { loadLogoutSession, logoutSessionOf, logoutXsrf, type LogoutSession } from './provider-internals/logout.js';
+export { setRequestedScope } from './provider-internals/params.js';
+export {
+  asUserinfoProofRefusal,
+  DescribedClientAuthRefusal,
+  GRANT_ERROR_DETAILS,
+  renderedRefusal,
+} from './provider-internals/refusal-details.js';
+export { providerSessionStore, sessionIdOfRequest, type ProviderSession } from './provider-internals/session-store.js';
+export {
+  findAuthorizationCodeEvenExpired,
+  findRefreshTokenEvenExpired,
+  takeParJti,
+  unbindInteractionSession,
+} from './provider-internals/stored-models.js';

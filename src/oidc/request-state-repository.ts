@@ -40,6 +40,8 @@ export interface RequestStateRow {
   cs_live: boolean;
 }
 
+// The payload fields read below (accountId, uid, session, result) are declared in db/provider-payload.ts.
+
 /** The text form of a user id, cast only when it is one (a payload is not trusted to hold a uuid). */
 const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 

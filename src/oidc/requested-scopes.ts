@@ -1,5 +1,6 @@
 import { errors, type KoaContextWithOIDC } from 'oidc-provider';
 import { FDX_SCOPES } from '../accounts/scopes.js';
+import { setRequestedScope } from './provider-internals.js';
 
 /**
  * The authorization request's scope check, run by the library as the validator of our
@@ -37,5 +38,5 @@ function keepOfflineAccess(ctx: KoaContextWithOIDC): void {
   const scopes = String(ctx.oidc.params?.scope ?? '')
     .split(' ')
     .filter(Boolean);
-  if (!scopes.includes('offline_access')) ctx.oidc.params!.scope = [...scopes, 'offline_access'].join(' ');
+  if (!scopes.includes('offline_access')) setRequestedScope(ctx, [...scopes, 'offline_access'].join(' '));
 }

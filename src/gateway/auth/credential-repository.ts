@@ -6,7 +6,7 @@ import type { Environment, OrganizationKind, Role, SubjectType } from '../../db/
 import type { FdxConsentResourceRow } from '../../db/schema-fdx.js';
 
 export interface AccessTokenRow {
-  /** The provider's stored token (db/provider-store.ts), looked up by hashId of the bearer. */
+  /** The provider's stored token (db/provider-store.ts), looked up by hashId of the bearer; its fields: db/provider-payload.ts. */
   payload: StoredAccessToken;
   grant_id: string | null;
   authorization_client_id: string | null;

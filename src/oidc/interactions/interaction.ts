@@ -3,6 +3,7 @@ import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
+import { takeParJti } from '../provider-internals.js';
 import { INTERACTION_PREFIX } from '../routes.js';
 import { sendPage } from '../../views/page.js';
 import { csrfToken, verifyCsrf } from '../../http/csrf.js';
@@ -50,14 +51,10 @@ export async function loadInteraction(deps: InteractionDeps, ctx: Context): Prom
 /**
  * The pushed request (its id) the interaction was started from, taken off it: the approval uses
  * it up itself (consent-page.ts), so the resume must not look it up again. This reads and
- * clears oidc-provider's own Interaction.parJti, which its authorization response
- * (lib/actions/authorization/respond.js) consumes when it is set.
+ * clears oidc-provider's own Interaction.parJti (provider-internals.ts, takeParJti).
  */
 export function takePushedRequest(interaction: Interaction): string | undefined {
-  const library = interaction as Interaction & { parJti?: string };
-  const id = library.parJti;
-  library.parJti = undefined;
-  return id;
+  return takeParJti(interaction);
 }
 
 export function interactionCsrf(deps: InteractionDeps, interaction: Interaction): string {

@@ -3,20 +3,18 @@ import type Provider from 'oidc-provider';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { destroySessionByUid } from '../../authorizations/sessions-repository.js';
-import { deleteBrowserSessionByUid, markFactorProved } from '../../identity/browser-sessions-repository.js';
-import { recordSignIn, type SignInProof } from '../../identity/sessions.js';
+import * as lifecycle from '../../identity/session-lifecycle.js';
+import type { SignInProof } from '../../identity/sessions.js';
+import type { AuthenticationMethod } from '../../accounts/authentication-methods.js';
 import { providerCookieOptions } from '../configuration.js';
-import { SESSION_TTL } from '../lifetimes.js';
-import { acrFor, type AuthenticationMethod } from '../../accounts/authentication-methods.js';
+import { providerSessionStore, unbindInteractionSession, type ProviderSession } from '../provider-internals.js';
 
 /**
- * The hosted pages outside the authorization flow (connections, logout) share the
- * provider's browser session: one sign-in serves both, and signing out ends both. These
- * helpers use only the provider's public model API (Session.get/save/destroy, cookieName)
- * and its cookie settings, so the cookie is the same one the provider reads and rotates.
+ * The hosted pages outside the authorization flow (connections, logout, the dashboard) share
+ * the provider's browser session: one sign-in serves both, and signing out ends both. What a
+ * sign-in, step-up and sign-out do is identity's (identity/session-lifecycle.ts); this binds it
+ * to the provider's session store (provider-internals.ts, providerSessionStore).
  */
-
-type ProviderSession = Awaited<ReturnType<Provider['Session']['get']>>;
 
 export interface SessionDeps {
   db: Db;
@@ -26,71 +24,33 @@ export interface SessionDeps {
   provider: () => Provider;
 }
 
-function cookieJar(deps: SessionDeps, ctx: Context) {
-  const cookies = deps.provider().createContext(ctx.req, ctx.res).cookies as unknown as {
-    secure: boolean;
-    set(name: string, value: string | null, options: object): void;
+function lifecycleDeps(deps: SessionDeps) {
+  const options = providerCookieOptions(deps.origin);
+  return {
+    db: deps.db,
+    environment: deps.environment,
+    store: providerSessionStore(deps.provider(), { secure: options.secure, options }),
   };
-  // The provider's own routes get a trusted X-Forwarded-Proto from our mount; here the
-  // configured origin decides, so a Secure cookie is never refused or downgraded.
-  cookies.secure = deps.origin.startsWith('https:');
-  return cookies;
 }
 
 /** The signed-in provider session of this request, if there is one. */
-export async function signedInSession(deps: SessionDeps, ctx: Context): Promise<(ProviderSession & { accountId: string }) | undefined> {
-  const session = await deps.provider().Session.get(ctx);
-  return session.accountId ? (session as ProviderSession & { accountId: string }) : undefined;
+export function signedInSession(deps: SessionDeps, ctx: Context) {
+  return lifecycle.signedInSession(lifecycleDeps(deps), ctx);
 }
 
-/** Where the request comes from, for the session's record (the Security page's list). */
-const placeOf = (ctx: Context) => ({ ip: ctx.state.clientIp ?? null, userAgent: ctx.get('user-agent') || null });
-
-/**
- * Signs a user in with `proof` (identity/sessions.ts): a brand-new session (new id, new uid)
- * replaces whatever the cookie named, so a session id planted before sign-in is worth nothing
- * after it. `amr` says how (the session's `acr` follows from it); an authorization that uses
- * the session carries both into its ID token. The session's record binds it to the
- * credentials epoch the proof was made under.
- */
-export async function startSession(deps: SessionDeps, ctx: Context, proof: SignInProof): Promise<void> {
-  const provider = deps.provider();
-  const previous = await provider.Session.get(ctx);
-  if (!(previous as { new?: boolean }).new) {
-    await previous.destroy();
-    await deleteBrowserSessionByUid(deps.db, deps.environment, previous.uid);
-  }
-  const session = new provider.Session();
-  session.loginAccount({ accountId: proof.userId, amr: proof.amr, acr: acrFor(proof.amr), loginTs: Math.floor(proof.at.getTime() / 1000) });
-  await recordSignIn(deps.db, deps.environment, session.uid, proof, placeOf(ctx));
-  await session.save(SESSION_TTL);
-  cookieJar(deps, ctx).set(provider.cookieName('session'), session.jti, {
-    ...providerCookieOptions(deps.origin),
-    maxAge: SESSION_TTL * 1000,
-  });
+/** Signs a user in with `proof` in a brand-new session (identity/session-lifecycle.ts). */
+export function startSession(deps: SessionDeps, ctx: Context, proof: SignInProof): Promise<void> {
+  return lifecycle.startSession(lifecycleDeps(deps), ctx, proof);
 }
 
-/**
- * The signed-in user has just proven a second factor outside the authorization flow (the
- * dashboard's "Confirm it is you"): a step-up, as in the flow. The session records the method,
- * so its `acr` rises for the rest of its life, and when it proved a factor (factor changes need
- * a recent proof). The cookie and the session's id stay as they are. Setting up a factor is
- * not a proof of this kind and never comes here (docs/accounts.md, "Second factors").
- */
-export async function stepUpSession(deps: SessionDeps, session: ProviderSession, method: AuthenticationMethod): Promise<void> {
-  const s = session as ProviderSession & { amr?: AuthenticationMethod[]; acr?: string; exp?: number };
-  const amr = [...new Set([...(s.amr ?? ['pwd']), method])];
-  s.amr = amr;
-  s.acr = acrFor(amr);
-  await session.save(Math.max(1, (s.exp ?? Math.floor(Date.now() / 1000) + SESSION_TTL) - Math.floor(Date.now() / 1000)));
-  await markFactorProved(deps.db, deps.environment, session.uid, amr);
+/** A second factor proven outside the flow raises the session's acr (identity/session-lifecycle.ts). */
+export function stepUpSession(deps: SessionDeps, session: ProviderSession, method: AuthenticationMethod): Promise<void> {
+  return lifecycle.stepUpSession(deps, session as ProviderSession & lifecycle.StoredSession, method);
 }
 
 /** Ends the session (its row, its record and its cookie). Tokens already issued are not affected. */
-export async function endSession(deps: SessionDeps, ctx: Context, session: ProviderSession): Promise<void> {
-  await session.destroy();
-  await deleteBrowserSessionByUid(deps.db, deps.environment, session.uid);
-  cookieJar(deps, ctx).set(deps.provider().cookieName('session'), null, { ...providerCookieOptions(deps.origin) });
+export function endSession(deps: SessionDeps, ctx: Context, session: ProviderSession): Promise<void> {
+  return lifecycle.endSession(lifecycleDeps(deps), ctx, session as ProviderSession & lifecycle.StoredSession);
 }
 
 /**
@@ -106,6 +66,5 @@ export async function detachFromSession(
   const uid = interaction.session?.uid;
   if (!uid) return;
   await destroySessionByUid(deps.db, deps.environment, uid);
-  interaction.session = undefined;
-  await interaction.save(Math.max(1, interaction.exp - Math.floor(Date.now() / 1000)));
+  await unbindInteractionSession(interaction);
 }

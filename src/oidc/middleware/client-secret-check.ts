@@ -1,6 +1,8 @@
 import type { Context, Middleware } from 'koa';
 import type { ClientAdapter } from '../client-adapter.js';
 import type { ClientSecretCache } from '../client-secret-cache.js';
+// How the library reads them: provider-internals.ts (basicCredentials, VISIBLE_CREDENTIAL).
+import { basicCredentials, VISIBLE_CREDENTIAL } from '../provider-internals.js';
 import { unitOf } from '../request-scope.js';
 import { recordVerifiedSecret } from '../verified-client-secret.js';
 import { single, takeFormBody } from './raw-form.js';
@@ -17,31 +19,7 @@ export interface PresentedSecret {
   secret: string;
 }
 
-// What oidc-provider accepts in a client id or secret (lib/consts/client_attributes.js, noVSCHAR).
-const VISIBLE = /^[\x20-\x7e]*$/;
 const SECRET_METHODS: ReadonlySet<unknown> = new Set(['client_secret_basic', 'client_secret_post']);
-
-/** One form-urlencoded part of a Basic value (RFC 6749 2.3.1), as the library decodes it; undefined when it does not. */
-function decodePart(part: string): string | undefined {
-  try {
-    const decoded = decodeURIComponent(part.replace(/\+/g, '%20'));
-    return VISIBLE.test(decoded) ? decoded : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** An `Authorization: Basic …` value's client id and secret, read as lib/shared/client_auth.js reads them. */
-function fromBasic(authorization: string): PresentedSecret | undefined {
-  const parts = authorization.split(' ');
-  if (parts.length !== 2 || parts[0]!.toLowerCase() !== 'basic' || !/^[A-Za-z0-9+/]+={0,2}$/.test(parts[1]!)) return undefined;
-  const decoded = Buffer.from(parts[1]!, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon === -1) return undefined;
-  const clientId = decodePart(decoded.slice(0, colon));
-  const secret = decodePart(decoded.slice(colon + 1));
-  return clientId && secret ? { clientId, secret } : undefined;
-}
 
 /**
  * The client secret a request presents, when it presents exactly one: by HTTP Basic, or by
@@ -50,11 +28,11 @@ function fromBasic(authorization: string): PresentedSecret | undefined {
  */
 export function presentedSecret(authorization: string | undefined, form: Record<string, unknown> | undefined): PresentedSecret | undefined {
   const inForm = form?.client_secret !== undefined;
-  if (authorization !== undefined && authorization !== '') return inForm ? undefined : fromBasic(authorization);
+  if (authorization !== undefined && authorization !== '') return inForm ? undefined : basicCredentials(authorization);
   if (!inForm) return undefined;
   const clientId = single(form!.client_id as string | string[] | undefined);
   const secret = single(form!.client_secret as string | string[] | undefined);
-  return clientId && secret && VISIBLE.test(clientId) && VISIBLE.test(secret) ? { clientId, secret } : undefined;
+  return clientId && secret && VISIBLE_CREDENTIAL.test(clientId) && VISIBLE_CREDENTIAL.test(secret) ? { clientId, secret } : undefined;
 }
 
 const storedSecretOf = (registration: Record<string, unknown> | undefined): string | undefined =>

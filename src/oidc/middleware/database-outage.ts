@@ -5,6 +5,7 @@ import { isDatabaseUnavailable, isUnrepresentableInput } from '../../db/database
 import { isClientAbort } from '../../http/client-abort.js';
 import { storageFailureProblem } from '../../http/oauth-problem.js';
 import { sendOAuthProblem } from '../../http/problem.js';
+import { onProviderEvent, SERVER_ERROR_EVENT } from '../provider-internals.js';
 import { oidcState } from '../request-scope.js';
 
 /**
@@ -14,15 +15,12 @@ import { oidcState } from '../request-scope.js';
  * the database is down, 400 for input Postgres cannot represent).
  */
 export function databaseOutage(provider: Provider): Middleware {
-  (provider as unknown as NodeJS.EventEmitter).on(
-    'server_error',
-    (ctx: { state?: unknown; req?: IncomingMessage } | undefined, error: unknown) => {
-      // A caller that hung up while its body was read is no outage (docs/operations.md, "HTTP conventions").
-      if (!ctx?.state || isClientAbort(error, ctx.req)) return;
-      if (isDatabaseUnavailable(error)) oidcState(ctx).storageFailure = 'unavailable';
-      else if (isUnrepresentableInput(error)) oidcState(ctx).storageFailure = 'bad_input';
-    },
-  );
+  onProviderEvent(provider, SERVER_ERROR_EVENT, (ctx: { state?: unknown; req?: IncomingMessage } | undefined, error: unknown) => {
+    // A caller that hung up while its body was read is no outage (docs/operations.md, "HTTP conventions").
+    if (!ctx?.state || isClientAbort(error, ctx.req)) return;
+    if (isDatabaseUnavailable(error)) oidcState(ctx).storageFailure = 'unavailable';
+    else if (isUnrepresentableInput(error)) oidcState(ctx).storageFailure = 'bad_input';
+  });
   return async (ctx, next) => {
     await next();
     const problem = storageFailureProblem(ctx.state.oidc?.storageFailure);

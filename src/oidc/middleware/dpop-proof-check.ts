@@ -4,6 +4,7 @@ import { errors } from 'oidc-provider';
 import { FAPI_SIGNING_ALGS, isFreshIat, isPublicSigningJwk, PROOF_IAT_RULE } from '../../authorizations/fapi-profile.js';
 import { formatChallenge } from '../../http/oauth-problem.js';
 import { headerCount } from '../../http/repeated-header.js';
+import { asUserinfoProofRefusal } from '../provider-internals.js';
 import { API_ROUTES } from '../routes.js';
 
 /** The provider's endpoints that read a DPoP proof (RFC 9449): the token endpoint, pushed requests, UserInfo. */
@@ -51,7 +52,7 @@ export function dpopProofCheck(issuer: string): Middleware {
     if (!problem) return next();
     const error = new errors.InvalidDpopProof(problem);
     if (ctx.path === API_ROUTES.userinfo) {
-      error.status = error.statusCode = 401;
+      asUserinfoProofRefusal(error);
       const algs = FAPI_SIGNING_ALGS.join(' ');
       ctx.set(
         'WWW-Authenticate',

@@ -6,6 +6,7 @@ import { findConsumedAt, hashId } from '../../db/provider-store.js';
 import { effectiveScopes } from '../account.js';
 import { authorizationForRequest } from '../unit-reads.js';
 import { isLive } from '../../authorizations/authorizations.js';
+import { requestEntities } from '../provider-internals.js';
 import { unitOf } from '../request-scope.js';
 import { hasResourceScope } from '../../accounts/scopes.js';
 import { grantedFdxDetail } from '../fdx-authorization-details.js';
@@ -26,7 +27,7 @@ export function introspectionResponse(db: Db, environment: Environment): Middlew
     if (ctx.oidc?.route !== 'introspection' || ctx.status !== 200) return;
     const body = ctx.body as Record<string, unknown>;
     if (body.active !== true) return;
-    const entities = ctx.oidc.entities as Record<string, { grantId?: string; jti?: string } | undefined>;
+    const entities = requestEntities(ctx);
     const refreshToken = entities.AccessToken ? undefined : entities.RefreshToken?.jti;
     if (refreshToken !== undefined && (await consumedAt(db, environment, refreshToken, unitOf(ctx)))) {
       ctx.body = { active: false };

@@ -2,6 +2,7 @@ import type { Middleware, ParameterizedContext } from 'koa';
 import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { sendOAuthRefusal, type OAuthRefusal } from '../../http/oauth-problem.js';
+import { onProviderEvent, REFUSAL_EVENTS, renderedRefusal } from '../provider-internals.js';
 import { oidcState } from '../request-scope.js';
 
 type ProviderError = InstanceType<typeof errors.OIDCProviderError>;
@@ -39,34 +40,18 @@ export function answerRefusals(onRefusal?: (ctx: ParameterizedContext, error: Pr
   return catchOAuthErrors((_ctx, next) => next(), onRefusal);
 }
 
-/** The events the provider's routes announce their refusals with (lib/helpers/initialize_app.js). */
-const REFUSAL_EVENTS = [
-  'grant.error',
-  'introspection.error',
-  'revocation.error',
-  'userinfo.error',
-  'pushed_authorization_request.error',
-  'authorization.error',
-  'end_session.error',
-  'end_session_confirm.error',
-  'end_session_success.error',
-  'discovery.error',
-  'jwks.error',
-] as const;
-
 /**
  * Keeps each refusal the provider announces as the request's refusal, the error object as
- * the library rendered it (lib/helpers/err_out.js: an unexposed error is server_error), so
+ * the library rendered it (provider-internals.ts, renderedRefusal), so
  * what we add to the answer (the token endpoint's mapping, a 401's challenge) is built from the
  * error, not read back from the body.
  */
 export function recordRefusals(provider: Provider): void {
   const record = (ctx: { state?: unknown } | undefined, error: Partial<ProviderError> | undefined) => {
     if (!ctx?.state || !error) return;
-    const refusal: OAuthRefusal = error.expose
-      ? { error: String(error.message), error_description: error.error_description, statusCode: error.statusCode }
-      : { error: 'server_error', error_description: 'oops! something went wrong', statusCode: error.statusCode ?? 500 };
+    const refusal: OAuthRefusal = renderedRefusal(error);
     oidcState(ctx).refusal = refusal;
   };
-  for (const event of REFUSAL_EVENTS) (provider as unknown as NodeJS.EventEmitter).on(event, record);
+  // The events' names are the library's (provider-internals.ts, REFUSAL_EVENTS).
+  for (const event of REFUSAL_EVENTS) onProviderEvent(provider, event, record);
 }

@@ -1,8 +1,7 @@
-import type { IncomingMessage } from 'node:http';
 import querystring from 'node:querystring';
-import { Readable } from 'node:stream';
 import type { Middleware, ParameterizedContext } from 'koa';
 import { errors } from 'oidc-provider';
+import { replayRequestBody } from '../provider-internals.js';
 import { oidcState, type FormParams } from '../request-scope.js';
 
 const LIMIT = 56 * 1024;
@@ -55,27 +54,14 @@ export function replaceFormBody(ctx: ParameterizedContext, form: FormParams): vo
 }
 
 /**
- * The provider reads the body from the request stream (lib/shared/selective_body.js): an
- * already consumed stream makes it fall back to req.body with a warning meant for apps that
- * put a body parser in front of it. So it is handed a request that is the original in every
- * respect (headers, socket, URL) but whose stream yields `text` afresh, with a Content-Length
- * that matches it.
+ * Keeps the form as read and hands the provider a request whose stream yields it afresh
+ * (provider-internals.ts, replayRequestBody: the library reads the body from the stream itself).
  */
 function handOver(ctx: ParameterizedContext, text: string): void {
   const state = oidcState(ctx);
   const original = state.form?.original ?? ctx.req;
   state.form = { params: querystring.parse(text), text, original };
-  const bytes = Buffer.from(text, 'utf8');
-  if (original.headers['content-length'] !== undefined) original.headers['content-length'] = String(bytes.length);
-  const replay = Object.create(original, {
-    readable: { value: true },
-    readableEncoding: { value: null },
-    iterator: { value: (options?: { destroyOnReturn?: boolean }) => Readable.from([bytes], { objectMode: false }).iterator(options) },
-    [Symbol.asyncIterator]: { value: () => Readable.from([bytes], { objectMode: false })[Symbol.asyncIterator]() },
-  }) as IncomingMessage;
-  ctx.req = replay;
-  ctx.request.req = replay;
-  ctx.response.req = replay;
+  replayRequestBody(ctx, original, text);
 }
 
 export function single(value: string | string[] | undefined): string | undefined {

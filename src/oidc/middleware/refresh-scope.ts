@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
+import { findRefreshTokenEvenExpired } from '../provider-internals.js';
 import { formOf, replaceFormBody, single } from './raw-form.js';
 
 /**
@@ -22,7 +23,7 @@ export function refreshScope(provider: Provider): Middleware {
     if (!body || single(body.grant_type) !== 'refresh_token' || !scope || !value || value.length > 256) return next();
     const requested = scope.split(' ');
     if (!requested.includes('offline_access')) return next();
-    const token = await provider.RefreshToken.find(value, { ignoreExpiration: true });
+    const token = await findRefreshTokenEvenExpired(provider, value);
     // An unknown token is left for the provider to refuse as it does.
     if (!token || token.scopes.has('offline_access')) return next();
     replaceFormBody(ctx, { ...body, scope: requested.filter((s) => s !== 'offline_access').join(' ') });

@@ -3,6 +3,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
 import { proofOfLoginResult, recordSignIn } from '../../identity/sessions.js';
+import { interactionLoginOf } from '../provider-internals.js';
 import { unitOf } from '../request-scope.js';
 import { writeWithUnit } from '../unit-of-work.js';
 
@@ -19,7 +20,7 @@ export function signInRecord(db: Db, environment: Environment, authorizationPath
     if (!ctx.path.startsWith(`${authorizationPath}/`)) return next();
     await next();
     const oidc = (ctx as unknown as KoaContextWithOIDC).oidc;
-    const proof = proofOfLoginResult((oidc?.result as { login?: unknown } | undefined)?.login);
+    const proof = proofOfLoginResult(interactionLoginOf(ctx as unknown as KoaContextWithOIDC));
     const session = oidc?.session;
     if (!proof || !session?.uid || session.accountId !== proof.userId) return;
     const place = { ip: ctx.ip || null, userAgent: ctx.get('user-agent') || null };

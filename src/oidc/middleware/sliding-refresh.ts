@@ -5,6 +5,7 @@ import type { Environment } from '../../db/schema.js';
 import { hashId, setModelExpiry } from '../../db/provider-store.js';
 import { isFapi2Client } from '../client-metadata.js';
 import { refreshTokenTtl } from '../configuration.js';
+import { requestEntities } from '../provider-internals.js';
 
 /**
  * Token endpoint, after the provider and its unit of work: a fapi2 client keeps one refresh token (not rotated,
@@ -17,7 +18,7 @@ export function slidingRefresh(db: Db, environment: Environment): Middleware {
     await next();
     const ctx = rawCtx as unknown as KoaContextWithOIDC;
     if (!ctx.oidc || ctx.status !== 200 || ctx.oidc.params?.grant_type !== 'refresh_token' || !isFapi2Client(ctx.oidc.client)) return;
-    const token = (ctx.oidc.entities as { RefreshToken?: { iiat?: number; iat?: number } }).RefreshToken;
+    const token = requestEntities(ctx).RefreshToken;
     const value = ctx.oidc.params.refresh_token;
     if (!token || typeof value !== 'string') return;
     await setModelExpiry(db, environment, 'RefreshToken', hashId(value), Math.floor(Date.now() / 1000) + refreshTokenTtl(ctx, token));

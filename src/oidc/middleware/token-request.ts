@@ -3,6 +3,7 @@ import type Provider from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import { isWellFormedBasic } from '../../http/basic-credentials.js';
 import { headerCount } from '../../http/repeated-header.js';
+import { findAuthorizationCodeEvenExpired } from '../provider-internals.js';
 import { appendFormParameter, formOf, single } from './raw-form.js';
 
 /**
@@ -95,7 +96,7 @@ export function redirectUriFromCode(provider: Provider): Middleware {
     const form = formOf(ctx);
     const code = form ? single(form.code) : undefined;
     if (form && single(form.grant_type) === 'authorization_code' && code && form.redirect_uri === undefined && code.length <= 256) {
-      const stored = await provider.AuthorizationCode.find(code, { ignoreExpiration: true });
+      const stored = await findAuthorizationCodeEvenExpired(provider, code);
       // An unknown code still needs a redirect_uri to get past the presence check to the
       // code lookup, which answers invalid_grant (401), not invalid_request (400).
       appendFormParameter(ctx, 'redirect_uri', stored?.redirectUri ?? 'urn:almoner:unknown-code');

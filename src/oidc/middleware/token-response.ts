@@ -8,6 +8,7 @@ import { loadAuthorization } from '../../authorizations/authorizations.js';
 import { answerGrantRefusal } from '../grant-refusals.js';
 import { isFapi2Client } from '../client-metadata.js';
 import { grantedFdxDetail, publishedFdxDetail } from '../fdx-authorization-details.js';
+import { requestEntities } from '../provider-internals.js';
 import { oidcState } from '../request-scope.js';
 
 /**
@@ -49,7 +50,7 @@ export function shapeTokenResponse(db: Db, environment: Environment): Middleware
     const fdx = grantedFdxDetail(ctx.oidc.entities.Grant);
     if (fdx) body.authorization_details = [publishedFdxDetail(fdx)];
     if (typeof body.scope === 'string') {
-      const grantId = (ctx.oidc.entities as { AccessToken?: { grantId?: string } }).AccessToken?.grantId;
+      const grantId = requestEntities(ctx).AccessToken?.grantId;
       // findAccount read it moments ago for this very request.
       const authorization = grantId
         ? (authorizationReadFor(ctx, grantId) ?? (await loadAuthorization(db, environment, grantId)))

@@ -7,6 +7,7 @@ import { sendServerError } from '../../http/oauth-problem.js';
 import type { ConsumeConflictHandler } from '../adapter.js';
 import { authorizationPath, endSessionPath, endSessionPaths, API_ROUTES } from '../routes.js';
 import { BROWSER_REQUEST, CLIENT_REQUEST, TOKEN_REQUEST } from '../unit-of-work.js';
+import { emitServerError, sessionIdOfRequest } from '../provider-internals.js';
 import { endSessionPages } from '../end-session-pages.js';
 import { authorizationRequest } from '../middleware/authorization-request.js';
 import { authenticationChallenge, clientAuthentication } from '../middleware/challenge.js';
@@ -45,7 +46,7 @@ export function stackMiddleware(provider: Provider, options: StackOptions): void
   // A failed read or commit of a unit of work is reported as the provider reports its own storage
   // failures (server_error, which databaseOutage turns into a 503 while the database is down), not Koa's plain-text 500.
   const onFailure = (ctx: Context, error: unknown) => {
-    (provider as unknown as NodeJS.EventEmitter).emit('server_error', ctx, error);
+    emitServerError(provider, ctx, error);
     sendServerError(ctx);
   };
   // What the provider's routes refuse is kept as the request's refusal (the challenge and the token endpoint's answer build on it).
@@ -77,7 +78,6 @@ function otherEndpoints(provider: Provider, options: StackOptions, onFailure: (c
   // names, the session its cookie names, and what they lead to.
   const authorize = authorizationPath(environment);
   const endSession: ReadonlySet<string> = new Set(endSessionPaths(environment));
-  const sessionCookie = provider.cookieName('session');
   return compose([
     // Introspection, revocation and pushed requests from a web page are told to call from a backend, in an answer it may read.
     catchOAuthErrors(refuseBrowserRequests()),
@@ -100,7 +100,7 @@ function otherEndpoints(provider: Provider, options: StackOptions, onFailure: (c
       },
       hint: (ctx) => ({
         interactionUid: ctx.path.startsWith(`${authorize}/`) ? ctx.path.slice(authorize.length + 1) : undefined,
-        sessionId: ctx.cookies.get(sessionCookie, { signed: true }),
+        sessionId: sessionIdOfRequest(provider, ctx),
       }),
       onFailure,
     }),
