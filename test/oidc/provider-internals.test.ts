@@ -32,7 +32,7 @@ import { CLIENT_REQUEST, runInUnit, UnitOfWork } from '../../src/oidc/unit-of-wo
 import { recordVerifiedSecret } from '../../src/oidc/verified-client-secret.js';
 import { AdapterRecorder } from '../helpers/adapter-recorder.js';
 import { fapiTokens, insecure, registerFapiClient } from '../helpers/fapi.js';
-import { authorize, tokenRequest } from '../helpers/flow.js';
+import { authorize, obtainTokens, tokenRequest } from '../helpers/flow.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 /**
@@ -185,19 +185,13 @@ describe('oidc-provider reach-ins (provider-internals/)', () => {
 
   it('the request-body swap: a body read before the provider reaches it whole (a token request whose form our middleware rewrote)', async () => {
     // redirectUriFromCode appends redirect_uri to the form after reading it: the provider reads the new form.
-    const client = clients.client;
-    const result = await authorize(server, {
+    const { tokens } = await obtainTokens(server, {
       environment: 'production',
-      clientId: client.client_id,
+      client: clients.client,
+      clientId: clients.client.client_id,
       redirectUri: REDIRECT,
       scope: 'openid read_only',
       login: staff.users.member,
-    });
-    const code = result.callback.searchParams.get('code')!;
-    const tokens = await tokenRequest(server, 'production', client, {
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: result.verifier,
     });
     expect(tokens.status).toBe(200);
   });
@@ -263,19 +257,13 @@ describe('oidc-provider reach-ins (provider-internals/)', () => {
 
   it('ctx.oidc.params.scope: what a validator writes is what the authorization then uses', async () => {
     // offline_access without prompt=consent: the library drops it unless our validator (extraParams) puts it back.
-    const client = clients.client;
-    const result = await authorize(server, {
+    const { tokens } = await obtainTokens(server, {
       environment: 'production',
-      clientId: client.client_id,
+      client: clients.client,
+      clientId: clients.client.client_id,
       redirectUri: REDIRECT,
       scope: 'openid offline_access read_only',
       login: staff.users.member,
-    });
-    const code = result.callback.searchParams.get('code')!;
-    const tokens = await tokenRequest(server, 'production', client, {
-      grant_type: 'authorization_code',
-      code,
-      code_verifier: result.verifier,
     });
     expect(String(tokens.body.scope).split(' ').sort()).toEqual(['offline_access', 'openid', 'read_only']);
   });
