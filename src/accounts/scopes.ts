@@ -27,6 +27,9 @@ export const ROLE_SCOPES: Readonly<Record<Role, readonly Scope[]>> = {
 export const KIND_SCOPES: Readonly<Record<OrganizationKind, readonly Scope[]>> = {
   nonprofit: SCOPES,
   fund_provider: SCOPES.filter((s) => !FDX_SCOPES.includes(s)),
+  grantmaker: SCOPES.filter((s) => !FDX_SCOPES.includes(s)),
+  platform: SCOPES.filter((s) => !FDX_SCOPES.includes(s)),
+  lockbox_provider: SCOPES.filter((s) => !FDX_SCOPES.includes(s)),
 };
 
 /** requested ∩ allowed, in the canonical order. */

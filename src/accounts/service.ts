@@ -11,7 +11,7 @@ import * as repo from './repository.js';
 import { inTransaction, type Executor } from '../db/executor.js';
 
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'read_only'];
-export const ORGANIZATION_KINDS: readonly OrganizationKind[] = ['nonprofit', 'fund_provider'];
+export const ORGANIZATION_KINDS: readonly OrganizationKind[] = ['nonprofit', 'fund_provider', 'grantmaker', 'platform', 'lockbox_provider'];
 
 export interface OrganizationView {
   id: string;

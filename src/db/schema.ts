@@ -19,7 +19,7 @@ export type {
 
 /** Table types of the migrated schema; test/db/migrations.test.ts checks them against the migrated database. */
 
-export type OrganizationKind = 'nonprofit' | 'fund_provider';
+export type OrganizationKind = 'nonprofit' | 'fund_provider' | 'grantmaker' | 'platform' | 'lockbox_provider';
 export type Role = 'owner' | 'admin' | 'member' | 'read_only';
 export type Environment = 'production' | 'sandbox';
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FDX_SCOPES } from '../accounts/scopes.js';
+import { callerKindsInWords } from './auth/require-caller-kind.js';
 import { ERROR_CODE_NAMES } from '../errors/codes.js';
 import { STATUS_TITLES } from '../http/problem.js';
 import { acceptedCredentials } from './auth/accept-credentials.js';
@@ -84,7 +85,7 @@ function describe(spec: RouteSpec): string {
   const lines = [
     `Credential: ${accepted.map((k) => CREDENTIAL_WORDS[k]).join(' or ')}${accepted.includes('access_token') ? ` with ${REQUIRED_SCOPE[spec.access]}` : ''}.`,
   ];
-  if (spec.callers === 'fund_provider') lines.push('For donor-advised-fund providers only: any other caller is 403.');
+  if (spec.callers) lines.push(`For ${callerKindsInWords(spec.callers)} only: any other caller is 403.`);
   if (spec.pathVersioned) lines.push('Versioned by its path: the Api-Version header is neither read nor echoed.');
   return lines.join('\n\n');
 }

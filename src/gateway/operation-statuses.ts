@@ -16,7 +16,7 @@ export function errorStatuses(spec: RouteSpec): number[] {
   if (!spec.pathVersioned || spec.params || spec.query || spec.queryByVersion || spec.body) statuses.add(400);
   // bearerToken and validateCredential: no, a malformed or an invalid credential.
   statuses.add(401);
-  // requireScope (and an IP allow-list or requireFundProvider where they apply).
+  // requireScope (and an IP allow-list or requireCallerKind where they apply).
   statuses.add(403);
   if (spec.body) {
     statuses.add(413); // readJson: over 64 KiB

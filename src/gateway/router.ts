@@ -13,7 +13,7 @@ import { requireScope } from './auth/require-scope.js';
 import { validateCredential } from './auth/validate-credential.js';
 import { invalid, notFound } from '../errors/domain-error.js';
 import type { GatewayServices, RouteSpec } from './routing/route-spec.js';
-import { requireFundProvider } from './auth/require-fund-provider.js';
+import { DEFAULT_CALLERS, requireCallerKind } from './auth/require-caller-kind.js';
 import { readJson } from '../http/json-body.js';
 import type { ApiVersion } from './routing/versions.js';
 
@@ -69,7 +69,8 @@ export function buildGatewayRouter(specs: readonly RouteSpec[], options: Gateway
     if (spec.credentials === 'access_token') stack.push(acceptAccessTokensOnly());
     if (options.ipRestrictedAreas.includes(spec.area)) stack.push(ipAllowList(options.db, spec.area));
     stack.push(dpopProof(options.db), client ? validateClientToken() : validateCredential(options.db), requireScope(spec.access));
-    if (spec.callers === 'fund_provider') stack.push(requireFundProvider());
+    // A route for its kinds; or, naming none, for the first kinds, never a later one (require-caller-kind.ts).
+    if (spec.credentials !== 'client') stack.push(requireCallerKind(spec.callers ?? DEFAULT_CALLERS));
     stack.push(async (ctx) => {
       const params = parse(spec.params, ctx.params, 'path');
       const version = ctx.state.apiVersion as ApiVersion;

@@ -25,6 +25,9 @@ export const ROLE_NAMES: Readonly<Record<Role, string>> = { owner: 'Owner', admi
 export const KIND_LABELS: Readonly<Record<OrganizationKind, { label: string; noun: string }>> = {
   nonprofit: { label: 'Nonprofit', noun: 'nonprofit' },
   fund_provider: { label: 'Fund provider', noun: 'fund provider' },
+  grantmaker: { label: 'Grantmaker', noun: 'grantmaker' },
+  platform: { label: 'Giving platform', noun: 'giving platform' },
+  lockbox_provider: { label: 'Lockbox provider', noun: 'lockbox provider' },
 };
 
 type MembershipRow = Awaited<ReturnType<typeof listMemberships>>[number];

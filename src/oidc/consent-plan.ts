@@ -12,7 +12,13 @@ export interface ConsentPlan {
   refusal?: string;
 }
 
-const KIND_NAMES: Readonly<Record<OrganizationKind, string>> = { nonprofit: 'nonprofit', fund_provider: 'fund provider' };
+const KIND_NAMES: Readonly<Record<OrganizationKind, string>> = {
+  nonprofit: 'nonprofit',
+  fund_provider: 'fund provider',
+  grantmaker: 'grantmaker',
+  platform: 'giving platform',
+  lockbox_provider: 'lockbox provider',
+};
 
 /**
  * What an approval would grant: requested ∩ client's registered ∩ what the organization has

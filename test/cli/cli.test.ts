@@ -44,6 +44,17 @@ describe('admin CLI', () => {
     expect(row.name).toBe('Giving Co');
   });
 
+  it('orgs add takes every kind of the published API, and orgs list filters by it', async () => {
+    const kinds = ['grantmaker', 'platform', 'lockbox_provider'] as const;
+    for (const [i, kind] of kinds.entries()) {
+      const r = await admin(`orgs add --ein 77-000000${i} --name "Kind ${kind}" --kind ${kind} --json`);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.json()).toMatchObject({ ein: `77-000000${i}`, kind });
+    }
+    const listed = await admin('orgs list --kind grantmaker --json');
+    expect((listed.json() as { organizations: { name: string }[] }).organizations.map((o) => o.name)).toEqual(['Kind grantmaker']);
+  });
+
   it('orgs add refuses a duplicate EIN, a malformed EIN and an unknown kind, with one line and no stack', async () => {
     for (const args of [
       'orgs add --ein 12-3456780 --name Again',

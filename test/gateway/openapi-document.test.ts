@@ -100,7 +100,7 @@ describe('/openapi.json', () => {
       const listed = op.security.flatMap((requirement) => Object.keys(requirement));
       expect(listed.length, `${name}: each scheme once`).toBe(new Set(listed).size);
       const schemes = [...listed].sort();
-      // Fund-provider operations take both kinds too (of a fund provider: the router's requireFundProvider).
+      // Fund-provider operations take both kinds too (of a fund provider: the router's requireCallerKind).
       // The Consent API takes the data recipient's own client-credentials token.
       const expected =
         spec.credentials === 'client' ? ['clientToken'] : spec.credentials === 'access_token' ? ['accessToken'] : ['accessToken', 'apiKey'];

@@ -1,9 +1,10 @@
-import { optionalString, requireString, UsageError, type Command } from './command.js';
+import type { OrganizationKind } from '../../db/schema.js';
+import { optionalString, requireString, type Command } from './command.js';
 
 export const orgsAdd: Command = {
   path: ['orgs', 'add'],
   summary: 'add an organization',
-  usage: 'orgs add --ein <ein> --name <name> [--kind nonprofit|fund_provider]',
+  usage: 'orgs add --ein <ein> --name <name> [--kind nonprofit|fund_provider|grantmaker|platform|lockbox_provider]',
   options: { ein: { type: 'string' }, name: { type: 'string' }, kind: { type: 'string' } },
   async run(ctx) {
     const { addOrganization } = await import('../../accounts/service.js');
@@ -19,17 +20,16 @@ export const orgsAdd: Command = {
 export const orgsList: Command = {
   path: ['orgs', 'list'],
   summary: 'list organizations',
-  usage: 'orgs list [--kind nonprofit|fund_provider]',
+  usage: 'orgs list [--kind nonprofit|fund_provider|grantmaker|platform|lockbox_provider]',
   options: { kind: { type: 'string' } },
   async run(ctx) {
     const { listOrganizations } = await import('../../accounts/repository.js');
     const { organizationView } = await import('../../accounts/service.js');
     const kind = optionalString(ctx.values, 'kind');
-    if (kind && kind !== 'nonprofit' && kind !== 'fund_provider') throw new UsageError('--kind must be nonprofit or fund_provider');
-    const orgs = (await listOrganizations(await ctx.db(), kind as 'nonprofit' | 'fund_provider' | undefined)).map(organizationView);
+    const orgs = (await listOrganizations(await ctx.db(), kind as OrganizationKind | undefined)).map(organizationView);
     return {
       json: { organizations: orgs },
-      text: orgs.map((o) => `${o.ein}  ${o.kind.padEnd(13)}  ${o.name}`).join('\n') || '(no organizations)',
+      text: orgs.map((o) => `${o.ein}  ${o.kind.padEnd(16)}  ${o.name}`).join('\n') || '(no organizations)',
     };
   },
 };

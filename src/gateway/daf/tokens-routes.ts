@@ -1,3 +1,4 @@
+import { FUND_PROVIDERS } from '../auth/require-caller-kind.js';
 import { z } from 'zod';
 import { decodeCursor, listPage } from '../routing/pagination.js';
 import { resourceNotFound } from '../routing/problems.js';
@@ -32,7 +33,7 @@ const base = {
   versions: ['2026-04-01'] as const,
   area: 'daf',
   credentials: 'any' as const,
-  callers: 'fund_provider' as const,
+  callers: FUND_PROVIDERS,
 };
 const Id = z.object({ id: z.string().min(1).max(100) });
 

@@ -1,3 +1,4 @@
+import { FUND_PROVIDERS } from '../auth/require-caller-kind.js';
 import { z } from 'zod';
 import type { Caller } from '../routing/caller.js';
 import { decodeCursor, listPage } from '../routing/pagination.js';
@@ -52,7 +53,7 @@ const subscriptionSchema = (categories: readonly [string, ...string[]]) =>
 const common = { versions: VERSIONS, area: 'events', credentials: 'any' as const };
 // Events exist only for fund providers (the DAF kinds), so only they may have webhooks sent
 // anywhere: subscriptions follow the DAF APIs' rule (a fund provider's API key or access token; 403 otherwise).
-const subscriptions = { ...common, tag: 'Event Subscriptions', callers: 'fund_provider' as const };
+const subscriptions = { ...common, tag: 'Event Subscriptions', callers: FUND_PROVIDERS };
 const scopeOf = (caller: Caller) => ({ environment: caller.environment, organizationId: caller.organizationId });
 const listQuery = { limit: z.coerce.number().int().min(1).max(100).default(100), cursor: z.string().max(200).optional() };
 

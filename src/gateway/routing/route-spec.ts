@@ -1,6 +1,7 @@
 import type { ParameterizedContext } from 'koa';
 import type { z } from 'zod';
 import type { Db } from '../../db/database.js';
+import type { OrganizationKind } from '../../db/schema.js';
 import type { Caller, Recipient } from './caller.js';
 import type { ApiVersion } from './versions.js';
 import type { MailSender } from '../../mail/sender.js';
@@ -42,8 +43,11 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   /** Success status (200 by default; 201 for creations, with a Location; 204 for no content, the handler returning nothing). */
   status?: number;
   location?: (result: unknown) => string;
-  /** Restricts the operation to callers of one organization kind (the DAF APIs: fund providers). */
-  callers?: 'fund_provider';
+  /**
+   * The organization kinds whose credentials may call it (the DAF APIs: fund providers). Without
+   * it, nonprofits and fund providers may (auth/require-caller-kind.ts, DEFAULT_CALLERS).
+   */
+  callers?: readonly OrganizationKind[];
   /** Binary representations by media type (a file download); the JSON response schema is then unused. */
   media?: readonly string[];
   /** Response schema per version (the same for all when given once). */

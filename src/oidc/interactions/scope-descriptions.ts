@@ -1,4 +1,5 @@
 import type { OrganizationKind } from '../../db/schema.js';
+import { KIND_LABELS } from '../../identity/memberships.js';
 
 /** Each permission in plain words, for the consent screen and the connections page (a nonprofit's words). */
 export const SCOPE_DESCRIPTIONS: Readonly<Record<string, { title: string; detail: string }>> = {
@@ -28,10 +29,24 @@ export interface ScopeView {
   detail: string;
 }
 
-/** A fund provider's records are its donor accounts and grant requests, not donations and grants. */
-const FUND_PROVIDER_DETAILS: Readonly<Record<string, string>> = {
-  read_only: 'Donor accounts, authorization tokens, grant requests and other records. It cannot change anything.',
-  read_write: 'Everything view access allows, plus creating and updating records, such as approving donor accounts.',
+/** What "your organization's data" means for each kind but a nonprofit (whose words are above). */
+const KIND_DETAILS: Readonly<Record<Exclude<OrganizationKind, 'nonprofit'>, Readonly<Record<string, string>>>> = {
+  fund_provider: {
+    read_only: 'Donor accounts, authorization tokens, grant requests and other records. It cannot change anything.',
+    read_write: 'Everything view access allows, plus creating and updating records, such as approving donor accounts.',
+  },
+  grantmaker: {
+    read_only: 'Financial accounts, disbursements, programs and other records. It cannot change anything.',
+    read_write: 'Everything view access allows, plus creating and updating records, such as disbursements.',
+  },
+  platform: {
+    read_only: 'Connects, grants and other records. It cannot change anything.',
+    read_write: 'Everything view access allows, plus creating and updating records, such as grants.',
+  },
+  lockbox_provider: {
+    read_only: 'PO boxes, mail batches and other records. It cannot change anything.',
+    read_write: 'Everything view access allows, plus creating and updating records, such as mail batches.',
+  },
 };
 
 function describeScope(scope: string, kind: OrganizationKind): ScopeView {
@@ -39,8 +54,8 @@ function describeScope(scope: string, kind: OrganizationKind): ScopeView {
   if (kind === 'nonprofit') return { scope, ...described };
   return {
     scope,
-    title: described.title.replace('your nonprofit’s', 'your fund provider’s'),
-    detail: FUND_PROVIDER_DETAILS[scope] ?? described.detail,
+    title: described.title.replace('your nonprofit’s', `your ${KIND_LABELS[kind].noun}’s`),
+    detail: KIND_DETAILS[kind][scope] ?? described.detail,
   };
 }
 
