@@ -114,7 +114,11 @@ describe('usage errors exit 2', () => {
       ['api-keys', 'create', '--org', '12-3456789', '--environment', 'staging'],
       /--environment must be production or sandbox/,
     ],
-    ['an unknown organization kind', ['orgs', 'list', '--kind', 'charity'], /--kind must be one of nonprofit, fund_provider, grantmaker, platform, lockbox_provider/],
+    [
+      'an unknown organization kind',
+      ['orgs', 'list', '--kind', 'charity'],
+      /--kind must be one of nonprofit, fund_provider, grantmaker, platform, lockbox_provider/,
+    ],
     ['an unknown key kind', ['keys', 'rotate', '--kind', 'tls'], /--kind must be signing or server/],
     ['an unknown delivery status', ['webhooks', 'deliveries', '--status', 'lost'], /--status must be one of pending, succeeded, failed/],
     [
