@@ -89,6 +89,14 @@ module.exports = {
       to: { path: '^src/', pathNot: under(['authorizations', 'db', 'config', 'errors', 'logging']) },
     },
     {
+      name: 'ledger-below-features',
+      severity: 'error',
+      comment:
+        'src/ledger (docs/ledger.md) imports only db/ and the base (config, errors, logging): financial accounts, transfers and disbursements build on it, so it knows none of them.',
+      from: { path: '^src/ledger/' },
+      to: { path: '^src/', pathNot: under(['ledger', 'db', 'config', 'errors', 'logging']) },
+    },
+    {
       name: 'dashboard-cli-not-gateway',
       severity: 'error',
       comment:
