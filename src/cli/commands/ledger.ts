@@ -1,5 +1,7 @@
 import { CommandFailed, optionalString, type Command } from './command.js';
 
+const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
 export const ledgerVerify: Command = {
   path: ['ledger', 'verify'],
   summary:
@@ -14,7 +16,7 @@ export const ledgerVerify: Command = {
     if (result.ok) {
       return {
         json: { ...result, environment: environment ?? null },
-        text: `ledger verified${scope}: ${result.accounts} accounts, ${result.transfers} transfers, ${result.entries} entries, sum 0`,
+        text: `ledger verified${scope}: ${count(result.accounts, 'account')}, ${count(result.transfers, 'transfer')}, ${count(result.entries, 'entry', 'entries')}, sum 0`,
       };
     }
     const p = result.problem;
