@@ -133,7 +133,7 @@ describe('ledger invariants', () => {
           for (const id of ids.slice(1)) expect(balances.get(id)).toBeGreaterThanOrEqual(0);
         }
       }),
-      { numRuns: 25 },
+      { numRuns: 50 },
     );
   }, 60_000);
 });

@@ -162,17 +162,15 @@ describe('postTransfer validates before it writes', () => {
 describe('the database refuses on its own', () => {
   it('an unbalanced transfer inserted by raw SQL, at commit (and one with a single entry or none)', async () => {
     const attempt = (entries: [string, number][]) =>
-      failure(
-        t.db.transaction().execute(async (trx) => {
-          const id = `ltr_raw_${crypto.randomUUID()}`;
-          await sql`insert into ledger_transfers (id, environment, kind, reference_type, reference_id)
+      t.db.transaction().execute(async (trx) => {
+        const id = `ltr_raw_${crypto.randomUUID()}`;
+        await sql`insert into ledger_transfers (id, environment, kind, reference_type, reference_id)
                     values (${id}, 'sandbox', 'raw', 'test', ${id})`.execute(trx);
-          for (const [account, amount] of entries) {
-            await sql`insert into ledger_entries (id, transfer_id, account_id, environment, amount)
+        for (const [account, amount] of entries) {
+          await sql`insert into ledger_entries (id, transfer_id, account_id, environment, amount)
                       values (${crypto.randomUUID()}, ${id}, ${account}, 'sandbox', ${amount})`.execute(trx);
-          }
-        }),
-      );
+        }
+      });
     const before = await accountBalances(t.db, [f.externalId, f.account.availableAccountId]);
     for (const entries of [
       [
