@@ -8,7 +8,7 @@
 const LAYERS = [
   { name: 'base', folders: ['config', 'errors', 'logging', 'embedded-postgres'] },
   { name: 'data', folders: ['db'] },
-  { name: 'platform', folders: ['keys', 'authorizations', 'audit', 'mail', 'limits', 'http', 'views', 'webhooks'] },
+  { name: 'platform', folders: ['keys', 'authorizations', 'audit', 'mail', 'limits', 'http', 'views', 'webhooks', 'ledger'] },
   { name: 'domain', folders: ['accounts', 'mfa', 'identity', 'api-keys', 'events', 'daf'] },
   { name: 'surface', folders: ['oidc', 'gateway', 'dashboard', 'metrics', 'demo'] },
   // src/main.ts, app.ts and runtime.ts compose the whole beside these.
@@ -87,6 +87,14 @@ module.exports = {
         'src/authorizations imports only db/ (and the base): oidc, accounts, the dashboard and the gateway all use it, so an import from any of them closes a circle.',
       from: { path: '^src/authorizations/' },
       to: { path: '^src/', pathNot: under(['authorizations', 'db', 'config', 'errors', 'logging']) },
+    },
+    {
+      name: 'ledger-below-features',
+      severity: 'error',
+      comment:
+        'src/ledger (docs/ledger.md) imports only db/ and the base (config, errors, logging): financial accounts, transfers and disbursements build on it, so it knows none of them.',
+      from: { path: '^src/ledger/' },
+      to: { path: '^src/', pathNot: under(['ledger', 'db', 'config', 'errors', 'logging']) },
     },
     {
       name: 'dashboard-cli-not-gateway',

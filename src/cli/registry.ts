@@ -17,6 +17,7 @@ import { keysRotate } from './commands/keys.js';
 import { apiKeysCreate, apiKeysList, apiKeysRevoke } from './commands/api-keys.js';
 import { demoSeed } from './commands/demo.js';
 import { dafRedeemCode, dafRejectAccount, dafSubmitGrantRequest } from './commands/daf.js';
+import { ledgerVerify } from './commands/ledger.js';
 import { mailList, webhooksDeliveries, webhooksReplay, webhooksResume } from './commands/mail-webhooks.js';
 
 /** Every admin command; later features register theirs here. */
@@ -56,4 +57,5 @@ export const COMMANDS: readonly Command[] = [
   webhooksReplay,
   webhooksResume,
   auditList,
+  ledgerVerify,
 ];

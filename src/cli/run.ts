@@ -4,7 +4,7 @@ import type { AppConfig } from '../config/schema.js';
 import type { Db } from '../db/database.js';
 import { EmbeddedPostgresError } from '../embedded-postgres/tools.js';
 import type { DatabaseLocation } from '../db/resolve.js';
-import { UsageError, type Command, type CommandContext, type OptionValues } from './commands/command.js';
+import { CommandFailed, UsageError, type Command, type CommandContext, type OptionValues } from './commands/command.js';
 import { COMMANDS } from './registry.js';
 import { checkUsage, usageUnits, wrap } from './usage.js';
 import { ClientsInvalid } from './commands/clients.js';
@@ -157,6 +157,11 @@ export async function runCli(io: CliIo): Promise<number> {
     if (error instanceof UsageError) {
       io.stderr(`almoner admin: ${oneLine(error.message)}; usage: ${PREFIX} ${command.usage}\n`);
       return 2;
+    }
+    if (error instanceof CommandFailed) {
+      if (json) io.stdout(`${JSON.stringify(error.result.json)}\n`);
+      io.stderr(`almoner admin: ${oneLine(error.result.text)}\n`);
+      return 1;
     }
     if (error instanceof ClientsInvalid) {
       if (json) io.stdout(`${JSON.stringify({ valid: false, problems: error.problems })}\n`);

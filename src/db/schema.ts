@@ -4,6 +4,7 @@ import { DAF_TABLE_COLUMNS, type DafDatabase } from './schema-daf.js';
 import { EVENT_TABLE_COLUMNS, type EventsDatabase } from './schema-events.js';
 import { FDX_TABLE_COLUMNS, type FdxDatabase } from './schema-fdx.js';
 import { IDENTITY_TABLE_COLUMNS, type IdentityDatabase } from './schema-identity.js';
+import { LEDGER_TABLE_COLUMNS, type LedgerDatabase } from './schema-ledger.js';
 import { OAUTH_TABLE_COLUMNS, type OauthDatabase } from './schema-oauth.js';
 
 export type {
@@ -184,7 +185,7 @@ export interface GrantsTable {
   updated_at: UpdatedAt;
 }
 
-export interface Database extends DafDatabase, EventsDatabase, FdxDatabase, IdentityDatabase, OauthDatabase {
+export interface Database extends DafDatabase, EventsDatabase, FdxDatabase, IdentityDatabase, LedgerDatabase, OauthDatabase {
   organizations: OrganizationsTable;
   users: UsersTable;
   memberships: MembershipsTable;
@@ -206,6 +207,7 @@ export const TABLE_COLUMNS = {
   ...EVENT_TABLE_COLUMNS,
   ...FDX_TABLE_COLUMNS,
   ...IDENTITY_TABLE_COLUMNS,
+  ...LEDGER_TABLE_COLUMNS,
   ...OAUTH_TABLE_COLUMNS,
   organizations: columns<OrganizationsTable>()([
     'id',

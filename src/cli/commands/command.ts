@@ -37,6 +37,17 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/**
+ * A command that ran and found something wrong (e.g. `ledger verify` on a broken ledger): exit
+ * status 1, its JSON object printed as a success's would be with --json, and its text on stderr.
+ */
+export class CommandFailed extends Error {
+  override name = 'CommandFailed';
+  constructor(readonly result: CommandResult) {
+    super(result.text);
+  }
+}
+
 export function requireString(values: OptionValues, name: string): string {
   const value = values[name];
   if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
