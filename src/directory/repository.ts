@@ -75,16 +75,15 @@ export async function useWordSimilarityThreshold(trx: Trx, threshold: number): P
 /**
  * The name search (docs/directory.md, "How search ranks"), `query` already normalised as
  * search_name is: names that start with it or hold a stretch close to it (`<%`, both served by
- * the trigram index), exact name first, then prefixes, then by word similarity, similarity
- * (shorter, closer names first) and name. The statement is returned unexecuted so a test can
- * EXPLAIN exactly it.
+ * the trigram index), those that start with it first, then by word similarity, similarity
+ * (shorter, closer names first: the name equal to the query, at 1, leads) and name. The
+ * statement is returned unexecuted so a test can EXPLAIN exactly it.
  */
 export function directoryNameSearch(query: string, limit: number): RawBuilder<DirectoryRow> {
   return sql<DirectoryRow>`
     select * from directory_organizations
     where search_name like ${`${query}%`} or ${query} <% search_name
-    order by search_name = ${query} desc,
-      search_name like ${`${query}%`} desc,
+    order by search_name like ${`${query}%`} desc,
       word_similarity(${query}, search_name) desc,
       similarity(${query}, search_name) desc,
       name, ein

@@ -15,6 +15,7 @@ const KINDS = ['SOCIETY', 'ALLIANCE', 'TRUST', 'GUILD', 'INSTITUTE', 'CLUB', 'LE
 const NAMED = [
   bmfLine({ EIN: '840772672', NAME: 'FOOD BANK OF THE ROCKIES' }),
   bmfLine({ EIN: '237353346', NAME: 'REGIONAL FOOD BANK OF OKLAHOMA' }),
+  bmfLine({ EIN: '010101010', NAME: 'THE FOOD BANK' }),
   bmfLine({ EIN: '131635294', NAME: 'CITY HARVEST' }),
   bmfLine({ EIN: '131635295', NAME: 'CITY HARVEST INC' }),
   bmfLine({ EIN: '131635296', NAME: 'NEW YORK CITY HARVESTERS ASSOCIATION' }),
@@ -52,9 +53,11 @@ describe('directory search', () => {
   });
 
   it('finds "food bnak" (letters swapped) and "food ba" (a prefix), the name that starts with the query first', async () => {
-    expect(await names('food bnak')).toEqual(['FOOD BANK OF THE ROCKIES', 'REGIONAL FOOD BANK OF OKLAHOMA']);
-    expect(await names('food ba')).toEqual(['FOOD BANK OF THE ROCKIES', 'REGIONAL FOOD BANK OF OKLAHOMA']);
-    expect(await names('Food Bank, of the')).toEqual(['FOOD BANK OF THE ROCKIES', 'REGIONAL FOOD BANK OF OKLAHOMA']);
+    // No name starts with "food bnak": the shortest, closest name leads.
+    expect(await names('food bnak')).toEqual(['THE FOOD BANK', 'FOOD BANK OF THE ROCKIES', 'REGIONAL FOOD BANK OF OKLAHOMA']);
+    // "THE FOOD BANK" is as close a match and shorter, but the name that starts with the query comes first.
+    expect(await names('food ba')).toEqual(['FOOD BANK OF THE ROCKIES', 'THE FOOD BANK', 'REGIONAL FOOD BANK OF OKLAHOMA']);
+    expect(await names('Food Bank, of the')).toEqual(['FOOD BANK OF THE ROCKIES', 'THE FOOD BANK', 'REGIONAL FOOD BANK OF OKLAHOMA']);
   });
 
   it('ranks an exact name above a prefix and a prefix above a fuzzy match', async () => {
