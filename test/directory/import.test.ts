@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importBmfFile } from '../../src/directory/import.js';
+import { importBmfFile } from '../../src/directory/import-service.js';
 import { BMF_HEADER, bmfLine, writeBmfFile } from '../helpers/bmf.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { runAdmin } from '../helpers/admin-cli.js';

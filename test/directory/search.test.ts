@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importBmfFile } from '../../src/directory/import.js';
+import { importBmfFile } from '../../src/directory/import-service.js';
 import { directoryNameSearch, useWordSimilarityThreshold, WORD_SIMILARITY_THRESHOLD } from '../../src/directory/repository.js';
-import { DIRECTORY_SEARCH_LIMIT, directoryOrganization, searchDirectory } from '../../src/directory/search.js';
+import { DIRECTORY_SEARCH_LIMIT, directoryOrganization, searchDirectory } from '../../src/directory/search-service.js';
 import { bmfLine, writeBmfFile } from '../helpers/bmf.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 

@@ -10,7 +10,7 @@ export const organizationsImport: Command = {
   options: { file: { type: 'string' } },
   positionals: ['file'],
   async run(ctx) {
-    const { importBmfFile } = await import('../../directory/import.js');
+    const { importBmfFile } = await import('../../directory/import-service.js');
     // Resolved from where the command was typed, as any command-line tool's path (config/invocation-directory.ts).
     const file = path.resolve(ctx.cwd, requireString(ctx.values, 'file'));
     const counts = await importBmfFile(await ctx.db(), file);
