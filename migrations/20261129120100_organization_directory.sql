@@ -2,15 +2,16 @@
 -- the IRS Exempt Organizations Business Master File (EO BMF) by `organizations import`, keyed by
 -- EIN. The columns are the file's fields that the published Organization schema shows (address,
 -- classification codes, ruling date, NTEE code); the file's financial fields are not kept.
--- search_name is the name as typeahead compares it (lower case, letters and digits, single
--- spaces), generated so no writer can let it drift from name; its trigram index serves `%`, `<%`
--- and prefix LIKE (docs/directory.md, "How search ranks").
+-- search_name is the name as typeahead compares it (ASCII letters lower-cased and digits, single
+-- spaces), generated so no writer can let it drift from name; lower() under "C" lower-cases ASCII
+-- only, whatever the database's collation, as src/directory/search-name.ts does for a query. Its
+-- trigram index serves `%`, `<%` and prefix LIKE (docs/directory.md, "How search ranks").
 create extension if not exists pg_trgm;
 
 create table directory_organizations (
   ein text primary key check (ein ~ '^[0-9]{9}$'),
   name text not null check (btrim(name) <> ''),
-  search_name text generated always as (btrim(regexp_replace(lower(name), '[^a-z0-9]+', ' ', 'g'))) stored,
+  search_name text generated always as (btrim(regexp_replace(lower(name collate "C"), '[^a-z0-9]+', ' ', 'g'))) stored,
   sort_name text,
   in_care_of text,
   street text,

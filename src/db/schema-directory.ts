@@ -10,7 +10,7 @@ export interface DirectoryOrganizationsTable {
   /** Nine digits, no dash. */
   ein: string;
   name: string;
-  /** Generated from name (lower case, letters and digits, single spaces): what search compares. */
+  /** Generated from name (ASCII letters lower-cased, digits, single spaces): what search compares. */
   search_name: ColumnType<string, never, never>;
   sort_name: string | null;
   in_care_of: string | null;

@@ -1,7 +1,9 @@
+import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importBmfFile } from '../../src/directory/import-service.js';
 import { directoryNameSearch, useWordSimilarityThreshold, WORD_SIMILARITY_THRESHOLD } from '../../src/directory/repository.js';
+import { searchName } from '../../src/directory/search-name.js';
 import { DIRECTORY_SEARCH_LIMIT, directoryOrganization, searchDirectory } from '../../src/directory/search-service.js';
 import { bmfLine, writeBmfFile } from '../helpers/bmf.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
@@ -101,5 +103,29 @@ describe('directory search', () => {
     });
     expect(plan).toMatch(/Bitmap Index Scan on directory_organizations_search_name_trgm_idx/);
     expect(plan).not.toMatch(/Seq Scan/);
+  });
+
+  it('puts a query in the normal form of the stored names, whatever the characters', async () => {
+    // Any text PostgreSQL stores (no NUL) that is not blank: the generated column and searchName agree.
+    const name = fc
+      .oneof(fc.string({ unit: 'grapheme-ascii', maxLength: 30 }), fc.string({ unit: 'binary', maxLength: 30 }))
+      .map((text) => text.replace(/\0/g, ''))
+      .filter((text) => text.replace(/^ +| +$/g, '') !== '');
+    const FIRST_EIN = 990_000_000;
+    await fc.assert(
+      fc.asyncProperty(fc.array(name, { minLength: 1, maxLength: 40 }), async (texts) => {
+        const rows = texts.map((text, i) => ({ ein: String(FIRST_EIN + i), name: text, source: 'demo' as const }));
+        await t.db.insertInto('directory_organizations').values(rows).execute();
+        const stored = await t.db
+          .selectFrom('directory_organizations')
+          .select('search_name')
+          .where('ein', '>=', String(FIRST_EIN))
+          .orderBy('ein')
+          .execute();
+        await t.db.deleteFrom('directory_organizations').where('ein', '>=', String(FIRST_EIN)).execute();
+        expect(stored.map((r) => r.search_name)).toEqual(texts.map(searchName));
+      }),
+      { numRuns: 25 },
+    );
   });
 });
