@@ -1,6 +1,7 @@
 import type { Command } from './commands/command.js';
 import { migrate } from './commands/migrate.js';
 import { orgsAdd, orgsList, orgsRemove } from './commands/orgs.js';
+import { organizationsImport } from './commands/organizations.js';
 import { usersAdd, usersDisable, usersEnable, usersList, usersResetPassword, usersResetSecondFactor } from './commands/users.js';
 import { auditList } from './commands/audit.js';
 import {
@@ -26,6 +27,7 @@ export const COMMANDS: readonly Command[] = [
   orgsAdd,
   orgsList,
   orgsRemove,
+  organizationsImport,
   usersAdd,
   usersList,
   usersDisable,

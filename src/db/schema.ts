@@ -1,6 +1,7 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
 import { columns, type CreatedAt, type UpdatedAt } from './column-types.js';
 import { DAF_TABLE_COLUMNS, type DafDatabase } from './schema-daf.js';
+import { DIRECTORY_TABLE_COLUMNS, type DirectoryDatabase } from './schema-directory.js';
 import { EVENT_TABLE_COLUMNS, type EventsDatabase } from './schema-events.js';
 import { FDX_TABLE_COLUMNS, type FdxDatabase } from './schema-fdx.js';
 import { IDENTITY_TABLE_COLUMNS, type IdentityDatabase } from './schema-identity.js';
@@ -185,7 +186,8 @@ export interface GrantsTable {
   updated_at: UpdatedAt;
 }
 
-export interface Database extends DafDatabase, EventsDatabase, FdxDatabase, IdentityDatabase, LedgerDatabase, OauthDatabase {
+export interface Database
+  extends DafDatabase, DirectoryDatabase, EventsDatabase, FdxDatabase, IdentityDatabase, LedgerDatabase, OauthDatabase {
   organizations: OrganizationsTable;
   users: UsersTable;
   memberships: MembershipsTable;
@@ -204,6 +206,7 @@ export interface Database extends DafDatabase, EventsDatabase, FdxDatabase, Iden
 
 export const TABLE_COLUMNS = {
   ...DAF_TABLE_COLUMNS,
+  ...DIRECTORY_TABLE_COLUMNS,
   ...EVENT_TABLE_COLUMNS,
   ...FDX_TABLE_COLUMNS,
   ...IDENTITY_TABLE_COLUMNS,

@@ -1,0 +1,68 @@
+import type { ColumnType } from 'kysely';
+import { columns, type CreatedAt, type UpdatedAt } from './column-types.js';
+
+/** Table types of the organizations directory (migration 20261129120100; docs/directory.md). */
+
+/** Where a directory row came from: the IRS EO BMF import, or the dev demo data. */
+export type DirectorySource = 'irs_bmf' | 'demo';
+
+export interface DirectoryOrganizationsTable {
+  /** Nine digits, no dash. */
+  ein: string;
+  name: string;
+  /** Generated from name (ASCII letters lower-cased, digits, single spaces): what search compares. */
+  search_name: ColumnType<string, never, never>;
+  sort_name: string | null;
+  in_care_of: string | null;
+  street: string | null;
+  city: string | null;
+  state: string | null;
+  postal_code: string | null;
+  group_exemption_number: string | null;
+  subsection_code: string | null;
+  affiliation_code: string | null;
+  classification_code: string | null;
+  /** YYYYMM of the ruling or determination letter. */
+  ruling: string | null;
+  deductibility_code: string | null;
+  foundation_code: string | null;
+  organization_code: string | null;
+  exempt_status_code: string | null;
+  filing_requirement_code: string | null;
+  ntee_code: string | null;
+  source: DirectorySource;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface DirectoryDatabase {
+  directory_organizations: DirectoryOrganizationsTable;
+}
+
+export const DIRECTORY_TABLE_COLUMNS = {
+  directory_organizations: columns<DirectoryOrganizationsTable>()([
+    'ein',
+    'name',
+    'search_name',
+    'sort_name',
+    'in_care_of',
+    'street',
+    'city',
+    'state',
+    'postal_code',
+    'group_exemption_number',
+    'subsection_code',
+    'affiliation_code',
+    'classification_code',
+    'ruling',
+    'deductibility_code',
+    'foundation_code',
+    'organization_code',
+    'exempt_status_code',
+    'filing_requirement_code',
+    'ntee_code',
+    'source',
+    'created_at',
+    'updated_at',
+  ]),
+} satisfies { [K in keyof DirectoryDatabase]: readonly string[] };
