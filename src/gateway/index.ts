@@ -12,6 +12,7 @@ import { eventRoutes } from './events/routes.js';
 import { fdxProblems } from './fdx/errors.js';
 import { fdxRoutes } from './fdx/routes.js';
 import { financialAccountRoutes } from './grantmaking/financial-accounts-routes.js';
+import { inboundTransferRoutes } from './grantmaking/inbound-transfers-routes.js';
 import { programRoutes } from './grantmaking/programs-routes.js';
 import { buildOpenApiDocument } from './openapi.js';
 import type { GatewayServices, RouteSpec } from './routing/route-spec.js';
@@ -31,6 +32,7 @@ export const GATEWAY_ROUTES: readonly RouteSpec[] = [
   ...fdxRoutes,
   ...financialAccountRoutes,
   ...programRoutes,
+  ...inboundTransferRoutes,
 ] as unknown as RouteSpec[];
 
 export interface GatewayDeps {
