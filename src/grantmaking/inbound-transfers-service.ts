@@ -1,10 +1,11 @@
+import { recordAudit } from '../audit/audit-log.js';
 import type { Db } from '../db/database.js';
 import { inTransaction, type Executor } from '../db/executor.js';
 import { prefixedId } from '../db/ids.js';
 import type { Cursor } from '../db/keyset.js';
 import type { Environment } from '../db/schema.js';
 import type { InboundTransferStatus } from '../db/schema-grantmaking.js';
-import { invalid, notFound, precondition } from '../errors/domain-error.js';
+import { DomainError, invalid, notFound, precondition } from '../errors/domain-error.js';
 import { AlreadyPosted } from '../ledger/errors.js';
 import { centsOf, postTransfer } from '../ledger/ledger.js';
 import { emitEvent } from '../webhooks/outbox.js';
@@ -100,6 +101,14 @@ async function settle(
       ...('operator' in settler ? { settlement_reference: settler.operator.reference } : {}),
     });
     await emitEvent(trx, updatedEvent(updated));
+    if ('operator' in settler && (status === 'completed' || status === 'failed')) {
+      await recordAudit(trx, {
+        event: `inbound_transfer.${status}`,
+        environment: row.environment,
+        organizationId: row.organization_id,
+        details: { inbound_transfer_id: row.id, amount: centsOf(row.amount), reference: settler.operator.reference, via: 'admin_cli' },
+      });
+    }
     return updated;
   });
 }
@@ -140,4 +149,33 @@ export function failInboundTransfer(db: Db, settler: Settler, id: string): Promi
 /** The grantmaker called it off before it arrived: no ledger transfer. */
 export function cancelInboundTransfer(db: Db, scope: Scope, id: string): Promise<InboundTransferRow> {
   return settle(db, { scope }, id, 'canceled');
+}
+
+/** The bank's evidence an operator quotes: what the audit row keeps. */
+function checkEvidence(reference: unknown): string {
+  const text = typeof reference === 'string' ? reference.trim() : '';
+  // eslint-disable-next-line no-control-regex
+  if (text.length < 1 || text.length > 200 || /[\u0000-\u001f\u007f]/.test(text))
+    throw invalid("--reference (the bank's evidence) must be 1 to 200 characters, without control characters");
+  return text;
+}
+
+/**
+ * The production rail (docs/grantmaking.md, "The production rail"): an operator holding the
+ * bank's evidence completes or fails a production transfer, through the same calls as the
+ * sandbox's simulations, audited with the evidence.
+ */
+export async function settleAsOperator(
+  db: Db,
+  action: 'complete' | 'fail',
+  input: { id: string; reference: string },
+): Promise<InboundTransferRow> {
+  const settler: Settler = { operator: { environment: 'production', reference: checkEvidence(input.reference) } };
+  try {
+    return await (action === 'complete' ? completeInboundTransfer : failInboundTransfer)(db, settler, input.id);
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'not_found')
+      throw notFound(`no production inbound transfer ${input.id} (a sandbox transfer is settled by its simulations)`);
+    throw error;
+  }
 }
