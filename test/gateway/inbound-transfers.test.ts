@@ -227,4 +227,37 @@ describe('inbound transfers', () => {
     expect((second.body.results as { id: string }[])[0]!.id).toBe(ids[0]);
     expectProblem(await call('GET', '/v1/inbound_transfers?pageToken=nope'), 400, 'invalid');
   });
+
+  it('are served under Api-Version 2026-01-15 too, whose document has the same shapes', async () => {
+    const headers = { 'api-version': '2026-01-15' };
+    const created = await apiRequest(server, 'sandbox', 'POST', '/v1/inbound_transfers', {
+      bearer: sandboxKey,
+      headers,
+      json: { amount: 42, account_id: accountId },
+    });
+    expect(created.status).toBe(201);
+    expect(created.headers.get('api-version')).toBe('2026-01-15');
+    const completed = await apiRequest(
+      server,
+      'sandbox',
+      'POST',
+      `/v1/simulations/inbound_transfers/${created.body.id as string}/complete`,
+      {
+        bearer: sandboxKey,
+        headers,
+      },
+    );
+    expect(completed.status).toBe(202);
+    const got = await apiRequest(server, 'sandbox', 'GET', `/v1/inbound_transfers/${created.body.id as string}`, {
+      bearer: sandboxKey,
+      headers,
+    });
+    expect(got.body.status).toBe('completed');
+    const balance = await apiRequest(server, 'sandbox', 'GET', `/v1/financial_accounts/${accountId}/balance`, {
+      bearer: sandboxKey,
+      headers,
+    });
+    expect(balance.status).toBe(200);
+    expect((await apiRequest(server, 'sandbox', 'GET', '/v1/programs', { bearer: sandboxKey, headers })).status).toBe(200);
+  });
 });
