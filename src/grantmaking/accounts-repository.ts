@@ -62,7 +62,7 @@ export function findProgram(db: Executor, scope: Scope, id: string) {
  * ledger account: the second opener waits, then reads the first one's row.
  */
 export async function lockPlatformAccounts(db: Executor, environment: Environment): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtext(${`platform_ledger_accounts:${environment}`}))`.execute(db);
+  await sql`select pg_advisory_xact_lock(hashtext(${`almoner:platform_ledger_accounts:${environment}`}))`.execute(db);
 }
 
 export async function findPlatformAccount(db: Executor, environment: Environment, purpose: 'external') {

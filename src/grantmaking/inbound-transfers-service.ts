@@ -29,11 +29,11 @@ export type InboundTransferRow = Awaited<ReturnType<typeof listInboundTransfers>
 export const MAX_INBOUND_TRANSFER_CENTS = 10_000_000_000;
 
 /** The ledger transfer a completion posts: its kind, and the reference that makes it happen once. */
-export const DEPOSIT_KIND = 'deposit';
-export const REFERENCE_TYPE = 'inbound_transfer';
+const DEPOSIT_KIND = 'deposit';
+const REFERENCE_TYPE = 'inbound_transfer';
 
 /** Who settles a transfer: the API's sandbox simulations (the grantmaker's scope), or an operator by id (production). */
-export type Settler = { scope: Scope } | { operator: { environment: Environment; reference: string } };
+type Settler = { scope: Scope } | { operator: { environment: Environment; reference: string } };
 
 function updatedEvent(row: InboundTransferRow) {
   return {

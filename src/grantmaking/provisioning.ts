@@ -10,10 +10,10 @@ import { externalLedgerAccount } from './platform-accounts.js';
  * `bank_provider`; docs/grantmaking.md, "Financial accounts"): the sandbox's mock bank, and in
  * production `manual`, since operators settle its transfers with the bank's evidence.
  */
-export const BANK_PROVIDERS: Readonly<Record<Environment, string>> = { sandbox: 'mock_alpha', production: 'manual' };
+const BANK_PROVIDERS: Readonly<Record<Environment, string>> = { sandbox: 'mock_alpha', production: 'manual' };
 
 /** The program every grantmaker starts with: grant disbursements on, gift processing off. */
-export const DEFAULT_PROGRAM = {
+const DEFAULT_PROGRAM = {
   name: 'Grantmaking',
   description: 'Disbursing grants to eligible nonprofits from the disbursements account.',
 } as const;

@@ -1,5 +1,4 @@
-import type { OrganizationKind } from '../../db/schema.js';
-import type { Environment } from '../../db/schema.js';
+import type { Environment, OrganizationKind } from '../../db/schema.js';
 import type { Caller } from '../routing/caller.js';
 
 /** The grantmaking operations' callers (docs/api.md, "Organization kinds"). */

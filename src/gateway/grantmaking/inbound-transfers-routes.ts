@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { INBOUND_TRANSFER_STATUSES } from '../../db/schema-grantmaking.js';
 import { notFound } from '../../errors/domain-error.js';
 import {
   cancelInboundTransfer,
@@ -20,7 +21,7 @@ const InboundTransfer = z.object({
   id: z.string(),
   amount: z.number().int().describe('Cents, positive'),
   description: z.string().optional(),
-  status: z.enum(['pending', 'completed', 'canceled', 'failed']),
+  status: z.enum(INBOUND_TRANSFER_STATUSES),
   created_at: z.string().datetime(),
   updated_at: z.string().datetime(),
 });
