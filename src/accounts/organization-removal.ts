@@ -32,6 +32,12 @@ const HOLDINGS = [
 
 export type Holdings = Record<(typeof HOLDINGS)[number][0], number>;
 
+/**
+ * Money records, which outlive their organization (docs/ledger.md, "What the database
+ * guarantees": an organization with ledger accounts is not deleted): --force does not remove them.
+ */
+const MONEY_RECORDS = [['financial accounts', 'financial_accounts', 'organization_id']] as const;
+
 /** Counts, in one statement, everything the organization holds (live or not: it is all data). */
 export async function organizationHoldings(db: Executor, organizationId: string): Promise<Holdings> {
   const rows = await countRowsOfOrganization(db, organizationId, HOLDINGS);
@@ -51,6 +57,12 @@ export async function removeOrganization(
   const org = await requireOrganization(db, input.ein);
   return inTransaction(db, async (trx) => {
     if (!(await repo.lockOrganization(trx, org.id))) throw notFound(`no organization with EIN ${input.ein}`);
+    const [money] = await countRowsOfOrganization(trx, org.id, MONEY_RECORDS);
+    if (money && money.n > 0) {
+      throw conflict(
+        `${org.name} (${formatEin(org.ein)}) has ${money.n} ${money.label}, whose ledger records are kept: it cannot be removed, even with --force`,
+      );
+    }
     const holdings = await organizationHoldings(trx, org.id);
     const held = Object.entries(holdings).filter(([, n]) => n > 0);
     if (held.length > 0 && !input.force) {

@@ -12,6 +12,8 @@ export const AUDIT_EVENT_KINDS = [
   'consent.granted',
   'fdx_consent.revoked',
   'gateway.ip_denied',
+  'inbound_transfer.completed',
+  'inbound_transfer.failed',
   'invitation.accepted',
   'invitation.created',
   'invitation.revoked',

@@ -11,6 +11,9 @@ import { givingPoolRoutes, grantRequestRoutes } from './daf/pools-requests-route
 import { eventRoutes } from './events/routes.js';
 import { fdxProblems } from './fdx/errors.js';
 import { fdxRoutes } from './fdx/routes.js';
+import { financialAccountRoutes } from './grantmaking/financial-accounts-routes.js';
+import { inboundTransferRoutes } from './grantmaking/inbound-transfers-routes.js';
+import { programRoutes } from './grantmaking/programs-routes.js';
 import { buildOpenApiDocument } from './openapi.js';
 import type { GatewayServices, RouteSpec } from './routing/route-spec.js';
 import { buildGatewayRouter } from './router.js';
@@ -27,6 +30,9 @@ export const GATEWAY_ROUTES: readonly RouteSpec[] = [
   ...grantRequestRoutes,
   ...eventRoutes,
   ...fdxRoutes,
+  ...financialAccountRoutes,
+  ...programRoutes,
+  ...inboundTransferRoutes,
 ] as unknown as RouteSpec[];
 
 export interface GatewayDeps {

@@ -118,14 +118,16 @@ function operation(spec: RouteSpec, version: ApiVersion): Record<string, unknown
   };
   if (spec.location) headers.Location = { required: true, description: 'The created resource', schema: { type: 'string' } };
   const success = successStatus(spec);
-  // A 204 has no body, so it documents no content (its response schema is z.undefined()).
+  // A 204, or a 202 that only accepts (the sandbox simulations), has no body, so it documents no
+  // content (its response schema is z.undefined()).
   const content =
-    success === 204
+    success === 204 || success === 202
       ? undefined
       : spec.media
         ? Object.fromEntries(spec.media.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))
         : { 'application/json': { schema: jsonSchema(response, 'output') } };
-  const description = STATUS_TITLES[success] ?? ({ 201: 'Created', 204: 'No Content' } as Record<number, string>)[success] ?? 'OK';
+  const description =
+    STATUS_TITLES[success] ?? ({ 201: 'Created', 202: 'Accepted', 204: 'No Content' } as Record<number, string>)[success] ?? 'OK';
   const responses: Record<string, unknown> = { [String(success)]: { description, headers, ...(content ? { content } : {}) } };
   for (const status of errorStatuses(spec)) responses[String(status)] = { $ref: `#/components/responses/${responseName(status)}` };
 

@@ -87,8 +87,15 @@ export function buildGatewayRouter(specs: readonly RouteSpec[], options: Gateway
         body,
         services: options.services,
       });
-      if (spec.status) ctx.status = spec.status;
       if (spec.location) ctx.set('Location', spec.location(result));
+      if (result === undefined && spec.status !== undefined) {
+        // No content (a 204, or a 202 that only accepts): an explicit null body first, since Koa
+        // turns a missing body into 204 or, under any other status, a text of the status's name.
+        ctx.body = null;
+        ctx.status = spec.status;
+        return;
+      }
+      if (spec.status) ctx.status = spec.status;
       ctx.body = result;
     });
     router.register(spec.path, [spec.method], compose(stack) as never);

@@ -199,6 +199,16 @@ describe('admin orgs remove', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/no organization with EIN 55-5000001/);
   });
+
+  it("refuses to remove a grantmaker, even with --force: its financial accounts' ledger records are kept", async () => {
+    expect((await admin(['orgs', 'add', '--ein', '55-5000002', '--name', 'Kept Foundation', '--kind', 'grantmaker'])).code).toBe(0);
+    const refused = await admin(['orgs', 'remove', '--ein', '55-5000002', '--force']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(
+      /error \(conflict\): Kept Foundation \(55-5000002\) has 2 financial accounts, whose ledger records are kept: it cannot be removed, even with --force/,
+    );
+    expect(await t.db.selectFrom('organizations').select('id').where('ein', '=', '555000002').execute()).toHaveLength(1);
+  });
 });
 
 describe('admin audit list', () => {

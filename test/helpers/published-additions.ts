@@ -93,6 +93,14 @@ export const ADDED_STATUSES: { status: number; operations: 'every' | string[]; r
     reason:
       'docs/security.md, Guessing DAF codes with concurrent verify attempts: verify attempts are rate-limited (a guessed code must not be brute-forced); the document lists no 429.',
   },
+  {
+    status: 412,
+    operations: ['2026-04-01', '2026-01-15'].flatMap((version) =>
+      ['complete', 'fail'].map((action) => `${version} POST /v1/simulations/inbound_transfers/{id}/${action}`),
+    ),
+    reason:
+      'docs/grantmaking.md, Inbound transfers: a transfer completes or fails once, so a simulation of one no longer pending is refused as its cancel is (412); the document lists no refusal for the simulations.',
+  },
 ];
 
 /** Is `status` on `op` one of ADDED_STATUSES? */
