@@ -4,6 +4,7 @@ import { DAF_TABLE_COLUMNS, type DafDatabase } from './schema-daf.js';
 import { DIRECTORY_TABLE_COLUMNS, type DirectoryDatabase } from './schema-directory.js';
 import { EVENT_TABLE_COLUMNS, type EventsDatabase } from './schema-events.js';
 import { FDX_TABLE_COLUMNS, type FdxDatabase } from './schema-fdx.js';
+import { IDEMPOTENCY_TABLE_COLUMNS, type IdempotencyDatabase } from './schema-idempotency.js';
 import { IDENTITY_TABLE_COLUMNS, type IdentityDatabase } from './schema-identity.js';
 import { LEDGER_TABLE_COLUMNS, type LedgerDatabase } from './schema-ledger.js';
 import { OAUTH_TABLE_COLUMNS, type OauthDatabase } from './schema-oauth.js';
@@ -187,7 +188,15 @@ export interface GrantsTable {
 }
 
 export interface Database
-  extends DafDatabase, DirectoryDatabase, EventsDatabase, FdxDatabase, IdentityDatabase, LedgerDatabase, OauthDatabase {
+  extends
+    DafDatabase,
+    DirectoryDatabase,
+    EventsDatabase,
+    FdxDatabase,
+    IdempotencyDatabase,
+    IdentityDatabase,
+    LedgerDatabase,
+    OauthDatabase {
   organizations: OrganizationsTable;
   users: UsersTable;
   memberships: MembershipsTable;
@@ -209,6 +218,7 @@ export const TABLE_COLUMNS = {
   ...DIRECTORY_TABLE_COLUMNS,
   ...EVENT_TABLE_COLUMNS,
   ...FDX_TABLE_COLUMNS,
+  ...IDEMPOTENCY_TABLE_COLUMNS,
   ...IDENTITY_TABLE_COLUMNS,
   ...LEDGER_TABLE_COLUMNS,
   ...OAUTH_TABLE_COLUMNS,

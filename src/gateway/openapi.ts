@@ -100,6 +100,15 @@ function operation(spec: RouteSpec, version: ApiVersion): Record<string, unknown
       description: `Defaults to the newest version; this document describes ${version}`,
       schema: { type: 'string', enum: [version] },
     });
+  if (spec.idempotent)
+    parameters.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'Makes the request safe to retry: the same key with the same request within 24 hours replays the first answer (status, body, Location); with another request it is 409. Keys are scoped to your organization and the environment.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]+$' },
+    });
   const params = spec.params ? (jsonSchema(spec.params, 'input') as { properties?: Record<string, unknown> }) : undefined;
   for (const [name, schema] of Object.entries(params?.properties ?? {})) parameters.push({ name, in: 'path', required: true, schema });
   const querySchema = spec.queryByVersion?.[version] ?? spec.query;
@@ -117,6 +126,13 @@ function operation(spec: RouteSpec, version: ApiVersion): Record<string, unknown
       : { 'Api-Version': { description: 'The version that served the request', schema: { type: 'string', enum: [version] } } }),
   };
   if (spec.location) headers.Location = { required: true, description: 'The created resource', schema: { type: 'string' } };
+  if (spec.idempotent) {
+    headers['Idempotency-Key'] = { description: 'The Idempotency-Key the request sent, when it sent one', schema: { type: 'string' } };
+    headers['Idempotent-Replayed'] = {
+      description: '`true` when the answer is a replay of the first under its key',
+      schema: { type: 'string', enum: ['true'] },
+    };
+  }
   const success = successStatus(spec);
   // A 204 has no body, so it documents no content (its response schema is z.undefined()).
   const content =
