@@ -107,7 +107,7 @@ export function buildGatewayRouter(specs: readonly RouteSpec[], options: Gateway
           caller: ctx.state.caller!,
           key,
           operation: `${spec.method.toUpperCase()} ${spec.path}`,
-          request: { params: ctx.params, query: ctx.query, body: raw },
+          request: { version, params: ctx.params, query: ctx.query, body: raw },
           run,
         });
       }

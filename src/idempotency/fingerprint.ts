@@ -16,9 +16,14 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** SHA-256 (hex) of what a request asks: its path parameters, its query and its JSON body. */
-export function requestFingerprint(request: { params: unknown; query: unknown; body: unknown }): string {
+/**
+ * SHA-256 (hex) of what a request asks: the API version it is answered in (a replay must have
+ * that version's shape), its path parameters, its query and its JSON body.
+ */
+export function requestFingerprint(request: { version: string; params: unknown; query: unknown; body: unknown }): string {
   return createHash('sha256')
-    .update(canonicalJson({ params: request.params ?? {}, query: request.query ?? {}, body: request.body ?? null }))
+    .update(
+      canonicalJson({ version: request.version, params: request.params ?? {}, query: request.query ?? {}, body: request.body ?? null }),
+    )
     .digest('hex');
 }

@@ -74,6 +74,7 @@ describe('Idempotency-Key on creating POSTs', () => {
     expect(other.status).toBe(409);
     expect(other.body).toMatchObject({ code: 'conflict' });
     expect(other.body.detail).toMatch(/Idempotency-Key was already used with another request/);
+    expect(other.headers.get('idempotency-key')).toBe('reused-key');
     expect(await accountsWith('second@example.org')).toBe(0);
     const token = await apiRequest(server, 'sandbox', 'POST', `/v1/donor_accounts/${first.body.id as string}/authorization_tokens`, {
       bearer: sandboxKey,
@@ -145,6 +146,7 @@ describe('Idempotency-Key on creating POSTs', () => {
   it('a request failing validation stores nothing (the key stays free); a 4xx of the operation itself is stored and replayed', async () => {
     const invalid = await create({ donor: { email: 'not an address' } }, 'validation-key');
     expect(invalid.status).toBe(400);
+    expect(invalid.headers.get('idempotency-key')).toBe('validation-key');
     expect(await keyRows('validation-key')).toBe(0);
     expect((await create({ donor: { email: 'valid@example.org' } }, 'validation-key')).status).toBe(201);
 
@@ -159,6 +161,42 @@ describe('Idempotency-Key on creating POSTs', () => {
     expect(replayed.headers.get('content-type')).toMatch(/^application\/problem\+json/);
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     expect(await accountsWith('taken@example.org')).toBe(0);
+  });
+
+  it('a 4xx raised by a failed statement (a unique violation) is stored too: the operation ran under a savepoint of its own', async () => {
+    // An uncommitted insert of the same e-mail: the service's pre-check cannot see it, so its
+    // insert waits and fails with a unique violation, which aborts what the operation did; the key's
+    // transaction must still store the 409.
+    const raced = 'raced-idempotent@example.org';
+    const fundProviderId = (await t.db.selectFrom('organizations').select('id').where('ein', '=', '983456781').executeTakeFirstOrThrow())
+      .id;
+    let pending: Promise<ApiResponse> | undefined;
+    let settled = false;
+    await t.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('donor_accounts')
+        .values({
+          id: 'donor_account_idempotentraced0000000000000',
+          environment: 'sandbox',
+          fund_provider_id: fundProviderId,
+          email: raced,
+        })
+        .execute();
+      pending = create({ donor: { email: raced } }, 'raced-key').finally(() => (settled = true));
+      for (let i = 0; !settled; i += 1) {
+        const { rows } = await sql<{ waiting: number }>`
+          select count(*)::int as waiting from pg_stat_activity
+           where datname = current_database() and wait_event_type = 'Lock' and query ilike '%insert into "donor_accounts"%'`.execute(t.db);
+        if (rows[0]!.waiting > 0) break;
+        if (i > 1000) throw new Error('the request never waited on the unique index');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    });
+    const first = await pending!;
+    expect(first.status).toBe(409);
+    const replayed = await create({ donor: { email: raced } }, 'raced-key');
+    expectSameAnswer(first, replayed);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
   });
 
   it('a 5xx stores no key and undoes the work: a retry with the key runs afresh', async () => {

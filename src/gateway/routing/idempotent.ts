@@ -33,7 +33,7 @@ export interface IdempotentCall {
   key: string;
   /** The route's method and path pattern. */
   operation: string;
-  request: { params: unknown; query: unknown; body: unknown };
+  request: { version: string; params: unknown; query: unknown; body: unknown };
   /** The operation's work with the key's transaction as its database; resolves to the answer. */
   run: (db: Db) => Promise<Answer>;
 }
