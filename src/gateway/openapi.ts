@@ -4,6 +4,8 @@ import { callerKindsInWords } from './auth/require-caller-kind.js';
 import { ERROR_CODE_NAMES } from '../errors/codes.js';
 import { STATUS_TITLES } from '../http/problem.js';
 import { acceptedCredentials } from './auth/accept-credentials.js';
+import { IDEMPOTENCY_HEADER } from '../idempotency/key.js';
+import { REPLAYED_HEADER } from './routing/idempotent.js';
 import { errorStatuses, successStatus } from './operation-statuses.js';
 import type { RouteSpec } from './routing/route-spec.js';
 import type { ApiVersion } from './routing/versions.js';
@@ -102,7 +104,7 @@ function operation(spec: RouteSpec, version: ApiVersion): Record<string, unknown
     });
   if (spec.idempotent)
     parameters.push({
-      name: 'Idempotency-Key',
+      name: IDEMPOTENCY_HEADER,
       in: 'header',
       required: false,
       description:
@@ -127,8 +129,8 @@ function operation(spec: RouteSpec, version: ApiVersion): Record<string, unknown
   };
   if (spec.location) headers.Location = { required: true, description: 'The created resource', schema: { type: 'string' } };
   if (spec.idempotent) {
-    headers['Idempotency-Key'] = { description: 'The Idempotency-Key the request sent, when it sent one', schema: { type: 'string' } };
-    headers['Idempotent-Replayed'] = {
+    headers[IDEMPOTENCY_HEADER] = { description: 'The Idempotency-Key the request sent, when it sent one', schema: { type: 'string' } };
+    headers[REPLAYED_HEADER] = {
       description: '`true` when the answer is a replay of the first under its key',
       schema: { type: 'string', enum: ['true'] },
     };
