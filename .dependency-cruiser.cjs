@@ -8,7 +8,10 @@
 const LAYERS = [
   { name: 'base', folders: ['config', 'errors', 'logging', 'embedded-postgres'] },
   { name: 'data', folders: ['db'] },
-  { name: 'platform', folders: ['keys', 'authorizations', 'audit', 'mail', 'limits', 'http', 'views', 'webhooks', 'ledger'] },
+  {
+    name: 'platform',
+    folders: ['keys', 'authorizations', 'audit', 'mail', 'limits', 'http', 'views', 'webhooks', 'ledger', 'idempotency'],
+  },
   { name: 'domain', folders: ['accounts', 'mfa', 'identity', 'api-keys', 'events', 'daf', 'directory', 'grantmaking'] },
   { name: 'surface', folders: ['oidc', 'gateway', 'dashboard', 'metrics', 'demo'] },
   // src/main.ts, app.ts and runtime.ts compose the whole beside these.

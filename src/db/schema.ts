@@ -4,6 +4,7 @@ import { DAF_TABLE_COLUMNS, type DafDatabase } from './schema-daf.js';
 import { DIRECTORY_TABLE_COLUMNS, type DirectoryDatabase } from './schema-directory.js';
 import { EVENT_TABLE_COLUMNS, type EventsDatabase } from './schema-events.js';
 import { FDX_TABLE_COLUMNS, type FdxDatabase } from './schema-fdx.js';
+import { IDEMPOTENCY_TABLE_COLUMNS, type IdempotencyDatabase } from './schema-idempotency.js';
 import { IDENTITY_TABLE_COLUMNS, type IdentityDatabase } from './schema-identity.js';
 import { GRANTMAKING_TABLE_COLUMNS, type GrantmakingDatabase } from './schema-grantmaking.js';
 import { LEDGER_TABLE_COLUMNS, type LedgerDatabase } from './schema-ledger.js';
@@ -194,6 +195,7 @@ export interface Database
     EventsDatabase,
     FdxDatabase,
     GrantmakingDatabase,
+    IdempotencyDatabase,
     IdentityDatabase,
     LedgerDatabase,
     OauthDatabase {
@@ -219,6 +221,7 @@ export const TABLE_COLUMNS = {
   ...EVENT_TABLE_COLUMNS,
   ...FDX_TABLE_COLUMNS,
   ...GRANTMAKING_TABLE_COLUMNS,
+  ...IDEMPOTENCY_TABLE_COLUMNS,
   ...IDENTITY_TABLE_COLUMNS,
   ...LEDGER_TABLE_COLUMNS,
   ...OAUTH_TABLE_COLUMNS,

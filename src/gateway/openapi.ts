@@ -4,6 +4,8 @@ import { callerKindsInWords } from './auth/require-caller-kind.js';
 import { ERROR_CODE_NAMES } from '../errors/codes.js';
 import { STATUS_TITLES } from '../http/problem.js';
 import { acceptedCredentials } from './auth/accept-credentials.js';
+import { IDEMPOTENCY_HEADER } from '../idempotency/key.js';
+import { REPLAYED_HEADER } from './routing/idempotent.js';
 import { errorStatuses, successStatus } from './operation-statuses.js';
 import type { RouteSpec } from './routing/route-spec.js';
 import type { ApiVersion } from './routing/versions.js';
@@ -100,6 +102,15 @@ function operation(spec: RouteSpec, version: ApiVersion): Record<string, unknown
       description: `Defaults to the newest version; this document describes ${version}`,
       schema: { type: 'string', enum: [version] },
     });
+  if (spec.idempotent)
+    parameters.push({
+      name: IDEMPOTENCY_HEADER,
+      in: 'header',
+      required: false,
+      description:
+        'Makes the request safe to retry: the same key with the same request within 24 hours replays the first answer (status, body, Location); with another request it is 409. Keys are scoped to your organization and the environment.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]+$' },
+    });
   const params = spec.params ? (jsonSchema(spec.params, 'input') as { properties?: Record<string, unknown> }) : undefined;
   for (const [name, schema] of Object.entries(params?.properties ?? {})) parameters.push({ name, in: 'path', required: true, schema });
   const querySchema = spec.queryByVersion?.[version] ?? spec.query;
@@ -117,6 +128,13 @@ function operation(spec: RouteSpec, version: ApiVersion): Record<string, unknown
       : { 'Api-Version': { description: 'The version that served the request', schema: { type: 'string', enum: [version] } } }),
   };
   if (spec.location) headers.Location = { required: true, description: 'The created resource', schema: { type: 'string' } };
+  if (spec.idempotent) {
+    headers[IDEMPOTENCY_HEADER] = { description: 'The Idempotency-Key the request sent, when it sent one', schema: { type: 'string' } };
+    headers[REPLAYED_HEADER] = {
+      description: '`true` when the answer is a replay of the first under its key',
+      schema: { type: 'string', enum: ['true'] },
+    };
+  }
   const success = successStatus(spec);
   // A 204, or a 202 that only accepts (the sandbox simulations), has no body, so it documents no
   // content (its response schema is z.undefined()).

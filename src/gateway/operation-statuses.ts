@@ -18,6 +18,8 @@ export function errorStatuses(spec: RouteSpec): number[] {
   statuses.add(401);
   // requireScope (and an IP allow-list or requireCallerKind where they apply).
   statuses.add(403);
+  // An Idempotency-Key used before with another request (routing/idempotent.ts).
+  if (spec.idempotent) statuses.add(409);
   if (spec.body) {
     statuses.add(413); // readJson: over 64 KiB
     statuses.add(415); // readJson: not application/json

@@ -16,6 +16,8 @@ import type { GatewayServices, RouteSpec } from './routing/route-spec.js';
 import { DEFAULT_CALLERS, requireCallerKind } from './auth/require-caller-kind.js';
 import { readJson } from '../http/json-body.js';
 import type { ApiVersion } from './routing/versions.js';
+import { IDEMPOTENCY_HEADER, idempotencyKeyOf } from '../idempotency/key.js';
+import { answerIdempotently } from './routing/idempotent.js';
 
 export interface GatewayOptions {
   db: Db;
@@ -55,7 +57,8 @@ function parse<T extends z.ZodType>(schema: T | undefined, value: unknown, where
  * The gateway's router, generated from the route specs: per operation, version gate →
  * bearer → credential lookup (one query) → access-token-only → IP allow-list (before the
  * token is judged) → DPoP proof of a bound token → credential validity → scope → input
- * validation → handler.
+ * validation → handler (under its idempotency key, when the operation takes one and the request
+ * sent one: routing/idempotent.ts).
  */
 export function buildGatewayRouter(specs: readonly RouteSpec[], options: GatewayOptions): Middleware {
   const router = new Router();
@@ -71,24 +74,46 @@ export function buildGatewayRouter(specs: readonly RouteSpec[], options: Gateway
     stack.push(dpopProof(options.db), client ? validateClientToken() : validateCredential(options.db), requireScope(spec.access));
     // A route for its kinds; or, naming none, for the first kinds, never a later one (require-caller-kind.ts).
     if (spec.credentials !== 'client') stack.push(requireCallerKind(spec.callers ?? DEFAULT_CALLERS));
+    if (spec.idempotent && client) throw new Error(`${spec.operationId}: an idempotent operation needs an organization's credential`);
     stack.push(async (ctx) => {
+      // A bad key is refused before anything else of the request is read (docs/api.md, "Idempotency").
+      const key = spec.idempotent ? idempotencyKeyOf(ctx.headers[IDEMPOTENCY_HEADER.toLowerCase()]) : undefined;
+      if (key !== undefined) ctx.set(IDEMPOTENCY_HEADER, key);
       const params = parse(spec.params, ctx.params, 'path');
       const version = ctx.state.apiVersion as ApiVersion;
       const query = parse(spec.queryByVersion?.[version] ?? spec.query, ctx.query, 'query');
-      const body = spec.body ? parse(spec.body, await readJson(ctx), 'body') : undefined;
-      const result = await spec.handler({
-        ctx,
-        db: options.db,
-        caller: ctx.state.caller!,
-        recipient: ctx.state.recipient,
-        version,
-        params,
-        query,
-        body,
-        services: options.services,
-      });
-      if (spec.location) ctx.set('Location', spec.location(result));
-      if (result === undefined && spec.status !== undefined) {
+      const raw = spec.body ? await readJson(ctx) : undefined;
+      // A request that fails validation never reaches the key: nothing is stored, the key stays free.
+      const body = spec.body ? parse(spec.body, raw, 'body') : undefined;
+      const run = async (db: Db) => {
+        const result = await spec.handler({
+          ctx,
+          db,
+          caller: ctx.state.caller!,
+          recipient: ctx.state.recipient,
+          version,
+          params,
+          query,
+          body,
+          services: options.services,
+        });
+        return { status: spec.status ?? 200, body: result, location: spec.location ? spec.location(result) : null };
+      };
+      if (key !== undefined) {
+        return answerIdempotently({
+          ctx,
+          db: options.db,
+          box: options.services.box,
+          caller: ctx.state.caller!,
+          key,
+          operation: `${spec.method.toUpperCase()} ${spec.path}`,
+          request: { version, params: ctx.params, query: ctx.query, body: raw },
+          run,
+        });
+      }
+      const answer = await run(options.db);
+      if (answer.location) ctx.set('Location', answer.location);
+      if (answer.body === undefined && spec.status !== undefined) {
         // No content (a 204, or a 202 that only accepts): an explicit null body first, since Koa
         // turns a missing body into 204 or, under any other status, a text of the status's name.
         ctx.body = null;
@@ -96,7 +121,7 @@ export function buildGatewayRouter(specs: readonly RouteSpec[], options: Gateway
         return;
       }
       if (spec.status) ctx.status = spec.status;
-      ctx.body = result;
+      ctx.body = answer.body;
     });
     router.register(spec.path, [spec.method], compose(stack) as never);
   }

@@ -10,6 +10,7 @@ import { deleteExpiredOneTimeSecrets } from '../keys/one-time-secrets-repository
 import { sweepReplayMarks } from '../limits/replay-marks-repository.js';
 import { deleteExpiredPushedRequestBrowsers } from './pushed-request-browsers-repository.js';
 import { expireDueConsents } from '../authorizations/fdx-consents.js';
+import { sweepIdempotencyKeys } from '../idempotency/idempotency-keys-repository.js';
 import { keysVersion } from './keys.js';
 import { deleteExpiredSuccessors } from './refresh-successors-repository.js';
 
@@ -52,7 +53,7 @@ function watchKeys({ db, logger, serverKeys, keyVersion, rebuild }: ChoreOptions
   }, KEY_POLL_MS);
 }
 
-/** Deletes expired provider rows (oidc_models), refresh successors, passkey challenges, sign-in throttle rows, attempt counters, session records, secrets never shown, replay marks past use and pushed requests' browsers; and ends FDX consents whose time is up (with their authorizations). */
+/** Deletes expired provider rows (oidc_models), refresh successors, passkey challenges, sign-in throttle rows, attempt counters, session records, secrets never shown, replay marks past use, pushed requests' browsers and idempotency keys past their 24 hours; and ends FDX consents whose time is up (with their authorizations). */
 function sweep({ db, logger }: ChoreOptions): NodeJS.Timeout {
   return setInterval(() => {
     void Promise.all([
@@ -66,6 +67,7 @@ function sweep({ db, logger }: ChoreOptions): NodeJS.Timeout {
       sweepReplayMarks(db),
       deleteExpiredPushedRequestBrowsers(db),
       expireDueConsents(db),
+      sweepIdempotencyKeys(db),
     ])
       .then(([deleted]) => deleted > 0 && logger.info({ deleted }, 'expired provider rows swept'))
       .catch((error: Error) => logger.warn({ err: error }, 'sweep failed'));

@@ -1,4 +1,5 @@
-import type { PublishedDocument } from './published-openapi.js';
+import { GATEWAY_ROUTES } from '../../src/gateway/index.js';
+import { readDocument, type PublishedDocument } from './published-openapi.js';
 
 /**
  * Every gateway response the published documents (spec/openapi) do not describe, but the
@@ -101,7 +102,27 @@ export const ADDED_STATUSES: { status: number; operations: 'every' | string[]; r
     reason:
       'docs/grantmaking.md, Inbound transfers: a transfer completes or fails once, so a simulation of one no longer pending is refused as its cancel is (412); the document lists no refusal for the simulations.',
   },
+  {
+    status: 409,
+    // Every operation that takes an Idempotency-Key (its spec says `idempotent`) and whose document
+    // lists no 409, in each version it is served in; read when used (the documents load lazily).
+    get operations() {
+      return idempotentWithoutConflict();
+    },
+    reason:
+      'docs/api.md, Idempotency: an Idempotency-Key used before with another request is 409 on every creating POST; the documents list 409 on a few of them only.',
+  },
 ];
+
+function idempotentWithoutConflict(): string[] {
+  return GATEWAY_ROUTES.filter((spec) => spec.idempotent).flatMap((spec) =>
+    spec.versions.flatMap((version) => {
+      const template = spec.path.replace(/:(\w+)/g, '{$1}');
+      const documented = readDocument(version).paths[template]?.[spec.method]?.responses?.['409'];
+      return documented ? [] : [`${version} ${spec.method.toUpperCase()} ${template}`];
+    }),
+  );
+}
 
 /** Is `status` on `op` one of ADDED_STATUSES? */
 export function addedStatus(op: Operation, status: number) {

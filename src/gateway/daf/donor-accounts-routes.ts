@@ -59,6 +59,7 @@ export const donorAccountRoutes = [
       })
       .strict(),
     status: 201,
+    idempotent: true,
     location: (result) => `/v1/donor_accounts/${(result as { id: string }).id}`,
     response: DonorAccount,
     errors: [400, 401, 403, 409],

@@ -53,6 +53,7 @@ export const tokenRoutes = [
       })
       .strict(),
     status: 201,
+    idempotent: true,
     location: (result) => `/v1/authorization_tokens/${(result as { id: string }).id}`,
     response: Token,
     errors: [400, 401, 403, 404],

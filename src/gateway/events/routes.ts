@@ -124,6 +124,7 @@ export const eventRoutes = [
     access: 'write',
     body: z.object({ url: z.string().min(1), category: z.enum(EVENT_CATEGORIES), signing_secret: z.string().optional() }).strict(),
     status: 201,
+    idempotent: true,
     location: (result) => `/v1/event_subscriptions/${(result as { id: string }).id}`,
     response: perVersion(subscriptionSchema),
     errors: [400, 401, 403],

@@ -73,6 +73,7 @@ export const inboundTransferRoutes = [
     access: 'write',
     body: CreateBody,
     status: 201,
+    idempotent: true,
     location: (result) => `/v1/inbound_transfers/${(result as { id: string }).id}`,
     response: InboundTransfer,
     errors: [400, 401, 403],

@@ -44,6 +44,12 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   status?: number;
   location?: (result: unknown) => string;
   /**
+   * Takes an `Idempotency-Key` header (docs/api.md, "Idempotency"): every creating POST sets it.
+   * The handler then runs in the key's transaction (its `db`), so whatever it writes must go
+   * through that `db`.
+   */
+  idempotent?: true;
+  /**
    * The organization kinds whose credentials may call it (the DAF APIs: fund providers). Without
    * it, nonprofits and fund providers may (auth/require-caller-kind.ts, DEFAULT_CALLERS).
    */
