@@ -137,6 +137,29 @@ describe('inbound transfers', () => {
     expect(await verifyLedger(t.db)).toMatchObject({ ok: true });
   });
 
+  it('one Idempotency-Key sent four times at once creates one transfer, and every answer is the first', async () => {
+    const headers = { 'idempotency-key': `fund-${Date.now()}` };
+    const send = () =>
+      apiRequest(server, 'sandbox', 'POST', '/v1/inbound_transfers', {
+        bearer: sandboxKey,
+        headers,
+        json: { amount: 4100, account_id: accountId },
+      });
+    const answers = await Promise.all([send(), send(), send(), send()]);
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201, 201]);
+    expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
+    const rows = await t.db.selectFrom('inbound_transfers').select('id').where('amount', '=', '4100').execute();
+    expect(rows).toHaveLength(1);
+    // The same key with another amount is another request: refused, nothing created.
+    const other = await apiRequest(server, 'sandbox', 'POST', '/v1/inbound_transfers', {
+      bearer: sandboxKey,
+      headers,
+      json: { amount: 4200, account_id: accountId },
+    });
+    expect(other.status).toBe(409);
+    expect(await t.db.selectFrom('inbound_transfers').select('id').where('amount', '=', '4200').execute()).toHaveLength(0);
+  });
+
   it('8 concurrent completes of one transfer post it once: one 202, seven 412', async () => {
     const before = await balance();
     const id = await create(999);
