@@ -7,6 +7,8 @@ import { columns, type CreatedAt, type UpdatedAt } from './column-types.js';
 export type DirectorySource = 'irs_bmf' | 'demo';
 
 export interface DirectoryOrganizationsTable {
+  /** The published id (`org_…`), drawn once by the database on insert (migration 20261129130200). */
+  id: ColumnType<string, never, never>;
   /** Nine digits, no dash. */
   ein: string;
   name: string;
@@ -35,12 +37,24 @@ export interface DirectoryOrganizationsTable {
   updated_at: UpdatedAt;
 }
 
+export type SandboxSettlement = 'SANDBOX_SETTLEMENT_ACCOUNT_TRANSFER' | 'SANDBOX_SETTLEMENT_ACH';
+
+/** The sandbox onboarding simulation's record: one per directory organization, its rail fixed. */
+export interface DirectoryOnboardingsTable {
+  organization_id: string;
+  settlement: SandboxSettlement;
+  onboarded_by: string | null;
+  created_at: CreatedAt;
+}
+
 export interface DirectoryDatabase {
   directory_organizations: DirectoryOrganizationsTable;
+  directory_onboardings: DirectoryOnboardingsTable;
 }
 
 export const DIRECTORY_TABLE_COLUMNS = {
   directory_organizations: columns<DirectoryOrganizationsTable>()([
+    'id',
     'ein',
     'name',
     'search_name',
@@ -65,4 +79,5 @@ export const DIRECTORY_TABLE_COLUMNS = {
     'created_at',
     'updated_at',
   ]),
+  directory_onboardings: columns<DirectoryOnboardingsTable>()(['organization_id', 'settlement', 'onboarded_by', 'created_at']),
 } satisfies { [K in keyof DirectoryDatabase]: readonly string[] };

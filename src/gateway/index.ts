@@ -5,6 +5,7 @@ import type { Db } from '../db/database.js';
 import { donationRoutes } from './donations/routes.js';
 import { grantRoutes } from './grants/routes.js';
 import { nonprofitRoutes } from './nonprofits/routes.js';
+import { organizationRoutes } from './organizations/routes.js';
 import { donorAccountRoutes } from './daf/donor-accounts-routes.js';
 import { tokenRoutes } from './daf/tokens-routes.js';
 import { givingPoolRoutes, grantRequestRoutes } from './daf/pools-requests-routes.js';
@@ -21,6 +22,7 @@ export const GATEWAY_ROUTES: readonly RouteSpec[] = [
   ...donationRoutes,
   ...grantRoutes,
   ...nonprofitRoutes,
+  ...organizationRoutes,
   ...donorAccountRoutes,
   ...tokenRoutes,
   ...givingPoolRoutes,

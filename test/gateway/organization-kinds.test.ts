@@ -41,13 +41,15 @@ describe('organization kinds at the gateway', () => {
     expect(apiKeyOperations.length).toBeGreaterThan(10);
     for (const kind of LATER_KINDS) {
       const answers = await Promise.all(
-        apiKeyOperations.map(async (operation) => {
-          const res = await apiRequest(server, 'sandbox', operation.method, operation.path, {
-            bearer: keys.get(kind),
-            json: operation.method === 'GET' || operation.method === 'DELETE' ? undefined : {},
-          });
-          return { operation: operation.name, status: res.status, code: res.body.code, detail: String(res.body.detail) };
-        }),
+        apiKeyOperations
+          .filter((operation) => !operation.kinds.includes(kind))
+          .map(async (operation) => {
+            const res = await apiRequest(server, 'sandbox', operation.method, operation.path, {
+              bearer: keys.get(kind),
+              json: operation.method === 'GET' || operation.method === 'DELETE' ? undefined : {},
+            });
+            return { operation: operation.name, status: res.status, code: res.body.code, detail: String(res.body.detail) };
+          }),
       );
       for (const answer of answers) {
         expect(answer, `${kind}: ${answer.operation}`).toMatchObject({ status: 403, code: 'forbidden' });
