@@ -1,14 +1,18 @@
 import type { ColumnType } from 'kysely';
 import { columns, type CreatedAt, type UpdatedAt } from './column-types.js';
+import type { Environment } from './schema.js';
 
 /** Table types of the organizations directory (migration 20261129120100; docs/directory.md). */
 
 /** Where a directory row came from: the IRS EO BMF import, or the dev demo data. */
-export type DirectorySource = 'irs_bmf' | 'demo';
+export type DirectorySource = 'irs_bmf' | 'demo' | 'verification_request';
 
 export interface DirectoryOrganizationsTable {
-  /** The published id (`org_…`), drawn once by the database on insert (migration 20261129130200). */
-  id: ColumnType<string, never, never>;
+  /**
+   * The published id (`org_…`), drawn once by the database on insert (migration 20261129130200),
+   * or the one a verification request named, given by its approval; never changed.
+   */
+  id: ColumnType<string, string | undefined, never>;
   /** Nine digits, no dash. */
   ein: string;
   name: string;
@@ -47,9 +51,34 @@ export interface DirectoryOnboardingsTable {
   created_at: CreatedAt;
 }
 
+export type VerificationStatus = 'needs_review' | 'verified' | 'failed';
+
+/** A grantmaker's request to verify an organization the directory does not list (migration 20261129130300). */
+export interface VerificationRequestsTable {
+  id: string;
+  environment: Environment;
+  grantmaker_id: string;
+  ein: string;
+  organization_name: string;
+  organization_id: string;
+  status: ColumnType<VerificationStatus, VerificationStatus | undefined, VerificationStatus>;
+  website: string | null;
+  contact_email: string | null;
+  mailing_line1: string;
+  mailing_line2: string | null;
+  mailing_city: string;
+  mailing_state: string;
+  mailing_zip_code: string;
+  verified_at: Date | null;
+  failed_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
 export interface DirectoryDatabase {
   directory_organizations: DirectoryOrganizationsTable;
   directory_onboardings: DirectoryOnboardingsTable;
+  verification_requests: VerificationRequestsTable;
 }
 
 export const DIRECTORY_TABLE_COLUMNS = {
@@ -80,4 +109,24 @@ export const DIRECTORY_TABLE_COLUMNS = {
     'updated_at',
   ]),
   directory_onboardings: columns<DirectoryOnboardingsTable>()(['organization_id', 'settlement', 'onboarded_by', 'created_at']),
+  verification_requests: columns<VerificationRequestsTable>()([
+    'id',
+    'environment',
+    'grantmaker_id',
+    'ein',
+    'organization_name',
+    'organization_id',
+    'status',
+    'website',
+    'contact_email',
+    'mailing_line1',
+    'mailing_line2',
+    'mailing_city',
+    'mailing_state',
+    'mailing_zip_code',
+    'verified_at',
+    'failed_at',
+    'created_at',
+    'updated_at',
+  ]),
 } satisfies { [K in keyof DirectoryDatabase]: readonly string[] };

@@ -6,6 +6,7 @@ import { donationRoutes } from './donations/routes.js';
 import { grantRoutes } from './grants/routes.js';
 import { nonprofitRoutes } from './nonprofits/routes.js';
 import { organizationRoutes } from './organizations/routes.js';
+import { verificationRequestRoutes } from './organizations/verification-routes.js';
 import { donorAccountRoutes } from './daf/donor-accounts-routes.js';
 import { tokenRoutes } from './daf/tokens-routes.js';
 import { givingPoolRoutes, grantRequestRoutes } from './daf/pools-requests-routes.js';
@@ -23,6 +24,7 @@ export const GATEWAY_ROUTES: readonly RouteSpec[] = [
   ...grantRoutes,
   ...nonprofitRoutes,
   ...organizationRoutes,
+  ...verificationRequestRoutes,
   ...donorAccountRoutes,
   ...tokenRoutes,
   ...givingPoolRoutes,

@@ -9,14 +9,16 @@ export type EventCategory =
   | 'authorization_token.created'
   | 'authorization_token.updated'
   | 'grant_request.created'
-  | 'grant_request.updated';
+  | 'grant_request.updated'
+  | 'verification_request.created'
+  | 'verification_request.updated';
 
 export interface NewEvent {
   environment: Environment;
   organizationId: string;
   category: EventCategory;
   objectId: string;
-  objectType: 'donor_account' | 'authorization_token' | 'grant_request';
+  objectType: 'donor_account' | 'authorization_token' | 'grant_request' | 'verification_request';
 }
 
 /**
