@@ -75,7 +75,36 @@ export interface VerificationRequestsTable {
   updated_at: UpdatedAt;
 }
 
+/** A mailing address a grantmaker uploaded for a directory organization (migration 20261129130400). */
+export interface NonprofitAddressSuggestionsTable {
+  id: string;
+  environment: Environment;
+  grantmaker_id: string;
+  ein: string;
+  line1: string;
+  line2: string | null;
+  city: string;
+  state: string;
+  zip: string;
+  created_at: CreatedAt;
+}
+
+/** A contact a grantmaker uploaded for a directory organization (migration 20261129130400). */
+export interface NonprofitContactSuggestionsTable {
+  id: string;
+  environment: Environment;
+  grantmaker_id: string;
+  ein: string;
+  email: string;
+  phone: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  created_at: CreatedAt;
+}
+
 export interface DirectoryDatabase {
+  nonprofit_address_suggestions: NonprofitAddressSuggestionsTable;
+  nonprofit_contact_suggestions: NonprofitContactSuggestionsTable;
   directory_organizations: DirectoryOrganizationsTable;
   directory_onboardings: DirectoryOnboardingsTable;
   verification_requests: VerificationRequestsTable;
@@ -128,5 +157,28 @@ export const DIRECTORY_TABLE_COLUMNS = {
     'failed_at',
     'created_at',
     'updated_at',
+  ]),
+  nonprofit_address_suggestions: columns<NonprofitAddressSuggestionsTable>()([
+    'id',
+    'environment',
+    'grantmaker_id',
+    'ein',
+    'line1',
+    'line2',
+    'city',
+    'state',
+    'zip',
+    'created_at',
+  ]),
+  nonprofit_contact_suggestions: columns<NonprofitContactSuggestionsTable>()([
+    'id',
+    'environment',
+    'grantmaker_id',
+    'ein',
+    'email',
+    'phone',
+    'first_name',
+    'last_name',
+    'created_at',
   ]),
 } satisfies { [K in keyof DirectoryDatabase]: readonly string[] };

@@ -6,6 +6,7 @@ import { donationRoutes } from './donations/routes.js';
 import { grantRoutes } from './grants/routes.js';
 import { nonprofitRoutes } from './nonprofits/routes.js';
 import { organizationRoutes } from './organizations/routes.js';
+import { suggestionRoutes } from './organizations/suggestion-routes.js';
 import { verificationRequestRoutes } from './organizations/verification-routes.js';
 import { donorAccountRoutes } from './daf/donor-accounts-routes.js';
 import { tokenRoutes } from './daf/tokens-routes.js';
@@ -25,6 +26,7 @@ export const GATEWAY_ROUTES: readonly RouteSpec[] = [
   ...nonprofitRoutes,
   ...organizationRoutes,
   ...verificationRequestRoutes,
+  ...suggestionRoutes,
   ...donorAccountRoutes,
   ...tokenRoutes,
   ...givingPoolRoutes,

@@ -118,9 +118,10 @@ function operation(spec: RouteSpec, version: ApiVersion): Record<string, unknown
   };
   if (spec.location) headers.Location = { required: true, description: 'The created resource', schema: { type: 'string' } };
   const success = successStatus(spec);
-  // A 204 has no body, so it documents no content (its response schema is z.undefined()).
+  // A 204 has no body, so it documents no content (its response schema is z.undefined()), nor
+  // does a 200 whose schema is z.undefined() (the published suggestion uploads).
   const content =
-    success === 204
+    success === 204 || response instanceof z.ZodUndefined
       ? undefined
       : spec.media
         ? Object.fromEntries(spec.media.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))

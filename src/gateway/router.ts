@@ -90,6 +90,11 @@ export function buildGatewayRouter(specs: readonly RouteSpec[], options: Gateway
       if (spec.status) ctx.status = spec.status;
       if (spec.location) ctx.set('Location', spec.location(result));
       ctx.body = result;
+      // A 200 without content (a z.undefined() response): Koa would make an empty body a 204.
+      if (result === undefined && spec.status === 200) {
+        ctx.body = null;
+        ctx.status = 200;
+      }
     });
     router.register(spec.path, [spec.method], compose(stack) as never);
   }

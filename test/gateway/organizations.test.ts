@@ -158,6 +158,65 @@ describe('POST /v1/simulations/organizations/onboard/{id}', () => {
   });
 });
 
+describe('POST /v1/nonprofit_addresses and /v1/nonprofit_contacts', () => {
+  function upload(path: string, entries: unknown, bearer = sandboxKey) {
+    return apiRequest(server, 'sandbox', 'POST', path, { bearer, json: { entries } });
+  }
+
+  it('records every address entry for review, by EIN with or without its dash, answering 200 without content', async () => {
+    const res = await upload('/v1/nonprofit_addresses', [
+      { ein: '84-0000001', line1: '431 18th Street NW', city: 'Washington', state: 'DC', zip: '20006' },
+      { ein: '840000002', line1: '1250 24th Street NW', line2: 'Suite 300', city: 'Washington', state: 'DC', zip: '20037-1175' },
+    ]);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.headers.get('content-type')).toBeNull();
+    const rows = await t.db
+      .selectFrom('nonprofit_address_suggestions')
+      .select(['ein', 'line1', 'line2', 'zip', 'environment'])
+      .orderBy('ein')
+      .execute();
+    expect(rows).toEqual([
+      { ein: '840000001', line1: '431 18th Street NW', line2: null, zip: '20006', environment: 'sandbox' },
+      { ein: '840000002', line1: '1250 24th Street NW', line2: 'Suite 300', zip: '20037-1175', environment: 'sandbox' },
+    ]);
+  });
+
+  it('records contact entries', async () => {
+    const res = await upload('/v1/nonprofit_contacts', [
+      { ein: '84-0000003', email: 'claims@goodbooks.example', phone: '2025551212', first_name: 'Sarah', last_name: 'Johnson' },
+      { ein: '840000003', email: 'ap@goodbooks.example' },
+    ]);
+    expect(res.status).toBe(200);
+    const rows = await t.db
+      .selectFrom('nonprofit_contact_suggestions')
+      .select(['ein', 'email', 'phone', 'first_name'])
+      .orderBy('email')
+      .execute();
+    expect(rows).toEqual([
+      { ein: '840000003', email: 'ap@goodbooks.example', phone: null, first_name: null },
+      { ein: '840000003', email: 'claims@goodbooks.example', phone: '2025551212', first_name: 'Sarah' },
+    ]);
+  });
+
+  it('refuses an upload naming an EIN the directory does not list (404) or a bad entry (400), recording none of it', async () => {
+    const before = await t.db.selectFrom('nonprofit_contact_suggestions').select('id').execute();
+    const unknown = await upload('/v1/nonprofit_contacts', [
+      { ein: '840000003', email: 'kept@goodbooks.example' },
+      { ein: '999999999', email: 'who@example.org' },
+    ]);
+    expect(unknown.status).toBe(404);
+    expect(String(unknown.body.detail)).toContain('entries.1 (999999999)');
+    expectBadRequest(await upload('/v1/nonprofit_contacts', [{ ein: '840000003', email: 'not an address' }]), 'entries.0.email');
+    expectBadRequest(await upload('/v1/nonprofit_contacts', [{ ein: '84000', email: 'a@b.example' }]), 'entries.0.ein');
+    expectBadRequest(
+      await upload('/v1/nonprofit_addresses', [{ ein: '840000001', line1: 'x', city: 'y', state: 'dc', zip: '1' }]),
+      'entries.0.state',
+    );
+    expectBadRequest(await upload('/v1/nonprofit_addresses', []), 'entries');
+    expect(await t.db.selectFrom('nonprofit_contact_suggestions').select('id').execute()).toEqual(before);
+  });
+});
+
 describe('callers', () => {
   it("refuses a nonprofit's key with 403 on every organization operation", async () => {
     const id = await idOf('840000001');
@@ -167,6 +226,14 @@ describe('callers', () => {
       await apiRequest(server, 'sandbox', 'POST', `/v1/simulations/organizations/onboard/${id}`, {
         bearer: nonprofitKey,
         json: { settlement: 'SANDBOX_SETTLEMENT_ACH' },
+      }),
+      await apiRequest(server, 'sandbox', 'POST', '/v1/nonprofit_addresses', {
+        bearer: nonprofitKey,
+        json: { entries: [{ ein: '840000001', line1: 'x', city: 'y', state: 'DC', zip: '20006' }] },
+      }),
+      await apiRequest(server, 'sandbox', 'POST', '/v1/nonprofit_contacts', {
+        bearer: nonprofitKey,
+        json: { entries: [{ ein: '840000001', email: 'a@b.example' }] },
       }),
     ]) {
       expect(res.status).toBe(403);

@@ -93,23 +93,6 @@ export const ADDED_STATUSES: { status: number; operations: 'every' | string[]; r
     reason:
       'docs/security.md, Guessing DAF codes with concurrent verify attempts: verify attempts are rate-limited (a guessed code must not be brute-forced); the document lists no 429.',
   },
-  {
-    status: 401,
-    operations: ['2026-04-01 POST /v1/simulations/organizations/onboard/{id}'],
-    reason: 'docs/api.md, Errors: every operation needs a credential (401 without one); the simulation lists 200 and 400 only.',
-  },
-  {
-    status: 403,
-    operations: ['2026-04-01 POST /v1/simulations/organizations/onboard/{id}'],
-    reason:
-      'docs/api.md, Organization kinds: operations for grantmakers refuse other kinds with 403; the simulation lists 200 and 400 only.',
-  },
-  {
-    status: 404,
-    operations: ['2026-04-01 POST /v1/simulations/organizations/onboard/{id}'],
-    reason:
-      'docs/directory.md, Sandbox onboarding: an unknown organization is 404, and the simulation is 404 in production (sandbox only); the document lists 200 and 400 only.',
-  },
 ];
 
 /** Is `status` on `op` one of ADDED_STATUSES? */
