@@ -87,6 +87,16 @@ describe('GET /v1/organizations/search', () => {
     expect(names(await get('/v1/organizations/search?q=999999999'))).toEqual([]);
   });
 
+  it('is served alike under API version 2026-01-15, whose document has the same operations', async () => {
+    const res = await apiRequest(server, 'sandbox', 'GET', '/v1/organizations/search?q=84-0000002', {
+      bearer: sandboxKey,
+      headers: { 'api-version': '2026-01-15' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('api-version')).toBe('2026-01-15');
+    expect(names(res)).toEqual(['THE FOOD BANK']);
+  });
+
   it('refuses bad input with 400 naming the parameter', async () => {
     expectBadRequest(await get('/v1/organizations/search?q=food&limit=21'), 'limit');
     expectBadRequest(await get('/v1/organizations/search?q=food&limit=two'), 'limit');

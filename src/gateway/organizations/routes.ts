@@ -26,7 +26,12 @@ const Organization = z.object({
   claimed: z.boolean(),
 });
 
-const common = { versions: ['2026-04-01'] as const, area: 'organizations', credentials: 'any' as const, callers: GRANTMAKERS };
+const common = {
+  versions: ['2026-04-01', '2026-01-15'] as const,
+  area: 'organizations',
+  credentials: 'any' as const,
+  callers: GRANTMAKERS,
+};
 const Id = z.object({ id: z.string().min(1).max(100) });
 
 export const organizationRoutes = [

@@ -63,7 +63,7 @@ function scopeOf(caller: Caller): GrantmakerScope {
 }
 
 const common = {
-  versions: ['2026-04-01'] as const,
+  versions: ['2026-04-01', '2026-01-15'] as const,
   area: 'organizations',
   credentials: 'any' as const,
   callers: GRANTMAKERS,
