@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import type { Executor, Trx } from '../db/executor.js';
 import { newestFirstPage, type Cursor } from '../db/keyset.js';
 import type { Environment } from '../db/schema.js';
@@ -15,6 +15,14 @@ export interface GrantmakerScope {
 
 export async function insertVerificationRequest(trx: Trx, values: Insertable<VerificationRequestsTable>): Promise<VerificationRequestRow> {
   return trx.insertInto('verification_requests').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * Serialises the requests for one EIN until the transaction ends, so two first requests for a new
+ * EIN (two grantmakers at once) cannot draw two Organization ids.
+ */
+export async function lockEin(trx: Trx, ein: string): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(${`verification_request:${ein}`}, 0))`.execute(trx);
 }
 
 /** The Organization id an earlier request for this EIN named, so all requests for it name one. */

@@ -14,6 +14,7 @@ import {
   insertVerificationRequest,
   listVerificationRequests,
   listVerifiedOrganization,
+  lockEin,
   lockVerificationRequest,
   organizationIdRequestedFor,
   type GrantmakerScope,
@@ -62,6 +63,7 @@ export function createVerificationRequest(db: Db, scope: GrantmakerScope, input:
   const ein = einOf(input.ein);
   const address = input.recommended_mailing_address;
   return inTransaction(db, async (trx) => {
+    await lockEin(trx, ein);
     // Only an unlisted organization needs verifying: a listed one is paid by its id already.
     const listed = await findDirectoryOrganization(trx, ein);
     if (listed) throw precondition(`The organization of EIN ${ein} is listed already (id ${listed.id}): it needs no verification request.`);

@@ -109,6 +109,16 @@ describe('POST /v1/verification_requests', () => {
     ).toHaveLength(1);
   });
 
+  it('holds one open request and one Organization per EIN when requests race', async () => {
+    const body = { ein: '572000071', organization_name: 'Racing', recommended_mailing_address: address };
+    const same = await Promise.all([create(body), create(body), create(body)]);
+    expect(same.map((r) => r.status).sort()).toEqual([201, 409, 409]);
+    const body2 = { ...body, ein: '572000072' };
+    const two = await Promise.all([create(body2), create(body2, otherKey)]);
+    expect(two.map((r) => r.status)).toEqual([201, 201]);
+    expect(two[0]!.body.organization_id).toBe(two[1]!.body.organization_id);
+  });
+
   it('refuses (412) an organization the directory lists already, writing nothing', async () => {
     const res = await create({ ein: LISTED_EIN, organization_name: 'Listed', recommended_mailing_address: address });
     expect(res.status).toBe(412);
@@ -199,6 +209,18 @@ describe('admin verification-requests approve|reject', () => {
     const twice = await admin(['verification-requests', 'reject', '--id', id]);
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain('already verified');
+  });
+
+  it('approves a request whose EIN was imported meanwhile: it then names the imported organization', async () => {
+    const made = await create({ ein: '572000081', organization_name: 'Imported Later', recommended_mailing_address: address });
+    await importBmfFile(t.db, writeBmfFile([bmfLine({ EIN: '572000081', NAME: 'IMPORTED LATER' })]));
+    const imported = await get('/v1/organizations/search?q=572000081');
+    const importedId = (imported.body.results as { id: string }[])[0]!.id;
+    expect(importedId).not.toBe(made.body.organization_id);
+    expect((await admin(['verification-requests', 'approve', '--id', made.body.id as string])).code).toBe(0);
+    const res = await get(`/v1/verification_requests/${made.body.id as string}`);
+    expect(res.body).toMatchObject({ status: 'verified', organization_id: importedId });
+    expect((await get(`/v1/organizations/${importedId}`)).body.name).toBe('IMPORTED LATER');
   });
 
   it('rejects: failed, nothing listed, and the EIN may be asked for again', async () => {
