@@ -180,6 +180,7 @@ describe('GET /v1/verification_requests and /{id}', () => {
     expect(res.body).toEqual(made.body);
     expect((await get(`/v1/verification_requests/${made.body.id as string}`, otherKey)).status).toBe(404);
     expect((await get('/v1/verification_requests/vr_00000000000000000000000000000000')).status).toBe(404);
+    expect((await get(`/v1/verification_requests/vr_${'0'.repeat(200)}`)).status).toBe(404);
   });
 });
 
