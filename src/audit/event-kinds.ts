@@ -41,6 +41,8 @@ export const AUDIT_EVENT_KINDS = [
   'user.enabled',
   'user.password_changed',
   'user.password_reset',
+  'verification_request.approved',
+  'verification_request.rejected',
   'webhook.added',
   'webhook.deleted',
   'webhook.disabled',

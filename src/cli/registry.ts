@@ -1,7 +1,7 @@
 import type { Command } from './commands/command.js';
 import { migrate } from './commands/migrate.js';
 import { orgsAdd, orgsList, orgsRemove } from './commands/orgs.js';
-import { organizationsImport } from './commands/organizations.js';
+import { organizationsImport, verificationRequestsApprove, verificationRequestsReject } from './commands/organizations.js';
 import { usersAdd, usersDisable, usersEnable, usersList, usersResetPassword, usersResetSecondFactor } from './commands/users.js';
 import { auditList } from './commands/audit.js';
 import {
@@ -29,6 +29,8 @@ export const COMMANDS: readonly Command[] = [
   orgsList,
   orgsRemove,
   organizationsImport,
+  verificationRequestsApprove,
+  verificationRequestsReject,
   usersAdd,
   usersList,
   usersDisable,

@@ -1,6 +1,6 @@
 import { sql, type RawBuilder, type Selectable } from 'kysely';
 import type { Executor, Trx } from '../db/executor.js';
-import type { DirectoryOrganizationsTable, DirectorySource } from '../db/schema-directory.js';
+import type { DirectoryOnboardingsTable, DirectoryOrganizationsTable, DirectorySource, SandboxSettlement } from '../db/schema-directory.js';
 import type { DirectoryRecord } from './bmf-layout.js';
 
 /** The directory's queries (docs/directory.md): the import's batched upsert, the EIN lookup and the name search. */
@@ -58,6 +58,36 @@ export async function upsertDirectoryBatch(
 
 export function findDirectoryOrganization(ex: Executor, ein: string): Promise<DirectoryRow | undefined> {
   return ex.selectFrom('directory_organizations').selectAll().where('ein', '=', ein).executeTakeFirst();
+}
+
+export function findDirectoryOrganizationById(ex: Executor, id: string): Promise<DirectoryRow | undefined> {
+  return ex.selectFrom('directory_organizations').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Whether a member nonprofit of Almoner has this EIN: the directory's organization and the
+ * member are then one Organization, linked by EIN (docs/directory.md, "Organization ids").
+ */
+export async function isClaimedEin(ex: Executor, ein: string): Promise<boolean> {
+  const row = await ex.selectFrom('organizations').select('id').where('ein', '=', ein).where('kind', '=', 'nonprofit').executeTakeFirst();
+  return row !== undefined;
+}
+
+export type OnboardingRow = Selectable<DirectoryOnboardingsTable>;
+
+/** Records the rail unless one is recorded already; returns the organization's record either way. */
+export async function recordOnboarding(
+  trx: Trx,
+  organizationId: string,
+  settlement: SandboxSettlement,
+  onboardedBy: string,
+): Promise<OnboardingRow> {
+  await trx
+    .insertInto('directory_onboardings')
+    .values({ organization_id: organizationId, settlement, onboarded_by: onboardedBy })
+    .onConflict((oc) => oc.column('organization_id').doNothing())
+    .execute();
+  return trx.selectFrom('directory_onboardings').selectAll().where('organization_id', '=', organizationId).executeTakeFirstOrThrow();
 }
 
 /**

@@ -5,6 +5,9 @@ import type { Db } from '../db/database.js';
 import { donationRoutes } from './donations/routes.js';
 import { grantRoutes } from './grants/routes.js';
 import { nonprofitRoutes } from './nonprofits/routes.js';
+import { organizationRoutes } from './organizations/routes.js';
+import { suggestionRoutes } from './organizations/suggestion-routes.js';
+import { verificationRequestRoutes } from './organizations/verification-routes.js';
 import { donorAccountRoutes } from './daf/donor-accounts-routes.js';
 import { tokenRoutes } from './daf/tokens-routes.js';
 import { givingPoolRoutes, grantRequestRoutes } from './daf/pools-requests-routes.js';
@@ -24,6 +27,9 @@ export const GATEWAY_ROUTES: readonly RouteSpec[] = [
   ...donationRoutes,
   ...grantRoutes,
   ...nonprofitRoutes,
+  ...organizationRoutes,
+  ...verificationRequestRoutes,
+  ...suggestionRoutes,
   ...donorAccountRoutes,
   ...tokenRoutes,
   ...givingPoolRoutes,

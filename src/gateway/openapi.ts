@@ -137,9 +137,10 @@ function operation(spec: RouteSpec, version: ApiVersion): Record<string, unknown
   }
   const success = successStatus(spec);
   // A 204, or a 202 that only accepts (the sandbox simulations), has no body, so it documents no
-  // content (its response schema is z.undefined()).
+  // content (its response schema is z.undefined()), nor does a 200 whose schema is z.undefined()
+  // (the published suggestion uploads).
   const content =
-    success === 204 || success === 202
+    success === 204 || success === 202 || response instanceof z.ZodUndefined
       ? undefined
       : spec.media
         ? Object.fromEntries(spec.media.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]))

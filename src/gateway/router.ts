@@ -113,11 +113,12 @@ export function buildGatewayRouter(specs: readonly RouteSpec[], options: Gateway
       }
       const answer = await run(options.db);
       if (answer.location) ctx.set('Location', answer.location);
-      if (answer.body === undefined && spec.status !== undefined) {
-        // No content (a 204, or a 202 that only accepts): an explicit null body first, since Koa
-        // turns a missing body into 204 or, under any other status, a text of the status's name.
+      if (answer.body === undefined) {
+        // No content (a 204, a 202 that only accepts, a 200 of the suggestion uploads): an explicit
+        // null body first, since Koa turns a missing body into 204 or, under any other status, a
+        // text of the status's name.
         ctx.body = null;
-        ctx.status = spec.status;
+        ctx.status = spec.status ?? 200;
         return;
       }
       if (spec.status) ctx.status = spec.status;

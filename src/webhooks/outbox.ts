@@ -11,14 +11,16 @@ export type EventCategory =
   | 'grant_request.created'
   | 'grant_request.updated'
   | 'inbound_transfer.created'
-  | 'inbound_transfer.updated';
+  | 'inbound_transfer.updated'
+  | 'verification_request.created'
+  | 'verification_request.updated';
 
 export interface NewEvent {
   environment: Environment;
   organizationId: string;
   category: EventCategory;
   objectId: string;
-  objectType: 'donor_account' | 'authorization_token' | 'grant_request' | 'inbound_transfer';
+  objectType: 'donor_account' | 'authorization_token' | 'grant_request' | 'inbound_transfer' | 'verification_request';
 }
 
 /**

@@ -31,6 +31,8 @@ const {
 } = useOAuthServer({ clients: { client: { environment: 'production' } } });
 let nonprofitKey = '';
 let fundKey = '';
+/** The operations for grantmakers (the directory's: docs/directory.md, "The API") take a grantmaker's key. */
+let grantmakerKey = '';
 /** The FDX operations take access tokens only: an FDX token of the staff's organization. */
 let fdxBearer = '';
 /** The FDX Consent API takes a bank-data client's own DPoP-bound token, with a fresh proof per call. */
@@ -43,6 +45,8 @@ beforeAll(async () => {
   nonprofitKey = (await createApiKey(t.db, { org: staff.ein, environment: 'production' })).key;
   await addOrganization(t.db, { ein: '98-1010101', name: 'Fuzz Fund', kind: 'fund_provider' });
   fundKey = (await createApiKey(t.db, { org: '98-1010101', environment: 'production' })).key;
+  await addOrganization(t.db, { ein: '98-1010102', name: 'Fuzz Grantmaker', kind: 'grantmaker' });
+  grantmakerKey = (await createApiKey(t.db, { org: '98-1010102', environment: 'production' })).key;
   const post = async (path: string, body: unknown) => {
     const response = await apiRequest(server, 'production', 'POST', path, { bearer: fundKey, json: body });
     return response.body as { id: string };
@@ -286,6 +290,14 @@ const WELL_FORMED: Record<string, Json> = {
   'POST /v1/event_subscriptions': { url: 'http://127.0.0.1:9/hook', category: 'grant_request.created' },
   'PATCH /v1/event_subscriptions/:id': { status: 'disabled' },
   'PUT /fdx/v6/consents/:consentId/revocation': { reason: 'USER_ACTION', initiator: 'DATA_RECIPIENT' },
+  'POST /v1/simulations/organizations/onboard/:id': { settlement: 'SANDBOX_SETTLEMENT_ACH' },
+  'POST /v1/verification_requests': {
+    ein: '981010103',
+    organization_name: 'Nul Aid',
+    recommended_mailing_address: { line1: '1 Elm St', city: 'Tulsa', state: 'OK', zip_code: '74103' },
+  },
+  'POST /v1/nonprofit_addresses': { entries: [{ ein: '981010103', line1: '1 Elm St', city: 'Tulsa', state: 'OK', zip: '74103' }] },
+  'POST /v1/nonprofit_contacts': { entries: [{ ein: '981010103', email: 'nul@example.org' }] },
 };
 
 const jsonOperations = GATEWAY_ROUTES.filter((route) => route.body !== undefined);
@@ -307,7 +319,7 @@ describe('hostile input', () => {
       const path = route.path
         .replace(/^\/v1\/(\w+)\/:id/, (_, resource: string) => `/v1/${resource}/${ids[resource] ?? 'x'}`)
         .replace(':consentId', 'A'.repeat(22));
-      const bearer = route.credentials === 'access_token' ? fdxBearer : fundKey;
+      const bearer = route.credentials === 'access_token' ? fdxBearer : route.callers?.includes('grantmaker') ? grantmakerKey : fundKey;
       const credential = async () =>
         route.credentials === 'client'
           ? {

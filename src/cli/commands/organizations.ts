@@ -23,3 +23,29 @@ export const organizationsImport: Command = {
     };
   },
 };
+
+function verificationCommand(decision: 'approve' | 'reject'): Command {
+  return {
+    path: ['verification-requests', decision],
+    summary:
+      decision === 'approve'
+        ? "approve a grantmaker's verification request: the organization is listed in the directory under the request's organization id (audited)"
+        : "reject a grantmaker's verification request (audited)",
+    usage: `verification-requests ${decision} --id <vr_…>`,
+    options: { id: { type: 'string' } },
+    async run(ctx) {
+      const { decideVerification } = await import('../../directory/verification-service.js');
+      const row = await decideVerification(await ctx.db(), requireString(ctx.values, 'id'), decision);
+      return {
+        json: { id: row.id, status: row.status, ein: row.ein, organization_id: row.organization_id },
+        text: `verification request ${row.id} (EIN ${row.ein}) is ${row.status}${
+          row.status === 'verified' ? `; organization ${row.organization_id} is listed in the directory` : ''
+        }`,
+      };
+    },
+  };
+}
+
+/** The operator's decisions on verification requests (docs/directory.md, "Verification requests"). */
+export const verificationRequestsApprove = verificationCommand('approve');
+export const verificationRequestsReject = verificationCommand('reject');

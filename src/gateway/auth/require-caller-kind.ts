@@ -43,3 +43,6 @@ export function requireCallerKind(kinds: readonly OrganizationKind[]): Middlewar
 
 /** The donor-advised-fund APIs' callers. */
 export const FUND_PROVIDERS: readonly OrganizationKind[] = ['fund_provider'];
+
+/** The grantmaking APIs' callers (organizations, verification requests, recipient suggestions). */
+export const GRANTMAKERS: readonly OrganizationKind[] = ['grantmaker'];
