@@ -47,6 +47,13 @@ beforeAll(async () => {
   fundKey = (await createApiKey(t.db, { org: '98-1010101', environment: 'production' })).key;
   await addOrganization(t.db, { ein: '98-1010102', name: 'Fuzz Grantmaker', kind: 'grantmaker' });
   grantmakerKey = (await createApiKey(t.db, { org: '98-1010102', environment: 'production' })).key;
+  // The grantmaker's own financial account, so a transfer's body that got past the parser would be created.
+  const accounts = await apiRequest(server, 'production', 'GET', '/v1/financial_accounts', { bearer: grantmakerKey });
+  WELL_FORMED['POST /v1/inbound_transfers'] = {
+    amount: 2500,
+    account_id: (accounts.body.results as { id: string }[])[0]!.id,
+    description: 'quarterly funding',
+  };
   const post = async (path: string, body: unknown) => {
     const response = await apiRequest(server, 'production', 'POST', path, { bearer: fundKey, json: body });
     return response.body as { id: string };
@@ -298,6 +305,8 @@ const WELL_FORMED: Record<string, Json> = {
   },
   'POST /v1/nonprofit_addresses': { entries: [{ ein: '981010103', line1: '1 Elm St', city: 'Tulsa', state: 'OK', zip: '74103' }] },
   'POST /v1/nonprofit_contacts': { entries: [{ ein: '981010103', email: 'nul@example.org' }] },
+  // Its account id is the grantmaker's own, read in beforeAll.
+  'POST /v1/inbound_transfers': { amount: 2500, account_id: 'account_', description: 'quarterly funding' },
 };
 
 const jsonOperations = GATEWAY_ROUTES.filter((route) => route.body !== undefined);

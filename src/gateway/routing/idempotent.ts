@@ -1,3 +1,4 @@
+import { sendStoredAnswer } from '../../http/stored-answer.js';
 import type { ParameterizedContext } from 'koa';
 import type { Db } from '../../db/database.js';
 import type { Trx } from '../../db/executor.js';
@@ -59,9 +60,5 @@ export async function answerIdempotently(call: IdempotentCall): Promise<void> {
   const { ctx } = call;
   ctx.set(IDEMPOTENCY_HEADER, call.key);
   if (replayed) ctx.set(REPLAYED_HEADER, 'true');
-  ctx.status = answer.status;
-  if (answer.location) ctx.set('Location', answer.location);
-  if (answer.status === 204) return;
-  if (answer.status >= 400) ctx.type = 'application/problem+json';
-  ctx.body = answer.body;
+  sendStoredAnswer(ctx, answer);
 }
