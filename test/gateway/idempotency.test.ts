@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
@@ -259,5 +260,13 @@ describe('which operations take an Idempotency-Key', () => {
       expect(operation.parameters, spec.operationId).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }));
       expect(operation.responses['409'], spec.operationId).toBeDefined();
     }
+  });
+
+  it("docs/api.md's Idempotency table lists exactly the operations that take the key", () => {
+    const text = fs.readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+    const section = text.slice(text.indexOf('### Idempotency'), text.indexOf('\n### ', text.indexOf('### Idempotency') + 1));
+    const listed = [...section.matchAll(/^\| `POST ([^`]+)` \|/gm)].map((m) => m[1]).sort();
+    const taking = GATEWAY_ROUTES.filter((spec) => spec.idempotent).map((spec) => spec.path.replace(/:(\w+)/g, '{$1}'));
+    expect(listed).toEqual([...new Set(taking)].sort());
   });
 });
