@@ -1,0 +1,340 @@
+import type { Db } from '../db/database.js';
+import { inTransaction, type Executor, type Trx } from '../db/executor.js';
+import { prefixedId } from '../db/ids.js';
+import type { Cursor } from '../db/keyset.js';
+import type { Environment } from '../db/schema.js';
+import type { DisbursementStatus, DisbursementTransactionDetails, DonationType } from '../db/schema-grantmaking.js';
+import { findDirectoryOrganizationById } from '../directory/repository.js';
+import { conflict, invalid, notFound, precondition } from '../errors/domain-error.js';
+import { placeHold, releaseHold, settleHold } from '../ledger/holds.js';
+import { accountBalances, centsOf } from '../ledger/ledger.js';
+import { emitEvent } from '../webhooks/outbox.js';
+import { findProgram, type Scope } from './accounts-repository.js';
+import {
+  disbursementsAccountOf,
+  enabledPrograms,
+  findDisbursement,
+  insertDisbursement,
+  insertDisbursementTransactions,
+  listDisbursements,
+  lockAwaitingBalance,
+  lockFinancialAccount,
+  programNames,
+  transactionsOf,
+  updateDisbursement,
+} from './disbursements-repository.js';
+import { externalLedgerAccount } from './platform-accounts.js';
+
+/**
+ * Disbursements (docs/grantmaking.md, "Disbursements"): created `pending_approval`; approved, they
+ * hold their amount on the financial account (`submitted`) or wait for the balance
+ * (`awaiting_balance`); a completion settles the hold to the outside world, a failure releases it.
+ * Every status change writes `disbursement.updated` in its transaction, with its ledger transfer.
+ */
+
+export type DisbursementRow = Awaited<ReturnType<typeof listDisbursements>>[number];
+export type DisbursementTransactionRow = Awaited<ReturnType<typeof transactionsOf>>[number];
+
+/** A disbursement with what its published shape shows beside its row. */
+export interface DisbursementRecord {
+  row: DisbursementRow;
+  transactions: DisbursementTransactionRow[];
+  programName: string | undefined;
+}
+
+/** The largest disbursement, in cents ($100,000,000): the inbound transfers' maximum, for the same reason. */
+export const MAX_DISBURSEMENT_CENTS = 10_000_000_000;
+/** At most this many transactions: their sum stays far inside JavaScript's safe integers. */
+export const MAX_TRANSACTIONS = 1000;
+
+/** The ledger reference of a disbursement's hold and its end (docs/ledger.md, "Holds"). */
+const REFERENCE_TYPE = 'disbursement';
+
+/** The states a grantmaker may cancel from: before the payment is submitted (no hold yet). */
+const CANCELABLE: readonly DisbursementStatus[] = ['pending_approval', 'awaiting_balance'];
+
+export interface TransactionInput {
+  amount: number;
+  feeAmount?: number | null;
+  type: DonationType;
+  internalTransactionId?: string;
+  purpose?: string;
+  note?: string;
+  recipientName?: string;
+  details?: DisbursementTransactionDetails;
+}
+
+export interface CreateDisbursementInput {
+  organizationId: string;
+  programId?: string | null;
+  amount: number;
+  description?: string;
+  transactions: readonly TransactionInput[];
+  idempotencyKey?: string;
+}
+
+function event(row: DisbursementRow, category: 'disbursement.created' | 'disbursement.updated') {
+  return {
+    environment: row.environment,
+    organizationId: row.organization_id,
+    category,
+    objectId: row.id,
+    objectType: 'disbursement',
+  } as const;
+}
+
+function reference(row: DisbursementRow) {
+  return { type: REFERENCE_TYPE, id: row.id };
+}
+
+/** The amounts of a create request: each a positive whole number of cents, the nets summing to the amount. */
+export function checkAmounts(input: Pick<CreateDisbursementInput, 'amount' | 'transactions'>): void {
+  if (!Number.isSafeInteger(input.amount) || input.amount <= 0) throw invalid('amount: must be a positive whole number of cents');
+  if (input.amount > MAX_DISBURSEMENT_CENTS) throw invalid(`amount: must be at most ${MAX_DISBURSEMENT_CENTS} cents`);
+  if (!Array.isArray(input.transactions) || input.transactions.length === 0) throw invalid('transactions: at least one is required');
+  if (input.transactions.length > MAX_TRANSACTIONS) throw invalid(`transactions: at most ${MAX_TRANSACTIONS}`);
+  let net = 0;
+  for (const [i, t] of input.transactions.entries()) {
+    if (!Number.isSafeInteger(t.amount) || t.amount <= 0 || t.amount > MAX_DISBURSEMENT_CENTS)
+      throw invalid(`transactions[${i}].amount: must be a positive whole number of cents, at most ${MAX_DISBURSEMENT_CENTS}`);
+    const fee = t.feeAmount ?? 0;
+    if (!Number.isSafeInteger(fee) || fee < 0 || fee >= t.amount)
+      throw invalid(`transactions[${i}].fee_amount: must be a whole number of cents from 0 to less than the transaction's amount`);
+    net += t.amount - fee;
+  }
+  if (net !== input.amount)
+    throw invalid(`transactions: their net amounts (amount - fee_amount) sum to ${net}, not to the disbursement's amount ${input.amount}`);
+}
+
+/** The program a disbursement belongs to: the one named (the grantmaker's, enabled), or the only enabled one. */
+async function programFor(trx: Executor, scope: Scope, programId: string | null | undefined): Promise<string> {
+  if (programId !== undefined && programId !== null) {
+    // The published create has no 404: a program that is not the caller's is a bad program_id.
+    const program = await findProgram(trx, scope, programId);
+    if (!program) throw invalid(`program_id: no program ${programId} of yours in ${scope.environment}`);
+    if (program.grant_disbursement_status !== 'enabled') throw invalid(`program_id: program ${programId} has grant disbursements disabled`);
+    return program.id;
+  }
+  const enabled = await enabledPrograms(trx, scope);
+  if (enabled.length === 0) throw invalid('program_id: you have no program with grant disbursements enabled');
+  if (enabled.length > 1) throw invalid('program_id: required, since you have more than one program with grant disbursements enabled');
+  return enabled[0]!.id;
+}
+
+async function recordsOf(db: Executor, rows: DisbursementRow[]): Promise<DisbursementRecord[]> {
+  const ids = rows.map((r) => r.id);
+  const [transactions, programs] = await Promise.all([
+    transactionsOf(db, ids),
+    programNames(db, [...new Set(rows.map((r) => r.program_id))]),
+  ]);
+  const names = new Map(programs.map((p) => [p.id, p.name]));
+  return rows.map((row) => ({
+    row,
+    transactions: transactions.filter((t) => t.disbursement_id === row.id),
+    programName: names.get(row.program_id),
+  }));
+}
+
+async function recordOf(db: Executor, row: DisbursementRow): Promise<DisbursementRecord> {
+  return (await recordsOf(db, [row]))[0]!;
+}
+
+/** `pending_approval`, with its transactions and `disbursement.created`, in one transaction. */
+export async function createDisbursement(
+  db: Db,
+  scope: Scope,
+  createdBy: string,
+  input: CreateDisbursementInput,
+): Promise<DisbursementRecord> {
+  checkAmounts(input);
+  return inTransaction(db, async (trx) => {
+    // The published create has no 404: an unknown recipient is a bad organization_id.
+    const recipient = await findDirectoryOrganizationById(trx, input.organizationId);
+    if (!recipient) throw invalid(`organization_id: no organization ${input.organizationId}`);
+    const programId = await programFor(trx, scope, input.programId);
+    const account = await disbursementsAccountOf(trx, scope);
+    if (!account) throw new Error(`grantmaker ${scope.organizationId} has no disbursements account in ${scope.environment}`);
+    let row: DisbursementRow;
+    try {
+      row = await inTransaction(trx, (inner) =>
+        insertDisbursement(inner, {
+          id: prefixedId('disbursement'),
+          environment: scope.environment,
+          organization_id: scope.organizationId,
+          financial_account_id: account.id,
+          program_id: programId,
+          recipient_organization_id: recipient.id,
+          amount: input.amount,
+          description: input.description ?? null,
+          idempotency_key: input.idempotencyKey ?? null,
+          created_by: createdBy,
+        }),
+      );
+    } catch (error) {
+      // Past the key's replay window the same key runs afresh: one disbursement per key still.
+      if ((error as { code?: string }).code === '23505')
+        throw conflict('A disbursement was already created with this Idempotency-Key; send a new key for a new disbursement.');
+      throw error;
+    }
+    await insertDisbursementTransactions(
+      trx,
+      input.transactions.map((t, position) => ({
+        id: prefixedId('transaction'),
+        disbursement_id: row.id,
+        position,
+        amount: t.amount,
+        fee_amount: t.feeAmount ?? null,
+        type: t.type,
+        internal_transaction_id: t.internalTransactionId ?? null,
+        purpose: t.purpose ?? null,
+        note: t.note ?? null,
+        recipient_name: t.recipientName ?? null,
+        details: JSON.stringify(t.details ?? {}),
+      })),
+    );
+    await emitEvent(trx, event(row, 'disbursement.created'));
+    return recordOf(trx, row);
+  });
+}
+
+export async function disbursementsPage(
+  db: Db,
+  scope: Scope,
+  filter: { recipientOrganizationId?: string; idempotencyKey?: string },
+  cursor: Cursor | undefined,
+  limit: number,
+): Promise<DisbursementRecord[]> {
+  return recordsOf(db, await listDisbursements(db, scope, filter, cursor, limit));
+}
+
+export async function disbursementOf(db: Db, scope: Scope, id: string): Promise<DisbursementRecord | undefined> {
+  const row = await findDisbursement(db, scope, id);
+  return row ? recordOf(db, row) : undefined;
+}
+
+/**
+ * Holds the disbursement's amount if the account's available balance covers it. Called with the
+ * account's row locked (lockFinancialAccount), so the balance read is the one the hold meets.
+ */
+async function holdIfCovered(
+  trx: Trx,
+  row: DisbursementRow,
+  pair: { available_ledger_account_id: string; held_ledger_account_id: string },
+) {
+  const amount = centsOf(row.amount);
+  const balances = await accountBalances(trx, [pair.available_ledger_account_id]);
+  if (balances.get(pair.available_ledger_account_id)! < amount) return false;
+  await placeHold(trx, {
+    environment: row.environment,
+    reference: reference(row),
+    account: { availableAccountId: pair.available_ledger_account_id, heldAccountId: pair.held_ledger_account_id },
+    amount,
+  });
+  return true;
+}
+
+/**
+ * `pending_approval` → `submitted` (its amount held) or `awaiting_balance` (no hold), under the
+ * account's lock and then the disbursement's: concurrent approvals of one disbursement make one
+ * transition (the later ones see its new status), and of many never hold more than is available.
+ */
+export async function approveDisbursement(db: Db, scope: Scope, approvedBy: string, id: string): Promise<DisbursementRecord> {
+  return inTransaction(db, async (trx) => {
+    const seen = await findDisbursement(trx, scope, id);
+    if (!seen) throw notFound('The disbursement was not found.');
+    const account = await lockFinancialAccount(trx, seen.environment, seen.financial_account_id);
+    const row = (await findDisbursement(trx, scope, id, true))!;
+    // The published operation answers a disbursement in another state with 400.
+    if (row.status !== 'pending_approval') throw invalid(`The disbursement is ${row.status}; only a pending_approval one can be approved.`);
+    const submitted = await holdIfCovered(trx, row, account);
+    const updated = await updateDisbursement(trx, id, {
+      status: submitted ? 'submitted' : 'awaiting_balance',
+      approved_by: approvedBy,
+      approved_at: new Date(),
+    });
+    await emitEvent(trx, event(updated, 'disbursement.updated'));
+    return recordOf(trx, updated);
+  });
+}
+
+/** `pending_approval` or `awaiting_balance` → `canceled`: neither has a hold, so no money moves. */
+export async function cancelDisbursement(db: Db, scope: Scope, id: string): Promise<DisbursementRecord> {
+  return inTransaction(db, async (trx) => {
+    const row = await findDisbursement(trx, scope, id, true);
+    if (!row) throw notFound('The disbursement was not found.');
+    // The published operation answers a disbursement in another state with 400.
+    if (!CANCELABLE.includes(row.status))
+      throw invalid(`The disbursement is ${row.status}; only a pending_approval or awaiting_balance one can be canceled.`);
+    const updated = await updateDisbursement(trx, id, { status: 'canceled', canceled_at: new Date() });
+    await emitEvent(trx, event(updated, 'disbursement.updated'));
+    return recordOf(trx, updated);
+  });
+}
+
+/** A submitted disbursement's payment ends: `effect` ends its hold, in the transaction of the status change. */
+async function endSubmitted(
+  db: Db,
+  scope: Scope,
+  id: string,
+  status: 'completed' | 'failed',
+  effect: (trx: Trx, row: DisbursementRow) => Promise<unknown>,
+): Promise<DisbursementRow> {
+  return inTransaction(db, async (trx) => {
+    const row = await findDisbursement(trx, scope, id, true);
+    if (!row) throw notFound('The disbursement was not found.');
+    if (row.status !== 'submitted') throw precondition(`The disbursement is ${row.status}; only a submitted one can be ${status}.`);
+    await effect(trx, row);
+    const updated = await updateDisbursement(trx, id, { status });
+    await emitEvent(trx, event(updated, 'disbursement.updated'));
+    return updated;
+  });
+}
+
+/** The payment arrived: the hold settles to the environment's external account (the money left). */
+export async function completeDisbursement(db: Db, scope: Scope, id: string): Promise<DisbursementRow> {
+  return endSubmitted(db, scope, id, 'completed', async (trx, row) =>
+    settleHold(trx, {
+      environment: row.environment,
+      reference: reference(row),
+      destinationAccountId: await externalLedgerAccount(trx, row.environment),
+    }),
+  );
+}
+
+/**
+ * The payment failed: the hold is released to the available balance, once (the ledger's hold-end
+ * uniqueness), and the money freed then submits what waits for it, in a transaction of its own.
+ */
+export async function failDisbursement(db: Db, scope: Scope, id: string): Promise<DisbursementRow> {
+  const row = await endSubmitted(db, scope, id, 'failed', (trx, r) =>
+    releaseHold(trx, { environment: r.environment, reference: reference(r) }),
+  );
+  await submitAwaitingBalance(db, row.environment, row.financial_account_id);
+  return row;
+}
+
+/**
+ * Submits the account's `awaiting_balance` disbursements that its available balance now covers,
+ * oldest first, stopping at the first it does not cover (a large one is not passed over by
+ * smaller later ones). Runs in the caller's transaction (an inbound transfer's completion), or
+ * one of its own; the account's lock is taken first, as approvals take it.
+ */
+export async function submitAwaitingBalance(executor: Executor, environment: Environment, financialAccountId: string): Promise<string[]> {
+  const run = async (trx: Trx) => {
+    const account = await lockFinancialAccount(trx, environment, financialAccountId);
+    const submitted: string[] = [];
+    for (const row of await lockAwaitingBalance(trx, environment, financialAccountId)) {
+      if (!(await holdIfCovered(trx, row, account))) break;
+      const updated = await updateDisbursement(trx, row.id, { status: 'submitted' });
+      await emitEvent(trx, event(updated, 'disbursement.updated'));
+      submitted.push(row.id);
+    }
+    return submitted;
+  };
+  return executor.isTransaction ? run(executor as Trx) : inTransaction(executor as Db, run);
+}
+
+/** Locks the financial account an inbound transfer funds before it posts: the order approvals take. */
+export async function lockAccountForDeposit(trx: Executor, environment: Environment, financialAccountId: string): Promise<void> {
+  await lockFinancialAccount(trx, environment, financialAccountId);
+}
