@@ -130,3 +130,12 @@ export function disbursementsAccountOf(db: Executor, scope: Scope) {
     .where('account_type', '=', 'disbursements')
     .executeTakeFirst();
 }
+
+/**
+ * The recipient: a directory organization by its published id (docs/directory.md, "Organization
+ * ids"). Read here rather than through src/directory, which depends on accounts, which
+ * provisions grantmakers through this folder: the folders import one another one way only.
+ */
+export function findRecipientOrganization(db: Executor, id: string) {
+  return db.selectFrom('directory_organizations').select('id').where('id', '=', id).executeTakeFirst();
+}

@@ -4,7 +4,6 @@ import { prefixedId } from '../db/ids.js';
 import type { Cursor } from '../db/keyset.js';
 import type { Environment } from '../db/schema.js';
 import type { DisbursementStatus, DisbursementTransactionDetails, DonationType } from '../db/schema-grantmaking.js';
-import { findDirectoryOrganizationById } from '../directory/repository.js';
 import { conflict, invalid, notFound, precondition } from '../errors/domain-error.js';
 import { placeHold, releaseHold, settleHold } from '../ledger/holds.js';
 import { accountBalances, centsOf } from '../ledger/ledger.js';
@@ -14,6 +13,7 @@ import {
   disbursementsAccountOf,
   enabledPrograms,
   findDisbursement,
+  findRecipientOrganization,
   insertDisbursement,
   insertDisbursementTransactions,
   listDisbursements,
@@ -149,7 +149,7 @@ export async function createDisbursement(
   checkAmounts(input);
   return inTransaction(db, async (trx) => {
     // The published create has no 404: an unknown recipient is a bad organization_id.
-    const recipient = await findDirectoryOrganizationById(trx, input.organizationId);
+    const recipient = await findRecipientOrganization(trx, input.organizationId);
     if (!recipient) throw invalid(`organization_id: no organization ${input.organizationId}`);
     const programId = await programFor(trx, scope, input.programId);
     const account = await disbursementsAccountOf(trx, scope);
