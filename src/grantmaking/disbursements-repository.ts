@@ -139,3 +139,15 @@ export function disbursementsAccountOf(db: Executor, scope: Scope) {
 export function findRecipientOrganization(db: Executor, id: string) {
   return db.selectFrom('directory_organizations').select('id').where('id', '=', id).executeTakeFirst();
 }
+
+/** The grantmaker's disbursements of `ids`, by id (the order their row locks are taken in when `forUpdate`). */
+export function findDisbursements(db: Executor, scope: Scope, ids: readonly string[], forUpdate = false) {
+  const query = db
+    .selectFrom('disbursements')
+    .selectAll()
+    .where('id', 'in', ids)
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .orderBy('id');
+  return (forUpdate ? query.forUpdate() : query).execute();
+}

@@ -315,4 +315,39 @@ describe('disbursements', () => {
     expect((next.body.results as { id: string }[])[0]!.id).toBe(ids[0]);
     expectProblem(await call('GET', '/v1/disbursements?page_limit=0'), 400, 'invalid');
   });
+
+  it('bulk create makes all or none: one refused item is a 400 naming it, and nothing is created', async () => {
+    const before = await t.db.selectFrom('disbursements').select('id').execute();
+    const refused = await call('POST', '/v1/disbursements/bulk', { disbursements: [body(40), { ...body(41), amount: 42 }] });
+    expectProblem(refused, 400, 'invalid');
+    expect(refused.body.detail).toContain('disbursements[1]');
+    expect(await t.db.selectFrom('disbursements').select('id').execute()).toHaveLength(before.length);
+    const res = await call('POST', '/v1/disbursements/bulk', { disbursements: [body(40), body(41)] });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.body.count).toBe(2);
+    expect((res.body.disbursements as { amount: number; status: string }[]).map((d) => [d.amount, d.status])).toEqual([
+      [40, 'pending_approval'],
+      [41, 'pending_approval'],
+    ]);
+  });
+
+  it('bulk approval approves all or none: one not pending approval (400) or not found (404) leaves every one pending and holds nothing', async () => {
+    const [a, b, c] = [await create(50), await create(60), await create(70)];
+    await call('POST', `/v1/disbursements/${c}/cancel`);
+    expectProblem(await call('POST', '/v1/disbursements/approve', { disbursement_ids: [a, b, c] }), 400, 'invalid');
+    expectProblem(await call('POST', '/v1/disbursements/approve', { disbursement_ids: [a, 'disbursement_0'] }), 404, 'not_found');
+    expectProblem(await call('POST', '/v1/disbursements/approve', { disbursement_ids: [a, a] }), 400, 'invalid');
+    expect([await status(a), await status(b)]).toEqual(['pending_approval', 'pending_approval']);
+    expect([...(await transfersOf(a)), ...(await transfersOf(b))]).toEqual([]);
+    const before = await balance();
+    const res = await call('POST', '/v1/disbursements/approve', { disbursement_ids: [b, a] });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.count).toBe(2);
+    expect((res.body.disbursements as { id: string; status: string }[]).map((d) => [d.id, d.status])).toEqual([
+      [b, 'submitted'],
+      [a, 'submitted'],
+    ]);
+    expect((await balance()).available_balance).toBe(before.available_balance - 110);
+    await expectLedgerOk();
+  });
 });

@@ -68,6 +68,7 @@ beforeAll(async () => {
     amount: 2500,
     transactions: [{ amount: 2500, type: 'donor_advised_fund_grant', purpose: 'general support', metadata: { k: 'v' } }],
   };
+  WELL_FORMED['POST /v1/disbursements/bulk'] = { disbursements: [WELL_FORMED['POST /v1/disbursements']] };
   const post = async (path: string, body: unknown) => {
     const response = await apiRequest(server, 'production', 'POST', path, { bearer: fundKey, json: body });
     return response.body as { id: string };
@@ -323,6 +324,8 @@ const WELL_FORMED: Record<string, Json> = {
   'POST /v1/inbound_transfers': { amount: 2500, account_id: 'account_', description: 'quarterly funding' },
   // Its organization is a directory organization imported in beforeAll.
   'POST /v1/disbursements': { organization_id: 'org_', amount: 2500, transactions: [{ amount: 2500, type: 'donor_advised_fund_grant' }] },
+  'POST /v1/disbursements/bulk': { disbursements: [] },
+  'POST /v1/disbursements/approve': { disbursement_ids: ['disbursement_'] },
 };
 
 const jsonOperations = GATEWAY_ROUTES.filter((route) => route.body !== undefined);

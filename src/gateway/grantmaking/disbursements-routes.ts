@@ -3,12 +3,15 @@ import { DISBURSEMENT_STATUSES, DONATION_TYPES } from '../../db/schema-grantmaki
 import { invalid, notFound } from '../../errors/domain-error.js';
 import {
   approveDisbursement,
+  bulkApproveDisbursements,
+  bulkCreateDisbursements,
   cancelDisbursement,
   completeDisbursement,
   createDisbursement,
   disbursementOf,
   disbursementsPage,
   failDisbursement,
+  MAX_BULK,
   MAX_DISBURSEMENT_CENTS,
   MAX_TRANSACTIONS,
   type DisbursementRecord,
@@ -143,6 +146,31 @@ function toDisbursement({ row, transactions, programName }: DisbursementRecord) 
   };
 }
 
+/** The service's input from a validated create request (its auto_fund refused: just-in-time funding is not enabled here). */
+function createInput(input: z.output<typeof CreateBody>, name = '') {
+  if (input.auto_fund === true) throw invalid(`${name}auto_fund: just-in-time funding is not enabled for your account`);
+  return {
+    organizationId: input.organization_id,
+    programId: input.program_id,
+    amount: input.amount,
+    transactions: input.transactions.map((t) => ({
+      amount: t.amount,
+      feeAmount: t.fee_amount,
+      type: t.type,
+      internalTransactionId: t.internal_transaction_id,
+      purpose: t.purpose,
+      note: t.note,
+      recipientName: t.recipient_name,
+      details: {
+        ...(t.donors !== undefined ? { donors: t.donors } : {}),
+        ...(t.daf_grant !== undefined ? { daf_grant: t.daf_grant } : {}),
+        ...(t.corporate_match !== undefined ? { corporate_match: t.corporate_match } : {}),
+        ...(t.metadata !== undefined ? { metadata: t.metadata } : {}),
+      },
+    })),
+  };
+}
+
 /** Who acted, as a disbursement records it: the API key, or the user (or client) of an access token. */
 export function actorOf(caller: Caller): string {
   if (caller.kind === 'api_key') return `api_key:${caller.keyId}`;
@@ -179,30 +207,46 @@ export const disbursementRoutes = [
     errors: [400, 401, 403],
     async handler({ db, caller, ctx, body }) {
       const input = body as z.output<typeof CreateBody>;
-      // Just-in-time funding is an account feature no grantmaker has here yet.
-      if (input.auto_fund === true) throw invalid('auto_fund: just-in-time funding is not enabled for your account');
       const record = await createDisbursement(db, scopeOf(caller), actorOf(caller), {
-        organizationId: input.organization_id,
-        programId: input.program_id,
-        amount: input.amount,
+        ...createInput(input),
         idempotencyKey: idempotencyKeyOf(ctx.headers[IDEMPOTENCY_HEADER.toLowerCase()]),
-        transactions: input.transactions.map((t) => ({
-          amount: t.amount,
-          feeAmount: t.fee_amount,
-          type: t.type,
-          internalTransactionId: t.internal_transaction_id,
-          purpose: t.purpose,
-          note: t.note,
-          recipientName: t.recipient_name,
-          details: {
-            ...(t.donors !== undefined ? { donors: t.donors } : {}),
-            ...(t.daf_grant !== undefined ? { daf_grant: t.daf_grant } : {}),
-            ...(t.corporate_match !== undefined ? { corporate_match: t.corporate_match } : {}),
-            ...(t.metadata !== undefined ? { metadata: t.metadata } : {}),
-          },
-        })),
       });
       return toDisbursement(record);
+    },
+  }),
+  defineRoute({
+    ...common,
+    operationId: 'bulkCreateDisbursements',
+    method: 'post',
+    path: '/v1/disbursements/bulk',
+    summary: 'Create disbursements all together, or none when any is refused',
+    access: 'write',
+    body: z.object({ disbursements: z.array(CreateBody).min(1, 'at least one is required').max(MAX_BULK) }).strict(),
+    status: 201,
+    idempotent: true,
+    response: z.object({ disbursements: z.array(Disbursement), count: z.number().int() }),
+    errors: [400, 401, 403],
+    async handler({ db, caller, body }) {
+      const { disbursements } = body as { disbursements: z.output<typeof CreateBody>[] };
+      const inputs = disbursements.map((d, i) => createInput(d, `disbursements[${i}].`));
+      const records = await bulkCreateDisbursements(db, scopeOf(caller), actorOf(caller), inputs);
+      return { disbursements: records.map(toDisbursement), count: records.length };
+    },
+  }),
+  defineRoute({
+    ...common,
+    operationId: 'bulkApproveDisbursements',
+    method: 'post',
+    path: '/v1/disbursements/approve',
+    summary: 'Approve pending_approval disbursements all together, or none when any cannot be',
+    access: 'write',
+    body: z.object({ disbursement_ids: z.array(z.string().min(1).max(100)).min(1, 'at least one is required').max(MAX_BULK) }).strict(),
+    response: z.object({ disbursements: z.array(Disbursement), count: z.number().int() }),
+    errors: [400, 401, 403, 404],
+    async handler({ db, caller, body }) {
+      const { disbursement_ids } = body as { disbursement_ids: string[] };
+      const records = await bulkApproveDisbursements(db, scopeOf(caller), actorOf(caller), disbursement_ids);
+      return { disbursements: records.map(toDisbursement), count: records.length };
     },
   }),
   defineRoute({
