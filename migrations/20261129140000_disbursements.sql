@@ -25,6 +25,8 @@ create table disbursements (
   approved_by               text,
   approved_at               timestamptz,
   canceled_at               timestamptz,
+  -- The bank's evidence an operator settled it with in production (`admin disbursements`).
+  settlement_reference      text,
   created_at                timestamptz not null default now(),
   updated_at                timestamptz not null default now(),
   constraint disbursements_account_fkey foreign key (financial_account_id, environment)

@@ -82,6 +82,7 @@ export interface DisbursementsTable {
   approved_by: string | null;
   approved_at: Date | null;
   canceled_at: Date | null;
+  settlement_reference: string | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -177,6 +178,7 @@ export const GRANTMAKING_TABLE_COLUMNS = {
     'approved_by',
     'approved_at',
     'canceled_at',
+    'settlement_reference',
     'created_at',
     'updated_at',
   ]),

@@ -62,7 +62,7 @@ export function findDisbursement(
 export function updateDisbursement(
   db: Executor,
   id: string,
-  changes: { status: DisbursementStatus; approved_by?: string; approved_at?: Date; canceled_at?: Date },
+  changes: { status: DisbursementStatus; approved_by?: string; approved_at?: Date; canceled_at?: Date; settlement_reference?: string },
 ) {
   return db
     .updateTable('disbursements')

@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/audit-log.js';
 import type { Db } from '../db/database.js';
 import { inTransaction, type Executor, type Trx } from '../db/executor.js';
 import { prefixedId } from '../db/ids.js';
@@ -24,6 +25,7 @@ import {
   transactionsOf,
   updateDisbursement,
 } from './disbursements-repository.js';
+import { checkEvidence } from './evidence.js';
 import { externalLedgerAccount } from './platform-accounts.js';
 
 /**
@@ -344,28 +346,42 @@ export async function cancelDisbursement(db: Db, scope: Scope, id: string): Prom
   });
 }
 
+/** Who ends a payment: the sandbox simulations (the grantmaker's scope), or an operator by id with the bank's evidence (production). */
+type Settler = { scope: Scope } | { operator: { reference: string } };
+
 /** A submitted disbursement's payment ends: `effect` ends its hold, in the transaction of the status change. */
 async function endSubmitted(
   db: Db,
-  scope: Scope,
+  settler: Settler,
   id: string,
   status: 'completed' | 'failed',
   effect: (trx: Trx, row: DisbursementRow) => Promise<unknown>,
 ): Promise<DisbursementRow> {
+  const where = 'scope' in settler ? settler.scope : { environment: 'production' as const };
   return inTransaction(db, async (trx) => {
-    const row = await findDisbursement(trx, scope, id, true);
+    const row = await findDisbursement(trx, where, id, true);
     if (!row) throw notFound('The disbursement was not found.');
     if (row.status !== 'submitted') throw precondition(`The disbursement is ${row.status}; only a submitted one can be ${status}.`);
     await effect(trx, row);
-    const updated = await updateDisbursement(trx, id, { status });
+    const updated = await updateDisbursement(trx, id, {
+      status,
+      ...('operator' in settler ? { settlement_reference: settler.operator.reference } : {}),
+    });
     await emitEvent(trx, event(updated, 'disbursement.updated'));
+    if ('operator' in settler)
+      await recordAudit(trx, {
+        event: `disbursement.${status}`,
+        environment: row.environment,
+        organizationId: row.organization_id,
+        details: { disbursement_id: row.id, amount: centsOf(row.amount), reference: settler.operator.reference, via: 'admin_cli' },
+      });
     return updated;
   });
 }
 
 /** The payment arrived: the hold settles to the environment's external account (the money left). */
-export async function completeDisbursement(db: Db, scope: Scope, id: string): Promise<DisbursementRow> {
-  return endSubmitted(db, scope, id, 'completed', async (trx, row) =>
+export async function completeDisbursement(db: Db, settler: Settler, id: string): Promise<DisbursementRow> {
+  return endSubmitted(db, settler, id, 'completed', async (trx, row) =>
     settleHold(trx, {
       environment: row.environment,
       reference: reference(row),
@@ -378,12 +394,31 @@ export async function completeDisbursement(db: Db, scope: Scope, id: string): Pr
  * The payment failed: the hold is released to the available balance, once (the ledger's hold-end
  * uniqueness), and the money freed then submits what waits for it, in a transaction of its own.
  */
-export async function failDisbursement(db: Db, scope: Scope, id: string): Promise<DisbursementRow> {
-  const row = await endSubmitted(db, scope, id, 'failed', (trx, r) =>
+export async function failDisbursement(db: Db, settler: Settler, id: string): Promise<DisbursementRow> {
+  const row = await endSubmitted(db, settler, id, 'failed', (trx, r) =>
     releaseHold(trx, { environment: r.environment, reference: reference(r) }),
   );
   await submitAwaitingBalance(db, row.environment, row.financial_account_id);
   return row;
+}
+
+/**
+ * The production rail (docs/grantmaking.md, "Disbursements"): an operator holding the bank's
+ * evidence settles or fails a submitted production disbursement, through the simulations' calls.
+ */
+export async function settleDisbursementAsOperator(
+  db: Db,
+  action: 'settle' | 'fail',
+  input: { id: string; reference: string },
+): Promise<DisbursementRow> {
+  const settler: Settler = { operator: { reference: checkEvidence(input.reference) } };
+  try {
+    return await (action === 'settle' ? completeDisbursement : failDisbursement)(db, settler, input.id);
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'not_found')
+      throw notFound(`no production disbursement ${input.id} (a sandbox disbursement is settled by its simulations)`);
+    throw error;
+  }
 }
 
 /**

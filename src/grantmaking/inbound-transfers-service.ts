@@ -18,6 +18,7 @@ import {
   listInboundTransfers,
   updateInboundTransferStatus,
 } from './inbound-transfers-repository.js';
+import { checkEvidence } from './evidence.js';
 import { externalLedgerAccount } from './platform-accounts.js';
 
 export type InboundTransferRow = Awaited<ReturnType<typeof listInboundTransfers>>[number];
@@ -155,15 +156,6 @@ export function failInboundTransfer(db: Db, settler: Settler, id: string): Promi
 /** The grantmaker called it off before it arrived: no ledger transfer. */
 export function cancelInboundTransfer(db: Db, scope: Scope, id: string): Promise<InboundTransferRow> {
   return settle(db, { scope }, id, 'canceled');
-}
-
-/** The bank's evidence an operator quotes: what the audit row keeps. */
-function checkEvidence(reference: unknown): string {
-  const text = typeof reference === 'string' ? reference.trim() : '';
-  // eslint-disable-next-line no-control-regex
-  if (text.length < 1 || text.length > 200 || /[\u0000-\u001f\u007f]/.test(text))
-    throw invalid("--reference (the bank's evidence) must be 1 to 200 characters, without control characters");
-  return text;
 }
 
 /**

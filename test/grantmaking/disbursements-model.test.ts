@@ -110,8 +110,8 @@ describe('disbursements against a model', () => {
             const run = {
               approve: () => approveDisbursement(t.db, scope, 'api_key:model', target.id),
               cancel: () => cancelDisbursement(t.db, scope, target.id),
-              complete: () => completeDisbursement(t.db, scope, target.id),
-              fail: () => failDisbursement(t.db, scope, target.id),
+              complete: () => completeDisbursement(t.db, { scope }, target.id),
+              fail: () => failDisbursement(t.db, { scope }, target.id),
             }[step.op];
             const refused = step.op === 'complete' || step.op === 'fail' ? 'precondition' : 'invalid';
             expect(await refusal(run()), `${step.op} of a ${target.status} disbursement`).toBe(allowed ? 'done' : refused);

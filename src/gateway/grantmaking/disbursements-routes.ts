@@ -343,7 +343,7 @@ export const disbursementRoutes = [
     errors: [400, 401, 403, 404, 412],
     async handler({ db, caller, ctx, params }) {
       sandboxOnly({ caller, ctx });
-      await completeDisbursement(db, scopeOf(caller), params.id);
+      await completeDisbursement(db, { scope: scopeOf(caller) }, params.id);
     },
   }),
   defineRoute({
@@ -359,7 +359,7 @@ export const disbursementRoutes = [
     errors: [400, 401, 403, 404, 412],
     async handler({ db, caller, ctx, params }) {
       sandboxOnly({ caller, ctx });
-      await failDisbursement(db, scopeOf(caller), params.id);
+      await failDisbursement(db, { scope: scopeOf(caller) }, params.id);
     },
   }),
 ];
