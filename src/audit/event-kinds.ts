@@ -10,6 +10,8 @@ export const AUDIT_EVENT_KINDS = [
   'authorization_code.replay',
   'consent.denied',
   'consent.granted',
+  'disbursement.completed',
+  'disbursement.failed',
   'fdx_consent.revoked',
   'gateway.ip_denied',
   'inbound_transfer.completed',

@@ -1,5 +1,5 @@
 import type { ColumnType } from 'kysely';
-import { columns, type CreatedAt, type UpdatedAt } from './column-types.js';
+import { columns, type CreatedAt, type Json, type UpdatedAt } from './column-types.js';
 import type { Environment } from './schema.js';
 
 /** Table types of grantmakers' financial accounts, programs and inbound transfers (migration 20261129130100; docs/grantmaking.md). */
@@ -8,6 +8,24 @@ export type FinancialAccountType = 'disbursements' | 'processing';
 export type ProgramStatus = 'enabled' | 'disabled';
 export const INBOUND_TRANSFER_STATUSES = ['pending', 'completed', 'canceled', 'failed'] as const;
 export type InboundTransferStatus = (typeof INBOUND_TRANSFER_STATUSES)[number];
+
+/** The published DisbursementStatus, in its lifecycle's order (docs/grantmaking.md, "Disbursements"). */
+export const DISBURSEMENT_STATUSES = [
+  'pending_approval',
+  'canceled',
+  'awaiting_verification',
+  'rejected',
+  'validating_organization',
+  'awaiting_account_claim',
+  'awaiting_balance',
+  'submitted',
+  'stopped',
+  'completed',
+  'failed',
+] as const;
+export type DisbursementStatus = (typeof DISBURSEMENT_STATUSES)[number];
+export const DONATION_TYPES = ['donor_advised_fund_grant', 'corporate_match'] as const;
+export type DonationType = (typeof DONATION_TYPES)[number];
 
 export interface FinancialAccountsTable {
   id: string;
@@ -48,6 +66,51 @@ export interface InboundTransfersTable {
   updated_at: UpdatedAt;
 }
 
+export interface DisbursementsTable {
+  id: string;
+  environment: Environment;
+  organization_id: string;
+  financial_account_id: string;
+  program_id: string;
+  recipient_organization_id: string;
+  /** Cents: a bigint, read as pg's text. */
+  amount: ColumnType<string, number, never>;
+  description: string | null;
+  status: ColumnType<DisbursementStatus, DisbursementStatus | undefined, DisbursementStatus>;
+  idempotency_key: string | null;
+  created_by: string;
+  approved_by: string | null;
+  approved_at: Date | null;
+  canceled_at: Date | null;
+  settlement_reference: string | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+/** donors, daf_grant, corporate_match and metadata of a transaction, as the request gave them. */
+export interface DisbursementTransactionDetails {
+  donors?: unknown;
+  daf_grant?: unknown;
+  corporate_match?: unknown;
+  metadata?: Record<string, string>;
+}
+
+export interface DisbursementTransactionsTable {
+  id: string;
+  disbursement_id: string;
+  position: number;
+  amount: ColumnType<string, number, never>;
+  fee_amount: ColumnType<string | null, number | null, never>;
+  type: DonationType;
+  internal_transaction_id: string | null;
+  purpose: string | null;
+  note: string | null;
+  recipient_name: string | null;
+  details: Json<DisbursementTransactionDetails>;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
 export interface PlatformLedgerAccountsTable {
   environment: Environment;
   purpose: 'external';
@@ -59,6 +122,8 @@ export interface GrantmakingDatabase {
   programs: ProgramsTable;
   inbound_transfers: InboundTransfersTable;
   platform_ledger_accounts: PlatformLedgerAccountsTable;
+  disbursements: DisbursementsTable;
+  disbursement_transactions: DisbursementTransactionsTable;
 }
 
 export const GRANTMAKING_TABLE_COLUMNS = {
@@ -98,4 +163,38 @@ export const GRANTMAKING_TABLE_COLUMNS = {
     'updated_at',
   ]),
   platform_ledger_accounts: columns<PlatformLedgerAccountsTable>()(['environment', 'purpose', 'ledger_account_id']),
+  disbursements: columns<DisbursementsTable>()([
+    'id',
+    'environment',
+    'organization_id',
+    'financial_account_id',
+    'program_id',
+    'recipient_organization_id',
+    'amount',
+    'description',
+    'status',
+    'idempotency_key',
+    'created_by',
+    'approved_by',
+    'approved_at',
+    'canceled_at',
+    'settlement_reference',
+    'created_at',
+    'updated_at',
+  ]),
+  disbursement_transactions: columns<DisbursementTransactionsTable>()([
+    'id',
+    'disbursement_id',
+    'position',
+    'amount',
+    'fee_amount',
+    'type',
+    'internal_transaction_id',
+    'purpose',
+    'note',
+    'recipient_name',
+    'details',
+    'created_at',
+    'updated_at',
+  ]),
 };

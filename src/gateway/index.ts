@@ -14,6 +14,7 @@ import { givingPoolRoutes, grantRequestRoutes } from './daf/pools-requests-route
 import { eventRoutes } from './events/routes.js';
 import { fdxProblems } from './fdx/errors.js';
 import { fdxRoutes } from './fdx/routes.js';
+import { disbursementRoutes } from './grantmaking/disbursements-routes.js';
 import { financialAccountRoutes } from './grantmaking/financial-accounts-routes.js';
 import { inboundTransferRoutes } from './grantmaking/inbound-transfers-routes.js';
 import { programRoutes } from './grantmaking/programs-routes.js';
@@ -39,6 +40,7 @@ export const GATEWAY_ROUTES: readonly RouteSpec[] = [
   ...financialAccountRoutes,
   ...programRoutes,
   ...inboundTransferRoutes,
+  ...disbursementRoutes,
 ] as unknown as RouteSpec[];
 
 export interface GatewayDeps {

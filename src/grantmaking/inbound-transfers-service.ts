@@ -10,6 +10,7 @@ import { AlreadyPosted } from '../ledger/errors.js';
 import { centsOf, postTransfer } from '../ledger/ledger.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { findFinancialAccount, type Scope } from './accounts-repository.js';
+import { lockAccountForDeposit, submitAwaitingBalance } from './disbursements-service.js';
 import {
   findFinancialAccountPair,
   findInboundTransfer,
@@ -17,6 +18,7 @@ import {
   listInboundTransfers,
   updateInboundTransferStatus,
 } from './inbound-transfers-repository.js';
+import { checkEvidence } from './evidence.js';
 import { externalLedgerAccount } from './platform-accounts.js';
 
 export type InboundTransferRow = Awaited<ReturnType<typeof listInboundTransfers>>[number];
@@ -115,12 +117,15 @@ async function settle(
 
 /**
  * The money arrived: one ledger transfer, external → the financial account's available part,
- * whose reference (this transfer's id) the ledger posts at most once (docs/ledger.md, "Exactly once").
+ * whose reference (this transfer's id) the ledger posts at most once (docs/ledger.md, "Exactly once");
+ * then the account's disbursements awaiting balance that it now covers are submitted.
  */
 export function completeInboundTransfer(db: Db, settler: Settler, id: string): Promise<InboundTransferRow> {
   return settle(db, settler, id, 'completed', async (trx, row) => {
     const account = await findFinancialAccountPair(trx, row.environment, row.financial_account_id);
     if (!account) throw new Error(`inbound transfer ${row.id}: financial account ${row.financial_account_id} is missing`);
+    // The account's lock before its ledger rows, in the order approvals take them (no deadlock).
+    await lockAccountForDeposit(trx, row.environment, row.financial_account_id);
     const external = await externalLedgerAccount(trx, row.environment);
     const amount = centsOf(row.amount);
     try {
@@ -138,6 +143,8 @@ export function completeInboundTransfer(db: Db, settler: Settler, id: string): P
       if (error instanceof AlreadyPosted) throw precondition(`The inbound transfer's deposit is already posted.`);
       throw error;
     }
+    // The money arrived: what waits for it is submitted in the same transaction (docs/grantmaking.md, "Disbursements").
+    await submitAwaitingBalance(trx, row.environment, row.financial_account_id);
   });
 }
 
@@ -149,15 +156,6 @@ export function failInboundTransfer(db: Db, settler: Settler, id: string): Promi
 /** The grantmaker called it off before it arrived: no ledger transfer. */
 export function cancelInboundTransfer(db: Db, scope: Scope, id: string): Promise<InboundTransferRow> {
   return settle(db, { scope }, id, 'canceled');
-}
-
-/** The bank's evidence an operator quotes: what the audit row keeps. */
-function checkEvidence(reference: unknown): string {
-  const text = typeof reference === 'string' ? reference.trim() : '';
-  // eslint-disable-next-line no-control-regex
-  if (text.length < 1 || text.length > 200 || /[\u0000-\u001f\u007f]/.test(text))
-    throw invalid("--reference (the bank's evidence) must be 1 to 200 characters, without control characters");
-  return text;
 }
 
 /**

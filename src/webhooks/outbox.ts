@@ -10,6 +10,8 @@ export type EventCategory =
   | 'authorization_token.updated'
   | 'grant_request.created'
   | 'grant_request.updated'
+  | 'disbursement.created'
+  | 'disbursement.updated'
   | 'inbound_transfer.created'
   | 'inbound_transfer.updated'
   | 'verification_request.created'
@@ -20,7 +22,7 @@ export interface NewEvent {
   organizationId: string;
   category: EventCategory;
   objectId: string;
-  objectType: 'donor_account' | 'authorization_token' | 'grant_request' | 'inbound_transfer' | 'verification_request';
+  objectType: 'donor_account' | 'authorization_token' | 'grant_request' | 'disbursement' | 'inbound_transfer' | 'verification_request';
 }
 
 /**

@@ -103,6 +103,12 @@ export const ADDED_STATUSES: { status: number; operations: 'every' | string[]; r
       'docs/grantmaking.md, Inbound transfers: a transfer completes or fails once, so a simulation of one no longer pending is refused as its cancel is (412); the document lists no refusal for the simulations.',
   },
   {
+    status: 412,
+    operations: ['complete', 'fail'].map((action) => `2026-04-01 POST /v1/simulations/disbursements/{id}/${action}`),
+    reason:
+      "docs/grantmaking.md, Disbursements: only a submitted disbursement completes or fails, once; a simulation of one in another status is refused (412), as the inbound transfers' simulations are; the document lists no refusal for them.",
+  },
+  {
     status: 409,
     // Every operation that takes an Idempotency-Key (its spec says `idempotent`) and whose document
     // lists no 409, in each version it is served in; read when used (the documents load lazily).

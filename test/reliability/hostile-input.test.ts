@@ -7,6 +7,8 @@ import { submitFromDonor } from '../../src/daf/grant-requests-service.js';
 import { createMailSender } from '../../src/mail/sender.js';
 import { ClientRegistryError, parseClientsDocument } from '../../src/oidc/clients/schema.js';
 import { addOrganization } from '../../src/accounts/service.js';
+import { importBmfFile } from '../../src/directory/import-service.js';
+import { bmfLine, writeBmfFile } from '../helpers/bmf.js';
 import { basic } from '../helpers/flow.js';
 import { apiRequest } from '../helpers/gateway.js';
 import { fdxClient, fdxToken } from '../helpers/fdx.js';
@@ -54,6 +56,19 @@ beforeAll(async () => {
     account_id: (accounts.body.results as { id: string }[])[0]!.id,
     description: 'quarterly funding',
   };
+  // A directory organization to disburse to, so a disbursement's body that got past the parser would be created.
+  await importBmfFile(t.db, writeBmfFile([bmfLine({ EIN: '981010104', NAME: 'FUZZ RECIPIENT' })]));
+  const directoryOrganization = await t.db
+    .selectFrom('directory_organizations')
+    .select('id')
+    .where('ein', '=', '981010104')
+    .executeTakeFirstOrThrow();
+  WELL_FORMED['POST /v1/disbursements'] = {
+    organization_id: directoryOrganization.id,
+    amount: 2500,
+    transactions: [{ amount: 2500, type: 'donor_advised_fund_grant', purpose: 'general support', metadata: { k: 'v' } }],
+  };
+  WELL_FORMED['POST /v1/disbursements/bulk'] = { disbursements: [WELL_FORMED['POST /v1/disbursements']] };
   const post = async (path: string, body: unknown) => {
     const response = await apiRequest(server, 'production', 'POST', path, { bearer: fundKey, json: body });
     return response.body as { id: string };
@@ -307,6 +322,10 @@ const WELL_FORMED: Record<string, Json> = {
   'POST /v1/nonprofit_contacts': { entries: [{ ein: '981010103', email: 'nul@example.org' }] },
   // Its account id is the grantmaker's own, read in beforeAll.
   'POST /v1/inbound_transfers': { amount: 2500, account_id: 'account_', description: 'quarterly funding' },
+  // Its organization is a directory organization imported in beforeAll.
+  'POST /v1/disbursements': { organization_id: 'org_', amount: 2500, transactions: [{ amount: 2500, type: 'donor_advised_fund_grant' }] },
+  'POST /v1/disbursements/bulk': { disbursements: [] },
+  'POST /v1/disbursements/approve': { disbursement_ids: ['disbursement_'] },
 };
 
 const jsonOperations = GATEWAY_ROUTES.filter((route) => route.body !== undefined);

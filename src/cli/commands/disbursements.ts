@@ -1,0 +1,35 @@
+import { requireString, type Command } from './command.js';
+
+/**
+ * The production rail of disbursements (docs/grantmaking.md, "Disbursements"): an operator with
+ * the bank's evidence settles or fails a submitted production disbursement.
+ */
+function settleCommand(action: 'settle' | 'fail', summary: string): Command {
+  return {
+    path: ['disbursements', action],
+    summary,
+    usage: `disbursements ${action} --id <disbursement id> --reference <the bank's evidence>`,
+    options: { id: { type: 'string' }, reference: { type: 'string' } },
+    async run(ctx) {
+      const { settleDisbursementAsOperator } = await import('../../grantmaking/disbursements-service.js');
+      const row = await settleDisbursementAsOperator(await ctx.db(), action, {
+        id: requireString(ctx.values, 'id'),
+        reference: requireString(ctx.values, 'reference'),
+      });
+      const amount = Number(row.amount);
+      return {
+        json: { id: row.id, status: row.status, amount, reference: row.settlement_reference },
+        text: `disbursement ${row.id} ${row.status} (${amount} cents), reference ${row.settlement_reference ?? ''}`,
+      };
+    },
+  };
+}
+
+export const disbursementsSettle = settleCommand(
+  'settle',
+  "a production disbursement was paid: its hold leaves the financial account once, audited with the bank's evidence",
+);
+export const disbursementsFail = settleCommand(
+  'fail',
+  "a production disbursement's payment failed: its hold returns to the available balance once, audited with the bank's evidence",
+);

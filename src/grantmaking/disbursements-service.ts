@@ -1,0 +1,448 @@
+import { recordAudit } from '../audit/audit-log.js';
+import type { Db } from '../db/database.js';
+import { inTransaction, type Executor, type Trx } from '../db/executor.js';
+import { prefixedId } from '../db/ids.js';
+import type { Cursor } from '../db/keyset.js';
+import type { Environment } from '../db/schema.js';
+import type { DisbursementStatus, DisbursementTransactionDetails, DonationType } from '../db/schema-grantmaking.js';
+import { conflict, DomainError, invalid, notFound, precondition } from '../errors/domain-error.js';
+import { placeHold, releaseHold, settleHold } from '../ledger/holds.js';
+import { accountBalances, centsOf } from '../ledger/ledger.js';
+import { emitEvent } from '../webhooks/outbox.js';
+import { findProgram, type Scope } from './accounts-repository.js';
+import {
+  disbursementsAccountOf,
+  enabledPrograms,
+  findDisbursement,
+  findDisbursements,
+  findRecipientOrganization,
+  insertDisbursement,
+  insertDisbursementTransactions,
+  listDisbursements,
+  lockAwaitingBalance,
+  lockFinancialAccount,
+  programNames,
+  transactionsOf,
+  updateDisbursement,
+} from './disbursements-repository.js';
+import { checkEvidence } from './evidence.js';
+import { externalLedgerAccount } from './platform-accounts.js';
+
+/**
+ * Disbursements (docs/grantmaking.md, "Disbursements"): created `pending_approval`; approved, they
+ * hold their amount on the financial account (`submitted`) or wait for the balance
+ * (`awaiting_balance`); a completion settles the hold to the outside world, a failure releases it.
+ * Every status change writes `disbursement.updated` in its transaction, with its ledger transfer.
+ */
+
+export type DisbursementRow = Awaited<ReturnType<typeof listDisbursements>>[number];
+export type DisbursementTransactionRow = Awaited<ReturnType<typeof transactionsOf>>[number];
+
+/** A disbursement with what its published shape shows beside its row. */
+export interface DisbursementRecord {
+  row: DisbursementRow;
+  transactions: DisbursementTransactionRow[];
+  programName: string | undefined;
+}
+
+/** The largest disbursement, in cents ($100,000,000): the inbound transfers' maximum, for the same reason. */
+export const MAX_DISBURSEMENT_CENTS = 10_000_000_000;
+/** At most this many transactions: their sum stays far inside JavaScript's safe integers. */
+export const MAX_TRANSACTIONS = 1000;
+
+/** The ledger reference of a disbursement's hold and its end (docs/ledger.md, "Holds"). */
+const REFERENCE_TYPE = 'disbursement';
+
+/** The states a grantmaker may cancel from: before the payment is submitted (no hold yet). */
+const CANCELABLE: readonly DisbursementStatus[] = ['pending_approval', 'awaiting_balance'];
+
+export interface TransactionInput {
+  amount: number;
+  feeAmount?: number | null;
+  type: DonationType;
+  internalTransactionId?: string;
+  purpose?: string;
+  note?: string;
+  recipientName?: string;
+  details?: DisbursementTransactionDetails;
+}
+
+export interface CreateDisbursementInput {
+  organizationId: string;
+  programId?: string | null;
+  amount: number;
+  description?: string;
+  transactions: readonly TransactionInput[];
+  idempotencyKey?: string;
+}
+
+function event(row: DisbursementRow, category: 'disbursement.created' | 'disbursement.updated') {
+  return {
+    environment: row.environment,
+    organizationId: row.organization_id,
+    category,
+    objectId: row.id,
+    objectType: 'disbursement',
+  } as const;
+}
+
+function reference(row: DisbursementRow) {
+  return { type: REFERENCE_TYPE, id: row.id };
+}
+
+/** The amounts of a create request: each a positive whole number of cents, the nets summing to the amount. */
+export function checkAmounts(input: Pick<CreateDisbursementInput, 'amount' | 'transactions'>): void {
+  if (!Number.isSafeInteger(input.amount) || input.amount <= 0) throw invalid('amount: must be a positive whole number of cents');
+  if (input.amount > MAX_DISBURSEMENT_CENTS) throw invalid(`amount: must be at most ${MAX_DISBURSEMENT_CENTS} cents`);
+  if (!Array.isArray(input.transactions) || input.transactions.length === 0) throw invalid('transactions: at least one is required');
+  if (input.transactions.length > MAX_TRANSACTIONS) throw invalid(`transactions: at most ${MAX_TRANSACTIONS}`);
+  let net = 0;
+  for (const [i, t] of input.transactions.entries()) {
+    if (!Number.isSafeInteger(t.amount) || t.amount <= 0 || t.amount > MAX_DISBURSEMENT_CENTS)
+      throw invalid(`transactions[${i}].amount: must be a positive whole number of cents, at most ${MAX_DISBURSEMENT_CENTS}`);
+    const fee = t.feeAmount ?? 0;
+    if (!Number.isSafeInteger(fee) || fee < 0 || fee >= t.amount)
+      throw invalid(`transactions[${i}].fee_amount: must be a whole number of cents from 0 to less than the transaction's amount`);
+    net += t.amount - fee;
+  }
+  if (net !== input.amount)
+    throw invalid(`transactions: their net amounts (amount - fee_amount) sum to ${net}, not to the disbursement's amount ${input.amount}`);
+}
+
+/** The program a disbursement belongs to: the one named (the grantmaker's, enabled), or the only enabled one. */
+async function programFor(trx: Executor, scope: Scope, programId: string | null | undefined): Promise<string> {
+  if (programId !== undefined && programId !== null) {
+    // The published create has no 404: a program that is not the caller's is a bad program_id.
+    const program = await findProgram(trx, scope, programId);
+    if (!program) throw invalid(`program_id: no program ${programId} of yours in ${scope.environment}`);
+    if (program.grant_disbursement_status !== 'enabled') throw invalid(`program_id: program ${programId} has grant disbursements disabled`);
+    return program.id;
+  }
+  const enabled = await enabledPrograms(trx, scope);
+  if (enabled.length === 0) throw invalid('program_id: you have no program with grant disbursements enabled');
+  if (enabled.length > 1) throw invalid('program_id: required, since you have more than one program with grant disbursements enabled');
+  return enabled[0]!.id;
+}
+
+async function recordsOf(db: Executor, rows: DisbursementRow[]): Promise<DisbursementRecord[]> {
+  const ids = rows.map((r) => r.id);
+  const [transactions, programs] = await Promise.all([
+    transactionsOf(db, ids),
+    programNames(db, [...new Set(rows.map((r) => r.program_id))]),
+  ]);
+  const names = new Map(programs.map((p) => [p.id, p.name]));
+  return rows.map((row) => ({
+    row,
+    transactions: transactions.filter((t) => t.disbursement_id === row.id),
+    programName: names.get(row.program_id),
+  }));
+}
+
+async function recordOf(db: Executor, row: DisbursementRow): Promise<DisbursementRecord> {
+  return (await recordsOf(db, [row]))[0]!;
+}
+
+/** `pending_approval`, with its transactions and `disbursement.created`, in one transaction. */
+export async function createDisbursement(
+  db: Db,
+  scope: Scope,
+  createdBy: string,
+  input: CreateDisbursementInput,
+): Promise<DisbursementRecord> {
+  checkAmounts(input);
+  return inTransaction(db, async (trx) => {
+    // The published create has no 404: an unknown recipient is a bad organization_id.
+    const recipient = await findRecipientOrganization(trx, input.organizationId);
+    if (!recipient) throw invalid(`organization_id: no organization ${input.organizationId}`);
+    const programId = await programFor(trx, scope, input.programId);
+    const account = await disbursementsAccountOf(trx, scope);
+    if (!account) throw new Error(`grantmaker ${scope.organizationId} has no disbursements account in ${scope.environment}`);
+    let row: DisbursementRow;
+    try {
+      row = await inTransaction(trx, (inner) =>
+        insertDisbursement(inner, {
+          id: prefixedId('disbursement'),
+          environment: scope.environment,
+          organization_id: scope.organizationId,
+          financial_account_id: account.id,
+          program_id: programId,
+          recipient_organization_id: recipient.id,
+          amount: input.amount,
+          description: input.description ?? null,
+          idempotency_key: input.idempotencyKey ?? null,
+          created_by: createdBy,
+        }),
+      );
+    } catch (error) {
+      // Past the key's replay window the same key runs afresh: one disbursement per key still.
+      if ((error as { code?: string }).code === '23505')
+        throw conflict('A disbursement was already created with this Idempotency-Key; send a new key for a new disbursement.');
+      throw error;
+    }
+    await insertDisbursementTransactions(
+      trx,
+      input.transactions.map((t, position) => ({
+        id: prefixedId('transaction'),
+        disbursement_id: row.id,
+        position,
+        amount: t.amount,
+        fee_amount: t.feeAmount ?? null,
+        type: t.type,
+        internal_transaction_id: t.internalTransactionId ?? null,
+        purpose: t.purpose ?? null,
+        note: t.note ?? null,
+        recipient_name: t.recipientName ?? null,
+        details: JSON.stringify(t.details ?? {}),
+      })),
+    );
+    await emitEvent(trx, event(row, 'disbursement.created'));
+    return recordOf(trx, row);
+  });
+}
+
+export async function disbursementsPage(
+  db: Db,
+  scope: Scope,
+  filter: { recipientOrganizationId?: string; idempotencyKey?: string },
+  cursor: Cursor | undefined,
+  limit: number,
+): Promise<DisbursementRecord[]> {
+  return recordsOf(db, await listDisbursements(db, scope, filter, cursor, limit));
+}
+
+export async function disbursementOf(db: Db, scope: Scope, id: string): Promise<DisbursementRecord | undefined> {
+  const row = await findDisbursement(db, scope, id);
+  return row ? recordOf(db, row) : undefined;
+}
+
+/**
+ * Holds the disbursement's amount if the account's available balance covers it. Called with the
+ * account's row locked (lockFinancialAccount), so the balance read is the one the hold meets.
+ */
+async function holdIfCovered(
+  trx: Trx,
+  row: DisbursementRow,
+  pair: { available_ledger_account_id: string; held_ledger_account_id: string },
+) {
+  const amount = centsOf(row.amount);
+  const balances = await accountBalances(trx, [pair.available_ledger_account_id]);
+  if (balances.get(pair.available_ledger_account_id)! < amount) return false;
+  await placeHold(trx, {
+    environment: row.environment,
+    reference: reference(row),
+    account: { availableAccountId: pair.available_ledger_account_id, heldAccountId: pair.held_ledger_account_id },
+    amount,
+  });
+  return true;
+}
+
+/**
+ * `pending_approval` → `submitted` (its amount held) or `awaiting_balance` (no hold), under the
+ * account's lock and then the disbursement's: concurrent approvals of one disbursement make one
+ * transition (the later ones see its new status), and of many never hold more than is available.
+ */
+export async function approveDisbursement(db: Db, scope: Scope, approvedBy: string, id: string): Promise<DisbursementRecord> {
+  return inTransaction(db, async (trx) => {
+    const seen = await findDisbursement(trx, scope, id);
+    if (!seen) throw notFound('The disbursement was not found.');
+    const account = await lockFinancialAccount(trx, seen.environment, seen.financial_account_id);
+    const row = (await findDisbursement(trx, scope, id, true))!;
+    // The published operation answers a disbursement in another state with 400.
+    if (row.status !== 'pending_approval') throw invalid(`The disbursement is ${row.status}; only a pending_approval one can be approved.`);
+    const submitted = await holdIfCovered(trx, row, account);
+    const updated = await updateDisbursement(trx, id, {
+      status: submitted ? 'submitted' : 'awaiting_balance',
+      approved_by: approvedBy,
+      approved_at: new Date(),
+    });
+    await emitEvent(trx, event(updated, 'disbursement.updated'));
+    return recordOf(trx, updated);
+  });
+}
+
+/** At most this many disbursements in one bulk request. */
+export const MAX_BULK = 100;
+
+/** A refusal of one item of a bulk request, naming the item. */
+function itemError(error: unknown, name: string): unknown {
+  return error instanceof DomainError ? new DomainError(error.code, `${name}: ${error.message}`, error.data) : error;
+}
+
+/** Creates them all or none (the published bulk create): a refusal names the item (`disbursements[i]`). */
+export async function bulkCreateDisbursements(
+  db: Db,
+  scope: Scope,
+  createdBy: string,
+  inputs: readonly Omit<CreateDisbursementInput, 'idempotencyKey'>[],
+): Promise<DisbursementRecord[]> {
+  if (inputs.length === 0 || inputs.length > MAX_BULK) throw invalid(`disbursements: 1 to ${MAX_BULK} of them`);
+  return inTransaction(db, async (trx) => {
+    const created: DisbursementRecord[] = [];
+    for (const [i, input] of inputs.entries()) {
+      try {
+        created.push(await createDisbursement(trx, scope, createdBy, input));
+      } catch (error) {
+        throw itemError(error, `disbursements[${i}]`);
+      }
+    }
+    return created;
+  });
+}
+
+/**
+ * Approves them all or none (the published bulk approval). The accounts' locks first, then every
+ * disbursement's (by id), all checked before any hold is placed: a concurrent completion or
+ * failure of one of them never waits on this request's ledger rows while it waits on theirs.
+ * They are decided oldest first, as approvals one by one would be.
+ */
+export async function bulkApproveDisbursements(
+  db: Db,
+  scope: Scope,
+  approvedBy: string,
+  ids: readonly string[],
+): Promise<DisbursementRecord[]> {
+  if (ids.length === 0 || ids.length > MAX_BULK) throw invalid(`disbursement_ids: 1 to ${MAX_BULK} of them`);
+  const unique = [...new Set(ids)];
+  if (unique.length !== ids.length) throw invalid('disbursement_ids: an id appears more than once');
+  return inTransaction(db, async (trx) => {
+    const seen = await findDisbursements(trx, scope, unique);
+    const missing = unique.find((id) => !seen.some((r) => r.id === id));
+    if (missing !== undefined) throw notFound(`The disbursement ${missing} was not found.`);
+    const accounts = new Map<string, Awaited<ReturnType<typeof lockFinancialAccount>>>();
+    for (const accountId of [...new Set(seen.map((r) => r.financial_account_id))].sort())
+      accounts.set(accountId, await lockFinancialAccount(trx, scope.environment, accountId));
+    const rows = await findDisbursements(trx, scope, unique, true);
+    const blocked = rows.find((r) => r.status !== 'pending_approval');
+    if (blocked) throw invalid(`disbursement_ids: ${blocked.id} is ${blocked.status}; only pending_approval ones can be approved.`);
+    const oldestFirst = [...rows].sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : 1));
+    const approved: DisbursementRow[] = [];
+    for (const row of oldestFirst) {
+      const submitted = await holdIfCovered(trx, row, accounts.get(row.financial_account_id)!);
+      const updated = await updateDisbursement(trx, row.id, {
+        status: submitted ? 'submitted' : 'awaiting_balance',
+        approved_by: approvedBy,
+        approved_at: new Date(),
+      });
+      await emitEvent(trx, event(updated, 'disbursement.updated'));
+      approved.push(updated);
+    }
+    const records = await recordsOf(trx, approved);
+    // In the order asked for.
+    return ids.map((id) => records.find((r) => r.row.id === id)!);
+  });
+}
+
+/** `pending_approval` or `awaiting_balance` → `canceled`: neither has a hold, so no money moves. */
+export async function cancelDisbursement(db: Db, scope: Scope, id: string): Promise<DisbursementRecord> {
+  return inTransaction(db, async (trx) => {
+    const row = await findDisbursement(trx, scope, id, true);
+    if (!row) throw notFound('The disbursement was not found.');
+    // The published operation answers a disbursement in another state with 400.
+    if (!CANCELABLE.includes(row.status))
+      throw invalid(`The disbursement is ${row.status}; only a pending_approval or awaiting_balance one can be canceled.`);
+    const updated = await updateDisbursement(trx, id, { status: 'canceled', canceled_at: new Date() });
+    await emitEvent(trx, event(updated, 'disbursement.updated'));
+    return recordOf(trx, updated);
+  });
+}
+
+/** Who ends a payment: the sandbox simulations (the grantmaker's scope), or an operator by id with the bank's evidence (production). */
+type Settler = { scope: Scope } | { operator: { reference: string } };
+
+/** A submitted disbursement's payment ends: `effect` ends its hold, in the transaction of the status change. */
+async function endSubmitted(
+  db: Db,
+  settler: Settler,
+  id: string,
+  status: 'completed' | 'failed',
+  effect: (trx: Trx, row: DisbursementRow) => Promise<unknown>,
+): Promise<DisbursementRow> {
+  const where = 'scope' in settler ? settler.scope : { environment: 'production' as const };
+  return inTransaction(db, async (trx) => {
+    const row = await findDisbursement(trx, where, id, true);
+    if (!row) throw notFound('The disbursement was not found.');
+    if (row.status !== 'submitted') throw precondition(`The disbursement is ${row.status}; only a submitted one can be ${status}.`);
+    await effect(trx, row);
+    const updated = await updateDisbursement(trx, id, {
+      status,
+      ...('operator' in settler ? { settlement_reference: settler.operator.reference } : {}),
+    });
+    await emitEvent(trx, event(updated, 'disbursement.updated'));
+    if ('operator' in settler)
+      await recordAudit(trx, {
+        event: `disbursement.${status}`,
+        environment: row.environment,
+        organizationId: row.organization_id,
+        details: { disbursement_id: row.id, amount: centsOf(row.amount), reference: settler.operator.reference, via: 'admin_cli' },
+      });
+    return updated;
+  });
+}
+
+/** The payment arrived: the hold settles to the environment's external account (the money left). */
+export async function completeDisbursement(db: Db, settler: Settler, id: string): Promise<DisbursementRow> {
+  return endSubmitted(db, settler, id, 'completed', async (trx, row) =>
+    settleHold(trx, {
+      environment: row.environment,
+      reference: reference(row),
+      destinationAccountId: await externalLedgerAccount(trx, row.environment),
+    }),
+  );
+}
+
+/**
+ * The payment failed: the hold is released to the available balance, once (the ledger's hold-end
+ * uniqueness), and the money freed then submits what waits for it, in a transaction of its own.
+ */
+export async function failDisbursement(db: Db, settler: Settler, id: string): Promise<DisbursementRow> {
+  const row = await endSubmitted(db, settler, id, 'failed', (trx, r) =>
+    releaseHold(trx, { environment: r.environment, reference: reference(r) }),
+  );
+  await submitAwaitingBalance(db, row.environment, row.financial_account_id);
+  return row;
+}
+
+/**
+ * The production rail (docs/grantmaking.md, "Disbursements"): an operator holding the bank's
+ * evidence settles or fails a submitted production disbursement, through the simulations' calls.
+ */
+export async function settleDisbursementAsOperator(
+  db: Db,
+  action: 'settle' | 'fail',
+  input: { id: string; reference: string },
+): Promise<DisbursementRow> {
+  const settler: Settler = { operator: { reference: checkEvidence(input.reference) } };
+  try {
+    return await (action === 'settle' ? completeDisbursement : failDisbursement)(db, settler, input.id);
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'not_found')
+      throw notFound(`no production disbursement ${input.id} (a sandbox disbursement is settled by its simulations)`);
+    throw error;
+  }
+}
+
+/**
+ * Submits the account's `awaiting_balance` disbursements that its available balance now covers,
+ * oldest first, stopping at the first it does not cover (a large one is not passed over by
+ * smaller later ones). Runs in the caller's transaction (an inbound transfer's completion), or
+ * one of its own; the account's lock is taken first, as approvals take it.
+ */
+export async function submitAwaitingBalance(executor: Executor, environment: Environment, financialAccountId: string): Promise<string[]> {
+  const run = async (trx: Trx) => {
+    const account = await lockFinancialAccount(trx, environment, financialAccountId);
+    const submitted: string[] = [];
+    for (const row of await lockAwaitingBalance(trx, environment, financialAccountId)) {
+      if (!(await holdIfCovered(trx, row, account))) break;
+      const updated = await updateDisbursement(trx, row.id, { status: 'submitted' });
+      await emitEvent(trx, event(updated, 'disbursement.updated'));
+      submitted.push(row.id);
+    }
+    return submitted;
+  };
+  return executor.isTransaction ? run(executor as Trx) : inTransaction(executor as Db, run);
+}
+
+/** Locks the financial account an inbound transfer funds before it posts: the order approvals take. */
+export async function lockAccountForDeposit(trx: Executor, environment: Environment, financialAccountId: string): Promise<void> {
+  await lockFinancialAccount(trx, environment, financialAccountId);
+}

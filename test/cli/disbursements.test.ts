@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addOrganization } from '../../src/accounts/service.js';
+import { importBmfFile } from '../../src/directory/import-service.js';
+import { approveDisbursement, createDisbursement } from '../../src/grantmaking/disbursements-service.js';
+import { createInboundTransfer, settleAsOperator } from '../../src/grantmaking/inbound-transfers-service.js';
+import { financialAccountBalanceOf, financialAccountsOf } from '../../src/grantmaking/accounts-service.js';
+import { verifyLedger } from '../../src/ledger/verify.js';
+import { runAdmin } from '../helpers/admin-cli.js';
+import { bmfLine, writeBmfFile } from '../helpers/bmf.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
+
+/** `admin disbursements settle|fail` (docs/grantmaking.md, "Disbursements": the production rail). */
+
+let t: TestDatabase;
+let organizationId: string;
+let recipientId: string;
+const production = () => ({ organizationId, environment: 'production' as const });
+const sandbox = () => ({ organizationId, environment: 'sandbox' as const });
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  await importBmfFile(t.db, writeBmfFile([bmfLine({ EIN: '840000401', NAME: 'MEADOW SCHOOL' })]));
+  recipientId = (await t.db.selectFrom('directory_organizations').select('id').executeTakeFirstOrThrow()).id;
+  organizationId = (await addOrganization(t.db, { ein: '76-1000001', name: 'Eastside Foundation', kind: 'grantmaker' })).id;
+  const [account] = await financialAccountsOf(t.db, production());
+  const transfer = await createInboundTransfer(t.db, production(), { amount: 10_000, accountId: account!.id });
+  await settleAsOperator(t.db, 'complete', { id: transfer.id, reference: 'FED-1' });
+});
+afterAll(async () => t?.drop());
+
+const admin = (...argv: string[]) => runAdmin(argv, { DATABASE_URL: t.url });
+
+async function submitted(scope: { organizationId: string; environment: 'production' | 'sandbox' }, amount: number) {
+  const record = await createDisbursement(t.db, scope, 'api_key:test', {
+    organizationId: recipientId,
+    amount,
+    transactions: [{ amount, type: 'donor_advised_fund_grant' }],
+  });
+  return (await approveDisbursement(t.db, scope, 'api_key:test', record.row.id)).row;
+}
+
+async function balance() {
+  const [account] = await financialAccountsOf(t.db, production());
+  return financialAccountBalanceOf(t.db, production(), account!.id);
+}
+
+function auditOf(id: string) {
+  return t.db
+    .selectFrom('audit_events')
+    .select(['event', 'details'])
+    .where(({ ref, eb }) => eb(eb.fn('jsonb_extract_path_text', [ref('details'), eb.val('disbursement_id')]), '=', id))
+    .execute();
+}
+
+describe('admin disbursements', () => {
+  it("settle: the hold leaves the account once, audited with the bank's evidence; again is refused", async () => {
+    const row = await submitted(production(), 3_000);
+    expect(row.status).toBe('submitted');
+    const done = await admin('disbursements', 'settle', '--id', row.id, '--reference', 'ACH-TRACE-1', '--json');
+    expect(done.code, done.stderr).toBe(0);
+    expect(JSON.parse(done.stdout)).toEqual({ id: row.id, status: 'completed', amount: 3_000, reference: 'ACH-TRACE-1' });
+    expect(await balance()).toMatchObject({ current_balance: 7_000, available_balance: 7_000 });
+    expect(await auditOf(row.id)).toEqual([
+      { event: 'disbursement.completed', details: { disbursement_id: row.id, amount: 3_000, reference: 'ACH-TRACE-1', via: 'admin_cli' } },
+    ]);
+    const again = await admin('disbursements', 'fail', '--id', row.id, '--reference', 'R01');
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain('completed');
+    expect(await balance()).toMatchObject({ current_balance: 7_000, available_balance: 7_000 });
+    expect(await verifyLedger(t.db)).toMatchObject({ ok: true });
+  });
+
+  it('fail: the hold returns to the available balance once, audited', async () => {
+    const row = await submitted(production(), 2_000);
+    const done = await admin('disbursements', 'fail', '--id', row.id, '--reference', 'R03', '--json');
+    expect(done.code, done.stderr).toBe(0);
+    expect(JSON.parse(done.stdout)).toMatchObject({ status: 'failed', reference: 'R03' });
+    expect(await balance()).toMatchObject({ current_balance: 7_000, available_balance: 7_000 });
+    expect((await auditOf(row.id)).map((a) => a.event)).toEqual(['disbursement.failed']);
+    expect(await verifyLedger(t.db)).toMatchObject({ ok: true });
+  });
+
+  it('a sandbox disbursement, an unknown id and a missing or blank reference are refused, and nothing moves', async () => {
+    const row = await submitted(sandbox(), 1);
+    expect(row.status).toBe('awaiting_balance');
+    const refusedSandbox = await admin('disbursements', 'settle', '--id', row.id, '--reference', 'X');
+    expect(refusedSandbox.code).not.toBe(0);
+    expect(refusedSandbox.stderr).toContain('sandbox');
+    const blank = await admin('disbursements', 'settle', '--id', row.id, '--reference', '  ');
+    expect(blank.code).not.toBe(0);
+    expect(blank.stderr).toContain('--reference');
+    expect((await admin('disbursements', 'fail', '--id', 'disbursement_x')).code).not.toBe(0);
+    expect(await auditOf(row.id)).toEqual([]);
+  });
+});
