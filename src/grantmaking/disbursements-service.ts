@@ -1,3 +1,4 @@
+import { mapUniqueViolation } from '../errors/unique-violation.js';
 import { recordAudit } from '../audit/audit-log.js';
 import type { Db } from '../db/database.js';
 import { inTransaction, type Executor, type Trx } from '../db/executor.js';
@@ -5,7 +6,7 @@ import { prefixedId } from '../db/ids.js';
 import type { Cursor } from '../db/keyset.js';
 import type { Environment } from '../db/schema.js';
 import type { DisbursementStatus, DisbursementTransactionDetails, DonationType } from '../db/schema-grantmaking.js';
-import { conflict, DomainError, invalid, notFound, precondition } from '../errors/domain-error.js';
+import { DomainError, invalid, notFound, precondition } from '../errors/domain-error.js';
 import { placeHold, releaseHold, settleHold } from '../ledger/holds.js';
 import { accountBalances, centsOf } from '../ledger/ledger.js';
 import { emitEvent } from '../webhooks/outbox.js';
@@ -175,9 +176,10 @@ export async function createDisbursement(
       );
     } catch (error) {
       // Past the key's replay window the same key runs afresh: one disbursement per key still.
-      if ((error as { code?: string }).code === '23505')
-        throw conflict('A disbursement was already created with this Idempotency-Key; send a new key for a new disbursement.');
-      throw error;
+      mapUniqueViolation(error, {
+        disbursements_idempotency_key:
+          'A disbursement was already created with this Idempotency-Key; send a new key for a new disbursement.',
+      });
     }
     await insertDisbursementTransactions(
       trx,

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
 import { createApiKey } from '../../src/api-keys/service.js';
@@ -305,6 +306,18 @@ describe('disbursements', () => {
     const found = await call('GET', '/v1/disbursements?idempotency_key=disb-replay-1');
     expect((found.body.results as { id: string }[]).map((r) => r.id)).toEqual([first.body.id]);
     expectProblem(await call('POST', '/v1/disbursements', body(322), sandboxKey, 'sandbox', headers), 409, 'conflict');
+  });
+
+  it('a key sent again past its 24 hours runs afresh, and still makes no second disbursement: 409', async () => {
+    const headers = { 'Idempotency-Key': 'disb-stale-1' };
+    const first = await call('POST', '/v1/disbursements', body(323), sandboxKey, 'sandbox', headers);
+    expect(first.status).toBe(201);
+    await sql`update idempotency_keys set created_at = now() - interval '25 hours' where key = 'disb-stale-1'`.execute(t.db);
+    const again = await call('POST', '/v1/disbursements', body(323), sandboxKey, 'sandbox', headers);
+    expectProblem(again, 409, 'conflict');
+    expect(again.body.detail).toMatch(/already created with this Idempotency-Key/);
+    const rows = await t.db.selectFrom('disbursements').select('id').where('idempotency_key', '=', 'disb-stale-1').execute();
+    expect(rows.map((r) => r.id)).toEqual([first.body.id]);
   });
 
   it('lists page newest first with next_page_token', async () => {
