@@ -15,7 +15,6 @@ import {
   disbursementsAccountOf,
   enabledPrograms,
   findDisbursement,
-  findDisbursements,
   findRecipientOrganization,
   insertDisbursement,
   insertDisbursementTransactions,
@@ -125,7 +124,7 @@ async function programFor(trx: Executor, scope: Scope, programId: string | null 
   return enabled[0]!.id;
 }
 
-async function recordsOf(db: Executor, rows: DisbursementRow[]): Promise<DisbursementRecord[]> {
+export async function recordsOf(db: Executor, rows: DisbursementRow[]): Promise<DisbursementRecord[]> {
   const ids = rows.map((r) => r.id);
   const [transactions, programs] = await Promise.all([
     transactionsOf(db, ids),
@@ -251,87 +250,29 @@ export async function approveDisbursement(db: Db, scope: Scope, approvedBy: stri
     const row = (await findDisbursement(trx, scope, id, true))!;
     // The published operation answers a disbursement in another state with 400.
     if (row.status !== 'pending_approval') throw invalid(`The disbursement is ${row.status}; only a pending_approval one can be approved.`);
-    const submitted = await holdIfCovered(trx, row, account);
-    const updated = await updateDisbursement(trx, id, {
-      status: submitted ? 'submitted' : 'awaiting_balance',
-      approved_by: approvedBy,
-      approved_at: new Date(),
-    });
-    await emitEvent(trx, event(updated, 'disbursement.updated'));
-    return recordOf(trx, updated);
-  });
-}
-
-/** At most this many disbursements in one bulk request. */
-export const MAX_BULK = 100;
-
-/** A refusal of one item of a bulk request, naming the item. */
-function itemError(error: unknown, name: string): unknown {
-  return error instanceof DomainError ? new DomainError(error.code, `${name}: ${error.message}`, error.data) : error;
-}
-
-/** Creates them all or none (the published bulk create): a refusal names the item (`disbursements[i]`). */
-export async function bulkCreateDisbursements(
-  db: Db,
-  scope: Scope,
-  createdBy: string,
-  inputs: readonly Omit<CreateDisbursementInput, 'idempotencyKey'>[],
-): Promise<DisbursementRecord[]> {
-  if (inputs.length === 0 || inputs.length > MAX_BULK) throw invalid(`disbursements: 1 to ${MAX_BULK} of them`);
-  return inTransaction(db, async (trx) => {
-    const created: DisbursementRecord[] = [];
-    for (const [i, input] of inputs.entries()) {
-      try {
-        created.push(await createDisbursement(trx, scope, createdBy, input));
-      } catch (error) {
-        throw itemError(error, `disbursements[${i}]`);
-      }
-    }
-    return created;
+    return recordOf(trx, await approveLockedRow(trx, row, account, approvedBy));
   });
 }
 
 /**
- * Approves them all or none (the published bulk approval). The accounts' locks first, then every
- * disbursement's (by id), all checked before any hold is placed: a concurrent completion or
- * failure of one of them never waits on this request's ledger rows while it waits on theirs.
- * They are decided oldest first, as approvals one by one would be.
+ * The step of every approval, one or in bulk: a `pending_approval` row, locked after its account,
+ * becomes `submitted` with its amount held when the available balance covers it, else
+ * `awaiting_balance`; `disbursement.updated` in the same transaction.
  */
-export async function bulkApproveDisbursements(
-  db: Db,
-  scope: Scope,
+export async function approveLockedRow(
+  trx: Trx,
+  row: DisbursementRow,
+  account: { available_ledger_account_id: string; held_ledger_account_id: string },
   approvedBy: string,
-  ids: readonly string[],
-): Promise<DisbursementRecord[]> {
-  if (ids.length === 0 || ids.length > MAX_BULK) throw invalid(`disbursement_ids: 1 to ${MAX_BULK} of them`);
-  const unique = [...new Set(ids)];
-  if (unique.length !== ids.length) throw invalid('disbursement_ids: an id appears more than once');
-  return inTransaction(db, async (trx) => {
-    const seen = await findDisbursements(trx, scope, unique);
-    const missing = unique.find((id) => !seen.some((r) => r.id === id));
-    if (missing !== undefined) throw notFound(`The disbursement ${missing} was not found.`);
-    const accounts = new Map<string, Awaited<ReturnType<typeof lockFinancialAccount>>>();
-    for (const accountId of [...new Set(seen.map((r) => r.financial_account_id))].sort())
-      accounts.set(accountId, await lockFinancialAccount(trx, scope.environment, accountId));
-    const rows = await findDisbursements(trx, scope, unique, true);
-    const blocked = rows.find((r) => r.status !== 'pending_approval');
-    if (blocked) throw invalid(`disbursement_ids: ${blocked.id} is ${blocked.status}; only pending_approval ones can be approved.`);
-    const oldestFirst = [...rows].sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : 1));
-    const approved: DisbursementRow[] = [];
-    for (const row of oldestFirst) {
-      const submitted = await holdIfCovered(trx, row, accounts.get(row.financial_account_id)!);
-      const updated = await updateDisbursement(trx, row.id, {
-        status: submitted ? 'submitted' : 'awaiting_balance',
-        approved_by: approvedBy,
-        approved_at: new Date(),
-      });
-      await emitEvent(trx, event(updated, 'disbursement.updated'));
-      approved.push(updated);
-    }
-    const records = await recordsOf(trx, approved);
-    // In the order asked for.
-    return ids.map((id) => records.find((r) => r.row.id === id)!);
+): Promise<DisbursementRow> {
+  const submitted = await holdIfCovered(trx, row, account);
+  const updated = await updateDisbursement(trx, row.id, {
+    status: submitted ? 'submitted' : 'awaiting_balance',
+    approved_by: approvedBy,
+    approved_at: new Date(),
   });
+  await emitEvent(trx, event(updated, 'disbursement.updated'));
+  return updated;
 }
 
 /** `pending_approval` or `awaiting_balance` → `canceled`: neither has a hold, so no money moves. */

@@ -1,17 +1,15 @@
+import { bulkApproveDisbursements, bulkCreateDisbursements, MAX_BULK } from '../../grantmaking/disbursements-bulk-service.js';
 import { z } from 'zod';
 import { DISBURSEMENT_STATUSES, DONATION_TYPES } from '../../db/schema-grantmaking.js';
 import { invalid, notFound } from '../../errors/domain-error.js';
 import {
   approveDisbursement,
-  bulkApproveDisbursements,
-  bulkCreateDisbursements,
   cancelDisbursement,
   completeDisbursement,
   createDisbursement,
   disbursementOf,
   disbursementsPage,
   failDisbursement,
-  MAX_BULK,
   MAX_DISBURSEMENT_CENTS,
   MAX_TRANSACTIONS,
   type DisbursementRecord,
