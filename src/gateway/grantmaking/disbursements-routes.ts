@@ -1,7 +1,7 @@
 import { bulkApproveDisbursements, bulkCreateDisbursements, MAX_BULK } from '../../grantmaking/disbursements-bulk-service.js';
 import { z } from 'zod';
 import { DISBURSEMENT_STATUSES, DONATION_TYPES } from '../../db/schema-grantmaking.js';
-import { invalid, notFound } from '../../errors/domain-error.js';
+import { invalid } from '../../errors/domain-error.js';
 import {
   approveDisbursement,
   cancelDisbursement,
@@ -18,8 +18,8 @@ import { IDEMPOTENCY_HEADER, idempotencyKeyOf } from '../../idempotency/key.js';
 import type { Caller } from '../routing/caller.js';
 import { decodeCursor, listPage } from '../routing/pagination.js';
 import { resourceNotFound } from '../routing/problems.js';
-import { defineRoute, type HandlerInput } from '../routing/route-spec.js';
-import { GRANTMAKERS, scopeOf } from './callers.js';
+import { defineRoute } from '../routing/route-spec.js';
+import { GRANTMAKERS, sandboxOnly, scopeOf } from './callers.js';
 
 /** The published disbursements operations (docs/grantmaking.md, "Disbursements"). */
 
@@ -183,11 +183,6 @@ const common = {
   credentials: 'any',
   callers: GRANTMAKERS,
 } as const;
-
-/** The simulations exist in the sandbox only (docs/grantmaking.md, "Disbursements"). */
-function sandboxOnly({ caller, ctx }: Pick<HandlerInput<unknown, unknown>, 'caller' | 'ctx'>): void {
-  if (caller.environment !== 'sandbox') throw notFound(`${ctx.method} ${ctx.path} is available in the sandbox only.`);
-}
 
 export const disbursementRoutes = [
   defineRoute({

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { INBOUND_TRANSFER_STATUSES } from '../../db/schema-grantmaking.js';
-import { notFound } from '../../errors/domain-error.js';
 import {
   cancelInboundTransfer,
   completeInboundTransfer,
@@ -13,8 +12,8 @@ import {
 } from '../../grantmaking/inbound-transfers-service.js';
 import { decodeCursor, listPage } from '../routing/pagination.js';
 import { resourceNotFound } from '../routing/problems.js';
-import { defineRoute, type HandlerInput } from '../routing/route-spec.js';
-import { GRANTMAKERS, scopeOf } from './callers.js';
+import { defineRoute } from '../routing/route-spec.js';
+import { GRANTMAKERS, sandboxOnly, scopeOf } from './callers.js';
 
 /** The published InboundTransfer: the financial account it funds is not among its members. */
 const InboundTransfer = z.object({
@@ -57,11 +56,6 @@ const common = {
   credentials: 'any',
   callers: GRANTMAKERS,
 } as const;
-
-/** The simulations exist in the sandbox only: production's transfers are settled by an operator (docs/grantmaking.md). */
-function sandboxOnly({ caller, ctx }: Pick<HandlerInput<unknown, unknown>, 'caller' | 'ctx'>): void {
-  if (caller.environment !== 'sandbox') throw notFound(`${ctx.method} ${ctx.path} is available in the sandbox only.`);
-}
 
 export const inboundTransferRoutes = [
   defineRoute({
