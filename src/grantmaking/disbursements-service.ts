@@ -11,6 +11,7 @@ import { placeHold, releaseHold, settleHold } from '../ledger/holds.js';
 import { accountBalances, centsOf } from '../ledger/ledger.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { findProgram, type Scope } from './accounts-repository.js';
+import { refuseSelfApproval } from './approval-policy.js';
 import {
   disbursementsAccountOf,
   enabledPrograms,
@@ -250,6 +251,7 @@ export async function approveDisbursement(db: Db, scope: Scope, approvedBy: stri
     const row = (await findDisbursement(trx, scope, id, true))!;
     // The published operation answers a disbursement in another state with 400.
     if (row.status !== 'pending_approval') throw invalid(`The disbursement is ${row.status}; only a pending_approval one can be approved.`);
+    await refuseSelfApproval(trx, row.organization_id, [row], approvedBy);
     return recordOf(trx, await approveLockedRow(trx, row, account, approvedBy));
   });
 }

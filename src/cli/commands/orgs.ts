@@ -1,5 +1,5 @@
 import type { OrganizationKind } from '../../db/schema.js';
-import { optionalString, requireString, type Command } from './command.js';
+import { optionalString, requireString, UsageError, type Command } from './command.js';
 
 export const orgsAdd: Command = {
   path: ['orgs', 'add'],
@@ -48,6 +48,24 @@ export const orgsRemove: Command = {
     return {
       json: { ...r },
       text: `removed ${r.name} (${r.ein})${held.length ? ` with ${held.join(', ')}` : ''}; ${r.revoked_authorizations} authorization${r.revoked_authorizations === 1 ? '' : 's'} revoked`,
+    };
+  },
+};
+
+export const orgsSecondApprover: Command = {
+  path: ['orgs', 'second-approver'],
+  summary: 'turn on or off a grantmaker\'s "disbursements need a second person to approve"',
+  usage: 'orgs second-approver --ein <ein> --set on|off',
+  options: { ein: { type: 'string' }, set: { type: 'string' } },
+  async run(ctx) {
+    const set = requireString(ctx.values, 'set');
+    if (set !== 'on' && set !== 'off') throw new UsageError('--set is on or off');
+    const { setRequireSecondApproverByEin } = await import('../../accounts/organization-settings.js');
+    const ein = requireString(ctx.values, 'ein');
+    const { name } = await setRequireSecondApproverByEin(await ctx.db(), { ein, required: set === 'on' });
+    return {
+      json: { ein, require_second_approver: set === 'on' },
+      text: `${name}: disbursements ${set === 'on' ? 'now need' : 'no longer need'} a second person to approve`,
     };
   },
 };
