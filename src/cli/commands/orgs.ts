@@ -1,5 +1,5 @@
 import type { OrganizationKind } from '../../db/schema.js';
-import { optionalString, requireString, UsageError, type Command } from './command.js';
+import { optionalString, requireString, type Command } from './command.js';
 
 export const orgsAdd: Command = {
   path: ['orgs', 'add'],
@@ -58,8 +58,8 @@ export const orgsSecondApprover: Command = {
   usage: 'orgs second-approver --ein <ein> --set on|off',
   options: { ein: { type: 'string' }, set: { type: 'string' } },
   async run(ctx) {
+    // The usage line's `on|off` is checked before the command runs (cli/usage.ts).
     const set = requireString(ctx.values, 'set');
-    if (set !== 'on' && set !== 'off') throw new UsageError('--set is on or off');
     const { setRequireSecondApproverByEin } = await import('../../accounts/organization-settings.js');
     const ein = requireString(ctx.values, 'ein');
     const { name } = await setRequireSecondApproverByEin(await ctx.db(), { ein, required: set === 'on' });
