@@ -11,7 +11,7 @@ import { placeHold, releaseHold, settleHold } from '../ledger/holds.js';
 import { accountBalances, centsOf } from '../ledger/ledger.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { findProgram, type Scope } from './accounts-repository.js';
-import { refuseSelfApproval } from './approval-policy.js';
+import { approverEmails, refuseSelfApproval } from './approval-policy.js';
 import {
   disbursementsAccountOf,
   enabledPrograms,
@@ -44,6 +44,8 @@ export interface DisbursementRecord {
   row: DisbursementRow;
   transactions: DisbursementTransactionRow[];
   programName: string | undefined;
+  /** The approving user's e-mail address, when a user approved it. */
+  approverEmail?: string | undefined;
 }
 
 /** The largest disbursement, in cents ($100,000,000): the inbound transfers' maximum, for the same reason. */
@@ -127,15 +129,17 @@ async function programFor(trx: Executor, scope: Scope, programId: string | null 
 
 export async function recordsOf(db: Executor, rows: DisbursementRow[]): Promise<DisbursementRecord[]> {
   const ids = rows.map((r) => r.id);
-  const [transactions, programs] = await Promise.all([
+  const [transactions, programs, approvers] = await Promise.all([
     transactionsOf(db, ids),
     programNames(db, [...new Set(rows.map((r) => r.program_id))]),
+    approverEmails(db, rows),
   ]);
   const names = new Map(programs.map((p) => [p.id, p.name]));
   return rows.map((row) => ({
     row,
     transactions: transactions.filter((t) => t.disbursement_id === row.id),
     programName: names.get(row.program_id),
+    approverEmail: approvers.get(row.approved_by ?? ''),
   }));
 }
 

@@ -72,9 +72,12 @@ describe('grantmaking in the browser', () => {
         .getByRole('button')
         .count(),
     ).resolves.toBe(0);
-    // The API answers it approved too.
     const got = await apiRequest(server, 'production', 'GET', `/v1/disbursements/${created.body.id as string}`, { bearer: key.key });
-    expect(got.body).toMatchObject({ status: 'submitted', approval: { approved_at: expect.any(String) } });
+    // The API answers it approved too, by the Owner's address (the published approval.approved_by).
+    expect(got.body).toMatchObject({
+      status: 'submitted',
+      approval: { approved_by: grantmaker.users.owner.email, approved_at: expect.any(String) },
+    });
 
     await chromium.context.clearCookies();
     const member = await signedIn(nonprofit.users.member);

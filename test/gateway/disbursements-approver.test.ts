@@ -77,6 +77,8 @@ describe('approvals by another person', () => {
     const approved = await call('POST', `/v1/disbursements/${id}/approve`, undefined, otherKey);
     expect(approved.status, JSON.stringify(approved.body)).toBe(200);
     expect(approved.body.status).toBe('submitted');
+    // An API key's approval has no person's address to show.
+    expect(approved.body.approval).toEqual({ approved_at: expect.any(String) });
     const row = await t.db.selectFrom('disbursements').select(['created_by', 'approved_by']).where('id', '=', id).executeTakeFirstOrThrow();
     expect(row.approved_by).not.toBe(row.created_by);
     expect(row.approved_by).toMatch(/^api_key:/);
