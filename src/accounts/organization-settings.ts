@@ -1,21 +1,33 @@
 import type { Db } from '../db/database.js';
 import { inTransaction } from '../db/executor.js';
 import { recordAudit } from '../audit/audit-log.js';
-import { forbidden, notFound, precondition } from '../errors/domain-error.js';
+import { forbidden, invalid, notFound, precondition } from '../errors/domain-error.js';
+import { parseEin } from './ein.js';
 import type { MembershipActor, RequestTrace } from './memberships.js';
-import { countMembersWithoutSecondFactor, findOrganizationById, setOrganizationRequireMfa } from './repository.js';
+import {
+  countMembersWithoutSecondFactor,
+  findOrganizationByEin,
+  findOrganizationById,
+  setOrganizationRequireMfa,
+  setOrganizationRequireSecondApprover,
+} from './repository.js';
 
 /**
  * What the settings page shows: whether a second factor is required of every member, and how
- * many members have none; undefined for no such organization.
+ * many members have none; whether disbursements need a second person to approve them; undefined
+ * for no such organization.
  */
 export async function organizationSecuritySettings(
   db: Db,
   organizationId: string,
-): Promise<{ requireMfa: boolean; withoutSecondFactor: number } | undefined> {
+): Promise<{ requireMfa: boolean; withoutSecondFactor: number; requireSecondApprover: boolean } | undefined> {
   const row = await findOrganizationById(db, organizationId);
   if (!row) return undefined;
-  return { requireMfa: row.require_mfa, withoutSecondFactor: await countMembersWithoutSecondFactor(db, organizationId) };
+  return {
+    requireMfa: row.require_mfa,
+    withoutSecondFactor: await countMembersWithoutSecondFactor(db, organizationId),
+    requireSecondApprover: row.require_second_approver,
+  };
 }
 
 /**
@@ -44,4 +56,41 @@ export async function setRequireMfa(
       details: { require_mfa: q.requireMfa },
     });
   });
+}
+
+/**
+ * "Disbursements need a second person to approve" (docs/grantmaking.md, "Approvals by another
+ * person"): a grantmaker's Owner turns it on or off (`actor` null: the maker's CLI), audited as
+ * the other settings are. Only grantmakers make disbursements, so only they have the setting.
+ */
+export async function setRequireSecondApprover(
+  db: Db,
+  q: { organizationId: string; required: boolean; actor: MembershipActor | null } & RequestTrace,
+): Promise<void> {
+  if (q.actor && q.actor.role !== 'owner') throw forbidden('only an Owner changes whether disbursements need a second person to approve');
+  await inTransaction(db, async (trx) => {
+    const organization = await findOrganizationById(trx, q.organizationId);
+    if (!organization) throw notFound('no such organization');
+    if (organization.kind !== 'grantmaker')
+      throw invalid(`second_approver: only a grantmaker's disbursements are approved; ${organization.name} is a ${organization.kind}`);
+    await setOrganizationRequireSecondApprover(trx, q.organizationId, q.required);
+    await recordAudit(trx, {
+      event: 'organization.settings_changed',
+      organizationId: q.organizationId,
+      actorUserId: q.actor?.userId ?? null,
+      ip: q.ip ?? null,
+      requestId: q.requestId ?? null,
+      details: { require_second_approver: q.required, ...(q.actor ? {} : { via: 'admin_cli' }) },
+    });
+  });
+}
+
+/** The maker's CLI: the setting of the organization with this EIN (dashed or not). */
+export async function setRequireSecondApproverByEin(db: Db, input: { ein: string; required: boolean }): Promise<{ name: string }> {
+  const ein = parseEin(input.ein);
+  if (!ein) throw invalid(`ein: "${input.ein}" is not an EIN (12-3456789 or 123456789)`);
+  const organization = await findOrganizationByEin(db, ein);
+  if (!organization) throw notFound(`no organization with EIN ${input.ein}`);
+  await setRequireSecondApprover(db, { organizationId: organization.id, required: input.required, actor: null });
+  return { name: organization.name };
 }

@@ -145,6 +145,15 @@ export function setOrganizationRequireMfa(db: Executor, id: string, requireMfa: 
     .executeTakeFirst();
 }
 
+export function setOrganizationRequireSecondApprover(db: Executor, id: string, required: boolean) {
+  return db
+    .updateTable('organizations')
+    .set({ require_second_approver: required, updated_at: new Date() })
+    .where('id', '=', id)
+    .returning(['id', 'require_second_approver'])
+    .executeTakeFirst();
+}
+
 /** How many of an organization's members have no confirmed second factor (an authenticator app or a passkey). */
 export async function countMembersWithoutSecondFactor(db: Executor, organizationId: string): Promise<number> {
   const row = await db

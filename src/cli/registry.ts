@@ -1,6 +1,6 @@
 import type { Command } from './commands/command.js';
 import { migrate } from './commands/migrate.js';
-import { orgsAdd, orgsList, orgsRemove } from './commands/orgs.js';
+import { orgsAdd, orgsList, orgsRemove, orgsSecondApprover } from './commands/orgs.js';
 import { organizationsImport, verificationRequestsApprove, verificationRequestsReject } from './commands/organizations.js';
 import { usersAdd, usersDisable, usersEnable, usersList, usersResetPassword, usersResetSecondFactor } from './commands/users.js';
 import { auditList } from './commands/audit.js';
@@ -29,6 +29,7 @@ export const COMMANDS: readonly Command[] = [
   orgsAdd,
   orgsList,
   orgsRemove,
+  orgsSecondApprover,
   organizationsImport,
   verificationRequestsApprove,
   verificationRequestsReject,

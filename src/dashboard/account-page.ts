@@ -19,6 +19,14 @@ export async function showAccount(deps: DashboardDeps, ctx: Context, { viewer }:
       ein: m.ein,
       roleName: ROLE_NAMES[m.role],
       manageHref: m.role === 'owner' || m.role === 'admin' ? orgPath(m.ein, 'members') : undefined,
+      disbursementsHref:
+        m.role === 'owner' || m.role === 'admin'
+          ? undefined
+          : m.kind === 'grantmaker'
+            ? orgPath(m.ein, 'grantmaking')
+            : m.kind === 'nonprofit'
+              ? orgPath(m.ein, 'incoming')
+              : undefined,
     })),
   });
 }

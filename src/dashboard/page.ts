@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { DashboardPageModels, DashboardPageName } from '../views/models.js';
 import { sendPage } from '../views/page.js';
-import { KIND_LABELS, ROLE_NAMES, type Membership } from '../identity/memberships.js';
+import { KIND_LABELS, manages, ROLE_NAMES, type Membership } from '../identity/memberships.js';
 import type { InteractionDeps } from '../oidc/interactions/interaction.js';
 import { sessionCsrf } from './guards.js';
 import { ACCOUNT_PATH, CONNECTIONS_PATH, orgPath, SECURITY_PATH, SIGN_OUT_PATH } from './paths.js';
@@ -18,16 +18,19 @@ export type Section =
 
 /**
  * The tabs of an organization's pages, in order. `kinds`: shown only for these kinds of
- * organization (webhooks carry the fund providers' events).
+ * organization (webhooks carry the fund providers' events); `everyone`: open to every member,
+ * where the others are for Owners and Admins.
  */
 export const ORG_TABS = [
+  { page: 'grantmaking', label: 'Grantmaking', kinds: ['grantmaker'], everyone: true },
+  { page: 'incoming', label: 'Incoming disbursements', kinds: ['nonprofit'], everyone: true },
   { page: 'members', label: 'Members' },
   { page: 'api-keys', label: 'API keys' },
   { page: 'webhooks', label: 'Webhooks', kinds: ['fund_provider'] },
   { page: 'connections', label: 'Connected applications' },
   { page: 'audit', label: 'Audit log' },
   { page: 'settings', label: 'Settings' },
-] as const satisfies readonly { page: string; label: string; kinds?: readonly string[] }[];
+] as const satisfies readonly { page: string; label: string; kinds?: readonly string[]; everyone?: boolean }[];
 export type OrgTab = (typeof ORG_TABS)[number]['page'];
 
 function navigation(viewer: Viewer, section: Section) {
@@ -53,7 +56,9 @@ function organizationHeader(section: Section) {
     heading,
     tabs: !tabs
       ? []
-      : ORG_TABS.filter((t) => !('kinds' in t) || (t.kinds as readonly string[]).includes(m.kind)).map((t) => ({
+      : ORG_TABS.filter(
+          (t) => (!('kinds' in t) || (t.kinds as readonly string[]).includes(m.kind)) && (('everyone' in t && t.everyone) || manages(m)),
+        ).map((t) => ({
           label: t.label,
           href: orgPath(m.ein, t.page),
           current: t.page === tab,

@@ -50,7 +50,9 @@ import {
   submitSecondFactorStep,
   submitSignIn,
 } from './sign-in-page.js';
-import { showSettings, submitSettings } from './settings-page.js';
+import { SECOND_APPROVER_PAGE, showSettings, submitSecondApprover, submitSettings } from './settings-page.js';
+import { showGrantmaking, submitDecision } from './grantmaking-page.js';
+import { showIncoming } from './incoming-page.js';
 import { signOut } from './sign-out.js';
 import type { Context } from 'koa';
 import { accountRoute, orgRoute, type AccountRequest } from './guards.js';
@@ -188,5 +190,28 @@ export function buildDashboardRouter(deps: DashboardDeps): Router {
     '/orgs/:ein/settings',
     orgRoute(deps, { page: 'settings' }, (ctx, request) => submitSettings(deps, ctx, request)),
   );
+  router.post(
+    `/orgs/:ein/${SECOND_APPROVER_PAGE}`,
+    orgRoute(deps, { page: 'settings' }, (ctx, request) => submitSecondApprover(deps, ctx, request)),
+  );
+  // Every member sees the organization's disbursements; Owners and Admins decide them.
+  router.get(
+    '/orgs/:ein/grantmaking',
+    orgRoute(deps, { page: 'grantmaking', roles: EVERY_ROLE }, (ctx, request) => showGrantmaking(deps, ctx, request)),
+  );
+  router.post(
+    '/orgs/:ein/grantmaking/approve',
+    orgRoute(deps, { page: 'grantmaking' }, (ctx, request) => submitDecision(deps, ctx, request, 'approve')),
+  );
+  router.post(
+    '/orgs/:ein/grantmaking/cancel',
+    orgRoute(deps, { page: 'grantmaking' }, (ctx, request) => submitDecision(deps, ctx, request, 'cancel')),
+  );
+  router.get(
+    '/orgs/:ein/incoming',
+    orgRoute(deps, { page: 'incoming', roles: EVERY_ROLE }, (ctx, request) => showIncoming(deps, ctx, request)),
+  );
   return router;
 }
+
+const EVERY_ROLE = ['owner', 'admin', 'member', 'read_only'] as const;

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { organizationSecuritySettings, setRequireMfa } from '../accounts/organization-settings.js';
+import { organizationSecuritySettings, setRequireMfa, setRequireSecondApprover } from '../accounts/organization-settings.js';
 import { DomainError, forbidden, notFound } from '../errors/domain-error.js';
 import type { Membership } from '../identity/memberships.js';
 import type { DashboardDeps } from './deps.js';
@@ -7,6 +7,9 @@ import type { OrgRequest } from './guards.js';
 import { sendDashboardPage } from './page.js';
 import { orgPath, SECURITY_PATH } from './paths.js';
 import type { Viewer } from './viewer.js';
+
+/** The form of "Disbursements need a second person to approve": /orgs/<EIN>/settings/disbursement-approvals. */
+export const SECOND_APPROVER_PAGE = 'settings/disbursement-approvals';
 
 async function render(
   deps: DashboardDeps,
@@ -24,6 +27,10 @@ async function render(
     'dashboard/settings.njk',
     { organization, tab: 'settings' },
     {
+      secondApprover:
+        organization.kind === 'grantmaker'
+          ? { required: settings.requireSecondApprover, action: orgPath(organization.ein, SECOND_APPROVER_PAGE) }
+          : undefined,
       requireMfa: settings.requireMfa,
       withoutSecondFactor: settings.withoutSecondFactor,
       canChange: organization.role === 'owner',
@@ -35,7 +42,11 @@ async function render(
           ? settings.requireMfa
             ? 'Every member now needs a second factor.'
             : 'A second factor is no longer required of every member.'
-          : undefined,
+          : ctx.query.saved === 'approvals'
+            ? settings.requireSecondApprover
+              ? 'Disbursements now need a second person to approve.'
+              : 'Whoever creates a disbursement may now approve it.'
+            : undefined,
       error: error?.text,
     },
     error?.status,
@@ -70,4 +81,27 @@ export async function submitSettings(deps: DashboardDeps, ctx: Context, { viewer
   }
   ctx.status = 303;
   ctx.redirect(`${orgPath(organization.ein, 'settings')}?saved=1`);
+}
+
+/** POST /orgs/:ein/settings/disbursement-approvals: an Owner of a grantmaker turns "a second person approves" on or off. */
+export async function submitSecondApprover(deps: DashboardDeps, ctx: Context, { viewer, organization, form }: OrgRequest): Promise<void> {
+  if (organization.kind !== 'grantmaker') throw notFound('Disbursements are approved by grantmakers; this organization is not one.');
+  try {
+    await setRequireSecondApprover(deps.db, {
+      organizationId: organization.id,
+      required: form.second_approver === 'on',
+      actor: { userId: viewer.user.id, role: organization.role },
+      ip: ctx.state.clientIp,
+      requestId: ctx.state.requestId,
+    });
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'forbidden')
+      throw forbidden(
+        `Your role in ${organization.name} is ${organization.role === 'admin' ? 'Admin' : organization.role}; ask an Owner.`,
+        { title: 'Only Owners change this setting' },
+      );
+    throw error;
+  }
+  ctx.status = 303;
+  ctx.redirect(`${orgPath(organization.ein, 'settings')}?saved=approvals`);
 }

@@ -64,7 +64,15 @@ interface AccountView {
   passwordHref: string;
   secondFactor: boolean;
   hasPasskeys: boolean;
-  organizations: { name: string; kind: string; ein: string; roleName: string; manageHref: string | undefined }[];
+  organizations: {
+    name: string;
+    kind: string;
+    ein: string;
+    roleName: string;
+    manageHref: string | undefined;
+    /** A member who does not manage it: its disbursements page, for a grantmaker or a nonprofit. */
+    disbursementsHref: string | undefined;
+  }[];
 }
 
 interface PasswordView {
@@ -239,6 +247,8 @@ interface MemberRemoveView {
 }
 
 interface SettingsView {
+  /** A grantmaker's "disbursements need a second person to approve"; undefined for other kinds. */
+  secondApprover: { required: boolean; action: string } | undefined;
   requireMfa: boolean;
   withoutSecondFactor: number;
   canChange: boolean;
@@ -247,6 +257,47 @@ interface SettingsView {
   action: string;
   notice: string | undefined;
   error: string | undefined;
+}
+
+interface GrantmakingView {
+  environmentName: string;
+  account: { current: string; available: string } | undefined;
+  secondApprover: boolean;
+  mayDecide: boolean;
+  disbursements: {
+    id: string;
+    recipientName: string;
+    amount: string;
+    status: string;
+    tone: string;
+    created: ShownDate;
+    mayApprove: boolean;
+    ownPending: boolean;
+    mayCancel: boolean;
+  }[];
+  actions: { approve: string; cancel: string };
+  newer: string | undefined;
+  older: string | undefined;
+  notice: string | undefined;
+  error: string | undefined;
+}
+
+interface IncomingView {
+  environmentName: string;
+  /** The directory lists the nonprofit's EIN (grantmakers can pay it). */
+  listed: boolean;
+  disbursements: {
+    id: string;
+    grantmakerName: string;
+    amount: string;
+    status: string;
+    tone: string;
+    created: ShownDate;
+    approved: ShownDate | undefined;
+    updated: ShownDate;
+  }[];
+  newer: string | undefined;
+  older: string | undefined;
 }
 
 interface WebhooksView {
@@ -304,6 +355,8 @@ declare module '../views/models.js' {
     'dashboard/member-remove.njk': MemberRemoveView;
     'dashboard/settings.njk': SettingsView;
     'dashboard/webhooks.njk': WebhooksView;
+    'dashboard/grantmaking.njk': GrantmakingView;
+    'dashboard/incoming.njk': IncomingView;
     'dashboard/invitation-other-account.njk': InvitationOtherAccountView;
     'dashboard/invitation-accept.njk': InvitationAcceptView;
   }

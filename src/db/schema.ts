@@ -40,6 +40,8 @@ export interface OrganizationsTable {
   country: Generated<string>;
   /** Every member must use a second factor (docs/accounts.md). */
   require_mfa: Generated<boolean>;
+  /** A disbursement's creator may not approve it (docs/grantmaking.md, "Approvals by another person"). */
+  require_second_approver: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -237,6 +239,7 @@ export const TABLE_COLUMNS = {
     'postal_code',
     'country',
     'require_mfa',
+    'require_second_approver',
     'created_at',
     'updated_at',
   ]),

@@ -2,6 +2,7 @@ import type { Db } from '../db/database.js';
 import { inTransaction } from '../db/executor.js';
 import { DomainError, invalid, notFound } from '../errors/domain-error.js';
 import type { Scope } from './accounts-repository.js';
+import { refuseSelfApproval } from './approval-policy.js';
 import { findDisbursements, lockFinancialAccount } from './disbursements-repository.js';
 import {
   approveLockedRow,
@@ -71,6 +72,7 @@ export async function bulkApproveDisbursements(
     const rows = await findDisbursements(trx, scope, unique, true);
     const blocked = rows.find((r) => r.status !== 'pending_approval');
     if (blocked) throw invalid(`disbursement_ids: ${blocked.id} is ${blocked.status}; only pending_approval ones can be approved.`);
+    await refuseSelfApproval(trx, scope.organizationId, rows, approvedBy);
     const oldestFirst = [...rows].sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : 1));
     const approved: DisbursementRow[] = [];
     for (const row of oldestFirst) approved.push(await approveLockedRow(trx, row, accounts.get(row.financial_account_id)!, approvedBy));

@@ -11,6 +11,7 @@ import { placeHold, releaseHold, settleHold } from '../ledger/holds.js';
 import { accountBalances, centsOf } from '../ledger/ledger.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { findProgram, type Scope } from './accounts-repository.js';
+import { approverEmails, refuseSelfApproval } from './approval-policy.js';
 import {
   disbursementsAccountOf,
   enabledPrograms,
@@ -43,6 +44,8 @@ export interface DisbursementRecord {
   row: DisbursementRow;
   transactions: DisbursementTransactionRow[];
   programName: string | undefined;
+  /** The approving user's e-mail address, when a user approved it. */
+  approverEmail?: string | undefined;
 }
 
 /** The largest disbursement, in cents ($100,000,000): the inbound transfers' maximum, for the same reason. */
@@ -126,15 +129,17 @@ async function programFor(trx: Executor, scope: Scope, programId: string | null 
 
 export async function recordsOf(db: Executor, rows: DisbursementRow[]): Promise<DisbursementRecord[]> {
   const ids = rows.map((r) => r.id);
-  const [transactions, programs] = await Promise.all([
+  const [transactions, programs, approvers] = await Promise.all([
     transactionsOf(db, ids),
     programNames(db, [...new Set(rows.map((r) => r.program_id))]),
+    approverEmails(db, rows),
   ]);
   const names = new Map(programs.map((p) => [p.id, p.name]));
   return rows.map((row) => ({
     row,
     transactions: transactions.filter((t) => t.disbursement_id === row.id),
     programName: names.get(row.program_id),
+    approverEmail: approvers.get(row.approved_by ?? ''),
   }));
 }
 
@@ -250,6 +255,7 @@ export async function approveDisbursement(db: Db, scope: Scope, approvedBy: stri
     const row = (await findDisbursement(trx, scope, id, true))!;
     // The published operation answers a disbursement in another state with 400.
     if (row.status !== 'pending_approval') throw invalid(`The disbursement is ${row.status}; only a pending_approval one can be approved.`);
+    await refuseSelfApproval(trx, row.organization_id, [row], approvedBy);
     return recordOf(trx, await approveLockedRow(trx, row, account, approvedBy));
   });
 }

@@ -24,6 +24,8 @@ import { FormBrowser } from '../helpers/browser.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { FAPI_REDIRECT, push, registerFapiClient } from '../helpers/fapi.js';
 import { createAccount } from '../helpers/fdx.js';
+import { directoryOrganization, fundGrantmaker, pendingDisbursement } from '../helpers/grantmaking.js';
+import { approveDisbursement } from '../../src/grantmaking/disbursements-service.js';
 import { authorizationRequest, endpoints } from '../helpers/flow.js';
 import { invitationMail } from '../helpers/invitations.js';
 import { resetLinksFor } from '../helpers/password-reset.js';
@@ -79,6 +81,8 @@ const contexts: BrowserContext[] = [];
 const shots = process.env.LAYOUT_SCREENSHOTS;
 const dashed = (ein: string) => `${ein.slice(0, 2)}-${ein.slice(2)}`;
 const FUND_EIN = '870654321';
+const GRANTMAKER_EIN = '880765432';
+const GRANTMAKER_NAME = 'The Riverside Valley Families and Children Charitable Foundation';
 const users = {} as Record<'owner' | 'admin' | 'member' | 'reader' | 'resetter', { email: string; password: string; id: string }>;
 
 /**
@@ -296,6 +300,31 @@ async function addWebhooks(fundId: string): Promise<void> {
   }
 }
 
+/**
+ * A grantmaker the Owner runs, which requires a second person to approve, with disbursements
+ * in every state to two recipients with long names, one of them the nonprofit (its incoming
+ * disbursements).
+ */
+async function addDisbursements(): Promise<void> {
+  const db = server.db;
+  const grantmaker = await addOrganization(db, { ein: GRANTMAKER_EIN, name: GRANTMAKER_NAME, kind: 'grantmaker' });
+  await addMember(db, { org: GRANTMAKER_EIN, email: OWNER_EMAIL, role: 'owner' });
+  await db.updateTable('organizations').set({ require_second_approver: true }).where('id', '=', grantmaker.id).execute();
+  await fundGrantmaker(db, grantmaker.id, 'production', 1_234_567_890);
+  const pantry = await directoryOrganization(db, staff.ein, ORG_NAME.toUpperCase());
+  const club = await directoryOrganization(db, '840000777', 'BOYS AND GIRLS CLUBS OF THE GREATER RIVERSIDE VALLEY METROPOLITAN AREA INC');
+  const scope = { organizationId: grantmaker.id, environment: 'production' as const };
+  for (let i = 0; i < 8; i += 1) {
+    const id = await pendingDisbursement(db, {
+      ...scope,
+      recipientId: i % 2 ? club : pantry,
+      amount: 2_500_000_00 + i * 1_234_56,
+      createdBy: i === 7 ? `user:${users.owner.id}` : 'api_key:00000000-0000-4000-8000-00000000000a',
+    });
+    if (i < 5) await approveDisbursement(db, scope, 'api_key:00000000-0000-4000-8000-00000000000b', id);
+  }
+}
+
 /** An audit trail of more than a page of events, with long details. */
 async function addAuditTrail(): Promise<void> {
   const db = server.db;
@@ -392,6 +421,7 @@ beforeAll(async () => {
 
   await addWebhooks(fund.id);
   await addAuditTrail();
+  await addDisbursements();
 
   // Earlier sign-ins of the Owner: the Security page's list of browsers.
   for (const [i, agent] of AGENTS.entries())
@@ -608,7 +638,7 @@ describe('the hosted pages at 390 and 1280 px', () => {
     expectNoOverflow();
   });
 
-  it('an organization’s pages: members, removal, invitations, API keys and revocation, audit log, settings; a fund provider’s webhooks', async () => {
+  it('an organization’s pages: members, removal, invitations, API keys and revocation, audit log, settings; a fund provider’s webhooks; a grantmaker’s disbursements and a nonprofit’s incoming ones', async () => {
     const page = await ownerPage();
     const org = (tab: string) => `${server.urls.dashboard}/orgs/${dashed(staff.ein)}/${tab}`;
     await page.goto(org('members'));
@@ -626,6 +656,12 @@ describe('the hosted pages at 390 and 1280 px', () => {
     await check(page, 'settings');
     await page.goto(`${server.urls.dashboard}/orgs/${FUND_EIN}/webhooks`);
     await check(page, 'webhooks');
+    await page.goto(`${server.urls.dashboard}/orgs/${GRANTMAKER_EIN}/grantmaking`);
+    await expect(page.getByText('You created it: another person approves.').isVisible()).resolves.toBe(true);
+    await check(page, 'grantmaking');
+    await page.goto(org('incoming'));
+    await expect(page.getByRole('row', { name: new RegExp(GRANTMAKER_NAME) }).count()).resolves.toBe(3);
+    await check(page, 'incoming disbursements');
     await page.goto(`${server.urls.dashboard}/orgs/00-0000000/members`);
     await check(page, 'dashboard error page');
 

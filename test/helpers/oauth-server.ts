@@ -160,13 +160,17 @@ export interface Staff {
 }
 
 let einCounter = 0;
-/** A nonprofit (or, with `kind`, a fund provider) with one user per role. */
-export async function createStaff(db: Db, options: { kind?: 'nonprofit' | 'fund_provider' } = {}): Promise<Staff> {
+/** A nonprofit (or, with `kind`, a fund provider or a grantmaker) with one user per role. */
+export async function createStaff(db: Db, options: { kind?: 'nonprofit' | 'fund_provider' | 'grantmaker' } = {}): Promise<Staff> {
   einCounter += 1;
   const ein = `7${String(process.pid % 1000).padStart(3, '0')}${String(einCounter).padStart(5, '0')}`.slice(0, 9);
   const suffix = crypto.randomBytes(3).toString('hex');
   const kind = options.kind ?? 'nonprofit';
-  const org = await addOrganization(db, { ein, name: `${kind === 'nonprofit' ? 'Nonprofit' : 'Fund provider'} ${suffix}`, kind });
+  const org = await addOrganization(db, {
+    ein,
+    name: `${{ nonprofit: 'Nonprofit', fund_provider: 'Fund provider', grantmaker: 'Grantmaker' }[kind]} ${suffix}`,
+    kind,
+  });
   const users = {} as Staff['users'];
   for (const role of ['owner', 'admin', 'member', 'read_only'] as const) {
     const email = `${role.replace('_', '')}-${suffix}@example.org`;

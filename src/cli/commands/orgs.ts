@@ -51,3 +51,21 @@ export const orgsRemove: Command = {
     };
   },
 };
+
+export const orgsSecondApprover: Command = {
+  path: ['orgs', 'second-approver'],
+  summary: 'turn on or off a grantmaker\'s "disbursements need a second person to approve"',
+  usage: 'orgs second-approver --ein <ein> --set on|off',
+  options: { ein: { type: 'string' }, set: { type: 'string' } },
+  async run(ctx) {
+    // The usage line's `on|off` is checked before the command runs (cli/usage.ts).
+    const set = requireString(ctx.values, 'set');
+    const { setRequireSecondApproverByEin } = await import('../../accounts/organization-settings.js');
+    const ein = requireString(ctx.values, 'ein');
+    const { name } = await setRequireSecondApproverByEin(await ctx.db(), { ein, required: set === 'on' });
+    return {
+      json: { ein, require_second_approver: set === 'on' },
+      text: `${name}: disbursements ${set === 'on' ? 'now need' : 'no longer need'} a second person to approve`,
+    };
+  },
+};

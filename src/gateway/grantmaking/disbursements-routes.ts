@@ -101,7 +101,7 @@ const Disbursement = z.object({
   amount: z.number().int().describe('Cents, positive'),
   auto_fund: z.boolean(),
   status: z.enum(DISBURSEMENT_STATUSES),
-  approval: z.object({ approved_at: z.string().datetime() }).optional(),
+  approval: z.object({ approved_by: z.string().optional(), approved_at: z.string().datetime() }).optional(),
   cancelation: z.object({ canceled_at: z.string().datetime() }).optional(),
   program_details: z.object({ id: z.string(), name: z.string().optional() }),
   transactions: z.array(Transaction),
@@ -110,7 +110,7 @@ const Disbursement = z.object({
   updated_at: z.string().datetime(),
 });
 
-function toDisbursement({ row, transactions, programName }: DisbursementRecord) {
+function toDisbursement({ row, transactions, programName, approverEmail }: DisbursementRecord) {
   return {
     id: row.id,
     organization_id: row.recipient_organization_id,
@@ -118,7 +118,10 @@ function toDisbursement({ row, transactions, programName }: DisbursementRecord) 
     amount: Number(row.amount),
     auto_fund: false,
     status: row.status,
-    ...(row.approved_at ? { approval: { approved_at: row.approved_at.toISOString() } } : {}),
+    // approved_by: "if the disbursement was approved by a user in the dashboard, the email address of that user".
+    ...(row.approved_at
+      ? { approval: { ...(approverEmail !== undefined ? { approved_by: approverEmail } : {}), approved_at: row.approved_at.toISOString() } }
+      : {}),
     ...(row.canceled_at ? { cancelation: { canceled_at: row.canceled_at.toISOString() } } : {}),
     program_details: { id: row.program_id, ...(programName !== undefined ? { name: programName } : {}) },
     transactions: transactions.map((t) => {
