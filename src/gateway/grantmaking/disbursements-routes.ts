@@ -198,10 +198,11 @@ export const disbursementRoutes = [
     location: (result) => `/v1/disbursements/${(result as { id: string }).id}`,
     response: Disbursement,
     errors: [400, 401, 403],
-    async handler({ db, caller, ctx, body }) {
+    async handler({ db, caller, ctx, body, services }) {
       const input = body as z.output<typeof CreateBody>;
       const record = await createDisbursement(db, scopeOf(caller), actorOf(caller), {
         ...createInput(input),
+        maxAmount: services.maxDisbursementCents,
         idempotencyKey: idempotencyKeyOf(ctx.headers[IDEMPOTENCY_HEADER.toLowerCase()]),
       });
       return toDisbursement(record);
@@ -219,9 +220,12 @@ export const disbursementRoutes = [
     idempotent: true,
     response: z.object({ disbursements: z.array(Disbursement), count: z.number().int() }),
     errors: [400, 401, 403],
-    async handler({ db, caller, body }) {
+    async handler({ db, caller, body, services }) {
       const { disbursements } = body as { disbursements: z.output<typeof CreateBody>[] };
-      const inputs = disbursements.map((d, i) => createInput(d, `disbursements[${i}].`));
+      const inputs = disbursements.map((d, i) => ({
+        ...createInput(d, `disbursements[${i}].`),
+        maxAmount: services.maxDisbursementCents,
+      }));
       const records = await bulkCreateDisbursements(db, scopeOf(caller), actorOf(caller), inputs);
       return { disbursements: records.map(toDisbursement), count: records.length };
     },

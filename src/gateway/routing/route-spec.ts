@@ -86,6 +86,8 @@ export interface GatewayServices {
   box: SecretBox;
   /** Keyed hashes of DAF codes (the rotating hashing key). */
   keys: KeyedHasher;
+  /** The largest disbursement, in cents (max_disbursement_cents); unset, the service's own maximum. */
+  maxDisbursementCents?: number;
 }
 
 /** Preserves the generic parameters of a spec literal. */
