@@ -40,6 +40,8 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   queryByVersion?: Partial<Record<ApiVersion, z.ZodType>>;
   /** JSON request body, for writes. */
   body?: z.ZodType;
+  /** A different body schema for some versions (an older document's shapes). */
+  bodyByVersion?: Partial<Record<ApiVersion, z.ZodType>>;
   /** Success status (200 by default; 201 for creations, with a Location; 204 for no content, the handler returning nothing). */
   status?: number;
   location?: (result: unknown) => string;
