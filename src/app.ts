@@ -104,7 +104,13 @@ export function buildApp({
               db,
               origin: target.origin,
               ipRestrictedAreas: config.ip_restricted_areas,
-              services: { mail: sender, profile: config.profile, box, keys: serverKeys },
+              services: {
+                mail: sender,
+                profile: config.profile,
+                box,
+                keys: serverKeys,
+                maxDisbursementCents: config.max_disbursement_cents,
+              },
             }),
           )
         : buildDashboardApp(target, { db, oidc, serverKeys, config, mail: sender, box, background });

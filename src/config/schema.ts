@@ -182,6 +182,9 @@ const settingsShape = z
     webhook_pause_after_failures: intIn(1, 10_000).describe(
       'Failed webhook attempts in a row that pause a subscription (status requires_attention) until it is resumed',
     ),
+    max_disbursement_cents: intIn(1, 10_000_000_000).describe(
+      'The largest disbursement a grantmaker may create, in cents (at most 10000000000, $100,000,000); a larger amount is a 400 naming amount',
+    ),
     metrics_listen: listenAddress
       .optional()
       .describe(

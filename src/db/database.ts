@@ -32,6 +32,11 @@ export function createDatabase(options: DatabaseOptions): Db {
   });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', (error) => options.onPoolError?.(error));
+  // Nor one in use: pg-pool listens only while a client is idle, and a connection ended in the
+  // middle of a transaction (pg_terminate_backend, a failover) is also announced as the client's
+  // 'error', after its query has failed or before its next one fails; that failure is what the
+  // request answers (503, docs/operations.md) and logs, so the announcement itself is dropped.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   pools.set(db, pool);
   return db;

@@ -2,7 +2,7 @@ import type { ColumnType, Generated } from 'kysely';
 import { columns, type CreatedAt, type UpdatedAt } from './column-types.js';
 import type { Environment } from './schema.js';
 
-/** Table types of the events, webhook and outbound mail tables (migrations 20261122000600, 20261126200100). */
+/** Table types of the events, webhook and outbound mail tables (migrations 20261122000600, 20261126200100, 20261129180000). */
 
 export type SubscriptionStatus = 'active' | 'disabled' | 'deleted' | 'requires_attention';
 
@@ -14,6 +14,8 @@ export interface EventsTable {
   associated_object_id: string;
   associated_object_type: string;
   created_at: CreatedAt;
+  /** The order events were written in: an object's webhooks go out in it (migration 20261129180000). */
+  seq: ColumnType<string, never, never>;
 }
 
 export interface EventSubscriptionsTable {
@@ -71,6 +73,7 @@ export const EVENT_TABLE_COLUMNS = {
     'associated_object_id',
     'associated_object_type',
     'created_at',
+    'seq',
   ]),
   event_subscriptions: columns<EventSubscriptionsTable>()([
     'id',

@@ -93,6 +93,9 @@ export interface DisbursementTransactionDetails {
   daf_grant?: unknown;
   corporate_match?: unknown;
   metadata?: Record<string, string>;
+  /** 2026-01-15's transaction description and DAF organization name (gateway/grantmaking/disbursement-shapes.ts). */
+  description?: string;
+  daf_organization_name?: string;
 }
 
 export interface DisbursementTransactionsTable {

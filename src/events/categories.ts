@@ -1,3 +1,5 @@
+import type { OrganizationKind } from '../db/schema.js';
+
 /** The kinds of event, for the event-subscriptions API (gateway/events/routes.ts) and the dashboard's webhooks page alike. */
 
 /** The published EventCategory enum (this product emits the six DAF kinds). */
@@ -36,3 +38,32 @@ export const DAF_KINDS: readonly string[] = [
   'grant_request.created',
   'grant_request.updated',
 ];
+
+/** The grantmaking kinds (disbursements, inbound transfers, verification requests): what a grantmaker's changes write. */
+export const GRANTMAKING_KINDS: readonly string[] = [
+  'disbursement.created',
+  'disbursement.updated',
+  'inbound_transfer.created',
+  'inbound_transfer.updated',
+  'verification_request.created',
+  'verification_request.updated',
+];
+
+/**
+ * The categories an organization of each kind lists and subscribes to: those its own changes
+ * write (docs/api.md, "Events and webhooks"). Fund providers keep every published category, as
+ * before grantmakers had events; a kind without events has none, so it subscribes to nothing
+ * (docs/security.md, "Webhook subscriptions by tenants that have no events").
+ */
+export const CATEGORIES_BY_KIND: Readonly<Record<OrganizationKind, readonly string[]>> = {
+  fund_provider: EVENT_CATEGORIES,
+  grantmaker: GRANTMAKING_KINDS,
+  nonprofit: [],
+  platform: [],
+  lockbox_provider: [],
+};
+
+/** The kinds that have events, and so may have subscriptions. */
+export const SUBSCRIBING_KINDS: readonly OrganizationKind[] = (Object.keys(CATEGORIES_BY_KIND) as OrganizationKind[]).filter(
+  (kind) => CATEGORIES_BY_KIND[kind].length > 0,
+);

@@ -157,7 +157,14 @@ function operation(spec: RouteSpec, version: ApiVersion): Record<string, unknown
     tags: [spec.tag],
     security: security(spec),
     parameters,
-    ...(spec.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(spec.body, 'input') } } } } : {}),
+    ...(spec.body
+      ? {
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: jsonSchema(spec.bodyByVersion?.[version] ?? spec.body, 'input') } },
+          },
+        }
+      : {}),
     responses,
     'x-credentials': acceptedCredentials(spec)
       .map((k) => CREDENTIAL_WORDS[k])

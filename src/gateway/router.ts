@@ -84,7 +84,7 @@ export function buildGatewayRouter(specs: readonly RouteSpec[], options: Gateway
       const query = parse(spec.queryByVersion?.[version] ?? spec.query, ctx.query, 'query');
       const raw = spec.body ? await readJson(ctx) : undefined;
       // A request that fails validation never reaches the key: nothing is stored, the key stays free.
-      const body = spec.body ? parse(spec.body, raw, 'body') : undefined;
+      const body = spec.body ? parse(spec.bodyByVersion?.[version] ?? spec.body, raw, 'body') : undefined;
       const run = async (db: Db) => {
         const result = await spec.handler({
           ctx,

@@ -77,6 +77,8 @@ export interface CreateDisbursementInput {
   description?: string;
   transactions: readonly TransactionInput[];
   idempotencyKey?: string;
+  /** The configured largest amount (max_disbursement_cents), at most MAX_DISBURSEMENT_CENTS. */
+  maxAmount?: number;
 }
 
 function event(row: DisbursementRow, category: 'disbursement.created' | 'disbursement.updated') {
@@ -94,9 +96,10 @@ function reference(row: DisbursementRow) {
 }
 
 /** The amounts of a create request: each a positive whole number of cents, the nets summing to the amount. */
-export function checkAmounts(input: Pick<CreateDisbursementInput, 'amount' | 'transactions'>): void {
+export function checkAmounts(input: Pick<CreateDisbursementInput, 'amount' | 'transactions' | 'maxAmount'>): void {
+  const max = Math.min(input.maxAmount ?? MAX_DISBURSEMENT_CENTS, MAX_DISBURSEMENT_CENTS);
   if (!Number.isSafeInteger(input.amount) || input.amount <= 0) throw invalid('amount: must be a positive whole number of cents');
-  if (input.amount > MAX_DISBURSEMENT_CENTS) throw invalid(`amount: must be at most ${MAX_DISBURSEMENT_CENTS} cents`);
+  if (input.amount > max) throw invalid(`amount: must be at most ${max} cents, the largest disbursement allowed`);
   if (!Array.isArray(input.transactions) || input.transactions.length === 0) throw invalid('transactions: at least one is required');
   if (input.transactions.length > MAX_TRANSACTIONS) throw invalid(`transactions: at most ${MAX_TRANSACTIONS}`);
   let net = 0;

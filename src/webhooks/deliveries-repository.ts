@@ -28,7 +28,10 @@ export interface InFlightCaps {
 }
 
 /**
- * Claims due deliveries for this dispatcher, fairly: no organization has more than
+ * Claims due deliveries for this dispatcher, in order and fairly: a delivery waits while one of
+ * an earlier event (by seq) of the same object to the same URL is pending, so one object's
+ * webhooks arrive at a receiver in the order of its transitions, a failed attempt's retries
+ * included (docs/api.md, "Webhooks"); and no organization has more than
  * `caps.perOrganization` attempts in flight at once (in every dispatcher together), no
  * subscription more than `caps.perSubscription`, and the free slots go round the organizations
  * (each one's oldest due delivery first, then each one's second…) and, inside one, round its
@@ -60,8 +63,18 @@ export async function claimDueDeliveries(
       due as (
         select d.id, d.subscription_id, s.organization_id, d.next_attempt_at,
                row_number() over (partition by d.subscription_id order by d.next_attempt_at, d.id) as sub_rank
-          from webhook_deliveries d join event_subscriptions s on s.id = d.subscription_id
+          from webhook_deliveries d join event_subscriptions s on s.id = d.subscription_id join events e on e.id = d.event_id
          where d.status = 'pending' and d.next_attempt_at <= ${now} and (d.locked_until is null or d.locked_until <= ${now})
+           -- One object's webhooks in the order of its transitions: none is sent while a delivery
+           -- of an earlier event of the same object to the same URL is pending (in flight or to be
+           -- retried), whichever of the organization's subscriptions (one per category) it is of.
+           and not exists (
+             select 1 from events pe
+               join webhook_deliveries p on p.event_id = pe.id and p.status = 'pending'
+               join event_subscriptions ps on ps.id = p.subscription_id
+              where pe.associated_object_id = e.associated_object_id and pe.associated_object_type = e.associated_object_type
+                and pe.seq < e.seq
+                and ps.url = s.url and ps.organization_id = s.organization_id and ps.environment = s.environment)
       ),
       within_subscription as (
         select due.* from due left join sub_busy b on b.subscription_id = due.subscription_id

@@ -7,15 +7,16 @@ export interface ReceivedHook {
   at: number;
 }
 
-/** A local HTTP endpoint that records what it receives and answers with a chosen status. */
-export async function startReceiver(status: () => number = () => 204) {
+/** A local HTTP endpoint that records what it receives and answers with a chosen status (chosen per request, when it needs to be). */
+export async function startReceiver(status: (hook: ReceivedHook) => number = () => 204) {
   const received: ReceivedHook[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      received.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() });
-      res.statusCode = status();
+      const hook = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      received.push(hook);
+      res.statusCode = status(hook);
       res.end();
     });
   });

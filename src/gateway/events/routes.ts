@@ -1,4 +1,4 @@
-import { FUND_PROVIDERS } from '../auth/require-caller-kind.js';
+import { DEFAULT_CALLERS } from '../auth/require-caller-kind.js';
 import { z } from 'zod';
 import type { Caller } from '../routing/caller.js';
 import { decodeCursor, listPage } from '../routing/pagination.js';
@@ -15,7 +15,7 @@ import {
   subscriptionsPage,
   type SubscriptionRow,
 } from '../../events/subscriptions-service.js';
-import { DAF_KINDS, EVENT_CATEGORIES } from '../../events/categories.js';
+import { CATEGORIES_BY_KIND, DAF_KINDS, EVENT_CATEGORIES, SUBSCRIBING_KINDS } from '../../events/categories.js';
 
 /**
  * Each version's published EventCategory. Under 2026-01-15 the events and subscriptions of
@@ -27,8 +27,12 @@ export const EVENT_CATEGORIES_BY_VERSION: Record<'2026-04-01' | '2026-01-15', re
   '2026-01-15': EVENT_CATEGORIES.filter((c) => !DAF_KINDS.includes(c)) as [string, ...string[]],
 };
 const VERSIONS = ['2026-04-01', '2026-01-15'] as const;
-const categoriesOf = (version: ApiVersion) => EVENT_CATEGORIES_BY_VERSION[version as (typeof VERSIONS)[number]];
-const inVersion = (version: ApiVersion, category: string) => categoriesOf(version).includes(category);
+/** The categories a caller lists and reads: its version's that its organization's kind has (events/categories.ts). */
+const categoriesOf = (version: ApiVersion, caller: Caller) =>
+  EVENT_CATEGORIES_BY_VERSION[version as (typeof VERSIONS)[number]].filter((c) => CATEGORIES_BY_KIND[caller.organizationKind].includes(c));
+const inVersion = (version: ApiVersion, category: string) =>
+  EVENT_CATEGORIES_BY_VERSION[version as (typeof VERSIONS)[number]].includes(category);
+const readable = (version: ApiVersion, caller: Caller, category: string) => categoriesOf(version, caller).includes(category);
 /** One schema per version, built from that version's categories. */
 const perVersion = (build: (categories: readonly [string, ...string[]]) => z.ZodType) =>
   Object.fromEntries(VERSIONS.map((v) => [v, build(EVENT_CATEGORIES_BY_VERSION[v])])) as Record<(typeof VERSIONS)[number], z.ZodType>;
@@ -51,9 +55,11 @@ const subscriptionSchema = (categories: readonly [string, ...string[]]) =>
     signing_secret: z.string().optional(),
   });
 const common = { versions: VERSIONS, area: 'events', credentials: 'any' as const };
-// Events exist only for fund providers (the DAF kinds), so only they may have webhooks sent
-// anywhere: subscriptions follow the DAF APIs' rule (a fund provider's API key or access token; 403 otherwise).
-const subscriptions = { ...common, tag: 'Event Subscriptions', callers: FUND_PROVIDERS };
+// Events: the first kinds (a nonprofit's list is simply empty) and grantmakers, who have events of their own.
+const events = { ...common, tag: 'Events', callers: [...DEFAULT_CALLERS, 'grantmaker'] as const };
+// Only the kinds that have events may have webhooks sent anywhere (docs/security.md, "Webhook
+// subscriptions by tenants that have no events"): fund providers and grantmakers; 403 otherwise.
+const subscriptions = { ...common, tag: 'Event Subscriptions', callers: SUBSCRIBING_KINDS };
 const scopeOf = (caller: Caller) => ({ environment: caller.environment, organizationId: caller.organizationId });
 const listQuery = { limit: z.coerce.number().int().min(1).max(100).default(100), cursor: z.string().max(200).optional() };
 
@@ -81,8 +87,7 @@ function subscriptionView(row: SubscriptionRow, secret?: string) {
 
 export const eventRoutes = [
   defineRoute({
-    ...common,
-    tag: 'Events',
+    ...events,
     operationId: 'listEvents',
     method: 'get',
     path: '/v1/events',
@@ -93,14 +98,16 @@ export const eventRoutes = [
     response: perVersion((categories) => z.object({ results: z.array(eventSchema(categories)), nextPageToken: z.string().optional() })),
     errors: [400, 401, 403],
     async handler({ db, caller, query, version }) {
-      const categories = query.category ? [query.category] : categoriesOf(version);
+      const mine = categoriesOf(version, caller);
+      const categories = query.category ? mine.filter((c) => c === query.category) : mine;
+      // A kind without events (or a category not its own) has none: no query to run.
+      if (categories.length === 0) return { results: [] };
       const rows = await eventsPage(db, scopeOf(caller), categories, decodeCursor(query.cursor, 'cursor'), query.limit);
       return listPage(rows, query.limit, eventView, 'nextPageToken');
     },
   }),
   defineRoute({
-    ...common,
-    tag: 'Events',
+    ...events,
     operationId: 'getEvent',
     method: 'get',
     path: '/v1/events/:id',
@@ -111,7 +118,7 @@ export const eventRoutes = [
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params, version }) {
       const row = await eventOf(db, scopeOf(caller), params.id);
-      if (!row || !inVersion(version, row.category)) throw resourceNotFound('The event');
+      if (!row || !readable(version, caller, row.category)) throw resourceNotFound('The event');
       return eventView(row);
     },
   }),
@@ -131,6 +138,10 @@ export const eventRoutes = [
     async handler({ ctx, db, caller, body, services, version }) {
       const input = body as { url: string; category: string; signing_secret?: string };
       if (!inVersion(version, input.category)) throw invalid(`category ${input.category} does not exist in API version ${version}.`);
+      if (!readable(version, caller, input.category))
+        throw invalid(
+          `category ${input.category} is not one your organization subscribes to; its categories are ${categoriesOf(version, caller).join(', ')}.`,
+        );
       const { row, generatedSecret } = await subscribe(
         { db, box: services.box, profile: services.profile },
         scopeOf(caller),
@@ -153,7 +164,13 @@ export const eventRoutes = [
     ),
     errors: [400, 401, 403],
     async handler({ db, caller, query, version }) {
-      const rows = await subscriptionsPage(db, scopeOf(caller), categoriesOf(version), decodeCursor(query.cursor, 'cursor'), query.limit);
+      const rows = await subscriptionsPage(
+        db,
+        scopeOf(caller),
+        categoriesOf(version, caller),
+        decodeCursor(query.cursor, 'cursor'),
+        query.limit,
+      );
       return listPage(rows, query.limit, (row) => subscriptionView(row), 'nextPageToken');
     },
   }),
@@ -169,7 +186,7 @@ export const eventRoutes = [
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params, version }) {
       const row = await subscriptionOf(db, scopeOf(caller), params.id);
-      if (!row || !inVersion(version, row.category)) throw resourceNotFound('The event subscription');
+      if (!row || !readable(version, caller, row.category)) throw resourceNotFound('The event subscription');
       return subscriptionView(row);
     },
   }),
@@ -186,7 +203,7 @@ export const eventRoutes = [
     errors: [400, 401, 403, 404],
     async handler({ ctx, db, caller, params, body, version }) {
       const row = await subscriptionOf(db, scopeOf(caller), params.id);
-      if (!row || !inVersion(version, row.category)) throw resourceNotFound('The event subscription');
+      if (!row || !readable(version, caller, row.category)) throw resourceNotFound('The event subscription');
       const { status } = body as { status?: 'active' | 'disabled' | 'deleted' };
       return subscriptionView(
         status ? await changeSubscriptionStatus(db, scopeOf(caller), row.id, status, apiActor(caller, ctx.state)) : row,

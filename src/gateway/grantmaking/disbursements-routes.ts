@@ -1,5 +1,6 @@
 import { bulkApproveDisbursements, bulkCreateDisbursements, MAX_BULK } from '../../grantmaking/disbursements-bulk-service.js';
 import { z } from 'zod';
+import type { Db } from '../../db/database.js';
 import { DISBURSEMENT_STATUSES, DONATION_TYPES } from '../../db/schema-grantmaking.js';
 import { invalid } from '../../errors/domain-error.js';
 import {
@@ -20,23 +21,22 @@ import { decodeCursor, listPage } from '../routing/pagination.js';
 import { resourceNotFound } from '../routing/problems.js';
 import { defineRoute } from '../routing/route-spec.js';
 import { GRANTMAKERS, sandboxOnly, scopeOf } from './callers.js';
+import type { ApiVersion } from '../routing/versions.js';
+import {
+  cents,
+  detailsV2026_04,
+  DisbursementV2026_01,
+  Donor,
+  existsInV2026_01,
+  Metadata,
+  text,
+  toDisbursementV2026_01,
+  transactionFromV2026_01,
+  transactionInputV2026_01,
+} from './disbursement-shapes.js';
 
 /** The published disbursements operations (docs/grantmaking.md, "Disbursements"). */
 
-const text = (max: number) => z.string().max(max);
-const Address = z
-  .object({ line1: text(255), line2: text(255).optional(), city: text(255), state: text(255), postal_code: text(32), country: text(64) })
-  .strict();
-const Donor = z
-  .object({
-    full_name: text(255).optional(),
-    first_name: text(255).optional(),
-    last_name: text(255).optional(),
-    email: text(320).optional(),
-    phone: text(64).optional(),
-    address: Address.optional(),
-  })
-  .strict();
 const Donors = z.object({ primary_donor: Donor.optional(), joint_donor: Donor.optional() }).strict();
 const DafGrant = z
   .object({ fund_name: text(255).optional() })
@@ -46,8 +46,6 @@ const CorporateMatch = z
   .object({ company_name: text(255) })
   .strict()
   .nullable();
-const Metadata = z.record(z.string().max(100), text(500)).refine((m) => Object.keys(m).length <= 50, 'at most 50 keys');
-const cents = z.number().int('must be a whole number of cents');
 
 const TransactionInput = z
   .object({
@@ -75,6 +73,12 @@ const CreateBody = z
     transactions: z.array(TransactionInput).min(1, 'at least one is required').max(MAX_TRANSACTIONS),
   })
   .strict();
+
+/** 2026-01-15's create: the same but for its transactions (disbursement-shapes.ts). */
+const CreateBodyV2026_01 = CreateBody.extend({
+  transactions: z.array(transactionInputV2026_01(MAX_DISBURSEMENT_CENTS)).min(1, 'at least one is required').max(MAX_TRANSACTIONS),
+}).strict();
+type CreateRequest = z.output<typeof CreateBody> | z.output<typeof CreateBodyV2026_01>;
 
 const Transaction = z.object({
   id: z.string(),
@@ -136,7 +140,7 @@ function toDisbursement({ row, transactions, programName, approverEmail }: Disbu
         purpose: t.purpose,
         note: t.note,
         recipient_name: t.recipient_name,
-        ...t.details,
+        ...detailsV2026_04(t.details),
         created_at: t.created_at.toISOString(),
         updated_at: t.updated_at.toISOString(),
       };
@@ -147,29 +151,48 @@ function toDisbursement({ row, transactions, programName, approverEmail }: Disbu
   };
 }
 
-/** The service's input from a validated create request (its auto_fund refused: just-in-time funding is not enabled here). */
-function createInput(input: z.output<typeof CreateBody>, name = '') {
+/** The service's input from a validated create request of `version` (its auto_fund refused: just-in-time funding is not enabled here). */
+function createInput(version: ApiVersion, input: CreateRequest, maxAmount: number | undefined, name = '') {
   if (input.auto_fund === true) throw invalid(`${name}auto_fund: just-in-time funding is not enabled for your account`);
   return {
     organizationId: input.organization_id,
     programId: input.program_id,
     amount: input.amount,
-    transactions: input.transactions.map((t) => ({
-      amount: t.amount,
-      feeAmount: t.fee_amount,
-      type: t.type,
-      internalTransactionId: t.internal_transaction_id,
-      purpose: t.purpose,
-      note: t.note,
-      recipientName: t.recipient_name,
-      details: {
-        ...(t.donors !== undefined ? { donors: t.donors } : {}),
-        ...(t.daf_grant !== undefined ? { daf_grant: t.daf_grant } : {}),
-        ...(t.corporate_match !== undefined ? { corporate_match: t.corporate_match } : {}),
-        ...(t.metadata !== undefined ? { metadata: t.metadata } : {}),
-      },
-    })),
+    maxAmount,
+    transactions:
+      version === '2026-01-15'
+        ? (input as z.output<typeof CreateBodyV2026_01>).transactions.map(transactionFromV2026_01)
+        : (input as z.output<typeof CreateBody>).transactions.map((t) => ({
+            amount: t.amount,
+            feeAmount: t.fee_amount,
+            type: t.type,
+            internalTransactionId: t.internal_transaction_id,
+            purpose: t.purpose,
+            note: t.note,
+            recipientName: t.recipient_name,
+            details: {
+              ...(t.donors !== undefined ? { donors: t.donors } : {}),
+              ...(t.daf_grant !== undefined ? { daf_grant: t.daf_grant } : {}),
+              ...(t.corporate_match !== undefined ? { corporate_match: t.corporate_match } : {}),
+              ...(t.metadata !== undefined ? { metadata: t.metadata } : {}),
+            },
+          })),
   };
+}
+
+/** The Disbursement of `version`'s document. */
+function viewIn(version: ApiVersion): (record: DisbursementRecord) => unknown {
+  return version === '2026-01-15' ? toDisbursementV2026_01 : toDisbursement;
+}
+
+/**
+ * Under 2026-01-15 a disbursement it has no shape for (a corporate match's) does not exist:
+ * reading or acting on it is 404, as for another grantmaker's (disbursement-shapes.ts).
+ */
+async function mustExistIn(version: ApiVersion, db: Db, caller: Caller, id: string): Promise<void> {
+  if (version !== '2026-01-15') return;
+  const record = await disbursementOf(db, scopeOf(caller), id);
+  if (record && !existsInV2026_01(record)) throw resourceNotFound('The disbursement');
 }
 
 /** Who acted, as a disbursement records it: the API key, or the user (or client) of an access token. */
@@ -179,9 +202,17 @@ export function actorOf(caller: Caller): string {
 }
 
 const Params = z.object({ id: z.string().min(1).max(100) });
+const ListQuery = z
+  .object({
+    organization_id: z.string().min(1).max(100).optional(),
+    page_limit: z.coerce.number().int().min(1).max(100).default(100),
+    next_page_token: z.string().max(200).optional(),
+    idempotency_key: z.string().min(1).max(255).optional(),
+  })
+  .strict();
 const common = {
   tag: 'disbursements',
-  versions: ['2026-04-01'],
+  versions: ['2026-04-01', '2026-01-15'],
   area: 'grantmaking',
   credentials: 'any',
   callers: GRANTMAKERS,
@@ -196,18 +227,18 @@ export const disbursementRoutes = [
     summary: 'Create a disbursement to a directory organization, pending approval',
     access: 'write',
     body: CreateBody,
+    bodyByVersion: { '2026-01-15': CreateBodyV2026_01 },
     status: 201,
     idempotent: true,
     location: (result) => `/v1/disbursements/${(result as { id: string }).id}`,
-    response: Disbursement,
+    response: { '2026-04-01': Disbursement, '2026-01-15': DisbursementV2026_01 },
     errors: [400, 401, 403],
-    async handler({ db, caller, ctx, body }) {
-      const input = body as z.output<typeof CreateBody>;
+    async handler({ db, caller, ctx, body, services, version }) {
       const record = await createDisbursement(db, scopeOf(caller), actorOf(caller), {
-        ...createInput(input),
+        ...createInput(version, body as CreateRequest, services.maxDisbursementCents),
         idempotencyKey: idempotencyKeyOf(ctx.headers[IDEMPOTENCY_HEADER.toLowerCase()]),
       });
-      return toDisbursement(record);
+      return viewIn(version)(record);
     },
   }),
   defineRoute({
@@ -218,15 +249,21 @@ export const disbursementRoutes = [
     summary: 'Create disbursements all together, or none when any is refused',
     access: 'write',
     body: z.object({ disbursements: z.array(CreateBody).min(1, 'at least one is required').max(MAX_BULK) }).strict(),
+    bodyByVersion: {
+      '2026-01-15': z.object({ disbursements: z.array(CreateBodyV2026_01).min(1, 'at least one is required').max(MAX_BULK) }).strict(),
+    },
     status: 201,
     idempotent: true,
-    response: z.object({ disbursements: z.array(Disbursement), count: z.number().int() }),
+    response: {
+      '2026-04-01': z.object({ disbursements: z.array(Disbursement), count: z.number().int() }),
+      '2026-01-15': z.object({ disbursements: z.array(DisbursementV2026_01), count: z.number().int() }),
+    },
     errors: [400, 401, 403],
-    async handler({ db, caller, body }) {
-      const { disbursements } = body as { disbursements: z.output<typeof CreateBody>[] };
-      const inputs = disbursements.map((d, i) => createInput(d, `disbursements[${i}].`));
+    async handler({ db, caller, body, services, version }) {
+      const { disbursements } = body as { disbursements: CreateRequest[] };
+      const inputs = disbursements.map((d, i) => createInput(version, d, services.maxDisbursementCents, `disbursements[${i}].`));
       const records = await bulkCreateDisbursements(db, scopeOf(caller), actorOf(caller), inputs);
-      return { disbursements: records.map(toDisbursement), count: records.length };
+      return { disbursements: records.map(viewIn(version)), count: records.length };
     },
   }),
   defineRoute({
@@ -237,12 +274,16 @@ export const disbursementRoutes = [
     summary: 'Approve pending_approval disbursements all together, or none when any cannot be',
     access: 'write',
     body: z.object({ disbursement_ids: z.array(z.string().min(1).max(100)).min(1, 'at least one is required').max(MAX_BULK) }).strict(),
-    response: z.object({ disbursements: z.array(Disbursement), count: z.number().int() }),
+    response: {
+      '2026-04-01': z.object({ disbursements: z.array(Disbursement), count: z.number().int() }),
+      '2026-01-15': z.object({ disbursements: z.array(DisbursementV2026_01), count: z.number().int() }),
+    },
     errors: [400, 401, 403, 404],
-    async handler({ db, caller, body }) {
+    async handler({ db, caller, body, version }) {
       const { disbursement_ids } = body as { disbursement_ids: string[] };
+      for (const id of disbursement_ids) await mustExistIn(version, db, caller, id);
       const records = await bulkApproveDisbursements(db, scopeOf(caller), actorOf(caller), disbursement_ids);
-      return { disbursements: records.map(toDisbursement), count: records.length };
+      return { disbursements: records.map(viewIn(version)), count: records.length };
     },
   }),
   defineRoute({
@@ -252,17 +293,15 @@ export const disbursementRoutes = [
     path: '/v1/disbursements',
     summary: "List the grantmaker's disbursements, newest first",
     access: 'read',
-    query: z
-      .object({
-        organization_id: z.string().min(1).max(100).optional(),
-        page_limit: z.coerce.number().int().min(1).max(100).default(100),
-        next_page_token: z.string().max(200).optional(),
-        idempotency_key: z.string().min(1).max(255).optional(),
-      })
-      .strict(),
-    response: z.object({ results: z.array(Disbursement), next_page_token: z.string().optional() }),
+    query: ListQuery,
+    // idempotency_key is a 2026-04-01 filter; 2026-01-15 refuses it as unknown.
+    queryByVersion: { '2026-01-15': ListQuery.omit({ idempotency_key: true }).strict() },
+    response: {
+      '2026-04-01': z.object({ results: z.array(Disbursement), next_page_token: z.string().optional() }),
+      '2026-01-15': z.object({ results: z.array(DisbursementV2026_01), next_page_token: z.string().optional() }),
+    },
     errors: [400, 401, 403],
-    async handler({ db, caller, query }) {
+    async handler({ db, caller, query, version }) {
       const filter = {
         ...(query.organization_id !== undefined ? { recipientOrganizationId: query.organization_id } : {}),
         ...(query.idempotency_key !== undefined ? { idempotencyKey: query.idempotency_key } : {}),
@@ -274,12 +313,15 @@ export const disbursementRoutes = [
         decodeCursor(query.next_page_token, 'next_page_token'),
         query.page_limit,
       );
-      return listPage(
+      const page = listPage(
         records.map((r) => ({ ...r, id: r.row.id, created_at: r.row.created_at })),
         query.page_limit,
-        toDisbursement,
+        (r) => r,
         'next_page_token',
       );
+      // The page's token is the page's, whatever 2026-01-15 leaves out of it (mustExistIn).
+      const shown = version === '2026-01-15' ? page.results.filter(existsInV2026_01) : page.results;
+      return { ...page, results: shown.map(viewIn(version)) };
     },
   }),
   defineRoute({
@@ -290,12 +332,12 @@ export const disbursementRoutes = [
     summary: "Get one of the grantmaker's disbursements",
     access: 'read',
     params: Params,
-    response: Disbursement,
+    response: { '2026-04-01': Disbursement, '2026-01-15': DisbursementV2026_01 },
     errors: [400, 401, 403, 404],
-    async handler({ db, caller, params }) {
+    async handler({ db, caller, params, version }) {
       const record = await disbursementOf(db, scopeOf(caller), params.id);
-      if (!record) throw resourceNotFound('The disbursement');
-      return toDisbursement(record);
+      if (!record || (version === '2026-01-15' && !existsInV2026_01(record))) throw resourceNotFound('The disbursement');
+      return viewIn(version)(record);
     },
   }),
   defineRoute({
@@ -306,10 +348,11 @@ export const disbursementRoutes = [
     summary: 'Approve a pending_approval disbursement: submitted (its amount held) or awaiting_balance',
     access: 'write',
     params: Params,
-    response: Disbursement,
+    response: { '2026-04-01': Disbursement, '2026-01-15': DisbursementV2026_01 },
     errors: [400, 401, 403, 404],
-    async handler({ db, caller, params }) {
-      return toDisbursement(await approveDisbursement(db, scopeOf(caller), actorOf(caller), params.id));
+    async handler({ db, caller, params, version }) {
+      await mustExistIn(version, db, caller, params.id);
+      return viewIn(version)(await approveDisbursement(db, scopeOf(caller), actorOf(caller), params.id));
     },
   }),
   defineRoute({
@@ -320,10 +363,11 @@ export const disbursementRoutes = [
     summary: 'Cancel a disbursement not yet submitted (pending_approval or awaiting_balance)',
     access: 'write',
     params: Params,
-    response: Disbursement,
+    response: { '2026-04-01': Disbursement, '2026-01-15': DisbursementV2026_01 },
     errors: [400, 401, 403, 404],
-    async handler({ db, caller, params }) {
-      return toDisbursement(await cancelDisbursement(db, scopeOf(caller), params.id));
+    async handler({ db, caller, params, version }) {
+      await mustExistIn(version, db, caller, params.id);
+      return viewIn(version)(await cancelDisbursement(db, scopeOf(caller), params.id));
     },
   }),
   defineRoute({
@@ -337,8 +381,9 @@ export const disbursementRoutes = [
     status: 202,
     response: z.undefined(),
     errors: [400, 401, 403, 404, 412],
-    async handler({ db, caller, ctx, params }) {
+    async handler({ db, caller, ctx, params, version }) {
       sandboxOnly({ caller, ctx });
+      await mustExistIn(version, db, caller, params.id);
       await completeDisbursement(db, { scope: scopeOf(caller) }, params.id);
     },
   }),
@@ -353,8 +398,9 @@ export const disbursementRoutes = [
     status: 202,
     response: z.undefined(),
     errors: [400, 401, 403, 404, 412],
-    async handler({ db, caller, ctx, params }) {
+    async handler({ db, caller, ctx, params, version }) {
       sandboxOnly({ caller, ctx });
+      await mustExistIn(version, db, caller, params.id);
       await failDisbursement(db, { scope: scopeOf(caller) }, params.id);
     },
   }),

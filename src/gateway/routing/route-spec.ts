@@ -40,6 +40,8 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   queryByVersion?: Partial<Record<ApiVersion, z.ZodType>>;
   /** JSON request body, for writes. */
   body?: z.ZodType;
+  /** A different body schema for some versions (an older document's shapes). */
+  bodyByVersion?: Partial<Record<ApiVersion, z.ZodType>>;
   /** Success status (200 by default; 201 for creations, with a Location; 204 for no content, the handler returning nothing). */
   status?: number;
   location?: (result: unknown) => string;
@@ -86,6 +88,8 @@ export interface GatewayServices {
   box: SecretBox;
   /** Keyed hashes of DAF codes (the rotating hashing key). */
   keys: KeyedHasher;
+  /** The largest disbursement, in cents (max_disbursement_cents); unset, the service's own maximum. */
+  maxDisbursementCents?: number;
 }
 
 /** Preserves the generic parameters of a spec literal. */
