@@ -1,6 +1,8 @@
 import { bulkApproveDisbursements, bulkCreateDisbursements, MAX_BULK } from '../../grantmaking/disbursements-bulk-service.js';
 import { z } from 'zod';
-import { DISBURSEMENT_STATUSES, DONATION_TYPES } from '../../db/schema-grantmaking.js';
+import { DISBURSEMENT_STATUSES, DONATION_TYPES, STOP_REASONS } from '../../db/schema-grantmaking.js';
+import { organizationsByIds, type OrganizationRecord } from '../../directory/organization-service.js';
+import { stopDisbursement } from '../../grantmaking/disbursement-retries-service.js';
 import { invalid } from '../../errors/domain-error.js';
 import {
   approveDisbursement,
@@ -13,11 +15,13 @@ import {
   MAX_DISBURSEMENT_CENTS,
   MAX_TRANSACTIONS,
   type DisbursementRecord,
+  type DisbursementTransferRow,
 } from '../../grantmaking/disbursements-service.js';
 import { IDEMPOTENCY_HEADER, idempotencyKeyOf } from '../../idempotency/key.js';
 import type { Caller } from '../routing/caller.js';
 import { decodeCursor, listPage } from '../routing/pagination.js';
 import { resourceNotFound } from '../routing/problems.js';
+import { Organization, organizationView } from '../organizations/views.js';
 import { defineRoute } from '../routing/route-spec.js';
 import { GRANTMAKERS, sandboxOnly, scopeOf } from './callers.js';
 
@@ -94,33 +98,130 @@ const Transaction = z.object({
   updated_at: z.string().datetime(),
 });
 
+const timestamp = z.string().datetime();
+const PostalAddress = z.object({
+  line1: z.string(),
+  line2: z.string().optional(),
+  city: z.string(),
+  state: z.string(),
+  postal_code: z.string(),
+  country: z.string(),
+});
+const CheckTransfer = z.object({
+  transfer_id: z.string(),
+  amount: z.number().int(),
+  status: z.enum(['issued', 'deposited', 'stopped', 'returned']),
+  memo: z.string(),
+  check_number: z.string(),
+  recipient_name: z.string(),
+  mailing_address: PostalAddress,
+  submitted_at: timestamp,
+  stopped_at: timestamp.optional(),
+  deposited_at: timestamp.optional(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+const AchTransfer = z.object({
+  transfer_id: z.string(),
+  amount: z.number().int(),
+  status: z.enum(['submitted', 'completed', 'returned']),
+  direction: z.literal('credit'),
+  standard_entry_class_code: z.literal('corporate_credit_or_debit'),
+  submitted_at: timestamp,
+  settled_at: timestamp.optional(),
+  returned_at: timestamp.optional(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+const AccountTransfer = z.object({
+  transfer_id: z.string(),
+  amount: z.number().int(),
+  status: z.enum(['pending_approval', 'complete']),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+/** One payment attempt: exactly one of the rails' keys. */
+const DisbursementTransfer = z.object({
+  check_transfer: CheckTransfer.optional(),
+  ach_transfer: AchTransfer.optional(),
+  account_transfer: AccountTransfer.optional(),
+});
+
 const Disbursement = z.object({
   id: z.string(),
   organization_id: z.string(),
+  organization: Organization.optional(),
   program_id: z.string(),
   amount: z.number().int().describe('Cents, positive'),
   auto_fund: z.boolean(),
   status: z.enum(DISBURSEMENT_STATUSES),
-  approval: z.object({ approved_at: z.string().datetime() }).optional(),
-  cancelation: z.object({ canceled_at: z.string().datetime() }).optional(),
+  approval: z.object({ approved_by: z.string().optional(), approved_at: timestamp }).optional(),
+  cancelation: z.object({ canceled_by: z.string().optional(), canceled_at: timestamp }).optional(),
+  stop: z.object({ stopped_by: z.string().optional(), stopped_at: timestamp }).optional(),
   program_details: z.object({ id: z.string(), name: z.string().optional() }),
+  transfers: z.array(DisbursementTransfer),
   transactions: z.array(Transaction),
   idempotency_key: z.string().optional(),
   created_at: z.string().datetime(),
   updated_at: z.string().datetime(),
 });
 
-function toDisbursement({ row, transactions, programName }: DisbursementRecord) {
+const iso = (at: Date | null) => (at ? at.toISOString() : undefined);
+
+/** A transfer as the published DisbursementTransfer: the one key of its rail, unset times left out. */
+function toTransfer(t: DisbursementTransferRow) {
+  const common = { transfer_id: t.id, amount: Number(t.amount), status: t.status };
+  const times = { created_at: t.created_at.toISOString(), updated_at: t.updated_at.toISOString() };
+  if (t.rail === 'account') return { account_transfer: { ...common, ...times } };
+  if (t.rail === 'ach')
+    return {
+      ach_transfer: {
+        ...common,
+        direction: 'credit',
+        standard_entry_class_code: 'corporate_credit_or_debit',
+        submitted_at: t.created_at.toISOString(),
+        ...(t.completed_at ? { settled_at: iso(t.completed_at) } : {}),
+        ...(t.returned_at ? { returned_at: iso(t.returned_at) } : {}),
+        ...times,
+      },
+    };
+  return {
+    check_transfer: {
+      ...common,
+      memo: t.memo!,
+      check_number: t.check_number!,
+      recipient_name: t.recipient_name!,
+      mailing_address: t.mailing_address!,
+      // Mailed when issued: the check is handed to the carrier as it opens.
+      submitted_at: t.created_at.toISOString(),
+      ...(t.stopped_at ? { stopped_at: iso(t.stopped_at) } : {}),
+      ...(t.completed_at ? { deposited_at: iso(t.completed_at) } : {}),
+      ...times,
+    },
+  };
+}
+
+/** Who acted, as published: a user's e-mail; an API key or a client is left out. */
+function by(record: DisbursementRecord, key: string, actor: string | null) {
+  const email = actor === null ? undefined : record.actorEmails.get(actor);
+  return email !== undefined ? { [key]: email } : {};
+}
+
+function toDisbursement(record: DisbursementRecord, organization?: OrganizationRecord) {
+  const { row, transactions, programName } = record;
   return {
     id: row.id,
     organization_id: row.recipient_organization_id,
+    ...(organization ? { organization: organizationView(organization) } : {}),
     program_id: row.program_id,
     amount: Number(row.amount),
     auto_fund: false,
     status: row.status,
-    ...(row.approved_at ? { approval: { approved_at: row.approved_at.toISOString() } } : {}),
-    ...(row.canceled_at ? { cancelation: { canceled_at: row.canceled_at.toISOString() } } : {}),
+    ...(row.approved_at ? { approval: { ...by(record, 'approved_by', row.approved_by), approved_at: iso(row.approved_at) } } : {}),
+    ...(row.canceled_at ? { cancelation: { ...by(record, 'canceled_by', row.canceled_by), canceled_at: iso(row.canceled_at) } } : {}),
+    ...(row.stopped_at ? { stop: { ...by(record, 'stopped_by', row.stopped_by), stopped_at: iso(row.stopped_at) } } : {}),
     program_details: { id: row.program_id, ...(programName !== undefined ? { name: programName } : {}) },
+    transfers: record.transfers.map(toTransfer),
     transactions: transactions.map((t) => {
       const fee = t.fee_amount === null ? null : Number(t.fee_amount);
       return {
@@ -167,6 +268,29 @@ function createInput(input: z.output<typeof CreateBody>, name = '') {
       },
     })),
   };
+}
+
+/** `includes` (the published list and get): a comma-separated list of which only `organization` is known. */
+const Includes = z
+  .string()
+  .max(200)
+  .optional()
+  .transform((value, ctx) => {
+    const names = value === undefined ? [] : value.split(',').map((n) => n.trim());
+    const unknown = names.find((n) => n !== 'organization');
+    if (unknown !== undefined)
+      ctx.addIssue({ code: 'custom', message: `unknown value ${JSON.stringify(unknown)}; possible: organization` });
+    return names.includes('organization');
+  });
+
+/** The recipients of `records`, when `includes=organization` asks for them. */
+async function recipientsOf(db: Parameters<typeof organizationsByIds>[0], records: DisbursementRecord[], wanted: boolean) {
+  return wanted
+    ? organizationsByIds(
+        db,
+        records.map((r) => r.row.recipient_organization_id),
+      )
+    : new Map<string, OrganizationRecord>();
 }
 
 /** Who acted, as a disbursement records it: the API key, or the user (or client) of an access token. */
@@ -223,7 +347,7 @@ export const disbursementRoutes = [
       const { disbursements } = body as { disbursements: z.output<typeof CreateBody>[] };
       const inputs = disbursements.map((d, i) => createInput(d, `disbursements[${i}].`));
       const records = await bulkCreateDisbursements(db, scopeOf(caller), actorOf(caller), inputs);
-      return { disbursements: records.map(toDisbursement), count: records.length };
+      return { disbursements: records.map((r) => toDisbursement(r)), count: records.length };
     },
   }),
   defineRoute({
@@ -239,7 +363,7 @@ export const disbursementRoutes = [
     async handler({ db, caller, body }) {
       const { disbursement_ids } = body as { disbursement_ids: string[] };
       const records = await bulkApproveDisbursements(db, scopeOf(caller), actorOf(caller), disbursement_ids);
-      return { disbursements: records.map(toDisbursement), count: records.length };
+      return { disbursements: records.map((r) => toDisbursement(r)), count: records.length };
     },
   }),
   defineRoute({
@@ -255,6 +379,7 @@ export const disbursementRoutes = [
         page_limit: z.coerce.number().int().min(1).max(100).default(100),
         next_page_token: z.string().max(200).optional(),
         idempotency_key: z.string().min(1).max(255).optional(),
+        includes: Includes,
       })
       .strict(),
     response: z.object({ results: z.array(Disbursement), next_page_token: z.string().optional() }),
@@ -271,10 +396,11 @@ export const disbursementRoutes = [
         decodeCursor(query.next_page_token, 'next_page_token'),
         query.page_limit,
       );
+      const recipients = await recipientsOf(db, records, query.includes);
       return listPage(
         records.map((r) => ({ ...r, id: r.row.id, created_at: r.row.created_at })),
         query.page_limit,
-        toDisbursement,
+        (r) => toDisbursement(r, recipients.get(r.row.recipient_organization_id)),
         'next_page_token',
       );
     },
@@ -287,12 +413,14 @@ export const disbursementRoutes = [
     summary: "Get one of the grantmaker's disbursements",
     access: 'read',
     params: Params,
+    query: z.object({ includes: Includes }).strict(),
     response: Disbursement,
     errors: [400, 401, 403, 404],
-    async handler({ db, caller, params }) {
+    async handler({ db, caller, params, query }) {
       const record = await disbursementOf(db, scopeOf(caller), params.id);
       if (!record) throw resourceNotFound('The disbursement');
-      return toDisbursement(record);
+      const recipients = await recipientsOf(db, [record], query.includes);
+      return toDisbursement(record, recipients.get(record.row.recipient_organization_id));
     },
   }),
   defineRoute({
@@ -320,7 +448,24 @@ export const disbursementRoutes = [
     response: Disbursement,
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params }) {
-      return toDisbursement(await cancelDisbursement(db, scopeOf(caller), params.id));
+      return toDisbursement(await cancelDisbursement(db, scopeOf(caller), params.id, actorOf(caller)));
+    },
+  }),
+  defineRoute({
+    ...common,
+    operationId: 'stopDisbursement',
+    method: 'post',
+    path: '/v1/disbursements/:id/stop',
+    summary: 'Stop the payment of a submitted disbursement paid by a check not yet deposited (its hold is released)',
+    access: 'write',
+    params: Params,
+    body: z.object({ reason: z.enum(STOP_REASONS) }).strict(),
+    status: 202,
+    response: z.undefined(),
+    errors: [400, 401, 403, 404, 412],
+    async handler({ db, caller, params, body }) {
+      const { reason } = body as { reason: (typeof STOP_REASONS)[number] };
+      await stopDisbursement(db, scopeOf(caller), actorOf(caller), params.id, reason);
     },
   }),
   defineRoute({
