@@ -276,7 +276,13 @@ const Includes = z
   .max(200)
   .optional()
   .transform((value, ctx) => {
-    const names = value === undefined ? [] : value.split(',').map((n) => n.trim());
+    const names =
+      value === undefined
+        ? []
+        : value
+            .split(',')
+            .map((n) => n.trim())
+            .filter((n) => n !== '');
     const unknown = names.find((n) => n !== 'organization');
     if (unknown !== undefined)
       ctx.addIssue({ code: 'custom', message: `unknown value ${JSON.stringify(unknown)}; possible: organization` });
