@@ -200,6 +200,23 @@ describe('transfers', () => {
     });
   });
 
+  it('a bulk approval opens each one its transfer, on its own rail', async () => {
+    const ids: string[] = [];
+    for (const recipient of [org.check, org.ach]) {
+      const created = await call('POST', '/v1/disbursements', {
+        organization_id: recipient,
+        amount: 70,
+        transactions: [{ amount: 70, type: 'donor_advised_fund_grant' }],
+      });
+      ids.push(created.body.id as string);
+    }
+    const res = await call('POST', '/v1/disbursements/approve', { disbursement_ids: ids });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const results = res.body.disbursements as Disbursement[];
+    expect(results.map((d) => d.status)).toEqual(['submitted', 'submitted']);
+    expect(results.map((d) => Object.keys(d.transfers[0]!))).toEqual([['check_transfer'], ['ach_transfer']]);
+  });
+
   it('a check with no usable mailing address: validating_organization, the hold placed and kept, no transfer', async () => {
     const before = await available();
     const d = await approved(org.noAddress, 700);
@@ -366,6 +383,26 @@ describe('POST /v1/disbursements/{id}/stop', () => {
       'not_found',
     );
     expect((await get(d.id)).status).toBe('submitted');
+  });
+
+  it('stops and completions of one check racing: exactly one wins, the hold ends once', async () => {
+    const d = await approved(org.check, 333);
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        i % 2 === 0
+          ? call('POST', `/v1/disbursements/${d.id}/stop`, { reason: 'voided' })
+          : call('POST', `/v1/simulations/disbursements/${d.id}/complete`),
+      ),
+    );
+    expect(answers.filter((r) => r.status === 202)).toHaveLength(1);
+    expect(answers.filter((r) => r.status === 412)).toHaveLength(7);
+    const kinds = await holdsOf(d.id);
+    expect(kinds).toHaveLength(2);
+    expect(kinds[0]).toBe('hold');
+    const after = await get(d.id);
+    expect(after.status).toBe(kinds[1] === 'hold_release' ? 'stopped' : 'completed');
+    expect(after.transfers[0]!.check_transfer!.status).toBe(kinds[1] === 'hold_release' ? 'stopped' : 'deposited');
+    expect(await verifyLedger(t.db)).toMatchObject({ ok: true });
   });
 
   it("the freed money submits the account's awaiting_balance disbursements, as after a failure", async () => {
