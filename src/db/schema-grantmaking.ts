@@ -85,6 +85,51 @@ export interface DisbursementsTable {
   settlement_reference: string | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
+  /** Who canceled or stopped it, as approved_by (migration 20261129150000). */
+  canceled_by: string | null;
+  stopped_by: string | null;
+  stopped_at: Date | null;
+}
+
+/** The rails a disbursement's payment travels on (docs/grantmaking.md, "Rails and transfers"). */
+export const DISBURSEMENT_RAILS = ['check', 'ach', 'account'] as const;
+export type DisbursementRail = (typeof DISBURSEMENT_RAILS)[number];
+/** The published CheckTransfer, AchTransfer and AccountTransfer statuses this product uses. */
+export type DisbursementTransferStatus =
+  'issued' | 'deposited' | 'stopped' | 'returned' | 'submitted' | 'completed' | 'pending_approval' | 'complete';
+export const STOP_REASONS = ['mail_delivery_failure', 'not_authorized', 'voided', 'unknown'] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
+
+/** The published PostalAddress a check is mailed to. */
+export interface MailingAddress {
+  line1: string;
+  line2?: string;
+  city: string;
+  state: string;
+  postal_code: string;
+  country: string;
+}
+
+/** One payment attempt of a disbursement on its rail (migration 20261129150000). */
+export interface DisbursementTransfersTable {
+  id: string;
+  disbursement_id: string;
+  environment: Environment;
+  rail: DisbursementRail;
+  /** Cents: a bigint, read as pg's text. */
+  amount: ColumnType<string, number, never>;
+  status: DisbursementTransferStatus;
+  /** jsonb: read as the address, written as its JSON text. */
+  mailing_address: ColumnType<MailingAddress | null, string | null | undefined, string | null>;
+  memo: string | null;
+  recipient_name: string | null;
+  check_number: string | null;
+  stop_reason: StopReason | null;
+  completed_at: Date | null;
+  returned_at: Date | null;
+  stopped_at: Date | null;
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
 }
 
 /** donors, daf_grant, corporate_match and metadata of a transaction, as the request gave them. */
@@ -127,6 +172,7 @@ export interface GrantmakingDatabase {
   platform_ledger_accounts: PlatformLedgerAccountsTable;
   disbursements: DisbursementsTable;
   disbursement_transactions: DisbursementTransactionsTable;
+  disbursement_transfers: DisbursementTransfersTable;
 }
 
 export const GRANTMAKING_TABLE_COLUMNS = {
@@ -182,6 +228,27 @@ export const GRANTMAKING_TABLE_COLUMNS = {
     'approved_at',
     'canceled_at',
     'settlement_reference',
+    'created_at',
+    'updated_at',
+    'canceled_by',
+    'stopped_by',
+    'stopped_at',
+  ]),
+  disbursement_transfers: columns<DisbursementTransfersTable>()([
+    'id',
+    'disbursement_id',
+    'environment',
+    'rail',
+    'amount',
+    'status',
+    'mailing_address',
+    'memo',
+    'recipient_name',
+    'check_number',
+    'stop_reason',
+    'completed_at',
+    'returned_at',
+    'stopped_at',
     'created_at',
     'updated_at',
   ]),

@@ -2,7 +2,13 @@ import type { Db } from '../db/database.js';
 import { inTransaction } from '../db/executor.js';
 import type { SandboxSettlement } from '../db/schema-directory.js';
 import { invalid, notFound } from '../errors/domain-error.js';
-import { findDirectoryOrganizationById, isClaimedEin, recordOnboarding } from './repository.js';
+import {
+  claimedEins,
+  findDirectoryOrganizationById,
+  findDirectoryOrganizationsByIds,
+  isClaimedEin,
+  recordOnboarding,
+} from './repository.js';
 import type { DirectoryOrganization } from './search-service.js';
 
 /**
@@ -21,6 +27,18 @@ export async function organizationById(db: Db, id: string): Promise<Organization
   if (!row) return undefined;
   const { search_name: _, ...organization } = row;
   return { organization, claimed: await isClaimedEin(db, row.ein) };
+}
+
+/** Organizations of the directory by published id, for embedding (a disbursement's `includes=organization`); unknown ids are left out. */
+export async function organizationsByIds(db: Db, ids: readonly string[]): Promise<Map<string, OrganizationRecord>> {
+  const rows = await findDirectoryOrganizationsByIds(db, [...new Set(ids)]);
+  const claimed = await claimedEins(
+    db,
+    rows.map((r) => r.ein),
+  );
+  return new Map(
+    rows.map(({ search_name: _, ...organization }) => [organization.id, { organization, claimed: claimed.has(organization.ein) }]),
+  );
 }
 
 /**

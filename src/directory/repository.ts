@@ -64,6 +64,18 @@ export function findDirectoryOrganizationById(ex: Executor, id: string): Promise
   return ex.selectFrom('directory_organizations').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+export function findDirectoryOrganizationsByIds(ex: Executor, ids: readonly string[]): Promise<DirectoryRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  return ex.selectFrom('directory_organizations').selectAll().where('id', 'in', ids).execute();
+}
+
+/** Which of `eins` a member nonprofit of Almoner has (isClaimedEin, for many). */
+export async function claimedEins(ex: Executor, eins: readonly string[]): Promise<Set<string>> {
+  if (eins.length === 0) return new Set();
+  const rows = await ex.selectFrom('organizations').select('ein').where('ein', 'in', eins).where('kind', '=', 'nonprofit').execute();
+  return new Set(rows.map((r) => r.ein));
+}
+
 /**
  * Whether a member nonprofit of Almoner has this EIN: the directory's organization and the
  * member are then one Organization, linked by EIN (docs/directory.md, "Organization ids").

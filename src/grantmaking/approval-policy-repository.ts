@@ -9,9 +9,3 @@ export async function requiresSecondApprover(db: Executor, organizationId: strin
   const row = await db.selectFrom('organizations').select('require_second_approver').where('id', '=', organizationId).executeTakeFirst();
   return row?.require_second_approver ?? false;
 }
-
-/** The e-mail addresses of these users, by id (the published `approval.approved_by` of a user's approval). */
-export function emailsOfUsers(db: Executor, ids: readonly string[]) {
-  if (ids.length === 0) return Promise.resolve([]);
-  return db.selectFrom('users').select(['id', 'email']).where('id', 'in', ids).execute();
-}

@@ -1,6 +1,6 @@
 import type { Executor } from '../db/executor.js';
 import { forbidden } from '../errors/domain-error.js';
-import { emailsOfUsers, requiresSecondApprover } from './approval-policy-repository.js';
+import { requiresSecondApprover } from './approval-policy-repository.js';
 
 /**
  * Who may approve a disbursement (docs/grantmaking.md, "Approvals by another person"): when the
@@ -27,16 +27,4 @@ function actorWords(actor: string): string {
   if (actor.startsWith('api_key:')) return 'this same API key';
   if (actor.startsWith('user:')) return 'you';
   return 'this same application';
-}
-
-const USER_ID = /^user:([0-9a-f-]{36})$/;
-
-/**
- * The e-mail address of each `user:<id>` approver of `rows`, keyed by that actor: the published
- * `approval.approved_by` is "the email address of that user" when a user approved (an API key's
- * approval has none to show).
- */
-export async function approverEmails(db: Executor, rows: readonly { approved_by: string | null }[]): Promise<Map<string, string>> {
-  const ids = [...new Set(rows.map((r) => USER_ID.exec(r.approved_by ?? '')?.[1]).filter((id): id is string => id !== undefined))];
-  return new Map((await emailsOfUsers(db, ids)).map((u) => [`user:${u.id}`, u.email]));
 }

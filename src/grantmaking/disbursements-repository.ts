@@ -62,7 +62,16 @@ export function findDisbursement(
 export function updateDisbursement(
   db: Executor,
   id: string,
-  changes: { status: DisbursementStatus; approved_by?: string; approved_at?: Date; canceled_at?: Date; settlement_reference?: string },
+  changes: {
+    status: DisbursementStatus;
+    approved_by?: string;
+    approved_at?: Date;
+    canceled_by?: string;
+    canceled_at?: Date;
+    stopped_by?: string;
+    stopped_at?: Date;
+    settlement_reference?: string;
+  },
 ) {
   return db
     .updateTable('disbursements')
@@ -150,4 +159,23 @@ export function findDisbursements(db: Executor, scope: Scope, ids: readonly stri
     .where('environment', '=', scope.environment)
     .orderBy('id');
   return (forUpdate ? query.forUpdate() : query).execute();
+}
+
+/** The e-mail addresses of users by id (who approved, canceled or stopped, as published). */
+export function userEmails(db: Executor, userIds: readonly string[]) {
+  if (userIds.length === 0) return Promise.resolve([]);
+  return db.selectFrom('users').select(['id', 'email']).where('id', 'in', userIds).execute();
+}
+
+/** A recipient's `validating_organization` disbursements in the environment, every grantmaker's, oldest first. */
+export function validatingOfRecipient(db: Executor, environment: Environment, recipientOrganizationId: string) {
+  return db
+    .selectFrom('disbursements')
+    .select(['id', 'organization_id'])
+    .where('environment', '=', environment)
+    .where('recipient_organization_id', '=', recipientOrganizationId)
+    .where('status', '=', 'validating_organization')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }

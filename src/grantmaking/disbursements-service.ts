@@ -7,11 +7,13 @@ import type { Cursor } from '../db/keyset.js';
 import type { Environment } from '../db/schema.js';
 import type { DisbursementStatus, DisbursementTransactionDetails, DonationType } from '../db/schema-grantmaking.js';
 import { DomainError, invalid, notFound, precondition } from '../errors/domain-error.js';
-import { placeHold, releaseHold, settleHold } from '../ledger/holds.js';
+import { holdIsHeld, placeHold, releaseHold, settleHold } from '../ledger/holds.js';
 import { accountBalances, centsOf } from '../ledger/ledger.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { findProgram, type Scope } from './accounts-repository.js';
-import { approverEmails, refuseSelfApproval } from './approval-policy.js';
+import { refuseSelfApproval } from './approval-policy.js';
+import { openTransfer } from './disbursement-rails.js';
+import { latestTransfer, transfersOf as transferAttemptsOf, updateTransfer } from './disbursement-transfers-repository.js';
 import {
   disbursementsAccountOf,
   enabledPrograms,
@@ -25,6 +27,7 @@ import {
   programNames,
   transactionsOf,
   updateDisbursement,
+  userEmails,
 } from './disbursements-repository.js';
 import { checkEvidence } from './evidence.js';
 import { externalLedgerAccount } from './platform-accounts.js';
@@ -38,14 +41,19 @@ import { externalLedgerAccount } from './platform-accounts.js';
 
 export type DisbursementRow = Awaited<ReturnType<typeof listDisbursements>>[number];
 export type DisbursementTransactionRow = Awaited<ReturnType<typeof transactionsOf>>[number];
+export type DisbursementTransferRow = Awaited<ReturnType<typeof transferAttemptsOf>>[number];
+/** A financial account's ledger pair, as its row lock (lockFinancialAccount) reads it. */
+type AccountPair = { available_ledger_account_id: string; held_ledger_account_id: string };
 
 /** A disbursement with what its published shape shows beside its row. */
 export interface DisbursementRecord {
   row: DisbursementRow;
   transactions: DisbursementTransactionRow[];
+  /** Its payment attempts, oldest first (docs/grantmaking.md, "Rails and transfers"). */
+  transfers: DisbursementTransferRow[];
   programName: string | undefined;
-  /** The approving user's e-mail address, when a user approved it. */
-  approverEmail?: string | undefined;
+  /** The e-mail of each `user:<id>` who approved, canceled or stopped it, by that actor string. */
+  actorEmails: ReadonlyMap<string, string>;
 }
 
 /** The largest disbursement, in cents ($100,000,000): the inbound transfers' maximum, for the same reason. */
@@ -132,17 +140,21 @@ async function programFor(trx: Executor, scope: Scope, programId: string | null 
 
 export async function recordsOf(db: Executor, rows: DisbursementRow[]): Promise<DisbursementRecord[]> {
   const ids = rows.map((r) => r.id);
-  const [transactions, programs, approvers] = await Promise.all([
+  const actors = rows.flatMap((r) => [r.approved_by, r.canceled_by, r.stopped_by]).filter((a) => a?.startsWith('user:'));
+  const [transactions, transfers, programs, users] = await Promise.all([
     transactionsOf(db, ids),
+    transferAttemptsOf(db, ids),
     programNames(db, [...new Set(rows.map((r) => r.program_id))]),
-    approverEmails(db, rows),
+    userEmails(db, [...new Set(actors.map((a) => a!.slice('user:'.length)))]),
   ]);
   const names = new Map(programs.map((p) => [p.id, p.name]));
+  const actorEmails = new Map(users.map((u) => [`user:${u.id}`, u.email]));
   return rows.map((row) => ({
     row,
     transactions: transactions.filter((t) => t.disbursement_id === row.id),
+    transfers: transfers.filter((t) => t.disbursement_id === row.id),
     programName: names.get(row.program_id),
-    approverEmail: approvers.get(row.approved_by ?? ''),
+    actorEmails,
   }));
 }
 
@@ -225,24 +237,41 @@ export async function disbursementOf(db: Db, scope: Scope, id: string): Promise<
 }
 
 /**
- * Holds the disbursement's amount if the account's available balance covers it. Called with the
- * account's row locked (lockFinancialAccount), so the balance read is the one the hold meets.
+ * Whether the account's available balance covers the disbursement. Called with the account's row
+ * locked (lockFinancialAccount), so the balance read is the one the hold then meets.
  */
-async function holdIfCovered(
+async function covers(trx: Trx, row: DisbursementRow, pair: AccountPair): Promise<boolean> {
+  const balances = await accountBalances(trx, [pair.available_ledger_account_id]);
+  return balances.get(pair.available_ledger_account_id)! >= centsOf(row.amount);
+}
+
+/**
+ * The one step to `submitted`, of every path (an approval, a deposit covering a waiting one, a
+ * retry): the amount is held on the account (unless a returned check's hold is still held), the
+ * transfer opens on the recipient's rail (disbursement-rails.ts) and `disbursement.updated` is
+ * written, all in the caller's transaction, with the account's row and the disbursement's locked.
+ * A check with no usable mailing address leaves it `validating_organization`, the hold kept
+ * (docs/grantmaking.md, "Rails and transfers"); a retry that would stay there is refused.
+ */
+export async function submitWithHold(
   trx: Trx,
   row: DisbursementRow,
-  pair: { available_ledger_account_id: string; held_ledger_account_id: string },
-) {
-  const amount = centsOf(row.amount);
-  const balances = await accountBalances(trx, [pair.available_ledger_account_id]);
-  if (balances.get(pair.available_ledger_account_id)! < amount) return false;
-  await placeHold(trx, {
-    environment: row.environment,
-    reference: reference(row),
-    account: { availableAccountId: pair.available_ledger_account_id, heldAccountId: pair.held_ledger_account_id },
-    amount,
-  });
-  return true;
+  account: AccountPair,
+  changes: { approved_by?: string; approved_at?: Date } = {},
+): Promise<DisbursementRow> {
+  if (!(await holdIsHeld(trx, row.environment, reference(row))))
+    await placeHold(trx, {
+      environment: row.environment,
+      reference: reference(row),
+      account: { availableAccountId: account.available_ledger_account_id, heldAccountId: account.held_ledger_account_id },
+      amount: centsOf(row.amount),
+    });
+  const transfer = await openTransfer(trx, row);
+  if (!transfer && row.status === 'validating_organization')
+    throw precondition('The recipient has no usable mailing address for a check: record one (POST /v1/nonprofit_addresses) first.');
+  const updated = await updateDisbursement(trx, row.id, { ...changes, status: transfer ? 'submitted' : 'validating_organization' });
+  await emitEvent(trx, event(updated, 'disbursement.updated'));
+  return updated;
 }
 
 /**
@@ -268,31 +297,27 @@ export async function approveDisbursement(db: Db, scope: Scope, approvedBy: stri
  * becomes `submitted` with its amount held when the available balance covers it, else
  * `awaiting_balance`; `disbursement.updated` in the same transaction.
  */
-export async function approveLockedRow(
-  trx: Trx,
-  row: DisbursementRow,
-  account: { available_ledger_account_id: string; held_ledger_account_id: string },
-  approvedBy: string,
-): Promise<DisbursementRow> {
-  const submitted = await holdIfCovered(trx, row, account);
-  const updated = await updateDisbursement(trx, row.id, {
-    status: submitted ? 'submitted' : 'awaiting_balance',
-    approved_by: approvedBy,
-    approved_at: new Date(),
-  });
+export async function approveLockedRow(trx: Trx, row: DisbursementRow, account: AccountPair, approvedBy: string): Promise<DisbursementRow> {
+  const approval = { approved_by: approvedBy, approved_at: new Date() };
+  if (await covers(trx, row, account)) return submitWithHold(trx, row, account, approval);
+  const updated = await updateDisbursement(trx, row.id, { status: 'awaiting_balance', ...approval });
   await emitEvent(trx, event(updated, 'disbursement.updated'));
   return updated;
 }
 
 /** `pending_approval` or `awaiting_balance` → `canceled`: neither has a hold, so no money moves. */
-export async function cancelDisbursement(db: Db, scope: Scope, id: string): Promise<DisbursementRecord> {
+export async function cancelDisbursement(db: Db, scope: Scope, id: string, canceledBy?: string): Promise<DisbursementRecord> {
   return inTransaction(db, async (trx) => {
     const row = await findDisbursement(trx, scope, id, true);
     if (!row) throw notFound('The disbursement was not found.');
     // The published operation answers a disbursement in another state with 400.
     if (!CANCELABLE.includes(row.status))
       throw invalid(`The disbursement is ${row.status}; only a pending_approval or awaiting_balance one can be canceled.`);
-    const updated = await updateDisbursement(trx, id, { status: 'canceled', canceled_at: new Date() });
+    const updated = await updateDisbursement(trx, id, {
+      status: 'canceled',
+      canceled_at: new Date(),
+      ...(canceledBy !== undefined ? { canceled_by: canceledBy } : {}),
+    });
     await emitEvent(trx, event(updated, 'disbursement.updated'));
     return recordOf(trx, updated);
   });
@@ -301,56 +326,85 @@ export async function cancelDisbursement(db: Db, scope: Scope, id: string): Prom
 /** Who ends a payment: the sandbox simulations (the grantmaker's scope), or an operator by id with the bank's evidence (production). */
 type Settler = { scope: Scope } | { operator: { reference: string } };
 
-/** A submitted disbursement's payment ends: `effect` ends its hold, in the transaction of the status change. */
+/** How a payment ended: the disbursement's new status and the operator's audit row. */
+interface Ending {
+  status: 'completed' | 'failed' | 'validating_organization';
+  audit: 'disbursement.completed' | 'disbursement.failed' | 'disbursement.returned';
+}
+
+/**
+ * A submitted disbursement's payment ends: `end` moves its transfer and its hold, in the
+ * transaction of the status change (docs/grantmaking.md, "Rails and transfers").
+ */
 async function endSubmitted(
   db: Db,
   settler: Settler,
   id: string,
-  status: 'completed' | 'failed',
-  effect: (trx: Trx, row: DisbursementRow) => Promise<unknown>,
+  action: 'completed' | 'failed',
+  end: (trx: Trx, row: DisbursementRow, transfer: DisbursementTransferRow | undefined) => Promise<Ending>,
 ): Promise<DisbursementRow> {
   const where = 'scope' in settler ? settler.scope : { environment: 'production' as const };
   return inTransaction(db, async (trx) => {
     const row = await findDisbursement(trx, where, id, true);
     if (!row) throw notFound('The disbursement was not found.');
-    if (row.status !== 'submitted') throw precondition(`The disbursement is ${row.status}; only a submitted one can be ${status}.`);
-    await effect(trx, row);
+    if (row.status !== 'submitted') throw precondition(`The disbursement is ${row.status}; only a submitted one can be ${action}.`);
+    const transfer = await latestTransfer(trx, row.id);
+    const ending = await end(trx, row, transfer);
     const updated = await updateDisbursement(trx, id, {
-      status,
+      status: ending.status,
       ...('operator' in settler ? { settlement_reference: settler.operator.reference } : {}),
     });
     await emitEvent(trx, event(updated, 'disbursement.updated'));
     if ('operator' in settler)
       await recordAudit(trx, {
-        event: `disbursement.${status}`,
+        event: ending.audit,
         environment: row.environment,
         organizationId: row.organization_id,
-        details: { disbursement_id: row.id, amount: centsOf(row.amount), reference: settler.operator.reference, via: 'admin_cli' },
+        details: {
+          disbursement_id: row.id,
+          amount: centsOf(row.amount),
+          reference: settler.operator.reference,
+          ...(transfer ? { transfer_id: transfer.id } : {}),
+          via: 'admin_cli',
+        },
       });
     return updated;
   });
 }
 
-/** The payment arrived: the hold settles to the environment's external account (the money left). */
+/** Each rail's word for a payment that arrived (the published transfers' statuses). */
+const ARRIVED = { check: 'deposited', ach: 'completed', account: 'complete' } as const;
+
+/** The payment arrived: the transfer completes and the hold settles to the environment's external account (the money left). */
 export async function completeDisbursement(db: Db, settler: Settler, id: string): Promise<DisbursementRow> {
-  return endSubmitted(db, settler, id, 'completed', async (trx, row) =>
-    settleHold(trx, {
+  return endSubmitted(db, settler, id, 'completed', async (trx, row, transfer) => {
+    if (transfer) await updateTransfer(trx, transfer.id, { status: ARRIVED[transfer.rail], completed_at: new Date() });
+    await settleHold(trx, {
       environment: row.environment,
       reference: reference(row),
       destinationAccountId: await externalLedgerAccount(trx, row.environment),
-    }),
-  );
+    });
+    return { status: 'completed', audit: 'disbursement.completed' };
+  });
 }
 
 /**
- * The payment failed: the hold is released to the available balance, once (the ledger's hold-end
- * uniqueness), and the money freed then submits what waits for it, in a transaction of its own.
+ * The payment failed. An ACH credit is returned: the disbursement fails, its hold is released to
+ * the available balance once (the ledger's hold-end uniqueness), and the money freed then submits
+ * what waits for it, in a transaction of its own. A check is returned: the disbursement goes back
+ * to `validating_organization` with its hold kept, for a retry once the recipient's information
+ * is resolved. An account transfer does not fail (the published simulation names ACH and checks).
  */
 export async function failDisbursement(db: Db, settler: Settler, id: string): Promise<DisbursementRow> {
-  const row = await endSubmitted(db, settler, id, 'failed', (trx, r) =>
-    releaseHold(trx, { environment: r.environment, reference: reference(r) }),
-  );
-  await submitAwaitingBalance(db, row.environment, row.financial_account_id);
+  const row = await endSubmitted(db, settler, id, 'failed', async (trx, r, transfer) => {
+    if (transfer?.rail === 'account')
+      throw invalid('The disbursement is paid by an account transfer, which cannot fail; only an ACH or check payment can.');
+    if (transfer) await updateTransfer(trx, transfer.id, { status: 'returned', returned_at: new Date() });
+    if (transfer?.rail === 'check') return { status: 'validating_organization', audit: 'disbursement.returned' };
+    await releaseHold(trx, { environment: r.environment, reference: reference(r) });
+    return { status: 'failed', audit: 'disbursement.failed' };
+  });
+  if (row.status === 'failed') await submitAwaitingBalance(db, row.environment, row.financial_account_id);
   return row;
 }
 
@@ -384,9 +438,8 @@ export async function submitAwaitingBalance(executor: Executor, environment: Env
     const account = await lockFinancialAccount(trx, environment, financialAccountId);
     const submitted: string[] = [];
     for (const row of await lockAwaitingBalance(trx, environment, financialAccountId)) {
-      if (!(await holdIfCovered(trx, row, account))) break;
-      const updated = await updateDisbursement(trx, row.id, { status: 'submitted' });
-      await emitEvent(trx, event(updated, 'disbursement.updated'));
+      if (!(await covers(trx, row, account))) break;
+      await submitWithHold(trx, row, account);
       submitted.push(row.id);
     }
     return submitted;

@@ -83,3 +83,14 @@ export async function settleHold(
     ],
   });
 }
+
+/** Whether `reference`'s hold is placed and has not ended: a disbursement retried keeps its hold (docs/ledger.md, "Holds"). */
+export async function holdIsHeld(executor: Executor, environment: Environment, reference: TransferReference): Promise<boolean> {
+  const transfers = await repo.findTransfersOfReference(executor, {
+    environment,
+    kinds: ['hold', 'hold_release', 'hold_settle'],
+    referenceType: reference.type,
+    referenceId: reference.id,
+  });
+  return transfers.some((t) => t.kind === 'hold') && !transfers.some((t) => t.kind !== 'hold');
+}

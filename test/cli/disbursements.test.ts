@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
 import { importBmfFile } from '../../src/directory/import-service.js';
+import { recordAddressSuggestions } from '../../src/directory/suggestions-service.js';
 import { approveDisbursement, createDisbursement } from '../../src/grantmaking/disbursements-service.js';
 import { createInboundTransfer, settleAsOperator } from '../../src/grantmaking/inbound-transfers-service.js';
 import { financialAccountBalanceOf, financialAccountsOf } from '../../src/grantmaking/accounts-service.js';
@@ -14,13 +15,19 @@ import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 let t: TestDatabase;
 let organizationId: string;
 let recipientId: string;
+/** A directory organization with no address: a check to it has nowhere to go. */
+let homelessId: string;
 const production = () => ({ organizationId, environment: 'production' as const });
 const sandbox = () => ({ organizationId, environment: 'sandbox' as const });
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  await importBmfFile(t.db, writeBmfFile([bmfLine({ EIN: '840000401', NAME: 'MEADOW SCHOOL' })]));
-  recipientId = (await t.db.selectFrom('directory_organizations').select('id').executeTakeFirstOrThrow()).id;
+  await importBmfFile(
+    t.db,
+    writeBmfFile([bmfLine({ EIN: '840000401', NAME: 'MEADOW SCHOOL' }), bmfLine({ EIN: '840000402', NAME: 'NOWHERE CLUB', STREET: '' })]),
+  );
+  recipientId = (await t.db.selectFrom('directory_organizations').select('id').where('ein', '=', '840000401').executeTakeFirstOrThrow()).id;
+  homelessId = (await t.db.selectFrom('directory_organizations').select('id').where('ein', '=', '840000402').executeTakeFirstOrThrow()).id;
   organizationId = (await addOrganization(t.db, { ein: '76-1000001', name: 'Eastside Foundation', kind: 'grantmaker' })).id;
   const [account] = await financialAccountsOf(t.db, production());
   const transfer = await createInboundTransfer(t.db, production(), { amount: 10_000, accountId: account!.id });
@@ -30,9 +37,13 @@ afterAll(async () => t?.drop());
 
 const admin = (...argv: string[]) => runAdmin(argv, { DATABASE_URL: t.url });
 
-async function submitted(scope: { organizationId: string; environment: 'production' | 'sandbox' }, amount: number) {
+async function submitted(
+  scope: { organizationId: string; environment: 'production' | 'sandbox' },
+  amount: number,
+  recipient = recipientId,
+) {
   const record = await createDisbursement(t.db, scope, 'api_key:test', {
-    organizationId: recipientId,
+    organizationId: recipient,
     amount,
     transactions: [{ amount, type: 'donor_advised_fund_grant' }],
   });
@@ -42,6 +53,16 @@ async function submitted(scope: { organizationId: string; environment: 'producti
 async function balance() {
   const [account] = await financialAccountsOf(t.db, production());
   return financialAccountBalanceOf(t.db, production(), account!.id);
+}
+
+function transfersOf(id: string) {
+  return t.db
+    .selectFrom('disbursement_transfers')
+    .selectAll()
+    .where('disbursement_id', '=', id)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 function auditOf(id: string) {
@@ -60,8 +81,13 @@ describe('admin disbursements', () => {
     expect(done.code, done.stderr).toBe(0);
     expect(JSON.parse(done.stdout)).toEqual({ id: row.id, status: 'completed', amount: 3_000, reference: 'ACH-TRACE-1' });
     expect(await balance()).toMatchObject({ current_balance: 7_000, available_balance: 7_000 });
+    const [check] = await transfersOf(row.id);
+    expect(check).toMatchObject({ rail: 'check', status: 'deposited' });
     expect(await auditOf(row.id)).toEqual([
-      { event: 'disbursement.completed', details: { disbursement_id: row.id, amount: 3_000, reference: 'ACH-TRACE-1', via: 'admin_cli' } },
+      {
+        event: 'disbursement.completed',
+        details: { disbursement_id: row.id, amount: 3_000, reference: 'ACH-TRACE-1', transfer_id: check!.id, via: 'admin_cli' },
+      },
     ]);
     const again = await admin('disbursements', 'fail', '--id', row.id, '--reference', 'R01');
     expect(again.code).not.toBe(0);
@@ -70,13 +96,69 @@ describe('admin disbursements', () => {
     expect(await verifyLedger(t.db)).toMatchObject({ ok: true });
   });
 
-  it('fail: the hold returns to the available balance once, audited', async () => {
+  it('fail of a check: returned, validating_organization with its hold kept, audited; resubmit mails a new check, audited with why', async () => {
     const row = await submitted(production(), 2_000);
-    const done = await admin('disbursements', 'fail', '--id', row.id, '--reference', 'R03', '--json');
+    const done = await admin('disbursements', 'fail', '--id', row.id, '--reference', 'RETURNED-MAIL', '--json');
     expect(done.code, done.stderr).toBe(0);
-    expect(JSON.parse(done.stdout)).toMatchObject({ status: 'failed', reference: 'R03' });
-    expect(await balance()).toMatchObject({ current_balance: 7_000, available_balance: 7_000 });
-    expect((await auditOf(row.id)).map((a) => a.event)).toEqual(['disbursement.failed']);
+    expect(JSON.parse(done.stdout)).toMatchObject({ status: 'validating_organization', reference: 'RETURNED-MAIL' });
+    expect(await balance()).toMatchObject({ current_balance: 7_000, available_balance: 5_000 });
+    expect((await transfersOf(row.id)).map((x) => x.status)).toEqual(['returned']);
+    expect((await auditOf(row.id)).map((a) => a.event)).toEqual(['disbursement.returned']);
+
+    const resubmitted = await admin('disbursements', 'resubmit', '--id', row.id, '--reference', 'address confirmed by phone', '--json');
+    expect(resubmitted.code, resubmitted.stderr).toBe(0);
+    expect(JSON.parse(resubmitted.stdout)).toEqual({ id: row.id, status: 'submitted', amount: 2_000 });
+    const attempts = await transfersOf(row.id);
+    expect(attempts.map((x) => x.status)).toEqual(['returned', 'issued']);
+    expect(attempts[1]!.check_number).not.toBe(attempts[0]!.check_number);
+    expect(await balance()).toMatchObject({ current_balance: 7_000, available_balance: 5_000 });
+    expect((await auditOf(row.id)).find((a) => a.event === 'disbursement.resubmitted')).toEqual({
+      event: 'disbursement.resubmitted',
+      details: {
+        disbursement_id: row.id,
+        amount: 2_000,
+        reference: 'address confirmed by phone',
+        transfer_id: attempts[1]!.id,
+        via: 'admin_cli',
+      },
+    });
+    const again = await admin('disbursements', 'resubmit', '--id', row.id, '--reference', 'twice');
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain('submitted');
+
+    expect((await admin('disbursements', 'settle', '--id', row.id, '--reference', 'CASHED')).code).toBe(0);
+    expect(await balance()).toMatchObject({ current_balance: 5_000, available_balance: 5_000 });
+    expect(await verifyLedger(t.db)).toMatchObject({ ok: true });
+  });
+
+  it('a recipient without a mailing address: validating_organization (hold kept); resubmit is refused until an address is suggested, then mails the check there', async () => {
+    const row = await submitted(production(), 500, homelessId);
+    expect(row.status).toBe('validating_organization');
+    const refused = await admin('disbursements', 'resubmit', '--id', row.id, '--reference', 'try again');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('mailing address');
+    expect(await transfersOf(row.id)).toEqual([]);
+    expect(await auditOf(row.id)).toEqual([]);
+    const sandboxRow = await submitted(sandbox(), 1);
+    const refusedSandbox = await admin('disbursements', 'resubmit', '--id', sandboxRow.id, '--reference', 'X');
+    expect(refusedSandbox.code).not.toBe(0);
+    expect(refusedSandbox.stderr).toContain('sandbox');
+    // The hold is kept while it waits: the money stays reserved.
+    expect(await balance()).toMatchObject({ current_balance: 5_000, available_balance: 4_500 });
+
+    await recordAddressSuggestions(t.db, { environment: 'production', grantmakerId: organizationId }, [
+      { ein: '840000402', line1: '9 Hill Rd', line2: 'Unit 2', city: 'Boulder', state: 'CO', zip: '80301' },
+    ]);
+    const done = await admin('disbursements', 'resubmit', '--id', row.id, '--reference', 'address found', '--json');
+    expect(done.code, done.stderr).toBe(0);
+    const [check] = await transfersOf(row.id);
+    expect(check).toMatchObject({
+      rail: 'check',
+      status: 'issued',
+      recipient_name: 'NOWHERE CLUB',
+      mailing_address: { line1: '9 Hill Rd', line2: 'Unit 2', city: 'Boulder', state: 'CO', postal_code: '80301', country: 'US' },
+    });
+    expect(await balance()).toMatchObject({ current_balance: 5_000, available_balance: 4_500 });
     expect(await verifyLedger(t.db)).toMatchObject({ ok: true });
   });
 

@@ -22,10 +22,17 @@ let otherKey: string;
 let nonprofitKey: string;
 let accountId: string;
 let recipientId: string;
+/** A recipient onboarded onto the sandbox's ACH rail: its payments can fail (a check's is returned instead). */
+let achRecipientId: string;
 
 beforeAll(async () => {
-  await importBmfFile(t.db, writeBmfFile([bmfLine({ EIN: '840000101', NAME: 'RIVERSIDE FOOD BANK' })]));
+  await importBmfFile(
+    t.db,
+    writeBmfFile([bmfLine({ EIN: '840000101', NAME: 'RIVERSIDE FOOD BANK' }), bmfLine({ EIN: '840000102', NAME: 'LAKESIDE PANTRY' })]),
+  );
   recipientId = (await t.db.selectFrom('directory_organizations').select('id').where('ein', '=', '840000101').executeTakeFirstOrThrow()).id;
+  achRecipientId = (await t.db.selectFrom('directory_organizations').select('id').where('ein', '=', '840000102').executeTakeFirstOrThrow())
+    .id;
   await addOrganization(t.db, { ein: EIN, name: 'Harbor Foundation', kind: 'grantmaker' });
   await addOrganization(t.db, { ein: '73-1000002', name: 'Other Foundation', kind: 'grantmaker' });
   await addOrganization(t.db, { ein: '73-1000003', name: 'Harbor Shelter', kind: 'nonprofit' });
@@ -34,6 +41,8 @@ beforeAll(async () => {
   otherKey = (await createApiKey(t.db, { org: '73-1000002', environment: 'sandbox' })).key;
   nonprofitKey = (await createApiKey(t.db, { org: '73-1000003', environment: 'sandbox' })).key;
   accountId = ((await call('GET', '/v1/financial_accounts')).body.results as { id: string }[])[0]!.id;
+  const onboarded = await call('POST', `/v1/simulations/organizations/onboard/${achRecipientId}`, { settlement: 'SANDBOX_SETTLEMENT_ACH' });
+  expect(onboarded.status, JSON.stringify(onboarded.body)).toBe(200);
   await fund(100_000);
 });
 
@@ -59,14 +68,14 @@ function body(amount: number, extra: Record<string, unknown> = {}) {
   return { organization_id: recipientId, amount, transactions: [{ amount, type: 'donor_advised_fund_grant' }], ...extra };
 }
 
-async function create(amount: number): Promise<string> {
-  const res = await call('POST', '/v1/disbursements', body(amount));
+async function create(amount: number, recipient = recipientId): Promise<string> {
+  const res = await call('POST', '/v1/disbursements', body(amount, { organization_id: recipient }));
   expect(res.status, JSON.stringify(res.body)).toBe(201);
   return res.body.id as string;
 }
 
-async function approved(amount: number): Promise<string> {
-  const id = await create(amount);
+async function approved(amount: number, recipient = recipientId): Promise<string> {
+  const id = await create(amount, recipient);
   const res = await call('POST', `/v1/disbursements/${id}/approve`);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   expect(res.body.status).toBe('submitted');
@@ -173,9 +182,9 @@ describe('disbursements', () => {
     await expectLedgerOk();
   });
 
-  it('failed (sandbox): failed, the hold released once, the available balance back; a second failure is 412', async () => {
+  it('failed (sandbox, an ACH credit): failed, the hold released once, the available balance back; a second failure is 412', async () => {
     const before = await balance();
-    const id = await approved(3_000);
+    const id = await approved(3_000, achRecipientId);
     expect((await call('POST', `/v1/simulations/disbursements/${id}/fail`)).status).toBe(202);
     expect(await status(id)).toBe('failed');
     expect(await balance()).toMatchObject({ current_balance: before.current_balance, available_balance: before.available_balance });

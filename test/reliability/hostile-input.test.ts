@@ -326,6 +326,7 @@ const WELL_FORMED: Record<string, Json> = {
   'POST /v1/disbursements': { organization_id: 'org_', amount: 2500, transactions: [{ amount: 2500, type: 'donor_advised_fund_grant' }] },
   'POST /v1/disbursements/bulk': { disbursements: [] },
   'POST /v1/disbursements/approve': { disbursement_ids: ['disbursement_'] },
+  'POST /v1/disbursements/:id/stop': { reason: 'voided' },
 };
 
 const jsonOperations = GATEWAY_ROUTES.filter((route) => route.body !== undefined);

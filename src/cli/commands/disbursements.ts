@@ -33,3 +33,20 @@ export const disbursementsFail = settleCommand(
   'fail',
   "a production disbursement's payment failed: its hold returns to the available balance once, audited with the bank's evidence",
 );
+
+export const disbursementsResubmit: Command = {
+  path: ['disbursements', 'resubmit'],
+  summary:
+    "a production disbursement held in validating_organization (a returned check, or no mailing address) is paid again on a new transfer once the recipient's information is resolved, its hold kept, audited with why",
+  usage: 'disbursements resubmit --id <disbursement id> --reference <why it can be paid now>',
+  options: { id: { type: 'string' }, reference: { type: 'string' } },
+  async run(ctx) {
+    const { resubmitDisbursementAsOperator } = await import('../../grantmaking/disbursement-retries-service.js');
+    const row = await resubmitDisbursementAsOperator(await ctx.db(), {
+      id: requireString(ctx.values, 'id'),
+      reference: requireString(ctx.values, 'reference'),
+    });
+    const amount = Number(row.amount);
+    return { json: { id: row.id, status: row.status, amount }, text: `disbursement ${row.id} ${row.status} (${amount} cents)` };
+  },
+};

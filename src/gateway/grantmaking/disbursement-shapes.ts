@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { DISBURSEMENT_STATUSES } from '../../db/schema-grantmaking.js';
+import type { OrganizationRecord } from '../../directory/organization-service.js';
 import type { DisbursementRecord, TransactionInput } from '../../grantmaking/disbursements-service.js';
+import { LifecycleFields, lifecycleOf } from './disbursement-lifecycle-view.js';
 
 /**
  * The disbursements' published pieces both versions share (a donor, its address, metadata), and
@@ -114,8 +116,7 @@ export const DisbursementV2026_01 = z.object({
   amount: z.number().int().describe('Cents, positive'),
   auto_fund: z.boolean(),
   status: z.enum(DISBURSEMENT_STATUSES),
-  approval: z.object({ approved_at: z.string().datetime() }).optional(),
-  cancelation: z.object({ canceled_at: z.string().datetime() }).optional(),
+  ...LifecycleFields,
   program_details: z.object({ id: z.string(), name: z.string().optional() }),
   transactions: z.array(TransactionV2026_01),
   created_at: z.string().datetime(),
@@ -152,9 +153,10 @@ export function existsInV2026_01({ transactions }: DisbursementRecord): boolean 
 }
 
 /** The 2026-01-15 Disbursement of a record that exists there (existsInV2026_01). */
-export function toDisbursementV2026_01({ row, transactions, programName }: DisbursementRecord) {
+export function toDisbursementV2026_01(record: DisbursementRecord, organization?: OrganizationRecord) {
+  const { row, transactions, programName } = record;
   // The routes answer 404 for it first.
-  if (!existsInV2026_01({ row, transactions, programName })) throw new Error(`disbursement ${row.id} has no 2026-01-15 shape`);
+  if (!existsInV2026_01(record)) throw new Error(`disbursement ${row.id} has no 2026-01-15 shape`);
   return {
     id: row.id,
     organization_id: row.recipient_organization_id,
@@ -162,8 +164,7 @@ export function toDisbursementV2026_01({ row, transactions, programName }: Disbu
     amount: Number(row.amount),
     auto_fund: false,
     status: row.status,
-    ...(row.approved_at ? { approval: { approved_at: row.approved_at.toISOString() } } : {}),
-    ...(row.canceled_at ? { cancelation: { canceled_at: row.canceled_at.toISOString() } } : {}),
+    ...lifecycleOf(record, organization),
     program_details: { id: row.program_id, ...(programName !== undefined ? { name: programName } : {}) },
     transactions: transactions.map((t) => {
       const fee = t.fee_amount === null ? null : Number(t.fee_amount);

@@ -1,7 +1,9 @@
 import { bulkApproveDisbursements, bulkCreateDisbursements, MAX_BULK } from '../../grantmaking/disbursements-bulk-service.js';
 import { z } from 'zod';
 import type { Db } from '../../db/database.js';
-import { DISBURSEMENT_STATUSES, DONATION_TYPES } from '../../db/schema-grantmaking.js';
+import { DISBURSEMENT_STATUSES, DONATION_TYPES, STOP_REASONS } from '../../db/schema-grantmaking.js';
+import type { OrganizationRecord } from '../../directory/organization-service.js';
+import { stopDisbursement } from '../../grantmaking/disbursement-retries-service.js';
 import { invalid } from '../../errors/domain-error.js';
 import {
   approveDisbursement,
@@ -19,6 +21,7 @@ import { IDEMPOTENCY_HEADER, idempotencyKeyOf } from '../../idempotency/key.js';
 import type { Caller } from '../routing/caller.js';
 import { decodeCursor, listPage } from '../routing/pagination.js';
 import { resourceNotFound } from '../routing/problems.js';
+import { Includes, LifecycleFields, lifecycleOf, recipientsOf } from './disbursement-lifecycle-view.js';
 import { defineRoute } from '../routing/route-spec.js';
 import { GRANTMAKERS, sandboxOnly, scopeOf } from './callers.js';
 import type { ApiVersion } from '../routing/versions.js';
@@ -105,8 +108,7 @@ const Disbursement = z.object({
   amount: z.number().int().describe('Cents, positive'),
   auto_fund: z.boolean(),
   status: z.enum(DISBURSEMENT_STATUSES),
-  approval: z.object({ approved_by: z.string().optional(), approved_at: z.string().datetime() }).optional(),
-  cancelation: z.object({ canceled_at: z.string().datetime() }).optional(),
+  ...LifecycleFields,
   program_details: z.object({ id: z.string(), name: z.string().optional() }),
   transactions: z.array(Transaction),
   idempotency_key: z.string().optional(),
@@ -114,7 +116,8 @@ const Disbursement = z.object({
   updated_at: z.string().datetime(),
 });
 
-function toDisbursement({ row, transactions, programName, approverEmail }: DisbursementRecord) {
+function toDisbursement(record: DisbursementRecord, organization?: OrganizationRecord) {
+  const { row, transactions, programName } = record;
   return {
     id: row.id,
     organization_id: row.recipient_organization_id,
@@ -122,11 +125,7 @@ function toDisbursement({ row, transactions, programName, approverEmail }: Disbu
     amount: Number(row.amount),
     auto_fund: false,
     status: row.status,
-    // approved_by: "if the disbursement was approved by a user in the dashboard, the email address of that user".
-    ...(row.approved_at
-      ? { approval: { ...(approverEmail !== undefined ? { approved_by: approverEmail } : {}), approved_at: row.approved_at.toISOString() } }
-      : {}),
-    ...(row.canceled_at ? { cancelation: { canceled_at: row.canceled_at.toISOString() } } : {}),
+    ...lifecycleOf(record, organization),
     program_details: { id: row.program_id, ...(programName !== undefined ? { name: programName } : {}) },
     transactions: transactions.map((t) => {
       const fee = t.fee_amount === null ? null : Number(t.fee_amount);
@@ -181,7 +180,7 @@ function createInput(version: ApiVersion, input: CreateRequest, maxAmount: numbe
 }
 
 /** The Disbursement of `version`'s document. */
-function viewIn(version: ApiVersion): (record: DisbursementRecord) => unknown {
+function viewIn(version: ApiVersion): (record: DisbursementRecord, organization?: OrganizationRecord) => unknown {
   return version === '2026-01-15' ? toDisbursementV2026_01 : toDisbursement;
 }
 
@@ -208,6 +207,7 @@ const ListQuery = z
     page_limit: z.coerce.number().int().min(1).max(100).default(100),
     next_page_token: z.string().max(200).optional(),
     idempotency_key: z.string().min(1).max(255).optional(),
+    includes: Includes,
   })
   .strict();
 const common = {
@@ -263,7 +263,7 @@ export const disbursementRoutes = [
       const { disbursements } = body as { disbursements: CreateRequest[] };
       const inputs = disbursements.map((d, i) => createInput(version, d, services.maxDisbursementCents, `disbursements[${i}].`));
       const records = await bulkCreateDisbursements(db, scopeOf(caller), actorOf(caller), inputs);
-      return { disbursements: records.map(viewIn(version)), count: records.length };
+      return { disbursements: records.map((r) => viewIn(version)(r)), count: records.length };
     },
   }),
   defineRoute({
@@ -283,7 +283,7 @@ export const disbursementRoutes = [
       const { disbursement_ids } = body as { disbursement_ids: string[] };
       for (const id of disbursement_ids) await mustExistIn(version, db, caller, id);
       const records = await bulkApproveDisbursements(db, scopeOf(caller), actorOf(caller), disbursement_ids);
-      return { disbursements: records.map(viewIn(version)), count: records.length };
+      return { disbursements: records.map((r) => viewIn(version)(r)), count: records.length };
     },
   }),
   defineRoute({
@@ -313,6 +313,7 @@ export const disbursementRoutes = [
         decodeCursor(query.next_page_token, 'next_page_token'),
         query.page_limit,
       );
+      const recipients = await recipientsOf(db, records, query.includes);
       const page = listPage(
         records.map((r) => ({ ...r, id: r.row.id, created_at: r.row.created_at })),
         query.page_limit,
@@ -321,7 +322,7 @@ export const disbursementRoutes = [
       );
       // The page's token is the page's, whatever 2026-01-15 leaves out of it (mustExistIn).
       const shown = version === '2026-01-15' ? page.results.filter(existsInV2026_01) : page.results;
-      return { ...page, results: shown.map(viewIn(version)) };
+      return { ...page, results: shown.map((r) => viewIn(version)(r, recipients.get(r.row.recipient_organization_id))) };
     },
   }),
   defineRoute({
@@ -332,12 +333,14 @@ export const disbursementRoutes = [
     summary: "Get one of the grantmaker's disbursements",
     access: 'read',
     params: Params,
+    query: z.object({ includes: Includes }).strict(),
     response: { '2026-04-01': Disbursement, '2026-01-15': DisbursementV2026_01 },
     errors: [400, 401, 403, 404],
-    async handler({ db, caller, params, version }) {
+    async handler({ db, caller, params, query, version }) {
       const record = await disbursementOf(db, scopeOf(caller), params.id);
       if (!record || (version === '2026-01-15' && !existsInV2026_01(record))) throw resourceNotFound('The disbursement');
-      return viewIn(version)(record);
+      const recipients = await recipientsOf(db, [record], query.includes);
+      return viewIn(version)(record, recipients.get(record.row.recipient_organization_id));
     },
   }),
   defineRoute({
@@ -367,7 +370,25 @@ export const disbursementRoutes = [
     errors: [400, 401, 403, 404],
     async handler({ db, caller, params, version }) {
       await mustExistIn(version, db, caller, params.id);
-      return viewIn(version)(await cancelDisbursement(db, scopeOf(caller), params.id));
+      return viewIn(version)(await cancelDisbursement(db, scopeOf(caller), params.id, actorOf(caller)));
+    },
+  }),
+  defineRoute({
+    ...common,
+    operationId: 'stopDisbursement',
+    method: 'post',
+    path: '/v1/disbursements/:id/stop',
+    summary: 'Stop the payment of a submitted disbursement paid by a check not yet deposited (its hold is released)',
+    access: 'write',
+    params: Params,
+    body: z.object({ reason: z.enum(STOP_REASONS) }).strict(),
+    status: 202,
+    response: z.undefined(),
+    errors: [400, 401, 403, 404, 412],
+    async handler({ db, caller, params, body, version }) {
+      await mustExistIn(version, db, caller, params.id);
+      const { reason } = body as { reason: (typeof STOP_REASONS)[number] };
+      await stopDisbursement(db, scopeOf(caller), actorOf(caller), params.id, reason);
     },
   }),
   defineRoute({

@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import { onboardSandboxOrganization, organizationById } from '../../directory/organization-service.js';
+import { resubmitOnboardedRecipient } from '../../grantmaking/disbursement-retries-service.js';
 import { DIRECTORY_SEARCH_LIMIT, searchDirectory } from '../../directory/search-service.js';
 import { GRANTMAKERS } from '../auth/require-caller-kind.js';
 import { environmentOf } from '../routing/environment.js';
 import { resourceNotFound } from '../routing/problems.js';
 import { defineRoute } from '../routing/route-spec.js';
-import { organizationSummaryView, organizationView } from './views.js';
+import { Organization, organizationSummaryView, organizationView } from './views.js';
 
 const OrganizationSummary = z.object({
   id: z.string(),
@@ -13,17 +14,6 @@ const OrganizationSummary = z.object({
   name: z.string(),
   city: z.string().optional(),
   state: z.string().optional(),
-});
-
-const Organization = z.object({
-  id: z.string(),
-  ein: z.string(),
-  name: z.string(),
-  physical_address: z
-    .object({ line1: z.string(), city: z.string(), state: z.string(), postal_code: z.string(), country: z.string() })
-    .optional(),
-  incorporation: z.object({ ruling_date: z.string() }).optional(),
-  claimed: z.boolean(),
 });
 
 const common = {
@@ -93,6 +83,8 @@ export const organizationRoutes = [
       if (environmentOf(ctx) !== 'sandbox') throw resourceNotFound('POST /v1/simulations/organizations/onboard/{id}');
       const { settlement } = body as { settlement: 'SANDBOX_SETTLEMENT_ACCOUNT_TRANSFER' | 'SANDBOX_SETTLEMENT_ACH' };
       const record = await onboardSandboxOrganization(db, { id: params.id, settlement, grantmakerId: caller.organizationId });
+      // Its disbursements held for a check's address now pay on the electronic rail (docs/grantmaking.md, "Returned checks").
+      await resubmitOnboardedRecipient(db, 'sandbox', record.organization.id);
       return organizationView(record);
     },
   }),

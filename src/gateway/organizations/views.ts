@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { OrganizationRecord } from '../../directory/organization-service.js';
 import type { DirectoryOrganization } from '../../directory/search-service.js';
 
@@ -16,6 +17,18 @@ export function organizationSummaryView(org: DirectoryOrganization) {
     ...(org.state ? { state: org.state } : {}),
   };
 }
+
+/** The published Organization as served (organizationView's shape). */
+export const Organization = z.object({
+  id: z.string(),
+  ein: z.string(),
+  name: z.string(),
+  physical_address: z
+    .object({ line1: z.string(), city: z.string(), state: z.string(), postal_code: z.string(), country: z.string() })
+    .optional(),
+  incorporation: z.object({ ruling_date: z.string() }).optional(),
+  claimed: z.boolean(),
+});
 
 export function organizationView({ organization: org, claimed }: OrganizationRecord) {
   const address =
