@@ -12,6 +12,8 @@ export const AUDIT_EVENT_KINDS = [
   'consent.granted',
   'disbursement.completed',
   'disbursement.failed',
+  'disbursement.rejected',
+  'disbursement.verified',
   'fdx_consent.revoked',
   'gateway.ip_denied',
   'inbound_transfer.completed',

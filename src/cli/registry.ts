@@ -18,7 +18,7 @@ import { keysRotate } from './commands/keys.js';
 import { apiKeysCreate, apiKeysList, apiKeysRevoke } from './commands/api-keys.js';
 import { demoSeed } from './commands/demo.js';
 import { dafRedeemCode, dafRejectAccount, dafSubmitGrantRequest } from './commands/daf.js';
-import { disbursementsFail, disbursementsSettle } from './commands/disbursements.js';
+import { disbursementsFail, disbursementsReject, disbursementsSettle, disbursementsVerify } from './commands/disbursements.js';
 import { inboundTransfersComplete, inboundTransfersFail } from './commands/inbound-transfers.js';
 import { ledgerVerify } from './commands/ledger.js';
 import { mailList, webhooksDeliveries, webhooksReplay, webhooksResume } from './commands/mail-webhooks.js';
@@ -68,4 +68,6 @@ export const COMMANDS: readonly Command[] = [
   inboundTransfersFail,
   disbursementsSettle,
   disbursementsFail,
+  disbursementsVerify,
+  disbursementsReject,
 ];

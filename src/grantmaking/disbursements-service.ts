@@ -5,7 +5,13 @@ import { inTransaction, type Executor, type Trx } from '../db/executor.js';
 import { prefixedId } from '../db/ids.js';
 import type { Cursor } from '../db/keyset.js';
 import type { Environment } from '../db/schema.js';
-import type { DisbursementStatus, DisbursementTransactionDetails, DonationType } from '../db/schema-grantmaking.js';
+import {
+  REJECTION_REASONS,
+  type DisbursementStatus,
+  type DisbursementTransactionDetails,
+  type DonationType,
+  type RejectionReason,
+} from '../db/schema-grantmaking.js';
 import { DomainError, invalid, notFound, precondition } from '../errors/domain-error.js';
 import { placeHold, releaseHold, settleHold } from '../ledger/holds.js';
 import { accountBalances, centsOf } from '../ledger/ledger.js';
@@ -14,10 +20,12 @@ import { findProgram, type Scope } from './accounts-repository.js';
 import {
   disbursementsAccountOf,
   enabledPrograms,
+  findAnyDisbursement,
   findDisbursement,
   findRecipientOrganization,
   insertDisbursement,
   insertDisbursementTransactions,
+  isEligibleRecipient,
   listDisbursements,
   lockAwaitingBalance,
   lockFinancialAccount,
@@ -26,13 +34,16 @@ import {
   updateDisbursement,
 } from './disbursements-repository.js';
 import { checkEvidence } from './evidence.js';
+import { findTransferOfDisbursement, insertInboundTransfer, updateInboundTransferStatus } from './inbound-transfers-repository.js';
 import { externalLedgerAccount } from './platform-accounts.js';
 
 /**
  * Disbursements (docs/grantmaking.md, "Disbursements"): created `pending_approval`; approved, they
- * hold their amount on the financial account (`submitted`) or wait for the balance
- * (`awaiting_balance`); a completion settles the hold to the outside world, a failure releases it.
- * Every status change writes `disbursement.updated` in its transaction, with its ledger transfer.
+ * wait for an operator's verification of the recipient (`awaiting_verification`) when it needs
+ * one, then hold their amount on the financial account (`submitted`) or wait for the balance
+ * (`awaiting_balance`, with an auto-fund inbound transfer when asked); a completion settles the
+ * hold to the outside world, a failure releases it. Every status change writes
+ * `disbursement.updated` in its transaction, with its ledger transfer.
  */
 
 export type DisbursementRow = Awaited<ReturnType<typeof listDisbursements>>[number];
@@ -74,6 +85,10 @@ export interface CreateDisbursementInput {
   description?: string;
   transactions: readonly TransactionInput[];
   idempotencyKey?: string;
+  /** Just-in-time funding (docs/grantmaking.md, "auto_fund"). */
+  autoFund?: boolean;
+  /** bypass_chariot_organization_verification (docs/grantmaking.md, "Verification"). */
+  bypassVerification?: boolean;
 }
 
 function event(row: DisbursementRow, category: 'disbursement.created' | 'disbursement.updated') {
@@ -171,6 +186,8 @@ export async function createDisbursement(
           description: input.description ?? null,
           idempotency_key: input.idempotencyKey ?? null,
           created_by: createdBy,
+          auto_fund: input.autoFund ?? false,
+          bypass_organization_verification: input.bypassVerification ?? false,
         }),
       );
     } catch (error) {
@@ -216,25 +233,72 @@ export async function disbursementOf(db: Db, scope: Scope, id: string): Promise<
   return row ? recordOf(db, row) : undefined;
 }
 
+/** A financial account's ledger pair, as lockFinancialAccount reads it. */
+type AccountPair = { available_ledger_account_id: string; held_ledger_account_id: string };
+
 /**
- * Holds the disbursement's amount if the account's available balance covers it. Called with the
- * account's row locked (lockFinancialAccount), so the balance read is the one the hold meets.
+ * Whether the account's available balance covers the disbursement. Called with the account's row
+ * locked (lockFinancialAccount), so the balance read is the one the hold then meets.
  */
-async function holdIfCovered(
-  trx: Trx,
-  row: DisbursementRow,
-  pair: { available_ledger_account_id: string; held_ledger_account_id: string },
-) {
-  const amount = centsOf(row.amount);
+async function covers(trx: Trx, row: DisbursementRow, pair: AccountPair): Promise<boolean> {
   const balances = await accountBalances(trx, [pair.available_ledger_account_id]);
-  if (balances.get(pair.available_ledger_account_id)! < amount) return false;
+  return balances.get(pair.available_ledger_account_id)! >= centsOf(row.amount);
+}
+
+/**
+ * The one step by which a disbursement becomes `submitted`: its amount held on the account
+ * (docs/ledger.md, "Holds"), the status and `disbursement.updated`, in the caller's transaction,
+ * under the account's lock and the row's. Every path to `submitted` comes through here.
+ */
+export async function submitWithHold(trx: Trx, row: DisbursementRow, account: AccountPair): Promise<DisbursementRow> {
   await placeHold(trx, {
     environment: row.environment,
     reference: reference(row),
-    account: { availableAccountId: pair.available_ledger_account_id, heldAccountId: pair.held_ledger_account_id },
-    amount,
+    account: { availableAccountId: account.available_ledger_account_id, heldAccountId: account.held_ledger_account_id },
+    amount: centsOf(row.amount),
   });
-  return true;
+  const updated = await updateDisbursement(trx, row.id, { status: 'submitted' });
+  await emitEvent(trx, event(updated, 'disbursement.updated'));
+  return updated;
+}
+
+/**
+ * The balance step, once the recipient is verified (or its verification bypassed): `submitted`
+ * when the available balance covers the amount, else `awaiting_balance`, and for an auto-fund
+ * disbursement one inbound transfer of its amount opened in the same transaction
+ * (docs/grantmaking.md, "auto_fund"). The row's lock keeps it to one transfer; a unique index
+ * refuses a second whatever writes it.
+ */
+async function balanceStep(trx: Trx, row: DisbursementRow, account: AccountPair): Promise<DisbursementRow> {
+  if (await covers(trx, row, account)) return submitWithHold(trx, row, account);
+  const updated = await updateDisbursement(trx, row.id, { status: 'awaiting_balance' });
+  await emitEvent(trx, event(updated, 'disbursement.updated'));
+  if (row.auto_fund) {
+    const transfer = await insertInboundTransfer(trx, {
+      id: prefixedId('inbound_transfer'),
+      environment: row.environment,
+      organization_id: row.organization_id,
+      financial_account_id: row.financial_account_id,
+      amount: centsOf(row.amount),
+      description: `Funding for disbursement ${row.id}`,
+      disbursement_id: row.id,
+    });
+    await emitEvent(trx, transferEvent(transfer, 'inbound_transfer.created'));
+  }
+  return updated;
+}
+
+function transferEvent(
+  transfer: { id: string; environment: Environment; organization_id: string },
+  category: 'inbound_transfer.created' | 'inbound_transfer.updated',
+) {
+  return {
+    environment: transfer.environment,
+    organizationId: transfer.organization_id,
+    category,
+    objectId: transfer.id,
+    objectType: 'inbound_transfer',
+  } as const;
 }
 
 /**
@@ -256,35 +320,47 @@ export async function approveDisbursement(db: Db, scope: Scope, approvedBy: stri
 
 /**
  * The step of every approval, one or in bulk: a `pending_approval` row, locked after its account,
- * becomes `submitted` with its amount held when the available balance covers it, else
- * `awaiting_balance`; `disbursement.updated` in the same transaction.
+ * waits in `awaiting_verification` when its recipient needs an operator's verification and the
+ * grantmaker did not bypass it (docs/grantmaking.md, "Verification"); otherwise it goes through
+ * the balance step. An eligible recipient is verified at approval (`verified_at`). One
+ * `disbursement.updated` in the same transaction.
  */
-export async function approveLockedRow(
-  trx: Trx,
-  row: DisbursementRow,
-  account: { available_ledger_account_id: string; held_ledger_account_id: string },
-  approvedBy: string,
-): Promise<DisbursementRow> {
-  const submitted = await holdIfCovered(trx, row, account);
-  const updated = await updateDisbursement(trx, row.id, {
-    status: submitted ? 'submitted' : 'awaiting_balance',
+export async function approveLockedRow(trx: Trx, row: DisbursementRow, account: AccountPair, approvedBy: string): Promise<DisbursementRow> {
+  const now = new Date();
+  const eligible = await isEligibleRecipient(trx, row.recipient_organization_id);
+  if (!eligible && !row.bypass_organization_verification) {
+    const waiting = await updateDisbursement(trx, row.id, { status: 'awaiting_verification', approved_by: approvedBy, approved_at: now });
+    await emitEvent(trx, event(waiting, 'disbursement.updated'));
+    return waiting;
+  }
+  const approved = await updateDisbursement(trx, row.id, {
     approved_by: approvedBy,
-    approved_at: new Date(),
+    approved_at: now,
+    ...(eligible ? { verified_at: now } : {}),
   });
-  await emitEvent(trx, event(updated, 'disbursement.updated'));
-  return updated;
+  return balanceStep(trx, approved, account);
 }
 
-/** `pending_approval` or `awaiting_balance` → `canceled`: neither has a hold, so no money moves. */
+/**
+ * `pending_approval` or `awaiting_balance` → `canceled`: neither has a hold, so no money moves. An
+ * auto-fund disbursement's pending transfer is canceled with it (docs/grantmaking.md, "auto_fund").
+ */
 export async function cancelDisbursement(db: Db, scope: Scope, id: string): Promise<DisbursementRecord> {
   return inTransaction(db, async (trx) => {
-    const row = await findDisbursement(trx, scope, id, true);
-    if (!row) throw notFound('The disbursement was not found.');
+    const seen = await findDisbursement(trx, scope, id);
+    if (!seen) throw notFound('The disbursement was not found.');
+    // The transfer's lock before the disbursement's: the order its completion takes them in.
+    const transfer = seen.auto_fund ? await findTransferOfDisbursement(trx, id, true) : undefined;
+    const row = (await findDisbursement(trx, scope, id, true))!;
     // The published operation answers a disbursement in another state with 400.
     if (!CANCELABLE.includes(row.status))
       throw invalid(`The disbursement is ${row.status}; only a pending_approval or awaiting_balance one can be canceled.`);
     const updated = await updateDisbursement(trx, id, { status: 'canceled', canceled_at: new Date() });
     await emitEvent(trx, event(updated, 'disbursement.updated'));
+    if (transfer?.status === 'pending') {
+      const canceled = await updateInboundTransferStatus(trx, transfer.id, { status: 'canceled' });
+      await emitEvent(trx, transferEvent(canceled, 'inbound_transfer.updated'));
+    }
     return recordOf(trx, updated);
   });
 }
@@ -375,9 +451,8 @@ export async function submitAwaitingBalance(executor: Executor, environment: Env
     const account = await lockFinancialAccount(trx, environment, financialAccountId);
     const submitted: string[] = [];
     for (const row of await lockAwaitingBalance(trx, environment, financialAccountId)) {
-      if (!(await holdIfCovered(trx, row, account))) break;
-      const updated = await updateDisbursement(trx, row.id, { status: 'submitted' });
-      await emitEvent(trx, event(updated, 'disbursement.updated'));
+      if (!(await covers(trx, row, account))) break;
+      await submitWithHold(trx, row, account);
       submitted.push(row.id);
     }
     return submitted;
@@ -388,4 +463,90 @@ export async function submitAwaitingBalance(executor: Executor, environment: Env
 /** Locks the financial account an inbound transfer funds before it posts: the order approvals take. */
 export async function lockAccountForDeposit(trx: Executor, environment: Environment, financialAccountId: string): Promise<void> {
   await lockFinancialAccount(trx, environment, financialAccountId);
+}
+
+/**
+ * An auto-fund transfer completed (docs/grantmaking.md, "auto_fund"): in its transaction, after its
+ * deposit and before the account's awaiting queue, its disbursement, still `awaiting_balance`, is
+ * submitted with the money it brought. The account is locked already (lockAccountForDeposit).
+ */
+export async function submitAutoFunded(trx: Trx, environment: Environment, disbursementId: string): Promise<void> {
+  const seen = await findDisbursement(trx, { environment }, disbursementId);
+  if (!seen) throw new Error(`auto-fund transfer of a missing disbursement ${disbursementId}`);
+  const account = await lockFinancialAccount(trx, environment, seen.financial_account_id);
+  const row = (await findDisbursement(trx, { environment }, disbursementId, true))!;
+  if (row.status === 'awaiting_balance') await submitWithHold(trx, row, account);
+}
+
+/**
+ * An auto-fund transfer failed or was canceled: its disbursement, still `awaiting_balance`, is
+ * `rejected` for `insufficient_funds` in the transaction of the transfer's change (the money it
+ * waited for will not come; docs/grantmaking.md, "auto_fund").
+ */
+export async function rejectUnfunded(trx: Trx, environment: Environment, disbursementId: string): Promise<void> {
+  const row = await findDisbursement(trx, { environment }, disbursementId, true);
+  if (row?.status !== 'awaiting_balance') return;
+  const updated = await updateDisbursement(trx, row.id, {
+    status: 'rejected',
+    rejection_reason: 'insufficient_funds',
+    rejected_at: new Date(),
+  });
+  await emitEvent(trx, event(updated, 'disbursement.updated'));
+}
+
+/** An operator's decision on an `awaiting_verification` disbursement, by id, in either environment. */
+async function decideVerification(
+  db: Db,
+  id: string,
+  decide: (trx: Trx, row: DisbursementRow, account: AccountPair) => Promise<DisbursementRow>,
+  audit: (row: DisbursementRow) => { event: 'disbursement.verified' | 'disbursement.rejected'; details: Record<string, unknown> },
+): Promise<DisbursementRow> {
+  return inTransaction(db, async (trx) => {
+    const seen = await findAnyDisbursement(trx, id);
+    if (!seen) throw notFound(`no disbursement ${id}`);
+    // The account's lock before the row's, as approvals take them: verifying may place a hold.
+    const account = await lockFinancialAccount(trx, seen.environment, seen.financial_account_id);
+    const row = (await findAnyDisbursement(trx, id, true))!;
+    if (row.status !== 'awaiting_verification')
+      throw precondition(`The disbursement is ${row.status}; only an awaiting_verification one can be verified or rejected.`);
+    const decided = await decide(trx, row, account);
+    const { event: kind, details } = audit(decided);
+    await recordAudit(trx, {
+      event: kind,
+      environment: row.environment,
+      organizationId: row.organization_id,
+      details: { disbursement_id: row.id, amount: centsOf(row.amount), ...details, via: 'admin_cli' },
+    });
+    return decided;
+  });
+}
+
+/**
+ * `admin disbursements verify` (docs/grantmaking.md, "Verification"): the operator verified the
+ * recipient; `verified_at` is set and the balance step follows (`submitted` or `awaiting_balance`,
+ * an auto-fund transfer when asked), audited, in one transaction.
+ */
+export function verifyDisbursement(db: Db, id: string): Promise<DisbursementRow> {
+  return decideVerification(
+    db,
+    id,
+    async (trx, row, account) => balanceStep(trx, await updateDisbursement(trx, row.id, { verified_at: new Date() }), account),
+    (row) => ({ event: 'disbursement.verified', details: { status: row.status } }),
+  );
+}
+
+/** `admin disbursements reject`: the operator refused the recipient; `rejected` with its reason, audited. No money had moved. */
+export function rejectDisbursement(db: Db, input: { id: string; reason: string }): Promise<DisbursementRow> {
+  const reason = input.reason as RejectionReason;
+  if (!REJECTION_REASONS.includes(reason)) throw invalid(`--reason: one of ${REJECTION_REASONS.join(', ')}`);
+  return decideVerification(
+    db,
+    input.id,
+    async (trx, row) => {
+      const updated = await updateDisbursement(trx, row.id, { status: 'rejected', rejection_reason: reason, rejected_at: new Date() });
+      await emitEvent(trx, event(updated, 'disbursement.updated'));
+      return updated;
+    },
+    () => ({ event: 'disbursement.rejected', details: { reason } }),
+  );
 }

@@ -1,7 +1,6 @@
 import { bulkApproveDisbursements, bulkCreateDisbursements, MAX_BULK } from '../../grantmaking/disbursements-bulk-service.js';
 import { z } from 'zod';
-import { DISBURSEMENT_STATUSES, DONATION_TYPES } from '../../db/schema-grantmaking.js';
-import { invalid } from '../../errors/domain-error.js';
+import { DISBURSEMENT_STATUSES, DONATION_TYPES, REJECTION_REASONS } from '../../db/schema-grantmaking.js';
 import {
   approveDisbursement,
   cancelDisbursement,
@@ -103,6 +102,9 @@ const Disbursement = z.object({
   status: z.enum(DISBURSEMENT_STATUSES),
   approval: z.object({ approved_at: z.string().datetime() }).optional(),
   cancelation: z.object({ canceled_at: z.string().datetime() }).optional(),
+  verification: z.object({ verified_at: z.string().datetime() }).optional(),
+  rejection: z.object({ reason: z.enum(REJECTION_REASONS), rejected_at: z.string().datetime() }).optional(),
+  bypass_chariot_organization_verification: z.boolean(),
   program_details: z.object({ id: z.string(), name: z.string().optional() }),
   transactions: z.array(Transaction),
   idempotency_key: z.string().optional(),
@@ -116,10 +118,15 @@ function toDisbursement({ row, transactions, programName }: DisbursementRecord) 
     organization_id: row.recipient_organization_id,
     program_id: row.program_id,
     amount: Number(row.amount),
-    auto_fund: false,
+    auto_fund: row.auto_fund,
     status: row.status,
     ...(row.approved_at ? { approval: { approved_at: row.approved_at.toISOString() } } : {}),
     ...(row.canceled_at ? { cancelation: { canceled_at: row.canceled_at.toISOString() } } : {}),
+    ...(row.verified_at ? { verification: { verified_at: row.verified_at.toISOString() } } : {}),
+    ...(row.rejection_reason !== null && row.rejected_at !== null
+      ? { rejection: { reason: row.rejection_reason, rejected_at: row.rejected_at.toISOString() } }
+      : {}),
+    bypass_chariot_organization_verification: row.bypass_organization_verification,
     program_details: { id: row.program_id, ...(programName !== undefined ? { name: programName } : {}) },
     transactions: transactions.map((t) => {
       const fee = t.fee_amount === null ? null : Number(t.fee_amount);
@@ -144,13 +151,14 @@ function toDisbursement({ row, transactions, programName }: DisbursementRecord) 
   };
 }
 
-/** The service's input from a validated create request (its auto_fund refused: just-in-time funding is not enabled here). */
-function createInput(input: z.output<typeof CreateBody>, name = '') {
-  if (input.auto_fund === true) throw invalid(`${name}auto_fund: just-in-time funding is not enabled for your account`);
+/** The service's input from a validated create request. */
+function createInput(input: z.output<typeof CreateBody>) {
   return {
     organizationId: input.organization_id,
     programId: input.program_id,
     amount: input.amount,
+    autoFund: input.auto_fund ?? false,
+    bypassVerification: input.bypass_chariot_organization_verification ?? false,
     transactions: input.transactions.map((t) => ({
       amount: t.amount,
       feeAmount: t.fee_amount,
@@ -221,7 +229,7 @@ export const disbursementRoutes = [
     errors: [400, 401, 403],
     async handler({ db, caller, body }) {
       const { disbursements } = body as { disbursements: z.output<typeof CreateBody>[] };
-      const inputs = disbursements.map((d, i) => createInput(d, `disbursements[${i}].`));
+      const inputs = disbursements.map((d) => createInput(d));
       const records = await bulkCreateDisbursements(db, scopeOf(caller), actorOf(caller), inputs);
       return { disbursements: records.map(toDisbursement), count: records.length };
     },
@@ -300,7 +308,7 @@ export const disbursementRoutes = [
     operationId: 'approveDisbursement',
     method: 'post',
     path: '/v1/disbursements/:id/approve',
-    summary: 'Approve a pending_approval disbursement: submitted (its amount held) or awaiting_balance',
+    summary: 'Approve a pending_approval disbursement: awaiting_verification, submitted (its amount held) or awaiting_balance',
     access: 'write',
     params: Params,
     response: Disbursement,
