@@ -536,7 +536,7 @@ export function verifyDisbursement(db: Db, id: string): Promise<DisbursementRow>
 }
 
 /** `admin disbursements reject`: the operator refused the recipient; `rejected` with its reason, audited. No money had moved. */
-export function rejectDisbursement(db: Db, input: { id: string; reason: string }): Promise<DisbursementRow> {
+export async function rejectDisbursement(db: Db, input: { id: string; reason: string }): Promise<DisbursementRow> {
   const reason = input.reason as RejectionReason;
   if (!REJECTION_REASONS.includes(reason)) throw invalid(`--reason: one of ${REJECTION_REASONS.join(', ')}`);
   return decideVerification(
