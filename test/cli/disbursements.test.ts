@@ -9,18 +9,31 @@ import { runAdmin } from '../helpers/admin-cli.js';
 import { bmfLine, writeBmfFile } from '../helpers/bmf.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
-/** `admin disbursements settle|fail` (docs/grantmaking.md, "Disbursements": the production rail). */
+/**
+ * `admin disbursements settle|fail` (docs/grantmaking.md, "Disbursements": the production rail) and
+ * `admin disbursements verify|reject` (docs/grantmaking.md, "Verification").
+ */
 
 let t: TestDatabase;
 let organizationId: string;
 let recipientId: string;
+let unverifiedId: string;
 const production = () => ({ organizationId, environment: 'production' as const });
 const sandbox = () => ({ organizationId, environment: 'sandbox' as const });
 
 beforeAll(async () => {
   t = await createTestDatabase();
-  await importBmfFile(t.db, writeBmfFile([bmfLine({ EIN: '840000401', NAME: 'MEADOW SCHOOL' })]));
-  recipientId = (await t.db.selectFrom('directory_organizations').select('id').executeTakeFirstOrThrow()).id;
+  await importBmfFile(
+    t.db,
+    writeBmfFile([
+      bmfLine({ EIN: '840000401', NAME: 'MEADOW SCHOOL' }),
+      bmfLine({ EIN: '840000402', NAME: 'MEADOW CIVIC LEAGUE', SUBSECTION: '04', DEDUCTIBILITY: '2' }),
+    ]),
+  );
+  const idOf = async (ein: string) =>
+    (await t.db.selectFrom('directory_organizations').select('id').where('ein', '=', ein).executeTakeFirstOrThrow()).id;
+  recipientId = await idOf('840000401');
+  unverifiedId = await idOf('840000402');
   organizationId = (await addOrganization(t.db, { ein: '76-1000001', name: 'Eastside Foundation', kind: 'grantmaker' })).id;
   const [account] = await financialAccountsOf(t.db, production());
   const transfer = await createInboundTransfer(t.db, production(), { amount: 10_000, accountId: account!.id });
@@ -30,9 +43,13 @@ afterAll(async () => t?.drop());
 
 const admin = (...argv: string[]) => runAdmin(argv, { DATABASE_URL: t.url });
 
-async function submitted(scope: { organizationId: string; environment: 'production' | 'sandbox' }, amount: number) {
+async function submitted(
+  scope: { organizationId: string; environment: 'production' | 'sandbox' },
+  amount: number,
+  recipient = recipientId,
+) {
   const record = await createDisbursement(t.db, scope, 'api_key:test', {
-    organizationId: recipientId,
+    organizationId: recipient,
     amount,
     transactions: [{ amount, type: 'donor_advised_fund_grant' }],
   });
@@ -91,5 +108,47 @@ describe('admin disbursements', () => {
     expect(blank.stderr).toContain('--reference');
     expect((await admin('disbursements', 'fail', '--id', 'disbursement_x')).code).not.toBe(0);
     expect(await auditOf(row.id)).toEqual([]);
+  });
+
+  it('verify: an awaiting_verification disbursement is verified and held (submitted), audited; again is refused', async () => {
+    const row = await submitted(production(), 1_000, unverifiedId);
+    expect(row.status).toBe('awaiting_verification');
+    const done = await admin('disbursements', 'verify', '--id', row.id, '--json');
+    expect(done.code, done.stderr).toBe(0);
+    expect(JSON.parse(done.stdout)).toEqual({ id: row.id, status: 'submitted', verified_at: expect.any(String) });
+    expect(await balance()).toMatchObject({ current_balance: 7_000, available_balance: 6_000 });
+    expect(await auditOf(row.id)).toEqual([
+      { event: 'disbursement.verified', details: { disbursement_id: row.id, amount: 1_000, status: 'submitted', via: 'admin_cli' } },
+    ]);
+    const again = await admin('disbursements', 'verify', '--id', row.id);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain('submitted');
+    expect(await verifyLedger(t.db)).toMatchObject({ ok: true });
+  });
+
+  it('verify in the sandbox: beyond its balance it goes on to awaiting_balance', async () => {
+    const row = await submitted(sandbox(), 500, unverifiedId);
+    const done = await admin('disbursements', 'verify', '--id', row.id, '--json');
+    expect(done.code, done.stderr).toBe(0);
+    expect(JSON.parse(done.stdout)).toMatchObject({ status: 'awaiting_balance' });
+  });
+
+  it('reject: rejected with its reason, audited, nothing moves; a bad or missing reason is refused first', async () => {
+    const row = await submitted(production(), 2_000, unverifiedId);
+    const bad = await admin('disbursements', 'reject', '--id', row.id, '--reason', 'because');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--reason');
+    expect((await admin('disbursements', 'reject', '--id', row.id)).code).not.toBe(0);
+    const done = await admin('disbursements', 'reject', '--id', row.id, '--reason', 'requested_by_user', '--json');
+    expect(done.code, done.stderr).toBe(0);
+    expect(JSON.parse(done.stdout)).toEqual({ id: row.id, status: 'rejected', reason: 'requested_by_user' });
+    expect(await balance()).toMatchObject({ current_balance: 7_000, available_balance: 6_000 });
+    expect(await auditOf(row.id)).toEqual([
+      {
+        event: 'disbursement.rejected',
+        details: { disbursement_id: row.id, amount: 2_000, reason: 'requested_by_user', via: 'admin_cli' },
+      },
+    ]);
+    expect((await admin('disbursements', 'verify', '--id', 'disbursement_x')).code).not.toBe(0);
   });
 });
