@@ -53,9 +53,9 @@ export const disbursementsVerify: Command = {
 
 export const disbursementsReject: Command = {
   path: ['disbursements', 'reject'],
-  summary: 'an awaiting_verification disbursement is refused: rejected with its reason, no money moves, audited',
-  usage:
-    'disbursements reject --id <disbursement id> --reason <incorrect_recipient|suspected_fraud|requested_by_user|acceptance_criteria_failed|duplicate|insufficient_funds|unknown>',
+  summary:
+    'an awaiting_verification disbursement is refused: rejected with its reason (incorrect_recipient, suspected_fraud, requested_by_user, acceptance_criteria_failed, duplicate, insufficient_funds, unknown), no money moves, audited',
+  usage: 'disbursements reject --id <disbursement id> --reason <DisbursementRejection reason>',
   options: { id: { type: 'string' }, reason: { type: 'string' } },
   async run(ctx) {
     const { rejectDisbursement } = await import('../../grantmaking/disbursements-service.js');
