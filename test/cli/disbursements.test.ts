@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
 import { importBmfFile } from '../../src/directory/import-service.js';
-import { approveDisbursement, createDisbursement } from '../../src/grantmaking/disbursements-service.js';
+import { approveDisbursement, createDisbursement, disbursementOf } from '../../src/grantmaking/disbursements-service.js';
 import { createInboundTransfer, settleAsOperator } from '../../src/grantmaking/inbound-transfers-service.js';
 import { financialAccountBalanceOf, financialAccountsOf } from '../../src/grantmaking/accounts-service.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
@@ -150,5 +150,29 @@ describe('admin disbursements', () => {
       },
     ]);
     expect((await admin('disbursements', 'verify', '--id', 'disbursement_x')).code).not.toBe(0);
+  });
+
+  it("an auto-fund production disbursement's transfer, completed by the operator, submits it with the money it brought", async () => {
+    const record = await createDisbursement(t.db, production(), 'api_key:test', {
+      organizationId: recipientId,
+      amount: 500_000,
+      transactions: [{ amount: 500_000, type: 'donor_advised_fund_grant' }],
+      autoFund: true,
+    });
+    expect((await approveDisbursement(t.db, production(), 'api_key:test', record.row.id)).row.status).toBe('awaiting_balance');
+    const transfer = await t.db
+      .selectFrom('inbound_transfers')
+      .select('id')
+      .where('disbursement_id', '=', record.row.id)
+      .executeTakeFirstOrThrow();
+    const before = (await balance())!;
+    const done = await admin('inbound-transfers', 'complete', '--id', transfer.id, '--reference', 'FED-JIT-1');
+    expect(done.code, done.stderr).toBe(0);
+    expect((await disbursementOf(t.db, production(), record.row.id))?.row.status).toBe('submitted');
+    expect(await balance()).toMatchObject({
+      available_balance: before.available_balance,
+      current_balance: before.current_balance + 500_000,
+    });
+    expect(await verifyLedger(t.db)).toMatchObject({ ok: true });
   });
 });

@@ -236,6 +236,25 @@ describe('auto_fund', () => {
     expect(await verifyLedger(t.db)).toMatchObject({ ok: true });
   });
 
+  it('bulk approval beyond the balance opens one transfer for each auto-fund disbursement, none for the others', async () => {
+    const ids = [
+      await create(recipients.eligible, 20_000, { auto_fund: true }),
+      await create(recipients.eligible, 30_000),
+      await create(recipients.eligible, 40_000, { auto_fund: true }),
+    ];
+    const res = await call('POST', '/v1/disbursements/approve', { disbursement_ids: ids });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect((res.body.disbursements as { status: string }[]).map((d) => d.status)).toEqual([
+      'awaiting_balance',
+      'awaiting_balance',
+      'awaiting_balance',
+    ]);
+    expect((await transfersFor(ids[0]!)).map((r) => r.amount)).toEqual(['20000']);
+    expect(await transfersFor(ids[1]!)).toEqual([]);
+    expect((await transfersFor(ids[2]!)).map((r) => r.amount)).toEqual(['40000']);
+    for (const id of ids) await call('POST', `/v1/disbursements/${id}/cancel`);
+  });
+
   it('its transfer failed or canceled: the disbursement is rejected for insufficient_funds, nothing held', async () => {
     const failed = await create(recipients.eligible, 50_000, { auto_fund: true });
     const canceled = await create(recipients.eligible, 60_000, { auto_fund: true });
