@@ -346,23 +346,28 @@ export async function approveLockedRow(trx: Trx, row: DisbursementRow, account: 
  * auto-fund disbursement's pending transfer is canceled with it (docs/grantmaking.md, "auto_fund").
  */
 export async function cancelDisbursement(db: Db, scope: Scope, id: string): Promise<DisbursementRecord> {
-  return inTransaction(db, async (trx) => {
-    const seen = await findDisbursement(trx, scope, id);
-    if (!seen) throw notFound('The disbursement was not found.');
-    // The transfer's lock before the disbursement's: the order its completion takes them in.
-    const transfer = seen.auto_fund ? await findTransferOfDisbursement(trx, id, true) : undefined;
-    const row = (await findDisbursement(trx, scope, id, true))!;
-    // The published operation answers a disbursement in another state with 400.
-    if (!CANCELABLE.includes(row.status))
-      throw invalid(`The disbursement is ${row.status}; only a pending_approval or awaiting_balance one can be canceled.`);
-    const updated = await updateDisbursement(trx, id, { status: 'canceled', canceled_at: new Date() });
-    await emitEvent(trx, event(updated, 'disbursement.updated'));
-    if (transfer?.status === 'pending') {
-      const canceled = await updateInboundTransferStatus(trx, transfer.id, { status: 'canceled' });
-      await emitEvent(trx, transferEvent(canceled, 'inbound_transfer.updated'));
-    }
-    return recordOf(trx, updated);
-  });
+  const attempt = () =>
+    inTransaction(db, async (trx) => {
+      const seen = await findDisbursement(trx, scope, id);
+      if (!seen) throw notFound('The disbursement was not found.');
+      // The transfer's lock before the disbursement's: the order its completion takes them in.
+      const transfer = seen.auto_fund ? await findTransferOfDisbursement(trx, id, true) : undefined;
+      const row = (await findDisbursement(trx, scope, id, true))!;
+      // An approval opened its transfer between the two reads: again, with the transfer's lock first.
+      if (row.auto_fund && row.status === 'awaiting_balance' && transfer === undefined) return undefined;
+      // The published operation answers a disbursement in another state with 400.
+      if (!CANCELABLE.includes(row.status))
+        throw invalid(`The disbursement is ${row.status}; only a pending_approval or awaiting_balance one can be canceled.`);
+      const updated = await updateDisbursement(trx, id, { status: 'canceled', canceled_at: new Date() });
+      await emitEvent(trx, event(updated, 'disbursement.updated'));
+      if (transfer?.status === 'pending') {
+        const canceled = await updateInboundTransferStatus(trx, transfer.id, { status: 'canceled' });
+        await emitEvent(trx, transferEvent(canceled, 'inbound_transfer.updated'));
+      }
+      return recordOf(trx, updated);
+    });
+  // The second attempt finds the transfer the first missed: an approval happens once.
+  return (await attempt()) ?? (await attempt())!;
 }
 
 /** Who ends a payment: the sandbox simulations (the grantmaker's scope), or an operator by id with the bank's evidence (production). */

@@ -175,4 +175,29 @@ describe('concurrent approvals', () => {
     expect(await balance()).toMatchObject({ available_balance: 0, current_balance: submitted * AMOUNT });
     expect(await verifyLedger(t.db)).toMatchObject({ ok: true });
   });
+
+  it('an auto-fund disbursement canceled while it is approved: never a pending transfer left behind a canceled disbursement', async () => {
+    await useGrantmaker('74-1000005');
+    for (let round = 0; round < 6; round++) {
+      const res = await call('POST', '/v1/disbursements', {
+        organization_id: recipientId,
+        amount: AMOUNT,
+        auto_fund: true,
+        transactions: [{ amount: AMOUNT, type: 'donor_advised_fund_grant' }],
+      });
+      const id = res.body.id as string;
+      const [, canceled] = await Promise.all([
+        call('POST', `/v1/disbursements/${id}/approve`),
+        call('POST', `/v1/disbursements/${id}/cancel`),
+      ]);
+      expect(canceled.status, JSON.stringify(canceled.body)).toBe(200);
+      const d = await t.db.selectFrom('disbursements').select('status').where('id', '=', id).executeTakeFirstOrThrow();
+      const transfers = await t.db.selectFrom('inbound_transfers').select('status').where('disbursement_id', '=', id).execute();
+      // Canceled before the approval (no transfer), or after it (its transfer with it).
+      expect([
+        ['canceled', []],
+        ['canceled', ['canceled']],
+      ]).toContainEqual([d.status, transfers.map((r) => r.status)]);
+    }
+  });
 });
