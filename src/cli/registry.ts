@@ -18,7 +18,13 @@ import { keysRotate } from './commands/keys.js';
 import { apiKeysCreate, apiKeysList, apiKeysRevoke } from './commands/api-keys.js';
 import { demoSeed } from './commands/demo.js';
 import { dafRedeemCode, dafRejectAccount, dafSubmitGrantRequest } from './commands/daf.js';
-import { disbursementsFail, disbursementsResubmit, disbursementsSettle } from './commands/disbursements.js';
+import {
+  disbursementsFail,
+  disbursementsReject,
+  disbursementsResubmit,
+  disbursementsSettle,
+  disbursementsVerify,
+} from './commands/disbursements.js';
 import { inboundTransfersComplete, inboundTransfersFail } from './commands/inbound-transfers.js';
 import { ledgerVerify } from './commands/ledger.js';
 import { mailList, webhooksDeliveries, webhooksReplay, webhooksResume } from './commands/mail-webhooks.js';
@@ -70,4 +76,6 @@ export const COMMANDS: readonly Command[] = [
   disbursementsSettle,
   disbursementsFail,
   disbursementsResubmit,
+  disbursementsVerify,
+  disbursementsReject,
 ];

@@ -26,6 +26,17 @@ export const DISBURSEMENT_STATUSES = [
 export type DisbursementStatus = (typeof DISBURSEMENT_STATUSES)[number];
 export const DONATION_TYPES = ['donor_advised_fund_grant', 'corporate_match'] as const;
 export type DonationType = (typeof DONATION_TYPES)[number];
+/** The published DisbursementRejection reasons. */
+export const REJECTION_REASONS = [
+  'insufficient_funds',
+  'incorrect_recipient',
+  'suspected_fraud',
+  'requested_by_user',
+  'acceptance_criteria_failed',
+  'duplicate',
+  'unknown',
+] as const;
+export type RejectionReason = (typeof REJECTION_REASONS)[number];
 
 export interface FinancialAccountsTable {
   id: string;
@@ -62,6 +73,8 @@ export interface InboundTransfersTable {
   description: string | null;
   status: ColumnType<InboundTransferStatus, InboundTransferStatus | undefined, InboundTransferStatus>;
   settlement_reference: string | null;
+  /** The disbursement an auto-fund transfer was opened for (migration 20261129160000). */
+  disbursement_id: ColumnType<string | null, string | null | undefined, never>;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -83,6 +96,11 @@ export interface DisbursementsTable {
   approved_at: Date | null;
   canceled_at: Date | null;
   settlement_reference: string | null;
+  auto_fund: ColumnType<boolean, boolean | undefined, never>;
+  bypass_organization_verification: ColumnType<boolean, boolean | undefined, never>;
+  verified_at: Date | null;
+  rejection_reason: RejectionReason | null;
+  rejected_at: Date | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
   /** Who canceled or stopped it, as approved_by (migration 20261129150000). */
@@ -208,6 +226,7 @@ export const GRANTMAKING_TABLE_COLUMNS = {
     'description',
     'status',
     'settlement_reference',
+    'disbursement_id',
     'created_at',
     'updated_at',
   ]),
@@ -228,6 +247,11 @@ export const GRANTMAKING_TABLE_COLUMNS = {
     'approved_at',
     'canceled_at',
     'settlement_reference',
+    'auto_fund',
+    'bypass_organization_verification',
+    'verified_at',
+    'rejection_reason',
+    'rejected_at',
     'created_at',
     'updated_at',
     'canceled_by',

@@ -1,7 +1,7 @@
 import type { Insertable } from 'kysely';
 import type { Executor } from '../db/executor.js';
 import type { Environment } from '../db/schema.js';
-import type { DisbursementsTable, DisbursementStatus, DisbursementTransactionsTable } from '../db/schema-grantmaking.js';
+import type { DisbursementsTable, DisbursementStatus, DisbursementTransactionsTable, RejectionReason } from '../db/schema-grantmaking.js';
 import { newestFirstPage, type Cursor } from '../db/keyset.js';
 import type { Scope } from './accounts-repository.js';
 
@@ -63,7 +63,7 @@ export function updateDisbursement(
   db: Executor,
   id: string,
   changes: {
-    status: DisbursementStatus;
+    status?: DisbursementStatus;
     approved_by?: string;
     approved_at?: Date;
     canceled_by?: string;
@@ -71,6 +71,9 @@ export function updateDisbursement(
     stopped_by?: string;
     stopped_at?: Date;
     settlement_reference?: string;
+    verified_at?: Date;
+    rejection_reason?: RejectionReason;
+    rejected_at?: Date;
   },
 ) {
   return db
@@ -97,7 +100,10 @@ export async function lockFinancialAccount(db: Executor, environment: Environmen
     .executeTakeFirstOrThrow();
 }
 
-/** The account's disbursements waiting for its balance, oldest first, locked. */
+/**
+ * The account's disbursements waiting for its balance, oldest first, locked. An auto-fund one is
+ * not among them: it waits for its own inbound transfer (docs/grantmaking.md, "auto_fund").
+ */
 export function lockAwaitingBalance(db: Executor, environment: Environment, financialAccountId: string) {
   return db
     .selectFrom('disbursements')
@@ -105,6 +111,7 @@ export function lockAwaitingBalance(db: Executor, environment: Environment, fina
     .where('financial_account_id', '=', financialAccountId)
     .where('environment', '=', environment)
     .where('status', '=', 'awaiting_balance')
+    .where('auto_fund', '=', false)
     .orderBy('created_at')
     .orderBy('id')
     .forUpdate()
@@ -147,6 +154,27 @@ export function disbursementsAccountOf(db: Executor, scope: Scope) {
  */
 export function findRecipientOrganization(db: Executor, id: string) {
   return db.selectFrom('directory_organizations').select('id').where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Whether the recipient's directory row shows an eligible, deductible charity (docs/grantmaking.md,
+ * "Verification"): an organization listed through an approved verification request (the operator
+ * verified it then), or one whose IRS data has deductibility code 1 (contributions deductible)
+ * and exempt status code 01 (unconditional exemption). Anything else waits for an operator.
+ */
+export async function isEligibleRecipient(db: Executor, id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('directory_organizations')
+    .select(['source', 'deductibility_code', 'exempt_status_code'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return row.source === 'verification_request' || (row.deductibility_code === '1' && row.exempt_status_code === '01');
+}
+
+/** A disbursement of any grantmaker and environment, by id (an operator's command), locked when `forUpdate`. */
+export function findAnyDisbursement(db: Executor, id: string, forUpdate = false) {
+  const query = db.selectFrom('disbursements').selectAll().where('id', '=', id);
+  return (forUpdate ? query.forUpdate() : query).executeTakeFirst();
 }
 
 /** The grantmaker's disbursements of `ids`, by id (the order their row locks are taken in when `forUpdate`). */

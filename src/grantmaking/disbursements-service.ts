@@ -5,7 +5,13 @@ import { inTransaction, type Executor, type Trx } from '../db/executor.js';
 import { prefixedId } from '../db/ids.js';
 import type { Cursor } from '../db/keyset.js';
 import type { Environment } from '../db/schema.js';
-import type { DisbursementStatus, DisbursementTransactionDetails, DonationType } from '../db/schema-grantmaking.js';
+import {
+  REJECTION_REASONS,
+  type DisbursementStatus,
+  type DisbursementTransactionDetails,
+  type DonationType,
+  type RejectionReason,
+} from '../db/schema-grantmaking.js';
 import { DomainError, invalid, notFound, precondition } from '../errors/domain-error.js';
 import { holdIsHeld, placeHold, releaseHold, settleHold } from '../ledger/holds.js';
 import { accountBalances, centsOf } from '../ledger/ledger.js';
@@ -17,10 +23,12 @@ import { latestTransfer, transfersOf as transferAttemptsOf, updateTransfer } fro
 import {
   disbursementsAccountOf,
   enabledPrograms,
+  findAnyDisbursement,
   findDisbursement,
   findRecipientOrganization,
   insertDisbursement,
   insertDisbursementTransactions,
+  isEligibleRecipient,
   listDisbursements,
   lockAwaitingBalance,
   lockFinancialAccount,
@@ -30,13 +38,16 @@ import {
   userEmails,
 } from './disbursements-repository.js';
 import { checkEvidence } from './evidence.js';
+import { findTransferOfDisbursement, insertInboundTransfer, updateInboundTransferStatus } from './inbound-transfers-repository.js';
 import { externalLedgerAccount } from './platform-accounts.js';
 
 /**
  * Disbursements (docs/grantmaking.md, "Disbursements"): created `pending_approval`; approved, they
- * hold their amount on the financial account (`submitted`) or wait for the balance
- * (`awaiting_balance`); a completion settles the hold to the outside world, a failure releases it.
- * Every status change writes `disbursement.updated` in its transaction, with its ledger transfer.
+ * wait for an operator's verification of the recipient (`awaiting_verification`) when it needs
+ * one, then hold their amount on the financial account (`submitted`) or wait for the balance
+ * (`awaiting_balance`, with an auto-fund inbound transfer when asked); a completion settles the
+ * hold to the outside world, a failure releases it. Every status change writes
+ * `disbursement.updated` in its transaction, with its ledger transfer.
  */
 
 export type DisbursementRow = Awaited<ReturnType<typeof listDisbursements>>[number];
@@ -87,6 +98,10 @@ export interface CreateDisbursementInput {
   idempotencyKey?: string;
   /** The configured largest amount (max_disbursement_cents), at most MAX_DISBURSEMENT_CENTS. */
   maxAmount?: number;
+  /** Just-in-time funding (docs/grantmaking.md, "auto_fund"). */
+  autoFund?: boolean;
+  /** bypass_chariot_organization_verification (docs/grantmaking.md, "Verification"). */
+  bypassVerification?: boolean;
 }
 
 function event(row: DisbursementRow, category: 'disbursement.created' | 'disbursement.updated') {
@@ -191,6 +206,8 @@ export async function createDisbursement(
           description: input.description ?? null,
           idempotency_key: input.idempotencyKey ?? null,
           created_by: createdBy,
+          auto_fund: input.autoFund ?? false,
+          bypass_organization_verification: input.bypassVerification ?? false,
         }),
       );
     } catch (error) {
@@ -275,6 +292,45 @@ export async function submitWithHold(
 }
 
 /**
+ * The balance step, once the recipient is verified (or its verification bypassed): `submitted`
+ * when the available balance covers the amount, else `awaiting_balance`, and for an auto-fund
+ * disbursement one inbound transfer of its amount opened in the same transaction
+ * (docs/grantmaking.md, "auto_fund"). The row's lock keeps it to one transfer; a unique index
+ * refuses a second whatever writes it.
+ */
+async function balanceStep(trx: Trx, row: DisbursementRow, account: AccountPair): Promise<DisbursementRow> {
+  if (await covers(trx, row, account)) return submitWithHold(trx, row, account);
+  const updated = await updateDisbursement(trx, row.id, { status: 'awaiting_balance' });
+  await emitEvent(trx, event(updated, 'disbursement.updated'));
+  if (row.auto_fund) {
+    const transfer = await insertInboundTransfer(trx, {
+      id: prefixedId('inbound_transfer'),
+      environment: row.environment,
+      organization_id: row.organization_id,
+      financial_account_id: row.financial_account_id,
+      amount: centsOf(row.amount),
+      description: `Funding for disbursement ${row.id}`,
+      disbursement_id: row.id,
+    });
+    await emitEvent(trx, transferEvent(transfer, 'inbound_transfer.created'));
+  }
+  return updated;
+}
+
+function transferEvent(
+  transfer: { id: string; environment: Environment; organization_id: string },
+  category: 'inbound_transfer.created' | 'inbound_transfer.updated',
+) {
+  return {
+    environment: transfer.environment,
+    organizationId: transfer.organization_id,
+    category,
+    objectId: transfer.id,
+    objectType: 'inbound_transfer',
+  } as const;
+}
+
+/**
  * `pending_approval` → `submitted` (its amount held) or `awaiting_balance` (no hold), under the
  * account's lock and then the disbursement's: concurrent approvals of one disbursement make one
  * transition (the later ones see its new status), and of many never hold more than is available.
@@ -294,33 +350,58 @@ export async function approveDisbursement(db: Db, scope: Scope, approvedBy: stri
 
 /**
  * The step of every approval, one or in bulk: a `pending_approval` row, locked after its account,
- * becomes `submitted` with its amount held when the available balance covers it, else
- * `awaiting_balance`; `disbursement.updated` in the same transaction.
+ * waits in `awaiting_verification` when its recipient needs an operator's verification and the
+ * grantmaker did not bypass it (docs/grantmaking.md, "Verification"); otherwise it goes through
+ * the balance step. An eligible recipient is verified at approval (`verified_at`). One
+ * `disbursement.updated` in the same transaction.
  */
 export async function approveLockedRow(trx: Trx, row: DisbursementRow, account: AccountPair, approvedBy: string): Promise<DisbursementRow> {
-  const approval = { approved_by: approvedBy, approved_at: new Date() };
-  if (await covers(trx, row, account)) return submitWithHold(trx, row, account, approval);
-  const updated = await updateDisbursement(trx, row.id, { status: 'awaiting_balance', ...approval });
-  await emitEvent(trx, event(updated, 'disbursement.updated'));
-  return updated;
+  const now = new Date();
+  const eligible = await isEligibleRecipient(trx, row.recipient_organization_id);
+  if (!eligible && !row.bypass_organization_verification) {
+    const waiting = await updateDisbursement(trx, row.id, { status: 'awaiting_verification', approved_by: approvedBy, approved_at: now });
+    await emitEvent(trx, event(waiting, 'disbursement.updated'));
+    return waiting;
+  }
+  const approved = await updateDisbursement(trx, row.id, {
+    approved_by: approvedBy,
+    approved_at: now,
+    ...(eligible ? { verified_at: now } : {}),
+  });
+  return balanceStep(trx, approved, account);
 }
 
-/** `pending_approval` or `awaiting_balance` → `canceled`: neither has a hold, so no money moves. */
+/**
+ * `pending_approval` or `awaiting_balance` → `canceled`: neither has a hold, so no money moves. An
+ * auto-fund disbursement's pending transfer is canceled with it (docs/grantmaking.md, "auto_fund").
+ */
 export async function cancelDisbursement(db: Db, scope: Scope, id: string, canceledBy?: string): Promise<DisbursementRecord> {
-  return inTransaction(db, async (trx) => {
-    const row = await findDisbursement(trx, scope, id, true);
-    if (!row) throw notFound('The disbursement was not found.');
-    // The published operation answers a disbursement in another state with 400.
-    if (!CANCELABLE.includes(row.status))
-      throw invalid(`The disbursement is ${row.status}; only a pending_approval or awaiting_balance one can be canceled.`);
-    const updated = await updateDisbursement(trx, id, {
-      status: 'canceled',
-      canceled_at: new Date(),
-      ...(canceledBy !== undefined ? { canceled_by: canceledBy } : {}),
+  const attempt = () =>
+    inTransaction(db, async (trx) => {
+      const seen = await findDisbursement(trx, scope, id);
+      if (!seen) throw notFound('The disbursement was not found.');
+      // The transfer's lock before the disbursement's: the order its completion takes them in.
+      const transfer = seen.auto_fund ? await findTransferOfDisbursement(trx, id, true) : undefined;
+      const row = (await findDisbursement(trx, scope, id, true))!;
+      // An approval opened its transfer between the two reads: again, with the transfer's lock first.
+      if (row.auto_fund && row.status === 'awaiting_balance' && transfer === undefined) return undefined;
+      // The published operation answers a disbursement in another state with 400.
+      if (!CANCELABLE.includes(row.status))
+        throw invalid(`The disbursement is ${row.status}; only a pending_approval or awaiting_balance one can be canceled.`);
+      const updated = await updateDisbursement(trx, id, {
+        status: 'canceled',
+        canceled_at: new Date(),
+        ...(canceledBy !== undefined ? { canceled_by: canceledBy } : {}),
+      });
+      await emitEvent(trx, event(updated, 'disbursement.updated'));
+      if (transfer?.status === 'pending') {
+        const canceled = await updateInboundTransferStatus(trx, transfer.id, { status: 'canceled' });
+        await emitEvent(trx, transferEvent(canceled, 'inbound_transfer.updated'));
+      }
+      return recordOf(trx, updated);
     });
-    await emitEvent(trx, event(updated, 'disbursement.updated'));
-    return recordOf(trx, updated);
-  });
+  // The second attempt finds the transfer the first missed: an approval happens once.
+  return (await attempt()) ?? (await attempt())!;
 }
 
 /** Who ends a payment: the sandbox simulations (the grantmaker's scope), or an operator by id with the bank's evidence (production). */
@@ -450,4 +531,90 @@ export async function submitAwaitingBalance(executor: Executor, environment: Env
 /** Locks the financial account an inbound transfer funds before it posts: the order approvals take. */
 export async function lockAccountForDeposit(trx: Executor, environment: Environment, financialAccountId: string): Promise<void> {
   await lockFinancialAccount(trx, environment, financialAccountId);
+}
+
+/**
+ * An auto-fund transfer completed (docs/grantmaking.md, "auto_fund"): in its transaction, after its
+ * deposit and before the account's awaiting queue, its disbursement, still `awaiting_balance`, is
+ * submitted with the money it brought. The account is locked already (lockAccountForDeposit).
+ */
+export async function submitAutoFunded(trx: Trx, environment: Environment, disbursementId: string): Promise<void> {
+  const seen = await findDisbursement(trx, { environment }, disbursementId);
+  if (!seen) throw new Error(`auto-fund transfer of a missing disbursement ${disbursementId}`);
+  const account = await lockFinancialAccount(trx, environment, seen.financial_account_id);
+  const row = (await findDisbursement(trx, { environment }, disbursementId, true))!;
+  if (row.status === 'awaiting_balance') await submitWithHold(trx, row, account);
+}
+
+/**
+ * An auto-fund transfer failed or was canceled: its disbursement, still `awaiting_balance`, is
+ * `rejected` for `insufficient_funds` in the transaction of the transfer's change (the money it
+ * waited for will not come; docs/grantmaking.md, "auto_fund").
+ */
+export async function rejectUnfunded(trx: Trx, environment: Environment, disbursementId: string): Promise<void> {
+  const row = await findDisbursement(trx, { environment }, disbursementId, true);
+  if (row?.status !== 'awaiting_balance') return;
+  const updated = await updateDisbursement(trx, row.id, {
+    status: 'rejected',
+    rejection_reason: 'insufficient_funds',
+    rejected_at: new Date(),
+  });
+  await emitEvent(trx, event(updated, 'disbursement.updated'));
+}
+
+/** An operator's decision on an `awaiting_verification` disbursement, by id, in either environment. */
+async function decideVerification(
+  db: Db,
+  id: string,
+  decide: (trx: Trx, row: DisbursementRow, account: AccountPair) => Promise<DisbursementRow>,
+  audit: (row: DisbursementRow) => { event: 'disbursement.verified' | 'disbursement.rejected'; details: Record<string, unknown> },
+): Promise<DisbursementRow> {
+  return inTransaction(db, async (trx) => {
+    const seen = await findAnyDisbursement(trx, id);
+    if (!seen) throw notFound(`no disbursement ${id}`);
+    // The account's lock before the row's, as approvals take them: verifying may place a hold.
+    const account = await lockFinancialAccount(trx, seen.environment, seen.financial_account_id);
+    const row = (await findAnyDisbursement(trx, id, true))!;
+    if (row.status !== 'awaiting_verification')
+      throw precondition(`The disbursement is ${row.status}; only an awaiting_verification one can be verified or rejected.`);
+    const decided = await decide(trx, row, account);
+    const { event: kind, details } = audit(decided);
+    await recordAudit(trx, {
+      event: kind,
+      environment: row.environment,
+      organizationId: row.organization_id,
+      details: { disbursement_id: row.id, amount: centsOf(row.amount), ...details, via: 'admin_cli' },
+    });
+    return decided;
+  });
+}
+
+/**
+ * `admin disbursements verify` (docs/grantmaking.md, "Verification"): the operator verified the
+ * recipient; `verified_at` is set and the balance step follows (`submitted` or `awaiting_balance`,
+ * an auto-fund transfer when asked), audited, in one transaction.
+ */
+export function verifyDisbursement(db: Db, id: string): Promise<DisbursementRow> {
+  return decideVerification(
+    db,
+    id,
+    async (trx, row, account) => balanceStep(trx, await updateDisbursement(trx, row.id, { verified_at: new Date() }), account),
+    (row) => ({ event: 'disbursement.verified', details: { status: row.status } }),
+  );
+}
+
+/** `admin disbursements reject`: the operator refused the recipient; `rejected` with its reason, audited. No money had moved. */
+export async function rejectDisbursement(db: Db, input: { id: string; reason: string }): Promise<DisbursementRow> {
+  const reason = input.reason as RejectionReason;
+  if (!REJECTION_REASONS.includes(reason)) throw invalid(`--reason: one of ${REJECTION_REASONS.join(', ')}`);
+  return decideVerification(
+    db,
+    input.id,
+    async (trx, row) => {
+      const updated = await updateDisbursement(trx, row.id, { status: 'rejected', rejection_reason: reason, rejected_at: new Date() });
+      await emitEvent(trx, event(updated, 'disbursement.updated'));
+      return updated;
+    },
+    () => ({ event: 'disbursement.rejected', details: { reason } }),
+  );
 }

@@ -58,3 +58,9 @@ export function findFinancialAccountPair(db: Executor, environment: Environment,
     .where('environment', '=', environment)
     .executeTakeFirst();
 }
+
+/** The auto-fund transfer opened for a disbursement, if any (at most one: a unique index). */
+export function findTransferOfDisbursement(db: Executor, disbursementId: string, forUpdate = false) {
+  const query = db.selectFrom('inbound_transfers').selectAll().where('disbursement_id', '=', disbursementId);
+  return (forUpdate ? query.forUpdate() : query).executeTakeFirst();
+}

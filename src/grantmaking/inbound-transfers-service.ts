@@ -1,6 +1,6 @@
 import { recordAudit } from '../audit/audit-log.js';
 import type { Db } from '../db/database.js';
-import { inTransaction, type Executor } from '../db/executor.js';
+import { inTransaction, type Trx } from '../db/executor.js';
 import { prefixedId } from '../db/ids.js';
 import type { Cursor } from '../db/keyset.js';
 import type { Environment } from '../db/schema.js';
@@ -10,7 +10,7 @@ import { AlreadyPosted } from '../ledger/errors.js';
 import { centsOf, postTransfer } from '../ledger/ledger.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { findFinancialAccount, type Scope } from './accounts-repository.js';
-import { lockAccountForDeposit, submitAwaitingBalance } from './disbursements-service.js';
+import { lockAccountForDeposit, rejectUnfunded, submitAutoFunded, submitAwaitingBalance } from './disbursements-service.js';
 import {
   findFinancialAccountPair,
   findInboundTransfer,
@@ -90,7 +90,7 @@ async function settle(
   settler: Settler,
   id: string,
   status: Exclude<InboundTransferStatus, 'pending'>,
-  effect?: (trx: Executor, row: InboundTransferRow) => Promise<void>,
+  effect?: (trx: Trx, row: InboundTransferRow) => Promise<void>,
 ): Promise<InboundTransferRow> {
   const where = 'scope' in settler ? settler.scope : { environment: settler.operator.environment };
   return inTransaction(db, async (trx) => {
@@ -143,19 +143,26 @@ export function completeInboundTransfer(db: Db, settler: Settler, id: string): P
       if (error instanceof AlreadyPosted) throw precondition(`The inbound transfer's deposit is already posted.`);
       throw error;
     }
+    // An auto-fund transfer's money is its disbursement's, before the queue (docs/grantmaking.md, "auto_fund").
+    if (row.disbursement_id !== null) await submitAutoFunded(trx, row.environment, row.disbursement_id);
     // The money arrived: what waits for it is submitted in the same transaction (docs/grantmaking.md, "Disbursements").
     await submitAwaitingBalance(trx, row.environment, row.financial_account_id);
   });
 }
 
+/** An auto-fund transfer that will not bring its money rejects its waiting disbursement (docs/grantmaking.md, "auto_fund"). */
+async function rejectItsDisbursement(trx: Trx, row: InboundTransferRow): Promise<void> {
+  if (row.disbursement_id !== null) await rejectUnfunded(trx, row.environment, row.disbursement_id);
+}
+
 /** The money did not arrive: no ledger transfer. */
 export function failInboundTransfer(db: Db, settler: Settler, id: string): Promise<InboundTransferRow> {
-  return settle(db, settler, id, 'failed');
+  return settle(db, settler, id, 'failed', rejectItsDisbursement);
 }
 
 /** The grantmaker called it off before it arrived: no ledger transfer. */
 export function cancelInboundTransfer(db: Db, scope: Scope, id: string): Promise<InboundTransferRow> {
-  return settle(db, { scope }, id, 'canceled');
+  return settle(db, { scope }, id, 'canceled', rejectItsDisbursement);
 }
 
 /**

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
 import { importBmfFile } from '../../src/directory/import-service.js';
 import { recordAddressSuggestions } from '../../src/directory/suggestions-service.js';
-import { approveDisbursement, createDisbursement } from '../../src/grantmaking/disbursements-service.js';
+import { approveDisbursement, createDisbursement, disbursementOf } from '../../src/grantmaking/disbursements-service.js';
 import { createInboundTransfer, settleAsOperator } from '../../src/grantmaking/inbound-transfers-service.js';
 import { financialAccountBalanceOf, financialAccountsOf } from '../../src/grantmaking/accounts-service.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
@@ -10,13 +10,17 @@ import { runAdmin } from '../helpers/admin-cli.js';
 import { bmfLine, writeBmfFile } from '../helpers/bmf.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 
-/** `admin disbursements settle|fail` (docs/grantmaking.md, "Disbursements": the production rail). */
+/**
+ * `admin disbursements settle|fail` (docs/grantmaking.md, "Disbursements": the production rail) and
+ * `admin disbursements verify|reject` (docs/grantmaking.md, "Verification").
+ */
 
 let t: TestDatabase;
 let organizationId: string;
 let recipientId: string;
 /** A directory organization with no address: a check to it has nowhere to go. */
 let homelessId: string;
+let unverifiedId: string;
 const production = () => ({ organizationId, environment: 'production' as const });
 const sandbox = () => ({ organizationId, environment: 'sandbox' as const });
 
@@ -24,10 +28,17 @@ beforeAll(async () => {
   t = await createTestDatabase();
   await importBmfFile(
     t.db,
-    writeBmfFile([bmfLine({ EIN: '840000401', NAME: 'MEADOW SCHOOL' }), bmfLine({ EIN: '840000402', NAME: 'NOWHERE CLUB', STREET: '' })]),
+    writeBmfFile([
+      bmfLine({ EIN: '840000401', NAME: 'MEADOW SCHOOL' }),
+      bmfLine({ EIN: '840000402', NAME: 'NOWHERE CLUB', STREET: '' }),
+      bmfLine({ EIN: '840000403', NAME: 'MEADOW CIVIC LEAGUE', SUBSECTION: '04', DEDUCTIBILITY: '2' }),
+    ]),
   );
-  recipientId = (await t.db.selectFrom('directory_organizations').select('id').where('ein', '=', '840000401').executeTakeFirstOrThrow()).id;
-  homelessId = (await t.db.selectFrom('directory_organizations').select('id').where('ein', '=', '840000402').executeTakeFirstOrThrow()).id;
+  const idOf = async (ein: string) =>
+    (await t.db.selectFrom('directory_organizations').select('id').where('ein', '=', ein).executeTakeFirstOrThrow()).id;
+  recipientId = await idOf('840000401');
+  homelessId = await idOf('840000402');
+  unverifiedId = await idOf('840000403');
   organizationId = (await addOrganization(t.db, { ein: '76-1000001', name: 'Eastside Foundation', kind: 'grantmaker' })).id;
   const [account] = await financialAccountsOf(t.db, production());
   const transfer = await createInboundTransfer(t.db, production(), { amount: 10_000, accountId: account!.id });
@@ -173,5 +184,71 @@ describe('admin disbursements', () => {
     expect(blank.stderr).toContain('--reference');
     expect((await admin('disbursements', 'fail', '--id', 'disbursement_x')).code).not.toBe(0);
     expect(await auditOf(row.id)).toEqual([]);
+  });
+
+  it('verify: an awaiting_verification disbursement is verified and held (submitted), audited; again is refused', async () => {
+    const row = await submitted(production(), 1_000, unverifiedId);
+    expect(row.status).toBe('awaiting_verification');
+    const done = await admin('disbursements', 'verify', '--id', row.id, '--json');
+    expect(done.code, done.stderr).toBe(0);
+    expect(JSON.parse(done.stdout)).toEqual({ id: row.id, status: 'submitted', verified_at: expect.any(String) });
+    expect(await balance()).toMatchObject({ current_balance: 7_000, available_balance: 6_000 });
+    expect(await auditOf(row.id)).toEqual([
+      { event: 'disbursement.verified', details: { disbursement_id: row.id, amount: 1_000, status: 'submitted', via: 'admin_cli' } },
+    ]);
+    const again = await admin('disbursements', 'verify', '--id', row.id);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain('submitted');
+    expect(await verifyLedger(t.db)).toMatchObject({ ok: true });
+  });
+
+  it('verify in the sandbox: beyond its balance it goes on to awaiting_balance', async () => {
+    const row = await submitted(sandbox(), 500, unverifiedId);
+    const done = await admin('disbursements', 'verify', '--id', row.id, '--json');
+    expect(done.code, done.stderr).toBe(0);
+    expect(JSON.parse(done.stdout)).toMatchObject({ status: 'awaiting_balance' });
+  });
+
+  it('reject: rejected with its reason, audited, nothing moves; a bad or missing reason is refused first', async () => {
+    const row = await submitted(production(), 2_000, unverifiedId);
+    const bad = await admin('disbursements', 'reject', '--id', row.id, '--reason', 'because');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--reason');
+    expect((await admin('disbursements', 'reject', '--id', row.id)).code).not.toBe(0);
+    const done = await admin('disbursements', 'reject', '--id', row.id, '--reason', 'requested_by_user', '--json');
+    expect(done.code, done.stderr).toBe(0);
+    expect(JSON.parse(done.stdout)).toEqual({ id: row.id, status: 'rejected', reason: 'requested_by_user' });
+    expect(await balance()).toMatchObject({ current_balance: 7_000, available_balance: 6_000 });
+    expect(await auditOf(row.id)).toEqual([
+      {
+        event: 'disbursement.rejected',
+        details: { disbursement_id: row.id, amount: 2_000, reason: 'requested_by_user', via: 'admin_cli' },
+      },
+    ]);
+    expect((await admin('disbursements', 'verify', '--id', 'disbursement_x')).code).not.toBe(0);
+  });
+
+  it("an auto-fund production disbursement's transfer, completed by the operator, submits it with the money it brought", async () => {
+    const record = await createDisbursement(t.db, production(), 'api_key:test', {
+      organizationId: recipientId,
+      amount: 500_000,
+      transactions: [{ amount: 500_000, type: 'donor_advised_fund_grant' }],
+      autoFund: true,
+    });
+    expect((await approveDisbursement(t.db, production(), 'api_key:test', record.row.id)).row.status).toBe('awaiting_balance');
+    const transfer = await t.db
+      .selectFrom('inbound_transfers')
+      .select('id')
+      .where('disbursement_id', '=', record.row.id)
+      .executeTakeFirstOrThrow();
+    const before = (await balance())!;
+    const done = await admin('inbound-transfers', 'complete', '--id', transfer.id, '--reference', 'FED-JIT-1');
+    expect(done.code, done.stderr).toBe(0);
+    expect((await disbursementOf(t.db, production(), record.row.id))?.row.status).toBe('submitted');
+    expect(await balance()).toMatchObject({
+      available_balance: before.available_balance,
+      current_balance: before.current_balance + 500_000,
+    });
+    expect(await verifyLedger(t.db)).toMatchObject({ ok: true });
   });
 });

@@ -119,4 +119,85 @@ describe('concurrent approvals', () => {
     expect(events.map((e) => e.category).sort()).toEqual(['disbursement.created', 'disbursement.updated']);
     expect(await verifyLedger(t.db)).toMatchObject({ ok: true });
   });
+
+  it('8 approvals of one auto-fund disbursement at once, one by one and in bulk: one transition, exactly one inbound transfer', async () => {
+    await useGrantmaker('74-1000003');
+    const res = await call('POST', '/v1/disbursements', {
+      organization_id: recipientId,
+      amount: AMOUNT,
+      auto_fund: true,
+      transactions: [{ amount: AMOUNT, type: 'donor_advised_fund_grant' }],
+    });
+    const id = res.body.id as string;
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        i % 2 === 0
+          ? call('POST', `/v1/disbursements/${id}/approve`)
+          : call('POST', '/v1/disbursements/approve', { disbursement_ids: [id] }),
+      ),
+    );
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 400, 400, 400, 400, 400, 400, 400]);
+    const transfers = await t.db.selectFrom('inbound_transfers').select(['id', 'status']).where('disbursement_id', '=', id).execute();
+    expect(transfers.map((r) => r.status)).toEqual(['pending']);
+    const created = await t.db.selectFrom('events').select('category').where('associated_object_id', '=', transfers[0]!.id).execute();
+    expect(created.map((e) => e.category)).toEqual(['inbound_transfer.created']);
+    expect((await t.db.selectFrom('disbursements').select('status').where('id', '=', id).executeTakeFirstOrThrow()).status).toBe(
+      'awaiting_balance',
+    );
+  });
+
+  it("an auto-fund transfer's completion racing its disbursement's cancel: one wins whole, the money held or left available, never both", async () => {
+    await useGrantmaker('74-1000004');
+    let submitted = 0;
+    for (let round = 0; round < 6; round++) {
+      const res = await call('POST', '/v1/disbursements', {
+        organization_id: recipientId,
+        amount: AMOUNT,
+        auto_fund: true,
+        transactions: [{ amount: AMOUNT, type: 'donor_advised_fund_grant' }],
+      });
+      const id = res.body.id as string;
+      await call('POST', `/v1/disbursements/${id}/approve`);
+      const transfer = await t.db.selectFrom('inbound_transfers').select('id').where('disbursement_id', '=', id).executeTakeFirstOrThrow();
+      await Promise.all([
+        call('POST', `/v1/disbursements/${id}/cancel`),
+        call('POST', `/v1/simulations/inbound_transfers/${transfer.id}/complete`),
+      ]);
+      const d = await t.db.selectFrom('disbursements').select('status').where('id', '=', id).executeTakeFirstOrThrow();
+      const tr = await t.db.selectFrom('inbound_transfers').select('status').where('id', '=', transfer.id).executeTakeFirstOrThrow();
+      expect([
+        ['canceled', 'canceled'],
+        ['submitted', 'completed'],
+      ]).toContainEqual([d.status, tr.status]);
+      if (d.status === 'submitted') submitted += 1;
+    }
+    // Every completed transfer's money is held for its disbursement; a canceled one brought none.
+    expect(await balance()).toMatchObject({ available_balance: 0, current_balance: submitted * AMOUNT });
+    expect(await verifyLedger(t.db)).toMatchObject({ ok: true });
+  });
+
+  it('an auto-fund disbursement canceled while it is approved: never a pending transfer left behind a canceled disbursement', async () => {
+    await useGrantmaker('74-1000005');
+    for (let round = 0; round < 6; round++) {
+      const res = await call('POST', '/v1/disbursements', {
+        organization_id: recipientId,
+        amount: AMOUNT,
+        auto_fund: true,
+        transactions: [{ amount: AMOUNT, type: 'donor_advised_fund_grant' }],
+      });
+      const id = res.body.id as string;
+      const [, canceled] = await Promise.all([
+        call('POST', `/v1/disbursements/${id}/approve`),
+        call('POST', `/v1/disbursements/${id}/cancel`),
+      ]);
+      expect(canceled.status, JSON.stringify(canceled.body)).toBe(200);
+      const d = await t.db.selectFrom('disbursements').select('status').where('id', '=', id).executeTakeFirstOrThrow();
+      const transfers = await t.db.selectFrom('inbound_transfers').select('status').where('disbursement_id', '=', id).execute();
+      // Canceled before the approval (no transfer), or after it (its transfer with it).
+      expect([
+        ['canceled', []],
+        ['canceled', ['canceled']],
+      ]).toContainEqual([d.status, transfers.map((r) => r.status)]);
+    }
+  });
 });

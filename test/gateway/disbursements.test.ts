@@ -246,7 +246,8 @@ describe('disbursements', () => {
       [{ ...body(100), transactions: [{ amount: 100, fee_amount: 100, type: 'corporate_match' }] }, 'fee_amount'],
       [{ ...body(100), organization_id: 'org_00000000000000000000000000000000' }, 'organization_id'],
       [{ ...body(100), program_id: 'program_00000000000000000000000000' }, 'program_id'],
-      [{ ...body(100), auto_fund: true }, 'auto_fund'],
+      [{ ...body(100), auto_fund: 'yes' }, 'auto_fund'],
+      [{ ...body(100), bypass_chariot_organization_verification: 1 }, 'bypass_chariot_organization_verification'],
       [{ ...body(100), unknown: 1 }, 'unknown'],
     ];
     for (const [json, field] of cases) {

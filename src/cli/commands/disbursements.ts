@@ -50,3 +50,39 @@ export const disbursementsResubmit: Command = {
     return { json: { id: row.id, status: row.status, amount }, text: `disbursement ${row.id} ${row.status} (${amount} cents)` };
   },
 };
+
+/** The operator's verification of a disbursement's recipient (docs/grantmaking.md, "Verification"). */
+export const disbursementsVerify: Command = {
+  path: ['disbursements', 'verify'],
+  summary:
+    "an awaiting_verification disbursement's recipient is verified: it goes on to submitted (its amount held) or awaiting_balance, audited",
+  usage: 'disbursements verify --id <disbursement id>',
+  options: { id: { type: 'string' } },
+  async run(ctx) {
+    const { verifyDisbursement } = await import('../../grantmaking/disbursements-service.js');
+    const row = await verifyDisbursement(await ctx.db(), requireString(ctx.values, 'id'));
+    return {
+      json: { id: row.id, status: row.status, verified_at: row.verified_at?.toISOString() },
+      text: `disbursement ${row.id} verified: ${row.status}`,
+    };
+  },
+};
+
+export const disbursementsReject: Command = {
+  path: ['disbursements', 'reject'],
+  summary:
+    'an awaiting_verification disbursement is refused: rejected with its reason (incorrect_recipient, suspected_fraud, requested_by_user, acceptance_criteria_failed, duplicate, insufficient_funds, unknown), no money moves, audited',
+  usage: 'disbursements reject --id <disbursement id> --reason <DisbursementRejection reason>',
+  options: { id: { type: 'string' }, reason: { type: 'string' } },
+  async run(ctx) {
+    const { rejectDisbursement } = await import('../../grantmaking/disbursements-service.js');
+    const row = await rejectDisbursement(await ctx.db(), {
+      id: requireString(ctx.values, 'id'),
+      reason: requireString(ctx.values, 'reason'),
+    });
+    return {
+      json: { id: row.id, status: row.status, reason: row.rejection_reason },
+      text: `disbursement ${row.id} rejected (${row.rejection_reason ?? ''})`,
+    };
+  },
+};

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { REJECTION_REASONS } from '../../db/schema-grantmaking.js';
 import { organizationsByIds, type OrganizationRecord } from '../../directory/organization-service.js';
 import type { DisbursementRecord, DisbursementTransferRow } from '../../grantmaking/disbursements-service.js';
 import { Organization, organizationView } from '../organizations/views.js';
@@ -63,6 +64,8 @@ export const LifecycleFields = {
   approval: z.object({ approved_by: z.string().optional(), approved_at: timestamp }).optional(),
   cancelation: z.object({ canceled_by: z.string().optional(), canceled_at: timestamp }).optional(),
   stop: z.object({ stopped_by: z.string().optional(), stopped_at: timestamp }).optional(),
+  verification: z.object({ verified_at: timestamp }).optional(),
+  rejection: z.object({ reason: z.enum(REJECTION_REASONS), rejected_at: timestamp }).optional(),
   transfers: z.array(DisbursementTransfer),
 };
 
@@ -115,6 +118,10 @@ export function lifecycleOf(record: DisbursementRecord, organization?: Organizat
     ...(row.approved_at ? { approval: { ...by(record, 'approved_by', row.approved_by), approved_at: iso(row.approved_at) } } : {}),
     ...(row.canceled_at ? { cancelation: { ...by(record, 'canceled_by', row.canceled_by), canceled_at: iso(row.canceled_at) } } : {}),
     ...(row.stopped_at ? { stop: { ...by(record, 'stopped_by', row.stopped_by), stopped_at: iso(row.stopped_at) } } : {}),
+    ...(row.verified_at ? { verification: { verified_at: row.verified_at.toISOString() } } : {}),
+    ...(row.rejection_reason !== null && row.rejected_at !== null
+      ? { rejection: { reason: row.rejection_reason, rejected_at: row.rejected_at.toISOString() } }
+      : {}),
     transfers: record.transfers.map(toTransfer),
   };
 }

@@ -162,7 +162,7 @@ export function toDisbursementV2026_01(record: DisbursementRecord, organization?
     organization_id: row.recipient_organization_id,
     program_id: row.program_id,
     amount: Number(row.amount),
-    auto_fund: false,
+    auto_fund: row.auto_fund,
     status: row.status,
     ...lifecycleOf(record, organization),
     program_details: { id: row.program_id, ...(programName !== undefined ? { name: programName } : {}) },

@@ -4,7 +4,6 @@ import type { Db } from '../../db/database.js';
 import { DISBURSEMENT_STATUSES, DONATION_TYPES, STOP_REASONS } from '../../db/schema-grantmaking.js';
 import type { OrganizationRecord } from '../../directory/organization-service.js';
 import { stopDisbursement } from '../../grantmaking/disbursement-retries-service.js';
-import { invalid } from '../../errors/domain-error.js';
 import {
   approveDisbursement,
   cancelDisbursement,
@@ -109,6 +108,7 @@ const Disbursement = z.object({
   auto_fund: z.boolean(),
   status: z.enum(DISBURSEMENT_STATUSES),
   ...LifecycleFields,
+  bypass_chariot_organization_verification: z.boolean(),
   program_details: z.object({ id: z.string(), name: z.string().optional() }),
   transactions: z.array(Transaction),
   idempotency_key: z.string().optional(),
@@ -123,9 +123,10 @@ function toDisbursement(record: DisbursementRecord, organization?: OrganizationR
     organization_id: row.recipient_organization_id,
     program_id: row.program_id,
     amount: Number(row.amount),
-    auto_fund: false,
+    auto_fund: row.auto_fund,
     status: row.status,
     ...lifecycleOf(record, organization),
+    bypass_chariot_organization_verification: row.bypass_organization_verification,
     program_details: { id: row.program_id, ...(programName !== undefined ? { name: programName } : {}) },
     transactions: transactions.map((t) => {
       const fee = t.fee_amount === null ? null : Number(t.fee_amount);
@@ -150,14 +151,15 @@ function toDisbursement(record: DisbursementRecord, organization?: OrganizationR
   };
 }
 
-/** The service's input from a validated create request of `version` (its auto_fund refused: just-in-time funding is not enabled here). */
-function createInput(version: ApiVersion, input: CreateRequest, maxAmount: number | undefined, name = '') {
-  if (input.auto_fund === true) throw invalid(`${name}auto_fund: just-in-time funding is not enabled for your account`);
+/** The service's input from a validated create request of `version`. */
+function createInput(version: ApiVersion, input: CreateRequest, maxAmount: number | undefined) {
   return {
     organizationId: input.organization_id,
     programId: input.program_id,
     amount: input.amount,
     maxAmount,
+    autoFund: input.auto_fund ?? false,
+    bypassVerification: input.bypass_chariot_organization_verification ?? false,
     transactions:
       version === '2026-01-15'
         ? (input as z.output<typeof CreateBodyV2026_01>).transactions.map(transactionFromV2026_01)
@@ -261,7 +263,7 @@ export const disbursementRoutes = [
     errors: [400, 401, 403],
     async handler({ db, caller, body, services, version }) {
       const { disbursements } = body as { disbursements: CreateRequest[] };
-      const inputs = disbursements.map((d, i) => createInput(version, d, services.maxDisbursementCents, `disbursements[${i}].`));
+      const inputs = disbursements.map((d, i) => createInput(version, d, services.maxDisbursementCents));
       const records = await bulkCreateDisbursements(db, scopeOf(caller), actorOf(caller), inputs);
       return { disbursements: records.map((r) => viewIn(version)(r)), count: records.length };
     },
@@ -348,7 +350,7 @@ export const disbursementRoutes = [
     operationId: 'approveDisbursement',
     method: 'post',
     path: '/v1/disbursements/:id/approve',
-    summary: 'Approve a pending_approval disbursement: submitted (its amount held) or awaiting_balance',
+    summary: 'Approve a pending_approval disbursement: awaiting_verification, submitted (its amount held) or awaiting_balance',
     access: 'write',
     params: Params,
     response: { '2026-04-01': Disbursement, '2026-01-15': DisbursementV2026_01 },
