@@ -263,7 +263,7 @@ export const disbursementRoutes = [
     errors: [400, 401, 403],
     async handler({ db, caller, body, services, version }) {
       const { disbursements } = body as { disbursements: CreateRequest[] };
-      const inputs = disbursements.map((d, i) => createInput(version, d, services.maxDisbursementCents));
+      const inputs = disbursements.map((d) => createInput(version, d, services.maxDisbursementCents));
       const records = await bulkCreateDisbursements(db, scopeOf(caller), actorOf(caller), inputs);
       return { disbursements: records.map((r) => viewIn(version)(r)), count: records.length };
     },
