@@ -189,10 +189,15 @@ describe('admin disbursements', () => {
   it('verify: an awaiting_verification disbursement is verified and held (submitted), audited; again is refused', async () => {
     const row = await submitted(production(), 1_000, unverifiedId);
     expect(row.status).toBe('awaiting_verification');
+    const before = await balance();
     const done = await admin('disbursements', 'verify', '--id', row.id, '--json');
     expect(done.code, done.stderr).toBe(0);
     expect(JSON.parse(done.stdout)).toEqual({ id: row.id, status: 'submitted', verified_at: expect.any(String) });
-    expect(await balance()).toMatchObject({ current_balance: 7_000, available_balance: 6_000 });
+    // Held: the current balance stays, the available one goes down by the amount.
+    expect(await balance()).toMatchObject({
+      current_balance: before.current_balance,
+      available_balance: before.available_balance - 1_000,
+    });
     expect(await auditOf(row.id)).toEqual([
       { event: 'disbursement.verified', details: { disbursement_id: row.id, amount: 1_000, status: 'submitted', via: 'admin_cli' } },
     ]);
@@ -211,6 +216,7 @@ describe('admin disbursements', () => {
 
   it('reject: rejected with its reason, audited, nothing moves; a bad or missing reason is refused first', async () => {
     const row = await submitted(production(), 2_000, unverifiedId);
+    const before = await balance();
     const bad = await admin('disbursements', 'reject', '--id', row.id, '--reason', 'because');
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('--reason');
@@ -218,7 +224,7 @@ describe('admin disbursements', () => {
     const done = await admin('disbursements', 'reject', '--id', row.id, '--reason', 'requested_by_user', '--json');
     expect(done.code, done.stderr).toBe(0);
     expect(JSON.parse(done.stdout)).toEqual({ id: row.id, status: 'rejected', reason: 'requested_by_user' });
-    expect(await balance()).toMatchObject({ current_balance: 7_000, available_balance: 6_000 });
+    expect(await balance()).toMatchObject({ current_balance: before.current_balance, available_balance: before.available_balance });
     expect(await auditOf(row.id)).toEqual([
       {
         event: 'disbursement.rejected',
