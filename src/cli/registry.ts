@@ -24,6 +24,7 @@ import {
   disbursementsResubmit,
   disbursementsSettle,
   disbursementsVerify,
+  paymentsPending,
 } from './commands/disbursements.js';
 import { inboundTransfersComplete, inboundTransfersFail } from './commands/inbound-transfers.js';
 import { ledgerVerify } from './commands/ledger.js';
@@ -78,4 +79,5 @@ export const COMMANDS: readonly Command[] = [
   disbursementsResubmit,
   disbursementsVerify,
   disbursementsReject,
+  paymentsPending,
 ];

@@ -63,7 +63,9 @@ async function submitted(
 
 async function balance() {
   const [account] = await financialAccountsOf(t.db, production());
-  return financialAccountBalanceOf(t.db, production(), account!.id);
+  const found = await financialAccountBalanceOf(t.db, production(), account!.id);
+  if (!found) throw new Error('the production financial account has no balance');
+  return found;
 }
 
 function transfersOf(id: string) {
@@ -255,6 +257,38 @@ describe('admin disbursements', () => {
       available_balance: before.available_balance,
       current_balance: before.current_balance + 500_000,
     });
+    expect(await verifyLedger(t.db)).toMatchObject({ ok: true });
+  });
+
+  it('payments pending: the production payments out and not ended, oldest first, as the bank rail port reads them; a bad --limit is refused', async () => {
+    const first = await submitted(production(), 100);
+    const second = await submitted(production(), 200);
+    const listed = async () => {
+      const out = await admin('payments', 'pending', '--json');
+      expect(out.code, out.stderr).toBe(0);
+      return (JSON.parse(out.stdout) as { payments: { disbursement_id: string; rail: string; amount: number; check_number?: string }[] })
+        .payments;
+    };
+    const ids = (await listed()).map((p) => p.disbursement_id);
+    expect(ids.indexOf(first.id)).toBeGreaterThanOrEqual(0);
+    expect(ids.indexOf(second.id)).toBeGreaterThan(ids.indexOf(first.id));
+    expect((await listed()).find((p) => p.disbursement_id === first.id)).toMatchObject({
+      rail: 'check',
+      amount: 100,
+      check_number: expect.any(String),
+    });
+    // Settled through the port (the command's own path), it is no longer pending; the other still is.
+    const { bankRail } = await import('../../src/grantmaking/bank-rail.js');
+    await bankRail(t.db).paymentSettled({ id: first.id, reference: 'CHK-DEPOSITED' });
+    const after = (await listed()).map((p) => p.disbursement_id);
+    expect(after).not.toContain(first.id);
+    expect(after).toContain(second.id);
+    // A sandbox payment is never the production bank's to send.
+    const sandboxRow = await submitted(sandbox(), 1);
+    expect(after).not.toContain(sandboxRow.id);
+    const bad = await admin('payments', 'pending', '--limit', '0');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--limit');
     expect(await verifyLedger(t.db)).toMatchObject({ ok: true });
   });
 });

@@ -1,8 +1,8 @@
-import { requireString, type Command } from './command.js';
+import { optionalString, requireString, UsageError, type Command } from './command.js';
 
 /**
- * The production rail of disbursements (docs/grantmaking.md, "Disbursements"): an operator with
- * the bank's evidence settles or fails a submitted production disbursement.
+ * The production rail of disbursements (docs/grantmaking.md, "The bank rail port"): an operator
+ * with the bank's evidence settles or fails a submitted production disbursement.
  */
 function settleCommand(action: 'settle' | 'fail', summary: string): Command {
   return {
@@ -11,11 +11,10 @@ function settleCommand(action: 'settle' | 'fail', summary: string): Command {
     usage: `disbursements ${action} --id <disbursement id> --reference <the bank's evidence>`,
     options: { id: { type: 'string' }, reference: { type: 'string' } },
     async run(ctx) {
-      const { settleDisbursementAsOperator } = await import('../../grantmaking/disbursements-service.js');
-      const row = await settleDisbursementAsOperator(await ctx.db(), action, {
-        id: requireString(ctx.values, 'id'),
-        reference: requireString(ctx.values, 'reference'),
-      });
+      const { bankRail } = await import('../../grantmaking/bank-rail.js');
+      const rail = bankRail(await ctx.db());
+      const evidence = { id: requireString(ctx.values, 'id'), reference: requireString(ctx.values, 'reference') };
+      const row = await (action === 'settle' ? rail.paymentSettled(evidence) : rail.paymentReturned(evidence));
       const amount = Number(row.amount);
       return {
         json: { id: row.id, status: row.status, amount, reference: row.settlement_reference },
@@ -41,8 +40,8 @@ export const disbursementsResubmit: Command = {
   usage: 'disbursements resubmit --id <disbursement id> --reference <why it can be paid now>',
   options: { id: { type: 'string' }, reference: { type: 'string' } },
   async run(ctx) {
-    const { resubmitDisbursementAsOperator } = await import('../../grantmaking/disbursement-retries-service.js');
-    const row = await resubmitDisbursementAsOperator(await ctx.db(), {
+    const { bankRail } = await import('../../grantmaking/bank-rail.js');
+    const row = await bankRail(await ctx.db()).paymentResubmitted({
       id: requireString(ctx.values, 'id'),
       reference: requireString(ctx.values, 'reference'),
     });
@@ -83,6 +82,43 @@ export const disbursementsReject: Command = {
     return {
       json: { id: row.id, status: row.status, reason: row.rejection_reason },
       text: `disbursement ${row.id} rejected (${row.rejection_reason ?? ''})`,
+    };
+  },
+};
+
+/** The bank rail port's outbound side (docs/grantmaking.md, "The bank rail port"): what to pay. */
+export const paymentsPending: Command = {
+  path: ['payments', 'pending'],
+  summary: 'the production payments out and not yet ended (checks to mail, ACH credits and account transfers to send), oldest first',
+  usage: 'payments pending [--limit <1-1000>]',
+  options: { limit: { type: 'string' } },
+  async run(ctx) {
+    const { bankRail, MAX_PAYMENTS_PER_READ } = await import('../../grantmaking/bank-rail.js');
+    const raw = optionalString(ctx.values, 'limit');
+    const limit = raw === undefined ? MAX_PAYMENTS_PER_READ : Number(raw);
+    if (!Number.isSafeInteger(limit) || limit < 1 || limit > MAX_PAYMENTS_PER_READ)
+      throw new UsageError(`--limit must be a whole number from 1 to ${MAX_PAYMENTS_PER_READ}`);
+    const payments = (await bankRail(await ctx.db()).paymentsToSend(limit)).map((p) => ({
+      transfer_id: p.transfer_id,
+      disbursement_id: p.disbursement_id,
+      rail: p.rail,
+      status: p.status,
+      amount: Number(p.amount),
+      grantmaker: p.grantmaker_name,
+      recipient_organization_id: p.recipient_organization_id,
+      ...(p.rail === 'check'
+        ? { check_number: p.check_number, recipient_name: p.recipient_name, memo: p.memo, mailing_address: p.mailing_address }
+        : {}),
+      created_at: p.created_at.toISOString(),
+    }));
+    return {
+      json: { payments },
+      text:
+        payments
+          .map(
+            (p) => `${p.created_at}  ${p.rail.padEnd(7)}  ${String(p.amount).padStart(12)} cents  ${p.disbursement_id}  ${p.transfer_id}`,
+          )
+          .join('\n') || '(no payments pending)',
     };
   },
 };

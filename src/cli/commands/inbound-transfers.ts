@@ -1,7 +1,7 @@
 import { requireString, type Command } from './command.js';
 
 /**
- * The production rail of inbound transfers (docs/grantmaking.md, "The production rail"): an
+ * The production rail of inbound transfers (docs/grantmaking.md, "The bank rail port"): an
  * operator with the bank's evidence completes or fails a production transfer.
  */
 function settleCommand(action: 'complete' | 'fail', summary: string): Command {
@@ -11,11 +11,10 @@ function settleCommand(action: 'complete' | 'fail', summary: string): Command {
     usage: `inbound-transfers ${action} --id <inbound transfer id> --reference <the bank's evidence>`,
     options: { id: { type: 'string' }, reference: { type: 'string' } },
     async run(ctx) {
-      const { settleAsOperator } = await import('../../grantmaking/inbound-transfers-service.js');
-      const row = await settleAsOperator(await ctx.db(), action, {
-        id: requireString(ctx.values, 'id'),
-        reference: requireString(ctx.values, 'reference'),
-      });
+      const { bankRail } = await import('../../grantmaking/bank-rail.js');
+      const rail = bankRail(await ctx.db());
+      const evidence = { id: requireString(ctx.values, 'id'), reference: requireString(ctx.values, 'reference') };
+      const row = await (action === 'complete' ? rail.inboundTransferArrived(evidence) : rail.inboundTransferFailed(evidence));
       const amount = Number(row.amount);
       return {
         json: { id: row.id, status: row.status, amount, reference: row.settlement_reference },
