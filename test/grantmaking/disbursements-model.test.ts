@@ -14,9 +14,8 @@ import {
   createDisbursement,
   disbursementsPage,
   failDisbursement,
-  rejectDisbursement,
-  verifyDisbursement,
 } from '../../src/grantmaking/disbursements-service.js';
+import { rejectDisbursement, verifyDisbursement } from '../../src/grantmaking/disbursement-verification-service.js';
 import { completeInboundTransfer, createInboundTransfer, failInboundTransfer } from '../../src/grantmaking/inbound-transfers-service.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import type { DisbursementStatus } from '../../src/db/schema-grantmaking.js';
