@@ -10,7 +10,8 @@ import { emitEvent } from '../webhooks/outbox.js';
 import type { Scope } from './accounts-repository.js';
 import { latestTransfer, updateTransfer } from './disbursement-transfers-repository.js';
 import { findDisbursement, lockFinancialAccount, updateDisbursement, validatingOfRecipient } from './disbursements-repository.js';
-import { submitAwaitingBalance, submitWithHold, type DisbursementRow } from './disbursements-service.js';
+import { submitAwaitingBalance, submitWithHold } from './disbursement-funding-service.js';
+import type { DisbursementRow } from './disbursements-service.js';
 import { checkEvidence } from './evidence.js';
 
 /**

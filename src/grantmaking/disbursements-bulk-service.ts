@@ -4,8 +4,8 @@ import { DomainError, invalid, notFound } from '../errors/domain-error.js';
 import type { Scope } from './accounts-repository.js';
 import { refuseSelfApproval } from './approval-policy.js';
 import { findDisbursements, lockFinancialAccount } from './disbursements-repository.js';
+import { approveLockedRow } from './disbursement-verification-service.js';
 import {
-  approveLockedRow,
   createDisbursement,
   recordsOf,
   type CreateDisbursementInput,

@@ -4,33 +4,24 @@ import type { Db } from '../db/database.js';
 import { inTransaction, type Executor, type Trx } from '../db/executor.js';
 import { prefixedId } from '../db/ids.js';
 import type { Cursor } from '../db/keyset.js';
-import type { Environment } from '../db/schema.js';
-import {
-  REJECTION_REASONS,
-  type DisbursementStatus,
-  type DisbursementTransactionDetails,
-  type DonationType,
-  type RejectionReason,
-} from '../db/schema-grantmaking.js';
+import type { DisbursementStatus, DisbursementTransactionDetails, DonationType } from '../db/schema-grantmaking.js';
 import { DomainError, invalid, notFound, precondition } from '../errors/domain-error.js';
-import { holdIsHeld, placeHold, releaseHold, settleHold } from '../ledger/holds.js';
-import { accountBalances, centsOf } from '../ledger/ledger.js';
+import { releaseHold, settleHold } from '../ledger/holds.js';
+import { centsOf } from '../ledger/ledger.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { findProgram, type Scope } from './accounts-repository.js';
 import { refuseSelfApproval } from './approval-policy.js';
-import { openTransfer } from './disbursement-rails.js';
+import { disbursementEvent, holdReference, submitAwaitingBalance, transferEvent } from './disbursement-funding-service.js';
 import { latestTransfer, transfersOf as transferAttemptsOf, updateTransfer } from './disbursement-transfers-repository.js';
+import { approveLockedRow } from './disbursement-verification-service.js';
 import {
   disbursementsAccountOf,
   enabledPrograms,
-  findAnyDisbursement,
   findDisbursement,
   findRecipientOrganization,
   insertDisbursement,
   insertDisbursementTransactions,
-  isEligibleRecipient,
   listDisbursements,
-  lockAwaitingBalance,
   lockFinancialAccount,
   programNames,
   transactionsOf,
@@ -38,23 +29,22 @@ import {
   userEmails,
 } from './disbursements-repository.js';
 import { checkEvidence } from './evidence.js';
-import { findTransferOfDisbursement, insertInboundTransfer, updateInboundTransferStatus } from './inbound-transfers-repository.js';
+import { findTransferOfDisbursement, updateInboundTransferStatus } from './inbound-transfers-repository.js';
 import { externalLedgerAccount } from './platform-accounts.js';
 
 /**
  * Disbursements (docs/grantmaking.md, "Disbursements"): created `pending_approval`; approved, they
  * wait for an operator's verification of the recipient (`awaiting_verification`) when it needs
- * one, then hold their amount on the financial account (`submitted`) or wait for the balance
- * (`awaiting_balance`, with an auto-fund inbound transfer when asked); a completion settles the
- * hold to the outside world, a failure releases it. Every status change writes
- * `disbursement.updated` in its transaction, with its ledger transfer.
+ * one (disbursement-verification-service.ts), then hold their amount on the financial account
+ * (`submitted`) or wait for the balance (`awaiting_balance`, with an auto-fund inbound transfer
+ * when asked; disbursement-funding-service.ts); a completion settles the hold to the outside
+ * world, a failure releases it. Every status change writes `disbursement.updated` in its
+ * transaction, with its ledger transfer.
  */
 
 export type DisbursementRow = Awaited<ReturnType<typeof listDisbursements>>[number];
 export type DisbursementTransactionRow = Awaited<ReturnType<typeof transactionsOf>>[number];
 export type DisbursementTransferRow = Awaited<ReturnType<typeof transferAttemptsOf>>[number];
-/** A financial account's ledger pair, as its row lock (lockFinancialAccount) reads it. */
-type AccountPair = { available_ledger_account_id: string; held_ledger_account_id: string };
 
 /** A disbursement with what its published shape shows beside its row. */
 export interface DisbursementRecord {
@@ -71,9 +61,6 @@ export interface DisbursementRecord {
 export const MAX_DISBURSEMENT_CENTS = 10_000_000_000;
 /** At most this many transactions: their sum stays far inside JavaScript's safe integers. */
 export const MAX_TRANSACTIONS = 1000;
-
-/** The ledger reference of a disbursement's hold and its end (docs/ledger.md, "Holds"). */
-const REFERENCE_TYPE = 'disbursement';
 
 /** The states a grantmaker may cancel from: before the payment is submitted (no hold yet). */
 const CANCELABLE: readonly DisbursementStatus[] = ['pending_approval', 'awaiting_balance'];
@@ -102,20 +89,6 @@ export interface CreateDisbursementInput {
   autoFund?: boolean;
   /** bypass_chariot_organization_verification (docs/grantmaking.md, "Verification"). */
   bypassVerification?: boolean;
-}
-
-function event(row: DisbursementRow, category: 'disbursement.created' | 'disbursement.updated') {
-  return {
-    environment: row.environment,
-    organizationId: row.organization_id,
-    category,
-    objectId: row.id,
-    objectType: 'disbursement',
-  } as const;
-}
-
-function reference(row: DisbursementRow) {
-  return { type: REFERENCE_TYPE, id: row.id };
 }
 
 /** The amounts of a create request: each a positive whole number of cents, the nets summing to the amount. */
@@ -233,7 +206,7 @@ export async function createDisbursement(
         details: JSON.stringify(t.details ?? {}),
       })),
     );
-    await emitEvent(trx, event(row, 'disbursement.created'));
+    await emitEvent(trx, disbursementEvent(row, 'disbursement.created'));
     return recordOf(trx, row);
   });
 }
@@ -254,83 +227,6 @@ export async function disbursementOf(db: Db, scope: Scope, id: string): Promise<
 }
 
 /**
- * Whether the account's available balance covers the disbursement. Called with the account's row
- * locked (lockFinancialAccount), so the balance read is the one the hold then meets.
- */
-async function covers(trx: Trx, row: DisbursementRow, pair: AccountPair): Promise<boolean> {
-  const balances = await accountBalances(trx, [pair.available_ledger_account_id]);
-  return balances.get(pair.available_ledger_account_id)! >= centsOf(row.amount);
-}
-
-/**
- * The one step to `submitted`, of every path (an approval, a deposit covering a waiting one, a
- * retry): the amount is held on the account (unless a returned check's hold is still held), the
- * transfer opens on the recipient's rail (disbursement-rails.ts) and `disbursement.updated` is
- * written, all in the caller's transaction, with the account's row and the disbursement's locked.
- * A check with no usable mailing address leaves it `validating_organization`, the hold kept
- * (docs/grantmaking.md, "Rails and transfers"); a retry that would stay there is refused.
- */
-export async function submitWithHold(
-  trx: Trx,
-  row: DisbursementRow,
-  account: AccountPair,
-  changes: { approved_by?: string; approved_at?: Date } = {},
-): Promise<DisbursementRow> {
-  if (!(await holdIsHeld(trx, row.environment, reference(row))))
-    await placeHold(trx, {
-      environment: row.environment,
-      reference: reference(row),
-      account: { availableAccountId: account.available_ledger_account_id, heldAccountId: account.held_ledger_account_id },
-      amount: centsOf(row.amount),
-    });
-  const transfer = await openTransfer(trx, row);
-  if (!transfer && row.status === 'validating_organization')
-    throw precondition('The recipient has no usable mailing address for a check: record one (POST /v1/nonprofit_addresses) first.');
-  const updated = await updateDisbursement(trx, row.id, { ...changes, status: transfer ? 'submitted' : 'validating_organization' });
-  await emitEvent(trx, event(updated, 'disbursement.updated'));
-  return updated;
-}
-
-/**
- * The balance step, once the recipient is verified (or its verification bypassed): `submitted`
- * when the available balance covers the amount, else `awaiting_balance`, and for an auto-fund
- * disbursement one inbound transfer of its amount opened in the same transaction
- * (docs/grantmaking.md, "auto_fund"). The row's lock keeps it to one transfer; a unique index
- * refuses a second whatever writes it.
- */
-async function balanceStep(trx: Trx, row: DisbursementRow, account: AccountPair): Promise<DisbursementRow> {
-  if (await covers(trx, row, account)) return submitWithHold(trx, row, account);
-  const updated = await updateDisbursement(trx, row.id, { status: 'awaiting_balance' });
-  await emitEvent(trx, event(updated, 'disbursement.updated'));
-  if (row.auto_fund) {
-    const transfer = await insertInboundTransfer(trx, {
-      id: prefixedId('inbound_transfer'),
-      environment: row.environment,
-      organization_id: row.organization_id,
-      financial_account_id: row.financial_account_id,
-      amount: centsOf(row.amount),
-      description: `Funding for disbursement ${row.id}`,
-      disbursement_id: row.id,
-    });
-    await emitEvent(trx, transferEvent(transfer, 'inbound_transfer.created'));
-  }
-  return updated;
-}
-
-function transferEvent(
-  transfer: { id: string; environment: Environment; organization_id: string },
-  category: 'inbound_transfer.created' | 'inbound_transfer.updated',
-) {
-  return {
-    environment: transfer.environment,
-    organizationId: transfer.organization_id,
-    category,
-    objectId: transfer.id,
-    objectType: 'inbound_transfer',
-  } as const;
-}
-
-/**
  * `pending_approval` → `submitted` (its amount held) or `awaiting_balance` (no hold), under the
  * account's lock and then the disbursement's: concurrent approvals of one disbursement make one
  * transition (the later ones see its new status), and of many never hold more than is available.
@@ -346,29 +242,6 @@ export async function approveDisbursement(db: Db, scope: Scope, approvedBy: stri
     await refuseSelfApproval(trx, row.organization_id, [row], approvedBy);
     return recordOf(trx, await approveLockedRow(trx, row, account, approvedBy));
   });
-}
-
-/**
- * The step of every approval, one or in bulk: a `pending_approval` row, locked after its account,
- * waits in `awaiting_verification` when its recipient needs an operator's verification and the
- * grantmaker did not bypass it (docs/grantmaking.md, "Verification"); otherwise it goes through
- * the balance step. An eligible recipient is verified at approval (`verified_at`). One
- * `disbursement.updated` in the same transaction.
- */
-export async function approveLockedRow(trx: Trx, row: DisbursementRow, account: AccountPair, approvedBy: string): Promise<DisbursementRow> {
-  const now = new Date();
-  const eligible = await isEligibleRecipient(trx, row.recipient_organization_id);
-  if (!eligible && !row.bypass_organization_verification) {
-    const waiting = await updateDisbursement(trx, row.id, { status: 'awaiting_verification', approved_by: approvedBy, approved_at: now });
-    await emitEvent(trx, event(waiting, 'disbursement.updated'));
-    return waiting;
-  }
-  const approved = await updateDisbursement(trx, row.id, {
-    approved_by: approvedBy,
-    approved_at: now,
-    ...(eligible ? { verified_at: now } : {}),
-  });
-  return balanceStep(trx, approved, account);
 }
 
 /**
@@ -393,7 +266,7 @@ export async function cancelDisbursement(db: Db, scope: Scope, id: string, cance
         canceled_at: new Date(),
         ...(canceledBy !== undefined ? { canceled_by: canceledBy } : {}),
       });
-      await emitEvent(trx, event(updated, 'disbursement.updated'));
+      await emitEvent(trx, disbursementEvent(updated, 'disbursement.updated'));
       if (transfer?.status === 'pending') {
         const canceled = await updateInboundTransferStatus(trx, transfer.id, { status: 'canceled' });
         await emitEvent(trx, transferEvent(canceled, 'inbound_transfer.updated'));
@@ -435,7 +308,7 @@ async function endSubmitted(
       status: ending.status,
       ...('operator' in settler ? { settlement_reference: settler.operator.reference } : {}),
     });
-    await emitEvent(trx, event(updated, 'disbursement.updated'));
+    await emitEvent(trx, disbursementEvent(updated, 'disbursement.updated'));
     if ('operator' in settler)
       await recordAudit(trx, {
         event: ending.audit,
@@ -462,7 +335,7 @@ export async function completeDisbursement(db: Db, settler: Settler, id: string)
     if (transfer) await updateTransfer(trx, transfer.id, { status: ARRIVED[transfer.rail], completed_at: new Date() });
     await settleHold(trx, {
       environment: row.environment,
-      reference: reference(row),
+      reference: holdReference(row),
       destinationAccountId: await externalLedgerAccount(trx, row.environment),
     });
     return { status: 'completed', audit: 'disbursement.completed' };
@@ -482,7 +355,7 @@ export async function failDisbursement(db: Db, settler: Settler, id: string): Pr
       throw invalid('The disbursement is paid by an account transfer, which cannot fail; only an ACH or check payment can.');
     if (transfer) await updateTransfer(trx, transfer.id, { status: 'returned', returned_at: new Date() });
     if (transfer?.rail === 'check') return { status: 'validating_organization', audit: 'disbursement.returned' };
-    await releaseHold(trx, { environment: r.environment, reference: reference(r) });
+    await releaseHold(trx, { environment: r.environment, reference: holdReference(r) });
     return { status: 'failed', audit: 'disbursement.failed' };
   });
   if (row.status === 'failed') await submitAwaitingBalance(db, row.environment, row.financial_account_id);
@@ -506,115 +379,4 @@ export async function settleDisbursementAsOperator(
       throw notFound(`no production disbursement ${input.id} (a sandbox disbursement is settled by its simulations)`);
     throw error;
   }
-}
-
-/**
- * Submits the account's `awaiting_balance` disbursements that its available balance now covers,
- * oldest first, stopping at the first it does not cover (a large one is not passed over by
- * smaller later ones). Runs in the caller's transaction (an inbound transfer's completion), or
- * one of its own; the account's lock is taken first, as approvals take it.
- */
-export async function submitAwaitingBalance(executor: Executor, environment: Environment, financialAccountId: string): Promise<string[]> {
-  const run = async (trx: Trx) => {
-    const account = await lockFinancialAccount(trx, environment, financialAccountId);
-    const submitted: string[] = [];
-    for (const row of await lockAwaitingBalance(trx, environment, financialAccountId)) {
-      if (!(await covers(trx, row, account))) break;
-      await submitWithHold(trx, row, account);
-      submitted.push(row.id);
-    }
-    return submitted;
-  };
-  return executor.isTransaction ? run(executor as Trx) : inTransaction(executor as Db, run);
-}
-
-/** Locks the financial account an inbound transfer funds before it posts: the order approvals take. */
-export async function lockAccountForDeposit(trx: Executor, environment: Environment, financialAccountId: string): Promise<void> {
-  await lockFinancialAccount(trx, environment, financialAccountId);
-}
-
-/**
- * An auto-fund transfer completed (docs/grantmaking.md, "auto_fund"): in its transaction, after its
- * deposit and before the account's awaiting queue, its disbursement, still `awaiting_balance`, is
- * submitted with the money it brought. The account is locked already (lockAccountForDeposit).
- */
-export async function submitAutoFunded(trx: Trx, environment: Environment, disbursementId: string): Promise<void> {
-  const seen = await findDisbursement(trx, { environment }, disbursementId);
-  if (!seen) throw new Error(`auto-fund transfer of a missing disbursement ${disbursementId}`);
-  const account = await lockFinancialAccount(trx, environment, seen.financial_account_id);
-  const row = (await findDisbursement(trx, { environment }, disbursementId, true))!;
-  if (row.status === 'awaiting_balance') await submitWithHold(trx, row, account);
-}
-
-/**
- * An auto-fund transfer failed or was canceled: its disbursement, still `awaiting_balance`, is
- * `rejected` for `insufficient_funds` in the transaction of the transfer's change (the money it
- * waited for will not come; docs/grantmaking.md, "auto_fund").
- */
-export async function rejectUnfunded(trx: Trx, environment: Environment, disbursementId: string): Promise<void> {
-  const row = await findDisbursement(trx, { environment }, disbursementId, true);
-  if (row?.status !== 'awaiting_balance') return;
-  const updated = await updateDisbursement(trx, row.id, {
-    status: 'rejected',
-    rejection_reason: 'insufficient_funds',
-    rejected_at: new Date(),
-  });
-  await emitEvent(trx, event(updated, 'disbursement.updated'));
-}
-
-/** An operator's decision on an `awaiting_verification` disbursement, by id, in either environment. */
-async function decideVerification(
-  db: Db,
-  id: string,
-  decide: (trx: Trx, row: DisbursementRow, account: AccountPair) => Promise<DisbursementRow>,
-  audit: (row: DisbursementRow) => { event: 'disbursement.verified' | 'disbursement.rejected'; details: Record<string, unknown> },
-): Promise<DisbursementRow> {
-  return inTransaction(db, async (trx) => {
-    const seen = await findAnyDisbursement(trx, id);
-    if (!seen) throw notFound(`no disbursement ${id}`);
-    // The account's lock before the row's, as approvals take them: verifying may place a hold.
-    const account = await lockFinancialAccount(trx, seen.environment, seen.financial_account_id);
-    const row = (await findAnyDisbursement(trx, id, true))!;
-    if (row.status !== 'awaiting_verification')
-      throw precondition(`The disbursement is ${row.status}; only an awaiting_verification one can be verified or rejected.`);
-    const decided = await decide(trx, row, account);
-    const { event: kind, details } = audit(decided);
-    await recordAudit(trx, {
-      event: kind,
-      environment: row.environment,
-      organizationId: row.organization_id,
-      details: { disbursement_id: row.id, amount: centsOf(row.amount), ...details, via: 'admin_cli' },
-    });
-    return decided;
-  });
-}
-
-/**
- * `admin disbursements verify` (docs/grantmaking.md, "Verification"): the operator verified the
- * recipient; `verified_at` is set and the balance step follows (`submitted` or `awaiting_balance`,
- * an auto-fund transfer when asked), audited, in one transaction.
- */
-export function verifyDisbursement(db: Db, id: string): Promise<DisbursementRow> {
-  return decideVerification(
-    db,
-    id,
-    async (trx, row, account) => balanceStep(trx, await updateDisbursement(trx, row.id, { verified_at: new Date() }), account),
-    (row) => ({ event: 'disbursement.verified', details: { status: row.status } }),
-  );
-}
-
-/** `admin disbursements reject`: the operator refused the recipient; `rejected` with its reason, audited. No money had moved. */
-export async function rejectDisbursement(db: Db, input: { id: string; reason: string }): Promise<DisbursementRow> {
-  const reason = input.reason as RejectionReason;
-  if (!REJECTION_REASONS.includes(reason)) throw invalid(`--reason: one of ${REJECTION_REASONS.join(', ')}`);
-  return decideVerification(
-    db,
-    input.id,
-    async (trx, row) => {
-      const updated = await updateDisbursement(trx, row.id, { status: 'rejected', rejection_reason: reason, rejected_at: new Date() });
-      await emitEvent(trx, event(updated, 'disbursement.updated'));
-      return updated;
-    },
-    () => ({ event: 'disbursement.rejected', details: { reason } }),
-  );
 }

@@ -10,7 +10,7 @@ import { AlreadyPosted } from '../ledger/errors.js';
 import { centsOf, postTransfer } from '../ledger/ledger.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { findFinancialAccount, type Scope } from './accounts-repository.js';
-import { lockAccountForDeposit, rejectUnfunded, submitAutoFunded, submitAwaitingBalance } from './disbursements-service.js';
+import { lockAccountForDeposit, rejectUnfunded, submitAutoFunded, submitAwaitingBalance } from './disbursement-funding-service.js';
 import {
   findFinancialAccountPair,
   findInboundTransfer,

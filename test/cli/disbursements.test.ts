@@ -191,7 +191,7 @@ describe('admin disbursements', () => {
   it('verify: an awaiting_verification disbursement is verified and held (submitted), audited; again is refused', async () => {
     const row = await submitted(production(), 1_000, unverifiedId);
     expect(row.status).toBe('awaiting_verification');
-    const before = await balance();
+    const before = (await balance())!;
     const done = await admin('disbursements', 'verify', '--id', row.id, '--json');
     expect(done.code, done.stderr).toBe(0);
     expect(JSON.parse(done.stdout)).toEqual({ id: row.id, status: 'submitted', verified_at: expect.any(String) });
@@ -218,7 +218,7 @@ describe('admin disbursements', () => {
 
   it('reject: rejected with its reason, audited, nothing moves; a bad or missing reason is refused first', async () => {
     const row = await submitted(production(), 2_000, unverifiedId);
-    const before = await balance();
+    const before = (await balance())!;
     const bad = await admin('disbursements', 'reject', '--id', row.id, '--reason', 'because');
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('--reason');

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { addOrganization } from '../../src/accounts/service.js';
 import { createApiKey } from '../../src/api-keys/service.js';
 import { importBmfFile } from '../../src/directory/import-service.js';
-import { rejectDisbursement, verifyDisbursement } from '../../src/grantmaking/disbursements-service.js';
+import { rejectDisbursement, verifyDisbursement } from '../../src/grantmaking/disbursement-verification-service.js';
 import { DomainError } from '../../src/errors/domain-error.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
 import { bmfLine, writeBmfFile } from '../helpers/bmf.js';

@@ -58,7 +58,7 @@ export const disbursementsVerify: Command = {
   usage: 'disbursements verify --id <disbursement id>',
   options: { id: { type: 'string' } },
   async run(ctx) {
-    const { verifyDisbursement } = await import('../../grantmaking/disbursements-service.js');
+    const { verifyDisbursement } = await import('../../grantmaking/disbursement-verification-service.js');
     const row = await verifyDisbursement(await ctx.db(), requireString(ctx.values, 'id'));
     return {
       json: { id: row.id, status: row.status, verified_at: row.verified_at?.toISOString() },
@@ -74,7 +74,7 @@ export const disbursementsReject: Command = {
   usage: 'disbursements reject --id <disbursement id> --reason <DisbursementRejection reason>',
   options: { id: { type: 'string' }, reason: { type: 'string' } },
   async run(ctx) {
-    const { rejectDisbursement } = await import('../../grantmaking/disbursements-service.js');
+    const { rejectDisbursement } = await import('../../grantmaking/disbursement-verification-service.js');
     const row = await rejectDisbursement(await ctx.db(), {
       id: requireString(ctx.values, 'id'),
       reason: requireString(ctx.values, 'reason'),
