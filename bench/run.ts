@@ -16,10 +16,15 @@
  * production); BENCH_SERVER=tsx runs `node --max-semi-space-size=32 --import tsx src/main.ts`
  * (what `npm start` runs) instead.
  *
+ * The servers (Almoner and the baselines) run on Node 24 unless BENCH_NODE=20 (or --node=20)
+ * keeps the machine's node (bench/lib/node-runtime.ts); the load generator is always this process.
+ *
  * Knobs (environment): BENCH_SECONDS (per measured run, default 12), BENCH_ONLY (comma list
  * of scenario ids: refresh, dpop_refresh, code, donations, fdx, dpop_fdx, dpop_check, flow,
- * client_auth, workers, start; a run with BENCH_ONLY writes its JSON but leaves the table in
- * docs/benchmarks.md to a run of every scenario), BENCH_SERVER (dist or tsx), BENCH_CPU_PROF (a
+ * client_auth, directory_import, directory_search, disbursements, disbursement_contention,
+ * workers, start; a run with BENCH_ONLY writes its JSON but leaves the table in
+ * docs/benchmarks.md to a run of every scenario), BENCH_NODE (a major version, or machine),
+ * BENCH_NODE_CACHE (where a Node is installed), BENCH_DIRECTORY_ROWS (default 1,000,000), BENCH_SERVER (dist or tsx), BENCH_CPU_PROF (a
  * directory: the server under load runs with --cpu-prof there), BENCH_NODE_ARGS (more node
  * options for the server under load), BENCH_NO_WRITE=1 (print only), BENCH_DEBUG=1 (print the
  * server's output at the end).
