@@ -16,8 +16,8 @@ export interface ServerNode {
   execPath: string;
   /** The major asked for (BENCH_NODE or --node). */
   requested: string;
-  /** Where it came from: the machine's node, or the npm package installed in the cache. */
-  source: 'machine' | 'npm package node@<major>';
+  /** Where it came from: the machine's node, or the npm package installed in the cache (`npm package node@24`). */
+  source: string;
 }
 
 /** The requested Node: --node=<major> on the command line, else BENCH_NODE, else 24. */
@@ -62,7 +62,7 @@ export function serverNode(log: (line: string) => void): ServerNode {
     return { execPath: process.execPath, requested: major, source: 'machine' };
   if (!/^\d+$/.test(major))
     throw new Error(`BENCH_NODE / --node must be a major version (24, 20) or "machine", not ${JSON.stringify(major)}`);
-  return { execPath: installed(major, log), requested: major, source: 'npm package node@<major>' };
+  return { execPath: installed(major, log), requested: major, source: `npm package node@${major}` };
 }
 
 /**
