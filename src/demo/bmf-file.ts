@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { once } from 'node:events';
-import { BMF_COLUMNS, type BmfColumn } from '../directory/bmf-layout.js';
+import { BMF_COLUMNS, bmfRecordLine, PUBLIC_CHARITY_CODES, type BmfColumn } from '../directory/bmf-layout.js';
 
 /**
  * A demo IRS EO BMF CSV file in the published layout (docs/directory.md, "Demo directory"): N
@@ -203,10 +203,6 @@ function random(seed: number): () => number {
   };
 }
 
-function quoted(value: string): string {
-  return /[",\n\r]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
-}
-
 /** The EIN of the file's i-th organization: 9 digits counted from `first`. */
 export function demoEin(first: number, i: number): string {
   return String(first + i).padStart(9, '0');
@@ -261,28 +257,14 @@ export async function writeDemoBmfFile(file: string, options: DemoBmfOptions): P
       CITY: city,
       STATE: state,
       ZIP: `${zip}-${String(Math.floor(next() * 10_000)).padStart(4, '0')}`,
-      GROUP: '0000',
-      SUBSECTION: '03',
-      AFFILIATION: '3',
-      CLASSIFICATION: '1000',
+      ...PUBLIC_CHARITY_CODES,
       RULING: `${1950 + Math.floor(next() * 74)}${String(1 + Math.floor(next() * 12)).padStart(2, '0')}`,
-      DEDUCTIBILITY: '1',
-      FOUNDATION: '15',
-      ACTIVITY: '000000000',
-      ORGANIZATION: '1',
-      STATUS: '01',
-      TAX_PERIOD: '202312',
-      ASSET_CD: '5',
-      INCOME_CD: '5',
-      FILING_REQ_CD: '01',
-      PF_FILING_REQ_CD: '0',
-      ACCT_PD: '12',
       ASSET_AMT: String(Math.floor(next() * 5_000_000)),
       INCOME_AMT: String(Math.floor(next() * 2_000_000)),
       REVENUE_AMT: String(Math.floor(next() * 2_000_000)),
       NTEE_CD: NTEE[Math.floor(next() * NTEE.length)]!,
     };
-    chunk += `${BMF_COLUMNS.map((column) => quoted(record[column] ?? '')).join(',')}\n`;
+    chunk += `${bmfRecordLine(record)}\n`;
     if (chunk.length > 65_536) {
       await write(chunk);
       chunk = '';

@@ -39,6 +39,36 @@ export const BMF_COLUMNS = [
 
 export type BmfColumn = (typeof BMF_COLUMNS)[number];
 
+/**
+ * The codes the file gives a typical public charity (a 501(c)(3) exempt unconditionally, gifts
+ * deductible, filing a Form 990), for the files the demo and the tests write.
+ */
+export const PUBLIC_CHARITY_CODES: Readonly<Partial<Record<BmfColumn, string>>> = {
+  GROUP: '0000',
+  SUBSECTION: '03',
+  AFFILIATION: '3',
+  CLASSIFICATION: '1000',
+  DEDUCTIBILITY: '1',
+  FOUNDATION: '15',
+  ACTIVITY: '000000000',
+  ORGANIZATION: '1',
+  STATUS: '01',
+  TAX_PERIOD: '202312',
+  ASSET_CD: '5',
+  INCOME_CD: '5',
+  FILING_REQ_CD: '01',
+  PF_FILING_REQ_CD: '0',
+  ACCT_PD: '12',
+};
+
+/** One record as a line of the file: its fields in the header's order, quoted where CSV needs it. */
+export function bmfRecordLine(record: Partial<Record<BmfColumn, string>>): string {
+  return BMF_COLUMNS.map((column) => {
+    const value = record[column] ?? '';
+    return /[",\n\r]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+  }).join(',');
+}
+
 /** What the import writes of a record: the table's columns less the generated and bookkeeping ones. */
 export type DirectoryRecord = Omit<DirectoryOrganizationsTable, 'id' | 'search_name' | 'source' | 'created_at' | 'updated_at'>;
 
