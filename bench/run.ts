@@ -16,10 +16,15 @@
  * production); BENCH_SERVER=tsx runs `node --max-semi-space-size=32 --import tsx src/main.ts`
  * (what `npm start` runs) instead.
  *
+ * The servers (Almoner and the baselines) run on Node 24 unless BENCH_NODE=20 (or --node=20)
+ * keeps the machine's node (bench/lib/node-runtime.ts); the load generator is always this process.
+ *
  * Knobs (environment): BENCH_SECONDS (per measured run, default 12), BENCH_ONLY (comma list
  * of scenario ids: refresh, dpop_refresh, code, donations, fdx, dpop_fdx, dpop_check, flow,
- * client_auth, workers, start; a run with BENCH_ONLY writes its JSON but leaves the table in
- * docs/benchmarks.md to a run of every scenario), BENCH_SERVER (dist or tsx), BENCH_CPU_PROF (a
+ * client_auth, directory_import, directory_search, disbursements, disbursement_contention,
+ * workers, start; a run with BENCH_ONLY writes its JSON but leaves the table in
+ * docs/benchmarks.md to a run of every scenario), BENCH_NODE (a major version, or machine),
+ * BENCH_NODE_CACHE (where a Node is installed), BENCH_DIRECTORY_ROWS (default 1,000,000), BENCH_SERVER (dist or tsx), BENCH_CPU_PROF (a
  * directory: the server under load runs with --cpu-prof there), BENCH_NODE_ARGS (more node
  * options for the server under load), BENCH_NO_WRITE=1 (print only), BENCH_DEBUG=1 (print the
  * server's output at the end).
@@ -35,6 +40,23 @@ import { ClientSecretCache } from '../src/oidc/client-secret-cache.js';
 import { generateClientSecret, hashClientSecret } from '../src/oidc/clients/service.js';
 import { AlmonerSetup, BANK_SCOPE, ENVIRONMENT, REDIRECT_URI, SCOPE, type Client } from './lib/almoner.js';
 import { ASSERTION_TYPE, clientAssertion, dpopProof, makeMany, measureProofCheck, type ProofCheckMeasurement } from './lib/dpop.js';
+import { sql } from 'kysely';
+import { writeDemoBmfFile } from '../src/demo/bmf-file.js';
+import { importBmfFile } from '../src/directory/import-service.js';
+import { directorySizes, einQueries, mb, resultCounts, searchRequests, TYPEAHEAD_QUERIES, type DirectorySizes } from './lib/directory.js';
+import {
+  addGrantmaker,
+  contentionMeasurement,
+  contentionRound,
+  createAndApprove,
+  DISBURSEMENT_CENTS,
+  disbursementLoad,
+  fund,
+  ledgerClean,
+  type ContentionRound,
+  type Grantmaker,
+} from './lib/grantmaking.js';
+import { RUNTIME_PROBE, serverNode } from './lib/node-runtime.js';
 import { round, runLoad, runPaced, runWorkers, type HttpRequestSpec, type Measurement } from './lib/load.js';
 import {
   buildServer,
@@ -47,8 +69,10 @@ import {
   PRODUCTION_THREADPOOL_SIZE,
   processTree,
   ROOT,
+  RssSampler,
   rssBytes,
   sleep,
+  useNodeForChildren,
 } from './lib/processes.js';
 import {
   markdownTable,
@@ -64,7 +88,10 @@ import {
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
 const WARM_SECONDS = 3;
 const ONLY = new Set(
-  (process.env.BENCH_ONLY ?? 'refresh,dpop_refresh,code,donations,fdx,dpop_fdx,dpop_check,flow,client_auth,workers,start')
+  (
+    process.env.BENCH_ONLY ??
+    'refresh,dpop_refresh,code,donations,fdx,dpop_fdx,dpop_check,flow,client_auth,directory_import,directory_search,disbursements,disbursement_contention,workers,start'
+  )
     .split(',')
     .map((s) => s.trim()),
 );
@@ -89,10 +116,27 @@ const FLOW_WORKERS = 4;
 /** Proofs the DPoP check is timed over (ES256), and for each of PS256 and EdDSA. */
 const PROOF_CHECKS = 5000;
 const PROOF_CHECKS_OTHER = 2000;
+/** The directory scenarios: organizations in the demo file, its first EIN, connections of the search runs. */
+const DIRECTORY_ROWS = Number(process.env.BENCH_DIRECTORY_ROWS ?? 1_000_000);
+const DIRECTORY_FIRST_EIN = 100_000_000;
+const DIRECTORY_CONNECTIONS = 16;
+/** The disbursements scenarios: connections, the grantmaker's funding (cents), the contention rounds. */
+const DISBURSEMENT_CONNECTIONS = 32;
+const DISBURSEMENT_FUNDING = 1_000_000_000;
+const BENCH_GRANTMAKER_EIN = '98-0000001';
+const CONTENTION_TOTAL = 64;
+const CONTENTION_COVERED = 10;
+const CONTENTION_ROUNDS = 5;
 /** Requests that make every pooled backend publish its statistics (more than the pool of 10). */
 const POKES = 24;
 
 let benchExplain: string | undefined;
+let directoryFacts:
+  | { rows: number; importSeconds: number; vacuumSeconds: number; generateSeconds: number; fileMb: number; sizes: DirectorySizes }
+  | undefined;
+/** What the server under test runs on: the node it was spawned with, and what it reported (bench/lib/runtime-probe.mjs). */
+let serverRuntime: { node: string; v8: string; requested: string; source: string } | undefined;
+const serverRuntimeLabel = () => (serverRuntime ? `Node ${serverRuntime.node}` : 'Node ?');
 let tsxStartMs: number | undefined;
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const wallStart = performance.now();
@@ -253,6 +297,10 @@ async function argon2Rate(concurrency: number, seconds: number, params: { memory
   return line.argon2;
 }
 
+function measured(m: Measurement): string {
+  return `${m.rps}/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.errors} errors${cpuNote(m)}${m.firstError ? `; first error: ${m.firstError}` : ''}`;
+}
+
 function cpuNote(m: Measurement): string {
   if (m.serverCpuMs === undefined) return '';
   return `, CPU/request: server ${m.serverCpuMs} ms${m.postgresCpuMs !== undefined ? ` + PostgreSQL ${m.postgresCpuMs} ms` : ''}${m.transactions !== undefined ? `, ${m.transactions} transactions/request` : ''}`;
@@ -284,6 +332,9 @@ function difference(a: Measurement, b: Measurement): { numbers: Record<string, n
 
 async function main(): Promise<void> {
   const stamp = new Date();
+  // The servers under test and the baselines run on this node (Node 24 unless BENCH_NODE=20); the load stays on ours.
+  const childNode = serverNode(log);
+  useNodeForChildren(childNode.execPath);
   const dbName = `almoner_bench_${stamp.getTime()}`;
   const admin = new pg.Client({ connectionString: POSTGRES_URL });
   await admin.connect();
@@ -349,9 +400,14 @@ async function main(): Promise<void> {
     const startServer = async (env: NodeJS.ProcessEnv, nodeArgs: string[] = [], entry = SERVER_ENTRY) => {
       const readyFile = path.join(dataDir, `ready-${(readyFiles += 1)}.json`);
       const t0 = performance.now();
-      const server = track(new NodeProcess(entry, { ...env, ALMONER_READY_FILE: readyFile }, [...SERVER_NODE_ARGS, ...nodeArgs]));
+      // The probe prints the runtime the server runs on (one JSON line), recorded with the results.
+      const server = track(
+        new NodeProcess(entry, { ...env, ALMONER_READY_FILE: readyFile }, [...SERVER_NODE_ARGS, '--import', RUNTIME_PROBE, ...nodeArgs]),
+      );
       urls = await server.waitForReadyFile(readyFile);
       const ms = await server.waitFor(`${urls.sandboxApi}/readyz`, t0);
+      const { bench_runtime: runtime } = await server.waitForJsonLine<{ bench_runtime: { node: string; v8: string } }>('bench_runtime');
+      serverRuntime = { node: runtime.node, v8: runtime.v8, requested: childNode.requested, source: childNode.source };
       return { server, ms };
     };
     if (ONLY.has('start')) {
@@ -409,6 +465,7 @@ async function main(): Promise<void> {
     };
     const transactions = transactionsVia(() => fetch(`${urls.sandboxApi}/readyz`).then((r) => r.text()));
     const baselineBackends = backends('almoner-bench-baseline');
+    log(`    server runtime: Node ${serverRuntime?.node} (V8 ${serverRuntime?.v8}; ${childNode.source}, ${childNode.execPath})`);
     log(`    ready in ${(loadStartMs / 1000).toFixed(2)} s, pid ${pid}, RSS ${((rssBytes(pid) ?? 0) / 1048576).toFixed(0)} MB`);
     const scenarios: ScenarioResult[] = [];
     const argon2: Record<string, unknown> = {};
@@ -1005,6 +1062,259 @@ async function main(): Promise<void> {
       });
     }
 
+    // ------------------------------------------------------------- the organizations directory
+    // The demo generator's IRS EO BMF file (src/demo/bmf-file.ts), imported with the operator's
+    // command in a child process on the server's node; then VACUUM ANALYZE (not timed), as an
+    // operator would after a bulk load, so no autovacuum runs under the later scenarios.
+    let grantmaker: Grantmaker | undefined;
+    const theGrantmaker = async () => (grantmaker ??= await addGrantmaker(setup!.db, urls.sandboxApi, BENCH_GRANTMAKER_EIN));
+    const directoryWanted = ONLY.has('directory_import') || ONLY.has('directory_search');
+    if (directoryWanted) {
+      log(
+        `\nscenario: organizations directory import (${DIRECTORY_ROWS.toLocaleString('en-US')} rows, npm run admin -- organizations import)`,
+      );
+      const file = path.join(dataDir, 'eo-demo.csv');
+      const t0 = performance.now();
+      await writeDemoBmfFile(file, { rows: DIRECTORY_ROWS, firstEin: DIRECTORY_FIRST_EIN });
+      const generateSeconds = (performance.now() - t0) / 1000;
+      const fileMb = fs.statSync(file).size / 1048576;
+      log(`    demo file: ${DIRECTORY_ROWS} rows, ${fileMb.toFixed(0)} MB, written in ${generateSeconds.toFixed(1)} s`);
+      await setup.settleStatistics();
+      const t1 = performance.now();
+      const importer = track(new NodeProcess('src/cli/main.ts', serverEnv, [], ['organizations', 'import', file, '--json']));
+      const peak = new RssSampler(importer.pid);
+      await importer.exited;
+      const importSeconds = (performance.now() - t1) / 1000;
+      const importRss = peak.stop();
+      if (importer.exit?.code !== 0) throw new Error(`organizations import failed (${JSON.stringify(importer.exit)}):\n${importer.output}`);
+      const counts = JSON.parse(
+        importer.output
+          .trim()
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .pop()!,
+      ) as { inserted: number; read: number };
+      fs.rmSync(file, { force: true });
+      const t2 = performance.now();
+      await sql`vacuum analyze directory_organizations`.execute(setup.db);
+      const vacuumSeconds = (performance.now() - t2) / 1000;
+      const sizes = await directorySizes(setup.db);
+      log(
+        `    imported ${counts.read} rows (${counts.inserted} inserted) in ${importSeconds.toFixed(1)} s (${Math.round(counts.read / importSeconds)} rows/s, peak RSS ${importRss} MB); VACUUM ANALYZE ${vacuumSeconds.toFixed(1)} s; table ${mb(sizes.table_bytes)}, trigram index ${mb(sizes.trigram_index_bytes)}, all ${mb(sizes.total_bytes)}`,
+      );
+      directoryFacts = { rows: sizes.rows, importSeconds, vacuumSeconds, generateSeconds, fileMb, sizes };
+      if (ONLY.has('directory_import'))
+        scenarios.push({
+          id: 'directory_import',
+          title: `organizations directory import, ${DIRECTORY_ROWS.toLocaleString('en-US')} rows (rows/s; the time in the verdict)`,
+          almoner: {
+            rps: round(counts.read / importSeconds, 0),
+            p50: NaN,
+            p99: NaN,
+            errors: counts.read === DIRECTORY_ROWS ? 0 : 1,
+            completed: counts.read,
+            seconds: round(importSeconds, 1),
+            concurrency: 1,
+          },
+          baselineLabel: '—',
+          target: '≤ 3 min for 1,000,000 rows',
+          checks: [
+            {
+              label: `${(importSeconds / 60).toFixed(2)} min (${importSeconds.toFixed(0)} s) ≤ 3 min; table ${mb(sizes.table_bytes)}, trigram index ${mb(sizes.trigram_index_bytes)} (pg_relation_size), all ${mb(sizes.total_bytes)}`,
+              met: importSeconds <= 180 && counts.read === DIRECTORY_ROWS,
+            },
+          ],
+          detail: `\`npm run admin -- organizations import <file> --json\` in a child process (${serverRuntimeLabel()}; the time includes its start), over a file of ${DIRECTORY_ROWS.toLocaleString('en-US')} organizations (${fileMb.toFixed(0)} MB) from the demo generator (\`npm run admin -- demo bmf\`, ${generateSeconds.toFixed(1)} s, not counted) into an empty directory: one transaction, batches of 1,000 rows, the trigram index on search_name kept up as it goes. The importer's peak RSS was ${importRss} MB (not the server's: outside the peak RSS row). Sizes after \`VACUUM ANALYZE\` (${vacuumSeconds.toFixed(1)} s, not counted): the table (pg_table_size, heap and TOAST) ${mb(sizes.table_bytes)}, the trigram index (pg_relation_size of directory_organizations_search_name_trgm_idx) ${mb(sizes.trigram_index_bytes)}, table and all its indexes (pg_total_relation_size) ${mb(sizes.total_bytes)}.`,
+          latency: false,
+        });
+    }
+
+    if (ONLY.has('directory_search')) {
+      log(`\nscenario: directory search, ${DIRECTORY_CONNECTIONS} connections (typeahead names, then EIN lookups)`);
+      const g = await theGrantmaker();
+      const hits = await resultCounts(urls.sandboxApi, g.key, TYPEAHEAD_QUERIES);
+      log(
+        `    results per query (of at most 20): ${Object.entries(hits)
+          .map(([q, n]) => `"${q}" ${n}`)
+          .join(', ')}`,
+      );
+      await setup.settleStatistics();
+      const names = await repeating('Almoner, typeahead names', {
+        origin: urls.sandboxApi,
+        pid,
+        postgresPids: serverBackends,
+        postgresTransactions: transactions,
+        connections: DIRECTORY_CONNECTIONS,
+        next: searchRequests(g.key, TYPEAHEAD_QUERIES),
+      });
+      const eins = einQueries(DIRECTORY_FIRST_EIN, directoryFacts?.rows ?? DIRECTORY_ROWS, 5000);
+      const einHits = await resultCounts(urls.sandboxApi, g.key, eins.slice(0, 5));
+      const lookups = await repeating('Almoner, EIN lookups', {
+        origin: urls.sandboxApi,
+        pid,
+        postgresPids: serverBackends,
+        postgresTransactions: transactions,
+        connections: DIRECTORY_CONNECTIONS,
+        next: searchRequests(g.key, eins),
+      });
+      const over = `over ${(directoryFacts?.rows ?? 0).toLocaleString('en-US')} organizations of the demo file`;
+      scenarios.push(
+        {
+          id: 'directory_search_names',
+          title: `directory search, typeahead names (${DIRECTORY_CONNECTIONS} connections)`,
+          almoner: names,
+          baselineLabel: '—',
+          target: 'p99 ≤ 50 ms',
+          checks: [
+            {
+              label: `p99 ${names.p99} ms ≤ 50 ms${names.errors ? ` (${names.errors} errors)` : ''}`,
+              met: names.p99 <= 50 && names.errors === 0,
+            },
+          ],
+          detail: `GET /v1/organizations/search?q=… with a grantmaker's API key, ${over}, cycling over ${TYPEAHEAD_QUERIES.length} queries as typed (prefixes, whole words, a misspelt letter or a transposed pair); results per query (at most 20): ${Object.entries(
+            hits,
+          )
+            .map(([q, n]) => `"${q}" ${n}`)
+            .join(', ')}.`,
+        },
+        {
+          id: 'directory_search_ein',
+          title: `directory search, EIN lookup (${DIRECTORY_CONNECTIONS} connections)`,
+          almoner: lookups,
+          baselineLabel: '—',
+          target: 'p99 ≤ 10 ms',
+          checks: [
+            {
+              label: `p99 ${lookups.p99} ms ≤ 10 ms${lookups.errors ? ` (${lookups.errors} errors)` : ''}`,
+              met: lookups.p99 <= 10 && lookups.errors === 0,
+            },
+          ],
+          detail: `GET /v1/organizations/search?q=12-3456789 with a grantmaker's API key, ${over}, cycling over 5,000 of its EINs (results for the first five: ${Object.values(einHits).join(', ')}).`,
+        },
+      );
+    }
+
+    // ------------------------------------------------------------- disbursements
+    // Recipients from the directory (a small demo file when the directory scenarios did not run).
+    const recipients = async () => {
+      if (!directoryWanted) {
+        const file = path.join(dataDir, 'eo-recipients.csv');
+        await writeDemoBmfFile(file, { rows: 1000, firstEin: DIRECTORY_FIRST_EIN });
+        await importBmfFile(setup!.db, file);
+      }
+      return (await setup!.db.selectFrom('directory_organizations').select('id').orderBy('ein').limit(100).execute()).map((r) => r.id);
+    };
+    if (ONLY.has('disbursements')) {
+      log(`\nscenario: disbursement create + approve, ${DISBURSEMENT_CONNECTIONS} connections, one grantmaker (API key)`);
+      const g = await theGrantmaker();
+      const to = await recipients();
+      await fund(urls.sandboxApi, g, DISBURSEMENT_FUNDING);
+      const bare = track(
+        new NodeProcess(
+          'bench/baseline/disbursements-endpoint.ts',
+          cleanEnv({ PORT: '0', DATABASE_URL: databaseUrl.toString(), ORG_ID: g.organizationId, ACCOUNT_ID: g.accountId, ENVIRONMENT }),
+        ),
+      );
+      const { port } = await bare.waitForJsonLine<{ port: number }>('ready');
+      const bareOrigin = `http://127.0.0.1:${port}`;
+      let baseline: Measurement;
+      try {
+        await setup.settleStatistics();
+        baseline = await disbursementLoad({
+          connections: DISBURSEMENT_CONNECTIONS,
+          seconds: SECONDS,
+          warmSeconds: WARM_SECONDS,
+          pid: bare.pid,
+          postgresPids: baselineBackends,
+          postgresTransactions: transactionsVia(() => fetch(`${bareOrigin}/poke`).then((r) => r.text())),
+          task: createAndApprove(bareOrigin, undefined, to),
+        });
+        log(`    Koa + pg, no authentication: ${measured(baseline)}`);
+      } finally {
+        await bare.stop();
+      }
+      await setup.settleStatistics();
+      const almoner = await disbursementLoad({
+        connections: DISBURSEMENT_CONNECTIONS,
+        seconds: SECONDS,
+        warmSeconds: WARM_SECONDS,
+        pid,
+        postgresPids: serverBackends,
+        postgresTransactions: transactions,
+        task: createAndApprove(urls.sandboxApi, g.key, to),
+      });
+      log(`    Almoner: ${measured(almoner)}`);
+      const verified = await ledgerClean(setup.db);
+      log(`    ledger verify after the run: ${verified.ok ? 'clean' : `NOT CLEAN: ${verified.text}`}`);
+      const r = ratio(almoner, baseline);
+      scenarios.push({
+        id: 'disbursements',
+        title: `disbursement create + approve, pairs/s (${DISBURSEMENT_CONNECTIONS} connections, one grantmaker)`,
+        almoner,
+        baseline,
+        baselineLabel: 'Koa + pg endpoint writing the same rows and ledger entries, one transaction each, no authentication',
+        ratio: r,
+        target: '≥ 0.5× baseline; 0 errors; ledger verify clean',
+        checks: [
+          { label: '≥ 0.5×', met: (r ?? 0) >= 0.5 },
+          { label: `${almoner.errors + baseline.errors} errors`, met: almoner.errors === 0 && baseline.errors === 0 },
+          { label: `ledger verify ${verified.ok ? 'clean' : 'not clean'}`, met: verified.ok },
+        ],
+        detail: `${DISBURSEMENT_CONNECTIONS} workers in the harness, each a loop of POST /v1/disbursements (${DISBURSEMENT_CENTS} cents, one transaction, to one of 100 directory organizations) then POST /v1/disbursements/{id}/approve, with one grantmaker's sandbox API key; latency and CPU columns are per pair. The account was funded with ${(DISBURSEMENT_FUNDING / 100).toLocaleString('en-US')} dollars through an inbound transfer and its simulation, so every approval is submitted (its hold placed under the account's lock: all approvals of the run take that one lock in turn). The baseline (bench/baseline/disbursements-endpoint.ts, its own process, a pool of 10) writes the same rows on the same account: the disbursement, its transaction and the created event in one transaction; the account's and the disbursement's row locks, the balance read, the hold's ledger transfer and two entries, the status and the updated event in another. verifyLedger (\`admin ledger verify\`) over the whole database after both runs: ${verified.ok ? 'clean' : verified.text}.`,
+      });
+    }
+
+    if (ONLY.has('disbursement_contention')) {
+      log(
+        `\nscenario: contention, ${CONTENTION_TOTAL} approvals at once against a balance covering ${CONTENTION_COVERED}, ${CONTENTION_ROUNDS} rounds`,
+      );
+      const to = await recipients();
+      const rounds: ContentionRound[] = [];
+      let seconds = 0;
+      for (let i = 0; i < CONTENTION_ROUNDS; i += 1) {
+        const t0 = performance.now();
+        const round_ = await contentionRound(
+          setup.db,
+          urls.sandboxApi,
+          `98-10000${String(i).padStart(2, '0')}`,
+          to,
+          CONTENTION_TOTAL,
+          CONTENTION_COVERED,
+        );
+        seconds += (performance.now() - t0) / 1000;
+        rounds.push(round_);
+        log(
+          `    round ${i + 1}: ${JSON.stringify(round_.statuses)}, available ${round_.available}, slowest approval ${Math.max(...round_.ms).toFixed(1)} ms`,
+        );
+      }
+      const approvals = contentionMeasurement(rounds, seconds, CONTENTION_TOTAL);
+      const exact = rounds.every(
+        (r) =>
+          r.statuses.submitted === CONTENTION_COVERED &&
+          r.statuses.awaiting_balance === CONTENTION_TOTAL - CONTENTION_COVERED &&
+          r.available === 0,
+      );
+      const verified = await ledgerClean(setup.db);
+      scenarios.push({
+        id: 'disbursement_contention',
+        title: `disbursement approvals under contention: ${CONTENTION_TOTAL} at once, the balance covering ${CONTENTION_COVERED} (approvals/s over the rounds)`,
+        almoner: approvals,
+        baselineLabel: '—',
+        target: `exactly ${CONTENTION_COVERED} submitted, the rest awaiting_balance, every round; 0 errors; p99 reported (information)`,
+        checks: [
+          {
+            label: `${rounds.filter((r) => r.statuses.submitted === CONTENTION_COVERED && r.statuses.awaiting_balance === CONTENTION_TOTAL - CONTENTION_COVERED).length} of ${CONTENTION_ROUNDS} rounds exactly ${CONTENTION_COVERED} submitted and ${CONTENTION_TOTAL - CONTENTION_COVERED} awaiting_balance`,
+            met: exact,
+          },
+          {
+            label: `${approvals.errors} errors; ledger verify ${verified.ok ? 'clean' : 'not clean'}`,
+            met: approvals.errors === 0 && verified.ok,
+          },
+        ],
+        detail: `${CONTENTION_ROUNDS} rounds, each with a grantmaker of its own: its account funded with ${CONTENTION_COVERED} × ${DISBURSEMENT_CENTS} cents, ${CONTENTION_TOTAL} disbursements of ${DISBURSEMENT_CENTS} cents created one by one, then all ${CONTENTION_TOTAL} approvals sent at once (${CONTENTION_TOTAL} connections); each approval timed from its request to its answer (p50 / p99 over all ${approvals.completed} approvals; the server's pool has 10 connections and the account's lock lets one decide at a time). Rounds: ${rounds.map((r) => `${JSON.stringify(r.statuses)} available ${r.available}`).join('; ')}.`,
+      });
+    }
+
     // ------------------------------------------------------------- workers=1 side of the workers scenario
     // The workers scenario sets ALMONER_WORKERS=2 beside this run's refresh and donations rows
     // (one process); a scenario left out of BENCH_ONLY is measured here for it alone.
@@ -1148,6 +1458,7 @@ async function main(): Promise<void> {
         cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown',
         memoryGb: Math.round(os.totalmem() / 1024 ** 3),
         node: process.version,
+        serverNode: serverRuntime?.node ?? 'unknown',
         postgres: postgresVersion,
         loadAverageAtStart: loadAtStart,
         loadAverageAtEnd: os.loadavg(),
@@ -1160,6 +1471,28 @@ async function main(): Promise<void> {
         flow_workers: FLOW_WORKERS,
         donations: DONATIONS,
         server_entry: `node ${[...SERVER_NODE_ARGS, SERVER_ENTRY].join(' ')}`,
+        server_node: serverRuntime
+          ? { version: serverRuntime.node, v8: serverRuntime.v8, requested: serverRuntime.requested, source: serverRuntime.source }
+          : null,
+        load_generator_node: process.version,
+        directory: directoryFacts
+          ? {
+              file_mb: round(directoryFacts.fileMb, 1),
+              generate_seconds: round(directoryFacts.generateSeconds, 1),
+              import_seconds: round(directoryFacts.importSeconds, 1),
+              vacuum_analyze_seconds: round(directoryFacts.vacuumSeconds, 1),
+              ...directoryFacts.sizes,
+            }
+          : null,
+        disbursements:
+          ONLY.has('disbursements') || ONLY.has('disbursement_contention')
+            ? {
+                connections: DISBURSEMENT_CONNECTIONS,
+                cents_each: DISBURSEMENT_CENTS,
+                funding_cents: DISBURSEMENT_FUNDING,
+                contention: { total: CONTENTION_TOTAL, covered: CONTENTION_COVERED, rounds: CONTENTION_ROUNDS },
+              }
+            : null,
         tsx_start_ms: tsxStartMs ?? null,
         server: {
           ...settings,

@@ -14,6 +14,8 @@ import { createLogger } from '../../src/logging/logger.js';
 import { insertAuthorization } from '../../src/authorizations/authorizations.js';
 import { FDX_AUTHORIZATION_DETAILS_TYPE, type FdxConsentRequest } from '../../src/authorizations/fdx-consent-request.js';
 import { newFdxConsentId, recordFdxConsent } from '../../src/authorizations/fdx-consents.js';
+import { consentExpiry } from '../../src/authorizations/fdx-consent.js';
+import { markConsentActive } from '../../src/authorizations/fdx-consents-repository.js';
 import { seedBankData } from '../../src/demo/bank-data.js';
 import type { GrantedFdxDetail } from '../../src/oidc/fdx-authorization-details.js';
 import {
@@ -321,8 +323,8 @@ export class AlmonerSetup {
             organizationId: this.orgId,
             scopes: BANK_SCOPE.split(' '),
           });
-          if (consentId)
-            await recordFdxConsent(trx, {
+          if (consentId) {
+            const consent = await recordFdxConsent(trx, {
               id: consentId,
               environment: ENVIRONMENT,
               organizationId: this.orgId,
@@ -332,6 +334,11 @@ export class AlmonerSetup {
               request: BANK_CONSENT,
               accountIds: bank.accountIds,
             });
+            // ACTIVE, as the code's exchange makes it (recorded PENDING). Not through
+            // activateFdxConsentIn: it would supersede, and revoke, every other authorization's
+            // consent of this client, and the scenarios need all of them live at once.
+            await markConsentActive(trx, ENVIRONMENT, consent.id, consentExpiry(BANK_CONSENT, new Date()));
+          }
         });
         const token = new provider.RefreshToken({
           accountId: userId,

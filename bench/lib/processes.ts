@@ -61,17 +61,24 @@ export function cleanEnv(extra: Record<string, string | undefined>): NodeJS.Proc
   return env;
 }
 
-/** A child Node process, with its output kept for errors. */
+/** The node the child processes (servers under test, baselines) run on: bench/lib/node-runtime.ts. */
+let childNode = process.execPath;
+
+export function useNodeForChildren(execPath: string): void {
+  childNode = execPath;
+}
+
+/** A child Node process (on the node useNodeForChildren chose), with its output kept for errors. */
 export class NodeProcess {
   readonly child: ChildProcess;
   output = '';
   exit: { code: number | null; signal: string | null } | undefined;
   readonly exited: Promise<void>;
 
-  /** A `.ts` entry runs through tsx; a `.js` entry (the build in dist/) runs as it is. */
-  constructor(entry: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = []) {
+  /** A `.ts` entry runs through tsx; a `.js` entry (the build in dist/) runs as it is; `args` follow the entry. */
+  constructor(entry: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = [], args: string[] = []) {
     const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
-    this.child = spawn(process.execPath, [...nodeArgs, ...loader, entry], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(childNode, [...nodeArgs, ...loader, entry, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const keep = (chunk: Buffer) => {
       this.output = (this.output + chunk.toString('utf8')).slice(-20_000);
     };

@@ -27,6 +27,8 @@ export interface ScenarioResult {
   agent_cpu_ms_per_flow?: number;
   /** A DPoP row: per request, it minus its Bearer twin (the baseline): latency, time at capacity, CPU, transactions. */
   difference_to_baseline?: Record<string, number>;
+  /** false: the row has no latency (a bulk import); its p50 / p99 columns show —. */
+  latency?: false;
   /** The DPoP proof check: µs per proof, by algorithm. */
   proof_check_us?: Record<string, number>;
 }
@@ -43,7 +45,10 @@ export interface BenchResults {
     cpus: number;
     cpuModel: string;
     memoryGb: number;
+    /** The load generator's (this process's) node. */
     node: string;
+    /** The node the servers under test ran on, as the server reported it (absent in runs before it was recorded). */
+    serverNode?: string;
     postgres: string;
     loadAverageAtStart: number[];
     loadAverageAtEnd: number[];
@@ -92,7 +97,7 @@ export function markdownTable(results: BenchResults): string {
     const b = s.baseline;
     const p = s.peer?.measurement;
     lines.push(
-      `| ${s.title} | ${fmt(a.rps)} | ${fmt(a.p50)} / ${fmt(a.p99)} | ${a.errors} | ${fmt(a.peakRssMb)} | ${cpu(a)} | ${s.baselineLabel} | ${fmt(b?.rps)} | ${b ? `${fmt(b.p50)} / ${fmt(b.p99)}` : '—'} | ${cpu(b)} | ${fmt(p?.rps)} | ${p ? `${fmt(p.p50)} / ${fmt(p.p99)}` : '—'} | ${cpu(p)} | ${times(s.peer?.ratio)} | ${times(s.ratio)} | ${s.target} | ${verdict(s.checks)} |`,
+      `| ${s.title} | ${fmt(a.rps)} | ${s.latency === false ? '—' : `${fmt(a.p50)} / ${fmt(a.p99)}`} | ${a.errors} | ${fmt(a.peakRssMb)} | ${cpu(a)} | ${s.baselineLabel} | ${fmt(b?.rps)} | ${b ? `${fmt(b.p50)} / ${fmt(b.p99)}` : '—'} | ${cpu(b)} | ${fmt(p?.rps)} | ${p ? `${fmt(p.p50)} / ${fmt(p.p99)}` : '—'} | ${cpu(p)} | ${times(s.peer?.ratio)} | ${times(s.ratio)} | ${s.target} | ${verdict(s.checks)} |`,
     );
   }
   const starts = results.starts.map((s) => `${s.label}: ${s.ms.map((ms) => (ms / 1000).toFixed(2)).join(', ')} s`).join('; ');
@@ -109,7 +114,7 @@ export function markdownTable(results: BenchResults): string {
 function details(results: BenchResults): string {
   const m = results.machine;
   const lines = [
-    `Run of ${results.date} (${Math.round(results.wallSeconds)} s in all): ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB, Node ${m.node}, ${m.postgres}; load average ${m.loadAverageAtStart.map((l) => l.toFixed(2)).join(' ')} at the start, ${m.loadAverageAtEnd.map((l) => l.toFixed(2)).join(' ')} at the end.`,
+    `Run of ${results.date} (${Math.round(results.wallSeconds)} s in all): ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB, ${m.serverNode ? `server and baselines on Node ${m.serverNode}, load generator on Node ${m.node}` : `Node ${m.node}`}, ${m.postgres}; load average ${m.loadAverageAtStart.map((l) => l.toFixed(2)).join(' ')} at the start, ${m.loadAverageAtEnd.map((l) => l.toFixed(2)).join(' ')} at the end.`,
     '',
     ...results.scenarios
       .filter((s) => s.detail || s.peer)

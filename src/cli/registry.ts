@@ -16,7 +16,7 @@ import {
 import { clientsAdd, clientsList, clientsRemove, clientsRotateSecret, clientsValidate } from './commands/clients.js';
 import { keysRotate } from './commands/keys.js';
 import { apiKeysCreate, apiKeysList, apiKeysRevoke } from './commands/api-keys.js';
-import { demoSeed } from './commands/demo.js';
+import { demoBmf, demoSeed } from './commands/demo.js';
 import { dafRedeemCode, dafRejectAccount, dafSubmitGrantRequest } from './commands/daf.js';
 import {
   disbursementsFail,
@@ -63,6 +63,7 @@ export const COMMANDS: readonly Command[] = [
   apiKeysRevoke,
   apiKeysList,
   demoSeed,
+  demoBmf,
   dafSubmitGrantRequest,
   dafRedeemCode,
   dafRejectAccount,
