@@ -105,30 +105,68 @@ export async function recordOnboarding(
 /**
  * How close a query's trigrams must come to a stretch of a name (word_similarity) for the name to
  * match: 0.5 lets one transposed pair of letters through ("food bnak" scores 0.6 against "food
- * bank …") and keeps unrelated words out ("good books" scores 0.3). Set for the search's
- * transaction only, so the `<%` operator and the trigram index both use it.
+ * bank …") and keeps unrelated words out ("good books" scores 0.3).
  */
 export const WORD_SIMILARITY_THRESHOLD = 0.5;
+/**
+ * The bar for the search's first typo-tolerant candidates (`<<%`, strict word similarity: whole
+ * words): "hiltop library" scores 0.82 against "hilltop … library"; the looser `<%` is asked
+ * only when these are too few (docs/directory.md, "How search ranks").
+ */
+export const STRICT_WORD_SIMILARITY_THRESHOLD = 0.7;
 
-export async function useWordSimilarityThreshold(trx: Trx, threshold: number): Promise<void> {
-  await sql`select set_config('pg_trgm.word_similarity_threshold', ${String(threshold)}, true)`.execute(trx);
+/**
+ * Sets both thresholds for the search's transaction only, so the operators and the trigram index
+ * use them, and rules out reading the table: a LIMITed filter over it is cheap only when matches
+ * are as common as the planner guesses, and a rare typo would then read every name.
+ */
+export async function useSearchThresholds(trx: Trx): Promise<void> {
+  await sql`select set_config('pg_trgm.word_similarity_threshold', ${String(WORD_SIMILARITY_THRESHOLD)}, true),
+    set_config('pg_trgm.strict_word_similarity_threshold', ${String(STRICT_WORD_SIMILARITY_THRESHOLD)}, true),
+    set_config('enable_seqscan', 'off', true)`.execute(trx);
 }
 
 /**
+ * How many candidates each of the search's index scans takes (docs/directory.md, "How search
+ * ranks"): the search ranks at most three times this many names, however many match.
+ */
+export const DIRECTORY_SEARCH_CANDIDATES = 100;
+
+/**
  * The name search (docs/directory.md, "How search ranks"), `query` already normalised as
- * search_name is: names that start with it or hold a stretch close to it (`<%`, both served by
- * the trigram index), those that start with it first, then by word similarity, similarity
- * (shorter, closer names first: the name equal to the query, at 1, leads) and name. The
- * statement is returned unexecuted so a test can EXPLAIN exactly it.
+ * search_name is. Candidates come from LIMITed scans, each asked only while those before it are
+ * fewer than `limit` (a one-time filter: the scan is then never run): the first names starting
+ * with the query in byte order (the prefix index), then names whose whole words come close to it
+ * (`<<%`), then names with any close stretch (`<%`), both from the trigram index. Only those few
+ * are ranked: starting with the query first, then word similarity, similarity (the name equal to
+ * the query, at 1, leads) and name. The statement is returned unexecuted so a test can EXPLAIN
+ * exactly it; run it after useSearchThresholds.
  */
 export function directoryNameSearch(query: string, limit: number): RawBuilder<DirectoryRow> {
+  const prefix = `${query}%`;
+  const k = DIRECTORY_SEARCH_CANDIDATES;
   return sql<DirectoryRow>`
-    select * from directory_organizations
-    where search_name like ${`${query}%`} or ${query} <% search_name
-    order by search_name like ${`${query}%`} desc,
-      word_similarity(${query}, search_name) desc,
-      similarity(${query}, search_name) desc,
-      name, ein
+    with prefix as materialized (
+      select ein from directory_organizations
+      where search_name collate "C" like ${prefix}
+      order by search_name collate "C"
+      limit ${k}
+    ), words as materialized (
+      select ein from directory_organizations
+      where ${query} <<% search_name and (select count(*) from prefix) < ${limit}
+      limit ${k}
+    ), stretches as materialized (
+      select ein from directory_organizations
+      where ${query} <% search_name
+        and (select count(*) from prefix) + (select count(*) from words) < ${limit}
+      limit ${k}
+    )
+    select d.* from directory_organizations d
+    where d.ein in (select ein from prefix union select ein from words union select ein from stretches)
+    order by d.search_name like ${prefix} desc,
+      word_similarity(${query}, d.search_name) desc,
+      similarity(${query}, d.search_name) desc,
+      d.name, d.ein
     limit ${limit}`;
 }
 

@@ -2,13 +2,7 @@ import { parseEin } from '../accounts/ein.js';
 import type { Db } from '../db/database.js';
 import { inTransaction } from '../db/executor.js';
 import { invalid } from '../errors/domain-error.js';
-import {
-  findDirectoryOrganization,
-  searchDirectoryByName,
-  useWordSimilarityThreshold,
-  WORD_SIMILARITY_THRESHOLD,
-  type DirectoryRow,
-} from './repository.js';
+import { findDirectoryOrganization, searchDirectoryByName, useSearchThresholds, type DirectoryRow } from './repository.js';
 import { searchName } from './search-name.js';
 
 /**
@@ -82,7 +76,7 @@ export async function searchDirectory(db: Db, search: DirectorySearch): Promise<
     return row ? [organization(row)] : [];
   }
   const rows = await inTransaction(db, async (trx) => {
-    await useWordSimilarityThreshold(trx, WORD_SIMILARITY_THRESHOLD);
+    await useSearchThresholds(trx);
     return searchDirectoryByName(trx, asked.name, limit);
   });
   return rows.map(organization);

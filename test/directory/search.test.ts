@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importBmfFile } from '../../src/directory/import-service.js';
-import { directoryNameSearch, useWordSimilarityThreshold, WORD_SIMILARITY_THRESHOLD } from '../../src/directory/repository.js';
+import { DIRECTORY_SEARCH_CANDIDATES, directoryNameSearch, useSearchThresholds } from '../../src/directory/repository.js';
 import { searchName } from '../../src/directory/search-name.js';
 import { DIRECTORY_SEARCH_LIMIT, directoryOrganization, searchDirectory } from '../../src/directory/search-service.js';
 import { bmfLine, writeBmfFile } from '../helpers/bmf.js';
@@ -92,17 +92,55 @@ describe('directory search', () => {
     await expect(directoryOrganization(t.db, 'abc')).rejects.toMatchObject({ code: 'invalid' });
   });
 
-  it('answers a name query from the trigram index, not by reading the table', async () => {
-    // On a table this small reading it is cheaper, so the planner is told not to; a table of
-    // 100,000 names gets the same plan unprompted (docs/directory.md, "How search ranks").
-    const plan = await t.db.transaction().execute(async (trx) => {
-      await sql`set local enable_seqscan = off`.execute(trx);
-      await useWordSimilarityThreshold(trx, WORD_SIMILARITY_THRESHOLD);
-      const { rows } = await sql<{ 'QUERY PLAN': string }>`explain ${directoryNameSearch('food bnak', 20)}`.execute(trx);
-      return rows.map((r) => r['QUERY PLAN']).join('\n');
+  /** The plan of the search statement for `q`, as EXPLAIN (ANALYZE, FORMAT JSON) gives it. */
+  async function planOf(q: string): Promise<PlanNode> {
+    return t.db.transaction().execute(async (trx) => {
+      await useSearchThresholds(trx);
+      // On a table this small, hashing the candidates against all of it is cheaper than looking
+      // each up; on 1,000,000 names the planner looks each up unprompted (docs/directory.md).
+      await sql`set local enable_hashjoin = off`.execute(trx);
+      await sql`set local enable_mergejoin = off`.execute(trx);
+      const { rows } = await sql<{
+        'QUERY PLAN': [{ Plan: PlanNode }];
+      }>`explain (analyze, format json) ${directoryNameSearch(q, 20)}`.execute(trx);
+      return rows[0]!['QUERY PLAN'][0].Plan;
     });
-    expect(plan).toMatch(/Bitmap Index Scan on directory_organizations_search_name_trgm_idx/);
-    expect(plan).not.toMatch(/Seq Scan/);
+  }
+
+  it('reads at most its candidates, from index scans under LIMIT, however many names match', async () => {
+    // 1,000 more names starting with "harbor arts": far more matches than candidates.
+    await sql`insert into directory_organizations (ein, name, source)
+      select (700000000 + i)::text, 'HARBOR ARTS GUILD ' || i, 'demo' from generate_series(1, 1000) as i`.execute(t.db);
+    await sql`analyze directory_organizations`.execute(t.db);
+    try {
+      // A prefix query: the first candidates from the prefix index, in order; the trigram scans never run.
+      const prefix = await planOf('harbor arts');
+      const prefixScan = nodes(prefix).find((n) => n['Index Name'] === 'directory_organizations_search_name_prefix_idx');
+      expect(prefixScan).toMatchObject({ 'Node Type': 'Index Scan', 'Actual Rows': DIRECTORY_SEARCH_CANDIDATES });
+      expect(limiterOf(prefix, prefixScan!)?.['Node Type']).toBe('Limit');
+      const trigram = nodes(prefix).filter((n) => n['Index Name'] === 'directory_organizations_search_name_trgm_idx');
+      expect(trigram.length).toBeGreaterThan(0);
+      for (const scan of trigram) expect(scan['Actual Loops']).toBe(0);
+
+      // A typo: no name starts with it, so the trigram index gives at most the candidates, each scan under a LIMIT.
+      const typo = await planOf('harbro arts');
+      const heapScans = nodes(typo).filter((n) => n['Node Type'] === 'Bitmap Heap Scan');
+      expect(heapScans.length).toBeGreaterThan(0);
+      for (const scan of heapScans) {
+        expect(limiterOf(typo, scan)?.['Node Type']).toBe('Limit');
+        expect(scan['Actual Rows']).toBeLessThanOrEqual(DIRECTORY_SEARCH_CANDIDATES);
+      }
+      expect(Math.max(...heapScans.map((n) => n['Actual Rows']))).toBe(DIRECTORY_SEARCH_CANDIDATES);
+      // No node past the index's own bitmap hands on more than the candidates of the three scans.
+      for (const plan of [prefix, typo]) {
+        for (const node of nodes(plan).filter((n) => n['Node Type'] !== 'Bitmap Index Scan'))
+          expect(node['Actual Rows'], node['Node Type']).toBeLessThanOrEqual(3 * DIRECTORY_SEARCH_CANDIDATES);
+        expect(nodes(plan).some((n) => n['Node Type'] === 'Seq Scan')).toBe(false);
+      }
+      expect((await names('harbro arts')).every((name) => name.startsWith('HARBOR ARTS GUILD'))).toBe(true);
+    } finally {
+      await sql`delete from directory_organizations where ein between '700000001' and '700001000'`.execute(t.db);
+    }
   });
 
   it('puts a query in the normal form of the stored names, whatever the characters', async () => {
@@ -129,3 +167,25 @@ describe('directory search', () => {
     );
   });
 });
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  Plans?: PlanNode[];
+}
+
+function nodes(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+}
+
+function parentOf(plan: PlanNode, child: PlanNode): PlanNode | undefined {
+  return nodes(plan).find((n) => n.Plans?.includes(child));
+}
+
+/** The node a scan hands its rows to, past the Result that holds a one-time filter. */
+function limiterOf(plan: PlanNode, scan: PlanNode): PlanNode | undefined {
+  const parent = parentOf(plan, scan);
+  return parent?.['Node Type'] === 'Result' ? parentOf(plan, parent) : parent;
+}
