@@ -102,8 +102,13 @@ interface Spec {
 }
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-/** Sends one request; a gateway response also gets checked against its published operation. */
-function send(spec: Spec): Promise<{ status: number; mismatch?: string }> {
+/**
+ * Sends one request; a gateway response also gets checked against its published operation. A
+ * request the server never saw, because it closed an idle kept-alive socket as the request went
+ * out on it (Node's documented keep-alive race, `req.reusedSocket`), is sent once more on a new
+ * socket; a server that drops a request it did read fails that second try as well.
+ */
+function send(spec: Spec, retried = false): Promise<{ status: number; mismatch?: string }> {
   const base = new URL(spec.target === 'api' ? server.urls.api : server.urls.dashboard);
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -130,7 +135,10 @@ function send(spec: Spec): Promise<{ status: number; mismatch?: string }> {
         });
       },
     );
-    req.on('error', reject);
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (!retried && req.reusedSocket && error.code === 'ECONNRESET') resolve(send(spec, true));
+      else reject(error);
+    });
     req.end(spec.body);
   });
 }
