@@ -205,7 +205,7 @@ export function directoryNameSearch(query: string, limit: number): RawBuilder<Di
   const many = typed.length > CANDIDATE_WORDS;
   const parts = typed.map((word, j) => {
     const i = j === typed.length - 1 ? lastIndex : !many || j < CANDIDATE_WORDS - 1 ? j : undefined;
-    return i === undefined ? sql`${word}` : sql`coalesce((select best from ${sql.raw(`w${i}`)}), ${word})`;
+    return i === undefined ? sql`${word}::text` : sql`coalesce((select best from ${sql.raw(`w${i}`)}), ${word})`;
   });
   const corrected = sql`concat_ws(' ', ${sql.join(parts)})`;
   return sql<DirectoryRow>`

@@ -152,6 +152,8 @@ describe('directory search', () => {
     const library = await names('libary friends 7');
     expect([library[0], library.length]).toEqual(['PUBLIC LIBRARY FRIENDS 7', 20]);
     expect((await names('pubxic library')).length).toBe(20);
+    // Past 8 words, the first 7 and the last choose the candidates; all of them rank.
+    expect((await names('regional food bank of oklahoma regional fod bank of oklahoma'))[0]).toBe('REGIONAL FOOD BANK OF OKLAHOMA');
     // The last word is compared with the words' starts: "cit" is two edits from "cty", one allowed at 3 letters.
     expect(await names('cty')).toEqual([]);
   });
