@@ -177,10 +177,11 @@ function alternatives(word: string, last: boolean, limit: number): RawBuilder<un
 
 /**
  * The name search (docs/directory.md, "How search ranks"), `query` already normalised as
- * search_name is. Candidates come from two LIMITed index scans: the first names starting with the
- * query in byte order (the prefix index), then, only while those are fewer than `limit` (a
- * one-time filter: the scan is then never run), names holding every query word's directory words
- * (the GIN index on search_words: a few whole words' posting lists, whatever the typos). Only
+ * search_name is. Candidates come from three LIMITed index scans, each asked only while those
+ * before it are fewer than `limit` (a one-time filter: the scan is then never run): the first
+ * names starting with the query in byte order (the prefix index), names holding one of each query
+ * word's directory words (the GIN index on search_words: a few whole words' posting lists,
+ * whatever the typos), then names holding those of its words of 4 letters or more. Only
  * those few are ranked: starting with the query first, then word similarity and similarity to the
  * corrected query (the name equal to it, at 1, leads) and name. The statement is returned
  * unexecuted so a test can EXPLAIN exactly it; run it after useSearchSettings.
