@@ -1100,7 +1100,7 @@ async function main(): Promise<void> {
       const vacuumSeconds = (performance.now() - t2) / 1000;
       const sizes = await directorySizes(setup.db);
       log(
-        `    imported ${counts.read} rows (${counts.inserted} inserted) in ${importSeconds.toFixed(1)} s (${Math.round(counts.read / importSeconds)} rows/s, peak RSS ${importRss} MB); VACUUM ANALYZE ${vacuumSeconds.toFixed(1)} s; table ${mb(sizes.table_bytes)}, trigram index ${mb(sizes.trigram_index_bytes)}, all ${mb(sizes.total_bytes)}`,
+        `    imported ${counts.read} rows (${counts.inserted} inserted) in ${importSeconds.toFixed(1)} s (${Math.round(counts.read / importSeconds)} rows/s, peak RSS ${importRss} MB); VACUUM ANALYZE ${vacuumSeconds.toFixed(1)} s; table ${mb(sizes.table_bytes)}, words index ${mb(sizes.words_index_bytes)}, ${sizes.dictionary_words} distinct words, all ${mb(sizes.total_bytes)}`,
       );
       directoryFacts = { rows: sizes.rows, importSeconds, vacuumSeconds, generateSeconds, fileMb, sizes };
       if (ONLY.has('directory_import'))
@@ -1120,11 +1120,11 @@ async function main(): Promise<void> {
           target: '≤ 3 min for 1,000,000 rows',
           checks: [
             {
-              label: `${(importSeconds / 60).toFixed(2)} min (${importSeconds.toFixed(0)} s) ≤ 3 min; table ${mb(sizes.table_bytes)}, trigram index ${mb(sizes.trigram_index_bytes)} (pg_relation_size), all ${mb(sizes.total_bytes)}`,
+              label: `${(importSeconds / 60).toFixed(2)} min (${importSeconds.toFixed(0)} s) ≤ 3 min; table ${mb(sizes.table_bytes)}, words index ${mb(sizes.words_index_bytes)} (pg_relation_size), all ${mb(sizes.total_bytes)}`,
               met: importSeconds <= 180 && counts.read === DIRECTORY_ROWS,
             },
           ],
-          detail: `\`npm run admin -- organizations import <file> --json\` in a child process (${serverRuntimeLabel()}; the time includes its start), over a file of ${DIRECTORY_ROWS.toLocaleString('en-US')} organizations (${fileMb.toFixed(0)} MB) from the demo generator (\`npm run admin -- demo bmf\`, ${generateSeconds.toFixed(1)} s, not counted) into an empty directory: one transaction, batches of 1,000 rows, the trigram and prefix indexes on search_name kept up as it goes. The importer's peak RSS was ${importRss} MB (not the server's: outside the peak RSS row). Sizes after \`VACUUM ANALYZE\` (${vacuumSeconds.toFixed(1)} s, not counted): the table (pg_table_size, heap and TOAST) ${mb(sizes.table_bytes)}, the trigram index (pg_relation_size of directory_organizations_search_name_trgm_idx) ${mb(sizes.trigram_index_bytes)}, table and all its indexes (pg_total_relation_size) ${mb(sizes.total_bytes)}.`,
+          detail: `\`npm run admin -- organizations import <file> --json\` in a child process (${serverRuntimeLabel()}; the time includes its start), over a file of ${DIRECTORY_ROWS.toLocaleString('en-US')} organizations (${fileMb.toFixed(0)} MB) from the demo generator (\`npm run admin -- demo bmf\`, ${generateSeconds.toFixed(1)} s, not counted) into an empty directory: one transaction, batches of 1,000 rows, the prefix index on search_name and the GIN index on search_words kept up as it goes, the distinct words counted once at the end. The importer's peak RSS was ${importRss} MB (not the server's: outside the peak RSS row). Sizes after \`VACUUM ANALYZE\` (${vacuumSeconds.toFixed(1)} s, not counted): the table (pg_table_size, heap and TOAST) ${mb(sizes.table_bytes)}, the words index (pg_relation_size of directory_organizations_search_words_idx) ${mb(sizes.words_index_bytes)}, ${sizes.dictionary_words} distinct words in directory_words, table and all its indexes (pg_total_relation_size) ${mb(sizes.total_bytes)}.`,
           latency: false,
         });
     }

@@ -74,23 +74,32 @@ export async function resultCounts(origin: string, key: string, queries: readonl
 export interface DirectorySizes {
   rows: number;
   table_bytes: number;
-  trigram_index_bytes: number;
+  words_index_bytes: number;
+  dictionary_words: number;
   total_bytes: number;
 }
 
-/** The directory's row count, its table's size (pg_table_size: heap and TOAST), the trigram index's (pg_relation_size) and all of it. */
+/** The directory's row count, its table's size (pg_table_size: heap and TOAST), the words index's (pg_relation_size), the words table's and all of it. */
 export async function directorySizes(db: Db): Promise<DirectorySizes> {
-  const { rows } = await sql<{ rows: string; table_bytes: string; trigram_index_bytes: string; total_bytes: string }>`
+  const { rows } = await sql<{
+    rows: string;
+    table_bytes: string;
+    words_index_bytes: string;
+    total_bytes: string;
+    dictionary_words: string;
+  }>`
     select (select count(*) from directory_organizations) as rows,
       pg_table_size('directory_organizations') as table_bytes,
-      pg_relation_size('directory_organizations_search_name_trgm_idx') as trigram_index_bytes,
-      pg_total_relation_size('directory_organizations') as total_bytes`.execute(db);
+      pg_relation_size('directory_organizations_search_words_idx') as words_index_bytes,
+      pg_total_relation_size('directory_organizations') as total_bytes,
+      (select count(*) from directory_words) as dictionary_words`.execute(db);
   const r = rows[0]!;
   return {
     rows: Number(r.rows),
     table_bytes: Number(r.table_bytes),
-    trigram_index_bytes: Number(r.trigram_index_bytes),
+    words_index_bytes: Number(r.words_index_bytes),
     total_bytes: Number(r.total_bytes),
+    dictionary_words: Number(r.dictionary_words),
   };
 }
 

@@ -18,6 +18,8 @@ export interface DirectoryOrganizationsTable {
   name: string;
   /** Generated from name (ASCII letters lower-cased, digits, single spaces): what search compares. */
   search_name: ColumnType<string, never, never>;
+  /** search_name's words (generated; migration 20261129200000): the GIN index behind typo-tolerant search. */
+  search_words: ColumnType<string[], never, never>;
   sort_name: string | null;
   in_care_of: string | null;
   street: string | null;
@@ -102,7 +104,15 @@ export interface NonprofitContactSuggestionsTable {
   created_at: CreatedAt;
 }
 
+/** The directory's distinct name words, kept by triggers on directory_organizations (migration 20261129200000). */
+export interface DirectoryWordsTable {
+  word: string;
+  /** How many names hold the word. */
+  names: number;
+}
+
 export interface DirectoryDatabase {
+  directory_words: DirectoryWordsTable;
   nonprofit_address_suggestions: NonprofitAddressSuggestionsTable;
   nonprofit_contact_suggestions: NonprofitContactSuggestionsTable;
   directory_organizations: DirectoryOrganizationsTable;
@@ -111,11 +121,13 @@ export interface DirectoryDatabase {
 }
 
 export const DIRECTORY_TABLE_COLUMNS = {
+  directory_words: columns<DirectoryWordsTable>()(['word', 'names']),
   directory_organizations: columns<DirectoryOrganizationsTable>()([
     'id',
     'ein',
     'name',
     'search_name',
+    'search_words',
     'sort_name',
     'in_care_of',
     'street',

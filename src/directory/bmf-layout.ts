@@ -70,7 +70,10 @@ export function bmfRecordLine(record: Partial<Record<BmfColumn, string>>): strin
 }
 
 /** What the import writes of a record: the table's columns less the generated and bookkeeping ones. */
-export type DirectoryRecord = Omit<DirectoryOrganizationsTable, 'id' | 'search_name' | 'source' | 'created_at' | 'updated_at'>;
+export type DirectoryRecord = Omit<
+  DirectoryOrganizationsTable,
+  'id' | 'search_name' | 'search_words' | 'source' | 'created_at' | 'updated_at'
+>;
 
 /** Thrown for a header or record the layout refuses; the import adds the line number. */
 export class BmfLayoutError extends Error {

@@ -4,7 +4,7 @@ import type { Db } from '../db/database.js';
 import { inTransaction } from '../db/executor.js';
 import { DomainError } from '../errors/domain-error.js';
 import { BmfLayoutError, bmfRecord, headerPositions, type BmfColumn, type DirectoryRecord } from './bmf-layout.js';
-import { upsertDirectoryBatch } from './repository.js';
+import { deferDirectoryWords, recountDirectoryWords, upsertDirectoryBatch } from './repository.js';
 
 /**
  * Importing an IRS EO BMF CSV file into the directory (docs/directory.md, "Importing"): the file
@@ -52,6 +52,8 @@ export async function importBmfFile(db: Db, file: string): Promise<ImportCounts>
   await assertReadable(file);
   return inTransaction(db, async (trx) => {
     const counts: ImportCounts = { read: 0, inserted: 0, updated: 0, unchanged: 0 };
+    // The names' words are counted once at the end, not per batch (docs/directory.md, "How search ranks").
+    await deferDirectoryWords(trx);
     // EIN → the line it was on: one EIN twice in a file is two answers to one question.
     const lines = new Map<number, number>();
     let batch: DirectoryRecord[] = [];
@@ -100,6 +102,7 @@ export async function importBmfFile(db: Db, file: string): Promise<ImportCounts>
     }
     if (!layout) throw refused(file, undefined, `the file is empty (the IRS EO BMF header row is expected)`);
     await flush();
+    if (counts.inserted + counts.updated > 0) await recountDirectoryWords(trx);
     return counts;
   });
 }

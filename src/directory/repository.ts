@@ -56,6 +56,23 @@ export async function upsertDirectoryBatch(
   return { inserted, updated: rows.length - inserted };
 }
 
+/**
+ * Turns off the triggers that keep directory_words for the rest of `trx` (migration
+ * 20261129200000): a batched import would update most words once per batch. Call
+ * recountDirectoryWords before the transaction commits.
+ */
+export async function deferDirectoryWords(trx: Trx): Promise<void> {
+  await sql`select set_config('almoner.directory_words', 'recount', true)`.execute(trx);
+}
+
+/** Counts directory_words afresh from every name (about 3 s for 1,000,000 names). */
+export async function recountDirectoryWords(trx: Trx): Promise<void> {
+  await sql`delete from directory_words`.execute(trx);
+  await sql`insert into directory_words (word, names)
+    select w, count(*) from directory_organizations, lateral (select distinct w from unnest(search_words) as w) as u
+    where w <> '' group by w`.execute(trx);
+}
+
 export function findDirectoryOrganization(ex: Executor, ein: string): Promise<DirectoryRow | undefined> {
   return ex.selectFrom('directory_organizations').selectAll().where('ein', '=', ein).executeTakeFirst();
 }
@@ -103,27 +120,11 @@ export async function recordOnboarding(
 }
 
 /**
- * How close a query's trigrams must come to a stretch of a name (word_similarity) for the name to
- * match: 0.5 lets one transposed pair of letters through ("food bnak" scores 0.6 against "food
- * bank …") and keeps unrelated words out ("good books" scores 0.3).
+ * Rules out reading the table for the search's transaction: a LIMITed filter over it is cheap only
+ * when matches are as common as the planner guesses, and a rare word would then read every name.
  */
-export const WORD_SIMILARITY_THRESHOLD = 0.5;
-/**
- * The bar for the search's first typo-tolerant candidates (`<<%`, strict word similarity: whole
- * words): "hiltop library" scores 0.82 against "hilltop … library"; the looser `<%` is asked
- * only when these are too few (docs/directory.md, "How search ranks").
- */
-export const STRICT_WORD_SIMILARITY_THRESHOLD = 0.7;
-
-/**
- * Sets both thresholds for the search's transaction only, so the operators and the trigram index
- * use them, and rules out reading the table: a LIMITed filter over it is cheap only when matches
- * are as common as the planner guesses, and a rare typo would then read every name.
- */
-export async function useSearchThresholds(trx: Trx): Promise<void> {
-  await sql`select set_config('pg_trgm.word_similarity_threshold', ${String(WORD_SIMILARITY_THRESHOLD)}, true),
-    set_config('pg_trgm.strict_word_similarity_threshold', ${String(STRICT_WORD_SIMILARITY_THRESHOLD)}, true),
-    set_config('enable_seqscan', 'off', true)`.execute(trx);
+export async function useSearchSettings(trx: Trx): Promise<void> {
+  await sql`select set_config('enable_seqscan', 'off', true)`.execute(trx);
 }
 
 /**
@@ -131,41 +132,104 @@ export async function useSearchThresholds(trx: Trx): Promise<void> {
  * ranks"): the search ranks at most three times this many names, however many match.
  */
 export const DIRECTORY_SEARCH_CANDIDATES = 100;
+/** The directory words a typed prefix stands for, commonest first (docs/directory.md). */
+export const PREFIX_WORDS = 50;
+/** The corrections a misspelt word stands for, closest first. */
+export const CORRECTIONS = 3;
+/** A query's shorter words ("of", "the") may be missing from a name in the last candidate scan. */
+const MAIN_WORD_LENGTH = 4;
+/** Query words that choose candidates (all of them still rank): a longer query keeps its first and last. */
+const CANDIDATE_WORDS = 8;
+
+/** Edits a word may be from its correction: none up to 2 letters, 1 at 3, 2 from 4 ("bnak" → "bank"). */
+export function allowedEdits(word: string): number {
+  return word.length <= 2 ? 0 : word.length === 3 ? 1 : 2;
+}
+
+const sortedLetters = (text: string) => [...text].sort().join('');
+
+/**
+ * The directory words one query word stands for (docs/directory.md, "How search ranks"), and the
+ * best of them, `best`, from directory_words: a whole word as typed, or for the last word (typed
+ * on) the commonest words starting with it; failing that, the closest words by edit distance
+ * among those with its first letter (a swapped pair of letters counts as one edit), for the last
+ * word against their start. Run only while the prefix scan found fewer than `limit` names.
+ */
+function alternatives(word: string, last: boolean, limit: number): RawBuilder<unknown> {
+  const k = allowedEdits(word);
+  const compared = last ? sql`left(word, ${word.length})` : sql`word`;
+  const first = word.slice(0, 1);
+  const exact = last
+    ? sql`select word from directory_words where word collate "C" like ${`${word}%`} order by names desc, word limit ${PREFIX_WORDS}`
+    : sql`select word from directory_words where word = ${word}`;
+  const distance = sql`case when length(${compared}) = ${word.length}
+      and (select string_agg(c, '' order by c collate "C") from unnest(regexp_split_to_array(${compared}, '')) as c) = ${sortedLetters(word)}
+    then least(levenshtein_less_equal(${compared}, ${word}, ${k}), 1) else levenshtein_less_equal(${compared}, ${word}, ${k}) end`;
+  return sql`select coalesce(e.words, c.words) as words, case when e.words is null then c.words[1] else ${word} end as best
+    from (select nullif(array(${exact}), '{}') as words) as e,
+      lateral (select array(
+        select word from directory_words
+        where e.words is null and word collate "C" >= ${first} and word collate "C" < ${`${first}{`}
+          and levenshtein_less_equal(${compared}, ${word}, ${k}) <= ${k}
+        order by ${distance}, names desc, word limit ${CORRECTIONS}) as words) as c
+    where (select count(*) from prefix) < ${limit}`;
+}
 
 /**
  * The name search (docs/directory.md, "How search ranks"), `query` already normalised as
- * search_name is. Candidates come from LIMITed scans, each asked only while those before it are
- * fewer than `limit` (a one-time filter: the scan is then never run): the first names starting
- * with the query in byte order (the prefix index), then names whose whole words come close to it
- * (`<<%`), then names with any close stretch (`<%`), both from the trigram index. Only those few
- * are ranked: starting with the query first, then word similarity, similarity (the name equal to
- * the query, at 1, leads) and name. The statement is returned unexecuted so a test can EXPLAIN
- * exactly it; run it after useSearchThresholds.
+ * search_name is. Candidates come from three LIMITed index scans, each asked only while those
+ * before it are fewer than `limit` (a one-time filter: the scan is then never run): the first
+ * names starting with the query in byte order (the prefix index), names holding one of each query
+ * word's directory words (the GIN index on search_words: a few whole words' posting lists,
+ * whatever the typos), then names holding those of its words of 4 letters or more. Only
+ * those few are ranked: starting with the query first, then word similarity and similarity to the
+ * corrected query (the name equal to it, at 1, leads) and name. The statement is returned
+ * unexecuted so a test can EXPLAIN exactly it; run it after useSearchSettings.
  */
 export function directoryNameSearch(query: string, limit: number): RawBuilder<DirectoryRow> {
   const prefix = `${query}%`;
   const k = DIRECTORY_SEARCH_CANDIDATES;
+  const typed = query.split(' ');
+  const chosen = typed.length > CANDIDATE_WORDS ? [...typed.slice(0, CANDIDATE_WORDS - 1), typed.at(-1)!] : typed;
+  const lastIndex = chosen.length - 1;
+  const steps = chosen.map((word, i) => sql`${sql.raw(`w${i}`)} as materialized (${alternatives(word, i === lastIndex, limit)})`);
+  const hold = (indexes: number[]) =>
+    sql.join(
+      indexes.map((i) => sql`search_words && (select words from ${sql.raw(`w${i}`)})`),
+      sql` and `,
+    );
+  const all = chosen.map((_, i) => i);
+  // The words of 4 letters or more, when the query has shorter ones too ("of", "the", "inc").
+  const long = all.filter((i) => chosen[i]!.length >= MAIN_WORD_LENGTH);
+  const relaxed = long.length > 0 && long.length < all.length;
+  // The query with each choosing word replaced by its best correction, for the ranking.
+  const many = typed.length > CANDIDATE_WORDS;
+  const parts = typed.map((word, j) => {
+    const i = j === typed.length - 1 ? lastIndex : !many || j < CANDIDATE_WORDS - 1 ? j : undefined;
+    return i === undefined ? sql`${word}::text` : sql`coalesce((select best from ${sql.raw(`w${i}`)}), ${word})`;
+  });
+  const corrected = sql`concat_ws(' ', ${sql.join(parts)})`;
   return sql<DirectoryRow>`
     with prefix as materialized (
       select ein from directory_organizations
       where search_name collate "C" like ${prefix}
       order by search_name collate "C"
       limit ${k}
-    ), words as materialized (
+    ), ${sql.join(steps)}, words as materialized (
       select ein from directory_organizations
-      where ${query} <<% search_name and (select count(*) from prefix) < ${limit}
+      where ${hold(all)} and (select count(*) from prefix) < ${limit}
       limit ${k}
-    ), stretches as materialized (
+    ), main_words as materialized (
       select ein from directory_organizations
-      where ${query} <% search_name
+      where ${relaxed ? hold(long) : sql`false`}
         and (select count(*) from prefix) + (select count(*) from words) < ${limit}
       limit ${k}
-    )
+    ), corrected as materialized (select ${corrected} as query)
     select d.* from directory_organizations d
-    where d.ein in (select ein from prefix union select ein from words union select ein from stretches)
+    where d.ein in (select ein from prefix union select ein from words union select ein from main_words)
     order by d.search_name like ${prefix} desc,
-      word_similarity(${query}, d.search_name) desc,
-      similarity(${query}, d.search_name) desc,
+      word_similarity((select query from corrected), d.search_name) desc,
+      similarity((select query from corrected), d.search_name) desc,
       d.name, d.ein
     limit ${limit}`;
 }

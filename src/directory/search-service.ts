@@ -2,7 +2,7 @@ import { parseEin } from '../accounts/ein.js';
 import type { Db } from '../db/database.js';
 import { inTransaction } from '../db/executor.js';
 import { invalid } from '../errors/domain-error.js';
-import { findDirectoryOrganization, searchDirectoryByName, useSearchThresholds, type DirectoryRow } from './repository.js';
+import { findDirectoryOrganization, searchDirectoryByName, useSearchSettings, type DirectoryRow } from './repository.js';
 import { searchName } from './search-name.js';
 
 /**
@@ -15,7 +15,7 @@ export const DIRECTORY_SEARCH_LIMIT = 20;
 /** Longer is no name anyone types; refused rather than compared. */
 const MAX_QUERY_LENGTH = 200;
 
-export type DirectoryOrganization = Omit<DirectoryRow, 'search_name'>;
+export type DirectoryOrganization = Omit<DirectoryRow, 'search_name' | 'search_words'>;
 
 export interface DirectorySearch {
   q?: string;
@@ -25,7 +25,7 @@ export interface DirectorySearch {
 }
 
 function organization(row: DirectoryRow): DirectoryOrganization {
-  const { search_name: _, ...rest } = row;
+  const { search_name: _, search_words: __, ...rest } = row;
   return rest;
 }
 
@@ -76,7 +76,7 @@ export async function searchDirectory(db: Db, search: DirectorySearch): Promise<
     return row ? [organization(row)] : [];
   }
   const rows = await inTransaction(db, async (trx) => {
-    await useSearchThresholds(trx);
+    await useSearchSettings(trx);
     return searchDirectoryByName(trx, asked.name, limit);
   });
   return rows.map(organization);

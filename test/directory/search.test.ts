@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importBmfFile } from '../../src/directory/import-service.js';
-import { DIRECTORY_SEARCH_CANDIDATES, directoryNameSearch, useSearchThresholds } from '../../src/directory/repository.js';
+import { DIRECTORY_SEARCH_CANDIDATES, directoryNameSearch, useSearchSettings } from '../../src/directory/repository.js';
 import { searchName } from '../../src/directory/search-name.js';
 import { DIRECTORY_SEARCH_LIMIT, directoryOrganization, searchDirectory } from '../../src/directory/search-service.js';
 import { bmfLine, writeBmfFile } from '../helpers/bmf.js';
@@ -95,7 +95,7 @@ describe('directory search', () => {
   /** The plan of the search statement for `q`, as EXPLAIN (ANALYZE, FORMAT JSON) gives it. */
   async function planOf(q: string): Promise<PlanNode> {
     return t.db.transaction().execute(async (trx) => {
-      await useSearchThresholds(trx);
+      await useSearchSettings(trx);
       // On a table this small, hashing the candidates against all of it is cheaper than looking
       // each up; on 1,000,000 names the planner looks each up unprompted (docs/directory.md).
       await sql`set local enable_hashjoin = off`.execute(trx);
@@ -113,18 +113,20 @@ describe('directory search', () => {
       select (700000000 + i)::text, 'HARBOR ARTS GUILD ' || i, 'demo' from generate_series(1, 1000) as i`.execute(t.db);
     await sql`analyze directory_organizations`.execute(t.db);
     try {
-      // A prefix query: the first candidates from the prefix index, in order; the trigram scans never run.
+      // A prefix query: the first candidates from the prefix index, in order; the words scan never runs.
       const prefix = await planOf('harbor arts');
       const prefixScan = nodes(prefix).find((n) => n['Index Name'] === 'directory_organizations_search_name_prefix_idx');
       expect(prefixScan).toMatchObject({ 'Node Type': 'Index Scan', 'Actual Rows': DIRECTORY_SEARCH_CANDIDATES });
       expect(limiterOf(prefix, prefixScan!)?.['Node Type']).toBe('Limit');
-      const trigram = nodes(prefix).filter((n) => n['Index Name'] === 'directory_organizations_search_name_trgm_idx');
-      expect(trigram.length).toBeGreaterThan(0);
-      for (const scan of trigram) expect(scan['Actual Loops']).toBe(0);
+      const wordScans = nodes(prefix).filter((n) => n['Index Name'] === 'directory_organizations_search_words_idx');
+      expect(wordScans.length).toBeGreaterThan(0);
+      for (const scan of wordScans) expect(scan['Actual Loops']).toBe(0);
 
-      // A typo: no name starts with it, so the trigram index gives at most the candidates, each scan under a LIMIT.
+      // A typo: no name starts with it, so the words index gives at most the candidates, under a LIMIT.
       const typo = await planOf('harbro arts');
-      const heapScans = nodes(typo).filter((n) => n['Node Type'] === 'Bitmap Heap Scan');
+      const heapScans = nodes(typo).filter(
+        (n) => n['Node Type'] === 'Bitmap Heap Scan' && n['Relation Name'] === 'directory_organizations',
+      );
       expect(heapScans.length).toBeGreaterThan(0);
       for (const scan of heapScans) {
         expect(limiterOf(typo, scan)?.['Node Type']).toBe('Limit');
@@ -141,6 +143,33 @@ describe('directory search', () => {
     } finally {
       await sql`delete from directory_organizations where ein between '700000001' and '700001000'`.execute(t.db);
     }
+  });
+
+  it("corrects each word against the directory's words: a swapped pair, a missing or wrong letter, the last word as a prefix", async () => {
+    expect(await names('hravest')).toEqual(['CITY HARVEST', 'CITY HARVEST INC', 'NEW YORK CITY HARVESTERS ASSOCIATION']);
+    // Names holding every word first; then, the candidates being few, names missing only the short ones.
+    expect(await names('cty harvest in')).toEqual(['CITY HARVEST INC', 'CITY HARVEST']);
+    const library = await names('libary friends 7');
+    expect([library[0], library.length]).toEqual(['PUBLIC LIBRARY FRIENDS 7', 20]);
+    expect((await names('pubxic library')).length).toBe(20);
+    // Past 8 words, the first 7 and the last choose the candidates; all of them rank.
+    expect((await names('regional food bank of oklahoma regional fod bank of oklahoma'))[0]).toBe('REGIONAL FOOD BANK OF OKLAHOMA');
+    // The last word is compared with the words' starts: "cit" is two edits from "cty", one allowed at 3 letters.
+    expect(await names('cty')).toEqual([]);
+  });
+
+  it('keeps the words table as names are added, renamed and removed', async () => {
+    const count = async (word: string) =>
+      (await t.db.selectFrom('directory_words').select('names').where('word', '=', word).executeTakeFirst())?.names ?? 0;
+    expect(await count('harvest')).toBe(2);
+    await t.db.insertInto('directory_organizations').values({ ein: '980000001', name: 'HARVEST TABLE, HARVEST', source: 'demo' }).execute();
+    expect([await count('harvest'), await count('table')]).toEqual([3, 1]);
+    await t.db.updateTable('directory_organizations').set({ name: 'GLEANERS TABLE' }).where('ein', '=', '980000001').execute();
+    expect([await count('harvest'), await count('table'), await count('gleaners')]).toEqual([2, 1, 1]);
+    expect(await names('gleanres')).toEqual(['GLEANERS TABLE']);
+    await t.db.deleteFrom('directory_organizations').where('ein', '=', '980000001').execute();
+    expect([await count('table'), await count('gleaners')]).toEqual([0, 0]);
+    expect(await t.db.selectFrom('directory_words').select('word').where('word', 'in', ['table', 'gleaners']).execute()).toEqual([]);
   });
 
   it('puts a query in the normal form of the stored names, whatever the characters', async () => {
@@ -171,6 +200,7 @@ describe('directory search', () => {
 interface PlanNode {
   'Node Type': string;
   'Index Name'?: string;
+  'Relation Name'?: string;
   'Actual Rows': number;
   'Actual Loops': number;
   Plans?: PlanNode[];
