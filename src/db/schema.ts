@@ -1,9 +1,10 @@
 import type { ColumnType, Generated, Insertable, Selectable } from 'kysely';
-import { columns, type CreatedAt, type UpdatedAt } from './column-types.js';
+import { columns, type CreatedAt, type Json, type UpdatedAt } from './column-types.js';
 import { DAF_TABLE_COLUMNS, type DafDatabase } from './schema-daf.js';
 import { DIRECTORY_TABLE_COLUMNS, type DirectoryDatabase } from './schema-directory.js';
 import { EVENT_TABLE_COLUMNS, type EventsDatabase } from './schema-events.js';
 import { FDX_TABLE_COLUMNS, type FdxDatabase } from './schema-fdx.js';
+import { GIVING_TABLE_COLUMNS, type GivingDatabase, type GrantAddressJson } from './schema-giving.js';
 import { IDEMPOTENCY_TABLE_COLUMNS, type IdempotencyDatabase } from './schema-idempotency.js';
 import { IDENTITY_TABLE_COLUMNS, type IdentityDatabase } from './schema-identity.js';
 import { GRANTMAKING_TABLE_COLUMNS, type GrantmakingDatabase } from './schema-grantmaking.js';
@@ -128,12 +129,20 @@ export interface OneTimeSecretsTable {
   expires_at: Date;
 }
 
+/** A Connect: its creator (organization_id: a platform, or a nonprofit for itself) and the nonprofit it is for. */
 export interface ConnectsTable {
   id: string;
   environment: Environment;
   organization_id: string;
   name: string;
+  /** The directory organization its grants go to; null for connects from before DAFpay giving (the demo's). */
+  recipient_organization_id: string | null;
+  contact: ColumnType<Record<string, string> | null, string | null | undefined, string | null>;
+  metadata: Json<Record<string, string>>;
+  active: Generated<boolean>;
+  created_by: string | null;
   created_at: CreatedAt;
+  updated_at: UpdatedAt;
 }
 
 export type PaymentStatus =
@@ -186,6 +195,17 @@ export interface GrantsTable {
   phone: string | null;
   note: string | null;
   payment_channel: Generated<'dafpay_network' | 'direct'>;
+  daf_id: string | null;
+  donor_account_id: string | null;
+  grant_request_id: string | null;
+  recurring_grant_id: string | null;
+  /** The platform's fee (applicationFeeAmount), in cents. */
+  application_fee: ColumnType<string, number | undefined, number>;
+  metadata: Json<Record<string, string>>;
+  address: ColumnType<GrantAddressJson | null, string | null | undefined, string | null>;
+  designation: string | null;
+  completed_at: Date | null;
+  canceled_at: Date | null;
   created_at: CreatedAt;
   updated_at: UpdatedAt;
 }
@@ -196,6 +216,7 @@ export interface Database
     DirectoryDatabase,
     EventsDatabase,
     FdxDatabase,
+    GivingDatabase,
     GrantmakingDatabase,
     IdempotencyDatabase,
     IdentityDatabase,
@@ -222,6 +243,7 @@ export const TABLE_COLUMNS = {
   ...DIRECTORY_TABLE_COLUMNS,
   ...EVENT_TABLE_COLUMNS,
   ...FDX_TABLE_COLUMNS,
+  ...GIVING_TABLE_COLUMNS,
   ...GRANTMAKING_TABLE_COLUMNS,
   ...IDEMPOTENCY_TABLE_COLUMNS,
   ...IDENTITY_TABLE_COLUMNS,
@@ -283,7 +305,19 @@ export const TABLE_COLUMNS = {
     'revoked_at',
   ]),
   one_time_secrets: columns<OneTimeSecretsTable>()(['id', 'purpose', 'binding', 'sealed', 'expires_at']),
-  connects: columns<ConnectsTable>()(['id', 'environment', 'organization_id', 'name', 'created_at']),
+  connects: columns<ConnectsTable>()([
+    'id',
+    'environment',
+    'organization_id',
+    'name',
+    'recipient_organization_id',
+    'contact',
+    'metadata',
+    'active',
+    'created_by',
+    'created_at',
+    'updated_at',
+  ]),
   donations: columns<DonationsTable>()([
     'id',
     'environment',
@@ -321,6 +355,16 @@ export const TABLE_COLUMNS = {
     'phone',
     'note',
     'payment_channel',
+    'daf_id',
+    'donor_account_id',
+    'grant_request_id',
+    'recurring_grant_id',
+    'application_fee',
+    'metadata',
+    'address',
+    'designation',
+    'completed_at',
+    'canceled_at',
     'created_at',
     'updated_at',
   ]),
