@@ -22,7 +22,7 @@
  * Knobs (environment): BENCH_SECONDS (per measured run, default 12), BENCH_ONLY (comma list
  * of scenario ids: refresh, dpop_refresh, code, donations, fdx, dpop_fdx, dpop_check, flow,
  * client_auth, directory_import, directory_search, disbursements, disbursement_contention,
- * workers, start; a run with BENCH_ONLY writes its JSON but leaves the table in
+ * grant_capture, workers, start; a run with BENCH_ONLY writes its JSON but leaves the table in
  * docs/benchmarks.md to a run of every scenario), BENCH_NODE (a major version, or machine),
  * BENCH_NODE_CACHE (where a Node is installed), BENCH_DIRECTORY_ROWS (default 1,000,000), BENCH_SERVER (dist or tsx), BENCH_CPU_PROF (a
  * directory: the server under load runs with --cpu-prof there), BENCH_NODE_ARGS (more node
@@ -50,14 +50,14 @@ import {
   contentionRound,
   createAndApprove,
   DISBURSEMENT_CENTS,
-  disbursementLoad,
   fund,
   ledgerClean,
   type ContentionRound,
   type Grantmaker,
 } from './lib/grantmaking.js';
+import { addPlatform, authorizedSessions, captureNext, GRANT_CENTS } from './lib/giving.js';
 import { RUNTIME_PROBE, serverNode } from './lib/node-runtime.js';
-import { round, runLoad, runPaced, runWorkers, type HttpRequestSpec, type Measurement } from './lib/load.js';
+import { round, runLoad, runPaced, runWorkers, warmedWorkers, type HttpRequestSpec, type Measurement } from './lib/load.js';
 import {
   buildServer,
   cleanEnv,
@@ -90,7 +90,7 @@ const WARM_SECONDS = 3;
 const ONLY = new Set(
   (
     process.env.BENCH_ONLY ??
-    'refresh,dpop_refresh,code,donations,fdx,dpop_fdx,dpop_check,flow,client_auth,directory_import,directory_search,disbursements,disbursement_contention,workers,start'
+    'refresh,dpop_refresh,code,donations,fdx,dpop_fdx,dpop_check,flow,client_auth,directory_import,directory_search,disbursements,disbursement_contention,grant_capture,workers,start'
   )
     .split(',')
     .map((s) => s.trim()),
@@ -127,6 +127,10 @@ const BENCH_GRANTMAKER_EIN = '98-0000001';
 const CONTENTION_TOTAL = 64;
 const CONTENTION_COVERED = 10;
 const CONTENTION_ROUNDS = 5;
+/** The grant capture scenario: connections, the sessions authorized for each side, the platform's EIN. */
+const CAPTURE_CONNECTIONS = 32;
+const CAPTURE_SESSIONS = 40_000;
+const BENCH_PLATFORM_EIN = '98-0000002';
 /** Requests that make every pooled backend publish its statistics (more than the pool of 10). */
 const POKES = 24;
 
@@ -1196,7 +1200,9 @@ async function main(): Promise<void> {
 
     // ------------------------------------------------------------- disbursements
     // Recipients from the directory (a small demo file when the directory scenarios did not run).
-    const recipients = async () => {
+    let recipientIds: string[] | undefined;
+    const recipients = async () => (recipientIds ??= await directoryRecipients());
+    const directoryRecipients = async () => {
       if (!directoryWanted) {
         const file = path.join(dataDir, 'eo-recipients.csv');
         await writeDemoBmfFile(file, { rows: 1000, firstEin: DIRECTORY_FIRST_EIN });
@@ -1220,7 +1226,7 @@ async function main(): Promise<void> {
       let baseline: Measurement;
       try {
         await setup.settleStatistics();
-        baseline = await disbursementLoad({
+        baseline = await warmedWorkers({
           connections: DISBURSEMENT_CONNECTIONS,
           seconds: SECONDS,
           warmSeconds: WARM_SECONDS,
@@ -1234,7 +1240,7 @@ async function main(): Promise<void> {
         await bare.stop();
       }
       await setup.settleStatistics();
-      const almoner = await disbursementLoad({
+      const almoner = await warmedWorkers({
         connections: DISBURSEMENT_CONNECTIONS,
         seconds: SECONDS,
         warmSeconds: WARM_SECONDS,
@@ -1312,6 +1318,65 @@ async function main(): Promise<void> {
           },
         ],
         detail: `${CONTENTION_ROUNDS} rounds, each with a grantmaker of its own: its account funded with ${CONTENTION_COVERED} × ${DISBURSEMENT_CENTS} cents, ${CONTENTION_TOTAL} disbursements of ${DISBURSEMENT_CENTS} cents created one by one, then all ${CONTENTION_TOTAL} approvals sent at once (${CONTENTION_TOTAL} connections); each approval timed from its request to its answer (p50 / p99 over all ${approvals.completed} approvals; the server's pool has 10 connections and the account's lock lets one decide at a time). Rounds: ${rounds.map((r) => `${JSON.stringify(r.statuses)} available ${r.available}`).join('; ')}.`,
+      });
+    }
+
+    // ------------------------------------------------------------- grant capture
+    if (ONLY.has('grant_capture')) {
+      log(`\nscenario: grant capture, ${CAPTURE_CONNECTIONS} connections, one platform (API key)`);
+      const [recipient] = await recipients();
+      const platform = await addPlatform(setup.db, urls.sandboxApi, BENCH_PLATFORM_EIN, recipient!);
+      const bare = track(
+        new NodeProcess(
+          'bench/baseline/grants-endpoint.ts',
+          cleanEnv({ PORT: '0', DATABASE_URL: databaseUrl.toString(), ORG_ID: platform.organizationId, ENVIRONMENT }),
+        ),
+      );
+      const { port } = await bare.waitForJsonLine<{ port: number }>('ready');
+      const bareOrigin = `http://127.0.0.1:${port}`;
+      let baseline: Measurement;
+      try {
+        const sessions = await authorizedSessions(setup.db, platform.connectId, CAPTURE_SESSIONS);
+        await setup.settleStatistics();
+        baseline = await warmedWorkers({
+          connections: CAPTURE_CONNECTIONS,
+          seconds: SECONDS,
+          warmSeconds: WARM_SECONDS,
+          pid: bare.pid,
+          postgresPids: baselineBackends,
+          postgresTransactions: transactionsVia(() => fetch(`${bareOrigin}/poke`).then((r) => r.text())),
+          task: captureNext(bareOrigin, undefined, sessions),
+        });
+        log(`    Koa + pg, no authentication: ${measured(baseline)}`);
+      } finally {
+        await bare.stop();
+      }
+      const sessions = await authorizedSessions(setup.db, platform.connectId, CAPTURE_SESSIONS);
+      await setup.settleStatistics();
+      const almoner = await warmedWorkers({
+        connections: CAPTURE_CONNECTIONS,
+        seconds: SECONDS,
+        warmSeconds: WARM_SECONDS,
+        pid,
+        postgresPids: serverBackends,
+        postgresTransactions: transactions,
+        task: captureNext(urls.sandboxApi, platform.key, sessions),
+      });
+      log(`    Almoner: ${measured(almoner)}`);
+      const r = ratio(almoner, baseline);
+      scenarios.push({
+        id: 'grant_capture',
+        title: `grant capture, grants/s (${CAPTURE_CONNECTIONS} connections, one platform)`,
+        almoner,
+        baseline,
+        baselineLabel: 'Koa + pg endpoint writing the same rows, one transaction each, no authentication',
+        ratio: r,
+        target: '≥ 0.5× baseline; 0 errors',
+        checks: [
+          { label: '≥ 0.5×', met: (r ?? 0) >= 0.5 },
+          { label: `${almoner.errors + baseline.errors} errors`, met: almoner.errors === 0 && baseline.errors === 0 },
+        ],
+        detail: `${CAPTURE_CONNECTIONS} workers in the harness, each a loop of POST /v1/grants (${GRANT_CENTS} cents) capturing the next of ${CAPTURE_SESSIONS} workflow sessions of the sandbox's simulated DAF, authorized beforehand (written to the database as the donor flow writes them), with one platform's sandbox API key and its Connect for a directory nonprofit. Almoner checks the session (its row lock, NOWAIT), the Connect, the DAF's minimum, the authorized amount and the known balance, then writes the grant, its first status, the session's capture and the grant.created event in one transaction. The baseline (bench/baseline/grants-endpoint.ts, its own process, a pool of 10) takes the same lock and reads, and writes the same rows, on sessions of its own.`,
       });
     }
 

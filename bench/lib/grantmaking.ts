@@ -2,7 +2,7 @@ import { addOrganization } from '../../src/accounts/service.js';
 import { createApiKey } from '../../src/api-keys/service.js';
 import type { Db } from '../../src/db/database.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
-import { runWorkers, summarise, type Measurement } from './load.js';
+import { summarise, type Measurement } from './load.js';
 
 /**
  * The grantmaking scenarios' setup and load (docs/benchmarks.md, "Disbursements"): a grantmaker
@@ -66,27 +66,6 @@ export function createAndApprove(origin: string, key: string | undefined, recipi
     const approved = await call(origin, key, 'POST', `/v1/disbursements/${created.id as string}/approve`, 200);
     if (approved.status !== 'submitted') throw new Error(`approved as ${String(approved.status)}, not submitted: the account ran dry`);
   };
-}
-
-/** `seconds` of create + approve pairs at `connections`; WARM seconds of the same first. */
-export async function disbursementLoad(options: {
-  connections: number;
-  seconds: number;
-  warmSeconds: number;
-  pid: number;
-  postgresPids: () => Promise<number[]>;
-  postgresTransactions: () => Promise<number>;
-  task: () => Promise<void>;
-}): Promise<Measurement> {
-  await runWorkers({ concurrency: options.connections, seconds: options.warmSeconds, task: options.task });
-  return runWorkers({
-    concurrency: options.connections,
-    seconds: options.seconds,
-    pid: options.pid,
-    postgresPids: options.postgresPids,
-    postgresTransactions: options.postgresTransactions,
-    task: options.task,
-  });
 }
 
 export interface ContentionRound {

@@ -314,3 +314,24 @@ export async function runPaced(options: {
   agent.destroy();
   return summarise(latencies, (performance.now() - started) / 1000, errors, options.connections, firstError ? { firstError } : {});
 }
+
+/** `seconds` of `task` at `connections` workers, measured, after `warmSeconds` of the same unmeasured. */
+export async function warmedWorkers(options: {
+  connections: number;
+  seconds: number;
+  warmSeconds: number;
+  pid: number;
+  postgresPids: () => Promise<number[]>;
+  postgresTransactions: () => Promise<number>;
+  task: () => Promise<void>;
+}): Promise<Measurement> {
+  await runWorkers({ concurrency: options.connections, seconds: options.warmSeconds, task: options.task });
+  return runWorkers({
+    concurrency: options.connections,
+    seconds: options.seconds,
+    pid: options.pid,
+    postgresPids: options.postgresPids,
+    postgresTransactions: options.postgresTransactions,
+    task: options.task,
+  });
+}
