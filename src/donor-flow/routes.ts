@@ -39,6 +39,9 @@ export function buildDonorFlowRouter(deps: DonorFlowDeps): Router {
   // A form the flow refuses (its token, its size or type) is a page of the flow, not the host's
   // error page, whose opener policy would cut the popup off from the page that opened it.
   const page = (handler: (deps: DonorFlowDeps, ctx: Context) => Promise<void>) => async (ctx: Context) => {
+    // Every answer of the flow, its redirects included: a browser applies the opener policy to
+    // each response of a navigation, and the host's own (same-origin) would cut the popup off.
+    ctx.set('Cross-Origin-Opener-Policy', 'unsafe-none');
     try {
       await handler(deps, ctx);
     } catch (error) {

@@ -119,6 +119,22 @@ describe('opening the flow', () => {
     const cookie = page.headers.getSetCookie().find((c) => c.startsWith('alm_sandbox_donor_flow='))!;
     expect(cookie).toMatch(/httponly/i);
     expect(cookie).toMatch(/samesite=strict/i);
+    // Its redirects too: a browser applies the opener policy to every response of a navigation.
+    const agent = browser();
+    const start = await agent.request(`${flowUrl(connect.cid)}?origin=${encodeURIComponent(OPENER)}`);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(start.html)![1]!;
+    const redirect = await fetch(flowUrl(connect.cid, 'daf'), {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        cookie: agent.cookieHeader(new URL(dashboard())),
+        'content-type': 'application/x-www-form-urlencoded',
+        origin: dashboard(),
+      },
+      body: new URLSearchParams({ csrf, daf: await dafId('Fidelity Charitable') }).toString(),
+    });
+    expect(redirect.status).toBe(303);
+    expect(redirect.headers.get('cross-origin-opener-policy')).toBe('unsafe-none');
     const script = await fetch(`${dashboard()}/connect.js`);
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toBe('application/javascript; charset=utf-8');
