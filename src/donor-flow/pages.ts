@@ -14,6 +14,7 @@ import { sendPage } from '../views/page.js';
 import { clearFlowState, loadFlowState, newFlowState, parseOpenerOrigin, saveFlowState, type FlowState } from './flow-state.js';
 import {
   authorize,
+  authorizedSession,
   connectForFlow,
   dafForFlow,
   dafKind,
@@ -567,17 +568,18 @@ export async function showDone(deps: DonorFlowDeps, ctx: Context): Promise<void>
   const connect = await connectOr404(deps, ctx);
   if (!connect) return;
   const state = loadFlowState(deps, ctx, connect.id);
-  const daf = state?.sessionId && state.dafId ? await dafForFlow(deps.db, deps.environment, state.dafId) : undefined;
-  if (!state?.sessionId || !daf || !state.amount || !state.frequency) return sendEnd(deps, ctx, 400, NO_FLOW, { connect });
+  const session = state?.sessionId ? await authorizedSession(deps.db, connect.id, state.sessionId) : undefined;
+  const daf = session ? await dafForFlow(deps.db, deps.environment, session.daf_id) : undefined;
+  if (!state || !session || !daf) return sendEnd(deps, ctx, 400, NO_FLOW, { connect });
   const unintegrated = dafKind(daf) === 'unintegrated';
   const message = flowMessage(
     state,
     {
       type: 'success',
-      workflowSessionId: state.sessionId,
+      workflowSessionId: session.id,
       grantIntent: {
-        amount: state.amount,
-        frequency: state.frequency,
+        amount: Number(session.amount),
+        frequency: session.frequency,
         fundId: daf.id,
         fundName: daf.org_name,
         supported: isSupported(daf),
@@ -591,7 +593,7 @@ export async function showDone(deps: DonorFlowDeps, ctx: Context): Promise<void>
     flowMessage: message,
     unintegrated,
     trackingId: state.trackingId ?? '',
-    monthly: state.frequency === 'monthly',
+    monthly: session.frequency === 'monthly',
   });
 }
 

@@ -9,7 +9,7 @@ import { codeHashes, redeemCode } from '../daf/tokens-service.js';
 import { DomainError } from '../errors/domain-error.js';
 import { findConnectForFlow } from '../giving/connects-repository.js';
 import { findDaf, isSupported, listDafs, type DafRow } from '../giving/dafs-repository.js';
-import { insertWorkflowSession } from '../giving/workflow-sessions-repository.js';
+import { findWorkflowSession, insertWorkflowSession, type WorkflowSessionRow } from '../giving/workflow-sessions-repository.js';
 import type { KeyedHasher } from '../keys/server-keys.js';
 import type { AttemptCounter } from '../limits/attempt-counter.js';
 import {
@@ -74,6 +74,12 @@ export { isSupported, type DafRow };
 
 /** What the simulated DAF's sign-in tells: a balance of $25,000.00. */
 export const SIMULATED_BALANCE_CENTS = 2_500_000;
+
+/** The session a flow authorized, as written (the final page tells the opener what the row holds). */
+export async function authorizedSession(db: Db, connectId: string, id: string): Promise<WorkflowSessionRow | undefined> {
+  const session = await findWorkflowSession(db, id);
+  return session?.connect_id === connectId ? session : undefined;
+}
 
 export type FlowLimitOutcome = { allowed: true } | { allowed: false; retryAfterSeconds: number };
 

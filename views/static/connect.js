@@ -50,7 +50,8 @@
     }
     finish();
     var query = '?origin=' + encodeURIComponent(window.location.origin);
-    if (options.amount !== undefined && options.amount !== null && options.amount !== '') query += '&amount=' + encodeURIComponent(String(options.amount));
+    if (options.amount !== undefined && options.amount !== null && options.amount !== '')
+      query += '&amount=' + encodeURIComponent(String(options.amount));
     if (options.frequency) query += '&frequency=' + encodeURIComponent(String(options.frequency));
     var url = flowOrigin + '/connect/' + encodeURIComponent(cid) + query;
     var width = 480;

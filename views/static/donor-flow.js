@@ -10,7 +10,10 @@
     } catch (error) {
       // The opener went elsewhere: nobody is left to tell.
     }
-    if (holder.getAttribute('data-close') === 'true') window.setTimeout(function () { window.close(); }, 300);
+    if (holder.getAttribute('data-close') === 'true')
+      window.setTimeout(function () {
+        window.close();
+      }, 300);
   }
   var buttons = document.querySelectorAll('[data-flow-close]');
   for (var i = 0; i < buttons.length; i += 1) {
