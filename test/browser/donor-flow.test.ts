@@ -295,6 +295,14 @@ describe('the donor flow from a nonprofit’s page', () => {
       expect(await page.locator('h1').textContent()).toBe('Thank you');
       expect(new URL(page.url()).pathname).toBe(`/connect/${connect.cid}/done`);
       await saveScreenshot(page, 'giving-done-390.png');
+      // The details page of an unintegrated DAF, the longest form, fits too.
+      await page.goto(`${server.urls.sandboxDashboard}/connect/${connect.cid}?origin=${encodeURIComponent(pageOrigin)}`);
+      await page.getByLabel('Fidelity Charitable').check();
+      await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Continue' }).click()]);
+      await page.getByLabel('Amount in US dollars').fill('100');
+      await Promise.all([page.waitForNavigation(), page.getByRole('button', { name: 'Continue' }).click()]);
+      expect(await page.locator('h1').textContent()).toBe('Your details');
+      await checkPage();
     } finally {
       await context.close();
     }

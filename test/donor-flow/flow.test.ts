@@ -82,6 +82,9 @@ describe('opening the flow', () => {
     const own = await browser().request(`${server.urls.dashboard}/connect/${production.cid}?origin=${encodeURIComponent(OPENER)}`);
     expect(own.status).toBe(200);
     expect(own.html).toContain(production.recipientName);
+    // The simulated DAF is the sandbox's only.
+    expect(own.html).toContain('Fidelity Charitable');
+    expect(own.html).not.toContain('Sandbox DAF');
   });
 
   it('takes only an http(s) origin as the opener: anything else is a 400 page that posts nowhere', async () => {
@@ -406,6 +409,43 @@ describe('the flow’s state', () => {
       const page = await stranger.request(flowUrl(connect.cid, step));
       expect(page.status).toBe(400);
       expect(page.html).toContain('Start again from the nonprofit’s page');
+    }
+  });
+
+  it('is of one Connect: a flow of another Connect, or a cookie not sealed by us, is no flow', async () => {
+    const other = await createConnect(t.db, { ownerOrganizationId: nonprofit.orgId, environment: 'sandbox' });
+    const agent = browser();
+    await startTo(agent, connect.cid, 'Fidelity Charitable', '100');
+    const elsewhere = await agent.request(flowUrl(other.cid, 'donor'));
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.html).toContain('Start again from the nonprofit’s page');
+    for (const value of [
+      'enc:v1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+      JSON.stringify({ cid: connect.cid, origin: OPENER, nonce: 'x', startedAt: Date.now() }),
+    ]) {
+      const forged = await fetch(flowUrl(connect.cid, 'donor'), {
+        headers: { cookie: `alm_sandbox_donor_flow=${encodeURIComponent(value)}` },
+      });
+      expect(forged.status).toBe(400);
+    }
+  });
+
+  it('shows a DAF whose institution is down, and refuses it', async () => {
+    const id = await dafId('The Boston Foundation');
+    await t.db.updateTable('dafs').set({ institution_down: true }).where('id', '=', id).execute();
+    try {
+      const agent = browser();
+      const start = await agent.request(`${flowUrl(connect.cid)}?q=boston`);
+      expect(start.status).toBe(400);
+      const opened = await agent.request(`${flowUrl(connect.cid)}?origin=${encodeURIComponent(OPENER)}`);
+      const searched = await agent.request(`${flowUrl(connect.cid)}?q=boston`);
+      expect(searched.html).toMatch(new RegExp(`value="${id}" disabled`));
+      expect(searched.html).toContain('temporarily unavailable');
+      const refused = await agent.submit(opened, '/daf', { daf: id });
+      expect(refused.status).toBe(400);
+      expect(refused.html).toContain('The Boston Foundation is temporarily unavailable');
+    } finally {
+      await t.db.updateTable('dafs').set({ institution_down: false }).where('id', '=', id).execute();
     }
   });
 
