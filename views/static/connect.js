@@ -10,6 +10,7 @@
  * { workflowSessionId, grantIntent: { amount, frequency, fundId, fundName, supported } };
  * `almoner:exit` (and `CHARIOT_EXIT`), detail { reason: 'closed' | 'canceled' | 'error', message? }.
  */
+/* global window, document, CustomEvent */
 (function () {
   'use strict';
   if (window.AlmonerConnect) return;
