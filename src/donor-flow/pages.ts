@@ -509,6 +509,7 @@ function showConfirm(deps: DonorFlowDeps, ctx: Context, step: Step & { daf: DafR
       problem,
       action: flowPath(step.connect.id, 'authorize'),
       amountHref: flowPath(step.connect.id, 'amount'),
+      detailsHref: dafKind(step.daf) === 'simulated' ? undefined : flowPath(step.connect.id, 'donor'),
       chooseHref: flowPath(step.connect.id),
     },
     status,

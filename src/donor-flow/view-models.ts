@@ -84,6 +84,8 @@ interface ConfirmView extends FlowFrameView {
   problem?: string | undefined;
   action: string;
   amountHref: string;
+  /** The donor's details page, when the DAF asks for them. */
+  detailsHref?: string | undefined;
   chooseHref: string;
 }
 

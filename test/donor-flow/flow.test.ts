@@ -261,6 +261,10 @@ describe('an unintegrated DAF', () => {
       postalCode: '80202',
     });
     expect(confirm.html).toContain('Ada Lovelace · ada@example.org');
+    expect(confirm.html).toContain(`href="/connect/${own.cid}/donor">Change your details`);
+    const again = await agent.request(flowUrl(own.cid, 'donor'));
+    for (const value of ['Ada', 'ada@example.org', '555-0100', '1 Main St', 'Denver', '80202'])
+      expect(again.html).toContain(`value="${value}"`);
     const done = await agent.submit(confirm, '/authorize');
     const [session] = await sessionsOf(own.cid);
     const grant = await t.db
