@@ -12,8 +12,8 @@ const LAYERS = [
     name: 'platform',
     folders: ['keys', 'authorizations', 'audit', 'mail', 'limits', 'http', 'views', 'webhooks', 'ledger', 'idempotency'],
   },
-  { name: 'domain', folders: ['accounts', 'mfa', 'identity', 'api-keys', 'events', 'daf', 'directory', 'grantmaking'] },
-  { name: 'surface', folders: ['oidc', 'gateway', 'dashboard', 'metrics', 'demo'] },
+  { name: 'domain', folders: ['accounts', 'mfa', 'identity', 'api-keys', 'events', 'daf', 'directory', 'grantmaking', 'giving'] },
+  { name: 'surface', folders: ['oidc', 'gateway', 'dashboard', 'metrics', 'demo', 'donor-flow'] },
   // src/main.ts, app.ts and runtime.ts compose the whole beside these.
   { name: 'composition', folders: ['apps', 'cli', 'server'] },
 ];

@@ -15,6 +15,7 @@ import { htmlErrorPages } from '../http/error-handler.js';
 import { LoginThrottle } from '../identity/login-throttle.js';
 import { buildInteractionRouter } from '../oidc/interactions/routes.js';
 import { buildDashboardRouter } from '../dashboard/routes.js';
+import { buildDonorFlowRouter } from '../donor-flow/routes.js';
 import type { DashboardDeps } from '../dashboard/deps.js';
 import { dashboardErrorLayout, framedNotFound } from '../dashboard/error-page.js';
 import type { SecretBox } from '../keys/secret-box.js';
@@ -46,6 +47,8 @@ const SCRIPTS: Record<string, Buffer> = {
   '/static/passkeys.js': fs.readFileSync(path.join(VIEWS_DIR, 'static', 'passkeys.js')),
   /** The sign-out pages that need no decision (docs/oauth.md, "Signing out from an application"). */
   '/static/auto-submit.js': fs.readFileSync(path.join(VIEWS_DIR, 'static', 'auto-submit.js')),
+  /** The donor flow's pages (docs/giving.md, "Security of the flow"): the message to the opener, "Done". */
+  '/static/donor-flow.js': fs.readFileSync(path.join(VIEWS_DIR, 'static', 'donor-flow.js')),
 };
 
 export interface DashboardAppDeps {
@@ -156,6 +159,7 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardAppDeps): M
     framedNotFound(pageDeps),
     composeRouter(buildInteractionRouter(pageDeps)),
     composeRouter(buildDashboardRouter(pageDeps)),
+    composeRouter(buildDonorFlowRouter(pageDeps)),
     composeRouter(
       buildApiReferenceRouter(target.environment, target.environment === 'sandbox' ? deps.config.sandbox_base_url : deps.config.base_url),
     ),

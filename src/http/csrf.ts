@@ -11,13 +11,14 @@ import type { ServerKeys } from '../keys/server-keys.js';
  * - `signin:<nonce>` for signing in on the connections page, where there is no session yet
  *   (the nonce lives in an HttpOnly SameSite=Strict cookie);
  * - `pending:<user>:<expiry>:<purpose>` signs the cookie of a sign-in waiting for its second
- *   factor (identity/pending-sign-in.ts), not a form.
+ *   factor (identity/pending-sign-in.ts), not a form;
+ * - `donor-flow:<nonce>` for the donor flow's forms (the nonce lives in the flow's sealed cookie).
  * On top, a submission a browser marks as cross-site (Sec-Fetch-Site, Origin) is refused.
  * The key rotates (`csrf_key`, see keys/server-keys.ts): a token is `<kid>.<mac>`, and a
  * token of an older version verifies until that version ages out. A token without a kid
  * (rendered before versions existed) is checked against every live version.
  */
-export type CsrfBinding = `interaction:${string}` | `session:${string}` | `signin:${string}` | `pending:${string}`;
+export type CsrfBinding = `interaction:${string}` | `session:${string}` | `signin:${string}` | `pending:${string}` | `donor-flow:${string}`;
 
 function mac(key: Buffer, binding: CsrfBinding): string {
   return crypto.createHmac('sha256', key).update('csrf:').update(binding).digest('base64url');

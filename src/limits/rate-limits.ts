@@ -131,6 +131,38 @@ export const passkeySignInsStartedPerCallerAddress: AttemptLimit = {
  */
 export const invitationsPerOrganization: AttemptLimit = { store: 'attempt_counters', name: 'invitation_org', max: 20, windowSeconds: HOUR };
 
+/**
+ * The donor flow's authorizations (docs/giving.md, "Security of the flow"): each writes a
+ * workflow session (an unintegrated DAF's, a grant too), and anyone may open the flow, so they
+ * are counted per caller address (IPv6 by its /64) and per Connect, reserved before the write
+ * and never given back.
+ */
+export const donorFlowAuthorizationsPerCallerAddress: AttemptLimit = {
+  store: 'attempt_counters',
+  name: 'donor_flow_authorize_ip',
+  max: 10,
+  windowSeconds: HOUR,
+};
+export const donorFlowAuthorizationsPerConnect: AttemptLimit = {
+  store: 'attempt_counters',
+  name: 'donor_flow_authorize_connect',
+  max: 500,
+  windowSeconds: HOUR,
+};
+/** Codes from a DAF typed into the donor flow, per caller address and per Connect; a code that approves the account gives its points back. */
+export const donorFlowCodeAttemptsPerCallerAddress: AttemptLimit = {
+  store: 'attempt_counters',
+  name: 'donor_flow_code_ip',
+  max: 5,
+  windowSeconds: 15 * MINUTE,
+};
+export const donorFlowCodeAttemptsPerConnect: AttemptLimit = {
+  store: 'attempt_counters',
+  name: 'donor_flow_code_connect',
+  max: 50,
+  windowSeconds: 15 * MINUTE,
+};
+
 /** Failed DAF code verifications per fund provider and environment; the window starts at its first attempt. */
 export const dafVerifyFailures: RateLimit = { store: 'donor_token_verify_limits', max: 10, windowSeconds: 15 * MINUTE };
 
@@ -151,6 +183,10 @@ export const rateLimits = {
   passkeyAnswersPerCallerAddressAndPasskey,
   passkeySignInsStartedPerCallerAddress,
   invitationsPerOrganization,
+  donorFlowAuthorizationsPerCallerAddress,
+  donorFlowAuthorizationsPerConnect,
+  donorFlowCodeAttemptsPerCallerAddress,
+  donorFlowCodeAttemptsPerConnect,
   dafVerifyFailures,
   clientSecretFailuresPerCallerAddress,
   clientSecretFailuresPerClient,

@@ -15,14 +15,23 @@ export type EventCategory =
   | 'inbound_transfer.created'
   | 'inbound_transfer.updated'
   | 'verification_request.created'
-  | 'verification_request.updated';
+  | 'verification_request.updated'
+  | 'unintegrated_grant.created'
+  | 'unintegrated_grant.updated';
 
 export interface NewEvent {
   environment: Environment;
   organizationId: string;
   category: EventCategory;
   objectId: string;
-  objectType: 'donor_account' | 'authorization_token' | 'grant_request' | 'disbursement' | 'inbound_transfer' | 'verification_request';
+  objectType:
+    | 'donor_account'
+    | 'authorization_token'
+    | 'grant_request'
+    | 'disbursement'
+    | 'inbound_transfer'
+    | 'verification_request'
+    | 'unintegrated_grant';
 }
 
 /**

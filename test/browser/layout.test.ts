@@ -1,6 +1,6 @@
 /**
  * Every hosted page fits a phone and a desktop (docs/testing.md, "Layout at 390 and 1280 px"):
- * each page of the sign-in, authorization, dashboard, invitation, password-reset and sign-out
+ * each page of the sign-in, authorization, dashboard, invitation, password-reset, sign-out and donor
  * flows is opened in Chromium with enough realistic data for overflow to show (long e-mail
  * addresses and names, many audit rows, several sessions, keys, passkeys, webhooks and bank
  * accounts), then laid out at 390 and at 1280 px wide. A page fails when the document is wider
@@ -24,6 +24,7 @@ import { FormBrowser } from '../helpers/browser.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { FAPI_REDIRECT, push, registerFapiClient } from '../helpers/fapi.js';
 import { createAccount } from '../helpers/fdx.js';
+import { createConnect } from '../helpers/giving.js';
 import { directoryOrganization, fundGrantmaker, pendingDisbursement } from '../helpers/grantmaking.js';
 import { approveDisbursement } from '../../src/grantmaking/disbursements-service.js';
 import { authorizationRequest, endpoints } from '../helpers/flow.js';
@@ -747,6 +748,48 @@ describe('the hosted pages at 390 and 1280 px', () => {
     await press(signedOut, 'Continue');
     expect(await heading(signedOut)).toBe('You are signed out');
     await check(signedOut, 'end session: signed out');
+    expectNoOverflow();
+  });
+
+  it('the donor flow: each step for the simulated, an integrated and an unintegrated DAF, its last pages, a link that does not work', async () => {
+    const connect = await createConnect(server.db, { ownerOrganizationId: staff.orgId, environment: 'sandbox', recipientName: ORG_NAME });
+    const open = `${server.urls.sandboxDashboard}/connect/${connect.cid}?origin=${encodeURIComponent('https://give.riverside-community-food-pantry.org')}&amount=25000`;
+    const page = await visitor();
+    await page.goto(open);
+    await check(page, 'donor flow: choose a DAF');
+    await page.getByLabel('Sandbox DAF (simulated sign-in)').check();
+    await press(page, 'Continue');
+    await check(page, 'donor flow: amount');
+    await press(page, 'Continue');
+    await check(page, 'donor flow: simulated sign-in');
+    await page.getByLabel('Username').fill(OWNER_EMAIL);
+    await page.getByLabel('Password').fill('anything');
+    await press(page, 'Sign in');
+    await check(page, 'donor flow: confirm');
+    await press(page, 'Authorize');
+    expect(await heading(page)).toBe('Thank you');
+    await check(page, 'donor flow: authorized');
+    for (const [daf, kind] of [
+      [FUND_NAME, 'integrated'],
+      ['National Philanthropic Trust', 'unintegrated'],
+    ] as const) {
+      await page.goto(open);
+      await page.getByLabel('Search DAF sponsors').fill(daf.slice(0, 12));
+      await press(page, 'Search');
+      await page.getByLabel(daf).check();
+      await press(page, 'Continue');
+      await press(page, 'Continue');
+      await check(page, `donor flow: ${kind} details`);
+      await page.getByLabel('First name').fill('Alexandra');
+      await page.getByLabel('Last name').fill('Konstantinopoulou-Hernandez');
+      await page.getByLabel('Email').fill(NEWCOMER_EMAIL);
+      await press(page, 'Continue');
+      await check(page, `donor flow: ${kind} confirm`);
+      await press(page, 'Authorize');
+      await check(page, `donor flow: ${kind} authorized`);
+    }
+    await page.goto(`${server.urls.sandboxDashboard}/connect/connect_unknown?origin=${encodeURIComponent('https://give.example.org')}`);
+    await check(page, 'donor flow: unknown Connect');
     expectNoOverflow();
   });
 });
