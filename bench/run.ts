@@ -22,7 +22,7 @@
  * Knobs (environment): BENCH_SECONDS (per measured run, default 12), BENCH_ONLY (comma list
  * of scenario ids: refresh, dpop_refresh, code, donations, fdx, dpop_fdx, dpop_check, flow,
  * client_auth, directory_import, directory_search, disbursements, disbursement_contention,
- * grant_capture, workers, start; a run with BENCH_ONLY writes its JSON but leaves the table in
+ * grant_capture, donor_flow, workers, start; a run with BENCH_ONLY writes its JSON but leaves the table in
  * docs/benchmarks.md to a run of every scenario), BENCH_NODE (a major version, or machine),
  * BENCH_NODE_CACHE (where a Node is installed), BENCH_DIRECTORY_ROWS (default 1,000,000), BENCH_SERVER (dist or tsx), BENCH_CPU_PROF (a
  * directory: the server under load runs with --cpu-prof there), BENCH_NODE_ARGS (more node
@@ -55,7 +55,7 @@ import {
   type ContentionRound,
   type Grantmaker,
 } from './lib/grantmaking.js';
-import { addPlatform, authorizedSessions, captureNext, GRANT_CENTS } from './lib/giving.js';
+import { addPlatform, authorizedSessions, benchConnects, captureNext, donorWalks, GRANT_CENTS } from './lib/giving.js';
 import { RUNTIME_PROBE, serverNode } from './lib/node-runtime.js';
 import { round, runLoad, runPaced, runWorkers, warmedWorkers, type HttpRequestSpec, type Measurement } from './lib/load.js';
 import {
@@ -90,7 +90,7 @@ const WARM_SECONDS = 3;
 const ONLY = new Set(
   (
     process.env.BENCH_ONLY ??
-    'refresh,dpop_refresh,code,donations,fdx,dpop_fdx,dpop_check,flow,client_auth,directory_import,directory_search,disbursements,disbursement_contention,grant_capture,workers,start'
+    'refresh,dpop_refresh,code,donations,fdx,dpop_fdx,dpop_check,flow,client_auth,directory_import,directory_search,disbursements,disbursement_contention,grant_capture,donor_flow,workers,start'
   )
     .split(',')
     .map((s) => s.trim()),
@@ -131,6 +131,10 @@ const CONTENTION_ROUNDS = 5;
 const CAPTURE_CONNECTIONS = 32;
 const CAPTURE_SESSIONS = 40_000;
 const BENCH_PLATFORM_EIN = '98-0000002';
+/** The donor flow scenario: donors at once, the Connects they spread over, the platform's EIN. */
+const DONOR_FLOW_DONORS = 16;
+const DONOR_FLOW_CONNECTS = 2_000;
+const BENCH_FLOW_PLATFORM_EIN = '98-0000003';
 /** Requests that make every pooled backend publish its statistics (more than the pool of 10). */
 const POKES = 24;
 
@@ -374,6 +378,8 @@ async function main(): Promise<void> {
       ALMONER_PROFILE: 'dev',
       ALMONER_LOG_LEVEL: 'warn',
       ALMONER_DEMO_DATA: 'false',
+      // The donor flow scenario's donors are addresses of their own (X-Forwarded-For from loopback).
+      ALMONER_TRUSTED_PROXIES: '127.0.0.1/32',
       ALMONER_DATA_DIR: dataDir,
       ALMONER_CLIENTS_FILE: path.join(dataDir, 'clients.json'),
       ...EPHEMERAL_URLS,
@@ -1377,6 +1383,36 @@ async function main(): Promise<void> {
           { label: `${almoner.errors + baseline.errors} errors`, met: almoner.errors === 0 && baseline.errors === 0 },
         ],
         detail: `${CAPTURE_CONNECTIONS} workers in the harness, each a loop of POST /v1/grants (${GRANT_CENTS} cents) capturing the next of ${CAPTURE_SESSIONS} workflow sessions of the sandbox's simulated DAF, authorized beforehand (written to the database as the donor flow writes them), with one platform's sandbox API key and its Connect for a directory nonprofit. Almoner checks the session (its row lock, NOWAIT), the Connect, the DAF's minimum, the authorized amount and the known balance, then writes the grant, its first status, the session's capture and the grant.created event in one transaction. The baseline (bench/baseline/grants-endpoint.ts, its own process, a pool of 10) takes the same lock and reads, and writes the same rows, on sessions of its own.`,
+      });
+    }
+
+    // ------------------------------------------------------------- donor flow pages
+    if (ONLY.has('donor_flow')) {
+      log(`\nscenario: the donor flow's pages, ${DONOR_FLOW_DONORS} donors at once (simulated DAF)`);
+      const [recipient] = await recipients();
+      const platform = await addPlatform(setup.db, urls.sandboxApi, BENCH_FLOW_PLATFORM_EIN, recipient!);
+      const connects = await benchConnects(setup.db, platform, DONOR_FLOW_CONNECTS);
+      const simulated = await setup.db.selectFrom('dafs').select('id').where('simulated', '=', true).executeTakeFirstOrThrow();
+      const walk = donorWalks(urls.sandboxDashboard, connects, simulated.id);
+      await runWorkers({ concurrency: DONOR_FLOW_DONORS, seconds: WARM_SECONDS, task: walk });
+      await setup.settleStatistics();
+      const almoner = await runWorkers({
+        concurrency: DONOR_FLOW_DONORS,
+        seconds: SECONDS,
+        pid,
+        postgresPids: serverBackends,
+        postgresTransactions: transactions,
+        task: walk,
+      });
+      log(`    Almoner: ${measured(almoner)}`);
+      scenarios.push({
+        id: 'donor_flow',
+        title: `donor flow pages, pages/s (${DONOR_FLOW_DONORS} donors at once)`,
+        almoner,
+        baselineLabel: '—',
+        target: `p99 per page reported (information); 0 errors`,
+        checks: [{ label: `${almoner.errors} errors`, met: almoner.errors === 0 }],
+        detail: `${DONOR_FLOW_DONORS} donors at once in the harness (the test suite's FormBrowser: cookies, redirects, forms), each a fresh browser at an address of its own (X-Forwarded-For from the trusted loopback proxy) on the next of ${DONOR_FLOW_CONNECTS} Connects, walking the simulated DAF's five pages: the start (the DAF list), the DAF chosen (→ the amount page), the amount (→ the simulated sign-in), the sign-in (→ the confirmation), Authorize (→ the final page; a workflow session written under both attempt limits). A form's POST and the page its redirect shows are one page; latency columns are per page.`,
       });
     }
 

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { addOrganization } from '../../src/accounts/service.js';
 import { createApiKey } from '../../src/api-keys/service.js';
 import type { Db } from '../../src/db/database.js';
+import { FormBrowser } from '../../test/helpers/browser.js';
 
 /**
  * The giving scenario's setup and load (docs/benchmarks.md, "Grant capture"): a platform with a
@@ -63,5 +64,69 @@ export function captureNext(origin: string, key: string | undefined, sessions: r
     n += 1;
     if (!session) throw new Error('out of authorized sessions: raise the count the scenario prepares');
     await call(origin, key, 'POST', '/v1/grants', [201], { workflowSessionId: session, amount: GRANT_CENTS });
+  };
+}
+
+/** `count` Connects of the platform for its nonprofit, written as rows (the flow's per-Connect limit counts each apart); their ids. */
+export async function benchConnects(db: Db, platform: Platform, count: number): Promise<string[]> {
+  const recipient = await db
+    .selectFrom('connects')
+    .select('recipient_organization_id')
+    .where('id', '=', platform.connectId)
+    .executeTakeFirstOrThrow();
+  const { rows } = await sql<{ id: string }>`
+    insert into connects (id, environment, organization_id, name, recipient_organization_id)
+    select 'test_bench_' || n, 'sandbox', ${platform.organizationId}::uuid, 'Bench page ' || n, ${recipient.recipient_organization_id}
+      from generate_series(1, ${count}) as n
+    returning id`.execute(db);
+  return rows.map((r) => r.id);
+}
+
+type Page = Awaited<ReturnType<FormBrowser['request']>>;
+
+/**
+ * One donor of the simulated DAF walking the hosted flow, a page per call (a form's POST and the
+ * page its redirect shows are one page to the donor): the start, the DAF chosen, the amount, the
+ * simulated sign-in, the authorization. Each donor is a fresh browser at an address of its own
+ * (X-Forwarded-For from the trusted loopback proxy), on the next Connect.
+ */
+export function donorWalks(dashboard: string, connects: readonly string[], simulatedDafId: string) {
+  let donors = 0;
+  const walkers = new Map<number, { agent: FormBrowser; step: number; page?: Page; cid: string }>();
+  const check = (page: Page, path: string) => {
+    if (page.status !== 200 || !page.url.pathname.endsWith(path))
+      throw new Error(`expected ${path}, got ${page.status} ${page.url.pathname}`);
+    return page;
+  };
+  return async (worker: number) => {
+    let walker = walkers.get(worker);
+    if (!walker || walker.step === 5) {
+      donors += 1;
+      const cid = connects[donors % connects.length]!;
+      const address = `10.${(donors >> 16) & 255}.${(donors >> 8) & 255}.${donors & 255}`;
+      walker = { agent: new FormBrowser((url) => url.origin !== dashboard, { 'x-forwarded-for': address }), step: 0, cid };
+      walkers.set(worker, walker);
+    }
+    const { agent, page } = walker;
+    switch (walker.step) {
+      case 0:
+        walker.page = check(
+          await agent.request(`${dashboard}/connect/${walker.cid}?origin=${encodeURIComponent('https://give.example.org')}`),
+          walker.cid,
+        );
+        break;
+      case 1:
+        walker.page = check(await agent.submit(page!, '/daf', { daf: simulatedDafId }), '/amount');
+        break;
+      case 2:
+        walker.page = check(await agent.submit(page!, '/amount', { amount: String(GRANT_CENTS / 100), frequency: 'one_time' }), '/sign-in');
+        break;
+      case 3:
+        walker.page = check(await agent.submit(page!, '/sign-in', { username: 'bench', password: 'bench' }), '/confirm');
+        break;
+      default:
+        walker.page = check(await agent.submit(page!, '/authorize'), '/done');
+    }
+    walker.step += 1;
   };
 }
