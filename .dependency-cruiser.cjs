@@ -12,7 +12,7 @@ const LAYERS = [
     name: 'platform',
     folders: ['keys', 'authorizations', 'audit', 'mail', 'limits', 'http', 'views', 'webhooks', 'ledger', 'idempotency'],
   },
-  { name: 'domain', folders: ['accounts', 'mfa', 'identity', 'api-keys', 'events', 'daf', 'directory', 'grantmaking'] },
+  { name: 'domain', folders: ['accounts', 'mfa', 'identity', 'api-keys', 'events', 'daf', 'directory', 'grantmaking', 'giving'] },
   { name: 'surface', folders: ['oidc', 'gateway', 'dashboard', 'metrics', 'demo'] },
   // src/main.ts, app.ts and runtime.ts compose the whole beside these.
   { name: 'composition', folders: ['apps', 'cli', 'server'] },

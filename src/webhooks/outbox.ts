@@ -4,6 +4,10 @@ import { prefixedId } from '../db/ids.js';
 import { insertDeliveries, insertEvent, listActiveSubscriptionIds } from './outbox-repository.js';
 
 export type EventCategory =
+  | 'grant.created'
+  | 'grant.updated'
+  | 'unintegrated_grant.created'
+  | 'unintegrated_grant.updated'
   | 'donor_account.created'
   | 'donor_account.updated'
   | 'authorization_token.created'
@@ -22,7 +26,15 @@ export interface NewEvent {
   organizationId: string;
   category: EventCategory;
   objectId: string;
-  objectType: 'donor_account' | 'authorization_token' | 'grant_request' | 'disbursement' | 'inbound_transfer' | 'verification_request';
+  objectType:
+    | 'grant'
+    | 'unintegrated_grant'
+    | 'donor_account'
+    | 'authorization_token'
+    | 'grant_request'
+    | 'disbursement'
+    | 'inbound_transfer'
+    | 'verification_request';
 }
 
 /**
