@@ -193,7 +193,8 @@ export async function recordDonorGrantRequest(
 ): Promise<RecordedDonorGrantRequest> {
   const email = fields.email.trim().toLowerCase();
   const known = fields.donorAccountId ? await findDonorAccount(trx, { ...scope, principal: 'system' }, fields.donorAccountId) : undefined;
-  const account = known ?? (await findDonorAccountByEmail(trx, scope, email)) ?? (await createDonorAccount(trx, scope, { donor: { email } }));
+  const account =
+    known ?? (await findDonorAccountByEmail(trx, scope, email)) ?? (await createDonorAccount(trx, scope, { donor: { email } }));
   const pool = fields.givingPool ? await findOrCreateGivingPool(trx, scope, account.id, fields.givingPool) : undefined;
   const request = await insertGrantRequest(trx, {
     id: prefixedId('grant_req'),

@@ -50,7 +50,10 @@ export function insertConnectOnce(db: Executor, values: Insertable<ConnectsTable
     .insertInto('connects')
     .values(values)
     .onConflict((oc) =>
-      oc.columns(['organization_id', 'environment', 'recipient_organization_id']).where('recipient_organization_id', 'is not', null).doNothing(),
+      oc
+        .columns(['organization_id', 'environment', 'recipient_organization_id'])
+        .where('recipient_organization_id', 'is not', null)
+        .doNothing(),
     )
     .returningAll()
     .executeTakeFirst();

@@ -3,7 +3,13 @@ import { ulid } from '../db/ids.js';
 import type { Environment, OrganizationKind } from '../db/schema.js';
 import { forbidden, notFound } from '../errors/domain-error.js';
 import { findDirectoryOrganizationById } from '../directory/repository.js';
-import { findConnectOfRecipient, findOrganizationEin, findOwnedConnect, insertConnectOnce, type ConnectRow } from './connects-repository.js';
+import {
+  findConnectOfRecipient,
+  findOrganizationEin,
+  findOwnedConnect,
+  insertConnectOnce,
+  type ConnectRow,
+} from './connects-repository.js';
 
 /** Who creates or reads connects: an organization in one environment (docs/giving.md, "Connects"). */
 export interface ConnectOwner {
@@ -31,7 +37,11 @@ export function connectId(environment: Environment): string {
  * answered as it is after. A platform may create one for any directory organization; a nonprofit
  * only for its own directory entry (matched by EIN).
  */
-export async function createOrGetConnect(db: Db, owner: ConnectOwner, input: ConnectInput): Promise<{ connect: ConnectRow; created: boolean }> {
+export async function createOrGetConnect(
+  db: Db,
+  owner: ConnectOwner,
+  input: ConnectInput,
+): Promise<{ connect: ConnectRow; created: boolean }> {
   if (owner.organizationKind !== 'platform' && owner.organizationKind !== 'nonprofit')
     throw forbidden('Connects are created by giving platforms and nonprofits.');
   const recipient = await findDirectoryOrganizationById(db, input.organizationId);

@@ -7,7 +7,13 @@ import { findDaf, isSupported, listDafs, type DafCursor, type DafFilters, type D
 export { isSupported, type DafCursor, type DafRow };
 
 /** A page of the environment's DAFs in name order, one row more than `limit` when another page follows. */
-export function dafsPage(db: Db, environment: Environment, filters: DafFilters, cursor: DafCursor | undefined, limit: number): Promise<DafRow[]> {
+export function dafsPage(
+  db: Db,
+  environment: Environment,
+  filters: DafFilters,
+  cursor: DafCursor | undefined,
+  limit: number,
+): Promise<DafRow[]> {
   return listDafs(db, environment, filters, cursor, limit);
 }
 

@@ -53,7 +53,13 @@ async function lockSession(trx: Trx, id: string) {
 }
 
 /** The one capture of both operations; `existing` when a one-time session was captured before. */
-async function capture(trx: Trx, deps: CaptureDeps, scope: Scope, input: CaptureInput, mode: Mode): Promise<Captured | { existing: GivingGrantRow }> {
+async function capture(
+  trx: Trx,
+  deps: CaptureDeps,
+  scope: Scope,
+  input: CaptureInput,
+  mode: Mode,
+): Promise<Captured | { existing: GivingGrantRow }> {
   const session = await lockSession(trx, input.workflowSessionId);
   if (!session || session.environment !== scope.environment) throw notFound('The workflow session was not found.');
   const connect = await findOwnedConnectWithRecipient(trx, scope, session.connect_id);
@@ -64,7 +70,8 @@ async function capture(trx: Trx, deps: CaptureDeps, scope: Scope, input: Capture
     if (grant) return { existing: grant };
   }
   if (session.captured_at) throw conflict('This workflow session was already captured.');
-  if (Date.now() > session.expires_at.getTime()) throw gone('The workflow session expired: a grant is captured within 15 minutes of its authorization.');
+  if (Date.now() > session.expires_at.getTime())
+    throw gone('The workflow session expired: a grant is captured within 15 minutes of its authorization.');
   if (mode === 'one_time' && session.frequency === 'monthly')
     throw invalid('workflowSessionId: the donor authorized a monthly grant; capture it with POST /v1/recurring_grants.');
   if (mode === 'monthly' && session.frequency !== 'monthly')
@@ -85,17 +92,22 @@ async function capture(trx: Trx, deps: CaptureDeps, scope: Scope, input: Capture
     if (!connect.recipient_ein) throw invalid('The connect names no nonprofit to give to.');
     const email = details.email ?? session.donor.email;
     if (!email && !session.donor_account_id) throw invalid("donor.email: the donor's e-mail is needed for this DAF.");
-    recorded = await recordDonorGrantRequest(trx, deps.keys, { environment: scope.environment, fundProviderId: daf.fund_provider_id }, {
-      email: email ?? '',
-      donorAccountId: session.donor_account_id,
-      nonprofitEin: connect.recipient_ein,
-      nonprofitName: connect.recipient_name,
-      amountCents: amount,
-      frequency: mode,
-      purpose: details.designation,
-      note: details.note,
-      donorName: [details.first_name, details.last_name].filter(Boolean).join(' ') || undefined,
-    });
+    recorded = await recordDonorGrantRequest(
+      trx,
+      deps.keys,
+      { environment: scope.environment, fundProviderId: daf.fund_provider_id },
+      {
+        email: email ?? '',
+        donorAccountId: session.donor_account_id,
+        nonprofitEin: connect.recipient_ein,
+        nonprofitName: connect.recipient_name,
+        amountCents: amount,
+        frequency: mode,
+        purpose: details.designation,
+        note: details.note,
+        donorName: [details.first_name, details.last_name].filter(Boolean).join(' ') || undefined,
+      },
+    );
     if (recorded.account.status !== 'approved') status = 'awaiting_account_approval';
   }
 
@@ -162,7 +174,12 @@ async function mailAfterCommit(deps: CaptureDeps, captured: Captured): Promise<v
 }
 
 /** POST /v1/grants: the grant (created), or the one captured from the session before. */
-export async function captureGrant(db: Db, deps: CaptureDeps, scope: Scope, input: CaptureInput): Promise<{ grant: GivingGrantRow; created: boolean }> {
+export async function captureGrant(
+  db: Db,
+  deps: CaptureDeps,
+  scope: Scope,
+  input: CaptureInput,
+): Promise<{ grant: GivingGrantRow; created: boolean }> {
   const result = await inTransaction(db, (trx) => capture(trx, deps, scope, input, 'one_time'));
   if ('existing' in result) return { grant: result.existing, created: false };
   await mailAfterCommit(deps, result);

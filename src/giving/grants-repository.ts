@@ -25,7 +25,15 @@ export function findOwnedConnectWithRecipient(db: Executor, scope: { organizatio
   return db
     .selectFrom('connects as c')
     .leftJoin('directory_organizations as d', 'd.id', 'c.recipient_organization_id')
-    .select(['c.id', 'c.organization_id', 'c.environment', 'c.active', 'c.recipient_organization_id', 'd.name as recipient_name', 'd.ein as recipient_ein'])
+    .select([
+      'c.id',
+      'c.organization_id',
+      'c.environment',
+      'c.active',
+      'c.recipient_organization_id',
+      'd.name as recipient_name',
+      'd.ein as recipient_ein',
+    ])
     .where('c.id', '=', id)
     .where('c.organization_id', '=', scope.organizationId)
     .where('c.environment', '=', scope.environment)

@@ -33,7 +33,13 @@ export function findRecurringGrant(db: Executor, scope: Scope, id: string): Prom
     .executeTakeFirst();
 }
 
-export function listUnintegratedGrants(db: Executor, scope: Scope, connectId: string | undefined, cursor: Cursor | undefined, limit: number) {
+export function listUnintegratedGrants(
+  db: Executor,
+  scope: Scope,
+  connectId: string | undefined,
+  cursor: Cursor | undefined,
+  limit: number,
+) {
   let query = db
     .selectFrom('unintegrated_grants')
     .selectAll()

@@ -86,7 +86,12 @@ export const connectRoutes = [
           environment: caller.environment,
           createdBy: actorOf(caller),
         },
-        { organizationId, name, metadata, contact: Object.fromEntries(Object.entries(contact).filter(([, v]) => v !== undefined)) as Record<string, string> },
+        {
+          organizationId,
+          name,
+          metadata,
+          contact: Object.fromEntries(Object.entries(contact).filter(([, v]) => v !== undefined)) as Record<string, string>,
+        },
       );
       return created ? toConnect(connect) : existing(toConnect(connect));
     },

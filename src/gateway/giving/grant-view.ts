@@ -30,7 +30,9 @@ export const Grant = z.object({
   status: z.string(),
   feeDetail: z.object({
     total: z.number().int(),
-    contributions: z.array(z.object({ name: z.string(), amount: z.number().int(), feeType: z.enum(['chariot', 'daf', 'fundraising_application']) })),
+    contributions: z.array(
+      z.object({ name: z.string(), amount: z.number().int(), feeType: z.enum(['chariot', 'daf', 'fundraising_application']) }),
+    ),
   }),
   metadata: z.record(z.string(), z.string()),
   firstName: z.string().optional(),
@@ -39,7 +41,12 @@ export const Grant = z.object({
   phone: z.string().optional(),
   note: z.string().optional(),
   statuses: z.array(
-    z.object({ id: z.string().uuid(), createdAt: z.string().datetime(), status: z.enum(GRANT_HISTORY_STATUSES), comment: z.string().optional() }),
+    z.object({
+      id: z.string().uuid(),
+      createdAt: z.string().datetime(),
+      status: z.enum(GRANT_HISTORY_STATUSES),
+      comment: z.string().optional(),
+    }),
   ),
   paymentChannel: z.enum(['dafpay_network', 'direct']),
   address: GrantAddress.optional(),
@@ -67,14 +74,22 @@ function toGrant(row: GrantRow, statuses: readonly GrantStatusRow[]): z.output<t
     amount: Number(row.amount),
     status: row.status,
     // Almoner charges no fee of its own: the platform's is the only contribution.
-    feeDetail: { total: fee, contributions: fee > 0 ? [{ name: 'Application fee', amount: fee, feeType: 'fundraising_application' as const }] : [] },
+    feeDetail: {
+      total: fee,
+      contributions: fee > 0 ? [{ name: 'Application fee', amount: fee, feeType: 'fundraising_application' as const }] : [],
+    },
     metadata: row.metadata,
     ...optional('firstName', row.first_name),
     ...optional('lastName', row.last_name),
     ...optional('email', row.email),
     ...optional('phone', row.phone),
     ...optional('note', row.note),
-    statuses: statuses.map((s) => ({ id: s.id, createdAt: s.created_at.toISOString(), status: s.status, ...optional('comment', s.comment) })),
+    statuses: statuses.map((s) => ({
+      id: s.id,
+      createdAt: s.created_at.toISOString(),
+      status: s.status,
+      ...optional('comment', s.comment),
+    })),
     paymentChannel: row.payment_channel,
     ...addressOf(row.address),
   };

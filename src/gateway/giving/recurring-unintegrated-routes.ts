@@ -28,7 +28,8 @@ const common = {
 
 /** As GET /v1/grants: another organization's connect is a 400, not an empty list. */
 async function checkConnect(db: Db, caller: Caller, connectId: string | undefined): Promise<void> {
-  if (connectId && !(await isCallersConnect(db, caller, connectId))) throw invalid('Invalid query: connect_id names no connect of the caller.');
+  if (connectId && !(await isCallersConnect(db, caller, connectId)))
+    throw invalid('Invalid query: connect_id names no connect of the caller.');
 }
 
 const Id = z.object({ id: z.string().uuid({ message: 'must be a UUID' }) });
