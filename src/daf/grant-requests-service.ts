@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { followGrantRequest } from '../giving/grant-lifecycle-service.js';
 import { renderMail } from '../mail/render.js';
 import { inTransaction, type Trx } from '../db/executor.js';
 import type { Environment } from '../db/schema.js';
@@ -67,6 +68,14 @@ async function decide(db: Db, scope: DafScope, id: string, change: (row: Row) =>
     if (!row) throw notFound('The grant request was not found.');
     if (row.status === 'submitted' || row.status === 'rejected') throw conflict(`The grant request is already ${row.status}.`);
     const updated = await updateGrantRequest(trx, id, change(row));
+    // The DAFpay grant captured with it follows the decision (docs/giving.md, "A grant's life").
+    await followGrantRequest(
+      trx,
+      id,
+      updated.status === 'submitted'
+        ? { status: 'submitted', externalGrantId: updated.external_grant_id, comment: updated.comment }
+        : { status: 'rejected', reason: updated.rejection_reason },
+    );
     await emitEvent(trx, {
       environment: scope.environment,
       organizationId: scope.fundProviderId,

@@ -7,6 +7,7 @@ import { grantRoutes } from './grants/routes.js';
 import { connectRoutes } from './giving/connects-routes.js';
 import { dafRoutes } from './giving/dafs-routes.js';
 import { grantCaptureRoutes } from './giving/grant-capture-routes.js';
+import { grantSimulationRoutes } from './giving/grant-simulation-routes.js';
 import { recurringUnintegratedRoutes } from './giving/recurring-unintegrated-routes.js';
 import { nonprofitRoutes } from './nonprofits/routes.js';
 import { organizationRoutes } from './organizations/routes.js';
@@ -32,6 +33,7 @@ export const GATEWAY_ROUTES: readonly RouteSpec[] = [
   ...donationRoutes,
   ...grantRoutes,
   ...grantCaptureRoutes,
+  ...grantSimulationRoutes,
   ...connectRoutes,
   ...dafRoutes,
   ...recurringUnintegratedRoutes,

@@ -114,3 +114,14 @@ export function grantsAwaitingAccount(db: Executor, donorAccountId: string) {
 export function grantOfRequest(db: Executor, grantRequestId: string) {
   return db.selectFrom('grants').selectAll().where('grant_request_id', '=', grantRequestId).forUpdate().executeTakeFirst();
 }
+
+/** The member nonprofit of Almoner a connect's grants go to (by its recipient's EIN), if on Almoner. */
+export function recipientMemberOfConnect(db: Executor, connectId: string) {
+  return db
+    .selectFrom('connects as c')
+    .innerJoin('directory_organizations as d', 'd.id', 'c.recipient_organization_id')
+    .innerJoin('organizations as o', (join) => join.onRef('o.ein', '=', 'd.ein').on('o.kind', '=', 'nonprofit'))
+    .select(['o.id'])
+    .where('c.id', '=', connectId)
+    .executeTakeFirst();
+}
