@@ -11,6 +11,8 @@ import {
   type ConnectRow,
 } from './connects-repository.js';
 
+export type { ConnectRow };
+
 /** Who creates or reads connects: an organization in one environment (docs/giving.md, "Connects"). */
 export interface ConnectOwner {
   organizationId: string;

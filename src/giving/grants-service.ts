@@ -1,7 +1,7 @@
 import type { Db } from '../db/database.js';
 import type { Cursor } from '../db/keyset.js';
 import type { Environment } from '../db/schema.js';
-import { statusesOfGrants, type GrantStatusRow } from './grants-repository.js';
+import { statusesOfGrants, type GivingGrantRow, type GrantStatusRow } from './grants-repository.js';
 import {
   findRecurringGrant,
   findUnintegratedGrant,
@@ -13,7 +13,7 @@ import {
 
 /** What the API shows of captured grants beyond their rows (docs/giving.md, "A grant's life"). */
 
-export type { GrantStatusRow, RecurringGrantListRow, UnintegratedGrantRow };
+export type { GivingGrantRow, GrantStatusRow, RecurringGrantListRow, UnintegratedGrantRow };
 
 /** The status histories of some grants, oldest first, by grant id. */
 export async function statusHistories(db: Db, grantIds: readonly string[]): Promise<Map<string, GrantStatusRow[]>> {

@@ -163,3 +163,21 @@ describe('the sandbox simulations and the money', () => {
     expect(res.status).toBe(403);
   });
 });
+
+describe('events', () => {
+  it("lets a platform subscribe to its grants' kinds and lists their events; a grantmaker's kind is refused", async () => {
+    const mine = await apiRequest(server, 'sandbox', 'POST', '/v1/event_subscriptions', {
+      bearer: platform.sandbox,
+      json: { url: 'https://hooks.example.org/grants', category: 'grant.updated' },
+    });
+    expect(mine.status, JSON.stringify(mine.body)).toBe(201);
+    const refused = await apiRequest(server, 'sandbox', 'POST', '/v1/event_subscriptions', {
+      bearer: platform.sandbox,
+      json: { url: 'https://hooks.example.org/grants', category: 'disbursement.created' },
+    });
+    expect(refused.status).toBe(400);
+    const events = await apiRequest(server, 'sandbox', 'GET', '/v1/events?category=grant.created', { bearer: platform.sandbox });
+    expect(events.status).toBe(200);
+    expect((events.body.results as unknown[]).length).toBeGreaterThan(0);
+  });
+});

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { connectOf, createOrGetConnect } from '../../giving/connects-service.js';
-import type { ConnectRow } from '../../giving/connects-repository.js';
+import { connectOf, createOrGetConnect, type ConnectRow } from '../../giving/connects-service.js';
 import { defineRoute, existing } from '../routing/route-spec.js';
 import { actorOf, GIVING_CALLERS } from './callers.js';
 

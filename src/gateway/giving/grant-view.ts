@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import type { Db } from '../../db/database.js';
-import type { GrantsTable } from '../../db/schema.js';
-import type { Selectable } from 'kysely';
 import { GRANT_HISTORY_STATUSES, type GrantAddressJson } from '../../db/schema-giving.js';
-import { statusHistories, type GrantStatusRow } from '../../giving/grants-service.js';
+import { statusHistories, type GivingGrantRow, type GrantStatusRow } from '../../giving/grants-service.js';
 
 /** The published Grant, as every grant operation answers it (docs/giving.md, "A grant's life"). */
 
-type GrantRow = Selectable<GrantsTable>;
+type GrantRow = GivingGrantRow;
 
 export const GrantAddress = z.object({
   line1: z.string().optional(),
