@@ -2,7 +2,9 @@ import type { Db } from '../db/database.js';
 import { inTransaction, type Executor } from '../db/executor.js';
 import type { Environment } from '../db/schema.js';
 import type { GrantHistoryStatus } from '../db/schema-giving.js';
-import { invalid, notFound } from '../errors/domain-error.js';
+import { DomainError, invalid, notFound } from '../errors/domain-error.js';
+import { recordAudit } from '../audit/audit-log.js';
+import { checkEvidence } from '../grantmaking/evidence.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { moveGrantPayment } from './grant-money.js';
 import {
@@ -79,6 +81,7 @@ export async function settleGrant(
   scope: { environment: Environment; organizationId?: string },
   id: string,
   outcome: GrantOutcome,
+  /** An operator's settlement in production: the bank's evidence, audited with the change. */
   evidence?: string,
 ): Promise<GivingGrantRow> {
   return inTransaction(db, async (trx) => {
@@ -86,9 +89,36 @@ export async function settleGrant(
     if (!grant || grant.environment !== scope.environment || (scope.organizationId && grant.organization_id !== scope.organizationId))
       throw notFound('The grant was not found.');
     if (TERMINAL.has(grant.status)) throw invalid(`The grant is already ${grant.status}.`);
-    if (outcome === 'cancel') return moveGrant(trx, grant, 'canceled', { comment: evidence ?? null });
-    const updated = await moveGrant(trx, grant, 'completed');
-    await moveGrantPayment(trx, updated);
+    const updated =
+      outcome === 'cancel'
+        ? await moveGrant(trx, grant, 'canceled', { comment: evidence ?? null })
+        : await moveGrant(trx, grant, 'completed');
+    if (outcome === 'complete') await moveGrantPayment(trx, updated);
+    if (evidence !== undefined)
+      await recordAudit(trx, {
+        event: outcome === 'complete' ? 'grant.completed' : 'grant.canceled',
+        environment: grant.environment,
+        organizationId: grant.organization_id,
+        details: { grant_id: grant.id, amount: Number(grant.amount), reference: evidence, via: 'admin_cli' },
+      });
     return updated;
   });
+}
+
+/**
+ * Production's rail (docs/giving.md, "A grant's life"): an operator, with the bank's evidence of
+ * the DAF's payment (or of its cancellation), completes or cancels a production grant.
+ */
+export async function settleGrantAsOperator(
+  db: Db,
+  outcome: GrantOutcome,
+  input: { id: string; reference: string },
+): Promise<GivingGrantRow> {
+  try {
+    return await settleGrant(db, { environment: 'production' }, input.id, outcome, checkEvidence(input.reference));
+  } catch (error) {
+    if (error instanceof DomainError && error.code === 'not_found')
+      throw notFound(`no production grant ${input.id} (a sandbox grant is settled by its simulations)`);
+    throw error;
+  }
 }

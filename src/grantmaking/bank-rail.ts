@@ -3,6 +3,7 @@ import { openProductionTransfers } from './bank-rail-repository.js';
 import { resubmitDisbursementAsOperator } from './disbursement-retries-service.js';
 import { settleDisbursementAsOperator } from './disbursements-service.js';
 import { settleAsOperator } from './inbound-transfers-service.js';
+import { settleGrantAsOperator } from '../giving/grant-lifecycle-service.js';
 
 /**
  * The bank rail port (docs/grantmaking.md, "The bank rail port"): the one way production money
@@ -33,6 +34,10 @@ export interface BankRail {
   paymentReturned(evidence: Evidence): ReturnType<typeof settleDisbursementAsOperator>;
   /** A returned or undeliverable check's recipient is resolved: it is paid again on a new transfer. */
   paymentResubmitted(evidence: Evidence): ReturnType<typeof resubmitDisbursementAsOperator>;
+  /** A DAF's payment of a DAFpay grant arrived: the grant completes and its money moves once (docs/giving.md, "Money"). */
+  grantPaymentArrived(evidence: Evidence): ReturnType<typeof settleGrantAsOperator>;
+  /** The DAF canceled a DAFpay grant: no money moves. */
+  grantCanceled(evidence: Evidence): ReturnType<typeof settleGrantAsOperator>;
   /** The payments out and not yet ended, oldest first: what the bank is to send or is sending. */
   paymentsToSend(limit?: number): Promise<PaymentToSend[]>;
 }
@@ -47,6 +52,8 @@ export function bankRail(db: Db): BankRail {
     paymentSettled: (evidence) => settleDisbursementAsOperator(db, 'settle', evidence),
     paymentReturned: (evidence) => settleDisbursementAsOperator(db, 'fail', evidence),
     paymentResubmitted: (evidence) => resubmitDisbursementAsOperator(db, evidence),
+    grantPaymentArrived: (evidence) => settleGrantAsOperator(db, 'complete', evidence),
+    grantCanceled: (evidence) => settleGrantAsOperator(db, 'cancel', evidence),
     paymentsToSend: (limit = MAX_PAYMENTS_PER_READ) => openProductionTransfers(db, Math.min(Math.max(1, limit), MAX_PAYMENTS_PER_READ)),
   };
 }
