@@ -1,4 +1,4 @@
-import { advanceGrantsOfApprovedAccount, cancelGrantsOfRejectedAccount } from '../giving/grant-lifecycle-service.js';
+import { advanceGrantsOfApprovedAccount, cancelGrantsOfRejectedAccount } from './captured-grants.js';
 import type { Db } from '../db/database.js';
 import { inTransaction, type Executor } from '../db/executor.js';
 import { prefixedId } from '../db/ids.js';

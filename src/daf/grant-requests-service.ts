@@ -1,5 +1,5 @@
 import type { Db } from '../db/database.js';
-import { followGrantRequest } from '../giving/grant-lifecycle-service.js';
+import { followGrantRequest } from './captured-grants.js';
 import { renderMail } from '../mail/render.js';
 import { inTransaction, type Trx } from '../db/executor.js';
 import type { Environment } from '../db/schema.js';

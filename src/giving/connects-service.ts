@@ -75,3 +75,8 @@ export async function connectOf(db: Db, scope: { organizationId: string; environ
   if (!row) throw notFound('The connect was not found.');
   return row;
 }
+
+/** Whether a connect is the owner's (another organization's or environment's is unknown to it). */
+export async function ownsConnect(db: Db, scope: { organizationId: string; environment: Environment }, id: string): Promise<boolean> {
+  return (await findOwnedConnect(db, scope, id)) !== undefined;
+}

@@ -7,13 +7,13 @@ import type { MailSender } from '../mail/sender.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import { mailDonorCode, recordDonorGrantRequest, type RecordedDonorGrantRequest } from '../daf/grant-requests-service.js';
 import { checkAmounts, grantDetails, newTrackingId, type CaptureAmounts, type CaptureDetails } from './capture-rules.js';
+import { insertGrantStatus } from '../daf/captured-grants-repository.js';
 import { findDaf } from './dafs-repository.js';
 import {
   findGivingGrant,
   findMemberNonprofitByEin,
   findOwnedConnectWithRecipient,
   insertGivingGrant,
-  insertGrantStatus,
   insertRecurringGrant,
   lockSessionNowait,
   markSessionCaptured,

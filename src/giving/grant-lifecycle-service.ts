@@ -1,73 +1,18 @@
 import type { Db } from '../db/database.js';
-import { inTransaction, type Executor } from '../db/executor.js';
+import { inTransaction } from '../db/executor.js';
 import type { Environment } from '../db/schema.js';
-import type { GrantHistoryStatus } from '../db/schema-giving.js';
 import { DomainError, invalid, notFound } from '../errors/domain-error.js';
 import { recordAudit } from '../audit/audit-log.js';
 import { checkEvidence } from '../grantmaking/evidence.js';
-import { emitEvent } from '../webhooks/outbox.js';
 import { moveGrantPayment } from './grant-money.js';
-import {
-  grantOfRequest,
-  grantsAwaitingAccount,
-  insertGrantStatus,
-  lockGivingGrant,
-  setGrantStatus,
-  type GivingGrantRow,
-} from './grants-repository.js';
+import { moveGrant, TERMINAL_GRANT_STATUSES } from '../daf/captured-grants.js';
+import { lockGivingGrant, type GivingGrantRow } from './grants-repository.js';
 
 /**
- * A captured grant's life after its capture (docs/giving.md, "A grant's life"): the fund
- * provider's decisions move it, each change with its status entry and its grant.updated event,
- * in the transaction of the decision; completion moves the money ("Money").
+ * The end of a captured grant's life (docs/giving.md, "A grant's life"): completed (its money
+ * moves, "Money") or canceled, by the sandbox's simulations or production's operator. The fund
+ * provider's decisions before it are src/daf/captured-grants.ts.
  */
-
-const TERMINAL = new Set(['completed', 'canceled']);
-
-async function moveGrant(
-  trx: Executor,
-  grant: GivingGrantRow,
-  status: GrantHistoryStatus | 'completed',
-  changes: { external_grant_id?: string | null; comment?: string | null } = {},
-): Promise<GivingGrantRow> {
-  const { comment = null, ...columns } = changes;
-  const updated = await setGrantStatus(trx, grant.id, status, columns);
-  // `completed` is a grant's status, never a history entry (the published GrantStatus list).
-  if (status !== 'completed') await insertGrantStatus(trx, grant.id, status, comment);
-  await emitEvent(trx, {
-    environment: grant.environment,
-    organizationId: grant.organization_id,
-    category: 'grant.updated',
-    objectId: grant.id,
-    objectType: 'grant',
-  });
-  return updated;
-}
-
-/** The donor account was approved: its grants waiting for it are ready for the DAF to submit. */
-export async function advanceGrantsOfApprovedAccount(trx: Executor, donorAccountId: string): Promise<void> {
-  for (const grant of await grantsAwaitingAccount(trx, donorAccountId)) await moveGrant(trx, grant, 'awaiting_daf_submission');
-}
-
-/** The donor account was rejected: its grants waiting for it are canceled. */
-export async function cancelGrantsOfRejectedAccount(trx: Executor, donorAccountId: string): Promise<void> {
-  for (const grant of await grantsAwaitingAccount(trx, donorAccountId))
-    await moveGrant(trx, grant, 'canceled', { comment: 'The donor account was not approved.' });
-}
-
-/** The fund provider submitted the grant request (initiated, with its id) or rejected it (canceled). */
-export async function followGrantRequest(
-  trx: Executor,
-  grantRequestId: string,
-  decision:
-    { status: 'submitted'; externalGrantId: string | null; comment?: string | null } | { status: 'rejected'; reason?: string | null },
-): Promise<void> {
-  const grant = await grantOfRequest(trx, grantRequestId);
-  if (!grant || TERMINAL.has(grant.status)) return;
-  if (decision.status === 'submitted')
-    await moveGrant(trx, grant, 'initiated', { external_grant_id: decision.externalGrantId, comment: decision.comment ?? null });
-  else await moveGrant(trx, grant, 'canceled', { comment: decision.reason ?? null });
-}
 
 export type GrantOutcome = 'complete' | 'cancel';
 
@@ -88,7 +33,7 @@ export async function settleGrant(
     const grant = await lockGivingGrant(trx, id);
     if (!grant || grant.environment !== scope.environment || (scope.organizationId && grant.organization_id !== scope.organizationId))
       throw notFound('The grant was not found.');
-    if (TERMINAL.has(grant.status)) throw invalid(`The grant is already ${grant.status}.`);
+    if (TERMINAL_GRANT_STATUSES.has(grant.status)) throw invalid(`The grant is already ${grant.status}.`);
     const updated =
       outcome === 'cancel'
         ? await moveGrant(trx, grant, 'canceled', { comment: evidence ?? null })

@@ -1,7 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Executor } from '../db/executor.js';
 import type { Environment, GrantsTable } from '../db/schema.js';
-import type { GrantHistoryStatus, GrantStatusesTable, RecurringGrantsTable, WorkflowSessionsTable } from '../db/schema-giving.js';
+import type { GrantStatusesTable, RecurringGrantsTable, WorkflowSessionsTable } from '../db/schema-giving.js';
 
 /** The captured grants' data (docs/giving.md, "Capturing grants"). */
 
@@ -49,10 +49,6 @@ export function insertGivingGrant(db: Executor, values: Insertable<GrantsTable>)
   return db.insertInto('grants').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
-export function insertGrantStatus(db: Executor, grantId: string, status: GrantHistoryStatus, comment: string | null = null) {
-  return db.insertInto('grant_statuses').values({ grant_id: grantId, status, comment }).execute();
-}
-
 export function insertRecurringGrant(db: Executor, values: Insertable<RecurringGrantsTable>): Promise<RecurringGrantRow> {
   return db.insertInto('recurring_grants').values(values).returningAll().executeTakeFirstOrThrow();
 }
@@ -81,38 +77,6 @@ export function lockGivingGrant(db: Executor, id: string): Promise<GivingGrantRo
 export function statusesOfGrants(db: Executor, grantIds: readonly string[]): Promise<GrantStatusRow[]> {
   if (grantIds.length === 0) return Promise.resolve([]);
   return db.selectFrom('grant_statuses').selectAll().where('grant_id', 'in', grantIds).orderBy('created_at').orderBy('id').execute();
-}
-
-/** Moves a grant to a status, stamping completed_at or canceled_at. */
-export function setGrantStatus(db: Executor, id: string, status: string, changes: Partial<{ external_grant_id: string | null }> = {}) {
-  return db
-    .updateTable('grants')
-    .set({
-      ...changes,
-      status,
-      updated_at: new Date(),
-      ...(status === 'completed' ? { completed_at: new Date() } : {}),
-      ...(status === 'canceled' ? { canceled_at: new Date() } : {}),
-    })
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-}
-
-/** The grants waiting on a donor account's decision, locked. */
-export function grantsAwaitingAccount(db: Executor, donorAccountId: string) {
-  return db
-    .selectFrom('grants')
-    .selectAll()
-    .where('donor_account_id', '=', donorAccountId)
-    .where('status', '=', 'awaiting_account_approval')
-    .forUpdate()
-    .execute();
-}
-
-/** The grant captured with a grant request, locked. */
-export function grantOfRequest(db: Executor, grantRequestId: string) {
-  return db.selectFrom('grants').selectAll().where('grant_request_id', '=', grantRequestId).forUpdate().executeTakeFirst();
 }
 
 /** The member nonprofit of Almoner a connect's grants go to (by its recipient's EIN), if on Almoner. */

@@ -13,7 +13,8 @@ function settleCommand(action: 'complete' | 'cancel', summary: string): Command 
     options: { id: { type: 'string' }, reference: { type: 'string' } },
     async run(ctx) {
       const { bankRail } = await import('../../grantmaking/bank-rail.js');
-      const rail = bankRail(await ctx.db());
+      const { settleGrantAsOperator } = await import('../../giving/grant-lifecycle-service.js');
+      const rail = bankRail(await ctx.db(), settleGrantAsOperator);
       const evidence = { id: requireString(ctx.values, 'id'), reference: requireString(ctx.values, 'reference') };
       const row = await (action === 'complete' ? rail.grantPaymentArrived(evidence) : rail.grantCanceled(evidence));
       const amount = Number(row.amount);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { invalid } from '../../errors/domain-error.js';
 import { recurringGrantOf, recurringGrantsPage, unintegratedGrantOf, unintegratedGrantsPage } from '../../giving/grants-service.js';
-import { isCallersConnect } from '../grants/service.js';
+import { ownsConnect } from '../../giving/connects-service.js';
 import { decodeCursor, listPage } from '../routing/pagination.js';
 import { resourceNotFound } from '../routing/problems.js';
 import { defineRoute } from '../routing/route-spec.js';
@@ -28,8 +28,7 @@ const common = {
 
 /** As GET /v1/grants: another organization's connect is a 400, not an empty list. */
 async function checkConnect(db: Db, caller: Caller, connectId: string | undefined): Promise<void> {
-  if (connectId && !(await isCallersConnect(db, caller, connectId)))
-    throw invalid('Invalid query: connect_id names no connect of the caller.');
+  if (connectId && !(await ownsConnect(db, caller, connectId))) throw invalid('Invalid query: connect_id names no connect of the caller.');
 }
 
 const Id = z.object({ id: z.string().uuid({ message: 'must be a UUID' }) });
