@@ -75,6 +75,18 @@ describe('admin grants', () => {
     expect(again.code).not.toBe(0);
     expect(again.stderr).toMatch(/already completed/);
     expect(await verifyLedger(t.db)).toMatchObject({ ok: true });
+    // Its processing account moved money now: the platform's ledger records are kept.
+    const remove = await admin('orgs', 'remove', '--ein', '76-2000001', '--force');
+    expect(remove.code).not.toBe(0);
+    expect(remove.stderr).toMatch(/financial accounts, whose ledger records are kept/);
+  });
+
+  it('lets an organization whose processing accounts never moved money be removed, with them', async () => {
+    const org = await addOrganization(t.db, { ein: '76-1000009', name: 'Brief Nonprofit', kind: 'nonprofit' });
+    expect(await t.db.selectFrom('financial_accounts').select('id').where('organization_id', '=', org.id).execute()).toHaveLength(2);
+    const removed = await admin('orgs', 'remove', '--ein', '76-1000009');
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(await t.db.selectFrom('ledger_accounts').select('id').where('organization_id', '=', org.id).execute()).toEqual([]);
   });
 
   it('cancel moves no money; a sandbox grant and a missing reference are refused', async () => {
