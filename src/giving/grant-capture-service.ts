@@ -134,8 +134,8 @@ async function capture(
     environment: scope.environment,
     organization_id: connect.organization_id,
     connect_id: connect.id,
-    // The first grant of a recurring grant has its own session id: the session is the recurring grant's.
-    ...(recurring ? {} : { workflow_session_id: session.id }),
+    // A recurring grant's first grant comes from the same session (the session records the recurring grant).
+    workflow_session_id: session.id,
     tracking_id: trackingId,
     fund_id: daf.id,
     amount,

@@ -243,6 +243,7 @@ describe('POST /v1/recurring_grants', () => {
     expect(res.body).toMatchObject({ workflowSessionId: session.id, frequency: 'MONTHLY', amount: 5000, fundId: integrated });
     const grants = await t.db.selectFrom('grants').selectAll().where('recurring_grant_id', '=', String(res.body.id)).execute();
     expect(grants).toHaveLength(1);
+    expect(grants[0]!.workflow_session_id).toBe(session.id);
     const request = await t.db
       .selectFrom('grant_requests')
       .select('frequency')
