@@ -296,5 +296,9 @@ describe('GET /v1/unintegrated_grants', () => {
     expect(
       (await apiRequest(server, 'sandbox', 'GET', `/v1/unintegrated_grants?connect_id=${connectId}`, { bearer: other.sandbox })).status,
     ).toBe(400);
+    // A well-formed token naming an id that is no UUID is refused, never sent to the database.
+    const forged = Buffer.from(JSON.stringify([new Date().toISOString(), 'not-a-uuid'])).toString('base64url');
+    for (const list of ['/v1/unintegrated_grants', '/v1/recurring_grants', '/v1/grants'])
+      expect((await apiRequest(server, 'sandbox', 'GET', `${list}?pageToken=${forged}`, { bearer: platform.sandbox })).status).toBe(400);
   });
 });

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { invalid } from '../../errors/domain-error.js';
 import { recurringGrantOf, recurringGrantsPage, unintegratedGrantOf, unintegratedGrantsPage } from '../../giving/grants-service.js';
 import { ownsConnect } from '../../giving/connects-service.js';
-import { decodeCursor, listPage } from '../routing/pagination.js';
+import { decodeUuidCursor, listPage } from '../routing/pagination.js';
 import { resourceNotFound } from '../routing/problems.js';
 import { defineRoute } from '../routing/route-spec.js';
 import type { Caller } from '../routing/caller.js';
@@ -46,7 +46,7 @@ export const recurringUnintegratedRoutes = [
     errors: [400, 401, 403],
     async handler({ db, caller, query }) {
       await checkConnect(db, caller, query.connect_id);
-      const rows = await recurringGrantsPage(db, caller, query.connect_id, decodeCursor(query.pageToken, 'pageToken'), query.pageLimit);
+      const rows = await recurringGrantsPage(db, caller, query.connect_id, decodeUuidCursor(query.pageToken, 'pageToken'), query.pageLimit);
       return listPage(rows, query.pageLimit, toRecurringGrant, 'nextPageToken');
     },
   }),
@@ -78,7 +78,13 @@ export const recurringUnintegratedRoutes = [
     errors: [400, 401, 403],
     async handler({ db, caller, query }) {
       await checkConnect(db, caller, query.connect_id);
-      const rows = await unintegratedGrantsPage(db, caller, query.connect_id, decodeCursor(query.pageToken, 'pageToken'), query.pageLimit);
+      const rows = await unintegratedGrantsPage(
+        db,
+        caller,
+        query.connect_id,
+        decodeUuidCursor(query.pageToken, 'pageToken'),
+        query.pageLimit,
+      );
       return listPage(rows, query.pageLimit, toUnintegratedGrant, 'nextPageToken');
     },
   }),

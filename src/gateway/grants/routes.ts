@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { decodeCursor, listPage } from '../routing/pagination.js';
+import { decodeUuidCursor, listPage } from '../routing/pagination.js';
 import { resourceNotFound } from '../routing/problems.js';
 import { invalid } from '../../errors/domain-error.js';
 import { defineRoute } from '../routing/route-spec.js';
@@ -36,7 +36,7 @@ export const grantRoutes = [
       // no 404; it says the same for an id that exists nowhere, so it reveals nothing.
       if (query.connect_id && !(await isCallersConnect(db, caller, query.connect_id)))
         throw invalid('Invalid query: connect_id names no connect of the caller.');
-      const rows = await grantsPage(db, caller, query.connect_id, decodeCursor(query.pageToken, 'pageToken'), query.pageLimit);
+      const rows = await grantsPage(db, caller, query.connect_id, decodeUuidCursor(query.pageToken, 'pageToken'), query.pageLimit);
       const page = listPage(rows, query.pageLimit, (row) => row, 'nextPageToken|null');
       return { ...page, results: await grantViews(db, page.results) };
     },
