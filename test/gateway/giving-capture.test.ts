@@ -176,6 +176,22 @@ describe('POST /v1/grants at the simulated DAF', () => {
     expect(await countRows('grants', 'workflow_session_id', session.id)).toBe(1);
   });
 
+  it('serves the capture and the reads under 2026-01-15 in the same shapes', async () => {
+    const session = await authorizedSession(t.db, { connectId, dafId: simulated });
+    const headers = { 'Api-Version': '2026-01-15' };
+    const created = await capture({ workflowSessionId: session.id, amount: 5000 }, platform.sandbox, headers);
+    expect(created.status).toBe(201);
+    expect(created.headers.get('api-version')).toBe('2026-01-15');
+    // Its GrantStatus has no awaiting values: the history shows none yet.
+    expect(created.body.statuses).toEqual([]);
+    const read = await apiRequest(server, 'sandbox', 'GET', `/v1/grants/${String(created.body.id)}`, { bearer: platform.sandbox, headers });
+    expect(read.body).toEqual(created.body);
+    const dafs = await apiRequest(server, 'sandbox', 'GET', '/v1/dafs?pageLimit=2', { bearer: platform.sandbox, headers });
+    expect(dafs.status).toBe(200);
+    const connect = await apiRequest(server, 'sandbox', 'GET', `/v1/connects/${connectId}`, { bearer: platform.sandbox, headers });
+    expect(connect.status).toBe(200);
+  });
+
   it('replays an Idempotency-Key', async () => {
     const session = await authorizedSession(t.db, { connectId, dafId: simulated });
     const headers = { 'Idempotency-Key': 'capture-1' };

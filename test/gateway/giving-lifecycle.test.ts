@@ -156,6 +156,11 @@ describe('the sandbox simulations and the money', () => {
     const canceled = await simulate(grant.id, 'cancel');
     expect(canceled.body.status).toBe('canceled');
     expect((canceled.body.statuses as { status: string }[]).at(-1)!.status).toBe('canceled');
+    const legacy = await apiRequest(server, 'sandbox', 'GET', `/v1/grants/${grant.id}`, {
+      bearer: platform.sandbox,
+      headers: { 'Api-Version': '2026-01-15' },
+    });
+    expect((legacy.body.statuses as { status: string }[]).map((s) => s.status)).toEqual(['Canceled']);
   });
 
   it('keeps the grantmaking operations closed to nonprofits and platforms (403)', async () => {

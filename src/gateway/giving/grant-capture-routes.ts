@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { captureGrant, captureRecurringGrant, type CaptureInput } from '../../giving/grant-capture-service.js';
 import { defineRoute, existing } from '../routing/route-spec.js';
-import { Grant, grantView } from './grant-view.js';
+import { GrantByVersion, grantView } from './grant-view.js';
 import { GIVING_CALLERS } from './callers.js';
 import { RecurringGrant, toRecurringGrant } from './recurring-view.js';
 
@@ -66,10 +66,10 @@ export const grantCaptureRoutes = [
     body: GrantCapture,
     answersExisting: true,
     location: (result) => `/v1/grants/${(result as { id: string }).id}`,
-    response: Grant,
-    async handler({ db, caller, body, services }) {
+    response: GrantByVersion,
+    async handler({ db, caller, body, services, version }) {
       const { grant, created } = await captureGrant(db, services, caller, inputOf(body as z.output<typeof GrantCapture>));
-      const view = await grantView(db, grant);
+      const view = await grantView(db, grant, version);
       return created ? view : existing(view);
     },
   }),

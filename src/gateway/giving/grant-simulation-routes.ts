@@ -25,9 +25,9 @@ function simulation(outcome: GrantOutcome, operationId: string, summary: string)
     errors: [400, 401, 403, 404],
     async handler(input) {
       sandboxOnly(input);
-      const { db, caller, params } = input;
+      const { db, caller, params, version } = input;
       const grant = await settleGrant(db, { environment: caller.environment, organizationId: caller.organizationId }, params.id, outcome);
-      return grantView(db, grant);
+      return grantView(db, grant, version);
     },
   });
 }

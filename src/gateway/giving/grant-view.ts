@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ApiVersion } from '../routing/versions.js';
 import type { Db } from '../../db/database.js';
 import { GRANT_HISTORY_STATUSES, type GrantAddressJson } from '../../db/schema-giving.js';
 import { statusHistories, type GivingGrantRow, type GrantStatusRow } from '../../giving/grants-service.js';
@@ -15,7 +16,7 @@ export const GrantAddress = z.object({
   postalCode: z.string().optional(),
 });
 
-export const Grant = z.object({
+const grantFields = {
   id: z.string().uuid(),
   trackingId: z.string(),
   workflowSessionId: z.string().uuid(),
@@ -38,17 +39,23 @@ export const Grant = z.object({
   email: z.string().optional(),
   phone: z.string().optional(),
   note: z.string().optional(),
-  statuses: z.array(
-    z.object({
-      id: z.string().uuid(),
-      createdAt: z.string().datetime(),
-      status: z.enum(GRANT_HISTORY_STATUSES),
-      comment: z.string().optional(),
-    }),
-  ),
   paymentChannel: z.enum(['dafpay_network', 'direct']),
   address: GrantAddress.optional(),
-});
+};
+
+const historyEntry = <T extends readonly [string, ...string[]]>(statuses: T) =>
+  z.object({ id: z.string().uuid(), createdAt: z.string().datetime(), status: z.enum(statuses), comment: z.string().optional() });
+
+export const Grant = z.object({ ...grantFields, statuses: z.array(historyEntry(GRANT_HISTORY_STATUSES)) });
+
+/** 2026-01-15's GrantStatus knew three values: its history shows the entries it can name. */
+const LEGACY_STATUSES = ['Initiated', 'Completed', 'Canceled'] as const;
+const LegacyGrant = z.object({ ...grantFields, statuses: z.array(historyEntry(LEGACY_STATUSES)) });
+
+/** The Grant of each version. */
+export const GrantByVersion = { '2026-04-01': Grant, '2026-01-15': LegacyGrant };
+
+const LEGACY_NAMES: Partial<Record<string, (typeof LEGACY_STATUSES)[number]>> = { initiated: 'Initiated', canceled: 'Canceled' };
 
 function optional<T extends string>(key: T, value: string | null) {
   return value === null ? {} : ({ [key]: value } as Record<T, string>);
@@ -58,7 +65,25 @@ export function addressOf(address: GrantAddressJson | null) {
   return address === null ? {} : { address };
 }
 
-function toGrant(row: GrantRow, statuses: readonly GrantStatusRow[]): z.output<typeof Grant> {
+type GrantOut = Omit<z.output<typeof Grant>, 'statuses'> & {
+  statuses: { id: string; createdAt: string; status: string; comment?: string }[];
+};
+
+function historyOf(statuses: readonly GrantStatusRow[], version: ApiVersion): GrantOut['statuses'] {
+  const entries = statuses.map((s) => ({
+    id: s.id,
+    createdAt: s.created_at.toISOString(),
+    status: s.status as string,
+    ...optional('comment', s.comment),
+  }));
+  if (version !== '2026-01-15') return entries;
+  return entries.flatMap((e) => {
+    const legacy = LEGACY_NAMES[e.status];
+    return legacy ? [{ ...e, status: legacy }] : [];
+  });
+}
+
+function toGrant(row: GrantRow, statuses: readonly GrantStatusRow[], version: ApiVersion): GrantOut {
   const fee = Number(row.application_fee);
   return {
     id: row.id,
@@ -82,26 +107,21 @@ function toGrant(row: GrantRow, statuses: readonly GrantStatusRow[]): z.output<t
     ...optional('email', row.email),
     ...optional('phone', row.phone),
     ...optional('note', row.note),
-    statuses: statuses.map((s) => ({
-      id: s.id,
-      createdAt: s.created_at.toISOString(),
-      status: s.status,
-      ...optional('comment', s.comment),
-    })),
+    statuses: historyOf(statuses, version),
     paymentChannel: row.payment_channel,
     ...addressOf(row.address),
   };
 }
 
 /** Grants as published, with their status histories (one query for all). */
-export async function grantViews(db: Db, rows: readonly GrantRow[]): Promise<z.output<typeof Grant>[]> {
+export async function grantViews(db: Db, rows: readonly GrantRow[], version: ApiVersion): Promise<GrantOut[]> {
   const histories = await statusHistories(
     db,
     rows.map((r) => r.id),
   );
-  return rows.map((row) => toGrant(row, histories.get(row.id) ?? []));
+  return rows.map((row) => toGrant(row, histories.get(row.id) ?? [], version));
 }
 
-export async function grantView(db: Db, row: GrantRow): Promise<z.output<typeof Grant>> {
-  return (await grantViews(db, [row]))[0]!;
+export async function grantView(db: Db, row: GrantRow, version: ApiVersion): Promise<GrantOut> {
+  return (await grantViews(db, [row], version))[0]!;
 }

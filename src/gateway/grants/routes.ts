@@ -4,7 +4,7 @@ import { resourceNotFound } from '../routing/problems.js';
 import { invalid } from '../../errors/domain-error.js';
 import { defineRoute } from '../routing/route-spec.js';
 import { grantOf, grantsPage, isCallersConnect } from './service.js';
-import { Grant, grantView, grantViews } from '../giving/grant-view.js';
+import { GrantByVersion, grantView, grantViews } from '../giving/grant-view.js';
 
 /** Nonprofits and platforms read their connects' grants; fund providers, as before, see none of theirs here. */
 const GRANT_READERS = ['nonprofit', 'platform', 'fund_provider'] as const;
@@ -28,9 +28,12 @@ export const grantRoutes = [
         pageToken: z.string().max(200).optional(),
       })
       .strict(),
-    response: z.object({ results: z.array(Grant), nextPageToken: z.string().nullable() }),
+    response: {
+      '2026-04-01': z.object({ results: z.array(GrantByVersion['2026-04-01']), nextPageToken: z.string().nullable() }),
+      '2026-01-15': z.object({ results: z.array(GrantByVersion['2026-01-15']), nextPageToken: z.string().nullable() }),
+    },
     errors: [400, 401, 403],
-    async handler({ db, caller, query }) {
+    async handler({ db, caller, query, version }) {
       // Another organization's (or environment's) connect is unknown here: an empty list would
       // hide a typo. A 400, as for any invalid parameter, since the published operation lists
       // no 404; it says the same for an id that exists nowhere, so it reveals nothing.
@@ -38,7 +41,7 @@ export const grantRoutes = [
         throw invalid('Invalid query: connect_id names no connect of the caller.');
       const rows = await grantsPage(db, caller, query.connect_id, decodeUuidCursor(query.pageToken, 'pageToken'), query.pageLimit);
       const page = listPage(rows, query.pageLimit, (row) => row, 'nextPageToken|null');
-      return { ...page, results: await grantViews(db, page.results) };
+      return { ...page, results: await grantViews(db, page.results, version) };
     },
   }),
   defineRoute({
@@ -53,12 +56,12 @@ export const grantRoutes = [
     credentials: 'any',
     callers: GRANT_READERS,
     params: z.object({ id: z.string().uuid({ message: 'must be a UUID' }) }),
-    response: Grant,
+    response: GrantByVersion,
     errors: [400, 401, 403, 404],
-    async handler({ db, caller, params }) {
+    async handler({ db, caller, params, version }) {
       const row = await grantOf(db, caller, params.id);
       if (!row) throw resourceNotFound('The grant');
-      return grantView(db, row);
+      return grantView(db, row, version);
     },
   }),
 ];
