@@ -47,7 +47,10 @@ async function lockSession(trx: Trx, id: string) {
     return await lockSessionNowait(trx, id);
   } catch (error) {
     // Another capture of the session holds its row (docs/giving.md, "Capturing grants").
-    if ((error as { code?: string }).code === '55P03') throw conflict('This workflow session is being captured; try again shortly.');
+    // Retry-After marks it as of the moment: under an Idempotency-Key it is not stored as the
+    // final answer (gateway/routing/idempotent.ts), so the retry gets the grant.
+    if ((error as { code?: string }).code === '55P03')
+      throw conflict('This workflow session is being captured; try again shortly.', { headers: { 'Retry-After': '1' } });
     throw error;
   }
 }

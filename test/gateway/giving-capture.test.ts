@@ -192,6 +192,21 @@ describe('POST /v1/grants at the simulated DAF', () => {
     expect(connect.status).toBe(200);
   });
 
+  it('does not store a capture-in-progress 409 under an Idempotency-Key: the retry gets the grant', async () => {
+    const session = await authorizedSession(t.db, { connectId, dafId: simulated });
+    const keys = Array.from({ length: 6 }, (_, i) => `burst-${session.id}-${i}`);
+    const body = { workflowSessionId: session.id, amount: 5000 };
+    const answers = await Promise.all(keys.map((key) => capture(body, platform.sandbox, { 'Idempotency-Key': key })));
+    const created = answers.find((a) => a.status === 201)!;
+    for (const [i, answer] of answers.entries()) {
+      if (answer.status !== 409) continue;
+      expect(answer.headers.get('retry-after')).toBe('1');
+      const retry = await capture(body, platform.sandbox, { 'Idempotency-Key': keys[i]! });
+      expect(retry.status).toBe(200);
+      expect(retry.body.id).toBe(created.body.id);
+    }
+  });
+
   it('replays an Idempotency-Key', async () => {
     const session = await authorizedSession(t.db, { connectId, dafId: simulated });
     const headers = { 'Idempotency-Key': 'capture-1' };
