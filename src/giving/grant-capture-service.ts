@@ -73,6 +73,8 @@ async function capture(
     if (grant) return { existing: grant };
   }
   if (session.captured_at) throw conflict('This workflow session was already captured.');
+  // An inactive Connect processes no grants (the published Connect's `active`).
+  if (!connect.active) throw conflict('This connect is not active: it processes no grants.');
   if (Date.now() > session.expires_at.getTime())
     throw gone('The workflow session expired: a grant is captured within 15 minutes of its authorization.');
   if (mode === 'one_time' && session.frequency === 'monthly')

@@ -100,7 +100,7 @@ describe('POST /v1/grants at the simulated DAF', () => {
     expect(production.status).toBe(404);
   });
 
-  it('answers 410 after the capture window, 400 for a monthly session, 409 for one that became an unintegrated grant', async () => {
+  it('answers 410 after the capture window, 400 for a monthly session, 409 for one that became an unintegrated grant or an inactive connect', async () => {
     const expired = await authorizedSession(t.db, { connectId, dafId: simulated, now: new Date(Date.now() - 16 * 60_000) });
     expect((await capture({ workflowSessionId: expired.id, amount: 5000 })).status).toBe(410);
     const monthly = await authorizedSession(t.db, { connectId, dafId: simulated, frequency: 'monthly' });
@@ -128,6 +128,13 @@ describe('POST /v1/grants at the simulated DAF', () => {
       .where('id', '=', manual.id)
       .execute();
     expect((await capture({ workflowSessionId: manual.id, amount: 5000 })).status).toBe(409);
+    const inactive = await authorizedSession(t.db, { connectId: memberConnectId, dafId: simulated });
+    await t.db.updateTable('connects').set({ active: false }).where('id', '=', memberConnectId).execute();
+    try {
+      expect((await capture({ workflowSessionId: inactive.id, amount: 5000 })).status).toBe(409);
+    } finally {
+      await t.db.updateTable('connects').set({ active: true }).where('id', '=', memberConnectId).execute();
+    }
   });
 
   it('refuses amounts and fees the rules do not allow (400), and takes a fee of exactly 5%', async () => {
