@@ -5,7 +5,7 @@ import { conflict, notFound } from '../errors/domain-error.js';
 import { revokeAuthorizationIn } from '../authorizations/authorizations.js';
 import { lockLiveAuthorizationsOfOrganization } from '../authorizations/repository.js';
 import { formatEin } from './ein.js';
-import { countRowsOfOrganization, deleteOrganization } from './organization-removal-repository.js';
+import { countRowsOfOrganization, deleteOrganization, deleteUnusedProcessingAccounts } from './organization-removal-repository.js';
 import * as repo from './repository.js';
 import { requireOrganization } from './service.js';
 
@@ -35,6 +35,7 @@ export type Holdings = Record<(typeof HOLDINGS)[number][0], number>;
 /**
  * Money records, which outlive their organization (docs/ledger.md, "What the database
  * guarantees": an organization with ledger accounts is not deleted): --force does not remove them.
+ * A processing account that never moved money is not one: it goes first.
  */
 const MONEY_RECORDS = [['financial accounts', 'financial_accounts', 'organization_id']] as const;
 
@@ -57,6 +58,7 @@ export async function removeOrganization(
   const org = await requireOrganization(db, input.ein);
   return inTransaction(db, async (trx) => {
     if (!(await repo.lockOrganization(trx, org.id))) throw notFound(`no organization with EIN ${input.ein}`);
+    await deleteUnusedProcessingAccounts(trx, org.id);
     const [money] = await countRowsOfOrganization(trx, org.id, MONEY_RECORDS);
     if (money && money.n > 0) {
       throw conflict(

@@ -9,7 +9,7 @@ import { hashPassword, type PasswordParams } from './passwords.js';
 import { requireAcceptablePassword } from './password-policy.js';
 import * as repo from './repository.js';
 import { inTransaction, type Executor } from '../db/executor.js';
-import { provisionGrantmaker } from '../grantmaking/provisioning.js';
+import { provisionGrantmaker, provisionProcessing } from '../grantmaking/provisioning.js';
 
 export const ROLES: readonly Role[] = ['owner', 'admin', 'member', 'read_only'];
 export const ORGANIZATION_KINDS: readonly OrganizationKind[] = ['nonprofit', 'fund_provider', 'grantmaker', 'platform', 'lockbox_provider'];
@@ -73,6 +73,8 @@ export async function addOrganization(db: Db, input: { ein: string; name: string
     await recordAudit(trx, { event: 'organization.created', organizationId: row.id, details: { ein: formatEin(ein), kind } });
     // A grantmaker starts with its financial accounts and programs (docs/grantmaking.md, "Provisioning").
     if (row.kind === 'grantmaker') await provisionGrantmaker(trx, row.id);
+    // Nonprofits and platforms are paid DAFpay grants into a processing account (docs/giving.md, "Money").
+    if (row.kind === 'nonprofit' || row.kind === 'platform') await provisionProcessing(trx, row.id);
     return organizationView(row);
   });
 }

@@ -18,6 +18,8 @@ export const AUDIT_EVENT_KINDS = [
   'disbursement.verified',
   'fdx_consent.revoked',
   'gateway.ip_denied',
+  'grant.canceled',
+  'grant.completed',
   'inbound_transfer.completed',
   'inbound_transfer.failed',
   'invitation.accepted',

@@ -27,6 +27,7 @@ import {
   paymentsPending,
 } from './commands/disbursements.js';
 import { inboundTransfersComplete, inboundTransfersFail } from './commands/inbound-transfers.js';
+import { grantsCancel, grantsComplete } from './commands/grants.js';
 import { ledgerVerify } from './commands/ledger.js';
 import { mailList, webhooksDeliveries, webhooksReplay, webhooksResume } from './commands/mail-webhooks.js';
 
@@ -75,6 +76,8 @@ export const COMMANDS: readonly Command[] = [
   ledgerVerify,
   inboundTransfersComplete,
   inboundTransfersFail,
+  grantsComplete,
+  grantsCancel,
   disbursementsSettle,
   disbursementsFail,
   disbursementsResubmit,

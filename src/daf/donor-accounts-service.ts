@@ -1,3 +1,4 @@
+import { advanceGrantsOfApprovedAccount, cancelGrantsOfRejectedAccount } from './captured-grants.js';
 import type { Db } from '../db/database.js';
 import { inTransaction, type Executor } from '../db/executor.js';
 import { prefixedId } from '../db/ids.js';
@@ -136,6 +137,8 @@ export async function approveDonorAccount(
   });
   await emitEvent(trx, event(scope, 'donor_account.updated', row.id));
   const released = await releaseAwaitingGrantRequests(trx, row.id);
+  // Its DAFpay grants waiting for the approval move on with it (docs/giving.md, "A grant's life").
+  if (row.status === 'pending') await advanceGrantsOfApprovedAccount(trx, row.id);
   for (const request of released) {
     await emitEvent(trx, {
       environment: scope.environment,
@@ -161,6 +164,7 @@ export async function rejectDonorAccount(db: Db, scope: DafScope, id: string, re
       rejection_reason: reason,
     });
     await emitEvent(trx, event(scope, 'donor_account.updated', id));
+    await cancelGrantsOfRejectedAccount(trx, id);
     return updated;
   });
 }

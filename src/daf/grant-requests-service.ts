@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.js';
+import { followGrantRequest } from './captured-grants.js';
 import { renderMail } from '../mail/render.js';
-import { inTransaction } from '../db/executor.js';
+import { inTransaction, type Trx } from '../db/executor.js';
 import type { Environment } from '../db/schema.js';
 import { parseEin } from '../accounts/ein.js';
 import { conflict, invalid, notFound, precondition } from '../errors/domain-error.js';
@@ -9,7 +10,7 @@ import { prefixedId } from '../db/ids.js';
 import type { KeyedHasher } from '../keys/server-keys.js';
 import type { MailReceipt, MailSender } from '../mail/sender.js';
 import { emitEvent } from '../webhooks/outbox.js';
-import { findDonorAccountByEmail } from './donor-accounts-repository.js';
+import { findDonorAccount, findDonorAccountByEmail, type DonorAccountRow } from './donor-accounts-repository.js';
 import { createDonorAccount } from './donor-accounts-service.js';
 import type { Cursor } from '../db/keyset.js';
 import {
@@ -67,6 +68,14 @@ async function decide(db: Db, scope: DafScope, id: string, change: (row: Row) =>
     if (!row) throw notFound('The grant request was not found.');
     if (row.status === 'submitted' || row.status === 'rejected') throw conflict(`The grant request is already ${row.status}.`);
     const updated = await updateGrantRequest(trx, id, change(row));
+    // The DAFpay grant captured with it follows the decision (docs/giving.md, "A grant's life").
+    await followGrantRequest(
+      trx,
+      id,
+      updated.status === 'submitted'
+        ? { status: 'submitted', externalGrantId: updated.external_grant_id, comment: updated.comment }
+        : { status: 'rejected', reason: updated.rejection_reason },
+    );
     await emitEvent(trx, {
       environment: scope.environment,
       organizationId: scope.fundProviderId,
@@ -126,56 +135,26 @@ export async function submitFromDonor(db: Db, mail: MailSender, keys: KeyedHashe
   const nonprofit = await findOrganizationOfKind(db, nonprofitEin, 'nonprofit');
   const scope = { environment: input.environment, fundProviderId: provider.id };
   const email = input.email.trim().toLowerCase();
-
-  const result = await inTransaction(db, async (trx) => {
-    const account = (await findDonorAccountByEmail(trx, scope, email)) ?? (await createDonorAccount(trx, scope, { donor: { email } }));
-    const pool = input.givingPool ? await findOrCreateGivingPool(trx, scope, account.id, input.givingPool) : undefined;
-    const request = await insertGrantRequest(trx, {
-      id: prefixedId('grant_req'),
-      environment: input.environment,
-      fund_provider_id: provider.id,
-      donor_account_id: account.id,
-      giving_pool_id: pool?.id ?? null,
-      status: account.status === 'approved' ? 'pending' : 'awaiting_account_decision',
-      ein: nonprofitEin,
-      nonprofit_name: nonprofit?.name ?? null,
-      amount_cents: input.amountCents,
+  const result = await inTransaction(db, (trx) =>
+    recordDonorGrantRequest(trx, keys, scope, {
+      email,
+      nonprofitEin,
+      nonprofitName: nonprofit?.name ?? null,
+      amountCents: input.amountCents,
       frequency: input.frequency ?? 'one_time',
-      form_url: input.formUrl ?? 'https://example.org/donate',
-      purpose: input.purpose ?? null,
-      note: input.note ?? null,
-      donor_contact: JSON.stringify({ ...(input.donorName ? { name: input.donorName } : {}), email }),
-    });
-    await emitEvent(trx, {
-      ...scope,
-      organizationId: provider.id,
-      category: 'grant_request.created',
-      objectId: request.id,
-      objectType: 'grant_request',
-    });
-    const token = account.status === 'pending' ? await issueToken(trx, keys, scope, account) : undefined;
-    return { account, request, token };
+      givingPool: input.givingPool,
+      formUrl: input.formUrl,
+      purpose: input.purpose,
+      note: input.note,
+      donorName: input.donorName,
+    }),
+  );
+  const receipt = await mailDonorCode(mail, provider.name, email, result).catch((error: Error) => {
+    // The request stands; asking again sends a new code for the same pending account.
+    throw new Error(
+      `grant request ${result.request.id} recorded, but its verification code was not e-mailed (submit again to send a new one): ${error.message}`,
+    );
   });
-  // Mail goes out only once the change is committed. `emailed` is what the sender answered,
-  // never inferred: true only once it took the message (docs/api.md, donor-advised funds).
-  let receipt: MailReceipt | undefined;
-  if (result.token) {
-    receipt = await mail
-      .send({
-        to: email,
-        ...renderMail('daf-code', {
-          provider: provider.name,
-          code: result.token.code,
-          expires: result.token.row.expires_at.toISOString().slice(0, 10),
-        }),
-      })
-      .catch((error: Error) => {
-        // The request stands; asking again sends a new code for the same pending account.
-        throw new Error(
-          `grant request ${result.request.id} recorded, but its verification code was not e-mailed (submit again to send a new one): ${error.message}`,
-        );
-      });
-  }
   return {
     donor_account_id: result.account.id,
     grant_request_id: result.request.id,
@@ -184,4 +163,92 @@ export async function submitFromDonor(db: Db, mail: MailSender, keys: KeyedHashe
     /** How the code left: `smtp`, or `dev_table` (the dev profile's outbound_mail, `admin mail list`); null when no code was due. */
     mail_via: receipt?.via ?? null,
   };
+}
+
+export interface DonorGrantRequestFields {
+  email: string;
+  /** 9 digits. */
+  nonprofitEin: string;
+  nonprofitName: string | null;
+  amountCents: number;
+  frequency: 'one_time' | 'monthly' | 'quarterly' | 'annual';
+  /** The donor's account when already known (the donor flow found or opened it); else found or opened by e-mail. */
+  donorAccountId?: string | null;
+  givingPool?: string;
+  formUrl?: string;
+  purpose?: string | null;
+  note?: string | null;
+  donorName?: string;
+}
+
+export interface RecordedDonorGrantRequest {
+  account: DonorAccountRow;
+  request: Row;
+  /** The one-time code to e-mail, when the account is pending. */
+  token: Awaited<ReturnType<typeof issueToken>> | undefined;
+}
+
+/**
+ * A donor's grant request at a fund provider, in the caller's transaction: the donor's account
+ * (found, or opened pending), the request (awaiting the account's decision unless approved), its
+ * event, and a one-time code for a pending account. The caller mails the code after its commit
+ * (mailDonorCode): the donor-side stand-in and a DAFpay capture (docs/giving.md) both call it.
+ */
+export async function recordDonorGrantRequest(
+  trx: Trx,
+  keys: KeyedHasher,
+  scope: { environment: Environment; fundProviderId: string },
+  fields: DonorGrantRequestFields,
+): Promise<RecordedDonorGrantRequest> {
+  const email = fields.email.trim().toLowerCase();
+  const known = fields.donorAccountId ? await findDonorAccount(trx, { ...scope, principal: 'system' }, fields.donorAccountId) : undefined;
+  const account =
+    known ?? (await findDonorAccountByEmail(trx, scope, email)) ?? (await createDonorAccount(trx, scope, { donor: { email } }));
+  const pool = fields.givingPool ? await findOrCreateGivingPool(trx, scope, account.id, fields.givingPool) : undefined;
+  const request = await insertGrantRequest(trx, {
+    id: prefixedId('grant_req'),
+    environment: scope.environment,
+    fund_provider_id: scope.fundProviderId,
+    donor_account_id: account.id,
+    giving_pool_id: pool?.id ?? null,
+    status: account.status === 'approved' ? 'pending' : 'awaiting_account_decision',
+    ein: fields.nonprofitEin,
+    nonprofit_name: fields.nonprofitName,
+    amount_cents: fields.amountCents,
+    frequency: fields.frequency,
+    form_url: fields.formUrl ?? 'https://example.org/donate',
+    purpose: fields.purpose ?? null,
+    note: fields.note ?? null,
+    donor_contact: JSON.stringify({ ...(fields.donorName ? { name: fields.donorName } : {}), email: account.email }),
+  });
+  await emitEvent(trx, {
+    ...scope,
+    organizationId: scope.fundProviderId,
+    category: 'grant_request.created',
+    objectId: request.id,
+    objectType: 'grant_request',
+  });
+  const token = account.status === 'pending' ? await issueToken(trx, keys, scope, account) : undefined;
+  return { account, request, token };
+}
+
+/**
+ * Mails a recorded request's one-time code, once its transaction committed; undefined when no
+ * code was due. `emailed` is what the sender answered, never inferred (docs/api.md, donor-advised funds).
+ */
+export async function mailDonorCode(
+  mail: MailSender,
+  providerName: string,
+  email: string,
+  recorded: Pick<RecordedDonorGrantRequest, 'token'>,
+): Promise<MailReceipt | undefined> {
+  if (!recorded.token) return undefined;
+  return mail.send({
+    to: email,
+    ...renderMail('daf-code', {
+      provider: providerName,
+      code: recorded.token.code,
+      expires: recorded.token.row.expires_at.toISOString().slice(0, 10),
+    }),
+  });
 }

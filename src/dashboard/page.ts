@@ -26,7 +26,7 @@ export const ORG_TABS = [
   { page: 'incoming', label: 'Incoming disbursements', kinds: ['nonprofit'], everyone: true },
   { page: 'members', label: 'Members' },
   { page: 'api-keys', label: 'API keys' },
-  { page: 'webhooks', label: 'Webhooks', kinds: ['fund_provider'] },
+  { page: 'webhooks', label: 'Webhooks', kinds: ['fund_provider', 'nonprofit', 'platform'] },
   { page: 'connections', label: 'Connected applications' },
   { page: 'audit', label: 'Audit log' },
   { page: 'settings', label: 'Settings' },

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { DAF_KINDS, EVENT_CATEGORIES } from '../events/categories.js';
+import { EVENT_CATEGORIES, webhookPageCategories } from '../events/categories.js';
 import { changeOrResumeSubscription, subscribe, subscriptionsPage } from '../events/subscriptions-service.js';
 import { userActor } from '../events/actor.js';
 import { recentDeliveries, replayDelivery } from '../events/deliveries-service.js';
@@ -13,8 +13,8 @@ import { orgPath } from './paths.js';
 import type { Viewer } from './viewer.js';
 
 /**
- * The webhooks page of a fund provider (events are the donor-advised-fund kinds, so only fund
- * providers have them): its endpoints in this environment, adding one (the generated signing
+ * The webhooks page of an organization with events (a fund provider's donor-advised-fund kinds,
+ * a nonprofit's or platform's giving kinds): its endpoints in this environment, adding one (the generated signing
  * secret shown once), disabling, enabling and deleting them, resuming one the dispatcher
  * paused after repeated failures, and the recent deliveries with a Replay for each.
  */
@@ -37,10 +37,13 @@ interface PageState {
   status?: number;
 }
 
-/** The organization of the page must be a fund provider (a nonprofit has no webhooks page). */
+/**
+ * The organization of the page must have events of its own: a fund provider (the DAF kinds), a
+ * nonprofit or a platform (DAFpay giving's kinds, docs/giving.md); others have no webhooks page.
+ */
 function fundProvider(request: OrgRequest): OrgRequest {
-  if (request.organization.kind !== 'fund_provider')
-    throw notFound('Webhooks carry donor-advised-fund events, which only fund providers have.');
+  if (webhookPageCategories(request.organization.kind).length === 0)
+    throw notFound('Webhooks carry the events of fund providers, nonprofits and platforms.');
   return request;
 }
 
@@ -84,7 +87,7 @@ async function render(deps: DashboardDeps, ctx: Context, viewer: Viewer, organiz
         answer: d.last_status ? `HTTP ${d.last_status}` : d.last_error,
         when: shownDate(new Date(d.last_attempt_at ?? d.created_at)),
       })),
-      categories: DAF_KINDS,
+      categories: webhookPageCategories(organization.kind),
       created: state.created,
       existing: state.existing,
       form: { url: state.form?.url ?? '', category: state.form?.category ?? '' },
@@ -111,7 +114,7 @@ export async function submitWebhook(deps: DashboardDeps, ctx: Context, request: 
   const c = fundProvider(request);
   const url = (c.form.url ?? '').trim();
   const category = c.form.category ?? '';
-  if (!DAF_KINDS.includes(category))
+  if (!webhookPageCategories(c.organization.kind).includes(category))
     return render(deps, ctx, c.viewer, c.organization, {
       error: 'Choose one of the events in the list.',
       form: { url, category },

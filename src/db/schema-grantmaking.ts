@@ -179,7 +179,8 @@ export interface DisbursementTransactionsTable {
 
 export interface PlatformLedgerAccountsTable {
   environment: Environment;
-  purpose: 'external';
+  /** external, and dafpay_network (migration 20261129210100; docs/giving.md, "Money"). */
+  purpose: 'external' | 'dafpay_network';
   ledger_account_id: string;
 }
 

@@ -133,7 +133,7 @@ export async function seedNonprofitData(db: Executor, options: NonprofitDataOpti
         fund_id: pick(FUNDS),
         external_grant_id: crypto.randomBytes(6).toString('hex'),
         amount: crypto.randomInt(25, 5000) * 100,
-        status: pick(['Initiated', 'Initiated', 'Completed', 'Canceled']),
+        status: pick(['initiated', 'initiated', 'completed', 'canceled']),
         first_name: first,
         last_name: last,
         email: `${first}.${last}@example.com`.toLowerCase(),

@@ -49,6 +49,14 @@ export const GRANTMAKING_KINDS: readonly string[] = [
   'verification_request.updated',
 ];
 
+/** DAFpay giving's kinds: what a capture and a grant's life write, for the connect's owner (docs/giving.md). */
+export const GIVING_KINDS: readonly string[] = [
+  'grant.created',
+  'grant.updated',
+  'unintegrated_grant.created',
+  'unintegrated_grant.updated',
+];
+
 /**
  * The categories an organization of each kind lists and subscribes to: those its own changes
  * write (docs/api.md, "Events and webhooks"). Fund providers keep every published category, as
@@ -58,8 +66,8 @@ export const GRANTMAKING_KINDS: readonly string[] = [
 export const CATEGORIES_BY_KIND: Readonly<Record<OrganizationKind, readonly string[]>> = {
   fund_provider: EVENT_CATEGORIES,
   grantmaker: GRANTMAKING_KINDS,
-  nonprofit: [],
-  platform: [],
+  nonprofit: GIVING_KINDS,
+  platform: GIVING_KINDS,
   lockbox_provider: [],
 };
 
@@ -67,3 +75,13 @@ export const CATEGORIES_BY_KIND: Readonly<Record<OrganizationKind, readonly stri
 export const SUBSCRIBING_KINDS: readonly OrganizationKind[] = (Object.keys(CATEGORIES_BY_KIND) as OrganizationKind[]).filter(
   (kind) => CATEGORIES_BY_KIND[kind].length > 0,
 );
+
+/**
+ * The categories the dashboard's webhooks page offers a kind: a fund provider's DAF kinds, a
+ * nonprofit's or platform's giving kinds; none for the others (they have no webhooks page).
+ */
+export function webhookPageCategories(kind: OrganizationKind): readonly string[] {
+  if (kind === 'fund_provider') return DAF_KINDS;
+  if (kind === 'nonprofit' || kind === 'platform') return GIVING_KINDS;
+  return [];
+}

@@ -4,6 +4,11 @@ import type { Middleware } from 'koa';
 import type { Db } from '../db/database.js';
 import { donationRoutes } from './donations/routes.js';
 import { grantRoutes } from './grants/routes.js';
+import { connectRoutes } from './giving/connects-routes.js';
+import { dafRoutes } from './giving/dafs-routes.js';
+import { grantCaptureRoutes } from './giving/grant-capture-routes.js';
+import { grantSimulationRoutes } from './giving/grant-simulation-routes.js';
+import { recurringUnintegratedRoutes } from './giving/recurring-unintegrated-routes.js';
 import { nonprofitRoutes } from './nonprofits/routes.js';
 import { organizationRoutes } from './organizations/routes.js';
 import { suggestionRoutes } from './organizations/suggestion-routes.js';
@@ -27,6 +32,11 @@ import { apiVersion, DEFAULT_API_VERSION, type ApiVersion } from './routing/vers
 export const GATEWAY_ROUTES: readonly RouteSpec[] = [
   ...donationRoutes,
   ...grantRoutes,
+  ...grantCaptureRoutes,
+  ...grantSimulationRoutes,
+  ...connectRoutes,
+  ...dafRoutes,
+  ...recurringUnintegratedRoutes,
   ...nonprofitRoutes,
   ...organizationRoutes,
   ...verificationRequestRoutes,

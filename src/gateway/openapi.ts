@@ -148,6 +148,8 @@ function operation(spec: RouteSpec, version: ApiVersion): Record<string, unknown
   const description =
     STATUS_TITLES[success] ?? ({ 201: 'Created', 202: 'Accepted', 204: 'No Content' } as Record<number, string>)[success] ?? 'OK';
   const responses: Record<string, unknown> = { [String(success)]: { description, headers, ...(content ? { content } : {}) } };
+  // The resource already existed (a Connect asked for again, a grant captured before).
+  if (spec.answersExisting) responses['200'] = { description: 'OK: it already existed', headers, ...(content ? { content } : {}) };
   for (const status of errorStatuses(spec)) responses[String(status)] = { $ref: `#/components/responses/${responseName(status)}` };
 
   return {

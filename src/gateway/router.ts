@@ -12,7 +12,7 @@ import { validateClientToken } from './auth/validate-client-token.js';
 import { requireScope } from './auth/require-scope.js';
 import { validateCredential } from './auth/validate-credential.js';
 import { invalid, notFound } from '../errors/domain-error.js';
-import type { GatewayServices, RouteSpec } from './routing/route-spec.js';
+import { Existing, type GatewayServices, type RouteSpec } from './routing/route-spec.js';
 import { DEFAULT_CALLERS, requireCallerKind } from './auth/require-caller-kind.js';
 import { readJson } from '../http/json-body.js';
 import type { ApiVersion } from './routing/versions.js';
@@ -97,7 +97,9 @@ export function buildGatewayRouter(specs: readonly RouteSpec[], options: Gateway
           body,
           services: options.services,
         });
-        return { status: spec.status ?? 200, body: result, location: spec.location ? spec.location(result) : null };
+        // A resource that already existed (answersExisting): 200, with the same Location.
+        const [status, answerBody] = result instanceof Existing ? [200, result.body] : [spec.status ?? 200, result];
+        return { status, body: answerBody, location: spec.location ? spec.location(answerBody) : null };
       };
       if (key !== undefined) {
         return answerIdempotently({
@@ -121,7 +123,7 @@ export function buildGatewayRouter(specs: readonly RouteSpec[], options: Gateway
         ctx.status = spec.status ?? 200;
         return;
       }
-      if (spec.status) ctx.status = spec.status;
+      if (spec.status) ctx.status = answer.status;
       ctx.body = answer.body;
     });
     router.register(spec.path, [spec.method], compose(stack) as never);

@@ -8,6 +8,9 @@ import { newestFirstPage, type Cursor } from '../db/keyset.js';
 
 export type Scope = { organizationId: string; environment: Environment };
 
+/** The environment-wide ledger accounts (docs/ledger.md, "Accounts and purposes"). */
+export type PlatformPurpose = 'external' | 'dafpay_network';
+
 export function insertFinancialAccount(db: Executor, values: Insertable<FinancialAccountsTable>) {
   return db.insertInto('financial_accounts').values(values).returningAll().executeTakeFirstOrThrow();
 }
@@ -65,7 +68,7 @@ export async function lockPlatformAccounts(db: Executor, environment: Environmen
   await sql`select pg_advisory_xact_lock(hashtext(${`almoner:platform_ledger_accounts:${environment}`}))`.execute(db);
 }
 
-export async function findPlatformAccount(db: Executor, environment: Environment, purpose: 'external') {
+export async function findPlatformAccount(db: Executor, environment: Environment, purpose: PlatformPurpose) {
   const row = await db
     .selectFrom('platform_ledger_accounts')
     .select('ledger_account_id')
@@ -77,7 +80,18 @@ export async function findPlatformAccount(db: Executor, environment: Environment
 
 export async function insertPlatformAccount(
   db: Executor,
-  values: { environment: Environment; purpose: 'external'; ledger_account_id: string },
+  values: { environment: Environment; purpose: PlatformPurpose; ledger_account_id: string },
 ) {
   await db.insertInto('platform_ledger_accounts').values(values).execute();
+}
+
+/** An organization's processing financial account in an environment (DAFpay grants pay into it). */
+export function findProcessingAccount(db: Executor, organizationId: string, environment: Environment) {
+  return db
+    .selectFrom('financial_accounts')
+    .select(['id', 'available_ledger_account_id'])
+    .where('organization_id', '=', organizationId)
+    .where('environment', '=', environment)
+    .where('account_type', '=', 'processing')
+    .executeTakeFirst();
 }

@@ -33,6 +33,10 @@ export interface BankRail {
   paymentReturned(evidence: Evidence): ReturnType<typeof settleDisbursementAsOperator>;
   /** A returned or undeliverable check's recipient is resolved: it is paid again on a new transfer. */
   paymentResubmitted(evidence: Evidence): ReturnType<typeof resubmitDisbursementAsOperator>;
+  /** A DAF's payment of a DAFpay grant arrived: the grant completes and its money moves once (docs/giving.md, "Money"). */
+  grantPaymentArrived(evidence: Evidence): Promise<SettledGrant>;
+  /** The DAF canceled a DAFpay grant: no money moves. */
+  grantCanceled(evidence: Evidence): Promise<SettledGrant>;
   /** The payments out and not yet ended, oldest first: what the bank is to send or is sending. */
   paymentsToSend(limit?: number): Promise<PaymentToSend[]>;
 }
@@ -40,13 +44,32 @@ export interface BankRail {
 /** The most payments one read returns. */
 export const MAX_PAYMENTS_PER_READ = 1000;
 
-export function bankRail(db: Db): BankRail {
+/** A DAFpay grant as its settlement answers it. */
+export interface SettledGrant {
+  id: string;
+  status: string;
+  amount: string;
+}
+
+/**
+ * How a DAFpay grant is settled (src/giving/, which builds on grantmaking, hands it in:
+ * settleGrantAsOperator; docs/giving.md, "A grant's life").
+ */
+export type GrantSettlement = (db: Db, outcome: 'complete' | 'cancel', evidence: Evidence) => Promise<SettledGrant>;
+
+export function bankRail(db: Db, grants?: GrantSettlement): BankRail {
+  const settleGrant = (outcome: 'complete' | 'cancel', evidence: Evidence) => {
+    if (!grants) throw new Error('this bank rail was built without the DAFpay grant settlement');
+    return grants(db, outcome, evidence);
+  };
   return {
     inboundTransferArrived: (evidence) => settleAsOperator(db, 'complete', evidence),
     inboundTransferFailed: (evidence) => settleAsOperator(db, 'fail', evidence),
     paymentSettled: (evidence) => settleDisbursementAsOperator(db, 'settle', evidence),
     paymentReturned: (evidence) => settleDisbursementAsOperator(db, 'fail', evidence),
     paymentResubmitted: (evidence) => resubmitDisbursementAsOperator(db, evidence),
+    grantPaymentArrived: (evidence) => settleGrant('complete', evidence),
+    grantCanceled: (evidence) => settleGrant('cancel', evidence),
     paymentsToSend: (limit = MAX_PAYMENTS_PER_READ) => openProductionTransfers(db, Math.min(Math.max(1, limit), MAX_PAYMENTS_PER_READ)),
   };
 }

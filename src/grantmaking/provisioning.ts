@@ -2,7 +2,7 @@ import type { Executor } from '../db/executor.js';
 import { prefixedId } from '../db/ids.js';
 import type { Environment } from '../db/schema.js';
 import { ENVIRONMENTS, openFinancialAccountPair } from '../ledger/ledger.js';
-import { insertFinancialAccount, insertProgram } from './accounts-repository.js';
+import { findProcessingAccount, insertFinancialAccount, insertProgram } from './accounts-repository.js';
 import { externalLedgerAccount } from './platform-accounts.js';
 
 /**
@@ -48,4 +48,32 @@ export async function provisionGrantmaker(trx: Executor, organizationId: string)
     });
     await externalLedgerAccount(trx, environment);
   }
+}
+
+/**
+ * A nonprofit's or platform's `processing` financial account in one environment, where completed
+ * DAFpay grants pay it (docs/giving.md, "Money"): opened when the organization is added, and here
+ * for one added before (the caller's transaction; the unique index keeps it one). Returns its
+ * available ledger account.
+ */
+export async function processingLedgerAccount(trx: Executor, organizationId: string, environment: Environment): Promise<string> {
+  const known = await findProcessingAccount(trx, organizationId, environment);
+  if (known) return known.available_ledger_account_id;
+  const pair = await openFinancialAccountPair(trx, { environment, organizationId });
+  await insertFinancialAccount(trx, {
+    id: prefixedId('account'),
+    environment,
+    organization_id: organizationId,
+    account_type: 'processing',
+    name: 'Processing',
+    bank_provider: BANK_PROVIDERS[environment],
+    available_ledger_account_id: pair.availableAccountId,
+    held_ledger_account_id: pair.heldAccountId,
+  });
+  return pair.availableAccountId;
+}
+
+/** A nonprofit's or platform's starting point: its processing account in each environment. */
+export async function provisionProcessing(trx: Executor, organizationId: string): Promise<void> {
+  for (const environment of ENVIRONMENTS) await processingLedgerAccount(trx, organizationId, environment);
 }

@@ -4,6 +4,10 @@ import { prefixedId } from '../db/ids.js';
 import { insertDeliveries, insertEvent, listActiveSubscriptionIds } from './outbox-repository.js';
 
 export type EventCategory =
+  | 'grant.created'
+  | 'grant.updated'
+  | 'unintegrated_grant.created'
+  | 'unintegrated_grant.updated'
   | 'donor_account.created'
   | 'donor_account.updated'
   | 'authorization_token.created'
@@ -15,9 +19,7 @@ export type EventCategory =
   | 'inbound_transfer.created'
   | 'inbound_transfer.updated'
   | 'verification_request.created'
-  | 'verification_request.updated'
-  | 'unintegrated_grant.created'
-  | 'unintegrated_grant.updated';
+  | 'verification_request.updated';
 
 export interface NewEvent {
   environment: Environment;
@@ -25,13 +27,14 @@ export interface NewEvent {
   category: EventCategory;
   objectId: string;
   objectType:
+    | 'grant'
+    | 'unintegrated_grant'
     | 'donor_account'
     | 'authorization_token'
     | 'grant_request'
     | 'disbursement'
     | 'inbound_transfer'
-    | 'verification_request'
-    | 'unintegrated_grant';
+    | 'verification_request';
 }
 
 /**

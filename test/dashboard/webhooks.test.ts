@@ -91,7 +91,7 @@ describe("a fund provider's webhooks page", () => {
     expect(await t.db.selectFrom('event_subscriptions').select('id').where('organization_id', '=', s.orgId).execute()).toHaveLength(0);
   });
 
-  it('touches only the organization’s own endpoints and deliveries (404 otherwise); a nonprofit has no webhooks page; a Member gets 403', async () => {
+  it('touches only the organization’s own endpoints and deliveries (404 otherwise); a grantmaker has no webhooks page, a nonprofit’s offers its giving events; a Member gets 403', async () => {
     const s = await createStaff(t.db, { kind: 'fund_provider' });
     const other = await createStaff(t.db, { kind: 'fund_provider' });
     const theirs = await t.db
@@ -128,10 +128,17 @@ describe("a fund provider's webhooks page", () => {
       (await t.db.selectFrom('event_subscriptions').select('status').where('id', '=', theirs.id).executeTakeFirstOrThrow()).status,
     ).toBe('active');
 
+    // A grantmaker has no webhooks page; a nonprofit's offers DAFpay giving's events (docs/giving.md).
+    const grantmaker = await createStaff(t.db, { kind: 'grantmaker' });
+    const owner = await dashboardSession(server, 'production', grantmaker.users.owner);
+    expect((await owner.get(`/orgs/${grantmaker.ein}/webhooks`)).status).toBe(404);
+    expect((await owner.get(`/orgs/${grantmaker.ein}/members`)).html).not.toContain('/webhooks"');
     const nonprofit = await createStaff(t.db);
-    const owner = await dashboardSession(server, 'production', nonprofit.users.owner);
-    expect((await owner.get(`/orgs/${nonprofit.ein}/webhooks`)).status).toBe(404);
-    expect((await owner.get(`/orgs/${nonprofit.ein}/members`)).html).not.toContain('/webhooks"');
+    const nonprofitOwner = await dashboardSession(server, 'production', nonprofit.users.owner);
+    const page = await nonprofitOwner.get(`/orgs/${nonprofit.ein}/webhooks`);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('grant.created');
+    expect(page.html).not.toContain('donor_account.created');
 
     const member = await dashboardSession(server, 'production', s.users.member);
     expect((await member.get(`/orgs/${s.ein}/webhooks`)).status).toBe(403);

@@ -60,10 +60,19 @@ describe('provisioning a grantmaker', () => {
     expect(await verifyLedger(t.db)).toMatchObject({ ok: true });
   });
 
-  it('makes nothing for the other kinds', async () => {
+  it('gives a nonprofit one processing account per environment, and no disbursements account or program', async () => {
     const nonprofit = await t.db.selectFrom('organizations').select('id').where('kind', '=', 'nonprofit').executeTakeFirstOrThrow();
-    const rows = await t.db.selectFrom('financial_accounts').select('id').where('organization_id', '=', nonprofit.id).execute();
-    expect(rows).toEqual([]);
+    const rows = await t.db
+      .selectFrom('financial_accounts')
+      .select(['environment', 'account_type'])
+      .where('organization_id', '=', nonprofit.id)
+      .orderBy('environment')
+      .execute();
+    expect(rows).toEqual([
+      { environment: 'production', account_type: 'processing' },
+      { environment: 'sandbox', account_type: 'processing' },
+    ]);
+    expect(await t.db.selectFrom('programs').select('id').where('organization_id', '=', nonprofit.id).execute()).toEqual([]);
   });
 
   it('rolls the organization back when provisioning fails (a duplicate EIN leaves no second set)', async () => {
@@ -96,16 +105,17 @@ describe('GET /v1/financial_accounts', () => {
     expect((await get(`/v1/financial_accounts/${account!.id}`)).status).toBe(404);
   });
 
-  it("answers another grantmaker's account 404, and a nonprofit 403", async () => {
+  it("answers another organization's account 404; a nonprofit sees its processing account only", async () => {
     const [own] = (await get('/v1/financial_accounts')).body.results as { id: string }[];
-    for (const path of [`/v1/financial_accounts/${own!.id}`, `/v1/financial_accounts/${own!.id}/balance`]) {
-      const res = await get(path, otherKey);
-      expect(res.status).toBe(404);
-      expect(res.body.code).toBe('not_found');
-    }
-    const refused = await get('/v1/financial_accounts', nonprofitKey);
-    expect(refused.status).toBe(403);
-    expect(refused.body.detail).toMatch(/^These operations are for grantmakers/);
+    for (const key of [otherKey, nonprofitKey])
+      for (const path of [`/v1/financial_accounts/${own!.id}`, `/v1/financial_accounts/${own!.id}/balance`]) {
+        const res = await get(path, key);
+        expect(res.status).toBe(404);
+        expect(res.body.code).toBe('not_found');
+      }
+    const mine = await get('/v1/financial_accounts', nonprofitKey);
+    expect(mine.status).toBe(200);
+    expect((mine.body.results as { account_type: string }[]).map((a) => a.account_type)).toEqual(['processing']);
   });
 });
 

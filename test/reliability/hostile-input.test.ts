@@ -335,6 +335,10 @@ const WELL_FORMED: Record<string, Json> = {
   'POST /v1/disbursements/bulk': { disbursements: [] },
   'POST /v1/disbursements/approve': { disbursement_ids: ['disbursement_'] },
   'POST /v1/disbursements/:id/stop': { reason: 'voided' },
+  // DAFpay giving (docs/giving.md): a nonprofit's own calls.
+  'POST /v1/connects': { organization_id: 'org_00000000000000000000000000000000', contact: { email: 'nul@example.org' }, name: 'site' },
+  'POST /v1/grants': { workflowSessionId: '00000000-0000-4000-8000-000000000000', amount: 5000, note: 'thanks' },
+  'POST /v1/recurring_grants': { workflowSessionId: '00000000-0000-4000-8000-000000000000', amount: 5000, frequency: 'MONTHLY' },
 };
 
 const jsonOperations = GATEWAY_ROUTES.filter((route) => route.body !== undefined);
@@ -356,7 +360,14 @@ describe('hostile input', () => {
       const path = route.path
         .replace(/^\/v1\/(\w+)\/:id/, (_, resource: string) => `/v1/${resource}/${ids[resource] ?? 'x'}`)
         .replace(':consentId', 'A'.repeat(22));
-      const bearer = route.credentials === 'access_token' ? fdxBearer : route.callers?.includes('grantmaker') ? grantmakerKey : fundKey;
+      const bearer =
+        route.credentials === 'access_token'
+          ? fdxBearer
+          : route.callers?.includes('grantmaker')
+            ? grantmakerKey
+            : route.callers?.includes('platform')
+              ? nonprofitKey
+              : fundKey;
       const credential = async () =>
         route.credentials === 'client'
           ? {

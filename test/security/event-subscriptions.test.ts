@@ -1,5 +1,5 @@
 /**
- * Attack: a nonprofit's API key, or any application holding a read_write token, registers
+ * Attack: the API key of a tenant without events (a lockbox provider), or any application holding a read_write token, registers
  * webhook subscriptions, though events exist only for fund providers: an outbound-request
  * surface (the server would POST to URLs of the caller's choosing) and stored state with no
  * purpose, open to every tenant and every third-party application.
@@ -18,6 +18,8 @@ let fundKey: string;
 const REDIRECT = 'http://127.0.0.1:9999/callback';
 
 beforeAll(async () => {
+  // A kind without events: nonprofits have DAFpay giving's (docs/giving.md), lockbox providers none.
+  await t.db.updateTable('organizations').set({ kind: 'lockbox_provider' }).where('id', '=', nonprofit.orgId).execute();
   await addOrganization(t.db, { ein: '98-3330001', name: 'Subscriber Fund', kind: 'fund_provider' });
   fundKey = (await createApiKey(t.db, { org: '98-3330001', environment: 'sandbox' })).key;
 });
@@ -36,7 +38,7 @@ const count = async () =>
   );
 
 describe('event subscriptions', () => {
-  it('refuses every operation to a nonprofit API key and to a read_write access token, in both API versions, creating nothing', async () => {
+  it('refuses every operation to the API key of a kind without events and to a read_write access token, in both API versions, creating nothing', async () => {
     const mine = await call(fundKey, 'POST', '/v1/event_subscriptions', subscription);
     expect(mine.status).toBe(201);
     const before = await count();

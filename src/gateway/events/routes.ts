@@ -55,10 +55,12 @@ const subscriptionSchema = (categories: readonly [string, ...string[]]) =>
     signing_secret: z.string().optional(),
   });
 const common = { versions: VERSIONS, area: 'events', credentials: 'any' as const };
-// Events: the first kinds (a nonprofit's list is simply empty) and grantmakers, who have events of their own.
-const events = { ...common, tag: 'Events', callers: [...DEFAULT_CALLERS, 'grantmaker'] as const };
+// Events: the first kinds, grantmakers and platforms, who have events of their own (nonprofits and
+// platforms DAFpay giving's, docs/giving.md).
+const events = { ...common, tag: 'Events', callers: [...DEFAULT_CALLERS, 'grantmaker', 'platform'] as const };
 // Only the kinds that have events may have webhooks sent anywhere (docs/security.md, "Webhook
-// subscriptions by tenants that have no events"): fund providers and grantmakers; 403 otherwise.
+// subscriptions by tenants that have no events"): fund providers, grantmakers, nonprofits and
+// platforms; 403 otherwise.
 const subscriptions = { ...common, tag: 'Event Subscriptions', callers: SUBSCRIBING_KINDS };
 const scopeOf = (caller: Caller) => ({ environment: caller.environment, organizationId: caller.organizationId });
 const listQuery = { limit: z.coerce.number().int().min(1).max(100).default(100), cursor: z.string().max(200).optional() };

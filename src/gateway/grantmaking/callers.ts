@@ -6,6 +6,9 @@ import type { HandlerInput } from '../routing/route-spec.js';
 /** The grantmaking operations' callers (docs/api.md, "Organization kinds"). */
 export const GRANTMAKERS: readonly OrganizationKind[] = ['grantmaker'];
 
+/** Who holds financial accounts: grantmakers, and nonprofits and platforms (their processing accounts). */
+export const ACCOUNT_HOLDERS: readonly OrganizationKind[] = ['grantmaker', 'nonprofit', 'platform'];
+
 /** The grantmaker and environment a caller acts for: another's ids are not found. */
 export function scopeOf(caller: Caller): { organizationId: string; environment: Environment } {
   return { organizationId: caller.organizationId, environment: caller.environment };

@@ -7,7 +7,7 @@ import {
 } from '../../grantmaking/accounts-service.js';
 import { resourceNotFound } from '../routing/problems.js';
 import { defineRoute } from '../routing/route-spec.js';
-import { GRANTMAKERS, scopeOf } from './callers.js';
+import { ACCOUNT_HOLDERS, scopeOf } from './callers.js';
 
 /** The published FinancialAccount (its balances are a separate operation, read from the ledger). */
 const FinancialAccount = z.object({
@@ -43,7 +43,8 @@ const common = {
   area: 'grantmaking',
   access: 'read',
   credentials: 'any',
-  callers: GRANTMAKERS,
+  // Nonprofits and platforms read their processing accounts (docs/giving.md, "Money").
+  callers: ACCOUNT_HOLDERS,
 } as const;
 
 export const financialAccountRoutes = [

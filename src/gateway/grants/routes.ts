@@ -1,51 +1,13 @@
 import { z } from 'zod';
-import { decodeCursor, listPage } from '../routing/pagination.js';
+import { decodeUuidCursor, listPage } from '../routing/pagination.js';
 import { resourceNotFound } from '../routing/problems.js';
 import { invalid } from '../../errors/domain-error.js';
 import { defineRoute } from '../routing/route-spec.js';
-import { grantOf, grantsPage, isCallersConnect, type GrantRow } from './service.js';
+import { grantOf, grantsPage, isCallersConnect } from './service.js';
+import { GrantByVersion, grantView, grantViews } from '../giving/grant-view.js';
 
-const Grant = z.object({
-  id: z.string().uuid(),
-  trackingId: z.string(),
-  workflowSessionId: z.string().uuid(),
-  fundId: z.string(),
-  externalGrantId: z.string().optional(),
-  createdAt: z.string().datetime(),
-  updatedAt: z.string().datetime(),
-  amount: z.number().int().describe('Whole cents'),
-  status: z.string(),
-  firstName: z.string().optional(),
-  lastName: z.string().optional(),
-  email: z.string().optional(),
-  phone: z.string().optional(),
-  note: z.string().optional(),
-  paymentChannel: z.enum(['dafpay_network', 'direct']),
-});
-
-function optional<T extends string>(key: T, value: string | null) {
-  return value === null ? {} : ({ [key]: value } as Record<T, string>);
-}
-
-function toGrant(row: GrantRow) {
-  return {
-    id: row.id,
-    trackingId: row.tracking_id,
-    workflowSessionId: row.workflow_session_id,
-    fundId: row.fund_id,
-    ...optional('externalGrantId', row.external_grant_id),
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-    amount: Number(row.amount),
-    status: row.status,
-    ...optional('firstName', row.first_name),
-    ...optional('lastName', row.last_name),
-    ...optional('email', row.email),
-    ...optional('phone', row.phone),
-    ...optional('note', row.note),
-    paymentChannel: row.payment_channel,
-  };
-}
+/** Nonprofits and platforms read their connects' grants; fund providers, as before, see none of theirs here. */
+const GRANT_READERS = ['nonprofit', 'platform', 'fund_provider'] as const;
 
 export const grantRoutes = [
   defineRoute({
@@ -58,6 +20,7 @@ export const grantRoutes = [
     area: 'grants',
     access: 'read',
     credentials: 'any',
+    callers: GRANT_READERS,
     query: z
       .object({
         connect_id: z.string().max(200).optional(),
@@ -65,16 +28,20 @@ export const grantRoutes = [
         pageToken: z.string().max(200).optional(),
       })
       .strict(),
-    response: z.object({ results: z.array(Grant), nextPageToken: z.string().nullable() }),
+    response: {
+      '2026-04-01': z.object({ results: z.array(GrantByVersion['2026-04-01']), nextPageToken: z.string().nullable() }),
+      '2026-01-15': z.object({ results: z.array(GrantByVersion['2026-01-15']), nextPageToken: z.string().nullable() }),
+    },
     errors: [400, 401, 403],
-    async handler({ db, caller, query }) {
+    async handler({ db, caller, query, version }) {
       // Another organization's (or environment's) connect is unknown here: an empty list would
       // hide a typo. A 400, as for any invalid parameter, since the published operation lists
       // no 404; it says the same for an id that exists nowhere, so it reveals nothing.
       if (query.connect_id && !(await isCallersConnect(db, caller, query.connect_id)))
         throw invalid('Invalid query: connect_id names no connect of the caller.');
-      const rows = await grantsPage(db, caller, query.connect_id, decodeCursor(query.pageToken, 'pageToken'), query.pageLimit);
-      return listPage(rows, query.pageLimit, toGrant, 'nextPageToken|null');
+      const rows = await grantsPage(db, caller, query.connect_id, decodeUuidCursor(query.pageToken, 'pageToken'), query.pageLimit);
+      const page = listPage(rows, query.pageLimit, (row) => row, 'nextPageToken|null');
+      return { ...page, results: await grantViews(db, page.results, version) };
     },
   }),
   defineRoute({
@@ -87,13 +54,14 @@ export const grantRoutes = [
     area: 'grants',
     access: 'read',
     credentials: 'any',
+    callers: GRANT_READERS,
     params: z.object({ id: z.string().uuid({ message: 'must be a UUID' }) }),
-    response: Grant,
+    response: GrantByVersion,
     errors: [400, 401, 403, 404],
-    async handler({ db, caller, params }) {
+    async handler({ db, caller, params, version }) {
       const row = await grantOf(db, caller, params.id);
       if (!row) throw resourceNotFound('The grant');
-      return toGrant(row);
+      return grantView(db, row, version);
     },
   }),
 ];

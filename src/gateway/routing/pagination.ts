@@ -50,3 +50,12 @@ export function listPage<T extends { created_at: Date; id: string }, V, S extend
   const token = next ?? (whenLast === 'null' ? null : undefined);
   return { results: items.map(view), ...(token === undefined ? {} : { [key]: token }) } as { results: V[] } & TokenMember<S>;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** decodeCursor for lists whose ids are UUIDs: a token naming another id is refused (400), never sent to the database. */
+export function decodeUuidCursor(token: string | undefined, parameter: string): Cursor | undefined {
+  const cursor = decodeCursor(token, parameter);
+  if (cursor && !UUID.test(cursor.id)) throw invalid(`${parameter} is not a page token this API returned.`);
+  return cursor;
+}

@@ -46,6 +46,11 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   status?: number;
   location?: (result: unknown) => string;
   /**
+   * Also answers 200 with a resource that already existed (a Connect asked for again, a grant
+   * captured before): the handler returns existing(body) then, and the document lists both.
+   */
+  answersExisting?: true;
+  /**
    * Takes an `Idempotency-Key` header (docs/api.md, "Idempotency"): every creating POST sets it.
    * The handler then runs in the key's transaction (its `db`), so whatever it writes must go
    * through that `db`.
@@ -95,4 +100,13 @@ export interface GatewayServices {
 /** Preserves the generic parameters of a spec literal. */
 export function defineRoute<P extends z.ZodType, Q extends z.ZodType>(spec: RouteSpec<P, Q>): RouteSpec<P, Q> {
   return spec;
+}
+
+/** A handler's answer of a resource that already existed: 200 instead of the route's creating status. */
+export class Existing {
+  constructor(readonly body: unknown) {}
+}
+
+export function existing(body: unknown): Existing {
+  return new Existing(body);
 }
