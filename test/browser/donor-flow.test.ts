@@ -4,7 +4,10 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDonorAccount } from '../../src/daf/donor-accounts-service.js';
 import { useChromium } from '../helpers/chromium.js';
-import { createConnect, type TestConnect } from '../helpers/giving.js';
+import { createApiKey } from '../../src/api-keys/service.js';
+import { verifyLedger } from '../../src/ledger/verify.js';
+import { apiRequest } from '../helpers/gateway.js';
+import { createConnect, directoryOrganizations, givingCaller, type TestConnect } from '../helpers/giving.js';
 import { createStaff, type Staff } from '../helpers/oauth-server.js';
 import { saveScreenshot } from '../helpers/screenshots.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
@@ -88,8 +91,14 @@ async function next(popup: Page, name: string): Promise<void> {
   await Promise.all([popup.waitForNavigation(), popup.getByRole('button', { name }).click()]);
 }
 
-async function chooseDaf(popup: Page, search: string, daf: string, screenshot?: string): Promise<void> {
-  await expect.poll(() => popup.locator('.flow-recipient').textContent()).toBe('Riverside Community Food Bank');
+async function chooseDaf(
+  popup: Page,
+  search: string,
+  daf: string,
+  screenshot?: string,
+  recipient = 'Riverside Community Food Bank',
+): Promise<void> {
+  await expect.poll(() => popup.locator('.flow-recipient').textContent()).toBe(recipient);
   await popup.getByLabel('Search DAF sponsors').fill(search);
   await Promise.all([popup.waitForNavigation(), popup.getByLabel('Search DAF sponsors').press('Enter')]);
   await popup.getByLabel(daf).check();
@@ -152,7 +161,14 @@ describe('the donor flow from a nonprofit’s page', () => {
       donor_balance: '2500000',
       captured_at: null,
     });
-    // The capture (POST /v1/grants or /v1/recurring_grants with this workflowSessionId) follows here.
+    // The Connect's owner captures the monthly gift with its API key.
+    const key = (await createApiKey(t.db, { org: nonprofit.ein, environment: 'sandbox' })).key;
+    const recurring = await apiRequest(server, 'sandbox', 'POST', '/v1/recurring_grants', {
+      bearer: key,
+      json: { workflowSessionId: success.workflowSessionId, amount: 120_000, frequency: 'MONTHLY' },
+    });
+    expect(recurring.status, JSON.stringify(recurring.body)).toBe(201);
+    expect(recurring.body).toMatchObject({ workflowSessionId: success.workflowSessionId, amount: 120_000, frequency: 'MONTHLY' });
     // The popup's closing after success is no exit.
     await page.waitForTimeout(600);
     expect((await seen(page)).map((e) => e.type)).toEqual(['almoner:success', 'CHARIOT_SUCCESS']);
@@ -208,7 +224,7 @@ describe('the donor flow from a nonprofit’s page', () => {
     expect(success.grantIntent).toMatchObject({ amount: 30000, fundId: await dafIdOf(fundName), supported: true });
     const session = await sessionOf(success.workflowSessionId);
     expect(session).toMatchObject({ donor_account_id: account.id, amount: '30000', frequency: 'one_time' });
-    // The capture (POST /v1/grants) follows here: a grant request at the fund provider.
+    // Its capture, the grant request at the fund provider and the money: the tests below.
   });
 
   it('tells the page `closed` when the donor closes the popup, and `canceled` when they cancel', async () => {
@@ -306,5 +322,144 @@ describe('the donor flow from a nonprofit’s page', () => {
     } finally {
       await context.close();
     }
+  });
+});
+
+/**
+ * From the donor to the nonprofit's account (docs/giving.md): a platform's Connect for a
+ * nonprofit that is on Almoner. A donor gives from an integrated DAF (a fund provider on Almoner)
+ * in the popup, and another from an unintegrated one; the platform's server captures the first
+ * with its API key; the donor's one-time code (e-mailed at the capture, the account being new)
+ * is verified by the fund provider, which then submits the grant request through the DAF API;
+ * the sandbox completes the grant, and the money is in the nonprofit's processing account.
+ */
+describe('from a donor’s gift to the nonprofit’s account', () => {
+  type Keys = Awaited<ReturnType<typeof givingCaller>>;
+  let platform: Keys;
+  let member: Keys;
+  let fundKey: string;
+  let memberConnect: string;
+
+  const api = (bearer: string, method: string, path: string, json?: unknown) =>
+    apiRequest(server, 'sandbox', method, path, { bearer, json });
+  async function ok(bearer: string, method: string, path: string, status: number, json?: unknown) {
+    const res = await api(bearer, method, path, json);
+    expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBe(status);
+    return res.body as Record<string, unknown>;
+  }
+
+  beforeAll(async () => {
+    const directory = await directoryOrganizations(t.db, [{ ein: '861000777', name: 'LAKEVIEW LITERACY PROJECT' }]);
+    platform = await givingCaller(t.db, '86-2000777', 'Givewell Forms', 'platform');
+    member = await givingCaller(t.db, '86-1000777', 'Lakeview Literacy Project', 'nonprofit');
+    fundKey = (await createApiKey(t.db, { org: fund.ein, environment: 'sandbox' })).key;
+    const connect = await ok(platform.sandbox, 'POST', '/v1/connects', 201, {
+      organization_id: directory.get('861000777'),
+      contact: { email: 'forms@example.org' },
+      name: 'Lakeview donate page',
+    });
+    memberConnect = connect.id as string;
+  });
+
+  it('an integrated DAF: captured by the platform, verified and submitted by the fund provider, completed, paid into the nonprofit’s account', async () => {
+    const page = await chromium.context.newPage();
+    const popup = await openFlow(page, { cid: memberConnect });
+    await chooseDaf(popup, fundName.slice(-6), fundName, undefined, 'LAKEVIEW LITERACY PROJECT');
+    await chooseAmount(popup, '400', false);
+    await popup.getByLabel('First name').fill('Lin');
+    await popup.getByLabel('Last name').fill('Park');
+    await popup.getByLabel('Email').fill('lin.park@example.org');
+    await next(popup, 'Continue');
+    const success = await authorizeAndWait(page, popup);
+
+    // The platform's server captures the session with its API key: a grant request at the fund provider.
+    const grant = await ok(platform.sandbox, 'POST', '/v1/grants', 201, {
+      workflowSessionId: success.workflowSessionId,
+      amount: 40_000,
+      applicationFeeAmount: 1_000,
+    });
+    expect(grant).toMatchObject({
+      status: 'awaiting_account_approval',
+      amount: 40_000,
+      paymentChannel: 'direct',
+      email: 'lin.park@example.org',
+    });
+    const replay = await ok(platform.sandbox, 'POST', '/v1/grants', 200, { workflowSessionId: success.workflowSessionId, amount: 40_000 });
+    expect(replay.id).toBe(grant.id);
+
+    // The donor's account is new: its one-time code was e-mailed; the donor gives it to the fund provider, which verifies it.
+    const mail = await t.db
+      .selectFrom('outbound_mail')
+      .select('body')
+      .where('recipient', '=', 'lin.park@example.org')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    const code = /one-time code: (\S+)/.exec(mail.body)![1]!;
+    const account = await ok(fundKey, 'POST', '/v1/authorization_tokens/verify', 200, { code });
+    expect(account.status).toBe('approved');
+    expect((await ok(platform.sandbox, 'GET', `/v1/grants/${grant.id as string}`, 200)).status).toBe('awaiting_daf_submission');
+
+    // The fund provider submits the grant request through the DAF API: the grant is initiated.
+    const requests = (await ok(fundKey, 'GET', `/v1/grant_requests?donor_account_id=${account.id as string}`, 200)).results as {
+      id: string;
+    }[];
+    expect(requests).toHaveLength(1);
+    await ok(fundKey, 'POST', `/v1/grant_requests/${requests[0]!.id}/submit`, 200, { external_grant_id: 'LAKE-0001' });
+    const initiated = await ok(platform.sandbox, 'GET', `/v1/grants/${grant.id as string}`, 200);
+    expect(initiated).toMatchObject({ status: 'initiated', externalGrantId: 'LAKE-0001' });
+    expect((initiated.statuses as { status: string }[]).map((s) => s.status)).toEqual([
+      'awaiting_account_approval',
+      'awaiting_daf_submission',
+      'initiated',
+    ]);
+
+    // The DAF's money arrives (the sandbox's simulation): the nonprofit's processing account holds it, less the platform's fee.
+    expect((await ok(platform.sandbox, 'POST', `/v1/simulations/grants/${grant.id as string}/complete`, 200)).status).toBe('completed');
+    const balanceOf = async (bearer: string) => {
+      const accounts = (await ok(bearer, 'GET', '/v1/financial_accounts', 200)).results as { id: string; account_type: string }[];
+      const processing = accounts.find((a) => a.account_type === 'processing')!;
+      return (await ok(bearer, 'GET', `/v1/financial_accounts/${processing.id}/balance`, 200)).current_balance;
+    };
+    expect(await balanceOf(member.sandbox)).toBe(39_000);
+    expect(await balanceOf(platform.sandbox)).toBe(1_000);
+    expect(await verifyLedger(t.db)).toMatchObject({ ok: true });
+
+    // The platform's events tell the grant's story, each written with its change.
+    const events = (await ok(platform.sandbox, 'GET', '/v1/events?limit=100', 200)).results as {
+      category: string;
+      associated_object_id: string;
+    }[];
+    const ofGrant = events.filter((e) => e.associated_object_id === grant.id).map((e) => e.category);
+    expect(ofGrant.sort()).toEqual(['grant.created', 'grant.updated', 'grant.updated', 'grant.updated']);
+  });
+
+  it('an unintegrated DAF: the platform lists the recorded grant, and capturing its session is refused', async () => {
+    const page = await chromium.context.newPage();
+    const popup = await openFlow(page, { cid: memberConnect });
+    await chooseDaf(popup, 'fidelity', 'Fidelity Charitable', undefined, 'LAKEVIEW LITERACY PROJECT');
+    await chooseAmount(popup, '250', false);
+    await popup.getByLabel('First name').fill('Omar');
+    await popup.getByLabel('Last name').fill('Haddad');
+    await popup.getByLabel('Email').fill('omar@example.org');
+    await next(popup, 'Continue');
+    const success = await authorizeAndWait(page, popup);
+    const listed = (await ok(platform.sandbox, 'GET', `/v1/unintegrated_grants?connect_id=${memberConnect}`, 200)).results as Record<
+      string,
+      unknown
+    >[];
+    expect(listed).toHaveLength(1);
+    expect(listed[0]).toMatchObject({
+      workflowSessionId: success.workflowSessionId,
+      amount: 25_000,
+      status: 'Unknown',
+      paymentChannel: 'offline',
+      firstName: 'Omar',
+    });
+    await ok(platform.sandbox, 'POST', '/v1/grants', 409, { workflowSessionId: success.workflowSessionId, amount: 25_000 });
+    const events = (await ok(platform.sandbox, 'GET', '/v1/events?limit=100', 200)).results as {
+      category: string;
+      associated_object_id: string;
+    }[];
+    expect(events.filter((e) => e.associated_object_id === listed[0]!.id).map((e) => e.category)).toEqual(['unintegrated_grant.created']);
   });
 });
