@@ -597,8 +597,9 @@ export async function showDone(deps: DonorFlowDeps, ctx: Context): Promise<void>
     monthly: session.frequency === 'monthly',
     // A sandbox tester who opened the flow in a tab (no opener to post to) reads the id here and
     // gives it to the platform; it captures nothing without the Connect owner's API key
-    // (docs/giving.md, "Try it in the sandbox"). Production never shows it.
-    sandboxSessionId: deps.environment === 'sandbox' ? session.id : undefined,
+    // (docs/giving.md, "Try it in the sandbox"). Production never shows it, nor an unintegrated
+    // DAF's page: that session is captured already.
+    sandboxSessionId: deps.environment === 'sandbox' && !unintegrated ? session.id : undefined,
   });
 }
 
