@@ -8,7 +8,8 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 /**
  * The published organization operations over the directory (docs/directory.md, "The API"):
- * search, lookup by published id, and the sandbox onboarding simulation; grantmakers only.
+ * search, lookup by published id, and the sandbox onboarding simulation; grantmakers only, and
+ * platforms for search and lookup.
  */
 
 const { testDatabase: t, server } = useOAuthServer({ staff: 0 });
