@@ -564,7 +564,7 @@ export async function submitAuthorize(deps: DonorFlowDeps, ctx: Context): Promis
   redirect(ctx, flowPath(step.connect.id, 'done'));
 }
 
-/** GET /connect/:cid/done: tells the opener (and, for an unintegrated DAF, the donor what to ask their DAF). */
+/** GET /connect/:cid/done: tells the opener (and, for an unintegrated DAF, the donor what to ask their DAF; in the sandbox, the session id). */
 export async function showDone(deps: DonorFlowDeps, ctx: Context): Promise<void> {
   const connect = await connectOr404(deps, ctx);
   if (!connect) return;
@@ -595,6 +595,11 @@ export async function showDone(deps: DonorFlowDeps, ctx: Context): Promise<void>
     unintegrated,
     trackingId: state.trackingId ?? '',
     monthly: session.frequency === 'monthly',
+    // A sandbox tester who opened the flow in a tab (no opener to post to) reads the id here and
+    // gives it to the platform; it captures nothing without the Connect owner's API key
+    // (docs/giving.md, "Try it in the sandbox"). Production never shows it, nor an unintegrated
+    // DAF's page: that session is captured already.
+    sandboxSessionId: deps.environment === 'sandbox' && !unintegrated ? session.id : undefined,
   });
 }
 

@@ -93,6 +93,8 @@ interface DoneView extends FlowFrameView {
   unintegrated: boolean;
   trackingId: string;
   monthly: boolean;
+  /** The workflow session's id, shown in the sandbox only. */
+  sandboxSessionId?: string | undefined;
 }
 
 interface FlowMessagePageView {

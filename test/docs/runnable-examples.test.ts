@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { childEnv, makeDataDir, PROJECT_ROOT, removeDataDir, startServer, type ServerProcess } from '../helpers/process.js';
 import { documentationFiles, fencedBlocks, isRunnable, type FencedBlock } from './markdown.js';
-import { authorizationUrls, BrowserReader, READERS, type Reader } from './browser-reader.js';
+import { BrowserReader, READERS, readerUrls, type Reader } from './browser-reader.js';
 
 /**
  * Every ```sh runnable block of README.md and docs/ runs as written (docs/testing.md, "Runnable
@@ -15,8 +15,9 @@ import { authorizationUrls, BrowserReader, READERS, type Reader } from './browse
  * demo data on a fresh database. The blocks read the public URLs from the server's own
  * variables (ALMONER_SANDBOX_BASE_URL …, defaulting to the documented ports), which the test
  * sets to the ports its server bound. Where an example waits for a person at a browser (it prints
- * the authorization URL and reads the address the browser came back to), one headless Chromium
- * plays them as the document says (browser-reader.ts) and pastes that address.
+ * the authorization URL and reads the address the browser came back to, or the donor flow's URL
+ * and reads the workflow session id), one headless Chromium plays them as the document says
+ * (browser-reader.ts) and pastes the answer.
  */
 
 const TOOLS = ['bash', 'curl', 'openssl', 'jq'];
@@ -40,7 +41,7 @@ interface RunResult {
   signal: NodeJS.Signals | null;
   output: string;
   lastBlock: string | undefined;
-  /** How many times the reader approved in the browser. */
+  /** How many times the reader answered from the browser (approved, or gave). */
   approvals: number;
 }
 
@@ -69,13 +70,13 @@ function runBash(file: string, env: NodeJS.ProcessEnv, role?: ReaderRole): Promi
       stdout += text;
       if (!role) return;
       // Whole lines only: a URL may arrive in two pieces.
-      const seen = authorizationUrls(stdout.slice(0, stdout.lastIndexOf('\n') + 1), role.urls);
+      const seen = readerUrls(stdout.slice(0, stdout.lastIndexOf('\n') + 1), role.urls);
       for (const url of seen.slice(approvals)) {
         approvals += 1;
-        role.browser.approve(role.reader, url).then(
-          (callback) => child.stdin!.write(`${callback}\n`),
+        role.browser.play(role.reader, url).then(
+          (answer) => child.stdin!.write(`${answer}\n`),
           (error: unknown) =>
-            fail(new Error(`the reader could not approve at ${url} (last block: ${lastBlock}): ${String(error)}\n${output.slice(-6000)}`)),
+            fail(new Error(`the reader could not finish at ${url} (last block: ${lastBlock}): ${String(error)}\n${output.slice(-6000)}`)),
         );
       }
     });
@@ -170,7 +171,10 @@ describe('runnable examples in README.md and docs/', () => {
           `the runnable block at ${failed} failed (exit ${result.code}${result.signal ? `, ${result.signal}` : ''})\n--- output ---\n${result.output.slice(-6000)}`,
         ).toBe(0);
         // A document that names a reader has an example that waits for one.
-        if (reader) expect(result.approvals, `${file}: no example printed a sandbox authorization URL to approve`).toBeGreaterThan(0);
+        if (reader)
+          expect(result.approvals, `${file}: no example printed a sandbox authorization or donor-flow URL for the reader`).toBeGreaterThan(
+            0,
+          );
       },
       SCRIPT_TIMEOUT_MS + 10_000,
     );

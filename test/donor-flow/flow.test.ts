@@ -239,6 +239,46 @@ describe('the simulated DAF', () => {
   });
 });
 
+describe('the last page’s session id', () => {
+  const shown = (html: string, id: string) => new RegExp(`Workflow session id</dt><dd><code[^>]*>${id}</code>`).test(html);
+
+  it('is shown plainly in the sandbox (the simulated or an integrated DAF), for a tester whose tab has no opener to post to', async () => {
+    const own = await createConnect(t.db, { ownerOrganizationId: nonprofit.orgId, environment: 'sandbox' });
+    const agent = browser();
+    const signIn = await startTo(agent, own.cid, 'Sandbox DAF (simulated sign-in)', '250');
+    const confirm = await agent.submit(signIn, '/sign-in', { username: 'tester', password: 'anything' });
+    const done = await agent.submit(confirm, '/authorize');
+    const [session] = await sessionsOf(own.cid);
+    expect(shown(done.html, session!.id)).toBe(true);
+    expect(done.html).toContain('For the sandbox tester');
+    // Shown again on a reload of the last page, in this browser only.
+    expect(shown((await agent.request(flowUrl(own.cid, 'done'))).html, session!.id)).toBe(true);
+    const stranger = await browser().request(flowUrl(own.cid, 'done'));
+    expect(stranger.html).not.toContain(session!.id);
+  });
+
+  it('is never shown in production: the id goes to the opener only', async () => {
+    const own = await createConnect(t.db, { ownerOrganizationId: nonprofit.orgId, environment: 'production' });
+    const agent = new FormBrowser((url) => url.origin !== server.urls.dashboard, {
+      'x-forwarded-for': `198.51.100.${(addressCounter += 1)}`,
+    });
+    const production = (step = '') => `${server.urls.dashboard}/connect/${own.cid}${step ? `/${step}` : ''}`;
+    const start = await agent.request(`${production()}?origin=${encodeURIComponent(OPENER)}`);
+    const picked = await agent.submit(start, '/daf', { daf: await dafId('Fidelity Charitable') });
+    const details = await agent.submit(picked, '/amount', { amount: '250', frequency: 'one_time' });
+    const confirm = await agent.submit(details, '/donor', { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.org' });
+    const done = await agent.submit(confirm, '/authorize');
+    expect(done.url.href).toBe(production('done'));
+    const [session] = await sessionsOf(own.cid);
+    expect(session!.environment).toBe('production');
+    expect((postedMessage(done.html)!.message as { workflowSessionId: string }).workflowSessionId).toBe(session!.id);
+    // The opener's message carries it; the page's text does not.
+    const visible = done.html.replace(/<div id="almoner-flow-message"[^>]*>/, '');
+    expect(visible).not.toContain(session!.id);
+    expect(done.html).not.toContain('For the sandbox tester');
+  });
+});
+
 describe('an unintegrated DAF', () => {
   it('takes the donor’s details and writes the session, its unintegrated grant and the event in one go; the last page says what to ask the DAF', async () => {
     const own = await createConnect(t.db, { ownerOrganizationId: nonprofit.orgId, environment: 'sandbox' });
@@ -272,6 +312,8 @@ describe('an unintegrated DAF', () => {
       .selectAll()
       .where('workflow_session_id', '=', session!.id)
       .executeTakeFirstOrThrow();
+    // Captured already: the sandbox's session id for a tester is not shown (nothing to capture).
+    expect(done.html).not.toContain('For the sandbox tester');
     expect(grant).toMatchObject({
       environment: 'sandbox',
       organization_id: nonprofit.orgId,

@@ -8,15 +8,18 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 /**
  * The published organization operations over the directory (docs/directory.md, "The API"):
- * search, lookup by published id, and the sandbox onboarding simulation; grantmakers only.
+ * search, lookup by published id, and the sandbox onboarding simulation; grantmakers only, and
+ * platforms for search and lookup.
  */
 
 const { testDatabase: t, server } = useOAuthServer({ staff: 0 });
 const GRANTMAKER_EIN = '56-1000001';
 const NONPROFIT_EIN = '56-1000002';
+const PLATFORM_EIN = '56-1000003';
 let sandboxKey: string;
 let productionKey: string;
 let nonprofitKey: string;
+let platformKey: string;
 
 const lines = [
   bmfLine({ EIN: '840000001', NAME: 'FOOD BANK OF THE ROCKIES', CITY: 'DENVER', STATE: 'CO' }),
@@ -34,6 +37,8 @@ beforeAll(async () => {
   sandboxKey = (await createApiKey(t.db, { org: GRANTMAKER_EIN, environment: 'sandbox' })).key;
   productionKey = (await createApiKey(t.db, { org: GRANTMAKER_EIN, environment: 'production' })).key;
   nonprofitKey = (await createApiKey(t.db, { org: NONPROFIT_EIN, environment: 'sandbox' })).key;
+  await addOrganization(t.db, { ein: PLATFORM_EIN, name: 'Orgs Platform', kind: 'platform' });
+  platformKey = (await createApiKey(t.db, { org: PLATFORM_EIN, environment: 'sandbox' })).key;
 });
 
 function get(path: string, bearer = sandboxKey) {
@@ -243,6 +248,29 @@ describe('callers', () => {
       }),
       await apiRequest(server, 'sandbox', 'POST', '/v1/nonprofit_contacts', {
         bearer: nonprofitKey,
+        json: { entries: [{ ein: '840000001', email: 'a@b.example' }] },
+      }),
+    ]) {
+      expect(res.status).toBe(403);
+      expect(res.body.code).toBe('forbidden');
+    }
+  });
+
+  it("lets a platform's key search and read the directory (a Connect names its nonprofit by that id), and nothing else", async () => {
+    const found = await get('/v1/organizations/search?ein=84-0000001', platformKey);
+    expect(found.status).toBe(200);
+    const [first] = found.body.results as { id: string; ein: string; name: string }[];
+    expect(first).toMatchObject({ ein: '840000001' });
+    const one = await get(`/v1/organizations/${first!.id}`, platformKey);
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ id: first!.id, ein: '840000001' });
+    for (const res of [
+      await apiRequest(server, 'sandbox', 'POST', `/v1/simulations/organizations/onboard/${first!.id}`, {
+        bearer: platformKey,
+        json: { settlement: 'SANDBOX_SETTLEMENT_ACH' },
+      }),
+      await apiRequest(server, 'sandbox', 'POST', '/v1/nonprofit_contacts', {
+        bearer: platformKey,
         json: { entries: [{ ein: '840000001', email: 'a@b.example' }] },
       }),
     ]) {

@@ -22,12 +22,15 @@ const common = {
   credentials: 'any' as const,
   callers: GRANTMAKERS,
 };
+// Platforms read the directory too: a Connect names its nonprofit by the directory's id
+// (docs/giving.md, "Connects"), which a platform finds here. The rest stays the grantmakers'.
+const readers = { ...common, callers: [...GRANTMAKERS, 'platform'] as const };
 const Id = z.object({ id: z.string().min(1).max(100) });
 
 export const organizationRoutes = [
   // Before /v1/organizations/:id, which would otherwise take "search" for an id.
   defineRoute({
-    ...common,
+    ...readers,
     tag: 'Organizations',
     operationId: 'searchOrganizations',
     method: 'get',
@@ -50,7 +53,7 @@ export const organizationRoutes = [
     },
   }),
   defineRoute({
-    ...common,
+    ...readers,
     tag: 'Organizations',
     operationId: 'getOrganization',
     method: 'get',
