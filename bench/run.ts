@@ -133,7 +133,7 @@ const CAPTURE_SESSIONS = 40_000;
 const BENCH_PLATFORM_EIN = '98-0000002';
 /** The donor flow scenario: donors at once, the Connects they spread over, the platform's EIN. */
 const DONOR_FLOW_DONORS = 16;
-const DONOR_FLOW_CONNECTS = 2_000;
+const DONOR_FLOW_CONNECTS = 1_000;
 const BENCH_FLOW_PLATFORM_EIN = '98-0000003';
 /** Requests that make every pooled backend publish its statistics (more than the pool of 10). */
 const POKES = 24;
@@ -1412,7 +1412,7 @@ async function main(): Promise<void> {
         baselineLabel: '—',
         target: `p99 per page reported (information); 0 errors`,
         checks: [{ label: `${almoner.errors} errors`, met: almoner.errors === 0 }],
-        detail: `${DONOR_FLOW_DONORS} donors at once in the harness (the test suite's FormBrowser: cookies, redirects, forms), each a fresh browser at an address of its own (X-Forwarded-For from the trusted loopback proxy) on the next of ${DONOR_FLOW_CONNECTS} Connects, walking the simulated DAF's five pages: the start (the DAF list), the DAF chosen (→ the amount page), the amount (→ the simulated sign-in), the sign-in (→ the confirmation), Authorize (→ the final page; a workflow session written under both attempt limits). A form's POST and the page its redirect shows are one page; latency columns are per page.`,
+        detail: `${DONOR_FLOW_DONORS} donors at once in the harness (the test suite's FormBrowser: cookies, redirects, forms), each a fresh browser at an address of its own (X-Forwarded-For from the trusted loopback proxy) on the next of ${connects.length} Connects (one for each directory nonprofit), walking the simulated DAF's five pages: the start (the DAF list), the DAF chosen (→ the amount page), the amount (→ the simulated sign-in), the sign-in (→ the confirmation), Authorize (→ the final page; a workflow session written under both attempt limits). A form's POST and the page its redirect shows are one page; latency columns are per page.`,
       });
     }
 

@@ -87,7 +87,7 @@ async function capture(body: { workflowSessionId: string; amount: number }) {
     const grant = (
       await client.query<Grant>(
         `insert into grants (environment, organization_id, connect_id, workflow_session_id, tracking_id, fund_id, amount, status, payment_channel, daf_id)
-         values ($1, $2, $3, $4, $5, $6, $7, 'awaiting_daf_submission', $8, $6) returning *`,
+         values ($1, $2, $3, $4, $5, $6, $7, 'awaiting_daf_submission', $8, $9) returning *`,
         [
           environment,
           orgId,
@@ -97,6 +97,7 @@ async function capture(body: { workflowSessionId: string; amount: number }) {
           session.daf_id,
           body.amount,
           member ? 'direct' : 'dafpay_network',
+          session.daf_id,
         ],
       )
     ).rows[0]!;

@@ -67,17 +67,16 @@ export function captureNext(origin: string, key: string | undefined, sessions: r
   };
 }
 
-/** `count` Connects of the platform for its nonprofit, written as rows (the flow's per-Connect limit counts each apart); their ids. */
+/**
+ * Connects of the platform, one for each of up to `count` directory nonprofits (one per creator
+ * and nonprofit), written as rows: the flow's per-Connect limit counts each apart. Their ids.
+ */
 export async function benchConnects(db: Db, platform: Platform, count: number): Promise<string[]> {
-  const recipient = await db
-    .selectFrom('connects')
-    .select('recipient_organization_id')
-    .where('id', '=', platform.connectId)
-    .executeTakeFirstOrThrow();
   const { rows } = await sql<{ id: string }>`
     insert into connects (id, environment, organization_id, name, recipient_organization_id)
-    select 'test_bench_' || n, 'sandbox', ${platform.organizationId}::uuid, 'Bench page ' || n, ${recipient.recipient_organization_id}
-      from generate_series(1, ${count}) as n
+    select 'test_bench_' || d.ein, 'sandbox', ${platform.organizationId}::uuid, 'Bench page ' || d.ein, d.id
+      from (select id, ein from directory_organizations order by ein limit ${count}) as d
+    on conflict do nothing
     returning id`.execute(db);
   return rows.map((r) => r.id);
 }
