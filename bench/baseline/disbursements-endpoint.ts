@@ -17,51 +17,15 @@
  *
  * Run: node --import tsx bench/baseline/disbursements-endpoint.ts
  */
-import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import pg from 'pg';
+import type pg from 'pg';
+import { inTransaction, pool, prefixedId, readJson, serve } from './endpoint.js';
 
 const orgId = process.env.ORG_ID!;
 const accountId = process.env.ACCOUNT_ID!;
 const environment = process.env.ENVIRONMENT ?? 'sandbox';
-const pool = new pg.Pool({
-  connectionString: process.env.DATABASE_URL,
-  max: Number(process.env.POOL_MAX ?? 10),
-  application_name: 'almoner-bench-baseline',
-});
-
-const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
-/** Ids shaped as Almoner's (prefix_ulid), so the rows are the same size. */
-function id(prefix: string): string {
-  let out = '';
-  let t = Date.now();
-  for (let i = 0; i < 10; i += 1) {
-    out = CROCKFORD[t % 32]! + out;
-    t = Math.floor(t / 32);
-  }
-  for (const byte of crypto.randomBytes(16)) out += CROCKFORD[byte % 32];
-  return `${prefix}_${out}`;
-}
-
-async function inTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
-    const result = await fn(client);
-    await client.query('commit');
-    return result;
-  } catch (error) {
-    await client.query('rollback').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}
-
 async function event(client: pg.PoolClient, category: string, objectId: string) {
-  const eventId = id('evt');
+  const eventId = prefixedId('evt');
   await client.query(
     `insert into events (id, environment, organization_id, category, associated_object_id, associated_object_type)
      values ($1, $2, $3, $4, $5, 'disbursement')`,
@@ -110,12 +74,12 @@ async function create(body: { organization_id: string; amount: number; transacti
       await client.query<Disbursement>(
         `insert into disbursements (id, environment, organization_id, financial_account_id, program_id, recipient_organization_id, amount, created_by)
          values ($1, $2, $3, $4, $5, $6, $7, 'baseline') returning *`,
-        [id('disbursement'), environment, orgId, accountId, program.id, recipient.id, body.amount],
+        [prefixedId('disbursement'), environment, orgId, accountId, program.id, recipient.id, body.amount],
       )
     ).rows[0]!;
     const transactions = await client.query(
       `insert into disbursement_transactions (id, disbursement_id, position, amount, type, details) values ($1, $2, 0, $3, $4, '{}') returning *`,
-      [id('transaction'), row.id, body.transactions[0]!.amount, body.transactions[0]!.type],
+      [prefixedId('transaction'), row.id, body.transactions[0]!.amount, body.transactions[0]!.type],
     );
     await event(client, 'disbursement.created', row.id);
     return shape(row, transactions.rows);
@@ -142,7 +106,7 @@ async function approve(disbursementId: string) {
     ).rows[0]!;
     const covered = BigInt(balance.balance) >= BigInt(row.amount);
     if (covered) {
-      const transferId = id('ltr');
+      const transferId = prefixedId('ltr');
       await client.query(
         `insert into ledger_transfers (id, environment, kind, reference_type, reference_id) values ($1, $2, 'hold', 'disbursement', $3)`,
         [transferId, environment, row.id],
@@ -154,7 +118,7 @@ async function approve(disbursementId: string) {
       ].sort((a, b) => (a[0]! < b[0]! ? -1 : 1));
       await client.query(
         `insert into ledger_entries (id, transfer_id, account_id, environment, amount) values ($1, $2, $3, $4, $5), ($6, $2, $7, $4, $8)`,
-        [id('lent'), transferId, entries[0]![0], environment, entries[0]![1], id('lent'), entries[1]![0], entries[1]![1]],
+        [prefixedId('lent'), transferId, entries[0]![0], environment, entries[0]![1], prefixedId('lent'), entries[1]![0], entries[1]![1]],
       );
     }
     const updated = (
@@ -169,12 +133,6 @@ async function approve(disbursementId: string) {
     ]);
     return shape(updated, transactions.rows);
   });
-}
-
-async function readJson(req: http.IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
 const app = new Koa();
@@ -201,10 +159,4 @@ app.use(async (ctx) => {
   } else ctx.status = 404;
 });
 
-const server = http.createServer(app.callback());
-await new Promise<void>((resolve) => server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', resolve));
-process.stdout.write(`${JSON.stringify({ ready: true, port: (server.address() as AddressInfo).port })}\n`);
-process.on('SIGTERM', () => {
-  server.closeAllConnections();
-  server.close(() => void pool.end().then(() => process.exit(0)));
-});
+await serve(app);

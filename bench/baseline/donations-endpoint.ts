@@ -10,18 +10,11 @@
  *
  * Run: node --import tsx bench/baseline/donations-endpoint.ts
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import pg from 'pg';
+import { pool, serve } from './endpoint.js';
 
 const orgId = process.env.ORG_ID!;
 const environment = process.env.ENVIRONMENT ?? 'sandbox';
-const pool = new pg.Pool({
-  connectionString: process.env.DATABASE_URL,
-  max: Number(process.env.POOL_MAX ?? 10),
-  application_name: 'almoner-bench-baseline',
-});
 
 interface Row {
   id: string;
@@ -90,10 +83,4 @@ app.use(async (ctx) => {
   };
 });
 
-const server = http.createServer(app.callback());
-await new Promise<void>((resolve) => server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', resolve));
-process.stdout.write(`${JSON.stringify({ ready: true, port: (server.address() as AddressInfo).port })}\n`);
-process.on('SIGTERM', () => {
-  server.closeAllConnections();
-  server.close(() => void pool.end().then(() => process.exit(0)));
-});
+await serve(app);

@@ -13,47 +13,12 @@
  *
  * Run: node --import tsx bench/baseline/grants-endpoint.ts
  */
-import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
-import pg from 'pg';
+import crypto from 'node:crypto';
+import { inTransaction, pool, prefixedId, readJson, serve } from './endpoint.js';
 
 const orgId = process.env.ORG_ID!;
 const environment = process.env.ENVIRONMENT ?? 'sandbox';
-const pool = new pg.Pool({
-  connectionString: process.env.DATABASE_URL,
-  max: Number(process.env.POOL_MAX ?? 10),
-  application_name: 'almoner-bench-baseline',
-});
-
-async function inTransaction<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('begin');
-    const result = await fn(client);
-    await client.query('commit');
-    return result;
-  } catch (error) {
-    await client.query('rollback').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}
-
-const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
-function eventId(): string {
-  let out = '';
-  let t = Date.now();
-  for (let i = 0; i < 10; i += 1) {
-    out = CROCKFORD[t % 32]! + out;
-    t = Math.floor(t / 32);
-  }
-  for (const byte of crypto.randomBytes(16)) out += CROCKFORD[byte % 32];
-  return `evt_${out}`;
-}
-
 interface Grant {
   id: string;
   workflow_session_id: string;
@@ -106,7 +71,7 @@ async function capture(body: { workflowSessionId: string; amount: number }) {
     await client.query(
       `insert into events (id, environment, organization_id, category, associated_object_id, associated_object_type)
        values ($1, $2, $3, 'grant.created', $4, 'grant')`,
-      [eventId(), environment, orgId, grant.id],
+      [prefixedId('evt'), environment, orgId, grant.id],
     );
     await client.query(
       `select id from event_subscriptions where organization_id = $1 and environment = $2 and category = 'grant.created' and status = 'active'`,
@@ -124,12 +89,6 @@ async function capture(body: { workflowSessionId: string; amount: number }) {
       updatedAt: grant.updated_at.toISOString(),
     };
   });
-}
-
-async function readJson(req: http.IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
 }
 
 const app = new Koa();
@@ -151,10 +110,4 @@ app.use(async (ctx) => {
   } else ctx.status = 404;
 });
 
-const server = http.createServer(app.callback());
-await new Promise<void>((resolve) => server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', resolve));
-process.stdout.write(`${JSON.stringify({ ready: true, port: (server.address() as AddressInfo).port })}\n`);
-process.on('SIGTERM', () => {
-  server.closeAllConnections();
-  server.close(() => void pool.end().then(() => process.exit(0)));
-});
+await serve(app);
