@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.js';
 import { inTransaction, type Trx } from '../db/executor.js';
 import type { Environment } from '../db/schema.js';
+import type { Logger } from '../logging/logger.js';
 import { conflict, gone, invalid, notFound } from '../errors/domain-error.js';
 import type { KeyedHasher } from '../keys/server-keys.js';
 import type { MailSender } from '../mail/sender.js';
@@ -30,6 +31,8 @@ export interface CaptureInput extends CaptureAmounts, CaptureDetails {
 export interface CaptureDeps {
   mail: MailSender;
   keys: KeyedHasher;
+  /** Where a code that could not be e-mailed is told (the request's log). */
+  log?: Pick<Logger, 'warn'>;
 }
 
 type Scope = { organizationId: string; environment: Environment };
@@ -174,8 +177,14 @@ async function mailAfterCommit(deps: CaptureDeps, captured: Captured): Promise<v
   if (!captured.mail) return;
   const { provider, email, recorded } = captured.mail;
   // The grant stands without the mail: the donor asks the fund provider for a new code
-  // (docs/giving.md, "A grant's life"), so a failed send does not fail the capture.
-  await mailDonorCode(deps.mail, provider, email, recorded).catch(() => undefined);
+  // (docs/giving.md, "A grant's life"), so a failed send does not fail the capture. The
+  // operator is told, with the ids it needs and never the code.
+  await mailDonorCode(deps.mail, provider, email, recorded).catch((error: Error) =>
+    deps.log?.warn(
+      { grant: captured.grant.id, grant_request: recorded.request.id, err: error.message },
+      "the donor's verification code for a captured grant was not e-mailed",
+    ),
+  );
 }
 
 /** POST /v1/grants: the grant (created), or the one captured from the session before. */

@@ -67,8 +67,9 @@ export const grantCaptureRoutes = [
     answersExisting: true,
     location: (result) => `/v1/grants/${(result as { id: string }).id}`,
     response: GrantByVersion,
-    async handler({ db, caller, body, services, version }) {
-      const { grant, created } = await captureGrant(db, services, caller, inputOf(body as z.output<typeof GrantCapture>));
+    async handler({ db, caller, body, services, version, ctx }) {
+      const deps = { ...services, log: ctx.state.log };
+      const { grant, created } = await captureGrant(db, deps, caller, inputOf(body as z.output<typeof GrantCapture>));
       const view = await grantView(db, grant, version);
       return created ? view : existing(view);
     },
@@ -83,9 +84,9 @@ export const grantCaptureRoutes = [
     body: RecurringGrantCapture,
     location: (result) => `/v1/recurring_grants/${(result as { id: string }).id}`,
     response: RecurringGrant,
-    async handler({ db, caller, body, services }) {
+    async handler({ db, caller, body, services, ctx }) {
       const { frequency: _, ...rest } = body as z.output<typeof RecurringGrantCapture>;
-      return toRecurringGrant(await captureRecurringGrant(db, services, caller, inputOf(rest)));
+      return toRecurringGrant(await captureRecurringGrant(db, { ...services, log: ctx.state.log }, caller, inputOf(rest)));
     },
   }),
 ];
