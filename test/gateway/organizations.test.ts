@@ -233,11 +233,13 @@ describe('POST /v1/nonprofit_addresses and /v1/nonprofit_contacts', () => {
 });
 
 describe('callers', () => {
-  it("refuses a nonprofit's key with 403 on every organization operation", async () => {
+  it("lets a nonprofit's key search and read the directory (its own Connect names it by that id), and refuses the rest with 403", async () => {
     const id = await idOf('840000001');
+    const found = await get(`/v1/organizations/search?ein=${NONPROFIT_EIN}`, nonprofitKey);
+    expect(found.status).toBe(200);
+    expect((found.body.results as { ein: string }[]).map((r) => r.ein)).toEqual([NONPROFIT_EIN.replace('-', '')]);
+    expect((await get(`/v1/organizations/${id}`, nonprofitKey)).status).toBe(200);
     for (const res of [
-      await get('/v1/organizations/search?q=food', nonprofitKey),
-      await get(`/v1/organizations/${id}`, nonprofitKey),
       await apiRequest(server, 'sandbox', 'POST', `/v1/simulations/organizations/onboard/${id}`, {
         bearer: nonprofitKey,
         json: { settlement: 'SANDBOX_SETTLEMENT_ACH' },

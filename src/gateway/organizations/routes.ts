@@ -22,9 +22,10 @@ const common = {
   credentials: 'any' as const,
   callers: GRANTMAKERS,
 };
-// Platforms read the directory too: a Connect names its nonprofit by the directory's id
-// (docs/giving.md, "Connects"), which a platform finds here. The rest stays the grantmakers'.
-const readers = { ...common, callers: [...GRANTMAKERS, 'platform'] as const };
+// Platforms and nonprofits read the directory too: a Connect names its nonprofit by the
+// directory's id (docs/giving.md, "Connects"), which a platform, or a nonprofit creating its own,
+// finds here. The rest stays the grantmakers'.
+const readers = { ...common, callers: [...GRANTMAKERS, 'platform', 'nonprofit'] as const };
 const Id = z.object({ id: z.string().min(1).max(100) });
 
 export const organizationRoutes = [
