@@ -4,22 +4,10 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { VIEWS_DIR } from '../config/paths.js';
 import { HttpProblem } from '../http/problem.js';
-import {
-  cancelFlow,
-  chooseDaf,
-  showAmountPage,
-  showConfirmPage,
-  showDone,
-  showDonorPage,
-  showSignInPage,
-  showStart,
-  submitAmount,
-  submitAuthorize,
-  submitDonor,
-  submitSignIn,
-  sendRefusedForm,
-  type DonorFlowDeps,
-} from './pages.js';
+import { cancelFlow, showConfirmPage, showDone, submitAuthorize } from './authorize-pages.js';
+import { chooseDaf, showAmountPage, showStart, submitAmount } from './choice-pages.js';
+import { showDonorPage, showSignInPage, submitDonor, submitSignIn } from './donor-pages.js';
+import { sendRefusedForm, type DonorFlowDeps } from './flow-pages.js';
 
 /** The script a nonprofit's page includes (docs/giving.md, "The script's API"). */
 const CONNECT_SCRIPT = fs.readFileSync(path.join(VIEWS_DIR, 'static', 'connect.js'));

@@ -7,7 +7,8 @@ import { Grant, grantView } from './grant-view.js';
 
 /** The sandbox's stand-ins for the DAF completing or canceling a grant (docs/giving.md, "A grant's life"). */
 
-function simulation(outcome: GrantOutcome, operationId: string, summary: string) {
+/** The published operation of each outcome, written out so a search for its operationId finds it. */
+function simulation({ outcome, operationId, summary }: { outcome: GrantOutcome; operationId: string; summary: string }) {
   return defineRoute({
     operationId,
     method: 'post',
@@ -33,6 +34,14 @@ function simulation(outcome: GrantOutcome, operationId: string, summary: string)
 }
 
 export const grantSimulationRoutes = [
-  simulation('complete', 'simulateGrantCompletion', "Sandbox: the DAF completes one of the caller's grants (the money moves)"),
-  simulation('cancel', 'simulateGrantCancellation', "Sandbox: the DAF cancels one of the caller's grants"),
+  simulation({
+    outcome: 'complete',
+    operationId: 'simulateGrantCompletion',
+    summary: "Sandbox: the DAF completes one of the caller's grants (the money moves)",
+  }),
+  simulation({
+    outcome: 'cancel',
+    operationId: 'simulateGrantCancellation',
+    summary: "Sandbox: the DAF cancels one of the caller's grants",
+  }),
 ];
