@@ -10,9 +10,9 @@ const LAYERS = [
   { name: 'data', folders: ['db'] },
   {
     name: 'platform',
-    folders: ['keys', 'authorizations', 'audit', 'mail', 'limits', 'http', 'views', 'webhooks', 'ledger', 'idempotency'],
+    folders: ['keys', 'authorizations', 'audit', 'mail', 'limits', 'http', 'views', 'webhooks', 'ledger', 'idempotency', 'storage'],
   },
-  { name: 'domain', folders: ['accounts', 'mfa', 'identity', 'api-keys', 'events', 'daf', 'directory', 'grantmaking', 'giving'] },
+  { name: 'domain', folders: ['accounts', 'mfa', 'identity', 'api-keys', 'events', 'daf', 'directory', 'grantmaking', 'giving', 'gift-processing'] },
   { name: 'surface', folders: ['oidc', 'gateway', 'dashboard', 'metrics', 'demo', 'donor-flow'] },
   // src/main.ts, app.ts and runtime.ts compose the whole beside these.
   { name: 'composition', folders: ['apps', 'cli', 'server'] },

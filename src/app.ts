@@ -1,3 +1,4 @@
+import path from 'node:path';
 import Koa from 'koa';
 import type { AppConfig } from './config/schema.js';
 import type { Db } from './db/database.js';
@@ -25,6 +26,8 @@ import type { SecretBox } from './keys/secret-box.js';
 import type { ServerKeys } from './keys/server-keys.js';
 import { errorPageLayout } from './views/page.js';
 import { useViewProfile } from './views/render.js';
+import { FolderStorage } from './storage/folder-storage.js';
+import type { ObjectStorage } from './storage/object-storage.js';
 import './http/state.js';
 
 export interface AppDeps {
@@ -44,6 +47,8 @@ export interface AppDeps {
   background?: BackgroundWork;
   /** What /readyz lists beside "ready" (the clients file's standing); none when omitted. */
   readinessWarnings?: () => readonly ReadinessWarning[];
+  /** Object storage (mail batches, scans); a folder under data_dir when omitted. */
+  storage?: ObjectStorage;
 }
 
 /**
@@ -61,6 +66,7 @@ export function buildApp({
   metrics = new Metrics({ db, oidc }),
   background = new BackgroundWork(logger),
   readinessWarnings,
+  storage = new FolderStorage(path.join(config.data_dir, 'objects')),
 }: AppDeps): Koa {
   const app = new Koa();
   app.proxy = false; // forwarded headers are judged by clientAddress, against trusted_proxies only
@@ -110,10 +116,11 @@ export function buildApp({
                 box,
                 keys: serverKeys,
                 maxDisbursementCents: config.max_disbursement_cents,
+                storage,
               },
             }),
           )
-        : buildDashboardApp(target, { db, oidc, serverKeys, config, mail: sender, box, background });
+        : buildDashboardApp(target, { db, oidc, serverKeys, config, mail: sender, box, background, storage });
   }
   // A browser at an address we do not serve gets a page naming ours (no environment's).
   app.use(hostDispatch(hosts, apps, errorPageLayout('production')));

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import Router from '@koa/router';
 import compose from 'koa-compose';
+import type { ObjectStorage } from '../storage/object-storage.js';
 import type { Middleware } from 'koa';
 import type Provider from 'oidc-provider';
 import { passwordParamsFrom } from '../accounts/passwords.js';
@@ -62,6 +63,8 @@ export interface DashboardAppDeps {
   box: SecretBox;
   /** Work run after a response (password-reset requests, notice mail). */
   background: BackgroundWork;
+  /** Object storage: the scans of mail items. */
+  storage: ObjectStorage;
   /** Password hashing parameters; the API hosts' origins (the API reference); both dashboards' origins (links in e-mail). */
   config: Pick<
     AppConfig,
@@ -147,6 +150,7 @@ export function buildDashboardApp(target: HostTarget, deps: DashboardAppDeps): M
     dashboardOrigins: { production: deps.config.dashboard_url, sandbox: deps.config.sandbox_dashboard_url },
     profile: deps.config.profile,
     background: deps.background,
+    storage: deps.storage,
     // A dev alias is at a loopback name: passkeys there have it as their RP ID.
     passkeyRpId: target.aliasOf ? undefined : deps.config.passkey_rp_id,
     passkeysAt: target.alias,

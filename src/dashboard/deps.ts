@@ -1,3 +1,4 @@
+import type { ObjectStorage } from '../storage/object-storage.js';
 import type { PasswordParams } from '../accounts/passwords.js';
 import type { Environment } from '../db/schema.js';
 import type { InteractionDeps } from '../oidc/interactions/interaction.js';
@@ -19,4 +20,6 @@ export interface DashboardDeps extends InteractionDeps {
    * address, where WebAuthn makes no passkeys, so the Security page links there.
    */
   passkeysAt?: string;
+  /** Object storage: the scans of mail items (docs/gift-processing.md). */
+  storage: ObjectStorage;
 }

@@ -4,6 +4,7 @@ import { DAF_TABLE_COLUMNS, type DafDatabase } from './schema-daf.js';
 import { DIRECTORY_TABLE_COLUMNS, type DirectoryDatabase } from './schema-directory.js';
 import { EVENT_TABLE_COLUMNS, type EventsDatabase } from './schema-events.js';
 import { FDX_TABLE_COLUMNS, type FdxDatabase } from './schema-fdx.js';
+import { DONATION_GIFT_COLUMNS, GIFT_TABLE_COLUMNS, type DonationGiftColumns, type GiftDatabase } from './schema-gift.js';
 import { GIVING_TABLE_COLUMNS, type GivingDatabase, type GrantAddressJson } from './schema-giving.js';
 import { IDEMPOTENCY_TABLE_COLUMNS, type IdempotencyDatabase } from './schema-idempotency.js';
 import { IDENTITY_TABLE_COLUMNS, type IdentityDatabase } from './schema-identity.js';
@@ -157,7 +158,7 @@ export interface DonorJson {
   address?: { line1: string; line2?: string; city: string; state: string; postal_code: string; country: string };
 }
 
-export interface DonationsTable {
+export interface DonationsTable extends DonationGiftColumns {
   id: string;
   environment: Environment;
   organization_id: string;
@@ -216,6 +217,7 @@ export interface Database
     DirectoryDatabase,
     EventsDatabase,
     FdxDatabase,
+    GiftDatabase,
     GivingDatabase,
     GrantmakingDatabase,
     IdempotencyDatabase,
@@ -243,6 +245,7 @@ export const TABLE_COLUMNS = {
   ...DIRECTORY_TABLE_COLUMNS,
   ...EVENT_TABLE_COLUMNS,
   ...FDX_TABLE_COLUMNS,
+  ...GIFT_TABLE_COLUMNS,
   ...GIVING_TABLE_COLUMNS,
   ...GRANTMAKING_TABLE_COLUMNS,
   ...IDEMPOTENCY_TABLE_COLUMNS,
@@ -337,6 +340,7 @@ export const TABLE_COLUMNS = {
     'created_at',
     'updated_at',
     'canceled_at',
+    ...DONATION_GIFT_COLUMNS,
   ]),
   grants: columns<GrantsTable>()([
     'id',

@@ -57,6 +57,9 @@ export const GIVING_KINDS: readonly string[] = [
   'unintegrated_grant.updated',
 ];
 
+/** Gift processing's kinds (docs/gift-processing.md): what a mail batch's ingestion and a property's assignment write, for the nonprofit. */
+export const GIFT_KINDS: readonly string[] = ['donation.created', 'donation.updated', 'deposit.created', 'deposit.updated'];
+
 /**
  * The categories an organization of each kind lists and subscribes to: those its own changes
  * write (docs/api.md, "Events and webhooks"). Fund providers keep every published category, as
@@ -66,7 +69,7 @@ export const GIVING_KINDS: readonly string[] = [
 export const CATEGORIES_BY_KIND: Readonly<Record<OrganizationKind, readonly string[]>> = {
   fund_provider: EVENT_CATEGORIES,
   grantmaker: GRANTMAKING_KINDS,
-  nonprofit: GIVING_KINDS,
+  nonprofit: [...GIVING_KINDS, ...GIFT_KINDS],
   platform: GIVING_KINDS,
   lockbox_provider: [],
 };
@@ -82,6 +85,7 @@ export const SUBSCRIBING_KINDS: readonly OrganizationKind[] = (Object.keys(CATEG
  */
 export function webhookPageCategories(kind: OrganizationKind): readonly string[] {
   if (kind === 'fund_provider') return DAF_KINDS;
-  if (kind === 'nonprofit' || kind === 'platform') return GIVING_KINDS;
+  if (kind === 'nonprofit') return [...GIVING_KINDS, ...GIFT_KINDS];
+  if (kind === 'platform') return GIVING_KINDS;
   return [];
 }

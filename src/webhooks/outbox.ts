@@ -19,7 +19,11 @@ export type EventCategory =
   | 'inbound_transfer.created'
   | 'inbound_transfer.updated'
   | 'verification_request.created'
-  | 'verification_request.updated';
+  | 'verification_request.updated'
+  | 'donation.created'
+  | 'donation.updated'
+  | 'deposit.created'
+  | 'deposit.updated';
 
 export interface NewEvent {
   environment: Environment;
@@ -34,7 +38,9 @@ export interface NewEvent {
     | 'grant_request'
     | 'disbursement'
     | 'inbound_transfer'
-    | 'verification_request';
+    | 'verification_request'
+    | 'donation'
+    | 'deposit';
 }
 
 /**

@@ -1,4 +1,5 @@
 import Koa from 'koa';
+import os from 'node:os';
 import request from 'supertest';
 import { sql } from 'kysely';
 import { z } from 'zod';
@@ -9,6 +10,7 @@ import { buildGatewayRouter } from '../../src/gateway/router.js';
 import { defineRoute, type RouteSpec } from '../../src/gateway/routing/route-spec.js';
 import { apiVersion } from '../../src/gateway/routing/versions.js';
 import { TableMailSender } from '../../src/mail/sender.js';
+import { FolderStorage } from '../../src/storage/folder-storage.js';
 import { ServerKeys } from '../../src/keys/server-keys.js';
 import { testBox } from '../helpers/app.js';
 import { createApiKey } from '../../src/api-keys/service.js';
@@ -41,7 +43,11 @@ function app(spec: RouteSpec = newThing()) {
 }
 
 function options() {
-  return { db: t.db, ipRestrictedAreas: [], services: { mail: new TableMailSender(t.db), profile: 'dev' as const, box: testBox, keys } };
+  return {
+    db: t.db,
+    ipRestrictedAreas: [],
+    services: { mail: new TableMailSender(t.db), profile: 'dev' as const, box: testBox, keys, storage: new FolderStorage(os.tmpdir()) },
+  };
 }
 
 /**

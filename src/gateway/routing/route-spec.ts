@@ -4,6 +4,7 @@ import type { Db } from '../../db/database.js';
 import type { OrganizationKind } from '../../db/schema.js';
 import type { Caller, Recipient } from './caller.js';
 import type { ApiVersion } from './versions.js';
+import type { ObjectStorage } from '../../storage/object-storage.js';
 import type { MailSender } from '../../mail/sender.js';
 import type { SecretBox } from '../../keys/secret-box.js';
 import type { KeyedHasher } from '../../keys/server-keys.js';
@@ -95,6 +96,8 @@ export interface GatewayServices {
   keys: KeyedHasher;
   /** The largest disbursement, in cents (max_disbursement_cents); unset, the service's own maximum. */
   maxDisbursementCents?: number;
+  /** Object storage: mail batches' uploads (docs/gift-processing.md). */
+  storage: ObjectStorage;
 }
 
 /** Preserves the generic parameters of a spec literal. */
