@@ -1,5 +1,8 @@
 import sharp from 'sharp';
 import yazl from 'yazl';
+import type { Db } from '../../src/db/database.js';
+import { prefixedId } from '../../src/db/ids.js';
+import type { Environment } from '../../src/db/schema.js';
 
 /** Builders of mail batches (docs/gift-processing.md, "The batch format") for the tests. */
 
@@ -105,4 +108,35 @@ export function checkLine(envelopeId: string, amount: string, front: string, ext
     back_image: '',
     ...extra,
   };
+}
+
+/** A mail batch row of `lockbox`, as POST /v1/mailbox/upload_url makes it: awaiting its upload. */
+export async function createMailBatch(
+  db: Db,
+  lockbox: { id: string; environment: Environment },
+  providerId: string,
+  options: { status?: 'awaiting_upload' | 'uploaded'; uploadExpiresAt?: Date } = {},
+): Promise<{ id: string; storageKey: string }> {
+  const id = prefixedId('batch');
+  const storageKey = `batches/${id}.zip`;
+  await db
+    .insertInto('mail_batches')
+    .values({
+      id,
+      environment: lockbox.environment,
+      provider_organization_id: providerId,
+      lockbox_id: lockbox.id,
+      storage_key: storageKey,
+      upload_expires_at: options.uploadExpiresAt ?? new Date(Date.now() + 3_600_000),
+      status: options.status ?? 'awaiting_upload',
+      uploaded_at: options.status === 'uploaded' ? new Date() : null,
+      size_bytes: null,
+      sha256: null,
+      refusal_line: null,
+      refusal_reason: null,
+      lease_until: null,
+      ingested_at: null,
+    })
+    .execute();
+  return { id, storageKey };
 }
