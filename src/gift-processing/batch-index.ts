@@ -145,6 +145,15 @@ function donorOf(row: Row): DonorJson {
   return donor;
 }
 
+/** The published Donor's maximum lengths (full_name is the first and last names, or payer_name). */
+const DONOR_MAX_LENGTHS: readonly [IndexColumn, number][] = [
+  ['payer_name', 255],
+  ['donor_first_name', 127],
+  ['donor_last_name', 127],
+  ['donor_email', 255],
+  ['donor_phone', 20],
+];
+
 /** Why a check line cannot become a donation, or undefined. */
 function checkProblem(row: Row): string | undefined {
   const amount = row.amount?.trim() ?? '';
@@ -152,6 +161,10 @@ function checkProblem(row: Row): string | undefined {
   if (parseAmount(amount) === 0) return 'the amount is zero';
   const routing = row.routing_number?.trim();
   if (routing && !validRoutingNumber(routing)) return `the routing number ${JSON.stringify(routing)} fails its checksum`;
+  for (const [column, max] of DONOR_MAX_LENGTHS) {
+    const value = row[column]?.trim() ?? '';
+    if (value.length > max) return `the ${column} is longer than ${max} characters`;
+  }
   const country = row.donor_country?.trim();
   if (country && !/^[A-Za-z]{2}$/.test(country)) return `the donor country ${JSON.stringify(country)} is not two letters`;
   return undefined;

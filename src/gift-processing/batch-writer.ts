@@ -10,6 +10,7 @@ import { emitEvent } from '../webhooks/outbox.js';
 import { scanDigest, type CheckedImage } from './batch-images.js';
 import { depositTotal, type PlannedEnvelope } from './batch-index.js';
 import {
+  externalIdTaken,
   findMailItemsByEnvelope,
   insertDeposit,
   insertMailDonation,
@@ -46,9 +47,12 @@ export interface WriteSummary {
   unusedKeys: string[];
 }
 
-/** A donation's external id: short and numeric, as the published examples show. */
-function externalId(): string {
-  return String(crypto.randomInt(10_000_000, 99_999_999));
+/** A donation's external id: short and numeric, as the published examples show, and not yet used by the nonprofit. */
+async function externalId(trx: Trx, input: WriteInput): Promise<string> {
+  for (;;) {
+    const id = String(crypto.randomInt(10_000_000, 99_999_999));
+    if (!(await externalIdTaken(trx, input.lockbox.organization_id, input.lockbox.environment, id))) return id;
+  }
 }
 
 /** A processed envelope's checks: one deposit of their sum, a donation each, the ledger transfer, the events. */
@@ -81,7 +85,7 @@ async function depositChecks(trx: Trx, input: WriteInput, envelope: PlannedEnvel
       id: donationId,
       environment: lockbox.environment,
       organization_id: lockbox.organization_id,
-      external_id: externalId(),
+      external_id: await externalId(trx, input),
       payment_source_id: lockbox.payment_source_id,
       deposit_id: depositId,
       amount: check.amount,

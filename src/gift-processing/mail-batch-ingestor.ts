@@ -90,7 +90,8 @@ export class MailBatchIngestor {
         { db, storage: this.options.storage, now: () => this.now(), maxBatchBytes: this.options.maxBatchBytes },
         claim,
       );
-      this.options.logger?.info({ batch: claim.id, attempt: claim.attempts, ...outcome }, 'mail batch ingestion');
+      const { unusedKeys: _unused, ...logged } = { unusedKeys: undefined, ...outcome };
+      this.options.logger?.info({ batch: claim.id, attempt: claim.attempts, ...logged }, 'mail batch ingestion');
       return { batchId: claim.id, outcome };
     } catch (error) {
       if (claim.attempts >= maxAttempts) {

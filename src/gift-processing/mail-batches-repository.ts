@@ -212,6 +212,23 @@ export async function insertDeposit(
     .execute();
 }
 
+/** Whether the organization already has a donation with this external id (they are short: collisions happen). */
+export async function externalIdTaken(
+  db: Executor,
+  organizationId: string,
+  environment: Environment,
+  externalId: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('donations')
+    .select('id')
+    .where('organization_id', '=', organizationId)
+    .where('environment', '=', environment)
+    .where('external_id', '=', externalId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function insertMailDonation(
   db: Executor,
   row: {

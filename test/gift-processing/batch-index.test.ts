@@ -111,6 +111,19 @@ describe('planIndex', () => {
     });
   });
 
+  it('puts a check whose donor does not fit the published Donor in review', () => {
+    const envelopes = planned(
+      csvOf([
+        checkLine('E1', '10.00', 'a.tif', { donor_phone: '+1 (415) 555-1212 ext. 4410' }),
+        checkLine('E2', '10.00', 'b.tif', { donor_country: 'USA' }),
+      ]),
+    );
+    expect(envelopes.map((e) => e.reviewReason)).toEqual([
+      'the donor_phone is longer than 20 characters',
+      'the donor country "USA" is not two letters',
+    ]);
+  });
+
   it('rejects an envelope holding a return_to_sender or unrelated item', () => {
     const envelopes = planned(
       csvOf([
