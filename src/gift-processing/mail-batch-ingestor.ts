@@ -4,6 +4,7 @@ import type { ObjectStorage } from '../storage/object-storage.js';
 import { ingestBatch, type IngestionOutcome } from './batch-ingestion.js';
 import {
   claimUploadedBatch,
+  extendLease,
   finishBatch,
   listAwaitingUpload,
   markExpired,
@@ -80,11 +81,22 @@ export class MailBatchIngestor {
   /** Claims one uploaded batch and ingests it; undefined when none is free. */
   async ingestNext(): Promise<TickResult['ingested']> {
     const { db } = this.options;
-    const claim = await claimUploadedBatch(db, this.now(), this.options.leaseSeconds ?? DEFAULT_LEASE_SECONDS);
+    const leaseSeconds = this.options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
+    const claim = await claimUploadedBatch(db, this.now(), leaseSeconds);
     if (!claim) return undefined;
     const maxAttempts = this.options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
     // A process that died mid-batch leaves its tries counted: past the limit, no further try.
     if (claim.attempts > maxAttempts) return { batchId: claim.id, outcome: await this.giveUp(claim) };
+    // A big batch may outlast its lease: renewed every third of it while this try runs.
+    const heartbeat = setInterval(
+      () => {
+        extendLease(db, claim, new Date(this.now().getTime() + leaseSeconds * 1000)).catch((error: Error) =>
+          this.options.logger?.warn({ batch: claim.id, err: error }, 'mail batch lease not renewed'),
+        );
+      },
+      (leaseSeconds * 1000) / 3,
+    );
+    heartbeat.unref();
     try {
       const outcome = await ingestBatch(
         { db, storage: this.options.storage, now: () => this.now(), maxBatchBytes: this.options.maxBatchBytes },
@@ -103,6 +115,8 @@ export class MailBatchIngestor {
         'mail batch ingestion failed; retried after its lease',
       );
       return { batchId: claim.id, outcome: { status: 'retry', error: (error as Error).message } };
+    } finally {
+      clearInterval(heartbeat);
     }
   }
 

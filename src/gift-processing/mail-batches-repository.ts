@@ -61,6 +61,18 @@ export async function claimUploadedBatch(db: Executor, now: Date, leaseSeconds: 
   return result.rows[0];
 }
 
+/** Keeps a claim's lease while its batch is still being ingested; false once the claim is no longer the batch's. */
+export async function extendLease(db: Executor, claim: ClaimedBatch, leaseUntil: Date): Promise<boolean> {
+  const result = await db
+    .updateTable('mail_batches')
+    .set({ lease_until: leaseUntil })
+    .where('id', '=', claim.id)
+    .where('status', '=', 'uploaded')
+    .where('attempts', '=', claim.attempts)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 /**
  * Ends a claimed batch (ingested, refused, duplicate), only while the claim is still the
  * batch's latest: false when another ingestor took it over after the lease ran out, or it ended.

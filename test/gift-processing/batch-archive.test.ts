@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { ARCHIVE_LIMITS, BatchArchive, BatchRefusal } from '../../src/gift-processing/batch-archive.js';
 import { checkImages } from '../../src/gift-processing/batch-images.js';
@@ -40,6 +41,14 @@ describe('BatchArchive', () => {
     } finally {
       archive.close();
     }
+  });
+
+  it('builds test scans that show their text (not blank, and unlike one another)', async () => {
+    const [one, other] = [await tiffImage({ text: '$125.00' }), await tiffImage({ text: '$9,999.00' })];
+    const stats = await sharp(one).stats();
+    expect(stats.channels[0]!.stdev).toBeGreaterThan(10);
+    const pixels = async (tiff: Buffer) => sharp(tiff).raw().toBuffer();
+    expect((await pixels(one)).equals(await pixels(other))).toBe(false);
   });
 
   it('refuses what is not a ZIP', async () => {

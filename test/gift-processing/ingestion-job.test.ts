@@ -169,6 +169,33 @@ describe('exactly once', () => {
   });
 });
 
+/** A real folder storage whose puts of scans take `delayMs`: a big batch, slow to store. */
+class SlowStorage extends FolderStorage {
+  delayMs = 0;
+  override async put(key: string, body: Readable | Buffer, options?: { maxBytes?: number }) {
+    if (key.startsWith('scans/')) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+    return super.put(key, body, options);
+  }
+}
+
+describe('the lease', () => {
+  it('is renewed while a slow batch is ingested, so no other ingestor takes it over', async () => {
+    const { nonprofit, provider, lockbox } = await giftParties(t.db);
+    const slow = new SlowStorage(root);
+    const batch = await createMailBatch(t.db, lockbox, provider.id, { status: 'uploaded' });
+    await slow.put(batch.storageKey, await buildMailBatch([checkLine('S1', '75.00', 'f.tif')], { 'f.tif': front }));
+    slow.delayMs = 1_600;
+    const holder = new MailBatchIngestor({ db: t.db, storage: slow, leaseSeconds: 1 });
+    const running = holder.runOnce();
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    const other = await new MailBatchIngestor({ db: t.db, storage, leaseSeconds: 1 }).runOnce();
+    expect(other.ingested).toBeUndefined();
+    expect((await running).ingested?.outcome.status).toBe('ingested');
+    expect(await batchRow(batch.id)).toMatchObject({ status: 'ingested', attempts: 1 });
+    expect(await counts(nonprofit.id)).toMatchObject({ mailItems: 1, donations: 1 });
+  });
+});
+
 /** A real folder storage whose puts of scans fail while `failing` is set: an outage mid-batch. */
 class FlakyStorage extends FolderStorage {
   failing = true;
