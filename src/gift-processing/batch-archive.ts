@@ -38,7 +38,8 @@ export interface ArchiveEntry {
 function entryNameProblem(name: string): string | undefined {
   if (name.includes('\\')) return `the entry name ${JSON.stringify(name)} contains a backslash`;
   if (name.startsWith('/') || /^[a-zA-Z]:/.test(name)) return `the entry name ${JSON.stringify(name)} is absolute`;
-  if (name.split('/').includes('..')) return `the entry name ${JSON.stringify(name)} contains ..`;
+  // The format says "contain `..`", not only a `..` segment: a name like `a..b.tif` is refused too.
+  if (name.includes('..')) return `the entry name ${JSON.stringify(name)} contains ..`;
   return undefined;
 }
 

@@ -65,6 +65,7 @@ describe('BatchArchive', () => {
   it('refuses entry names that are absolute, climb with .., or hold a backslash', async () => {
     const data = Buffer.from('x');
     expect((await refusalOf(await zipWithEntryName(lines, '../x.tif', data))).reason).toBe('the entry name "../x.tif" contains ..');
+    expect((await refusalOf(await zipOf([{ name: 'scan..1.tif', data }]))).reason).toBe('the entry name "scan..1.tif" contains ..');
     expect((await refusalOf(await zipWithEntryName(lines, '/etc/x.tif', data))).reason).toBe('the entry name "/etc/x.tif" is absolute');
     expect((await refusalOf(await zipWithEntryName(lines, 'a\\x.tif', data))).reason).toBe(
       'the entry name "a\\\\x.tif" contains a backslash',
