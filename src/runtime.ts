@@ -14,6 +14,9 @@ import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { AddressSet } from './http/client-address.js';
 import { buildMetricsApp } from './metrics/endpoint.js';
 import { Metrics } from './metrics/metrics.js';
+import { createObjectStorage } from './storage/create-storage.js';
+import type { ObjectStorage } from './storage/object-storage.js';
+import { UploadSigner } from './storage/upload-signing.js';
 
 export interface Runtime {
   app: Koa;
@@ -25,6 +28,11 @@ export interface Runtime {
   /** The server keys of this process (cookie, CSRF, cache and hashing keys), refreshed by the key watcher. */
   keys: ServerKeys;
   clients: ClientRegistrySync;
+  /**
+   * The object storage of this process (mail batches, scans; docs/gift-processing.md, "Object
+   * storage"): the app's, and the one background jobs (mail batch ingestion) use.
+   */
+  storage: ObjectStorage;
   /** Work requests left to run after their response (password-reset requests, notice mail); stop() waits for it. */
   background: BackgroundWork;
   /** Background chores: clients-file polling, key-rotation watch, sweeping. */
@@ -61,7 +69,8 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger, o
   if (options.clusterWorker) metrics.joinCluster();
   const background = new BackgroundWork(logger);
   const readinessWarnings = () => clients.warnings();
-  const app = buildApp({ config, db, logger, oidc, serverKeys: keys, mail, box, metrics, background, readinessWarnings });
+  const storage = createObjectStorage(config, new UploadSigner(keys, { production: config.base_url, sandbox: config.sandbox_base_url }));
+  const app = buildApp({ config, db, logger, oidc, serverKeys: keys, mail, box, metrics, background, readinessWarnings, storage });
   const metricsApp = config.metrics_listen
     ? buildMetricsApp({ metrics, db, logger, allow: new AddressSet(config.metrics_allow), readinessWarnings })
     : undefined;
@@ -86,6 +95,7 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger, o
     keys,
     clients,
     background,
+    storage,
     start() {
       if (started) return;
       started = true;
