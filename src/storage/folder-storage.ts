@@ -34,13 +34,13 @@ export class FolderStorage implements ObjectStorage {
     return path.join(this.root, checkObjectKey(key));
   }
 
-  presignPut(key: string, expiresInSeconds: number, options: { environment?: Environment } = {}): Promise<string> {
+  async presignPut(key: string, expiresInSeconds: number, options: { environment?: Environment } = {}): Promise<string> {
     if (!this.signer) throw new Error('this folder storage has no upload URL signer');
     // Its URLs are on an API host of Almoner's own: which one, the caller says.
     if (!options.environment) throw new Error("a folder storage's upload URL needs the environment whose API host serves it");
     checkObjectKey(key);
     const expiresAt = new Date(Date.now() + expiresInSeconds * 1000);
-    return Promise.resolve(this.signer.sign(key, expiresAt, options.environment));
+    return this.signer.sign(key, expiresAt, options.environment);
   }
 
   async put(key: string, body: Readable | Buffer, options: { maxBytes?: number } = {}): Promise<{ size: number }> {

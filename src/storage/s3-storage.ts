@@ -77,7 +77,13 @@ export class S3Storage implements ObjectStorage {
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
       maxAttempts: 2,
-      requestHandler: { connectionTimeout: Math.min(this.timeoutMs, 10_000), requestTimeout: this.timeoutMs },
+      // requestTimeout: until the answer's headers; socketTimeout: a socket silent that long (a stalled body).
+      requestHandler: {
+        connectionTimeout: Math.min(this.timeoutMs, 10_000),
+        requestTimeout: this.timeoutMs,
+        socketTimeout: this.timeoutMs,
+        throwOnRequestTimeout: true,
+      },
     };
     if (options.endpoint) config.endpoint = options.endpoint;
     if (options.credentials) config.credentials = options.credentials;
@@ -141,7 +147,8 @@ export class S3Storage implements ObjectStorage {
     await this.call('put', key, deadline, (abortSignal) =>
       this.client.send(
         new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ContentLength: length, ContentType: contentType }),
-        { abortSignal },
+        // A large body takes longer to send than the client's requestTimeout allows a call.
+        { abortSignal, requestTimeout: deadline },
       ),
     );
   }
