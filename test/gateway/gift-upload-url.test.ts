@@ -65,13 +65,18 @@ function putChunked(url: URL, chunks: number, size: number): Promise<{ status: n
   });
 }
 
-/** A PUT whose Content-Length says `declared` and whose body is `sent` bytes, then the client's half of the connection closes. */
-function putShort(url: URL, declared: number, sent: number): Promise<string> {
+/**
+ * A PUT whose Content-Length says `declared` and whose body is `sent` bytes; then the client's
+ * half of the connection closes (`end`), or stays open: the answer is what came back before the
+ * server closed.
+ */
+function putRaw(url: URL, declared: number, sent: number, end = true): Promise<string> {
   return new Promise((resolve) => {
     let answer = '';
     const socket = net.connect(Number(url.port), url.hostname, () => {
       socket.write(`PUT ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Length: ${declared}\r\n\r\n`);
-      socket.end(Buffer.alloc(sent, 1));
+      if (end) socket.end(Buffer.alloc(sent, 1));
+      else socket.write(Buffer.alloc(sent, 1));
     });
     socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
     socket.on('error', () => resolve(answer));
@@ -194,6 +199,10 @@ describe('PUT /v1/mailbox/uploads/<batch_id>', () => {
     expect(declared.body).toMatchObject({ status: 413, code: 'too_large' });
     const chunked = await putChunked(url, 80, 64 * 1024);
     expect(chunked.status).toBe(413);
+    // A huge Content-Length is refused at once, and the connection closed rather than its body read and thrown away.
+    const huge = await putRaw(url, 1024 * 1024 * 1024, 1024, false);
+    expect(huge).toMatch(/^HTTP\/1\.1 413 /);
+    expect(huge).toMatch(/\r\nConnection: close\r\n/i);
     expect(await storage.head(`batches/${id}.zip`)).toBeUndefined();
     expect((await batchRow(id)).status).toBe('awaiting_upload');
     // The batch still takes an upload of the allowed size.
@@ -203,7 +212,7 @@ describe('PUT /v1/mailbox/uploads/<batch_id>', () => {
 
   it('keeps nothing of a body shorter than its Content-Length', async () => {
     const { id, url } = await newBatch();
-    const answer = await putShort(url, 100_000, 30_000);
+    const answer = await putRaw(url, 100_000, 30_000);
     // The body ended at the caller's close, short: a 400 (from Node's HTTP parser, which sees it first).
     expect(answer).toMatch(/^HTTP\/1\.1 400 /);
     expect(await storage.head(`batches/${id}.zip`)).toBeUndefined();

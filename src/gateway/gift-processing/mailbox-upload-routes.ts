@@ -33,6 +33,20 @@ const WHY: Record<'expired' | 'signature', string> = {
 };
 
 export function mailboxUploadRoute(deps: MailboxUploadDeps): Middleware {
+  const route = receive(deps);
+  return async (ctx, next) => {
+    try {
+      await route(ctx, next);
+    } catch (error) {
+      // Refused before its body was read whole (403, 409, 413): close rather than let Node
+      // read and discard up to mail_batch_max_bytes to keep the connection.
+      if (!ctx.req.complete) ctx.set('Connection', 'close');
+      throw error;
+    }
+  };
+}
+
+function receive(deps: MailboxUploadDeps): Middleware {
   return async (ctx) => {
     const batchId = PATH.exec(ctx.path)?.[1];
     // Only a folder storage's URLs point here; with a bucket, uploads go to the bucket.
