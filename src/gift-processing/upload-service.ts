@@ -103,8 +103,15 @@ export async function receiveBatchUpload(
     if (upload.body.readableAborted) throw invalid('The body ended before its Content-Length; nothing was kept.');
     throw error;
   }
-  // False only when the ingestion job noticed the stored object first (it heads awaiting batches):
-  // the batch is uploaded either way, with these bytes, since this request held it.
-  await markBatchUploaded(db, batch.id, size);
+  if (!(await markBatchUploaded(db, batch.id, size))) {
+    // The ingestion job got to the batch first: it noticed the stored object (it heads awaiting
+    // batches), and the batch is uploaded with these bytes, since this request held it; or it
+    // gave the batch up as expired meanwhile, and then nothing of the upload is kept.
+    const now = await findMailBatch(db, batch.id);
+    if (now?.status === 'expired') {
+      await storage.delete(batch.storage_key);
+      throw conflict(`Mail batch ${batch.id} expired before its upload ended; nothing was kept. Ask for a new upload URL.`);
+    }
+  }
   return { batchId: batch.id, sizeBytes: size };
 }

@@ -84,6 +84,28 @@ function putRaw(url: URL, declared: number, sent: number, end = true): Promise<s
   });
 }
 
+const batchIdOf = (url: URL) => url.pathname.split('/').at(-1)!;
+
+/** A chunked PUT left open after its first chunk: `finish()` sends the rest and gives the answer. */
+async function putHeld(url: URL): Promise<{ finish(): Promise<{ status: number; body: string }> }> {
+  const request = http.request(url, { method: 'PUT', agent: false });
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    request.on('response', (response: http.IncomingMessage) => {
+      void text(response).then((body) => resolve({ status: response.statusCode ?? 0, body }), reject);
+    });
+    request.on('error', reject);
+  });
+  request.write(Buffer.alloc(1024, 1));
+  // The server holds the batch (its claim, lease_until) once it has the request.
+  await expect.poll(async () => (await batchRow(batchIdOf(url))).lease_until, { timeout: 5000 }).not.toBeNull();
+  return {
+    finish() {
+      request.end(Buffer.alloc(1024, 2));
+      return answer;
+    },
+  };
+}
+
 describe('POST /v1/mailbox/upload_url', () => {
   it('makes an awaiting batch of the lockbox and answers a URL on the API host that works for 15 minutes', async () => {
     const before = Math.floor(Date.now() / 1000);
@@ -162,6 +184,25 @@ describe('PUT /v1/mailbox/uploads/<batch_id>', () => {
     expect(second.status).toBe(409);
     expect(second.type).toMatch(/application\/problem\+json/);
     expect(await text(await storage.get(`batches/${id}.zip`))).toBe('PK\u0003\u0004 a zip');
+  });
+
+  it('refuses a PUT while another is being received (409), and keeps nothing of one whose batch expired meanwhile', async () => {
+    const first = await newBatch();
+    const slow = await putHeld(first.url);
+    const meanwhile = await put(first.url, 'second');
+    expect(meanwhile.status).toBe(409);
+    expect(meanwhile.body.detail).toMatch(/being uploaded by another request/);
+    expect(await slow.finish()).toMatchObject({ status: 200 });
+    expect(await storage.head(`batches/${first.id}.zip`)).toEqual({ size: 2048 });
+
+    // The ingestion job gives up an awaiting batch past its expiry; an upload still running then keeps nothing.
+    const second = await newBatch();
+    const late = await putHeld(second.url);
+    await t.db.updateTable('mail_batches').set({ status: 'expired' }).where('id', '=', second.id).execute();
+    const answer = await late.finish();
+    expect(answer.status).toBe(409);
+    expect(answer.body).toMatch(/expired before its upload ended/);
+    expect(await storage.head(`batches/${second.id}.zip`)).toBeUndefined();
   });
 
   it('refuses an expired URL and a tampered one (403, saying which), keeping nothing', async () => {
