@@ -23,6 +23,11 @@ import { disbursementRoutes } from './grantmaking/disbursements-routes.js';
 import { financialAccountRoutes } from './grantmaking/financial-accounts-routes.js';
 import { inboundTransferRoutes } from './grantmaking/inbound-transfers-routes.js';
 import { programRoutes } from './grantmaking/programs-routes.js';
+import { depositRoutes } from './gift-processing/deposits-routes.js';
+import { lockboxRoutes } from './gift-processing/lockboxes-routes.js';
+import { mailItemRoutes } from './gift-processing/mail-items-routes.js';
+import { paymentSourceRoutes } from './gift-processing/payment-sources-routes.js';
+import { propertyRoutes } from './gift-processing/properties-routes.js';
 import { buildOpenApiDocument } from './openapi.js';
 import type { GatewayServices, RouteSpec } from './routing/route-spec.js';
 import { buildGatewayRouter } from './router.js';
@@ -51,6 +56,11 @@ export const GATEWAY_ROUTES: readonly RouteSpec[] = [
   ...programRoutes,
   ...inboundTransferRoutes,
   ...disbursementRoutes,
+  ...paymentSourceRoutes,
+  ...lockboxRoutes,
+  ...mailItemRoutes,
+  ...depositRoutes,
+  ...propertyRoutes,
 ] as unknown as RouteSpec[];
 
 export interface GatewayDeps {

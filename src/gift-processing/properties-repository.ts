@@ -3,6 +3,7 @@ import type { Executor } from '../db/executor.js';
 import type { Environment } from '../db/schema.js';
 import type { PropertiesTable, PropertyResourceType, PropertyValueJson } from '../db/schema-gift.js';
 import { newestFirstPage, type Cursor } from '../db/keyset.js';
+import { runPrepared } from '../db/prepared-statements.js';
 
 /** A nonprofit's properties, their options and their values on donations and deposits (docs/gift-processing.md, "The API"). */
 
@@ -185,13 +186,16 @@ export async function touchResources(db: Executor, resourceType: PropertyResourc
     .execute();
 }
 
-/** The property assignments of some resources (one page of donations or deposits), in one query. */
+/**
+ * The property assignments of some resources (one page of donations or deposits), in one query.
+ * Prepared: the donations list runs it on every page (one text whatever the number of ids).
+ */
 export function assignmentsOf(db: Executor, resourceIds: readonly string[]) {
-  return db
+  const query = db
     .selectFrom('property_assignments')
     .select(['resource_id', 'property_id', 'value'])
     .where('resource_id', '=', sql<string>`any(${resourceIds}::text[])`)
     .orderBy('resource_id')
-    .orderBy('property_id')
-    .execute();
+    .orderBy('property_id');
+  return runPrepared(db, 'gift_property_assignments', query);
 }

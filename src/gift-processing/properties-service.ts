@@ -1,11 +1,24 @@
 import type { Db } from '../db/database.js';
 import { inTransaction } from '../db/executor.js';
-import type { PropertyValueJson } from '../db/schema-gift.js';
+import { prefixedId } from '../db/ids.js';
+import type { Cursor } from '../db/keyset.js';
+import type { Environment } from '../db/schema.js';
+import type { PropertyResourceType, PropertyType, PropertyValueJson } from '../db/schema-gift.js';
 import { invalid, notFound } from '../errors/domain-error.js';
+import { mapUniqueViolation } from '../errors/unique-violation.js';
 import { emitEvent } from '../webhooks/outbox.js';
 import {
+  assignmentsOf,
+  countEnumOptions,
+  countMembers,
   deleteAssignments,
   findProperty,
+  insertProperty,
+  insertPropertyOptions,
+  listEnumOptions,
+  listMemberOptions,
+  listProperties,
+  type OptionCursor,
   isEnumOption,
   isMember,
   ownedResourceIds,
@@ -14,7 +27,7 @@ import {
   type Scope,
 } from './properties-repository.js';
 
-export type { Scope as PropertyScope };
+export type { OptionCursor, Scope as PropertyScope };
 
 /** At most this many resources per assignment (the published assignProperty). */
 export const MAX_ASSIGN_RESOURCES = 100;
@@ -115,4 +128,115 @@ async function checkedValue(
         throw invalid(`value.user_value_id ${String(given)} is not a member of this organization.`);
       return { type, user_value_id: given.toLowerCase() };
   }
+}
+
+/** A resource's property value as served (the published PropertyAssignment). */
+export interface AssignmentView {
+  property_id: string;
+  value: PropertyValueJson;
+}
+
+/** The property values of some resources (a page of donations or deposits), by resource id, in one query. */
+export async function propertiesByResource(db: Db, resourceIds: readonly string[]): Promise<Map<string, AssignmentView[]>> {
+  const byResource = new Map<string, AssignmentView[]>();
+  if (resourceIds.length === 0) return byResource;
+  for (const row of await assignmentsOf(db, resourceIds)) {
+    const list = byResource.get(row.resource_id);
+    const view = { property_id: row.property_id, value: row.value };
+    if (list) list.push(view);
+    else byResource.set(row.resource_id, [view]);
+  }
+  return byResource;
+}
+
+/** The first options a property's shape carries (the published Property: "the first 25 options"). */
+export const PROPERTY_OPTIONS_SHOWN = 25;
+
+export type PropertyRow = NonNullable<Awaited<ReturnType<typeof findProperty>>>;
+export interface OptionView {
+  id: string;
+  name: string;
+  description: string | null;
+  key: string;
+}
+export interface PropertyView extends PropertyRow {
+  /** Enum and user properties only. */
+  options?: OptionView[];
+  total_option_count?: number;
+}
+
+/** One page of an enum property's options or, for a user property, the organization's members; `limit + 1` rows. */
+export function optionsPage(db: Db, property: PropertyRow, cursor: OptionCursor | undefined, limit: number): Promise<OptionView[]> {
+  if (property.property_type === 'enum') return listEnumOptions(db, property.id, cursor, limit);
+  if (property.property_type === 'user') return listMemberOptions(db, property.organization_id, cursor, limit);
+  return Promise.resolve([]);
+}
+
+async function withOptions(db: Db, property: PropertyRow): Promise<PropertyView> {
+  if (property.property_type !== 'enum' && property.property_type !== 'user') return property;
+  const [page, total] = await Promise.all([
+    optionsPage(db, property, undefined, PROPERTY_OPTIONS_SHOWN),
+    property.property_type === 'enum' ? countEnumOptions(db, property.id) : countMembers(db, property.organization_id),
+  ]);
+  return { ...property, options: page.slice(0, PROPERTY_OPTIONS_SHOWN), total_option_count: total };
+}
+
+export async function propertyOf(db: Db, scope: Scope, id: string): Promise<PropertyView | undefined> {
+  const property = await findProperty(db, scope, id);
+  return property ? withOptions(db, property) : undefined;
+}
+
+/** A page of the nonprofit's properties, newest first, each with its first options. */
+export async function propertiesPage(
+  db: Db,
+  scope: Scope,
+  filters: { resourceType?: PropertyResourceType },
+  cursor: Cursor | undefined,
+  limit: number,
+): Promise<PropertyView[]> {
+  const rows = await listProperties(db, scope, filters, cursor, limit);
+  return Promise.all(rows.map((row) => withOptions(db, row)));
+}
+
+/** The property the options page is of, or undefined when it is not the scope's. */
+export function propertyForOptions(db: Db, scope: Scope, id: string): Promise<PropertyRow | undefined> {
+  return findProperty(db, scope, id);
+}
+
+export interface NewProperty {
+  organizationId: string;
+  environment: Environment;
+  name: string;
+  resourceType: PropertyResourceType;
+  propertyType: PropertyType;
+  /** An enum property's options, in order. */
+  options?: readonly string[];
+}
+
+/** Adds a property (the admin CLI); an enum property needs its options, other types take none. */
+export async function addProperty(db: Db, input: NewProperty): Promise<{ property: PropertyRow; options: string[] }> {
+  const name = input.name.trim();
+  if (name === '' || name.length > 200) throw invalid('The name must be 1 to 200 characters.');
+  const options = (input.options ?? []).map((o) => o.trim());
+  if (input.propertyType === 'enum' && options.length === 0) throw invalid('An enum property needs at least one --option.');
+  if (input.propertyType !== 'enum' && options.length > 0) throw invalid('Only an enum property takes options.');
+  if (options.some((o) => o === '' || o.length > 200)) throw invalid('Each option must be 1 to 200 characters.');
+  if (new Set(options).size !== options.length) throw invalid('The options must differ.');
+  return inTransaction(db, async (trx) => {
+    let property: PropertyRow;
+    try {
+      property = await insertProperty(trx, {
+        id: prefixedId('prop'),
+        environment: input.environment,
+        organization_id: input.organizationId,
+        name,
+        resource_type: input.resourceType,
+        property_type: input.propertyType,
+      });
+    } catch (error) {
+      mapUniqueViolation(error, { properties_name_key: `The organization already has a ${input.resourceType} property named ${name}.` });
+    }
+    const rows = await insertPropertyOptions(trx, property.id, options, () => prefixedId('propopt'));
+    return { property, options: rows.map((r) => r.id) };
+  });
 }
