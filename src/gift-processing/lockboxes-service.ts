@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { recordAudit } from '../audit/audit-log.js';
 import type { Db } from '../db/database.js';
 import { inTransaction } from '../db/executor.js';
 import { prefixedId } from '../db/ids.js';
@@ -36,21 +37,30 @@ export function lockboxesForAdmin(db: Db, organizationId?: string) {
 
 /**
  * A PO box request of a nonprofit to a lockbox provider (docs/gift-processing.md, "The API"): its
- * id, 24 random bytes in base64url, is the one-time value the provider answers with.
+ * id, 24 random bytes in base64url, is the one-time value the provider answers with. Audited.
  */
 export async function requestLockbox(
   db: Db,
-  input: { nonprofitId: string; providerId: string; environment: Environment },
+  input: { nonprofitId: string; providerId: string; providerEin: string; environment: Environment; via: 'admin_cli' },
 ): Promise<string> {
-  const row = await insertLockboxRequest(db, {
-    id: crypto.randomBytes(24).toString('base64url'),
-    environment: input.environment,
-    organization_id: input.nonprofitId,
-    provider_organization_id: input.providerId,
-    fulfilled_at: null,
-    lockbox_id: null,
+  return inTransaction(db, async (trx) => {
+    const row = await insertLockboxRequest(trx, {
+      id: crypto.randomBytes(24).toString('base64url'),
+      environment: input.environment,
+      organization_id: input.nonprofitId,
+      provider_organization_id: input.providerId,
+      fulfilled_at: null,
+      lockbox_id: null,
+    });
+    // The request_id is a one-time credential of the provider's answer: never in the audit trail.
+    await recordAudit(trx, {
+      event: 'lockbox.requested',
+      environment: input.environment,
+      organizationId: input.nonprofitId,
+      details: { provider_ein: input.providerEin, via: input.via },
+    });
+    return row.id;
   });
-  return row.id;
 }
 
 export interface MailboxFulfillment {

@@ -1,4 +1,6 @@
+import { recordAudit } from '../audit/audit-log.js';
 import type { Db } from '../db/database.js';
+import { inTransaction } from '../db/executor.js';
 import { prefixedId } from '../db/ids.js';
 import type { Cursor } from '../db/keyset.js';
 import type { Environment } from '../db/schema.js';
@@ -33,11 +35,13 @@ export interface NewPaymentSource {
   name: string;
   sourceType: PaymentSourceType;
   ach?: { accountNumber: string; routingNumber: string };
+  /** Who adds it, for the audit row (`payment_source.created`). */
+  via: 'admin_cli';
 }
 
 /**
  * Adds a payment source on the nonprofit's processing financial account (docs/gift-processing.md,
- * "The model"). An ACH address is the account and routing number money arrives at.
+ * "The model"). An ACH address is the account and routing number money arrives at. Audited.
  */
 export async function addPaymentSource(db: Db, input: NewPaymentSource) {
   const name = input.name.trim();
@@ -49,14 +53,23 @@ export async function addPaymentSource(db: Db, input: NewPaymentSource) {
   }
   const account = await findProcessingAccount(db, input.organizationId, input.environment);
   if (!account) throw invalid(`The organization has no processing financial account in ${input.environment}: is it a nonprofit?`);
-  return insertPaymentSource(db, {
-    id: prefixedId('payment_source'),
-    environment: input.environment,
-    organization_id: input.organizationId,
-    financial_account_id: account.id,
-    name,
-    source_type: input.sourceType,
-    ach_account_number: input.ach?.accountNumber ?? null,
-    ach_routing_number: input.ach?.routingNumber ?? null,
+  return inTransaction(db, async (trx) => {
+    const created = await insertPaymentSource(trx, {
+      id: prefixedId('payment_source'),
+      environment: input.environment,
+      organization_id: input.organizationId,
+      financial_account_id: account.id,
+      name,
+      source_type: input.sourceType,
+      ach_account_number: input.ach?.accountNumber ?? null,
+      ach_routing_number: input.ach?.routingNumber ?? null,
+    });
+    await recordAudit(trx, {
+      event: 'payment_source.created',
+      environment: input.environment,
+      organizationId: input.organizationId,
+      details: { payment_source_id: created.id, source_type: created.source_type, name: created.name, via: input.via },
+    });
+    return created;
   });
 }

@@ -1,3 +1,4 @@
+import { recordAudit } from '../audit/audit-log.js';
 import type { Db } from '../db/database.js';
 import { inTransaction } from '../db/executor.js';
 import { prefixedId } from '../db/ids.js';
@@ -211,9 +212,11 @@ export interface NewProperty {
   propertyType: PropertyType;
   /** An enum property's options, in order. */
   options?: readonly string[];
+  /** Who adds it, for the audit row (`property.created`). */
+  via: 'admin_cli';
 }
 
-/** Adds a property (the admin CLI); an enum property needs its options, other types take none. */
+/** Adds a property (the admin CLI), audited; an enum property needs its options, other types take none. */
 export async function addProperty(db: Db, input: NewProperty): Promise<{ property: PropertyRow; options: string[] }> {
   const name = input.name.trim();
   if (name === '' || name.length > 200) throw invalid('The name must be 1 to 200 characters.');
@@ -237,6 +240,12 @@ export async function addProperty(db: Db, input: NewProperty): Promise<{ propert
       mapUniqueViolation(error, { properties_name_key: `The organization already has a ${input.resourceType} property named ${name}.` });
     }
     const rows = await insertPropertyOptions(trx, property.id, options, () => prefixedId('propopt'));
+    await recordAudit(trx, {
+      event: 'property.created',
+      environment: input.environment,
+      organizationId: input.organizationId,
+      details: { property_id: property.id, name, resource_type: input.resourceType, property_type: input.propertyType, via: input.via },
+    });
     return { property, options: rows.map((r) => r.id) };
   });
 }

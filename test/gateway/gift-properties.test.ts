@@ -33,7 +33,7 @@ beforeAll(async () => {
   const provider = await givingCaller(t.db, '72-3000002', 'Harbor Lockbox Services', 'lockbox_provider');
   lockbox = await createTestLockbox(t.db, { nonprofitId: staff.orgId, providerId: provider.id });
   other = await giftParties(t.db);
-  const scope = { organizationId: staff.orgId, environment: 'sandbox' as const };
+  const scope = { organizationId: staff.orgId, environment: 'sandbox' as const, via: 'admin_cli' as const };
   const names = Array.from({ length: 30 }, (_, i) => `Fund ${String(i + 1).padStart(2, '0')}`);
   const made = await addProperty(t.db, { ...scope, name: 'Fund', resourceType: 'donation', propertyType: 'enum', options: names });
   fund = { id: made.property.id, options: made.options };

@@ -21,7 +21,13 @@ const po = () => `po_${nextPo++}`;
 const fulfill = (json: unknown, bearer = parties.provider.sandbox) =>
   apiRequest(server, 'sandbox', 'POST', '/v1/lockboxes/fulfill_request', { bearer, json });
 const newRequest = () =>
-  requestLockbox(t.db, { nonprofitId: parties.nonprofit.id, providerId: parties.provider.id, environment: 'sandbox' });
+  requestLockbox(t.db, {
+    nonprofitId: parties.nonprofit.id,
+    providerId: parties.provider.id,
+    providerEin: 'test',
+    environment: 'sandbox',
+    via: 'admin_cli',
+  });
 
 describe('POST /v1/lockboxes/fulfill_request', () => {
   it('makes the lockbox and its lockbox payment source on the processing account, answering 200 with no content', async () => {

@@ -43,6 +43,7 @@ describe('payment sources and lockboxes', () => {
       name: 'Gifts by wire',
       sourceType: 'manual',
       ach: { accountNumber: '123456789', routingNumber: '021000021' },
+      via: 'admin_cli',
     });
     const page = await get('/v1/payment_sources');
     expect(page.status).toBe(200);

@@ -54,23 +54,13 @@ export const paymentSourcesAdd: Command = {
     if ((account === undefined) !== (routing === undefined)) throw new UsageError('--ach-account and --ach-routing go together');
     const org = await organizationOfKind(ctx, 'org', 'nonprofit');
     const { addPaymentSource } = await import('../../gift-processing/payment-sources-service.js');
-    const { inTransaction } = await import('../../db/executor.js');
-    const { recordAudit } = await import('../../audit/audit-log.js');
-    const row = await inTransaction(await ctx.db(), async (trx) => {
-      const created = await addPaymentSource(trx, {
-        organizationId: org.id,
-        environment,
-        name,
-        sourceType,
-        ach: account === undefined || routing === undefined ? undefined : { accountNumber: account, routingNumber: routing },
-      });
-      await recordAudit(trx, {
-        event: 'payment_source.created',
-        environment,
-        organizationId: org.id,
-        details: { payment_source_id: created.id, source_type: created.source_type, name: created.name, via: 'admin_cli' },
-      });
-      return created;
+    const row = await addPaymentSource(await ctx.db(), {
+      organizationId: org.id,
+      environment,
+      name,
+      sourceType,
+      ach: account === undefined || routing === undefined ? undefined : { accountNumber: account, routingNumber: routing },
+      via: 'admin_cli',
     });
     return {
       json: {
@@ -125,18 +115,12 @@ export const lockboxesRequest: Command = {
     const org = await organizationOfKind(ctx, 'org', 'nonprofit');
     const provider = await organizationOfKind(ctx, 'provider', 'lockbox_provider');
     const { requestLockbox } = await import('../../gift-processing/lockboxes-service.js');
-    const { inTransaction } = await import('../../db/executor.js');
-    const { recordAudit } = await import('../../audit/audit-log.js');
-    const requestId = await inTransaction(await ctx.db(), async (trx) => {
-      const id = await requestLockbox(trx, { nonprofitId: org.id, providerId: provider.id, environment });
-      // The request_id is a one-time credential of the provider's answer: never in the audit trail.
-      await recordAudit(trx, {
-        event: 'lockbox.requested',
-        environment,
-        organizationId: org.id,
-        details: { provider_ein: provider.ein, via: 'admin_cli' },
-      });
-      return id;
+    const requestId = await requestLockbox(await ctx.db(), {
+      nonprofitId: org.id,
+      providerId: provider.id,
+      providerEin: provider.ein,
+      environment,
+      via: 'admin_cli',
     });
     return {
       json: { request_id: requestId, org: org.ein, provider: provider.ein, environment },
@@ -201,23 +185,14 @@ export const propertiesAdd: Command = {
     const options = Array.isArray(raw) ? raw : typeof raw === 'string' ? [raw] : [];
     const org = await organizationOfKind(ctx, 'org', 'nonprofit');
     const { addProperty } = await import('../../gift-processing/properties-service.js');
-    const { inTransaction } = await import('../../db/executor.js');
-    const { recordAudit } = await import('../../audit/audit-log.js');
-    const made = await inTransaction(await ctx.db(), async (trx) => {
-      const created = await addProperty(trx, { organizationId: org.id, environment, name, resourceType, propertyType, options });
-      await recordAudit(trx, {
-        event: 'property.created',
-        environment,
-        organizationId: org.id,
-        details: {
-          property_id: created.property.id,
-          name: created.property.name,
-          resource_type: resourceType,
-          property_type: propertyType,
-          via: 'admin_cli',
-        },
-      });
-      return created;
+    const made = await addProperty(await ctx.db(), {
+      organizationId: org.id,
+      environment,
+      name,
+      resourceType,
+      propertyType,
+      options,
+      via: 'admin_cli',
     });
     return {
       json: {
