@@ -16,9 +16,10 @@ export async function depositsPage(
   limit: number,
 ): Promise<DepositRow[]> {
   const rows = await listDeposits(db, scope, filters, cursor, limit);
+  // The rows include the one past the page (a next page's sign): its values are not needed.
   const properties = await propertiesByResource(
     db,
-    rows.map((r) => r.id),
+    rows.slice(0, limit).map((r) => r.id),
   );
   return rows.map((row) => ({ ...row, properties: properties.get(row.id) ?? [] }));
 }

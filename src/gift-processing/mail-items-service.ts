@@ -37,7 +37,9 @@ export async function mailItemsPage(
   cursor: Cursor | undefined,
   limit: number,
 ): Promise<MailItemView[]> {
-  return withScans(db, await listMailItems(db, scope, filters, cursor, limit));
+  const rows = await listMailItems(db, scope, filters, cursor, limit);
+  // The row past the page (a next page's sign) needs no scans: listPage drops it.
+  return [...(await withScans(db, rows.slice(0, limit))), ...rows.slice(limit).map((row) => ({ ...row, scans: [] }))];
 }
 
 export async function mailItemOf(db: Db, scope: Scope, id: string): Promise<MailItemView | undefined> {

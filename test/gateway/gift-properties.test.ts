@@ -4,17 +4,20 @@ import { accessToken, apiGet, apiKeyFor, apiRequest } from '../helpers/gateway.j
 import { createTestLockbox, giftParties, type TestLockbox } from '../helpers/gift.js';
 import { insertDeposit, insertDonation } from '../helpers/gift-records.js';
 import { givingCaller } from '../helpers/giving.js';
+import { StatementProbe } from '../helpers/statement-probe.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
 /** Properties, their options and assignProperty (docs/gift-processing.md, "The API", Assigning a property). */
 
 const REDIRECT = 'https://app.example.org/callback';
+const probe = new StatementProbe();
 const {
   testDatabase: t,
   server,
   staff,
   clients: { client },
 } = useOAuthServer({
+  plugins: [probe],
   clients: { client: { environment: 'sandbox', redirectUris: [REDIRECT], scopes: ['read_only', 'read_write', 'openid'] } },
 });
 
@@ -109,6 +112,12 @@ describe('POST /v1/properties/{id}/assign', () => {
     const list = await get('/v1/donations');
     const listed = (list.body.results as { id: string; properties: unknown[] }[]).filter((d) => donations.includes(d.id));
     expect(listed.map((d) => d.properties)).toEqual([[{ property_id: fund.id, value }], [{ property_id: fund.id, value }]]);
+    // A page reads its property values in one more statement, for the page's ids only.
+    probe.probed = [];
+    const page = await get('/v1/donations?limit=1');
+    const reads = probe.probed.filter((p) => p.inRequest && /from "property_assignments"/.test(p.text));
+    expect(reads).toHaveLength(1);
+    expect(reads[0]!.parameters).toEqual([[(page.body.results as { id: string }[])[0]!.id]]);
     // The same value again changes nothing.
     expect((await assign(fund.id, { value, resources: { ids: donations } })).body).toEqual({ num_updated: 0 });
     expect(await updatedEvents(donations[0]!, 'donation.updated')).toHaveLength(1);

@@ -23,9 +23,10 @@ export async function donationsPage(
   limit: number,
 ): Promise<DonationRow[]> {
   const rows = (await listDonations(db, scope, filters, cursor, limit)) as DonationRow[];
+  // The rows include the one past the page (a next page's sign): its values are not needed.
   const properties = await propertiesByResource(
     db,
-    rows.map((r) => r.id),
+    rows.slice(0, limit).map((r) => r.id),
   );
   for (const row of rows) row.properties = properties.get(row.id) ?? NONE;
   return rows;
