@@ -39,7 +39,7 @@ function withLockbox(db: Executor, scope: Scope) {
     .where('ps.environment', '=', scope.environment);
 }
 
-export type PaymentSourceRow = Awaited<ReturnType<typeof findPaymentSource>> & {};
+export type PaymentSourceRow = NonNullable<Awaited<ReturnType<typeof findPaymentSource>>>;
 
 export function findPaymentSource(db: Executor, scope: Scope, id: string) {
   return withLockbox(db, scope).where('ps.id', '=', id).executeTakeFirst();
