@@ -25,6 +25,11 @@ import { inboundTransferRoutes } from './grantmaking/inbound-transfers-routes.js
 import { programRoutes } from './grantmaking/programs-routes.js';
 import { mailboxRoutes } from './gift-processing/mailbox-routes.js';
 import { isMailboxUpload, mailboxUploadRoute } from './gift-processing/mailbox-upload-routes.js';
+import { depositRoutes } from './gift-processing/deposits-routes.js';
+import { lockboxRoutes } from './gift-processing/lockboxes-routes.js';
+import { mailItemRoutes } from './gift-processing/mail-items-routes.js';
+import { paymentSourceRoutes } from './gift-processing/payment-sources-routes.js';
+import { propertyRoutes } from './gift-processing/properties-routes.js';
 import { buildOpenApiDocument } from './openapi.js';
 import type { GatewayServices, RouteSpec } from './routing/route-spec.js';
 import { DEFAULT_MAIL_BATCH_MAX_BYTES } from '../gift-processing/upload-service.js';
@@ -55,6 +60,11 @@ export const GATEWAY_ROUTES: readonly RouteSpec[] = [
   ...inboundTransferRoutes,
   ...disbursementRoutes,
   ...mailboxRoutes,
+  ...paymentSourceRoutes,
+  ...lockboxRoutes,
+  ...mailItemRoutes,
+  ...depositRoutes,
+  ...propertyRoutes,
 ] as unknown as RouteSpec[];
 
 export interface GatewayDeps {
