@@ -51,7 +51,7 @@ export function checkTiff(amount: string, payer = 'Ada Donor', size = { width: 1
   <rect width="1200" height="540" fill="#e4f4e8"/>
   <rect x="20" y="20" width="1160" height="500" fill="none" stroke="#1d6b3a" stroke-width="8"/>
   <text x="60" y="110" font-family="sans-serif" font-size="48" fill="#1d3a6b">${escape(payer)}</text>
-  <text x="60" y="260" font-family="sans-serif" font-size="40" fill="#222">Pay to the order of Riverside Food Bank</text>
+  <text x="60" y="260" font-family="sans-serif" font-size="34" fill="#222">Pay to the order of Riverside Food Bank</text>
   <rect x="820" y="190" width="320" height="110" fill="#cfe0ff" stroke="#1d3a6b" stroke-width="6"/>
   <text x="840" y="275" font-family="sans-serif" font-size="72" font-weight="bold" fill="#c01818">${escape(amount)}</text>
   <rect x="60" y="420" width="700" height="40" fill="#333"/>
