@@ -67,6 +67,45 @@ async function render(tiff: Buffer, size: RenditionSize): Promise<Buffer> {
     .toBuffer();
 }
 
+/** At most this many scans are decoded at once per process: each holds its TIFF (up to MAX_SCAN_BYTES) in memory. */
+const MAX_CONCURRENT_RENDERS = 2;
+let rendering = 0;
+const waiting: (() => void)[] = [];
+
+async function withRenderSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (rendering >= MAX_CONCURRENT_RENDERS) await new Promise<void>((resolve) => waiting.push(resolve));
+  else rendering += 1;
+  try {
+    return await work();
+  } finally {
+    // The slot passes straight to the next in line, or is freed.
+    const next = waiting.shift();
+    if (next) next();
+    else rendering -= 1;
+  }
+}
+
+/** Renditions being made now, by key: a page's several requests for one image decode it once. */
+const inFlight = new Map<string, Promise<Buffer>>();
+
+async function make(storage: ObjectStorage, image: { id: string; storage_key: string }, size: RenditionSize, key: string): Promise<Buffer> {
+  return withRenderSlot(async () => {
+    // Made meanwhile by another process: read it back.
+    const kept = await readObject(storage, key, MAX_SCAN_BYTES);
+    if (kept) return kept;
+    const tiff = await readObject(storage, image.storage_key, MAX_SCAN_BYTES);
+    if (!tiff) throw new ScanUnreadable(image.id, 'the file is missing or too large');
+    let body: Buffer;
+    try {
+      body = await render(tiff, size);
+    } catch (error) {
+      throw new ScanUnreadable(image.id, (error as Error).message);
+    }
+    await storage.put(key, body, { contentType: 'image/webp' });
+    return body;
+  });
+}
+
 /**
  * The WebP rendition of a scan image at `size`: the stored one when there is one, else made
  * from the TIFF and stored. ScanUnreadable when the TIFF is missing, too large or undecodable.
@@ -79,14 +118,10 @@ export async function scanRendition(
   const key = renditionKey(image.id, size);
   const kept = await readObject(storage, key, MAX_SCAN_BYTES);
   if (kept) return { body: kept, cached: true };
-  const tiff = await readObject(storage, image.storage_key, MAX_SCAN_BYTES);
-  if (!tiff) throw new ScanUnreadable(image.id, 'the file is missing or too large');
-  let body: Buffer;
-  try {
-    body = await render(tiff, size);
-  } catch (error) {
-    throw new ScanUnreadable(image.id, (error as Error).message);
+  let pending = inFlight.get(key);
+  if (!pending) {
+    pending = make(storage, image, size, key).finally(() => inFlight.delete(key));
+    inFlight.set(key, pending);
   }
-  await storage.put(key, body, { contentType: 'image/webp' });
-  return { body, cached: false };
+  return { body: await pending, cached: false };
 }
