@@ -2,8 +2,9 @@ import type { Context } from 'koa';
 import { invalid, notFound } from '../errors/domain-error.js';
 import { depositDetail, depositsPage, type GiftScope } from '../gift-processing/dashboard-service.js';
 import type { DashboardDeps } from './deps.js';
-import { depositsPath, mailPath, propertyForms, shownDeposit, shownDonations } from './gift-shown.js';
+import { depositsPath, mailPath, propertyForms, setNotice, shownDeposit, shownDonations } from './gift-shown.js';
 import type { OrgRequest } from './guards.js';
+import { propertyAssignment } from './gift-assignment.js';
 import { sendDashboardPage } from './page.js';
 
 /**
@@ -22,7 +23,7 @@ export function giftScope(deps: DashboardDeps, { organization }: OrgRequest): Gi
 
 /** Where a member may set property values (Owners, Admins and Members; not Read-only users): undefined otherwise. */
 export function propertyAction(request: OrgRequest, path: string): string | undefined {
-  return request.organization.role === 'read_only' ? undefined : path;
+  return request.organization.role === 'read_only' || !propertyAssignment ? undefined : path;
 }
 
 /** GET /orgs/:ein/deposits */
@@ -78,7 +79,7 @@ export async function showDeposit(
       },
       donations: shownDonations(detail.donations, action),
       properties: propertyForms(detail.deposit.id, detail.properties, action),
-      notice: extra.notice,
+      notice: extra.notice ?? setNotice(ctx.query.set, [...detail.properties, ...detail.donations.flatMap((d) => d.properties)]),
       error: extra.error,
     },
     extra.status,

@@ -2,6 +2,8 @@ import type Router from '@koa/router';
 import type { Role } from '../db/schema.js';
 import { showDeposit, showDeposits } from './deposits-page.js';
 import type { DashboardDeps } from './deps.js';
+import { propertyAssignment } from './gift-assignment.js';
+import { submitPropertyValue } from './gift-property-form.js';
 import { orgRoute } from './guards.js';
 import { serveScanImage } from './mail-images-page.js';
 import { showMail, showMailItem } from './mail-page.js';
@@ -21,7 +23,12 @@ export const GIFT_PAGE_PATHS = {
   mail: '/orgs/:ein/mail',
   mailItem: '/orgs/:ein/mail/:item',
   scanImage: '/orgs/:ein/mail/images/:image',
+  depositProperties: '/orgs/:ein/deposits/:deposit/properties',
+  mailItemProperties: '/orgs/:ein/mail/:item/properties',
 } as const;
+
+/** Who may set property values: not Read-only users. */
+const EDITORS: readonly Role[] = ['owner', 'admin', 'member'];
 
 export function addGiftRoutes(router: Router, deps: DashboardDeps): void {
   const read = (page: 'deposits' | 'mail') => ({ page, roles: EVERY_ROLE });
@@ -44,5 +51,15 @@ export function addGiftRoutes(router: Router, deps: DashboardDeps): void {
   router.get(
     GIFT_PAGE_PATHS.mailItem,
     orgRoute(deps, read('mail'), (ctx, request) => showMailItem(deps, ctx, request)),
+  );
+  const assign = propertyAssignment;
+  if (!assign) return;
+  router.post(
+    GIFT_PAGE_PATHS.depositProperties,
+    orgRoute(deps, { page: 'deposits', roles: EDITORS }, (ctx, request) => submitPropertyValue(deps, ctx, request, 'deposit', assign)),
+  );
+  router.post(
+    GIFT_PAGE_PATHS.mailItemProperties,
+    orgRoute(deps, { page: 'mail', roles: EDITORS }, (ctx, request) => submitPropertyValue(deps, ctx, request, 'mail', assign)),
   );
 }

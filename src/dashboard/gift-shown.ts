@@ -111,3 +111,10 @@ export function shownDonations(
     properties: propertyForms(d.id, d.properties, action),
   }));
 }
+
+/** The notice after a property's value was set (the form's redirect names it: ?set=<property id>). */
+export function setNotice(set: unknown, properties: readonly PropertyWithValue[]): string | undefined {
+  if (typeof set !== 'string') return undefined;
+  const property = properties.find((p) => p.id === set);
+  return property ? `${property.name} is set.` : undefined;
+}

@@ -12,7 +12,16 @@ import { shownDate } from './dates.js';
 import type { DashboardDeps } from './deps.js';
 import { giftScope, propertyAction } from './deposits-page.js';
 import { signedScanImageUrl } from './gift-image-urls.js';
-import { giftTone, IMAGE_LABELS, lockboxLabel, mailPath, MAIL_STATUS_LABELS, shownDeposit, shownDonations } from './gift-shown.js';
+import {
+  giftTone,
+  IMAGE_LABELS,
+  lockboxLabel,
+  mailPath,
+  MAIL_STATUS_LABELS,
+  setNotice,
+  shownDeposit,
+  shownDonations,
+} from './gift-shown.js';
 import type { OrgRequest } from './guards.js';
 import { sendDashboardPage } from './page.js';
 
@@ -130,7 +139,12 @@ export async function showMailItem(
       })),
       donations: shownDonations(detail.donations, propertyAction(request, `${item.href}/properties`)),
       deposit: detail.deposit ? shownDeposit(organization.ein, detail.deposit) : undefined,
-      notice: extra.notice,
+      notice:
+        extra.notice ??
+        setNotice(
+          ctx.query.set,
+          detail.donations.flatMap((d) => d.properties),
+        ),
       error: extra.error,
     },
     extra.status,

@@ -300,3 +300,43 @@ export function hugeTiffHeader(side = 50_000): Buffer {
   const header = Buffer.from([0x49, 0x49, 42, 0, 8, 0, 0, 0]);
   return Buffer.concat([header, ifd, Buffer.alloc(16)]);
 }
+
+/** A property of the nonprofit (with enum options when given) and, optionally, its value on some resources. */
+export async function seedProperty(
+  db: Db,
+  input: {
+    nonprofitId: string;
+    environment?: 'sandbox' | 'production';
+    name: string;
+    resourceType: 'donation' | 'deposit';
+    type: 'text' | 'enum' | 'boolean' | 'date';
+    options?: string[];
+    values?: { resourceId: string; value: Record<string, unknown> }[];
+  },
+): Promise<{ id: string; optionIds: string[] }> {
+  const id = prefixedId('prop');
+  await db
+    .insertInto('properties')
+    .values({
+      id,
+      environment: input.environment ?? 'sandbox',
+      organization_id: input.nonprofitId,
+      name: input.name,
+      resource_type: input.resourceType,
+      property_type: input.type,
+    })
+    .execute();
+  const optionIds: string[] = [];
+  for (const [position, name] of (input.options ?? []).entries()) {
+    const optionId = prefixedId('propopt');
+    await db.insertInto('property_options').values({ id: optionId, property_id: id, name, description: null, position }).execute();
+    optionIds.push(optionId);
+  }
+  for (const v of input.values ?? []) {
+    await db
+      .insertInto('property_assignments')
+      .values({ property_id: id, resource_type: input.resourceType, resource_id: v.resourceId, value: JSON.stringify(v.value) })
+      .execute();
+  }
+  return { id, optionIds };
+}
