@@ -14,6 +14,8 @@ import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { AddressSet } from './http/client-address.js';
 import { buildMetricsApp } from './metrics/endpoint.js';
 import { Metrics } from './metrics/metrics.js';
+import { MailBatchIngestor } from './gift-processing/mail-batch-ingestor.js';
+import { FolderStorage } from './storage/folder-storage.js';
 
 export interface Runtime {
   app: Koa;
@@ -61,7 +63,9 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger, o
   if (options.clusterWorker) metrics.joinCluster();
   const background = new BackgroundWork(logger);
   const readinessWarnings = () => clients.warnings();
-  const app = buildApp({ config, db, logger, oidc, serverKeys: keys, mail, box, metrics, background, readinessWarnings });
+  // One storage for the app (uploads, scans) and the mail batch ingestor (docs/gift-processing.md, "Ingestion").
+  const storage = new FolderStorage(path.join(config.data_dir, 'objects'));
+  const app = buildApp({ config, db, logger, oidc, serverKeys: keys, mail, box, metrics, background, readinessWarnings, storage });
   const metricsApp = config.metrics_listen
     ? buildMetricsApp({ metrics, db, logger, allow: new AddressSet(config.metrics_allow), readinessWarnings })
     : undefined;
@@ -77,6 +81,7 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger, o
     pauseAfterFailures: config.webhook_pause_after_failures,
     onOutcome: (outcome) => metrics.webhookAttempts.inc({ outcome }),
   });
+  const mailBatches = new MailBatchIngestor({ db, logger, storage });
   let started = false;
   return {
     app,
@@ -92,10 +97,11 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger, o
       clients.start(config.clients_poll_seconds);
       oidc.start();
       webhooks.start(config.webhook_poll_ms);
+      mailBatches.start();
     },
     async stop(graceMs = 0) {
       oidc.stop();
-      await Promise.all([clients.stop(), webhooks.stop(graceMs), background.drain()]);
+      await Promise.all([clients.stop(), webhooks.stop(graceMs), mailBatches.stop(), background.drain()]);
     },
   };
 }
