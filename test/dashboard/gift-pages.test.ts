@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { signedScanImageUrl } from '../../src/dashboard/gift-image-urls.js';
+import { MailBatchIngestor } from '../../src/gift-processing/mail-batch-ingestor.js';
 import { renditionKey } from '../../src/gift-processing/scan-renditions.js';
 import { dashboardSession } from '../helpers/dashboard.js';
 import { createTestLockbox } from '../helpers/gift.js';
@@ -13,6 +14,7 @@ import {
   seedProperty,
   seedRescan,
 } from '../helpers/gift-dashboard.js';
+import { buildMailBatch, checkLine, createMailBatch, tiffImage } from '../helpers/mail-batch.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
@@ -303,6 +305,54 @@ describe('scan images', () => {
     expect(bomb.status).toBe(422);
     expect(bomb.body.toString()).toContain('Image unavailable');
     expect((await image(member, good!)).status).toBe(200);
+  });
+});
+
+describe('an ingested batch on the pages', () => {
+  it('shows what the ingestor made of a batch: its envelopes, their scans’ images, donations, deposits and review reasons', async () => {
+    const s = await setting();
+    const zip = await buildMailBatch(
+      [
+        checkLine('E1', '125.00', 'e1/front.tif', { back_image: 'e1/back.tif' }),
+        checkLine('E1', '1,250.00', 'e1/front2.tif', { donor_first_name: 'Grace', donor_last_name: 'Hopper', memo: 'Year-end gift' }),
+        { envelope_id: 'E1', received_at: '2026-11-27', item_type: 'envelope', front_image: 'e1/envelope.tif' },
+        checkLine('E2', '12.5', 'e2/check.tif'),
+      ],
+      {
+        'e1/front.tif': await tiffImage({ text: '$125.00' }),
+        'e1/back.tif': await tiffImage({ text: 'endorsed' }),
+        'e1/front2.tif': await tiffImage({ text: '$1,250.00' }),
+        'e1/envelope.tif': await tiffImage({ width: 800, height: 400, text: 'Riverside Food Bank' }),
+        'e2/check.tif': await tiffImage({ text: '$12.5?' }),
+      },
+    );
+    const batch = await createMailBatch(t.db, s.lockbox, s.provider.id);
+    await s.storage.put(batch.storageKey, zip);
+    await new MailBatchIngestor({ db: t.db, storage: s.storage }).runOnce();
+    const items = await t.db
+      .selectFrom('mail_items')
+      .select(['id', 'envelope_id'])
+      .where('batch_id', '=', batch.id)
+      .orderBy('envelope_id')
+      .execute();
+    expect(items.map((i) => i.envelope_id)).toEqual(['E1', 'E2']);
+
+    const member = await dashboardSession(server, 'sandbox', s.users.member);
+    const list = await member.get(`/orgs/${s.ein}/mail`);
+    expect(thumbnails(list.html)).toHaveLength(2);
+    for (const src of thumbnails(list.html)) expect((await image(member, src)).status).toBe(200);
+    const e1 = await member.get(`/orgs/${s.ein}/mail/${items[0]!.id}`);
+    expect(fullImages(e1.html)).toHaveLength(4);
+    for (const src of fullImages(e1.html)) expect((await image(member, src)).type).toBe('image/webp');
+    expect(e1.html).toContain('Grace Hopper');
+    expect(e1.html).toContain('Year-end gift');
+    expect(e1.html).toContain('$1,375.00');
+    const e2 = await member.get(`/orgs/${s.ein}/mail/${items[1]!.id}`);
+    expect(e2.html).toContain('Why it needs review');
+    expect(e2.html).toContain('does not parse');
+    const deposits = await member.get(`/orgs/${s.ein}/deposits`);
+    expect(deposits.html).toContain('$1,375.00');
+    expect(deposits.html).toMatch(/data-label="Donations">2</);
   });
 });
 
