@@ -35,7 +35,8 @@ export function propertyValueOf(property: Pick<PropertyWithValue, 'name' | 'type
       const day = /^\d{4}-\d{2}-\d{2}$/.test(text) ? new Date(`${text}T00:00:00Z`) : undefined;
       if (!day || Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== text)
         throw invalid(`${property.name}: a date (YYYY-MM-DD)`);
-      return { type: 'date', date_value: text };
+      // The published PropertyValue's dates are RFC 3339 date-times: the day's start, UTC.
+      return { type: 'date', date_value: `${text}T00:00:00Z` };
     }
   }
 }

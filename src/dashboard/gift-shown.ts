@@ -62,7 +62,7 @@ function shownValue(p: PropertyWithValue): string {
     case 'boolean':
       return v.boolean_value === undefined ? '—' : v.boolean_value ? 'Yes' : 'No';
     case 'date':
-      return v.date_value ?? '—';
+      return v.date_value?.slice(0, 10) ?? '—';
     case 'user':
       return v.user_value_id ?? '—';
   }
@@ -83,7 +83,7 @@ export function propertyForms(resourceId: string, properties: PropertyWithValue[
       type: p.type,
       shown: shownValue(p),
       control: `prop-${resourceId}-${p.id}`,
-      text: p.type === 'text' ? (p.value?.text_value ?? '') : p.type === 'date' ? (p.value?.date_value ?? '') : '',
+      text: p.type === 'text' ? (p.value?.text_value ?? '') : p.type === 'date' ? (p.value?.date_value?.slice(0, 10) ?? '') : '',
       options:
         p.type === 'enum'
           ? p.options.map((o) => ({ value: o.id, label: o.name, selected: p.value?.enum_value_id === o.id }))
