@@ -64,7 +64,7 @@ function shownValue(p: PropertyWithValue): string {
     case 'date':
       return v.date_value?.slice(0, 10) ?? '—';
     case 'user':
-      return v.user_value_id ?? '—';
+      return p.options.find((o) => o.id === v.user_value_id?.toLowerCase())?.name ?? v.user_value_id ?? '—';
   }
 }
 

@@ -202,6 +202,16 @@ export function assignmentsOf(db: Executor, resourceIds: readonly string[]) {
     .execute();
 }
 
+/** The e-mail addresses of users (a user property's values name members). */
+export function userEmails(db: Executor, userIds: readonly string[]) {
+  if (userIds.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('users')
+    .select(['id', 'email'])
+    .where('id', 'in', [...userIds])
+    .execute();
+}
+
 /** A scan image of the scope's mail items (undefined: unknown, or another organization's). */
 export function scanImageOf(db: Executor, scope: GiftScope, imageId: string) {
   return db

@@ -26,6 +26,7 @@ import {
   propertiesOf,
   scanImageOf,
   scanImagesOfMailItem,
+  userEmails,
   type GiftScope,
   type MailFilters,
 } from './dashboard-repository.js';
@@ -37,6 +38,8 @@ import {
  */
 
 export type { GiftScope, MailFilters };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface GiftPage<T> {
   rows: T[];
@@ -113,12 +116,16 @@ export interface PropertyWithValue {
 async function withValues(db: Db, scope: GiftScope, resourceType: 'donation' | 'deposit', resourceIds: readonly string[]) {
   const properties = await propertiesOf(db, scope, resourceType);
   const assignments = await assignmentsOf(db, resourceIds);
+  const userIds = assignments.flatMap((a) => (a.value.user_value_id && UUID.test(a.value.user_value_id) ? [a.value.user_value_id] : []));
+  const members = await userEmails(db, [...new Set(userIds)]);
   return (resourceId: string): PropertyWithValue[] =>
     properties.map((p) => ({
       id: p.id,
       name: p.name,
       type: p.property_type,
-      options: p.options.map((o) => ({ id: o.id, name: o.name })),
+      // A user property's options are the members named by its values.
+      options:
+        p.property_type === 'user' ? members.map((m) => ({ id: m.id, name: m.email })) : p.options.map((o) => ({ id: o.id, name: o.name })),
       value: assignments.find((a) => a.property_id === p.id && a.resource_id === resourceId)?.value,
     }));
 }

@@ -96,47 +96,6 @@ describe('the Deposits pages', () => {
   });
 });
 
-describe('properties on the pages', () => {
-  it('show a deposit’s and its donations’ property values (enum option names, Yes/No, text)', async () => {
-    const s = await setting();
-    const item = await s.seed({ donations: [{ amount: 5_000, donor: 'Ada Donor', memo: 'gala' }], deposit: {} });
-    await seedProperty(t.db, {
-      nonprofitId: s.nonprofit.id,
-      name: 'Reconciled',
-      resourceType: 'deposit',
-      type: 'boolean',
-      values: [{ resourceId: item.depositId!, value: { type: 'boolean', boolean_value: true } }],
-    });
-    const campaign = await seedProperty(t.db, {
-      nonprofitId: s.nonprofit.id,
-      name: 'Campaign',
-      resourceType: 'donation',
-      type: 'enum',
-      options: ['Spring appeal', 'Year end'],
-    });
-    await t.db
-      .insertInto('property_assignments')
-      .values({
-        property_id: campaign.id,
-        resource_type: 'donation',
-        resource_id: item.donationIds[0]!,
-        value: JSON.stringify({ type: 'enum', enum_value_id: campaign.optionIds[1] }),
-      })
-      .execute();
-    await seedProperty(t.db, { nonprofitId: s.nonprofit.id, name: 'Thank-you note', resourceType: 'donation', type: 'text' });
-    const reader = await dashboardSession(server, 'sandbox', s.users.read_only);
-    const deposit = await reader.get(`/orgs/${s.ein}/deposits/${item.depositId!}`);
-    expect(deposit.html).toMatch(/<li><span>Reconciled<\/span> Yes/);
-    expect(deposit.html).toMatch(/<li><span>Campaign<\/span> Year end/);
-    expect(deposit.html).toMatch(/<li><span>Thank-you note<\/span> —/);
-    // Read-only users see values, never a form to change them.
-    expect(deposit.html).not.toContain('/properties"');
-    const mail = await reader.get(`/orgs/${s.ein}/mail/${item.id}`);
-    expect(mail.html).toMatch(/<li><span>Campaign<\/span> Year end/);
-    expect(mail.html).not.toContain('Reconciled');
-  });
-});
-
 describe('the Mail pages', () => {
   it('list mail items with lockbox, status, donations and a thumbnail; filter by status and lockbox with a bookmarkable GET form', async () => {
     const s = await setting();

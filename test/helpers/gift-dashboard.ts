@@ -309,7 +309,7 @@ export async function seedProperty(
     environment?: 'sandbox' | 'production';
     name: string;
     resourceType: 'donation' | 'deposit';
-    type: 'text' | 'enum' | 'boolean' | 'date';
+    type: 'text' | 'enum' | 'boolean' | 'date' | 'user';
     options?: string[];
     values?: { resourceId: string; value: Record<string, unknown> }[];
   },
