@@ -1,4 +1,3 @@
-import path from 'node:path';
 import Koa from 'koa';
 import type { AppConfig } from './config/schema.js';
 import type { Db } from './db/database.js';
@@ -26,7 +25,8 @@ import type { SecretBox } from './keys/secret-box.js';
 import type { ServerKeys } from './keys/server-keys.js';
 import { errorPageLayout } from './views/page.js';
 import { useViewProfile } from './views/render.js';
-import { FolderStorage } from './storage/folder-storage.js';
+import { createObjectStorage } from './storage/create-storage.js';
+import { UploadSigner } from './storage/upload-signing.js';
 import type { ObjectStorage } from './storage/object-storage.js';
 import './http/state.js';
 
@@ -47,7 +47,7 @@ export interface AppDeps {
   background?: BackgroundWork;
   /** What /readyz lists beside "ready" (the clients file's standing); none when omitted. */
   readinessWarnings?: () => readonly ReadinessWarning[];
-  /** Object storage (mail batches, scans); a folder under data_dir when omitted. */
+  /** Object storage (mail batches, scans); when omitted, the configured one (createObjectStorage). */
   storage?: ObjectStorage;
 }
 
@@ -66,7 +66,7 @@ export function buildApp({
   metrics = new Metrics({ db, oidc }),
   background = new BackgroundWork(logger),
   readinessWarnings,
-  storage = new FolderStorage(path.join(config.data_dir, 'objects')),
+  storage = createObjectStorage(config, new UploadSigner(serverKeys, { production: config.base_url, sandbox: config.sandbox_base_url })),
 }: AppDeps): Koa {
   const app = new Koa();
   app.proxy = false; // forwarded headers are judged by clientAddress, against trusted_proxies only
@@ -117,6 +117,7 @@ export function buildApp({
                 keys: serverKeys,
                 maxDisbursementCents: config.max_disbursement_cents,
                 storage,
+                mailBatchMaxBytes: config.mail_batch_max_bytes,
               },
             }),
           )

@@ -15,7 +15,9 @@ import { AddressSet } from './http/client-address.js';
 import { buildMetricsApp } from './metrics/endpoint.js';
 import { Metrics } from './metrics/metrics.js';
 import { MailBatchIngestor } from './gift-processing/mail-batch-ingestor.js';
-import { FolderStorage } from './storage/folder-storage.js';
+import { createObjectStorage } from './storage/create-storage.js';
+import type { ObjectStorage } from './storage/object-storage.js';
+import { UploadSigner } from './storage/upload-signing.js';
 
 export interface Runtime {
   app: Koa;
@@ -27,6 +29,11 @@ export interface Runtime {
   /** The server keys of this process (cookie, CSRF, cache and hashing keys), refreshed by the key watcher. */
   keys: ServerKeys;
   clients: ClientRegistrySync;
+  /**
+   * The object storage of this process (mail batches, scans; docs/gift-processing.md, "Object
+   * storage"): the app's, and the one background jobs (mail batch ingestion) use.
+   */
+  storage: ObjectStorage;
   /** Work requests left to run after their response (password-reset requests, notice mail); stop() waits for it. */
   background: BackgroundWork;
   /** Background chores: clients-file polling, key-rotation watch, sweeping. */
@@ -64,7 +71,7 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger, o
   const background = new BackgroundWork(logger);
   const readinessWarnings = () => clients.warnings();
   // One storage for the app (uploads, scans) and the mail batch ingestor (docs/gift-processing.md, "Ingestion").
-  const storage = new FolderStorage(path.join(config.data_dir, 'objects'));
+  const storage = createObjectStorage(config, new UploadSigner(keys, { production: config.base_url, sandbox: config.sandbox_base_url }));
   const app = buildApp({ config, db, logger, oidc, serverKeys: keys, mail, box, metrics, background, readinessWarnings, storage });
   const metricsApp = config.metrics_listen
     ? buildMetricsApp({ metrics, db, logger, allow: new AddressSet(config.metrics_allow), readinessWarnings })
@@ -81,7 +88,7 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger, o
     pauseAfterFailures: config.webhook_pause_after_failures,
     onOutcome: (outcome) => metrics.webhookAttempts.inc({ outcome }),
   });
-  const mailBatches = new MailBatchIngestor({ db, logger, storage });
+  const mailBatches = new MailBatchIngestor({ db, logger, storage, maxBatchBytes: config.mail_batch_max_bytes });
   let started = false;
   return {
     app,
@@ -91,6 +98,7 @@ export async function createRuntime(config: AppConfig, db: Db, logger: Logger, o
     keys,
     clients,
     background,
+    storage,
     start() {
       if (started) return;
       started = true;

@@ -29,6 +29,7 @@ import {
 import { inboundTransfersComplete, inboundTransfersFail } from './commands/inbound-transfers.js';
 import { grantsCancel, grantsComplete } from './commands/grants.js';
 import { ledgerVerify } from './commands/ledger.js';
+import { lockboxesList, lockboxesRequest, paymentSourcesAdd, paymentSourcesList, propertiesAdd } from './commands/gift-processing.js';
 import { mailList, webhooksDeliveries, webhooksReplay, webhooksResume } from './commands/mail-webhooks.js';
 
 /** Every admin command; later features register theirs here. */
@@ -84,4 +85,9 @@ export const COMMANDS: readonly Command[] = [
   disbursementsVerify,
   disbursementsReject,
   paymentsPending,
+  paymentSourcesAdd,
+  paymentSourcesList,
+  lockboxesRequest,
+  lockboxesList,
+  propertiesAdd,
 ];

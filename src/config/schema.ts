@@ -185,6 +185,37 @@ const settingsShape = z
     max_disbursement_cents: intIn(1, 10_000_000_000).describe(
       'The largest disbursement a grantmaker may create, in cents (at most 10000000000, $100,000,000); a larger amount is a 400 naming amount',
     ),
+    storage: z
+      .enum(['folder', 's3'])
+      .describe(
+        'Object storage of mail batches and scans (docs/gift-processing.md, "Object storage"): `folder` (storage_dir; Almoner serves the upload URLs itself) or `s3` (an S3 or S3-compatible bucket; every process and host shares it)',
+      ),
+    storage_dir: z.string().min(1).optional().describe('The folder of the folder storage; unset, <data_dir>/objects'),
+    s3_bucket: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be a bucket name: 3 to 63 lowercase letters, digits, dots and hyphens')
+      .optional()
+      .describe('The bucket of the s3 storage (required with storage s3)'),
+    s3_region: z
+      .string()
+      .regex(/^[a-z0-9-]{2,40}$/, 'must be a region name such as us-east-1')
+      .optional()
+      .describe('The region of the bucket (required with storage s3)'),
+    s3_endpoint: originUrl.optional().describe("The endpoint of an S3-compatible service (MinIO, R2, …); unset, AWS's own for the region"),
+    s3_force_path_style: booleanLike.describe(
+      'Address the bucket in the path (https://endpoint/bucket/key) rather than the host name: most S3-compatible services need it',
+    ),
+    s3_access_key_id: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "The access key of the s3 storage (set with s3_secret_access_key); unset, the AWS SDK's default credential chain (environment, profile, instance or task role)",
+      ),
+    s3_secret_access_key: z.string().min(1).optional().describe('The secret of s3_access_key_id; never logged'),
+    mail_batch_max_bytes: intIn(1, 4_294_967_296).describe(
+      'The largest mail batch a lockbox provider may upload, in bytes (512 MiB by default); a larger upload is refused (413) and nothing is kept',
+    ),
     metrics_listen: listenAddress
       .optional()
       .describe(
@@ -251,6 +282,18 @@ export const configSchema = settingsShape.superRefine((config, ctx) => {
       message: 'tls_cert and tls_key must be set together',
     });
   }
+  if (config.storage === 's3') {
+    for (const key of ['s3_bucket', 's3_region'] as const) {
+      if (!config[key]) ctx.addIssue({ code: 'custom', path: [key], message: `is required with storage "s3" (${envNameFor(key)})` });
+    }
+  }
+  if ((config.s3_access_key_id === undefined) !== (config.s3_secret_access_key === undefined)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [config.s3_access_key_id ? 's3_secret_access_key' : 's3_access_key_id'],
+      message: "s3_access_key_id and s3_secret_access_key must be set together (or neither, for the AWS SDK's default credential chain)",
+    });
+  }
   if (config.profile !== 'production') return;
   // The production profile refuses to start without what makes it safe; every gap is named at once.
   if (!config.database_url) {
@@ -298,7 +341,7 @@ export const configSchema = settingsShape.superRefine((config, ctx) => {
 export type AppConfig = Readonly<z.output<typeof configSchema>>;
 
 /** Settings whose value is never repeated in an error message (a password in a URL, the secrets key). */
-export const SECRET_SETTINGS: ReadonlySet<string> = new Set(['database_url', 'secrets_key', 'smtp_url']);
+export const SECRET_SETTINGS: ReadonlySet<string> = new Set(['database_url', 'secrets_key', 'smtp_url', 's3_secret_access_key']);
 
 /** Settings whose environment value is a comma-separated list. */
 export const LIST_SETTINGS: ReadonlySet<string> = new Set([

@@ -4,7 +4,6 @@ import { depositDetail, depositsPage, type GiftScope } from '../gift-processing/
 import type { DashboardDeps } from './deps.js';
 import { depositsPath, mailPath, propertyForms, setNotice, shownDeposit, shownDonations } from './gift-shown.js';
 import type { OrgRequest } from './guards.js';
-import { propertyAssignment } from './gift-assignment.js';
 import { sendDashboardPage } from './page.js';
 
 /**
@@ -23,7 +22,7 @@ export function giftScope(deps: DashboardDeps, { organization }: OrgRequest): Gi
 
 /** Where a member may set property values (Owners, Admins and Members; not Read-only users): undefined otherwise. */
 export function propertyAction(request: OrgRequest, path: string): string | undefined {
-  return request.organization.role === 'read_only' || !propertyAssignment ? undefined : path;
+  return request.organization.role === 'read_only' ? undefined : path;
 }
 
 /** GET /orgs/:ein/deposits */

@@ -2,18 +2,18 @@ import type { Context } from 'koa';
 import type { PropertyValueJson } from '../db/schema-gift.js';
 import { DomainError, invalid, notFound } from '../errors/domain-error.js';
 import { depositDetail, mailItemDetail, type GiftScope, type PropertyWithValue } from '../gift-processing/dashboard-service.js';
+import { assignPropertyValue } from '../gift-processing/properties-service.js';
 import type { DashboardDeps } from './deps.js';
 import { giftScope, showDeposit } from './deposits-page.js';
 import { depositsPath, mailPath } from './gift-shown.js';
 import type { OrgRequest } from './guards.js';
 import { showMailItem } from './mail-page.js';
-import type { AssignPropertyValue } from './gift-assignment.js';
 
 /**
  * Setting a property's value from a deposit's or mail item's page (docs/gift-processing.md,
  * "On the dashboard"): a CSRF-protected form (orgRoute) of Owners, Admins and Members, for the
- * deposit or one of the donations the page shows; the value is assigned as the API's
- * assignment does. Done: back to the page (303), which says so; refused: the page again with why.
+ * deposit or one of the donations the page shows; the value is assigned by the API's
+ * assignPropertyValue. Done: back to the page (303), which says so; refused: the page again with why.
  */
 
 /** The value a form's `value` field gives the property: '' is no value. */
@@ -54,13 +54,7 @@ async function resourcesOf(deps: DashboardDeps, scope: GiftScope, page: 'deposit
 }
 
 /** POST /orgs/:ein/deposits/:deposit/properties and /orgs/:ein/mail/:item/properties (resource, property, value). */
-export async function submitPropertyValue(
-  deps: DashboardDeps,
-  ctx: Context,
-  request: OrgRequest,
-  page: 'deposit' | 'mail',
-  assign: AssignPropertyValue,
-): Promise<void> {
+export async function submitPropertyValue(deps: DashboardDeps, ctx: Context, request: OrgRequest, page: 'deposit' | 'mail'): Promise<void> {
   const scope = giftScope(deps, request);
   const id = String((page === 'deposit' ? ctx.params.deposit : ctx.params.item) ?? '');
   const resources = await resourcesOf(deps, scope, page, id);
@@ -70,7 +64,7 @@ export async function submitPropertyValue(
   if (!property) throw notFound('There is no such property of this donation or deposit.');
   const show = page === 'deposit' ? showDeposit : showMailItem;
   try {
-    await assign(deps.db, scope, property.id, propertyValueOf(property, request.form.value ?? ''), [resource.id]);
+    await assignPropertyValue(deps.db, scope, property.id, propertyValueOf(property, request.form.value ?? ''), [resource.id]);
   } catch (error) {
     if (error instanceof DomainError && error.code === 'invalid') return show(deps, ctx, request, { error: error.sentence, status: 400 });
     throw error;

@@ -2,7 +2,6 @@ import type Router from '@koa/router';
 import type { Role } from '../db/schema.js';
 import { showDeposit, showDeposits } from './deposits-page.js';
 import type { DashboardDeps } from './deps.js';
-import { propertyAssignment } from './gift-assignment.js';
 import { submitPropertyValue } from './gift-property-form.js';
 import { orgRoute } from './guards.js';
 import { serveScanImage } from './mail-images-page.js';
@@ -52,14 +51,12 @@ export function addGiftRoutes(router: Router, deps: DashboardDeps): void {
     GIFT_PAGE_PATHS.mailItem,
     orgRoute(deps, read('mail'), (ctx, request) => showMailItem(deps, ctx, request)),
   );
-  const assign = propertyAssignment;
-  if (!assign) return;
   router.post(
     GIFT_PAGE_PATHS.depositProperties,
-    orgRoute(deps, { page: 'deposits', roles: EDITORS }, (ctx, request) => submitPropertyValue(deps, ctx, request, 'deposit', assign)),
+    orgRoute(deps, { page: 'deposits', roles: EDITORS }, (ctx, request) => submitPropertyValue(deps, ctx, request, 'deposit')),
   );
   router.post(
     GIFT_PAGE_PATHS.mailItemProperties,
-    orgRoute(deps, { page: 'mail', roles: EDITORS }, (ctx, request) => submitPropertyValue(deps, ctx, request, 'mail', assign)),
+    orgRoute(deps, { page: 'mail', roles: EDITORS }, (ctx, request) => submitPropertyValue(deps, ctx, request, 'mail')),
   );
 }

@@ -23,8 +23,16 @@ import { disbursementRoutes } from './grantmaking/disbursements-routes.js';
 import { financialAccountRoutes } from './grantmaking/financial-accounts-routes.js';
 import { inboundTransferRoutes } from './grantmaking/inbound-transfers-routes.js';
 import { programRoutes } from './grantmaking/programs-routes.js';
+import { mailboxRoutes } from './gift-processing/mailbox-routes.js';
+import { isMailboxUpload, mailboxUploadRoute } from './gift-processing/mailbox-upload-routes.js';
+import { depositRoutes } from './gift-processing/deposits-routes.js';
+import { lockboxRoutes } from './gift-processing/lockboxes-routes.js';
+import { mailItemRoutes } from './gift-processing/mail-items-routes.js';
+import { paymentSourceRoutes } from './gift-processing/payment-sources-routes.js';
+import { propertyRoutes } from './gift-processing/properties-routes.js';
 import { buildOpenApiDocument } from './openapi.js';
 import type { GatewayServices, RouteSpec } from './routing/route-spec.js';
+import { DEFAULT_MAIL_BATCH_MAX_BYTES } from '../gift-processing/upload-service.js';
 import { buildGatewayRouter } from './router.js';
 import { apiVersion, DEFAULT_API_VERSION, type ApiVersion } from './routing/versions.js';
 
@@ -51,6 +59,12 @@ export const GATEWAY_ROUTES: readonly RouteSpec[] = [
   ...programRoutes,
   ...inboundTransferRoutes,
   ...disbursementRoutes,
+  ...mailboxRoutes,
+  ...paymentSourceRoutes,
+  ...lockboxRoutes,
+  ...mailItemRoutes,
+  ...depositRoutes,
+  ...propertyRoutes,
 ] as unknown as RouteSpec[];
 
 export interface GatewayDeps {
@@ -83,7 +97,14 @@ export function buildGateway(deps: GatewayDeps): Middleware {
     ctx.body = cache.get(version);
   });
   const docsRoutes = docs.routes() as unknown as Middleware;
+  const uploads = mailboxUploadRoute({
+    db: deps.db,
+    storage: deps.services.storage,
+    maxBytes: deps.services.mailBatchMaxBytes ?? DEFAULT_MAIL_BATCH_MAX_BYTES,
+  });
   return async (ctx, next) => {
+    // The folder storage's upload URLs: signed, so before the API key and Api-Version checks (and no body parser).
+    if (isMailboxUpload(ctx.path)) return uploads(ctx, next);
     if (ctx.path === '/v1' || ctx.path.startsWith('/v1/')) return versioned(ctx, next);
     if (ctx.path === '/fdx/v6' || ctx.path.startsWith('/fdx/v6/')) return fdx(ctx, next);
     return docsRoutes(ctx, next);

@@ -41,6 +41,8 @@ export async function markExpired(db: Executor, id: string, now: Date): Promise<
     .set({ status: 'expired', updated_at: now })
     .where('id', '=', id)
     .where('status', '=', 'awaiting_upload')
+    // A PUT still arriving holds the batch by its lease (upload-repository.ts, claimBatchUpload).
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

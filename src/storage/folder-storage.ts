@@ -4,11 +4,16 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { Environment } from '../db/schema.js';
 import { checkObjectKey, ObjectNotFound, ObjectTooLarge, type ObjectStorage } from './object-storage.js';
 
-/** Signs the upload URLs of a folder storage: Almoner serves them itself (storage/upload-url.ts). */
+/**
+ * Signs the upload URLs of a folder storage, which Almoner serves itself on its API hosts
+ * (storage/upload-signing.ts, UploadSigner; docs/gift-processing.md, "Object storage").
+ */
 export interface UploadUrlSigner {
-  sign(key: string, expiresAt: Date): string;
+  /** The URL a holder may PUT `key`'s bytes to until `expiresAt`, on `environment`'s API host. */
+  sign(key: string, expiresAt: Date, environment: Environment): string;
 }
 
 /**
@@ -21,17 +26,21 @@ export class FolderStorage implements ObjectStorage {
 
   constructor(
     readonly root: string,
-    private readonly signer?: UploadUrlSigner,
+    /** Absent: the storage makes no upload URLs (a tool that only reads and writes objects). */
+    readonly signer?: UploadUrlSigner,
   ) {}
 
   private pathOf(key: string): string {
     return path.join(this.root, checkObjectKey(key));
   }
 
-  presignPut(key: string, expiresInSeconds: number): Promise<string> {
+  async presignPut(key: string, expiresInSeconds: number, options: { environment?: Environment } = {}): Promise<string> {
     if (!this.signer) throw new Error('this folder storage has no upload URL signer');
+    // Its URLs are on an API host of Almoner's own: which one, the caller says.
+    if (!options.environment) throw new Error("a folder storage's upload URL needs the environment whose API host serves it");
     checkObjectKey(key);
-    return Promise.resolve(this.signer.sign(key, new Date(Date.now() + expiresInSeconds * 1000)));
+    const expiresAt = new Date(Date.now() + expiresInSeconds * 1000);
+    return this.signer.sign(key, expiresAt, options.environment);
   }
 
   async put(key: string, body: Readable | Buffer, options: { maxBytes?: number } = {}): Promise<{ size: number }> {

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { Environment } from '../db/schema.js';
 
 /**
  * Object storage (docs/gift-processing.md, "Object storage"): where mail batches land and
@@ -11,9 +12,11 @@ export interface ObjectStorage {
   readonly kind: 'folder' | 's3';
   /**
    * A URL the holder may PUT the object's bytes to, once, until `expiresInSeconds` from now;
-   * nothing else (another key, a later time, a changed signature) is accepted.
+   * nothing else (another key, a later time, a changed signature) is accepted. `environment`
+   * picks the API host of a folder storage's URLs (the production or the sandbox API); a
+   * bucket's presigned URLs are the same for both.
    */
-  presignPut(key: string, expiresInSeconds: number): Promise<string>;
+  presignPut(key: string, expiresInSeconds: number, options?: { environment?: Environment }): Promise<string>;
   /** Stores a whole object, streaming: memory stays bounded whatever the size. */
   put(key: string, body: Readable | Buffer, options?: { contentType?: string; maxBytes?: number }): Promise<{ size: number }>;
   /** The object's bytes as a stream; ObjectNotFound when there is none. */

@@ -4,16 +4,7 @@ import { MailBatchIngestor } from '../../src/gift-processing/mail-batch-ingestor
 import { renditionKey } from '../../src/gift-processing/scan-renditions.js';
 import { dashboardSession } from '../helpers/dashboard.js';
 import { createTestLockbox } from '../helpers/gift.js';
-import {
-  appStorage,
-  checkTiff,
-  envelopeTiff,
-  giftStaff,
-  hugeTiffHeader,
-  seedMailItem,
-  seedProperty,
-  seedRescan,
-} from '../helpers/gift-dashboard.js';
+import { appStorage, checkTiff, envelopeTiff, giftStaff, hugeTiffHeader, seedMailItem, seedRescan } from '../helpers/gift-dashboard.js';
 import { buildMailBatch, checkLine, createMailBatch, tiffImage } from '../helpers/mail-batch.js';
 import { createStaff } from '../helpers/oauth-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';

@@ -27,6 +27,8 @@ const donation = {
   updated_at: '2026-01-01T00:00:00.000Z',
   canceled_at: null,
   payment_status: 'RECEIVED_IN_CHARIOT',
+  // Always sent, empty when the donation has no property values.
+  properties: [],
 };
 const problem = (status: number, title = 'Error') => JSON.stringify({ type: 'about:blank', title, status, detail: 'x' });
 const JSON_TYPE = 'application/json; charset=utf-8';

@@ -4,6 +4,7 @@ import { SCAN_IMAGE_URL_TTL_SECONDS } from '../../src/dashboard/gift-image-urls.
 import { VERIFIES_AFTER_RETIREMENT_SECONDS as LIFE } from '../../src/keys/server-keys.js';
 import { CLIENT_SECRET_CACHE_TTL_MS } from '../../src/oidc/client-secret-cache.js';
 import { SESSION_TTL } from '../../src/oidc/lifetimes.js';
+import { MAX_UPLOAD_URL_SECONDS } from '../../src/storage/upload-signing.js';
 import {
   currentPasswordFailures,
   invitationsPerOrganization,
@@ -35,6 +36,7 @@ describe('how long retired server key versions verify', () => {
       ),
     );
     expect(LIFE.daf_code).toBe(MAX_TOKEN_TTL_SECONDS);
+    expect(LIFE.upload_url).toBe(MAX_UPLOAD_URL_SECONDS);
     expect(LIFE.scan_image_url).toBe(SCAN_IMAGE_URL_TTL_SECONDS);
     for (const limit of [
       secondFactorFailures,

@@ -8,6 +8,7 @@ import { createMailSender } from '../../src/mail/sender.js';
 import { ClientRegistryError, parseClientsDocument } from '../../src/oidc/clients/schema.js';
 import { addOrganization } from '../../src/accounts/service.js';
 import { importBmfFile } from '../../src/directory/import-service.js';
+import { addProperty } from '../../src/gift-processing/properties-service.js';
 import { bmfLine, writeBmfFile } from '../helpers/bmf.js';
 import { basic } from '../helpers/flow.js';
 import { apiRequest } from '../helpers/gateway.js';
@@ -35,6 +36,8 @@ let nonprofitKey = '';
 let fundKey = '';
 /** The operations for grantmakers (the directory's: docs/directory.md, "The API") take a grantmaker's key. */
 let grantmakerKey = '';
+/** provisionMailbox takes a lockbox provider's key. */
+let lockboxKey = '';
 /** The FDX operations take access tokens only: an FDX token of the staff's organization. */
 let fdxBearer = '';
 /** The FDX Consent API takes a bank-data client's own DPoP-bound token, with a fresh proof per call. */
@@ -49,6 +52,19 @@ beforeAll(async () => {
   fundKey = (await createApiKey(t.db, { org: '98-1010101', environment: 'production' })).key;
   await addOrganization(t.db, { ein: '98-1010102', name: 'Fuzz Grantmaker', kind: 'grantmaker' });
   grantmakerKey = (await createApiKey(t.db, { org: '98-1010102', environment: 'production' })).key;
+  await addOrganization(t.db, { ein: '98-1010105', name: 'Fuzz Lockbox', kind: 'lockbox_provider' });
+  lockboxKey = (await createApiKey(t.db, { org: '98-1010105', environment: 'production' })).key;
+  // The nonprofit's own property, so an assignment's body that got past the parser would reach it.
+  ids.properties = (
+    await addProperty(t.db, {
+      organizationId: staff.orgId,
+      environment: 'production',
+      name: 'Fuzz',
+      resourceType: 'donation',
+      propertyType: 'text',
+      via: 'admin_cli',
+    })
+  ).property.id;
   // The grantmaker's own financial account, so a transfer's body that got past the parser would be created.
   const accounts = await apiRequest(server, 'production', 'GET', '/v1/financial_accounts', { bearer: grantmakerKey });
   WELL_FORMED['POST /v1/inbound_transfers'] = {
@@ -339,6 +355,13 @@ const WELL_FORMED: Record<string, Json> = {
   'POST /v1/connects': { organization_id: 'org_00000000000000000000000000000000', contact: { email: 'nul@example.org' }, name: 'site' },
   'POST /v1/grants': { workflowSessionId: '00000000-0000-4000-8000-000000000000', amount: 5000, note: 'thanks' },
   'POST /v1/recurring_grants': { workflowSessionId: '00000000-0000-4000-8000-000000000000', amount: 5000, frequency: 'MONTHLY' },
+  // Gift processing (docs/gift-processing.md, "The API"): a nonprofit's assignment, a lockbox provider's answer.
+  'POST /v1/properties/:id/assign': { value: { type: 'text', text_value: 'x' }, resources: { ids: ['donation_x'] } },
+  'POST /v1/lockboxes/fulfill_request': {
+    request_id: 'request-nul-0001',
+    location_id: 'po_1',
+    address: { line1: 'PO Box 1', city: 'Newark', state: 'NJ', postal_code: '07101', country: 'US' },
+  },
 };
 
 const jsonOperations = GATEWAY_ROUTES.filter((route) => route.body !== undefined);
@@ -365,9 +388,11 @@ describe('hostile input', () => {
           ? fdxBearer
           : route.callers?.includes('grantmaker')
             ? grantmakerKey
-            : route.callers?.includes('platform')
-              ? nonprofitKey
-              : fundKey;
+            : route.callers?.includes('lockbox_provider')
+              ? lockboxKey
+              : route.callers?.includes('platform') || route.callers?.includes('nonprofit')
+                ? nonprofitKey
+                : fundKey;
       const credential = async () =>
         route.credentials === 'client'
           ? {

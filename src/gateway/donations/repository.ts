@@ -28,6 +28,16 @@ export const DONATION_VIEW_COLUMNS = [
   'created_at',
   'updated_at',
   'canceled_at',
+  // The 2026-04-01 shape's parts (docs/gift-processing.md, "The API").
+  'deposit_id',
+  'individual_gift_amount',
+  'joint_donor',
+  'initiation',
+  'donor_advised_fund_grant',
+  'platform',
+  'corporate_match',
+  'settlement_received_at',
+  'settlement_settled_at',
 ] as const;
 export type DonationRow = Pick<Selectable<DonationsTable>, (typeof DONATION_VIEW_COLUMNS)[number]>;
 /**

@@ -3,6 +3,7 @@ import { decodeCursor, listPage } from '../routing/pagination.js';
 import { resourceNotFound } from '../routing/problems.js';
 import { defineRoute } from '../routing/route-spec.js';
 import type { ApiVersion } from '../routing/versions.js';
+import { PropertyAssignment } from '../gift-processing/gift-shapes.js';
 import { donationOf, donationsPage, type DonationRow } from './service.js';
 
 const Address = z.object({
@@ -22,6 +23,37 @@ const Donor = z.object({
   address: Address.optional(),
 });
 
+const StringMap = z.record(z.string(), z.string());
+const Initiation = z.object({
+  initiated_at: z.string().datetime(),
+  channel: z.enum(['INTEGRATED', 'UNINTEGRATED']).optional(),
+  web_location_url: z.string().optional(),
+  fundraising_platform_name: z.string().optional(),
+  dafpay_form: z.string().optional(),
+  dafpay_tracking_id: z.string().optional(),
+  dafpay_metadata: StringMap.optional(),
+  frequency: z.enum(['ONE_TIME', 'MONTHLY']),
+});
+const Settlement = z.object({ deposit_id: z.string(), received_at: z.string().datetime(), settled_at: z.string().datetime().optional() });
+const DafGrant = z.object({
+  organization_name: z.string(),
+  donor_fund_name: z.string().optional(),
+  program_name: z.string().optional(),
+  sponsor_grant_id: z.string().optional(),
+});
+const Platform = z.object({
+  name: z.string().optional(),
+  platform_grant_id: z.string().optional(),
+  metadata: StringMap.optional(),
+  acceptance: z.object({ accepted: z.boolean().optional(), expires_at: z.string().datetime().optional() }).optional(),
+});
+const CorporateMatch = z.object({
+  match_amount: z.number().int().optional(),
+  company_name: z.string().optional(),
+  program_name: z.string().optional(),
+  source: z.string().optional(),
+});
+
 const donationFields = {
   id: z.string().describe('The unique identifier for the donation'),
   payment_source_id: z.string(),
@@ -31,7 +63,14 @@ const donationFields = {
   currency: z.string(),
   purpose: z.string(),
   note: z.string(),
-  attribution: z.object({ primary_donor: Donor.optional() }).optional(),
+  individual_gift_amount: z.number().int().optional(),
+  attribution: z.object({ primary_donor: Donor.optional(), joint_donor: Donor.optional() }).optional(),
+  initiation: Initiation.optional(),
+  settlement: Settlement.optional(),
+  donor_advised_fund_grant: DafGrant.optional(),
+  platform: Platform.optional(),
+  corporate_match: CorporateMatch.optional(),
+  properties: z.array(PropertyAssignment),
   created_at: z.string().datetime(),
   updated_at: z.string().datetime(),
   canceled_at: z.string().datetime().nullable(),
@@ -43,7 +82,7 @@ const donationFields = {
     'CANCELED',
   ]),
 };
-/** 2026-04-01 added external_id. */
+/** 2026-04-01 added external_id; both documents have the gift-processing parts (docs/gift-processing.md, "The API"). */
 const DonationV2026_04 = z.object({ ...donationFields, external_id: z.string() });
 const DonationV2026_01 = z.object(donationFields);
 
@@ -62,7 +101,25 @@ function toDonation(row: DonationRow, version: ApiVersion) {
     currency: row.currency,
     purpose: row.purpose,
     note: row.note,
-    attribution: row.primary_donor ? { primary_donor: row.primary_donor } : undefined,
+    individual_gift_amount: row.individual_gift_amount === null ? undefined : Number(row.individual_gift_amount),
+    attribution:
+      row.primary_donor || row.joint_donor
+        ? { primary_donor: row.primary_donor ?? undefined, joint_donor: row.joint_donor ?? undefined }
+        : undefined,
+    initiation: row.initiation ?? undefined,
+    // Settled by Almoner: the deposit holding its money (the published settlement needs both).
+    settlement:
+      row.deposit_id !== null && row.settlement_received_at !== null
+        ? {
+            deposit_id: row.deposit_id,
+            received_at: row.settlement_received_at.toISOString(),
+            settled_at: row.settlement_settled_at?.toISOString(),
+          }
+        : undefined,
+    donor_advised_fund_grant: row.donor_advised_fund_grant ?? undefined,
+    platform: row.platform ?? undefined,
+    corporate_match: row.corporate_match ?? undefined,
+    properties: row.properties,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     canceled_at: row.canceled_at === null ? null : row.canceled_at.toISOString(),

@@ -98,6 +98,8 @@ export interface GatewayServices {
   maxDisbursementCents?: number;
   /** Object storage: mail batches' uploads (docs/gift-processing.md). */
   storage: ObjectStorage;
+  /** The largest mail batch upload through the folder storage's upload route (mail_batch_max_bytes); unset, 512 MiB. */
+  mailBatchMaxBytes?: number;
 }
 
 /** Preserves the generic parameters of a spec literal. */
