@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
 import { signIn, useChromium } from '../helpers/chromium.js';
-import { appStorage, checkTiff, envelopeTiff, giftStaff, seedMailItem } from '../helpers/gift-dashboard.js';
+import { appStorage, checkTiff, envelopeTiff, giftStaff, seedMailItem, seedProperty } from '../helpers/gift-dashboard.js';
 import { screenshotTarget } from '../helpers/screenshots.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
@@ -174,5 +174,32 @@ describe('the Mail pages in Chromium', () => {
       'Line 5 of the batch\'s index: amount: "1OO.00" is not an amount',
     );
     await expectImagesShown(page, 'img.scan-image', 1, 'gift-mail-review-1280.png');
+  });
+
+  it('sets a property of a donation from the envelope’s page by its labelled form, at phone width', async () => {
+    const s = await setting();
+    const campaign = await seedProperty(t.db, {
+      nonprofitId: s.nonprofit.id,
+      name: 'Campaign',
+      resourceType: 'donation',
+      type: 'enum',
+      options: ['Spring appeal', 'Year end'],
+    });
+    const page = await signedIn(s.users.member);
+    await page.setViewportSize({ width: 390, height: 900 });
+    await page.goto(`${server.urls.sandboxDashboard}/orgs/${s.ein}/mail/${s.item.id}`);
+    const row = page.getByRole('row', { name: /Ada Lovelace/ });
+    await row.getByText('Properties', { exact: true }).click();
+    await row.getByLabel('New value of Campaign').selectOption({ label: 'Year end' });
+    await Promise.all([page.waitForNavigation(), row.getByRole('button', { name: 'Set' }).click()]);
+    await expect(page.getByRole('status').textContent()).resolves.toBe('Campaign is set.');
+    await expect(page.getByRole('row', { name: /Ada Lovelace/ }).textContent()).resolves.toContain('Year end');
+    const stored = await t.db
+      .selectFrom('property_assignments')
+      .select('value')
+      .where('property_id', '=', campaign.id)
+      .executeTakeFirstOrThrow();
+    expect(stored.value).toEqual({ type: 'enum', enum_value_id: campaign.optionIds[1] });
+    await screenshotOf(page, 'gift-mail-property-390.png');
   });
 });
