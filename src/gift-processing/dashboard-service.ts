@@ -91,7 +91,7 @@ export async function depositsPage(db: Db, scope: GiftScope, before: string | un
   return paged(await depositRows(db, scope, cursor, limit), limit, depositView);
 }
 
-export interface DonationLine {
+interface DonationLine {
   id: string;
   amount: number;
   donor: string;
