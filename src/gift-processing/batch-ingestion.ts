@@ -35,9 +35,12 @@ export type IngestionOutcome =
 /** Thrown inside the writing transaction when the claim is no longer the batch's: rolls it back. */
 class Superseded extends Error {}
 
-/** The key of a batch's image: deterministic, so a retry overwrites rather than adds. */
-export function scanImageKey(batchId: string, position: number): string {
-  return `scans/${batchId}/${position}.tiff`;
+/**
+ * The key of a batch's image, per try: a try that fails, or finds itself superseded, removes only
+ * its own copies, never those of a later try that took the batch over.
+ */
+export function scanImageKey(batchId: string, attempt: number, position: number): string {
+  return `scans/${batchId}/${attempt}/${position}.tiff`;
 }
 
 /** Streams the object to a temporary file (memory stays bounded), hashing it on the way. */
@@ -76,6 +79,7 @@ async function storeImages(
   storage: ObjectStorage,
   archive: BatchArchive,
   batchId: string,
+  attempt: number,
   envelopes: readonly PlannedEnvelope[],
   checked: Map<string, CheckedImage>,
   stored: StoredImage[][],
@@ -85,7 +89,7 @@ async function storeImages(
     const images: StoredImage[] = [];
     stored.push(images);
     for (const image of envelope.images) {
-      const key = scanImageKey(batchId, position++);
+      const key = scanImageKey(batchId, attempt, position++);
       await storage.put(key, await archive.stream(image.path), { contentType: 'image/tiff' });
       images.push({ ...checked.get(image.path)!, key, label: image.label });
     }
@@ -124,7 +128,7 @@ export async function ingestBatch(deps: IngestionDeps, claim: ClaimedBatch): Pro
     archive = await BatchArchive.open(path.join(dir, 'batch.zip'));
     const { envelopes, images } = await validate(archive);
     const lockbox = await findLockboxForIngestion(db, claim.lockbox_id);
-    await storeImages(storage, archive, claim.id, envelopes, images, stored);
+    await storeImages(storage, archive, claim.id, claim.attempts, envelopes, images, stored);
     const summary = await writeBatch(db, { claim, lockbox, envelopes, images: stored, now: deps.now() }, async (trx) => {
       const owned = await finishBatch(trx, claim, { status: 'ingested', sha256, sizeBytes: content!.size }, deps.now());
       if (!owned) throw new Superseded();
@@ -132,8 +136,12 @@ export async function ingestBatch(deps: IngestionDeps, claim: ClaimedBatch): Pro
     await deleteAll(storage, summary.unusedKeys);
     return { status: 'ingested', sha256, ...summary };
   } catch (error) {
-    if (error instanceof Superseded) return { status: 'superseded' };
+    // This try's own copies only (scanImageKey): a later try's stay.
     const keys = stored.flat().map((image) => image.key);
+    if (error instanceof Superseded) {
+      await deleteAll(storage, keys);
+      return { status: 'superseded' };
+    }
     if (isContentConflict(error) && content) {
       // The same content committed by another batch meanwhile: this one is its duplicate.
       await deleteAll(storage, keys);

@@ -59,7 +59,12 @@ async function counts(organizationId: string) {
 
 function storedScans(batchId: string): string[] {
   const dir = path.join(root, 'scans', batchId);
-  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => !name.endsWith('.part')) : [];
+  // Each try stores under its own folder: scans/<batch>/<try>/<position>.tiff.
+  if (!fs.existsSync(dir)) return [];
+  return (fs.readdirSync(dir, { recursive: true }) as string[])
+    .filter((name) => name.endsWith('.tiff'))
+    .map((name) => name.split(path.sep).join('/'))
+    .sort();
 }
 
 describe('noticing uploads', () => {
@@ -165,7 +170,15 @@ describe('exactly once', () => {
     ]);
     expect(outcomes.map((o) => o.status)).toEqual(['superseded', 'ingested']);
     expect(await counts(nonprofit.id)).toEqual({ mailItems: 1, scans: 1, donations: 1, deposits: 1, events: 2 });
-    expect(storedScans(batch.id)).toEqual(['0.tiff']);
+    // The superseded try removed its own copy only; the images the rows name are the new try's.
+    expect(storedScans(batch.id)).toEqual(['2/0.tiff']);
+    const image = await t.db
+      .selectFrom('scan_images')
+      .innerJoin('mail_item_scans', 'mail_item_scans.file_id', 'scan_images.file_id')
+      .select('scan_images.storage_key')
+      .where('mail_item_scans.batch_id', '=', batch.id)
+      .executeTakeFirstOrThrow();
+    expect(await storage.head(image.storage_key)).toBeDefined();
   });
 });
 

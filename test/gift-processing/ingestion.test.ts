@@ -113,10 +113,10 @@ describe('ingesting a batch from storage', () => {
       .execute();
     const e1Images = scanImages.filter((i) => i.mail_item_id === e1!.id).sort((a, b) => a.position - b.position);
     expect(e1Images.map((i) => [i.position, i.label, i.storage_key])).toEqual([
-      [0, 'check_front', `scans/${batch.id}/0.tiff`],
-      [1, 'check_back', `scans/${batch.id}/1.tiff`],
-      [2, 'check_front', `scans/${batch.id}/2.tiff`],
-      [3, 'envelope', `scans/${batch.id}/3.tiff`],
+      [0, 'check_front', `scans/${batch.id}/1/0.tiff`],
+      [1, 'check_back', `scans/${batch.id}/1/1.tiff`],
+      [2, 'check_front', `scans/${batch.id}/1/2.tiff`],
+      [3, 'envelope', `scans/${batch.id}/1/3.tiff`],
     ]);
     expect(e1Images[3]!.width).toBe(800);
     expect(scanImages).toHaveLength(7);
@@ -128,7 +128,7 @@ describe('ingesting a batch from storage', () => {
           .digest('hex'),
       ).toBe(image.sha256);
     }
-    expect((await bytesOf(`scans/${batch.id}/0.tiff`)).equals(images['e1/check1-front.tif'])).toBe(true);
+    expect((await bytesOf(`scans/${batch.id}/1/0.tiff`)).equals(images['e1/check1-front.tif'])).toBe(true);
 
     const donations = await t.db
       .selectFrom('donations')
