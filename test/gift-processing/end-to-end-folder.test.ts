@@ -7,10 +7,12 @@ import {
   expectNonprofitSeesBatch,
   giftCounts,
   ingest,
+  type Party,
   processingBalance,
   provisionLockbox,
   uploadUrl,
 } from '../helpers/gift-end-to-end.js';
+import { apiKeyFor } from '../helpers/gateway.js';
 import { givingCaller } from '../helpers/giving.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
 
@@ -20,13 +22,14 @@ import { useOAuthServer } from '../helpers/use-oauth-server.js';
  * ingestion, and what the nonprofit then reads through the API.
  */
 
-const { testDatabase: t, server } = useOAuthServer({ staff: 0 });
-let nonprofit: Awaited<ReturnType<typeof givingCaller>>;
+// The nonprofit is the fixture's, with a user of each role for its dashboard.
+const { testDatabase: t, server, staff } = useOAuthServer();
+let nonprofit: Party;
 let provider: Awaited<ReturnType<typeof givingCaller>>;
 let ingestor: MailBatchIngestor;
 
 beforeAll(async () => {
-  nonprofit = await givingCaller(t.db, '71-4000001', 'Riverside Food Bank', 'nonprofit');
+  nonprofit = { id: staff.orgId, sandbox: await apiKeyFor(t.db, staff, 'sandbox') };
   provider = await givingCaller(t.db, '72-4000001', 'Keystone Lockbox Services', 'lockbox_provider');
   // The app's own storage: what its upload route writes is what the ingestor reads.
   expect(server.runtime.storage).toBeInstanceOf(FolderStorage);
