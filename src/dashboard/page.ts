@@ -24,6 +24,8 @@ export type Section =
 export const ORG_TABS = [
   { page: 'grantmaking', label: 'Grantmaking', kinds: ['grantmaker'], everyone: true },
   { page: 'incoming', label: 'Incoming disbursements', kinds: ['nonprofit'], everyone: true },
+  { page: 'deposits', label: 'Deposits', kinds: ['nonprofit'], everyone: true },
+  { page: 'mail', label: 'Mail', kinds: ['nonprofit'], everyone: true },
   { page: 'members', label: 'Members' },
   { page: 'api-keys', label: 'API keys' },
   { page: 'webhooks', label: 'Webhooks', kinds: ['fund_provider', 'nonprofit', 'platform'] },

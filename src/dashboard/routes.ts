@@ -53,6 +53,7 @@ import {
 import { SECOND_APPROVER_PAGE, showSettings, submitSecondApprover, submitSettings } from './settings-page.js';
 import { showGrantmaking, submitDecision } from './grantmaking-page.js';
 import { showIncoming } from './incoming-page.js';
+import { addGiftRoutes } from './gift-routes.js';
 import { signOut } from './sign-out.js';
 import type { Context } from 'koa';
 import { accountRoute, orgRoute, type AccountRequest } from './guards.js';
@@ -211,6 +212,7 @@ export function buildDashboardRouter(deps: DashboardDeps): Router {
     '/orgs/:ein/incoming',
     orgRoute(deps, { page: 'incoming', roles: EVERY_ROLE }, (ctx, request) => showIncoming(deps, ctx, request)),
   );
+  addGiftRoutes(router, deps);
   return router;
 }
 

@@ -34,7 +34,7 @@ export const KEY_POLL_SECONDS = 5;
 export const SERVER_KEY_ACTIVATION_SECONDS = 3 * KEY_POLL_SECONDS;
 
 /** What the hashing key is used for; each purpose HMACs under its own key derived from it (HKDF). */
-export type HashPurpose = 'login_throttle' | 'daf_code' | 'audit_input' | 'attempt_counter' | 'upload_url';
+export type HashPurpose = 'login_throttle' | 'daf_code' | 'audit_input' | 'attempt_counter' | 'upload_url' | 'scan_image_url';
 
 const DAY = 86_400;
 
@@ -61,6 +61,8 @@ export const VERIFIES_AFTER_RETIREMENT_SECONDS: Record<Exclude<ServerKeyName, 'h
   attempt_counter: DAY,
   // A folder storage's signed upload URL lives an hour at most.
   upload_url: 3600, // MAX_UPLOAD_URL_SECONDS, src/storage/upload-signing.ts
+  // The dashboard's signed URLs of scan images.
+  scan_image_url: 300, // SCAN_IMAGE_URL_TTL_SECONDS, src/dashboard/gift-image-urls.ts
   // Audit rows are kept for good, so their hashes stay checkable: hashing key versions are never deleted.
   audit_input: Number.POSITIVE_INFINITY,
 };

@@ -54,7 +54,17 @@ describe('the dashboard in Chromium, role by role', () => {
           .getByRole('navigation', { name: /Nonprofit/ })
           .getByRole('link')
           .allTextContents(),
-      ).resolves.toEqual(['Incoming disbursements', 'Members', 'API keys', 'Webhooks', 'Connected applications', 'Audit log', 'Settings']);
+      ).resolves.toEqual([
+        'Incoming disbursements',
+        'Deposits',
+        'Mail',
+        'Members',
+        'API keys',
+        'Webhooks',
+        'Connected applications',
+        'Audit log',
+        'Settings',
+      ]);
       for (const tab of ORG_PAGES) {
         const answer = await open(page, `/orgs/${dashed(staff.ein)}/${tab}`);
         expect({ role, tab, status: answer.status }).toEqual({ role, tab, status: 200 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_TOKEN_TTL_SECONDS } from '../../src/daf/tokens-service.js';
+import { SCAN_IMAGE_URL_TTL_SECONDS } from '../../src/dashboard/gift-image-urls.js';
 import { VERIFIES_AFTER_RETIREMENT_SECONDS as LIFE } from '../../src/keys/server-keys.js';
 import { CLIENT_SECRET_CACHE_TTL_MS } from '../../src/oidc/client-secret-cache.js';
 import { SESSION_TTL } from '../../src/oidc/lifetimes.js';
@@ -36,6 +37,7 @@ describe('how long retired server key versions verify', () => {
     );
     expect(LIFE.daf_code).toBe(MAX_TOKEN_TTL_SECONDS);
     expect(LIFE.upload_url).toBe(MAX_UPLOAD_URL_SECONDS);
+    expect(LIFE.scan_image_url).toBe(SCAN_IMAGE_URL_TTL_SECONDS);
     for (const limit of [
       secondFactorFailures,
       currentPasswordFailures,
