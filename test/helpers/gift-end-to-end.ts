@@ -136,6 +136,8 @@ export async function processingBalance(server: OAuthTestServer, nonprofit: Part
 
 export interface SeenGifts {
   mailItems: Body[];
+  /** The mail items by the provider's envelope id (E1 to E4). */
+  byEnvelope: Record<string, Body>;
   deposits: Body[];
   donations: Body[];
 }
@@ -229,7 +231,7 @@ export async function expectNonprofitSeesBatch(
   const events = async (category: string) => results((await get(`/v1/events?category=${category}`)).body);
   expect((await events('donation.created')).map((e) => e.associated_object_id).sort()).toEqual(donations.map((d) => d.id).sort());
   expect((await events('deposit.created')).map((e) => e.associated_object_id).sort()).toEqual(deposits.map((d) => d.id).sort());
-  return { mailItems, deposits, donations };
+  return { mailItems, byEnvelope, deposits, donations };
 }
 
 /** Counts of what a batch makes, straight from the tables: a duplicate adds none of them. */
