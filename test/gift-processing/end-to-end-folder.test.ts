@@ -1,11 +1,10 @@
-import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { formatEin } from '../../src/accounts/ein.js';
 import { MailBatchIngestor } from '../../src/gift-processing/mail-batch-ingestor.js';
 import { FolderStorage } from '../../src/storage/folder-storage.js';
 import {
   CHECKS_TOTAL,
   endToEndBatch,
+  expectMemberSeesScans,
   expectNonprofitSeesBatch,
   giftCounts,
   ingest,
@@ -14,7 +13,6 @@ import {
   provisionLockbox,
   uploadUrl,
 } from '../helpers/gift-end-to-end.js';
-import { dashboardSession } from '../helpers/dashboard.js';
 import { apiKeyFor } from '../helpers/gateway.js';
 import { givingCaller } from '../helpers/giving.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
@@ -75,31 +73,7 @@ describe('a mail batch through the folder storage', () => {
     expect(seen.donations).toHaveLength(3);
 
     // A member of the nonprofit sees the envelopes on the dashboard's Mail page, and E1's images.
-    const member = await dashboardSession(server, 'sandbox', staff.users.member);
-    const ein = formatEin(staff.ein);
-    const mail = await member.get(`/orgs/${ein}/mail`);
-    expect(mail.status).toBe(200);
-    const listed = [...mail.html.matchAll(/<th scope="row"><a href="\/orgs\/[^/]+\/mail\/(mail_[0-9a-z]+)"/g)].map((m) => m[1]);
-    expect(listed.sort()).toEqual(seen.mailItems.map((i) => i.id).sort());
-    const e1 = seen.byEnvelope.E1!;
-    const page = await member.get(`/orgs/${ein}/mail/${String(e1.id)}`);
-    expect(page.status).toBe(200);
-    expect(page.html).toContain('Envelope E1');
-    expect(page.html).toContain('$1,375.00');
-    const figures = [...page.html.matchAll(/<img class="scan-image" src="([^"]+)"[^>]*>.*?<figcaption>([^<]+)<\/figcaption>/gs)];
-    expect(figures.map((f) => f[2])).toEqual(['Check, front', 'Check, back', 'Check, front', 'Check, back', 'Envelope']);
-    for (const [, src] of figures) {
-      const url = new URL(src!.replace(/&amp;/g, '&'), member.origin);
-      expect(url.searchParams.get('sig')).toBeTruthy();
-      const answer = await fetch(url, { headers: { cookie: member.browser.cookieHeader(url) }, redirect: 'manual' });
-      expect(answer.status).toBe(200);
-      expect(answer.headers.get('content-type')).toMatch(/^image\/(webp|png)$/);
-      const body = Buffer.from(await answer.arrayBuffer());
-      expect(body.length).toBeGreaterThan(0);
-      const decoded = await sharp(body).metadata();
-      expect(['webp', 'png']).toContain(decoded.format);
-      expect(decoded.width).toBeGreaterThan(0);
-    }
+    await expectMemberSeesScans(server, staff, seen);
 
     // The provider sends the same ZIP again, through a new URL: a duplicate, and nothing is added.
     const counts = await giftCounts(t.db, nonprofit.id);

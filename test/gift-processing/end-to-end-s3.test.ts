@@ -1,16 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MailBatchIngestor } from '../../src/gift-processing/mail-batch-ingestor.js';
+import { renditionKey } from '../../src/gift-processing/scan-renditions.js';
 import { S3Storage } from '../../src/storage/s3-storage.js';
 import {
   endToEndBatch,
+  expectMemberSeesScans,
   expectNonprofitSeesBatch,
   giftCounts,
   ingest,
   latestBatchOf,
   processingBalance,
   provisionLockbox,
+  type Party,
   uploadUrl,
 } from '../helpers/gift-end-to-end.js';
+import { apiKeyFor } from '../helpers/gateway.js';
 import { givingCaller } from '../helpers/giving.js';
 import { startTestS3Server, TEST_BUCKET, TEST_CREDENTIALS, TEST_REGION, type TestS3Server } from '../helpers/s3-server.js';
 import { useOAuthServer } from '../helpers/use-oauth-server.js';
@@ -38,17 +42,17 @@ beforeAll(async () => {
     s3_secret_access_key: TEST_CREDENTIALS.secretAccessKey,
   });
 });
-const { testDatabase: t, server } = useOAuthServer({ staff: 0, config });
+const { testDatabase: t, server, staff } = useOAuthServer({ config });
 afterAll(async () => {
   await s3?.close();
 });
 
-let nonprofit: Awaited<ReturnType<typeof givingCaller>>;
+let nonprofit: Party;
 let provider: Awaited<ReturnType<typeof givingCaller>>;
 let ingestor: MailBatchIngestor;
 
 beforeAll(async () => {
-  nonprofit = await givingCaller(t.db, '71-4000002', 'Riverside Food Bank', 'nonprofit');
+  nonprofit = { id: staff.orgId, sandbox: await apiKeyFor(t.db, staff, 'sandbox') };
   provider = await givingCaller(t.db, '72-4000002', 'Keystone Lockbox Services', 'lockbox_provider');
   expect(server.runtime.storage).toBeInstanceOf(S3Storage);
   ingestor = new MailBatchIngestor({ db: t.db, storage: server.runtime.storage, maxBatchBytes: server.config.mail_batch_max_bytes });
@@ -89,6 +93,16 @@ describe('a mail batch through the S3 storage', () => {
     const seen = await expectNonprofitSeesBatch(server, t.db, { nonprofit, lockboxId, paymentSourceId, balanceBefore });
     expect(seen.deposits).toHaveLength(2);
     expect(seen.donations).toHaveLength(3);
+    // The dashboard shows the scans from the bucket (their renditions kept there too).
+    await expectMemberSeesScans(server, staff, seen);
+    const e1Images = await t.db
+      .selectFrom('scan_images')
+      .innerJoin('mail_item_scans', 'mail_item_scans.file_id', 'scan_images.file_id')
+      .select('scan_images.id')
+      .where('mail_item_scans.mail_item_id', '=', String(seen.byEnvelope.E1!.id))
+      .execute();
+    expect(e1Images).toHaveLength(5);
+    for (const { id } of e1Images) expect((await server.runtime.storage.head(renditionKey(id, 'full')))?.size).toBeGreaterThan(0);
   });
 
   it('refuses a tampered presigned URL (403), so nothing is uploaded or ingested', async () => {

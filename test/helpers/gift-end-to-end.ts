@@ -1,11 +1,14 @@
+import sharp from 'sharp';
 import { expect } from 'vitest';
+import { formatEin } from '../../src/accounts/ein.js';
 import type { Db } from '../../src/db/database.js';
 import { requestLockbox } from '../../src/gift-processing/lockboxes-service.js';
 import type { MailBatchIngestor } from '../../src/gift-processing/mail-batch-ingestor.js';
 import { verifyLedger } from '../../src/ledger/verify.js';
+import { dashboardSession } from './dashboard.js';
 import { apiGet, apiRequest } from './gateway.js';
 import { buildMailBatch, checkLine, tiffImage } from './mail-batch.js';
-import type { OAuthTestServer } from './oauth-server.js';
+import type { OAuthTestServer, Staff } from './oauth-server.js';
 
 /**
  * The end-to-end path of gift processing (docs/gift-processing.md) through the real app: a PO box
@@ -255,4 +258,37 @@ export async function giftCounts(db: Db, organizationId: string) {
     ).n,
   );
   return { mailItems: await count('mail_items'), donations: await count('donations'), deposits: await count('deposits'), scans };
+}
+
+/**
+ * A member of the nonprofit signs in to the sandbox dashboard: the Mail page lists the batch's
+ * envelopes, E1's page its five images by label, and each image's signed URL answers an image
+ * sharp decodes.
+ */
+export async function expectMemberSeesScans(server: OAuthTestServer, staff: Staff, seen: SeenGifts): Promise<void> {
+  const member = await dashboardSession(server, 'sandbox', staff.users.member);
+  const ein = formatEin(staff.ein);
+  const mail = await member.get(`/orgs/${ein}/mail`);
+  expect(mail.status).toBe(200);
+  const listed = [...mail.html.matchAll(/<th scope="row"><a href="\/orgs\/[^/]+\/mail\/(mail_[0-9a-z]+)"/g)].map((m) => m[1]);
+  expect(listed.sort()).toEqual(seen.mailItems.map((i) => i.id).sort());
+  const e1 = seen.byEnvelope.E1!;
+  const page = await member.get(`/orgs/${ein}/mail/${String(e1.id)}`);
+  expect(page.status).toBe(200);
+  expect(page.html).toContain('Envelope E1');
+  expect(page.html).toContain('$1,375.00');
+  const figures = [...page.html.matchAll(/<img class="scan-image" src="([^"]+)"[^>]*>.*?<figcaption>([^<]+)<\/figcaption>/gs)];
+  expect(figures.map((f) => f[2])).toEqual(['Check, front', 'Check, back', 'Check, front', 'Check, back', 'Envelope']);
+  for (const [, src] of figures) {
+    const url = new URL(src!.replace(/&amp;/g, '&'), member.origin);
+    expect(url.searchParams.get('sig')).toBeTruthy();
+    const answer = await fetch(url, { headers: { cookie: member.browser.cookieHeader(url) }, redirect: 'manual' });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toMatch(/^image\/(webp|png)$/);
+    const body = Buffer.from(await answer.arrayBuffer());
+    expect(body.length).toBeGreaterThan(0);
+    const decoded = await sharp(body).metadata();
+    expect(['webp', 'png']).toContain(decoded.format);
+    expect(decoded.width).toBeGreaterThan(0);
+  }
 }
