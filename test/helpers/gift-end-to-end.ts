@@ -92,7 +92,7 @@ export async function provisionLockbox(
   return { lockboxId: lockbox!.id, locationId, paymentSourceId: source!.id };
 }
 
-/** POST /v1/mailbox/upload_url with the provider's key: the URL it answers, and the batch id it is for. */
+/** POST /v1/mailbox/upload_url with the provider's key: the URL it answers. */
 export async function uploadUrl(server: OAuthTestServer, provider: Party, locationId: string): Promise<URL> {
   const answer = await apiRequest(server, 'sandbox', 'POST', '/v1/mailbox/upload_url', {
     bearer: provider.sandbox,
