@@ -91,14 +91,6 @@ export async function depositsPage(db: Db, scope: GiftScope, before: string | un
   return paged(await depositRows(db, scope, cursor, limit), limit, depositView);
 }
 
-interface DonationLine {
-  id: string;
-  amount: number;
-  donor: string;
-  memo: string;
-  purpose: string;
-}
-
 function donorName(donor: DonorJson | null): string {
   if (!donor) return '';
   return donor.full_name ?? [donor.first_name, donor.last_name].filter(Boolean).join(' ');
