@@ -13,3 +13,9 @@ export function mapUniqueViolation(error: unknown, messages: Record<string, stri
   if (code === UNIQUE_VIOLATION && constraint && Object.hasOwn(messages, constraint)) throw conflict(messages[constraint]!);
   throw error;
 }
+
+/** Whether `error` is a unique violation of `constraint`: for code that decides otherwise than with a conflict. */
+export function isUniqueViolationOf(error: unknown, constraint: string): boolean {
+  const found = (error ?? {}) as { code?: string; constraint?: string };
+  return found.code === UNIQUE_VIOLATION && found.constraint === constraint;
+}

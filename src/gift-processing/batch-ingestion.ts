@@ -1,3 +1,4 @@
+import { isUniqueViolationOf } from '../errors/unique-violation.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -101,8 +102,7 @@ async function deleteAll(storage: ObjectStorage, keys: readonly string[]): Promi
 }
 
 function isContentConflict(error: unknown): boolean {
-  const { code, constraint } = (error ?? {}) as { code?: string; constraint?: string };
-  return code === '23505' && constraint === 'mail_batches_content_key';
+  return isUniqueViolationOf(error, 'mail_batches_content_key');
 }
 
 /**

@@ -1,3 +1,4 @@
+import { isUniqueViolationOf } from '../errors/unique-violation.js';
 import crypto from 'node:crypto';
 import { recordAudit } from '../audit/audit-log.js';
 import type { Db } from '../db/database.js';
@@ -111,8 +112,7 @@ export async function fulfillLockboxRequest(db: Db, provider: Scope, input: Mail
       });
     } catch (error) {
       // Two requests naming the same new location at once: the unique key decides.
-      const { code, constraint } = (error ?? {}) as { code?: string; constraint?: string };
-      if (code === '23505' && constraint === 'lockboxes_location_key')
+      if (isUniqueViolationOf(error, 'lockboxes_location_key'))
         throw invalid(`location_id ${input.locationId} is already one of this provider's lockboxes.`);
       throw error;
     }

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import { once } from 'node:events';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -55,10 +55,14 @@ export class FolderStorage implements ObjectStorage {
         done(size > limit ? new ObjectTooLarge(limit) : null, chunk);
       },
     });
+    // Opened before the pipeline: a stream's own lazy open could create the file after a failure's removal below.
+    const handle = await fsp.open(temporary, 'wx');
+    const sink = handle.createWriteStream();
     try {
-      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, counter, fs.createWriteStream(temporary, { flags: 'wx' }));
+      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, counter, sink);
       await fsp.rename(temporary, target);
     } catch (error) {
+      if (!sink.closed) await once(sink, 'close').catch(() => undefined);
       await fsp.rm(temporary, { force: true });
       throw error;
     }

@@ -76,7 +76,8 @@ describe('redactPath', () => {
 describe('every route of every host', () => {
   /** Path parameters that name things (organizations, users, resources, an interaction bound to its signed cookie), and the one that is a secret. */
   // `key` is an API key's id (key_…), never the key itself.
-  const IDENTIFIERS = new Set(['id', 'ein', 'user', 'uid', 'statementId', 'key', 'grant']);
+  // deposit, item, image: a nonprofit's deposit, mail item and scan image on its dashboard pages.
+  const IDENTIFIERS = new Set(['id', 'ein', 'user', 'uid', 'statementId', 'key', 'grant', 'deposit', 'item', 'image']);
   // A consent id is the handle the Consent API reads and revokes a consent by.
   const SECRETS = new Set(['token', 'consentId']);
 

@@ -362,6 +362,8 @@ const WELL_FORMED: Record<string, Json> = {
     location_id: 'po_1',
     address: { line1: 'PO Box 1', city: 'Newark', state: 'NJ', postal_code: '07101', country: 'US' },
   },
+  // A lockbox provider's request for a batch upload URL.
+  'POST /v1/mailbox/upload_url': { location_id: 'po_1' },
 };
 
 const jsonOperations = GATEWAY_ROUTES.filter((route) => route.body !== undefined);

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import type { Db } from '../../db/database.js';
 import { receiveBatchUpload } from '../../gift-processing/upload-service.js';
-import { HttpProblem } from '../../http/problem.js';
+import { DomainError, forbidden, notFound } from '../../errors/domain-error.js';
 import { FolderStorage } from '../../storage/folder-storage.js';
 import type { ObjectStorage } from '../../storage/object-storage.js';
 import { UPLOAD_PATH_PREFIX, UploadSigner } from '../../storage/upload-signing.js';
@@ -51,10 +51,10 @@ function receive(deps: MailboxUploadDeps): Middleware {
     const batchId = PATH.exec(ctx.path)?.[1];
     // Only a folder storage's URLs point here; with a bucket, uploads go to the bucket.
     const signer = deps.storage instanceof FolderStorage ? deps.storage.signer : undefined;
-    if (!batchId || !(signer instanceof UploadSigner)) throw new HttpProblem(404, 'Not Found', `There is nothing at ${ctx.path}.`);
-    if (ctx.method !== 'PUT') throw new HttpProblem(405, 'Method Not Allowed', 'Upload the batch with PUT.', { headers: { Allow: 'PUT' } });
+    if (!batchId || !(signer instanceof UploadSigner)) throw notFound(`There is nothing at ${ctx.path}.`);
+    if (ctx.method !== 'PUT') throw new DomainError('method_not_allowed', 'Upload the batch with PUT.', { headers: { Allow: 'PUT' } });
     const check = signer.verify('PUT', ctx.path, ctx.query.expires, ctx.query.signature);
-    if (!check.ok) throw new HttpProblem(403, 'Forbidden', WHY[check.reason], { extensions: { reason: check.reason } });
+    if (!check.ok) throw forbidden(WHY[check.reason], { extensions: { reason: check.reason } });
     const declared = ctx.get('content-length');
     const uploaded = await receiveBatchUpload(deps.db, deps.storage, {
       batchId,
