@@ -6,9 +6,11 @@
  * longer awaiting its upload or uploaded: the first pass notices the upload (the object is there),
  * claims the batch and ingests it, as the server's job does every 5 s.
  *
- * Prints one JSON line {"ingest": {ms, outcome, rssBeforeMb, peakRssMb, maxRssMb, passes}}:
+ * Prints one JSON line {"ingest": {ms, outcome, rssBeforeMb, peakRssMb, maxRssBeforeMb, maxRssMb, passes}}:
  * ms from the first pass's start to the batch's end; peakRssMb the largest RSS sampled every
- * 20 ms meanwhile; maxRssMb the kernel's high-water mark of the whole process (getrusage).
+ * 20 ms meanwhile (a timer: it misses what rises and falls while the event loop is busy);
+ * maxRssMb the kernel's high-water mark of the whole process (getrusage), maxRssBeforeMb the
+ * same before the clock started.
  *
  * Environment: DATABASE_URL, STORAGE_DIR, BATCH_ID, MAX_BATCH_BYTES (default 512 MiB).
  */
@@ -31,6 +33,8 @@ const status = async () =>
 try {
   await status(); // the pool's first connection, before the clock starts
   const rssBefore = process.memoryUsage.rss();
+  // The high-water mark so far (the loader's, the imports'): a larger one at the end was reached while ingesting.
+  const maxRssBefore = process.resourceUsage().maxRSS * 1024;
   let peak = rssBefore;
   const sampler = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage.rss());
@@ -58,6 +62,7 @@ try {
         passes,
         rssBeforeMb: mb(rssBefore),
         peakRssMb: mb(peak),
+        maxRssBeforeMb: mb(maxRssBefore),
         maxRssMb: mb(process.resourceUsage().maxRSS * 1024),
       },
     })}\n`,
