@@ -61,6 +61,7 @@ import {
   giftListRequests,
   giftPageTokens,
   ingestInChild,
+  sameJson,
   seedGiftRecords,
   uploadBatch,
 } from './lib/gift.js';
@@ -1426,7 +1427,11 @@ async function main(): Promise<void> {
       );
       const bareOrigin = `http://127.0.0.1:${(await bare.waitForJsonLine<{ port: number }>('ready')).port}`;
       const baselines: Measurement[] = [];
+      // One page of each list from both servers, compared after (the same JSON: docs/benchmarks.md, "Gift processing").
+      const samplePath = (list: (typeof lists)[number]) => `${list.path}?page_token=${list.pages[0]!}`;
+      let bareSamples: string[] = [];
       try {
+        bareSamples = await Promise.all(lists.map((list) => fetch(`${bareOrigin}${samplePath(list)}`).then((r) => r.text())));
         const bareTransactions = transactionsVia(() => fetch(`${bareOrigin}/poke`).then((r) => r.text()));
         for (const list of lists) {
           await setup.settleStatistics();
@@ -1445,7 +1450,15 @@ async function main(): Promise<void> {
         await bare.stop();
       }
       const accessTokens = await accessTokensOf(urls.sandboxApi);
+      const almonerSamples = await Promise.all(
+        lists.map((list) =>
+          fetch(`${urls.sandboxApi}${samplePath(list)}`, { headers: { authorization: `Bearer ${accessTokens[0]!}` } }).then((r) =>
+            r.text(),
+          ),
+        ),
+      );
       for (const [i, list] of lists.entries()) {
+        const same = sameJson(almonerSamples[i]!, bareSamples[i]!);
         const almoner = await repeating(`Almoner, ${list.path}`, {
           origin: urls.sandboxApi,
           pid,
@@ -1467,6 +1480,7 @@ async function main(): Promise<void> {
           checks: [
             { label: '≥ 0.9×', met: (r ?? 0) >= 0.9 },
             { label: `${almoner.errors + baseline.errors} errors`, met: almoner.errors === 0 && baseline.errors === 0 },
+            { label: same ? 'the same JSON as the baseline (a page of 100 compared)' : 'a page differs from the baseline', met: same },
           ],
           detail: `pages of 100 (the default limit) starting at 2,000 random page tokens over the nonprofit's ${GIFT_RECORDS.toLocaleString('en-US')} ${list.path === '/v1/mail_items' ? 'mail items (each with one scan; the page then its scans, two queries)' : 'check deposits (the page then its property values, two queries)'}, and now and then the first page; ${GATEWAY_CONNECTIONS} access tokens from the token endpoint, rotated over the requests (the donations scenario's authentication); both servers use a pool of 10 connections; the baseline is bench/baseline/gift-endpoint.ts.`,
         });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'kysely';
 import sharp from 'sharp';
 import { addOrganization } from '../../src/accounts/service.js';
@@ -232,4 +233,13 @@ export async function uploadBatch(
   }
   options.log(`    the server's ingestor then: ${afterwards}`);
   return { status, seconds, mbPerSecond: options.bytes / 1048576 / seconds, rssBeforeMb, peakRssMb, afterwards };
+}
+
+/** Two JSON texts with the same value (members in any order). */
+export function sameJson(a: string, b: string): boolean {
+  try {
+    return isDeepStrictEqual(JSON.parse(a), JSON.parse(b));
+  } catch {
+    return false;
+  }
 }
