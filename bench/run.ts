@@ -1502,7 +1502,7 @@ async function main(): Promise<void> {
       const ledger = await ledgerClean(setup.db);
       const c = ingest.counts;
       log(
-        `    ${ingest.outcome} in ${(ingest.ms / 1000).toFixed(2)} s (${ingest.passes} passes); RSS ${ingest.rssBeforeMb} MB before, peak ${ingest.peakMb} MB (sampled every 20 ms ${ingest.peakRssMb} MB; high-water mark ${ingest.maxRssBeforeMb} MB before the clock, ${ingest.maxRssMb} MB at the end); ${c.mailItems} mail items, ${c.donations} donations, ${c.deposits} deposits, ${c.scans} scans, ${c.storedImages} images stored; ledger ${ledger.ok ? 'clean' : ledger.text}`,
+        `    ${ingest.outcome} in ${(ingest.ms / 1000).toFixed(2)} s (${ingest.passes} passes); RSS ${ingest.rssBeforeMb} MB before, peak ${ingest.peakMb} MB (high-water mark ${ingest.highWaterMb ?? '—'} MB, sampled every 20 ms ${ingest.peakRssMb} MB); ${c.mailItems} mail items, ${c.donations} donations, ${c.deposits} deposits, ${c.scans} scans, ${c.storedImages} images stored; ledger ${ledger.ok ? 'clean' : ledger.text}`,
       );
       const counted = c.mailItems === GIFT_ENVELOPES && c.donations === GIFT_ENVELOPES && c.deposits === GIFT_ENVELOPES;
       scenarios.push({
@@ -1529,7 +1529,7 @@ async function main(): Promise<void> {
           { label: `${c.mailItems} mail items, ${c.donations} donations, ${c.deposits} deposits`, met: counted },
           { label: ledger.ok ? 'ledger verified clean' : `ledger: ${ledger.text}`, met: ledger.ok },
         ],
-        detail: `one ZIP (${round(batch.zip.length / 1048576, 1)} MB) of ${GIFT_ENVELOPES} envelopes, each one check line with a front and a back TIFF (grey 1,000 × 450, JPEG-compressed, mean ${meanKb} KB; ${batch.images} entries over 50 distinct pictures), built with test/helpers/mail-batch.ts before the clock; its row awaiting its upload and its ZIP in a folder storage of the ingesting process's own. bench/lib/ingest-child.ts (its own process, tsx, a pool of 10) runs MailBatchIngestor.runOnce() until the batch is ingested: from the first pass (which notices the upload) to the batch's end, its RSS before, and its peak: the kernel's high-water mark (getrusage) when it rose after the clock started (${ingest.maxRssBeforeMb} MB before, ${ingest.maxRssMb} MB at the end), else the largest RSS sampled every 20 ms (${ingest.peakRssMb} MB). ${c.scans} scans and ${c.storedImages} images stored; admin ledger verify's check after.`,
+        detail: `one ZIP (${round(batch.zip.length / 1048576, 1)} MB) of ${GIFT_ENVELOPES} envelopes, each one check line with a front and a back TIFF (grey 1,000 × 450, JPEG-compressed, mean ${meanKb} KB; ${batch.images} entries over 50 distinct pictures), built with test/helpers/mail-batch.ts before the clock; its row awaiting its upload and its ZIP in a folder storage of the ingesting process's own. bench/lib/ingest-child.ts (its own process, tsx, a pool of 10) runs MailBatchIngestor.runOnce() until the batch is ingested: from the first pass (which notices the upload) to the batch's end, its RSS before, and its peak: the larger of the kernel's high-water mark (VmHWM, reset when the clock starts: ${ingest.highWaterMb ?? '—'} MB) and its RSS sampled every 20 ms (${ingest.peakRssMb} MB). ${c.scans} scans and ${c.storedImages} images stored; admin ledger verify's check after.`,
       });
     }
     if (ONLY.has('gift_upload')) {

@@ -129,8 +129,7 @@ export interface IngestResult {
   passes: number;
   rssBeforeMb: number;
   peakRssMb: number;
-  maxRssBeforeMb: number;
-  maxRssMb: number;
+  highWaterMb: number | null;
 }
 
 /**
@@ -171,8 +170,8 @@ export async function ingestInChild(
       ),
       storedImages: fs.existsSync(path.join(dir, 'scans', batch.id)) ? fs.readdirSync(path.join(dir, 'scans', batch.id)).length : 0,
     };
-    // The high-water mark is the true peak when it rose after the clock started (the sampler's timer can miss a spike).
-    const peakMb = ingest.maxRssMb > ingest.maxRssBeforeMb ? Math.max(ingest.maxRssMb, ingest.peakRssMb) : ingest.peakRssMb;
+    // The kernel's high-water mark, reset at the clock's start, is the true peak (the sampler's timer can miss a spike).
+    const peakMb = Math.max(ingest.highWaterMb ?? 0, ingest.peakRssMb);
     return { ...ingest, peakMb, counts };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

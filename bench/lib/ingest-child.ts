@@ -6,14 +6,15 @@
  * longer awaiting its upload or uploaded: the first pass notices the upload (the object is there),
  * claims the batch and ingests it, as the server's job does every 5 s.
  *
- * Prints one JSON line {"ingest": {ms, outcome, rssBeforeMb, peakRssMb, maxRssBeforeMb, maxRssMb, passes}}:
+ * Prints one JSON line {"ingest": {ms, outcome, rssBeforeMb, peakRssMb, highWaterMb, passes}}:
  * ms from the first pass's start to the batch's end; peakRssMb the largest RSS sampled every
  * 20 ms meanwhile (a timer: it misses what rises and falls while the event loop is busy);
- * maxRssMb the kernel's high-water mark of the whole process (getrusage), maxRssBeforeMb the
- * same before the clock started.
+ * highWaterMb the kernel's high-water mark (VmHWM), reset when the clock starts (null where
+ * it cannot be reset).
  *
  * Environment: DATABASE_URL, STORAGE_DIR, BATCH_ID, MAX_BATCH_BYTES (default 512 MiB).
  */
+import fs from 'node:fs';
 import { createDatabase } from '../../src/db/database.js';
 import { MailBatchIngestor } from '../../src/gift-processing/mail-batch-ingestor.js';
 import { FolderStorage } from '../../src/storage/folder-storage.js';
@@ -27,14 +28,28 @@ const ingestor = new MailBatchIngestor({
   maxBatchBytes: Number(process.env.MAX_BATCH_BYTES ?? 536_870_912),
 });
 
+function highWaterMark(): number | undefined {
+  const match = /^VmHWM:\s+(\d+) kB$/m.exec(fs.readFileSync('/proc/self/status', 'utf8'));
+  return match ? Number(match[1]) * 1024 : undefined;
+}
+
+function resetHighWaterMark(): boolean {
+  try {
+    fs.writeFileSync('/proc/self/clear_refs', '5');
+    return highWaterMark() !== undefined;
+  } catch {
+    return false;
+  }
+}
+
 const status = async () =>
   await db.selectFrom('mail_batches').select(['status', 'refusal_reason']).where('id', '=', batchId).executeTakeFirstOrThrow();
 
 try {
   await status(); // the pool's first connection, before the clock starts
   const rssBefore = process.memoryUsage.rss();
-  // The high-water mark so far (the loader's, the imports'): a larger one at the end was reached while ingesting.
-  const maxRssBefore = process.resourceUsage().maxRSS * 1024;
+  // The loader's and the imports' high-water mark is forgotten (Linux: "5" to clear_refs resets VmHWM), so the end's is the ingestion's.
+  const hwmReset = resetHighWaterMark();
   let peak = rssBefore;
   const sampler = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage.rss());
@@ -62,8 +77,7 @@ try {
         passes,
         rssBeforeMb: mb(rssBefore),
         peakRssMb: mb(peak),
-        maxRssBeforeMb: mb(maxRssBefore),
-        maxRssMb: mb(process.resourceUsage().maxRSS * 1024),
+        highWaterMb: hwmReset ? mb(highWaterMark() ?? 0) : null,
       },
     })}\n`,
   );
