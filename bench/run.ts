@@ -722,6 +722,8 @@ async function main(): Promise<void> {
         ),
       );
       const { port } = await koa.waitForJsonLine<{ port: number }>('ready');
+      // A page from both servers, compared once Almoner's tokens are minted (the same JSON, logged).
+      const koaPage = await fetch(`http://127.0.0.1:${port}/v1/donations?page_token=${donationPages[0]!}`).then((r) => r.text());
       await setup.settleStatistics();
       let baseline: Measurement;
       let baselinePaced: Measurement;
@@ -753,6 +755,10 @@ async function main(): Promise<void> {
       }
       // Access tokens from the real token endpoint, one per connection.
       const almonerNext = await donationsRequests(urls.sandboxApi);
+      const almonerPage = await fetch(`${urls.sandboxApi}/v1/donations?page_token=${donationPages[0]!}`, {
+        headers: almonerNext().headers,
+      }).then((r) => r.text());
+      log(`    a page from both servers: ${sameJson(almonerPage, koaPage) ? 'the same JSON' : 'different JSON'}`);
       const almoner = await repeating('Almoner', {
         origin: urls.sandboxApi,
         pid,
@@ -776,7 +782,7 @@ async function main(): Promise<void> {
         title: `authenticated GET /v1/donations (${GATEWAY_CONNECTIONS} connections)`,
         almoner,
         baseline,
-        baselineLabel: 'Koa + pg endpoint, same page query, no authentication',
+        baselineLabel: 'Koa + pg endpoint, same queries (the page, its property values) and JSON, no authentication',
         ratio: r,
         target: "≥ 0.9× baseline; at a steady half of the baseline's capacity, p99 ≤ 1.5× the baseline's p99 at that pace",
         checks: [
