@@ -22,7 +22,7 @@
  * Knobs (environment): BENCH_SECONDS (per measured run, default 12), BENCH_ONLY (comma list
  * of scenario ids: refresh, dpop_refresh, code, donations, fdx, dpop_fdx, dpop_check, flow,
  * client_auth, directory_import, directory_search, disbursements, disbursement_contention,
- * grant_capture, donor_flow, workers, start; a run with BENCH_ONLY writes its JSON but leaves the table in
+ * grant_capture, gift_lists, gift_ingest, gift_upload, donor_flow, workers, start; a run with BENCH_ONLY writes its JSON but leaves the table in
  * docs/benchmarks.md to a run of every scenario), BENCH_NODE (a major version, or machine),
  * BENCH_NODE_CACHE (where a Node is installed), BENCH_DIRECTORY_ROWS (default 1,000,000), BENCH_SERVER (dist or tsx), BENCH_CPU_PROF (a
  * directory: the server under load runs with --cpu-prof there), BENCH_NODE_ARGS (more node
@@ -55,6 +55,16 @@ import {
   type ContentionRound,
   type Grantmaker,
 } from './lib/grantmaking.js';
+import {
+  benchProvider,
+  buildScanBatch,
+  giftListRequests,
+  giftPageTokens,
+  ingestInChild,
+  sameJson,
+  seedGiftRecords,
+  uploadBatch,
+} from './lib/gift.js';
 import { addPlatform, authorizedSessions, benchConnects, captureNext, donorWalks, GRANT_CENTS } from './lib/giving.js';
 import { RUNTIME_PROBE, serverNode } from './lib/node-runtime.js';
 import { round, runLoad, runPaced, runWorkers, warmedWorkers, type HttpRequestSpec, type Measurement } from './lib/load.js';
@@ -90,7 +100,7 @@ const WARM_SECONDS = 3;
 const ONLY = new Set(
   (
     process.env.BENCH_ONLY ??
-    'refresh,dpop_refresh,code,donations,fdx,dpop_fdx,dpop_check,flow,client_auth,directory_import,directory_search,disbursements,disbursement_contention,grant_capture,donor_flow,workers,start'
+    'refresh,dpop_refresh,code,donations,fdx,dpop_fdx,dpop_check,flow,client_auth,directory_import,directory_search,disbursements,disbursement_contention,grant_capture,gift_lists,gift_ingest,gift_upload,donor_flow,workers,start'
   )
     .split(',')
     .map((s) => s.trim()),
@@ -131,6 +141,12 @@ const CONTENTION_ROUNDS = 5;
 const CAPTURE_CONNECTIONS = 32;
 const CAPTURE_SESSIONS = 40_000;
 const BENCH_PLATFORM_EIN = '98-0000002';
+/** The gift processing scenarios: list rows of each kind, the ingest batch's envelopes, the upload's size, the providers' EINs. */
+const GIFT_RECORDS = 100_000;
+const GIFT_ENVELOPES = 500;
+const GIFT_UPLOAD_MB = 200;
+const BENCH_GIFT_LIST_EIN = '98-0000004';
+const BENCH_GIFT_PROVIDER_EIN = '98-0000005';
 /** The donor flow scenario: donors at once, the Connects they spread over, the platform's EIN. */
 const DONOR_FLOW_DONORS = 16;
 const DONOR_FLOW_CONNECTS = 1_000;
@@ -478,6 +494,7 @@ async function main(): Promise<void> {
     log(`    server runtime: Node ${serverRuntime?.node} (V8 ${serverRuntime?.v8}; ${childNode.source}, ${childNode.execPath})`);
     log(`    ready in ${(loadStartMs / 1000).toFixed(2)} s, pid ${pid}, RSS ${((rssBytes(pid) ?? 0) / 1048576).toFixed(0)} MB`);
     const scenarios: ScenarioResult[] = [];
+    let giftProvider: Awaited<ReturnType<typeof benchProvider>> | undefined;
     const argon2: Record<string, unknown> = {};
 
     // ------------------------------------------------------------- the provider baselines
@@ -564,8 +581,8 @@ async function main(): Promise<void> {
       // One request in 2,001 asks for the first page; the others start at a random place.
       return page === donationPages.length ? '/v1/donations' : `/v1/donations?page_token=${donationPages[page]}`;
     };
-    /** Authenticated donations requests to the server at `origin`: access tokens from its token endpoint, one per connection, rotated over the requests. */
-    const donationsRequests = async (origin: string) => {
+    /** Access tokens from the token endpoint of the server at `origin`, one per connection. */
+    const accessTokensOf = async (origin: string) => {
       const refresh = await setup!.mintRefreshTokens(GATEWAY_CONNECTIONS);
       const accessTokens = await Promise.all(
         refresh.map(async (token) => {
@@ -580,6 +597,11 @@ async function main(): Promise<void> {
         }),
       );
       await setup!.settleStatistics();
+      return accessTokens;
+    };
+    /** Authenticated donations requests to the server at `origin`: access tokens from its token endpoint, one per connection, rotated over the requests. */
+    const donationsRequests = async (origin: string) => {
+      const accessTokens = await accessTokensOf(origin);
       let k = 0;
       return () => ({
         method: 'GET' as const,
@@ -700,6 +722,8 @@ async function main(): Promise<void> {
         ),
       );
       const { port } = await koa.waitForJsonLine<{ port: number }>('ready');
+      // A page from both servers, compared once Almoner's tokens are minted (the same JSON, logged).
+      const koaPage = await fetch(`http://127.0.0.1:${port}/v1/donations?page_token=${donationPages[0]!}`).then((r) => r.text());
       await setup.settleStatistics();
       let baseline: Measurement;
       let baselinePaced: Measurement;
@@ -731,6 +755,10 @@ async function main(): Promise<void> {
       }
       // Access tokens from the real token endpoint, one per connection.
       const almonerNext = await donationsRequests(urls.sandboxApi);
+      const almonerPage = await fetch(`${urls.sandboxApi}/v1/donations?page_token=${donationPages[0]!}`, {
+        headers: almonerNext().headers,
+      }).then((r) => r.text());
+      log(`    a page from both servers: ${sameJson(almonerPage, koaPage) ? 'the same JSON' : 'different JSON'}`);
       const almoner = await repeating('Almoner', {
         origin: urls.sandboxApi,
         pid,
@@ -754,7 +782,7 @@ async function main(): Promise<void> {
         title: `authenticated GET /v1/donations (${GATEWAY_CONNECTIONS} connections)`,
         almoner,
         baseline,
-        baselineLabel: 'Koa + pg endpoint, same page query, no authentication',
+        baselineLabel: 'Koa + pg endpoint, same queries (the page, its property values) and JSON, no authentication',
         ratio: r,
         target: "≥ 0.9× baseline; at a steady half of the baseline's capacity, p99 ≤ 1.5× the baseline's p99 at that pace",
         checks: [
@@ -1386,6 +1414,168 @@ async function main(): Promise<void> {
       });
     }
 
+    // ------------------------------------------------------------- gift processing (docs/benchmarks.md, "Gift processing")
+    if (ONLY.has('gift_lists')) {
+      log(
+        `\nscenario: GET /v1/mail_items and GET /v1/deposits (${GIFT_RECORDS.toLocaleString('en-US')} of each), ${GATEWAY_CONNECTIONS} connections`,
+      );
+      await seedGiftRecords(setup.db, setup.orgId, BENCH_GIFT_LIST_EIN, GIFT_RECORDS);
+      await sql`analyze mail_items, mail_item_scans, deposits, property_assignments`.execute(setup.db);
+      const lists = [
+        { id: 'gift_lists_mail_items', path: '/v1/mail_items', pages: await giftPageTokens(setup.db, 'mail_items', setup.orgId, 2000) },
+        { id: 'gift_lists_deposits', path: '/v1/deposits', pages: await giftPageTokens(setup.db, 'deposits', setup.orgId, 2000) },
+      ];
+      const bare = track(
+        new NodeProcess(
+          'bench/baseline/gift-endpoint.ts',
+          cleanEnv({ PORT: '0', DATABASE_URL: databaseUrl.toString(), ORG_ID: setup.orgId, ENVIRONMENT }),
+        ),
+      );
+      const bareOrigin = `http://127.0.0.1:${(await bare.waitForJsonLine<{ port: number }>('ready')).port}`;
+      const baselines: Measurement[] = [];
+      // One page of each list from both servers, compared after (the same JSON: docs/benchmarks.md, "Gift processing").
+      const samplePath = (list: (typeof lists)[number]) => `${list.path}?page_token=${list.pages[0]!}`;
+      let bareSamples: string[] = [];
+      try {
+        bareSamples = await Promise.all(lists.map((list) => fetch(`${bareOrigin}${samplePath(list)}`).then((r) => r.text())));
+        const bareTransactions = transactionsVia(() => fetch(`${bareOrigin}/poke`).then((r) => r.text()));
+        for (const list of lists) {
+          await setup.settleStatistics();
+          baselines.push(
+            await repeating(`Koa + pg, no authentication, ${list.path}`, {
+              origin: bareOrigin,
+              pid: bare.pid,
+              postgresPids: baselineBackends,
+              postgresTransactions: bareTransactions,
+              connections: GATEWAY_CONNECTIONS,
+              next: giftListRequests(list.path, list.pages),
+            }),
+          );
+        }
+      } finally {
+        await bare.stop();
+      }
+      const accessTokens = await accessTokensOf(urls.sandboxApi);
+      const almonerSamples = await Promise.all(
+        lists.map((list) =>
+          fetch(`${urls.sandboxApi}${samplePath(list)}`, { headers: { authorization: `Bearer ${accessTokens[0]!}` } }).then((r) =>
+            r.text(),
+          ),
+        ),
+      );
+      for (const [i, list] of lists.entries()) {
+        const same = sameJson(almonerSamples[i]!, bareSamples[i]!);
+        const almoner = await repeating(`Almoner, ${list.path}`, {
+          origin: urls.sandboxApi,
+          pid,
+          postgresPids: serverBackends,
+          postgresTransactions: transactions,
+          connections: GATEWAY_CONNECTIONS,
+          next: giftListRequests(list.path, list.pages, accessTokens),
+        });
+        const baseline = baselines[i]!;
+        const r = ratio(almoner, baseline);
+        scenarios.push({
+          id: list.id,
+          title: `authenticated GET ${list.path} (${GATEWAY_CONNECTIONS} connections)`,
+          almoner,
+          baseline,
+          baselineLabel: 'Koa + pg endpoint, same queries and JSON, no authentication',
+          ratio: r,
+          target: '≥ 0.9× baseline; 0 errors',
+          checks: [
+            { label: '≥ 0.9×', met: (r ?? 0) >= 0.9 },
+            { label: `${almoner.errors + baseline.errors} errors`, met: almoner.errors === 0 && baseline.errors === 0 },
+            { label: same ? 'the same JSON as the baseline (a page of 100 compared)' : 'a page differs from the baseline', met: same },
+          ],
+          detail: `pages of 100 (the default limit) starting at 2,000 random page tokens over the nonprofit's ${GIFT_RECORDS.toLocaleString('en-US')} ${list.path === '/v1/mail_items' ? 'mail items (each with one scan; the page then its scans, two queries)' : 'check deposits (the page then its property values, two queries)'}, and now and then the first page; ${GATEWAY_CONNECTIONS} access tokens from the token endpoint, rotated over the requests (the donations scenario's authentication); both servers use a pool of 10 connections; the baseline is bench/baseline/gift-endpoint.ts.`,
+        });
+      }
+    }
+    if (ONLY.has('gift_ingest') || ONLY.has('gift_upload'))
+      giftProvider ??= await benchProvider(setup.db, setup.orgId, BENCH_GIFT_PROVIDER_EIN);
+    if (ONLY.has('gift_ingest')) {
+      log(`\nscenario: ingest of a ${GIFT_ENVELOPES}-envelope batch with scans, in a process of its own`);
+      const batch = await buildScanBatch(GIFT_ENVELOPES);
+      const meanKb = round(batch.imageBytes / batch.images / 1024, 0);
+      log(`    the batch: ${batch.images} TIFFs (mean ${meanKb} KB), ZIP ${round(batch.zip.length / 1048576, 1)} MB`);
+      const ingest = await ingestInChild(setup.db, {
+        databaseUrl: databaseUrl.toString(),
+        lockbox: giftProvider!.lockbox,
+        providerId: giftProvider!.providerId,
+        zip: batch.zip,
+      });
+      const ledger = await ledgerClean(setup.db);
+      const c = ingest.counts;
+      log(
+        `    ${ingest.outcome} in ${(ingest.ms / 1000).toFixed(2)} s (${ingest.passes} passes); RSS ${ingest.rssBeforeMb} MB before, peak ${ingest.peakMb} MB (high-water mark ${ingest.highWaterMb ?? '—'} MB, sampled every 20 ms ${ingest.peakRssMb} MB); ${c.mailItems} mail items, ${c.donations} donations, ${c.deposits} deposits, ${c.scans} scans, ${c.storedImages} images stored; ledger ${ledger.ok ? 'clean' : ledger.text}`,
+      );
+      const counted = c.mailItems === GIFT_ENVELOPES && c.donations === GIFT_ENVELOPES && c.deposits === GIFT_ENVELOPES;
+      scenarios.push({
+        id: 'gift_ingest',
+        title: `mail batch ingest, ${GIFT_ENVELOPES} envelopes with ${batch.images} scans (envelopes/s; time and RSS in the verdict)`,
+        almoner: {
+          rps: round(GIFT_ENVELOPES / (ingest.ms / 1000), 1),
+          p50: NaN,
+          p99: NaN,
+          errors: counted && ledger.ok ? 0 : 1,
+          completed: c.mailItems,
+          seconds: round(ingest.ms / 1000, 2),
+          peakRssMb: ingest.peakMb,
+          concurrency: 1,
+        },
+        latency: false,
+        baselineLabel: '—',
+        target: 'information: time and peak RSS; every envelope ingested, ledger clean',
+        checks: [
+          {
+            label: `${(ingest.ms / 1000).toFixed(2)} s, the ingesting process's RSS ${ingest.rssBeforeMb} → peak ${ingest.peakMb} MB`,
+            met: ingest.outcome === 'ingested',
+          },
+          { label: `${c.mailItems} mail items, ${c.donations} donations, ${c.deposits} deposits`, met: counted },
+          { label: ledger.ok ? 'ledger verified clean' : `ledger: ${ledger.text}`, met: ledger.ok },
+        ],
+        detail: `one ZIP (${round(batch.zip.length / 1048576, 1)} MB) of ${GIFT_ENVELOPES} envelopes, each one check line with a front and a back TIFF (grey 1,000 × 450, JPEG-compressed, mean ${meanKb} KB; ${batch.images} entries over 50 distinct pictures), built with test/helpers/mail-batch.ts before the clock; its row awaiting its upload and its ZIP in a folder storage of the ingesting process's own. bench/lib/ingest-child.ts (its own process, tsx, a pool of 10) runs MailBatchIngestor.runOnce() until the batch is ingested: from the first pass (which notices the upload) to the batch's end, its RSS before, and its peak: the larger of the kernel's high-water mark (VmHWM, reset when the clock starts: ${ingest.highWaterMb ?? '—'} MB) and its RSS sampled every 20 ms (${ingest.peakRssMb} MB). ${c.scans} scans and ${c.storedImages} images stored; admin ledger verify's check after.`,
+      });
+    }
+    if (ONLY.has('gift_upload')) {
+      log(`\nscenario: a ${GIFT_UPLOAD_MB} MB upload through the folder storage's upload route`);
+      const up = await uploadBatch(setup.db, {
+        origin: urls.sandboxApi,
+        pid,
+        apiKey: giftProvider!.apiKey,
+        locationId: giftProvider!.lockbox.locationId,
+        bytes: GIFT_UPLOAD_MB * 1048576,
+        log,
+      });
+      const rise = round(up.peakRssMb - up.rssBeforeMb, 1);
+      log(
+        `    ${up.status} in ${up.seconds.toFixed(2)} s (${up.mbPerSecond.toFixed(0)} MB/s); server RSS ${up.rssBeforeMb} MB before, peak ${up.peakRssMb} MB (+${rise} MB)`,
+      );
+      scenarios.push({
+        id: 'gift_upload',
+        title: `mail batch upload, ${GIFT_UPLOAD_MB} MB through the upload route (MB/s)`,
+        almoner: {
+          rps: round(up.mbPerSecond, 1),
+          p50: NaN,
+          p99: NaN,
+          errors: up.status === 200 ? 0 : 1,
+          completed: 1,
+          seconds: round(up.seconds, 2),
+          peakRssMb: up.peakRssMb,
+          concurrency: 1,
+        },
+        latency: false,
+        baselineLabel: '—',
+        target: "the server's RSS rise ≤ 50 MB; throughput reported",
+        checks: [
+          { label: `answered ${up.status}`, met: up.status === 200 },
+          { label: `RSS ${up.rssBeforeMb} → ${up.peakRssMb} MB (+${rise} MB) ≤ +50 MB`, met: rise <= 50 },
+        ],
+        detail: `an upload URL from POST /v1/mailbox/upload_url (the bench lockbox provider's sandbox API key), then one PUT of ${GIFT_UPLOAD_MB} MiB with its Content-Length, generated on the fly (1 MiB of random bytes again and again; not a ZIP, which the route does not read), streamed into the server's folder storage; the server's RSS read before and sampled every 20 ms until the answer. Afterwards the server's own ingestor refused the batch: ${up.afterwards}.`,
+      });
+    }
+
     // ------------------------------------------------------------- donor flow pages
     if (ONLY.has('donor_flow')) {
       log(`\nscenario: the donor flow's pages, ${DONOR_FLOW_DONORS} donors at once (simulated DAF)`);
@@ -1442,8 +1632,9 @@ async function main(): Promise<void> {
     }
 
     // ------------------------------------------------------------- RSS and shutdown
-    // The one server process's peak (the workers scenario's process tree has its own rows, below).
-    const peakRssMb = Math.max(0, ...scenarios.map((s) => s.almoner.peakRssMb ?? 0));
+    // The one server process's peak (the workers scenario's process tree has its own rows, below;
+    // gift_ingest's peak is its ingesting process's, not the server's).
+    const peakRssMb = Math.max(0, ...scenarios.filter((s) => s.id !== 'gift_ingest').map((s) => s.almoner.peakRssMb ?? 0));
     const singleTree = processTree(pid).length;
     await server.stop();
     if (process.env.BENCH_DEBUG) log(`server output (tail):\n${server.output.slice(-4000)}`);

@@ -2,8 +2,10 @@
  * Baseline for the gift-processing lists scenario: a bare Koa + pg endpoint that runs the same
  * queries as `GET /v1/mail_items` and `GET /v1/deposits` (one organization's rows in one
  * environment, keyset-paged over (created_at desc, id desc) with the same page-token format,
- * limit + 1 rows; then the page's scans, or the page's property assignments, in one query) and
- * answers the same JSON, with no authentication, no role check and no middleware.
+ * limit + 1 rows of the columns Almoner's repositories read; then the page's scans, or the page's
+ * property assignments, in one query ordered as Almoner orders it, grouped by a map) and answers
+ * the same JSON (a deposit's transfer carries only the published members of its rail's subhash,
+ * as gift-shapes.ts picks them), with no authentication, no role check and no middleware.
  *
  * Environment: PORT (0, the default: an ephemeral one), DATABASE_URL, ORG_ID, ENVIRONMENT
  * (default sandbox), POOL_MAX (default 10, Almoner's database_pool_max). Prints
@@ -48,7 +50,47 @@ function decodeCursor(token: string | undefined): [Date, string] | undefined {
   return [new Date(createdAt), id];
 }
 
-async function page<T extends Keyed>(ctx: Koa.Context, table: string): Promise<{ items: T[]; next?: string }> {
+/** The columns src/gift-processing/*-repository.ts select (MAIL_ITEM_COLUMNS, DEPOSIT_COLUMNS). */
+const COLUMNS = {
+  mail_items: 'id, lockbox_id, status, received_at, created_at, updated_at',
+  deposits:
+    'id, payment_source_id, financial_account_id, status, amount, currency, description, rail, rail_details, settled_at, returned_at, bank_created_at, created_at, updated_at',
+};
+
+/** The published members of each rail's subhash (gift-shapes.ts, transferOf). */
+const RAIL_MEMBERS: Record<string, readonly string[]> = {
+  check_deposit: ['auxiliary_on_us', 'routing_number', 'submitted_at', 'status'],
+  inbound_ach_transfer: [
+    'standard_entry_class_code',
+    'company_entry_description',
+    'originator_routing_number',
+    'originator_company_name',
+    'trace_number',
+    'effective_date',
+    'status',
+  ],
+};
+
+function railOf(row: DepositRow): Record<string, unknown> {
+  const d = row.rail_details ?? {};
+  if (row.rail === 'inbound_account_transfer')
+    return { created_at: typeof d.created_at === 'string' ? d.created_at : row.created_at.toISOString() };
+  const out: Record<string, string> = {};
+  for (const key of RAIL_MEMBERS[row.rail] ?? []) if (typeof d[key] === 'string') out[key] = d[key];
+  return out;
+}
+
+function grouped<R extends Record<K, string>, K extends string, V>(rows: R[], key: K, view: (row: R) => V): Map<string, V[]> {
+  const map = new Map<string, V[]>();
+  for (const row of rows) {
+    const list = map.get(row[key]);
+    if (list) list.push(view(row));
+    else map.set(row[key], [view(row)]);
+  }
+  return map;
+}
+
+async function page<T extends Keyed>(ctx: Koa.Context, table: 'mail_items' | 'deposits'): Promise<{ items: T[]; next?: string }> {
   const limit = Math.min(100, Math.max(1, Number(ctx.query.limit ?? 100)));
   const cursor = decodeCursor(typeof ctx.query.page_token === 'string' ? ctx.query.page_token : undefined);
   const params: unknown[] = [orgId, environment];
@@ -59,7 +101,7 @@ async function page<T extends Keyed>(ctx: Koa.Context, table: string): Promise<{
   }
   params.push(limit + 1);
   const { rows } = await pool.query<T>(
-    `select * from ${table} where ${where} order by created_at desc, id desc limit $${params.length}`,
+    `select ${COLUMNS[table]} from ${table} where ${where} order by created_at desc, id desc limit $${params.length}`,
     params,
   );
   const items = rows.slice(0, limit);
@@ -77,17 +119,21 @@ const app = new Koa();
 app.use(async (ctx) => {
   if (ctx.path === '/v1/mail_items') {
     const { items, next } = await page<MailItemRow>(ctx, 'mail_items');
-    const { rows: scans } = await pool.query<{ mail_item_id: string; file_id: string; created_at: Date }>(
-      'select mail_item_id, file_id, created_at from mail_item_scans where mail_item_id = any($1) order by created_at desc, file_id desc',
-      [items.map((i) => i.id)],
-    );
+    // As Almoner, no second query for an empty page.
+    const { rows: scans } = await (items.length === 0
+      ? { rows: [] }
+      : pool.query<{ mail_item_id: string; file_id: string; created_at: Date }>(
+          'select mail_item_id, file_id, created_at from mail_item_scans where mail_item_id = any($1::text[]) order by mail_item_id, created_at desc, file_id desc',
+          [items.map((i) => i.id)],
+        ));
+    const byItem = grouped(scans, 'mail_item_id', (s) => ({ file_id: s.file_id, created_at: s.created_at.toISOString() }));
     ctx.body = {
       results: items.map((row) => ({
         id: row.id,
         lockbox_id: row.lockbox_id,
         status: row.status,
         received_at: row.received_at.toISOString(),
-        scans: scans.filter((s) => s.mail_item_id === row.id).map((s) => ({ file_id: s.file_id, created_at: s.created_at.toISOString() })),
+        scans: byItem.get(row.id) ?? [],
         created_at: row.created_at.toISOString(),
         updated_at: row.updated_at.toISOString(),
       })),
@@ -95,10 +141,13 @@ app.use(async (ctx) => {
     };
   } else if (ctx.path === '/v1/deposits') {
     const { items, next } = await page<DepositRow>(ctx, 'deposits');
-    const { rows: assigned } = await pool.query<{ property_id: string; resource_id: string; value: unknown }>(
-      'select property_id, resource_id, value from property_assignments where resource_id = any($1)',
-      [items.map((i) => i.id)],
-    );
+    const { rows: assigned } = await (items.length === 0
+      ? { rows: [] }
+      : pool.query<{ property_id: string; resource_id: string; value: unknown }>(
+          'select resource_id, property_id, value from property_assignments where resource_id = any($1::text[]) order by resource_id, property_id',
+          [items.map((i) => i.id)],
+        ));
+    const byDeposit = grouped(assigned, 'resource_id', (a) => ({ property_id: a.property_id, value: a.value }));
     ctx.body = {
       results: items.map((row) => ({
         id: row.id,
@@ -111,9 +160,9 @@ app.use(async (ctx) => {
           currency: row.currency,
           financial_account_id: row.financial_account_id,
           description: row.description ?? undefined,
-          [row.rail]: row.rail_details,
+          [row.rail]: railOf(row),
         },
-        properties: assigned.filter((a) => a.resource_id === row.id).map((a) => ({ property_id: a.property_id, value: a.value })),
+        properties: byDeposit.get(row.id) ?? [],
         created_at: row.created_at.toISOString(),
         updated_at: row.updated_at.toISOString(),
         bank_created_at: iso(row.bank_created_at),

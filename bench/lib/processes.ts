@@ -208,7 +208,7 @@ export function processTree(pid: number): number[] {
 }
 
 /**
- * Samples a process's RSS every 200 ms until stopped; reports the peak in MB. With `tree`, each
+ * Samples a process's RSS every `intervalMs` (200 ms unless told) until stopped; reports the peak in MB. With `tree`, each
  * sample is the sum over the process and its descendants at that moment (a cluster primary
  * and its workers), and the peak is the largest sum.
  */
@@ -219,9 +219,10 @@ export class RssSampler {
   constructor(
     private readonly pid: number,
     private readonly tree = false,
+    intervalMs = 200,
   ) {
     this.sample();
-    this.timer = setInterval(() => this.sample(), 200);
+    this.timer = setInterval(() => this.sample(), intervalMs);
   }
 
   private sample(): void {
