@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/executor.js';
 import type { Environment } from '../db/schema.js';
+import { runPrepared } from '../db/prepared-statements.js';
 import { newestFirstPage, type Cursor } from '../db/keyset.js';
 
 /** Deposits as the API reads them (docs/gift-processing.md, "The API"); ingestion writes them. */
@@ -40,7 +41,7 @@ export function findDeposit(db: Executor, scope: Scope, id: string) {
     .executeTakeFirst();
 }
 
-/** Newest first, keyset-paged (deposits_page_idx); a settled_at filter leaves out the unsettled. */
+/** Newest first, keyset-paged (deposits_page_idx); a settled_at filter leaves out the unsettled. Prepared: each combination of filters is one text (at most 16). */
 export function listDeposits(db: Executor, scope: Scope, filters: DepositFilters, cursor: Cursor | undefined, limit: number) {
   const { paymentSourceIds, settledAfter, settledBefore } = filters;
   const query = db
@@ -51,5 +52,5 @@ export function listDeposits(db: Executor, scope: Scope, filters: DepositFilters
     .$if(Boolean(paymentSourceIds?.length), (q) => q.where('payment_source_id', '=', sql<string>`any(${paymentSourceIds}::text[])`))
     .$if(settledAfter !== undefined, (q) => q.where('settled_at', '>', settledAfter!))
     .$if(settledBefore !== undefined, (q) => q.where('settled_at', '<', settledBefore!));
-  return newestFirstPage(query, cursor, limit).execute();
+  return runPrepared(db, 'gift_deposits_page', newestFirstPage(query, cursor, limit));
 }
