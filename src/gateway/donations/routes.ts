@@ -3,17 +3,11 @@ import { decodeCursor, listPage } from '../routing/pagination.js';
 import { resourceNotFound } from '../routing/problems.js';
 import { defineRoute } from '../routing/route-spec.js';
 import type { ApiVersion } from '../routing/versions.js';
-import { PropertyAssignment } from '../gift-processing/gift-shapes.js';
+import { PostalAddress, PropertyAssignment } from '../gift-processing/gift-shapes.js';
 import { donationOf, donationsPage, type DonationRow } from './service.js';
 
-const Address = z.object({
-  line1: z.string(),
-  line2: z.string().optional(),
-  city: z.string(),
-  state: z.string(),
-  postal_code: z.string(),
-  country: z.string(),
-});
+/** The published Address has the PostalAddress's members. */
+const Address = PostalAddress;
 const Donor = z.object({
   full_name: z.string().optional(),
   first_name: z.string().optional(),
