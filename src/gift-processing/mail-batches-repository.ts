@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type Insertable } from 'kysely';
 import type { Executor } from '../db/executor.js';
 import type { DonorJson, Environment } from '../db/schema.js';
-import type { MailItemStatus, ScanImageLabel } from '../db/schema-gift.js';
+import type { MailItemsTable, ScanImageLabel } from '../db/schema-gift.js';
 
 /** The queries of mail batch ingestion (docs/gift-processing.md, "Ingestion"). */
 
@@ -156,21 +156,7 @@ export async function findMailItemsByEnvelope(
   return new Map(rows.map((row) => [row.envelope_id, row.id]));
 }
 
-export async function insertMailItem(
-  db: Executor,
-  row: {
-    id: string;
-    environment: Environment;
-    organization_id: string;
-    lockbox_id: string;
-    batch_id: string;
-    envelope_id: string;
-    status: MailItemStatus;
-    review_line: number | null;
-    review_reason: string | null;
-    received_at: Date;
-  },
-): Promise<void> {
+export async function insertMailItem(db: Executor, row: Insertable<MailItemsTable>): Promise<void> {
   await db.insertInto('mail_items').values(row).execute();
 }
 
