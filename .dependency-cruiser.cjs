@@ -12,7 +12,10 @@ const LAYERS = [
     name: 'platform',
     folders: ['keys', 'authorizations', 'audit', 'mail', 'limits', 'http', 'views', 'webhooks', 'ledger', 'idempotency', 'storage'],
   },
-  { name: 'domain', folders: ['accounts', 'mfa', 'identity', 'api-keys', 'events', 'daf', 'directory', 'grantmaking', 'giving', 'gift-processing'] },
+  {
+    name: 'domain',
+    folders: ['accounts', 'mfa', 'identity', 'api-keys', 'events', 'daf', 'directory', 'grantmaking', 'giving', 'gift-processing'],
+  },
   { name: 'surface', folders: ['oidc', 'gateway', 'dashboard', 'metrics', 'demo', 'donor-flow'] },
   // src/main.ts, app.ts and runtime.ts compose the whole beside these.
   { name: 'composition', folders: ['apps', 'cli', 'server'] },
