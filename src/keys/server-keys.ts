@@ -73,10 +73,15 @@ export interface KeyVersion {
   secret: string;
   /** The decoded bytes, for HMACs. */
   bytes: Buffer;
+  /** The same bytes as a KeyObject: Node's HMAC takes it without checking a Buffer's kind each call. */
+  key: crypto.KeyObject;
   activatesAt: number;
   /** When its successor started signing (undefined while it signs, or before it does). */
   retiredAt: number | undefined;
 }
+
+/** A version as read from the database, before the clock places it. */
+type StoredVersion = Omit<KeyVersion, 'retiredAt'>;
 
 const newKid = () => crypto.randomBytes(6).toString('hex');
 const newSecret = () => crypto.randomBytes(32).toString('base64url');
@@ -195,9 +200,14 @@ export async function rotateServerKeys(db: Db, box: SecretBox, now = new Date())
  * each use from the clock, so activation and aging out need no reload.
  */
 export class ServerKeys {
-  private versions = new Map<ServerKeyName, { kid: string; secret: string; bytes: Buffer; activatesAt: number }[]>();
+  private versions = new Map<ServerKeyName, StoredVersion[]>();
   private fingerprint = '';
-  private readonly derived = new Map<string, Buffer>();
+  private readonly derived = new Map<string, crypto.KeyObject>();
+  /**
+   * verifying()'s answers until the clock reaches the next activation or end of life, or the
+   * versions are re-read: every client check and keyed hash asks, and the answer rarely changes.
+   */
+  private readonly answers = new Map<string, { versions: Map<ServerKeyName, StoredVersion[]>; until: number; list: KeyVersion[] }>();
 
   private constructor(
     private readonly db: Db,
@@ -217,14 +227,15 @@ export class ServerKeys {
     const rows = await listServerKeyVersions(this.db);
     const fingerprint = rows.map((r) => `${r.name}/${r.kid}/${r.activates_at.getTime()}/${r.value}`).join(',');
     if (fingerprint === this.fingerprint) return false;
-    const versions = new Map<ServerKeyName, { kid: string; secret: string; bytes: Buffer; activatesAt: number }[]>();
+    const versions = new Map<ServerKeyName, StoredVersion[]>();
     for (const row of rows) {
       if (!(SERVER_KEY_NAMES as readonly string[]).includes(row.name)) continue;
       // A value stored before encryption at rest is sealed now.
       if (!SecretBox.isSealed(row.value)) await updateServerKeyValue(this.db, row.name, row.kid, this.box.seal(row.value));
       const secret = this.box.open(row.value);
       const list = versions.get(row.name as ServerKeyName) ?? [];
-      list.push({ kid: row.kid, secret, bytes: Buffer.from(secret, 'base64url'), activatesAt: row.activates_at.getTime() });
+      const bytes = Buffer.from(secret, 'base64url');
+      list.push({ kid: row.kid, secret, bytes, key: crypto.createSecretKey(bytes), activatesAt: row.activates_at.getTime() });
       versions.set(row.name as ServerKeyName, list);
     }
     for (const name of SERVER_KEY_NAMES) if (!versions.get(name)?.length) throw new Error(`server key ${name} is missing`);
@@ -244,9 +255,7 @@ export class ServerKeys {
 
   /** The version that signs now: the newest one already active (the first version if none is). */
   signing(name: ServerKeyName): KeyVersion {
-    const now = Date.now();
-    const all = this.timelineOf(name, now);
-    return all.filter((v) => v.activatesAt <= now).at(-1) ?? all[0]!;
+    return this.verifying(name)[0]!;
   }
 
   /**
@@ -256,19 +265,28 @@ export class ServerKeys {
    */
   verifying(name: ServerKeyName, purpose?: HashPurpose): KeyVersion[] {
     const now = Date.now();
-    const signing = this.signing(name);
+    const id = `${name}/${purpose ?? ''}`;
+    const known = this.answers.get(id);
+    if (known && known.versions === this.versions && now < known.until) return known.list;
     const life = lifeAfterRetirement(name, purpose) * 1000;
-    const others = this.timelineOf(name, now)
+    const all = this.timelineOf(name, now);
+    const signing = all.filter((v) => v.activatesAt <= now).at(-1) ?? all[0]!;
+    const others = all
       .filter((v) => v.kid !== signing.kid && (v.activatesAt > now || (v.retiredAt !== undefined && v.retiredAt + life > now)))
       .reverse();
-    return [signing, ...others];
+    const list = [signing, ...others];
+    // The answer holds until a version activates (which retires another) or a retired one's life ends.
+    const changes = all.flatMap((v) => [v.activatesAt, v.retiredAt === undefined ? Number.POSITIVE_INFINITY : v.retiredAt + life]);
+    const until = Math.min(...changes.filter((at) => at > now));
+    this.answers.set(id, { versions: this.versions, until, list });
+    return list;
   }
 
-  private purposeKey(version: KeyVersion, purpose: HashPurpose): Buffer {
+  private purposeKey(version: KeyVersion, purpose: HashPurpose): crypto.KeyObject {
     const id = `${version.kid}/${purpose}`;
     let key = this.derived.get(id);
     if (!key) {
-      key = Buffer.from(crypto.hkdfSync('sha256', version.bytes, Buffer.alloc(0), `almoner ${purpose}`, 32));
+      key = crypto.createSecretKey(Buffer.from(crypto.hkdfSync('sha256', version.bytes, Buffer.alloc(0), `almoner ${purpose}`, 32)));
       this.derived.set(id, key);
     }
     return key;
@@ -280,7 +298,7 @@ export class ServerKeys {
 
   /** HMAC-SHA-256 of `value` under the current hashing key, for `purpose`: "<kid>.<mac>". */
   keyedHash(purpose: HashPurpose, value: string): string {
-    return this.hmac(this.signing('hashing_key'), purpose, value);
+    return this.hmac(this.verifying('hashing_key', purpose)[0]!, purpose, value);
   }
 
   /** `value`'s keyed hash under every hashing key version still live for `purpose`, current first (for lookups). */

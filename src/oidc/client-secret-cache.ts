@@ -54,23 +54,31 @@ export class ClientSecretCache {
   /** How long an address that presented the right secret stays exempt from the per-client ceiling. */
   vouchedMs = 24 * 3600_000;
 
-  /** The entry keys' HMAC keys, current first: one fixed key, or the rotating server key's live versions. */
-  private readonly keys: () => readonly Buffer[];
+  /**
+   * The entry keys' HMAC keys, current first: one fixed key, or the rotating server key's live
+   * versions. KeyObjects: Node checks a Buffer key's kind on every HMAC by throwing and catching
+   * a native exception (docs/benchmarks.md, "Where a refresh's CPU goes").
+   */
+  private readonly keys: () => readonly crypto.KeyObject[];
 
   constructor(
-    key: Buffer | (() => readonly Buffer[]),
+    key: Buffer | (() => readonly crypto.KeyObject[]),
     private readonly ttlMs = CLIENT_SECRET_CACHE_TTL_MS,
     /** How many records of each kind (entries, failures, client ceilings, vouched addresses) it keeps. */
     readonly maxEntries = 10_000,
   ) {
-    this.keys = typeof key === 'function' ? key : () => [key];
+    if (typeof key === 'function') this.keys = key;
+    else {
+      const fixed = [crypto.createSecretKey(key)];
+      this.keys = () => fixed;
+    }
     this.entries = new LruMap(maxEntries);
     this.failures = new LruMap(maxEntries);
     this.clientFailures = new LruMap(maxEntries);
     this.vouched = new LruMap(maxEntries);
   }
 
-  private entryKey(clientId: string, storedHash: string, presented: string, key: Buffer): string {
+  private entryKey(clientId: string, storedHash: string, presented: string, key: crypto.KeyObject): string {
     return crypto
       .createHmac('sha256', key)
       .update(clientId)
@@ -111,10 +119,12 @@ export class ClientSecretCache {
 
   async verify(clientId: string, storedHash: string, presented: string, source = ''): Promise<boolean> {
     if (typeof presented !== 'string' || presented.length === 0 || presented.length > 512) return false;
-    const [current, ...older] = this.keys();
-    const key = this.entryKey(clientId, storedHash, presented, current!);
-    // Entries made under a key rotated out moments ago still count, so a rotation does not send every client to argon2 at once.
-    for (const entry of [key, ...older.map((k) => this.entryKey(clientId, storedHash, presented, k))]) {
+    const keys = this.keys();
+    const key = this.entryKey(clientId, storedHash, presented, keys[0]!);
+    // Entries made under a key rotated out moments ago still count, so a rotation does not send
+    // every client to argon2 at once; their HMACs are computed only when the current one misses.
+    for (let i = 0; i < keys.length; i += 1) {
+      const entry = i === 0 ? key : this.entryKey(clientId, storedHash, presented, keys[i]!);
       const checkedAt = this.entries.get(entry);
       if (checkedAt === undefined) continue;
       if (within(checkedAt, this.ttlMs)) return true;

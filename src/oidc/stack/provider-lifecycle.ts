@@ -55,7 +55,7 @@ export class ProviderLifecycle {
     options: { secretRecords?: number } = {},
   ): Promise<ProviderLifecycle> {
     await ensureSigningKeys(db, box);
-    const cacheKeys = () => serverKeys.verifying('client_secret_cache_key').map((version) => version.bytes);
+    const cacheKeys = () => serverKeys.verifying('client_secret_cache_key').map((version) => version.key);
     const secretCache = new ClientSecretCache(cacheKeys, undefined, options.secretRecords);
     const lifecycle = new ProviderLifecycle(db, config, logger, serverKeys, secretCache, box);
     await lifecycle.rebuild();
