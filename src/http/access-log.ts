@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import { redactPath } from '../logging/redaction.js';
 import { recordedStatus } from './client-abort.js';
 import { isHealthPath } from './health.js';
@@ -32,20 +32,29 @@ export function accessLog(): Middleware {
     try {
       await next();
     } finally {
-      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      // The provider's own status for requests handed to it; 499 when the caller hung up first.
-      const status = recordedStatus(ctx);
-      const line = {
-        method: ctx.method,
-        path: redactPath(ctx.path),
-        status,
-        duration_ms: Math.round(durationMs * 10) / 10,
-        ip: ctx.state.clientIp,
-        host: ctx.state.host,
-        ...ctx.res.accessLogFields,
-      };
-      if (isHealthPath(ctx.method, ctx.path) && status < 400) ctx.state.log?.debug(line, 'request');
-      else ctx.state.log?.info(line, 'request');
+      writeLine(ctx, started);
     }
   };
+}
+
+/** The request's line, built (and its path redacted) only when its level is written. */
+function writeLine(ctx: Context, started: bigint): void {
+  // The provider's own status for requests handed to it; 499 when the caller hung up first.
+  const status = recordedStatus(ctx);
+  const level = isHealthPath(ctx.method, ctx.path) && status < 400 ? 'debug' : 'info';
+  const log = ctx.state.log;
+  if (!log?.isLevelEnabled(level)) return;
+  const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+  log[level](
+    {
+      method: ctx.method,
+      path: redactPath(ctx.path),
+      status,
+      duration_ms: Math.round(durationMs * 10) / 10,
+      ip: ctx.state.clientIp,
+      host: ctx.state.host,
+      ...ctx.res.accessLogFields,
+    },
+    'request',
+  );
 }

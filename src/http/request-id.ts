@@ -19,7 +19,14 @@ export function requestId(logger: Logger, trustedProxies?: AddressSet): Middlewa
       trustedProxies !== undefined && trustedProxies.size > 0 && trustedProxies.has(normaliseIp(ctx.req.socket.remoteAddress));
     const id = fromProxy && ACCEPTABLE.test(incoming) ? incoming : crypto.randomUUID();
     ctx.state.requestId = id;
-    ctx.state.log = logger.child({ req_id: id });
+    // Made when first used: most requests log nothing at the running level, and a child
+    // logger per request was a measurable share of a token request's CPU (docs/benchmarks.md).
+    let log: Logger | undefined;
+    Object.defineProperty(ctx.state, 'log', {
+      get: () => (log ??= logger.child({ req_id: id })),
+      configurable: true,
+      enumerable: true,
+    });
     ctx.set('X-Request-Id', id);
     await next();
   };
