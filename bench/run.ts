@@ -335,7 +335,11 @@ function measured(m: Measurement): string {
 
 function cpuNote(m: Measurement): string {
   if (m.serverCpuMs === undefined) return '';
-  return `, CPU/request: server ${m.serverCpuMs} ms${m.postgresCpuMs !== undefined ? ` + PostgreSQL ${m.postgresCpuMs} ms` : ''}${m.transactions !== undefined ? `, ${m.transactions} transactions/request` : ''}`;
+  const threads = m.serverCpuMsByThread;
+  const byThread = threads
+    ? ` (main ${threads.main}, threadpool ${threads.threadpool}, V8 background ${threads.v8_background}, other ${threads.other})`
+    : '';
+  return `, CPU/request: server ${m.serverCpuMs} ms${byThread}${m.postgresCpuMs !== undefined ? ` + PostgreSQL ${m.postgresCpuMs} ms` : ''}${m.transactions !== undefined ? `, ${m.transactions} transactions/request` : ''}`;
 }
 
 const ratio = (a: Measurement, b: Measurement | undefined) => (b && b.rps > 0 ? round(a.rps / b.rps, 3) : undefined);

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import autocannon from 'autocannon';
-import { cpuSeconds, processTree, RssSampler } from './processes.js';
+import { cpuSeconds, cpuSecondsByThread, processTree, RssSampler, type ThreadClass } from './processes.js';
 
 /** One measured run: what the table shows for a scenario or its baseline. */
 export interface Measurement {
@@ -21,6 +21,8 @@ export interface Measurement {
   firstError?: string;
   /** CPU the measured server (all its threads; with `tree`, all its processes) spent per successful request, in ms. */
   serverCpuMs?: number;
+  /** Without `tree`: serverCpuMs split by kind of thread (main, libuv threadpool, V8 background, other), in ms per request. */
+  serverCpuMsByThread?: Record<ThreadClass, number>;
   /** With `tree`: serverCpuMs split by process, the root (a cluster primary) first. */
   serverCpuMsByProcess?: number[];
   /** CPU the PostgreSQL backends serving it spent per successful request, in ms. */
@@ -68,6 +70,7 @@ export class CpuMeter {
   private transactionsStart = 0;
   private readonly serverStart = new Map<number, number>();
   private readonly postgresStart = new Map<number, number>();
+  private threadsStart: Record<ThreadClass, number> | undefined;
 
   constructor(
     private readonly pid: number | undefined,
@@ -84,6 +87,7 @@ export class CpuMeter {
     if (this.pid === undefined) return;
     if (this.postgresTransactions) this.transactionsStart = await this.postgresTransactions();
     for (const p of this.serverPids()) this.serverStart.set(p, cpuSeconds(p) ?? 0);
+    if (!this.tree) this.threadsStart = cpuSecondsByThread(this.pid);
     for (const p of (await this.postgresPids?.()) ?? []) this.postgresStart.set(p, cpuSeconds(p) ?? 0);
   }
 
@@ -102,6 +106,17 @@ export class CpuMeter {
       serverCpuMs: round((server * 1000) / units, 2),
       ...(this.tree ? { serverCpuMsByProcess: byProcess } : {}),
     };
+    if (this.threadsStart) {
+      const now = cpuSecondsByThread(this.pid);
+      const start = this.threadsStart;
+      const perRequest = (kind: ThreadClass) => round(((now[kind] - start[kind]) * 1000) / units, 3);
+      result.serverCpuMsByThread = {
+        main: perRequest('main'),
+        threadpool: perRequest('threadpool'),
+        v8_background: perRequest('v8_background'),
+        other: perRequest('other'),
+      };
+    }
     if (this.postgresPids) {
       let postgres = 0;
       // A backend that appeared during the run counts whole (it started during it).

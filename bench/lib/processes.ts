@@ -180,6 +180,40 @@ export function cpuSeconds(pid: number): number | undefined {
   }
 }
 
+/** The kinds of a Node server's threads, by their names in /proc (docs/benchmarks.md, "CPU per thread"). */
+export type ThreadClass = 'main' | 'threadpool' | 'v8_background' | 'other';
+
+function threadClass(pid: number, tid: number, name: string): ThreadClass {
+  if (tid === pid) return 'main';
+  if (name.startsWith('libuv-worker')) return 'threadpool';
+  // V8's platform workers: background compilation and the garbage collector's helpers.
+  if (name.startsWith('V8Worker') || name.startsWith('V8 DefaultWorke')) return 'v8_background';
+  // Node 20 names every thread "node": there, only the main thread is told apart.
+  return 'other';
+}
+
+/** CPU time (user + system) a process's threads have used so far, in seconds, summed by kind of thread. */
+export function cpuSecondsByThread(pid: number): Record<ThreadClass, number> {
+  const sums: Record<ThreadClass, number> = { main: 0, threadpool: 0, v8_background: 0, other: 0 };
+  let tids: string[] = [];
+  try {
+    tids = fs.readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return sums;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      sums[threadClass(pid, Number(tid), name)] += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // A thread that ended between the listing and the read: its time is lost to the sum.
+    }
+  }
+  return sums;
+}
+
 /** The children of a process (every thread's), from /proc/<pid>/task/<tid>/children; none once it is gone. */
 export function childPids(pid: number): number[] {
   const children: number[] = [];
