@@ -22,19 +22,9 @@ const newestFirst = (alias: string, cursor: Cursor | undefined) =>
     : sql<boolean>`true`;
 
 /** Where a page starts: a deposit or mail item of the scope (undefined: not one of its list). */
-export function depositCursor(db: Executor, scope: GiftScope, id: string) {
+export function pageCursor(db: Executor, table: 'deposits' | 'mail_items', scope: GiftScope, id: string) {
   return db
-    .selectFrom('deposits')
-    .select(['id', 'created_at as createdAt'])
-    .where('id', '=', id)
-    .where('organization_id', '=', scope.organizationId)
-    .where('environment', '=', scope.environment)
-    .executeTakeFirst();
-}
-
-export function mailItemCursor(db: Executor, scope: GiftScope, id: string) {
-  return db
-    .selectFrom('mail_items')
+    .selectFrom(table)
     .select(['id', 'created_at as createdAt'])
     .where('id', '=', id)
     .where('organization_id', '=', scope.organizationId)

@@ -14,13 +14,12 @@ import { invalid } from '../errors/domain-error.js';
 import { centsOf } from '../ledger/ledger.js';
 import {
   assignmentsOf,
-  depositCursor,
   depositOfMailItem,
   depositRow,
   depositRows,
   donationsOf,
   lockboxesOf,
-  mailItemCursor,
+  pageCursor,
   mailItemRow,
   mailItemRows,
   propertiesOf,
@@ -87,7 +86,7 @@ const depositView = (r: Awaited<ReturnType<typeof depositRows>>[number]): Deposi
 });
 
 export async function depositsPage(db: Db, scope: GiftScope, before: string | undefined, limit: number): Promise<GiftPage<DepositSummary>> {
-  const cursor = await cursorOf((id) => depositCursor(db, scope, id), before);
+  const cursor = await cursorOf((id) => pageCursor(db, 'deposits', scope, id), before);
   return paged(await depositRows(db, scope, cursor, limit), limit, depositView);
 }
 
@@ -184,7 +183,7 @@ export function isMailItemStatus(value: unknown): value is MailItemStatus {
 export async function mailItemsPage(db: Db, scope: GiftScope, filters: MailFilters, before: string | undefined, limit: number) {
   const lockboxes = await lockboxesOf(db, scope);
   if (filters.lockboxId && !lockboxes.some((l) => l.id === filters.lockboxId)) throw invalid('lockbox: not one of your lockboxes');
-  const cursor = await cursorOf((id) => mailItemCursor(db, scope, id), before);
+  const cursor = await cursorOf((id) => pageCursor(db, 'mail_items', scope, id), before);
   const page = paged(await mailItemRows(db, scope, filters, cursor, limit), limit, mailItemView);
   return { ...page, lockboxes: lockboxes.map((l) => ({ id: l.id, locationId: l.location_id, address: l.address })) };
 }
