@@ -26,7 +26,8 @@
  * docs/benchmarks.md to a run of every scenario), BENCH_NODE (a major version, or machine),
  * BENCH_NODE_CACHE (where a Node is installed), BENCH_DIRECTORY_ROWS (default 1,000,000), BENCH_SERVER (dist or tsx), BENCH_CPU_PROF (a
  * directory: the server under load runs with --cpu-prof there), BENCH_NODE_ARGS (more node
- * options for the server under load), BENCH_NO_WRITE=1 (print only), BENCH_DEBUG=1 (print the
+ * options for the server under load), BENCH_AB (a git revision: the refresh_token scenario is
+ * measured against it too, alternating, BENCH_AB_ROUNDS runs each, default 2), BENCH_NO_WRITE=1 (print only), BENCH_DEBUG=1 (print the
  * server's output at the end).
  */
 import fs from 'node:fs';
@@ -69,6 +70,7 @@ import { addPlatform, authorizedSessions, benchConnects, captureNext, donorWalks
 import { RUNTIME_PROBE, serverNode } from './lib/node-runtime.js';
 import { round, runLoad, runPaced, runWorkers, warmedWorkers, type HttpRequestSpec, type Measurement } from './lib/load.js';
 import {
+  buildRevision,
   buildServer,
   cleanEnv,
   EPHEMERAL_URLS,
@@ -103,6 +105,14 @@ const WARM_SECONDS = 3;
  * it was measured. The same rule for every server (docs/benchmarks.md, "Steady state").
  */
 const WARM_REQUESTS = Number(process.env.BENCH_WARM_REQUESTS ?? 5000);
+/**
+ * A revision to compare this checkout with in the same run (BENCH_AB, a git revision; with
+ * BENCH_AB_ROUNDS measured runs of each, alternating): the refresh_token scenario is measured
+ * against both servers, one after the other, so a change's before/after is not two runs'
+ * noise (docs/benchmarks.md, "Same-run comparison of two revisions").
+ */
+const AB_REVISION = process.env.BENCH_AB || undefined;
+const AB_ROUNDS = Math.max(1, Number(process.env.BENCH_AB_ROUNDS ?? 2));
 const ONLY = new Set(
   (
     process.env.BENCH_ONLY ??
@@ -366,6 +376,62 @@ function difference(a: Measurement, b: Measurement): { numbers: Record<string, n
   return { numbers, text };
 }
 
+/** The refresh_token scenario measured against this checkout and another revision in the same run (BENCH_AB). */
+interface RevisionComparison {
+  revision: string;
+  commit: string;
+  /** Measured runs, alternating: this checkout's first (the scenario's row), then the other's, and so on. */
+  current: Measurement[];
+  other: Measurement[];
+  /** Means over the runs of each: server CPU ms per request (in all and by kind of thread), requests/s. */
+  mean: { current: MeanOfRuns; other: MeanOfRuns };
+  /** The other revision's server CPU per request over this checkout's (above 1: this checkout spends less), and rps this / other. */
+  cpu_ratio: number | null;
+  rps_ratio: number | null;
+  summary: string;
+}
+
+interface MeanOfRuns {
+  rps: number;
+  serverCpuMs: number | null;
+  serverCpuMsByThread: Record<string, number | null> | null;
+  postgresCpuMs: number | null;
+}
+
+function meanOfRuns(runs: readonly Measurement[]): MeanOfRuns {
+  const mean = (values: readonly (number | undefined)[]) =>
+    values.every((v) => v !== undefined) ? round(values.reduce((a, b) => a! + b!, 0)! / values.length, 3) : null;
+  const classes = Object.keys(runs[0]?.serverCpuMsByThread ?? {});
+  return {
+    rps: mean(runs.map((m) => m.rps)) ?? 0,
+    serverCpuMs: mean(runs.map((m) => m.serverCpuMs)),
+    serverCpuMsByThread:
+      classes.length === 0
+        ? null
+        : Object.fromEntries(
+            classes.map((c) => [c, mean(runs.map((m) => m.serverCpuMsByThread?.[c as keyof typeof m.serverCpuMsByThread]))]),
+          ),
+    postgresCpuMs: mean(runs.map((m) => m.postgresCpuMs)),
+  };
+}
+
+function compareRevisions(revision: string, commit: string, current: Measurement[], other: Measurement[]): RevisionComparison {
+  const mean = { current: meanOfRuns(current), other: meanOfRuns(other) };
+  const cpu = mean.current.serverCpuMs && mean.other.serverCpuMs ? round(mean.other.serverCpuMs / mean.current.serverCpuMs, 3) : null;
+  const rps = mean.other.rps > 0 ? round(mean.current.rps / mean.other.rps, 3) : null;
+  const threads = (m: MeanOfRuns) =>
+    m.serverCpuMsByThread
+      ? ` (${Object.entries(m.serverCpuMsByThread)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')})`
+      : '';
+  const summary =
+    `this checkout ${mean.current.rps}/s, server CPU ${mean.current.serverCpuMs} ms/request${threads(mean.current)}; ` +
+    `${revision} (${commit.slice(0, 10)}) ${mean.other.rps}/s, ${mean.other.serverCpuMs} ms/request${threads(mean.other)}; ` +
+    `CPU ${revision}/this ${cpu ?? '—'}×, rps this/${revision} ${rps ?? '—'}× (means of ${current.length} and ${other.length} alternating runs)`;
+  return { revision, commit, current, other, mean, cpu_ratio: cpu, rps_ratio: rps, summary };
+}
+
 async function main(): Promise<void> {
   const stamp = new Date();
   // The servers under test and the baselines run on this node (Node 24 unless BENCH_NODE=20); the load stays on ours.
@@ -506,6 +572,7 @@ async function main(): Promise<void> {
     log(`    server runtime: Node ${serverRuntime?.node} (V8 ${serverRuntime?.v8}; ${childNode.source}, ${childNode.execPath})`);
     log(`    ready in ${(loadStartMs / 1000).toFixed(2)} s, pid ${pid}, RSS ${((rssBytes(pid) ?? 0) / 1048576).toFixed(0)} MB`);
     const scenarios: ScenarioResult[] = [];
+    let revisionComparison: RevisionComparison | undefined;
     let giftProvider: Awaited<ReturnType<typeof benchProvider>> | undefined;
     const argon2: Record<string, unknown> = {};
 
@@ -626,6 +693,29 @@ async function main(): Promise<void> {
       log('\nscenario: refresh_token grant (rotation, argon2id client secret)');
       const { memory, durable } = await tokenBaselines<string>('refresh', (t) => refreshRequest(bareClient, t));
       const almoner = await almonerRefresh('Almoner', urls.sandboxApi, pid, false, transactions);
+      if (AB_REVISION) {
+        const other = buildRevision(AB_REVISION);
+        const short = other.commit.slice(0, 10);
+        log(`    same-run comparison with ${AB_REVISION} (${short}): ${AB_ROUNDS} measured runs of each, alternating`);
+        // startServer names the last server started in `urls`: the one under test stays this checkout's.
+        const mine = urls;
+        const { server: otherServer } = await startServer(serverEnv, [], other.entry);
+        const otherOrigin = urls.sandboxApi;
+        urls = mine;
+        const current = [almoner];
+        const before: Measurement[] = [];
+        try {
+          for (let round = 1; round <= AB_ROUNDS; round += 1) {
+            before.push(await almonerRefresh(`Almoner @${short}, run ${round}`, otherOrigin, otherServer.pid, false, transactions));
+            if (round < AB_ROUNDS)
+              current.push(await almonerRefresh(`Almoner (this checkout), run ${round + 1}`, urls.sandboxApi, pid, false, transactions));
+          }
+        } finally {
+          await otherServer.stop();
+        }
+        revisionComparison = compareRevisions(AB_REVISION, other.commit, current, before);
+        log(`    ${revisionComparison.summary}`);
+      }
       const r = ratio(almoner, memory);
       const toPeer = ratio(almoner, durable);
       scenarios.push({
@@ -1818,6 +1908,7 @@ async function main(): Promise<void> {
         cpu_profile: CPU_PROF_DIR ?? null,
       },
       scenarios,
+      ...(revisionComparison ? { revision_comparison: revisionComparison } : {}),
       starts,
       startChecks,
       peakRssMb,

@@ -23,6 +23,41 @@ export function buildServer(): void {
   if (build.status !== 0) throw new Error(`npm run build failed:\n${build.stdout}${build.stderr}`);
 }
 
+/**
+ * Another revision of the server, built beside this checkout for a same-run comparison
+ * (BENCH_AB, docs/benchmarks.md "Same-run comparison of two revisions"): its tree from
+ * `git archive` into node_modules/.cache/almoner-bench/ab/<commit>, this checkout's
+ * node_modules linked in, compiled as `npm run build` compiles; kept for the next run. Its
+ * migrations must be this checkout's (both servers share the bench database).
+ */
+export function buildRevision(revision: string): { commit: string; entry: string } {
+  const git = (args: string[], input?: Buffer) => {
+    const run = spawnSync('git', args, { cwd: ROOT, input, maxBuffer: 1 << 30 });
+    if (run.status !== 0) throw new Error(`git ${args.join(' ')} failed: ${run.stderr.toString('utf8')}`);
+    return run.stdout;
+  };
+  const commit = git(['rev-parse', '--verify', `${revision}^{commit}`])
+    .toString('utf8')
+    .trim();
+  const dir = path.join(ROOT, 'node_modules', '.cache', 'almoner-bench', 'ab', commit);
+  const entry = path.join(dir, PRODUCTION_ENTRY);
+  if (fs.existsSync(entry)) return { commit, entry };
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const untar = spawnSync('tar', ['-x', '-C', dir], { input: git(['archive', commit]), maxBuffer: 1 << 30 });
+  if (untar.status !== 0) throw new Error(`unpacking ${commit} failed: ${untar.stderr.toString('utf8')}`);
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+  const build = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+  if (build.status !== 0) {
+    fs.rmSync(path.join(dir, 'dist'), { recursive: true, force: true });
+    throw new Error(`building ${commit} failed:\n${build.stdout}${build.stderr}`);
+  }
+  return { commit, entry };
+}
+
 /** The four public URLs with port 0: the server binds an ephemeral port for each (docs/configuration.md, Port 0). */
 export const EPHEMERAL_URLS = {
   ALMONER_BASE_URL: 'http://127.0.0.1:0',
