@@ -57,6 +57,17 @@ function sanitise(model: string, payload: AdapterPayload): Record<string, unknow
   return rest;
 }
 
+/** A row as a later read in the same unit sees it: its payload parsed from the saved JSON on first access. */
+function readBack(json: string, consumedAt: Date | null): StoredRow {
+  let payload: Record<string, unknown> | undefined;
+  return {
+    get payload() {
+      return (payload ??= JSON.parse(json) as Record<string, unknown>);
+    },
+    consumed_at: consumedAt,
+  };
+}
+
 export class PostgresAdapter {
   constructor(
     private readonly model: string,
@@ -83,8 +94,9 @@ export class PostgresAdapter {
       const key = `${this.model}:${row.id}`;
       unit.write(key, { op: 'upsert', row });
       // Read back as the database would give it: JSON, consumed_at kept (an upsert does not reset it).
+      // Parsed when first read: most saved rows (a refresh's new tokens) are never read again in the request.
       const previous = unit.rows.get(key);
-      unit.rows.set(key, { payload: JSON.parse(row.payload) as Record<string, unknown>, consumed_at: previous?.consumed_at ?? null });
+      unit.rows.set(key, readBack(row.payload, previous?.consumed_at ?? null));
       if (this.model === 'Session' && row.uid) unit.sessionsByUid.set(row.uid, key);
       return;
     }
