@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import { Readable } from 'node:stream';
 import type { ParameterizedContext } from 'koa';
 
 /**
@@ -16,11 +15,15 @@ import type { ParameterizedContext } from 'koa';
 export function replayRequestBody(ctx: ParameterizedContext, original: IncomingMessage, text: string): void {
   const bytes = Buffer.from(text, 'utf8');
   if (original.headers['content-length'] !== undefined) original.headers['content-length'] = String(bytes.length);
+  // The body is one chunk: a generator yields it, without a stream (and its state) per reading.
+  const chunks = async function* () {
+    yield bytes;
+  };
   const replay = Object.create(original, {
     readable: { value: true },
     readableEncoding: { value: null },
-    iterator: { value: (options?: { destroyOnReturn?: boolean }) => Readable.from([bytes], { objectMode: false }).iterator(options) },
-    [Symbol.asyncIterator]: { value: () => Readable.from([bytes], { objectMode: false })[Symbol.asyncIterator]() },
+    iterator: { value: chunks },
+    [Symbol.asyncIterator]: { value: chunks },
   }) as IncomingMessage;
   ctx.req = replay;
   ctx.request.req = replay;
