@@ -20,9 +20,10 @@ export function hashId(id: string): string {
   return crypto.createHash('sha256').update(id).digest('base64url');
 }
 
-/** hashId of a text column or expression, computed by PostgreSQL: for joins on a payload's raw id. */
-export const hashedInSql = (expression: string) =>
-  sql.raw(`translate(encode(sha256(convert_to(${expression}, 'UTF8')), 'base64'), '+/=', '-_')`);
+/** hashId of a text column or expression, computed by PostgreSQL: for joins on a payload's raw id (as text, for a text built once). */
+export const hashedSqlText = (expression: string) => `translate(encode(sha256(convert_to(${expression}, 'UTF8')), 'base64'), '+/=', '-_')`;
+/** The same, for a `sql` template. */
+export const hashedInSql = (expression: string) => sql.raw(hashedSqlText(expression));
 
 /** One stored provider model (a token, code, Grant, Session, Interaction or revocation marker). */
 type ProviderModelRow = Selectable<OidcModelsTable>;

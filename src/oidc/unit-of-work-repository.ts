@@ -1,15 +1,16 @@
-import { sql } from 'kysely';
 import type { Db } from '../db/database.js';
 import type { Environment } from '../db/schema.js';
-import { runPrepared } from '../db/prepared-statements.js';
-import { hashedInSql, writeModels, type ModelWrite } from '../db/provider-store.js';
+import { piece, PreparedShapes, preparedText, runNamed, type PreparedText, type TextPiece } from '../db/prepared-statements.js';
+import { hashedSqlText, writeModels, type ModelWrite } from '../db/provider-store.js';
 import type { AuthorizationContext } from '../authorizations/authorizations.js';
 import type { UnitOfWork } from './unit-of-work.js';
 import { inTransaction, type Executor } from '../db/executor.js';
 
 /**
  * The unit of work's statements (unit-of-work.ts): the token request's read of a code or
- * refresh token with its Grant and authorization, and the one write of a unit.
+ * refresh token with its Grant and authorization, and the one write of a unit. Both run on
+ * every token request, so their texts are built once (per shape) and sent by name
+ * (prepared-statements.ts, runNamed): no Kysely compile and no hashing of the text per request.
  */
 
 interface TokenWithGrantRow {
@@ -31,26 +32,17 @@ interface TokenWithGrantRow {
   role: AuthorizationContext['role'] | null;
 }
 
-/** A code or refresh token with its Grant and our authorization (and its approver), in one query. */
-export async function findTokenWithGrant(
-  db: Db,
-  environment: Environment,
-  model: string,
-  hashedId: string,
-): Promise<TokenWithGrantRow | undefined> {
-  // Lateral lookups behind `offset 0` (which keeps the planner from flattening them) are index
-  // probes keyed by this token's grant whatever the statistics say: with a young table's
-  // estimates (a few rows) the flattened join scanned every Grant and filtered (29 ms at 5,000
-  // Grants), and a prepared statement keeps the plan it chose.
-  const rows = await runPrepared(
-    db,
-    'token_unit',
-    sql<TokenWithGrantRow>`
+// Lateral lookups behind `offset 0` (which keeps the planner from flattening them) are index
+// probes keyed by this token's grant whatever the statistics say: with a young table's
+// estimates (a few rows) the flattened join scanned every Grant and filtered (29 ms at 5,000
+// Grants), and a prepared statement keeps the plan it chose.
+const TOKEN_WITH_GRANT = preparedText('token_unit', [
+  `
     select t.payload, t.consumed_at, t.grant_id, g.g_payload, g.g_consumed_at, a.*
     from oidc_models t
     left join lateral (
       select g.payload as g_payload, g.consumed_at as g_consumed_at from oidc_models g
-      where g.environment = t.environment and g.model = 'Grant' and g.id = ${hashedInSql('t.grant_id')}
+      where g.environment = t.environment and g.model = 'Grant' and g.id = ${hashedSqlText('t.grant_id')}
       offset 0
     ) g on true
     left join lateral (
@@ -62,8 +54,21 @@ export async function findTokenWithGrant(
       where a.grant_id = t.grant_id and a.environment = t.environment
       offset 0
     ) a on true
-    where t.environment = ${environment} and t.model = ${model} and t.id = ${hashedId}`,
-  );
+    `,
+  piece`where t.environment = ${'environment'} and t.model = ${'model'} and t.id = ${'hashedId'}`,
+]);
+
+/**
+ * A code or refresh token with its Grant and our authorization (and its approver), in one
+ * query: one text, built once and sent by name (prepared-statements.ts, runNamed).
+ */
+export async function findTokenWithGrant(
+  db: Db,
+  environment: Environment,
+  model: string,
+  hashedId: string,
+): Promise<TokenWithGrantRow | undefined> {
+  const rows = await runNamed<TokenWithGrantRow>(db, TOKEN_WITH_GRANT, [environment, model, hashedId]);
   return rows[0];
 }
 
@@ -90,56 +95,109 @@ export async function commitUnit(db: Db, environment: Environment, unit: UnitOfW
   return unit.together.length === 0 ? write(db) : inTransaction(db, write);
 }
 
-/** The consume, the deferred saves, the audit rows, last_used_at and a refresh's successor pair in one statement, all or nothing. */
-async function writeConsumed(db: Executor, environment: Environment, unit: UnitOfWork, writes: readonly ModelWrite[]): Promise<boolean> {
-  if (writes.some((w) => w.op === 'delete')) throw new Error('a unit with a deferred consume defers no delete');
-  const consumed = unit.consume
-    ? sql`update oidc_models set consumed_at = now()
-          where environment = ${environment} and model = ${unit.consume.model} and id = ${unit.consume.id} and consumed_at is null
+/** What writeConsumed's text varies with: the consume or not, how many saves and audit rows, the last_used_at bump or not, a successor or not. */
+interface CommitShape {
+  consume: boolean;
+  saves: number;
+  audits: number;
+  used: boolean;
+  successor: boolean;
+}
+
+/** writeConsumed's texts, one per shape, each built once (a token request's commit comes in a handful of shapes). */
+const commitTexts = new PreparedShapes('token_unit');
+
+/** The text of writeConsumed's statement for a shape (the same object for the same shape); writeConsumed passes its values in order. */
+export function commitText(shape: CommitShape): PreparedText {
+  const key = `c${+shape.consume}s${shape.saves}a${shape.audits}u${+shape.used}x${+shape.successor}`;
+  return commitTexts.text(key, () => buildCommitText(shape));
+}
+
+function buildCommitText(shape: CommitShape): (TextPiece | string)[] {
+  const text: (TextPiece | string)[] = ['with consumed as ('];
+  text.push(
+    shape.consume
+      ? piece`update oidc_models set consumed_at = now()
+          where environment = ${'environment'} and model = ${'model'} and id = ${'id'} and consumed_at is null
           returning 1`
-    : sql`select 1`;
-  const parts = [sql`consumed as (${consumed})`];
-  const saves = writes.flatMap((w) => (w.op === 'upsert' ? [w.row] : []));
-  if (saves.length > 0) {
-    const values = saves.map(
-      (r) =>
-        sql`(${r.environment}, ${r.model}, ${r.id}, ${r.payload}::jsonb, ${r.grant_id}::text, ${r.uid}::text, ${r.expires_at}::timestamptz)`,
-    );
-    parts.push(sql`issued as (
+      : 'select 1',
+    ')',
+  );
+  if (shape.saves > 0) {
+    const row = piece`(${'environment'}, ${'model'}, ${'id'}, ${'payload'}::jsonb, ${'grant_id'}::text, ${'uid'}::text, ${'expires_at'}::timestamptz)`;
+    text.push(
+      `, issued as (
       insert into oidc_models (environment, model, id, payload, grant_id, uid, expires_at)
-      select v.* from (values ${sql.join(values)}) as v(environment, model, id, payload, grant_id, uid, expires_at)
+      select v.* from (values `,
+      ...separated(row, shape.saves),
+      `) as v(environment, model, id, payload, grant_id, uid, expires_at)
       where exists (select 1 from consumed)
       on conflict (environment, model, id) do update
-        set payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid, expires_at = excluded.expires_at)`);
-  }
-  if (unit.audits.length > 0) {
-    const values = unit.audits.map(
-      (e) =>
-        sql`(${e.event}, ${e.environment ?? null}::text, ${e.actorUserId ?? null}::uuid, ${e.organizationId ?? null}::uuid, ${e.clientId ?? null}::text, ${e.ip || null}::inet, ${e.requestId ?? null}::text, ${JSON.stringify(e.details ?? {})}::jsonb)`,
+        set payload = excluded.payload, grant_id = excluded.grant_id, uid = excluded.uid, expires_at = excluded.expires_at)`,
     );
-    parts.push(sql`audited as (
+  }
+  if (shape.audits > 0) {
+    const row = piece`(${'event'}, ${'environment'}::text, ${'actor_user_id'}::uuid, ${'organization_id'}::uuid, ${'client_id'}::text, ${'ip'}::inet, ${'request_id'}::text, ${'details'}::jsonb)`;
+    text.push(
+      `, audited as (
       insert into audit_events (event, environment, actor_user_id, organization_id, client_id, ip, request_id, details)
-      select v.* from (values ${sql.join(values)}) as v(event, environment, actor_user_id, organization_id, client_id, ip, request_id, details)
-      where exists (select 1 from consumed))`);
+      select v.* from (values `,
+      ...separated(row, shape.audits),
+      `) as v(event, environment, actor_user_id, organization_id, client_id, ip, request_id, details)
+      where exists (select 1 from consumed))`,
+    );
   }
-  if (unit.usedGrantId) {
-    parts.push(sql`used as (
+  if (shape.used)
+    text.push(piece`, used as (
       update oauth_authorizations set last_used_at = now()
-      where grant_id = ${unit.usedGrantId} and exists (select 1 from consumed))`);
-  }
-  if (unit.successor) {
-    // The first pair stored for a token stays (a refresh's only one: its consume is the first).
-    const { id, ciphertext, expiresAt } = unit.successor;
-    parts.push(sql`succeeded as (
+      where grant_id = ${'grant_id'} and exists (select 1 from consumed))`);
+  // The first pair stored for a token stays (a refresh's only one: its consume is the first).
+  if (shape.successor)
+    text.push(piece`, succeeded as (
       insert into oidc_refresh_successors (environment, id, ciphertext, expires_at)
-      select ${environment}::text, ${id}::text, ${ciphertext}::text, ${expiresAt}::timestamptz
+      select ${'environment'}::text, ${'id'}::text, ${'ciphertext'}::text, ${'expires_at'}::timestamptz
       where exists (select 1 from consumed)
       on conflict (environment, id) do nothing)`);
-  }
-  const rows = await runPrepared(
-    db,
-    'token_unit',
-    sql<{ ok: boolean }>`with ${sql.join(parts)} select exists (select 1 from consumed) as ok`,
-  );
+  text.push(' select exists (select 1 from consumed) as ok');
+  return text;
+}
+
+/** `count` copies of a row's piece, comma separated. */
+function separated(row: TextPiece, count: number): (TextPiece | string)[] {
+  return Array.from({ length: count }, (_, i) => (i === 0 ? [row] : [', ', row])).flat();
+}
+
+/**
+ * The consume, the deferred saves, the audit rows, last_used_at and a refresh's successor pair
+ * in one statement, all or nothing: its shape's text (commitText) with this unit's values, in
+ * the text's order.
+ */
+async function writeConsumed(db: Executor, environment: Environment, unit: UnitOfWork, writes: readonly ModelWrite[]): Promise<boolean> {
+  if (writes.some((w) => w.op === 'delete')) throw new Error('a unit with a deferred consume defers no delete');
+  const saves = writes.flatMap((w) => (w.op === 'upsert' ? [w.row] : []));
+  const values: unknown[] = [];
+  if (unit.consume) values.push(environment, unit.consume.model, unit.consume.id);
+  for (const r of saves) values.push(r.environment, r.model, r.id, r.payload, r.grant_id, r.uid, r.expires_at);
+  for (const e of unit.audits)
+    values.push(
+      e.event,
+      e.environment ?? null,
+      e.actorUserId ?? null,
+      e.organizationId ?? null,
+      e.clientId ?? null,
+      e.ip || null,
+      e.requestId ?? null,
+      JSON.stringify(e.details ?? {}),
+    );
+  if (unit.usedGrantId) values.push(unit.usedGrantId);
+  if (unit.successor) values.push(environment, unit.successor.id, unit.successor.ciphertext, unit.successor.expiresAt);
+  const text = commitText({
+    consume: unit.consume !== undefined,
+    saves: saves.length,
+    audits: unit.audits.length,
+    used: Boolean(unit.usedGrantId),
+    successor: unit.successor !== undefined,
+  });
+  const rows = await runNamed<{ ok: boolean }>(db, text, values);
   return rows[0]?.ok === true;
 }
