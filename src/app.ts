@@ -5,21 +5,17 @@ import type { Logger } from './logging/logger.js';
 import { buildApiApp } from './apps/api-app.js';
 import { buildGateway } from './gateway/index.js';
 import { buildDashboardApp } from './apps/dashboard-app.js';
-import { accessLog } from './http/access-log.js';
-import { AddressSet, callerInside, clientAddress } from './http/client-address.js';
-import { errorHandler } from './http/error-handler.js';
+import { requestFrame } from './apps/request-frame.js';
+import { AddressSet, callerInside } from './http/client-address.js';
 import { healthEndpoints, isLoopback, type ReadinessWarning } from './http/health.js';
 import { hostDispatch } from './http/host-dispatch.js';
 import { HostTable, hostTargets, isLoopbackAuthority, withDevAliases } from './http/hosts.js';
 import { httpsRequired } from './http/https-required.js';
-import { requestId } from './http/request-id.js';
-import { securityHeaders } from './http/security-headers.js';
 import type { Middleware } from 'koa';
 import type { ProviderLifecycle } from './oidc/stack/provider-lifecycle.js';
 import { TableMailSender, type MailSender } from './mail/sender.js';
 import { BackgroundWork } from './http/background-work.js';
 import { metricsEndpoint } from './metrics/endpoint.js';
-import { httpMetrics } from './metrics/http-metrics.js';
 import { Metrics } from './metrics/metrics.js';
 import type { SecretBox } from './keys/secret-box.js';
 import type { ServerKeys } from './keys/server-keys.js';
@@ -69,8 +65,8 @@ export function buildApp({
   storage = createObjectStorage(config, new UploadSigner(serverKeys, { production: config.base_url, sandbox: config.sandbox_base_url })),
 }: AppDeps): Koa {
   const app = new Koa();
-  app.proxy = false; // forwarded headers are judged by clientAddress, against trusted_proxies only
-  app.silent = true; // errors are logged by errorHandler, with the request id
+  app.proxy = false; // forwarded headers are judged by resolveClientAddress, against trusted_proxies only
+  app.silent = true; // errors are logged by the error handler (in requestFrame), with the request id
   useViewProfile(config.profile);
 
   const hosts = new HostTable(withDevAliases(config, hostTargets(config)));
@@ -79,12 +75,8 @@ export function buildApp({
   const health = healthEndpoints(db, { warnings: readinessWarnings, showDetail: (ctx) => callerInside(operators, ctx.state) });
 
   const trustedProxies = new AddressSet(config.trusted_proxies);
-  app.use(requestId(logger, trustedProxies));
-  app.use(clientAddress(trustedProxies));
-  app.use(httpMetrics(metrics, 'none'));
-  app.use(accessLog());
-  app.use(errorHandler());
-  app.use(securityHeaders());
+  // Request id, caller address, metrics, access log, error answers and security headers.
+  app.use(requestFrame(logger, trustedProxies, metrics));
   if (config.profile === 'production') app.use(httpsRequired());
   // Health probes answer on the four hosts, and on a loopback authority from a loopback peer
   // (an operator's or orchestrator's local check that knows no public host name).

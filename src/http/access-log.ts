@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Context, Middleware } from 'koa';
+import type { Context } from 'koa';
 import { redactPath } from '../logging/redaction.js';
 import { recordedStatus } from './client-abort.js';
 import { isHealthPath } from './health.js';
@@ -24,21 +24,12 @@ export function addToRequestLine(res: ServerResponse, fields: Record<string, str
 /**
  * One log line per request: never the query string, headers or body, where secrets travel, and
  * the path as redactPath leaves it: an invitation or reset link's token is [redacted]
- * (docs/security.md, "Secrets in logs").
+ * (docs/security.md, "Secrets in logs"). Built (and its path redacted) only when its level is
+ * written. The main app's requestFrame takes `started` (process.hrtime.bigint()) before the
+ * rest of the request and calls this in a `finally`, so a request that throws is logged too,
+ * with the status the error handler gave it.
  */
-export function accessLog(): Middleware {
-  return async (ctx, next) => {
-    const started = process.hrtime.bigint();
-    try {
-      await next();
-    } finally {
-      writeLine(ctx, started);
-    }
-  };
-}
-
-/** The request's line, built (and its path redacted) only when its level is written. */
-function writeLine(ctx: Context, started: bigint): void {
+export function writeAccessLine(ctx: Context, started: bigint): void {
   // The provider's own status for requests handed to it; 499 when the caller hung up first.
   const status = recordedStatus(ctx);
   const level = isHealthPath(ctx.method, ctx.path) && status < 400 ? 'debug' : 'info';

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 
 /** Normalises IPv4-mapped IPv6 (::ffff:1.2.3.4) to plain IPv4. */
 export function normaliseIp(address: string | undefined): string {
@@ -136,18 +136,23 @@ export function callerInside(set: AddressSet, state: { clientIp?: string; client
  */
 export function clientAddress(trustedProxies: AddressSet): Middleware {
   return async (ctx, next) => {
-    const peer = normaliseIp(ctx.req.socket.remoteAddress);
-    const encrypted = Boolean((ctx.req.socket as { encrypted?: boolean }).encrypted);
-    let caller: ResolvedAddress = { ip: peer, known: peer !== '' };
-    let protocol: 'http' | 'https' = encrypted ? 'https' : 'http';
-    if (trustedProxies.size > 0 && trustedProxies.has(peer)) {
-      caller = resolveForwarded(peer, ctx.req.headersDistinct['x-forwarded-for'] ?? [], trustedProxies);
-      const forwardedProto = lastListValue(ctx.get('x-forwarded-proto'))?.toLowerCase();
-      if (forwardedProto === 'https' || forwardedProto === 'http') protocol = forwardedProto;
-    }
-    ctx.state.clientIp = caller.ip;
-    ctx.state.clientIpKnown = caller.known;
-    ctx.state.protocol = protocol;
+    resolveClientAddress(ctx, trustedProxies);
     await next();
   };
+}
+
+/** What clientAddress does before the rest of the request: clientIp, clientIpKnown and protocol on ctx.state (the main app's requestFrame calls it directly). */
+export function resolveClientAddress(ctx: Context, trustedProxies: AddressSet): void {
+  const peer = normaliseIp(ctx.req.socket.remoteAddress);
+  const encrypted = Boolean((ctx.req.socket as { encrypted?: boolean }).encrypted);
+  let caller: ResolvedAddress = { ip: peer, known: peer !== '' };
+  let protocol: 'http' | 'https' = encrypted ? 'https' : 'http';
+  if (trustedProxies.size > 0 && trustedProxies.has(peer)) {
+    caller = resolveForwarded(peer, ctx.req.headersDistinct['x-forwarded-for'] ?? [], trustedProxies);
+    const forwardedProto = lastListValue(ctx.get('x-forwarded-proto'))?.toLowerCase();
+    if (forwardedProto === 'https' || forwardedProto === 'http') protocol = forwardedProto;
+  }
+  ctx.state.clientIp = caller.ip;
+  ctx.state.clientIpKnown = caller.known;
+  ctx.state.protocol = protocol;
 }

@@ -27,14 +27,26 @@ export function errorHandler(): Middleware {
   return async (ctx, next) => {
     try {
       await next();
-      // A route nobody answered, and bodiless error statuses set by routers (405, 501), become problems too.
-      const unanswered = unansweredProblem(ctx);
-      if (unanswered) throw unanswered;
+      throwIfUnanswered(ctx);
     } catch (error) {
-      if (isClientAbort(error, ctx.req)) return callerLeft(ctx, error);
-      sendProblem(ctx, toProblem(error, ctx.state.log));
+      answerError(ctx, error);
     }
   };
+}
+
+/**
+ * What errorHandler does after the rest of the request, inside its `try`: a route nobody
+ * answered, and bodiless error statuses set by routers (405, 501), become problems too.
+ */
+export function throwIfUnanswered(ctx: Context): void {
+  const unanswered = unansweredProblem(ctx);
+  if (unanswered) throw unanswered;
+}
+
+/** What errorHandler does with what the request threw (the main app's requestFrame calls both directly). */
+export function answerError(ctx: Context, error: unknown): void {
+  if (isClientAbort(error, ctx.req)) return callerLeft(ctx, error);
+  sendProblem(ctx, toProblem(error, ctx.state.log));
 }
 
 /**

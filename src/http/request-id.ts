@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Logger } from '../logging/logger.js';
 import { normaliseIp, type AddressSet } from './client-address.js';
 
@@ -14,20 +14,25 @@ const ACCEPTABLE = /^[A-Za-z0-9._:-]{1,64}$/;
  */
 export function requestId(logger: Logger, trustedProxies?: AddressSet): Middleware {
   return async (ctx, next) => {
-    const incoming = ctx.get('x-request-id');
-    const fromProxy =
-      trustedProxies !== undefined && trustedProxies.size > 0 && trustedProxies.has(normaliseIp(ctx.req.socket.remoteAddress));
-    const id = fromProxy && ACCEPTABLE.test(incoming) ? incoming : crypto.randomUUID();
-    ctx.state.requestId = id;
-    // Made when first used: most requests log nothing at the running level, and a child
-    // logger per request was a measurable share of a token request's CPU (docs/benchmarks.md).
-    let log: Logger | undefined;
-    Object.defineProperty(ctx.state, 'log', {
-      get: () => (log ??= logger.child({ req_id: id })),
-      configurable: true,
-      enumerable: true,
-    });
-    ctx.set('X-Request-Id', id);
+    beginRequestId(ctx, logger, trustedProxies);
     await next();
   };
+}
+
+/** What requestId does before the rest of the request: the id, the lazy logger, the header (the main app's requestFrame calls it directly). */
+export function beginRequestId(ctx: Context, logger: Logger, trustedProxies?: AddressSet): void {
+  const incoming = ctx.get('x-request-id');
+  const fromProxy =
+    trustedProxies !== undefined && trustedProxies.size > 0 && trustedProxies.has(normaliseIp(ctx.req.socket.remoteAddress));
+  const id = fromProxy && ACCEPTABLE.test(incoming) ? incoming : crypto.randomUUID();
+  ctx.state.requestId = id;
+  // Made when first used: most requests log nothing at the running level, and a child
+  // logger per request was a measurable share of a token request's CPU (docs/benchmarks.md).
+  let log: Logger | undefined;
+  Object.defineProperty(ctx.state, 'log', {
+    get: () => (log ??= logger.child({ req_id: id })),
+    configurable: true,
+    enumerable: true,
+  });
+  ctx.set('X-Request-Id', id);
 }

@@ -1,4 +1,4 @@
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 
 /**
  * Conservative defaults for an identity service: nothing is framed, sniffed, cached or sent
@@ -6,16 +6,21 @@ import type { Middleware } from 'koa';
  */
 export function securityHeaders(): Middleware {
   return async (ctx, next) => {
-    ctx.set('X-Content-Type-Options', 'nosniff');
-    ctx.set('X-Frame-Options', 'DENY');
-    ctx.set('Referrer-Policy', 'no-referrer');
-    ctx.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
-    ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
-    ctx.set('Cross-Origin-Resource-Policy', 'same-origin');
-    ctx.set('Cache-Control', 'no-store');
-    if (ctx.state.protocol === 'https') ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+    setSecurityHeaders(ctx);
     await next();
   };
+}
+
+/** What securityHeaders does before the rest of the request (the main app's requestFrame calls it directly). */
+export function setSecurityHeaders(ctx: Context): void {
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+  ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
+  ctx.set('Cross-Origin-Resource-Policy', 'same-origin');
+  ctx.set('Cache-Control', 'no-store');
+  if (ctx.state.protocol === 'https') ctx.set('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
 }
 
 /**
