@@ -26,8 +26,8 @@
  * docs/benchmarks.md to a run of every scenario), BENCH_NODE (a major version, or machine),
  * BENCH_NODE_CACHE (where a Node is installed), BENCH_DIRECTORY_ROWS (default 1,000,000), BENCH_SERVER (dist or tsx), BENCH_CPU_PROF (a
  * directory: the server under load runs with --cpu-prof there), BENCH_NODE_ARGS (more node
- * options for the server under load), BENCH_AB (a git revision: the refresh_token scenario is
- * measured against it too, alternating, BENCH_AB_ROUNDS runs each, default 2), BENCH_NO_WRITE=1 (print only), BENCH_DEBUG=1 (print the
+ * options for the server under load), BENCH_AB (git revisions, comma-separated: the refresh_token
+ * scenario is measured against each too, in turn, BENCH_AB_ROUNDS runs each, default 2), BENCH_NO_WRITE=1 (print only), BENCH_DEBUG=1 (print the
  * server's output at the end).
  */
 import fs from 'node:fs';
@@ -106,12 +106,15 @@ const WARM_SECONDS = 3;
  */
 const WARM_REQUESTS = Number(process.env.BENCH_WARM_REQUESTS ?? 5000);
 /**
- * A revision to compare this checkout with in the same run (BENCH_AB, a git revision; with
- * BENCH_AB_ROUNDS measured runs of each, alternating): the refresh_token scenario is measured
- * against both servers, one after the other, so a change's before/after is not two runs'
- * noise (docs/benchmarks.md, "Same-run comparison of two revisions").
+ * Revisions to compare this checkout with in the same run (BENCH_AB, git revisions separated
+ * by commas; BENCH_AB_ROUNDS measured runs of each, alternating): the refresh_token scenario
+ * is measured against every one, in turn, so a change's before/after is not two runs' noise
+ * (docs/benchmarks.md, "Same-run comparison of revisions").
  */
-const AB_REVISION = process.env.BENCH_AB || undefined;
+const AB_REVISIONS = (process.env.BENCH_AB ?? '')
+  .split(',')
+  .map((r) => r.trim())
+  .filter(Boolean);
 const AB_ROUNDS = Math.max(1, Number(process.env.BENCH_AB_ROUNDS ?? 2));
 const ONLY = new Set(
   (
@@ -572,7 +575,7 @@ async function main(): Promise<void> {
     log(`    server runtime: Node ${serverRuntime?.node} (V8 ${serverRuntime?.v8}; ${childNode.source}, ${childNode.execPath})`);
     log(`    ready in ${(loadStartMs / 1000).toFixed(2)} s, pid ${pid}, RSS ${((rssBytes(pid) ?? 0) / 1048576).toFixed(0)} MB`);
     const scenarios: ScenarioResult[] = [];
-    let revisionComparison: RevisionComparison | undefined;
+    const revisionComparisons: RevisionComparison[] = [];
     let giftProvider: Awaited<ReturnType<typeof benchProvider>> | undefined;
     const argon2: Record<string, unknown> = {};
 
@@ -693,28 +696,36 @@ async function main(): Promise<void> {
       log('\nscenario: refresh_token grant (rotation, argon2id client secret)');
       const { memory, durable } = await tokenBaselines<string>('refresh', (t) => refreshRequest(bareClient, t));
       const almoner = await almonerRefresh('Almoner', urls.sandboxApi, pid, false, transactions);
-      if (AB_REVISION) {
-        const other = buildRevision(AB_REVISION);
-        const short = other.commit.slice(0, 10);
-        log(`    same-run comparison with ${AB_REVISION} (${short}): ${AB_ROUNDS} measured runs of each, alternating`);
+      if (AB_REVISIONS.length > 0) {
+        const others = AB_REVISIONS.map((revision) => ({ revision, ...buildRevision(revision), runs: [] as Measurement[] }));
+        log(`    same-run comparison with ${AB_REVISIONS.join(', ')}: ${AB_ROUNDS} measured runs of each, in turn`);
         // startServer names the last server started in `urls`: the one under test stays this checkout's.
         const mine = urls;
-        const { server: otherServer } = await startServer(serverEnv, [], other.entry);
-        const otherOrigin = urls.sandboxApi;
-        urls = mine;
-        const current = [almoner];
-        const before: Measurement[] = [];
+        const started = [];
         try {
+          for (const other of others) {
+            const { server: otherServer } = await startServer(serverEnv, [], other.entry);
+            started.push({ other, server: otherServer, origin: urls.sandboxApi });
+          }
+          urls = mine;
+          const current = [almoner];
           for (let round = 1; round <= AB_ROUNDS; round += 1) {
-            before.push(await almonerRefresh(`Almoner @${short}, run ${round}`, otherOrigin, otherServer.pid, false, transactions));
+            for (const { other, server: otherServer, origin } of started)
+              other.runs.push(
+                await almonerRefresh(`Almoner @${other.revision}, run ${round}`, origin, otherServer.pid, false, transactions),
+              );
             if (round < AB_ROUNDS)
               current.push(await almonerRefresh(`Almoner (this checkout), run ${round + 1}`, urls.sandboxApi, pid, false, transactions));
           }
+          for (const other of others) {
+            const comparison = compareRevisions(other.revision, other.commit, current, other.runs);
+            revisionComparisons.push(comparison);
+            log(`    ${comparison.summary}`);
+          }
         } finally {
-          await otherServer.stop();
+          urls = mine;
+          for (const { server: otherServer } of started) await otherServer.stop();
         }
-        revisionComparison = compareRevisions(AB_REVISION, other.commit, current, before);
-        log(`    ${revisionComparison.summary}`);
       }
       const r = ratio(almoner, memory);
       const toPeer = ratio(almoner, durable);
@@ -1908,7 +1919,7 @@ async function main(): Promise<void> {
         cpu_profile: CPU_PROF_DIR ?? null,
       },
       scenarios,
-      ...(revisionComparison ? { revision_comparison: revisionComparison } : {}),
+      ...(revisionComparisons.length > 0 ? { revision_comparisons: revisionComparisons } : {}),
       starts,
       startChecks,
       peakRssMb,

@@ -25,7 +25,7 @@ export function buildServer(): void {
 
 /**
  * Another revision of the server, built beside this checkout for a same-run comparison
- * (BENCH_AB, docs/benchmarks.md "Same-run comparison of two revisions"): its tree from
+ * (BENCH_AB, docs/benchmarks.md "Same-run comparison of revisions"): its tree from
  * `git archive` into node_modules/.cache/almoner-bench/ab/<commit>, this checkout's
  * node_modules linked in, compiled as `npm run build` compiles; kept for the next run. Its
  * migrations must be this checkout's (both servers share the bench database).
