@@ -1,6 +1,6 @@
-import type { Middleware } from 'koa';
 import { errors } from 'oidc-provider';
 import { API_ROUTES } from '../routes.js';
+import type { RequestCheck } from './steps.js';
 
 /** The endpoints where a client authenticates: back-channel calls of a confidential client. */
 const CLIENT_ENDPOINTS: ReadonlySet<string> = new Set([
@@ -19,10 +19,10 @@ const CLIENT_ENDPOINTS: ReadonlySet<string> = new Set([
  * Origin is refused before anything else, with the origin allowed to read why: 400
  * invalid_request, the same answer whether a preflight came first or not.
  */
-export function refuseBrowserRequests(): Middleware {
-  return async (ctx, next) => {
+export function refuseBrowserRequests(): RequestCheck {
+  return (ctx) => {
     const origin = ctx.get('origin');
-    if (!origin || ctx.method !== 'POST' || !CLIENT_ENDPOINTS.has(ctx.path)) return next();
+    if (!origin || ctx.method !== 'POST' || !CLIENT_ENDPOINTS.has(ctx.path)) return;
     ctx.vary('Origin');
     ctx.set('Access-Control-Allow-Origin', origin);
     throw new errors.InvalidRequest(

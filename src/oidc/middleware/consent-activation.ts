@@ -1,4 +1,3 @@
-import type { Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { recordAudit } from '../../audit/audit-log.js';
 import { activateFdxConsentIn } from '../../authorizations/fdx-consents.js';
@@ -7,6 +6,7 @@ import type { Environment } from '../../db/schema.js';
 import { grantedFdxDetail } from '../fdx-authorization-details.js';
 import { unitOf } from '../request-scope.js';
 import { writeWithUnit } from '../unit-of-work.js';
+import type { AnswerStep } from './steps.js';
 
 /**
  * The token endpoint, after the provider and inside the unit of work: a code exchanged for an
@@ -14,9 +14,8 @@ import { writeWithUnit } from '../unit-of-work.js';
  * the organization ends (docs/bank-data.md, "Consents"), in the transaction that uses up the
  * code and issues the tokens, so either all of it commits or none.
  */
-export function activateConsentOnExchange(db: Db, environment: Environment): Middleware {
-  return async (rawCtx, next) => {
-    await next();
+export function activateConsentOnExchange(db: Db, environment: Environment): AnswerStep {
+  return async (rawCtx) => {
     const ctx = rawCtx as unknown as KoaContextWithOIDC;
     if (ctx.status !== 200 || !ctx.oidc || ctx.oidc.params?.grant_type !== 'authorization_code') return;
     const fdx = grantedFdxDetail(ctx.oidc.entities.Grant);

@@ -1,4 +1,3 @@
-import type { Middleware } from 'koa';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { errors } from 'oidc-provider';
 import { FAPI_SIGNING_ALGS, isFreshIat, isPublicSigningJwk, PROOF_IAT_RULE } from '../../authorizations/fapi-profile.js';
@@ -6,6 +5,7 @@ import { formatChallenge } from '../../http/oauth-problem.js';
 import { headerCount } from '../../http/repeated-header.js';
 import { asUserinfoProofRefusal } from '../provider-internals.js';
 import { API_ROUTES } from '../routes.js';
+import type { RequestCheck } from './steps.js';
 
 /** The provider's endpoints that read a DPoP proof (RFC 9449): the token endpoint, pushed requests, UserInfo. */
 const PROOF_ENDPOINTS: ReadonlySet<string> = new Set([API_ROUTES.token, API_ROUTES.pushedAuthorization, API_ROUTES.userinfo]);
@@ -44,12 +44,12 @@ export function proofProblem(proof: string): string | undefined {
  * most). Refused as the provider refuses a proof: 400 invalid_dpop_proof, and at UserInfo 401
  * with a DPoP challenge (RFC 9449 7.1).
  */
-export function dpopProofCheck(issuer: string): Middleware {
-  return async (ctx, next) => {
+export function dpopProofCheck(issuer: string): RequestCheck {
+  return (ctx) => {
     const count = headerCount(ctx.req, 'dpop');
-    if (count === 0 || !PROOF_ENDPOINTS.has(ctx.path) || ctx.method === 'OPTIONS') return next();
+    if (count === 0 || !PROOF_ENDPOINTS.has(ctx.path) || ctx.method === 'OPTIONS') return;
     const problem = count > 1 ? 'send exactly one DPoP header' : proofProblem(ctx.get('dpop'));
-    if (!problem) return next();
+    if (!problem) return;
     const error = new errors.InvalidDpopProof(problem);
     if (ctx.path === API_ROUTES.userinfo) {
       asUserinfoProofRefusal(error);

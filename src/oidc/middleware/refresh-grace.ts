@@ -7,6 +7,7 @@ import { findSuccessor } from '../refresh-successors-repository.js';
 import { openSuccessor, sealSuccessor, successorKey, withinGrace } from '../refresh-successors.js';
 import { oidcState, unitOf } from '../request-scope.js';
 import { formOf, single } from './raw-form.js';
+import type { AnswerStep } from './steps.js';
 
 /**
  * refresh_reuse_grace_seconds: a duplicate presentation of a refresh token within the window
@@ -32,9 +33,8 @@ function presentedRefreshToken(ctx: Parameters<Middleware>[0]): string | undefin
 }
 
 /** Inside the unit, after the provider: a refresh's answer, sealed, goes into the unit's commit. */
-export function sealGraceSuccessor(environment: Environment, graceSeconds: number): Middleware {
-  return async (rawCtx, next) => {
-    await next();
+export function sealGraceSuccessor(environment: Environment, graceSeconds: number): AnswerStep {
+  return async (rawCtx) => {
     const refreshToken = graceSeconds > 0 ? presentedRefreshToken(rawCtx) : undefined;
     const ctx = rawCtx as unknown as KoaContextWithOIDC;
     const clientId = ctx.oidc?.client?.clientId;
@@ -50,9 +50,8 @@ export function sealGraceSuccessor(environment: Environment, graceSeconds: numbe
  * inside the window gets the pair the first use committed with its consume (so it is there
  * once the consume is seen: no waiting).
  */
-export function replayGraceSuccessor(db: Db, environment: Environment, graceSeconds: number): Middleware {
-  return async (rawCtx, next) => {
-    await next();
+export function replayGraceSuccessor(db: Db, environment: Environment, graceSeconds: number): AnswerStep {
+  return async (rawCtx) => {
     const refreshToken = graceSeconds > 0 ? presentedRefreshToken(rawCtx) : undefined;
     const owner = oidcState(rawCtx).lostRefreshRaceClient;
     const clientId = (rawCtx as unknown as KoaContextWithOIDC).oidc?.client?.clientId;

@@ -5,10 +5,11 @@ import { isWellFormedBasic } from '../../http/basic-credentials.js';
 import { headerCount } from '../../http/repeated-header.js';
 import { findAuthorizationCodeEvenExpired } from '../provider-internals.js';
 import { appendFormParameter, formOf, single } from './raw-form.js';
+import type { RequestCheck } from './steps.js';
 
 /**
- * The token endpoint's checks before the provider, one step each (stack/token-endpoint.ts
- * composes them); each reads the form its chain read once (raw-form.ts, formOf).
+ * The token endpoint's checks before the provider (stack/token-endpoint.ts runs the synchronous
+ * ones together, steps.ts, checksStep); each reads the form its chain read once (raw-form.ts, formOf).
  */
 
 /** Whether a form carries a client assertion (private_key_jwt, RFC 7523 2.2): fapi2 clients authenticate so. */
@@ -20,10 +21,9 @@ export function carriesClientAssertion(body: Record<string, unknown> | undefined
  * Node keeps the first of several Authorization headers: which client is meant is not ours to
  * guess (docs/security.md, "Two credentials in one request"), so several are invalid_request.
  */
-export function singleAuthorizationHeader(): Middleware {
-  return async (ctx, next) => {
+export function singleAuthorizationHeader(): RequestCheck {
+  return (ctx) => {
     if (headerCount(ctx.req, 'authorization') > 1) throw new errors.InvalidRequest('the Authorization header must be sent once');
-    await next();
   };
 }
 
@@ -32,13 +32,12 @@ export function singleAuthorizationHeader(): Middleware {
  * broken percent-encoding) is a failed client authentication, invalid_client (401; RFC 6749
  * 5.2), not the library's 400 invalid_request. Checked before the form is read.
  */
-export function wellFormedBasicCredentials(): Middleware {
-  return async (ctx, next) => {
+export function wellFormedBasicCredentials(): RequestCheck {
+  return (ctx) => {
     const authorization = ctx.get('authorization');
     if (/^Basic(\s|$)/i.test(authorization) && authorization.trim().length > 'Basic'.length && !isWellFormedBasic(authorization)) {
       throw new errors.InvalidClient('the HTTP Basic credentials are not base64 of a client id and secret');
     }
-    await next();
   };
 }
 
@@ -49,31 +48,29 @@ export function wellFormedBasicCredentials(): Middleware {
  * its registration's, checked by the provider. A client secret in the body is refused, even
  * next to Basic credentials.
  */
-export function requireClientAuthentication(): Middleware {
-  return async (ctx, next) => {
+export function requireClientAuthentication(): RequestCheck {
+  return (ctx) => {
     const form = formOf(ctx);
     if (!/^Basic\s/i.test(ctx.get('authorization')) && !carriesClientAssertion(form))
       throw new errors.InvalidClient('client authentication by HTTP Basic is required');
     if (form?.client_secret !== undefined)
       throw new errors.InvalidClient('client authentication must use HTTP Basic; a client_secret in the body is not accepted');
-    await next();
   };
 }
 
 /** A client-credentials token reaches the FDX Consent API alone: it carries no scope. */
-export function clientCredentialsWithoutScope(): Middleware {
-  return async (ctx, next) => {
+export function clientCredentialsWithoutScope(): RequestCheck {
+  return (ctx) => {
     const form = formOf(ctx);
     if (form && single(form.grant_type) === 'client_credentials' && form.scope !== undefined && form.scope !== '') {
       throw new errors.InvalidScope('a client-credentials token carries no scope: it serves the FDX Consent API only', String(form.scope));
     }
-    await next();
   };
 }
 
 /** A missing or malformed code or code_verifier is 400 whatever the code: checked before the code is looked up. */
-export function wellFormedCodeExchange(): Middleware {
-  return async (ctx, next) => {
+export function wellFormedCodeExchange(): RequestCheck {
+  return (ctx) => {
     const form = formOf(ctx);
     if (form && single(form.grant_type) === 'authorization_code') {
       if (!single(form.code)) throw new errors.InvalidRequest("missing required parameter 'code'");
@@ -82,7 +79,6 @@ export function wellFormedCodeExchange(): Middleware {
       if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier))
         throw new errors.InvalidRequest('code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~');
     }
-    await next();
   };
 }
 

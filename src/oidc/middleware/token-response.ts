@@ -1,4 +1,3 @@
-import type { Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { Db } from '../../db/database.js';
 import type { Environment } from '../../db/schema.js';
@@ -10,6 +9,7 @@ import { isFapi2Client } from '../client-metadata.js';
 import { grantedFdxDetail, publishedFdxDetail } from '../fdx-authorization-details.js';
 import { requestEntities } from '../provider-internals.js';
 import { oidcState } from '../request-scope.js';
+import type { AnswerStep } from './steps.js';
 
 /**
  * The token endpoint's answer to a refusal, after the provider (and after a lost consume race,
@@ -17,9 +17,8 @@ import { oidcState } from '../request-scope.js';
  * OpenID Connect" (Token endpoint), decided by http/oauth-problem.ts (tokenRefusal) from the
  * refusal as raised; invalid_grant's error_description says why (grant-refusals.ts).
  */
-export function answerTokenRefusal(db: Db, environment: Environment): Middleware {
-  return async (rawCtx, next) => {
-    await next();
+export function answerTokenRefusal(db: Db, environment: Environment): AnswerStep {
+  return async (rawCtx) => {
     const refusal = rawCtx.state.oidc?.refusal;
     if (!refusal || rawCtx.status < 400) return;
     const ctx = rawCtx as unknown as KoaContextWithOIDC;
@@ -41,9 +40,8 @@ export function answerTokenRefusal(db: Db, environment: Environment): Middleware
  *   (docs/bank-data.md, "Consents");
  * - for a user subject the `scope` is what the approver's current role permits.
  */
-export function shapeTokenResponse(db: Db, environment: Environment): Middleware {
-  return async (rawCtx, next) => {
-    await next();
+export function shapeTokenResponse(db: Db, environment: Environment): AnswerStep {
+  return async (rawCtx) => {
     const ctx = rawCtx as unknown as KoaContextWithOIDC;
     const body = ctx.body as Record<string, unknown> | undefined;
     if (ctx.status !== 200 || !body || typeof body !== 'object' || !ctx.oidc) return;

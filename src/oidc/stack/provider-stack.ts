@@ -23,6 +23,7 @@ import { requestUriBrowser } from '../middleware/request-uri-browser.js';
 import { signInRecord } from '../middleware/sign-in-record.js';
 import { awaitResponseWork } from '../middleware/response-work.js';
 import { unitOfWork } from '../middleware/unit-of-work.js';
+import { checksStep } from '../middleware/steps.js';
 import { tokenEndpoint } from './token-endpoint.js';
 
 /**
@@ -80,14 +81,14 @@ function otherEndpoints(provider: Provider, options: StackOptions, onFailure: (c
   const endSession: ReadonlySet<string> = new Set(endSessionPaths(environment));
   return compose([
     // Introspection, revocation and pushed requests from a web page are told to call from a backend, in an answer it may read.
-    catchOAuthErrors(refuseBrowserRequests()),
+    catchOAuthErrors(checksStep(refuseBrowserRequests())),
     catchOAuthErrors(clientAuthentication()),
     catchOAuthErrors(authorizationRequest(provider, authorize)),
     // A pushed request's request_uri is the first browser's to open (before the provider starts a sign-in for another).
     requestUriBrowser(db, environment, authorize, dashboardOrigin.startsWith('https:')),
     catchOAuthErrors(pushedAuthorizationRequest()),
     // Pushed requests and UserInfo: a DPoP proof is judged on its face (form, type, key, age) before the provider verifies it.
-    catchOAuthErrors(dpopProofCheck(options.issuer)),
+    catchOAuthErrors(checksStep(dpopProofCheck(options.issuer))),
     unitOfWork({
       db,
       environment,
