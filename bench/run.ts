@@ -20,7 +20,7 @@
  * keeps the machine's node (bench/lib/node-runtime.ts); the load generator is always this process.
  *
  * Knobs (environment): BENCH_SECONDS (per measured run, default 12), BENCH_ONLY (comma list
- * of scenario ids: refresh, dpop_refresh, code, donations, fdx, dpop_fdx, dpop_check, flow,
+ * of scenario ids: refresh, id_token, dpop_refresh, code, donations, fdx, dpop_fdx, dpop_check, flow,
  * client_auth, directory_import, directory_search, disbursements, disbursement_contention,
  * grant_capture, gift_lists, gift_ingest, gift_upload, donor_flow, workers, start; a run with BENCH_ONLY writes its JSON but leaves the table in
  * docs/benchmarks.md to a run of every scenario), BENCH_NODE (a major version, or machine),
@@ -119,7 +119,7 @@ const AB_ROUNDS = Math.max(1, Number(process.env.BENCH_AB_ROUNDS ?? 2));
 const ONLY = new Set(
   (
     process.env.BENCH_ONLY ??
-    'refresh,dpop_refresh,code,donations,fdx,dpop_fdx,dpop_check,flow,client_auth,directory_import,directory_search,disbursements,disbursement_contention,grant_capture,gift_lists,gift_ingest,gift_upload,donor_flow,workers,start'
+    'refresh,id_token,dpop_refresh,code,donations,fdx,dpop_fdx,dpop_check,flow,client_auth,directory_import,directory_search,disbursements,disbursement_contention,grant_capture,gift_lists,gift_ingest,gift_upload,donor_flow,workers,start'
   )
     .split(',')
     .map((s) => s.trim()),
@@ -587,6 +587,7 @@ async function main(): Promise<void> {
     const providerBaseline = async (
       kind: 'memory' | 'durable',
       run: (origin: string, adminOrigin: string, pid: number) => Promise<Measurement>,
+      extraEnv: Record<string, string> = {},
     ) => {
       const entry = kind === 'memory' ? 'bench/baseline/bare-provider.ts' : 'bench/baseline/durable-provider.ts';
       const env = cleanEnv({
@@ -596,6 +597,7 @@ async function main(): Promise<void> {
         CLIENT_SECRET: setup!.client.client_secret,
         REDIRECT_URI,
         DATABASE_URL: kind === 'durable' ? peerDatabaseUrl.toString() : undefined,
+        ...extraEnv,
       });
       // Profiled too under BENCH_CPU_PROF (in <dir>/memory and <dir>/durable), to compare where the time goes.
       const bare = track(
@@ -609,8 +611,12 @@ async function main(): Promise<void> {
       }
     };
     const bareClient: Client = { client_id: 'bare-client', client_secret: setup.client.client_secret };
-    const mintBare = async <T>(adminOrigin: string, kind: string, n: number) =>
-      ((await (await fetch(`${adminOrigin}/mint/${kind}?n=${n}`)).json()) as { items: T[] }).items;
+    const mintBare = async <T>(adminOrigin: string, kind: string, n: number, scope?: string) =>
+      (
+        (await (await fetch(`${adminOrigin}/mint/${kind}?n=${n}${scope ? `&scope=${encodeURIComponent(scope)}` : ''}`)).json()) as {
+          items: T[];
+        }
+      ).items;
     /** A token scenario's two baselines, in-memory first, then the durable peer (its PostgreSQL CPU and transactions counted as Almoner's are). */
     const tokenBaselines = async <T>(kind: 'refresh' | 'code', request: (item: T) => HttpRequestSpec) => {
       const memory = await providerBaseline('memory', (origin, adminOrigin, bpid) =>
@@ -740,6 +746,63 @@ async function main(): Promise<void> {
         target: TOKEN_TARGET,
         checks: tokenChecks(toPeer, r),
         detail: `${TOKEN_CONNECTIONS} connections; every request presents its own pre-minted refresh token (scope "${SCOPE}", so an RS256 id_token too), each the first of its own authorization's chain, minted through the provider's models; the client's secret is the same 256-bit value in all three, an argon2id hash in Almoner (cached after the first check), a plain string in both baselines.`,
+      });
+    }
+
+    // ------------------------------------------------------------- the ID token on refresh (information)
+    // What the RS256 signature of a refresh's id_token costs, and what ES256 or no id_token would
+    // give (OpenID Connect Core §12.2 lets a refresh answer without one): a decision for later, the
+    // default unchanged (docs/benchmarks.md, "The ID token on refresh").
+    if (ONLY.has('id_token')) {
+      log('\nscenario: the id_token of a refresh (information): RS256 (the default), ES256, none');
+      const NO_OPENID = 'read_only';
+      const refreshRow = scenarios.find((s) => s.id === 'refresh');
+      const bareRefresh = (label: string, scope?: string) => (origin: string, adminOrigin: string, bpid: number) =>
+        consuming(label, {
+          origin,
+          pid: bpid,
+          mint: (n) => mintBare<string>(adminOrigin, 'refresh', n, scope),
+          request: (t) => refreshRequest(bareClient, t),
+        });
+      const memoryRs256 =
+        refreshRow?.baseline ?? (await providerBaseline('memory', bareRefresh('bare oidc-provider, in-memory, RS256 id_token')));
+      const memoryEs256 = await providerBaseline('memory', bareRefresh('bare oidc-provider, in-memory, ES256 id_token'), {
+        ID_TOKEN_ALG: 'ES256',
+      });
+      const memoryNone = await providerBaseline('memory', bareRefresh('bare oidc-provider, in-memory, no id_token', NO_OPENID));
+      const almonerRs256 =
+        refreshRow?.almoner ?? (await almonerRefresh('Almoner, RS256 id_token', urls.sandboxApi, pid, false, transactions));
+      const almonerNone = await consuming('Almoner, no id_token (scope without openid)', {
+        origin: urls.sandboxApi,
+        pid,
+        postgresPids: serverBackends,
+        postgresTransactions: transactions,
+        mint: (n) => setup!.mintRefreshTokens(n, NO_OPENID),
+        afterMint: () => setup!.settleStatistics(),
+        request: (t) => refreshRequest(setup!.client, t),
+      });
+      const cpu = (m: Measurement) => `${m.serverCpuMs ?? '—'} ms (threadpool ${m.serverCpuMsByThread?.threadpool ?? '—'}), ${m.rps}/s`;
+      const idTokenCpu = {
+        memory_rs256: memoryRs256.serverCpuMs ?? null,
+        memory_es256: memoryEs256.serverCpuMs ?? null,
+        memory_none: memoryNone.serverCpuMs ?? null,
+        almoner_rs256: almonerRs256.serverCpuMs ?? null,
+        almoner_none: almonerNone.serverCpuMs ?? null,
+      };
+      log(
+        `    server CPU per refresh: in-memory provider RS256 ${cpu(memoryRs256)}, ES256 ${cpu(memoryEs256)}, none ${cpu(memoryNone)}; Almoner RS256 ${cpu(almonerRs256)}, none ${cpu(almonerNone)}`,
+      );
+      scenarios.push({
+        id: 'id_token',
+        title: 'refresh_token grant without an id_token (scope without openid)',
+        almoner: almonerNone,
+        baseline: almonerRs256,
+        baselineLabel: `the refresh_token grant with its RS256 id_token (${refreshRow ? 'the refresh_token grant row above' : 'measured for this row'}, same run)`,
+        ratio: ratio(almonerNone, almonerRs256),
+        target: 'information (no target): what the id_token of a refresh costs; RS256 stays the default',
+        checks: [],
+        id_token_cpu_ms: idTokenCpu,
+        detail: `${TOKEN_CONNECTIONS} connections, the refresh_token scenario's runs; the same pre-minted tokens but with scope "${NO_OPENID}" (no openid, so the answer has no id_token). Server CPU per refresh, same run: the bare in-memory provider with an RS256 id_token ${cpu(memoryRs256)}, with an ES256 one ${cpu(memoryEs256)}, with none ${cpu(memoryNone)}; Almoner with its RS256 id_token ${cpu(almonerRs256)}, with none ${cpu(almonerNone)}.`,
       });
     }
 

@@ -264,7 +264,8 @@ export class AlmonerSetup {
   }
 
   /** Refresh tokens as a code exchange issues them: one per authorization, each the start of its own chain. */
-  async mintRefreshTokens(n: number): Promise<string[]> {
+  /** `scope` without openid: refresh tokens whose refresh answers no id_token (the id_token scenario). */
+  async mintRefreshTokens(n: number, scope = SCOPE): Promise<string[]> {
     const provider = await this.provider();
     const client = await provider.Client.find(this.client.client_id);
     const grants = await this.takeGrants(n);
@@ -274,7 +275,7 @@ export class AlmonerSetup {
         client,
         grantId,
         gty: 'authorization_code',
-        scope: SCOPE,
+        scope,
         rotations: 0,
         authTime: Math.floor(Date.now() / 1000),
         nonce: crypto.randomBytes(8).toString('hex'),

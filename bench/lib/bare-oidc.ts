@@ -48,7 +48,8 @@ function configuration(adapter: Configuration['adapter'], client: { id: string; 
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
         token_endpoint_auth_method: 'client_secret_basic',
-        id_token_signed_response_alg: 'RS256',
+        // ID_TOKEN_ALG=ES256: the id_token question of docs/benchmarks.md ("The ID token's signature").
+        id_token_signed_response_alg: process.env.ID_TOKEN_ALG === 'ES256' ? 'ES256' : 'RS256',
         scope: 'read_only read_write openid offline_access',
       },
     ],
@@ -145,7 +146,7 @@ export async function serveBareProvider(options: BareProviderOptions): Promise<v
     return grant.save();
   };
 
-  const mintRefreshTokens = async (n: number): Promise<string[]> => {
+  const mintRefreshTokens = async (n: number, scope = SCOPE): Promise<string[]> => {
     const client = await provider.Client.find(clientId);
     return mintMany(n, async (i) => {
       const accountId = `user-${i % 8}`;
@@ -155,7 +156,7 @@ export async function serveBareProvider(options: BareProviderOptions): Promise<v
         client,
         grantId,
         gty: 'authorization_code',
-        scope: SCOPE,
+        scope,
         rotations: 0,
         authTime: epoch(),
         nonce: crypto.randomBytes(8).toString('hex'),
@@ -196,7 +197,7 @@ export async function serveBareProvider(options: BareProviderOptions): Promise<v
     const extra = options.admin?.[url.pathname];
     const work =
       url.pathname === '/mint/refresh'
-        ? mintRefreshTokens(n)
+        ? mintRefreshTokens(n, url.searchParams.get('scope') ?? undefined)
         : url.pathname === '/mint/code'
           ? mintCodes(n)
           : extra

@@ -29,6 +29,8 @@ export interface ScenarioResult {
   difference_to_baseline?: Record<string, number>;
   /** false: the row has no latency (a bulk import); its p50 / p99 columns show —. */
   latency?: false;
+  /** The id_token row: server CPU ms per refresh with an RS256, an ES256 or no id_token (in-memory provider and Almoner). */
+  id_token_cpu_ms?: Record<string, number | null>;
   /** The DPoP proof check: µs per proof, by algorithm. */
   proof_check_us?: Record<string, number>;
 }
