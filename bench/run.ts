@@ -27,7 +27,8 @@
  * BENCH_NODE_CACHE (where a Node is installed), BENCH_DIRECTORY_ROWS (default 1,000,000), BENCH_SERVER (dist or tsx), BENCH_CPU_PROF (a
  * directory: the server under load runs with --cpu-prof there), BENCH_NODE_ARGS (more node
  * options for the server under load), BENCH_AB (git revisions, comma-separated: the refresh_token
- * scenario is measured against each too, in turn, BENCH_AB_ROUNDS runs each, default 2), BENCH_NO_WRITE=1 (print only), BENCH_DEBUG=1 (print the
+ * scenario is measured against each too, in turn, BENCH_AB_ROUNDS runs each, default 2; BENCH_AB_NODE_ARGS:
+ * node options for those servers only), BENCH_NO_WRITE=1 (print only), BENCH_DEBUG=1 (print the
  * server's output at the end).
  */
 import fs from 'node:fs';
@@ -116,6 +117,8 @@ const AB_REVISIONS = (process.env.BENCH_AB ?? '')
   .map((r) => r.trim())
   .filter(Boolean);
 const AB_ROUNDS = Math.max(1, Number(process.env.BENCH_AB_ROUNDS ?? 2));
+/** Node options for the compared revisions' servers only (BENCH_AB_NODE_ARGS): the same code under other V8 settings. */
+const AB_NODE_ARGS = (process.env.BENCH_AB_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const ONLY = new Set(
   (
     process.env.BENCH_ONLY ??
@@ -575,7 +578,7 @@ async function main(): Promise<void> {
     log(`    server runtime: Node ${serverRuntime?.node} (V8 ${serverRuntime?.v8}; ${childNode.source}, ${childNode.execPath})`);
     log(`    ready in ${(loadStartMs / 1000).toFixed(2)} s, pid ${pid}, RSS ${((rssBytes(pid) ?? 0) / 1048576).toFixed(0)} MB`);
     const scenarios: ScenarioResult[] = [];
-    const revisionComparisons: RevisionComparison[] = [];
+    const revisionComparisons: (RevisionComparison & { node_args: string[] })[] = [];
     let giftProvider: Awaited<ReturnType<typeof benchProvider>> | undefined;
     const argon2: Record<string, unknown> = {};
 
@@ -704,13 +707,15 @@ async function main(): Promise<void> {
       const almoner = await almonerRefresh('Almoner', urls.sandboxApi, pid, false, transactions);
       if (AB_REVISIONS.length > 0) {
         const others = AB_REVISIONS.map((revision) => ({ revision, ...buildRevision(revision), runs: [] as Measurement[] }));
-        log(`    same-run comparison with ${AB_REVISIONS.join(', ')}: ${AB_ROUNDS} measured runs of each, in turn`);
+        log(
+          `    same-run comparison with ${AB_REVISIONS.join(', ')}${AB_NODE_ARGS.length > 0 ? ` (run with ${AB_NODE_ARGS.join(' ')})` : ''}: ${AB_ROUNDS} measured runs of each, in turn`,
+        );
         // startServer names the last server started in `urls`: the one under test stays this checkout's.
         const mine = urls;
         const started = [];
         try {
           for (const other of others) {
-            const { server: otherServer } = await startServer(serverEnv, [], other.entry);
+            const { server: otherServer } = await startServer(serverEnv, AB_NODE_ARGS, other.entry);
             started.push({ other, server: otherServer, origin: urls.sandboxApi });
           }
           urls = mine;
@@ -724,7 +729,7 @@ async function main(): Promise<void> {
               current.push(await almonerRefresh(`Almoner (this checkout), run ${round + 1}`, urls.sandboxApi, pid, false, transactions));
           }
           for (const other of others) {
-            const comparison = compareRevisions(other.revision, other.commit, current, other.runs);
+            const comparison = { ...compareRevisions(other.revision, other.commit, current, other.runs), node_args: AB_NODE_ARGS };
             revisionComparisons.push(comparison);
             log(`    ${comparison.summary}`);
           }
