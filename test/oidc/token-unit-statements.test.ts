@@ -61,7 +61,9 @@ describe('token unit statement texts', () => {
 });
 
 describe('runNamed', () => {
-  const answer = preparedText('test_run_named', [piece`select ${'n'}::int + 1 as n, ${'label'}::text as label`]);
+  // A text of this file's own: a text has one name, the first family's that registered it, and
+  // test files share a worker's registry (isolate: false).
+  const answer = preparedText('test_run_named', [piece`select ${'n'}::int + 1 as n, ${'label'}::text as label /* runNamed */`]);
 
   it('runs a prepared text as its named statement, with its values in order', async () => {
     const result = await t.db.connection().execute(async (conn) => {
