@@ -28,8 +28,9 @@
  * directory: the server under load runs with --cpu-prof there), BENCH_NODE_ARGS (more node
  * options for the server under load), BENCH_AB (git revisions, comma-separated: the refresh_token
  * scenario is measured against each too, in turn, BENCH_AB_ROUNDS runs each, default 2; BENCH_AB_NODE_ARGS:
- * node options for those servers only), BENCH_NO_WRITE=1 (print only), BENCH_DEBUG=1 (print the
- * server's output at the end).
+ * node options for those servers only), BENCH_BASELINE_NODE_ARGS (node options for the bare provider
+ * baselines), BENCH_CHILD_LOG (a directory: every child's whole output is written there, one file
+ * each), BENCH_NO_WRITE=1 (print only), BENCH_DEBUG=1 (print the server's output at the end).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -106,19 +107,21 @@ const WARM_SECONDS = 3;
  * it was measured. The same rule for every server (docs/benchmarks.md, "Steady state").
  */
 const WARM_REQUESTS = Number(process.env.BENCH_WARM_REQUESTS ?? 5000);
+/** Node options for the compared revisions' servers only (BENCH_AB_NODE_ARGS): the same code under other V8 settings. */
+const AB_NODE_ARGS = (process.env.BENCH_AB_NODE_ARGS ?? '').split(' ').filter(Boolean);
 /**
  * Revisions to compare this checkout with in the same run (BENCH_AB, git revisions separated
  * by commas; BENCH_AB_ROUNDS measured runs of each, alternating): the refresh_token scenario
  * is measured against every one, in turn, so a change's before/after is not two runs' noise
- * (docs/benchmarks.md, "Same-run comparison of revisions").
+ * (docs/benchmarks.md, "Same-run comparison of revisions"). An entry may carry node options of
+ * its own after the revision (`HEAD --max-semi-space-size=64`), after BENCH_AB_NODE_ARGS.
  */
 const AB_REVISIONS = (process.env.BENCH_AB ?? '')
   .split(',')
-  .map((r) => r.trim())
-  .filter(Boolean);
+  .map((entry) => entry.trim().split(/\s+/).filter(Boolean))
+  .filter((words) => words.length > 0)
+  .map(([revision, ...args]) => ({ revision: revision!, nodeArgs: [...AB_NODE_ARGS, ...args] }));
 const AB_ROUNDS = Math.max(1, Number(process.env.BENCH_AB_ROUNDS ?? 2));
-/** Node options for the compared revisions' servers only (BENCH_AB_NODE_ARGS): the same code under other V8 settings. */
-const AB_NODE_ARGS = (process.env.BENCH_AB_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const ONLY = new Set(
   (
     process.env.BENCH_ONLY ??
@@ -133,6 +136,8 @@ const FULL_RUN = process.env.BENCH_ONLY === undefined;
 const BANK_SCENARIOS = ['fdx', 'dpop_refresh', 'dpop_fdx'];
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
+/** BENCH_BASELINE_NODE_ARGS: node options for the bare provider baselines (the in-memory one and the durable peer). */
+const BASELINE_NODE_ARGS = (process.env.BENCH_BASELINE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const SERVER_KIND = process.env.BENCH_SERVER === 'tsx' ? 'tsx' : 'dist';
 const SERVER_ENTRY = SERVER_KIND === 'tsx' ? 'src/main.ts' : PRODUCTION_ENTRY;
 const SERVER_NODE_ARGS = PRODUCTION_NODE_ARGS;
@@ -402,6 +407,8 @@ interface MeanOfRuns {
   serverCpuMs: number | null;
   serverCpuMsByThread: Record<string, number | null> | null;
   postgresCpuMs: number | null;
+  /** The highest peak RSS of the runs (a V8 setting trades memory for CPU: both are shown). */
+  peakRssMb: number | null;
 }
 
 function meanOfRuns(runs: readonly Measurement[]): MeanOfRuns {
@@ -418,6 +425,7 @@ function meanOfRuns(runs: readonly Measurement[]): MeanOfRuns {
             classes.map((c) => [c, mean(runs.map((m) => m.serverCpuMsByThread?.[c as keyof typeof m.serverCpuMsByThread]))]),
           ),
     postgresCpuMs: mean(runs.map((m) => m.postgresCpuMs)),
+    peakRssMb: runs.every((m) => m.peakRssMb !== undefined) ? Math.max(...runs.map((m) => m.peakRssMb!)) : null,
   };
 }
 
@@ -432,8 +440,8 @@ function compareRevisions(revision: string, commit: string, current: Measurement
           .join(', ')})`
       : '';
   const summary =
-    `this checkout ${mean.current.rps}/s, server CPU ${mean.current.serverCpuMs} ms/request${threads(mean.current)}; ` +
-    `${revision} (${commit.slice(0, 10)}) ${mean.other.rps}/s, ${mean.other.serverCpuMs} ms/request${threads(mean.other)}; ` +
+    `this checkout ${mean.current.rps}/s, server CPU ${mean.current.serverCpuMs} ms/request${threads(mean.current)}, peak RSS ${mean.current.peakRssMb} MB; ` +
+    `${revision} (${commit.slice(0, 10)}) ${mean.other.rps}/s, ${mean.other.serverCpuMs} ms/request${threads(mean.other)}, peak RSS ${mean.other.peakRssMb} MB; ` +
     `CPU ${revision}/this ${cpu ?? '—'}×, rps this/${revision} ${rps ?? '—'}× (means of ${current.length} and ${other.length} alternating runs)`;
   return { revision, commit, current, other, mean, cpu_ratio: cpu, rps_ratio: rps, summary };
 }
@@ -604,7 +612,10 @@ async function main(): Promise<void> {
       });
       // Profiled too under BENCH_CPU_PROF (in <dir>/memory and <dir>/durable), to compare where the time goes.
       const bare = track(
-        new NodeProcess(entry, env, CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF_DIR, kind)}`] : []),
+        new NodeProcess(entry, env, [
+          ...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF_DIR, kind)}`] : []),
+          ...BASELINE_NODE_ARGS,
+        ]),
       );
       const { port, admin_port: adminPort } = await bare.waitForJsonLine<{ port: number; admin_port: number }>('ready');
       try {
@@ -706,30 +717,32 @@ async function main(): Promise<void> {
       const { memory, durable } = await tokenBaselines<string>('refresh', (t) => refreshRequest(bareClient, t));
       const almoner = await almonerRefresh('Almoner', urls.sandboxApi, pid, false, transactions);
       if (AB_REVISIONS.length > 0) {
-        const others = AB_REVISIONS.map((revision) => ({ revision, ...buildRevision(revision), runs: [] as Measurement[] }));
-        log(
-          `    same-run comparison with ${AB_REVISIONS.join(', ')}${AB_NODE_ARGS.length > 0 ? ` (run with ${AB_NODE_ARGS.join(' ')})` : ''}: ${AB_ROUNDS} measured runs of each, in turn`,
-        );
+        const others = AB_REVISIONS.map(({ revision, nodeArgs }) => ({
+          revision,
+          nodeArgs,
+          label: [revision, ...nodeArgs].join(' '),
+          ...buildRevision(revision),
+          runs: [] as Measurement[],
+        }));
+        log(`    same-run comparison with ${others.map((o) => o.label).join(', ')}: ${AB_ROUNDS} measured runs of each, in turn`);
         // startServer names the last server started in `urls`: the one under test stays this checkout's.
         const mine = urls;
         const started = [];
         try {
           for (const other of others) {
-            const { server: otherServer } = await startServer(serverEnv, AB_NODE_ARGS, other.entry);
+            const { server: otherServer } = await startServer(serverEnv, other.nodeArgs, other.entry);
             started.push({ other, server: otherServer, origin: urls.sandboxApi });
           }
           urls = mine;
           const current = [almoner];
           for (let round = 1; round <= AB_ROUNDS; round += 1) {
             for (const { other, server: otherServer, origin } of started)
-              other.runs.push(
-                await almonerRefresh(`Almoner @${other.revision}, run ${round}`, origin, otherServer.pid, false, transactions),
-              );
+              other.runs.push(await almonerRefresh(`Almoner @${other.label}, run ${round}`, origin, otherServer.pid, false, transactions));
             if (round < AB_ROUNDS)
               current.push(await almonerRefresh(`Almoner (this checkout), run ${round + 1}`, urls.sandboxApi, pid, false, transactions));
           }
           for (const other of others) {
-            const comparison = { ...compareRevisions(other.revision, other.commit, current, other.runs), node_args: AB_NODE_ARGS };
+            const comparison = { ...compareRevisions(other.label, other.commit, current, other.runs), node_args: other.nodeArgs };
             revisionComparisons.push(comparison);
             log(`    ${comparison.summary}`);
           }

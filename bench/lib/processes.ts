@@ -107,6 +107,9 @@ export function useNodeForChildren(execPath: string): void {
 export class NodeProcess {
   readonly child: ChildProcess;
   output = '';
+  /** Lines that start with `{`, kept apart from the output's tail so a chatty child (a GC trace) cannot push them out. */
+  private readonly jsonLines: string[] = [];
+  private partial = '';
   exit: { code: number | null; signal: string | null } | undefined;
   readonly exited: Promise<void>;
 
@@ -114,8 +117,20 @@ export class NodeProcess {
   constructor(entry: string, env: NodeJS.ProcessEnv, nodeArgs: string[] = [], args: string[] = []) {
     const loader = entry.endsWith('.ts') ? ['--import', 'tsx'] : [];
     this.child = spawn(childNode, [...nodeArgs, ...loader, entry, ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // BENCH_CHILD_LOG=<dir>: each child's whole output also goes to <dir>/<entry>-<pid>.log (a
+    // GC trace, say), since only the tail is kept in memory.
+    const logDir = process.env.BENCH_CHILD_LOG;
+    const logFile = logDir
+      ? path.join(path.resolve(logDir), `${path.basename(entry).replace(/\.[cm]?[jt]s$/, '')}-${this.child.pid}.log`)
+      : undefined;
+    if (logDir) fs.mkdirSync(path.resolve(logDir), { recursive: true });
     const keep = (chunk: Buffer) => {
-      this.output = (this.output + chunk.toString('utf8')).slice(-20_000);
+      const text = chunk.toString('utf8');
+      this.output = (this.output + text).slice(-20_000);
+      const lines = (this.partial + text).split('\n');
+      this.partial = lines.pop()!.slice(-100_000);
+      for (const line of lines) if (line.startsWith('{') && this.jsonLines.length < 1_000) this.jsonLines.push(line);
+      if (logFile) fs.appendFileSync(logFile, chunk);
     };
     this.child.stdout!.on('data', keep);
     this.child.stderr!.on('data', keep);
@@ -169,13 +184,12 @@ export class NodeProcess {
   async waitForJsonLine<T>(key: string, timeoutMs = 60_000): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      for (const line of this.output.split('\n')) {
-        if (!line.startsWith('{')) continue;
+      for (const line of this.jsonLines) {
         try {
           const value = JSON.parse(line) as Record<string, unknown>;
           if (key in value) return value as T;
         } catch {
-          // not a whole line yet
+          // a line that only starts like JSON
         }
       }
       if (!this.running) throw new Error(`process exited (${JSON.stringify(this.exit)}) before it printed ${key}\n${this.output}`);
