@@ -33,7 +33,7 @@ export function requestFrame(logger: Logger, trustedProxies: AddressSet, metrics
           answerError(ctx, error);
         }
       } finally {
-        writeAccessLine(ctx, logged);
+        writeAccessLine(ctx, logged, logger);
       }
     } finally {
       // Requests the host dispatcher did not claim are labelled host="none".
