@@ -17,7 +17,8 @@ import type { Environment, OidcModelsTable } from './schema.js';
  * sessions) and lookups by the resource gateway use this one function.
  */
 export function hashId(id: string): string {
-  return crypto.createHash('sha256').update(id).digest('base64url');
+  // One-shot: no Hash object per call (a token request hashes several ids).
+  return crypto.hash('sha256', id, 'base64url');
 }
 
 /** hashId of a text column or expression, computed by PostgreSQL: for joins on a payload's raw id (as text, for a text built once). */
