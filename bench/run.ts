@@ -30,7 +30,8 @@
  * scenario is measured against each too, in turn, BENCH_AB_ROUNDS runs each, default 2; BENCH_AB_NODE_ARGS:
  * node options for those servers only), BENCH_BASELINE_NODE_ARGS (node options for the bare provider
  * baselines), BENCH_CHILD_LOG (a directory: every child's whole output is written there, one file
- * each), BENCH_NO_WRITE=1 (print only), BENCH_DEBUG=1 (print the server's output at the end).
+ * each), BENCH_MEMORY_LOG (a directory: the server under test logs its memory's parts there every
+ * second), BENCH_NO_WRITE=1 (print only), BENCH_DEBUG=1 (print the server's output at the end).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -136,6 +137,9 @@ const FULL_RUN = process.env.BENCH_ONLY === undefined;
 const BANK_SCENARIOS = ['fdx', 'dpop_refresh', 'dpop_fdx'];
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const CPU_PROF_DIR = process.env.BENCH_CPU_PROF;
+/** BENCH_MEMORY_LOG=<dir>: the server under test writes what its memory is made of there, every second (bench/lib/memory-log.mjs). */
+const MEMORY_LOG_DIR = process.env.BENCH_MEMORY_LOG ? path.resolve(process.env.BENCH_MEMORY_LOG) : undefined;
+const MEMORY_LOG = path.join(ROOT, 'bench', 'lib', 'memory-log.mjs');
 /** BENCH_BASELINE_NODE_ARGS: node options for the bare provider baselines (the in-memory one and the durable peer). */
 const BASELINE_NODE_ARGS = (process.env.BENCH_BASELINE_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const SERVER_KIND = process.env.BENCH_SERVER === 'tsx' ? 'tsx' : 'dist';
@@ -547,8 +551,10 @@ async function main(): Promise<void> {
     }
 
     log('\nstarting the server under test');
+    if (MEMORY_LOG_DIR) fs.mkdirSync(MEMORY_LOG_DIR, { recursive: true });
     const nodeArgs = [
       ...(CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(CPU_PROF_DIR)}`] : []),
+      ...(MEMORY_LOG_DIR ? ['--import', MEMORY_LOG] : []),
       ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
     ];
     const { server, ms: loadStartMs } = await startServer(serverEnv, nodeArgs);
